@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let settings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "shelfd",
+    platforms: [.macOS(.v15)],
+    products: [.executable(name: "shelfd", targets: ["shelfd"])],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // C libraries, each through a modulemap and a header of static inline shims.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+
+        // Values and rules: no I/O, no C.
+        .target(name: "ShelfCore", swiftSettings: settings),
+        // shelfd.toml: lookup, parsing, validation, secrets.
+        .target(name: "ShelfConfig", dependencies: [
+            "ShelfCore", .product(name: "TOMLKit", package: "TOMLKit"),
+        ], swiftSettings: settings),
+        // SQLite: schema, migrations, job queue, library, provider state, events.
+        .target(name: "ShelfStore", dependencies: ["ShelfCore", "CSQLite"], swiftSettings: settings),
+        // JPEG inspection (format, dimensions, orientation, integrity).
+        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG"], swiftSettings: settings),
+        // One libcurl-based async HTTP client.
+        .target(name: "ShelfHTTP", dependencies: ["CCurl"], swiftSettings: settings),
+        // Vision providers: request, parse, classify errors.
+        .target(name: "ShelfProviders", dependencies: [
+            "ShelfCore", "ShelfHTTP", "ShelfImaging", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
+        // inotify + polling, stability tracking, ignore rules.
+        .target(name: "ShelfWatch", dependencies: [
+            "ShelfCore", "CInotifyTools", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
+        // The pipeline: scheduler, batches, writers, status, sd_notify.
+        .target(name: "ShelfDaemon", dependencies: [
+            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
+        // The command line.
+        .executableTarget(name: "shelfd", dependencies: [
+            "ShelfDaemon", "ShelfCore", "ShelfConfig", "ShelfStore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
+
+        // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary.
+        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "CTurboJPEG"], path: "Tests/ShelfTesting",
+                swiftSettings: settings),
+        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
+        .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
+        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore"], swiftSettings: settings),
+        .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore"], swiftSettings: settings),
+    ]
+)

@@ -1,0 +1,72 @@
+import Foundation
+
+/// One book in a result: a detection after checking (ISBN), the threshold and dedupe.
+package struct Book: Sendable, Equatable, Codable {
+    package enum Status: String, Sendable, Codable { case verified, needsReview = "needs_review" }
+
+    package var title: String
+    package var author: String?
+    package var isbn13: String?
+    package var isbn10: String?
+    package var confidence: Double
+    package var box: Box?
+    package var status: Status
+    /// The provider that read it.
+    package var source: String
+    /// What was changed or dropped while checking ("isbn_checksum_failed: 9780441172718").
+    package var notes: [String]?
+
+    package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double, box: Box?,
+                 status: Status, source: String, notes: [String]? = nil) {
+        self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
+        self.confidence = confidence; self.box = box; self.status = status; self.source = source; self.notes = notes
+    }
+
+    /// The key a book is deduplicated on: a valid ISBN-13, else normalised title + author surname.
+    package var workKey: String { Self.workKey(title: title, author: author, isbn13: isbn13) }
+
+    package static func workKey(title: String, author: String?, isbn13: String?) -> String {
+        if let isbn13 { return "isbn:\(isbn13)" }
+        return "title:\(TextNormalization.title(title))|\(TextNormalization.surname(author))"
+    }
+}
+
+/// Turns a model's detections into checked books: ISBN checksum, one threshold, dedupe within the photo.
+package struct BookChecker: Sendable {
+    /// Below it a book is `needs_review` (DESIGN §7: one threshold, default 0.60).
+    package var reviewThreshold: Double
+
+    package init(reviewThreshold: Double = 0.60) { self.reviewThreshold = reviewThreshold }
+
+    package func check(_ detections: [Detection], source: String) -> [Book] {
+        var books: [Book] = []
+        var indexByKey: [String: Int] = [:]
+        for detection in detections {
+            let title = detection.title.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !title.isEmpty else { continue }
+            let author = detection.author?.trimmingCharacters(in: .whitespacesAndNewlines)
+            var notes: [String] = []
+            var isbn: ISBN?
+            if let raw = detection.isbn?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+                isbn = ISBN(raw)
+                if isbn == nil { notes.append("isbn_checksum_failed: \(raw)") }
+            }
+            let book = Book(title: title, author: (author?.isEmpty ?? true) ? nil : author,
+                            isbn13: isbn?.isbn13, isbn10: isbn?.isbn10,
+                            confidence: detection.confidence, box: detection.box?.rounded,
+                            status: detection.confidence >= reviewThreshold ? .verified : .needsReview,
+                            source: source, notes: notes.isEmpty ? nil : notes)
+            if let existing = indexByKey[book.workKey] {
+                // A repeat sighting in the same photo raises confidence; it does not add a book.
+                if book.confidence > books[existing].confidence {
+                    books[existing].confidence = book.confidence
+                    books[existing].status = book.status
+                }
+            } else {
+                indexByKey[book.workKey] = books.count
+                books.append(book)
+            }
+        }
+        return books
+    }
+}
