@@ -1,0 +1,312 @@
+import Foundation
+import ShelfCore
+
+/// The states of DESIGN §5.
+package enum JobState: String, Sendable, Codable, CaseIterable {
+    case pending, leased, done, review, failedRetryable = "failed_retryable", dead
+}
+
+/// A path a photo was seen at.
+package struct PhotoPath: Sendable, Equatable {
+    package var path: String
+    package var relativePath: String
+}
+
+/// A job this process holds a lease on.
+package struct ClaimedJob: Sendable, Equatable {
+    package var id: Int64
+    package var sha256: String
+    package var attempts: Int
+    package var batchID: Int64
+    /// Where the photo was first seen, under incoming/ (names its result file).
+    package var relativePath: String
+    /// Every path it has been seen at, newest first: a renamed photo is still found.
+    package var paths: [PhotoPath]
+}
+
+/// What recording a stable file did.
+package enum SightingOutcome: Sendable, Equatable {
+    case queued(jobID: Int64)           // new content: a job
+    case knownPhoto(sha256: String)     // the same photo again (a copy, a rename): a sighting only
+    case unchanged                      // this path, this size and mtime: seen before
+}
+
+/// How a claimed job ended.
+package struct JobOutcome: Sendable {
+    package enum Result: Sendable {
+        /// Books found and result written. `review` when any book needs a person.
+        case finished(books: [Book], resultPath: String, review: Bool)
+        /// Try again at `retryAt`; the attempt stays counted.
+        case failed(PhotoError.Code, message: String, retryAt: Date)
+        /// Never again (until `shelfd retry`).
+        case dead(PhotoError.Code, message: String)
+        /// Not this photo's fault (provider paused): back to pending, the attempt refunded.
+        case released(PhotoError.Code, message: String)
+    }
+    package var job: ClaimedJob
+    package var result: Result
+    package init(job: ClaimedJob, result: Result) { self.job = job; self.result = result }
+}
+
+extension Store {
+    /// A stored sighting for this path, so an unchanged file is not hashed again on every rescan.
+    package func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)? {
+        try read { db in
+            guard let row = try db.queryOne("SELECT size, mtime, sha256 FROM sighting WHERE path = ?", [path]),
+                  let size = row.int("size"), let mtime = row.double("mtime"), let sha = row.string("sha256")
+            else { return nil }
+            return (size, mtime, sha)
+        }
+    }
+
+    /// Records that `path` holds the photo `sha256`. A photo is known by its content: only new content
+    /// becomes a job; another copy or a renamed copy is a sighting.
+    package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
+                                syncConflict: Bool, provider: String, now: Date = Date()) throws -> SightingOutcome {
+        try write { db in
+            let previous = try db.queryOne("SELECT sha256, size, mtime FROM sighting WHERE path = ?", [path])
+            try db.execute("DELETE FROM path_problem WHERE path = ?", [path])
+            if let previous, previous.string("sha256") == sha256, previous.int("size") == size,
+               previous.double("mtime") == mtime {
+                return .unchanged
+            }
+            let photoExists = try db.queryOne("SELECT 1 AS one FROM photo WHERE sha256 = ?", [sha256]) != nil
+            if !photoExists {
+                try db.execute("INSERT INTO photo (sha256, size, relative_path, first_seen) VALUES (?, ?, ?, ?)",
+                               [sha256, size, relativePath, now])
+            }
+            try db.execute("""
+                INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size,
+                    mtime = excluded.mtime, seen_at = excluded.seen_at, sync_conflict = excluded.sync_conflict
+                """, [path, sha256, relativePath, size, mtime, now, syncConflict])
+            if photoExists {
+                try Self.addEvent(db, "sighting", sha256: sha256, message: relativePath, now: now)
+                return .knownPhoto(sha256: sha256)
+            }
+            try db.execute("""
+                INSERT INTO job (sha256, provider, state, attempts, created_at, updated_at)
+                VALUES (?, ?, 'pending', 0, ?, ?)
+                """, [sha256, provider, now, now])
+            let jobID = db.lastInsertID
+            try Self.addEvent(db, "queued", sha256: sha256, jobID: jobID, message: relativePath, now: now)
+            return .queued(jobID: jobID)
+        }
+    }
+
+    /// A file that could not be read to hash it (unreadable, vanished): shown in status until it can.
+    package func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?,
+                                   now: Date = Date()) throws {
+        try write { db in
+            try db.execute("""
+                INSERT INTO path_problem (path, code, message, size, mtime, at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(path) DO UPDATE SET code = excluded.code, message = excluded.message,
+                    size = excluded.size, mtime = excluded.mtime, at = excluded.at
+                """, [path, code.rawValue, message, size, mtime, now])
+        }
+    }
+
+    package func clearPathProblem(path: String) throws {
+        try write { db in try db.execute("DELETE FROM path_problem WHERE path = ?", [path]) }
+    }
+
+    /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch.
+    package func claim(limit: Int, provider: String, owner: String, lease: TimeInterval,
+                       now: Date = Date()) throws -> [ClaimedJob] {
+        try write { db in
+            let due = try db.query("""
+                SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
+                WHERE j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
+                ORDER BY j.id LIMIT ?
+                """, [now, limit])
+            guard !due.isEmpty else { return [] }
+            try db.execute("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
+            let batchID = db.lastInsertID
+            var jobs: [ClaimedJob] = []
+            for row in due {
+                guard let id = row.int("id"), let sha = row.string("sha256") else { continue }
+                try db.execute("""
+                    UPDATE job SET state = 'leased', provider = ?, lease_owner = ?, lease_expiry = ?, batch_id = ?,
+                        updated_at = ? WHERE id = ?
+                    """, [provider, owner, now.addingTimeInterval(lease), batchID, now, id])
+                let paths = try db.query("SELECT path, relative_path FROM sighting WHERE sha256 = ? ORDER BY seen_at DESC",
+                                         [sha]).map { PhotoPath(path: $0.string("path") ?? "", relativePath: $0.string("relative_path") ?? "") }
+                jobs.append(ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
+                                       relativePath: row.string("relative_path") ?? "", paths: paths))
+            }
+            return jobs
+        }
+    }
+
+    /// Extends the leases of jobs still in hand (a slow provider must not look like a dead owner).
+    package func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date = Date()) throws {
+        guard !jobIDs.isEmpty else { return }
+        try write { db in
+            for id in jobIDs {
+                try db.execute("UPDATE job SET lease_expiry = ? WHERE id = ? AND state = 'leased' AND lease_owner = ?",
+                               [now.addingTimeInterval(lease), id, owner])
+            }
+        }
+    }
+
+    /// Counts an attempt just before a request is sent; returns the new count.
+    @discardableResult
+    package func chargeAttempt(jobID: Int64, now: Date = Date()) throws -> Int {
+        try write { db in
+            try db.execute("UPDATE job SET attempts = attempts + 1, updated_at = ? WHERE id = ?", [now, jobID])
+            return Int(try db.queryOne("SELECT attempts FROM job WHERE id = ?", [jobID])?.int("attempts") ?? 0)
+        }
+    }
+
+    /// Puts this owner's leased jobs back to pending, attempts kept (graceful stop).
+    @discardableResult
+    package func releaseLeases(owner: String, jobIDs: [Int64]? = nil, now: Date = Date()) throws -> Int {
+        try write { db in
+            if let jobIDs {
+                var count = 0
+                for id in jobIDs {
+                    try db.execute("""
+                        UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, updated_at = ?
+                        WHERE id = ? AND state = 'leased' AND lease_owner = ?
+                        """, [now, id, owner])
+                    count += db.changes
+                }
+                return count
+            }
+            try db.execute("""
+                UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, updated_at = ?
+                WHERE state = 'leased' AND lease_owner = ?
+                """, [now, owner])
+            return db.changes
+        }
+    }
+
+    /// On start: jobs leased by an owner that is gone (or whose lease ran out) return to pending,
+    /// with their attempt count.
+    @discardableResult
+    package func recoverLeases(isAlive: (String) -> Bool, now: Date = Date()) throws -> Int {
+        try write { db in
+            let leased = try db.query("SELECT id, sha256, lease_owner, lease_expiry FROM job WHERE state = 'leased'")
+            var recovered = 0
+            for row in leased {
+                guard let id = row.int("id") else { continue }
+                let owner = row.string("lease_owner") ?? ""
+                let expired = (row.double("lease_expiry") ?? 0) < now.timeIntervalSince1970
+                guard expired || !isAlive(owner) else { continue }
+                try db.execute("""
+                    UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
+                    """, [now, id])
+                try Self.addEvent(db, "lease_recovered", sha256: row.string("sha256"), jobID: id,
+                                  message: "owner \(owner) is gone", now: now)
+                recovered += 1
+            }
+            return recovered
+        }
+    }
+
+    /// Commits a batch as one unit: job states, the library (books and sightings), events.
+    package func finish(_ outcomes: [JobOutcome], reviewThreshold: Double, shelfOf: (ClaimedJob) -> String?,
+                        now: Date = Date()) throws {
+        try write { db in
+            for outcome in outcomes {
+                let job = outcome.job
+                switch outcome.result {
+                case .finished(let books, let resultPath, let review):
+                    try db.execute("""
+                        UPDATE job SET state = ?, result_path = ?, error_code = NULL, error_message = NULL,
+                            lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?
+                        WHERE id = ?
+                        """, [review ? "review" : "done", resultPath, now, now, job.id])
+                    for book in books {
+                        try Self.upsertBook(db, book, sha256: job.sha256, shelf: shelfOf(job), threshold: reviewThreshold, now: now)
+                    }
+                    try Self.addEvent(db, "photo_done", sha256: job.sha256, jobID: job.id,
+                                      message: "\(books.count) books", now: now)
+                case .failed(let code, let message, let retryAt):
+                    try db.execute("""
+                        UPDATE job SET state = 'failed_retryable', not_before = ?, error_code = ?, error_message = ?,
+                            lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
+                        """, [retryAt, code.rawValue, message, now, job.id])
+                    try Self.addEvent(db, "photo_failed", sha256: job.sha256, jobID: job.id, message: message, now: now)
+                case .dead(let code, let message):
+                    try db.execute("""
+                        UPDATE job SET state = 'dead', error_code = ?, error_message = ?, lease_owner = NULL,
+                            lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ? WHERE id = ?
+                        """, [code.rawValue, message, now, now, job.id])
+                    try Self.addEvent(db, "photo_dead", sha256: job.sha256, jobID: job.id, message: message, now: now)
+                case .released(let code, let message):
+                    try db.execute("""
+                        UPDATE job SET state = 'pending', attempts = MAX(0, attempts - 1), error_code = ?,
+                            error_message = ?, lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
+                        """, [code.rawValue, message, now, job.id])
+                }
+            }
+            try db.execute("UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
+                           [now])
+        }
+    }
+
+    /// Human override: failed and dead jobs go back to pending with a fresh attempt count.
+    /// With no IDs, every failed or dead job. Returns the IDs requeued.
+    package func requeue(jobIDs: [Int64]?, now: Date = Date()) throws -> [Int64] {
+        try write { db in
+            let rows: [Row]
+            if let jobIDs {
+                rows = try jobIDs.compactMap { id in
+                    try db.queryOne("SELECT id FROM job WHERE id = ? AND state IN ('dead','failed_retryable')", [id])
+                }
+            } else {
+                rows = try db.query("SELECT id FROM job WHERE state IN ('dead','failed_retryable')")
+            }
+            let ids = rows.compactMap { $0.int("id") }
+            for id in ids {
+                try db.execute("""
+                    UPDATE job SET state = 'pending', attempts = 0, not_before = NULL, error_code = NULL,
+                        error_message = NULL, updated_at = ? WHERE id = ?
+                    """, [now, id])
+                try Self.addEvent(db, "requeued", jobID: id, message: nil, now: now)
+            }
+            return ids
+        }
+    }
+
+    /// The state of each given job (for `retry` to explain what it could not requeue).
+    package func jobStates(_ ids: [Int64]) throws -> [Int64: JobState] {
+        try read { db in
+            var states: [Int64: JobState] = [:]
+            for id in ids {
+                if let raw = try db.queryOne("SELECT state FROM job WHERE id = ?", [id])?.string("state"),
+                   let state = JobState(rawValue: raw) { states[id] = state }
+            }
+            return states
+        }
+    }
+
+    /// When the next failed job becomes due, if any.
+    package func nextRetryDate() throws -> Date? {
+        try read { db in
+            try db.queryOne("SELECT MIN(not_before) AS t FROM job WHERE state = 'failed_retryable'")?.date("t")
+        }
+    }
+
+    /// Jobs ready to claim now.
+    package func dueCount(now: Date = Date()) throws -> Int {
+        try read { db in
+            Int(try db.queryOne("""
+                SELECT COUNT(*) AS n FROM job WHERE state = 'pending' OR (state = 'failed_retryable' AND not_before <= ?)
+                """, [now])?.int("n") ?? 0)
+        }
+    }
+
+    package func addEvent(_ kind: String, sha256: String? = nil, jobID: Int64? = nil, message: String?,
+                          now: Date = Date()) throws {
+        try write { db in try Self.addEvent(db, kind, sha256: sha256, jobID: jobID, message: message, now: now) }
+    }
+
+    static func addEvent(_ db: SQLiteConnection, _ kind: String, sha256: String? = nil, jobID: Int64? = nil,
+                         message: String?, now: Date) throws {
+        try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES (?, ?, ?, ?, ?)",
+                       [now, kind, sha256, jobID, message])
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A raw provider answer saved on disk before it was acted on.
+package struct SavedResponse: Sendable, Equatable {
+    package var id: Int64
+    package var file: String
+    package var latencyMs: Int?
+}
+
+extension Store {
+    /// Records a response already written (atomically) to `file`.
+    package func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
+                                latencyMs: Int?, now: Date = Date()) throws {
+        try write { db in
+            try db.execute("""
+                INSERT INTO response (job_id, sha256, provider, model, file, bytes, latency_ms, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [jobID, sha256, provider, model, file, bytes, latencyMs, now])
+            try Self.addEvent(db, "response_saved", sha256: sha256, jobID: jobID, message: "\(provider) \(bytes) bytes", now: now)
+        }
+    }
+
+    /// The newest usable saved answer for this photo from this provider and model: a job that has one is
+    /// finished from disk, not sent again.
+    package func usableResponse(sha256: String, provider: String, model: String) throws -> SavedResponse? {
+        try read { db in
+            guard let row = try db.queryOne("""
+                SELECT id, file, latency_ms FROM response WHERE sha256 = ? AND provider = ? AND model = ? AND usable = 1
+                ORDER BY id DESC LIMIT 1
+                """, [sha256, provider, model]), let id = row.int("id"), let file = row.string("file")
+            else { return nil }
+            return SavedResponse(id: id, file: file, latencyMs: row.int("latency_ms").map { Int($0) })
+        }
+    }
+
+    /// A saved answer that turned out not to be an answer (cut, blocked, nonsense) must not be replayed.
+    package func markResponseUnusable(id: Int64) throws {
+        try write { db in try db.execute("UPDATE response SET usable = 0 WHERE id = ?", [id]) }
+    }
+
+    /// How many requests were answered for this photo (tests and `status` use it).
+    package func responseCount(sha256: String) throws -> Int {
+        try read { db in Int(try db.queryOne("SELECT COUNT(*) AS n FROM response WHERE sha256 = ?", [sha256])?.int("n") ?? 0) }
+    }
+}

@@ -1,0 +1,153 @@
+import CSQLite
+import Foundation
+
+/// A failed SQLite call: the result code, SQLite's message and the statement (never its bound values).
+package struct StoreError: Error, Sendable, CustomStringConvertible {
+    package var code: Int32
+    package var message: String
+    package var sql: String?
+
+    package var description: String {
+        var text = "database error \(code): \(message)"
+        if code == SQLITE_BUSY || code == SQLITE_LOCKED {
+            text += " (another shelfd process holds the database; try again)"
+        } else if code == SQLITE_FULL {
+            text += " (the disk is full: free space under the state folder)"
+        } else if code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM {
+            text += " (check that the state folder is writable by this user)"
+        }
+        return text
+    }
+}
+
+/// A value bound to or read from a statement.
+package enum SQLValue: Sendable, Equatable {
+    case null, integer(Int64), real(Double), text(String), blob([UInt8])
+}
+
+package protocol SQLBindable { var sqlValue: SQLValue { get } }
+extension Int: SQLBindable { package var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Int64: SQLBindable { package var sqlValue: SQLValue { .integer(self) } }
+extension Double: SQLBindable { package var sqlValue: SQLValue { .real(self) } }
+extension String: SQLBindable { package var sqlValue: SQLValue { .text(self) } }
+extension Bool: SQLBindable { package var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension Date: SQLBindable { package var sqlValue: SQLValue { .real(timeIntervalSince1970) } }
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    package var sqlValue: SQLValue { self?.sqlValue ?? .null }
+}
+
+/// One result row, read by column name.
+package struct Row: Sendable {
+    let values: [String: SQLValue]
+    package subscript(_ column: String) -> SQLValue { values[column] ?? .null }
+    package func int(_ column: String) -> Int64? {
+        switch self[column] { case .integer(let v): v; case .real(let v): Int64(v); default: nil }
+    }
+    package func double(_ column: String) -> Double? {
+        switch self[column] { case .integer(let v): Double(v); case .real(let v): v; default: nil }
+    }
+    package func string(_ column: String) -> String? {
+        if case .text(let v) = self[column] { return v }
+        return nil
+    }
+    package func date(_ column: String) -> Date? { double(column).map(Date.init(timeIntervalSince1970:)) }
+}
+
+/// One SQLite connection. Not thread-safe by itself: `Store` serialises every use behind a lock.
+package final class SQLiteConnection {
+    private let handle: OpaquePointer
+
+    package enum Mode { case readWriteCreate, readWrite, readOnly }
+
+    package init(path: String, mode: Mode = .readWriteCreate) throws(StoreError) {
+        var db: OpaquePointer?
+        let flags: Int32 = switch mode {
+        case .readWriteCreate: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite: SQLITE_OPEN_READWRITE
+        case .readOnly: SQLITE_OPEN_READONLY
+        }
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+            sqlite3_close(db)              // a failed open still allocates a handle
+            throw StoreError(code: rc, message: "\(message): \(path)")
+        }
+        handle = db
+        sqlite3_busy_timeout(db, 5_000)    // `shelfd retry` may write while the daemon does
+        sqlite3_extended_result_codes(db, 0)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    package func execute(_ sql: String, _ arguments: [any SQLBindable] = []) throws(StoreError) {
+        _ = try run(sql, arguments, collect: false)
+    }
+
+    package func query(_ sql: String, _ arguments: [any SQLBindable] = []) throws(StoreError) -> [Row] {
+        try run(sql, arguments, collect: true)
+    }
+
+    package func queryOne(_ sql: String, _ arguments: [any SQLBindable] = []) throws(StoreError) -> Row? {
+        try run(sql, arguments, collect: true).first
+    }
+
+    /// Several statements at once, without arguments (schema, pragmas).
+    package func executeScript(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "error"
+            sqlite3_free(message)
+            throw StoreError(code: rc, message: text, sql: sql)
+        }
+    }
+
+    package var lastInsertID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private func run(_ sql: String, _ arguments: [any SQLBindable], collect: Bool) throws(StoreError) -> [Row] {
+        var statement: OpaquePointer?
+        var rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw error(rc, sql) }
+        defer { sqlite3_finalize(statement) }
+        for (index, argument) in arguments.enumerated() {
+            let position = Int32(index + 1)
+            switch argument.sqlValue {
+            case .null: rc = sqlite3_bind_null(statement, position)
+            case .integer(let v): rc = sqlite3_bind_int64(statement, position, v)
+            case .real(let v): rc = sqlite3_bind_double(statement, position, v)
+            case .text(let v): rc = sqlite3_bind_text(statement, position, v, -1, csqlite_transient())
+            case .blob(let v):
+                rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+            }
+            guard rc == SQLITE_OK else { throw error(rc, sql) }
+        }
+        var rows: [Row] = []
+        while true {
+            rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw error(rc, sql) }
+            guard collect else { continue }
+            var values: [String: SQLValue] = [:]
+            for column in 0..<sqlite3_column_count(statement) {
+                let name = String(cString: sqlite3_column_name(statement, column))
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: values[name] = .integer(sqlite3_column_int64(statement, column))
+                case SQLITE_FLOAT: values[name] = .real(sqlite3_column_double(statement, column))
+                case SQLITE_TEXT: values[name] = .text(String(cString: sqlite3_column_text(statement, column)))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    let bytes = sqlite3_column_blob(statement, column)
+                    values[name] = .blob(bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? [])
+                default: values[name] = .null
+                }
+            }
+            rows.append(Row(values: values))
+        }
+        return rows
+    }
+
+    private func error(_ rc: Int32, _ sql: String) -> StoreError {
+        StoreError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}

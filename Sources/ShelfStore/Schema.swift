@@ -1,0 +1,145 @@
+/// Versioned migrations, tracked in `PRAGMA user_version`. Append new steps; never edit a shipped one.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: photos, sightings, jobs, batches, responses, library, provider state, events.
+        """
+        CREATE TABLE photo (
+            sha256 TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            relative_path TEXT NOT NULL,          -- where it was first seen, under incoming/
+            first_seen REAL NOT NULL
+        );
+        CREATE TABLE sighting (                   -- every path a photo has been seen at
+            path TEXT PRIMARY KEY,
+            sha256 TEXT NOT NULL REFERENCES photo(sha256),
+            relative_path TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            seen_at REAL NOT NULL,
+            sync_conflict INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX sighting_photo ON sighting(sha256);
+        CREATE TABLE path_problem (               -- a file that could not even be read to hash it
+            path TEXT PRIMARY KEY,
+            code TEXT NOT NULL,
+            message TEXT NOT NULL,
+            size INTEGER, mtime REAL,
+            at REAL NOT NULL
+        );
+        CREATE TABLE batch (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner TEXT NOT NULL,
+            claimed_at REAL NOT NULL,
+            finished_at REAL
+        );
+        CREATE TABLE job (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            sha256 TEXT NOT NULL REFERENCES photo(sha256),
+            provider TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending','leased','done','review','failed_retryable','dead')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            not_before REAL,
+            lease_owner TEXT,
+            lease_expiry REAL,
+            batch_id INTEGER REFERENCES batch(id),
+            error_code TEXT,
+            error_message TEXT,
+            result_path TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            finished_at REAL
+        );
+        CREATE INDEX job_state ON job(state, not_before);
+        CREATE UNIQUE INDEX job_open_per_photo ON job(sha256) WHERE state IN ('pending','leased','failed_retryable');
+        CREATE TABLE response (                   -- raw provider answers, saved before they are acted on
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            job_id INTEGER NOT NULL REFERENCES job(id),
+            sha256 TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            file TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            latency_ms INTEGER,
+            received_at REAL NOT NULL,
+            usable INTEGER NOT NULL DEFAULT 1
+        );
+        CREATE INDEX response_photo ON response(sha256, provider, model);
+        CREATE TABLE book (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            title_key TEXT NOT NULL,
+            title TEXT NOT NULL,
+            author TEXT,
+            isbn13 TEXT,
+            isbn10 TEXT,
+            confidence REAL NOT NULL,
+            status TEXT NOT NULL,
+            source TEXT NOT NULL,
+            first_seen REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE UNIQUE INDEX book_isbn ON book(isbn13) WHERE isbn13 IS NOT NULL;
+        CREATE INDEX book_title ON book(title_key);
+        CREATE TABLE book_sighting (
+            book_id INTEGER NOT NULL REFERENCES book(id),
+            sha256 TEXT NOT NULL,
+            box TEXT,
+            confidence REAL NOT NULL,
+            shelf TEXT,
+            seen_at REAL NOT NULL,
+            PRIMARY KEY (book_id, sha256)
+        );
+        CREATE TABLE provider_state (
+            name TEXT PRIMARY KEY,
+            state TEXT NOT NULL,                  -- ok | backoff | paused
+            until REAL,
+            code TEXT,
+            message TEXT,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE request (                    -- one row per provider request, for latency figures
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            provider TEXT NOT NULL,
+            at REAL NOT NULL,
+            latency_ms INTEGER NOT NULL,
+            outcome TEXT NOT NULL
+        );
+        CREATE TABLE event (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            sha256 TEXT,
+            job_id INTEGER,
+            message TEXT
+        );
+        CREATE TABLE daemon (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            pid INTEGER NOT NULL,
+            owner TEXT NOT NULL,
+            since REAL NOT NULL,
+            watch_mode TEXT,
+            heartbeat REAL NOT NULL
+        );
+        """,
+    ]
+
+    /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two
+    /// processes starting together never apply the same step twice.
+    static func migrate(_ db: SQLiteConnection) throws(StoreError) {
+        while true {
+            try db.executeScript("BEGIN IMMEDIATE")
+            do {
+                let current = Int(try db.queryOne("PRAGMA user_version")?.int("user_version") ?? 0)
+                guard current < migrations.count else {
+                    try db.executeScript("COMMIT")
+                    return
+                }
+                try db.executeScript(migrations[current])
+                try db.executeScript("PRAGMA user_version = \(current + 1)")
+                try db.executeScript("COMMIT")
+            } catch {
+                try? db.executeScript("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

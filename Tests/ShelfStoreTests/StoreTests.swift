@@ -1,0 +1,106 @@
+import Foundation
+import ShelfCore
+import Testing
+@testable import ShelfStore
+
+/// A store in a fresh temporary folder, removed afterwards.
+func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-store-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("shelfd.db").path
+    return try body(try Store.open(path: path), path)
+}
+
+@Suite struct StoreTests {
+    @Test("A copy or a renamed copy of a photo is a sighting, not a second job")
+    func copiesAreSightings() throws {
+        try withStore { store, _ in
+            let first = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
+                                                 syncConflict: false, provider: "gemini")
+            guard case .queued = first else { Issue.record("expected a job, got \(first)"); return }
+            let copy = try store.recordSighting(path: "/in/sub/copy.jpg", relativePath: "sub/copy.jpg", sha256: "aa",
+                                                size: 10, mtime: 2, syncConflict: false, provider: "gemini")
+            #expect(copy == .knownPhoto(sha256: "aa"))
+            let again = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
+                                                 syncConflict: false, provider: "gemini")
+            #expect(again == .unchanged)
+            #expect(try store.queueCounts().pending == 1)
+        }
+    }
+
+    @Test("A claim takes at most the batch size, and a second claim never takes the same job")
+    func claimIsExclusive() throws {
+        try withStore { store, path in
+            for i in 0..<7 {
+                _ = try store.recordSighting(path: "/in/\(i).jpg", relativePath: "\(i).jpg", sha256: "sha\(i)", size: 1,
+                                             mtime: 1, syncConflict: false, provider: "gemini")
+            }
+            let other = try Store.open(path: path)      // a second process
+            let a = try store.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
+            let b = try other.claim(limit: 5, provider: "gemini", owner: "b", lease: 60)
+            #expect(a.count == 5)
+            #expect(b.count == 2)
+            #expect(Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
+        }
+    }
+
+    @Test("Jobs leased by a dead owner return to pending with their attempt count")
+    func deadOwnersLeasesAreRecovered() throws {
+        try withStore { store, _ in
+            _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
+                                         syncConflict: false, provider: "gemini")
+            let job = try #require(try store.claim(limit: 5, provider: "gemini", owner: "gone", lease: 600).first)
+            try store.chargeAttempt(jobID: job.id)
+            #expect(try store.recoverLeases(isAlive: { $0 != "gone" }) == 1)
+            let again = try #require(try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 600).first)
+            #expect(again.id == job.id)
+            #expect(again.attempts == 1)
+        }
+    }
+
+    @Test("The same book seen in two photos is one library entry with two sightings and the higher confidence")
+    func libraryDedupesAcrossPhotos() throws {
+        try withStore { store, _ in
+            for (i, sha) in ["p1", "p2"].enumerated() {
+                _ = try store.recordSighting(path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
+                                             mtime: Double(i), syncConflict: false, provider: "gemini")
+            }
+            let jobs = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            let dune = { (confidence: Double, isbn: String?) in
+                Book(title: "Dune", author: "Frank Herbert", isbn13: isbn, isbn10: nil, confidence: confidence,
+                     box: nil, status: .verified, source: "gemini")
+            }
+            try store.finish([
+                JobOutcome(job: jobs[0], result: .finished(books: [dune(0.7, nil)], resultPath: "r1", review: false)),
+                JobOutcome(job: jobs[1], result: .finished(books: [dune(0.9, "9780441172719")], resultPath: "r2", review: false)),
+            ], reviewThreshold: 0.6, shelfOf: { _ in nil })
+            let library = try store.library()
+            #expect(library.count == 1)
+            #expect(library.first?.sightings.count == 2)
+            #expect(library.first?.confidence == 0.9)
+            #expect(library.first?.isbn13 == "9780441172719")
+            #expect(try store.queueCounts().done == 2)
+        }
+    }
+
+    @Test("A provider pause releases the job without charging the attempt; retry requeues dead jobs")
+    func releaseRefundsAndRetryRequeues() throws {
+        try withStore { store, _ in
+            _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
+                                         syncConflict: false, provider: "gemini")
+            var job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            try store.chargeAttempt(jobID: job.id)
+            try store.finish([JobOutcome(job: job, result: .released(.providerAuth, message: "bad key"))],
+                             reviewThreshold: 0.6, shelfOf: { _ in nil })
+            job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            #expect(job.attempts == 0)
+            try store.finish([JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
+                             reviewThreshold: 0.6, shelfOf: { _ in nil })
+            #expect(try store.queueCounts().dead == 1)
+            #expect(try store.jobProblems().first?.code == "unreadable_image")
+            #expect(try store.requeue(jobIDs: nil) == [job.id])
+            #expect(try store.queueCounts().pending == 1)
+        }
+    }
+}
