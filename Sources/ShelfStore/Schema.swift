@@ -111,6 +111,10 @@ enum Schema {
             job_id INTEGER,
             message TEXT
         );
+        CREATE TABLE setting (                    -- small facts that outlive a process (the last provider used)
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
         CREATE TABLE daemon (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             pid INTEGER NOT NULL,

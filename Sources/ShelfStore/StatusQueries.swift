@@ -137,3 +137,16 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    package func setting(_ key: String) throws -> String? {
+        try read { db in try db.queryOne("SELECT value FROM setting WHERE key = ?", [key])?.string("value") }
+    }
+
+    package func setSetting(_ key: String, _ value: String) throws {
+        try write { db in
+            try db.execute("INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           [key, value])
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// `results/<name>.json`: what one photo gave (DESIGN §4.3).
+package struct ResultDocument: Codable, Sendable, Equatable {
+    package struct Photo: Codable, Sendable, Equatable {
+        /// Relative to incoming/.
+        package var path: String
+        package var sha256: String
+        package var bytes: Int
+        package var format: String
+        /// As displayed (after EXIF orientation).
+        package var width: Int
+        package var height: Int
+        package var orientation: Int
+        package init(path: String, sha256: String, bytes: Int, format: String, width: Int, height: Int, orientation: Int) {
+            self.path = path; self.sha256 = sha256; self.bytes = bytes; self.format = format
+            self.width = width; self.height = height; self.orientation = orientation
+        }
+    }
+    package struct Timings: Codable, Sendable, Equatable {
+        package var queuedAt: Date?
+        package var finishedAt: Date
+        /// Provider latency; nil when a saved answer was replayed.
+        package var providerMs: Int?
+        package var totalMs: Int
+        package init(queuedAt: Date?, finishedAt: Date, providerMs: Int?, totalMs: Int) {
+            self.queuedAt = queuedAt; self.finishedAt = finishedAt; self.providerMs = providerMs; self.totalMs = totalMs
+        }
+        enum CodingKeys: String, CodingKey {
+            case queuedAt = "queued_at", finishedAt = "finished_at", providerMs = "provider_ms", totalMs = "total_ms"
+        }
+    }
+    package struct Response: Codable, Sendable, Equatable {
+        /// The raw answer saved under the state folder, before it was read.
+        package var file: String
+        package var replayed: Bool
+        package init(file: String, replayed: Bool) { self.file = file; self.replayed = replayed }
+    }
+
+    package var schema = "shelfd.result/1"
+    package var photo: Photo
+    package var provider: String
+    package var model: String
+    package var timings: Timings
+    package var books: [Book]
+    package var suggestions: [Suggestion]
+    package var notes: [String]
+    package var response: Response
+
+    package init(photo: Photo, provider: String, model: String, timings: Timings, books: [Book],
+                 suggestions: [Suggestion], notes: [String], response: Response) {
+        self.photo = photo; self.provider = provider; self.model = model; self.timings = timings
+        self.books = books; self.suggestions = suggestions; self.notes = notes; self.response = response
+    }
+}
+
+/// `library.json`: every unique book and where it was seen.
+package struct LibraryDocument: Codable, Sendable, Equatable {
+    package struct Entry: Codable, Sendable, Equatable {
+        package var title: String
+        package var author: String?
+        package var isbn13: String?
+        package var isbn10: String?
+        package var confidence: Double
+        package var status: Book.Status
+        package var source: String
+        package var firstSeen: Date
+        package var sightings: [Sighting]
+        enum CodingKeys: String, CodingKey {
+            case title, author, isbn13, isbn10, confidence, status, source, sightings, firstSeen = "first_seen"
+        }
+        package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double,
+                     status: Book.Status, source: String, firstSeen: Date, sightings: [Sighting]) {
+            self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
+            self.confidence = confidence; self.status = status; self.source = source; self.firstSeen = firstSeen
+            self.sightings = sightings
+        }
+    }
+    package struct Sighting: Codable, Sendable, Equatable {
+        package var photo: String
+        package var photoSHA256: String
+        package var box: Box?
+        package var confidence: Double
+        /// The sub-folder of incoming/ the photo came from.
+        package var shelf: String?
+        package var seenAt: Date
+        enum CodingKeys: String, CodingKey {
+            case photo, box, confidence, shelf, photoSHA256 = "photo_sha256", seenAt = "seen_at"
+        }
+        package init(photo: String, photoSHA256: String, box: Box?, confidence: Double, shelf: String?, seenAt: Date) {
+            self.photo = photo; self.photoSHA256 = photoSHA256; self.box = box; self.confidence = confidence
+            self.shelf = shelf; self.seenAt = seenAt
+        }
+    }
+
+    package var schema = "shelfd.library/1"
+    package var generatedAt: Date
+    package var books: [Entry]
+    enum CodingKeys: String, CodingKey { case schema, books, generatedAt = "generated_at" }
+    package init(generatedAt: Date, books: [Entry]) { self.generatedAt = generatedAt; self.books = books }
+}
+
+/// `shelfd status --json` (DESIGN §4.4).
+package struct StatusDocument: Codable, Sendable, Equatable {
+    package struct Daemon: Codable, Sendable, Equatable {
+        package var running: Bool
+        package var pid: Int32?
+        package var since: Date?
+        package var watchMode: String?
+        enum CodingKeys: String, CodingKey { case running, pid, since, watchMode = "watch_mode" }
+        package init(running: Bool, pid: Int32?, since: Date?, watchMode: String?) {
+            self.running = running; self.pid = pid; self.since = since; self.watchMode = watchMode
+        }
+    }
+    package struct Queue: Codable, Sendable, Equatable {
+        package var pending: Int, leased: Int, done: Int, review: Int, failed: Int, dead: Int
+        package var oldestPendingS: Int?
+        enum CodingKeys: String, CodingKey {
+            case pending, leased, done, review, failed, dead, oldestPendingS = "oldest_pending_s"
+        }
+        package init(pending: Int, leased: Int, done: Int, review: Int, failed: Int, dead: Int, oldestPendingS: Int?) {
+            self.pending = pending; self.leased = leased; self.done = done; self.review = review
+            self.failed = failed; self.dead = dead; self.oldestPendingS = oldestPendingS
+        }
+    }
+    package struct Latency: Codable, Sendable, Equatable {
+        package var p50: Int, p95: Int
+        package init(p50: Int, p95: Int) { self.p50 = p50; self.p95 = p95 }
+    }
+    package struct Provider: Codable, Sendable, Equatable {
+        package var name: String
+        package var model: String
+        /// ok | backoff | paused
+        package var state: String
+        package var backoffUntil: Date?
+        package var reason: String?
+        package var latencyMs: Latency?
+        enum CodingKeys: String, CodingKey {
+            case name, model, state, reason, backoffUntil = "backoff_until", latencyMs = "latency_ms"
+        }
+        package init(name: String, model: String, state: String, backoffUntil: Date?, reason: String?, latencyMs: Latency?) {
+            self.name = name; self.model = model; self.state = state; self.backoffUntil = backoffUntil
+            self.reason = reason; self.latencyMs = latencyMs
+        }
+    }
+    package struct Problem: Codable, Sendable, Equatable {
+        package var code: String
+        /// error | warning
+        package var severity: String
+        package var message: String
+        package var path: String?
+        package var job: Int64?
+        package init(code: String, severity: String, message: String, path: String? = nil, job: Int64? = nil) {
+            self.code = code; self.severity = severity; self.message = message; self.path = path; self.job = job
+        }
+    }
+
+    package var schema = "shelfd.status/1"
+    package var daemon: Daemon
+    package var queue: Queue
+    package var provider: Provider
+    package var problems: [Problem]
+    package init(daemon: Daemon, queue: Queue, provider: Provider, problems: [Problem]) {
+        self.daemon = daemon; self.queue = queue; self.provider = provider; self.problems = problems
+    }
+
+    /// Degraded: something failed, or the provider is not being asked.
+    package var isDegraded: Bool {
+        queue.dead > 0 || queue.failed > 0 || provider.state != "ok" || problems.contains { $0.severity == "error" }
+    }
+}
+
+/// The one JSON style of every file and every `--json` output: stable key order, ISO 8601 dates.
+package enum JSONStyle {
+    package static func encoder(pretty: Bool = true) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    package static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Writes whole files or nothing: a temporary file in the same folder, fsync, rename, fsync the folder.
+/// A reader (or a crash) sees the old file or the new one, never half of one.
+package enum AtomicFile {
+    package struct WriteError: Error, CustomStringConvertible {
+        package var path: String
+        package var errno: Int32
+        package var description: String {
+            let reason = String(cString: strerror(errno))
+            let hint = errno == ENOSPC ? " (the disk is full: free some space; nothing was lost, shelfd will write it again)" : ""
+            return "cannot write \(path): \(reason)\(hint)"
+        }
+    }
+
+    package static func write(_ data: Data, to url: URL, failpointAfterTemp: String? = nil) throws(WriteError) {
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw WriteError(path: folder.path, errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
+        }
+        let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: temp.path, errno: errno) }
+        var written = 0
+        let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
+            while written < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 { if errno == EINTR { continue }; return errno }
+                written += n
+            }
+            return fsync(fd) == 0 ? nil : errno
+        }
+        close(fd)
+        if let failure {
+            unlink(temp.path)
+            throw WriteError(path: url.path, errno: failure)
+        }
+        if let failpointAfterTemp { Failpoint.hit(failpointAfterTemp) }
+        guard rename(temp.path, url.path) == 0 else {
+            let code = errno
+            unlink(temp.path)
+            throw WriteError(path: url.path, errno: code)
+        }
+        let dirFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
+    }
+
+    /// Leftover temporary files from a process killed mid-write.
+    package static func removeLeftovers(in folder: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+}

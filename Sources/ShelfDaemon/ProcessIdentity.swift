@@ -1,0 +1,33 @@
+import Foundation
+
+/// Names a lease owner so that another process can tell whether it is still alive:
+/// the boot id, the pid and the pid's start time (pids are reused, start times are not).
+package enum ProcessIdentity {
+    package static let current: String = owner(pid: getpid())
+
+    package static func owner(pid: Int32) -> String {
+        "\(bootID):\(pid):\(startTime(pid: pid) ?? "0")"
+    }
+
+    /// True when the process that made `owner` is still running.
+    package static func isAlive(_ owner: String) -> Bool {
+        let parts = owner.split(separator: ":").map(String.init)
+        guard parts.count == 3, let pid = Int32(parts[1]) else { return false }
+        guard parts[0] == bootID else { return false }            // a reboot ended every old owner
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        return startTime(pid: pid) == parts[2]
+    }
+
+    static let bootID: String = {
+        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown-boot"
+    }()
+
+    /// Field 22 of /proc/PID/stat (after the parenthesised command name, which may hold spaces).
+    static func startTime(pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? String(fields[19]) : nil
+    }
+}
