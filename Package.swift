@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
         .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore"], swiftSettings: settings),
+        .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),

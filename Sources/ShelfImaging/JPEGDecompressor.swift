@@ -1,0 +1,53 @@
+internal import CTurboJPEG   // internal: no TurboJPEG type can reach a package signature
+
+/// A TurboJPEG failure, with libjpeg's own message. Converted to a `PhotoError` by the caller.
+struct TurboJPEGError: Error {
+    var message: String
+}
+
+/// Owns one TurboJPEG decompressor handle. Not thread-safe (a `tjhandle` is not): make one per use, or confine it.
+final class JPEGDecompressor {
+    struct Header {
+        var width: Int
+        var height: Int
+        /// CMYK or YCCK: TurboJPEG 2.1 cannot decode these to RGB.
+        var isCMYK: Bool
+    }
+
+    private let handle: tjhandle
+
+    init() throws(TurboJPEGError) {
+        guard let handle = tjInitDecompress() else { throw TurboJPEGError(message: String(cString: tjGetErrorStr2(nil))) }
+        self.handle = handle
+    }
+
+    deinit { tjDestroy(handle) }
+
+    /// Reads the frame header only: no pixel memory is allocated, whatever size the header declares.
+    func readHeader(_ jpeg: [UInt8]) throws(TurboJPEGError) -> Header {
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        guard tjDecompressHeader3(handle, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0
+        else { throw lastError() }
+        let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        return Header(width: Int(width), height: Int(height), isCMYK: isCMYK)
+    }
+
+    /// Decodes the whole image at the smallest DCT scale (1/8 of each side), treating libjpeg warnings
+    /// ("Premature end of JPEG file", "Corrupt JPEG data…") as errors, and discards the pixels.
+    func verifyDecodes(_ jpeg: [UInt8], header: Header) throws(TurboJPEGError) {
+        let width = Self.scaled(header.width, eighths: 1), height = Self.scaled(header.height, eighths: 1)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        guard tjDecompress2(handle, jpeg, UInt(jpeg.count), &pixels, Int32(width), 0, Int32(height),
+                            Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING) == 0
+        else { throw lastError() }
+    }
+
+    /// TurboJPEG's `TJSCALED` macro for a scaling factor of n/8: rounds up.
+    static func scaled(_ dimension: Int, eighths: Int) -> Int {
+        (dimension * eighths + 7) / 8
+    }
+
+    private func lastError() -> TurboJPEGError {
+        TurboJPEGError(message: String(cString: tjGetErrorStr2(handle)))
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import ShelfCore
+import ShelfImaging
+import ShelfTesting
+import Testing
+
+@Suite struct PhotoInspectorTests {
+    @Test("A generated JPEG inspects with its size, no orientation and its byte count")
+    func generatedJPEG() throws {
+        let jpeg = JPEGFactory.shelf(width: 640, height: 480)
+        let info = try PhotoInspector.inspect(jpeg)
+        #expect(info == PhotoInfo(format: .jpeg, width: 640, height: 480, orientation: 1, byteCount: jpeg.count))
+        #expect(info.displayWidth == 640 && info.displayHeight == 480)
+    }
+
+    @Test("Different seeds make different files")
+    func seedsDiffer() {
+        #expect(JPEGFactory.shelf(seed: 1) != JPEGFactory.shelf(seed: 2))
+        #expect(JPEGFactory.shelf(seed: 3) == JPEGFactory.shelf(seed: 3))
+    }
+
+    @Test("Reads the EXIF orientation; 5…8 swap the displayed width and height", arguments: 1...8)
+    func orientation(_ orientation: Int) throws {
+        let jpeg = JPEGFactory.withOrientation(JPEGFactory.shelf(width: 320, height: 200), orientation)
+        let info = try PhotoInspector.inspect(jpeg)
+        #expect(info.orientation == orientation)
+        #expect(info.width == 320 && info.height == 200)
+        let swapped = orientation >= 5
+        #expect(info.displayWidth == (swapped ? 200 : 320))
+        #expect(info.displayHeight == (swapped ? 320 : 200))
+    }
+
+    @Test("Refuses a truncated JPEG as unreadable", arguments: [0.1, 0.5, 0.9, 0.999])
+    func truncatedJPEG(_ fraction: Double) {
+        let jpeg = JPEGFactory.truncated(JPEGFactory.shelf(), keeping: fraction)
+        let error = expectPhotoError(.unreadableImage) { try PhotoInspector.inspect(jpeg) }
+        #expect(error?.message.contains("truncated or corrupt") == true)
+    }
+
+    @Test("Refuses a JPEG cut just before its end marker")
+    func missingEndMarker() {
+        let jpeg = Array(JPEGFactory.shelf().dropLast(2))
+        let error = expectPhotoError(.unreadableImage) { try PhotoInspector.inspect(jpeg) }
+        #expect(error?.message.contains("truncated or corrupt") == true)
+    }
+
+    @Test("Accepts zero padding and a trailer after the end marker")
+    func dataAfterEndMarker() throws {
+        let jpeg = JPEGFactory.shelf()
+        #expect(try PhotoInspector.inspect(jpeg + [UInt8](repeating: 0, count: 512)).width == 640)
+        #expect(try PhotoInspector.inspect(jpeg + Array("\0\0\0\u{18}ftypmp42 a motion photo".utf8)).width == 640)
+    }
+
+    @Test("Refuses a text file named .jpg, saying it is text")
+    func textFile() {
+        let text = Array("These are my notes about the books on the shelf.\n".utf8)
+        let error = expectPhotoError(.unreadableImage) { try PhotoInspector.inspect(text) }
+        #expect(error?.message.hasPrefix("not an image: starts with text") == true)
+    }
+
+    @Test("Refuses an empty file")
+    func emptyFile() {
+        let error = expectPhotoError(.unreadableImage) { try PhotoInspector.inspect([]) }
+        #expect(error?.message.hasPrefix("empty file (0 bytes)") == true)
+    }
+
+    @Test("Refuses PNG as not supported yet, suggesting JPEG")
+    func png() {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 64)
+        let error = expectPhotoError(.unsupportedFormat) { try PhotoInspector.inspect(png) }
+        #expect(error?.message.hasPrefix("PNG photos are recognised but not supported yet; convert to JPEG") == true)
+    }
+
+    @Test("Refuses HEIC as not supported yet")
+    func heic() {
+        let heic = ImageFormatTests.ftyp(major: "heic", compatible: ["mif1", "heic"]) + [UInt8](repeating: 0, count: 64)
+        let error = expectPhotoError(.unsupportedFormat) { try PhotoInspector.inspect(heic) }
+        #expect(error?.message.contains("HEIC/HEIF photos are recognised but not supported yet") == true)
+    }
+
+    @Test("Refuses a 100-megapixel header before decoding anything")
+    func decompressionBomb() {
+        let bomb = JPEGFactory.huge(width: 10_000, height: 10_000)
+        let error = expectPhotoError(.photoTooLarge) { try PhotoInspector.inspect(bomb) }
+        #expect(error?.message.contains("10000×10000 = 100000000 pixels (100.0 MP)") == true)
+        #expect(error?.message.contains("limit of 64000000 pixels (64.0 MP)") == true)
+    }
+
+    @Test("Honours a lower pixel limit")
+    func customLimit() {
+        let jpeg = JPEGFactory.shelf(width: 640, height: 480)
+        expectPhotoError(.photoTooLarge) { try PhotoInspector.inspect(jpeg, maxPixels: 640 * 480 - 1) }
+        #expect(throws: Never.self) { try PhotoInspector.inspect(jpeg, maxPixels: 640 * 480) }
+    }
+
+    @Test("Refuses a CMYK JPEG as not supported")
+    func cmyk() {
+        let error = expectPhotoError(.unsupportedFormat) { try PhotoInspector.inspect(JPEGFactory.cmyk()) }
+        #expect(error?.message.hasPrefix("CMYK JPEGs") == true)
+    }
+
+    @Test("Never crashes on a JPEG with random bytes overwritten")
+    func mutatedJPEGs() {
+        let original = JPEGFactory.withOrientation(JPEGFactory.shelf(width: 64, height: 48), 6)
+        var random = SeededGenerator(seed: 42)
+        for _ in 0..<300 {
+            var jpeg = original
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                jpeg[Int.random(in: 0..<jpeg.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            if Bool.random(using: &random) { jpeg = Array(jpeg.prefix(Int.random(in: 0...jpeg.count, using: &random))) }
+            do {
+                let info = try PhotoInspector.inspect(jpeg)
+                #expect((1...8).contains(info.orientation))
+            } catch {
+                #expect(error.disposition == .dead)
+            }
+        }
+    }
+
+    /// The photo from the shared data set, found in a `shared/data/library-dataset` folder beside the repository
+    /// (or beside one of its parents, for a git worktree). Nil when absent; the test is then skipped.
+    static let realPhotoURL: URL? = {
+        var directory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()   // repository root
+        for _ in 0..<3 {
+            directory = directory.deletingLastPathComponent()
+            let photo = directory.appendingPathComponent("shared/data/library-dataset/one_shelf_example.jpg")
+            if FileManager.default.fileExists(atPath: photo.path) { return photo }
+        }
+        return nil
+    }()
+
+    @Test("Inspects the real phone photo of a shelf", .enabled(if: realPhotoURL != nil, "shared data set not found"))
+    func realPhoto() throws {
+        let url = try #require(Self.realPhotoURL)
+        let info = try PhotoInspector.inspect(Array(try Data(contentsOf: url)))
+        #expect(info.format == .jpeg)
+        #expect(info.width == 4624 && info.height == 3468)
+        #expect(info.orientation == 1)           // its EXIF says 1 (top-left)
+    }
+}
+
+/// Runs `body`, expecting a `PhotoError` with `code` and disposition `.dead`; returns it for further checks.
+@discardableResult
+func expectPhotoError(_ code: PhotoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+                      _ body: () throws -> PhotoInfo) -> PhotoError? {
+    do {
+        let info = try body()
+        Issue.record("expected \(code.rawValue), got \(info)", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as PhotoError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.disposition == .dead, sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected a PhotoError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// SplitMix64: reproducible randomness for fuzzing, so a failure can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
