@@ -40,8 +40,9 @@ package struct JobOutcome: Sendable {
         case failed(PhotoError.Code, message: String, retryAt: Date)
         /// Never again (until `shelfd retry`).
         case dead(PhotoError.Code, message: String)
-        /// Not this photo's fault (provider paused): back to pending, the attempt refunded.
-        case released(PhotoError.Code, message: String)
+        /// Not this photo's fault (provider paused, shutdown): back to pending; an attempt charged for a
+        /// request that could not count is refunded.
+        case released(PhotoError.Code?, message: String, refundAttempt: Bool)
     }
     package var job: ClaimedJob
     package var result: Result
@@ -235,11 +236,11 @@ extension Store {
                             lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ? WHERE id = ?
                         """, [code.rawValue, message, now, now, job.id])
                     try Self.addEvent(db, "photo_dead", sha256: job.sha256, jobID: job.id, message: message, now: now)
-                case .released(let code, let message):
+                case .released(let code, let message, let refund):
                     try db.execute("""
-                        UPDATE job SET state = 'pending', attempts = MAX(0, attempts - 1), error_code = ?,
+                        UPDATE job SET state = 'pending', attempts = MAX(0, attempts - ?), error_code = ?,
                             error_message = ?, lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
-                        """, [code.rawValue, message, now, job.id])
+                        """, [refund ? 1 : 0, code?.rawValue, code == nil ? nil : message, now, job.id])
                 }
             }
             try db.execute("UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",

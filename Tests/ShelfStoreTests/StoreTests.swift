@@ -91,7 +91,7 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
                                          syncConflict: false, provider: "gemini")
             var job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             try store.chargeAttempt(jobID: job.id)
-            try store.finish([JobOutcome(job: job, result: .released(.providerAuth, message: "bad key"))],
+            try store.finish([JobOutcome(job: job, result: .released(.providerAuth, message: "bad key", refundAttempt: true))],
                              reviewThreshold: 0.6, shelfOf: { _ in nil })
             job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             #expect(job.attempts == 0)

@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+import Logging
+import ShelfCore
+import ShelfImaging
+import ShelfProviders
+import ShelfStore
+
+/// Turns queued photos into results: claims batches, asks the provider (never twice for a saved answer),
+/// checks the books, writes results and the library, and commits each batch as one unit.
+package final class Pipeline: Sendable {
+    package let settings: PipelineSettings
+    package let store: Store
+    package let provider: any VisionProvider
+    let logger: Logger
+    let owner: String
+    let slots: RequestSlots
+    let rateLimiter: RateLimiter
+    package let shutdown = ShutdownFlag()
+    package let wake = WorkSignal()
+    private let jobsInHand = Mutex<Set<Int64>>([])
+
+    package init(settings: PipelineSettings, store: Store, provider: any VisionProvider, logger: Logger,
+                 owner: String = ProcessIdentity.current) {
+        self.settings = settings; self.store = store; self.provider = provider; self.logger = logger; self.owner = owner
+        slots = RequestSlots(limit: settings.concurrency)
+        rateLimiter = RateLimiter(requestsPerMinute: settings.requestsPerMinute, burst: settings.concurrency)
+    }
+
+    // MARK: Ingest
+
+    /// Hashes a stable file and records it: new content becomes a job, a known photo a sighting.
+    /// Files that cannot be read are recorded as path problems, shown by `status`.
+    @discardableResult
+    package func ingest(path: String, relativeTo base: URL? = nil, syncConflict: Bool = false) -> SightingOutcome? {
+        let base = base ?? settings.incoming
+        let relative = Self.relativePath(of: path, under: base)
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }           // gone before it was taken: nothing to do
+            record(pathProblem: path, code: .permissionDenied, message: "cannot read \(relative): \(String(cString: strerror(errno)))")
+            return nil
+        }
+        let size = Int64(info.st_size)
+        let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        do {
+            if let known = try store.knownSighting(path: path), known.size == size, known.mtime == mtime { return .unchanged }
+        } catch {
+            logger.error("Cannot read the queue", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let bytes: [UInt8]
+        switch Self.readFile(path) {
+        case .success(let data): bytes = data
+        case .failure(let error):
+            if error.code != .photoVanished { record(pathProblem: path, code: error.code, message: "\(relative): \(error.message)") }
+            return nil
+        }
+        let sha = SHA256.hex(of: bytes)
+        do {
+            let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
+                                                   syncConflict: syncConflict, provider: provider.name)
+            switch outcome {
+            case .queued(let jobID):
+                logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",
+                                                       "job.id": "\(jobID)", "event": "photo_queued"])
+                wake.notify()
+            case .knownPhoto:
+                logger.info("Photo already known: recorded as a sighting",
+                            metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))", "event": "sighting"])
+            case .unchanged: break
+            }
+            if syncConflict {
+                logger.warning("Sync-conflict copy taken", metadata: ["photo.path": "\(relative)"])
+            }
+            return outcome
+        } catch {
+            logger.error("Cannot record a photo", metadata: ["photo.path": "\(relative)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private func record(pathProblem path: String, code: PhotoError.Code, message: String) {
+        logger.warning("Photo cannot be read", metadata: ["photo.path": "\(path)", "reason": "\(message)"])
+        try? store.recordPathProblem(path: path, code: code, message: message, size: nil, mtime: nil)
+    }
+
+    static func relativePath(of path: String, under base: URL) -> String {
+        let prefix = base.standardizedFileURL.path.hasSuffix("/") ? base.standardizedFileURL.path : base.standardizedFileURL.path + "/"
+        let full = URL(fileURLWithPath: path).standardizedFileURL.path
+        return full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : URL(fileURLWithPath: path).lastPathComponent
+    }
+
+    static func readFile(_ path: String) -> Result<[UInt8], PhotoError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT {
+                return .failure(PhotoError(.photoVanished, "the file is gone", disposition: .dead))
+            }
+            let hint = code == EACCES ? " (check its permissions: shelfd runs as user \(ProcessInfo.processInfo.userName))" : ""
+            return .failure(PhotoError(.permissionDenied, "cannot open: \(String(cString: strerror(code)))\(hint)", disposition: .dead))
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(PhotoError(.unreadableImage, "read failed: \(String(cString: strerror(errno)))", disposition: .dead))
+            }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return .success(bytes)
+    }
+
+    // MARK: Provider health
+
+    /// A reason not to send now: the provider is paused (configuration) or backing off (quota, rate limit).
+    func providerBlock() -> JobOutcome.Result? {
+        guard let health = try? store.providerHealth(provider.name) else { return nil }
+        switch health.state {
+        case .ok: return nil
+        case .backoff:
+            guard let until = health.until, until > Date() else { return nil }
+            return .released(nil, message: "provider backing off", refundAttempt: false)
+        case .paused:
+            return .released(nil, message: "provider paused", refundAttempt: false)
+        }
+    }
+
+    func setProviderHealth(_ health: ProviderHealth) {
+        do { try store.setProviderHealth(health) } catch {
+            logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
+        }
+        if health.state == .paused {
+            logger.error("Provider paused", metadata: ["provider": "\(health.name)", "reason": "\(health.message ?? "")"])
+        } else if health.state == .backoff {
+            logger.warning("Provider backing off", metadata: ["provider": "\(health.name)", "until": "\(health.until.map { "\($0)" } ?? "-")",
+                                                            "reason": "\(health.message ?? "")"])
+        }
+    }
+
+    func markProviderHealthy() {
+        guard let health = try? store.providerHealth(provider.name), health.state != .ok else { return }
+        setProviderHealth(ProviderHealth(name: provider.name, state: .ok))
+    }
+
+    // MARK: Heartbeat
+
+    func holdLeases(on ids: [Int64]) { jobsInHand.withLock { $0.formUnion(ids) } }
+    func dropLeases(on ids: [Int64]) { jobsInHand.withLock { $0.subtract(ids) } }
+
+
+    /// Extends the leases of every job in hand until cancelled.
+    package func heartbeatLoop() async {
+        let interval = Duration.seconds(max(5, settings.lease / 6))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            let ids = Array(jobsInHand.withLock { $0 })
+            do { try store.heartbeat(jobIDs: ids, owner: owner, lease: settings.lease) } catch {
+                logger.warning("Lease heartbeat failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

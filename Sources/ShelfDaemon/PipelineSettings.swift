@@ -1,0 +1,34 @@
+import Foundation
+
+/// What the pipeline needs from the configuration, resolved to absolute paths.
+package struct PipelineSettings: Sendable {
+    package var batchSize: Int
+    package var concurrency: Int
+    package var reviewThreshold: Double
+    package var maxAttempts: Int
+    /// `pipeline.after = move`: finished originals go to `processed/`, keeping their sub-path.
+    package var moveAfter: Bool
+    package var incoming: URL
+    package var results: URL
+    package var processed: URL
+    package var libraryFile: URL
+    package var responses: URL
+    package var requestsPerMinute: Int
+    /// How long a claim holds a job without a heartbeat.
+    package var lease: TimeInterval = 600
+    /// Photos above this are refused before decoding (decompression bombs, 100 MP panoramas).
+    package var maxPixels = 64_000_000
+    /// `run`/`scan` wait this long for a retry or a provider backoff before giving up for this pass.
+    package var maxWaitInPass: TimeInterval = 120
+
+    package init(batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
+                 incoming: URL, results: URL, processed: URL, libraryFile: URL, responses: URL, requestsPerMinute: Int) {
+        self.batchSize = batchSize; self.concurrency = concurrency; self.reviewThreshold = reviewThreshold
+        self.maxAttempts = maxAttempts; self.moveAfter = moveAfter; self.incoming = incoming; self.results = results
+        self.processed = processed; self.libraryFile = libraryFile; self.responses = responses
+        self.requestsPerMinute = requestsPerMinute
+    }
+
+    /// Enough batches in hand that every request slot stays busy while a batch is being finished.
+    var batchesInFlight: Int { (concurrency + batchSize - 1) / batchSize + 1 }
+}
