@@ -1,0 +1,146 @@
+/// Everything `shelfd.toml` can say (DESIGN §4.2), with paths already expanded and absolute.
+/// The defaults written on each property are the built-in defaults; `etc/shelfd.toml` repeats them
+/// (a test keeps the two equal).
+package struct Configuration: Sendable, Equatable {
+    package var paths: Paths
+    package var pipeline = Pipeline()
+    package var watch = Watch()
+    package var gemini = Gemini()
+    package var cloudflare = Cloudflare()
+    package var openai = OpenAI()
+    package var hybrid = Hybrid()
+    package var enrich = Enrich()
+    package var log = Log()
+
+    package init(paths: Paths) { self.paths = paths }
+
+    /// The built-in configuration, used when no file is found. `home` expands the `~` in the default paths.
+    package static func defaults(home: String) -> Configuration {
+        let paths = Paths(root: PathRules.normalize(PathRules.join(home, "Shelves")),
+                          state: PathRules.normalize(PathRules.join(home, ".local/state/shelfd")))
+        return Configuration(paths: paths)
+    }
+
+    /// The default paths as written in the file, before `~` is expanded.
+    static let defaultRoot = "~/Shelves"
+    static let defaultState = "~/.local/state/shelfd"
+
+    // MARK: - Sections
+
+    package struct Paths: Sendable, Equatable {
+        /// incoming/, results/, review/, library.json live here.
+        package var root: String
+        /// shelfd.db and saved raw responses; never inside `incoming`.
+        package var state: String
+
+        package init(root: String, state: String) { self.root = root; self.state = state }
+
+        /// Watched, recursive; shelfd never writes here.
+        package var incoming: String { PathRules.join(root, "incoming") }
+        package var results: String { PathRules.join(root, "results") }
+        package var review: String { PathRules.join(root, "review") }
+        /// Where `after = "move"` puts finished originals.
+        package var processed: String { PathRules.join(root, "processed") }
+        package var exports: String { PathRules.join(root, "exports") }
+        package var libraryFile: String { PathRules.join(root, "library.json") }
+        package var database: String { PathRules.join(state, "shelfd.db") }
+        /// Raw provider answers, saved before they are used so a crash never pays twice.
+        package var responses: String { PathRules.join(state, "responses") }
+    }
+
+    package enum Provider: String, Sendable, CaseIterable {
+        case gemini, cloudflare, openai, hybrid, ocr
+    }
+
+    /// What happens to an original once its photo is done.
+    package enum AfterProcessing: String, Sendable, CaseIterable {
+        case keep   // leave it where it is (moving a file out of a synced folder deletes it on the phone)
+        case move   // to root/processed/
+    }
+
+    package struct Pipeline: Sendable, Equatable {
+        package var provider = Provider.gemini
+        /// Photos claimed and finished together, 1…5.
+        package var batchSize = 5
+        /// Provider requests in flight, 1…16.
+        package var concurrency = 2
+        /// Books below this confidence need review, 0…1.
+        package var reviewThreshold = 0.60
+        package var after = AfterProcessing.keep
+        /// Attempts before a photo is `dead`, ≥ 1.
+        package var maxAttempts = 5
+        package init() {}
+    }
+
+    package enum WatchMode: String, Sendable, CaseIterable {
+        case auto, inotify, poll   // auto: poll on nfs/cifs/fuse
+    }
+
+    package struct Watch: Sendable, Equatable {
+        package var mode = WatchMode.auto
+        /// Size and mtime must stay unchanged this long before a photo is taken.
+        package var settleMs = 2000
+        package var pollIntervalS = 30
+        /// Full rescan of incoming/; 0 turns it off.
+        package var rescanIntervalS = 3600
+        /// Extra globs on top of the built-in sync-tool temp names.
+        package var ignore: [String] = []
+        package init() {}
+    }
+
+    package struct Gemini: Sendable, Equatable {
+        package var model = "gemini-2.5-flash"
+        package var baseURL = "https://generativelanguage.googleapis.com"
+        package var requestsPerMinute = 10
+        package var timeoutS = 120
+        package init() {}
+    }
+
+    package struct Cloudflare: Sendable, Equatable {
+        package var model = "@cf/meta/llama-3.2-11b-vision-instruct"
+        package var baseURL = "https://api.cloudflare.com"
+        package var requestsPerMinute = 300
+        package var timeoutS = 60
+        package init() {}
+    }
+
+    /// Any OpenAI-compatible server: Ollama, llama.cpp, vLLM.
+    package struct OpenAI: Sendable, Equatable {
+        package var model = "qwen2.5vl:7b"
+        package var baseURL = "http://127.0.0.1:11434/v1"
+        package var timeoutS = 300
+        package init() {}
+    }
+
+    package struct Hybrid: Sendable, Equatable {
+        package var fast = Provider.cloudflare
+        package var accurate = Provider.gemini
+        /// Mean confidence (or any book) below this sends the photo to `accurate`.
+        package var escalateBelow = 0.70
+        package init() {}
+    }
+
+    package enum EnrichSource: String, Sendable, CaseIterable {
+        case catalogue, openlibrary, googlebooks
+    }
+
+    package struct Enrich: Sendable, Equatable {
+        package var sources: [EnrichSource] = [.catalogue, .openlibrary, .googlebooks]
+        package var openlibraryBaseURL = "https://openlibrary.org"
+        package var googlebooksBaseURL = "https://www.googleapis.com"
+        /// Goes into the User-Agent OpenLibrary asks for.
+        package var contact = ""
+        package init() {}
+    }
+
+    /// Raw values match swift-log's `Logger.Level`, so `Logger.Level(rawValue:)` converts.
+    package enum LogLevel: String, Sendable, CaseIterable {
+        case trace, debug, info, notice, warning, error
+    }
+
+    package struct Log: Sendable, Equatable {
+        /// `--log-level` overrides it.
+        package var level = LogLevel.info
+        package init() {}
+    }
+}

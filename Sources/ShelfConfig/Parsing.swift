@@ -1,0 +1,423 @@
+import Foundation
+import TOMLKit
+
+extension Configuration {
+    /// Every section and its keys, in the order of `etc/shelfd.toml`. Anything else in a file is an error.
+    static let schema: [(section: String, keys: [String])] = [
+        ("paths", ["root", "state"]),
+        ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts"]),
+        ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
+        ("gemini", ["model", "base_url", "requests_per_minute", "timeout_s"]),
+        ("cloudflare", ["model", "base_url", "requests_per_minute", "timeout_s"]),
+        ("openai", ["model", "base_url", "timeout_s"]),
+        ("hybrid", ["fast", "accurate", "escalate_below"]),
+        ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact"]),
+        ("log", ["level"]),
+    ]
+
+    /// Parses the text of a configuration file. `file` names it in errors, and relative paths in it
+    /// are relative to its folder; `HOME` from `environment` expands `~`.
+    package static func parse(toml: String, file: String,
+                              environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigError) -> Configuration {
+        let document: TOMLTable
+        do {
+            document = try TOMLTable(string: toml)
+        } catch let error as TOMLParseError {
+            let at = error.source.begin
+            throw ConfigError(.syntax, "\(file):\(at.line):\(at.column): not valid TOML: \(error.description)", file: file)
+        } catch {
+            throw ConfigError(.syntax, "\(file): not valid TOML: \(error)", file: file)
+        }
+
+        let reader = Reader(file: file, text: toml)
+        try reader.checkKeys(document)
+
+        var paths = (root: defaultRoot, state: defaultState)
+        var config = Configuration(paths: Paths(root: "", state: ""))
+
+        if let t = reader.section(document, "paths") {
+            paths.root = try reader.string(t, "paths", "root", paths.root)
+            paths.state = try reader.string(t, "paths", "state", paths.state)
+        }
+        if let t = reader.section(document, "pipeline") {
+            var p = config.pipeline
+            p.provider = try reader.choice(t, "pipeline", "provider", p.provider)
+            p.batchSize = try reader.int(t, "pipeline", "batch_size", p.batchSize, 1...5)
+            p.concurrency = try reader.int(t, "pipeline", "concurrency", p.concurrency, 1...16)
+            p.reviewThreshold = try reader.fraction(t, "pipeline", "review_threshold", p.reviewThreshold)
+            p.after = try reader.choice(t, "pipeline", "after", p.after)
+            p.maxAttempts = try reader.int(t, "pipeline", "max_attempts", p.maxAttempts, 1...Int.max)
+            config.pipeline = p
+        }
+        if let t = reader.section(document, "watch") {
+            var w = config.watch
+            w.mode = try reader.choice(t, "watch", "mode", w.mode)
+            w.settleMs = try reader.int(t, "watch", "settle_ms", w.settleMs, 0...Int.max)
+            w.pollIntervalS = try reader.int(t, "watch", "poll_interval_s", w.pollIntervalS, 1...Int.max)
+            w.rescanIntervalS = try reader.int(t, "watch", "rescan_interval_s", w.rescanIntervalS, 0...Int.max)
+            w.ignore = try reader.strings(t, "watch", "ignore", w.ignore)
+            config.watch = w
+        }
+        if let t = reader.section(document, "gemini") {
+            var g = config.gemini
+            g.model = try reader.model(t, "gemini", g.model)
+            g.baseURL = try reader.url(t, "gemini", "base_url", g.baseURL)
+            g.requestsPerMinute = try reader.int(t, "gemini", "requests_per_minute", g.requestsPerMinute, 1...Int.max)
+            g.timeoutS = try reader.int(t, "gemini", "timeout_s", g.timeoutS, 1...Int.max)
+            config.gemini = g
+        }
+        if let t = reader.section(document, "cloudflare") {
+            var c = config.cloudflare
+            c.model = try reader.model(t, "cloudflare", c.model)
+            c.baseURL = try reader.url(t, "cloudflare", "base_url", c.baseURL)
+            c.requestsPerMinute = try reader.int(t, "cloudflare", "requests_per_minute", c.requestsPerMinute, 1...Int.max)
+            c.timeoutS = try reader.int(t, "cloudflare", "timeout_s", c.timeoutS, 1...Int.max)
+            config.cloudflare = c
+        }
+        if let t = reader.section(document, "openai") {
+            var o = config.openai
+            o.model = try reader.model(t, "openai", o.model)
+            o.baseURL = try reader.url(t, "openai", "base_url", o.baseURL)
+            o.timeoutS = try reader.int(t, "openai", "timeout_s", o.timeoutS, 1...Int.max)
+            config.openai = o
+        }
+        if let t = reader.section(document, "hybrid") {
+            var h = config.hybrid
+            // A hybrid made of hybrids would never reach a real model.
+            let single = Provider.allCases.filter { $0 != .hybrid }
+            h.fast = try reader.choice(t, "hybrid", "fast", h.fast, allowed: single)
+            h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate, allowed: single)
+            h.escalateBelow = try reader.fraction(t, "hybrid", "escalate_below", h.escalateBelow)
+            config.hybrid = h
+        }
+        if let t = reader.section(document, "enrich") {
+            var e = config.enrich
+            e.sources = try reader.choices(t, "enrich", "sources", e.sources)
+            e.openlibraryBaseURL = try reader.url(t, "enrich", "openlibrary_base_url", e.openlibraryBaseURL)
+            e.googlebooksBaseURL = try reader.url(t, "enrich", "googlebooks_base_url", e.googlebooksBaseURL)
+            e.contact = try reader.string(t, "enrich", "contact", e.contact)
+            config.enrich = e
+        }
+        if let t = reader.section(document, "log") {
+            config.log.level = try reader.choice(t, "log", "level", config.log.level)
+        }
+
+        config.paths = try resolvePaths(root: paths.root, state: paths.state, home: environment["HOME"],
+                                        base: folder(of: file), file: file)
+        return config
+    }
+
+    /// Expands and checks `[paths]`. The output folders (results/, review/, …) are siblings of
+    /// incoming/ by construction, so only `state` can end up inside the watched folder.
+    static func resolvePaths(root rawRoot: String, state rawState: String, home: String?, base: String,
+                             file: String?) throws(ConfigError) -> Paths {
+        let root = try PathRules.resolve(rawRoot, key: "paths.root", home: home, base: base, file: file)
+        let state = try PathRules.resolve(rawState, key: "paths.state", home: home, base: base, file: file)
+        let paths = Paths(root: root, state: state)
+        if PathRules.isInside(state, paths.incoming) {
+            throw ConfigError(.pathConflict,
+                              "\(file.map { "\($0): " } ?? "")paths.state (\(state)) is inside \(paths.incoming), the folder "
+                              + "shelfd watches for photos. Put the state elsewhere, for example state = \"\(defaultState)\".",
+                              file: file, key: "paths.state")
+        }
+        return paths
+    }
+
+    /// The absolute folder holding `file`, for relative paths in it.
+    static func folder(of file: String) -> String {
+        let absolute = file.hasPrefix("/") ? file : PathRules.join(FileManager.default.currentDirectoryPath, file)
+        return PathRules.normalize(PathRules.join(PathRules.normalize(absolute), ".."))
+    }
+}
+
+/// Reads typed values out of one parsed file and turns every problem into a `ConfigError`
+/// that names the file, the line when it can be found, and the key.
+private struct Reader {
+    let file: String
+    let lines: [String]
+
+    init(file: String, text: String) {
+        self.file = file
+        self.lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    // MARK: Keys
+
+    /// Rejects unknown keys and secrets, reporting the one nearest the top of the file.
+    func checkKeys(_ document: TOMLTable) throws(ConfigError) {
+        var problems: [(line: Int, error: ConfigError)] = []
+        func note(_ section: String, _ key: String?, _ error: (String) -> ConfigError) {
+            let line = self.line(section, key)
+            problems.append((line ?? .max, error(location(line))))
+        }
+        for (name, value) in document {
+            if SecretHint.looksLikeSecret(name) {
+                note("", name) { SecretHint.error(at: $0, section: "", key: name, file: file) }
+            } else if let keys = Configuration.schema.first(where: { $0.section == name })?.keys {
+                guard let table = value.table else {
+                    note("", name) { ConfigError(.wrongType, "\($0): \(name) must be a table: write [\(name)] on a line of its own and its keys below it.", file: file, key: name) }
+                    continue
+                }
+                for (key, _) in table {
+                    if SecretHint.looksLikeSecret(key) {
+                        note(name, key) { SecretHint.error(at: $0, section: name, key: key, file: file) }
+                    } else if !keys.contains(key) {
+                        note(name, key) { unknownKey(at: $0, section: name, key: key, known: keys) }
+                    }
+                }
+            } else {
+                note("", name) { unknownKey(at: $0, section: "", key: name, known: Configuration.schema.map(\.section)) }
+            }
+        }
+        if let first = problems.min(by: { $0.line < $1.line }) { throw first.error }
+    }
+
+    private func unknownKey(at location: String, section: String, key: String, known: [String]) -> ConfigError {
+        let path = section.isEmpty ? key : "\(section).\(key)"
+        // A key written in the wrong section (or above every section) is found in the one it belongs to.
+        let elsewhere = Configuration.schema.lazy.filter { $0.section != section }
+            .compactMap { other in Suggest.closest(key, other.keys).map { (section: other.section, key: $0) } }.first
+        let hint: String
+        if let best = Suggest.closest(key, known) {
+            hint = section.isEmpty ? "Did you mean [\(best)]?" : "Did you mean \(section).\(best)?"
+        } else if let elsewhere {
+            hint = "Did you mean \(elsewhere.section).\(elsewhere.key)? It goes under [\(elsewhere.section)]."
+        } else if section.isEmpty {
+            hint = "The sections are: " + known.map { "[\($0)]" }.joined(separator: ", ") + "."
+        } else {
+            hint = "The keys of [\(section)] are: \(known.joined(separator: ", "))."
+        }
+        return ConfigError(.unknownKey, "\(location): unknown key \(path). \(hint)", file: file, key: path)
+    }
+
+    // MARK: Values
+
+    func section(_ document: TOMLTable, _ name: String) -> TOMLTable? {
+        document[name]?.table
+    }
+
+    func int(_ t: TOMLTable, _ section: String, _ key: String, _ current: Int,
+             _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard let value = t[key] else { return current }
+        guard let int = value.int else { throw wrongType(section, key, value, expected: "a whole number", example: "\(current)") }
+        guard range.contains(int) else {
+            let allowed = range.upperBound == .max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
+            throw outOfRange(section, key, "\(int)", allowed: allowed)
+        }
+        return int
+    }
+
+    /// A number from 0 to 1; `1` and `0` written as integers count too.
+    func fraction(_ t: TOMLTable, _ section: String, _ key: String, _ current: Double) throws(ConfigError) -> Double {
+        guard let value = t[key] else { return current }
+        guard let number = value.double ?? value.int.map(Double.init) else {
+            throw wrongType(section, key, value, expected: "a number from 0 to 1", example: "\(current)")
+        }
+        guard (0...1).contains(number) else { throw outOfRange(section, key, "\(number)", allowed: "0…1") }
+        return number
+    }
+
+    func string(_ t: TOMLTable, _ section: String, _ key: String, _ current: String) throws(ConfigError) -> String {
+        guard let value = t[key] else { return current }
+        guard let string = value.string else {
+            throw wrongType(section, key, value, expected: "a string in quotes", example: "\"\(current)\"")
+        }
+        return string
+    }
+
+    func model(_ t: TOMLTable, _ section: String, _ current: String) throws(ConfigError) -> String {
+        let model = try string(t, section, "model", current)
+        guard !model.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw invalid(section, "model", "is empty. Name the model, for example model = \"\(current)\".")
+        }
+        return model
+    }
+
+    /// An http(s) URL without a trailing slash, so request paths can be appended to it.
+    func url(_ t: TOMLTable, _ section: String, _ key: String, _ current: String) throws(ConfigError) -> String {
+        var string = try self.string(t, section, key, current)
+        guard let url = URL(string: string), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+              let host = url.host, !host.isEmpty else {
+            throw invalid(section, key, "= \"\(string)\" is not an http(s) URL. For example \(key) = \"\(current)\".")
+        }
+        while string.hasSuffix("/") { string.removeLast() }
+        return string
+    }
+
+    func strings(_ t: TOMLTable, _ section: String, _ key: String, _ current: [String]) throws(ConfigError) -> [String] {
+        guard let value = t[key] else { return current }
+        let example = "[" + (current.isEmpty ? "\"*.tmp\"" : current.map { "\"\($0)\"" }.joined(separator: ", ")) + "]"
+        guard let array = value.array else {
+            throw wrongType(section, key, value, expected: "an array of strings", example: example)
+        }
+        var strings: [String] = []
+        for element in array {
+            guard let string = element.string else {
+                throw wrongType(section, key, element, expected: "an array of strings", example: example)
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    func choice<E: RawRepresentable & CaseIterable>(_ t: TOMLTable, _ section: String, _ key: String, _ current: E,
+                                                    allowed: [E] = Array(E.allCases)) throws(ConfigError) -> E
+    where E.RawValue == String {
+        guard let value = t[key] else { return current }
+        guard let word = value.string else {
+            throw wrongType(section, key, value, expected: "one of \(list(allowed)) in quotes", example: "\"\(current.rawValue)\"")
+        }
+        return try parseChoice(word, section, key, allowed: allowed)
+    }
+
+    func choices<E: RawRepresentable & CaseIterable>(_ t: TOMLTable, _ section: String, _ key: String,
+                                                     _ current: [E]) throws(ConfigError) -> [E]
+    where E.RawValue == String {
+        let words = try strings(t, section, key, current.map(\.rawValue))
+        var result: [E] = []
+        for word in words { result.append(try parseChoice(word, section, key, allowed: Array(E.allCases))) }
+        return result
+    }
+
+    private func parseChoice<E: RawRepresentable>(_ word: String, _ section: String, _ key: String,
+                                                  allowed: [E]) throws(ConfigError) -> E where E.RawValue == String {
+        if let choice = allowed.first(where: { $0.rawValue == word }) { return choice }
+        let names = allowed.map(\.rawValue)
+        let guess = Suggest.closest(word, names).map { " Did you mean \"\($0)\"?" } ?? ""
+        throw invalid(section, key, "= \"\(word)\" is not allowed. Use one of: \(names.joined(separator: ", ")).\(guess)")
+    }
+
+    private func list<E: RawRepresentable>(_ cases: [E]) -> String where E.RawValue == String {
+        cases.map(\.rawValue).joined(separator: "|")
+    }
+
+    // MARK: Errors
+
+    private func wrongType(_ section: String, _ key: String, _ value: any TOMLValueConvertible,
+                           expected: String, example: String) -> ConfigError {
+        ConfigError(.wrongType, "\(location(line(section, key))): \(section).\(key) must be \(expected), not \(describe(value.type)). "
+                    + "For example: \(key) = \(example)", file: file, key: "\(section).\(key)")
+    }
+
+    private func outOfRange(_ section: String, _ key: String, _ value: String, allowed: String) -> ConfigError {
+        ConfigError(.outOfRange, "\(location(line(section, key))): \(section).\(key) = \(value) is out of range; allowed: \(allowed).",
+                    file: file, key: "\(section).\(key)")
+    }
+
+    private func invalid(_ section: String, _ key: String, _ problem: String) -> ConfigError {
+        ConfigError(.invalidValue, "\(location(line(section, key))): \(section).\(key) \(problem)", file: file, key: "\(section).\(key)")
+    }
+
+    private func describe(_ type: TOMLType) -> String {
+        switch type {
+        case .int: "a whole number"
+        case .double: "a decimal number"
+        case .string: "a string"
+        case .bool: "true/false"
+        case .array: "an array"
+        case .table: "a table"
+        case .date, .time, .dateTime: "a date or time"
+        }
+    }
+
+    // MARK: Lines
+
+    /// `file:line`, or just `file` when the line is unknown.
+    private func location(_ line: Int?) -> String {
+        line.map { "\(file):\($0)" } ?? file
+    }
+
+    /// Best effort: the line of `key` under `[section]` (or as `section.key` at the top), or of the
+    /// `[section.key]` / `[section]` header. TOMLKit does not report where a value came from.
+    private func line(_ section: String, _ key: String?) -> Int? {
+        var current = ""
+        var header: Int?
+        let full = [section, key ?? ""].filter { !$0.isEmpty }.joined(separator: ".")
+        for (index, raw) in lines.enumerated() {
+            let text = raw.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("[") {
+                current = String(text.drop { $0 == "[" }.prefix { $0 != "]" }).trimmingCharacters(in: .whitespaces)
+                if current == full && header == nil { header = index + 1 }
+                if key == nil, current == section { return index + 1 }
+                continue
+            }
+            guard let key else { continue }
+            if current == section && startsWithKey(text, key) { return index + 1 }
+            if current.isEmpty && !section.isEmpty && startsWithKey(text, full) { return index + 1 }
+        }
+        return header
+    }
+
+    private func startsWithKey(_ text: String, _ key: String) -> Bool {
+        for candidate in [key, "\"\(key)\""] where text.hasPrefix(candidate) {
+            let rest = text.dropFirst(candidate.count).drop { $0 == " " || $0 == "\t" }
+            if rest.hasPrefix("=") || rest.hasPrefix(".") { return true }
+        }
+        return false
+    }
+}
+
+/// Spelling suggestions for unknown keys and words.
+enum Suggest {
+    /// The candidate nearest to `word`, if it is near enough to be a typo. `batchSize`, `batch-size`
+    /// and `batchsize` all find `batch_size`.
+    static func closest(_ word: String, _ candidates: [String]) -> String? {
+        let target = fold(word)
+        let scored = candidates.map { ($0, distance(target, fold($0))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return best.1 <= max(2, target.count / 3) ? best.0 : nil
+    }
+
+    private static func fold(_ word: String) -> [Character] {
+        Array(word.lowercased().filter { $0 != "_" && $0 != "-" })
+    }
+
+    /// Levenshtein distance.
+    private static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var row = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = row
+        }
+        return previous[b.count]
+    }
+}
+
+/// Recognises keys that hold a secret and says where the secret goes instead.
+enum SecretHint {
+    static func looksLikeSecret(_ key: String) -> Bool {
+        let k = key.lowercased().replacingOccurrences(of: "-", with: "_")
+        let words = ["api_key", "apikey", "token", "secret", "password", "account_id", "accountid", "credential"]
+        return k == "key" || words.contains { k.contains($0) }
+    }
+
+    /// Never includes the value: only the key's name.
+    static func error(at location: String, section: String, key: String, file: String) -> ConfigError {
+        let path = section.isEmpty ? key : "\(section).\(key)"
+        let places: String
+        if let name = secretName(section: section, key: key) {
+            places = "the environment variable \(name.environmentVariable), or a systemd credential "
+                + "(LoadCredential=\(name.credentialName):/path/to/file in the unit)"
+        } else {
+            places = "environment variables (" + Secrets.Name.allCases.map(\.environmentVariable).joined(separator: ", ")
+                + "), or systemd credentials with the same names in lower case (LoadCredential=)"
+        }
+        return ConfigError(.secretInFile, "\(location): \(path) looks like a secret. Secrets don't go in the configuration "
+                           + "file: remove it from there and put it in \(places).", file: file, key: path)
+    }
+
+    private static func secretName(section: String, key: String) -> Secrets.Name? {
+        let text = (section + "_" + key).lowercased()
+        if let exact = Secrets.Name(rawValue: key.lowercased()) { return exact }
+        if text.contains("gemini") { return .geminiAPIKey }
+        if text.contains("cloudflare") { return text.contains("account") ? .cloudflareAccountID : .cloudflareAPIToken }
+        if text.contains("openai") { return .openAIAPIKey }
+        if text.contains("google") || section == "enrich" { return .googleBooksAPIKey }
+        return nil
+    }
+}
