@@ -1,5 +1,36 @@
 import ArgumentParser
+import Foundation
 
-@main struct Shelfd: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "shelfd", abstract: "Turns photos of bookshelves into a catalogue of books.")
+@main
+struct Shelfd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shelfd",
+        abstract: "Turns photos of bookshelves into a catalogue of books.",
+        discussion: "Drop shelf photos into ~/Shelves/incoming; 'shelfd watch' catalogues them as they arrive.",
+        subcommands: [Watch.self, Run.self, Scan.self, Status.self, Retry.self, Doctor.self])
+
+    /// Usage errors exit 2 (DESIGN §4.1), not ArgumentParser's 64; anything else that stops a command exits 1.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            if code == .success {                      // --help, --version
+                Shelfd.exit(withError: error)
+            }
+            FileHandle.standardError.write(Data("shelfd: \(error)\n".utf8))
+            Foundation.exit(1)
+        }
+    }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import ShelfCore
+import ShelfProviders
+import ShelfStore
+
+/// How a pass over the queue ended.
+package struct PassSummary: Sendable, Equatable {
+    package enum Stop: Sendable, Equatable {
+        case idle                               // nothing left that is due
+        case shutdown
+        case providerPaused(String)             // a configuration problem: nothing more can be sent
+        case providerWaiting(until: Date, String)   // quota or rate limit beyond what a pass waits for
+        case retriesLater(Date)                 // failed photos are due again after this pass
+    }
+    package var stop: Stop
+}
+
+extension Pipeline {
+    /// Claims and processes batches. `untilIdle` (run, scan): returns when nothing due is left, waiting
+    /// for short retries and backoffs. Otherwise (watch): runs until shutdown, sleeping while idle.
+    package func processQueue(untilIdle: Bool) async -> PassSummary {
+        let heartbeat = Task { await heartbeatLoop() }
+        defer { heartbeat.cancel() }
+        return await withTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            func finishOne() async { await group.next(); inFlight -= 1 }
+            while true {
+                if shutdown.isSet {
+                    await slots.close()
+                    await group.waitForAll()
+                    return PassSummary(stop: .shutdown)
+                }
+                if inFlight >= settings.batchesInFlight { await finishOne(); continue }
+
+                // Is the provider available at all?
+                if let health = try? store.providerHealth(provider.name), health.state != .ok {
+                    if inFlight > 0 { await finishOne(); continue }
+                    switch health.state {
+                    case .paused:
+                        if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
+                        // The daemon keeps watching; it asks again after a while in case the cause was fixed.
+                        await wake.wait(timeout: .seconds(900))
+                        if !shutdown.isSet { setProviderHealth(ProviderHealth(name: provider.name, state: .ok)) }
+                        continue
+                    case .backoff:
+                        let until = health.until ?? Date()
+                        let wait = until.timeIntervalSinceNow
+                        if wait > 0 {
+                            if untilIdle && wait > settings.maxWaitInPass {
+                                return PassSummary(stop: .providerWaiting(until: until, health.message ?? "provider backing off"))
+                            }
+                            await wake.wait(timeout: .seconds(wait))
+                            continue
+                        }
+                    case .ok: break
+                    }
+                }
+
+                let jobs: [ClaimedJob]
+                do {
+                    jobs = try store.claim(limit: settings.batchSize, provider: provider.name, owner: owner, lease: settings.lease)
+                } catch {
+                    logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
+                    if inFlight > 0 { await finishOne() } else { await wake.wait(timeout: .seconds(5)) }
+                    continue
+                }
+                if jobs.isEmpty {
+                    if inFlight > 0 { await finishOne(); continue }
+                    let nextRetry = try? store.nextRetryDate()
+                    if untilIdle {
+                        guard let nextRetry else { return PassSummary(stop: .idle) }
+                        let wait = nextRetry.timeIntervalSinceNow
+                        if wait > settings.maxWaitInPass { return PassSummary(stop: .retriesLater(nextRetry)) }
+                        await wake.wait(timeout: .seconds(max(0.05, wait)))
+                        continue
+                    }
+                    // Idle: sleep until woken (a photo queued, shutdown), the next retry, or a short while:
+                    // another process (`shelfd retry`) may have requeued jobs, and only the database knows.
+                    let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSinceNow) } ?? 3600
+                    await wake.wait(timeout: .seconds(min(untilRetry, 5)))
+                    continue
+                }
+                Failpoint.hit("after_claim")
+                inFlight += 1
+                group.addTask { await self.process(batch: jobs) }
+            }
+        }
+    }
+}

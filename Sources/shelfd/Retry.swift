@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import ShelfDaemon
+import ShelfStore
+
+struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Put failed photos back in the queue with a fresh attempt count.",
+        discussion: "A running daemon picks them up within seconds; otherwise the next 'shelfd run' does.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Requeue every failed photo.") var failed = false
+    @Argument(help: ArgumentHelp("Job IDs, as listed by 'shelfd status'.", valueName: "id")) var ids: [Int64] = []
+
+    func validate() throws {
+        if failed && !ids.isEmpty { throw ValidationError("Give job IDs or --failed, not both.") }
+        if !failed && ids.isEmpty { throw ValidationError("Nothing to retry: give job IDs (see 'shelfd status') or --failed.") }
+    }
+
+    func run() async throws {
+        let (config, _, _) = try global.load(quiet: true)
+        guard FileManager.default.fileExists(atPath: config.paths.database) else {
+            print("Nothing to retry: no photo has been queued yet.")
+            return
+        }
+        let store = try Store.open(path: config.paths.database)
+        let requeued = try store.requeue(jobIDs: failed ? nil : ids)
+        print("Requeued \(requeued.count) photo\(requeued.count == 1 ? "" : "s").")
+        let missing = ids.filter { !requeued.contains($0) }
+        guard !missing.isEmpty else { return }
+        let states = try store.jobStates(missing)
+        for id in missing {
+            let why = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job"
+            FileHandle.standardError.write(Data("shelfd: job \(id) not requeued: \(why)\n".utf8))
+        }
+        throw ExitCode(1)
+    }
+}

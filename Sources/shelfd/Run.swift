@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import ShelfDaemon
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "One pass for cron or a timer: rescan incoming/, process everything due, exit.",
+        discussion: "Exits 0 when everything is done, 3 when some photo failed or could not be processed now.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print the final status as JSON.") var json = false
+
+    func run() async throws {
+        let (config, secrets, logger) = try global.load()
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
+        let report = try await OneShot(runtime: runtime, logger: logger).run()
+        if json {
+            try printJSON(report.status)
+        } else {
+            print("Queued \(report.queued) new photo\(report.queued == 1 ? "" : "s"). \(StatusReport.summary(report.status)).")
+        }
+        if let warning = report.warning { FileHandle.standardError.write(Data("shelfd: \(warning)\n".utf8)) }
+        if report.warning != nil || report.status.queue.dead > 0 || report.status.queue.failed > 0 { throw ExitCode(3) }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+import ShelfDaemon
+import ShelfStore
+
+struct Scan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Process these photos (or every photo under these folders) now and print the books found.",
+        discussion: "They are queued like any other photo; a photo already catalogued is not sent again.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
+    @Argument(help: ArgumentHelp("Photo files or folders.", valueName: "path")) var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("Give at least one photo or folder, e.g. 'shelfd scan ~/Pictures/shelf.jpg'.") }
+    }
+
+    func run() async throws {
+        let (config, secrets, logger) = try global.load(quiet: true)
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
+        let (report, photos) = try await OneShot(runtime: runtime, logger: logger).scan(paths: paths)
+        var documents: [ResultDocument] = []
+        var failed = false
+        for (path, sha) in photos {
+            guard let sha, let job = try runtime.store.finishedJob(sha256: sha) else {
+                failed = true
+                FileHandle.standardError.write(Data("shelfd: \(path): could not be read (see 'shelfd status')\n".utf8))
+                continue
+            }
+            guard let resultPath = job.resultPath, job.state == .done || job.state == .review,
+                  let data = FileManager.default.contents(atPath: resultPath),
+                  let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: data) else {
+                failed = true
+                let reason = job.message.map { "\(job.code ?? "failed"): \($0)" } ?? job.state.rawValue
+                FileHandle.standardError.write(Data("shelfd: \(path): \(reason)\n".utf8))
+                continue
+            }
+            documents.append(document)
+            if !json { print(Self.table(path: path, document: document)) }
+        }
+        if json { try printJSON(documents) }
+        if let warning = report.warning { FileHandle.standardError.write(Data("shelfd: \(warning)\n".utf8)) }
+        if failed { throw ExitCode(3) }
+    }
+
+    static func table(path: String, document: ResultDocument) -> String {
+        var lines = ["\(path): \(document.books.count) book\(document.books.count == 1 ? "" : "s") (\(document.provider), \(document.model))"]
+        for book in document.books {
+            let confidence = String(format: "%.2f", book.confidence)
+            let review = book.status == .needsReview ? "  [review]" : ""
+            lines.append("  \(book.title)\(book.author.map { " — \($0)" } ?? "")\(book.isbn13.map { "  ISBN \($0)" } ?? "")  \(confidence)\(review)")
+        }
+        for suggestion in document.suggestions { lines.append("  tip (\(suggestion.type.rawValue)): \(suggestion.message)") }
+        return lines.joined(separator: "\n")
+    }
+}

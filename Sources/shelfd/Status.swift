@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+import ShelfDaemon
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "What shelfd is doing, what failed, and what needs a look. Works with the daemon stopped.",
+        discussion: "Exits 0 when healthy, 3 when degraded (failed photos, provider paused), 4 with --require-daemon when no daemon runs.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print the status as JSON (schema shelfd.status/1).") var json = false
+    @Flag(name: .long, help: "Exit 4 when the daemon is not running.") var requireDaemon = false
+
+    func run() async throws {
+        let (config, _, _) = try global.load(quiet: true)
+        let status = try StatusReport.build(config: config)
+        if json { try printJSON(status) } else { print(Self.text(status)) }
+        if requireDaemon && !status.daemon.running { throw ExitCode(4) }
+        if status.isDegraded { throw ExitCode(3) }
+    }
+
+    static func text(_ status: StatusDocument) -> String {
+        let formatter = ISO8601DateFormatter()
+        var lines: [String] = []
+        if status.daemon.running {
+            let since = status.daemon.since.map { " since \(formatter.string(from: $0))" } ?? ""
+            lines.append("daemon:   running (pid \(status.daemon.pid.map(String.init) ?? "?")\(since), watching with \(status.daemon.watchMode ?? "…"))")
+        } else {
+            lines.append("daemon:   not running")
+        }
+        let q = status.queue
+        var queue = "queue:    \(q.pending) pending · \(q.leased) in progress · \(q.done) done · \(q.review) to review · \(q.failed) retrying · \(q.dead) failed"
+        if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
+        lines.append(queue)
+        let p = status.provider
+        var provider = "provider: \(p.name) \(p.model) — \(p.state)"
+        if let until = p.backoffUntil { provider += " until \(formatter.string(from: until))" }
+        if let reason = p.reason { provider += ": \(reason)" }
+        if let latency = p.latencyMs { provider += " (p50 \(latency.p50) ms, p95 \(latency.p95) ms)" }
+        lines.append(provider)
+        if status.problems.isEmpty {
+            lines.append("problems: none")
+        } else {
+            lines.append("problems:")
+            for problem in status.problems {
+                let job = problem.job.map { " [job \($0)]" } ?? ""
+                lines.append("  \(problem.severity) \(problem.code)\(job) \(problem.path ?? ""): \(problem.message)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+import ShelfDaemon
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the daemon: catalogue photos as they arrive in incoming/, until SIGTERM or SIGINT.",
+        discussion: "Rescans incoming/ at start, then watches it. Talks sd_notify when NOTIFY_SOCKET is set.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let (config, secrets, logger) = try global.load()
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
+        try await WatchService(runtime: runtime, logger: logger).run()
+    }
+}
