@@ -1,0 +1,356 @@
+import Foundation
+package import Logging
+package import ShelfCore
+package import ShelfHTTP
+
+/// `[gemini]` as the provider needs it.
+package struct GeminiSettings: Sendable {
+    package var model: String
+    /// Without the version path: `https://generativelanguage.googleapis.com`.
+    package var baseURL: String
+    package var apiKey: Secret
+    package var timeout: Duration
+    /// Thinking tokens count against it; too few give MAX_TOKENS with no text.
+    package var maxOutputTokens: Int
+    /// For 2.x models (`thinkingConfig.thinkingBudget`); pro models cannot use 0.
+    package var thinkingBudget: Int
+    /// For 3.x models (`thinkingConfig.thinkingLevel`).
+    package var thinkingLevel: String
+
+    package init(model: String = "gemini-2.5-flash", baseURL: String = "https://generativelanguage.googleapis.com",
+                 apiKey: Secret, timeout: Duration = .seconds(120), maxOutputTokens: Int = 16_384,
+                 thinkingBudget: Int = 1024, thinkingLevel: String = "low") {
+        self.model = model; self.baseURL = baseURL; self.apiKey = apiKey; self.timeout = timeout
+        self.maxOutputTokens = maxOutputTokens; self.thinkingBudget = thinkingBudget; self.thinkingLevel = thinkingLevel
+    }
+}
+
+/// Google Gemini `generateContent` with the photo inline and structured JSON output (DESIGN §6).
+package struct GeminiProvider: VisionProvider {
+    package let name = "gemini"
+    package let settings: GeminiSettings
+    private let http: HTTPClient
+    private let logger: Logger
+
+    /// Inline data limit for the whole request (base64 included); checked before sending.
+    package static let inlineLimit = 20 * 1024 * 1024
+
+    package init(settings: GeminiSettings, http: HTTPClient, logger: Logger) {
+        self.settings = settings; self.http = http; self.logger = logger
+    }
+
+    package var model: String { settings.model }
+
+    /// `{base}/v1beta/models/{model}:generateContent`.
+    package var endpoint: String {
+        var base = settings.baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let model = settings.model.hasPrefix("models/") ? String(settings.model.dropFirst(7)) : settings.model
+        return "\(base)/v1beta/models/\(model):generateContent"
+    }
+
+    // MARK: Sending
+
+    package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
+        let body = try requestBody(for: photo)
+        let request = HTTPRequest(method: "POST", url: endpoint,
+                                  headers: [("Content-Type", "application/json"), ("x-goog-api-key", settings.apiKey.value)],
+                                  body: body, timeout: settings.timeout)
+        let started = ContinuousClock.now
+        let response: HTTPResponse
+        do {
+            response = try await http.send(request)
+        } catch {
+            logger.debug("Gemini request failed", metadata: ["provider": "gemini", "http.error": "\(error.kind.rawValue)",
+                                                             "http.request.bytes": "\(body.count)"])
+            throw networkError(error)
+        }
+        let latency = started.duration(to: .now)
+        logger.debug("Gemini answered", metadata: [
+            "provider": "gemini", "model": "\(settings.model)", "http.status": "\(response.status)",
+            "http.request.bytes": "\(body.count)", "http.response.bytes": "\(response.body.count)",
+            "duration_ms": "\(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000)",
+        ])
+        guard response.status == 200 else { throw classify(response, now: Date()) }
+        return RawResponse(body: response.body, receivedAt: Date(), latency: latency)
+    }
+
+    /// The JSON body: image part before the text part, a system instruction, structured output, explicit thinking.
+    package func requestBody(for photo: PhotoUpload) throws(PhotoError) -> [UInt8] {
+        let encodedSize = (photo.bytes.count + 2) / 3 * 4
+        guard encodedSize + 64 * 1024 <= Self.inlineLimit else {
+            throw PhotoError(.photoTooLarge,
+                "The \(megabytes(photo.bytes.count)) MB photo is over Gemini's 20 MB inline limit "
+                + "(\(megabytes(encodedSize)) MB once encoded); shrinking photos arrives with preprocessing. Until then, "
+                + "export a smaller JPEG (about 3000 px on the long side) and drop it in again.", disposition: .dead)
+        }
+        let thinking: [String: Any] = settings.model.hasPrefix("gemini-3")
+            ? ["thinkingLevel": settings.thinkingLevel] : ["thinkingBudget": settings.thinkingBudget]
+        let body: [String: Any] = [
+            "systemInstruction": ["parts": [["text": Self.systemInstruction]]],
+            "contents": [["role": "user", "parts": [
+                ["inline_data": ["mime_type": photo.mimeType, "data": Data(photo.bytes).base64EncodedString()]],
+                ["text": Self.prompt],
+            ]]],
+            "generationConfig": [
+                "responseMimeType": "application/json",
+                "responseSchema": Self.responseSchema,
+                "maxOutputTokens": settings.maxOutputTokens,
+                "thinkingConfig": thinking,
+            ] as [String: Any],
+        ]
+        do {
+            return [UInt8](try JSONSerialization.data(withJSONObject: body, options: [.withoutEscapingSlashes]))
+        } catch {
+            throw PhotoError(.internal, "Could not build the Gemini request: \(error)", disposition: .dead)
+        }
+    }
+
+    static let systemInstruction = """
+        You are a meticulous bookshelf cataloguer. You are given one photo of one or more bookshelves.
+        Read the spine (or cover) of every book you can see, from left to right, top shelf first.
+        For each book give the title exactly as printed, the author if printed (else null), and the ISBN only if \
+        it is printed and readable (else null; never invent one).
+        Give a confidence from 0 to 1 that title and author are right: 0.9 or more only when the text is sharp \
+        and complete, below 0.6 when you are guessing.
+        Give box_2d for the spine as [ymin, xmin, ymax, xmax], integers normalised to 0-1000, y first.
+        Then give suggestions to the photographer, each with a type from: unreadable_books, low_confidence, \
+        edge_cutoff, blurry_image, glare_detected, distance_too_far, multiple_shelves, lighting_issues, \
+        angle_issues; a severity of info, warning or error; and a short message. Give no suggestions when the \
+        photo is good.
+        Answer only with the JSON object described by the schema.
+        """
+
+    static let prompt = "Catalogue every book in this photo."
+
+    /// Gemini's `Schema` subset: UPPER-case types, `nullable` rather than a "null" type, no `title`/`$schema`.
+    static var responseSchema: [String: Any] {
+        let book: [String: Any] = [
+            "type": "OBJECT",
+            "properties": [
+                "title": ["type": "STRING"],
+                "author": ["type": "STRING", "nullable": true],
+                "isbn": ["type": "STRING", "nullable": true],
+                "confidence": ["type": "NUMBER"],
+                "box_2d": ["type": "ARRAY", "items": ["type": "INTEGER"]],
+            ],
+            "required": ["title", "confidence", "box_2d"],
+            "propertyOrdering": ["title", "author", "isbn", "confidence", "box_2d"],
+        ]
+        let suggestion: [String: Any] = [
+            "type": "OBJECT",
+            "properties": [
+                "type": ["type": "STRING", "enum": Suggestion.Kind.allCases.map(\.rawValue)],
+                "severity": ["type": "STRING", "enum": Suggestion.Severity.allCases.map(\.rawValue)],
+                "message": ["type": "STRING"],
+            ],
+            "required": ["type", "severity", "message"],
+            "propertyOrdering": ["type", "severity", "message"],
+        ]
+        return [
+            "type": "OBJECT",
+            "properties": ["books": ["type": "ARRAY", "items": book], "suggestions": ["type": "ARRAY", "items": suggestion]],
+            "required": ["books", "suggestions"],
+            "propertyOrdering": ["books", "suggestions"],
+        ]
+    }
+
+    // MARK: Parsing
+
+    package func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer {
+        guard let response = try? JSONDecoder().decode(GenerateContentResponse.self, from: Data(raw.body)) else {
+            throw PhotoError(.providerNonsense,
+                "Gemini's answer (\(raw.body.count) bytes) was not a generateContent response. It will be retried; "
+                + "if it keeps happening, check [gemini] base_url.", disposition: .retry(after: nil))
+        }
+        if let reason = response.promptFeedback?.blockReason, response.candidates?.isEmpty ?? true {
+            throw PhotoError(.providerBlocked,
+                "Gemini refused to look at this photo (prompt blocked: \(reason)). It will not be retried; if it is a "
+                + "bookshelf, retake the photo and drop the new one in.", disposition: .dead)
+        }
+        guard let candidate = response.candidates?.first else {
+            throw PhotoError(.providerNonsense, "Gemini answered with no candidates. It will be retried.",
+                             disposition: .retry(after: nil))
+        }
+        let text = (candidate.content?.parts ?? []).filter { $0.thought != true }.compactMap(\.text).joined()
+        if let answer = AnswerParser.answer(from: text) { return answer }
+
+        switch candidate.finishReason ?? "STOP" {
+        case "MAX_TOKENS":
+            throw PhotoError(.providerTruncated,
+                "Gemini ran out of output tokens before finishing its answer (MAX_TOKENS at \(settings.maxOutputTokens), "
+                + "thinking included). It will be retried; if it keeps happening, photograph the shelf in two halves.",
+                disposition: .retry(after: nil))
+        case "STOP", "FINISH_REASON_UNSPECIFIED":
+            let what = text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "no text" : "text that is not the JSON asked for"
+            throw PhotoError(.providerNonsense, "Gemini answered with \(what). It will be retried.",
+                             disposition: .retry(after: nil))
+        case let reason:
+            throw PhotoError(.providerBlocked,
+                "Gemini stopped without an answer (finishReason \(reason)). It will not be retried; if it is a "
+                + "bookshelf, retake the photo and drop the new one in.", disposition: .dead)
+        }
+    }
+
+    private struct GenerateContentResponse: Decodable {
+        struct Candidate: Decodable { var content: Content?; var finishReason: String? }
+        struct Content: Decodable { var parts: [Part]? }
+        struct Part: Decodable { var text: String?; var thought: Bool? }
+        struct PromptFeedback: Decodable { var blockReason: String? }
+        var candidates: [Candidate]?
+        var promptFeedback: PromptFeedback?
+    }
+
+    // MARK: Errors
+
+    private func networkError(_ error: HTTPError) -> PhotoError {
+        let host = URL(string: settings.baseURL)?.host ?? "the configured base_url"
+        switch error.kind {
+        case .timeout:
+            return PhotoError(.network, "Gemini did not answer within \(settings.timeout.components.seconds) s "
+                + "([gemini] timeout_s). It will be retried.", disposition: .retry(after: nil))
+        case .cancelled:
+            return PhotoError(.network, "The request to Gemini was cancelled (shelfd is stopping). It will be sent again.",
+                              disposition: .retry(after: nil))
+        case .connect:
+            return PhotoError(.network, "Could not connect to Gemini at \(host) (\(error.message)). Check the network "
+                + "and [gemini] base_url; it will be retried.", disposition: .retry(after: nil))
+        case .send, .receive, .other:
+            return PhotoError(.network, "The connection to Gemini at \(host) failed (\(error.message)). It will be retried.",
+                              disposition: .retry(after: nil))
+        }
+    }
+
+    /// Turns a non-200 answer into what the queue should do.
+    package func classify(_ response: HTTPResponse, now: Date) -> PhotoError {
+        let status = response.status
+        let envelope = ErrorEnvelope.decode(response.body)
+        let details = envelope?.details ?? []
+        let said = serverMessage(envelope?.message, status: envelope?.status)
+
+        switch status {
+        case 400 where details.contains { $0.reason == "API_KEY_INVALID" }:
+            return PhotoError(.providerAuth, "Gemini rejected the API key (HTTP 400, API_KEY_INVALID). Set GEMINI_API_KEY "
+                + "(or the gemini_api_key credential) to a valid key from Google AI Studio, then run 'shelfd doctor'.",
+                disposition: .providerBroken)
+        case 400:
+            return PhotoError(.providerRejected, "Gemini rejected the request for this photo (HTTP 400\(said)). "
+                + "It will not be retried.", disposition: .dead)
+        case 401, 403:
+            return PhotoError(.providerAuth, "Gemini refused the credential (HTTP \(status)\(said)). Check that "
+                + "GEMINI_API_KEY is a Gemini API key allowed to use the Generative Language API, then run 'shelfd doctor'.",
+                disposition: .providerBroken)
+        case 404:
+            return PhotoError(.providerModel, "Gemini has no model '\(settings.model)' for generateContent (HTTP 404); it "
+                + "may be misspelt or retired. Set [gemini] model in shelfd.toml to a current model (for example "
+                + "gemini-2.5-flash), then run 'shelfd doctor'.", disposition: .providerBroken)
+        case 429:
+            let quotaIDs = details.flatMap { $0.violations ?? [] }.compactMap(\.quotaId)
+            if quotaIDs.contains(where: { $0.contains("PerDay") || $0.contains("Daily") }) {
+                let reset = Self.nextPacificMidnight(after: now)
+                return PhotoError(.providerQuota, "Gemini's daily quota is used up (HTTP 429, \(quotaIDs.first { $0.contains("PerDay") || $0.contains("Daily") } ?? "per-day quota")). "
+                    + "Photos wait until it resets at midnight Pacific time; raise the quota or add billing to go on sooner.",
+                    disposition: .providerWait(until: reset))
+            }
+            let delay = details.compactMap(\.retryDelay).compactMap(Self.seconds).first
+                ?? envelope?.message.flatMap(Self.retryInMessage)
+                ?? response.header("retry-after").flatMap { Self.retryAfter($0, now: now) }
+                ?? 60
+            return PhotoError(.providerRateLimited, "Gemini is rate-limiting requests (HTTP 429). Sending resumes in "
+                + "\(Self.format(delay)) s; lower [gemini] requests_per_minute if this keeps happening.",
+                disposition: .providerWait(until: now.addingTimeInterval(delay)))
+        case 408, 500, 502, 503, 504:
+            return PhotoError(.providerUnavailable, "Gemini is unavailable (HTTP \(status)\(said)). It will be retried.",
+                disposition: .retry(after: response.header("retry-after").flatMap { Self.retryAfter($0, now: now) }))
+        case 402:
+            return PhotoError(.providerQuota, "Gemini refused for billing reasons (HTTP 402\(said)). Check the project's "
+                + "billing, then run 'shelfd doctor'.", disposition: .providerBroken)
+        case 413:
+            return PhotoError(.photoTooLarge, "Gemini refused the photo as too large (HTTP 413). Export a smaller JPEG "
+                + "and drop it in again.", disposition: .dead)
+        case 500...599:
+            return PhotoError(.providerUnavailable, "Gemini failed (HTTP \(status)\(said)). It will be retried.",
+                disposition: .retry(after: response.header("retry-after").flatMap { Self.retryAfter($0, now: now) }))
+        case 400...499:
+            return PhotoError(.providerRejected, "Gemini rejected the request for this photo (HTTP \(status)\(said)). "
+                + "It will not be retried.", disposition: .dead)
+        default:
+            return PhotoError(.providerNonsense, "Gemini answered with HTTP \(status), which shelfd does not expect. "
+                + "It will be retried; check [gemini] base_url.", disposition: .retry(after: nil))
+        }
+    }
+
+    /// ", STATUS: message" from the server, shortened, with the key scrubbed should it ever appear.
+    private func serverMessage(_ message: String?, status: String?) -> String {
+        var text = [status, message].compactMap { $0 }.joined(separator: ": ")
+        guard !text.isEmpty else { return "" }
+        if !settings.apiKey.value.isEmpty { text = text.replacingOccurrences(of: settings.apiKey.value, with: "<redacted>") }
+        if text.count > 300 { text = String(text.prefix(300)) + "…" }
+        return ", " + text.replacingOccurrences(of: "\n", with: " ")
+    }
+
+    private struct ErrorEnvelope: Decodable {
+        struct Body: Decodable {
+            var code: Int?
+            var message: String?
+            var status: String?
+            var details: [Detail]?
+        }
+        struct Detail: Decodable {
+            var reason: String?
+            var retryDelay: String?
+            var violations: [Violation]?
+        }
+        struct Violation: Decodable { var quotaId: String? }
+        var error: Body
+
+        /// The error body; streaming endpoints wrap it in a one-element array.
+        static func decode(_ bytes: [UInt8]) -> Body? {
+            let data = Data(bytes)
+            if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) { return envelope.error }
+            return (try? JSONDecoder().decode([ErrorEnvelope].self, from: data))?.first?.error
+        }
+    }
+
+    /// A protobuf Duration ("59s", "0.5s", "34.07s") or "900ms", in seconds.
+    package static func seconds(_ duration: String) -> TimeInterval? {
+        let text = duration.trimmingCharacters(in: .whitespaces)
+        let value: Double?
+        if text.hasSuffix("ms") { value = Double(text.dropLast(2)).map { $0 / 1000 } }
+        else if text.hasSuffix("s") { value = Double(text.dropLast()) }
+        else { value = nil }
+        guard let value, value.isFinite, value >= 0 else { return nil }
+        return value
+    }
+
+    /// "… Please retry in 7.5s." in an error message.
+    package static func retryInMessage(_ message: String) -> TimeInterval? {
+        guard let range = message.range(of: #"Please retry in [0-9.]+(ms|s)"#, options: .regularExpression) else { return nil }
+        return seconds(String(message[range].dropFirst("Please retry in ".count)))
+    }
+
+    /// `Retry-After`: delay-seconds or an HTTP date.
+    static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text).map { max(0, $0.timeIntervalSince(now)) }
+    }
+
+    /// Gemini's per-day quotas reset at midnight Pacific time.
+    package static func nextPacificMidnight(after now: Date) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!
+        let tomorrow = calendar.date(byAdding: .day, value: 1, to: now) ?? now.addingTimeInterval(86_400)
+        return calendar.startOfDay(for: tomorrow)
+    }
+
+    private static func format(_ seconds: TimeInterval) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+}
+
+private func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }

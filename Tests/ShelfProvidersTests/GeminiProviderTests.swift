@@ -1,0 +1,296 @@
+import Foundation
+import ShelfCore
+import ShelfHTTP
+import ShelfProviders
+import ShelfTesting
+import Testing
+
+typealias Reply = GeminiEmulator.Reply
+
+@Suite("Gemini provider against the emulator", .timeLimit(.minutes(1)))
+struct GeminiProviderTests {
+    static let dune = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780441172719",
+                                          confidence: 0.93, box2D: [120, 410, 880, 450])
+    static let hobbit = GeminiEmulator.Book(title: "The Hobbit", author: nil, isbn: nil, confidence: 0.55, box2D: [100, 500, 900, 540])
+
+    @Test("The request has the wire shape Gemini needs")
+    func requestShape() async throws {
+        try await withGeminiEmulator(GeminiEmulator.Script(apiKey: testKey, reply: .books([Self.dune]))) { gemini in
+            let photo = fakePhoto("wire")
+            _ = try await scan(makeProvider(gemini), photo)
+            let request = try #require(gemini.requests.first)
+            #expect(request.status == 200)
+            #expect(request.path == "/v1beta/models/gemini-2.5-flash:generateContent")
+            #expect(request.model == "gemini-2.5-flash")
+            #expect(request.keySource == .header)
+            #expect(request.headers["x-goog-api-key"] == testKey)
+            #expect(request.photoSHA256 == SHA256.hex(photo.bytes))
+
+            let body = try #require(request.json)
+            let parts = try #require((body["contents"] as? [[String: Any]])?.first?["parts"] as? [[String: Any]])
+            #expect(parts.count == 2)
+            let inline = try #require(parts[0]["inline_data"] as? [String: Any])
+            #expect(inline["mime_type"] as? String == "image/jpeg")
+            #expect(Data(base64Encoded: inline["data"] as? String ?? "").map([UInt8].init) == photo.bytes)
+            #expect(parts[1]["text"] is String)
+            let system = try #require((body["systemInstruction"] as? [String: Any])?["parts"] as? [[String: Any]])
+            let instruction = system.first?["text"] as? String ?? ""
+            #expect(instruction.contains("box_2d") && instruction.contains("angle_issues"))
+
+            let config = try #require(body["generationConfig"] as? [String: Any])
+            #expect(config["responseMimeType"] as? String == "application/json")
+            #expect((config["maxOutputTokens"] as? Int ?? 0) >= 8192)
+            #expect((config["thinkingConfig"] as? [String: Any])?["thinkingBudget"] as? Int == 1024)
+            let schema = try #require(config["responseSchema"] as? [String: Any])
+            let types = schemaTypes(schema)
+            #expect(!types.isEmpty && types.allSatisfy { $0 == $0.uppercased() })
+            #expect(schemaKeys(schema).isDisjoint(with: ["title", "$schema"]))
+        }
+    }
+
+    @Test("Gemini 3 models get thinkingLevel, others thinkingBudget",
+          arguments: [("gemini-3-flash-preview", "thinkingLevel"), ("gemini-2.5-pro", "thinkingBudget"),
+                      ("gemini-2.5-flash-lite", "thinkingBudget")])
+    func thinkingPerGeneration(model: String, field: String) async throws {
+        try await withGeminiEmulator(GeminiEmulator.Script(apiKey: testKey, reply: .books([]))) { gemini in
+            _ = try await scan(makeProvider(gemini, model: model))
+            let request = try #require(gemini.requests.first)
+            #expect(request.status == 200)
+            let thinking = (request.json?["generationConfig"] as? [String: Any])?["thinkingConfig"] as? [String: Any]
+            #expect(thinking.map { Array($0.keys) } == [field])
+        }
+    }
+
+    @Test("A normal answer is parsed, with Gemini's boxes converted")
+    func normalAnswer() async throws {
+        let suggestion = GeminiEmulator.Suggestion(type: "glare_detected", severity: "warning", message: "Glare on the left.")
+        try await withGeminiEmulator(GeminiEmulator.Script(apiKey: testKey, reply: .books([Self.dune, Self.hobbit],
+                                                                                          suggestions: [suggestion]))) { gemini in
+            let answer = try await scan(makeProvider(gemini))
+            #expect(answer.books.count == 2)
+            let dune = try #require(answer.books.first)
+            #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.isbn == "9780441172719")
+            #expect(dune.confidence == 0.93)
+            #expect(dune.box == Box(x1: 0.41, y1: 0.12, x2: 0.45, y2: 0.88))
+            #expect(answer.books[1].author == nil && answer.books[1].isbn == nil)
+            #expect(answer.suggestions == [Suggestion(type: .glareDetected, severity: .warning, message: "Glare on the left.")])
+            #expect(answer.notes.isEmpty)
+        }
+    }
+
+    @Test("Tolerated answer shapes still give the books",
+          arguments: [Reply.fenced([dune]), .trailingProse([dune]), .thoughtThenBooks([dune])])
+    func toleratedShapes(reply: Reply) async throws {
+        try await withGeminiEmulator(.init(apiKey: testKey, reply: reply)) { gemini in
+            let answer = try await scan(makeProvider(gemini))
+            #expect(answer.books.map(\.title) == ["Dune"])
+        }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var reply: Reply
+        var code: PhotoError.Code
+        var check: @Sendable (PhotoError.Disposition) -> Bool
+        var testDescription: String
+    }
+
+    static let failureCases: [Case] = [
+        Case(reply: .overloaded, code: .providerUnavailable, check: { $0 == .retry(after: nil) }, testDescription: "503 overloaded"),
+        Case(reply: .internalError, code: .providerUnavailable, check: { $0 == .retry(after: nil) }, testDescription: "500"),
+        Case(reply: .deadlineExceeded, code: .providerUnavailable, check: { $0 == .retry(after: nil) }, testDescription: "504"),
+        Case(reply: .raw(status: 503, headers: [("Retry-After", "5")], body: "busy"), code: .providerUnavailable,
+             check: { $0 == .retry(after: 5) }, testDescription: "503 with Retry-After"),
+        Case(reply: .error(status: 408, rpcStatus: "DEADLINE_EXCEEDED", message: "timeout"), code: .providerUnavailable,
+             check: { $0.isRetry }, testDescription: "408"),
+        Case(reply: .error(status: 403, rpcStatus: "PERMISSION_DENIED", message: "Your API key doesn't have the required permissions."),
+             code: .providerAuth, check: { $0 == .providerBroken }, testDescription: "403"),
+        Case(reply: .error(status: 401, rpcStatus: "UNAUTHENTICATED", message: "no"), code: .providerAuth,
+             check: { $0 == .providerBroken }, testDescription: "401"),
+        Case(reply: .error(status: 400, rpcStatus: "FAILED_PRECONDITION", message: "Gemini API free tier is not available in your country."),
+             code: .providerRejected, check: { $0 == .dead }, testDescription: "other 400"),
+        Case(reply: .blockedPrompt("SAFETY"), code: .providerBlocked, check: { $0 == .dead }, testDescription: "blocked prompt"),
+        Case(reply: .finishedWithoutParts("SAFETY"), code: .providerBlocked, check: { $0 == .dead }, testDescription: "SAFETY, no parts"),
+        Case(reply: .finishedWithoutParts("RECITATION"), code: .providerBlocked, check: { $0 == .dead }, testDescription: "RECITATION"),
+        Case(reply: .finishedWithoutParts("PROHIBITED_CONTENT"), code: .providerBlocked, check: { $0 == .dead },
+             testDescription: "PROHIBITED_CONTENT"),
+        Case(reply: .maxTokensWithoutParts, code: .providerTruncated, check: { $0 == .retry(after: nil) },
+             testDescription: "MAX_TOKENS, no parts"),
+        Case(reply: .maxTokensCut([dune, hobbit]), code: .providerTruncated, check: { $0 == .retry(after: nil) },
+             testDescription: "MAX_TOKENS, cut JSON"),
+        Case(reply: .garbage, code: .providerNonsense, check: { $0 == .retry(after: nil) }, testDescription: "garbage"),
+        Case(reply: .text("", finishReason: "STOP"), code: .providerNonsense, check: { $0.isRetry }, testDescription: "empty text"),
+        Case(reply: .text(#"{"shelf": 1}"#, finishReason: "STOP"), code: .providerNonsense, check: { $0.isRetry },
+             testDescription: "JSON without books"),
+        Case(reply: .raw(status: 200, body: "<html>proxy</html>"), code: .providerNonsense, check: { $0.isRetry },
+             testDescription: "200 that is not Gemini"),
+    ]
+
+    @Test("Each failure gets the right code and disposition, and never shows the key", arguments: failureCases)
+    func failures(_ testCase: Case) async throws {
+        let logs = CapturedLogs()
+        try await withGeminiEmulator(.init(apiKey: testKey, reply: testCase.reply)) { gemini in
+            let error = try #require(await failure(makeProvider(gemini, logs: logs)))
+            #expect(error.code == testCase.code, "\(error)")
+            #expect(testCase.check(error.disposition), "\(error.disposition)")
+            #expect(!error.message.isEmpty)
+            expectNoKey(error, logs)
+        }
+    }
+
+    @Test("A wrong API key is a broken provider that tells the user what to do")
+    func wrongKey() async throws {
+        let logs = CapturedLogs()
+        try await withGeminiEmulator(.init(apiKey: "the-real-key")) { gemini in
+            let error = try #require(await failure(makeProvider(gemini, logs: logs)))
+            #expect(gemini.requests.first?.status == 400)
+            #expect(error.code == .providerAuth && error.disposition == .providerBroken)
+            #expect(error.message.contains("GEMINI_API_KEY") && error.message.contains("shelfd doctor"))
+            expectNoKey(error, logs)
+        }
+    }
+
+    @Test("An unknown model names the model and the setting")
+    func unknownModel() async throws {
+        try await withGeminiEmulator(.init(apiKey: testKey, models: ["gemini-2.5-flash"])) { gemini in
+            let error = try #require(await failure(makeProvider(gemini, model: "gemini-2.0-flash")))
+            #expect(gemini.requests.first?.status == 404)
+            #expect(error.code == .providerModel && error.disposition == .providerBroken)
+            #expect(error.message.contains("gemini-2.0-flash") && error.message.contains("[gemini] model"))
+        }
+    }
+
+    @Test("A per-minute 429 waits for RetryInfo's delay",
+          arguments: [("2s", 2.0), ("0.5s", 0.5), ("900ms", 0.9), ("34.074824224s", 34.074824224)])
+    func rateLimited(delay: String, seconds: Double) async throws {
+        try await withGeminiEmulator(.init(apiKey: testKey, reply: .rateLimited(retryDelay: delay))) { gemini in
+            let before = Date()
+            let error = try #require(await failure(makeProvider(gemini)))
+            #expect(error.code == .providerRateLimited)
+            let until = try #require(error.disposition.waitUntil)
+            #expect(abs(until.timeIntervalSince(before) - seconds) < 1)
+        }
+    }
+
+    @Test("A 429 without RetryInfo uses 'Please retry in', else 60 s")
+    func rateLimitedFallbacks() async throws {
+        try await withGeminiEmulator(.init(apiKey: testKey, reply: .error(status: 429, rpcStatus: "RESOURCE_EXHAUSTED",
+                                                                          message: "Slow down. Please retry in 7s."))) { gemini in
+            let error = try #require(await failure(makeProvider(gemini)))
+            #expect(error.code == .providerRateLimited)
+            #expect(abs((error.disposition.waitUntil?.timeIntervalSinceNow ?? 0) - 7) < 1)
+            gemini.setScript(.init(apiKey: testKey, reply: .rateLimited(retryDelay: nil)))
+            let plain = try #require(await failure(makeProvider(gemini)))
+            #expect(abs((plain.disposition.waitUntil?.timeIntervalSinceNow ?? 0) - 60) < 1)
+        }
+    }
+
+    @Test("A daily quota pauses the provider until midnight Pacific")
+    func dailyQuota() async throws {
+        try await withGeminiEmulator(.init(apiKey: testKey, reply: .dailyQuotaExhausted)) { gemini in
+            let error = try #require(await failure(makeProvider(gemini)))
+            #expect(error.code == .providerQuota)
+            let until = try #require(error.disposition.waitUntil)
+            var pacific = Calendar(identifier: .gregorian)
+            pacific.timeZone = try #require(TimeZone(identifier: "America/Los_Angeles"))
+            let parts = pacific.dateComponents([.hour, .minute, .second], from: until)
+            #expect(parts.hour == 0 && parts.minute == 0 && parts.second == 0)
+            #expect(until > Date() && until.timeIntervalSinceNow <= 25 * 3600)
+        }
+    }
+
+    @Test("Failing twice then answering: the third attempt succeeds")
+    func failThenSucceed() async throws {
+        try await withGeminiEmulator(GeminiEmulator.Script(apiKey: testKey, rules: [
+            .init(photo: .any, replies: [.overloaded, .overloaded, .books([Self.dune])])])) { gemini in
+            let provider = makeProvider(gemini)
+            #expect(await failure(provider)?.code == .providerUnavailable)
+            #expect(await failure(provider)?.code == .providerUnavailable)
+            let answer = try await scan(provider)
+            #expect(answer.books.count == 1)
+            #expect(gemini.requests.map(\.status) == [503, 503, 200])
+        }
+    }
+
+    @Test("A script can fail one photo and answer the others")
+    func perPhotoScript() async throws {
+        let bad = fakePhoto("bad"), good = fakePhoto("good")
+        try await withGeminiEmulator(GeminiEmulator.Script(apiKey: testKey, rules: [
+            .init(photo: .sha256(SHA256.hex(bad.bytes)), replies: [.error(status: 400, rpcStatus: "INVALID_ARGUMENT", message: "Bad image.")]),
+            .init(photo: .marker("marker:good;"), replies: [.books([Self.dune])]),
+        ])) { gemini in
+            let provider = makeProvider(gemini)
+            #expect(await failure(provider, bad)?.code == .providerRejected)
+            let answer = try await scan(provider, good)
+            #expect(answer.books.map(\.title) == ["Dune"])
+        }
+    }
+
+    @Test("A photo over the 20 MB inline limit fails before anything is sent")
+    func photoTooLarge() async throws {
+        try await withGeminiEmulator(.init(apiKey: testKey)) { gemini in
+            let error = try #require(await failure(makeProvider(gemini), fakePhoto("big", size: 16 * 1024 * 1024)))
+            #expect(error.code == .photoTooLarge && error.disposition == .dead)
+            #expect(error.message.contains("20 MB"))
+            #expect(gemini.requests.isEmpty)
+        }
+    }
+
+    @Test("A slow Gemini is a network timeout, retried")
+    func timeout() async throws {
+        try await withGeminiEmulator(.init(apiKey: testKey, latency: .seconds(5), reply: .books([]))) { gemini in
+            let error = try #require(await failure(makeProvider(gemini, timeout: .milliseconds(300))))
+            #expect(error.code == .network && error.disposition == .retry(after: nil))
+        }
+    }
+
+    @Test("An unreachable Gemini is a network error, retried")
+    func unreachable() async throws {
+        let gemini = try GeminiEmulator.start()
+        gemini.stop()
+        let error = try #require(await failure(makeProvider(gemini)))
+        #expect(error.code == .network && error.disposition == .retry(after: nil))
+    }
+
+    @Test("The key is redacted when the settings are printed or dumped")
+    func secretRedacted() {
+        let settings = GeminiSettings(apiKey: Secret(testKey))
+        var dumped = ""
+        dump(settings, to: &dumped)
+        #expect(!"\(settings)".contains(testKey) && !dumped.contains(testKey) && !String(reflecting: settings).contains(testKey))
+        #expect("\(settings.apiKey)" == "<redacted>")
+    }
+
+    @Test("Debug logs carry status, sizes and duration, never the key or the body")
+    func logs() async throws {
+        let logs = CapturedLogs()
+        try await withGeminiEmulator(.init(apiKey: testKey, reply: .books([Self.dune]))) { gemini in
+            _ = try await scan(makeProvider(gemini, logs: logs))
+            let line = try #require(logs.all.first)
+            #expect(line.contains("http.status=200") && line.contains("http.request.bytes=") && line.contains("duration_ms="))
+            #expect(!logs.all.contains { $0.contains(testKey) || $0.contains("Dune") })
+        }
+    }
+}
+
+func expectNoKey(_ error: PhotoError, _ logs: CapturedLogs, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(!error.message.contains(testKey), sourceLocation: sourceLocation)
+    #expect(!"\(error)".contains(testKey), sourceLocation: sourceLocation)
+    #expect(!String(reflecting: error).contains(testKey), sourceLocation: sourceLocation)
+    #expect(!logs.all.contains { $0.contains(testKey) }, sourceLocation: sourceLocation)
+}
+
+/// Every `type` value in a schema, recursively.
+func schemaTypes(_ schema: [String: Any]) -> [String] {
+    var types = (schema["type"] as? String).map { [$0] } ?? []
+    for case let child as [String: Any] in (schema["properties"] as? [String: Any] ?? [:]).values { types += schemaTypes(child) }
+    if let items = schema["items"] as? [String: Any] { types += schemaTypes(items) }
+    return types
+}
+
+/// Every key of every schema object (not property names), recursively.
+func schemaKeys(_ schema: [String: Any]) -> Set<String> {
+    var keys = Set(schema.keys)
+    for case let child as [String: Any] in (schema["properties"] as? [String: Any] ?? [:]).values { keys.formUnion(schemaKeys(child)) }
+    if let items = schema["items"] as? [String: Any] { keys.formUnion(schemaKeys(items)) }
+    return keys
+}

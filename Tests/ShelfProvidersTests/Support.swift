@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import ShelfCore
+import ShelfHTTP
+import ShelfProviders
+import ShelfTesting
+import Synchronization
+import Testing
+
+/// A key no message, description or log line may ever contain.
+let testKey = "AIzaSy-test-SECRET-4242"
+
+/// A JPEG-looking photo (the emulator checks encoding and MIME type, not pixels), unique per `seed`.
+func fakePhoto(_ seed: String = "shelf", size: Int = 2_000) -> PhotoUpload {
+    var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("marker:\(seed);".utf8)
+    while bytes.count < size { bytes.append(UInt8(truncatingIfNeeded: bytes.count &* 7 &+ seed.utf8.count)) }
+    return PhotoUpload(bytes: bytes)
+}
+
+/// Collects log lines so a test can prove what they hold.
+final class CapturedLogs: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var logger: Logger {
+        Logger(label: "test") { _ in CaptureHandler(logs: self) }.with(level: .trace)
+    }
+
+    struct CaptureHandler: LogHandler {
+        let logs: CapturedLogs
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            logs.append("\(event.level) \(event.message) \(all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        }
+    }
+}
+
+extension Logger {
+    func with(level: Logger.Level) -> Logger { var copy = self; copy.logLevel = level; return copy }
+}
+
+/// A provider pointed at the emulator.
+func makeProvider(_ emulator: GeminiEmulator, model: String = "gemini-2.5-flash", key: String = testKey,
+                  timeout: Duration = .seconds(10), logs: CapturedLogs = CapturedLogs()) -> GeminiProvider {
+    GeminiProvider(settings: GeminiSettings(model: model, baseURL: emulator.baseURL, apiKey: Secret(key), timeout: timeout),
+                   http: HTTPClient(maxConcurrent: 2), logger: logs.logger)
+}
+
+/// Sends and parses one photo, the way the daemon does.
+func scan(_ provider: GeminiProvider, _ photo: PhotoUpload = fakePhoto()) async throws(PhotoError) -> ModelAnswer {
+    let raw = try await provider.send(photo)
+    return try provider.parse(raw)
+}
+
+/// The PhotoError of one failing scan; records an issue if it succeeded.
+func failure(_ provider: GeminiProvider, _ photo: PhotoUpload = fakePhoto()) async -> PhotoError? {
+    do {
+        let answer = try await scan(provider, photo)
+        Issue.record("expected a PhotoError, got \(answer)")
+        return nil
+    } catch {
+        return error
+    }
+}
+
+extension PhotoError.Disposition {
+    var isRetry: Bool { if case .retry = self { true } else { false } }
+    var retryAfter: TimeInterval? { if case .retry(let after) = self { after } else { nil } }
+    var waitUntil: Date? { if case .providerWait(let until) = self { until } else { nil } }
+}

@@ -1,0 +1,486 @@
+import Foundation
+import Synchronization
+
+/// A loopback stand-in for the Gemini Developer API's `generateContent`, speaking its wire format
+/// (paths, `x-goog-api-key`/`?key=`, camelCase answers, google.rpc error envelopes). It checks each
+/// request the way shelfd must send it and answers from a script that can key on the photo.
+package final class GeminiEmulator: Sendable {
+    /// A book the emulated model "reads", in the shape shelfd asks for.
+    package struct Book: Sendable {
+        package var title: String
+        package var author: String?
+        package var isbn: String?
+        package var confidence: Double
+        /// `[ymin, xmin, ymax, xmax]` on a 0–1000 grid.
+        package var box2D: [Int]?
+
+        package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
+                     box2D: [Int]? = nil) {
+            self.title = title; self.author = author; self.isbn = isbn; self.confidence = confidence; self.box2D = box2D
+        }
+    }
+
+    package struct Suggestion: Sendable {
+        package var type: String, severity: String, message: String
+        package init(type: String, severity: String, message: String) {
+            self.type = type; self.severity = severity; self.message = message
+        }
+    }
+
+    /// What one request is answered with.
+    package enum Reply: Sendable {
+        /// 200, `finishReason: STOP`, the JSON answer as the text part.
+        case books([Book], suggestions: [Suggestion] = [])
+        /// The answer wrapped in a ```json fence.
+        case fenced([Book])
+        /// The answer followed by a sentence of prose.
+        case trailingProse([Book])
+        /// A thought-summary part (`thought: true`) before the answer part.
+        case thoughtThenBooks([Book])
+        /// Any text as the single part, with any finish reason.
+        case text(String, finishReason: String = "STOP")
+        /// Prose instead of JSON.
+        case garbage
+        /// `MAX_TOKENS` with no `content.parts` (thinking used the whole budget).
+        case maxTokensWithoutParts
+        /// `MAX_TOKENS` with the answer cut off mid-JSON.
+        case maxTokensCut([Book])
+        /// A candidate that finished for this reason (SAFETY, RECITATION, PROHIBITED_CONTENT…) with no parts.
+        case finishedWithoutParts(String)
+        /// `promptFeedback.blockReason` and no candidates.
+        case blockedPrompt(String)
+        /// 503 UNAVAILABLE "The model is overloaded…"
+        case overloaded
+        /// 500 INTERNAL
+        case internalError
+        /// 504 DEADLINE_EXCEEDED
+        case deadlineExceeded
+        /// 429 RESOURCE_EXHAUSTED with a per-minute QuotaFailure; `retryDelay` ("2s", "0.5s", "900ms")
+        /// adds a RetryInfo detail and "Please retry in …" to the message.
+        case rateLimited(retryDelay: String?)
+        /// 429 RESOURCE_EXHAUSTED with a per-day QuotaFailure.
+        case dailyQuotaExhausted
+        /// Any google.rpc.Status error envelope.
+        case error(status: Int, rpcStatus: String, message: String)
+        /// Anything at all.
+        case raw(status: Int, headers: [(name: String, value: String)] = [], body: String)
+    }
+
+    /// Which requests a rule applies to, judged by the decoded image.
+    package enum PhotoMatch: Sendable {
+        case any
+        /// Lower-case hex SHA-256 of the image bytes.
+        case sha256(String)
+        /// The image bytes contain this ASCII text (a JPEG comment, say).
+        case marker(String)
+    }
+
+    /// Replies for the matching photos, used in order; the last one repeats.
+    package struct Rule: Sendable {
+        package var photo: PhotoMatch
+        package var replies: [Reply]
+        package var latency: Duration?
+
+        package init(photo: PhotoMatch, replies: [Reply], latency: Duration? = nil) {
+            self.photo = photo; self.replies = replies; self.latency = latency
+        }
+    }
+
+    package struct Script: Sendable {
+        package var apiKey: String
+        /// Models that exist; nil: every model name exists.
+        package var models: Set<String>?
+        /// Before every answer unless a rule says otherwise.
+        package var latency: Duration
+        /// The first matching rule answers; with none, `reply`.
+        package var rules: [Rule]
+        package var reply: Reply
+
+        package init(apiKey: String = GeminiEmulator.defaultKey, models: Set<String>? = nil, latency: Duration = .zero,
+                     rules: [Rule] = [], reply: Reply = .books([])) {
+            self.apiKey = apiKey; self.models = models; self.latency = latency; self.rules = rules; self.reply = reply
+        }
+
+        /// Every request gets `reply`.
+        package static func always(_ reply: Reply) -> Script { Script(reply: reply) }
+
+        /// The first `times` requests get `failure`, later ones `then`.
+        package static func failing(times: Int, with failure: Reply, then: Reply) -> Script {
+            Script(rules: [Rule(photo: .any, replies: Array(repeating: failure, count: times) + [then])])
+        }
+    }
+
+    package enum KeySource: String, Sendable { case header, query, missing }
+
+    package struct LoggedRequest: Sendable {
+        package var method: String
+        package var path: String
+        /// The `{model}` path segment.
+        package var model: String?
+        package var keySource: KeySource
+        package var headers: [String: String]
+        package var body: [UInt8]
+        /// Of the decoded image, when the request carried one.
+        package var photoSHA256: String?
+        package var status: Int
+
+        /// The request body as JSON.
+        package var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+    }
+
+    package static let defaultKey = "emulator-test-key"
+
+    private struct State {
+        var script: Script
+        var used: [Int: Int] = [:]          // rule index → replies used
+        var log: [LoggedRequest] = []
+    }
+
+    /// The script, its progress and the log, shared with the server's connection threads.
+    private final class Shared: Sendable {
+        let state: Mutex<State>
+        init(_ script: Script) { state = Mutex(State(script: script)) }
+    }
+
+    private let shared: Shared
+    private let server: HTTPServer
+
+    private init(script: Script) {
+        let shared = Shared(script)
+        self.shared = shared
+        server = HTTPServer { request in GeminiEmulator.handle(request, shared: shared) }
+    }
+
+    /// Starts on 127.0.0.1 with a free port.
+    package static func start(script: Script = Script()) throws -> GeminiEmulator {
+        let emulator = GeminiEmulator(script: script)
+        try emulator.server.start()
+        return emulator
+    }
+
+    package func stop() { server.stop() }
+
+    /// `http://127.0.0.1:PORT`, what shelfd's `[gemini] base_url` should be.
+    package var baseURL: String { server.baseURL }
+
+    package var requests: [LoggedRequest] { shared.state.withLock { $0.log } }
+
+    /// Replaces the script; rules start again from their first reply.
+    package func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.used = [:] } }
+
+    /// The most requests answered at the same moment.
+    package var maxConcurrentRequests: Int { server.maxConcurrentRequests }
+
+    // MARK: - Handling
+
+    private static func handle(_ request: RecordedRequest, shared: Shared) -> HTTPServer.Response {
+        let script = shared.state.withLock { $0.script }
+        let path = request.path
+        let model = modelName(in: path)
+        var keySource = KeySource.missing
+        var key: String?
+        if let header = request.header("x-goog-api-key") { keySource = .header; key = header }
+        else if let query = request.query["key"] { keySource = .query; key = query }
+        var entry = LoggedRequest(method: request.method, path: path, model: model, keySource: keySource,
+                                  headers: request.headers, body: request.body, photoSHA256: nil, status: 0)
+        func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
+            entry.status = response.status
+            shared.state.withLock { $0.log.append(entry) }
+            return response
+        }
+
+        guard request.method == "POST", let model else {
+            return answer(errorResponse(404, "NOT_FOUND", "Method not found."))
+        }
+        guard let key else {
+            return answer(errorResponse(403, "PERMISSION_DENIED",
+                "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."))
+        }
+        guard key == script.apiKey else { return answer(invalidKey()) }
+        if let models = script.models, !models.contains(model) {
+            return answer(errorResponse(404, "NOT_FOUND",
+                "models/\(model) is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods."))
+        }
+        let image: [UInt8]
+        switch validate(request.body, model: model) {
+        case .failure(let violation): return answer(badRequest(violation))
+        case .success(let bytes): image = bytes
+        }
+        let sha256 = SHA256.hex(image)
+        entry.photoSHA256 = sha256
+
+        let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
+            for (index, rule) in s.script.rules.enumerated() where matches(rule.photo, image: image, sha256: sha256) {
+                let used = s.used[index, default: 0]
+                s.used[index] = used + 1
+                let reply = rule.replies.isEmpty ? s.script.reply : rule.replies[min(used, rule.replies.count - 1)]
+                return (reply, rule.latency ?? s.script.latency)
+            }
+            return (s.script.reply, s.script.latency)
+        }
+        var response = render(reply, model: model)
+        response.delay = latency
+        return answer(response)
+    }
+
+    /// `/v1beta/models/{model}:generateContent` → model.
+    private static func modelName(in path: String) -> String? {
+        let prefix = "/v1beta/models/", suffix = ":generateContent"
+        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
+        let segment = String(path.dropFirst(prefix.count).dropLast(suffix.count))
+        return segment.removingPercentEncoding ?? segment
+    }
+
+    private static func matches(_ match: PhotoMatch, image: [UInt8], sha256: String) -> Bool {
+        switch match {
+        case .any: true
+        case .sha256(let hex): hex.lowercased() == sha256
+        case .marker(let text): image.firstRange(of: Array(text.utf8)) != nil
+        }
+    }
+
+    // MARK: - Request validation
+
+    private struct Violation: Error { var field: String, description: String }
+
+    /// Checks the request the way shelfd must build it; returns the decoded image.
+    private static func validate(_ body: [UInt8], model: String) -> Result<[UInt8], Violation> {
+        guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return .failure(Violation(field: "", description: "Invalid JSON payload received. Unexpected token."))
+        }
+        guard let contents = root["contents"] as? [[String: Any]], let parts = contents.first?["parts"] as? [[String: Any]],
+              !parts.isEmpty else {
+            return .failure(Violation(field: "contents", description: "contents is not specified"))
+        }
+        guard let imageIndex = parts.firstIndex(where: { field($0, "inlineData", "inline_data") != nil }),
+              let inline = field(parts[imageIndex], "inlineData", "inline_data") as? [String: Any] else {
+            return .failure(Violation(field: "contents[0].parts", description: "No inline_data image part in the request."))
+        }
+        guard let textIndex = parts.firstIndex(where: { $0["text"] is String }) else {
+            return .failure(Violation(field: "contents[0].parts", description: "No text part in the request."))
+        }
+        guard imageIndex < textIndex else {
+            return .failure(Violation(field: "contents[0].parts",
+                                      description: "The image part must come before the text part."))
+        }
+        let mimeType = field(inline, "mimeType", "mime_type") as? String ?? ""
+        guard ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"].contains(mimeType) else {
+            return .failure(Violation(field: "contents[0].parts[\(imageIndex)].inline_data.mime_type",
+                                      description: "Unsupported MIME type: \(mimeType)"))
+        }
+        guard let data = inline["data"] as? String, let image = Data(base64Encoded: data), !image.isEmpty else {
+            return .failure(Violation(field: "contents[0].parts[\(imageIndex)].inline_data.data",
+                description: "Invalid value at 'contents[0].parts[\(imageIndex)].inline_data.data' (TYPE_BYTES), Base64 decoding failed"))
+        }
+        guard let config = field(root, "generationConfig", "generation_config") as? [String: Any] else {
+            return .failure(Violation(field: "generation_config", description: "generation_config is not specified"))
+        }
+        guard field(config, "responseMimeType", "response_mime_type") as? String == "application/json" else {
+            return .failure(Violation(field: "generation_config.response_mime_type",
+                                      description: "response_mime_type must be application/json"))
+        }
+        guard let schema = field(config, "responseSchema", "response_schema") as? [String: Any] else {
+            return .failure(Violation(field: "generation_config.response_schema", description: "response_schema is not specified"))
+        }
+        if let problem = schemaProblem(schema, at: "generation_config.response_schema") { return .failure(problem) }
+        guard let maxTokens = field(config, "maxOutputTokens", "max_output_tokens") as? Int, maxTokens >= 8192 else {
+            return .failure(Violation(field: "generation_config.max_output_tokens",
+                description: "max_output_tokens must be at least 8192: thinking tokens count against it"))
+        }
+        guard let thinking = field(config, "thinkingConfig", "thinking_config") as? [String: Any] else {
+            return .failure(Violation(field: "generation_config.thinking_config", description: "thinking_config is not specified"))
+        }
+        if model.hasPrefix("gemini-3") {
+            let level = (field(thinking, "thinkingLevel", "thinking_level") as? String)?.lowercased()
+            guard let level, ["minimal", "low", "medium", "high"].contains(level) else {
+                return .failure(Violation(field: "generation_config.thinking_config.thinking_level",
+                                          description: "Gemini 3 models take thinking_level (minimal, low, medium, high)"))
+            }
+        } else {
+            guard let budget = field(thinking, "thinkingBudget", "thinking_budget") as? Int else {
+                return .failure(Violation(field: "generation_config.thinking_config.thinking_budget",
+                                          description: "thinking_budget is not specified"))
+            }
+            if budget == 0 && model.contains("pro") {
+                return .failure(Violation(field: "generation_config.thinking_config.thinking_budget",
+                                          description: "Budget 0 is invalid. This model only works in thinking mode."))
+            }
+        }
+        return .success([UInt8](image))
+    }
+
+    private static func field(_ object: [String: Any], _ camel: String, _ snake: String) -> Any? {
+        object[camel] ?? object[snake]
+    }
+
+    /// The `Schema` subset: UPPER-case types, no `title` or `$schema`, `nullable` instead of a "null" type.
+    private static func schemaProblem(_ schema: [String: Any], at path: String) -> Violation? {
+        let known: Set<String> = ["type", "format", "description", "nullable", "enum", "maxItems", "minItems", "properties",
+                                  "required", "propertyOrdering", "items", "minimum", "maximum", "anyOf"]
+        for key in schema.keys where !known.contains(key) {
+            return Violation(field: path, description: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
+        }
+        let types: Set<String> = ["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"]
+        if let type = schema["type"] {
+            guard let type = type as? String, types.contains(type) else {
+                return Violation(field: "\(path).type",
+                    description: "Invalid value at '\(path).type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), \"\(schema["type"] ?? "")\"")
+            }
+        }
+        if let properties = schema["properties"] as? [String: Any] {
+            for (name, value) in properties {
+                guard let child = value as? [String: Any] else { continue }
+                if let problem = schemaProblem(child, at: "\(path).properties[\(name)].value") { return problem }
+            }
+        }
+        if let items = schema["items"] as? [String: Any], let problem = schemaProblem(items, at: "\(path).items") {
+            return problem
+        }
+        return nil
+    }
+
+    // MARK: - Answers
+
+    private static func render(_ reply: Reply, model: String) -> HTTPServer.Response {
+        switch reply {
+        case .books(let books, let suggestions):
+            return success(parts: [["text": answerJSON(books, suggestions) + "\n"]], finishReason: "STOP", model: model)
+        case .fenced(let books):
+            return success(parts: [["text": "```json\n" + answerJSON(books, []) + "\n```"]], finishReason: "STOP", model: model)
+        case .trailingProse(let books):
+            return success(parts: [["text": answerJSON(books, []) + "\n\nI hope this helps catalogue your shelf!"]],
+                           finishReason: "STOP", model: model)
+        case .thoughtThenBooks(let books):
+            let thought: [String: Any] = ["text": "**Reading the spines**\nI start at the left edge and read each spine.",
+                                          "thought": true]
+            return success(parts: [thought, ["text": answerJSON(books, [])]], finishReason: "STOP", model: model)
+        case .text(let text, let finishReason):
+            return success(parts: [["text": text]], finishReason: finishReason, model: model)
+        case .garbage:
+            return success(parts: [["text": "I'm sorry, but I can't make out the titles on these spines. They look like books!"]],
+                           finishReason: "STOP", model: model)
+        case .maxTokensWithoutParts:
+            return success(parts: nil, finishReason: "MAX_TOKENS", model: model)
+        case .maxTokensCut(let books):
+            let full = answerJSON(books, [])
+            return success(parts: [["text": String(full.prefix(max(1, full.count * 3 / 5)))]], finishReason: "MAX_TOKENS",
+                           model: model)
+        case .finishedWithoutParts(let reason):
+            return success(parts: nil, finishReason: reason, model: model)
+        case .blockedPrompt(let reason):
+            let body: [String: Any] = [
+                "promptFeedback": ["blockReason": reason, "safetyRatings": [
+                    ["category": "HARM_CATEGORY_SEXUALLY_EXPLICIT", "probability": "NEGLIGIBLE"],
+                    ["category": "HARM_CATEGORY_HARASSMENT", "probability": "MEDIUM"]]],
+                "usageMetadata": ["promptTokenCount": 1290, "totalTokenCount": 1290],
+                "modelVersion": model, "responseId": responseID(),
+            ]
+            return .json(json(body))
+        case .overloaded:
+            return errorResponse(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")
+        case .internalError:
+            return errorResponse(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting")
+        case .deadlineExceeded:
+            return errorResponse(504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.")
+        case .rateLimited(let retryDelay):
+            var message = "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: \(model)"
+            var details = [quotaFailure("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", model: model), help]
+            if let retryDelay {
+                message += "\nPlease retry in \(retryDelay)."
+                details.append(["@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retryDelay])
+            }
+            return errorResponse(429, "RESOURCE_EXHAUSTED", message, details: details)
+        case .dailyQuotaExhausted:
+            let message = "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 250, model: \(model)\nPlease retry in 43.5s."
+            return errorResponse(429, "RESOURCE_EXHAUSTED", message, details: [
+                quotaFailure("GenerateRequestsPerDayPerProjectPerModel-FreeTier", model: model), help,
+                ["@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "43s"]])
+        case .error(let status, let rpcStatus, let message):
+            return errorResponse(status, rpcStatus, message)
+        case .raw(let status, let headers, let body):
+            return HTTPServer.Response(status: status, headers: headers, text: body)
+        }
+    }
+
+    /// The answer shelfd asks for, as the model would write it.
+    private static func answerJSON(_ books: [Book], _ suggestions: [Suggestion]) -> String {
+        let bookObjects: [[String: Any]] = books.map { book in
+            var object: [String: Any] = ["title": book.title, "confidence": book.confidence,
+                                         "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull()]
+            if let box = book.box2D { object["box_2d"] = box }
+            return object
+        }
+        let suggestionObjects = suggestions.map { ["type": $0.type, "severity": $0.severity, "message": $0.message] }
+        return json(["books": bookObjects, "suggestions": suggestionObjects])
+    }
+
+    private static func success(parts: [[String: Any]]?, finishReason: String, model: String) -> HTTPServer.Response {
+        var content: [String: Any] = ["role": "model"]
+        if let parts { content["parts"] = parts }
+        let candidate: [String: Any] = ["content": content, "finishReason": finishReason, "index": 0]
+        let text = parts?.compactMap { $0["text"] as? String }.joined() ?? ""
+        let candidatesTokens = text.utf8.count / 4, thoughts = finishReason == "MAX_TOKENS" && parts == nil ? 16_384 : 611
+        let body: [String: Any] = [
+            "candidates": [candidate],
+            "usageMetadata": [
+                "promptTokenCount": 1290, "candidatesTokenCount": candidatesTokens, "thoughtsTokenCount": thoughts,
+                "totalTokenCount": 1290 + candidatesTokens + thoughts,
+                "promptTokensDetails": [["modality": "TEXT", "tokenCount": 258], ["modality": "IMAGE", "tokenCount": 1032]],
+            ],
+            "modelVersion": model,
+            "responseId": responseID(),
+        ]
+        return .json(json(body))
+    }
+
+    private static func errorResponse(_ status: Int, _ rpcStatus: String, _ message: String,
+                                      details: [[String: Any]]? = nil) -> HTTPServer.Response {
+        var error: [String: Any] = ["code": status, "message": message, "status": rpcStatus]
+        if let details { error["details"] = details }
+        return .json(json(["error": error]), status: status)
+    }
+
+    private static func invalidKey() -> HTTPServer.Response {
+        errorResponse(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", details: [
+            ["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com",
+             "metadata": ["service": "generativelanguage.googleapis.com"]],
+            ["@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US",
+             "message": "API key not valid. Please pass a valid API key."],
+        ])
+    }
+
+    private static func badRequest(_ violation: Violation) -> HTTPServer.Response {
+        let message = violation.field.isEmpty ? violation.description : "Invalid value at '\(violation.field)': \(violation.description)"
+        return errorResponse(400, "INVALID_ARGUMENT", message, details: [
+            ["@type": "type.googleapis.com/google.rpc.BadRequest",
+             "fieldViolations": [["field": violation.field, "description": violation.description]]],
+        ])
+    }
+
+    private static func quotaFailure(_ quotaId: String, model: String) -> [String: Any] {
+        ["@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
+            ["quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": quotaId,
+             "quotaDimensions": ["location": "global", "model": model]]]]
+    }
+
+    private static var help: [String: Any] { ["@type": "type.googleapis.com/google.rpc.Help", "links": [
+        ["description": "Learn more about Gemini API quotas", "url": "https://ai.google.dev/gemini-api/docs/rate-limits"]]] }
+
+    private static func responseID() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        return String((0..<23).map { _ in alphabet.randomElement()! })
+    }
+
+    private static func json(_ object: Any) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
+package func withGeminiEmulator<T>(_ script: GeminiEmulator.Script = .init(),
+                                   _ body: (GeminiEmulator) async throws -> T) async throws -> T {
+    let emulator = try GeminiEmulator.start(script: script)
+    defer { emulator.stop() }
+    return try await body(emulator)
+}
