@@ -75,6 +75,20 @@ package struct GeminiProvider: VisionProvider {
         return RawResponse(body: response.body, receivedAt: Date(), latency: latency)
     }
 
+    /// `GET {base}/v1beta/models/{model}`: checks the key and the model without generating anything.
+    package func checkReachable() async -> Result<String, PhotoError> {
+        let url = endpoint.replacingOccurrences(of: ":generateContent", with: "")
+        let request = HTTPRequest(method: "GET", url: url, headers: [("x-goog-api-key", settings.apiKey.value)],
+                                  timeout: .seconds(15))
+        do {
+            let response = try await http.send(request)
+            guard response.status == 200 else { return .failure(classify(response, now: Date())) }
+            return .success("Gemini answers; model \(settings.model) is available")
+        } catch {
+            return .failure(networkError(error))
+        }
+    }
+
     /// The JSON body: image part before the text part, a system instruction, structured output, explicit thinking.
     package func requestBody(for photo: PhotoUpload) throws(PhotoError) -> [UInt8] {
         let encodedSize = (photo.bytes.count + 2) / 3 * 4

@@ -1,5 +1,6 @@
 import Foundation
 package import ShelfCore
+import ShelfImaging
 
 /// A photo as it goes to a provider: the bytes and their MIME type (judged from the content).
 package struct PhotoUpload: Sendable {
@@ -9,20 +10,9 @@ package struct PhotoUpload: Sendable {
     package init(bytes: [UInt8], mimeType: String) { self.bytes = bytes; self.mimeType = mimeType }
 
     /// The MIME type read from the bytes' magic numbers; "image/jpeg" when unknown.
-    package init(bytes: [UInt8]) { self.init(bytes: bytes, mimeType: Self.mimeType(of: bytes) ?? "image/jpeg") }
-
-    package static func mimeType(of bytes: [UInt8]) -> String? {
-        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
-            bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
-        }
-        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        if starts([0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
-        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
-        if starts(Array("ftyp".utf8), at: 4) {
-            for brand in ["heic", "heix", "hevc", "heim"] where starts(Array(brand.utf8), at: 8) { return "image/heic" }
-            for brand in ["mif1", "msf1"] where starts(Array(brand.utf8), at: 8) { return "image/heif" }
-        }
-        return nil
+    package init(bytes: [UInt8]) {
+        let format = ImageFormat.sniff(bytes)
+        self.init(bytes: bytes, mimeType: format == .unknown ? "image/jpeg" : format.mimeType)
     }
 }
 
@@ -46,4 +36,7 @@ package protocol VisionProvider: Sendable {
     var model: String { get }
     func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse
     func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer
+    /// A request that costs nothing and proves the key and model work (`shelfd doctor`): a sentence
+    /// for a person on success, the classified error otherwise.
+    func checkReachable() async -> Result<String, PhotoError>
 }

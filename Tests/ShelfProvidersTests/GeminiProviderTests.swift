@@ -24,7 +24,7 @@ struct GeminiProviderTests {
             #expect(request.model == "gemini-2.5-flash")
             #expect(request.keySource == .header)
             #expect(request.headers["x-goog-api-key"] == testKey)
-            #expect(request.photoSHA256 == SHA256.hex(photo.bytes))
+            #expect(request.photoSHA256 == SHA256.hex(of: photo.bytes))
 
             let body = try #require(request.json)
             let parts = try #require((body["contents"] as? [[String: Any]])?.first?["parts"] as? [[String: Any]])
@@ -215,7 +215,7 @@ struct GeminiProviderTests {
     func perPhotoScript() async throws {
         let bad = fakePhoto("bad"), good = fakePhoto("good")
         try await withGeminiEmulator(GeminiEmulator.Script(apiKey: testKey, rules: [
-            .init(photo: .sha256(SHA256.hex(bad.bytes)), replies: [.error(status: 400, rpcStatus: "INVALID_ARGUMENT", message: "Bad image.")]),
+            .init(photo: .sha256(SHA256.hex(of: bad.bytes)), replies: [.error(status: 400, rpcStatus: "INVALID_ARGUMENT", message: "Bad image.")]),
             .init(photo: .marker("marker:good;"), replies: [.books([Self.dune])]),
         ])) { gemini in
             let provider = makeProvider(gemini)

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import Synchronization
 
 /// A loopback stand-in for the Gemini Developer API's `generateContent`, speaking its wire format
@@ -189,7 +190,10 @@ package final class GeminiEmulator: Sendable {
             return response
         }
 
-        guard request.method == "POST", let model else {
+        // models.get: GET /v1beta/models/{model}, what `shelfd doctor` uses to check key and model for free.
+        let getModel = request.method == "GET" && path.hasPrefix("/v1beta/models/") && !path.contains(":")
+            ? String(path.dropFirst("/v1beta/models/".count)) : nil
+        guard (request.method == "POST" && model != nil) || getModel != nil, let model = model ?? getModel else {
             return answer(errorResponse(404, "NOT_FOUND", "Method not found."))
         }
         guard let key else {
@@ -201,12 +205,18 @@ package final class GeminiEmulator: Sendable {
             return answer(errorResponse(404, "NOT_FOUND",
                 "models/\(model) is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods."))
         }
+        if getModel != nil {
+            return answer(.json("""
+                {"name": "models/\(model)", "displayName": "\(model)", "inputTokenLimit": 1048576, "outputTokenLimit": 65536,
+                 "supportedGenerationMethods": ["generateContent", "countTokens", "batchGenerateContent"]}
+                """))
+        }
         let image: [UInt8]
         switch validate(request.body, model: model) {
         case .failure(let violation): return answer(badRequest(violation))
         case .success(let bytes): image = bytes
         }
-        let sha256 = SHA256.hex(image)
+        let sha256 = SHA256.hex(of: image)
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
