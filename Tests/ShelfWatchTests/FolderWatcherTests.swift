@@ -1,0 +1,203 @@
+import Foundation
+import ShelfTesting
+import ShelfWatch
+import Testing
+
+/// Real watchers on real folders. Serialized: libinotifytools allows one session per process.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct FolderWatcherTests {
+    /// Runs `body` with an empty `incoming` folder inside a temporary directory.
+    private func withIncoming(_ body: (URL) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let incoming = directory.appendingPathComponent("incoming")
+            try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+            try await body(incoming)
+        }
+    }
+
+    @Test("A photo copied in is emitted once, with its size")
+    func copiedPhotoIsEmittedOnce() async throws {
+        try await withIncoming { incoming in
+            let source = try writeFakePhoto("source.jpg", in: incoming.deletingLastPathComponent(), bytes: 50_000)
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStartupScan()
+                try FileManager.default.copyItem(at: source, to: incoming.appendingPathComponent("IMG_1.jpg"))
+                try await recorder.waitForStable("IMG_1.jpg")
+                try await dropSentinel(in: incoming, recorder)
+                let emitted = recorder.stable(named: "IMG_1.jpg")
+                #expect(emitted.count == 1)
+                #expect(emitted.first?.size == 50_000)
+                #expect(emitted.first?.path == incoming.appendingPathComponent("IMG_1.jpg").path)
+                #expect(emitted.first?.isSyncConflict == false)
+            }
+        }
+    }
+
+    @Test("A photo written slowly in chunks is emitted once, after the last chunk, with the final size")
+    func slowWriteIsEmittedAfterLastChunk() async throws {
+        try await withIncoming { incoming in
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStartupScan()
+                let url = incoming.appendingPathComponent("slow.jpg")
+                #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+                let handle = try FileHandle(forWritingTo: url)
+                let chunk = Data(repeating: 0x42, count: 64 * 1024)
+                for index in 0..<4 {
+                    if index > 0 { try await Task.sleep(for: .milliseconds(400)) }   // the writer's pace
+                    try handle.write(contentsOf: chunk)
+                }
+                try handle.close()
+                let closedAt = ContinuousClock.now
+                try await recorder.waitForStable("slow.jpg")
+                try await dropSentinel(in: incoming, recorder)
+                let emitted = recorder.stable.filter { $0.file.path == url.path }
+                #expect(emitted.count == 1)
+                #expect(emitted.first?.file.size == Int64(4 * chunk.count))
+                #expect(emitted.first.map { $0.at >= closedAt } == true)
+            }
+        }
+    }
+
+    @Test("A Syncthing temporary renamed into place is emitted under its final name only")
+    func syncthingRenameIsEmittedOnce() async throws {
+        try await withIncoming { incoming in
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStartupScan()
+                let temporary = try writeFakePhoto(".syncthing.x.jpg.tmp", in: incoming, bytes: 10_000)
+                try FileManager.default.moveItem(at: temporary, to: incoming.appendingPathComponent("x.jpg"))
+                try await recorder.waitForStable("x.jpg")
+                try await dropSentinel(in: incoming, recorder)
+                #expect(recorder.stable(named: "x.jpg").count == 1)
+                #expect(recorder.stable.map(\.file.path).allSatisfy { !$0.contains(".syncthing.") })
+            }
+        }
+    }
+
+    @Test("A photo dropped into a brand-new sub-folder at once is caught")
+    func newSubfolderIsWatchedAndScanned() async throws {
+        try await withIncoming { incoming in
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStartupScan()
+                try writeFakePhoto("a/b/c/deep.jpg", in: incoming)    // mkdir -p a/b/c && cp x.jpg a/b/c/
+                try await recorder.waitForStable("deep.jpg")
+                // The new folders are watched too: a later file in them arrives by event.
+                try writeFakePhoto("a/b/later.jpg", in: incoming)
+                try await recorder.waitForStable("later.jpg")
+                #expect(recorder.stable(named: "deep.jpg").first?.path
+                    == incoming.appendingPathComponent("a/b/c/deep.jpg").path)
+                #expect(recorder.rescans.count == 1)              // found without a full rescan
+            }
+        }
+    }
+
+    @Test("A folder of photos moved in whole is caught")
+    func folderMovedInIsScanned() async throws {
+        try await withIncoming { incoming in
+            let outside = incoming.deletingLastPathComponent().appendingPathComponent("album")
+            try writeFakePhoto("one.jpg", in: outside)
+            try writeFakePhoto("inner/two.jpg", in: outside)
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStartupScan()
+                try FileManager.default.moveItem(at: outside, to: incoming.appendingPathComponent("album"))
+                try await recorder.waitForStable("one.jpg")
+                try await recorder.waitForStable("two.jpg")
+            }
+        }
+    }
+
+    @Test("A photo present before start is caught by the startup scan")
+    func startupScanFindsExistingPhoto() async throws {
+        try await withIncoming { incoming in
+            try writeFakePhoto("before/IMG_0.jpg", in: incoming)
+            try writeFakePhoto("notes.txt", in: incoming)
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStable("IMG_0.jpg")
+                #expect(recorder.rescans.first == 1)
+                #expect(recorder.modes.first?.0 == .inotify)
+            }
+        }
+    }
+
+    @Test("Ignored names are never emitted")
+    func ignoredNamesAreNeverEmitted() async throws {
+        try await withIncoming { incoming in
+            try writeFakePhoto("@eaDir/old.jpg", in: incoming)
+            try await withWatcher(incoming, .testing(ignore: ["*-edited.jpg"])) { _, recorder in
+                try await recorder.waitForStartupScan()
+                for name in [".syncthing.a.jpg.tmp", "~syncthing~b.jpg.tmp", "c.jpg.part", "d.jpg.partial",
+                             ".e.jpg.Xy12Z9", "._f.jpg", ".DS_Store", "Thumbs.db", "g.jpg.crdownload",
+                             "h.jpg.filepart", "~i.jpg", ".hidden.jpg", "j-edited.jpg", "notes.txt",
+                             ".stversions/k.jpg", "@eaDir/l.jpg", ".Trash-1000/m.jpg"] {
+                    try writeFakePhoto(name, in: incoming)
+                }
+                try await dropSentinel(in: incoming, recorder)
+                #expect(recorder.stable.map { ($0.file.path as NSString).lastPathComponent } == ["zz-sentinel.jpg"])
+            }
+        }
+    }
+
+    @Test("A Syncthing conflict copy is emitted and flagged")
+    func syncConflictIsFlagged() async throws {
+        try await withIncoming { incoming in
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStartupScan()
+                let name = "IMG_1.sync-conflict-20240101-120000-ABCDEFG.jpg"
+                try writeFakePhoto(name, in: incoming)
+                try await recorder.waitForStable(name)
+                #expect(recorder.stable(named: name).first?.isSyncConflict == true)
+            }
+        }
+    }
+
+    @Test("A photo deleted before it settles is never emitted")
+    func deletedBeforeSettleIsNeverEmitted() async throws {
+        try await withIncoming { incoming in
+            try await withWatcher(incoming) { _, recorder in
+                try await recorder.waitForStartupScan()
+                let url = try writeFakePhoto("fleeting.jpg", in: incoming)
+                try FileManager.default.removeItem(at: url)
+                try await dropSentinel(in: incoming, recorder)
+                #expect(recorder.stable(named: "fleeting.jpg").isEmpty)
+            }
+        }
+    }
+
+    @Test("Poll mode catches a new photo")
+    func pollModeCatchesNewPhoto() async throws {
+        try await withIncoming { incoming in
+            try await withWatcher(incoming, .testing(.poll)) { _, recorder in
+                try await recorder.waitForStartupScan()
+                #expect(recorder.modes.map(\.0) == [.poll])
+                try writeFakePhoto("sub/polled.jpg", in: incoming)
+                try await recorder.waitForStable("polled.jpg")
+                #expect(recorder.rescans.count >= 2)
+            }
+        }
+    }
+
+    @Test("Auto mode says which way it watches and why")
+    func autoModeExplainsItself() async throws {
+        try await withIncoming { incoming in
+            let fileSystem = FileSystemKind.of(path: incoming.path)
+            try await withWatcher(incoming, .testing(.auto)) { _, recorder in
+                try await recorder.waitForStartupScan()
+                let mode = try #require(recorder.modes.first)
+                #expect(mode.0 == (fileSystem.prefersPolling ? .poll : .inotify))
+                #expect(mode.1.contains(fileSystem.name))
+            }
+        }
+    }
+
+    @Test("A requested rescan runs a full scan")
+    func requestedRescanRuns() async throws {
+        try await withIncoming { incoming in
+            try writeFakePhoto("a.jpg", in: incoming)
+            try await withWatcher(incoming) { watcher, recorder in
+                try await recorder.waitForStartupScan()
+                watcher.requestRescan()
+                try await recorder.wait(for: "a second scan") { recorder.rescans.count >= 2 }
+                #expect(recorder.rescans == [1, 1])
+            }
+        }
+    }
+}
