@@ -3,12 +3,13 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfProviders
 import ShelfStore
 import ShelfWatch
 
 extension Configuration {
     package var watchSettings: WatchSettings {
-        WatchSettings(mode: WatchMode(rawValue: watch.mode.rawValue) ?? .auto, settle: .milliseconds(watch.settleMs),
+        WatchSettings(mode: ShelfWatch.WatchMode(rawValue: watch.mode.rawValue) ?? .auto, settle: .milliseconds(watch.settleMs),
                       pollInterval: .seconds(watch.pollIntervalS), rescanInterval: .seconds(watch.rescanIntervalS),
                       extraIgnore: watch.ignore)
     }

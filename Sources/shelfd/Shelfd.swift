@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfCore
 
 @main
 struct Shelfd: AsyncParsableCommand {

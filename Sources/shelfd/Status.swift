@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelfCore
+import ShelfConfig
 import ShelfDaemon
 
 struct Status: AsyncParsableCommand {

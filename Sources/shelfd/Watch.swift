@@ -1,4 +1,5 @@
 import ArgumentParser
+import ShelfConfig
 import ShelfDaemon
 
 struct Watch: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfTesting
 import Testing
 
 /// What a finished `shelfd` command left behind.
@@ -21,11 +22,11 @@ final class ShelfRoot: @unchecked Sendable {
     var environment: [String: String]
 
     /// `overrides` replace or add keys per section, as raw TOML values: `["pipeline": ["batch_size": "2"]]`.
-    init(geminiURL: String? = nil, apiKey: String? = "test-key", overrides: [String: [String: String]] = [:]) throws {
+    init(geminiURL: String? = nil, apiKey: String? = GeminiEmulator.defaultKey, overrides: [String: [String: String]] = [:]) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-it-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         environment = ["HOME": base.path, "PATH": "/usr/bin:/bin"]
         if let apiKey { environment["GEMINI_API_KEY"] = apiKey }
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         try writeConfig(geminiURL: geminiURL, overrides: overrides)
     }
 
@@ -59,7 +60,7 @@ final class ShelfRoot: @unchecked Sendable {
     /// Writes the photo in `chunks` pieces with pauses between them, as a slow network copy does.
     func dropSlowly(_ bytes: [UInt8], as name: String, chunks: Int, pause: Duration) async throws {
         let url = incoming.appendingPathComponent(name)
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         let size = (bytes.count + chunks - 1) / chunks
         for start in stride(from: 0, to: bytes.count, by: size) {
@@ -96,8 +97,8 @@ final class ShelfRoot: @unchecked Sendable {
         process.arguments = arguments + ["--config", configFile.path]
         process.environment = environment.merging(extra) { $1 }
         let out = base.appendingPathComponent("\(logName).out"), err = base.appendingPathComponent("\(logName).err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice

@@ -1,0 +1,45 @@
+import Foundation
+import ShelfCore
+import ShelfTesting
+import Testing
+
+let dune = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+                               box2D: [120, 410, 880, 450])
+let hobbit = GeminiEmulator.Book(title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540])
+let blurry = GeminiEmulator.Book(title: "Smudged Spine", author: nil, confidence: 0.31, box2D: [150, 600, 850, 630])
+
+@Suite("shelfd run, as cron runs it", .serialized)
+struct RunCommandTests {
+    @Test("Each photo gets one result, the library lists each book once, status is healthy", .timeLimit(.minutes(2)))
+    func runCataloguesDroppedPhotos() async throws {
+        try await withGeminiEmulator(.always(.books([dune, hobbit, blurry]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            try root.drop(JPEGFactory.shelf(seed: 1), as: "IMG_0001.jpg")
+            try root.drop(JPEGFactory.shelf(seed: 2), as: "living-room/IMG_0002.jpg")
+
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stderr)")
+
+            let results = try root.resultDocuments()
+            #expect(results.map(\.photo.path) == ["IMG_0001.jpg", "living-room/IMG_0002.jpg"])
+            let first = try #require(results.first)
+            #expect(first.schema == "shelfd.result/1")
+            #expect(first.provider == "gemini")
+            #expect(first.photo.width == 640 && first.photo.height == 480)
+            #expect(first.books.map(\.title) == ["Dune", "The Hobbit", "Smudged Spine"])
+            #expect(first.books[0].isbn13 == "9780441172719" && first.books[0].isbn10 == "0441172717")
+            #expect(first.books[0].box == Box(x1: 0.41, y1: 0.12, x2: 0.45, y2: 0.88))
+            #expect(first.books[2].status == .needsReview)
+
+            let library = try root.library()
+            #expect(library.books.count == 3)
+            #expect(library.books.first { $0.title == "Dune" }?.sightings.count == 2)
+            #expect(library.books.first { $0.title == "Dune" }?.sightings.contains { $0.shelf == "living-room" } == true)
+
+            let status = try await root.status()
+            #expect(status.queue.review == 2)      // both photos hold a book below the threshold
+            #expect(status.queue.pending == 0 && status.queue.dead == 0)
+            #expect(gemini.requests.count == 2)
+        }
+    }
+}
