@@ -170,16 +170,30 @@ extension Pipeline {
             attempts = attempt
             logger.info("Scan started", metadata: ["event": "scan_started", "provider": "\(provider.name)",
                                                    "model": "\(provider.model)", "attempt": "\(attempt)"])
-            let requestStart = ContinuousClock.now
-            do {
-                raw = try await provider.send(PhotoUpload(bytes: bytes, mimeType: info.format.mimeType))
-            } catch {
-                let ms = Self.milliseconds(ContinuousClock.now - requestStart)
-                try? store.recordRequest(provider: provider.name, latencyMs: ms, outcome: error.code.rawValue)
-                if Task.isCancelled {
-                    return (.released(error.code, message: "stopped while the request was in flight", refundAttempt: true), nil)
+            var requestStart = ContinuousClock.now
+            var tries = 1
+            while true {
+                do {
+                    raw = try await provider.send(PhotoUpload(bytes: bytes, mimeType: info.format.mimeType))
+                    break
+                } catch {
+                    let ms = Self.milliseconds(ContinuousClock.now - requestStart)
+                    try? store.recordRequest(provider: provider.name, latencyMs: ms, outcome: error.code.rawValue)
+                    if Task.isCancelled {
+                        return (.released(error.code, message: "stopped while the request was in flight", refundAttempt: true), nil)
+                    }
+                    // An overloaded server or a dropped connection is tried again at once, within this attempt.
+                    guard tries < Self.triesPerAttempt, !shutdown.isSet, let delay = Self.quickRetryDelay(for: error, try: tries)
+                    else { return (outcome(for: error, job: job, charged: true, attempts: attempt), nil) }
+                    logger.warning("Provider request failed; trying again", metadata: [
+                        "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])
+                    try? await Task.sleep(for: .seconds(delay))
+                    do { try await rateLimiter.waitForTurn() } catch {
+                        return (.released(nil, message: "shutting down", refundAttempt: true), nil)
+                    }
+                    tries += 1
+                    requestStart = ContinuousClock.now
                 }
-                return (outcome(for: error, job: job, charged: true, attempts: attempt), nil)
             }
             let ms = Self.milliseconds(raw.latency ?? (ContinuousClock.now - requestStart))
             providerMs = ms
@@ -269,6 +283,18 @@ extension Pipeline {
                                              message: error.message))
             return .released(error.code, message: error.message, refundAttempt: charged)
         }
+    }
+
+    /// Requests per attempt for transient failures (5xx, network): a short outage costs no attempt.
+    static let triesPerAttempt = 3
+
+    /// The wait before trying again within an attempt: the server's Retry-After when it gives one (up to
+    /// 30 s), else 1 s, 2 s … with ±20 % jitter. Nil when the error is not worth an immediate retry.
+    static func quickRetryDelay(for error: PhotoError, try number: Int) -> TimeInterval? {
+        guard error.code == .providerUnavailable || error.code == .network,
+              case .retry(let after) = error.disposition else { return nil }
+        if let after { return after <= 30 ? after : nil }
+        return pow(2, Double(number - 1)) * Double.random(in: 0.8...1.2)
     }
 
     /// Exponential backoff with ±20 % jitter: 2 s, 4 s, 8 s … capped at 5 minutes.
