@@ -107,6 +107,10 @@ final class ShelfRoot: @unchecked Sendable {
 
     /// Runs a command to completion (killed after `timeout`).
     func shelfd(_ arguments: String..., environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> CommandResult {
+        try await shelfd(arguments, environment: extra, timeout: timeout)
+    }
+
+    func shelfd(_ arguments: [String], environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> CommandResult {
         let (process, out, err) = try self.process(arguments, environment: extra, logName: "cmd-\(UUID().uuidString.prefix(6))")
         try process.run()
         let deadline = ContinuousClock.now + timeout
