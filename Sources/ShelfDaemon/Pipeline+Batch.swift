@@ -146,14 +146,15 @@ extension Pipeline {
         var providerMs: Int?
         var charged = false
         var attempts = job.attempts
-        if let saved = try? store.usableResponse(sha256: job.sha256, provider: provider.name, model: provider.model),
-           let body = FileManager.default.contents(atPath: saved.file) {
+        let saved = try? store.usableResponse(sha256: job.sha256, provider: provider.name, model: provider.model)
+        if let saved, let body = FileManager.default.contents(atPath: saved.file) {
             raw = RawResponse(body: Array(body), receivedAt: Date(), latency: nil)
             responseFile = saved.file
             replayed = true
             providerMs = saved.latencyMs
             logger.info("Replaying a saved answer", metadata: ["response": "\(saved.file)"])
         } else {
+            if let saved { try? store.markResponseUnusable(id: saved.id) }      // killed before its file was written
             if let blocked = providerBlock() { return (blocked, nil) }
             guard await slots.acquire() else { return (.released(nil, message: "shutting down", refundAttempt: false), nil) }
             defer { Task { await slots.release() } }
@@ -199,12 +200,13 @@ extension Pipeline {
             providerMs = ms
             try? store.recordRequest(provider: provider.name, latencyMs: ms, outcome: "ok")
             markProviderHealthy()
-            // Save the answer before acting on it: a crash from here on replays it from disk.
+            // Save the answer before acting on it: a crash from here on replays it from disk. The row goes in
+            // first, so a file on disk is always findable; a row whose file never appeared is skipped on replay.
             let file = settings.responses.appendingPathComponent("\(job.sha256)-\(job.id)-\(attempt).json")
             do {
-                try AtomicFile.write(Data(raw.body), to: file)
                 try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name, model: provider.model,
                                          file: file.path, bytes: raw.body.count, latencyMs: ms)
+                try AtomicFile.write(Data(raw.body), to: file)
             } catch {
                 logger.error("Cannot save the provider's answer", metadata: ["error": "\(error)"])
             }
