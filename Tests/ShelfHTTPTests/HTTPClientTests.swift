@@ -78,7 +78,7 @@ struct HTTPClientTests {
             } catch let error as HTTPError {
                 #expect(error.kind == .timeout)
             }
-            #expect(started.duration(to: .now) < .seconds(3))
+            #expect(started.duration(to: .now) < .seconds(5), "gave up before the server answered")
         }
     }
 
@@ -140,7 +140,7 @@ struct HTTPClientTests {
             try await Task.sleep(for: .milliseconds(200))
             task.cancel()
             let result = await task.result
-            #expect(started.duration(to: .now) < .seconds(3))
+            #expect(started.duration(to: .now) < .seconds(20), "stopped before the server answered")
             #expect(throws: HTTPError.self) { try result.get() }
             if case .failure(let error as HTTPError) = result { #expect(error.kind == .cancelled) }
             // The lane is free again.

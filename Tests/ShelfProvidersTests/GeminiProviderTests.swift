@@ -165,9 +165,11 @@ struct GeminiProviderTests {
         try await withGeminiEmulator(.init(apiKey: testKey, reply: .rateLimited(retryDelay: delay))) { gemini in
             let before = Date()
             let error = try #require(await failure(makeProvider(gemini)))
+            let after = Date()
             #expect(error.code == .providerRateLimited)
             let until = try #require(error.disposition.waitUntil)
-            #expect(abs(until.timeIntervalSince(before) - seconds) < 1)
+            // The delay is counted from when the answer arrived, somewhere between `before` and `after`.
+            #expect(until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds))
         }
     }
 
@@ -175,12 +177,18 @@ struct GeminiProviderTests {
     func rateLimitedFallbacks() async throws {
         try await withGeminiEmulator(.init(apiKey: testKey, reply: .error(status: 429, rpcStatus: "RESOURCE_EXHAUSTED",
                                                                           message: "Slow down. Please retry in 7s."))) { gemini in
+            var before = Date()
             let error = try #require(await failure(makeProvider(gemini)))
+            var after = Date()
             #expect(error.code == .providerRateLimited)
-            #expect(abs((error.disposition.waitUntil?.timeIntervalSinceNow ?? 0) - 7) < 1)
+            let until = try #require(error.disposition.waitUntil)
+            #expect(until >= before.addingTimeInterval(7) && until <= after.addingTimeInterval(7))
             gemini.setScript(.init(apiKey: testKey, reply: .rateLimited(retryDelay: nil)))
+            before = Date()
             let plain = try #require(await failure(makeProvider(gemini)))
-            #expect(abs((plain.disposition.waitUntil?.timeIntervalSinceNow ?? 0) - 60) < 1)
+            after = Date()
+            let plainUntil = try #require(plain.disposition.waitUntil)
+            #expect(plainUntil >= before.addingTimeInterval(60) && plainUntil <= after.addingTimeInterval(60))
         }
     }
 
