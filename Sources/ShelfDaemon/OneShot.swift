@@ -29,6 +29,7 @@ package struct OneShot {
         for file in files {
             if case .queued = runtime.pipeline.ingest(path: file.path, syncConflict: file.isSyncConflict) { queued += 1 }
         }
+        runtime.pipeline.forgetVanishedProblems()
         return try await process(queued: queued)
     }
 

@@ -80,6 +80,11 @@ package final class Pipeline: Sendable {
         }
     }
 
+    /// After a full scan: problems of files that are gone no longer need a person.
+    package func forgetVanishedProblems() {
+        try? store.prunePathProblems { FileManager.default.fileExists(atPath: $0) }
+    }
+
     private func record(pathProblem path: String, code: PhotoError.Code, message: String) {
         logger.warning("Photo cannot be read", metadata: ["photo.path": "\(path)", "reason": "\(message)"])
         try? store.recordPathProblem(path: path, code: code, message: message, size: nil, mtime: nil)

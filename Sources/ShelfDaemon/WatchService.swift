@@ -63,6 +63,7 @@ package struct WatchService {
                     try? store.updateDaemon(owner: owner, watchMode: mode.rawValue)
                 case .rescanned(let count):
                     logger.debug("Full scan done", metadata: ["files": "\(count)"])
+                    pipeline.forgetVanishedProblems()
                     if !ready {
                         ready = true                    // the startup scan is queued: systemd may call us started
                         SystemdNotify.send("READY=1")

@@ -108,8 +108,14 @@ extension Store {
         }
     }
 
-    package func clearPathProblem(path: String) throws {
-        try write { db in try db.execute("DELETE FROM path_problem WHERE path = ?", [path]) }
+    /// Forgets problems of files that are no longer there (deleted, or moved away by the user).
+    package func prunePathProblems(stillThere: (String) -> Bool) throws {
+        try write { db in
+            for row in try db.query("SELECT path FROM path_problem") {
+                guard let path = row.string("path"), !stillThere(path) else { continue }
+                try db.execute("DELETE FROM path_problem WHERE path = ?", [path])
+            }
+        }
     }
 
     /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch.

@@ -22,6 +22,6 @@ struct Run: AsyncParsableCommand {
             print("Queued \(report.queued) new photo\(report.queued == 1 ? "" : "s"). \(StatusReport.summary(report.status)).")
         }
         if let warning = report.warning { FileHandle.standardError.write(Data("shelfd: \(warning)\n".utf8)) }
-        if report.warning != nil || report.status.queue.dead > 0 || report.status.queue.failed > 0 { throw ExitCode(3) }
+        if report.warning != nil || report.status.isDegraded { throw ExitCode(3) }
     }
 }

@@ -151,3 +151,38 @@ struct FailureTests {
         }
     }
 }
+
+@Suite("Files shelfd may not read", .serialized)
+struct PermissionTests {
+    @Test("A photo without read permission is reported with the reason, and is taken once it is readable",
+          .timeLimit(.minutes(1)))
+    func unreadablePhotoIsReportedThenTaken() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            root.asUnprivilegedUser = true
+            try root.drop(JPEGFactory.shelf(seed: 80), as: "readable.jpg")
+            let locked = try root.drop(JPEGFactory.shelf(seed: 81), as: "locked.jpg")
+            // Everything but the locked photo belongs to the user shelfd runs as.
+            let everyone = FileManager.default.enumerator(atPath: root.base.path)!.allObjects.compactMap { $0 as? String }
+            for path in [root.base.path] + everyone.map({ root.base.appendingPathComponent($0).path }) {
+                chmod(path, 0o777)
+            }
+            chown(root.base.path, 65534, 65534)
+            chmod(locked.path, 0o000)
+
+            let run = try await root.shelfd("run")
+            #expect(run.status == 3, "\(run.stderr)")
+            let status = try await root.status()
+            #expect(status.queue.done == 1)
+            let problem = try #require(status.problems.first { $0.path?.hasSuffix("locked.jpg") == true })
+            #expect(problem.code == "permission_denied")
+            #expect(problem.message.contains("Permission denied"))
+
+            chmod(locked.path, 0o644)
+            let again = try await root.shelfd("run")
+            #expect(again.status == 0, "\(again.stderr)")
+            let fixed = try await root.status()
+            #expect(fixed.queue.done == 2 && fixed.problems.isEmpty)
+        }
+    }
+}

@@ -91,10 +91,17 @@ final class ShelfRoot: @unchecked Sendable {
         return root.appendingPathComponent(".build/debug/shelfd")
     }()
 
+    /// Run commands as `nobody` (root reads any file, so a permissions test needs someone else).
+    var asUnprivilegedUser = false
+
     func process(_ arguments: [String], environment extra: [String: String] = [:], logName: String) throws -> (Process, URL, URL) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments + ["--config", configFile.path]
+        if asUnprivilegedUser && getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Self.binary.path] + process.arguments!
+        }
         process.environment = environment.merging(extra) { $1 }
         let out = base.appendingPathComponent("\(logName).out"), err = base.appendingPathComponent("\(logName).err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
