@@ -89,15 +89,7 @@ extension Pipeline {
     /// Rewrites library.json from the database (the database is the truth; the file is its projection).
     package func writeLibrary() {
         do {
-            let books = try store.library().map { book in
-                LibraryDocument.Entry(title: book.title, author: book.author, isbn13: book.isbn13, isbn10: book.isbn10,
-                                      confidence: book.confidence, status: book.status, source: book.source,
-                                      firstSeen: book.firstSeen,
-                                      sightings: book.sightings.map {
-                                          LibraryDocument.Sighting(photo: $0.photoPath, photoSHA256: $0.photoSHA256, box: $0.box,
-                                                                   confidence: $0.confidence, shelf: $0.shelf, seenAt: $0.seenAt)
-                                      })
-            }
+            let books = try store.library()
             let data = try JSONStyle.encoder().encode(LibraryDocument(generatedAt: Date(), books: books))
             try AtomicFile.write(data, to: settings.libraryFile)
         } catch {

@@ -1,28 +1,6 @@
 import Foundation
 import ShelfCore
 
-/// One unique book of the library, with every photo it was seen in.
-package struct LibraryBook: Sendable, Codable, Equatable {
-    package struct Sighting: Sendable, Codable, Equatable {
-        package var photoSHA256: String
-        package var photoPath: String
-        package var box: Box?
-        package var confidence: Double
-        package var shelf: String?
-        package var seenAt: Date
-    }
-    package var id: Int64
-    package var title: String
-    package var author: String?
-    package var isbn13: String?
-    package var isbn10: String?
-    package var confidence: Double
-    package var status: Book.Status
-    package var source: String
-    package var firstSeen: Date
-    package var sightings: [Sighting]
-}
-
 extension Store {
     /// Dedupes against the library: the same valid ISBN-13, else the same normalised title + author
     /// surname. A repeat sighting keeps the higher confidence and adds the sighting; it never adds a book.
@@ -71,29 +49,29 @@ extension Store {
     }
 
     /// Every unique book with its sightings, in the order they were first seen.
-    package func library() throws -> [LibraryBook] {
+    package func library() throws -> [LibraryDocument.Entry] {
         try read { db in
             let sightingRows = try db.query("""
                 SELECT s.book_id, s.sha256, s.box, s.confidence, s.shelf, s.seen_at, p.relative_path
                 FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256 ORDER BY s.seen_at, s.sha256
                 """)
-            var sightings: [Int64: [LibraryBook.Sighting]] = [:]
+            var sightings: [Int64: [LibraryDocument.Sighting]] = [:]
             for row in sightingRows {
                 guard let bookID = row.int("book_id") else { continue }
                 let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
-                sightings[bookID, default: []].append(LibraryBook.Sighting(
-                    photoSHA256: row.string("sha256") ?? "", photoPath: row.string("relative_path") ?? "", box: box,
+                sightings[bookID, default: []].append(LibraryDocument.Sighting(
+                    photo: row.string("relative_path") ?? "", photoSHA256: row.string("sha256") ?? "", box: box,
                     confidence: row.double("confidence") ?? 0, shelf: row.string("shelf"),
                     seenAt: row.date("seen_at") ?? Date(timeIntervalSince1970: 0)))
             }
             return try db.query("SELECT * FROM book ORDER BY id").compactMap { row in
                 guard let id = row.int("id") else { return nil }
-                return LibraryBook(id: id, title: row.string("title") ?? "", author: row.string("author"),
-                                   isbn13: row.string("isbn13"), isbn10: row.string("isbn10"),
-                                   confidence: row.double("confidence") ?? 0,
-                                   status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
-                                   source: row.string("source") ?? "", firstSeen: row.date("first_seen") ?? Date(),
-                                   sightings: sightings[id] ?? [])
+                return LibraryDocument.Entry(title: row.string("title") ?? "", author: row.string("author"),
+                                             isbn13: row.string("isbn13"), isbn10: row.string("isbn10"),
+                                             confidence: row.double("confidence") ?? 0,
+                                             status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
+                                             source: row.string("source") ?? "", firstSeen: row.date("first_seen") ?? Date(),
+                                             sightings: sightings[id] ?? [])
             }
         }
     }

@@ -297,15 +297,6 @@ extension Store {
         }
     }
 
-    /// Jobs ready to claim now.
-    package func dueCount(now: Date = Date()) throws -> Int {
-        try read { db in
-            Int(try db.queryOne("""
-                SELECT COUNT(*) AS n FROM job WHERE state = 'pending' OR (state = 'failed_retryable' AND not_before <= ?)
-                """, [now])?.int("n") ?? 0)
-        }
-    }
-
     package func addEvent(_ kind: String, sha256: String? = nil, jobID: Int64? = nil, message: String?,
                           now: Date = Date()) throws {
         try write { db in try Self.addEvent(db, kind, sha256: sha256, jobID: jobID, message: message, now: now) }

@@ -37,9 +37,4 @@ extension Store {
     package func markResponseUnusable(id: Int64) throws {
         try write { db in try db.execute("UPDATE response SET usable = 0 WHERE id = ?", [id]) }
     }
-
-    /// How many requests were answered for this photo (tests and `status` use it).
-    package func responseCount(sha256: String) throws -> Int {
-        try read { db in Int(try db.queryOne("SELECT COUNT(*) AS n FROM response WHERE sha256 = ?", [sha256])?.int("n") ?? 0) }
-    }
 }

@@ -115,18 +115,6 @@ extension Store {
         }
     }
 
-    /// The newest events, newest first (status shows the last few; tests read them).
-    package func recentEvents(limit: Int = 20, kind: String? = nil) throws -> [(at: Date, kind: String, message: String?)] {
-        try read { db in
-            let rows = if let kind {
-                try db.query("SELECT at, kind, message FROM event WHERE kind = ? ORDER BY id DESC LIMIT ?", [kind, limit])
-            } else {
-                try db.query("SELECT at, kind, message FROM event ORDER BY id DESC LIMIT ?", [limit])
-            }
-            return rows.map { ($0.date("at") ?? Date(), $0.string("kind") ?? "", $0.string("message")) }
-        }
-    }
-
     /// The result file of each finished photo, for `scan` to print what it found.
     package func finishedJob(sha256: String) throws -> (state: JobState, resultPath: String?, code: String?, message: String?)? {
         try read { db in

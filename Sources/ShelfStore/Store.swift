@@ -60,14 +60,4 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
             return try body(connection)
         }
     }
-
-    /// SQLite's data_version: changes when another connection commits. Lets the daemon notice a
-    /// `shelfd retry` made by another process without polling the tables.
-    package func dataVersion() throws -> Int64 {
-        try lock.withLock { try connection.queryOne("PRAGMA data_version")?.int("data_version") ?? 0 }
-    }
-
-    package func integrityCheck() throws -> String {
-        try lock.withLock { try connection.queryOne("PRAGMA integrity_check")?.string("integrity_check") ?? "?" }
-    }
 }

@@ -5,7 +5,7 @@ package enum JPEGFactory {
     /// A real JPEG of a synthetic "shelf": vertical coloured stripes (spines) on a background; `seed` varies the colours so different seeds give different bytes/sha256.
     package static func shelf(width: Int = 640, height: Int = 480, seed: Int = 0, quality: Int = 85) -> [UInt8] {
         precondition(width > 0 && height > 0, "JPEGFactory.shelf: width and height must be positive")
-        var random = SplitMix64(seed: UInt64(bitPattern: Int64(seed)))
+        var random = SeededGenerator(seed: UInt64(bitPattern: Int64(seed)))
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         func paint(columns: Range<Int>, rows: Range<Int>, _ color: [UInt8]) {
             for y in rows {
@@ -89,11 +89,12 @@ package enum JPEGFactory {
     }
 }
 
-/// A small seeded generator (SplitMix64): the same seed gives the same picture on every machine.
-private struct SplitMix64 {
+/// SplitMix64: reproducible randomness, so the same seed gives the same picture (or the same fuzz
+/// input, replayable after a failure) on every machine.
+package struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -135,3 +135,23 @@ struct CommandLineTests {
         }
     }
 }
+
+@Suite("Switching the model", .serialized)
+struct ProviderSwitchTests {
+    @Test("Changing the configured model logs provider_switched with from and to", .timeLimit(.minutes(1)))
+    func switchIsLogged() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            try root.drop(JPEGFactory.shelf(seed: 540), as: "a.jpg")
+            #expect(try await root.shelfd("run").status == 0)
+            try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["gemini": ["model": "\"gemini-3-flash-preview\""]])
+            try root.drop(JPEGFactory.shelf(seed: 541), as: "b.jpg")
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("event=provider_switched"))
+            #expect(run.stderr.contains("from=gemini/gemini-2.5-flash"))
+            #expect(run.stderr.contains("to=gemini/gemini-3-flash-preview"))
+            #expect(gemini.requests.last?.model == "gemini-3-flash-preview")
+        }
+    }
+}
