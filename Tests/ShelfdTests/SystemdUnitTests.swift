@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+@Suite("systemd units")
+struct SystemdUnitTests {
+    static let analyzer = "/usr/bin/systemd-analyze"
+
+    @Test("The system units pass systemd-analyze verify", .enabled(if: FileManager.default.isExecutableFile(atPath: analyzer)))
+    func systemUnitsVerify() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-units-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var units: [String] = []
+        for name in ["shelfd.service", "shelfd-rescan.service", "shelfd-rescan.timer"] {
+            // verify checks that ExecStart exists: point it at the binary the tests built.
+            let text = try String(contentsOf: repository.appendingPathComponent("systemd/system/\(name)"), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/shelfd", with: ShelfRoot.binary.path)
+            let url = folder.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            units.append(url.path)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.analyzer)
+        process.arguments = ["verify"] + units
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.isEmpty, "\(text)")
+    }
+}
