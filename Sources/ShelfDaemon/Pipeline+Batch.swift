@@ -16,8 +16,6 @@ extension Pipeline {
     /// Processes one claimed batch: every photo (requests bounded by the slots), then the result files,
     /// then one commit for the whole batch, then library.json.
     func process(batch jobs: [ClaimedJob]) async {
-        holdLeases(on: jobs.map(\.id))
-        defer { dropLeases(on: jobs.map(\.id)) }
 
         let answers = await withTaskGroup(of: (JobOutcome.Result?, PhotoAnswer?, ClaimedJob).self) { group in
             for job in jobs { group.addTask { let (r, a) = await self.process(photo: job); return (r, a, job) } }

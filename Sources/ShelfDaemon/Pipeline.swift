@@ -155,6 +155,8 @@ package final class Pipeline: Sendable {
 
     // MARK: Heartbeat
 
+    /// Jobs claimed by this process and not yet committed: their leases are kept alive.
+    var photosInHand: Int { jobsInHand.withLock { $0.count } }
     func holdLeases(on ids: [Int64]) { jobsInHand.withLock { $0.formUnion(ids) } }
     func dropLeases(on ids: [Int64]) { jobsInHand.withLock { $0.subtract(ids) } }
 

@@ -29,6 +29,4 @@ package struct PipelineSettings: Sendable {
         self.requestsPerMinute = requestsPerMinute
     }
 
-    /// Enough batches in hand that every request slot stays busy while a batch is being finished.
-    var batchesInFlight: Int { (concurrency + batchSize - 1) / batchSize + 1 }
 }

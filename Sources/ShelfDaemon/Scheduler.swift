@@ -19,54 +19,59 @@ package struct PassSummary: Sendable, Equatable {
 extension Pipeline {
     /// Claims and processes batches. `untilIdle` (run, scan): returns when nothing due is left, waiting
     /// for short retries and backoffs. Otherwise (watch): runs until shutdown, sleeping while idle.
+    ///
+    /// Batches are claimed while fewer than `concurrency + batch_size` photos are in hand, so every request
+    /// slot has a photo waiting while a batch is being finished; a finished batch wakes the loop.
     package func processQueue(untilIdle: Bool) async -> PassSummary {
         let heartbeat = Task { await heartbeatLoop() }
         defer { heartbeat.cancel() }
-        return await withTaskGroup(of: Void.self) { group in
-            var inFlight = 0
-            func finishOne() async { await group.next(); inFlight -= 1 }
+        let enough = settings.concurrency + settings.batchSize
+        return await withDiscardingTaskGroup { group in
             while true {
                 if shutdown.isSet {
-                    await slots.close()
-                    await group.waitForAll()
+                    await slots.close()              // photos waiting for a slot go back to the queue
                     return PassSummary(stop: .shutdown)
                 }
-                if inFlight >= settings.batchesInFlight { await finishOne(); continue }
+                let holding = photosInHand
+                if holding >= enough {
+                    await wake.wait(timeout: .seconds(5))
+                    continue
+                }
 
                 // Is the provider available at all?
                 if let health = try? store.providerHealth(provider.name), health.state != .ok {
-                    if inFlight > 0 { await finishOne(); continue }
-                    switch health.state {
-                    case .paused:
-                        if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
-                        // The daemon keeps watching; it asks again after a while in case the cause was fixed.
-                        await wake.wait(timeout: .seconds(900))
-                        if !shutdown.isSet { setProviderHealth(ProviderHealth(name: provider.name, state: .ok)) }
-                        continue
-                    case .backoff:
-                        let until = health.until ?? Date()
-                        let wait = until.timeIntervalSinceNow
-                        if wait > 0 {
-                            if untilIdle && wait > settings.maxWaitInPass {
-                                return PassSummary(stop: .providerWaiting(until: until, health.message ?? "provider backing off"))
-                            }
-                            await wake.wait(timeout: .seconds(wait))
+                    let wait = health.until.map { $0.timeIntervalSinceNow } ?? .infinity
+                    if health.state == .paused || wait > 0 {
+                        if holding > 0 { await wake.wait(timeout: .seconds(5)); continue }
+                        if health.state == .paused {
+                            if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
+                            // The daemon keeps watching; it asks again after a while in case the cause was fixed.
+                            await wake.wait(timeout: .seconds(900))
+                            if !shutdown.isSet { setProviderHealth(ProviderHealth(name: provider.name, state: .ok)) }
                             continue
                         }
-                    case .ok: break
+                        if untilIdle && wait > settings.maxWaitInPass {
+                            return PassSummary(stop: .providerWaiting(until: health.until ?? Date(), health.message ?? "provider backing off"))
+                        }
+                        await wake.wait(timeout: .seconds(wait))
+                        continue
                     }
                 }
 
                 let jobs: [ClaimedJob]
                 do {
-                    jobs = try store.claim(limit: settings.batchSize, provider: provider.name, owner: owner, lease: settings.lease)
+                    jobs = try store.claim(limit: min(settings.batchSize, enough - holding), provider: provider.name,
+                                           owner: owner, lease: settings.lease)
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
-                    if inFlight > 0 { await finishOne() } else { await wake.wait(timeout: .seconds(5)) }
+                    await wake.wait(timeout: .seconds(5))
                     continue
                 }
                 if jobs.isEmpty {
-                    if inFlight > 0 { await finishOne(); continue }
+                    if holding > 0 {                 // a batch finishing, or a photo arriving, wakes us
+                        await wake.wait(timeout: .seconds(5))
+                        continue
+                    }
                     let nextRetry = try? store.nextRetryDate()
                     if untilIdle {
                         guard let nextRetry else { return PassSummary(stop: .idle) }
@@ -82,8 +87,12 @@ extension Pipeline {
                     continue
                 }
                 Failpoint.hit("after_claim")
-                inFlight += 1
-                group.addTask { await self.process(batch: jobs) }
+                holdLeases(on: jobs.map(\.id))
+                group.addTask {
+                    await self.process(batch: jobs)
+                    self.dropLeases(on: jobs.map(\.id))
+                    self.wake.notify()
+                }
             }
         }
     }

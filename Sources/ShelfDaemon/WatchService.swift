@@ -78,7 +78,7 @@ package struct WatchService {
         let result = await withTaskGroup(of: PassSummary?.self) { group in
             group.addTask { await scheduler.value }
             group.addTask {
-                while !pipeline.shutdown.isSet { try? await Task.sleep(for: .milliseconds(200)) }
+                await pipeline.shutdown.wait()
                 try? await Task.sleep(for: grace)
                 scheduler.cancel()
                 return nil
