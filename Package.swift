@@ -66,5 +66,10 @@ let package = Package(
         .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore"], swiftSettings: settings),
+
+        // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.
+        .executableTarget(name: "shelfd-bench", dependencies: [
+            "ShelfTesting", "ShelfCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/ThroughputBenchmark", swiftSettings: settings),
     ]
 )

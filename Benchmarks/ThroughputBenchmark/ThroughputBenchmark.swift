@@ -1,0 +1,264 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+import ShelfTesting
+
+/// Runs the built `shelfd` against the Gemini emulator answering after a fixed latency, and prints
+/// photos/s beside the ideal concurrency ÷ latency, CPU per photo, RSS, and what an idle daemon costs.
+@main
+struct ThroughputBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shelfd-bench",
+        abstract: "Throughput, CPU and memory of shelfd against the Gemini emulator.",
+        discussion: """
+            Phase 1 times 'shelfd run' over photos already in incoming/. Phase 2 starts 'shelfd watch', drops \
+            as many new photos and times them to their results, leaves the daemon idle, then stops it with SIGTERM.
+            """)
+
+    @Option(help: "Photos per phase.") var photos = 60
+    @Option(name: .customLong("latency-ms"), help: "The emulator's answer latency, in milliseconds.") var latencyMs = 1000
+    @Option(help: "[pipeline] concurrency: requests in flight.") var concurrency = 2
+    @Option(name: .customLong("batch-size"), help: "[pipeline] batch_size.") var batchSize = 5
+    @Option(name: .customLong("idle-s"), help: "How long the idle daemon is watched, in seconds.") var idleSeconds = 10
+    @Option(help: "The shelfd binary (default: the one beside shelfd-bench).") var shelfd: String?
+    @Flag(name: .customLong("keep"), help: "Keep the temporary root (logs, database, results) and print its path.")
+    var keep = false
+
+    func validate() throws {
+        guard photos >= 1 else { throw ValidationError("--photos must be at least 1.") }
+        guard latencyMs >= 1 else { throw ValidationError("--latency-ms must be at least 1.") }
+        guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be 1…16, as in shelfd.toml.") }
+        guard (1...5).contains(batchSize) else { throw ValidationError("--batch-size must be 1…5, as in shelfd.toml.") }
+        guard idleSeconds >= 1 else { throw ValidationError("--idle-s must be at least 1.") }
+    }
+
+    func run() throws {
+        let binary = try shelfdBinary()
+        let books = [GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+                                         box2D: [120, 410, 880, 450]),
+                     GeminiEmulator.Book(title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540]),
+                     GeminiEmulator.Book(title: "Solaris", author: "Stanisław Lem", confidence: 0.81, box2D: [130, 560, 890, 590])]
+        let emulator = try GeminiEmulator.start(script: .init(latency: .milliseconds(latencyMs), reply: .books(books)))
+        defer { emulator.stop() }
+        let requests = RequestClock(emulator)
+        defer { requests.stop() }
+        let root = try BenchRoot(geminiURL: emulator.baseURL, apiKey: GeminiEmulator.defaultKey,
+                                 concurrency: concurrency, batchSize: batchSize)
+        defer { if keep { print("Kept \(root.base.path)") } else { root.remove() } }
+
+        print("shelfd-bench: \(photos) photos per phase, provider latency \(latencyMs) ms, concurrency \(concurrency), "
+              + "batch size \(batchSize)")
+        print("ideal C/L = \(fixed(ideal, 3)) photos/s; measuring 'shelfd run'…")
+        let oneShot = try measureRun(binary, root: root, requests: requests)
+        print("measuring 'shelfd watch'…")
+        let (daemon, idle) = try measureWatch(binary, root: root, requests: requests)
+        print()
+        printTable(oneShot, daemon, idle)
+
+        let report = Report(photos: photos, latencyMs: latencyMs, concurrency: concurrency, batchSize: batchSize,
+                            idealPhotosPerS: ideal, run: oneShot, watch: daemon, idle: idle)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        if idle.exitStatus != 0 { throw ExitCode(1) }
+    }
+
+    /// Photos per second with every request slot always busy.
+    var ideal: Double { Double(concurrency) / (Double(latencyMs) / 1000) }
+
+    /// Longest a phase may take before the benchmark gives up: 3× the ideal, plus a minute.
+    var phaseTimeout: Duration { .seconds(3 * Double(photos) / ideal + 60) }
+
+    // MARK: Phases
+
+    /// Phase 1: `shelfd run` over photos already in incoming/, timed from spawn to exit.
+    func measureRun(_ binary: URL, root: BenchRoot, requests: RequestClock) throws -> Phase {
+        for i in 0..<photos { try root.drop(JPEGFactory.shelf(seed: i), as: name("run", i)) }
+        let seenBefore = requests.all.count
+        let cpuBefore = childrenCPUSeconds()
+        let start = ContinuousClock.now
+        let child = try Child(binary, ["run", "--config", root.configFile.path], environment: root.environment,
+                              log: root.log("run"))
+        // VmHWM is a high-water mark, so sampling it every 20 ms until the exit misses at most the last moments.
+        var peakRSS = 0.0
+        var exit: (status: Int32, at: ContinuousClock.Instant)?
+        while exit == nil, ContinuousClock.now < start + phaseTimeout {
+            peakRSS = max(peakRSS, ProcFS.memoryMB(child.pid, "VmHWM") ?? 0)
+            exit = child.waitForExit(timeout: .milliseconds(20))
+        }
+        guard let (status, end) = exit else {
+            child.kill()
+            throw BenchError("shelfd run did not finish within \(phaseTimeout); see \(root.log("run").path) (use --keep)")
+        }
+        let cpuAfter = childrenCPUSeconds()
+        guard status == 0 else { throw BenchError("shelfd run exited with status \(status):\n\(tail(root.log("run")))") }
+        let documents = try root.resultDocuments(prefix: "run-")
+        guard documents.count == photos else {
+            throw BenchError("shelfd run wrote \(documents.count) results for \(photos) photos:\n\(tail(root.log("run")))")
+        }
+        let firstRequest = requests.all.dropFirst(seenBefore).first
+        return phase(wall: end - start, startup: firstRequest.map { $0 - start },
+                     providerMs: documents.compactMap(\.timings.providerMs),
+                     cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakRSS)
+    }
+
+    /// Phase 2: `shelfd watch`; new photos are timed from the drop to their last result file. Then the
+    /// daemon is left alone for `idleSeconds` and stopped with SIGTERM.
+    func measureWatch(_ binary: URL, root: BenchRoot, requests: RequestClock) throws -> (Phase, Idle) {
+        let jpegs = (0..<photos).map { JPEGFactory.shelf(seed: photos + $0) }    // made before the clock starts
+        let log = root.log("watch")
+        let child = try Child(binary, ["watch", "--config", root.configFile.path], environment: root.environment, log: log)
+        var stopped = false
+        defer { if !stopped { child.kill(); _ = child.waitForExit(timeout: .seconds(10)) } }
+        let pid = child.pid
+
+        // The startup scan is logged once inotify watches are in place: from then on no drop is missed.
+        try waitUntil("the daemon's startup scan", timeout: .seconds(60), log: log) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Full scan finished")
+        }
+        let seenBefore = requests.all.count
+        let cpuBefore = ProcFS.cpuSeconds(pid) ?? 0
+        let start = ContinuousClock.now
+        for (i, jpeg) in jpegs.enumerated() { try root.drop(jpeg, as: name("watch", i)) }
+        try waitUntil("\(photos) results", timeout: phaseTimeout, log: log) { root.resultCount(prefix: "watch-") == photos }
+        let end = ContinuousClock.now
+        let cpuAfter = ProcFS.cpuSeconds(pid) ?? 0
+        let peakWhileWorking = ProcFS.memoryMB(pid, "VmHWM") ?? 0
+        let documents = try root.resultDocuments(prefix: "watch-")
+        let firstRequest = requests.all.dropFirst(seenBefore).first
+
+        // Idle: the last batch commits and library.json is written just after its results; let that pass.
+        Thread.sleep(forTimeInterval: 2)
+        let idleCPUBefore = ProcFS.cpuSeconds(pid) ?? 0, switchesBefore = ProcFS.contextSwitches(pid)
+        Thread.sleep(forTimeInterval: Double(idleSeconds))
+        let idleCPUAfter = ProcFS.cpuSeconds(pid) ?? 0, switchesAfter = ProcFS.contextSwitches(pid)
+        let rss = ProcFS.memoryMB(pid, "VmRSS") ?? 0
+        let anonymous = ProcFS.memoryMB(pid, "RssAnon") ?? 0
+
+        let stopStart = ContinuousClock.now
+        child.terminate()
+        guard let (status, exit) = child.waitForExit(timeout: .seconds(60)) else {
+            throw BenchError("shelfd watch did not stop within 60 s of SIGTERM:\n\(tail(log))")
+        }
+        stopped = true
+
+        let daemon = phase(wall: end - start, startup: firstRequest.map { $0 - start },
+                           providerMs: documents.compactMap(\.timings.providerMs),
+                           cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakWhileWorking)
+        let idle = Idle(seconds: idleSeconds, cpuMs: (idleCPUAfter - idleCPUBefore) * 1000,
+                        wakeupsPerS: Double(switchesAfter - switchesBefore) / Double(idleSeconds), rssMB: rss,
+                        anonymousRssMB: anonymous,
+                        exitStatus: status, stopS: (exit - stopStart).seconds)
+        return (daemon, idle)
+    }
+
+    func phase(wall: Duration, startup: Duration?, providerMs: [Int], cpuSeconds: Double, peakRSSMB: Double) -> Phase {
+        let perSecond = Double(photos) / wall.seconds
+        let afterStartup = startup.map { Double(photos) / (wall - $0).seconds }
+        let meanProviderMs = providerMs.isEmpty ? nil : Double(providerMs.reduce(0, +)) / Double(providerMs.count)
+        // The same slots kept busy by requests that really took `meanProviderMs` (emulator work, loopback, curl).
+        let idealAtServiceTime = meanProviderMs.map { Double(concurrency) / ($0 / 1000) }
+        return Phase(wallS: wall.seconds, startupS: startup?.seconds, photosPerS: perSecond, ratioToIdeal: perSecond / ideal,
+                     ratioToIdealAfterStartup: afterStartup.map { $0 / ideal }, meanProviderMs: meanProviderMs,
+                     ratioToServiceTimeAfterStartup: afterStartup.flatMap { a in idealAtServiceTime.map { a / $0 } },
+                     cpuMsPerPhoto: cpuSeconds * 1000 / Double(photos), peakRssMB: peakRSSMB)
+    }
+
+    // MARK: Output
+
+    func printTable(_ run: Phase, _ watch: Phase, _ idle: Idle) {
+        func row(_ label: String, _ a: String, _ b: String) {
+            print(label.padding(toLength: 40, withPad: " ", startingAt: 0) + pad(a, 12) + pad(b, 14))
+        }
+        func opt(_ value: Double?, _ digits: Int) -> String { value.map { fixed($0, digits) } ?? "–" }
+        row("", "shelfd run", "shelfd watch")
+        row("wall time (s)", fixed(run.wallS, 2), fixed(watch.wallS, 2))
+        row("start-up: first request after (s)", opt(run.startupS, 2), opt(watch.startupS, 2))
+        row("photos/s", fixed(run.photosPerS, 3), fixed(watch.photosPerS, 3))
+        row("  ÷ ideal C/L", fixed(run.ratioToIdeal, 3), fixed(watch.ratioToIdeal, 3))
+        row("  ÷ ideal C/L, start-up excluded", opt(run.ratioToIdealAfterStartup, 3), opt(watch.ratioToIdealAfterStartup, 3))
+        row("provider round trip, mean (ms)", opt(run.meanProviderMs, 1), opt(watch.meanProviderMs, 1))
+        row("  ÷ C/round trip, start-up excluded", opt(run.ratioToServiceTimeAfterStartup, 3),
+            opt(watch.ratioToServiceTimeAfterStartup, 3))
+        row("CPU per photo (ms)", fixed(run.cpuMsPerPhoto, 1), fixed(watch.cpuMsPerPhoto, 1))
+        row("peak RSS (MB)", fixed(run.peakRssMB, 1), fixed(watch.peakRssMB, 1))
+        print()
+        print("idle daemon over \(idle.seconds) s: CPU \(fixed(idle.cpuMs, 0)) ms, \(fixed(idle.wakeupsPerS, 1)) wake-ups/s, "
+              + "RSS \(fixed(idle.rssMB, 1)) MB (anonymous \(fixed(idle.anonymousRssMB, 1)) MB, the rest shared libraries)")
+        print("SIGTERM: exit status \(idle.exitStatus) after \(fixed(idle.stopS, 2)) s")
+    }
+
+    // MARK: Helpers
+
+    func shelfdBinary() throws -> URL {
+        let url: URL
+        if let shelfd { url = URL(fileURLWithPath: shelfd) } else {
+            let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            url = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("shelfd")
+        }
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw ValidationError("No shelfd at \(url.path). Build it ('swift build -c release') or pass --shelfd PATH.")
+        }
+        return url
+    }
+
+    func name(_ phase: String, _ i: Int) -> String { "\(phase)-\(String(format: "%04d", i)).jpg" }
+
+    /// Polls `condition` every 10 ms; throws, showing the end of the daemon's log, after `timeout`.
+    func waitUntil(_ what: String, timeout: Duration, log: URL, _ condition: () -> Bool) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw BenchError("Timed out waiting for \(what):\n\(tail(log))") }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    func tail(_ log: URL) -> String {
+        let lines = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        return lines.suffix(15).joined(separator: "\n")
+    }
+}
+
+struct Phase: Encodable {
+    var wallS: Double
+    /// Spawn (run) or drop (watch) to the first request the emulator saw.
+    var startupS: Double?
+    var photosPerS: Double
+    var ratioToIdeal: Double
+    var ratioToIdealAfterStartup: Double?
+    var meanProviderMs: Double?
+    var ratioToServiceTimeAfterStartup: Double?
+    var cpuMsPerPhoto: Double
+    var peakRssMB: Double
+}
+
+struct Idle: Encodable {
+    var seconds: Int
+    var cpuMs: Double
+    var wakeupsPerS: Double
+    var rssMB: Double
+    /// Heap and stacks: RSS without the pages of shared libraries and the binary.
+    var anonymousRssMB: Double
+    var exitStatus: Int32
+    var stopS: Double
+}
+
+struct Report: Encodable {
+    var photos: Int
+    var latencyMs: Int
+    var concurrency: Int
+    var batchSize: Int
+    var idealPhotosPerS: Double
+    var run: Phase
+    var watch: Phase
+    var idle: Idle
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+func pad(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }

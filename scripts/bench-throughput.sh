@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Throughput benchmark: runs the release `shelfd` against the in-process Gemini emulator with a fixed
+# provider latency L and concurrency C, and prints photos/s beside the ideal C/L (also net of start-up,
+# and against C over the measured provider round trip), CPU per photo and peak RSS for `shelfd run` and
+# `shelfd watch`, then the idle daemon's CPU, wake-ups and RSS, and its exit status on SIGTERM.
+# The last line is the same report as JSON.
+#
+#   scripts/bench-throughput.sh [--photos N] [--latency-ms L] [--concurrency C] [--batch-size B] [--idle-s S] [--keep]
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+swift build -c release --product shelfd
+swift build -c release --product shelfd-bench
+exec "$(swift build -c release --show-bin-path)/shelfd-bench" "$@"
