@@ -9,6 +9,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-swift build -c release --product shelfd
-swift build -c release --product shelfd-bench
-exec "$(swift build -c release --show-bin-path)/shelfd-bench" "$@"
+# The same build the README installs: a static Swift runtime, so the figures are those of a deployed daemon.
+swift build -c release --static-swift-stdlib --product shelfd
+swift build -c release --static-swift-stdlib --product shelfd-bench
+exec "$(swift build -c release --static-swift-stdlib --show-bin-path)/shelfd-bench" "$@"

@@ -69,17 +69,24 @@ enum ProcFS {
         return nil
     }
 
-    /// Context switches of all threads so far: each one is a thread going to sleep or being woken.
-    static func contextSwitches(_ pid: pid_t) -> Int {
+    /// Context switches of each thread so far: each one is a thread going to sleep or being woken.
+    static func contextSwitches(_ pid: pid_t) -> [String: Int] {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var total = 0
+        var counts: [String: Int] = [:]
         for thread in threads {
             guard let text = read("/proc/\(pid)/task/\(thread)/status") else { continue }
             for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {   // voluntary + nonvoluntary
-                total += Int(line.split(separator: "\t").last ?? "") ?? 0
+                counts[thread, default: 0] += Int(line.split(separator: "\t").last ?? "") ?? 0
             }
         }
-        return total
+        return counts
+    }
+
+    /// Switches made between two samples by the threads alive at the second one. Threads come and go
+    /// (Dispatch's worker pool), so summing totals could even go negative; a thread that exited in
+    /// between is not counted.
+    static func contextSwitches(from before: [String: Int], to after: [String: Int]) -> Int {
+        after.reduce(0) { $0 + max(0, $1.value - (before[$1.key] ?? 0)) }
     }
 
     /// /proc files report size 0, so read to the end rather than by size.

@@ -147,7 +147,7 @@ struct ThroughputBenchmark: ParsableCommand {
                            providerMs: documents.compactMap(\.timings.providerMs),
                            cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakWhileWorking)
         let idle = Idle(seconds: idleSeconds, cpuMs: (idleCPUAfter - idleCPUBefore) * 1000,
-                        wakeupsPerS: Double(switchesAfter - switchesBefore) / Double(idleSeconds), rssMB: rss,
+                        wakeupsPerS: Double(ProcFS.contextSwitches(from: switchesBefore, to: switchesAfter)) / Double(idleSeconds), rssMB: rss,
                         anonymousRssMB: anonymous,
                         exitStatus: status, stopS: (exit - stopStart).seconds)
         return (daemon, idle)

@@ -155,3 +155,24 @@ struct ProviderSwitchTests {
         }
     }
 }
+
+@Suite("Logs")
+struct LogTests {
+    @Test("Under systemd each log line starts with journald's priority; elsewhere with a time and a level",
+          .timeLimit(.minutes(1)))
+    func logLinesSuitTheirReader() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            try root.drop(JPEGFactory.shelf(seed: 550), as: "a.jpg")
+            let journal = try await root.shelfd("run", environment: ["JOURNAL_STREAM": "8:12345"])
+            let lines = journal.stderr.split(separator: "\n")
+            #expect(!lines.isEmpty)
+            #expect(lines.allSatisfy { $0.hasPrefix("<") && $0.dropFirst(2).hasPrefix(">shelfd") })
+            #expect(lines.contains { $0.hasPrefix("<6>shelfd: Scan completed") && $0.contains("event=scan_completed") })
+
+            try root.drop(JPEGFactory.shelf(seed: 551), as: "b.jpg")
+            let terminal = try await root.shelfd("run", "--log-level", "warning")
+            #expect(terminal.stderr.isEmpty, "--log-level warning hides a normal run's info lines")
+        }
+    }
+}
