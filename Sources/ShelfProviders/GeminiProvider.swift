@@ -2,6 +2,7 @@ import Foundation
 package import Logging
 package import ShelfCore
 package import ShelfHTTP
+package import ShelfImaging
 
 /// `[gemini]` as the provider needs it.
 package struct GeminiSettings: Sendable {
@@ -40,6 +41,7 @@ package struct GeminiProvider: VisionProvider {
     }
 
     package var model: String { settings.model }
+    package var preset: ImagePreset { .gemini }
 
     /// `{base}/v1beta/models/{model}:generateContent`.
     package var endpoint: String {

@@ -1,6 +1,6 @@
 import Foundation
 package import ShelfCore
-import ShelfImaging
+package import ShelfImaging
 
 /// A photo as it goes to a provider: the bytes and their MIME type (judged from the content).
 package struct PhotoUpload: Sendable {
@@ -34,6 +34,8 @@ package protocol VisionProvider: Sendable {
     /// "gemini", "cloudflare", …: what results record as `source`.
     var name: String { get }
     var model: String { get }
+    /// The image this provider works best with (size, quality, bytes).
+    var preset: ImagePreset { get }
     func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse
     func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer
     /// A request that costs nothing and proves the key and model work (`shelfd doctor`): a sentence
