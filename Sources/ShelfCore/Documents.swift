@@ -37,6 +37,35 @@ package struct ResultDocument: Codable, Sendable, Equatable {
         package init(file: String, replayed: Bool) { self.file = file; self.replayed = replayed }
     }
 
+    /// What was sent to a provider after preprocessing.
+    package struct Sent: Codable, Sendable, Equatable {
+        package var width: Int
+        package var height: Int
+        /// JPEG quality of the re-encoded image; nil when the original was sent as it was.
+        package var quality: Int?
+        package var bytes: Int
+        package init(width: Int, height: Int, quality: Int?, bytes: Int) {
+            self.width = width; self.height = height; self.quality = quality; self.bytes = bytes
+        }
+    }
+    /// One provider's go at the photo (hybrid has two).
+    package struct Run: Codable, Sendable, Equatable {
+        package var provider: String
+        package var model: String
+        /// Books this provider read (before merging).
+        package var books: Int?
+        package var latencyMs: Int?
+        package var response: Response?
+        package var sent: Sent?
+        /// Why this provider gave no answer.
+        package var error: String?
+        enum CodingKeys: String, CodingKey { case provider, model, books, response, sent, error, latencyMs = "latency_ms" }
+        package init(provider: String, model: String, books: Int?, latencyMs: Int?, response: Response?, sent: Sent?, error: String?) {
+            self.provider = provider; self.model = model; self.books = books; self.latencyMs = latencyMs
+            self.response = response; self.sent = sent; self.error = error
+        }
+    }
+
     package var schema = "shelfd.result/1"
     package var photo: Photo
     package var provider: String
@@ -45,12 +74,21 @@ package struct ResultDocument: Codable, Sendable, Equatable {
     package var books: [Book]
     package var suggestions: [Suggestion]
     package var notes: [String]
+    /// The deciding provider's saved answer.
     package var response: Response
+    /// Every provider asked, in order; `decided_by` names the one whose answer won.
+    package var runs: [Run]
+    package var decidedBy: String
+
+    enum CodingKeys: String, CodingKey {
+        case schema, photo, provider, model, timings, books, suggestions, notes, response, runs, decidedBy = "decided_by"
+    }
 
     package init(photo: Photo, provider: String, model: String, timings: Timings, books: [Book],
-                 suggestions: [Suggestion], notes: [String], response: Response) {
+                 suggestions: [Suggestion], notes: [String], response: Response, runs: [Run], decidedBy: String) {
         self.photo = photo; self.provider = provider; self.model = model; self.timings = timings
         self.books = books; self.suggestions = suggestions; self.notes = notes; self.response = response
+        self.runs = runs; self.decidedBy = decidedBy
     }
 }
 

@@ -23,21 +23,29 @@ package enum DoctorChecks {
     package static func run(config: Configuration, configSource: String?, secrets: Secrets, logger: Logger) async -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         checks.append(.pass("configuration", configSource.map { "read \($0)" } ?? "no file found; built-in defaults"))
-        checks.append(keyCheck(config: config, secrets: secrets))
+        let lineup: Lineup
+        do { lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger) } catch {
+            return checks + [.fail("provider", "\(error)")]
+        }
+        for channel in lineup.channels { checks.append(keyCheck(provider: channel.name, secrets: secrets)) }
         for (name, folder) in [("root", config.paths.root), ("incoming", config.paths.incoming),
                                ("results", config.paths.results), ("state", config.paths.state)] {
             checks.append(folderCheck(name: name, path: folder))
         }
         checks.append(contentsOf: watchChecks(config: config))
-        checks.append(await providerCheck(config: config, secrets: secrets, logger: logger))
+        for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
         return checks
     }
 
-    static func keyCheck(config: Configuration, secrets: Secrets) -> DoctorCheck {
-        if let problem = Runtime.missingKeyProblem(config: config, secrets: secrets) { return .fail("key", problem) }
-        guard config.pipeline.provider == .gemini else { return .pass("key", "no key needed") }
-        let origin = secrets.origins[.geminiAPIKey].map { $0 == .credential ? "a systemd credential" : "the environment" } ?? "?"
-        return .pass("key", "Gemini API key present (from \(origin))")
+    static func keyCheck(provider: String, secrets: Secrets) -> DoctorCheck {
+        if let problem = Runtime.missingKeyProblem(for: provider, secrets: secrets) { return .fail("key", problem) }
+        let name: Secrets.Name? = switch provider {
+        case "gemini": .geminiAPIKey
+        default: nil
+        }
+        guard let name else { return .pass("key", "\(provider) needs no key") }
+        let origin = secrets.origins[name].map { $0 == .credential ? "a systemd credential" : "the environment" } ?? "?"
+        return .pass("key", "\(provider == "gemini" ? "Gemini API key" : "\(provider) key") present (from \(origin))")
     }
 
     static func folderCheck(name: String, path: String) -> DoctorCheck {
@@ -80,18 +88,13 @@ package enum DoctorChecks {
         return count
     }
 
-    static func providerCheck(config: Configuration, secrets: Secrets, logger: Logger) async -> DoctorCheck {
-        guard Runtime.missingKeyProblem(config: config, secrets: secrets) == nil else {
-            return .fail("provider", "not asked: no key")
+    static func providerCheck(_ channel: ProviderChannel, secrets: Secrets) async -> DoctorCheck {
+        guard Runtime.missingKeyProblem(for: channel.name, secrets: secrets) == nil else {
+            return .fail("provider", "\(channel.name) not asked: no key")
         }
-        do {
-            let provider = try Runtime.makeProvider(config: config, secrets: secrets, logger: logger)
-            switch await provider.checkReachable() {
-            case .success(let message): return .pass("provider", message)
-            case .failure(let error): return .fail("provider", error.message)
-            }
-        } catch {
-            return .fail("provider", "\(error)")
+        switch await channel.provider.checkReachable() {
+        case .success(let message): return .pass("provider", message)
+        case .failure(let error): return .fail("provider", error.message)
         }
     }
 }

@@ -73,9 +73,9 @@ package struct OneShot {
         let warning: String? = switch summary.stop {
         case .idle: nil
         case .shutdown: "Stopped before the queue was empty; the rest stays queued."
-        case .providerPaused(let reason): "\(pipeline.provider.name) is paused: \(reason)"
+        case .providerPaused(let reason): "\(pipeline.lineup.name) is paused: \(reason)"
         case .providerWaiting(let until, let reason):
-            "\(pipeline.provider.name) asks to wait until \(formatter.string(from: until)) (\(reason)); queued photos stay queued. Run again later."
+            "\(pipeline.lineup.name) asks to wait until \(formatter.string(from: until)) (\(reason)); queued photos stay queued. Run again later."
         case .retriesLater(let date):
             "Some photos failed and are retried at \(formatter.string(from: date)) or later; see 'shelfd status'."
         }

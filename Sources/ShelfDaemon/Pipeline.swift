@@ -11,20 +11,18 @@ import ShelfStore
 package final class Pipeline: Sendable {
     package let settings: PipelineSettings
     package let store: Store
-    package let provider: any VisionProvider
+    package let lineup: Lineup
     let logger: Logger
     let owner: String
     let slots: RequestSlots
-    let rateLimiter: RateLimiter
     package let shutdown = ShutdownFlag()
     package let wake = WorkSignal()
     private let jobsInHand = Mutex<Set<Int64>>([])
 
-    package init(settings: PipelineSettings, store: Store, provider: any VisionProvider, logger: Logger,
+    package init(settings: PipelineSettings, store: Store, lineup: Lineup, logger: Logger,
                  owner: String = ProcessIdentity.current) {
-        self.settings = settings; self.store = store; self.provider = provider; self.logger = logger; self.owner = owner
+        self.settings = settings; self.store = store; self.lineup = lineup; self.logger = logger; self.owner = owner
         slots = RequestSlots(limit: settings.concurrency)
-        rateLimiter = RateLimiter(requestsPerMinute: settings.requestsPerMinute, burst: settings.concurrency)
     }
 
     // MARK: Ingest
@@ -59,7 +57,7 @@ package final class Pipeline: Sendable {
         let sha = SHA256.hex(of: bytes)
         do {
             let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
-                                                   syncConflict: syncConflict, provider: provider.name)
+                                                   syncConflict: syncConflict, provider: lineup.name)
             switch outcome {
             case .queued(let jobID):
                 logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",
@@ -123,16 +121,13 @@ package final class Pipeline: Sendable {
 
     // MARK: Provider health
 
-    /// A reason not to send now: the provider is paused (configuration) or backing off (quota, rate limit).
-    func providerBlock() -> JobOutcome.Result? {
-        guard let health = try? store.providerHealth(provider.name) else { return nil }
+    /// The provider's pause or backoff, when it should not be asked now.
+    func unavailability(of channel: ProviderChannel) -> ProviderHealth? {
+        guard let health = try? store.providerHealth(channel.name) else { return nil }
         switch health.state {
         case .ok: return nil
-        case .backoff:
-            guard let until = health.until, until > Date() else { return nil }
-            return .released(nil, message: "provider backing off", refundAttempt: false)
-        case .paused:
-            return .released(nil, message: "provider paused", refundAttempt: false)
+        case .backoff: return (health.until ?? .distantPast) > Date() ? health : nil
+        case .paused: return health
         }
     }
 
@@ -148,9 +143,9 @@ package final class Pipeline: Sendable {
         }
     }
 
-    func markProviderHealthy() {
-        guard let health = try? store.providerHealth(provider.name), health.state != .ok else { return }
-        setProviderHealth(ProviderHealth(name: provider.name, state: .ok))
+    func markHealthy(_ channel: ProviderChannel) {
+        guard let health = try? store.providerHealth(channel.name), health.state != .ok else { return }
+        setProviderHealth(ProviderHealth(name: channel.name, state: .ok))
     }
 
     // MARK: Heartbeat

@@ -13,7 +13,6 @@ package struct PipelineSettings: Sendable {
     package var processed: URL
     package var libraryFile: URL
     package var responses: URL
-    package var requestsPerMinute: Int
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600
     /// Photos above this are refused before decoding (decompression bombs, 100 MP panoramas).
@@ -22,11 +21,10 @@ package struct PipelineSettings: Sendable {
     package var maxWaitInPass: TimeInterval = 120
 
     package init(batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
-                 incoming: URL, results: URL, processed: URL, libraryFile: URL, responses: URL, requestsPerMinute: Int) {
+                 incoming: URL, results: URL, processed: URL, libraryFile: URL, responses: URL) {
         self.batchSize = batchSize; self.concurrency = concurrency; self.reviewThreshold = reviewThreshold
         self.maxAttempts = maxAttempts; self.moveAfter = moveAfter; self.incoming = incoming; self.results = results
         self.processed = processed; self.libraryFile = libraryFile; self.responses = responses
-        self.requestsPerMinute = requestsPerMinute
     }
 
 }

@@ -19,7 +19,9 @@ package struct Runtime: Sendable {
     package let store: Store
     package let pipeline: Pipeline
 
-    package static func start(config: Configuration, secrets: Secrets, logger: Logger) throws -> Runtime {
+    /// `choice` overrides `pipeline.provider` for this process (`scan --provider`, `rescan --provider`).
+    package static func start(config: Configuration, secrets: Secrets, logger: Logger,
+                              choice: Configuration.Provider? = nil) throws -> Runtime {
         let paths = config.paths
         for folder in [paths.root, paths.incoming, paths.results, paths.state, paths.responses] {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
@@ -38,23 +40,27 @@ package struct Runtime: Sendable {
             logger.notice("Jobs of a stopped process returned to the queue", metadata: ["jobs": "\(recovered)"])
         }
 
-        let provider = try makeProvider(config: config, secrets: secrets, logger: logger)
-        // A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted
-        // (it comes back at once if the problem is still there). Quota waits stand.
-        if let health = try store.providerHealth(provider.name), health.state == .paused {
-            try store.setProviderHealth(ProviderHealth(name: provider.name, state: .ok))
+        let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice)
+        for channel in lineup.channels {
+            // A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted
+            // (it comes back at once if the problem is still there). Quota waits stand.
+            if let health = try store.providerHealth(channel.name), health.state == .paused {
+                try store.setProviderHealth(ProviderHealth(name: channel.name, state: .ok))
+            }
+            if let problem = missingKeyProblem(for: channel.name, secrets: secrets) {
+                try store.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
+                                                           code: PhotoError.Code.providerAuth.rawValue, message: problem))
+                logger.error("Provider paused", metadata: ["provider": "\(channel.name)", "reason": "\(problem)"])
+            }
         }
-        if let problem = missingKeyProblem(config: config, secrets: secrets) {
-            try store.setProviderHealth(ProviderHealth(name: provider.name, state: .paused, code: PhotoError.Code.providerAuth.rawValue,
-                                                       message: problem))
-            logger.error("Provider paused", metadata: ["provider": "\(provider.name)", "reason": "\(problem)"])
+        let current = "\(lineup.name)/\(lineup.model)"
+        if choice == nil {
+            if let previous = try store.setting("provider"), previous != current {
+                logger.notice("Provider switched", metadata: ["event": "provider_switched", "from": "\(previous)", "to": "\(current)"])
+                try store.addEvent("provider_switched", message: "\(previous) → \(current)")
+            }
+            try store.setSetting("provider", current)
         }
-        let current = "\(provider.name)/\(provider.model)"
-        if let previous = try store.setting("provider"), previous != current {
-            logger.notice("Provider switched", metadata: ["event": "provider_switched", "from": "\(previous)", "to": "\(current)"])
-            try store.addEvent("provider_switched", message: "\(previous) → \(current)")
-        }
-        try store.setSetting("provider", current)
 
         let settings = PipelineSettings(
             batchSize: config.pipeline.batchSize, concurrency: config.pipeline.concurrency,
@@ -62,36 +68,53 @@ package struct Runtime: Sendable {
             moveAfter: config.pipeline.after == .move,
             incoming: URL(fileURLWithPath: paths.incoming), results: URL(fileURLWithPath: paths.results),
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
-            responses: URL(fileURLWithPath: paths.responses),
-            requestsPerMinute: requestsPerMinute(config))
+            responses: URL(fileURLWithPath: paths.responses))
         return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, provider: provider, logger: logger))
+                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, logger: logger))
     }
 
-    static func requestsPerMinute(_ config: Configuration) -> Int {
-        switch config.pipeline.provider {
-        case .cloudflare: config.cloudflare.requestsPerMinute
-        default: config.gemini.requestsPerMinute
+    /// The configured provider, or the fast and accurate pair for hybrid.
+    package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
+                                   choice: Configuration.Provider? = nil) throws -> Lineup {
+        let http = HTTPClient(maxConcurrent: config.pipeline.concurrency)
+        func channel(_ kind: Configuration.Provider) throws -> ProviderChannel {
+            ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http),
+                            requestsPerMinute: requestsPerMinute(kind, config), burst: config.pipeline.concurrency)
+        }
+        switch choice ?? config.pipeline.provider {
+        case .hybrid:
+            return .hybrid(fast: try channel(config.hybrid.fast), accurate: try channel(config.hybrid.accurate),
+                           escalateBelow: config.hybrid.escalateBelow)
+        case let kind:
+            return .single(try channel(kind))
         }
     }
 
-    static func makeProvider(config: Configuration, secrets: Secrets, logger: Logger) throws -> any VisionProvider {
-        switch config.pipeline.provider {
+    static func requestsPerMinute(_ kind: Configuration.Provider, _ config: Configuration) -> Int {
+        switch kind {
+        case .cloudflare: config.cloudflare.requestsPerMinute
+        case .gemini: config.gemini.requestsPerMinute
+        default: 60_000                                   // a local server: its own queue is the limit
+        }
+    }
+
+    static func makeProvider(_ kind: Configuration.Provider, config: Configuration, secrets: Secrets,
+                             http: HTTPClient) throws -> any VisionProvider {
+        switch kind {
         case .gemini:
             let settings = GeminiSettings(model: config.gemini.model, baseURL: config.gemini.baseURL,
                                           apiKey: secrets.geminiAPIKey ?? Secret(""),
                                           timeout: .seconds(config.gemini.timeoutS))
-            return GeminiProvider(settings: settings, http: HTTPClient(maxConcurrent: config.pipeline.concurrency),
-                                  logger: Logger(label: "shelfd.gemini"))
+            return GeminiProvider(settings: settings, http: http, logger: Logger(label: "shelfd.gemini"))
         case let other:
             throw StartupError("pipeline.provider = \"\(other.rawValue)\" is not available in this version of shelfd yet; set pipeline.provider = \"gemini\".")
         }
     }
 
-    /// The key the configured provider needs, when it is missing.
-    package static func missingKeyProblem(config: Configuration, secrets: Secrets) -> String? {
-        switch config.pipeline.provider {
-        case .gemini where secrets.geminiAPIKey == nil:
+    /// The key a provider needs, when it is missing.
+    package static func missingKeyProblem(for provider: String, secrets: Secrets) -> String? {
+        switch provider {
+        case "gemini" where secrets.geminiAPIKey == nil:
             "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd."
         default: nil
         }

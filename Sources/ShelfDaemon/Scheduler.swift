@@ -39,7 +39,7 @@ extension Pipeline {
                 }
 
                 // Is the provider available at all?
-                if let health = try? store.providerHealth(provider.name), health.state != .ok {
+                if let health = try? store.providerHealth(lineup.gate.name), health.state != .ok {
                     let wait = health.until.map { $0.timeIntervalSinceNow } ?? .infinity
                     if health.state == .paused || wait > 0 {
                         if holding > 0 { await wake.wait(timeout: .seconds(5)); continue }
@@ -47,7 +47,7 @@ extension Pipeline {
                             if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
                             // The daemon keeps watching; it asks again after a while in case the cause was fixed.
                             await wake.wait(timeout: .seconds(900))
-                            if !shutdown.isSet { setProviderHealth(ProviderHealth(name: provider.name, state: .ok)) }
+                            if !shutdown.isSet { setProviderHealth(ProviderHealth(name: lineup.gate.name, state: .ok)) }
                             continue
                         }
                         if untilIdle && wait > settings.maxWaitInPass {
@@ -60,7 +60,7 @@ extension Pipeline {
 
                 let jobs: [ClaimedJob]
                 do {
-                    jobs = try store.claim(limit: min(settings.batchSize, enough - holding), provider: provider.name,
+                    jobs = try store.claim(limit: min(settings.batchSize, enough - holding), provider: lineup.name,
                                            owner: owner, lease: settings.lease)
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])

@@ -48,8 +48,8 @@ package struct WatchService {
             watcher.stop()
         }
         defer { signals.cancel() }
-        logger.notice("Watching", metadata: ["incoming": "\(config.paths.incoming)", "provider": "\(pipeline.provider.name)",
-                                            "model": "\(pipeline.provider.model)"])
+        logger.notice("Watching", metadata: ["incoming": "\(config.paths.incoming)", "provider": "\(pipeline.lineup.name)",
+                                            "model": "\(pipeline.lineup.model)"])
 
         let scheduler = Task { await pipeline.processQueue(untilIdle: false) }
         let watching = Task {

@@ -1,0 +1,282 @@
+import Foundation
+import Logging
+import ShelfCore
+import ShelfImaging
+import ShelfProviders
+import ShelfStore
+
+/// One provider's go at a photo.
+enum Step: Sendable {
+    case answered(ModelAnswer, ResultDocument.Run)
+    case failed(PhotoError, ResultDocument.Run)
+    /// The provider is paused or backing off: not asked.
+    case unavailable(ProviderHealth)
+    /// Shutting down before the request was sent.
+    case stopped
+}
+
+/// The attempt a photo is on: charged once, just before the first request that costs anything.
+final class AttemptCounter: @unchecked Sendable {      // unchecked: used by one photo's task only
+    private let store: Store
+    private let jobID: Int64
+    private(set) var attempts: Int
+    private(set) var charged = false
+
+    init(store: Store, job: ClaimedJob) { self.store = store; jobID = job.id; attempts = job.attempts }
+
+    func chargeOnce() throws {
+        guard !charged else { return }
+        attempts = try store.chargeAttempt(jobID: jobID)
+        charged = true
+    }
+}
+
+extension Pipeline {
+    /// The outcome for a photo that failed or was set aside, or the answer to write for one that worked.
+    func process(photo job: ClaimedJob) async -> (JobOutcome.Result?, PhotoAnswer?) {
+        let started = ContinuousClock.now
+        let bytes: [UInt8]
+        switch readPhoto(job) {
+        case .success(let data): bytes = data
+        case .failure(let error): return (.dead(error.code, message: error.message), nil)
+        }
+        let info: PhotoInfo
+        do { info = try PhotoInspector.inspect(bytes, maxPixels: settings.maxPixels) } catch {
+            return (.dead(error.code, message: error.message), nil)
+        }
+        let attempt = AttemptCounter(store: store, job: job)
+
+        let decided: (answer: ModelAnswer, run: ResultDocument.Run, runs: [ResultDocument.Run], books: [Book])
+        switch lineup {
+        case .single(let channel):
+            switch await ask(channel, job: job, bytes: bytes, info: info, attempt: attempt) {
+            case .answered(let answer, let run):
+                decided = (answer, run, [run], check(answer, source: channel.name))
+            case .failed(let error, _):
+                return (outcome(for: error, job: job, channel: channel, attempt: attempt), nil)
+            case .unavailable:
+                return (.released(nil, message: "provider unavailable", refundAttempt: attempt.charged), nil)
+            case .stopped:
+                return (.released(nil, message: "shutting down", refundAttempt: attempt.charged), nil)
+            }
+        case .hybrid(let fast, let accurate, let escalateBelow):
+            let first = await ask(fast, job: job, bytes: bytes, info: info, attempt: attempt)
+            var runs: [ResultDocument.Run] = []
+            var fastBooks: [Book] = []
+            switch first {
+            case .answered(let answer, let run):
+                runs.append(run)
+                fastBooks = check(answer, source: fast.name)
+                if !answer.books.isEmpty, answer.books.allSatisfy({ $0.confidence >= escalateBelow }) {
+                    decided = (answer, run, runs, fastBooks)
+                    break
+                }
+                fallthrough
+            case .failed, .unavailable:
+                if case .failed(let error, let run) = first {
+                    runs.append(run)
+                    if error.disposition == .providerBroken || { if case .providerWait = error.disposition { true } else { false } }() {
+                        _ = outcome(for: error, job: job, channel: fast, attempt: attempt)   // pauses the fast provider
+                    }
+                }
+                logger.info("Asking the accurate provider", metadata: ["photo.path": "\(job.relativePath)",
+                                                                       "provider": "\(accurate.name)"])
+                switch await ask(accurate, job: job, bytes: bytes, info: info, attempt: attempt) {
+                case .answered(let answer, let run):
+                    runs.append(run)
+                    decided = (answer, run, runs, Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
+                case .failed(let error, _):
+                    return (outcome(for: error, job: job, channel: accurate, attempt: attempt), nil)
+                case .unavailable:
+                    return (.released(nil, message: "provider unavailable", refundAttempt: attempt.charged), nil)
+                case .stopped:
+                    return (.released(nil, message: "shutting down", refundAttempt: attempt.charged), nil)
+                }
+            case .stopped:
+                return (.released(nil, message: "shutting down", refundAttempt: attempt.charged), nil)
+            }
+        }
+
+        let elapsed = Self.milliseconds(ContinuousClock.now - started)
+        logger.info("Scan completed", metadata: [
+            "event": "scan_completed", "photo.path": "\(job.relativePath)", "provider": "\(decided.run.provider)",
+            "books": "\(decided.books.count)", "seconds": "\(Double(elapsed) / 1000)",
+            "replayed": "\(decided.run.response?.replayed ?? false)"])
+        let document = ResultDocument(
+            photo: .init(path: job.relativePath, sha256: job.sha256, bytes: bytes.count, format: info.format.rawValue,
+                         width: info.displayWidth, height: info.displayHeight, orientation: info.orientation),
+            provider: decided.run.provider, model: decided.run.model,
+            timings: .init(queuedAt: nil, finishedAt: Date(), providerMs: decided.run.latencyMs, totalMs: elapsed),
+            books: decided.books, suggestions: decided.answer.suggestions,
+            notes: decided.answer.notes + decided.books.flatMap { $0.notes ?? [] },
+            response: decided.run.response ?? .init(file: "", replayed: false),
+            runs: decided.runs, decidedBy: decided.run.provider)
+        return (nil, PhotoAnswer(document: document, resultURL: resultURL(for: job),
+                                 review: decided.books.contains { $0.status == .needsReview }))
+    }
+
+    func check(_ answer: ModelAnswer, source: String) -> [Book] {
+        BookChecker(reviewThreshold: settings.reviewThreshold).check(answer.books, source: source)
+    }
+
+    /// Hybrid: the accurate provider's reading wins for every book both saw; books only the fast one saw
+    /// stay, marked with its name as their source.
+    static func merge(accurate: [Book], fast: [Book]) -> [Book] {
+        let known = Set(accurate.map(\.workKey))
+        return accurate + fast.filter { !known.contains($0.workKey) }
+    }
+
+    /// Asks one provider: its saved answer if there is one (never paid twice), else a request.
+    func ask(_ channel: ProviderChannel, job: ClaimedJob, bytes: [UInt8], info: PhotoInfo,
+             attempt: AttemptCounter) async -> Step {
+        let provider = channel.provider
+        var logger = self.logger
+        logger[metadataKey: "photo.path"] = "\(job.relativePath)"
+        logger[metadataKey: "job.id"] = "\(job.id)"
+        logger[metadataKey: "provider"] = "\(provider.name)"
+        var run = ResultDocument.Run(provider: provider.name, model: provider.model, books: nil, latencyMs: nil,
+                                     response: nil, sent: nil, error: nil)
+
+        let saved = try? store.usableResponse(sha256: job.sha256, provider: provider.name, model: provider.model)
+        let raw: RawResponse
+        if let saved, let body = FileManager.default.contents(atPath: saved.file) {
+            raw = RawResponse(body: Array(body), receivedAt: Date(), latency: nil)
+            run.response = .init(file: saved.file, replayed: true)
+            run.latencyMs = saved.latencyMs
+            logger.info("Replaying a saved answer", metadata: ["response": "\(saved.file)"])
+        } else {
+            if let saved { try? store.markResponseUnusable(id: saved.id) }      // killed before its file was written
+            if let health = unavailability(of: channel) { return .unavailable(health) }
+            let upload = PhotoUpload(bytes: bytes, mimeType: info.format.mimeType)
+            run.sent = .init(width: info.width, height: info.height, quality: nil, bytes: upload.bytes.count)
+            guard await slots.acquire() else { return .stopped }
+            defer { Task { await slots.release() } }
+            if shutdown.isSet { return .stopped }
+            do { try await channel.limiter.waitForTurn() } catch { return .stopped }
+            if let health = unavailability(of: channel) { return .unavailable(health) }
+            do { try attempt.chargeOnce() } catch {
+                return .failed(PhotoError(.internal, "\(error)", disposition: .retry(after: 60)), run)
+            }
+            logger.info("Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)",
+                                                   "attempt": "\(attempt.attempts)"])
+            switch await send(upload, to: channel, logger: logger) {
+            case .success(let response): raw = response
+            case .failure(let error):
+                if Task.isCancelled { return .stopped }              // the grace period ran out: back to the queue
+                run.error = error.description
+                return .failed(error, run)
+            }
+            let ms = Self.milliseconds(raw.latency ?? .zero)
+            run.latencyMs = ms
+            markHealthy(channel)
+            // Save the answer before acting on it: a crash from here on replays it from disk. The row goes in
+            // first, so a file on disk is always findable; a row whose file never appeared is skipped on replay.
+            let file = settings.responses.appendingPathComponent("\(job.sha256)-\(job.id)-\(attempt.attempts)-\(provider.name).json")
+            do {
+                try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name, model: provider.model,
+                                         file: file.path, bytes: raw.body.count, latencyMs: ms)
+                try AtomicFile.write(Data(raw.body), to: file)
+            } catch {
+                logger.error("Cannot save the provider's answer", metadata: ["error": "\(error)"])
+            }
+            run.response = .init(file: file.path, replayed: false)
+            Failpoint.hit("after_response_saved")
+        }
+
+        do {
+            let answer = try provider.parse(raw)
+            run.books = answer.books.count
+            return .answered(answer, run)
+        } catch {
+            if let saved = try? store.usableResponse(sha256: job.sha256, provider: provider.name, model: provider.model) {
+                try? store.markResponseUnusable(id: saved.id)
+            }
+            run.error = error.description
+            return .failed(error, run)
+        }
+    }
+
+    /// One request, tried again at once for a short outage (5xx, network) within the same attempt.
+    private func send(_ upload: PhotoUpload, to channel: ProviderChannel, logger: Logger) async -> Result<RawResponse, PhotoError> {
+        var tries = 1
+        while true {
+            let started = ContinuousClock.now
+            do {
+                var raw = try await channel.provider.send(upload)
+                if raw.latency == nil { raw.latency = ContinuousClock.now - started }
+                try? store.recordRequest(provider: channel.name, latencyMs: Self.milliseconds(raw.latency ?? .zero), outcome: "ok")
+                return .success(raw)
+            } catch let error {
+                try? store.recordRequest(provider: channel.name, latencyMs: Self.milliseconds(ContinuousClock.now - started),
+                                         outcome: error.code.rawValue)
+                guard tries < Self.triesPerAttempt, !shutdown.isSet, let delay = Self.quickRetryDelay(for: error, try: tries)
+                else { return .failure(error) }
+                logger.warning("Provider request failed; trying again", metadata: [
+                    "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])
+                try? await Task.sleep(for: .seconds(delay))
+                do { try await channel.limiter.waitForTurn() } catch { return .failure(PhotoError(.network, "stopped", disposition: .retry(after: nil))) }
+                tries += 1
+            }
+        }
+    }
+
+    private func readPhoto(_ job: ClaimedJob) -> Result<[UInt8], PhotoError> {
+        var lastError = PhotoError(.photoVanished, "the photo is no longer in incoming/ (it was \(job.relativePath))",
+                                   disposition: .dead)
+        for path in job.paths {
+            switch Self.readFile(path.path) {
+            case .success(let bytes):
+                if SHA256.hex(of: bytes) == job.sha256 { return .success(bytes) }
+                lastError = PhotoError(.photoVanished, "\(path.relativePath) was replaced by a different photo", disposition: .dead)
+            case .failure(let error):
+                if error.code != .photoVanished { lastError = error }
+            }
+        }
+        return .failure(lastError)
+    }
+
+    /// What the queue does with a photo error (DESIGN §5).
+    func outcome(for error: PhotoError, job: ClaimedJob, channel: ProviderChannel, attempt: AttemptCounter) -> JobOutcome.Result {
+        let attempts = attempt.attempts, charged = attempt.charged
+        switch error.disposition {
+        case .dead:
+            return .dead(error.code, message: error.message)
+        case .retry(let after):
+            if attempts >= settings.maxAttempts {
+                return .dead(error.code, message: "\(error.message) (gave up after \(attempts) attempts; 'shelfd retry \(job.id)' tries again)")
+            }
+            let delay = after ?? Self.backoff(attempt: attempts)
+            return .failed(error.code, message: error.message, retryAt: Date().addingTimeInterval(delay))
+        case .providerWait(let until):
+            setProviderHealth(ProviderHealth(name: channel.name, state: .backoff, until: until, code: error.code.rawValue,
+                                             message: error.message))
+            return .released(error.code, message: error.message, refundAttempt: charged)
+        case .providerBroken:
+            setProviderHealth(ProviderHealth(name: channel.name, state: .paused, until: nil, code: error.code.rawValue,
+                                             message: error.message))
+            return .released(error.code, message: error.message, refundAttempt: charged)
+        }
+    }
+
+    /// Requests per attempt for transient failures (5xx, network): a short outage costs no attempt.
+    static let triesPerAttempt = 3
+
+    /// The wait before trying again within an attempt: the server's Retry-After when it gives one (up to
+    /// 30 s), else 1 s, 2 s … with ±20 % jitter. Nil when the error is not worth an immediate retry.
+    static func quickRetryDelay(for error: PhotoError, try number: Int) -> TimeInterval? {
+        guard error.code == .providerUnavailable || error.code == .network,
+              case .retry(let after) = error.disposition else { return nil }
+        if let after { return after <= 30 ? after : nil }
+        return pow(2, Double(number - 1)) * Double.random(in: 0.8...1.2)
+    }
+
+    /// Exponential backoff with ±20 % jitter: 2 s, 4 s, 8 s … capped at 5 minutes.
+    static func backoff(attempt: Int) -> TimeInterval {
+        let base = min(300, pow(2, Double(max(1, attempt))))
+        return base * Double.random(in: 0.8...1.2)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
