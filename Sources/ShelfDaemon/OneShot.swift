@@ -52,10 +52,45 @@ package struct OneShot {
                 let incoming = URL(fileURLWithPath: runtime.config.paths.incoming)
                 let under = file.hasPrefix(incoming.standardizedFileURL.path + "/") ? incoming : base
                 if case .queued = runtime.pipeline.ingest(path: file, relativeTo: under) { queued += 1 }
-                photos.append((file, try runtime.store.knownSighting(path: file)?.sha256))
+                let sha = try runtime.store.knownSighting(path: file)?.sha256
+                // `scan --provider P` on a photo another provider already read: read it again with P.
+                if let choice = runtime.pipeline.choice, let sha, let job = try runtime.store.finishedJob(sha256: sha),
+                   job.state == .done || job.state == .review, job.provider != choice,
+                   try runtime.store.rescan(sha256: sha, providerChoice: choice) != nil {
+                    queued += 1
+                }
+                photos.append((file, sha))
             }
         }
         return (try await process(queued: queued), photos)
+    }
+
+    /// `rescan PHOTO…`: each photo (a path, or the start of its hash) gets a new job, with this process's
+    /// provider; then the queue is processed. Earlier results are kept under results/.history/.
+    package func rescan(photos: [String]) async throws -> (Report, [(path: String, sha256: String?)]) {
+        var found: [(String, String?)] = []
+        var queued = 0
+        for photo in photos {
+            var sha = photo
+            if FileManager.default.fileExists(atPath: photo) {
+                switch Pipeline.readFile(photo) {
+                case .success(let bytes): sha = SHA256.hex(of: bytes)
+                case .failure(let error): throw StartupError("\(photo): \(error.message)")
+                }
+            } else if photo.count < 6 || !photo.allSatisfy(\.isHexDigit) {
+                throw StartupError("\(photo): no such file, and not a photo hash (give a path, or at least 6 characters of the sha256 that 'shelfd status' or a result file shows).")
+            }
+            guard let job = try runtime.store.rescan(sha256: sha, providerChoice: runtime.pipeline.choice) else {
+                if try runtime.store.finishedJob(sha256: sha) == nil, photo.count < 64 || sha == photo {
+                    throw StartupError("\(photo): shelfd has not seen this photo (or the hash prefix matches several); 'shelfd scan' queues a new one.")
+                }
+                found.append((photo, sha))                          // already queued: it is processed below
+                continue
+            }
+            queued += 1
+            found.append((photo, job.sha256))
+        }
+        return (try await process(queued: queued), found)
     }
 
     private func process(queued: Int) async throws -> Report {

@@ -33,6 +33,7 @@ extension Pipeline {
             }
             do {
                 let data = try JSONStyle.encoder().encode(answer.document)
+                keepPreviousResult(at: answer.resultURL, newJob: job)
                 try AtomicFile.write(data, to: answer.resultURL, failpointAfterTemp: written == 0 ? "mid_write" : nil)
                 written += 1
                 outcomes.append(JobOutcome(job: job, result: .finished(books: answer.document.books,
@@ -75,6 +76,23 @@ extension Pipeline {
                                                             "event": "photo_dead"])
         case .released:
             break
+        }
+    }
+
+    /// A rescan keeps every run's result: the current one stays at results/<name>.json, earlier ones move to
+    /// results/.history/<name>/<provider>-<job>.json.
+    private func keepPreviousResult(at url: URL, newJob job: ClaimedJob) {
+        guard let data = FileManager.default.contents(atPath: url.path),
+              let previous = try? JSONStyle.decoder().decode(ResultDocument.self, from: data),
+              previous.photo.sha256 == job.sha256,
+              let previousJob = try? store.jobID(resultPath: url.path), previousJob != job.id else { return }
+        let relative = String(url.deletingPathExtension().path.dropFirst(settings.results.path.count + 1))
+        let target = settings.results.appendingPathComponent(".history/\(relative)/\(previous.decidedBy)-\(previousJob).json")
+        do {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: target.path) { try FileManager.default.copyItem(at: url, to: target) }
+        } catch {
+            logger.warning("Cannot keep the previous result", metadata: ["result": "\(url.path)", "error": "\(error)"])
         }
     }
 

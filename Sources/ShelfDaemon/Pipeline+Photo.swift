@@ -137,7 +137,7 @@ extension Pipeline {
         var run = ResultDocument.Run(provider: provider.name, model: provider.model, books: nil, latencyMs: nil,
                                      response: nil, sent: nil, error: nil)
 
-        let saved = try? store.usableResponse(sha256: job.sha256, provider: provider.name, model: provider.model)
+        let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)
         let raw: RawResponse
         if let saved, let body = FileManager.default.contents(atPath: saved.file) {
             raw = RawResponse(body: Array(body), receivedAt: Date(), latency: nil)
@@ -188,7 +188,7 @@ extension Pipeline {
             run.books = answer.books.count
             return .answered(answer, run)
         } catch {
-            if let saved = try? store.usableResponse(sha256: job.sha256, provider: provider.name, model: provider.model) {
+            if let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model) {
                 try? store.markResponseUnusable(id: saved.id)
             }
             run.error = error.description

@@ -12,6 +12,8 @@ package final class Pipeline: Sendable {
     package let settings: PipelineSettings
     package let store: Store
     package let lineup: Lineup
+    /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
+    package let choice: String?
     let logger: Logger
     let owner: String
     let slots: RequestSlots
@@ -19,9 +21,10 @@ package final class Pipeline: Sendable {
     package let wake = WorkSignal()
     private let jobsInHand = Mutex<Set<Int64>>([])
 
-    package init(settings: PipelineSettings, store: Store, lineup: Lineup, logger: Logger,
+    package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: String? = nil, logger: Logger,
                  owner: String = ProcessIdentity.current) {
-        self.settings = settings; self.store = store; self.lineup = lineup; self.logger = logger; self.owner = owner
+        self.settings = settings; self.store = store; self.lineup = lineup; self.choice = choice
+        self.logger = logger; self.owner = owner
         slots = RequestSlots(limit: settings.concurrency)
     }
 
@@ -57,7 +60,8 @@ package final class Pipeline: Sendable {
         let sha = SHA256.hex(of: bytes)
         do {
             let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
-                                                   syncConflict: syncConflict, provider: lineup.name)
+                                                   syncConflict: syncConflict, provider: lineup.name,
+                                                   providerChoice: choice)
             switch outcome {
             case .queued(let jobID):
                 logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",

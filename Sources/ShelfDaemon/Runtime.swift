@@ -70,7 +70,7 @@ package struct Runtime: Sendable {
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
             responses: URL(fileURLWithPath: paths.responses))
         return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, logger: logger))
+                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue, logger: logger))
     }
 
     /// The configured provider, or the fast and accurate pair for hybrid.

@@ -60,7 +60,7 @@ extension Pipeline {
 
                 let jobs: [ClaimedJob]
                 do {
-                    jobs = try store.claim(limit: min(settings.batchSize, enough - holding), provider: lineup.name,
+                    jobs = try store.claim(limit: min(settings.batchSize, enough - holding), provider: lineup.name, choice: choice,
                                            owner: owner, lease: settings.lease)
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])

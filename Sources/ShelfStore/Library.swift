@@ -48,6 +48,22 @@ extension Store {
             """, [bookID, sha256, box, book.confidence, shelf, now])
     }
 
+    /// Removes a photo's sightings (before its new reading is added); a book seen nowhere else goes, the
+    /// others keep the best confidence of their remaining sightings.
+    static func forgetSightings(_ db: SQLiteConnection, of sha256: String, threshold: Double) throws {
+        let books = try db.query("SELECT book_id FROM book_sighting WHERE sha256 = ?", [sha256]).compactMap { $0.int("book_id") }
+        guard !books.isEmpty else { return }
+        try db.execute("DELETE FROM book_sighting WHERE sha256 = ?", [sha256])
+        for id in books {
+            if let best = try db.queryOne("SELECT MAX(confidence) AS c FROM book_sighting WHERE book_id = ?", [id])?.double("c") {
+                try db.execute("UPDATE book SET confidence = ?, status = ? WHERE id = ?",
+                               [best, best >= threshold ? Book.Status.verified.rawValue : Book.Status.needsReview.rawValue, id])
+            } else {
+                try db.execute("DELETE FROM book WHERE id = ?", [id])
+            }
+        }
+    }
+
     /// Every unique book with its sightings, in the order they were first seen.
     package func library() throws -> [LibraryDocument.Entry] {
         try read { db in

@@ -63,7 +63,8 @@ extension Store {
     /// Records that `path` holds the photo `sha256`. A photo is known by its content: only new content
     /// becomes a job; another copy or a renamed copy is a sighting.
     package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
-                                syncConflict: Bool, provider: String, now: Date = Date()) throws -> SightingOutcome {
+                                syncConflict: Bool, provider: String, providerChoice: String? = nil,
+                                now: Date = Date()) throws -> SightingOutcome {
         try write { db in
             let previous = try db.queryOne("SELECT sha256, size, mtime FROM sighting WHERE path = ?", [path])
             try db.execute("DELETE FROM path_problem WHERE path = ?", [path])
@@ -87,9 +88,9 @@ extension Store {
                 return .knownPhoto(sha256: sha256)
             }
             try db.execute("""
-                INSERT INTO job (sha256, provider, state, attempts, created_at, updated_at)
-                VALUES (?, ?, 'pending', 0, ?, ?)
-                """, [sha256, provider, now, now])
+                INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
+                VALUES (?, ?, ?, 'pending', 0, ?, ?)
+                """, [sha256, provider, providerChoice, now, now])
             let jobID = db.lastInsertID
             try Self.addEvent(db, "queued", sha256: sha256, jobID: jobID, message: relativePath, now: now)
             return .queued(jobID: jobID)
@@ -118,15 +119,17 @@ extension Store {
         }
     }
 
-    /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch.
-    package func claim(limit: Int, provider: String, owner: String, lease: TimeInterval,
+    /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch. `choice` nil takes the
+    /// jobs for the configured provider; a name takes only the jobs that asked for that provider.
+    package func claim(limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
                        now: Date = Date()) throws -> [ClaimedJob] {
         try write { db in
             let due = try db.query("""
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
+                WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?))
+                  AND j.provider_choice IS ?
                 ORDER BY j.id LIMIT ?
-                """, [now, limit])
+                """, [now, choice, limit])
             guard !due.isEmpty else { return [] }
             try db.execute("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
             let batchID = db.lastInsertID
@@ -225,6 +228,7 @@ extension Store {
                             lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?
                         WHERE id = ?
                         """, [review ? "review" : "done", resultPath, now, now, job.id])
+                    try Self.forgetSightings(db, of: job.sha256, threshold: reviewThreshold)   // a re-run replaces them
                     for book in books {
                         try Self.upsertBook(db, book, sha256: job.sha256, shelf: shelfOf(job), threshold: reviewThreshold, now: now)
                     }
@@ -251,6 +255,25 @@ extension Store {
             }
             try db.execute("UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
                            [now])
+        }
+    }
+
+    /// A new job for a photo already seen (`shelfd rescan`): by content hash, or the first photo whose hash
+    /// starts with `prefix`. Returns the job, or nil when the photo is unknown or already queued.
+    package func rescan(sha256 prefix: String, providerChoice: String?, now: Date = Date()) throws -> (jobID: Int64, sha256: String)? {
+        try write { db in
+            let matches = try db.query("SELECT sha256 FROM photo WHERE sha256 LIKE ? LIMIT 2", [prefix.lowercased() + "%"])
+            guard matches.count == 1, let sha = matches.first?.string("sha256") else { return nil }
+            guard try db.queryOne("""
+                SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
+                """, [sha]) == nil else { return nil }
+            try db.execute("""
+                INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
+                VALUES (?, ?, ?, 'pending', 0, ?, ?)
+                """, [sha, providerChoice ?? "", providerChoice, now, now])
+            let jobID = db.lastInsertID
+            try Self.addEvent(db, "rescan", sha256: sha, jobID: jobID, message: providerChoice, now: now)
+            return (jobID, sha)
         }
     }
 

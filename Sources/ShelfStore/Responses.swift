@@ -20,14 +20,14 @@ extension Store {
         }
     }
 
-    /// The newest usable saved answer for this photo from this provider and model: a job that has one is
-    /// finished from disk, not sent again.
-    package func usableResponse(sha256: String, provider: String, model: String) throws -> SavedResponse? {
+    /// The newest usable saved answer of this job from this provider and model: a job that has one is
+    /// finished from disk after a crash or a retry, not sent again. (A rescan is a new job: it asks again.)
+    package func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? {
         try read { db in
             guard let row = try db.queryOne("""
-                SELECT id, file, latency_ms FROM response WHERE sha256 = ? AND provider = ? AND model = ? AND usable = 1
+                SELECT id, file, latency_ms FROM response WHERE job_id = ? AND provider = ? AND model = ? AND usable = 1
                 ORDER BY id DESC LIMIT 1
-                """, [sha256, provider, model]), let id = row.int("id"), let file = row.string("file")
+                """, [jobID, provider, model]), let id = row.int("id"), let file = row.string("file")
             else { return nil }
             return SavedResponse(id: id, file: file, latencyMs: row.int("latency_ms").map { Int($0) })
         }

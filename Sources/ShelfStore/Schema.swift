@@ -63,7 +63,7 @@ enum Schema {
             received_at REAL NOT NULL,
             usable INTEGER NOT NULL DEFAULT 1
         );
-        CREATE INDEX response_photo ON response(sha256, provider, model);
+        CREATE INDEX response_job ON response(job_id, provider, model);
         CREATE TABLE book (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             title_key TEXT NOT NULL,
@@ -123,6 +123,10 @@ enum Schema {
             watch_mode TEXT,
             heartbeat REAL NOT NULL
         );
+        """,
+        // 2: a job may name its provider (`scan --provider`, `rescan --provider`); NULL means the configured one.
+        """
+        ALTER TABLE job ADD COLUMN provider_choice TEXT;
         """,
     ]
 

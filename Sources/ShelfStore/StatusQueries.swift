@@ -115,13 +115,20 @@ extension Store {
         }
     }
 
+    /// The newest finished job whose result is at this path.
+    package func jobID(resultPath: String) throws -> Int64? {
+        try read { db in
+            try db.queryOne("SELECT id FROM job WHERE result_path = ? ORDER BY id DESC LIMIT 1", [resultPath])?.int("id")
+        }
+    }
+
     /// The result file of each finished photo, for `scan` to print what it found.
-    package func finishedJob(sha256: String) throws -> (state: JobState, resultPath: String?, code: String?, message: String?)? {
+    package func finishedJob(sha256: String) throws -> (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)? {
         try read { db in
             guard let row = try db.queryOne("""
-                SELECT state, result_path, error_code, error_message FROM job WHERE sha256 = ? ORDER BY id DESC LIMIT 1
+                SELECT state, result_path, error_code, error_message, provider FROM job WHERE sha256 = ? ORDER BY id DESC LIMIT 1
                 """, [sha256]), let state = JobState(rawValue: row.string("state") ?? "") else { return nil }
-            return (state, row.string("result_path"), row.string("error_code"), row.string("error_message"))
+            return (state, row.string("result_path"), row.string("error_code"), row.string("error_message"), row.string("provider") ?? "")
         }
     }
 }

@@ -11,6 +11,7 @@ struct Scan: AsyncParsableCommand {
         discussion: "They are queued like any other photo; a photo already catalogued is not sent again.")
 
     @OptionGroup var global: GlobalOptions
+    @Option(help: "gemini, cloudflare, openai or hybrid (default: pipeline.provider).") var provider: Configuration.Provider?
     @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
     @Argument(help: ArgumentHelp("Photo files or folders.", valueName: "path")) var paths: [String]
 
@@ -20,12 +21,19 @@ struct Scan: AsyncParsableCommand {
 
     func run() async throws {
         let (config, secrets, logger) = try global.load(quiet: true)
-        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider)
         let (report, photos) = try await OneShot(runtime: runtime, logger: logger).scan(paths: paths)
+        try PhotoReport.print(photos, store: runtime.store, report: report, json: json)
+    }
+}
+
+/// What `scan` and `rescan` print: each photo's books (or why it has none), then the pass's warning.
+enum PhotoReport {
+    static func print(_ photos: [(path: String, sha256: String?)], store: Store, report: OneShot.Report, json: Bool) throws {
         var documents: [ResultDocument] = []
         var failed = false
         for (path, sha) in photos {
-            guard let sha, let job = try runtime.store.finishedJob(sha256: sha) else {
+            guard let sha, let job = try store.finishedJob(sha256: sha) else {
                 failed = true
                 FileHandle.standardError.write(Data("shelfd: \(path): could not be read (see 'shelfd status')\n".utf8))
                 continue
@@ -39,7 +47,7 @@ struct Scan: AsyncParsableCommand {
                 continue
             }
             documents.append(document)
-            if !json { print(Self.table(path: path, document: document)) }
+            if !json { Swift.print(Self.table(path: path, document: document)) }
         }
         if json { try printJSON(documents) }
         if let warning = report.warning { FileHandle.standardError.write(Data("shelfd: \(warning)\n".utf8)) }

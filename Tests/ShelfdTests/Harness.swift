@@ -149,7 +149,9 @@ final class ShelfRoot: @unchecked Sendable {
     }
 
     func resultDocuments() throws -> [ResultDocument] {
-        guard let walker = FileManager.default.enumerator(at: results, includingPropertiesForKeys: nil) else { return [] }
+        // The current results only: earlier runs kept under results/.history/ are hidden.
+        guard let walker = FileManager.default.enumerator(at: results, includingPropertiesForKeys: nil,
+                                                          options: .skipsHiddenFiles) else { return [] }
         var documents: [ResultDocument] = []
         for case let url as URL in walker where url.pathExtension == "json" && !url.lastPathComponent.hasPrefix(".") {
             documents.append(try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: url)))

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import ShelfConfig
+import ShelfCore
+import ShelfDaemon
+
+extension Configuration.Provider: ExpressibleByArgument {}
+
+struct Rescan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read photos again, with another provider if you like, and print the books found.",
+        discussion: "Every run's result is kept: the newest is results/<name>.json, earlier ones are under results/.history/.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "gemini, cloudflare, openai or hybrid (default: pipeline.provider).") var provider: Configuration.Provider?
+    @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
+    @Argument(help: ArgumentHelp("Photo files, or the start of a photo's sha256.", valueName: "photo")) var photos: [String]
+
+    func validate() throws {
+        if photos.isEmpty { throw ValidationError("Give at least one photo: a path, or the start of its sha256 (see a result file).") }
+    }
+
+    func run() async throws {
+        let (config, secrets, logger) = try global.load(quiet: true)
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider)
+        let (report, found) = try await OneShot(runtime: runtime, logger: logger).rescan(photos: photos)
+        try PhotoReport.print(found, store: runtime.store, report: report, json: json)
+    }
+}

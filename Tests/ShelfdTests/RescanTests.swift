@@ -1,0 +1,48 @@
+import Foundation
+import ShelfCore
+import ShelfTesting
+import Testing
+
+@Suite("Reading photos again", .serialized)
+struct RescanTests {
+    @Test("rescan asks again, keeps the earlier result, and the library follows the new reading",
+          .timeLimit(.minutes(1)))
+    func rescanKeepsEveryRun() async throws {
+        try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let photo = JPEGFactory.shelf(seed: 600)
+            let path = try root.drop(photo, as: "den/IMG_7.jpg")
+            #expect(try await root.shelfd("run").status == 0, "a book to review is not a failure")
+            #expect(try root.library().books.map(\.title).sorted() == ["Dune", "Smudged Spine"])
+
+            // A better reading this time: the smudged spine turns out to be The Hobbit.
+            gemini.setScript(.always(.books([dune, hobbit])))
+            let byPath = try await root.shelfd("rescan", path.path)
+            #expect(byPath.status == 0, "\(byPath.stderr)")
+            #expect(byPath.stdout.contains("The Hobbit"))
+            #expect(gemini.requests.count == 2, "a rescan asks again")
+
+            let current = try #require(try root.resultDocuments().first)
+            #expect(current.books.map(\.title) == ["Dune", "The Hobbit"])
+            let history = root.results.appendingPathComponent(".history/den/IMG_7")
+            let kept = try FileManager.default.contentsOfDirectory(atPath: history.path)
+            #expect(kept.count == 1)
+            let earlier = try JSONStyle.decoder().decode(ResultDocument.self,
+                                                         from: Data(contentsOf: history.appendingPathComponent(kept[0])))
+            #expect(earlier.books.map(\.title) == ["Dune", "Smudged Spine"])
+
+            let library = try root.library()
+            #expect(library.books.map(\.title).sorted() == ["Dune", "The Hobbit"], "the old misreading is gone")
+            #expect(library.books.first { $0.title == "Dune" }?.sightings.count == 1)
+
+            // By the start of its hash, as a result file shows it.
+            let byHash = try await root.shelfd("rescan", String(SHA256.hex(of: photo).prefix(10)))
+            #expect(byHash.status == 0, "\(byHash.stderr)")
+            #expect(gemini.requests.count == 3)
+
+            let unknown = try await root.shelfd("rescan", "abcdef1234")
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("has not seen this photo"))
+        }
+    }
+}
