@@ -196,10 +196,14 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     package var schema = "shelfd.status/1"
     package var daemon: Daemon
     package var queue: Queue
+    /// The configured provider as a whole (for hybrid: whether photos can be processed at all).
     package var provider: Provider
+    /// Each provider behind it, with its own backoff (one entry, or hybrid's fast and accurate).
+    package var providers: [Provider]
     package var problems: [Problem]
-    package init(daemon: Daemon, queue: Queue, provider: Provider, problems: [Problem]) {
-        self.daemon = daemon; self.queue = queue; self.provider = provider; self.problems = problems
+    package init(daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem]) {
+        self.daemon = daemon; self.queue = queue; self.provider = provider; self.providers = providers
+        self.problems = problems
     }
 
     /// Degraded: something failed, or the provider is not being asked.

@@ -6,27 +6,33 @@ import ShelfStore
 /// `shelfd status`: built from the database alone, so it works whether the daemon runs or not.
 package enum StatusReport {
     package static func build(config: Configuration, now: Date = Date()) throws -> StatusDocument {
-        let providerName = config.pipeline.provider.rawValue
-        let model = config.pipeline.provider == .gemini ? config.gemini.model : ""
+        let kinds: [Configuration.Provider] = config.pipeline.provider == .hybrid
+            ? [config.hybrid.fast, config.hybrid.accurate] : [config.pipeline.provider]
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
-        guard let store = try Store.openForReading(path: config.paths.database) else {
+        let store = try Store.openForReading(path: config.paths.database)
+        let providers = try kinds.map { try provider($0, config: config, store: store, now: now) }
+        var overall = providers.last!                 // single: the one; hybrid: the accurate one decides
+        if config.pipeline.provider == .hybrid {
+            overall.name = "hybrid"
+            overall.model = providers.map { "\($0.name):\($0.model)" }.joined(separator: "+")
+        }
+        guard let store else {
             return StatusDocument(
                 daemon: .init(running: running, pid: nil, since: nil, watchMode: nil),
                 queue: .init(pending: 0, leased: 0, done: 0, review: 0, failed: 0, dead: 0, oldestPendingS: nil),
-                provider: .init(name: providerName, model: model, state: "ok", backoffUntil: nil, reason: nil, latencyMs: nil),
-                problems: [])
+                provider: overall, providers: providers, problems: [])
         }
         let record = running ? try store.daemonRecord() : nil
         let counts = try store.queueCounts(now: now)
-        let health = try store.providerHealth(providerName)
-        let latency = try store.latencyPercentiles(provider: providerName)
-        var state = health?.state.rawValue ?? "ok"
-        if health?.state == .backoff, let until = health?.until, until <= now { state = "ok" }
 
         var problems: [StatusDocument.Problem] = []
-        if let health, state != "ok" {
-            problems.append(.init(code: health.code ?? "provider_\(state)", severity: health.state == .paused ? "error" : "warning",
-                                  message: health.message ?? "\(providerName) is \(state)"))
+        for provider in providers where provider.state != "ok" {
+            let health = try store.providerHealth(provider.name)
+            // Hybrid carries on without its fast provider: that is worth a warning, not an error.
+            let blocking = provider.name == overall.name || provider == providers.last
+            problems.append(.init(code: health?.code ?? "provider_\(provider.state)",
+                                  severity: provider.state == "paused" && blocking ? "error" : "warning",
+                                  message: "\(provider.name): \(provider.reason ?? provider.state)"))
         }
         for problem in try store.jobProblems() {
             let message = problem.state == .dead
@@ -42,11 +48,24 @@ package enum StatusReport {
             daemon: .init(running: running, pid: record?.pid, since: record?.since, watchMode: record?.watchMode),
             queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
                          failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
-            provider: .init(name: providerName, model: model, state: state,
-                            backoffUntil: state == "backoff" ? health?.until : nil,
-                            reason: state == "ok" ? nil : health?.message,
-                            latencyMs: latency.map { .init(p50: $0.p50, p95: $0.p95) }),
-            problems: problems)
+            provider: overall, providers: providers, problems: problems)
+    }
+
+    static func provider(_ kind: Configuration.Provider, config: Configuration, store: Store?, now: Date) throws -> StatusDocument.Provider {
+        let model = switch kind {
+        case .gemini: config.gemini.model
+        case .cloudflare: config.cloudflare.model
+        case .openai: config.openai.model
+        default: ""
+        }
+        let health = try store?.providerHealth(kind.rawValue)
+        var state = health?.state.rawValue ?? "ok"
+        if health?.state == .backoff, let until = health?.until, until <= now { state = "ok" }
+        let latency = try store?.latencyPercentiles(provider: kind.rawValue)
+        return .init(name: kind.rawValue, model: model, state: state,
+                     backoffUntil: state == "backoff" ? health?.until : nil,
+                     reason: state == "ok" ? nil : health?.message,
+                     latencyMs: latency.map { .init(p50: $0.p50, p95: $0.p95) })
     }
 
     /// The one-line summary systemd shows (`STATUS=`) and `status` prints first.

@@ -34,12 +34,13 @@ struct Status: AsyncParsableCommand {
         var queue = "queue:    \(q.pending) pending · \(q.leased) in progress · \(q.done) done · \(q.review) to review · \(q.failed) retrying · \(q.dead) failed"
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
-        let p = status.provider
-        var provider = "provider: \(p.name) \(p.model) — \(p.state)"
-        if let until = p.backoffUntil { provider += " until \(formatter.string(from: until))" }
-        if let reason = p.reason { provider += ": \(reason)" }
-        if let latency = p.latencyMs { provider += " (p50 \(latency.p50) ms, p95 \(latency.p95) ms)" }
-        lines.append(provider)
+        for p in status.providers {
+            var provider = "provider: \(p.name) \(p.model) — \(p.state)"
+            if let until = p.backoffUntil { provider += " until \(formatter.string(from: until))" }
+            if let reason = p.reason { provider += ": \(reason)" }
+            if let latency = p.latencyMs { provider += " (p50 \(latency.p50) ms, p95 \(latency.p95) ms)" }
+            lines.append(provider)
+        }
         if status.problems.isEmpty {
             lines.append("problems: none")
         } else {
