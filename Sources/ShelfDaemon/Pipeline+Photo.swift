@@ -67,7 +67,7 @@ extension Pipeline {
             case .answered(let answer, let run):
                 runs.append(run)
                 fastBooks = check(answer, source: fast.name)
-                if !answer.books.isEmpty, answer.books.allSatisfy({ $0.confidence >= escalateBelow }) {
+                if !Self.needsAccurateProvider(answer, escalateBelow: escalateBelow) {
                     decided = (answer, run, runs, fastBooks)
                     break
                 }
@@ -117,6 +117,12 @@ extension Pipeline {
 
     func check(_ answer: ModelAnswer, source: String) -> [Book] {
         BookChecker(reviewThreshold: settings.reviewThreshold).check(answer.books, source: source)
+    }
+
+    /// Hybrid's rule: ask the accurate provider when the fast one saw no book at all, or any book below
+    /// `escalateBelow` (a failed fast answer escalates too, before this is asked).
+    static func needsAccurateProvider(_ answer: ModelAnswer, escalateBelow: Double) -> Bool {
+        answer.books.isEmpty || answer.books.contains { $0.confidence < escalateBelow }
     }
 
     /// Hybrid: the accurate provider's reading wins for every book both saw; books only the fast one saw
