@@ -109,6 +109,10 @@ package struct Configuration: Sendable, Equatable {
         package var model = "qwen2.5vl:7b"
         package var baseURL = "http://127.0.0.1:11434/v1"
         package var timeoutS = 300
+        /// Longest side of the image sent, in pixels, 256…8192 (never upscaled).
+        package var maxSide = 1536
+        /// JPEG quality to start from, 50…100; it steps down when the image is over its byte target.
+        package var jpegQuality = 85
         package init() {}
     }
 

@@ -9,7 +9,7 @@ extension Configuration {
         ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
         ("gemini", ["model", "base_url", "requests_per_minute", "timeout_s"]),
         ("cloudflare", ["model", "base_url", "requests_per_minute", "timeout_s"]),
-        ("openai", ["model", "base_url", "timeout_s"]),
+        ("openai", ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"]),
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact"]),
         ("log", ["level"]),
@@ -80,6 +80,8 @@ extension Configuration {
             o.model = try reader.model(t, "openai", o.model)
             o.baseURL = try reader.url(t, "openai", "base_url", o.baseURL)
             o.timeoutS = try reader.int(t, "openai", "timeout_s", o.timeoutS, 1...Int.max)
+            o.maxSide = try reader.int(t, "openai", "max_side", o.maxSide, 256...8192)
+            o.jpegQuality = try reader.int(t, "openai", "jpeg_quality", o.jpegQuality, 50...100)
             config.openai = o
         }
         if let t = reader.section(document, "hybrid") {

@@ -5,14 +5,25 @@ package import ShelfCore
 /// model's text: tolerates ```json fences, prose around the object and loose values, and records
 /// what it dropped or changed in `ModelAnswer.notes`.
 package enum AnswerParser {
+    /// How a provider was asked to give each book's box.
+    package enum BoxFormat: Sendable {
+        /// `box_2d`: `[ymin, xmin, ymax, xmax]` on a 0–1000 grid, y first (Gemini).
+        case gemini
+        /// `box`: `[x1, y1, x2, y2]`, fractions 0–1 of the width and height, x first. A `box_2d`
+        /// given instead is read as Gemini's.
+        case corners
+    }
+
     /// nil when the text holds no JSON object with a `books` array.
-    package static func answer(from text: String) -> ModelAnswer? {
+    package static func answer(from text: String, boxes: BoxFormat = .gemini) -> ModelAnswer? {
         guard let object = firstAnswerObject(in: text), let books = object["books"] as? [Any] else { return nil }
         var notes: [String] = []
         var detections: [Detection] = []
         for (index, item) in books.enumerated() {
             guard let book = item as? [String: Any] else { notes.append("book_not_an_object: #\(index + 1)"); continue }
-            if let detection = detection(from: book, index: index, notes: &notes) { detections.append(detection) }
+            if let detection = detection(from: book, index: index, boxes: boxes, notes: &notes) {
+                detections.append(detection)
+            }
         }
         var suggestions: [Suggestion] = []
         for item in object["suggestions"] as? [Any] ?? [] {
@@ -26,7 +37,8 @@ package enum AnswerParser {
         return ModelAnswer(books: detections, suggestions: suggestions, notes: notes)
     }
 
-    private static func detection(from book: [String: Any], index: Int, notes: inout [String]) -> Detection? {
+    private static func detection(from book: [String: Any], index: Int, boxes: BoxFormat,
+                                  notes: inout [String]) -> Detection? {
         guard let title = string(book["title"]) else { notes.append("book_without_title_dropped: #\(index + 1)"); return nil }
         var confidence = 0.0
         if let value = number(book["confidence"]) {
@@ -36,7 +48,12 @@ package enum AnswerParser {
             notes.append("confidence_missing: \(title)")
         }
         var box: Box?
-        if let raw = book["box_2d"] ?? book["box2d"], !(raw is NSNull) {
+        if boxes == .corners, let raw = book["box"], !(raw is NSNull) {
+            let values = (raw as? [Any])?.compactMap(number) ?? []
+            box = values.count == 4 ? Box(x1: values[0], y1: values[1], x2: values[2], y2: values[3]) : nil
+            if box == nil { notes.append("box_invalid: \(title)") }
+            else if values.contains(where: { !(0...1).contains($0) }) { notes.append("box_clamped: \(title)") }
+        } else if let raw = book["box_2d"] ?? book["box2d"], !(raw is NSNull) {
             let values = (raw as? [Any])?.compactMap(number) ?? []
             box = values.count == 4 ? Box(gemini: values) : nil
             if box == nil { notes.append("box_invalid: \(title)") }

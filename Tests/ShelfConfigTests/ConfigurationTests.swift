@@ -77,6 +77,8 @@ struct ParsingTests {
             model = "llava"
             base_url = "http://10.0.0.2:8080/v1/"
             timeout_s = 600
+            max_side = 2048
+            jpeg_quality = 90
 
             [hybrid]
             fast = "openai"
@@ -120,6 +122,8 @@ struct ParsingTests {
         #expect(config.openai.model == "llava")
         #expect(config.openai.baseURL == "http://10.0.0.2:8080/v1")   // trailing slash dropped
         #expect(config.openai.timeoutS == 600)
+        #expect(config.openai.maxSide == 2048)
+        #expect(config.openai.jpegQuality == 90)
 
         #expect(config.hybrid.fast == .openai)
         #expect(config.hybrid.accurate == .cloudflare)
@@ -266,6 +270,10 @@ struct MistakeTests {
         Limit(section: "cloudflare", key: "requests_per_minute", value: "-1", allowed: "1 or more"),
         Limit(section: "cloudflare", key: "timeout_s", value: "0", allowed: "1 or more"),
         Limit(section: "openai", key: "timeout_s", value: "0", allowed: "1 or more"),
+        Limit(section: "openai", key: "max_side", value: "255", allowed: "256…8192"),
+        Limit(section: "openai", key: "max_side", value: "8193", allowed: "256…8192"),
+        Limit(section: "openai", key: "jpeg_quality", value: "49", allowed: "50…100"),
+        Limit(section: "openai", key: "jpeg_quality", value: "101", allowed: "50…100"),
         Limit(section: "hybrid", key: "escalate_below", value: "2", allowed: "0…1"),
     ])
     func outOfRange(limit: Limit) throws {
@@ -293,6 +301,18 @@ struct MistakeTests {
         #expect(low.pipeline.batchSize == 1 && low.pipeline.reviewThreshold == 0 && low.watch.settleMs == 0)
         let high = try parse("[pipeline]\nbatch_size = 5\nconcurrency = 16\nreview_threshold = 1\n[hybrid]\nescalate_below = 1.0")
         #expect(high.pipeline.concurrency == 16 && high.pipeline.reviewThreshold == 1 && high.hybrid.escalateBelow == 1)
+    }
+
+    @Test("The OpenAI-compatible image size and quality default to 1536 px and 85, and take their whole ranges")
+    func openAIImageSettings() throws {
+        let defaults = try parse("")
+        #expect(defaults.openai.maxSide == 1536 && defaults.openai.jpegQuality == 85)
+        let low = try parse("[openai]\nmax_side = 256\njpeg_quality = 50")
+        #expect(low.openai.maxSide == 256 && low.openai.jpegQuality == 50)
+        let high = try parse("[openai]\nmax_side = 8192\njpeg_quality = 100")
+        #expect(high.openai.maxSide == 8192 && high.openai.jpegQuality == 100)
+        #expect(try rejection("[openai]\njpeg_quality = 0.85").message.contains("whole number"))
+        #expect(try rejection("[openai]\nmax_side = \"1536\"").key == "openai.max_side")
     }
 
     @Test("A word that is not allowed lists the allowed ones")
