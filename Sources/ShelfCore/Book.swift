@@ -25,6 +25,16 @@ package struct Book: Sendable, Equatable, Codable {
     /// The key a book is deduplicated on: a valid ISBN-13, else normalised title + author surname.
     package var workKey: String { Self.workKey(title: title, author: author, isbn13: isbn13) }
 
+    /// Normalised title + author surname, whether or not an ISBN was read.
+    package var titleKey: String { Self.workKey(title: title, author: author, isbn13: nil) }
+
+    /// The same work: the same valid ISBN, or the same normalised title and author surname (one reading
+    /// may have caught the ISBN and the other not).
+    package func isSameWork(as other: Book) -> Bool {
+        if let isbn13, isbn13 == other.isbn13 { return true }
+        return titleKey == other.titleKey
+    }
+
     package static func workKey(title: String, author: String?, isbn13: String?) -> String {
         if let isbn13 { return "isbn:\(isbn13)" }
         return "title:\(TextNormalization.title(title))|\(TextNormalization.surname(author))"
@@ -40,7 +50,6 @@ package struct BookChecker: Sendable {
 
     package func check(_ detections: [Detection], source: String) -> [Book] {
         var books: [Book] = []
-        var indexByKey: [String: Int] = [:]
         for detection in detections {
             let title = detection.title.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !title.isEmpty else { continue }
@@ -56,14 +65,16 @@ package struct BookChecker: Sendable {
                             confidence: detection.confidence, box: detection.box?.rounded,
                             status: detection.confidence >= reviewThreshold ? .verified : .needsReview,
                             source: source, notes: notes.isEmpty ? nil : notes)
-            if let existing = indexByKey[book.workKey] {
+            if let existing = books.firstIndex(where: { $0.isSameWork(as: book) }) {
                 // A repeat sighting in the same photo raises confidence; it does not add a book.
                 if book.confidence > books[existing].confidence {
                     books[existing].confidence = book.confidence
                     books[existing].status = book.status
                 }
+                if books[existing].isbn13 == nil, let isbn = book.isbn13 {
+                    books[existing].isbn13 = isbn; books[existing].isbn10 = book.isbn10
+                }
             } else {
-                indexByKey[book.workKey] = books.count
                 books.append(book)
             }
         }

@@ -128,8 +128,7 @@ extension Pipeline {
     /// Hybrid: the accurate provider's reading wins for every book both saw; books only the fast one saw
     /// stay, marked with its name as their source.
     static func merge(accurate: [Book], fast: [Book]) -> [Book] {
-        let known = Set(accurate.map(\.workKey))
-        return accurate + fast.filter { !known.contains($0.workKey) }
+        accurate + fast.filter { book in !accurate.contains { $0.isSameWork(as: book) } }
     }
 
     /// Asks one provider: its saved answer if there is one (never paid twice), else a request.

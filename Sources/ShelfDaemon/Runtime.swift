@@ -106,8 +106,13 @@ package struct Runtime: Sendable {
                                           apiKey: secrets.geminiAPIKey ?? Secret(""),
                                           timeout: .seconds(config.gemini.timeoutS))
             return GeminiProvider(settings: settings, http: http, logger: Logger(label: "shelfd.gemini"))
+        case .openai:
+            let settings = OpenAICompatibleSettings(model: config.openai.model, baseURL: config.openai.baseURL,
+                                                    apiKey: secrets.openAIAPIKey, timeout: .seconds(config.openai.timeoutS),
+                                                    maxSide: config.openai.maxSide, quality: config.openai.jpegQuality)
+            return OpenAICompatibleProvider(settings: settings, http: http, logger: Logger(label: "shelfd.openai"))
         case let other:
-            throw StartupError("pipeline.provider = \"\(other.rawValue)\" is not available in this version of shelfd yet; set pipeline.provider = \"gemini\".")
+            throw StartupError("pipeline.provider = \"\(other.rawValue)\" is not available in this version of shelfd yet; use gemini, openai or hybrid.")
         }
     }
 

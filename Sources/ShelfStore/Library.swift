@@ -6,7 +6,7 @@ extension Store {
     /// surname. A repeat sighting keeps the higher confidence and adds the sighting; it never adds a book.
     static func upsertBook(_ db: SQLiteConnection, _ book: Book, sha256: String, shelf: String?, threshold: Double,
                            now: Date) throws {
-        let titleKey = Book.workKey(title: book.title, author: book.author, isbn13: nil)
+        let titleKey = book.titleKey
         var existing: Row?
         if let isbn = book.isbn13 {
             existing = try db.queryOne("SELECT * FROM book WHERE isbn13 = ?", [isbn])

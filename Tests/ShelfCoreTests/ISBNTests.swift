@@ -24,3 +24,29 @@ import Testing
         #expect(nine79.isbn10 == nil)
     }
 }
+
+@Suite struct BookCheckerTests {
+    @Test("The same book read twice in one photo, once with its ISBN, is one book with the ISBN and the higher confidence")
+    func dedupesAcrossISBNAndTitle() {
+        let books = BookChecker().check([
+            Detection(title: "Dune", author: "Frank Herbert", confidence: 0.7),
+            Detection(title: "DUNE", author: "Herbert, Frank", isbn: "0441172717", confidence: 0.9),
+            Detection(title: "Emma", author: "Jane Austen", isbn: "9780441172718", confidence: 0.5),
+        ], source: "gemini")
+        #expect(books.count == 2)
+        #expect(books[0].isbn13 == "9780441172719" && books[0].confidence == 0.9)
+        #expect(books[1].isbn13 == nil, "a bad checksum is dropped")
+        #expect(books[1].notes == ["isbn_checksum_failed: 9780441172718"])
+        #expect(books[1].status == .needsReview)
+    }
+
+    @Test("Matching folds case, accents, articles, brackets and subtitles", arguments: [
+        ("The Lord of the Rings: The Fellowship of the Ring", "lord of the rings"),
+        ("Cien años de soledad (Edición conmemorativa)", "cien anos de soledad"),
+        ("L'Étranger", "letranger"),
+        ("A", "a"),
+    ])
+    func titleNormalisation(title: String, expected: String) {
+        #expect(TextNormalization.title(title) == expected)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import ShelfCore
+import ShelfTesting
+import Testing
+
+@Suite("Hybrid: fast when it can be, accurate when it must be", .serialized)
+struct HybridTests {
+    static func hybridRoot(gemini: GeminiEmulator, local: OpenAIEmulator) throws -> ShelfRoot {
+        try ShelfRoot(geminiURL: gemini.baseURL, overrides: [
+            "pipeline": ["provider": "\"hybrid\""],
+            "hybrid": ["fast": "\"openai\"", "accurate": "\"gemini\"", "escalate_below": "0.7"],
+            "openai": ["base_url": "\"\(local.baseURL)\""],
+        ])
+    }
+
+    @Test("Confident fast answers stand; a doubtful one goes to the accurate provider and the answers merge",
+          .timeLimit(.minutes(1)))
+    func escalatesOnlyWhenNeeded() async throws {
+        let sure = JPEGFactory.shelf(seed: 700), doubtful = JPEGFactory.shelf(seed: 701)
+        let fastScript = OpenAIEmulator.Script(rules: [
+            .init(photo: .sha256(SHA256.hex(of: sure)), replies: [.books([.init(title: "Emma", author: "Jane Austen", confidence: 0.9)])]),
+            .init(photo: .sha256(SHA256.hex(of: doubtful)), replies: [.books([
+                .init(title: "Dune", author: "Frank Herbert", confidence: 0.5),
+                .init(title: "Persuasion", author: "Jane Austen", confidence: 0.8),
+            ])]),
+        ])
+        try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
+            try await withOpenAIEmulator(fastScript) { local in
+                let root = try Self.hybridRoot(gemini: gemini, local: local)
+                try root.drop(sure, as: "sure.jpg")
+                try root.drop(doubtful, as: "doubtful.jpg")
+                let run = try await root.shelfd("run")
+                #expect(run.status == 0, "\(run.stderr)")
+
+                #expect(gemini.requests.map(\.photoSHA256) == [SHA256.hex(of: doubtful)], "only the doubtful photo is escalated")
+                let results = Dictionary(uniqueKeysWithValues: try root.resultDocuments().map { ($0.photo.path, $0) })
+                let confident = try #require(results["sure.jpg"])
+                #expect(confident.decidedBy == "openai" && confident.runs.count == 1)
+                #expect(confident.books.map(\.title) == ["Emma"])
+
+                let merged = try #require(results["doubtful.jpg"])
+                #expect(merged.decidedBy == "gemini")
+                #expect(merged.runs.map(\.provider) == ["openai", "gemini"])
+                #expect(merged.runs.allSatisfy { $0.latencyMs != nil && $0.response != nil })
+                #expect(merged.books.map(\.title) == ["Dune", "The Hobbit", "Persuasion"])
+                #expect(merged.books.map(\.source) == ["gemini", "gemini", "openai"])
+                #expect(merged.books.first?.confidence == 0.93, "the accurate reading wins")
+            }
+        }
+    }
+
+    @Test("A fast provider that cannot read images is paused; photos go straight to the accurate one",
+          .timeLimit(.minutes(1)))
+    func brokenFastProviderFallsThrough() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            try await withOpenAIEmulator(.always(.imageNotSupported, flavour: .llamaServer)) { local in
+                let root = try Self.hybridRoot(gemini: gemini, local: local)
+                for seed in 710..<714 { try root.drop(JPEGFactory.shelf(seed: seed), as: "\(seed).jpg") }
+                let run = try await root.shelfd("run")
+                #expect(run.status == 0, "the accurate provider did every photo: \(run.stderr)")
+                #expect(gemini.requests.count == 4)
+                #expect(local.requests.filter { $0.method == "POST" }.count <= 2, "paused after the first answers")
+
+                let status = try await root.status()
+                #expect(status.queue.done == 4)
+                #expect(status.provider.name == "hybrid" && status.provider.state == "ok")
+                let fast = try #require(status.providers.first { $0.name == "openai" })
+                #expect(fast.state == "paused")
+                #expect(fast.reason?.contains("mmproj") == true || fast.reason?.contains("projector") == true)
+                #expect(status.problems.allSatisfy { $0.severity == "warning" })
+            }
+        }
+    }
+}
