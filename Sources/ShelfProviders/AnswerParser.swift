@@ -98,6 +98,20 @@ package enum AnswerParser {
         return nil
     }
 
+    /// True when `text` opens a JSON object holding `"books"` that never closes: a model's output cut off
+    /// mid-answer (a token limit), to be reported as truncated rather than as nonsense.
+    package static func isCutOff(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var start = bytes.firstIndex(of: UInt8(ascii: "{"))
+        while let begin = start {
+            guard let end = balancedEnd(bytes, from: begin) else {
+                return String(decoding: bytes[begin...], as: UTF8.self).contains("\"books\"")
+            }
+            start = bytes[(end + 1)...].firstIndex(of: UInt8(ascii: "{"))
+        }
+        return false
+    }
+
     /// Index of the `}` closing the `{` at `start`, skipping braces inside strings; nil if it never closes.
     private static func balancedEnd(_ bytes: [UInt8], from start: Int) -> Int? {
         var depth = 0, inString = false, escaped = false
