@@ -39,13 +39,15 @@ package enum DoctorChecks {
 
     static func keyCheck(provider: String, secrets: Secrets) -> DoctorCheck {
         if let problem = Runtime.missingKeyProblem(for: provider, secrets: secrets) { return .fail("key", problem) }
-        let name: Secrets.Name? = switch provider {
-        case "gemini": .geminiAPIKey
-        default: nil
+        let (name, label): (Secrets.Name?, String) = switch provider {
+        case "gemini": (.geminiAPIKey, "Gemini API key")
+        case "cloudflare": (.cloudflareAPIToken, "Cloudflare API token")
+        case "openai": (.openAIAPIKey, "OpenAI-compatible key")
+        default: (nil, "")
         }
-        guard let name else { return .pass("key", "\(provider) needs no key") }
+        guard let name, secrets[name] != nil else { return .pass("key", "\(provider) needs no key") }
         let origin = secrets.origins[name].map { $0 == .credential ? "a systemd credential" : "the environment" } ?? "?"
-        return .pass("key", "\(provider == "gemini" ? "Gemini API key" : "\(provider) key") present (from \(origin))")
+        return .pass("key", "\(label) present (from \(origin))")
     }
 
     static func folderCheck(name: String, path: String) -> DoctorCheck {

@@ -40,7 +40,8 @@ package struct Runtime: Sendable {
             logger.notice("Jobs of a stopped process returned to the queue", metadata: ["jobs": "\(recovered)"])
         }
 
-        let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice)
+        let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,
+                                    licenses: StoredCloudflareLicenses(store: store))
         for channel in lineup.channels {
             // A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted
             // (it comes back at once if the problem is still there). Quota waits stand.
@@ -75,10 +76,11 @@ package struct Runtime: Sendable {
 
     /// The configured provider, or the fast and accurate pair for hybrid.
     package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
-                                   choice: Configuration.Provider? = nil) throws -> Lineup {
+                                   choice: Configuration.Provider? = nil,
+                                   licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses()) throws -> Lineup {
         let http = HTTPClient(maxConcurrent: config.pipeline.concurrency)
         func channel(_ kind: Configuration.Provider) throws -> ProviderChannel {
-            ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http),
+            ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses),
                             requestsPerMinute: requestsPerMinute(kind, config), burst: config.pipeline.concurrency)
         }
         switch choice ?? config.pipeline.provider {
@@ -99,7 +101,7 @@ package struct Runtime: Sendable {
     }
 
     static func makeProvider(_ kind: Configuration.Provider, config: Configuration, secrets: Secrets,
-                             http: HTTPClient) throws -> any VisionProvider {
+                             http: HTTPClient, licenses: any CloudflareLicenseMemory) throws -> any VisionProvider {
         switch kind {
         case .gemini:
             let settings = GeminiSettings(model: config.gemini.model, baseURL: config.gemini.baseURL,
@@ -111,8 +113,15 @@ package struct Runtime: Sendable {
                                                     apiKey: secrets.openAIAPIKey, timeout: .seconds(config.openai.timeoutS),
                                                     maxSide: config.openai.maxSide, quality: config.openai.jpegQuality)
             return OpenAICompatibleProvider(settings: settings, http: http, logger: Logger(label: "shelfd.openai"))
+        case .cloudflare:
+            let settings = CloudflareSettings(model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
+                                              accountID: secrets.cloudflareAccountID ?? Secret(""),
+                                              apiToken: secrets.cloudflareAPIToken ?? Secret(""),
+                                              timeout: .seconds(config.cloudflare.timeoutS))
+            return CloudflareProvider(settings: settings, http: http, logger: Logger(label: "shelfd.cloudflare"),
+                                      licenseStore: licenses)
         case let other:
-            throw StartupError("pipeline.provider = \"\(other.rawValue)\" is not available in this version of shelfd yet; use gemini, openai or hybrid.")
+            throw StartupError("pipeline.provider = \"\(other.rawValue)\" is not available in this version of shelfd yet; use gemini, cloudflare, openai or hybrid.")
         }
     }
 
@@ -121,7 +130,17 @@ package struct Runtime: Sendable {
         switch provider {
         case "gemini" where secrets.geminiAPIKey == nil:
             "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd."
+        case "cloudflare" where secrets.cloudflareAPIToken == nil || secrets.cloudflareAccountID == nil:
+            "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd."
         default: nil
         }
     }
+}
+
+/// Cloudflare's one-time license agreement for Llama 3.2 Vision, remembered across restarts.
+struct StoredCloudflareLicenses: CloudflareLicenseMemory {
+    let store: Store
+
+    func hasAgreed(model: String) -> Bool { (try? store.setting("cloudflare.agreed:\(model)")) != nil }
+    func recordAgreement(model: String) { try? store.setSetting("cloudflare.agreed:\(model)", "yes") }
 }
