@@ -73,12 +73,7 @@ extension Pipeline {
                 }
                 fallthrough
             case .failed, .unavailable:
-                if case .failed(let error, let run) = first {
-                    runs.append(run)
-                    if error.disposition == .providerBroken || { if case .providerWait = error.disposition { true } else { false } }() {
-                        _ = outcome(for: error, job: job, channel: fast, attempt: attempt)   // pauses the fast provider
-                    }
-                }
+                if case .failed(_, let run) = first { runs.append(run) }
                 logger.info("Asking the accurate provider", metadata: ["photo.path": "\(job.relativePath)",
                                                                        "provider": "\(accurate.name)"])
                 switch await ask(accurate, job: job, bytes: bytes, info: info, attempt: attempt) {
@@ -169,6 +164,9 @@ extension Pipeline {
             case .failure(let error):
                 if Task.isCancelled { return .stopped }              // the grace period ran out: back to the queue
                 run.error = error.description
+                // Pause before the slot is given back, so no photo waiting for it is sent to a provider
+                // that has just said no.
+                recordProviderTrouble(error, channel: channel)
                 return .failed(error, run)
             }
             let ms = Self.milliseconds(raw.latency ?? .zero)
@@ -252,14 +250,24 @@ extension Pipeline {
             }
             let delay = after ?? Self.backoff(attempt: attempts)
             return .failed(error.code, message: error.message, retryAt: Date().addingTimeInterval(delay))
+        case .providerWait, .providerBroken:
+            recordProviderTrouble(error, channel: channel)
+            return .released(error.code, message: error.message, refundAttempt: charged)
+        }
+    }
+
+    /// A quota, a rate limit or a configuration problem concerns the provider, not the photo: pause it
+    /// (until the given time, or until the configuration changes).
+    func recordProviderTrouble(_ error: PhotoError, channel: ProviderChannel) {
+        switch error.disposition {
         case .providerWait(let until):
             setProviderHealth(ProviderHealth(name: channel.name, state: .backoff, until: until, code: error.code.rawValue,
                                              message: error.message))
-            return .released(error.code, message: error.message, refundAttempt: charged)
         case .providerBroken:
             setProviderHealth(ProviderHealth(name: channel.name, state: .paused, until: nil, code: error.code.rawValue,
                                              message: error.message))
-            return .released(error.code, message: error.message, refundAttempt: charged)
+        case .retry, .dead:
+            break
         }
     }
 
