@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
 
         // Values and rules: no I/O, no C.
         .target(name: "ShelfCore", swiftSettings: settings),
@@ -30,8 +31,8 @@ let package = Package(
         ], swiftSettings: settings),
         // SQLite: schema, migrations, job queue, library, provider state, events.
         .target(name: "ShelfStore", dependencies: ["ShelfCore", "CSQLite"], swiftSettings: settings),
-        // JPEG inspection (format, dimensions, orientation, integrity).
-        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG"], swiftSettings: settings),
+        // Photo inspection and preprocessing: JPEG (TurboJPEG) and HEIC (libheif) in, upright resized JPEG out.
+        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif"], swiftSettings: settings),
         // One libcurl-based async HTTP client.
         .target(name: "ShelfHTTP", dependencies: ["CCurl"], swiftSettings: settings),
         // Vision providers: request, parse, classify errors.
@@ -55,7 +56,7 @@ let package = Package(
         ], swiftSettings: settings),
 
         // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary.
-        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "CTurboJPEG"], path: "Tests/ShelfTesting",
+        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
                 swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
@@ -71,5 +72,8 @@ let package = Package(
         .executableTarget(name: "shelfd-bench", dependencies: [
             "ShelfTesting", "ShelfCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/ThroughputBenchmark", swiftSettings: settings),
+        // Preprocessing: milliseconds and peak RSS per preset, beside djpeg | cjpeg.
+        .executableTarget(name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],
+                          path: "Benchmarks/PreprocessBenchmark", swiftSettings: settings),
     ]
 )

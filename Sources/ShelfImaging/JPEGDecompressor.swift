@@ -42,6 +42,26 @@ final class JPEGDecompressor {
         else { throw lastError() }
     }
 
+    /// Decodes at `eighths`/8 of the stored size: the scaled IDCT makes the smaller picture directly, so the
+    /// full-size one never exists. Warnings ("Premature end of JPEG file", "Corrupt JPEG data…") are errors.
+    func decode(_ jpeg: [UInt8], header: Header, eighths: Int) throws(TurboJPEGError) -> RGBImage {
+        let width = Self.scaled(header.width, eighths: eighths), height = Self.scaled(header.height, eighths: eighths)
+        var status: Int32 = 0
+        // Not zero-filled first: TurboJPEG writes every byte, or fails and the buffer is dropped.
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, initialised in
+            status = tjDecompress2(handle, jpeg, UInt(jpeg.count), buffer.baseAddress, Int32(width), 0, Int32(height),
+                                   Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING)
+            initialised = buffer.count
+        }
+        guard status == 0 else { throw lastError() }
+        return RGBImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// The smallest n/8 whose scaled `longSide` is still at least `target` (8 when the photo is no bigger).
+    static func eighths(longSide: Int, target: Int) -> Int {
+        (1...8).first { scaled(longSide, eighths: $0) >= target } ?? 8
+    }
+
     /// TurboJPEG's `TJSCALED` macro for a scaling factor of n/8: rounds up.
     static func scaled(_ dimension: Int, eighths: Int) -> Int {
         (dimension * eighths + 7) / 8

@@ -9,9 +9,28 @@ package enum PhotoInspector {
     /// - Parameter maxPixels: photos declaring more pixels than this are refused from their header alone,
     ///   before anything is decoded (a decompression bomb costs nothing).
     /// - Throws: `PhotoError` with disposition `.dead`: `.unreadableImage` (empty, not an image, truncated or
-    ///   corrupt), `.unsupportedFormat` (PNG, HEIC, WebP, GIF, TIFF, CMYK JPEG), `.photoTooLarge`;
+    ///   corrupt), `.unsupportedFormat` (PNG, WebP, GIF, TIFF, CMYK JPEG), `.photoTooLarge`;
     ///   `.internal` with `.retry` if TurboJPEG cannot start.
+    ///   A JPEG is decoded in full at 1/8 scale to prove it is whole; a HEIC's container and primary image header
+    ///   are read, but its pixels are first decoded by `Preprocessor`, which then reports any damage.
     package static func inspect(_ bytes: [UInt8], maxPixels: Int = 64_000_000) throws(PhotoError) -> PhotoInfo {
+        let opened = try open(bytes, maxPixels: maxPixels)
+        if let (decoder, header) = opened.jpeg {
+            do { try decoder.verifyDecodes(bytes, header: header) } catch { throw corrupt(error.message) }
+            guard JPEGMarkers.reachesEndOfImage(bytes) else { throw truncatedJPEG() }
+        }
+        return opened.info
+    }
+
+    /// A photo whose format and header are known and within limits, with the JPEG decoder that read the header.
+    struct Opened {
+        var info: PhotoInfo
+        var jpeg: (decoder: JPEGDecompressor, header: JPEGDecompressor.Header)?
+    }
+
+    /// Everything that can be learnt without decoding pixels: format, size (refused above `maxPixels` before any
+    /// allocation), colour space, orientation.
+    static func open(_ bytes: [UInt8], maxPixels: Int) throws(PhotoError) -> Opened {
         guard !bytes.isEmpty else {
             throw dead(.unreadableImage, "empty file (0 bytes): the copy probably failed; copy the photo again")
         }
@@ -19,11 +38,18 @@ package enum PhotoInspector {
         switch format {
         case .jpeg:
             break
+        case .heic:
+            let header: HEIFDecoder.Header
+            do { header = try HEIFDecoder.readHeader(bytes) } catch { throw corruptHEIF(error.message) }
+            try checkSize(width: header.width, height: header.height, maxPixels: maxPixels)
+            // libheif applies the file's rotation and mirroring itself: the size is as displayed, orientation 1.
+            return Opened(info: PhotoInfo(format: .heic, width: header.width, height: header.height, orientation: 1,
+                                          byteCount: bytes.count), jpeg: nil)
         case .unknown:
-            throw dead(.unreadableImage, "not an image: \(describeNonImage(bytes)); shelfd reads JPEG photos")
-        case .png, .heic, .webp, .gif, .tiff:
+            throw dead(.unreadableImage, "not an image: \(describeNonImage(bytes)); shelfd reads JPEG and HEIC photos")
+        case .png, .webp, .gif, .tiff:
             throw dead(.unsupportedFormat, "\(format.displayName) photos are recognised but not supported yet; "
-                + "convert to JPEG\(conversionHint(format)) and add the JPEG instead")
+                + "convert to JPEG and add the JPEG instead")
         }
 
         let decoder: JPEGDecompressor
@@ -32,43 +58,44 @@ package enum PhotoInspector {
         }
         let header: JPEGDecompressor.Header
         do { header = try decoder.readHeader(bytes) } catch { throw corrupt(error.message) }
-
-        let pixels = header.width * header.height
-        guard pixels <= maxPixels else {
-            throw dead(.photoTooLarge, "photo is \(header.width)×\(header.height) = \(pixels) pixels "
-                + "(\(megapixels(pixels)) MP), over the limit of \(maxPixels) pixels (\(megapixels(maxPixels)) MP); "
-                + "scale it down and add it again")
-        }
+        try checkSize(width: header.width, height: header.height, maxPixels: maxPixels)
         guard !header.isCMYK else {
             throw dead(.unsupportedFormat, "CMYK JPEGs are recognised but not supported yet; "
                 + "convert to an RGB JPEG and add it again")
         }
-        do { try decoder.verifyDecodes(bytes, header: header) } catch { throw corrupt(error.message) }
-        guard JPEGMarkers.reachesEndOfImage(bytes) else {
-            throw corrupt("no end-of-image marker (FF D9), the file was probably cut short")
-        }
+        let info = PhotoInfo(format: .jpeg, width: header.width, height: header.height,
+                             orientation: EXIFOrientation.read(fromJPEG: bytes) ?? 1, byteCount: bytes.count)
+        return Opened(info: info, jpeg: (decoder, header))
+    }
 
-        return PhotoInfo(format: .jpeg, width: header.width, height: header.height,
-                         orientation: EXIFOrientation.read(fromJPEG: bytes) ?? 1, byteCount: bytes.count)
+    private static func checkSize(width: Int, height: Int, maxPixels: Int) throws(PhotoError) {
+        let pixels = width * height
+        guard pixels <= maxPixels else {
+            throw dead(.photoTooLarge, "photo is \(width)×\(height) = \(pixels) pixels "
+                + "(\(megapixels(pixels)) MP), over the limit of \(maxPixels) pixels (\(megapixels(maxPixels)) MP); "
+                + "scale it down and add it again")
+        }
+        guard pixels > 0 else { throw dead(.unreadableImage, "photo declares a size of \(width)×\(height) pixels") }
     }
 
     private static func dead(_ code: PhotoError.Code, _ message: String) -> PhotoError {
         PhotoError(code, message, disposition: .dead)
     }
 
-    private static func corrupt(_ detail: String) -> PhotoError {
+    static func corrupt(_ detail: String) -> PhotoError {
         dead(.unreadableImage, "truncated or corrupt JPEG: \(detail); copy the photo again from the camera or phone")
+    }
+
+    static func truncatedJPEG() -> PhotoError {
+        corrupt("no end-of-image marker (FF D9), the file was probably cut short")
+    }
+
+    static func corruptHEIF(_ detail: String) -> PhotoError {
+        dead(.unreadableImage, "truncated or corrupt HEIC/HEIF: \(detail); copy the photo again from the camera or phone")
     }
 
     private static func megapixels(_ pixels: Int) -> String {
         String(format: "%.1f", Double(pixels) / 1_000_000)
-    }
-
-    private static func conversionHint(_ format: ImageFormat) -> String {
-        switch format {
-        case .heic: " (on an iPhone: Settings › Camera › Formats › Most Compatible)"
-        default: ""
-        }
     }
 
     /// What a file that is not an image looks like, for the message: "starts with text", "a PDF document"…

@@ -71,11 +71,11 @@ import Testing
         #expect(error?.message.hasPrefix("PNG photos are recognised but not supported yet; convert to JPEG") == true)
     }
 
-    @Test("Refuses HEIC as not supported yet")
-    func heic() {
+    @Test("Refuses a HEIC that is only a file type box as unreadable, saying it is HEIC")
+    func brokenHEIC() {
         let heic = ImageFormatTests.ftyp(major: "heic", compatible: ["mif1", "heic"]) + [UInt8](repeating: 0, count: 64)
-        let error = expectPhotoError(.unsupportedFormat) { try PhotoInspector.inspect(heic) }
-        #expect(error?.message.contains("HEIC/HEIF photos are recognised but not supported yet") == true)
+        let error = expectPhotoError(.unreadableImage) { try PhotoInspector.inspect(heic) }
+        #expect(error?.message.hasPrefix("truncated or corrupt HEIC/HEIF") == true)
     }
 
     @Test("Refuses a 100-megapixel header before decoding anything")

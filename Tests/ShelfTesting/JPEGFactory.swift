@@ -1,3 +1,4 @@
+internal import CHeif
 internal import CTurboJPEG
 
 /// Real JPEG files for tests, made with TurboJPEG: no fixtures on disk.
@@ -73,6 +74,167 @@ package enum JPEGFactory {
     package static func cmyk(width: Int = 64, height: Int = 48) -> [UInt8] {
         let pixels = [UInt8](repeating: 0x40, count: width * height * 4)
         return compress(pixels, width: width, height: height, quality: 85, pixelFormat: Int32(TJPF_CMYK.rawValue))
+    }
+
+    /// The colours of `quadrants`' four corners as displayed.
+    package static let topLeft: [UInt8] = [220, 30, 30], topRight: [UInt8] = [30, 200, 30]
+    package static let bottomLeft: [UInt8] = [30, 30, 220], bottomRight: [UInt8] = [230, 220, 40]
+
+    /// RGB pixels that, once turned by EXIF `orientation`, show four coloured quadrants: `topLeft` (red) top-left,
+    /// `topRight` (green), `bottomLeft` (blue), `bottomRight` (yellow). `width`×`height` is the displayed size;
+    /// the stored one is returned (swapped for 5…8). Which stored corner each displayed corner comes from is
+    /// written out per orientation from the EXIF definitions, independently of the code under test.
+    package static func quadrantPixels(width: Int, height: Int, orientation: Int = 1) -> (pixels: [UInt8], width: Int, height: Int) {
+        // Stored corner of the displayed top-left, top-right, bottom-left, bottom-right (0 TL, 1 TR, 2 BL, 3 BR).
+        let storedCorner: [Int] = switch orientation {
+        case 2: [1, 0, 3, 2]        // mirrored: left and right swapped
+        case 3: [3, 2, 1, 0]        // upside down
+        case 4: [2, 3, 0, 1]        // mirrored top to bottom
+        case 5: [0, 2, 1, 3]        // transposed
+        case 6: [2, 0, 3, 1]        // stored turned 90° anticlockwise: the display's top-left is the stored bottom-left
+        case 7: [3, 1, 2, 0]        // transversed
+        case 8: [1, 3, 0, 2]        // stored turned 90° clockwise
+        default: [0, 1, 2, 3]
+        }
+        let swapped = orientation >= 5
+        let storedWidth = swapped ? height : width, storedHeight = swapped ? width : height
+        var colorOfCorner = [[UInt8]](repeating: [], count: 4)
+        for (displayed, color) in [topLeft, topRight, bottomLeft, bottomRight].enumerated() {
+            colorOfCorner[storedCorner[displayed]] = color
+        }
+        var pixels = [UInt8](repeating: 0, count: storedWidth * storedHeight * 3)
+        pixels.withUnsafeMutableBufferPointer { out in
+            for y in 0..<storedHeight {
+                for x in 0..<storedWidth {
+                    let corner = (y < storedHeight / 2 ? 0 : 2) + (x < storedWidth / 2 ? 0 : 1)
+                    let color = colorOfCorner[corner], i = (y * storedWidth + x) * 3
+                    out[i] = color[0]; out[i + 1] = color[1]; out[i + 2] = color[2]
+                }
+            }
+        }
+        return (pixels, storedWidth, storedHeight)
+    }
+
+    /// A JPEG of `quadrantPixels`, tagged with `orientation` in EXIF (none for 1).
+    package static func quadrants(width: Int = 320, height: Int = 200, orientation: Int = 1) -> [UInt8] {
+        let (pixels, w, h) = quadrantPixels(width: width, height: height, orientation: orientation)
+        let jpeg = compress(pixels, width: w, height: h, quality: 90)
+        return orientation == 1 ? jpeg : withOrientation(jpeg, orientation)
+    }
+
+    /// A detailed shelf, for meaningful encoded sizes: spines of varied colours and widths carrying rows of
+    /// small "letters", wood grain on the board, a gradient wall, and sensor noise over everything.
+    package static func texturedPixels(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
+        var random = SeededGenerator(seed: UInt64(bitPattern: Int64(seed)) &+ 7)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let wall = random.color(), board = random.color()
+        let shelfTop = height * 17 / 20
+        // Spine columns: colour, letter colour, top edge.
+        var spineAt = [Int](repeating: -1, count: width)
+        var spines: [(color: [UInt8], ink: [UInt8], top: Int)] = []
+        var x = width / 40
+        while x < width - width / 40 {
+            let spineWidth = max(4, width / 70 + Int(random.next() % UInt64(max(1, width / 35))))
+            spines.append((random.color(), random.color(), height / 12 + Int(random.next() % UInt64(max(1, height / 5)))))
+            for column in x..<min(width, x + spineWidth) { spineAt[column] = spines.count - 1 }
+            x += spineWidth + 2
+        }
+        let glyph = max(2, height / 240)       // letter cell size
+        pixels.withUnsafeMutableBufferPointer { out in
+            var noise = random
+            for y in 0..<height {
+                for x in 0..<width {
+                    var color: [UInt8]
+                    if y >= shelfTop {
+                        let grain = Int((x / 3 + y * 7 / 5) % 23) - 11
+                        color = board.map { UInt8(clamping: Int($0) + grain) }
+                    } else if spineAt[x] >= 0, y >= spines[spineAt[x]].top {
+                        let spine = spines[spineAt[x]]
+                        // Letters: a hashed on/off pattern on a grid, in bands across the spine.
+                        let cell = (x / glyph) &* 73_856_093 ^ (y / glyph) &* 19_349_663 ^ spineAt[x] &* 83_492_791
+                        let inBand = (y / (glyph * 6)) % 3 != 0
+                        color = inBand && (cell >> 3) & 3 == 0 ? spine.ink : spine.color
+                    } else {
+                        let shade = y * 40 / max(1, shelfTop) - 20
+                        color = wall.map { UInt8(clamping: Int($0) + shade) }
+                    }
+                    let n = noise.next()
+                    let i = (y * width + x) * 3
+                    out[i] = UInt8(clamping: Int(color[0]) + Int(n & 15) - 8)
+                    out[i + 1] = UInt8(clamping: Int(color[1]) + Int((n >> 8) & 15) - 8)
+                    out[i + 2] = UInt8(clamping: Int(color[2]) + Int((n >> 16) & 15) - 8)
+                }
+            }
+        }
+        return pixels
+    }
+
+    /// A JPEG of `texturedPixels`, optionally tagged with an EXIF orientation.
+    package static func textured(width: Int, height: Int, seed: Int = 0, quality: Int = 92, orientation: Int = 1) -> [UInt8] {
+        let jpeg = compress(texturedPixels(width: width, height: height, seed: seed), width: width, height: height, quality: quality)
+        return orientation == 1 ? jpeg : withOrientation(jpeg, orientation)
+    }
+
+    /// A JPEG of the given RGB pixels.
+    package static func jpeg(rgb pixels: [UInt8], width: Int, height: Int, quality: Int = 90) -> [UInt8] {
+        compress(pixels, width: width, height: height, quality: quality)
+    }
+
+    /// Decodes a JPEG to RGB at full size with TurboJPEG, for checking what was produced; nil when it does not decode.
+    package static func decode(_ jpeg: [UInt8]) -> (pixels: [UInt8], width: Int, height: Int)? {
+        guard let handle = tjInitDecompress() else { return nil }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        guard tjDecompressHeader3(handle, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0
+        else { return nil }
+        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
+        guard tjDecompress2(handle, jpeg, UInt(jpeg.count), &pixels, width, 0, height, Int32(TJPF_RGB.rawValue), 0) == 0
+        else { return nil }
+        return (pixels, Int(width), Int(height))
+    }
+
+    /// Whether this libheif can write HEVC (Debian's links x265): when not, `heic` returns nil.
+    package static var canEncodeHEIC: Bool { heif_have_encoder_for_format(heif_compression_HEVC) != 0 }
+
+    /// A HEIC (HEVC in HEIF) of the given RGB pixels, made in-process with libheif and x265. `orientation`
+    /// (EXIF numbering) becomes irot/imir boxes, which readers must apply. Nil when no HEVC encoder is available.
+    package static func heic(rgb pixels: [UInt8], width: Int, height: Int, quality: Int = 80, orientation: Int = 1) -> [UInt8]? {
+        guard canEncodeHEIC, let context = heif_context_alloc() else { return nil }
+        defer { heif_context_free(context) }
+        var encoder: OpaquePointer?
+        guard heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder).code == heif_error_Ok,
+              let encoder else { return nil }
+        defer { heif_encoder_release(encoder) }
+        _ = heif_encoder_set_lossy_quality(encoder, Int32(quality))
+        var image: OpaquePointer?
+        guard heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image).code
+                == heif_error_Ok, let image else { return nil }
+        defer { heif_image_release(image) }
+        guard heif_image_add_plane(image, heif_channel_interleaved, Int32(width), Int32(height), 8).code == heif_error_Ok
+        else { return nil }
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane(image, heif_channel_interleaved, &stride) else { return nil }
+        pixels.withUnsafeBufferPointer { source in
+            for y in 0..<height {
+                (plane + y * Int(stride)).update(from: source.baseAddress! + y * width * 3, count: width * 3)
+            }
+        }
+        let options = heif_encoding_options_alloc()
+        defer { heif_encoding_options_free(options) }
+        options?.pointee.image_orientation = heif_orientation(rawValue: UInt32(orientation))
+        guard heif_context_encode_image(context, image, encoder, options, nil).code == heif_error_Ok else { return nil }
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        var writer = heif_writer(writer_api_version: 1, write: { _, data, size, userdata in
+            let sink = Unmanaged<Sink>.fromOpaque(userdata!).takeUnretainedValue()
+            sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+            let success = UnsafeRawPointer(StaticString("Success").utf8Start).assumingMemoryBound(to: CChar.self)
+            return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: success)
+        })
+        let status = withExtendedLifetime(sink) {
+            heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        return status.code == heif_error_Ok ? sink.bytes : nil
     }
 
     private static func compress(_ pixels: [UInt8], width: Int, height: Int, quality: Int,

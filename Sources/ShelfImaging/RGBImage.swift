@@ -1,0 +1,79 @@
+/// 8-bit interleaved RGB pixels, rows packed (no padding).
+struct RGBImage {
+    var width: Int
+    var height: Int
+    var pixels: [UInt8]
+
+    init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height * 3, "RGBImage: pixel count does not match the size")
+        self.width = width; self.height = height; self.pixels = pixels
+    }
+
+    /// Runs `body` with a view of the whole image.
+    func withView<T>(_ body: (PixelView) throws -> T) rethrows -> T {
+        try pixels.withUnsafeBufferPointer { buffer in
+            try body(PixelView(base: buffer.baseAddress!, width: width, height: height, rowBytes: width * 3))
+        }
+    }
+}
+
+/// A borrowed window on RGB pixels someone else owns (an `RGBImage`, or libheif's decoded plane):
+/// lets the resampler read a sub-rectangle or a padded plane without copying it first.
+struct PixelView {
+    var base: UnsafePointer<UInt8>
+    var width: Int
+    var height: Int
+    /// Bytes from one row to the next (≥ width × 3).
+    var rowBytes: Int
+
+    /// The rectangle `x..<x+width`, `y..<y+height` of this view, which must lie inside it.
+    func cropped(x: Int, y: Int, width: Int, height: Int) -> PixelView {
+        precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height)
+        return PixelView(base: base + y * rowBytes + x * 3, width: width, height: height, rowBytes: rowBytes)
+    }
+}
+
+/// The eight EXIF orientations as pixel maps. `stored` is the picture as encoded; the display picture is
+/// what a viewer shows after applying the tag (5…8 swap width and height).
+struct Orientation {
+    let value: Int
+
+    init(_ value: Int) { self.value = (1...8).contains(value) ? value : 1 }
+
+    var swapsAxes: Bool { value >= 5 }
+
+    /// Where stored pixel (x, y) of a `width`×`height` stored picture lands in the display picture,
+    /// as `origin + x * xStep + y * yStep` in pixels of the display picture (row-major, no padding).
+    func displayIndexSteps(width: Int, height: Int) -> (origin: Int, xStep: Int, yStep: Int) {
+        let displayWidth = swapsAxes ? height : width
+        // dx = ax·x + bx·y + cx, dy = ay·x + by·y + cy (EXIF 2.32, tag 0x0112)
+        let (ax, bx, cx, ay, by, cy): (Int, Int, Int, Int, Int, Int)
+        switch value {
+        case 2: (ax, bx, cx, ay, by, cy) = (-1, 0, width - 1, 0, 1, 0)                 // mirrored left-right
+        case 3: (ax, bx, cx, ay, by, cy) = (-1, 0, width - 1, 0, -1, height - 1)       // turned 180°
+        case 4: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, -1, height - 1)                // mirrored top-bottom
+        case 5: (ax, bx, cx, ay, by, cy) = (0, 1, 0, 1, 0, 0)                          // transposed
+        case 6: (ax, bx, cx, ay, by, cy) = (0, -1, height - 1, 1, 0, 0)                // needs 90° clockwise
+        case 7: (ax, bx, cx, ay, by, cy) = (0, -1, height - 1, -1, 0, width - 1)       // transversed
+        case 8: (ax, bx, cx, ay, by, cy) = (0, 1, 0, -1, 0, width - 1)                 // needs 90° anticlockwise
+        default: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, 1, 0)
+        }
+        return (cy * displayWidth + cx, ay * displayWidth + ax, by * displayWidth + bx)
+    }
+
+    /// The stored rectangle holding display rectangle `x..<x+w`, `y..<y+h` of a `width`×`height` stored picture.
+    func storedRect(ofDisplay rect: (x: Int, y: Int, w: Int, h: Int), width: Int, height: Int)
+        -> (x: Int, y: Int, w: Int, h: Int) {
+        let (x, y, w, h) = rect
+        switch value {
+        case 2: return (width - x - w, y, w, h)
+        case 3: return (width - x - w, height - y - h, w, h)
+        case 4: return (x, height - y - h, w, h)
+        case 5: return (y, x, h, w)
+        case 6: return (y, height - x - w, h, w)
+        case 7: return (width - y - h, height - x - w, h, w)
+        case 8: return (width - y - h, x, h, w)
+        default: return rect
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Dispatch
+
+/// Area-average (box filter) downscaling with the orientation applied as pixels are written.
+/// Each output pixel is the mean of the source area it covers, fractional edge pixels weighted by coverage:
+/// no aliasing on downscale, and separable (columns, then rows) with 14-bit fixed-point weights.
+enum Resampler {
+    private static let fractionBits = 14
+    private static let one = Int32(1 << fractionBits)
+
+    /// `source` scaled to `width`×`height` (sizes in the stored orientation, each ≤ the source's), then turned
+    /// to `orientation`: the result has the display size. Never upscales: a larger size is clamped to the source.
+    /// Works one output row at a time (columns first, then along the row), so no intermediate picture is held.
+    static func render(_ source: PixelView, width: Int, height: Int, orientation: Orientation) -> RGBImage {
+        let width = max(1, min(width, source.width)), height = max(1, min(height, source.height))
+        let horizontal = Taps(source: source.width, target: width)
+        let vertical = Taps(source: source.height, target: height)
+        let (origin, xStep, yStep) = orientation.displayIndexSteps(width: width, height: height)
+        let rowCount = source.width * 3
+        // Large pictures are done in bands of rows on the cores there are; each band has its own scratch rows.
+        let bands = source.width * source.height >= 1_000_000 && height >= 64 ? 4 : 1
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, initialised in
+            let shared = Bands(source: source, out: out.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                let source = shared.source, out = shared.out
+                var sums = [Int32](repeating: 0, count: rowCount)
+                var row = [UInt8](repeating: 0, count: rowCount)
+                sums.withUnsafeMutableBufferPointer { sums in
+                    row.withUnsafeMutableBufferPointer { row in
+                        for y in height * band / bands..<height * (band + 1) / bands {
+                            // Down the columns: the output row's share of each source row it covers.
+                            for t in 0..<vertical.count {
+                                let w = vertical.weights[y &* vertical.count &+ t]
+                                let input = source.base + (vertical.starts[y] &+ t) &* source.rowBytes
+                                if t == 0 {
+                                    for i in 0..<rowCount { sums[i] = w &* Int32(input[i]) }
+                                } else if w != 0 {
+                                    for i in 0..<rowCount { sums[i] &+= w &* Int32(input[i]) }
+                                }
+                            }
+                            for i in 0..<rowCount { row[i] = round(sums[i]) }
+                            // Along the row, each pixel written where the orientation puts it.
+                            let base = out + (origin + y * yStep) * 3
+                            switch horizontal.count {
+                            case 1: along(row, horizontal, taps: 1, into: base, step: xStep * 3, width: width)
+                            case 2: along(row, horizontal, taps: 2, into: base, step: xStep * 3, width: width)
+                            case 3: along(row, horizontal, taps: 3, into: base, step: xStep * 3, width: width)
+                            default: along(row, horizontal, taps: horizontal.count, into: base, step: xStep * 3, width: width)
+                            }
+                        }
+                    }
+                }
+            }
+            initialised = width * height * 3
+        }
+        return RGBImage(width: orientation.swapsAxes ? height : width, height: orientation.swapsAxes ? width : height,
+                        pixels: pixels)
+    }
+
+    /// What the bands share: every band reads all of `source` and writes only its own rows of `out`.
+    private struct Bands: @unchecked Sendable {
+        let source: PixelView
+        let out: UnsafeMutablePointer<UInt8>
+    }
+
+    /// One row along: `taps` is a constant at the common call sites (1…3), so the inner loop unrolls.
+    @inline(__always)
+    private static func along(_ row: UnsafeMutableBufferPointer<UInt8>, _ taps: Taps, taps count: Int,
+                              into out: UnsafeMutablePointer<UInt8>, step: Int, width: Int) {
+        taps.weights.withUnsafeBufferPointer { weights in
+            taps.starts.withUnsafeBufferPointer { starts in
+                var o = out
+                for x in 0..<width {
+                    var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0
+                    var p = row.baseAddress! + starts[x] &* 3
+                    for t in 0..<count {
+                        let w = weights[x &* count &+ t]
+                        r &+= w &* Int32(p[0]); g &+= w &* Int32(p[1]); b &+= w &* Int32(p[2])
+                        p += 3
+                    }
+                    o[0] = round(r); o[1] = round(g); o[2] = round(b)
+                    o += step
+                }
+            }
+        }
+    }
+
+    /// Weights are non-negative and sum to `one`, so a sum lies in 0…255·one: no clamping, no overflow.
+    @inline(__always)
+    private static func round(_ sum: Int32) -> UInt8 {
+        UInt8(truncatingIfNeeded: (sum &+ one / 2) &>> Int32(fractionBits))
+    }
+
+    /// For each output position: the first source index and `count` weights (zero-padded), summing to `one`.
+    private struct Taps {
+        var starts: [Int]
+        var weights: [Int32]
+        var count: Int
+
+        init(source: Int, target: Int) {
+            let scale = Double(source) / Double(target)       // ≥ 1: only ever downscaling
+            // An area of `scale` pixels touches at most ⌈scale⌉ + 1 of them; a same-size copy needs one.
+            count = target == source ? 1 : min(Int(scale.rounded(.up)) + 1, source)
+            starts = []; starts.reserveCapacity(target)
+            weights = [Int32](repeating: 0, count: target * count)
+            for i in 0..<target {
+                let from = Double(i) * scale, to = min(Double(source), Double(i + 1) * scale)
+                // Every tap lies inside the source, so the loops read no further than its last pixel.
+                let start = min(Int(from), source - count)
+                starts.append(start)
+                var total: Int32 = 0, largest = 0
+                for t in 0..<count {
+                    let j = Double(start + t)
+                    let overlap = max(0, min(to, j + 1) - max(from, j))
+                    let w = Int32((overlap / scale * Double(one)).rounded())
+                    weights[i * count + t] = w
+                    total += w
+                    if w > weights[i * count + largest] { largest = t }
+                }
+                weights[i * count + largest] += one - total     // rounding residue: the sum is exactly one
+            }
+        }
+    }
+}
