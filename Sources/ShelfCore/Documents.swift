@@ -79,16 +79,20 @@ package struct ResultDocument: Codable, Sendable, Equatable {
     /// Every provider asked, in order; `decided_by` names the one whose answer won.
     package var runs: [Run]
     package var decidedBy: String
+    /// Blur, exposure, glare and resolution as measured here; nil when the answer was replayed from disk.
+    package var signals: QualitySignals?
 
     enum CodingKeys: String, CodingKey {
-        case schema, photo, provider, model, timings, books, suggestions, notes, response, runs, decidedBy = "decided_by"
+        case schema, photo, provider, model, timings, books, suggestions, notes, response, runs, signals,
+             decidedBy = "decided_by"
     }
 
     package init(photo: Photo, provider: String, model: String, timings: Timings, books: [Book],
-                 suggestions: [Suggestion], notes: [String], response: Response, runs: [Run], decidedBy: String) {
+                 suggestions: [Suggestion], notes: [String], response: Response, runs: [Run], decidedBy: String,
+                 signals: QualitySignals?) {
         self.photo = photo; self.provider = provider; self.model = model; self.timings = timings
         self.books = books; self.suggestions = suggestions; self.notes = notes; self.response = response
-        self.runs = runs; self.decidedBy = decidedBy
+        self.runs = runs; self.decidedBy = decidedBy; self.signals = signals
     }
 }
 

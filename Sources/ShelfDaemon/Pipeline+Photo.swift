@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import ShelfCore
@@ -16,11 +17,13 @@ enum Step: Sendable {
 }
 
 /// The attempt a photo is on: charged once, just before the first request that costs anything.
+/// Also keeps what was prepared for each preset, so hybrid does not prepare twice for the same one.
 final class AttemptCounter: @unchecked Sendable {      // unchecked: used by one photo's task only
     private let store: Store
     private let jobID: Int64
     private(set) var attempts: Int
     private(set) var charged = false
+    var prepared: [ImagePreset: PreparedPhoto] = [:]
 
     init(store: Store, job: ClaimedJob) { self.store = store; jobID = job.id; attempts = job.attempts }
 
@@ -28,6 +31,23 @@ final class AttemptCounter: @unchecked Sendable {      // unchecked: used by one
         guard !charged else { return }
         attempts = try store.chargeAttempt(jobID: jobID)
         charged = true
+    }
+
+    /// The signals of whatever was prepared first (they describe the photo, not the preset).
+    var signals: QualitySignals? { prepared.values.first?.signals }
+}
+
+/// Preprocessing is CPU-bound C work: it runs on one queue of its own, never on the cooperative pool,
+/// and one photo at a time (a 48-megapixel photo needs tens of megabytes while it is prepared).
+private let imagingQueue = DispatchQueue(label: "shelfd.imaging")
+
+func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async -> Result<PreparedPhoto, PhotoError> {
+    await withCheckedContinuation { continuation in
+        imagingQueue.async {
+            continuation.resume(returning: Result { () throws(PhotoError) in
+                try Preprocessor.prepare(bytes, preset: preset, maxPixels: maxPixels)
+            })
+        }
     }
 }
 
@@ -102,10 +122,12 @@ extension Pipeline {
                          width: info.displayWidth, height: info.displayHeight, orientation: info.orientation),
             provider: decided.run.provider, model: decided.run.model,
             timings: .init(queuedAt: nil, finishedAt: Date(), providerMs: decided.run.latencyMs, totalMs: elapsed),
-            books: decided.books, suggestions: decided.answer.suggestions,
+            books: decided.books,
+            // The model's advice first; the local measures stand in when it gave none.
+            suggestions: decided.answer.suggestions.isEmpty ? attempt.signals?.suggestions ?? [] : decided.answer.suggestions,
             notes: decided.answer.notes + decided.books.flatMap { $0.notes ?? [] },
             response: decided.run.response ?? .init(file: "", replayed: false),
-            runs: decided.runs, decidedBy: decided.run.provider)
+            runs: decided.runs, decidedBy: decided.run.provider, signals: attempt.signals)
         return (nil, PhotoAnswer(document: document, resultURL: resultURL(for: job),
                                  review: decided.books.contains { $0.status == .needsReview }))
     }
@@ -147,8 +169,15 @@ extension Pipeline {
         } else {
             if let saved { try? store.markResponseUnusable(id: saved.id) }      // killed before its file was written
             if let health = unavailability(of: channel) { return .unavailable(health) }
-            let upload = PhotoUpload(bytes: bytes, mimeType: info.format.mimeType)
-            run.sent = .init(width: info.width, height: info.height, quality: nil, bytes: upload.bytes.count)
+            // Upright, resized to the provider's preset, no metadata (no GPS position leaves the machine).
+            var preset = provider.preset
+            var prepared: PreparedPhoto
+            if let done = attempt.prepared[preset] { prepared = done } else {
+                switch await prepareOffPool(bytes, preset: preset, maxPixels: settings.maxPixels) {
+                case .success(let photo): prepared = photo; attempt.prepared[preset] = photo
+                case .failure(let error): run.error = error.description; return .failed(error, run)
+                }
+            }
             guard await slots.acquire() else { return .stopped }
             defer { Task { await slots.release() } }
             if shutdown.isSet { return .stopped }
@@ -159,7 +188,20 @@ extension Pipeline {
             }
             logger.info("Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)",
                                                    "attempt": "\(attempt.attempts)"])
-            switch await send(upload, to: channel, logger: logger) {
+            var sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, logger: logger)
+            if case .failure(let error) = sent, error.code == .photoTooLarge {
+                // The provider's own limit is lower than its preset: shrink once and try again.
+                preset = ImagePreset(maxSide: preset.maxSide * 7 / 10, quality: preset.minQuality,
+                                     targetBytes: preset.targetBytes.lowerBound / 2...preset.targetBytes.upperBound / 2,
+                                     minQuality: preset.minQuality)
+                logger.warning("Photo too large for the provider; sending a smaller one", metadata: ["max_side": "\(preset.maxSide)"])
+                if case .success(let smaller) = await prepareOffPool(bytes, preset: preset, maxPixels: settings.maxPixels) {
+                    prepared = smaller
+                    sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, logger: logger)
+                }
+            }
+            run.sent = .init(width: prepared.width, height: prepared.height, quality: prepared.quality, bytes: prepared.jpeg.count)
+            switch sent {
             case .success(let response): raw = response
             case .failure(let error):
                 if Task.isCancelled { return .stopped }              // the grace period ran out: back to the queue

@@ -1,7 +1,7 @@
 /// What a provider is sent: the longest side, the JPEG quality to start from, and the encoded size to aim
 /// for (the phone app's numbers). Quality steps down to `minQuality`, then the size shrinks, until the
 /// JPEG lands in `targetBytes`; a photo already small enough is never upscaled.
-package struct ImagePreset: Sendable, Equatable, Codable {
+package struct ImagePreset: Sendable, Hashable, Codable {
     package var maxSide: Int
     package var quality: Int
     package var targetBytes: ClosedRange<Int>

@@ -133,8 +133,8 @@ struct FailureTests {
     func nonAnswersAreClassified() async throws {
         let blocked = JPEGFactory.shelf(seed: 70), cut = JPEGFactory.shelf(seed: 71)
         let script = GeminiEmulator.Script(rules: [
-            .init(photo: .sha256(SHA256.hex(of: blocked)), replies: [.blockedPrompt("SAFETY")]),
-            .init(photo: .sha256(SHA256.hex(of: cut)), replies: [.maxTokensWithoutParts]),
+            .init(photo: .sha256(sentSHA256(blocked)), replies: [.blockedPrompt("SAFETY")]),
+            .init(photo: .sha256(sentSHA256(cut)), replies: [.maxTokensWithoutParts]),
         ], reply: .books([dune]))
         try await withGeminiEmulator(script) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -148,9 +148,9 @@ struct FailureTests {
             let codes = Dictionary(status.problems.compactMap { p in p.path.map { ($0, p.code) } }, uniquingKeysWith: { a, _ in a })
             #expect(codes["blocked.jpg"] == "provider_blocked")
             #expect(codes["cut.jpg"] == "provider_truncated")
-            let cutRequests = gemini.requests.filter { $0.photoSHA256 == SHA256.hex(of: cut) }.count
+            let cutRequests = gemini.requests.filter { $0.photoSHA256 == sentSHA256(cut) }.count
             #expect(cutRequests == 3, "max_attempts = 3")
-            #expect(gemini.requests.filter { $0.photoSHA256 == SHA256.hex(of: blocked) }.count == 1)
+            #expect(gemini.requests.filter { $0.photoSHA256 == sentSHA256(blocked) }.count == 1)
         }
     }
 }

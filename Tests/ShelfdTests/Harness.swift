@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfImaging
 import ShelfTesting
 import Testing
 
@@ -203,3 +204,9 @@ func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: ()
 }
 
 struct WaitTimeout: Error { var what: String }
+
+/// The sha256 of what shelfd sends a provider for this photo (upright, resized to the preset, re-encoded):
+/// how an emulator's request log names it.
+func sentSHA256(_ photo: [UInt8], preset: ImagePreset = .gemini) -> String {
+    (try? Preprocessor.prepare(photo, preset: preset)).map { SHA256.hex(of: $0.jpeg) } ?? "unpreparable"
+}

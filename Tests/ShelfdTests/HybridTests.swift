@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfImaging
 import ShelfTesting
 import Testing
 
@@ -18,8 +19,8 @@ struct HybridTests {
     func escalatesOnlyWhenNeeded() async throws {
         let sure = JPEGFactory.shelf(seed: 700), doubtful = JPEGFactory.shelf(seed: 701)
         let fastScript = OpenAIEmulator.Script(rules: [
-            .init(photo: .sha256(SHA256.hex(of: sure)), replies: [.books([.init(title: "Emma", author: "Jane Austen", confidence: 0.9)])]),
-            .init(photo: .sha256(SHA256.hex(of: doubtful)), replies: [.books([
+            .init(photo: .sha256(sentSHA256(sure, preset: .openAICompatible)), replies: [.books([.init(title: "Emma", author: "Jane Austen", confidence: 0.9)])]),
+            .init(photo: .sha256(sentSHA256(doubtful, preset: .openAICompatible)), replies: [.books([
                 .init(title: "Dune", author: "Frank Herbert", confidence: 0.5),
                 .init(title: "Persuasion", author: "Jane Austen", confidence: 0.8),
             ])]),
@@ -32,7 +33,7 @@ struct HybridTests {
                 let run = try await root.shelfd("run")
                 #expect(run.status == 0, "\(run.stderr)")
 
-                #expect(gemini.requests.map(\.photoSHA256) == [SHA256.hex(of: doubtful)], "only the doubtful photo is escalated")
+                #expect(gemini.requests.map(\.photoSHA256) == [sentSHA256(doubtful)], "only the doubtful photo is escalated")
                 let results = Dictionary(uniqueKeysWithValues: try root.resultDocuments().map { ($0.photo.path, $0) })
                 let confident = try #require(results["sure.jpg"])
                 #expect(confident.decidedBy == "openai" && confident.runs.count == 1)
