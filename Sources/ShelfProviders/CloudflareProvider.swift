@@ -231,25 +231,15 @@ package struct CloudflareProvider: VisionProvider {
 
     private static let decimal: [[UInt8]] = (0...255).map { Array(String($0).utf8) }
 
-    static let instruction = """
-        You are a meticulous bookshelf cataloguer. You are given one photo of one or more bookshelves.
-        Read the spine (or cover) of every book you can see, from left to right, top shelf first.
-        For each book give the title exactly as printed, the author if printed (else null), and the ISBN only if \
-        it is printed and readable (else null; never invent one).
-        Give a confidence from 0 to 1 that title and author are right: 0.9 or more only when the text is sharp \
-        and complete, below 0.6 when you are guessing.
-        Give box_2d for the spine as [ymin, xmin, ymax, xmax]: integers from 0 to 1000, y measured down the \
-        photo's height and x across its width, y first.
-        Then give suggestions to the photographer, each with a type from: unreadable_books, low_confidence, \
-        edge_cutoff, blurry_image, glare_detected, distance_too_far, multiple_shelves, lighting_issues, \
-        angle_issues; a severity of info, warning or error; and a short message. Give no suggestions when the \
-        photo is good.
-        Answer with one JSON object and nothing else (no code fence, no comments), in exactly this shape:
-        {"books": [{"title": "…", "author": "…" or null, "isbn": "…" or null, "confidence": 0.0, \
-        "box_2d": [ymin, xmin, ymax, xmax]}], "suggestions": [{"type": "…", "severity": "…", "message": "…"}]}
-        """
+    static let instruction = CataloguePrompt.instruction(
+        box: CataloguePrompt.box2DSentence,
+        answer: """
+            Answer with one JSON object and nothing else (no code fence, no comments), in exactly this shape:
+            {"books": [{"title": "…", "author": "…" or null, "isbn": "…" or null, "confidence": 0.0, \
+            "box_2d": [ymin, xmin, ymax, xmax]}], "suggestions": [{"type": "…", "severity": "…", "message": "…"}]}
+            """)
 
-    static let prompt = "Catalogue every book in this photo."
+    static let prompt = CataloguePrompt.userText
 
     /// Standard JSON Schema (lower-case types) for `response_format` and `guided_json`.
     static var answerSchema: [String: Any] {

@@ -122,22 +122,10 @@ package struct GeminiProvider: VisionProvider {
         }
     }
 
-    static let systemInstruction = """
-        You are a meticulous bookshelf cataloguer. You are given one photo of one or more bookshelves.
-        Read the spine (or cover) of every book you can see, from left to right, top shelf first.
-        For each book give the title exactly as printed, the author if printed (else null), and the ISBN only if \
-        it is printed and readable (else null; never invent one).
-        Give a confidence from 0 to 1 that title and author are right: 0.9 or more only when the text is sharp \
-        and complete, below 0.6 when you are guessing.
-        Give box_2d for the spine as [ymin, xmin, ymax, xmax], integers normalised to 0-1000, y first.
-        Then give suggestions to the photographer, each with a type from: unreadable_books, low_confidence, \
-        edge_cutoff, blurry_image, glare_detected, distance_too_far, multiple_shelves, lighting_issues, \
-        angle_issues; a severity of info, warning or error; and a short message. Give no suggestions when the \
-        photo is good.
-        Answer only with the JSON object described by the schema.
-        """
+    static let systemInstruction = CataloguePrompt.instruction(
+        box: CataloguePrompt.box2DSentence, answer: "Answer only with the JSON object described by the schema.")
 
-    static let prompt = "Catalogue every book in this photo."
+    static let prompt = CataloguePrompt.userText
 
     /// Gemini's `Schema` subset: UPPER-case types, `nullable` rather than a "null" type, no `title`/`$schema`.
     static var responseSchema: [String: Any] {

@@ -22,12 +22,7 @@ package final class CloudflareEmulator: Sendable {
         }
     }
 
-    package struct Suggestion: Sendable {
-        package var type: String, severity: String, message: String
-        package init(type: String, severity: String, message: String) {
-            self.type = type; self.severity = severity; self.message = message
-        }
-    }
+    package typealias Suggestion = EmulatedSuggestion
 
     /// What one `ai/run` request is answered with. Text replies travel in the model's own result shape:
     /// `{response, tool_calls, usage}` (Llama, Mistral), `{description}` (LLaVA) or a `chat.completion`

@@ -21,12 +21,7 @@ package final class GeminiEmulator: Sendable {
         }
     }
 
-    package struct Suggestion: Sendable {
-        package var type: String, severity: String, message: String
-        package init(type: String, severity: String, message: String) {
-            self.type = type; self.severity = severity; self.message = message
-        }
-    }
+    package typealias Suggestion = EmulatedSuggestion
 
     /// What one request is answered with.
     package enum Reply: Sendable {

@@ -1,0 +1,31 @@
+internal import ShelfCore
+
+/// What every provider is asked (DESIGN §6): one instruction, with the box format and the answer's
+/// shape stated the way each provider's output control needs.
+enum CataloguePrompt {
+    static let userText = "Catalogue every book in this photo."
+
+    /// - Parameters:
+    ///   - box: the sentence asking for the spine's box in this provider's format.
+    ///   - answer: the closing sentence on how to answer (a schema, or the JSON shape spelled out).
+    static func instruction(box: String, answer: String) -> String {
+        """
+        You are a meticulous bookshelf cataloguer. You are given one photo of one or more bookshelves.
+        Read the spine (or cover) of every book you can see, from left to right, top shelf first.
+        For each book give the title exactly as printed, the author if printed (else null), and the ISBN only if \
+        it is printed and readable (else null; never invent one).
+        Give a confidence from 0 to 1 that title and author are right: 0.9 or more only when the text is sharp \
+        and complete, below 0.6 when you are guessing.
+        \(box)
+        Then give suggestions to the photographer, each with a type from: \
+        \(Suggestion.Kind.allCases.map(\.rawValue).joined(separator: ", ")); a severity of \
+        \(Suggestion.Severity.allCases.map(\.rawValue).joined(separator: ", ")); and a short message. Give no \
+        suggestions when the photo is good.
+        \(answer)
+        """
+    }
+
+    /// Gemini's native detection format, also asked of Cloudflare's models.
+    static let box2DSentence = "Give box_2d for the spine as [ymin, xmin, ymax, xmax]: integers from 0 to 1000, y measured "
+        + "down the photo's height and x across its width, y first."
+}
