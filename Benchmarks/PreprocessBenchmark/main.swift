@@ -133,7 +133,9 @@ for input in inputs {
         }
         var pipelineText = "      n/a", ratioText = "  n/a", pipelineMBText = "        n/a"
         if input.isJPEG, let djpeg, let cjpeg {
-            // The DCT scale prepare picks: the smallest n/8 whose long side is still ≥ the preset's side.
+            // The reference pipeline's DCT scale: the smallest n/8 whose long side is still ≥ the preset's side, the
+            // nearest djpeg alone comes to the preset's size. (prepare decodes at 1/8, 2/8, 4/8 or 8/8 only, whichever
+            // is the smallest still ≥ the side: libjpeg-turbo's other scales have no SIMD IDCT and cost more.)
             let header = try PhotoInspector.inspect([UInt8](FileManager.default.contents(atPath: input.path)!))
             let long = max(header.width, header.height), target = min(preset.maxSide, long)
             let eighths = (1...8).first { (long * $0 + 7) / 8 >= target } ?? 8

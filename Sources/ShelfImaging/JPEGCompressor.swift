@@ -18,21 +18,40 @@ final class JPEGCompressor {
         tjDestroy(handle)
     }
 
-    func compress(_ image: RGBImage, quality: Int) throws(TurboJPEGError) -> [UInt8] {
-        // tjBufSize is the worst case for any quality, so with TJFLAG_NOREALLOC the buffer never has to grow.
-        let needed = tjBufSize(Int32(image.width), Int32(image.height), Int32(TJSAMP_420.rawValue))
+    /// `subsampling` is TurboJPEG's `TJSAMP_*` (4:2:0 unless a test asks for another, or 3 for grey).
+    func compress(_ image: RGBImage, quality: Int, subsampling: Int32 = 2) throws(TurboJPEGError) -> [UInt8] {
+        var size = try reserve(width: image.width, height: image.height)
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            tjCompress2(handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
+                        &buffer, &size, subsampling, Int32(quality), TJFLAG_NOREALLOC)
+        }
+        guard status == 0, let buffer else { throw TurboJPEGError(message: String(cString: tjGetErrorStr2(handle))) }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+    }
+
+    /// The same from 4:2:0 planes (`YUVImage.planes420`): no colour conversion or chroma downsampling to do.
+    func compress(_ image: YUVImage, quality: Int) throws(TurboJPEGError) -> [UInt8] {
+        var size = try reserve(width: image.width, height: image.height)
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            var sources: [UnsafePointer<UInt8>?] = image.planes.map { pixels.baseAddress! + $0.offset }
+            var strides: [Int32] = image.planes.map { Int32($0.rowBytes) }
+            return tjCompressFromYUVPlanes(handle, &sources, Int32(image.width), &strides, Int32(image.height),
+                                           Int32(TJSAMP_420.rawValue), &buffer, &size, Int32(quality), TJFLAG_NOREALLOC)
+        }
+        guard status == 0, let buffer else { throw TurboJPEGError(message: String(cString: tjGetErrorStr2(handle))) }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+    }
+
+    /// Makes the output buffer large enough for any JPEG of this size and returns its capacity. tjBufSize is the
+    /// worst case for any quality, so with TJFLAG_NOREALLOC the buffer never has to grow.
+    private func reserve(width: Int, height: Int) throws(TurboJPEGError) -> UInt {
+        let needed = tjBufSize(Int32(width), Int32(height), Int32(TJSAMP_444.rawValue))
         if needed > capacity {
             tjFree(buffer)
             buffer = tjAlloc(Int32(clamping: needed))
             capacity = buffer == nil ? 0 : needed
         }
         guard buffer != nil else { throw TurboJPEGError(message: "could not allocate \(needed) bytes for the JPEG") }
-        var size = capacity
-        let status = image.pixels.withUnsafeBufferPointer { pixels in
-            tjCompress2(handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
-                        &buffer, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_NOREALLOC)
-        }
-        guard status == 0, let buffer else { throw TurboJPEGError(message: String(cString: tjGetErrorStr2(handle))) }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+        return capacity
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import ShelfCore
 
 /// What is sent to a provider for one photo, and what was learnt making it.
@@ -44,12 +46,25 @@ package enum Preprocessor {
         let result: Result<Encoded, TurboJPEGError>
         if let (decoder, header) = opened.jpeg {
             let eighths = JPEGDecompressor.eighths(longSide: longSide, target: target)
-            let decoded: RGBImage
-            do { decoded = try decoder.decode(bytes, header: header, eighths: eighths) } catch {
-                throw PhotoInspector.corrupt(error.message)
+            if Self.planarSubsamplings.contains(header.subsampling) {
+                // Y, Cb and Cr as stored, resampled plane by plane and encoded as they are.
+                let decoded: YUVImage
+                do { decoded = try decoder.decodeYUV(bytes, header: header, eighths: eighths) } catch {
+                    throw PhotoInspector.corrupt(error.message)
+                }
+                guard JPEGMarkers.reachesEndOfImage(bytes) else { throw PhotoInspector.truncatedJPEG() }
+                result = encode(width: decoded.width, height: decoded.height, target: target, longSide: longSide,
+                                preset: preset) { width, height in
+                    YUVImage.render(decoded, width: width, height: height, orientation: orientation)
+                }
+            } else {
+                let decoded: RGBImage
+                do { decoded = try decoder.decode(bytes, header: header, eighths: eighths) } catch {
+                    throw PhotoInspector.corrupt(error.message)
+                }
+                guard JPEGMarkers.reachesEndOfImage(bytes) else { throw PhotoInspector.truncatedJPEG() }
+                result = decoded.withView { encode($0, orientation: orientation, target: target, longSide: longSide, preset: preset) }
             }
-            guard JPEGMarkers.reachesEndOfImage(bytes) else { throw PhotoInspector.truncatedJPEG() }
-            result = decoded.withView { encode($0, orientation: orientation, target: target, longSide: longSide, preset: preset) }
         } else {
             do {
                 result = try HEIFDecoder.decode(bytes, maxPixels: maxPixels) { view in
@@ -123,62 +138,176 @@ package enum Preprocessor {
 
     /// Resizes `view` (stored orientation) so its long side is `target`, turns it upright, and finds the highest
     /// quality (from the preset's, in steps of 5) that fits the byte target; when even `minQuality` does not fit,
-    /// the size shrinks and the search repeats, down to the floor.
+    /// the size shrinks and the search repeats, down to the floor. The quality signals are measured on the first
+    /// resized picture on one core while the size estimate runs on the other.
     static func encode(_ view: PixelView, orientation: Orientation, target: Int, longSide: Int,
                        preset: ImagePreset) -> Result<Encoded, TurboJPEGError> {
+        encode(width: view.width, height: view.height, target: target, longSide: longSide, preset: preset) { width, height in
+            Resampler.render(view, width: width, height: height, orientation: orientation)
+        }
+    }
+
+    /// Chroma subsamplings (`TJSAMP_*`: 4:4:4, 4:2:2, 4:2:0, 4:4:0) whose planes are never smaller than 4:2:0's, so
+    /// they are resampled as planes; grey and 4:1:1 JPEGs are decoded to RGB instead.
+    static let planarSubsamplings: Set<Int32> = [0, 1, 2, 4]
+
+    /// The search behind `encode`, for a `width`×`height` stored picture that `render` scales (stored sizes given)
+    /// and turns upright.
+    static func encode<Picture: EncodablePicture>(width viewWidth: Int, height viewHeight: Int, target: Int, longSide: Int,
+                                                  preset: ImagePreset, render: (Int, Int) -> Picture)
+        -> Result<Encoded, TurboJPEGError> {
         Result { () throws(TurboJPEGError) in
-            let compressor = try JPEGCompressor()
+            // Two compressors: trial encodes run two at a time, one per core.
+            let compressors = [try JPEGCompressor(), try JPEGCompressor()]
             let floor = max(1, Int(Double(preset.maxSide) * floorFactor))
-            let viewLong = max(view.width, view.height)
+            let viewLong = max(viewWidth, viewHeight)
             var side = target
             var signals: QualitySignals?
             while true {
                 let scale = Double(side) / Double(viewLong)
-                let image = Resampler.render(view, width: max(1, Int((Double(view.width) * scale).rounded())),
-                                             height: max(1, Int((Double(view.height) * scale).rounded())),
-                                             orientation: orientation)
-                if signals == nil { signals = QualitySignals.measure(image, longSide: longSide) }
-                var quality = try startingQuality(image, preset: preset, compressor: compressor)
-                while true {
-                    let jpeg = try compressor.compress(image, quality: quality)
-                    let fits = jpeg.count <= preset.targetBytes.upperBound
-                    if fits || (quality <= preset.minQuality && side <= floor) {
-                        return Encoded(jpeg: jpeg, width: image.width, height: image.height, quality: quality, signals: signals!)
-                    }
-                    if quality <= preset.minQuality { break }
-                    quality = max(preset.minQuality, quality - qualityStep)
+                let image = render(max(1, Int((Double(viewWidth) * scale).rounded())),
+                                   max(1, Int((Double(viewHeight) * scale).rounded())))
+                let measure: (() -> QualitySignals)? = signals == nil ? { image.signals(longSide: longSide) } : nil
+                let (quality, measured) = try startingQuality(image, preset: preset, compressors: compressors, beside: measure)
+                if let measured { signals = measured }
+                if let (jpeg, quality) = try fit(image, from: quality, preset: preset, compressors: compressors,
+                                                 last: side <= floor) {
+                    return Encoded(jpeg: jpeg, width: image.width, height: image.height, quality: quality, signals: signals!)
                 }
                 side = max(floor, min(side - 1, Int(Double(side) * shrinkFactor)))
             }
         }
     }
 
+    /// Encodes `image` whole from `quality` down in the preset's steps and returns the first JPEG within the byte
+    /// target, or nil when even `minQuality` is too big (unless `last`: then that one is returned anyway).
+    /// When the estimate left little room, the next step down is encoded on the other core at the same time, so a
+    /// near miss costs no second full encode in sequence.
+    static func fit<Picture: EncodablePicture>(_ image: Picture, from quality: Int, preset: ImagePreset, compressors: [JPEGCompressor],
+                    last: Bool) throws(TurboJPEGError) -> (jpeg: [UInt8], quality: Int)? {
+        let limit = preset.targetBytes.upperBound
+        var quality = quality
+        while true {
+            let lower = max(preset.minQuality, quality - qualityStep)
+            let results: [Result<[UInt8], TurboJPEGError>]
+            if lower < quality && image.width * image.height > sampledAbove {
+                results = Parallel.map([quality, lower]) { index, quality in
+                    Result { () throws(TurboJPEGError) in try image.encoded(by: compressors[index], quality: quality) }
+                }
+            } else {
+                results = [Result { () throws(TurboJPEGError) in try image.encoded(by: compressors[0], quality: quality) }]
+            }
+            for (offset, result) in results.enumerated() {
+                let jpeg = try result.get()
+                let tried = offset == 0 ? quality : lower
+                if jpeg.count <= limit || (tried <= preset.minQuality && last) { return (jpeg, tried) }
+                if tried <= preset.minQuality { return nil }
+            }
+            quality = max(preset.minQuality, (results.count == 2 ? lower : quality) - qualityStep)
+        }
+    }
+
     /// Pictures up to this many pixels are encoded whole at each trial quality; larger ones are tried on a sample.
     static let sampledAbove = 1_500_000
 
-    /// The highest quality in the preset's steps whose estimated size fits the target. The estimate encodes every
-    /// fourth 16-row band (4:2:0 MCUs, so the sample codes as it does in place) and scales by the rows left out:
-    /// a quarter of the cost of each trial encode, and the whole image is then encoded once or twice, not four times.
-    static func startingQuality(_ image: RGBImage, preset: ImagePreset,
-                                compressor: JPEGCompressor) throws(TurboJPEGError) -> Int {
-        guard image.width * image.height > sampledAbove else { return preset.quality }
-        let band = 16, every = 4
-        var pixels: [UInt8] = []
-        pixels.reserveCapacity(image.pixels.count / every + band * image.width * 3)
-        var rows = 0
-        for top in stride(from: 0, to: image.height, by: band * every) {
-            let end = min(image.height, top + band)
-            pixels.append(contentsOf: image.pixels[top * image.width * 3..<end * image.width * 3])
-            rows += end - top
+    /// The highest quality in the preset's steps whose estimated size fits the target, and what `beside` returned
+    /// (run on the other core meanwhile). The estimate encodes every fourth 16-row band (4:2:0 MCUs, so the sample
+    /// codes as it does in place) at the preset's quality and at its lowest, both at once, scales each by the rows
+    /// left out, and interpolates the steps between on a log scale (JPEG size falls roughly geometrically with
+    /// quality): two quarter-size encodes, whatever step the photo needs.
+    static func startingQuality<Picture: EncodablePicture>(_ image: Picture, preset: ImagePreset, compressors: [JPEGCompressor],
+                                beside: (() -> QualitySignals)?) throws(TurboJPEGError) -> (Int, QualitySignals?) {
+        guard image.width * image.height > sampledAbove, preset.quality > preset.minQuality else {
+            return (preset.quality, beside?())
         }
-        let sample = RGBImage(width: image.width, height: rows, pixels: pixels)
-        let scale = Double(image.height) / Double(rows)
+        let sample = image.sampled(every: 4)
+        let scale = Double(image.height) / Double(sample.height)
+        let ends = [preset.quality, preset.minQuality]
+        let tasks = beside == nil ? 2 : 3
+        let outcomes = Parallel.map(Array(0..<tasks)) { _, task -> (Result<Double, TurboJPEGError>, QualitySignals?) in
+            if task == 2 { return (.success(0), beside!()) }
+            return (Result { () throws(TurboJPEGError) in
+                Double(try sample.encoded(by: compressors[task], quality: ends[task]).count) * scale
+            }, nil)
+        }
+        let high = try outcomes[0].0.get(), low = try outcomes[1].0.get()
+        let signals = tasks == 3 ? outcomes[2].1 : nil
+        let limit = Double(preset.targetBytes.upperBound)
         var quality = preset.quality
         while quality > preset.minQuality {
-            let estimate = Double(try compressor.compress(sample, quality: quality).count) * scale
-            if estimate <= Double(preset.targetBytes.upperBound) { break }
+            let t = Double(preset.quality - quality) / Double(preset.quality - preset.minQuality)
+            let estimate = exp(log(high) + t * (log(low) - log(high)))
+            if estimate <= limit { break }
             quality = max(preset.minQuality, quality - qualityStep)
         }
-        return quality
+        return (quality, signals)
     }
+}
+
+/// Runs a few independent pieces of work on the cores there are and returns their results in order.
+enum Parallel {
+    static func map<T, R>(_ items: [T], _ body: (Int, T) -> R) -> [R] {
+        let slots = UnsafeMutablePointer<R>.allocate(capacity: items.count)
+        defer { slots.deallocate() }
+        withoutActuallyEscaping(body) { body in
+            let work = Work(items: items, body: body, slots: slots)
+            DispatchQueue.concurrentPerform(iterations: items.count) { index in
+                (work.slots + index).initialize(to: work.body(index, work.items[index]))
+            }
+        }
+        return (0..<items.count).map { (slots + $0).move() }
+    }
+
+    /// What the iterations share: each reads `items` and `body` and initialises only its own slot.
+    private struct Work<T, R>: @unchecked Sendable {
+        let items: [T]
+        let body: (Int, T) -> R
+        let slots: UnsafeMutablePointer<R>
+    }
+}
+
+/// What the quality search needs of a resized, upright picture, RGB or planar.
+protocol EncodablePicture {
+    var width: Int { get }
+    var height: Int { get }
+    /// Every `every`-th band of 16 rows (one 4:2:0 MCU row), stacked.
+    func sampled(every: Int) -> Self
+    func encoded(by compressor: JPEGCompressor, quality: Int) throws(TurboJPEGError) -> [UInt8]
+    func signals(longSide: Int) -> QualitySignals
+}
+
+extension RGBImage: EncodablePicture {
+    func sampled(every: Int) -> RGBImage {
+        let band = 16, rowBytes = width * 3
+        var rows = 0
+        for top in stride(from: 0, to: height, by: band * every) { rows += min(height, top + band) - top }
+        let sample = [UInt8](unsafeUninitializedCapacity: rows * rowBytes) { out, initialised in
+            pixels.withUnsafeBufferPointer { source in
+                var o = out.baseAddress!
+                for top in stride(from: 0, to: height, by: band * every) {
+                    let count = (min(height, top + band) - top) * rowBytes
+                    o.update(from: source.baseAddress! + top * rowBytes, count: count)
+                    o += count
+                }
+            }
+            initialised = rows * rowBytes
+        }
+        return RGBImage(width: width, height: rows, pixels: sample)
+    }
+
+    func encoded(by compressor: JPEGCompressor, quality: Int) throws(TurboJPEGError) -> [UInt8] {
+        try compressor.compress(self, quality: quality)
+    }
+
+    func signals(longSide: Int) -> QualitySignals { QualitySignals.measure(self, longSide: longSide) }
+}
+
+extension YUVImage: EncodablePicture {
+    func sampled(every: Int) -> YUVImage { sampled(band: 16, every: every) }
+
+    func encoded(by compressor: JPEGCompressor, quality: Int) throws(TurboJPEGError) -> [UInt8] {
+        try compressor.compress(self, quality: quality)
+    }
+
+    func signals(longSide: Int) -> QualitySignals { QualitySignals.measure(self, longSide: longSide) }
 }

@@ -26,6 +26,19 @@ extension QualitySignals {
             Resampler.render(view, width: Int((Double(image.width) * scale).rounded()),
                              height: Int((Double(image.height) * scale).rounded()), orientation: Orientation(1))
         }
+        return measure(small: small, longSide: longSide)
+    }
+
+    /// The same for an upright 4:2:0 picture: each plane is scaled down on its own, then the small one made RGB.
+    static func measure(_ image: YUVImage, longSide: Int) -> QualitySignals {
+        let scale = min(1, Double(measuredSide) / Double(max(image.width, image.height)))
+        let small = image.rgb(width: max(1, Int((Double(image.width) * scale).rounded())),
+                              height: max(1, Int((Double(image.height) * scale).rounded())))
+        return measure(small: small, longSide: longSide)
+    }
+
+    /// The measures of a picture already at most `measuredSide` long.
+    private static func measure(small: RGBImage, longSide: Int) -> QualitySignals {
         let width = small.width, height = small.height, count = width * height
         var grey = [Int32](repeating: 0, count: count)
         var glare = [Bool](repeating: false, count: count)

@@ -23,13 +23,16 @@ struct PixelView {
     var base: UnsafePointer<UInt8>
     var width: Int
     var height: Int
-    /// Bytes from one row to the next (≥ width × 3).
+    /// Bytes from one row to the next (≥ width × channels).
     var rowBytes: Int
+    /// Samples a pixel: 3 (RGB) or 1 (one plane of a YUV picture).
+    var channels = 3
 
     /// The rectangle `x..<x+width`, `y..<y+height` of this view, which must lie inside it.
     func cropped(x: Int, y: Int, width: Int, height: Int) -> PixelView {
         precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height)
-        return PixelView(base: base + y * rowBytes + x * 3, width: width, height: height, rowBytes: rowBytes)
+        return PixelView(base: base + y * rowBytes + x * channels, width: width, height: height, rowBytes: rowBytes,
+                         channels: channels)
     }
 }
 
@@ -43,9 +46,10 @@ struct Orientation {
     var swapsAxes: Bool { value >= 5 }
 
     /// Where stored pixel (x, y) of a `width`×`height` stored picture lands in the display picture,
-    /// as `origin + x * xStep + y * yStep` in pixels of the display picture (row-major, no padding).
-    func displayIndexSteps(width: Int, height: Int) -> (origin: Int, xStep: Int, yStep: Int) {
-        let displayWidth = swapsAxes ? height : width
+    /// as `origin + x * xStep + y * yStep` in pixels of the display picture (row-major, its rows `rowPixels`
+    /// apart: by default its width, no padding).
+    func displayIndexSteps(width: Int, height: Int, rowPixels: Int? = nil) -> (origin: Int, xStep: Int, yStep: Int) {
+        let displayWidth = rowPixels ?? (swapsAxes ? height : width)
         // dx = ax·x + bx·y + cx, dy = ay·x + by·y + cy (EXIF 2.32, tag 0x0112)
         let (ax, bx, cx, ay, by, cy): (Int, Int, Int, Int, Int, Int)
         switch value {
