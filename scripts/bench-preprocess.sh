@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Preprocessing benchmark: median ms and peak RSS of Preprocessor.prepare for each preset on a generated
 # 12-megapixel JPEG (and its HEIC twin, and the shared data set's real photos when present), beside
-# libjpeg-turbo's `djpeg -scale M/8 | cjpeg -quality Q` doing the same scaling, in the same run.
+# libjpeg-turbo's `djpeg -scale M/8 | cjpeg -quality Q` doing the same scaling (for HEIC, after libheif's own
+# `heif-convert`), in the same run.
 #
 #   scripts/bench-preprocess.sh [--runs N] [--photo FILE.jpg]…
 set -euo pipefail
@@ -10,6 +11,7 @@ cd "$(dirname "$0")/.."
 # djpeg and cjpeg (and GNU time, for the pipeline's peak RSS) are only needed here, not to build shelfd.
 missing=()
 command -v djpeg >/dev/null && command -v cjpeg >/dev/null || missing+=(libjpeg-turbo-progs)
+command -v heif-convert >/dev/null || missing+=(libheif-examples)      # the HEIC row's reference
 [ -x /usr/bin/time ] || missing+=(time)
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

@@ -97,6 +97,7 @@ try FileManager.default.createDirectory(atPath: work, withIntermediateDirectorie
 defer { try? FileManager.default.removeItem(atPath: work) }
 let me = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
 let djpeg = ["/usr/bin/djpeg", "/usr/local/bin/djpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
+let heifConvert = ["/usr/bin/heif-convert", "/usr/local/bin/heif-convert"].first { FileManager.default.isExecutableFile(atPath: $0) }
 let cjpeg = ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
 // MARK: Inputs
@@ -132,14 +133,20 @@ for input in inputs {
             continue
         }
         var pipelineText = "      n/a", ratioText = "  n/a", pipelineMBText = "        n/a"
-        if input.isJPEG, let djpeg, let cjpeg {
+        if input.isJPEG || heifConvert != nil, let djpeg, let cjpeg {
             // The reference pipeline's DCT scale: the smallest n/8 whose long side is still ≥ the preset's side, the
             // nearest djpeg alone comes to the preset's size. (prepare decodes at 1/8, 2/8, 4/8 or 8/8 only, whichever
             // is the smallest still ≥ the side: libjpeg-turbo's other scales have no SIMD IDCT and cost more.)
             let header = try PhotoInspector.inspect([UInt8](FileManager.default.contents(atPath: input.path)!))
             let long = max(header.width, header.height), target = min(preset.maxSide, long)
             let eighths = (1...8).first { (long * $0 + 7) / 8 >= target } ?? 8
-            let command = "\(djpeg) -scale \(eighths)/8 '\(input.path)' | \(cjpeg) -quality \(quality) > '\(work)/pipeline.jpg'"
+            var command = "\(djpeg) -scale \(eighths)/8 '\(input.path)' | \(cjpeg) -quality \(quality) > '\(work)/pipeline.jpg'"
+            if !input.isJPEG, let heifConvert {
+                // HEIC: libheif's own converter decodes it to a full-size JPEG, which the same djpeg | cjpeg scales.
+                let full = "\(work)/heif-full.jpg"
+                command = "\(heifConvert) -q 95 '\(input.path)' '\(full)' > /dev/null && "
+                    + "\(djpeg) -scale \(eighths)/8 '\(full)' | \(cjpeg) -quality \(quality) > '\(work)/pipeline.jpg'"
+            }
             _ = spawn(["/bin/sh", "-c", command])                          // warm-up
             var times: [Double] = []
             for _ in 0..<runs { times.append(spawn(["/bin/sh", "-c", command]).ms) }
