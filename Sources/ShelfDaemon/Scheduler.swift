@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import Logging
 import ShelfCore
@@ -26,6 +27,7 @@ extension Pipeline {
         let heartbeat = Task { await heartbeatLoop() }
         defer { heartbeat.cancel() }
         let enough = settings.concurrency + settings.batchSize
+        var idle = false
         return await withDiscardingTaskGroup { group in
             while true {
                 if shutdown.isSet {
@@ -82,11 +84,16 @@ extension Pipeline {
                     }
                     // Idle: sleep until woken (a photo queued, shutdown), the next retry, or a short while:
                     // another process (`shelfd retry`) may have requeued jobs, and only the database knows.
+                    if !idle {
+                        idle = true
+                        malloc_trim(0)          // give the decoded photos' memory back while nothing is to be done
+                    }
                     let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSinceNow) } ?? 3600
                     await wake.wait(timeout: .seconds(min(untilRetry, 5)))
                     continue
                 }
                 Failpoint.hit("after_claim")
+                idle = false
                 holdLeases(on: jobs.map(\.id))
                 group.addTask {
                     await self.process(batch: jobs)
