@@ -6,7 +6,7 @@ struct SystemdUnitTests {
     static let analyzer = "/usr/bin/systemd-analyze"
 
     @Test("The system units pass systemd-analyze verify", .enabled(if: FileManager.default.isExecutableFile(atPath: analyzer)))
-    func systemUnitsVerify() throws {
+    func systemUnitsVerify() async throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-units-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -23,12 +23,15 @@ struct SystemdUnitTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.analyzer)
         process.arguments = ["verify"] + units
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
+        let log = folder.appendingPathComponent("verify.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Wait without holding one of the test runner's few threads.
+        try await waitUntil("systemd-analyze finishes", timeout: .seconds(120)) { !process.isRunning }
         process.waitUntilExit()
+        let text = try String(contentsOf: log, encoding: .utf8)
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.isEmpty, "\(text)")
     }
