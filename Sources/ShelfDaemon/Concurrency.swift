@@ -3,33 +3,47 @@ import Synchronization
 
 /// At most `limit` holders at once, first come first served. `close()` turns every waiter away
 /// (shutdown: photos not yet sent go back to the queue instead of waiting for a slot).
-package actor RequestSlots {
+package final class RequestSlots: Sendable {
+    private struct State {
+        var inUse = 0
+        var closed = false
+        var waiters: [CheckedContinuation<Bool, Never>] = []
+    }
     private let limit: Int
-    private var inUse = 0
-    private var closed = false
-    private var waiters: [CheckedContinuation<Bool, Never>] = []
+    private let state = Mutex(State())
 
     package init(limit: Int) { self.limit = max(1, limit) }
 
     /// True when a slot was taken; false after `close()`.
     package func acquire() async -> Bool {
-        if closed { return false }
-        if inUse < limit { inUse += 1; return true }
-        return await withCheckedContinuation { waiters.append($0) }
-    }
-
-    package func release() {
-        if !closed, !waiters.isEmpty {
-            waiters.removeFirst().resume(returning: true)     // the slot passes straight on
-        } else {
-            inUse -= 1
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer: Bool? = state.withLock { state in
+                if state.closed { return false }
+                if state.inUse < limit { state.inUse += 1; return true }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
         }
     }
 
+    /// Gives a slot back; it passes straight to the first waiter.
+    package func release() {
+        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            if !state.closed, !state.waiters.isEmpty { return state.waiters.removeFirst() }
+            state.inUse -= 1
+            return nil
+        }
+        next?.resume(returning: true)
+    }
+
     package func close() {
-        closed = true
+        let waiters = state.withLock { state in
+            state.closed = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
         for waiter in waiters { waiter.resume(returning: false) }
-        waiters.removeAll()
     }
 }
 

@@ -69,46 +69,38 @@ extension Pipeline {
         let decided: (answer: ModelAnswer, run: ResultDocument.Run, runs: [ResultDocument.Run], books: [Book])
         switch lineup {
         case .single(let channel):
-            switch await ask(channel, job: job, bytes: bytes, info: info, attempt: attempt) {
-            case .answered(let answer, let run):
-                decided = (answer, run, [run], check(answer, source: channel.name))
-            case .failed(let error, _):
-                return (outcome(for: error, job: job, channel: channel, attempt: attempt), nil)
-            case .unavailable:
-                return (.released(nil, message: "provider unavailable", refundAttempt: attempt.charged), nil)
-            case .stopped:
-                return (.released(nil, message: "shutting down", refundAttempt: attempt.charged), nil)
+            let step = await ask(channel, job: job, bytes: bytes, info: info, attempt: attempt)
+            guard case .answered(let answer, let run) = step else {
+                return (ending(step, channel: channel, job: job, attempt: attempt), nil)
             }
+            decided = (answer, run, [run], check(answer, source: channel.name))
         case .hybrid(let fast, let accurate, let escalateBelow):
             let first = await ask(fast, job: job, bytes: bytes, info: info, attempt: attempt)
             var runs: [ResultDocument.Run] = []
             var fastBooks: [Book] = []
+            var confident: (answer: ModelAnswer, run: ResultDocument.Run)?
             switch first {
             case .answered(let answer, let run):
                 runs.append(run)
                 fastBooks = check(answer, source: fast.name)
-                if !Self.needsAccurateProvider(answer, escalateBelow: escalateBelow) {
-                    decided = (answer, run, runs, fastBooks)
-                    break
-                }
-                fallthrough
-            case .failed, .unavailable:
-                if case .failed(_, let run) = first { runs.append(run) }
+                if !Self.needsAccurateProvider(answer, escalateBelow: escalateBelow) { confident = (answer, run) }
+            case .failed(_, let run):
+                runs.append(run)                   // a failed fast answer escalates (the fast provider may be paused)
+            case .unavailable:
+                break
+            case .stopped:
+                return (ending(first, channel: fast, job: job, attempt: attempt), nil)
+            }
+            if let confident {
+                decided = (confident.answer, confident.run, runs, fastBooks)
+            } else {
                 logger.info("Asking the accurate provider", metadata: ["photo.path": "\(job.relativePath)",
                                                                        "provider": "\(accurate.name)"])
-                switch await ask(accurate, job: job, bytes: bytes, info: info, attempt: attempt) {
-                case .answered(let answer, let run):
-                    runs.append(run)
-                    decided = (answer, run, runs, Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
-                case .failed(let error, _):
-                    return (outcome(for: error, job: job, channel: accurate, attempt: attempt), nil)
-                case .unavailable:
-                    return (.released(nil, message: "provider unavailable", refundAttempt: attempt.charged), nil)
-                case .stopped:
-                    return (.released(nil, message: "shutting down", refundAttempt: attempt.charged), nil)
+                let second = await ask(accurate, job: job, bytes: bytes, info: info, attempt: attempt)
+                guard case .answered(let answer, let run) = second else {
+                    return (ending(second, channel: accurate, job: job, attempt: attempt), nil)
                 }
-            case .stopped:
-                return (.released(nil, message: "shutting down", refundAttempt: attempt.charged), nil)
+                decided = (answer, run, runs + [run], Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
             }
         }
 
@@ -130,6 +122,16 @@ extension Pipeline {
             runs: decided.runs, decidedBy: decided.run.provider, signals: attempt.signals)
         return (nil, PhotoAnswer(document: document, resultURL: resultURL(for: job),
                                  review: decided.books.contains { $0.status == .needsReview }))
+    }
+
+    /// How a photo ends when a provider gave no answer.
+    func ending(_ step: Step, channel: ProviderChannel, job: ClaimedJob, attempt: AttemptCounter) -> JobOutcome.Result {
+        switch step {
+        case .answered: preconditionFailure("an answer is not an ending")
+        case .failed(let error, _): outcome(for: error, job: job, channel: channel, attempt: attempt)
+        case .unavailable: .released(nil, message: "provider unavailable", refundAttempt: attempt.charged)
+        case .stopped: .released(nil, message: "shutting down", refundAttempt: attempt.charged)
+        }
     }
 
     func check(_ answer: ModelAnswer, source: String) -> [Book] {
@@ -161,8 +163,10 @@ extension Pipeline {
 
         let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)
         let raw: RawResponse
+        var savedID: Int64?                        // the answer on disk, made unusable if it is not an answer
         if let saved, let body = FileManager.default.contents(atPath: saved.file) {
             raw = RawResponse(body: Array(body), receivedAt: Date(), latency: nil)
+            savedID = saved.id
             run.response = .init(file: saved.file, replayed: true)
             run.latencyMs = saved.latencyMs
             logger.info("Replaying a saved answer", metadata: ["response": "\(saved.file)"])
@@ -179,7 +183,7 @@ extension Pipeline {
                 }
             }
             guard await slots.acquire() else { return .stopped }
-            defer { Task { await slots.release() } }
+            defer { slots.release() }
             if shutdown.isSet { return .stopped }
             do { try await channel.limiter.waitForTurn() } catch { return .stopped }
             if let health = unavailability(of: channel) { return .unavailable(health) }
@@ -218,8 +222,8 @@ extension Pipeline {
             // first, so a file on disk is always findable; a row whose file never appeared is skipped on replay.
             let file = settings.responses.appendingPathComponent("\(job.sha256)-\(job.id)-\(attempt.attempts)-\(provider.name).json")
             do {
-                try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name, model: provider.model,
-                                         file: file.path, bytes: raw.body.count, latencyMs: ms)
+                savedID = try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name,
+                                                   model: provider.model, file: file.path, bytes: raw.body.count, latencyMs: ms)
                 try AtomicFile.write(Data(raw.body), to: file)
             } catch {
                 logger.error("Cannot save the provider's answer", metadata: ["error": "\(error)"])
@@ -233,9 +237,7 @@ extension Pipeline {
             run.books = answer.books.count
             return .answered(answer, run)
         } catch {
-            if let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model) {
-                try? store.markResponseUnusable(id: saved.id)
-            }
+            if let savedID { try? store.markResponseUnusable(id: savedID) }
             run.error = error.description
             return .failed(error, run)
         }

@@ -31,7 +31,7 @@ extension Pipeline {
         return await withDiscardingTaskGroup { group in
             while true {
                 if shutdown.isSet {
-                    await slots.close()              // photos waiting for a slot go back to the queue
+                    slots.close()                    // photos waiting for a slot go back to the queue
                     return PassSummary(stop: .shutdown)
                 }
                 let holding = photosInHand

@@ -8,15 +8,18 @@ package struct SavedResponse: Sendable, Equatable {
 }
 
 extension Store {
-    /// Records a response already written (atomically) to `file`.
+    /// Records a response about to be written (atomically) to `file`; returns its id.
+    @discardableResult
     package func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                                latencyMs: Int?, now: Date = Date()) throws {
+                                latencyMs: Int?, now: Date = Date()) throws -> Int64 {
         try write { db in
             try db.execute("""
                 INSERT INTO response (job_id, sha256, provider, model, file, bytes, latency_ms, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, [jobID, sha256, provider, model, file, bytes, latencyMs, now])
+            let id = db.lastInsertID
             try Self.addEvent(db, "response_saved", sha256: sha256, jobID: jobID, message: "\(provider) \(bytes) bytes", now: now)
+            return id
         }
     }
 

@@ -46,7 +46,7 @@ import Testing
         #expect(await slots.acquire())
         async let second = slots.acquire()
         try? await Task.sleep(for: .milliseconds(20))
-        await slots.close()
+        slots.close()
         #expect(await second == false)
         #expect(await slots.acquire() == false)
     }
