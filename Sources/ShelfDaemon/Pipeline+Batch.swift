@@ -12,23 +12,29 @@ struct PhotoAnswer: Sendable {
     var review: Bool
 }
 
+/// How a photo's turn ended: an answer to write, or an outcome for the queue.
+enum PhotoEnd: Sendable {
+    case answered(PhotoAnswer)
+    case ended(JobOutcome.Result)
+}
+
 extension Pipeline {
     /// Processes one claimed batch: every photo (requests bounded by the slots), then the result files,
     /// then one commit for the whole batch, then library.json.
     func process(batch jobs: [ClaimedJob]) async {
 
-        let answers = await withTaskGroup(of: (JobOutcome.Result?, PhotoAnswer?, ClaimedJob).self) { group in
-            for job in jobs { group.addTask { let (r, a) = await self.process(photo: job); return (r, a, job) } }
-            var collected: [(JobOutcome.Result?, PhotoAnswer?, ClaimedJob)] = []
+        let ends = await withTaskGroup(of: (ClaimedJob, PhotoEnd).self) { group in
+            for job in jobs { group.addTask { (job, await self.process(photo: job)) } }
+            var collected: [(ClaimedJob, PhotoEnd)] = []
             for await item in group { collected.append(item) }
-            return collected.sorted { $0.2.id < $1.2.id }
+            return collected.sorted { $0.0.id < $1.0.id }
         }
 
         var outcomes: [JobOutcome] = []
         var written = 0
-        for (result, answer, job) in answers {
-            guard let answer else {
-                if let result { outcomes.append(JobOutcome(job: job, result: result)) }
+        for (job, end) in ends {
+            guard case .answered(let answer) = end else {
+                if case .ended(let result) = end { outcomes.append(JobOutcome(job: job, result: result)) }
                 continue
             }
             do {
@@ -50,7 +56,7 @@ extension Pipeline {
         do {
             try store.finish(outcomes, reviewThreshold: settings.reviewThreshold, shelfOf: { Self.shelf(of: $0.relativePath) })
         } catch {
-            // Nothing is lost: the jobs stay leased by us, go back to pending at the next start, and
+            // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.
             logger.error("Cannot commit a batch", metadata: ["error": "\(error)", "batch.size": "\(jobs.count)"])
             return

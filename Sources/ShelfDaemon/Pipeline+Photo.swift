@@ -53,16 +53,16 @@ func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async
 
 extension Pipeline {
     /// The outcome for a photo that failed or was set aside, or the answer to write for one that worked.
-    func process(photo job: ClaimedJob) async -> (JobOutcome.Result?, PhotoAnswer?) {
+    func process(photo job: ClaimedJob) async -> PhotoEnd {
         let started = ContinuousClock.now
         let bytes: [UInt8]
         switch readPhoto(job) {
         case .success(let data): bytes = data
-        case .failure(let error): return (.dead(error.code, message: error.message), nil)
+        case .failure(let error): return .ended(.dead(error.code, message: error.message))
         }
         let info: PhotoInfo
         do { info = try PhotoInspector.inspect(bytes, maxPixels: settings.maxPixels) } catch {
-            return (.dead(error.code, message: error.message), nil)
+            return .ended(.dead(error.code, message: error.message))
         }
         let attempt = AttemptCounter(store: store, job: job)
 
@@ -71,7 +71,7 @@ extension Pipeline {
         case .single(let channel):
             let step = await ask(channel, job: job, bytes: bytes, info: info, attempt: attempt)
             guard case .answered(let answer, let run) = step else {
-                return (ending(step, channel: channel, job: job, attempt: attempt), nil)
+                return .ended(ending(step, channel: channel, job: job, attempt: attempt))
             }
             decided = (answer, run, [run], check(answer, source: channel.name))
         case .hybrid(let fast, let accurate, let escalateBelow):
@@ -89,7 +89,7 @@ extension Pipeline {
             case .unavailable:
                 break
             case .stopped:
-                return (ending(first, channel: fast, job: job, attempt: attempt), nil)
+                return .ended(ending(first, channel: fast, job: job, attempt: attempt))
             }
             if let confident {
                 decided = (confident.answer, confident.run, runs, fastBooks)
@@ -98,7 +98,7 @@ extension Pipeline {
                                                                        "provider": "\(accurate.name)"])
                 let second = await ask(accurate, job: job, bytes: bytes, info: info, attempt: attempt)
                 guard case .answered(let answer, let run) = second else {
-                    return (ending(second, channel: accurate, job: job, attempt: attempt), nil)
+                    return .ended(ending(second, channel: accurate, job: job, attempt: attempt))
                 }
                 decided = (answer, run, runs + [run], Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
             }
@@ -120,8 +120,8 @@ extension Pipeline {
             notes: decided.answer.notes + decided.books.flatMap { $0.notes ?? [] },
             response: decided.run.response ?? .init(file: "", replayed: false),
             runs: decided.runs, decidedBy: decided.run.provider, signals: attempt.signals)
-        return (nil, PhotoAnswer(document: document, resultURL: resultURL(for: job),
-                                 review: decided.books.contains { $0.status == .needsReview }))
+        return .answered(PhotoAnswer(document: document, resultURL: resultURL(for: job),
+                                     review: decided.books.contains { $0.status == .needsReview }))
     }
 
     /// How a photo ends when a provider gave no answer.

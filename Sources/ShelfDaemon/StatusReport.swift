@@ -28,8 +28,8 @@ package enum StatusReport {
         var problems: [StatusDocument.Problem] = []
         for provider in providers where provider.state != "ok" {
             let health = try store.providerHealth(provider.name)
-            // Hybrid carries on without its fast provider: that is worth a warning, not an error.
-            let blocking = provider.name == overall.name || provider == providers.last
+            // The last provider decides (hybrid carries on without its fast one: a warning, not an error).
+            let blocking = provider == providers.last
             problems.append(.init(code: health?.code ?? "provider_\(provider.state)",
                                   severity: provider.state == "paused" && blocking ? "error" : "warning",
                                   message: "\(provider.name): \(provider.reason ?? provider.state)"))

@@ -119,17 +119,19 @@ extension Store {
         }
     }
 
-    /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch. `choice` nil takes the
+    /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch. A job whose lease ran
+    /// out (its holder stopped heartbeating: gone, or stuck) is due again. `choice` nil takes the
     /// jobs for the configured provider; a name takes only the jobs that asked for that provider.
     package func claim(limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
                        now: Date = Date()) throws -> [ClaimedJob] {
         try write { db in
             let due = try db.query("""
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?))
+                WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
+                       OR (j.state = 'leased' AND j.lease_expiry < ?))
                   AND j.provider_choice IS ?
                 ORDER BY j.id LIMIT ?
-                """, [now, choice, limit])
+                """, [now, now, choice, limit])
             guard !due.isEmpty else { return [] }
             try db.execute("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
             let batchID = db.lastInsertID

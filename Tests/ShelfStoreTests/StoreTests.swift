@@ -59,6 +59,22 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
         }
     }
 
+    @Test("A lease that ran out without a heartbeat makes the job claimable again, even while its holder lives")
+    func expiredLeaseIsClaimable() throws {
+        try withStore { store, _ in
+            _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
+                                         syncConflict: false, provider: "gemini")
+            let start = Date()
+            let job = try #require(try store.claim(limit: 5, provider: "gemini", owner: "stuck", lease: 60, now: start).first)
+            #expect(try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(30)).isEmpty)
+            try store.heartbeat(jobIDs: [job.id], owner: "stuck", lease: 60, now: start.addingTimeInterval(50))
+            #expect(try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(100)).isEmpty,
+                    "the heartbeat kept it")
+            let again = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(111))
+            #expect(again.map(\.id) == [job.id])
+        }
+    }
+
     @Test("The same book seen in two photos is one library entry with two sightings and the higher confidence")
     func libraryDedupesAcrossPhotos() throws {
         try withStore { store, _ in
