@@ -62,25 +62,9 @@ package final class GeminiEmulator: Sendable {
         case raw(status: Int, headers: [(name: String, value: String)] = [], body: String)
     }
 
-    /// Which requests a rule applies to, judged by the decoded image.
-    package enum PhotoMatch: Sendable {
-        case any
-        /// Lower-case hex SHA-256 of the image bytes.
-        case sha256(String)
-        /// The image bytes contain this ASCII text (a JPEG comment, say).
-        case marker(String)
-    }
+    package typealias PhotoMatch = EmulatedPhotoMatch
 
-    /// Replies for the matching photos, used in order; the last one repeats.
-    package struct Rule: Sendable {
-        package var photo: PhotoMatch
-        package var replies: [Reply]
-        package var latency: Duration?
-
-        package init(photo: PhotoMatch, replies: [Reply], latency: Duration? = nil) {
-            self.photo = photo; self.replies = replies; self.latency = latency
-        }
-    }
+    package typealias Rule = EmulatorRule<Reply>
 
     package struct Script: Sendable {
         package var apiKey: String
@@ -128,7 +112,7 @@ package final class GeminiEmulator: Sendable {
 
     private struct State {
         var script: Script
-        var used: [Int: Int] = [:]          // rule index → replies used
+        var progress = RuleProgress()
         var log: [LoggedRequest] = []
     }
 
@@ -162,7 +146,7 @@ package final class GeminiEmulator: Sendable {
     package var requests: [LoggedRequest] { shared.state.withLock { $0.log } }
 
     /// Replaces the script; rules start again from their first reply.
-    package func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.used = [:] } }
+    package func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.progress = RuleProgress() } }
 
     /// The most requests answered at the same moment.
     package var maxConcurrentRequests: Int { server.maxConcurrentRequests }
@@ -215,13 +199,8 @@ package final class GeminiEmulator: Sendable {
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
-            for (index, rule) in s.script.rules.enumerated() where matches(rule.photo, image: image, sha256: sha256) {
-                let used = s.used[index, default: 0]
-                s.used[index] = used + 1
-                let reply = rule.replies.isEmpty ? s.script.reply : rule.replies[min(used, rule.replies.count - 1)]
-                return (reply, rule.latency ?? s.script.latency)
-            }
-            return (s.script.reply, s.script.latency)
+            s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
+                             image: image, sha256: sha256)
         }
         var response = render(reply, model: model)
         response.delay = latency
@@ -234,14 +213,6 @@ package final class GeminiEmulator: Sendable {
         guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
         let segment = String(path.dropFirst(prefix.count).dropLast(suffix.count))
         return segment.removingPercentEncoding ?? segment
-    }
-
-    private static func matches(_ match: PhotoMatch, image: [UInt8], sha256: String) -> Bool {
-        switch match {
-        case .any: true
-        case .sha256(let hex): hex.lowercased() == sha256
-        case .marker(let text): image.firstRange(of: Array(text.utf8)) != nil
-        }
     }
 
     // MARK: - Request validation

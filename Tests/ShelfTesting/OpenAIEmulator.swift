@@ -66,25 +66,9 @@ package final class OpenAIEmulator: Sendable {
         case raw(status: Int, headers: [(name: String, value: String)] = [], body: String)
     }
 
-    /// Which requests a rule applies to, judged by the decoded image.
-    package enum PhotoMatch: Sendable {
-        case any
-        /// Lower-case hex SHA-256 of the image bytes.
-        case sha256(String)
-        /// The image bytes contain this ASCII text.
-        case marker(String)
-    }
+    package typealias PhotoMatch = EmulatedPhotoMatch
 
-    /// Replies for the matching photos, used in order; the last one repeats.
-    package struct Rule: Sendable {
-        package var photo: PhotoMatch
-        package var replies: [Reply]
-        package var latency: Duration?
-
-        package init(photo: PhotoMatch, replies: [Reply], latency: Duration? = nil) {
-            self.photo = photo; self.replies = replies; self.latency = latency
-        }
-    }
+    package typealias Rule = EmulatorRule<Reply>
 
     package struct Script: Sendable {
         package var flavour: Flavour
@@ -137,7 +121,7 @@ package final class OpenAIEmulator: Sendable {
 
     private struct State {
         var script: Script
-        var used: [Int: Int] = [:]          // rule index → replies used
+        var progress = RuleProgress()
         var log: [LoggedRequest] = []
     }
 
@@ -171,7 +155,7 @@ package final class OpenAIEmulator: Sendable {
     package var requests: [LoggedRequest] { shared.state.withLock { $0.log } }
 
     /// Replaces the script; rules start again from their first reply.
-    package func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.used = [:] } }
+    package func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.progress = RuleProgress() } }
 
     // MARK: - Handling
 
@@ -216,25 +200,12 @@ package final class OpenAIEmulator: Sendable {
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
-            for (index, rule) in s.script.rules.enumerated() where matches(rule.photo, image: chat.image, sha256: sha256) {
-                let used = s.used[index, default: 0]
-                s.used[index] = used + 1
-                let reply = rule.replies.isEmpty ? s.script.reply : rule.replies[min(used, rule.replies.count - 1)]
-                return (reply, rule.latency ?? s.script.latency)
-            }
-            return (s.script.reply, s.script.latency)
+            s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
+                             image: chat.image, sha256: sha256)
         }
         var response = render(reply, flavour: flavour, model: chat.model)
         response.delay = latency
         return answer(response)
-    }
-
-    private static func matches(_ match: PhotoMatch, image: [UInt8], sha256: String) -> Bool {
-        switch match {
-        case .any: true
-        case .sha256(let hex): hex.lowercased() == sha256
-        case .marker(let text): image.firstRange(of: Array(text.utf8)) != nil
-        }
     }
 
     // MARK: - Request validation
