@@ -104,7 +104,7 @@ extension Pipeline {
             }
         }
 
-        let elapsed = Self.milliseconds(ContinuousClock.now - started)
+        let elapsed = (ContinuousClock.now - started).milliseconds
         logger.info("Scan completed", metadata: [
             "event": "scan_completed", "photo.path": "\(job.relativePath)", "provider": "\(decided.run.provider)",
             "books": "\(decided.books.count)", "seconds": "\(Double(elapsed) / 1000)",
@@ -215,7 +215,7 @@ extension Pipeline {
                 recordProviderTrouble(error, channel: channel)
                 return .failed(error, run)
             }
-            let ms = Self.milliseconds(raw.latency ?? .zero)
+            let ms = (raw.latency ?? .zero).milliseconds
             run.latencyMs = ms
             markHealthy(channel)
             // Save the answer before acting on it: a crash from here on replays it from disk. The row goes in
@@ -251,10 +251,10 @@ extension Pipeline {
             do {
                 var raw = try await channel.provider.send(upload)
                 if raw.latency == nil { raw.latency = ContinuousClock.now - started }
-                try? store.recordRequest(provider: channel.name, latencyMs: Self.milliseconds(raw.latency ?? .zero), outcome: "ok")
+                try? store.recordRequest(provider: channel.name, latencyMs: (raw.latency ?? .zero).milliseconds, outcome: "ok")
                 return .success(raw)
             } catch let error {
-                try? store.recordRequest(provider: channel.name, latencyMs: Self.milliseconds(ContinuousClock.now - started),
+                try? store.recordRequest(provider: channel.name, latencyMs: (ContinuousClock.now - started).milliseconds,
                                          outcome: error.code.rawValue)
                 guard tries < Self.triesPerAttempt, !shutdown.isSet, let delay = Self.quickRetryDelay(for: error, try: tries)
                 else { return .failure(error) }
@@ -333,7 +333,4 @@ extension Pipeline {
         return base * Double.random(in: 0.8...1.2)
     }
 
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
 }

@@ -109,19 +109,9 @@ package struct CloudflareProvider: VisionProvider {
     /// One `ai/run` request; logs status, sizes and duration only.
     private func post(_ body: [UInt8]) async throws(PhotoError) -> HTTPResponse {
         let request = HTTPRequest(method: "POST", url: runURL, headers: headers, body: body, timeout: settings.timeout)
-        let started = ContinuousClock.now
         do {
-            let response = try await http.send(request)
-            let duration = started.duration(to: .now)
-            logger.debug("Cloudflare answered", metadata: [
-                "provider": "cloudflare", "model": "\(settings.model)", "http.status": "\(response.status)",
-                "http.request.bytes": "\(body.count)", "http.response.bytes": "\(response.body.count)",
-                "duration_ms": "\(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)",
-            ])
-            return response
+            return try await http.exchange(request, provider: name, model: settings.model, logger: logger).0
         } catch {
-            logger.debug("Cloudflare request failed", metadata: ["provider": "cloudflare", "http.error": "\(error.kind.rawValue)",
-                                                                 "http.request.bytes": "\(body.count)"])
             throw networkError(error)
         }
     }

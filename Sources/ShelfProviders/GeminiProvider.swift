@@ -58,21 +58,12 @@ package struct GeminiProvider: VisionProvider {
         let request = HTTPRequest(method: "POST", url: endpoint,
                                   headers: [("Content-Type", "application/json"), ("x-goog-api-key", settings.apiKey.value)],
                                   body: body, timeout: settings.timeout)
-        let started = ContinuousClock.now
-        let response: HTTPResponse
+        let response: HTTPResponse, latency: Duration
         do {
-            response = try await http.send(request)
+            (response, latency) = try await http.exchange(request, provider: name, model: settings.model, logger: logger)
         } catch {
-            logger.debug("Gemini request failed", metadata: ["provider": "gemini", "http.error": "\(error.kind.rawValue)",
-                                                             "http.request.bytes": "\(body.count)"])
             throw networkError(error)
         }
-        let latency = started.duration(to: .now)
-        logger.debug("Gemini answered", metadata: [
-            "provider": "gemini", "model": "\(settings.model)", "http.status": "\(response.status)",
-            "http.request.bytes": "\(body.count)", "http.response.bytes": "\(response.body.count)",
-            "duration_ms": "\(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000)",
-        ])
         guard response.status == 200 else { throw classify(response, now: Date()) }
         return RawResponse(body: response.body, receivedAt: Date(), latency: latency)
     }
