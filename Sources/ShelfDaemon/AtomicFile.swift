@@ -18,7 +18,9 @@ package enum AtomicFile {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw WriteError(path: folder.path, errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
+            // FileManager reports Cocoa codes; the errno (ENOSPC, EACCES…) is the underlying POSIX error.
+            let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            throw WriteError(path: folder.path, errno: posix?.domain == NSPOSIXErrorDomain ? Int32(posix!.code) : EIO)
         }
         let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
