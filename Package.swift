@@ -44,14 +44,18 @@ let package = Package(
         .target(name: "ShelfWatch", dependencies: [
             "ShelfCore", "CInotifyTools", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
+        // Books: the local catalogue, OpenLibrary and Google Books, the matcher and its scoring.
+        .target(name: "ShelfEnrichment", dependencies: [
+            "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
         // The pipeline: scheduler, batches, writers, status, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
-            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "CMalloc",
+            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfCore", "ShelfConfig", "ShelfStore",
+            "ShelfDaemon", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
@@ -66,6 +70,7 @@ let package = Package(
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfEnrichmentTests", dependencies: ["ShelfEnrichment", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging"], swiftSettings: settings),
 

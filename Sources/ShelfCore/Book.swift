@@ -15,29 +15,47 @@ package struct Book: Sendable, Equatable, Codable {
     package var source: String
     /// What was changed or dropped while checking ("isbn_checksum_failed: 9780441172718").
     package var notes: [String]?
+    /// The catalogue record this book was matched to, when the match was accepted.
+    package var match: BookMatch?
+    /// The best records found, best first, for a book that needs review.
+    package var candidates: [MatchCandidate]?
+    /// Why a person is asked (`low_confidence`, `weak_match`, `no_match`, `ambiguous_match`).
+    package var reviewReasons: [String]?
+    /// `review/<id>.json` while the book is waiting for a person.
+    package var reviewID: String?
 
-    package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double, box: Box?,
-                 status: Status, source: String, notes: [String]? = nil) {
-        self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
-        self.confidence = confidence; self.box = box; self.status = status; self.source = source; self.notes = notes
+    enum CodingKeys: String, CodingKey {
+        case title, author, isbn13, isbn10, confidence, box, status, source, notes, match, candidates,
+             reviewReasons = "review_reasons", reviewID = "review_id"
     }
 
-    /// The key a book is deduplicated on: a valid ISBN-13, else normalised title + author surname.
-    package var workKey: String { Self.workKey(title: title, author: author, isbn13: isbn13) }
+    package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double, box: Box?,
+                 status: Status, source: String, notes: [String]? = nil, match: BookMatch? = nil) {
+        self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
+        self.confidence = confidence; self.box = box; self.status = status; self.source = source; self.notes = notes
+        self.match = match
+    }
 
-    /// Normalised title + author surname, whether or not an ISBN was read.
-    package var titleKey: String { Self.workKey(title: title, author: author, isbn13: nil) }
+    /// The work a book is deduplicated on (DESIGN §7): its matched record, else normalised title + author
+    /// surname. An ISBN names an edition, not the work.
+    package var workKey: String {
+        if let match { return "\(match.source):\(match.key)" }
+        return titleKey
+    }
 
-    /// The same work: the same valid ISBN, or the same normalised title and author surname (one reading
-    /// may have caught the ISBN and the other not).
+    /// Normalised title + author surname, whether or not the book was matched.
+    package var titleKey: String { Self.titleKey(title: title, author: author) }
+
+    /// The same work: the same matched record, the same valid ISBN, or the same normalised title and
+    /// author surname (one reading may have caught the ISBN and the other not).
     package func isSameWork(as other: Book) -> Bool {
+        if let match, let otherMatch = other.match, match.source == otherMatch.source { return match.key == otherMatch.key }
         if let isbn13, isbn13 == other.isbn13 { return true }
         return titleKey == other.titleKey
     }
 
-    package static func workKey(title: String, author: String?, isbn13: String?) -> String {
-        if let isbn13 { return "isbn:\(isbn13)" }
-        return "title:\(TextNormalization.title(title))|\(TextNormalization.surname(author))"
+    package static func titleKey(title: String, author: String?) -> String {
+        "title:\(TextNormalization.title(title))|\(TextNormalization.surname(author))"
     }
 }
 

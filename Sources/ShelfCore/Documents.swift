@@ -96,26 +96,51 @@ package struct ResultDocument: Codable, Sendable, Equatable {
     }
 }
 
-/// `library.json`: every unique book and where it was seen.
+/// `library.json`: one entry per work, with its editions, every sighting and the decisions taken on it.
 package struct LibraryDocument: Codable, Sendable, Equatable {
     package struct Entry: Codable, Sendable, Equatable {
+        /// The work key: `<source>:<key>` of the matched record, else `title:<normalised title>|<surname>`.
+        package var work: String
         package var title: String
         package var author: String?
+        /// The edition shown (the first valid ISBN seen or matched); every one is in `editions`.
         package var isbn13: String?
         package var isbn10: String?
         package var confidence: Double
         package var status: Book.Status
+        /// The provider that first read it.
         package var source: String
+        package var match: BookMatch?
         package var firstSeen: Date
+        package var editions: [Edition]
+        /// Every shelf (sub-folder of incoming/) it was seen on, sorted.
+        package var shelves: [String]
         package var sightings: [Sighting]
+        package var history: [Decision]
+        /// `review/<id>.json` while a person has not yet decided.
+        package var reviewID: String?
         enum CodingKeys: String, CodingKey {
-            case title, author, isbn13, isbn10, confidence, status, source, sightings, firstSeen = "first_seen"
+            case work, title, author, isbn13, isbn10, confidence, status, source, match, editions, shelves, sightings,
+                 history, firstSeen = "first_seen", reviewID = "review_id"
         }
-        package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double,
-                     status: Book.Status, source: String, firstSeen: Date, sightings: [Sighting]) {
-            self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
-            self.confidence = confidence; self.status = status; self.source = source; self.firstSeen = firstSeen
-            self.sightings = sightings
+        package init(work: String, title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double,
+                     status: Book.Status, source: String, match: BookMatch? = nil, firstSeen: Date,
+                     editions: [Edition] = [], shelves: [String] = [], sightings: [Sighting], history: [Decision] = [],
+                     reviewID: String? = nil) {
+            self.work = work; self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
+            self.confidence = confidence; self.status = status; self.source = source; self.match = match
+            self.firstSeen = firstSeen; self.editions = editions; self.shelves = shelves; self.sightings = sightings
+            self.history = history; self.reviewID = reviewID
+        }
+    }
+    /// An ISBN the work was seen or matched with.
+    package struct Edition: Codable, Sendable, Equatable {
+        package var isbn13: String
+        package var isbn10: String?
+        /// Who gave it: a provider's name (read from the spine) or a source's (`catalogue`, `openlibrary`).
+        package var source: String
+        package init(isbn13: String, isbn10: String?, source: String) {
+            self.isbn13 = isbn13; self.isbn10 = isbn10; self.source = source
         }
     }
     package struct Sighting: Codable, Sendable, Equatable {
@@ -134,12 +159,59 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
             self.shelf = shelf; self.seenAt = seenAt
         }
     }
+    /// One step in how the entry came to be what it is.
+    package struct Decision: Codable, Sendable, Equatable {
+        /// `detected`, `matched`, `needs_review`, `reviewed_by_user`.
+        package var action: String
+        /// A provider's name, a source's, or `user`.
+        package var by: String
+        package var at: Date
+        /// What was decided, in words: `accepted candidate 2`, `edited title`, `rejected`.
+        package var detail: String?
+        package init(action: String, by: String, at: Date, detail: String? = nil) {
+            self.action = action; self.by = by; self.at = at; self.detail = detail
+        }
+    }
 
     package var schema = "shelfd.library/1"
     package var generatedAt: Date
     package var books: [Entry]
     enum CodingKeys: String, CodingKey { case schema, books, generatedAt = "generated_at" }
     package init(generatedAt: Date, books: [Entry]) { self.generatedAt = generatedAt; self.books = books }
+}
+
+/// `review/<id>.json`: one book a person is asked about (DESIGN §4.3).
+package struct ReviewDocument: Codable, Sendable, Equatable {
+    package struct Photo: Codable, Sendable, Equatable {
+        /// Relative to incoming/.
+        package var path: String
+        package var sha256: String
+        package init(path: String, sha256: String) { self.path = path; self.sha256 = sha256 }
+    }
+
+    package var schema = "shelfd.review/1"
+    package var id: String
+    package var photo: Photo
+    /// The book as read and checked, with its box; `candidates` and `review_reasons` say why it is here.
+    package var book: Book
+    package var candidates: [MatchCandidate]
+    package var reasons: [String]
+    /// `<id>.jpg` beside this file: the spine cut from the upright photo; nil when it could not be cut.
+    package var crop: String?
+    package var createdAt: Date
+    enum CodingKeys: String, CodingKey { case schema, id, photo, book, candidates, reasons, crop, createdAt = "created_at" }
+    package init(id: String, photo: Photo, book: Book, candidates: [MatchCandidate], reasons: [String], crop: String?,
+                 createdAt: Date) {
+        self.id = id; self.photo = photo; self.book = book; self.candidates = candidates; self.reasons = reasons
+        self.crop = crop; self.createdAt = createdAt
+    }
+
+    /// Stable across re-runs of the same photo: the photo's hash and what was read, so a decision taken
+    /// once applies again when the photo is rescanned.
+    package static func id(photoSHA256: String, reading book: Book) -> String {
+        let digest = SHA256.hex(of: Array("\(photoSHA256)|\(book.titleKey)".utf8))
+        return String(digest.prefix(12))
+    }
 }
 
 /// `shelfd status --json` (DESIGN §4.4).

@@ -82,7 +82,7 @@ extension Store {
             }
             return try db.query("SELECT * FROM book ORDER BY id").compactMap { row in
                 guard let id = row.int("id") else { return nil }
-                return LibraryDocument.Entry(title: row.string("title") ?? "", author: row.string("author"),
+                return LibraryDocument.Entry(work: row.string("title_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
                                              isbn13: row.string("isbn13"), isbn10: row.string("isbn10"),
                                              confidence: row.double("confidence") ?? 0,
                                              status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,

@@ -1,0 +1,51 @@
+import Foundation
+import ShelfCore
+
+/// What a spine showed, as a matcher is asked about it: a model's structured reading (title and author)
+/// or free text in any word order (OCR, `shelfd catalogue match`).
+package struct SpineQuery: Sendable, Hashable {
+    package var title: String?
+    package var author: String?
+    /// Everything read on the spine, in any order; for a structured reading, title and author joined.
+    package var text: String
+    /// An ISBN that passed its checksum, as a hint only.
+    package var isbn: ISBN?
+
+    package init(title: String?, author: String?, isbn: ISBN? = nil) {
+        self.title = title; self.author = author; self.isbn = isbn
+        text = [title, author].compactMap { $0 }.joined(separator: " ")
+    }
+
+    package init(text: String) {
+        title = nil; author = nil; isbn = nil; self.text = text
+    }
+}
+
+/// Why a source gave no answer. A source that answered "nothing found" returns an empty list instead.
+package enum LookupError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Network down, 5xx, timeout: try again later; meanwhile decide without this source.
+    case unavailable(String)
+    /// 429 or a spent daily quota: not asked again before `until`.
+    case rateLimited(until: Date?)
+    /// 401/403, a wrong key: not asked again until the configuration changes.
+    case refused(String)
+
+    package var description: String {
+        switch self {
+        case .unavailable(let reason): "unavailable: \(reason)"
+        case .rateLimited(let until): "rate limited" + (until.map { " until \($0)" } ?? "")
+        case .refused(let reason): "refused: \(reason)"
+        }
+    }
+}
+
+/// A place books are looked up: the local catalogue, OpenLibrary, Google Books.
+package protocol BookSource: Sendable {
+    /// `catalogue`, `openlibrary`, `googlebooks`: the name in `enrich.sources` and in `match.source`.
+    var name: String { get }
+    /// Records that may be the book on this spine, in the source's own order, at most `limit`.
+    /// The caller scores them; a source never decides.
+    func candidates(for query: SpineQuery, limit: Int) async throws(LookupError) -> [CatalogueRecord]
+    /// The record an ISBN names, or nil when the source does not know it.
+    func record(isbn: ISBN) async throws(LookupError) -> CatalogueRecord?
+}
