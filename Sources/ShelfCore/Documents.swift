@@ -269,6 +269,18 @@ package struct StatusDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// A recently finished photo and the advice for the next one like it.
+    package struct RecentPhoto: Codable, Sendable, Equatable {
+        package var photo: String
+        package var finishedAt: Date
+        package var books: Int
+        package var suggestions: [Suggestion]
+        enum CodingKeys: String, CodingKey { case photo, books, suggestions, finishedAt = "finished_at" }
+        package init(photo: String, finishedAt: Date, books: Int, suggestions: [Suggestion]) {
+            self.photo = photo; self.finishedAt = finishedAt; self.books = books; self.suggestions = suggestions
+        }
+    }
+
     package var schema = "shelfd.status/1"
     package var daemon: Daemon
     package var queue: Queue
@@ -277,9 +289,12 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     /// Each provider behind it, with its own backoff (one entry, or hybrid's fast and accurate).
     package var providers: [Provider]
     package var problems: [Problem]
-    package init(daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem]) {
+    /// The last few finished photos, newest first, with their suggestions.
+    package var recent: [RecentPhoto]
+    package init(daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem],
+                 recent: [RecentPhoto] = []) {
         self.daemon = daemon; self.queue = queue; self.provider = provider; self.providers = providers
-        self.problems = problems
+        self.problems = problems; self.recent = recent
     }
 
     /// Degraded: something failed, or the provider is not being asked.

@@ -115,8 +115,8 @@ extension Pipeline {
             provider: decided.run.provider, model: decided.run.model,
             timings: .init(queuedAt: nil, finishedAt: Date(), providerMs: decided.run.latencyMs, totalMs: elapsed),
             books: decided.books,
-            // The model's advice first; the local measures stand in when it gave none.
-            suggestions: decided.answer.suggestions.isEmpty ? attempt.signals?.suggestions ?? [] : decided.answer.suggestions,
+            suggestions: SuggestionRules.combine(model: decided.answer.suggestions, measured: attempt.signals?.suggestions ?? [],
+                                                 answer: decided.answer),
             notes: decided.answer.notes + decided.books.flatMap { $0.notes ?? [] },
             response: decided.run.response ?? .init(file: "", replayed: false),
             runs: decided.runs, decidedBy: decided.run.provider, signals: attempt.signals)

@@ -48,7 +48,21 @@ package enum StatusReport {
             daemon: .init(running: running, pid: record?.pid, since: record?.since, watchMode: record?.watchMode),
             queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
                          failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
-            provider: overall, providers: providers, problems: problems)
+            provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store))
+    }
+
+    /// How many finished photos `status` shows advice for.
+    static let recentLimit = 5
+
+    /// The newest finished photos and their suggestions, read from their result files (a file removed by
+    /// hand is skipped).
+    static func recentPhotos(_ store: Store) throws -> [StatusDocument.RecentPhoto] {
+        try store.recentResults(limit: recentLimit).compactMap { recent in
+            guard let data = FileManager.default.contents(atPath: recent.resultPath),
+                  let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: data) else { return nil }
+            return .init(photo: recent.relativePath, finishedAt: recent.finishedAt, books: document.books.count,
+                         suggestions: document.suggestions)
+        }
     }
 
     static func provider(_ kind: Configuration.Provider, config: Configuration, store: Store?, now: Date) throws -> StatusDocument.Provider {

@@ -48,4 +48,11 @@ package protocol BookSource: Sendable {
     func candidates(for query: SpineQuery, limit: Int) async throws(LookupError) -> [CatalogueRecord]
     /// The record an ISBN names, or nil when the source does not know it.
     func record(isbn: ISBN) async throws(LookupError) -> CatalogueRecord?
+    /// False when asking cannot help (a catalogue nothing was imported into): the source is then skipped
+    /// as if it were not configured, so an empty catalogue never sends every book to review.
+    var isUsable: Bool { get async }
+}
+
+extension BookSource {
+    package var isUsable: Bool { get async { true } }
 }

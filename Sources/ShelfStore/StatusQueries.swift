@@ -122,6 +122,21 @@ extension Store {
         }
     }
 
+    /// The newest finished photos with their result files, newest first (for the tips `status` shows).
+    package func recentResults(limit: Int) throws -> [(relativePath: String, resultPath: String, finishedAt: Date)] {
+        try read { db in
+            try db.query("""
+                SELECT p.relative_path, j.result_path, j.finished_at FROM job j JOIN photo p ON p.sha256 = j.sha256
+                WHERE j.state IN ('done', 'review') AND j.result_path IS NOT NULL
+                ORDER BY j.finished_at DESC, j.id DESC LIMIT ?
+                """, [limit]).compactMap { row in
+                guard let path = row.string("relative_path"), let result = row.string("result_path"),
+                      let finished = row.date("finished_at") else { return nil }
+                return (path, result, finished)
+            }
+        }
+    }
+
     /// The result file of each finished photo, for `scan` to print what it found.
     package func finishedJob(sha256: String) throws -> (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)? {
         try read { db in

@@ -50,6 +50,15 @@ struct Status: AsyncParsableCommand {
                 lines.append("  \(problem.severity) \(problem.code)\(job) \(problem.path ?? ""): \(problem.message)")
             }
         }
+        let advised = status.recent.filter { !$0.suggestions.isEmpty }
+        if !advised.isEmpty {
+            lines.append("tips for recent photos:")
+            for photo in advised {
+                for suggestion in photo.suggestions {
+                    lines.append("  \(photo.photo) (\(suggestion.severity.rawValue), \(suggestion.type.rawValue)): \(suggestion.message)")
+                }
+            }
+        }
         return lines.joined(separator: "\n")
     }
 }

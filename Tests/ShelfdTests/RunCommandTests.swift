@@ -73,3 +73,29 @@ struct PreprocessingTests {
         }
     }
 }
+
+@Suite("Advice for the next photo", .serialized)
+struct SuggestionTests {
+    @Test("With no advice from the model, the app's rules speak, and status shows the tip for the recent photo",
+          .timeLimit(.minutes(1)))
+    func fallbackRulesReachResultsAndStatus() async throws {
+        let nameless = GeminiEmulator.Book(title: "Spine", author: nil, confidence: 0.4, box2D: [100, 100, 900, 140])
+        let smudged = GeminiEmulator.Book(title: "Smudge", author: nil, confidence: 0.35, box2D: [100, 200, 900, 240])
+        try await withGeminiEmulator(.always(.books([dune, nameless, smudged]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            try root.drop(JPEGFactory.shelf(seed: 31), as: "hall.jpg")
+            #expect(try await root.shelfd("run").status == 0)
+
+            let result = try #require(try root.resultDocuments().first)
+            #expect(result.suggestions.map(\.type).contains(.unreadableBooks))
+
+            let status = try await root.status()
+            let recent = try #require(status.recent.first)
+            #expect(recent.photo == "hall.jpg" && recent.books == 3)
+            #expect(recent.suggestions.map(\.type).contains(.unreadableBooks))
+            let text = try await root.shelfd("status")
+            #expect(text.stdout.contains("tips for recent photos:"))
+            #expect(text.stdout.contains("hall.jpg (warning, unreadable_books): 2 books could not be read in full"))
+        }
+    }
+}
