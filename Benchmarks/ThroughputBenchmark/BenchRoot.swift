@@ -34,6 +34,9 @@ struct BenchRoot {
             requests_per_minute = 100000
             timeout_s = 120
 
+            [enrich]
+            sources = ["catalogue"]
+
             """
         try config.write(to: configFile, atomically: true, encoding: .utf8)
     }

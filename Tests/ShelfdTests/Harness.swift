@@ -39,6 +39,8 @@ final class ShelfRoot: @unchecked Sendable {
             "pipeline": ["concurrency": "2", "max_attempts": "3"],
             "watch": ["settle_ms": "300", "mode": "\"inotify\""],
             "gemini": ["requests_per_minute": "6000", "timeout_s": "20"],
+            // The local catalogue only: no test reaches OpenLibrary or Google Books (their emulators are opted into).
+            "enrich": ["sources": "[\"catalogue\"]"],
         ]
         if let geminiURL { sections["gemini"]?["base_url"] = "\"\(geminiURL)\"" }
         for (section, keys) in overrides { sections[section, default: [:]].merge(keys) { $1 } }
