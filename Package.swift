@@ -48,6 +48,8 @@ let package = Package(
         .target(name: "ShelfEnrichment", dependencies: [
             "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
+        // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
+        .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
         // The pipeline: scheduler, batches, writers, status, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
             "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "CMalloc",
@@ -55,7 +57,7 @@ let package = Package(
         ], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment",
+            "ShelfDaemon", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
@@ -71,6 +73,7 @@ let package = Package(
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfEnrichmentTests", dependencies: ["ShelfEnrichment", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging"], swiftSettings: settings),
 

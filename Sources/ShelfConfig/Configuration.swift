@@ -1,3 +1,5 @@
+package import ShelfCore
+
 /// Everything `shelfd.toml` can say (DESIGN §4.2), with paths already expanded and absolute.
 /// The defaults written on each property are the built-in defaults; `etc/shelfd.toml` repeats them
 /// (a test keeps the two equal).
@@ -10,6 +12,7 @@ package struct Configuration: Sendable, Equatable {
     package var openai = OpenAI()
     package var hybrid = Hybrid()
     package var enrich = Enrich()
+    package var export = Export()
     package var log = Log()
 
     package init(paths: Paths) { self.paths = paths }
@@ -134,6 +137,14 @@ package struct Configuration: Sendable, Equatable {
         package var googlebooksBaseURL = "https://www.googleapis.com"
         /// Goes into the User-Agent OpenLibrary asks for.
         package var contact = ""
+        package init() {}
+    }
+
+    package struct Export: Sendable, Equatable {
+        /// Goodreads' Exclusive Shelf and StoryGraph's Read Status for every exported book. `to-read`: a book on a
+        /// shelf is owned, not necessarily read, and claiming "read" would fill a reading history with books
+        /// nobody finished. `--exclusive-shelf` overrides it.
+        package var exclusiveShelf = ReadingShelf.toRead
         package init() {}
     }
 

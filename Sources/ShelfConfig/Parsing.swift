@@ -12,6 +12,7 @@ extension Configuration {
         ("openai", ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"]),
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact"]),
+        ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
     ]
 
@@ -100,6 +101,9 @@ extension Configuration {
             e.googlebooksBaseURL = try reader.url(t, "enrich", "googlebooks_base_url", e.googlebooksBaseURL)
             e.contact = try reader.string(t, "enrich", "contact", e.contact)
             config.enrich = e
+        }
+        if let t = reader.section(document, "export") {
+            config.export.exclusiveShelf = try reader.choice(t, "export", "exclusive_shelf", config.export.exclusiveShelf)
         }
         if let t = reader.section(document, "log") {
             config.log.level = try reader.choice(t, "log", "level", config.log.level)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ShelfConfig
+import ShelfCore
 import Testing
 
 /// A file that is never read from disk: `parse` only uses its name (for errors and relative paths).
@@ -29,6 +30,7 @@ struct ParsingTests {
         #expect(config.watch.rescanIntervalS == 3600)
         #expect(config.enrich.sources == [.catalogue, .openlibrary, .googlebooks])
         #expect(config.log.level == .info)
+        #expect(config.export.exclusiveShelf == .toRead)
     }
 
     @Test("A section left out keeps its defaults while the others are read")
@@ -91,6 +93,9 @@ struct ParsingTests {
             googlebooks_base_url = "http://127.0.0.1:8084"
             contact = "me@example.org"
 
+            [export]
+            exclusive_shelf = "read"
+
             [log]
             level = "debug"
             """)
@@ -133,6 +138,8 @@ struct ParsingTests {
         #expect(config.enrich.openlibraryBaseURL == "http://127.0.0.1:8083")
         #expect(config.enrich.googlebooksBaseURL == "http://127.0.0.1:8084")
         #expect(config.enrich.contact == "me@example.org")
+
+        #expect(config.export.exclusiveShelf == .read)
 
         #expect(config.log.level == .debug)
     }
@@ -327,6 +334,7 @@ struct MistakeTests {
         #expect(try rejection("[watch]\nmode = \"fanotify\"").message.contains("auto, inotify, poll"))
         #expect(try rejection("[log]\nlevel = \"verbose\"").message.contains("trace, debug, info, notice, warning, error"))
         #expect(try rejection("[enrich]\nsources = [\"amazon\"]").message.contains("catalogue, openlibrary, googlebooks"))
+        #expect(try rejection("[export]\nexclusive_shelf = \"owned\"").message.contains("to-read, currently-reading, read"))
         let hybrid = try rejection("[hybrid]\nfast = \"hybrid\"")
         #expect(hybrid.message.contains("gemini, cloudflare, openai, ocr"))
     }

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import ShelfConfig
+import ShelfCore
+import ShelfDaemon
+import ShelfExport
+import ShelfStore
+
+extension ExportFormat: ExpressibleByArgument {}
+extension ReadingShelf: ExpressibleByArgument {}
+
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the library in a format another app imports, or the review queue as CSV.",
+        discussion: """
+            goodreads, storygraph and libib are CSV, librarything is tab-separated, json is library.json's document, \
+            review lists the books waiting for 'shelfd review'. Only verified books go to the apps unless \
+            --include-unverified is given; libib takes books with an ISBN only and the rest are listed on stderr.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("The format to write.", valueName: "format"))
+    var format: ExportFormat
+    @Option(help: ArgumentHelp("The file to write, or - for standard output (default: exports/<format>.<csv|tsv|json> under paths.root).",
+                               valueName: "file"))
+    var output: String?
+    @Option(help: ArgumentHelp("Goodreads' Exclusive Shelf and StoryGraph's Read Status for every book (default: export.exclusive_shelf).",
+                               valueName: "shelf"))
+    var exclusiveShelf: ReadingShelf?
+    @Flag(help: "Also export the books still waiting for review.") var includeUnverified = false
+
+    func run() async throws {
+        let (config, _, _) = try global.load(quiet: true)
+        let library = try Store.openForReading(path: config.paths.database)?.library() ?? []
+        let reviews = format == .review ? Self.openReviews(in: config.paths.review) : []
+        let options = ExportOptions(exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
+                                    includeUnverified: includeUnverified, reviewFolder: config.paths.review)
+        let result = try LibraryExport.export(format, library: library, reviews: reviews, options: options, generatedAt: Date())
+
+        let destination: String
+        if output == "-" {
+            FileHandle.standardOutput.write(result.data)
+            destination = "standard output"
+        } else {
+            let url = output.map { URL(fileURLWithPath: $0) }
+                ?? URL(fileURLWithPath: config.paths.exports).appendingPathComponent("\(format.rawValue).\(format.fileExtension)")
+            try AtomicFile.write(result.data, to: url)
+            destination = url.path
+        }
+
+        let noun = format == .review ? "review item" : "book"
+        Self.say("wrote \(result.count) \(noun)\(result.count == 1 ? "" : "s") to \(destination)")
+        if !result.unverified.isEmpty {
+            let n = result.unverified.count
+            Self.say("\(n) book\(n == 1 ? "" : "s") still waiting for review \(n == 1 ? "was" : "were") left out; "
+                     + "decide on them with 'shelfd review', or add --include-unverified")
+        }
+        if !result.withoutISBN.isEmpty {
+            let n = result.withoutISBN.count
+            var lines = ["\(n) book\(n == 1 ? "" : "s") without an ISBN \(n == 1 ? "was" : "were") left out (Libib imports by ISBN only):"]
+            lines += result.withoutISBN.map { "  \($0.title)" + ($0.author.map { " — \($0)" } ?? "") }
+            FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data("shelfd: \(line)\n".utf8))
+    }
+
+    /// Every `review/<id>.json`; one that cannot be read is named on stderr and skipped, not fatal.
+    private static func openReviews(in folder: String) -> [ReviewDocument] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        var reviews: [ReviewDocument] = []
+        for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+            do {
+                reviews.append(try JSONStyle.decoder().decode(ReviewDocument.self, from: Data(contentsOf: URL(fileURLWithPath: path))))
+            } catch {
+                say("\(path) skipped: not a review document (\(error))")
+            }
+        }
+        return reviews
+    }
+}

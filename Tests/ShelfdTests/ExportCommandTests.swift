@@ -1,0 +1,138 @@
+import Foundation
+import ShelfCore
+import ShelfTesting
+import Testing
+
+@Suite("shelfd export, after a run", .serialized)
+struct ExportCommandTests {
+    /// A run over one photo on the living-room shelf: Dune (with its ISBN), The Hobbit (none) and a smudged
+    /// spine below the threshold. Dates are compared in UTC.
+    func catalogued(_ body: (ShelfRoot, String) async throws -> Void) async throws {
+        try await withGeminiEmulator(.always(.books([dune, hobbit, blurry]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["enrich": ["sources": "[]"]])
+            try root.drop(JPEGFactory.shelf(seed: 1), as: "living-room/IMG_0001.jpg")
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stderr)")
+            let added = try #require(try root.library().books.first { $0.title == "Dune" }).firstSeen
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let day = calendar.dateComponents([.year, .month, .day], from: added)
+            try await body(root, String(format: "%04d/%02d/%02d", day.year!, day.month!, day.day!))
+        }
+    }
+
+    func export(_ root: ShelfRoot, _ arguments: String...) async throws -> CommandResult {
+        try await root.shelfd(["export"] + arguments, environment: ["TZ": "UTC"])
+    }
+
+    @Test("Goodreads gets the verified books in its own CSV, the one waiting for review is mentioned", .timeLimit(.minutes(2)))
+    func goodreads() async throws {
+        try await catalogued { root, day in
+            let result = try await export(root, "--format", "goodreads", "--output", "-")
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3)
+            #expect(lines.first?.hasPrefix("Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,") == true)
+            #expect(lines.contains(",Dune,Frank Herbert,\"Herbert, Frank\",,\"=\"\"0441172717\"\"\",\"=\"\"9780441172719\"\"\",0,,,,,,,,\(day),living-room,,to-read,,,,0,1"))
+            #expect(lines.contains(",The Hobbit,J. R. R. Tolkien,\"Tolkien, J. R. R.\",,\"=\"\"\"\"\",\"=\"\"\"\"\",0,,,,,,,,\(day),living-room,,to-read,,,,0,1"))
+            #expect(!result.stdout.contains("Smudged Spine"))
+            #expect(result.stderr.contains("wrote 2 books to standard output"))
+            #expect(result.stderr.contains("1 book still waiting for review was left out"))
+
+            let read = try await export(root, "--format", "goodreads", "--output", "-", "--exclusive-shelf", "read", "--include-unverified")
+            #expect(read.stdout.split(separator: "\n").count == 4)
+            #expect(read.stdout.contains(",Dune,Frank Herbert,") && read.stdout.contains("living-room,,read,,,,1,1"))
+            #expect(read.stdout.contains(",Smudged Spine,,,"))
+        }
+    }
+
+    @Test("Without --output the file goes to exports/ under the root, written whole", .timeLimit(.minutes(2)))
+    func defaultPath() async throws {
+        try await catalogued { root, _ in
+            let stdout = try await export(root, "--format", "storygraph", "--output", "-").stdout
+            let result = try await export(root, "--format", "storygraph")
+            let file = root.root.appendingPathComponent("exports/storygraph.csv")
+            #expect(result.status == 0 && result.stdout.isEmpty)
+            #expect(result.stderr.contains("wrote 2 books to \(file.path)"))
+            #expect(try String(contentsOf: file, encoding: .utf8) == stdout)
+
+            let json = try await export(root, "--format", "json")
+            let document = try JSONStyle.decoder().decode(
+                LibraryDocument.self, from: Data(contentsOf: root.root.appendingPathComponent("exports/json.json")))
+            #expect(json.status == 0 && document.books.count == 3, "json is the whole library, review included")
+            let names = try FileManager.default.contentsOfDirectory(atPath: root.root.appendingPathComponent("exports").path)
+            #expect(names.sorted() == ["json.json", "storygraph.csv"], "no temporary file is left behind")
+        }
+    }
+
+    @Test("StoryGraph, LibraryThing and Libib rows; Libib lists the books without an ISBN", .timeLimit(.minutes(2)))
+    func otherApps() async throws {
+        try await catalogued { root, day in
+            let storygraph = try await export(root, "--format", "storygraph", "--output", "-")
+            #expect(storygraph.stdout.contains("\nDune,Frank Herbert,,9780441172719,,to-read,\(day),,,0,,,,,,,,,,,,living-room,Yes\n"))
+
+            let librarything = try await export(root, "--format", "librarything", "--output", "-")
+            let rows = librarything.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+            let header = try #require(rows.first)
+            let dune = try #require(rows.first { $0.count > 1 && $0[1] == "Dune" })
+            let field = { (name: String) in header.firstIndex(of: name).map { dune[$0] } }
+            #expect(field("Primary Author") == "Herbert, Frank")
+            #expect(field("ISBN") == "[9780441172719]")
+            #expect(field("ISBNs") == "9780441172719, 0441172717")
+            #expect(field("Entry Date") == day.replacingOccurrences(of: "/", with: "-"))
+            #expect(field("Tags") == "living-room")
+
+            let libib = try await export(root, "--format", "libib", "--output", "-")
+            #expect(libib.status == 0)
+            #expect(libib.stdout.split(separator: "\n").count == 2)
+            #expect(libib.stdout.contains("\nbook,Dune,Frank Herbert,Frank,Herbert,,9780441172719,0441172717,"))
+            #expect(libib.stderr.contains("1 book without an ISBN was left out (Libib imports by ISBN only):\n  The Hobbit — J. R. R. Tolkien\n"))
+        }
+    }
+
+    @Test("The review queue as CSV, from review/*.json", .timeLimit(.minutes(2)))
+    func reviewQueue() async throws {
+        try await catalogued { root, _ in
+            var book = Book(title: "Smudged Spine", author: nil, isbn13: nil, isbn10: nil, confidence: 0.31, box: nil,
+                            status: .needsReview, source: "gemini")
+            book.reviewReasons = ["low_confidence"]
+            let candidate = MatchCandidate(record: CatalogueRecord(source: "catalogue", key: "catalogue:3", title: "Smoke and Mirrors",
+                                                                   author: "Neil Gaiman"), score: 0.42)
+            let review = ReviewDocument(id: "0123456789ab", photo: .init(path: "living-room/IMG_0001.jpg", sha256: "ff"), book: book,
+                                        candidates: [candidate], reasons: ["low_confidence"], crop: "0123456789ab.jpg",
+                                        createdAt: Date(timeIntervalSince1970: 1_710_000_000))
+            let folder = root.root.appendingPathComponent("review")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try JSONStyle.encoder().encode(review).write(to: folder.appendingPathComponent("0123456789ab.json"))
+
+            let out = root.base.appendingPathComponent("queue.csv")
+            let result = try await export(root, "--format", "review", "--output", out.path)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("wrote 1 review item to \(out.path)"))
+            let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").map(String.init)
+            #expect(lines == [
+                "id,photo,title,author,isbn13,confidence,reasons,best_title,best_author,best_isbn13,best_score,candidates,crop,created_at",
+                "0123456789ab,living-room/IMG_0001.jpg,Smudged Spine,,,0.31,low_confidence,Smoke and Mirrors,Neil Gaiman,,0.42,1,"
+                    + "\(folder.path)/0123456789ab.jpg,2024-03-09T16:00:00Z",
+            ])
+        }
+    }
+
+    @Test("An unknown format is a usage error (exit 2) naming the formats there are")
+    func unknownFormat() async throws {
+        let root = try ShelfRoot()
+        let result = try await root.shelfd("export", "--format", "kindle")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("goodreads") && result.stderr.contains("librarything"))
+        #expect(try await root.shelfd("export").status == 2, "--format is required")
+    }
+
+    @Test("Before anything was catalogued, an export is the header alone")
+    func emptyLibrary() async throws {
+        let root = try ShelfRoot()
+        let result = try await root.shelfd("export", "--format", "libib", "--output", "-")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("item_type,title,creators,") && result.stdout.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains("wrote 0 books"))
+    }
+}
