@@ -90,6 +90,7 @@ struct ParsingTests {
             openlibrary_base_url = "http://127.0.0.1:8083"
             googlebooks_base_url = "http://127.0.0.1:8084"
             contact = "me@example.org"
+            cache_days = 30
 
             [log]
             level = "debug"
@@ -133,6 +134,7 @@ struct ParsingTests {
         #expect(config.enrich.openlibraryBaseURL == "http://127.0.0.1:8083")
         #expect(config.enrich.googlebooksBaseURL == "http://127.0.0.1:8084")
         #expect(config.enrich.contact == "me@example.org")
+        #expect(config.enrich.cacheDays == 30)
 
         #expect(config.log.level == .debug)
     }
@@ -275,6 +277,8 @@ struct MistakeTests {
         Limit(section: "openai", key: "jpeg_quality", value: "49", allowed: "50…100"),
         Limit(section: "openai", key: "jpeg_quality", value: "101", allowed: "50…100"),
         Limit(section: "hybrid", key: "escalate_below", value: "2", allowed: "0…1"),
+        Limit(section: "enrich", key: "cache_days", value: "-1", allowed: "0…3650"),
+        Limit(section: "enrich", key: "cache_days", value: "3651", allowed: "0…3650"),
     ])
     func outOfRange(limit: Limit) throws {
         let error = try rejection("[\(limit.section)]\n\(limit.key) = \(limit.value)\n")
