@@ -72,7 +72,9 @@ let package = Package(
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
-        .testTarget(name: "ShelfEnrichmentTests", dependencies: ["ShelfEnrichment", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfEnrichmentTests", dependencies: [
+            "ShelfEnrichment", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
+        ], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging"], swiftSettings: settings),

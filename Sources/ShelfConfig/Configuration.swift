@@ -137,6 +137,8 @@ package struct Configuration: Sendable, Equatable {
         package var googlebooksBaseURL = "https://www.googleapis.com"
         /// Goes into the User-Agent OpenLibrary asks for.
         package var contact = ""
+        /// How long a remote lookup that found a book is reused (one that found nothing: a week at most).
+        package var cacheDays = 90
         package init() {}
     }
 

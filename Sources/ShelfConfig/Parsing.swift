@@ -11,7 +11,7 @@ extension Configuration {
         ("cloudflare", ["model", "base_url", "requests_per_minute", "timeout_s"]),
         ("openai", ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"]),
         ("hybrid", ["fast", "accurate", "escalate_below"]),
-        ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact"]),
+        ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
     ]
@@ -100,6 +100,7 @@ extension Configuration {
             e.openlibraryBaseURL = try reader.url(t, "enrich", "openlibrary_base_url", e.openlibraryBaseURL)
             e.googlebooksBaseURL = try reader.url(t, "enrich", "googlebooks_base_url", e.googlebooksBaseURL)
             e.contact = try reader.string(t, "enrich", "contact", e.contact)
+            e.cacheDays = try reader.int(t, "enrich", "cache_days", e.cacheDays, 0...3650)
             config.enrich = e
         }
         if let t = reader.section(document, "export") {

@@ -47,27 +47,6 @@ package final class RequestSlots: Sendable {
     }
 }
 
-/// Spaces request starts to stay under a provider's requests-per-minute limit, allowing a burst of
-/// `burst` requests (so `concurrency` requests can start together).
-package actor RateLimiter {
-    private let interval: Duration
-    private let burst: Int
-    private var theoreticalArrival: ContinuousClock.Instant = .now
-
-    package init(requestsPerMinute: Int, burst: Int) {
-        interval = .seconds(60) / max(1, requestsPerMinute)
-        self.burst = max(1, burst)
-    }
-
-    package func waitForTurn() async throws {
-        let now = ContinuousClock.now
-        let tat = max(theoreticalArrival, now)
-        let earliest = tat - interval * (burst - 1)
-        theoreticalArrival = tat + interval
-        if earliest > now { try await Task.sleep(until: earliest, clock: .continuous) }
-    }
-}
-
 /// Wakes the scheduler when there may be new work (a photo queued, a batch finished, shutdown).
 /// A notify with nobody waiting is kept, so the next wait returns at once.
 package final class WorkSignal: Sendable {

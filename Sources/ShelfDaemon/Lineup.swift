@@ -1,4 +1,5 @@
 import Foundation
+import ShelfHTTP
 import ShelfProviders
 
 /// A provider with its own request spacing (each provider has its own requests-per-minute limit).

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import ShelfCore
+import ShelfHTTP
 import ShelfImaging
 import ShelfProviders
 import ShelfStore

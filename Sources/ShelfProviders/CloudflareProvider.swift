@@ -317,7 +317,7 @@ package struct CloudflareProvider: VisionProvider {
         let envelope = CloudflareEnvelope(response.body)
         let codes = envelope.codes
         let said = serverMessage(envelope)
-        let retryAfter = response.header("retry-after").flatMap { GeminiProvider.retryAfter($0, now: now) }
+        let retryAfter = response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
         let model = settings.model
         let fixThen = "then run 'shelfd doctor'."
 

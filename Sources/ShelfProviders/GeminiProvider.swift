@@ -242,21 +242,21 @@ package struct GeminiProvider: VisionProvider {
         case 429:
             let quotaIDs = details.flatMap { $0.violations ?? [] }.compactMap(\.quotaId)
             if quotaIDs.contains(where: { $0.contains("PerDay") || $0.contains("Daily") }) {
-                let reset = Self.nextPacificMidnight(after: now)
+                let reset = QuotaTimes.nextPacificMidnight(after: now)
                 return PhotoError(.providerQuota, "Gemini's daily quota is used up (HTTP 429, \(quotaIDs.first { $0.contains("PerDay") || $0.contains("Daily") } ?? "per-day quota")). "
                     + "Photos wait until it resets at midnight Pacific time; raise the quota or add billing to go on sooner.",
                     disposition: .providerWait(until: reset))
             }
             let delay = details.compactMap(\.retryDelay).compactMap(Self.seconds).first
                 ?? envelope?.message.flatMap(Self.retryInMessage)
-                ?? response.header("retry-after").flatMap { Self.retryAfter($0, now: now) }
+                ?? response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
                 ?? 60
             return PhotoError(.providerRateLimited, "Gemini is rate-limiting requests (HTTP 429). Sending resumes in "
                 + "\(Self.format(delay)) s; lower [gemini] requests_per_minute if this keeps happening.",
                 disposition: .providerWait(until: now.addingTimeInterval(delay)))
         case 408, 500, 502, 503, 504:
             return PhotoError(.providerUnavailable, "Gemini is unavailable (HTTP \(status)\(said)). It will be retried.",
-                disposition: .retry(after: response.header("retry-after").flatMap { Self.retryAfter($0, now: now) }))
+                disposition: .retry(after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
         case 402:
             return PhotoError(.providerQuota, "Gemini refused for billing reasons (HTTP 402\(said)). Check the project's "
                 + "billing, then run 'shelfd doctor'.", disposition: .providerBroken)
@@ -265,7 +265,7 @@ package struct GeminiProvider: VisionProvider {
                 + "and drop it in again.", disposition: .dead)
         case 500...599:
             return PhotoError(.providerUnavailable, "Gemini failed (HTTP \(status)\(said)). It will be retried.",
-                disposition: .retry(after: response.header("retry-after").flatMap { Self.retryAfter($0, now: now) }))
+                disposition: .retry(after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
         case 400...499:
             return PhotoError(.providerRejected, "Gemini rejected the request for this photo (HTTP \(status)\(said)). "
                 + "It will not be retried.", disposition: .dead)
@@ -322,25 +322,6 @@ package struct GeminiProvider: VisionProvider {
     package static func retryInMessage(_ message: String) -> TimeInterval? {
         guard let range = message.range(of: #"Please retry in [0-9.]+(ms|s)"#, options: .regularExpression) else { return nil }
         return seconds(String(message[range].dropFirst("Please retry in ".count)))
-    }
-
-    /// `Retry-After`: delay-seconds or an HTTP date.
-    static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
-        let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text).map { max(0, $0.timeIntervalSince(now)) }
-    }
-
-    /// Gemini's per-day quotas reset at midnight Pacific time.
-    package static func nextPacificMidnight(after now: Date) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!
-        let tomorrow = calendar.date(byAdding: .day, value: 1, to: now) ?? now.addingTimeInterval(86_400)
-        return calendar.startOfDay(for: tomorrow)
     }
 
     private static func format(_ seconds: TimeInterval) -> String {

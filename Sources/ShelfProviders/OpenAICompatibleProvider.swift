@@ -259,7 +259,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
         let error = OpenAIErrorBody.decode(response.body)
         let said = serverMessage(error?.message)
         let message = error?.message?.lowercased() ?? ""
-        let retryAfter = response.header("retry-after").flatMap { GeminiProvider.retryAfter($0, now: now) }
+        let retryAfter = response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
 
         // A text-only model, or llama-server started without the model's multimodal projector (HTTP 500).
         if message.contains("image input is not supported") || message.contains("does not support vision")

@@ -128,6 +128,21 @@ enum Schema {
         """
         ALTER TABLE job ADD COLUMN provider_choice TEXT;
         """,
+        // 3: placeholder for the local catalogue's migration.
+        """
+        SELECT 1;
+        """,
+        // 4: remote book lookups (OpenLibrary, Google Books), found or not, so re-runs do not ask again.
+        """
+        CREATE TABLE lookup_cache (
+            source TEXT NOT NULL,                 -- openlibrary | googlebooks
+            request TEXT NOT NULL,                -- the normalised question: "isbn:978…", "title:…|author:…", "text:…"
+            records TEXT NOT NULL,                -- JSON array of CatalogueRecord; [] when nothing was found
+            requested INTEGER NOT NULL,           -- how many records were asked for: a full answer may hold more
+            fetched_at REAL NOT NULL,
+            PRIMARY KEY (source, request)
+        );
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -92,6 +92,7 @@ struct ParsingTests {
             openlibrary_base_url = "http://127.0.0.1:8083"
             googlebooks_base_url = "http://127.0.0.1:8084"
             contact = "me@example.org"
+            cache_days = 30
 
             [export]
             exclusive_shelf = "read"
@@ -138,6 +139,7 @@ struct ParsingTests {
         #expect(config.enrich.openlibraryBaseURL == "http://127.0.0.1:8083")
         #expect(config.enrich.googlebooksBaseURL == "http://127.0.0.1:8084")
         #expect(config.enrich.contact == "me@example.org")
+        #expect(config.enrich.cacheDays == 30)
 
         #expect(config.export.exclusiveShelf == .read)
 
@@ -282,6 +284,8 @@ struct MistakeTests {
         Limit(section: "openai", key: "jpeg_quality", value: "49", allowed: "50…100"),
         Limit(section: "openai", key: "jpeg_quality", value: "101", allowed: "50…100"),
         Limit(section: "hybrid", key: "escalate_below", value: "2", allowed: "0…1"),
+        Limit(section: "enrich", key: "cache_days", value: "-1", allowed: "0…3650"),
+        Limit(section: "enrich", key: "cache_days", value: "3651", allowed: "0…3650"),
     ])
     func outOfRange(limit: Limit) throws {
         let error = try rejection("[\(limit.section)]\n\(limit.key) = \(limit.value)\n")
