@@ -22,13 +22,15 @@ struct ReviewWalk {
             while true {
                 terminal.say("\(keys) > ", newline: false)
                 guard let key = terminal.readKey() else { break walk }          // end of input
-                var verdict: ReviewVerdict?
+                let verdict: ReviewVerdict
                 switch key {
-                case "a": verdict = .accept
+                case "a", "r":
+                    terminal.say(String(key))
+                    verdict = key == "a" ? .accept : .reject
                 case "1"..."9":
-                    let number = Int(String(key))!
-                    guard number <= picks else {
-                        terminal.say("\(key)\nNo candidate \(key).")
+                    terminal.say(String(key))
+                    guard let number = key.wholeNumberValue, number <= picks else {
+                        terminal.say("No candidate \(key).")
                         continue
                     }
                     verdict = .pick(number)
@@ -36,7 +38,6 @@ struct ReviewWalk {
                     terminal.say("e")
                     guard let edit = edit(item.book) else { continue }
                     verdict = edit
-                case "r": verdict = .reject
                 case "s":
                     terminal.say("s — skipped")
                     skipped += 1
@@ -47,9 +48,8 @@ struct ReviewWalk {
                 default:
                     continue                                                   // Enter, space, anything else
                 }
-                if key != "e" { terminal.say(String(key)) }
                 do {
-                    terminal.say("→ " + ReviewText.resolution(try desk.decide(item.id, verdict!)))
+                    terminal.say("→ " + ReviewText.resolution(try desk.decide(item.id, verdict)))
                     decided += 1
                 } catch {
                     terminal.say("→ \(error)")
