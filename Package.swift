@@ -77,7 +77,10 @@ let package = Package(
         ], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
-        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging"], swiftSettings: settings),
+        // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
+        .systemLibrary(name: "CPty", path: "Tests/CPty"),
+        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging", "ShelfStore", "CPty"],
+                    swiftSettings: settings),
 
         // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.
         .executableTarget(name: "shelfd-bench", dependencies: [

@@ -1,9 +1,13 @@
+import Dispatch
 import Foundation
 import Logging
 import ShelfCore
 import ShelfImaging
 import ShelfProviders
 import ShelfStore
+
+/// Where library.json and review/ are written after a commit.
+private let filesQueue = DispatchQueue(label: "shelfd.files")
 
 /// One photo's answer, ready to be written.
 struct PhotoAnswer: Sendable {
@@ -38,11 +42,13 @@ extension Pipeline {
                 continue
             }
             do {
-                let data = try JSONStyle.encoder().encode(answer.document)
+                var document = answer.document
+                markOpenReviews(in: &document)
+                let data = try JSONStyle.encoder().encode(document)
                 keepPreviousResult(at: answer.resultURL, newJob: job)
                 try AtomicFile.write(data, to: answer.resultURL, failpointAfterTemp: written == 0 ? "mid_write" : nil)
                 written += 1
-                outcomes.append(JobOutcome(job: job, result: .finished(books: answer.document.books,
+                outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
                                                                        resultPath: answer.resultURL.path, review: answer.review)))
             } catch {
                 // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
@@ -54,15 +60,28 @@ extension Pipeline {
 
         Failpoint.hit("before_commit")
         do {
-            try store.finish(outcomes, reviewThreshold: settings.reviewThreshold, shelfOf: { Self.shelf(of: $0.relativePath) })
+            try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) })
         } catch {
             // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.
             logger.error("Cannot commit a batch", metadata: ["error": "\(error)", "batch.size": "\(jobs.count)"])
             return
         }
-        writeLibrary()
+        await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool
+            filesQueue.async { self.writeLibrary(); done.resume() }
+        }
         for outcome in outcomes { afterCommit(outcome) }
+    }
+
+    /// Gives each book that will wait for a person its review id, so the result names `review/<id>.json`; a
+    /// reading a person already decided for this photo gets none (the decision applies again at commit).
+    private func markOpenReviews(in document: inout ResultDocument) {
+        let decided = (try? store.decidedReadings(sha256: document.photo.sha256)) ?? []
+        for i in document.books.indices where document.books[i].status == .needsReview {
+            let book = document.books[i]
+            document.books[i].reviewID = decided.contains(book.titleKey)
+                ? nil : ReviewDocument.id(photoSHA256: document.photo.sha256, reading: book)
+        }
     }
 
     private func afterCommit(_ outcome: JobOutcome) {
@@ -108,15 +127,10 @@ extension Pipeline {
         return folder.isEmpty ? nil : folder
     }
 
-    /// Rewrites library.json from the database (the database is the truth; the file is its projection).
+    /// Rewrites library.json and review/ from the database (the database is the truth; the files follow it).
     package func writeLibrary() {
-        do {
-            let books = try store.library()
-            let data = try JSONStyle.encoder().encode(LibraryDocument(generatedAt: Date(), books: books))
-            try AtomicFile.write(data, to: settings.libraryFile)
-        } catch {
-            logger.error("Cannot write library.json", metadata: ["error": "\(error)"])
-        }
+        LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
+                     maxPixels: settings.maxPixels, store: store, logger: logger).update()
     }
 
     private func moveOriginal(_ job: ClaimedJob) {

@@ -12,6 +12,8 @@ package struct PipelineSettings: Sendable {
     package var results: URL
     package var processed: URL
     package var libraryFile: URL
+    /// review/: one file per book waiting for a person, and its crop.
+    package var review: URL
     package var responses: URL
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600
@@ -21,10 +23,11 @@ package struct PipelineSettings: Sendable {
     package var maxWaitInPass: TimeInterval = 120
 
     package init(batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
-                 incoming: URL, results: URL, processed: URL, libraryFile: URL, responses: URL) {
+                 incoming: URL, results: URL, processed: URL, libraryFile: URL, review: URL, responses: URL) {
         self.batchSize = batchSize; self.concurrency = concurrency; self.reviewThreshold = reviewThreshold
         self.maxAttempts = maxAttempts; self.moveAfter = moveAfter; self.incoming = incoming; self.results = results
-        self.processed = processed; self.libraryFile = libraryFile; self.responses = responses
+        self.processed = processed; self.libraryFile = libraryFile; self.review = review
+        self.responses = responses
     }
 
 }

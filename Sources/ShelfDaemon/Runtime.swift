@@ -69,7 +69,7 @@ package struct Runtime: Sendable {
             moveAfter: config.pipeline.after == .move,
             incoming: URL(fileURLWithPath: paths.incoming), results: URL(fileURLWithPath: paths.results),
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
-            responses: URL(fileURLWithPath: paths.responses))
+            review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses))
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue, logger: logger))
     }

@@ -217,9 +217,10 @@ extension Store {
         }
     }
 
-    /// Commits a batch as one unit: job states, the library (books and sightings), events.
-    package func finish(_ outcomes: [JobOutcome], reviewThreshold: Double, shelfOf: (ClaimedJob) -> String?,
-                        now: Date = Date()) throws {
+    /// Commits a batch as one unit: job states, the library (works, sightings, history), the review queue, events.
+    /// Each book's `status` is taken as decided; a photo's job is `review` while one of its books waits for a
+    /// person (a reading a person already decided does not wait again).
+    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws {
         try write { db in
             for outcome in outcomes {
                 let job = outcome.job
@@ -230,10 +231,15 @@ extension Store {
                             lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?
                         WHERE id = ?
                         """, [review ? "review" : "done", resultPath, now, now, job.id])
-                    try Self.forgetSightings(db, of: job.sha256, threshold: reviewThreshold)   // a re-run replaces them
+                    let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
+                    var open: [String] = []
                     for book in books {
-                        try Self.upsertBook(db, book, sha256: job.sha256, shelf: shelfOf(job), threshold: reviewThreshold, now: now)
+                        if let id = try Self.commitReading(db, book, sha256: job.sha256, shelf: shelfOf(job), now: now) {
+                            open.append(id)
+                        }
                     }
+                    for id in Set(touched) { try Self.refresh(db, id, now: now) }
+                    try Self.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now)
                     try Self.addEvent(db, "photo_done", sha256: job.sha256, jobID: job.id,
                                       message: "\(books.count) books", now: now)
                 case .failed(let code, let message, let retryAt):

@@ -143,6 +143,72 @@ enum Schema {
             PRIMARY KEY (source, request)
         );
         """,
+        // 5: the library per work. A book is its work (the matched record, else normalised title + surname);
+        // each sighting keeps what that photo showed (title, ISBN as an edition, review state), so a rescan or a
+        // decision replaces one reading and the book is recomputed from the rest. A decision history per work;
+        // the review queue; people's decisions, remembered per photo and reading.
+        """
+        ALTER TABLE book ADD COLUMN work_key TEXT;
+        ALTER TABLE book ADD COLUMN match_source TEXT;
+        ALTER TABLE book ADD COLUMN match_key TEXT;
+        ALTER TABLE book ADD COLUMN match_score REAL;
+        ALTER TABLE book ADD COLUMN match_year INTEGER;
+        UPDATE book SET work_key = title_key
+            || CASE WHEN id = (SELECT MIN(b.id) FROM book b WHERE b.title_key = book.title_key) THEN '' ELSE '#' || id END;
+        CREATE UNIQUE INDEX book_work ON book(work_key);
+
+        ALTER TABLE book_sighting ADD COLUMN status TEXT NOT NULL DEFAULT 'needs_review';
+        ALTER TABLE book_sighting ADD COLUMN title TEXT;
+        ALTER TABLE book_sighting ADD COLUMN author TEXT;
+        ALTER TABLE book_sighting ADD COLUMN title_key TEXT;
+        ALTER TABLE book_sighting ADD COLUMN isbn13 TEXT;
+        ALTER TABLE book_sighting ADD COLUMN isbn10 TEXT;
+        ALTER TABLE book_sighting ADD COLUMN isbn_source TEXT;     -- who gave the ISBN: a provider, a source, `user`
+        ALTER TABLE book_sighting ADD COLUMN decided INTEGER NOT NULL DEFAULT 0;   -- a person decided this reading
+        UPDATE book_sighting SET (status, title, author, title_key, isbn13, isbn10, isbn_source) =
+            (SELECT b.status, b.title, b.author, b.title_key, b.isbn13, b.isbn10, CASE WHEN b.isbn13 IS NULL THEN NULL ELSE b.source END
+             FROM book b WHERE b.id = book_sighting.book_id);
+        CREATE INDEX book_sighting_photo ON book_sighting(sha256);
+        CREATE INDEX book_sighting_title ON book_sighting(title_key);
+
+        DROP INDEX book_isbn;
+        DROP INDEX book_title;
+        ALTER TABLE book DROP COLUMN isbn13;
+        ALTER TABLE book DROP COLUMN isbn10;
+        ALTER TABLE book DROP COLUMN title_key;
+
+        CREATE TABLE book_history (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            book_id INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+            action TEXT NOT NULL,                 -- detected | matched | needs_review | reviewed_by_user
+            agent TEXT NOT NULL,                  -- a provider, a source, or `user`
+            at REAL NOT NULL,
+            detail TEXT
+        );
+        CREATE INDEX book_history_book ON book_history(book_id);
+        INSERT INTO book_history (book_id, action, agent, at) SELECT id, 'detected', source, first_seen FROM book;
+
+        CREATE TABLE review_item (                -- a book a person is asked about: one per photo and reading
+            id TEXT PRIMARY KEY,                  -- ReviewDocument.id(photoSHA256:reading:)
+            sha256 TEXT NOT NULL,
+            book_id INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+            reading TEXT NOT NULL,                -- the book as read, JSON: box, candidates, reasons
+            created_at REAL NOT NULL
+        );
+        CREATE INDEX review_item_photo ON review_item(sha256);
+        CREATE INDEX review_item_book ON review_item(book_id);
+
+        CREATE TABLE review_decision (            -- applied again whenever the same photo gives the same reading
+            sha256 TEXT NOT NULL,
+            reading_key TEXT NOT NULL,            -- the reading's normalised title + surname
+            action TEXT NOT NULL CHECK (action IN ('accepted','edited','rejected')),
+            book TEXT,                            -- the book as decided, JSON; NULL when rejected
+            isbn_source TEXT,
+            detail TEXT NOT NULL,
+            decided_at REAL NOT NULL,
+            PRIMARY KEY (sha256, reading_key)
+        );
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -58,7 +58,7 @@ enum PhotoReport {
         var lines = ["\(path): \(document.books.count) book\(document.books.count == 1 ? "" : "s") (\(document.provider), \(document.model))"]
         for book in document.books {
             let confidence = String(format: "%.2f", book.confidence)
-            let review = book.status == .needsReview ? "  [review]" : ""
+            let review = book.status != .needsReview ? "" : book.reviewID.map { "  [review \($0)]" } ?? "  [reviewed]"
             lines.append("  \(book.title)\(book.author.map { " — \($0)" } ?? "")\(book.isbn13.map { "  ISBN \($0)" } ?? "")  \(confidence)\(review)")
         }
         for suggestion in document.suggestions { lines.append("  tip (\(suggestion.type.rawValue)): \(suggestion.message)") }

@@ -90,7 +90,7 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
             try store.finish([
                 JobOutcome(job: jobs[0], result: .finished(books: [dune(0.7, nil)], resultPath: "r1", review: false)),
                 JobOutcome(job: jobs[1], result: .finished(books: [dune(0.9, "9780441172719")], resultPath: "r2", review: false)),
-            ], reviewThreshold: 0.6, shelfOf: { _ in nil })
+            ], shelfOf: { _ in nil })
             let library = try store.library()
             #expect(library.count == 1)
             #expect(library.first?.sightings.count == 2)
@@ -108,11 +108,11 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
             var job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             try store.chargeAttempt(jobID: job.id)
             try store.finish([JobOutcome(job: job, result: .released(.providerAuth, message: "bad key", refundAttempt: true))],
-                             reviewThreshold: 0.6, shelfOf: { _ in nil })
+                             shelfOf: { _ in nil })
             job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             #expect(job.attempts == 0)
             try store.finish([JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
-                             reviewThreshold: 0.6, shelfOf: { _ in nil })
+                             shelfOf: { _ in nil })
             #expect(try store.queueCounts().dead == 1)
             #expect(try store.jobProblems().first?.code == "unreadable_image")
             #expect(try store.requeue(jobIDs: nil) == [job.id])

@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import ShelfCore
+import ShelfImaging
+import ShelfStore
+
+/// The files a person reads, derived from the database (the truth): `library.json` and `review/`.
+///
+/// `review/` holds, per open item, `<id>.json` (a `ReviewDocument`) and `<id>.jpg` (the spine cut from the
+/// upright original), and per photo with an open item `photos/<sha256>.jpg`: the whole photo, upright and
+/// smaller, to see a spine among its neighbours. That copy is kept while any book of the photo is open and goes
+/// with the last one; a crop that has to be cut again after the original moved or was deleted (a phone-sync
+/// folder) is cut from it.
+///
+/// Both are brought in line after every commit (a batch, a `shelfd review` decision), under an flock: the
+/// daemon and `shelfd review` commit first and read after taking the lock, so the last writer always wrote the
+/// newest state. A missing file is made again on the next update (after a crash between commit and write).
+package struct LibraryFiles: Sendable {
+    package var libraryFile: URL
+    package var review: URL
+    /// Where `pipeline.after = move` puts originals.
+    package var processed: URL
+    package var maxPixels: Int
+    package let store: Store
+    package let logger: Logger
+
+    package init(libraryFile: URL, review: URL, processed: URL, maxPixels: Int = 64_000_000, store: Store, logger: Logger) {
+        self.libraryFile = libraryFile; self.review = review; self.processed = processed; self.maxPixels = maxPixels
+        self.store = store; self.logger = logger
+    }
+
+    /// The context copy of a photo: enough to recognise the shelf, small enough to keep a while.
+    static let contextPreset = ImagePreset(maxSide: 1600, quality: 85, targetBytes: 0...400_000, minQuality: 60)
+
+    package var photos: URL { review.appendingPathComponent("photos") }
+    package func documentURL(id: String) -> URL { review.appendingPathComponent("\(id).json") }
+    package func cropURL(id: String) -> URL { review.appendingPathComponent("\(id).jpg") }
+    package func contextURL(sha256: String) -> URL { photos.appendingPathComponent("\(sha256).jpg") }
+
+    /// Rewrites library.json and brings review/ in line with the open items.
+    package func update() {
+        withLock {
+            writeLibrary()
+            syncReview()
+        }
+    }
+
+    private func withLock(_ body: () -> Void) {
+        let path = URL(fileURLWithPath: store.path).deletingLastPathComponent().appendingPathComponent("files.lock").path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            logger.warning("Cannot take the files lock; writing without it", metadata: ["path": "\(path)",
+                                                                                      "error": "\(String(cString: strerror(errno)))"])
+        } else {
+            while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        defer { if fd >= 0 { close(fd) } }          // closing drops the lock
+        body()
+    }
+
+    private func writeLibrary() {
+        do {
+            let books = try store.library()
+            let data = try JSONStyle.encoder().encode(LibraryDocument(generatedAt: Date(), books: books))
+            try AtomicFile.write(data, to: libraryFile)
+        } catch {
+            logger.error("Cannot write library.json", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func syncReview() {
+        let items: [ReviewItem]
+        do { items = try store.openReviewItems() } catch {
+            logger.error("Cannot read the review queue", metadata: ["error": "\(error)"])
+            return
+        }
+        let openPhotos = Set(items.map(\.photo.sha256))
+        var originals = OriginalCache(store: store, processed: processed)
+        for sha in openPhotos where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
+            guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "") else { continue }
+            attempt("Cannot keep a copy of the photo for review", sha) {
+                try AtomicFile.write(Data(try Preprocessor.prepare(bytes, preset: Self.contextPreset, maxPixels: maxPixels).jpeg),
+                                     to: contextURL(sha256: sha))
+            }
+        }
+        for item in items { write(item, originals: &originals) }
+        removeStale(in: review, keeping: Set(items.map(\.id)), extensions: ["json", "jpg"])
+        removeStale(in: photos, keeping: openPhotos, extensions: ["jpg"])
+    }
+
+    /// `<id>.json`, and `<id>.jpg` when the box changed or the crop is missing; each written only when different.
+    private func write(_ item: ReviewItem, originals: inout OriginalCache) {
+        let existing = FileManager.default.contents(atPath: documentURL(id: item.id).path)
+        let previous = existing.flatMap { try? JSONStyle.decoder().decode(ReviewDocument.self, from: $0) }
+        var crop: String?
+        if let box = item.book.box {
+            let cropPath = cropURL(id: item.id).path
+            if previous?.book.box == box, previous?.crop != nil, FileManager.default.fileExists(atPath: cropPath) {
+                crop = previous?.crop
+            } else if let bytes = originals.bytes(of: item.photo.sha256, path: item.photo.path)
+                        ?? FileManager.default.contents(atPath: contextURL(sha256: item.photo.sha256).path).map(Array.init) {
+                attempt("Cannot cut the spine for review", item.photo.sha256) {
+                    try AtomicFile.write(Data(try Preprocessor.crop(bytes, box: box, maxPixels: maxPixels)), to: cropURL(id: item.id))
+                    crop = "\(item.id).jpg"
+                }
+            }
+        }
+        let document = ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates,
+                                      reasons: item.reasons, crop: crop, createdAt: item.createdAt)
+        attempt("Cannot write a review item", item.photo.sha256) {
+            let data = try JSONStyle.encoder().encode(document)
+            if data != existing { try AtomicFile.write(data, to: documentURL(id: item.id)) }
+        }
+    }
+
+    private func removeStale(in folder: URL, keeping names: Set<String>, extensions: Set<String>) {
+        guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) else { return }
+        for file in files where extensions.contains(file.pathExtension) && !file.lastPathComponent.hasPrefix(".")
+            && !names.contains(file.deletingPathExtension().lastPathComponent) {
+            try? FileManager.default.removeItem(at: file)
+        }
+        AtomicFile.removeLeftovers(in: folder)
+    }
+
+    private func attempt(_ message: Logger.Message, _ sha256: String, _ body: () throws -> Void) {
+        do { try body() } catch {
+            logger.warning(message, metadata: ["photo.sha256": "\(sha256.prefix(12))", "error": "\(error)"])
+        }
+    }
+}
+
+/// The original of the photo last asked for: wherever it was seen, or under processed/ after a move; only
+/// bytes whose hash is the photo's.
+private struct OriginalCache {
+    let store: Store
+    let processed: URL
+    var last: (sha256: String, bytes: [UInt8]?)?
+
+    mutating func bytes(of sha256: String, path relativePath: String) -> [UInt8]? {
+        if let last, last.sha256 == sha256 { return last.bytes }
+        let places = ((try? store.photoLocations(sha256: sha256)) ?? []) + [processed.appendingPathComponent(relativePath).path]
+        let found = places.lazy.compactMap { path -> [UInt8]? in
+            guard case .success(let bytes) = Pipeline.readFile(path), SHA256.hex(of: bytes) == sha256 else { return nil }
+            return bytes
+        }.first
+        last = (sha256, found)
+        return found
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import ShelfConfig
+import ShelfCore
+import ShelfStore
+
+/// `shelfd review`: the open items, and a person's decisions, after each of which library.json and review/
+/// follow the database. Works while the daemon runs (WAL; a decision is one BEGIN IMMEDIATE transaction).
+package struct ReviewDesk {
+    /// Nil before anything was ever queued: nothing to review.
+    private let files: LibraryFiles?
+    private let incoming: URL
+
+    /// `writing`: open the database for decisions; otherwise read-only (`list`, `show`).
+    package init(config: Configuration, writing: Bool, logger: Logger) throws {
+        let paths = config.paths
+        let store: Store? = writing && FileManager.default.fileExists(atPath: paths.database)
+            ? try Store.open(path: paths.database) : try Store.openForReading(path: paths.database)
+        files = store.map { LibraryFiles(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
+                                         processed: URL(fileURLWithPath: paths.processed), store: $0, logger: logger) }
+        incoming = URL(fileURLWithPath: paths.incoming)
+    }
+
+    /// Every open item, oldest first.
+    package func items() throws -> [ReviewItem] {
+        try files?.store.openReviewItems() ?? []
+    }
+
+    /// The open item `id` names (or starts).
+    package func item(_ id: String) throws -> ReviewItem {
+        guard let files else { throw Self.nothingOpen(id) }
+        return try files.store.reviewItem(id)
+    }
+
+    /// As written to review/<id>.json (the crop named when it has been cut).
+    package func document(_ item: ReviewItem) -> ReviewDocument {
+        ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates, reasons: item.reasons,
+                       crop: cropPath(item) == nil ? nil : "\(item.id).jpg", createdAt: item.createdAt)
+    }
+
+    /// The spine's crop, when it could be cut.
+    package func cropPath(_ item: ReviewItem) -> String? {
+        files.map { $0.cropURL(id: item.id).path }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+    }
+
+    /// The whole photo: the original where it was found, else the copy kept for review.
+    package func photoPath(_ item: ReviewItem) -> String? {
+        let original = incoming.appendingPathComponent(item.photo.path).path
+        let copy = files?.contextURL(sha256: item.photo.sha256).path
+        return [original, copy].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Carries out a decision, then rewrites library.json and clears the item's files.
+    package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
+        guard let files else { throw Self.nothingOpen(id) }
+        let resolution = try files.store.decide(id, verdict)
+        files.update()
+        return resolution
+    }
+
+    private static func nothingOpen(_ id: String) -> ReviewError {
+        ReviewError(code: .notFound, message: "No open review item \(id): shelfd has not catalogued any photo yet.")
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import ShelfCore
+
+/// A book a person is asked about: one photo's reading of it, as committed.
+package struct ReviewItem: Sendable, Equatable {
+    package var id: String
+    package var photo: ReviewDocument.Photo
+    /// The book as read and checked: box, candidates (best first), `review_reasons`, `review_id`.
+    package var book: Book
+    package var createdAt: Date
+
+    package var candidates: [MatchCandidate] { book.candidates ?? [] }
+    package var reasons: [String] { book.reviewReasons ?? [] }
+}
+
+/// What a person decided about a review item.
+package enum ReviewVerdict: Sendable, Equatable {
+    /// The reading is right as it is (with its match, when it had one).
+    case accept
+    /// Candidate `n`, counted from 1, best first: its title, author, ISBN and record.
+    case pick(Int)
+    /// The person's own words; nil keeps what was read. The book is then matched to no record.
+    case edit(title: String?, author: String?, isbn: ISBN?)
+    /// Not a book, or not this one: out of the library, and kept out when the photo is read again.
+    case reject
+}
+
+/// What a decision did, for the command to report.
+package struct ReviewResolution: Sendable, Equatable {
+    package var id: String
+    package var photoSHA256: String
+    /// The book as it is now in the library; nil when rejected.
+    package var book: Book?
+    /// How the decision reads in the book's history (`accepted as read`, `edited title, author`, `rejected`).
+    package var detail: String
+}
+
+/// A review command that cannot be carried out, with what to do instead.
+package struct ReviewError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable { case notFound = "not_found", ambiguous, noSuchCandidate = "no_such_candidate" }
+    package var code: Code
+    package var message: String
+    package var description: String { message }
+    package init(code: Code, message: String) { self.code = code; self.message = message }
+}
+
+extension Store {
+    /// Every open item, oldest first.
+    package func openReviewItems() throws -> [ReviewItem] {
+        try read { db in try Self.reviewItems(db, where: "1", []) }
+    }
+
+    /// The open item whose id is `id` or starts with it (at least 4 characters, as `review list` shows them).
+    package func reviewItem(_ id: String) throws -> ReviewItem {
+        try read { db in try Self.reviewItem(db, id) }
+    }
+
+    /// The readings of this photo a person has decided (by normalised title + surname): they do not reopen.
+    package func decidedReadings(sha256: String) throws -> Set<String> {
+        try read { db in
+            Set(try db.query("SELECT reading_key FROM review_decision WHERE sha256 = ?", [sha256]).compactMap { $0.string("reading_key") })
+        }
+    }
+
+    /// Where the photo has been seen, newest first (absolute paths; some may be gone).
+    package func photoLocations(sha256: String) throws -> [String] {
+        try read { db in
+            try db.query("SELECT path FROM sighting WHERE sha256 = ? ORDER BY seen_at DESC", [sha256]).compactMap { $0.string("path") }
+        }
+    }
+
+    /// Carries out a person's decision in one BEGIN IMMEDIATE transaction (the daemon may be writing): the
+    /// library takes the decided book (verified, `reviewed_by_user` in its history) or loses the rejected
+    /// reading; the decision is remembered for this photo and reading; the item closes, and the photo's job
+    /// leaves `review` when it was its last open item.
+    package func decide(_ id: String, _ verdict: ReviewVerdict, now: Date = Date()) throws -> ReviewResolution {
+        try write { db in
+            let item = try Self.reviewItem(db, id)
+            let decision = try Self.decision(verdict, on: item.book)
+            try db.execute("""
+                INSERT INTO review_decision (sha256, reading_key, action, book, isbn_source, detail, decided_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sha256, reading_key) DO UPDATE SET action = excluded.action, book = excluded.book,
+                    isbn_source = excluded.isbn_source, detail = excluded.detail, decided_at = excluded.decided_at
+                """, [item.photo.sha256, item.book.titleKey, decision.action.rawValue,
+                      try decision.book.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+                      decision.isbnSource, decision.detail, now])
+            guard let bookID = try db.queryOne("SELECT book_id FROM review_item WHERE id = ?", [item.id])?.int("book_id") else {
+                throw ReviewError(code: .notFound, message: "Review item \(item.id) has no book any more; run 'shelfd review list'.")
+            }
+            let shelf = try db.queryOne("SELECT shelf FROM book_sighting WHERE book_id = ? AND sha256 = ?",
+                                        [bookID, item.photo.sha256])?.string("shelf")
+            try db.execute("DELETE FROM book_sighting WHERE book_id = ? AND sha256 = ?", [bookID, item.photo.sha256])
+            try db.execute("DELETE FROM review_item WHERE id = ?", [item.id])
+            var placed: Book?
+            if let decided = decision.book {
+                let target = try Self.apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: item.book,
+                                            sha256: item.photo.sha256, shelf: shelf, db, now: now)
+                if target != bookID,
+                   try db.queryOne("SELECT 1 AS one FROM book_sighting WHERE book_id = ?", [bookID]) == nil {
+                    // The reading was all this book had: its history goes with the reading to the chosen work.
+                    try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [target, bookID])
+                }
+                placed = decided
+            } else {
+                try Self.recordHistory(db, bookID, LibraryDocument.Decision(action: "reviewed_by_user", by: "user", at: now,
+                                                                            detail: "\(decision.detail) in \(item.photo.path)"))
+            }
+            try Self.refresh(db, bookID, now: now)
+            try Self.closeJobIfReviewed(db, sha256: item.photo.sha256, now: now)
+            return ReviewResolution(id: item.id, photoSHA256: item.photo.sha256, book: placed, detail: decision.detail)
+        }
+    }
+
+    // MARK: Inside a batch commit
+
+    /// Adds one reading of a committed photo to the library: a decision a person took on this reading before
+    /// applies again; a reading that still needs a person opens (or keeps) its review item. Returns the id
+    /// of the item kept open, if any.
+    static func commitReading(_ db: SQLiteConnection, _ book: Book, sha256: String, shelf: String?, now: Date) throws -> String? {
+        if let row = try db.queryOne("SELECT * FROM review_decision WHERE sha256 = ? AND reading_key = ?", [sha256, book.titleKey]) {
+            let decision = try StoredDecision(row)
+            if let decided = decision.book {
+                try apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: book, sha256: sha256,
+                          shelf: shelf, db, now: now)
+            }
+            return nil
+        }
+        let bookID = try addReading(db, book, sha256: sha256, shelf: shelf, now: now)
+        guard book.status == .needsReview else { return nil }
+        let id = ReviewDocument.id(photoSHA256: sha256, reading: book)
+        var reading = book
+        reading.reviewID = id
+        if (reading.reviewReasons ?? []).isEmpty { reading.reviewReasons = ["low_confidence"] }   // the only cause before matching
+        try db.execute("""
+            INSERT INTO review_item (id, sha256, book_id, reading, created_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET book_id = excluded.book_id, reading = excluded.reading
+            """, [id, sha256, bookID, String(decoding: try JSONEncoder().encode(reading), as: UTF8.self), now])
+        let photo = try db.queryOne("SELECT relative_path FROM photo WHERE sha256 = ?", [sha256])?.string("relative_path") ?? sha256
+        try recordHistory(db, bookID, LibraryDocument.Decision(
+            action: "needs_review", by: book.source, at: now,
+            detail: "\(photo): \((reading.reviewReasons ?? []).joined(separator: ", "))"))
+        return id
+    }
+
+    /// After a photo's readings are in: its items for readings it no longer gives are closed, and its job is
+    /// `review` only while one is open.
+    static func closeStaleItems(_ db: SQLiteConnection, sha256: String, keeping open: [String], now: Date) throws {
+        let placeholders = Array(repeating: "?", count: open.count).joined(separator: ",")
+        try db.execute("DELETE FROM review_item WHERE sha256 = ? AND id NOT IN (\(placeholders))", [sha256] + open)
+        try closeJobIfReviewed(db, sha256: sha256, now: now)
+    }
+
+    private static func closeJobIfReviewed(_ db: SQLiteConnection, sha256: String, now: Date) throws {
+        guard try db.queryOne("SELECT 1 AS one FROM review_item WHERE sha256 = ?", [sha256]) == nil else { return }
+        try db.execute("UPDATE job SET state = 'done', updated_at = ? WHERE sha256 = ? AND state = 'review'", [now, sha256])
+    }
+
+    // MARK: Decisions
+
+    /// A decision as remembered: what the book became (nil when rejected) and how to say it.
+    struct StoredDecision {
+        enum Action: String { case accepted, edited, rejected }
+        var action: Action
+        var book: Book?
+        var isbnSource: String?
+        var detail: String
+
+        init(action: Action, book: Book?, isbnSource: String?, detail: String) {
+            self.action = action; self.book = book; self.isbnSource = isbnSource; self.detail = detail
+        }
+
+        init(_ row: Row) throws {
+            action = Action(rawValue: row.string("action") ?? "") ?? .rejected
+            book = try row.string("book").map { try JSONDecoder().decode(Book.self, from: Data($0.utf8)) }
+            isbnSource = row.string("isbn_source")
+            detail = row.string("detail") ?? ""
+        }
+    }
+
+    /// The book a verdict makes of a reading: verified, with no candidates or reasons left.
+    static func decision(_ verdict: ReviewVerdict, on reading: Book) throws(ReviewError) -> StoredDecision {
+        var book = reading
+        book.status = .verified
+        book.candidates = nil; book.reviewReasons = nil; book.reviewID = nil
+        switch verdict {
+        case .accept:
+            return StoredDecision(action: .accepted, book: book, isbnSource: nil, detail: "accepted as read")
+        case .pick(let n):
+            let candidates = reading.candidates ?? []
+            guard candidates.indices.contains(n - 1) else {
+                throw ReviewError(code: .noSuchCandidate, message: candidates.isEmpty
+                    ? "This book has no candidates: accept it as read, or edit it."
+                    : "There are \(candidates.count) candidates: give --candidate 1…\(candidates.count).")
+            }
+            let record = candidates[n - 1].record
+            book.title = record.title; book.author = record.author ?? reading.author
+            book.isbn13 = record.isbn13; book.isbn10 = record.isbn10
+            book.match = BookMatch(source: record.source, key: record.key, score: candidates[n - 1].score, year: record.year)
+            return StoredDecision(action: .accepted, book: book, isbnSource: record.source, detail: "accepted candidate \(n)")
+        case .edit(let title, let author, let isbn):
+            var changed: [String] = []
+            if let title, title != reading.title { book.title = title; changed.append("title") }
+            if let author, author != reading.author { book.author = author.isEmpty ? nil : author; changed.append("author") }
+            if let isbn, isbn.isbn13 != reading.isbn13 { book.isbn13 = isbn.isbn13; book.isbn10 = isbn.isbn10; changed.append("ISBN") }
+            book.match = nil                          // a person's own words name no record
+            return StoredDecision(action: .edited, book: book, isbnSource: isbn == nil ? nil : "user",
+                                  detail: changed.isEmpty ? "accepted as read" : "edited \(changed.joined(separator: ", "))")
+        case .reject:
+            return StoredDecision(action: .rejected, book: nil, isbnSource: nil, detail: "rejected")
+        }
+    }
+
+    /// Puts a decided reading into the library: the decided title, author, ISBN and match, with this reading's
+    /// box and confidence. Returns the book's row.
+    @discardableResult
+    static func apply(_ decided: Book, isbnSource: String?, detail: String, reading: Book, sha256: String, shelf: String?,
+                      _ db: SQLiteConnection, now: Date) throws -> Int64 {
+        var book = decided
+        book.box = reading.box; book.confidence = reading.confidence; book.source = reading.source
+        let bookID = try addReading(db, book, sha256: sha256, shelf: shelf, decided: true, isbnSource: isbnSource, now: now)
+        let photo = try db.queryOne("SELECT relative_path FROM photo WHERE sha256 = ?", [sha256])?.string("relative_path") ?? sha256
+        try recordHistory(db, bookID, LibraryDocument.Decision(action: "reviewed_by_user", by: "user", at: now,
+                                                               detail: "\(detail) in \(photo)"))
+        return bookID
+    }
+
+    // MARK: Reading items
+
+    static func reviewItem(_ db: SQLiteConnection, _ id: String) throws -> ReviewItem {
+        let wanted = id.lowercased()
+        guard wanted.count >= 4, wanted.allSatisfy(\.isHexDigit) else {
+            throw ReviewError(code: .notFound, message: "'\(id)' is not a review id: give one as 'shelfd review list' shows it.")
+        }
+        let found = try reviewItems(db, where: "r.id LIKE ?", [wanted + "%"])
+        guard found.count < 2 else {
+            throw ReviewError(code: .ambiguous, message: "'\(id)' starts \(found.count) review ids: give more of it.")
+        }
+        guard let item = found.first else {
+            throw ReviewError(code: .notFound, message: "No open review item \(id) (decided already?); 'shelfd review list' shows the open ones.")
+        }
+        return item
+    }
+
+    private static func reviewItems(_ db: SQLiteConnection, where condition: String, _ arguments: [any SQLBindable]) throws -> [ReviewItem] {
+        try db.query("""
+            SELECT r.id, r.sha256, r.reading, r.created_at, p.relative_path FROM review_item r
+            JOIN photo p ON p.sha256 = r.sha256 WHERE \(condition) ORDER BY r.created_at, r.id
+            """, arguments).compactMap { row in
+            guard let id = row.string("id"), let sha = row.string("sha256"), let json = row.string("reading") else { return nil }
+            return ReviewItem(id: id, photo: ReviewDocument.Photo(path: row.string("relative_path") ?? "", sha256: sha),
+                              book: try JSONDecoder().decode(Book.self, from: Data(json.utf8)),
+                              createdAt: row.date("created_at") ?? Date(timeIntervalSince1970: 0))
+        }
+    }
+}

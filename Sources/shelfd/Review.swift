@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+import ShelfConfig
+import ShelfDaemon
+import ShelfStore
+
+struct Review: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decide about the books shelfd was not sure of.",
+        discussion: """
+            With no verb, on a terminal: one book at a time, with its crop and candidates (a accept, 1-9 pick a \
+            candidate, e edit, r reject, s skip, q quit). Not on a terminal: the list. A decision updates library.json, \
+            clears review/<id>.json and its crop, and is applied again when the same photo is read again.
+            """,
+        subcommands: [ReviewList.self, ReviewShow.self, ReviewAccept.self, ReviewEdit.self, ReviewReject.self])
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let (config, _, logger) = try global.load(quiet: true)
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            let desk = try ReviewDesk(config: config, writing: false, logger: logger)
+            return print(ReviewText.list(try desk.items()))
+        }
+        try ReviewWalk(desk: try ReviewDesk(config: config, writing: true, logger: logger)).run()
+    }
+}
+
+struct ReviewList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "The books waiting for a decision, oldest first.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print the review documents (schema shelfd.review/1) as a JSON array.") var json = false
+
+    func run() async throws {
+        let (config, _, logger) = try global.load(quiet: true)
+        let desk = try ReviewDesk(config: config, writing: false, logger: logger)
+        let items = try desk.items()
+        if json { try printJSON(items.map(desk.document)) } else { print(ReviewText.list(items)) }
+    }
+}
+
+struct ReviewShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "One book: what was read, why it is asked, its candidates.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print the review document (schema shelfd.review/1) as JSON.") var json = false
+    @Argument(help: ArgumentHelp("The review id, as 'shelfd review list' shows it (its first characters are enough).", valueName: "id"))
+    var id: String
+
+    func run() async throws {
+        let (config, _, logger) = try global.load(quiet: true)
+        let desk = try ReviewDesk(config: config, writing: false, logger: logger)
+        let item = try desk.item(id)
+        if json { try printJSON(desk.document(item)) } else { print(ReviewText.details(item, desk: desk)) }
+    }
+}
+
+struct ReviewAccept: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accept", abstract: "The book is right: as read, or as one of its candidates.",
+        discussion: "Without --candidate the reading is kept as it is (with its match, when it had one): the candidates are the matcher's guesses, and taking one is a choice to make by number.")
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: ArgumentHelp("Take candidate N instead (1 is the best, as 'shelfd review show' numbers them).", valueName: "n"))
+    var candidate: Int?
+    @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String
+
+    func validate() throws {
+        if let candidate, candidate < 1 { throw ValidationError("--candidate counts from 1 (see 'shelfd review show \(id)').") }
+    }
+
+    func run() async throws {
+        try decide(global, id, candidate.map(ReviewVerdict.pick) ?? .accept)
+    }
+}
+
+struct ReviewEdit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "The book is this one: give its title, author or ISBN in your own words.",
+        discussion: "What you leave out stays as read. The book is then no longer matched to a catalogue record.")
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: "The title.") var title: String?
+    @Option(name: .long, help: "The author; an empty string for none.") var author: String?
+    @Option(name: .long, help: "An ISBN-10 or ISBN-13 (its checksum is checked).") var isbn: String?
+    @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String
+
+    func validate() throws {
+        if title == nil && author == nil && isbn == nil {
+            throw ValidationError("Nothing to change: give --title, --author or --isbn (or use 'shelfd review accept \(id)').")
+        }
+        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--title cannot be empty.") }
+        if let isbn, ISBN(isbn) == nil {
+            throw ValidationError("'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
+        }
+    }
+
+    func run() async throws {
+        try decide(global, id, .edit(title: title?.trimmingCharacters(in: .whitespaces),
+                                     author: author?.trimmingCharacters(in: .whitespaces), isbn: isbn.flatMap(ISBN.init)))
+    }
+}
+
+struct ReviewReject: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reject", abstract: "Not a book, or not this one: out of the library, and kept out when the photo is read again.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String
+
+    func run() async throws { try decide(global, id, .reject) }
+}
+
+/// Carries out one decision and says what it did; a candidate that does not exist is a usage error (exit 2).
+private func decide(_ global: GlobalOptions, _ id: String, _ verdict: ReviewVerdict) throws {
+    let (config, _, logger) = try global.load(quiet: true)
+    let desk = try ReviewDesk(config: config, writing: true, logger: logger)
+    do {
+        print(ReviewText.resolution(try desk.decide(id, verdict)))
+    } catch let error as ReviewError where error.code == .noSuchCandidate {
+        throw ValidationError(error.message)
+    }
+}
+
+/// How review items and decisions read on a terminal.
+enum ReviewText {
+    static func list(_ items: [ReviewItem]) -> String {
+        guard !items.isEmpty else { return "Nothing to review." }
+        return items.map { item in
+            let count = item.candidates.count
+            let candidates = count == 0 ? "" : ", \(count) candidate\(count == 1 ? "" : "s")"
+            return "\(item.id)  \(String(format: "%.2f", item.book.confidence))  \(book(item.book))  [\(item.photo.path)]  "
+                + item.reasons.joined(separator: ", ") + candidates
+        }.joined(separator: "\n")
+    }
+
+    static func details(_ item: ReviewItem, desk: ReviewDesk) -> String {
+        var lines = ["\(item.id)  \(book(item.book))"]
+        if let isbn = item.book.isbn13 { lines.append("  ISBN:        \(isbn)") }
+        lines.append("  confidence:  \(String(format: "%.2f", item.book.confidence)) (\(item.book.source))")
+        lines.append("  why:         \(item.reasons.joined(separator: ", "))")
+        lines.append("  photo:       \(item.photo.path)\(desk.photoPath(item).map { "  (\($0))" } ?? "  (gone)")")
+        lines.append("  crop:        \(desk.cropPath(item) ?? "none (the photo could not be read)")")
+        if item.candidates.isEmpty {
+            lines.append("  candidates:  none")
+        } else {
+            lines.append("  candidates:")
+            for (n, candidate) in item.candidates.enumerated() {
+                let record = candidate.record
+                var line = "    \(n + 1). \(book(title: record.title, author: record.author))"
+                if let year = record.year { line += " (\(year))" }
+                if let isbn = record.isbn13 { line += "  ISBN \(isbn)" }
+                line += "  score \(String(format: "%.2f", candidate.score))  \(record.source) \(record.key)"
+                lines.append(line)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func resolution(_ resolution: ReviewResolution) -> String {
+        guard let book = resolution.book else { return "Rejected \(resolution.id): it is out of the library." }
+        return "\(resolution.detail.prefix(1).uppercased())\(resolution.detail.dropFirst()) (\(resolution.id)): \(Self.book(book))."
+    }
+
+    static func book(_ book: Book) -> String { self.book(title: book.title, author: book.author) }
+
+    static func book(title: String, author: String?) -> String { "\(title) — \(author ?? "unknown author")" }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import ShelfCore
+import Testing
+@testable import ShelfStore
+
+/// Commits `books` as the reading of photo `sha` (its first reading, or a rescan when it was read before).
+private func commit(_ store: Store, photo sha: String, shelf: String? = nil, _ books: [Book], at now: Date = Date()) throws {
+    let known = try store.finishedJob(sha256: sha) != nil
+    if known {
+        _ = try store.rescan(sha256: sha, providerChoice: nil, now: now)
+    } else {
+        _ = try store.recordSighting(path: "/in/\(shelf.map { "\($0)/" } ?? "")\(sha).jpg",
+                                     relativePath: "\(shelf.map { "\($0)/" } ?? "")\(sha).jpg", sha256: sha, size: 1,
+                                     mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+    }
+    let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+    try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/\(sha).json",
+                                                             review: books.contains { $0.status == .needsReview }))],
+                     shelfOf: { _ in shelf }, now: now)
+}
+
+private func reading(_ title: String, _ author: String?, confidence: Double = 0.9, isbn: String? = nil,
+                     match: BookMatch? = nil, candidates: [MatchCandidate]? = nil, status: Book.Status? = nil) -> Book {
+    let checked = isbn.flatMap(ISBN.init)
+    var book = Book(title: title, author: author, isbn13: checked?.isbn13, isbn10: checked?.isbn10, confidence: confidence,
+                    box: Box(x1: 0.4, y1: 0.1, x2: 0.45, y2: 0.9), status: status ?? (confidence >= 0.6 ? .verified : .needsReview),
+                    source: "gemini", match: match)
+    book.candidates = candidates
+    return book
+}
+
+private let duneWork = BookMatch(source: "openlibrary", key: "/works/OL893415W", score: 0.97, year: 1965)
+private let hobbitRecord = CatalogueRecord(source: "openlibrary", key: "/works/OL27482W", title: "The Hobbit",
+                                           author: "J. R. R. Tolkien", isbn13: "9780261102217", isbn10: "0261102214", year: 1937)
+private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71),
+                                MatchCandidate(record: CatalogueRecord(source: "openlibrary", key: "/works/OL1W", title: "The Hobbit Companion"),
+                                               score: 0.40)]
+
+@Suite struct LibraryTests {
+    @Test("Readings matched to the same record are one work, whatever title each photo showed")
+    func matchedReadingsAreOneWork() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
+            try commit(store, photo: "p2", [reading("DUNE Frank Herbert", "Herbert", match: duneWork)])
+            let library = try store.library()
+            #expect(library.count == 1)
+            #expect(library.first?.work == "openlibrary:/works/OL893415W")
+            #expect(library.first?.match == duneWork)
+            #expect(library.first?.sightings.map(\.photoSHA256) == ["p1", "p2"])
+        }
+    }
+
+    @Test("Without a match, normalised title and surname make the work; a book matched later is the same work")
+    func titleKeyThenMatch() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert")])
+            #expect(try store.library().first?.work == "title:dune|herbert")
+            try commit(store, photo: "p2", [reading("Dune", "F. Herbert", match: duneWork)])
+            try commit(store, photo: "p3", [reading("The Dune", "Herbert")])         // unmatched again: joins the match
+            let library = try store.library()
+            #expect(library.count == 1)
+            #expect(library.first?.work == "openlibrary:/works/OL893415W")
+            #expect(library.first?.sightings.count == 3)
+        }
+    }
+
+    @Test("An unmatched work is folded into the matched one once a reading shows they are the same")
+    func unmatchedWorkFoldsIntoMatchedOne() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Dune Frank Herbert", "Herbert", match: duneWork)])
+            try commit(store, photo: "p2", [reading("Dune", "Herbert", confidence: 0.95)])
+            #expect(try store.library().count == 2, "different titles, one unmatched: not yet known to be the same")
+            try commit(store, photo: "p3", [reading("Dune", "Herbert", match: duneWork)])
+            let library = try store.library()
+            #expect(library.count == 1)
+            #expect(Set(library.first?.sightings.map(\.photoSHA256) ?? []) == ["p1", "p2", "p3"])
+            #expect(library.first?.title == "Dune", "the most confident reading names it")
+            #expect(library.first?.history.filter { $0.action == "detected" }.count == 3, "the history came along")
+        }
+    }
+
+    @Test("Each ISBN seen is an edition of the work; a rescan that no longer shows one drops it")
+    func editionsMergeAndFollowSightings() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
+            try commit(store, photo: "p2", shelf: "attic", [reading("Dune", "Frank Herbert", isbn: "9780441013593")])
+            try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717")])   // the first, as ISBN-10
+            var entry = try #require(try store.library().first)
+            #expect(entry.editions == [LibraryDocument.Edition(isbn13: "9780441172719", isbn10: "0441172717", source: "gemini"),
+                                       LibraryDocument.Edition(isbn13: "9780441013593", isbn10: "0441013597", source: "gemini")])
+            #expect(entry.isbn13 == "9780441172719")
+            #expect(entry.shelves == ["attic", "den"])
+            try commit(store, photo: "p2", shelf: "attic", [reading("Dune", "Frank Herbert")])
+            entry = try #require(try store.library().first)
+            #expect(entry.editions.map(\.isbn13) == ["9780441172719"])
+        }
+    }
+
+    @Test("The history says who detected, matched and sent a book to review, once per fact")
+    func historyIsRecordedOnce() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])   // read again
+            try commit(store, photo: "p2", [reading("Smudged", nil, confidence: 0.3)])
+            let library = try store.library()
+            let dune = try #require(library.first { $0.title == "Dune" })
+            #expect(dune.history.map(\.action) == ["detected", "matched"])
+            #expect(dune.history.map(\.by) == ["gemini", "openlibrary"])
+            #expect(dune.history.first?.detail == "p1.jpg")
+            let smudged = try #require(library.first { $0.title == "Smudged" })
+            #expect(smudged.history.map(\.action) == ["detected", "needs_review"])
+            #expect(smudged.history.last?.detail == "p2.jpg: low_confidence")
+        }
+    }
+
+    @Test("A book below the threshold opens a review item in the same commit, and its photo's job waits in review")
+    func reviewItemIsCreatedInTheCommit() throws {
+        try withStore { store, _ in
+            let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert"), smudged])
+            let items = try store.openReviewItems()
+            #expect(items.map(\.id) == [ReviewDocument.id(photoSHA256: "p1", reading: smudged)])
+            #expect(items.first?.candidates == hobbitCandidates)
+            #expect(items.first?.reasons == ["low_confidence"])
+            #expect(items.first?.book.box == smudged.box)
+            #expect(try store.queueCounts().review == 1)
+            let entry = try #require(try store.library().first { $0.title == "Smudged Spine" })
+            #expect(entry.status == .needsReview && entry.reviewID == items.first?.id)
+        }
+    }
+
+    @Test("Accepting a candidate puts that book in the library, verified, and closes the photo's review")
+    func acceptingACandidate() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)])
+            let id = try #require(try store.openReviewItems().first?.id)
+            let resolution = try store.decide(String(id.prefix(6)), .pick(1))
+            #expect(resolution.detail == "accepted candidate 1")
+            let entry = try #require(try store.library().first)
+            #expect(try store.library().count == 1)
+            #expect(entry.title == "The Hobbit" && entry.author == "J. R. R. Tolkien" && entry.status == .verified)
+            #expect(entry.work == "openlibrary:/works/OL27482W")
+            #expect(entry.editions == [LibraryDocument.Edition(isbn13: "9780261102217", isbn10: "0261102214", source: "openlibrary")])
+            #expect(entry.history.map(\.action) == ["detected", "needs_review", "reviewed_by_user"])
+            #expect(entry.history.last?.by == "user" && entry.reviewID == nil)
+            #expect(try store.openReviewItems().isEmpty)
+            #expect(try store.queueCounts().review == 0 && store.queueCounts().done == 1)
+            #expect(throws: ReviewError.self) { try store.decide(id, .accept) }
+        }
+    }
+
+    @Test("A candidate that does not exist is refused and changes nothing")
+    func missingCandidateIsRefused() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31)])
+            let id = try #require(try store.openReviewItems().first?.id)
+            let error = try #require(throws: ReviewError.self) { try store.decide(id, .pick(1)) }
+            #expect(error.code == .noSuchCandidate)
+            #expect(try store.openReviewItems().count == 1)
+        }
+    }
+
+    @Test("Decisions are applied again when the photo is read again; a rejected reading stays out")
+    func decisionsSurviveARescan() throws {
+        try withStore { store, _ in
+            let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
+            let ghost = reading("Shadow", nil, confidence: 0.2)
+            let typo = reading("Dnue", "Herbrt", confidence: 0.4)
+            try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])
+            let ids = Dictionary(uniqueKeysWithValues: try store.openReviewItems().map { ($0.book.title, $0.id) })
+            _ = try store.decide(try #require(ids["Smudged Spine"]), .pick(1))
+            _ = try store.decide(try #require(ids["Shadow"]), .reject)
+            #expect(try store.queueCounts().review == 1, "one book of the photo is still open")
+            _ = try store.decide(try #require(ids["Dnue"]),
+                                 .edit(title: "Dune", author: "Frank Herbert", isbn: ISBN("9780441172719")))
+            let before = try store.library()
+            #expect(before.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
+            #expect(try store.queueCounts().review == 0)
+
+            try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])   // `shelfd rescan`
+            #expect(try store.openReviewItems().isEmpty)
+            #expect(try store.queueCounts().review == 0)
+            let after = try store.library()
+            #expect(after.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
+            let dune = try #require(after.first { $0.title == "Dune" })
+            #expect(dune.status == .verified && dune.isbn13 == "9780441172719")
+            #expect(dune.editions.first?.source == "user")
+            #expect(dune.history.filter { $0.action == "reviewed_by_user" }.map(\.detail) == ["edited title, author, ISBN in p1.jpg"])
+        }
+    }
+
+    @Test("Rejecting one photo's reading keeps the book another photo shows")
+    func rejectKeepsOtherSightings() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Emma", "Jane Austen")])
+            try commit(store, photo: "p2", [reading("Emma", "Jane Austen", confidence: 0.3)])
+            let id = try #require(try store.openReviewItems().first?.id)
+            _ = try store.decide(id, .reject)
+            let entry = try #require(try store.library().first)
+            #expect(entry.sightings.map(\.photoSHA256) == ["p1"])
+            #expect(entry.history.last?.detail == "rejected in p2.jpg")
+        }
+    }
+
+    @Test("A rescan that reads a book differently closes the old reading's item")
+    func rescanClosesStaleItems() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31)])
+            #expect(try store.openReviewItems().count == 1)
+            try commit(store, photo: "p1", [reading("The Hobbit", "J. R. R. Tolkien")])
+            #expect(try store.openReviewItems().isEmpty)
+            #expect(try store.library().map(\.title) == ["The Hobbit"])
+            #expect(try store.queueCounts().review == 0)
+        }
+    }
+
+    @Test("A database of the previous version keeps its books, their ISBNs and shelves")
+    func migratesTheLibrary() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("shelfd.db").path
+        do {
+            let db = try SQLiteConnection(path: path)
+            try db.executeScript(Schema.migrations[0] + Schema.migrations[1] + "PRAGMA user_version = 2;")
+            try db.executeScript("""
+                INSERT INTO photo VALUES ('p1', 1, 'den/a.jpg', 0);
+                INSERT INTO book (title_key, title, author, isbn13, isbn10, confidence, status, source, first_seen, updated_at)
+                VALUES ('title:dune|herbert', 'Dune', 'Frank Herbert', '9780441172719', '0441172717', 0.9, 'verified', 'gemini', 0, 0);
+                INSERT INTO book_sighting VALUES (1, 'p1', NULL, 0.9, 'den', 0);
+                """)
+        }
+        let store = try Store.open(path: path)
+        let entry = try #require(try store.library().first)
+        #expect(entry.work == "title:dune|herbert" && entry.title == "Dune" && entry.status == .verified)
+        #expect(entry.editions.map(\.isbn13) == ["9780441172719"])
+        #expect(entry.shelves == ["den"])
+        #expect(entry.history.map(\.action) == ["detected"])
+        try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
+        #expect(try store.library().first?.sightings.count == 2)
+    }
+}
