@@ -31,8 +31,9 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         let (config, _, _) = try global.load(quiet: true)
-        let library = try Store.openForReading(path: config.paths.database)?.library() ?? []
-        let reviews = format == .review ? Self.openReviews(in: config.paths.review) : []
+        let store = try Store.openForReading(path: config.paths.database)
+        let library = try store?.library() ?? []
+        let reviews = format == .review ? try Self.openReviews(store) : []
         let options = ExportOptions(exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
                                     includeUnverified: includeUnverified, reviewFolder: config.paths.review)
         let result = try LibraryExport.export(format, library: library, reviews: reviews, options: options, generatedAt: Date())
@@ -67,18 +68,11 @@ struct Export: AsyncParsableCommand {
         FileHandle.standardError.write(Data("shelfd: \(line)\n".utf8))
     }
 
-    /// Every `review/<id>.json`; one that cannot be read is named on stderr and skipped, not fatal.
-    private static func openReviews(in folder: String) -> [ReviewDocument] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        var reviews: [ReviewDocument] = []
-        for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
-            do {
-                reviews.append(try JSONStyle.decoder().decode(ReviewDocument.self, from: Data(contentsOf: URL(fileURLWithPath: path))))
-            } catch {
-                say("\(path) skipped: not a review document (\(error))")
-            }
+    /// The open review items, from the database (the files in review/ are its projection).
+    private static func openReviews(_ store: Store?) throws -> [ReviewDocument] {
+        try (store?.openReviewItems() ?? []).map { item in
+            ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates, reasons: item.reasons,
+                           crop: "\(item.id).jpg", createdAt: item.createdAt)
         }
-        return reviews
     }
 }

@@ -90,31 +90,21 @@ struct ExportCommandTests {
         }
     }
 
-    @Test("The review queue as CSV, from review/*.json", .timeLimit(.minutes(2)))
+    @Test("The review queue as CSV: the books waiting for a person", .timeLimit(.minutes(2)))
     func reviewQueue() async throws {
         try await catalogued { root, _ in
-            var book = Book(title: "Smudged Spine", author: nil, isbn13: nil, isbn10: nil, confidence: 0.31, box: nil,
-                            status: .needsReview, source: "gemini")
-            book.reviewReasons = ["low_confidence"]
-            let candidate = MatchCandidate(record: CatalogueRecord(source: "catalogue", key: "catalogue:3", title: "Smoke and Mirrors",
-                                                                   author: "Neil Gaiman"), score: 0.42)
-            let review = ReviewDocument(id: "0123456789ab", photo: .init(path: "living-room/IMG_0001.jpg", sha256: "ff"), book: book,
-                                        candidates: [candidate], reasons: ["low_confidence"], crop: "0123456789ab.jpg",
-                                        createdAt: Date(timeIntervalSince1970: 1_710_000_000))
-            let folder = root.root.appendingPathComponent("review")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try JSONStyle.encoder().encode(review).write(to: folder.appendingPathComponent("0123456789ab.json"))
-
             let out = root.base.appendingPathComponent("queue.csv")
             let result = try await export(root, "--format", "review", "--output", out.path)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("wrote 1 review item to \(out.path)"))
             let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").map(String.init)
-            #expect(lines == [
-                "id,photo,title,author,isbn13,confidence,reasons,best_title,best_author,best_isbn13,best_score,candidates,crop,created_at",
-                "0123456789ab,living-room/IMG_0001.jpg,Smudged Spine,,,0.31,low_confidence,Smoke and Mirrors,Neil Gaiman,,0.42,1,"
-                    + "\(folder.path)/0123456789ab.jpg,2024-03-09T16:00:00Z",
-            ])
+            #expect(lines.first == "id,photo,title,author,isbn13,confidence,reasons,best_title,best_author,best_isbn13,best_score,candidates,crop,created_at")
+            let row = try #require(lines.dropFirst().first)
+            let id = String(row.prefix(12))
+            #expect(row.hasPrefix("\(id),living-room/IMG_0001.jpg,Smudged Spine,,,0.31,low_confidence,,,,,0,"
+                                  + root.root.appendingPathComponent("review/\(id).jpg").path + ","))
+            #expect(FileManager.default.fileExists(atPath: root.root.appendingPathComponent("review/\(id).json").path))
+            #expect(lines.count == 2)
         }
     }
 
