@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Values and rules: no I/O, no C.
         .target(name: "ShelfCore", swiftSettings: settings),
@@ -46,7 +47,7 @@ let package = Package(
         ], swiftSettings: settings),
         // Books: the local catalogue, OpenLibrary and Google Books, the matcher and its scoring.
         .target(name: "ShelfEnrichment", dependencies: [
-            "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
+            "ShelfCore", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The pipeline: scheduler, batches, writers, status, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
@@ -70,7 +71,8 @@ let package = Package(
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
-        .testTarget(name: "ShelfEnrichmentTests", dependencies: ["ShelfEnrichment", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfEnrichmentTests", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfTesting"],
+                    swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging"], swiftSettings: settings),
 
