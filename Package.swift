@@ -83,5 +83,8 @@ let package = Package(
         // Preprocessing: milliseconds and peak RSS per preset, beside djpeg | cjpeg.
         .executableTarget(name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],
                           path: "Benchmarks/PreprocessBenchmark", swiftSettings: settings),
+        // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
+        .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfCore"],
+                          path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
     ]
 )
