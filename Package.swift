@@ -74,7 +74,8 @@ let package = Package(
         .testTarget(name: "ShelfEnrichmentTests", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfTesting"],
                     swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
-        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging"], swiftSettings: settings),
+        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging", "ShelfEnrichment"],
+                    swiftSettings: settings),
 
         // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.
         .executableTarget(name: "shelfd-bench", dependencies: [

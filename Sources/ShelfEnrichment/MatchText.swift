@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-// The matcher scores some thirty records per spine within a millisecond budget, so text is taken apart
+// The matcher scores some twenty records per spine within a millisecond budget, so text is taken apart
 // once (records are cached, see `PreparedRecords`) into plain integers: a word is a 64-bit hash of its
 // folded bytes, a trigram three bytes packed into 32 bits, and sets of them hash by multiplication
 // instead of SipHash over Strings.
@@ -45,28 +45,49 @@ struct Word {
     let trigrams: [Trigram]
     let weight: Double
 
-    init(_ text: some StringProtocol) {
-        bytes = Array(text.utf8)
+    init(_ text: some StringProtocol) { self.init(Array(text.utf8)[...]) }
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = Array(bytes)
         hash = Self.hash(bytes)
         var trigrams: [Trigram] = []
         trigrams.reserveCapacity(bytes.count)
-        var window: Trigram = 32                          // the leading pad
-        for (index, byte) in bytes.enumerated() {
-            window = (window << 8 | Trigram(byte)) & 0xFF_FFFF
-            if index >= 1 { trigrams.append(window) }
-        }
-        trigrams.append((window << 8 | 32) & 0xFF_FFFF)   // the trailing pad
+        Self.forEachTrigram(of: bytes) { trigrams.append($0) }
         self.trigrams = trigrams
         weight = WordWeight.of(hash: hash, length: bytes.count)
     }
 
-    static func hash(_ bytes: [UInt8]) -> UInt64 {
+    static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
     }
 
-    static func split(_ folded: String) -> [Word] { folded.split(separator: " ").map(Word.init) }
+    /// The trigrams of the word padded with a space on each side.
+    static func forEachTrigram(of bytes: ArraySlice<UInt8>, _ body: (Trigram) -> Void) {
+        guard !bytes.isEmpty else { return }
+        var window: Trigram = 32                          // the leading pad
+        for (offset, byte) in bytes.enumerated() {
+            window = (window << 8 | Trigram(byte)) & 0xFF_FFFF
+            if offset >= 1 { body(window) }
+        }
+        body((window << 8 | 32) & 0xFF_FFFF)              // the trailing pad
+    }
+
+    /// The words of a folded text (single spaces between words), split on bytes: no Strings made.
+    static func split(_ folded: String) -> [Word] {
+        var words: [Word] = []
+        forEachWord(of: Array(folded.utf8)) { words.append(Word($0)) }
+        return words
+    }
+
+    static func forEachWord(of bytes: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 32 {
+            if index > start { body(bytes[start..<index]) }
+            start = index + 1
+        }
+    }
 }
 
 extension Array where Element == UInt8 {
@@ -131,7 +152,7 @@ struct TrigramFilter {
         for word in words { for gram in word.trigrams { insert(gram) } }
     }
 
-    private mutating func insert(_ gram: Trigram) {
+    mutating func insert(_ gram: Trigram) {
         let bit = Self.bit(gram)
         bits[bit >> 6] |= 1 << UInt64(bit & 63)
     }
@@ -164,14 +185,13 @@ struct PreparedQuery {
 
     init(_ query: SpineQuery) {
         let folded = TextNormalization.fold(query.text)
-        let texts = folded.split(separator: " ").map(String.init)
-        words = texts.map(Word.init)
-        let readings = words + texts.flatMap(Self.unconfused).map(Word.init)
+        words = Word.split(folded)
+        let readings = words + words.flatMap { Self.unconfused($0.bytes) }.map { Word($0[...]) }
         wordSet = IntegerSet(readings.map(\.hash))
-        trigrams = IntegerSet(readings.flatMap(\.trigrams) + Array(texts.joined().utf8).trigrams)
+        trigrams = IntegerSet(readings.flatMap(\.trigrams) + words.flatMap(\.bytes).trigrams)
         stems = words.map(\.bytes).filter { $0.count >= 3 }
         paddedText = Array(" \(folded) ".utf8)
-        years = Set(texts.compactMap { $0.utf8.count == 4 ? Int($0) : nil })
+        years = Set(words.compactMap { $0.bytes.count == 4 ? Int(String(decoding: $0.bytes, as: UTF8.self)) : nil })
         isbn = query.isbn?.isbn13
         isStructured = query.title != nil
         hasAuthor = !isStructured || !(query.author ?? "").isEmpty
@@ -179,21 +199,38 @@ struct PreparedQuery {
 
     /// Readings of a word with the commonest OCR confusions undone: digits inside letters (0/o, 1/l, 5/s),
     /// `rn` read for `m`, and `l` for a capital `I`.
-    static func unconfused(_ word: String) -> [String] {
-        var readings: [String] = []
-        let hasLetter = word.contains(where: \.isLetter), hasDigit = word.contains(where: \.isNumber)
-        if hasLetter && hasDigit {
-            readings.append(String(word.map { c -> Character in
-                switch c { case "0": "o"; case "1": "l"; case "5": "s"; default: c }
-            }))
+    static func unconfused(_ word: [UInt8]) -> [[UInt8]] {
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        var readings: [[UInt8]] = []
+        if word.contains(where: isDigit) && word.contains(where: { !isDigit($0) }) {
+            readings.append(word.map { byte in
+                switch byte {
+                case UInt8(ascii: "0"): UInt8(ascii: "o")
+                case UInt8(ascii: "1"): UInt8(ascii: "l")
+                case UInt8(ascii: "5"): UInt8(ascii: "s")
+                default: byte
+                }
+            })
         }
-        for reading in [word] + readings where reading.contains("rn") {
-            readings.append(reading.replacingOccurrences(of: "rn", with: "m"))
+        for reading in [word] + readings where reading.contains(bytes: Array("rn".utf8)) {
+            readings.append(replacing(Array("rn".utf8), with: UInt8(ascii: "m"), in: reading))
         }
-        for reading in [word] + readings where reading.contains("l") {
-            readings.append(reading.replacingOccurrences(of: "l", with: "i"))
+        for reading in [word] + readings where reading.contains(UInt8(ascii: "l")) {
+            readings.append(reading.map { $0 == UInt8(ascii: "l") ? UInt8(ascii: "i") : $0 })
         }
         return readings
+    }
+
+    private static func replacing(_ pair: [UInt8], with byte: UInt8, in word: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [], index = 0
+        while index < word.count {
+            if index + 1 < word.count && word[index] == pair[0] && word[index + 1] == pair[1] {
+                out.append(byte); index += 2
+            } else {
+                out.append(word[index]); index += 1
+            }
+        }
+        return out
     }
 
     func contains(_ word: Word) -> Bool { wordSet.contains(word.hash) }
@@ -250,10 +287,18 @@ struct PreparedRecord: Sendable {
         let tagText = TextNormalization.fold(record.tag ?? "")
         tag = Word.split(tagText)
         paddedTag = Array(" \(tagText) ".utf8)
-        let all = full + Word.split(TextNormalization.fold(record.author ?? "")) + tag
-            + Word.split(TextNormalization.fold(record.series ?? ""))
-        vocabulary = IntegerSet(all.map(\.hash))
-        vocabularyTrigrams = TrigramFilter(all)
+        // The author's and series' words only need to be known, not compared one by one: hashed and
+        // filtered straight from their bytes.
+        var hashes = (full + tag).map(\.hash)
+        var trigrams = TrigramFilter(full + tag)
+        for text in [record.author, record.series] {
+            Word.forEachWord(of: Array(TextNormalization.fold(text ?? "").utf8)) { word in
+                hashes.append(Word.hash(word))
+                Word.forEachTrigram(of: word) { trigrams.insert($0) }
+            }
+        }
+        vocabulary = IntegerSet(hashes)
+        vocabularyTrigrams = trigrams
         year = record.year
         isbn13 = record.isbn13
         work = CatalogueRecord.workKey(foldedTitle: foldedTitle, surname: surname)

@@ -188,11 +188,12 @@ package struct SpineMatcher: Sendable {
 }
 
 /// A bounded memory of prepared records, by key (a hit is checked against the whole record, so a changed
-/// record is prepared again). Emptied when full: simpler than LRU, and a daemon's working set (the
-/// shelves being scanned) refills it at once.
+/// record is prepared again). Emptied when full: simpler than LRU, and a daemon's working set (a batch
+/// of photos: some thirty spines each, twenty candidates a spine) refills it at once. A prepared
+/// record takes about 2.5 KB, so the memory stays near 10 MB.
 final class PreparedRecords: Sendable {
     private let records = Mutex<[String: (record: CatalogueRecord, prepared: PreparedRecord)]>([:])
-    static let capacity = 20_000
+    static let capacity = 4_096
 
     subscript(record: CatalogueRecord) -> PreparedRecord {
         if let known = records.withLock({ $0[record.key] }), known.record == record { return known.prepared }

@@ -37,7 +37,7 @@ struct CatalogueMatch: ParsableCommand {
             let query = SpineQuery(text: text)
             let result = matcher.decide(query, among: try source.search(query, limit: CatalogueSource.searchLimit))
             if json {
-                print(String(decoding: try encoder.encode(MatchLine(text: text, result: result)), as: UTF8.self))
+                print(String(decoding: try encoder.encode(SpineMatchLine(text: text, result: result)), as: UTF8.self))
             } else {
                 print(Self.line(text: text, result: result))
             }
@@ -66,65 +66,4 @@ struct CatalogueMatch: ParsableCommand {
         if let isbn = record.isbn13 ?? record.isbn10 { text += " (\(isbn))" }
         return text + " [\(record.key)]"
     }
-}
-
-/// One spine of `catalogue match --json`.
-struct MatchLine: Encodable {
-    struct Record: Encodable {
-        var title: String
-        var author: String?
-        var isbn: String?
-        var source: String
-        var key: String
-        var score: Double?
-
-        init(_ candidate: MatchCandidate, withScore: Bool) {
-            title = candidate.record.title.trimmingCharacters(in: .whitespaces)
-            author = candidate.record.author
-            isbn = candidate.record.isbn13 ?? candidate.record.isbn10
-            source = candidate.record.source
-            key = candidate.record.key
-            score = withScore ? MatchLine.rounded(candidate.score) : nil
-        }
-
-        // Absent values are written as null: a script reads the same keys on every line.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(title, forKey: .title)
-            try container.encode(author, forKey: .author)
-            try container.encode(isbn, forKey: .isbn)
-            try container.encode(source, forKey: .source)
-            try container.encode(key, forKey: .key)
-            if let score { try container.encode(score, forKey: .score) }
-        }
-
-        enum CodingKeys: String, CodingKey { case title, author, isbn, source, key, score }
-    }
-
-    var text: String
-    var match: Record?
-    var score: Double
-    var decision: MatchDecision
-    var candidates: [Record]
-
-    init(text: String, result: MatchResult) {
-        self.text = text
-        match = result.best.map { Record($0, withScore: false) }
-        score = Self.rounded(result.best?.score ?? result.candidates.first?.score ?? 0)
-        decision = result.decision
-        candidates = result.candidates.map { Record($0, withScore: true) }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(text, forKey: .text)
-        try container.encode(match, forKey: .match)
-        try container.encode(score, forKey: .score)
-        try container.encode(decision, forKey: .decision)
-        try container.encode(candidates, forKey: .candidates)
-    }
-
-    enum CodingKeys: String, CodingKey { case text, match, score, decision, candidates }
-
-    static func rounded(_ score: Double) -> Double { (score * 1000).rounded() / 1000 }
 }

@@ -1,26 +1,10 @@
 import Foundation
 import ShelfCore
+import ShelfEnrichment
 import Testing
 
-/// One line of `shelfd catalogue match --json`.
-private struct MatchLine: Decodable {
-    struct Record: Decodable {
-        var title: String
-        var author: String?
-        var isbn: String?
-        var source: String
-        var key: String
-        var score: Double?
-    }
-    var text: String
-    var match: Record?
-    var score: Double
-    var decision: String
-    var candidates: [Record]
-}
-
-private func matchLines(_ output: String) throws -> [MatchLine] {
-    try output.split(separator: "\n").map { try JSONDecoder().decode(MatchLine.self, from: Data($0.utf8)) }
+private func matchLines(_ output: String) throws -> [SpineMatchLine] {
+    try output.split(separator: "\n").map { try JSONDecoder().decode(SpineMatchLine.self, from: Data($0.utf8)) }
 }
 
 @Suite("The local catalogue on the command line", .serialized)
@@ -75,7 +59,7 @@ struct CatalogueCommandTests {
         #expect(arguments.status == 0)
         let answers = try matchLines(arguments.stdout)
         #expect(answers.map(\.text) == ["POEMS EMILY DICKINSON", "EMMA", "qqq zzz"])
-        #expect(answers.map(\.decision) == ["accepted", "review", "none"])
+        #expect(answers.map(\.decision) == [.accepted, .review, .none])
         let poems = try #require(answers[0].match)
         #expect(poems.title == "Poems" && poems.author == "Emily Dickinson" && poems.source == "catalogue")
         #expect(poems.key.hasPrefix("catalogue:") && poems.score == nil)
@@ -93,7 +77,7 @@ struct CatalogueCommandTests {
         #expect(process.terminationStatus == 0, "\((try? String(contentsOf: err, encoding: .utf8)) ?? "")")
         let piped = try matchLines(try String(contentsOf: out, encoding: .utf8))
         #expect(piped.map(\.text) == ["dune herbert", "", "EMMA JANE AUSTEN", "DUNE MESSIAH"])
-        #expect(piped.map(\.decision) == ["accepted", "none", "accepted", "accepted"])
+        #expect(piped.map(\.decision) == [.accepted, .none, .accepted, .accepted])
         #expect(piped[0].match?.isbn == "9780441172719")
         #expect(piped[2].match?.author == "Jane Austen")
         #expect(piped[3].match?.title == "Dune Messiah")
