@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Values and rules: no I/O, no C.
         .target(name: "ShelfCore", swiftSettings: settings),
@@ -46,7 +47,7 @@ let package = Package(
         ], swiftSettings: settings),
         // Books: the local catalogue, OpenLibrary and Google Books, the matcher and its scoring.
         .target(name: "ShelfEnrichment", dependencies: [
-            "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
+            "ShelfCore", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
@@ -73,13 +74,13 @@ let package = Package(
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfEnrichmentTests", dependencies: [
-            "ShelfEnrichment", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
+            "ShelfEnrichment", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
-        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging", "ShelfStore", "CPty"],
+        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging", "ShelfStore", "ShelfEnrichment", "CPty"],
                     swiftSettings: settings),
 
         // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.
@@ -89,5 +90,8 @@ let package = Package(
         // Preprocessing: milliseconds and peak RSS per preset, beside djpeg | cjpeg.
         .executableTarget(name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],
                           path: "Benchmarks/PreprocessBenchmark", swiftSettings: settings),
+        // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
+        .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfCore"],
+                          path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
     ]
 )

@@ -123,14 +123,16 @@ package final class SQLiteConnection {
             guard rc == SQLITE_OK else { throw error(rc, sql) }
         }
         var rows: [Row] = []
+        // Column names once per statement, not once per row.
+        let names = (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
         while true {
             rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else { throw error(rc, sql) }
             guard collect else { continue }
-            var values: [String: SQLValue] = [:]
-            for column in 0..<sqlite3_column_count(statement) {
-                let name = String(cString: sqlite3_column_name(statement, column))
+            var values: [String: SQLValue] = Dictionary(minimumCapacity: names.count)
+            for (index, name) in names.enumerated() {
+                let column = Int32(index)
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: values[name] = .integer(sqlite3_column_int64(statement, column))
                 case SQLITE_FLOAT: values[name] = .real(sqlite3_column_double(statement, column))

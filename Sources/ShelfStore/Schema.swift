@@ -128,9 +128,61 @@ enum Schema {
         """
         ALTER TABLE job ADD COLUMN provider_choice TEXT;
         """,
-        // 3: placeholder for the local catalogue's migration.
+        // 3: the local catalogue: one entry per edition (ISBN-less rows are deduped on folded title + surname),
+        //    the files imported, OpenLibrary author names, and a full-text index on the folded forms.
         """
-        SELECT 1;
+        CREATE TABLE catalogue_import (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL,
+            format TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            finished_at REAL,
+            imported INTEGER NOT NULL DEFAULT 0,
+            duplicates INTEGER NOT NULL DEFAULT 0,
+            skipped INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE catalogue_entry (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            title TEXT NOT NULL,
+            author TEXT,
+            isbn13 TEXT,
+            isbn10 TEXT,
+            year INTEGER,
+            tag TEXT,                             -- a call number printed on the spine (`796.41 Lib`)
+            series TEXT,
+            origin_key TEXT,                      -- the row's key in its file (an OpenLibrary /books/ or /works/ key)
+            work_key TEXT NOT NULL,               -- folded title | surname
+            title_folded TEXT NOT NULL,
+            author_folded TEXT NOT NULL,
+            tag_folded TEXT NOT NULL,
+            series_folded TEXT NOT NULL,
+            import_id INTEGER REFERENCES catalogue_import(id)
+        );
+        CREATE UNIQUE INDEX catalogue_entry_isbn ON catalogue_entry(isbn13) WHERE isbn13 IS NOT NULL;
+        CREATE INDEX catalogue_entry_work ON catalogue_entry(work_key);
+        CREATE TABLE catalogue_author (           -- OpenLibrary author keys, so editions and works get names
+            key TEXT PRIMARY KEY,
+            name TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE catalogue_fts USING fts5(
+            title_folded, author_folded, tag_folded, series_folded,
+            content = 'catalogue_entry', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+        );
+        CREATE VIRTUAL TABLE catalogue_vocabulary USING fts5vocab(catalogue_fts, 'row');
+        CREATE TRIGGER catalogue_entry_added AFTER INSERT ON catalogue_entry BEGIN
+            INSERT INTO catalogue_fts (rowid, title_folded, author_folded, tag_folded, series_folded)
+            VALUES (new.id, new.title_folded, new.author_folded, new.tag_folded, new.series_folded);
+        END;
+        CREATE TRIGGER catalogue_entry_removed AFTER DELETE ON catalogue_entry BEGIN
+            INSERT INTO catalogue_fts (catalogue_fts, rowid, title_folded, author_folded, tag_folded, series_folded)
+            VALUES ('delete', old.id, old.title_folded, old.author_folded, old.tag_folded, old.series_folded);
+        END;
+        CREATE TRIGGER catalogue_entry_changed AFTER UPDATE ON catalogue_entry BEGIN
+            INSERT INTO catalogue_fts (catalogue_fts, rowid, title_folded, author_folded, tag_folded, series_folded)
+            VALUES ('delete', old.id, old.title_folded, old.author_folded, old.tag_folded, old.series_folded);
+            INSERT INTO catalogue_fts (rowid, title_folded, author_folded, tag_folded, series_folded)
+            VALUES (new.id, new.title_folded, new.author_folded, new.tag_folded, new.series_folded);
+        END;
         """,
         // 4: remote book lookups (OpenLibrary, Google Books), found or not, so re-runs do not ask again.
         """

@@ -8,7 +8,8 @@ struct Shelfd: AsyncParsableCommand {
         commandName: "shelfd",
         abstract: "Turns photos of bookshelves into a catalogue of books.",
         discussion: "Drop shelf photos into ~/Shelves/incoming; 'shelfd watch' catalogues them as they arrive.",
-        subcommands: [Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self, Doctor.self])
+        subcommands: [Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self,
+                      Catalogue.self, Doctor.self])
 
     /// Usage errors exit 2 (DESIGN §4.1), not ArgumentParser's 64; anything else that stops a command exits 1.
     static func main() async {

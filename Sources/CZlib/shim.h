@@ -1,0 +1,2 @@
+// zlib's gz* functions read .gz files and, transparently, plain ones.
+#include <zlib.h>

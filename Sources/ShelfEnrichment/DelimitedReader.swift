@@ -1,0 +1,52 @@
+/// Records of a comma- or tab-separated file (RFC 4180 quoting: fields in double quotes may hold the
+/// delimiter, doubled quotes and line breaks), streamed from a `LineReader`.
+package struct DelimitedReader {
+    let lines: LineReader
+    let delimiter: Character
+
+    /// Reads the header and picks the delimiter from it: a tab when it has more tabs than commas.
+    package static func open(_ lines: LineReader) throws(CatalogueError) -> (reader: DelimitedReader, header: [String])? {
+        guard let first = try lines.next() else { return nil }
+        let delimiter: Character = first.filter { $0 == "\t" }.count > first.filter { $0 == "," }.count ? "\t" : ","
+        let reader = DelimitedReader(lines: lines, delimiter: delimiter)
+        return (reader, try reader.fields(startingWith: first))
+    }
+
+    /// The next record's fields, or nil at the end of the file.
+    package func next() throws(CatalogueError) -> [String]? {
+        guard let line = try lines.next() else { return nil }
+        return try fields(startingWith: line)
+    }
+
+    private func fields(startingWith line: String) throws(CatalogueError) -> [String] {
+        var fields: [String] = [], field = "", quoted = false, atFieldStart = true
+        var text = line
+        while true {
+            var chars = text.makeIterator()
+            while let c = chars.next() {
+                if quoted {
+                    if c == "\"" {
+                        // A doubled quote is a quote; a single one closes the field.
+                        var lookahead = chars
+                        if lookahead.next() == "\"" { field.append("\""); chars = lookahead } else { quoted = false }
+                    } else {
+                        field.append(c)
+                    }
+                } else if c == delimiter {
+                    fields.append(field); field = ""; atFieldStart = true; continue
+                } else if c == "\"" && atFieldStart {
+                    quoted = true
+                } else {
+                    field.append(c)
+                }
+                atFieldStart = false
+            }
+            // Still inside quotes at the end of the line: the field goes on over the next line.
+            guard quoted, let more = try lines.next() else { break }
+            field.append("\n")
+            text = more
+        }
+        fields.append(field)
+        return fields
+    }
+}

@@ -1,0 +1,207 @@
+import ShelfCore
+import Synchronization
+
+package enum MatchDecision: String, Codable, Sendable { case accepted, review, none }
+
+package struct MatchResult: Sendable, Equatable {
+    /// Top candidate, nil when nothing plausible.
+    package var best: MatchCandidate?
+    /// Best first, at most five.
+    package var candidates: [MatchCandidate]
+    /// `accepted`: above the threshold and ahead of the runner-up (another work) by the margin.
+    package var decision: MatchDecision
+
+    package init(best: MatchCandidate?, candidates: [MatchCandidate], decision: MatchDecision) {
+        self.best = best; self.candidates = candidates; self.decision = decision
+    }
+}
+
+/// Scores catalogue records against what a spine showed and decides whether one of them is the book
+/// (DESIGN §7). Pure: sources find the records, this only compares text.
+///
+/// A score (0…1) weighs how much of the record's title the text covers (word by word, tolerant of OCR
+/// damage and cut-off words), whether the author's surname and the call number are read, how much of the
+/// text the record explains, and, a little, the subtitle, the year and an ISBN hint. A title of little
+/// weight ("Poems", a single short word) that neither the author nor the call number confirms is scored
+/// down: many books could have shown it.
+package struct SpineMatcher: Sendable {
+    /// At or above: a match may be accepted without asking.
+    package var acceptThreshold = 0.6
+    /// The lead over the best record of another work an accepted match needs.
+    package var margin = 0.1
+    /// Below: not plausible; not offered as the best candidate.
+    package var plausible = 0.25
+    /// Records already taken apart, shared by copies of this matcher: a catalogue's entries come back
+    /// spine after spine, and preparing one costs more than scoring it.
+    private let prepared = PreparedRecords()
+
+    package init() {}
+
+    // Weights of the evidence; they sum to 1 for free text, which may show all of it.
+    static let titleWeight = 0.45, subtitleWeight = 0.1, authorWeight = 0.15, tagWeight = 0.15, explainedWeight = 0.15
+    static let yearBonus = 0.03, isbnBonus = 0.15
+    /// A title matched on less weight than two ordinary words, unconfirmed, keeps this share of its score.
+    static let thinTitleMass = 2.0, thinTitleFactor = 0.75
+    /// A record that accounts for less than this share of the text keeps this share of its score.
+    static let explainedFloor = 0.3, unexplainedFactor = 0.85
+
+    package func score(_ query: SpineQuery, _ record: CatalogueRecord) -> Double {
+        score(PreparedQuery(query), prepared[record])
+    }
+
+    package func decide(_ query: SpineQuery, among records: [CatalogueRecord]) -> MatchResult {
+        let spine = PreparedQuery(query)
+        return result(ranked(unique(records).map { record in
+            let ready = prepared[record]
+            return Scored(candidate: MatchCandidate(record: record, score: score(spine, ready)), work: ready.work)
+        }))
+    }
+
+    /// One photo: each record used at most once (a one-to-one assignment, not independent searches).
+    /// The assignment maximises the summed score of the photo's matches; each spine then decides among
+    /// its own records that no other spine took.
+    package func assign(_ queries: [SpineQuery], candidates: [[CatalogueRecord]]) -> [MatchResult] {
+        var columns: [String: Int] = [:]
+        let scored: [[Scored]] = queries.indices.map { i in
+            let query = PreparedQuery(queries[i])
+            let records = i < candidates.count ? unique(candidates[i]) : []
+            return ranked(records.map { record in
+                let id = Self.identity(record)
+                if columns[id] == nil { columns[id] = columns.count }
+                let ready = prepared[record]
+                return Scored(candidate: MatchCandidate(record: record, score: score(query, ready)), work: ready.work)
+            })
+        }
+        var benefit = [[Double]](repeating: [Double](repeating: 0, count: columns.count), count: queries.count)
+        for (i, list) in scored.enumerated() {
+            for scored in list where scored.candidate.score >= plausible {
+                benefit[i][columns[Self.identity(scored.candidate.record)]!] = scored.candidate.score
+            }
+        }
+        let chosen = Assignment.maximising(benefit)
+        var owner: [Int: Int] = [:]
+        for (i, column) in chosen.enumerated() {
+            if let column { owner[column] = i }
+        }
+        return scored.enumerated().map { i, list in
+            result(list.filter { owner[columns[Self.identity($0.candidate.record)]!, default: i] == i })
+        }
+    }
+
+    // MARK: Scoring
+
+    func score(_ query: PreparedQuery, _ record: PreparedRecord) -> Double {
+        var (title, titleMass) = coverage(record.mainTitle, in: query)
+        if !record.firstAlternative.isEmpty {
+            let alternative = coverage(record.firstAlternative, in: query)
+            if alternative.share > title { (title, titleMass) = alternative }
+        }
+        let subtitle = record.subtitle.isEmpty ? 0 : coverage(record.subtitle, in: query).share
+        let author = record.surnames.map(query.presence(of:)).max() ?? 0
+        let tag = query.isStructured ? 0 : tagAgreement(record, query)
+        let explained = explainedShare(of: query, by: record)
+
+        var total = Self.titleWeight * title + Self.subtitleWeight * subtitle + Self.explainedWeight * explained
+        var weights = Self.titleWeight + Self.subtitleWeight + Self.explainedWeight
+        if query.hasAuthor { total += Self.authorWeight * author; weights += Self.authorWeight }
+        if !query.isStructured { total += Self.tagWeight * tag; weights += Self.tagWeight }
+        var score = total / weights
+        if let year = record.year, query.years.contains(year) { score += Self.yearBonus }
+        if let isbn = query.isbn, isbn == record.isbn13 { score += Self.isbnBonus }
+        if titleMass < Self.thinTitleMass && author < 0.8 && tag < 0.8 {
+            // Less than one ordinary word ("Poems", "Collected Stories"): down more.
+            score *= Self.thinTitleFactor - 0.15 * max(0, 1 - titleMass)
+        }
+        // A text mostly about something else (a longer title that merely contains this one) is not this book.
+        if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
+        return min(score, 1)
+    }
+
+    /// The weighted share of `words` found in the text, and the weight found.
+    private func coverage(_ words: [Word], in query: PreparedQuery) -> (share: Double, mass: Double) {
+        var found = 0.0, total = 0.0
+        for word in words {
+            total += word.weight
+            found += word.weight * query.presence(of: word)
+        }
+        return total > 0 ? (found / total, found) : (0, 0)
+    }
+
+    /// A call number read whole is sure; otherwise its letters (usually the surname's first three) and
+    /// its class numbers count separately, since OCR often drops a digit or a bracket.
+    private func tagAgreement(_ record: PreparedRecord, _ query: PreparedQuery) -> Double {
+        guard let code = record.tag.last else { return 0 }
+        if query.paddedText.contains(bytes: record.paddedTag) { return 1 }
+        let codeRead = query.contains(code) ? 1.0 : 0
+        let classes = record.tag.dropLast()
+        let classesRead = classes.isEmpty ? codeRead : Double(classes.filter(query.contains).count) / Double(classes.count)
+        return 0.5 * codeRead + 0.4 * classesRead
+    }
+
+    /// How much of the text the record accounts for: spines also show publishers and editors, so this
+    /// ranks more than it decides.
+    private func explainedShare(of query: PreparedQuery, by record: PreparedRecord) -> Double {
+        var found = 0.0, total = 0.0
+        for word in query.words {
+            total += word.weight
+            if record.vocabulary.contains(word.hash) { found += word.weight; continue }
+            guard word.bytes.count >= 4 else { continue }
+            let shared = word.trigrams.reduce(0) { $0 + (record.vocabularyTrigrams.contains($1) ? 1 : 0) }
+            let coverage = Double(shared) / Double(word.trigrams.count)
+            if coverage >= 0.5 { found += word.weight * coverage }
+        }
+        return total > 0 ? found / total : 0
+    }
+
+    // MARK: Deciding
+
+    /// A candidate and the work it is an edition of.
+    struct Scored {
+        var candidate: MatchCandidate
+        var work: String
+    }
+
+    private func ranked(_ candidates: [Scored]) -> [Scored] {
+        candidates.enumerated().sorted { a, b in
+            a.element.candidate.score != b.element.candidate.score
+                ? a.element.candidate.score > b.element.candidate.score : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    private func result(_ ranked: [Scored]) -> MatchResult {
+        let shown = ranked.prefix(5).map(\.candidate).filter { $0.score > 0 }
+        guard let top = ranked.first, top.candidate.score >= plausible else {
+            return MatchResult(best: nil, candidates: shown, decision: .none)
+        }
+        // Two editions of one work are not rivals: the margin is to the best record of another work.
+        let runnerUp = ranked.dropFirst().first { $0.work != top.work }?.candidate.score ?? 0
+        let accepted = top.candidate.score >= acceptThreshold && top.candidate.score - runnerUp >= margin
+        return MatchResult(best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review)
+    }
+
+    private func unique(_ records: [CatalogueRecord]) -> [CatalogueRecord] {
+        var seen = Set<String>()
+        return records.filter { seen.insert(Self.identity($0)).inserted }
+    }
+
+    static func identity(_ record: CatalogueRecord) -> String { "\(record.source):\(record.key)" }
+}
+
+/// A bounded memory of prepared records, by key (a hit is checked against the whole record, so a changed
+/// record is prepared again). Emptied when full: simpler than LRU, and a daemon's working set (a batch
+/// of photos: some thirty spines each, twenty candidates a spine) refills it at once. A prepared
+/// record takes about 2.5 KB, so the memory stays near 10 MB.
+final class PreparedRecords: Sendable {
+    private let records = Mutex<[String: (record: CatalogueRecord, prepared: PreparedRecord)]>([:])
+    static let capacity = 4_096
+
+    subscript(record: CatalogueRecord) -> PreparedRecord {
+        if let known = records.withLock({ $0[record.key] }), known.record == record { return known.prepared }
+        let made = PreparedRecord(record)
+        records.withLock { records in
+            if records.count >= Self.capacity { records.removeAll(keepingCapacity: true) }
+            records[record.key] = (record, made)
+        }
+        return made
+    }
+}
