@@ -39,7 +39,8 @@ package struct Book: Sendable, Equatable, Codable {
     /// The work a book is deduplicated on (DESIGN §7): its matched record, else normalised title + author
     /// surname. An ISBN names an edition, not the work.
     package var workKey: String {
-        if let match { return "\(match.source):\(match.key)" }
+        // The local catalogue's keys already name it (`catalogue:12`); OpenLibrary's and Google's do not.
+        if let match { return match.key.hasPrefix("\(match.source):") ? match.key : "\(match.source):\(match.key)" }
         return titleKey
     }
 

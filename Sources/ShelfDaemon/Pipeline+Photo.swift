@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import ShelfCore
+import ShelfEnrichment
 import ShelfHTTP
 import ShelfImaging
 import ShelfProviders
@@ -105,24 +106,26 @@ extension Pipeline {
             }
         }
 
+        let enrichment = await enricher.enrich(decided.books)
+        let books = enrichment.books
         let elapsed = (ContinuousClock.now - started).milliseconds
         logger.info("Scan completed", metadata: [
             "event": "scan_completed", "photo.path": "\(job.relativePath)", "provider": "\(decided.run.provider)",
-            "books": "\(decided.books.count)", "seconds": "\(Double(elapsed) / 1000)",
+            "books": "\(books.count)", "seconds": "\(Double(elapsed) / 1000)",
             "replayed": "\(decided.run.response?.replayed ?? false)"])
         let document = ResultDocument(
             photo: .init(path: job.relativePath, sha256: job.sha256, bytes: bytes.count, format: info.format.rawValue,
                          width: info.displayWidth, height: info.displayHeight, orientation: info.orientation),
             provider: decided.run.provider, model: decided.run.model,
             timings: .init(queuedAt: nil, finishedAt: Date(), providerMs: decided.run.latencyMs, totalMs: elapsed),
-            books: decided.books,
+            books: books,
             suggestions: SuggestionRules.combine(model: decided.answer.suggestions, measured: attempt.signals?.suggestions ?? [],
                                                  answer: decided.answer),
-            notes: decided.answer.notes + decided.books.flatMap { $0.notes ?? [] },
+            notes: decided.answer.notes + enrichment.notes + books.flatMap { $0.notes ?? [] },
             response: decided.run.response ?? .init(file: "", replayed: false),
             runs: decided.runs, decidedBy: decided.run.provider, signals: attempt.signals)
         return .answered(PhotoAnswer(document: document, resultURL: resultURL(for: job),
-                                     review: decided.books.contains { $0.status == .needsReview }))
+                                     review: books.contains { $0.status == .needsReview }))
     }
 
     /// How a photo ends when a provider gave no answer.

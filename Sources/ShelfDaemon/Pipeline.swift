@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Logging
 import ShelfCore
+import ShelfEnrichment
 import ShelfImaging
 import ShelfProviders
 import ShelfStore
@@ -14,6 +15,8 @@ package final class Pipeline: Sendable {
     package let lineup: Lineup
     /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
     package let choice: String?
+    /// Looks books up in the configured sources and decides verified or needs_review.
+    package let enricher: Enricher
     let logger: Logger
     let owner: String
     let slots: RequestSlots
@@ -21,9 +24,10 @@ package final class Pipeline: Sendable {
     package let wake = WorkSignal()
     private let jobsInHand = Mutex<Set<Int64>>([])
 
-    package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: String? = nil, logger: Logger,
-                 owner: String = ProcessIdentity.current) {
+    package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: String? = nil,
+                 enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current) {
         self.settings = settings; self.store = store; self.lineup = lineup; self.choice = choice
+        self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner
         slots = RequestSlots(limit: settings.concurrency)
     }

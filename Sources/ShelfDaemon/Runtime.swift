@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfEnrichment
 import ShelfHTTP
 import ShelfProviders
 import ShelfStore
@@ -19,9 +20,10 @@ package struct Runtime: Sendable {
     package let store: Store
     package let pipeline: Pipeline
 
-    /// `choice` overrides `pipeline.provider` for this process (`scan --provider`, `rescan --provider`).
+    /// `choice` overrides `pipeline.provider` for this process (`scan --provider`, `rescan --provider`);
+    /// `refreshLookups` asks OpenLibrary and Google Books again instead of using their cached answers.
     package static func start(config: Configuration, secrets: Secrets, logger: Logger,
-                              choice: Configuration.Provider? = nil) throws -> Runtime {
+                              choice: Configuration.Provider? = nil, refreshLookups: Bool = false) throws -> Runtime {
         let paths = config.paths
         for folder in [paths.root, paths.incoming, paths.results, paths.state, paths.responses] {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
@@ -63,6 +65,9 @@ package struct Runtime: Sendable {
             try store.setSetting("provider", current)
         }
 
+        let enricher = Enricher(sources: try makeSources(config: config, secrets: secrets, store: store,
+                                                         refresh: refreshLookups, logger: logger),
+                                reviewThreshold: config.pipeline.reviewThreshold)
         let settings = PipelineSettings(
             batchSize: config.pipeline.batchSize, concurrency: config.pipeline.concurrency,
             reviewThreshold: config.pipeline.reviewThreshold, maxAttempts: config.pipeline.maxAttempts,
@@ -71,7 +76,8 @@ package struct Runtime: Sendable {
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
             review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses))
         return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue, logger: logger))
+                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue,
+                                          enricher: enricher, logger: logger))
     }
 
     /// The configured provider, or the fast and accurate pair for hybrid.

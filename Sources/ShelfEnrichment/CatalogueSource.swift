@@ -9,6 +9,8 @@ package final class CatalogueSource: BookSource {
     private let store: Store
     /// Words too common to search for, read once from the index (`refresh()` after an import).
     private let commonWords: Mutex<Set<String>>
+    /// The entry count the common words were read at.
+    private let countAtRefresh = Mutex(0)
     /// A word in more than this share of the entries (and more than `commonMinimum`) is not searched
     /// for: it would rank hundreds of entries for nothing (on the library data set, searching every word
     /// takes ten times as long).
@@ -28,7 +30,19 @@ package final class CatalogueSource: BookSource {
     /// Re-reads which words are common, after the catalogue changed.
     package func refresh() throws(LookupError) {
         let words = try lookup { try store.catalogueCommonWords(share: Self.commonShare, minimum: Self.commonMinimum) }
+        let count = try lookup { try store.catalogueCount() }
         commonWords.withLock { $0 = words }
+        countAtRefresh.withLock { $0 = count }
+    }
+
+    /// An empty catalogue cannot help: books are then decided as if it were not configured. A catalogue that
+    /// changed since the common words were read (an import while the daemon runs) is read again first.
+    package var isUsable: Bool {
+        get async {
+            guard let count = try? store.catalogueCount() else { return false }
+            if count != countAtRefresh.withLock({ $0 }) { try? refresh() }
+            return count > 0
+        }
     }
 
     package func candidates(for query: SpineQuery, limit: Int) async throws(LookupError) -> [CatalogueRecord] {

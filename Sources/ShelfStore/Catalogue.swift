@@ -162,6 +162,12 @@ extension Store {
         }
     }
 
+    /// Entries in the catalogue: cheap enough to ask before each photo, so an import made while the daemon
+    /// runs is used at once.
+    package func catalogueCount() throws -> Int {
+        try read { db in Int(try db.queryOne("SELECT COUNT(*) AS n FROM catalogue_entry")?.int("n") ?? 0) }
+    }
+
     package func catalogueStats() throws -> CatalogueStats {
         try read { db in
             let counts = try db.queryOne("""

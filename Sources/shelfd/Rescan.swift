@@ -13,6 +13,7 @@ struct Rescan: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "gemini, cloudflare, openai or hybrid (default: pipeline.provider).") var provider: Configuration.Provider?
+    @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
     @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
     @Argument(help: ArgumentHelp("Photo files, or the start of a photo's sha256.", valueName: "photo")) var photos: [String]
 
@@ -22,7 +23,8 @@ struct Rescan: AsyncParsableCommand {
 
     func run() async throws {
         let (config, secrets, logger) = try global.load(quiet: true)
-        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider)
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider,
+                                        refreshLookups: refresh)
         let (report, found) = try await OneShot(runtime: runtime, logger: logger).rescan(photos: photos)
         try PhotoReport.print(found, store: runtime.store, report: report, json: json)
     }

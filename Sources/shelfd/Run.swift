@@ -10,11 +10,12 @@ struct Run: AsyncParsableCommand {
         discussion: "Exits 0 when everything is done, 3 when some photo failed or could not be processed now.")
 
     @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
     @Flag(name: .long, help: "Print the final status as JSON.") var json = false
 
     func run() async throws {
         let (config, secrets, logger) = try global.load()
-        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, refreshLookups: refresh)
         let report = try await OneShot(runtime: runtime, logger: logger).run()
         if json {
             try printJSON(report.status)

@@ -12,6 +12,7 @@ struct Scan: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "gemini, cloudflare, openai or hybrid (default: pipeline.provider).") var provider: Configuration.Provider?
+    @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
     @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
     @Argument(help: ArgumentHelp("Photo files or folders.", valueName: "path")) var paths: [String]
 
@@ -21,7 +22,8 @@ struct Scan: AsyncParsableCommand {
 
     func run() async throws {
         let (config, secrets, logger) = try global.load(quiet: true)
-        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider)
+        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider,
+                                        refreshLookups: refresh)
         let (report, photos) = try await OneShot(runtime: runtime, logger: logger).scan(paths: paths)
         try PhotoReport.print(photos, store: runtime.store, report: report, json: json)
     }

@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+import ShelfConfig
+import ShelfCore
+import ShelfEnrichment
+import ShelfHTTP
+import ShelfStore
+
+extension Runtime {
+    /// The sources of `enrich.sources`, in their order: the local catalogue as it is, the remote ones behind
+    /// the lookup cache (`refresh` asks them again). One HTTP client for both: their requests are few and spaced.
+    package static func makeSources(config: Configuration, secrets: Secrets, store: Store, refresh: Bool,
+                                    logger: Logger) throws -> [any BookSource] {
+        let http = HTTPClient(maxConcurrent: 2)
+        let maxAge = CacheAge(days: config.enrich.cacheDays)
+        return try config.enrich.sources.map { kind throws -> any BookSource in
+            switch kind {
+            case .catalogue:
+                do { return try CatalogueSource(store: store) } catch {
+                    throw StartupError("Cannot read the local catalogue in \(config.paths.database): \(error)")
+                }
+            case .openlibrary:
+                let source = OpenLibrarySource(baseURL: config.enrich.openlibraryBaseURL, contact: config.enrich.contact,
+                                               http: http, logger: Logger(label: "shelfd.openlibrary"))
+                return CachedSource(wrapping: source, store: store, maxAge: maxAge, refresh: refresh)
+            case .googlebooks:
+                let source = GoogleBooksSource(baseURL: config.enrich.googlebooksBaseURL, apiKey: secrets.googleBooksAPIKey,
+                                               http: http, logger: Logger(label: "shelfd.googlebooks"))
+                return CachedSource(wrapping: source, store: store, maxAge: maxAge, refresh: refresh)
+            }
+        }
+    }
+}

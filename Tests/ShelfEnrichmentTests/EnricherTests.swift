@@ -1,0 +1,128 @@
+import Foundation
+import ShelfCore
+import ShelfEnrichment
+import Synchronization
+import Testing
+
+/// An in-memory source that counts what it is asked and can be told to fail.
+final class ListSource: BookSource, @unchecked Sendable {
+    let name: String
+    let records: [CatalogueRecord]
+    let failure: LookupError?
+    private let asked = Mutex(0)
+    var askedCount: Int { asked.withLock { $0 } }
+
+    init(_ name: String, _ records: [CatalogueRecord], failing failure: LookupError? = nil) {
+        self.name = name; self.records = records; self.failure = failure
+    }
+
+    func candidates(for query: SpineQuery, limit: Int) async throws(LookupError) -> [CatalogueRecord] {
+        asked.withLock { $0 += 1 }
+        if let failure { throw failure }
+        let words = Set(TextNormalization.fold(query.text).split(separator: " ").map(String.init))
+        return records.filter { record in
+            !words.isDisjoint(with: TextNormalization.fold(record.title).split(separator: " ").map(String.init))
+        }.prefix(limit).map { $0 }
+    }
+
+    func record(isbn: ISBN) async throws(LookupError) -> CatalogueRecord? {
+        if let failure { throw failure }
+        return records.first { $0.isbn13 == isbn.isbn13 }
+    }
+}
+
+private let duneRecord = CatalogueRecord(source: "catalogue", key: "catalogue:1", title: "Dune", author: "Herbert, Frank",
+                                         isbn13: "9780441172719", isbn10: "0441172717", year: 1965)
+private let emmaRecord = CatalogueRecord(source: "catalogue", key: "catalogue:2", title: "Emma", author: "Austen, Jane",
+                                         isbn13: "9780141439587", isbn10: "0141439580", year: 1815)
+
+private func read(_ title: String, _ author: String?, isbn: String? = nil, confidence: Double = 0.9) -> Book {
+    let checked = isbn.flatMap(ISBN.init)
+    return Book(title: title, author: author, isbn13: checked?.isbn13, isbn10: checked?.isbn10, confidence: confidence,
+                box: nil, status: confidence >= 0.6 ? .verified : .needsReview, source: "gemini")
+}
+
+@Suite struct EnricherTests {
+    @Test func withNothingToConsultTheModelsConfidenceDecides() async {
+        let enricher = Enricher(sources: [], reviewThreshold: 0.6)
+        let books = [read("Dune", "Frank Herbert"), read("Smudge", nil, confidence: 0.3)]
+        #expect(await enricher.enrich(books).books == books)
+    }
+
+    @Test func aStrongMatchVerifiesTheBookAndFillsItsEdition() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([read("Dune", "Frank Herbert")]).books.first)
+        #expect(book.status == .verified)
+        #expect(book.match?.key == "catalogue:1" && book.match?.source == "catalogue" && book.match?.year == 1965)
+        #expect(book.isbn13 == "9780441172719" && book.isbn10 == "0441172717")
+        #expect(book.title == "Dune")                 // the display title stays as read
+        #expect(book.candidates == nil && book.reviewReasons == nil)
+    }
+
+    @Test func aModelsISBNNamingAnotherBookIsReplacedAndNoted() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        // A valid checksum, but the catalogue says it is Emma.
+        let book = try #require(await enricher.enrich([read("Dune", "Frank Herbert", isbn: "9780141439587")]).books.first)
+        #expect(book.isbn13 == "9780441172719")
+        #expect(book.notes?.contains { $0.hasPrefix("isbn_replaced: 9780141439587 names «Emma»") } == true)
+        #expect(book.status == .verified)
+    }
+
+    @Test func anISBNThatNamesTheBookReadIsKept() async throws {
+        let otherEdition = CatalogueRecord(source: "catalogue", key: "catalogue:3", title: "Dune", author: "Frank Herbert",
+                                           isbn13: "9780340960196", isbn10: "0340960191")
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, otherEdition])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([read("Dune", "Frank Herbert", isbn: "9780340960196")]).books.first)
+        #expect(book.isbn13 == "9780340960196")
+        #expect(book.notes == nil)
+    }
+
+    @Test func aBookNoSourceKnowsGoesToReview() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([read("The Left Hand of Darkness", "Ursula K. Le Guin")]).books.first)
+        #expect(book.status == .needsReview)
+        #expect(book.match == nil)
+        #expect(book.reviewReasons == ["no_match"] || book.reviewReasons == ["weak_match"])
+    }
+
+    @Test func aMatchedBookReadWithLowConfidenceStillAsksAPerson() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([read("Dune", "Frank Herbert", confidence: 0.4)]).books.first)
+        #expect(book.status == .needsReview)
+        #expect(book.reviewReasons == ["low_confidence"])
+        #expect(book.match?.key == "catalogue:1")
+    }
+
+    @Test func laterSourcesAreAskedOnlyAboutBooksStillUnmatched() async throws {
+        let catalogue = ListSource("catalogue", [duneRecord])
+        let remoteEmma = CatalogueRecord(source: "openlibrary", key: "/works/OL66554W", title: "Emma", author: "Jane Austen")
+        let openLibrary = ListSource("openlibrary", [remoteEmma])
+        let enricher = Enricher(sources: [catalogue, openLibrary], reviewThreshold: 0.6)
+        let books = await enricher.enrich([read("Dune", "Frank Herbert"), read("Emma", "Jane Austen")]).books
+        #expect(books.map(\.match?.source) == ["catalogue", "openlibrary"])
+        #expect(openLibrary.askedCount == 1)          // only about Emma
+    }
+
+    @Test func aSourceThatIsDownIsNotedAndTheNextOneIsAsked() async throws {
+        let down = ListSource("openlibrary", [], failing: .unavailable("connection refused"))
+        let enricher = Enricher(sources: [down, ListSource("googlebooks", [duneRecord])], reviewThreshold: 0.6)
+        let outcome = await enricher.enrich([read("Dune", "Frank Herbert"), read("Dune Messiah", "Frank Herbert")])
+        #expect(outcome.notes == ["enrichment_unavailable: openlibrary: unavailable: connection refused"])
+        #expect(down.askedCount == 1)                 // not asked again for the second book
+        #expect(outcome.books[0].status == .verified)
+    }
+
+    @Test func whenNoSourceAnswersTheConfidenceDecidesAndItIsNoted() async throws {
+        let down = ListSource("openlibrary", [], failing: .unavailable("timeout"))
+        let enricher = Enricher(sources: [down], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([read("Dune", "Frank Herbert")]).books.first)
+        #expect(book.status == .verified)
+        #expect(book.notes == ["not_enriched: no source answered"])
+    }
+
+    @Test func twoSpinesCannotBothBeTheSameCatalogueEntry() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord])], reviewThreshold: 0.6)
+        let books = await enricher.enrich([read("Dune", "Frank Herbert"), read("Dune", "F. Herbert")]).books
+        #expect(books.compactMap(\.match).count <= 1)
+    }
+}
