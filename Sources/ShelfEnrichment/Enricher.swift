@@ -41,11 +41,10 @@ package struct Enricher: Sendable {
                     if let isbn = queries[index].isbn, isbnRecords[index] == nil,
                        let record = try await source.record(isbn: isbn) {
                         isbnRecords[index] = record
-                        pools[index].append(record)
+                        Self.add(record, to: &pools[index])
                     }
-                    for record in try await source.candidates(for: queries[index], limit: candidatesPerSource)
-                    where !pools[index].contains(record) {
-                        pools[index].append(record)
+                    for record in try await source.candidates(for: queries[index], limit: candidatesPerSource) {
+                        Self.add(record, to: &pools[index])
                     }
                     consulted[index] = true
                 } catch {
@@ -67,6 +66,17 @@ package struct Enricher: Sendable {
                                      isbnRecord: isbnRecords[index])
         }
         return Outcome(books: enriched, notes: notes)
+    }
+
+    /// One record per work and source: an edition found by its ISBN and the same work found by a search are
+    /// one candidate, with the work's first year (an edition's year is only when that printing appeared).
+    static func add(_ record: CatalogueRecord, to pool: inout [CatalogueRecord]) {
+        guard let index = pool.firstIndex(where: { $0.source == record.source && $0.key == record.key }) else {
+            return pool.append(record)
+        }
+        if let year = record.year, year < pool[index].year ?? .max { pool[index].year = year }
+        if pool[index].isbn13 == nil { pool[index].isbn13 = record.isbn13; pool[index].isbn10 = record.isbn10 }
+        if pool[index].author == nil { pool[index].author = record.author }
     }
 
     /// A book already has an accepted match: later sources are not asked about it.
