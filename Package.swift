@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
         // The pipeline: scheduler, batches, writers, status, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
-            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "CMalloc",
+            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "ShelfExport", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The command line.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ShelfCore
+import ShelfExport
 import ShelfImaging
 import ShelfStore
 
@@ -20,12 +21,17 @@ package struct LibraryFiles: Sendable {
     package var review: URL
     /// Where `pipeline.after = move` puts originals.
     package var processed: URL
+    /// `exports/`: the exports a person made there under their default names are kept current.
+    package var exports: URL?
+    package var exclusiveShelf: ReadingShelf
     package var maxPixels: Int
     package let store: Store
     package let logger: Logger
 
-    package init(libraryFile: URL, review: URL, processed: URL, maxPixels: Int = 64_000_000, store: Store, logger: Logger) {
+    package init(libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
+                 maxPixels: Int = 64_000_000, store: Store, logger: Logger) {
         self.libraryFile = libraryFile; self.review = review; self.processed = processed; self.maxPixels = maxPixels
+        self.exports = exports; self.exclusiveShelf = exclusiveShelf
         self.store = store; self.logger = logger
     }
 
@@ -40,8 +46,35 @@ package struct LibraryFiles: Sendable {
     /// Rewrites library.json and brings review/ in line with the open items.
     package func update() {
         withLock {
-            writeLibrary()
+            let books = writeLibrary()
             syncReview()
+            if let books { refreshExports(books) }
+        }
+    }
+
+    /// The review document of an open item, naming its crop when one was cut.
+    package func document(_ item: ReviewItem) -> ReviewDocument {
+        let hasCrop = FileManager.default.fileExists(atPath: cropURL(id: item.id).path)
+        return ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates,
+                              reasons: item.reasons, crop: hasCrop ? "\(item.id).jpg" : nil, createdAt: item.createdAt)
+    }
+
+    /// Rewrites each export found in exports/ under its default name (with the default options), so an
+    /// export made once follows every later photo and review decision.
+    private func refreshExports(_ books: [LibraryDocument.Entry]) {
+        guard let exports else { return }
+        let options = ExportOptions(exclusiveShelf: exclusiveShelf, reviewFolder: review.path)
+        for format in ExportFormat.allCases {
+            let url = exports.appendingPathComponent(format.defaultFileName)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            do {
+                let reviews = format == .review ? try store.openReviewItems().map(document) : []
+                let result = try LibraryExport.export(format, library: books, reviews: reviews, options: options,
+                                                      generatedAt: Date())
+                try AtomicFile.write(result.data, to: url)
+            } catch {
+                logger.warning("Cannot bring an export up to date", metadata: ["path": "\(url.path)", "error": "\(error)"])
+            }
         }
     }
 
@@ -58,13 +91,16 @@ package struct LibraryFiles: Sendable {
         body()
     }
 
-    private func writeLibrary() {
+    /// The library as written, or nil when it could not be read.
+    private func writeLibrary() -> [LibraryDocument.Entry]? {
         do {
             let books = try store.library()
             let data = try JSONStyle.encoder().encode(LibraryDocument(generatedAt: Date(), books: books))
             try AtomicFile.write(data, to: libraryFile)
+            return books
         } catch {
             logger.error("Cannot write library.json", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

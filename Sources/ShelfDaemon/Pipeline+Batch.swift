@@ -130,6 +130,7 @@ extension Pipeline {
     /// Rewrites library.json and review/ from the database (the database is the truth; the files follow it).
     package func writeLibrary() {
         LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
+                     exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
                      maxPixels: settings.maxPixels, store: store, logger: logger).update()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 
 /// What the pipeline needs from the configuration, resolved to absolute paths.
 package struct PipelineSettings: Sendable {
@@ -14,6 +15,9 @@ package struct PipelineSettings: Sendable {
     package var libraryFile: URL
     /// review/: one file per book waiting for a person, and its crop.
     package var review: URL
+    /// Exports already written there under their default names are rewritten after each change.
+    package var exports: URL?
+    package var exclusiveShelf: ReadingShelf = .toRead
     package var responses: URL
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600

@@ -17,7 +17,9 @@ package struct ReviewDesk {
         let store: Store? = writing && FileManager.default.fileExists(atPath: paths.database)
             ? try Store.open(path: paths.database) : try Store.openForReading(path: paths.database)
         files = store.map { LibraryFiles(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
-                                         processed: URL(fileURLWithPath: paths.processed), store: $0, logger: logger) }
+                                         processed: URL(fileURLWithPath: paths.processed),
+                                         exports: URL(fileURLWithPath: paths.exports),
+                                         exclusiveShelf: config.export.exclusiveShelf, store: $0, logger: logger) }
         incoming = URL(fileURLWithPath: paths.incoming)
     }
 
@@ -34,8 +36,8 @@ package struct ReviewDesk {
 
     /// As written to review/<id>.json (the crop named when it has been cut).
     package func document(_ item: ReviewItem) -> ReviewDocument {
-        ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates, reasons: item.reasons,
-                       crop: cropPath(item) == nil ? nil : "\(item.id).jpg", createdAt: item.createdAt)
+        files?.document(item) ?? ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates,
+                                                reasons: item.reasons, crop: nil, createdAt: item.createdAt)
     }
 
     /// The spine's crop, when it could be cut.

@@ -68,13 +68,15 @@ package struct Runtime: Sendable {
         let enricher = Enricher(sources: try makeSources(config: config, secrets: secrets, store: store,
                                                          refresh: refreshLookups, logger: logger),
                                 reviewThreshold: config.pipeline.reviewThreshold)
-        let settings = PipelineSettings(
+        var settings = PipelineSettings(
             batchSize: config.pipeline.batchSize, concurrency: config.pipeline.concurrency,
             reviewThreshold: config.pipeline.reviewThreshold, maxAttempts: config.pipeline.maxAttempts,
             moveAfter: config.pipeline.after == .move,
             incoming: URL(fileURLWithPath: paths.incoming), results: URL(fileURLWithPath: paths.results),
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
             review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses))
+        settings.exports = URL(fileURLWithPath: paths.exports)
+        settings.exclusiveShelf = config.export.exclusiveShelf
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue,
                                           enricher: enricher, logger: logger))

@@ -6,6 +6,9 @@ package enum ExportFormat: String, Sendable, CaseIterable {
     case goodreads, storygraph, librarything, libib, json, review
 
     /// The extension of the default file, `exports/<format>.<extension>`.
+    /// `exports/<name>`: where `shelfd export` writes by default, and the files kept current after each change.
+    package var defaultFileName: String { "\(rawValue).\(fileExtension)" }
+
     package var fileExtension: String {
         switch self {
         case .goodreads, .storygraph, .libib, .review: "csv"

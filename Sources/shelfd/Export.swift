@@ -30,10 +30,16 @@ struct Export: AsyncParsableCommand {
     @Flag(help: "Also export the books still waiting for review.") var includeUnverified = false
 
     func run() async throws {
-        let (config, _, _) = try global.load(quiet: true)
+        let (config, _, logger) = try global.load(quiet: true)
         let store = try Store.openForReading(path: config.paths.database)
         let library = try store?.library() ?? []
-        let reviews = format == .review ? try Self.openReviews(store) : []
+        let reviews: [ReviewDocument]
+        if format == .review {
+            let desk = try ReviewDesk(config: config, writing: false, logger: logger)
+            reviews = try desk.items().map(desk.document)
+        } else {
+            reviews = []
+        }
         let options = ExportOptions(exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
                                     includeUnverified: includeUnverified, reviewFolder: config.paths.review)
         let result = try LibraryExport.export(format, library: library, reviews: reviews, options: options, generatedAt: Date())
@@ -44,7 +50,7 @@ struct Export: AsyncParsableCommand {
             destination = "standard output"
         } else {
             let url = output.map { URL(fileURLWithPath: $0) }
-                ?? URL(fileURLWithPath: config.paths.exports).appendingPathComponent("\(format.rawValue).\(format.fileExtension)")
+                ?? URL(fileURLWithPath: config.paths.exports).appendingPathComponent(format.defaultFileName)
             try AtomicFile.write(result.data, to: url)
             destination = url.path
         }
@@ -66,13 +72,5 @@ struct Export: AsyncParsableCommand {
 
     private static func say(_ line: String) {
         FileHandle.standardError.write(Data("shelfd: \(line)\n".utf8))
-    }
-
-    /// The open review items, from the database (the files in review/ are its projection).
-    private static func openReviews(_ store: Store?) throws -> [ReviewDocument] {
-        try (store?.openReviewItems() ?? []).map { item in
-            ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates, reasons: item.reasons,
-                           crop: "\(item.id).jpg", createdAt: item.createdAt)
-        }
     }
 }

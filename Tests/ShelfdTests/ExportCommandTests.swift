@@ -108,6 +108,21 @@ struct ExportCommandTests {
         }
     }
 
+    @Test("An export made once follows the library: a review decision rewrites exports/goodreads.csv", .timeLimit(.minutes(2)))
+    func exportsFollowDecisions() async throws {
+        try await catalogued { root, _ in
+            #expect(try await export(root, "--format", "goodreads").status == 0)
+            let file = root.root.appendingPathComponent("exports/goodreads.csv")
+            #expect(try !String(contentsOf: file, encoding: .utf8).contains("Smudged Spine"))
+
+            let accepted = try await root.shelfd("review", "accept", try await root.reviewID("Smudged Spine"))
+            #expect(accepted.status == 0, "\(accepted.stderr)")
+            #expect(try String(contentsOf: file, encoding: .utf8).contains("Smudged Spine"))
+            // Formats never exported are not created behind the person's back.
+            #expect(!FileManager.default.fileExists(atPath: root.root.appendingPathComponent("exports/libib.csv").path))
+        }
+    }
+
     @Test("An unknown format is a usage error (exit 2) naming the formats there are")
     func unknownFormat() async throws {
         let root = try ShelfRoot()
