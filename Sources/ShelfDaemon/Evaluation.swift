@@ -93,7 +93,9 @@ package struct Evaluator: Sendable {
                 logger.warning("The provider gave no answer", metadata: ["error": "\(error)"])
             }
         }
-        return EvalDocument.Provider(provider: kind.rawValue, model: lineup.model,
+        // A choice made at run time (`auto`) names what it chose.
+        let model = lineup.name == kind.rawValue ? lineup.model : "\(lineup.name):\(lineup.model)"
+        return EvalDocument.Provider(provider: kind.rawValue, model: model,
                                      score: judged.map(\.score).reduce(EvalScore(), +), photos: judged)
     }
 

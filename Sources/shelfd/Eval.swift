@@ -50,6 +50,12 @@ struct Eval: AsyncParsableCommand {
             measured.append(try await evaluator.evaluate(photos, with: kind))
         }
         let document = EvalDocument(truth: folder.path, providers: measured)
+        for provider in measured {
+            let failed = provider.photos.filter { $0.error != nil }.count
+            if failed > 0 {
+                FileHandle.standardError.write(Data("shelfd: \(provider.provider) gave no answer for \(failed) of \(provider.photos.count) photos; their books count as missed (each photo's reason is in the report).\n".utf8))
+            }
+        }
         if json {
             try printJSON(document)
         } else {
