@@ -4,4 +4,10 @@ extension Duration {
         let (seconds, attoseconds) = components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
+
+    /// Seconds with their fraction, for figures a person reads (`eval`'s seconds per photo).
+    package var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
 }

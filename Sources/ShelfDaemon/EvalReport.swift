@@ -1,0 +1,140 @@
+import Foundation
+import ShelfCore
+import ShelfImaging
+
+/// `shelfd eval`'s table for a terminal and its page for a browser, from one `EvalDocument`.
+package enum EvalReport {
+    static let headers = ["provider", "model", "photos", "found/expected", "recall", "right/reported", "precision",
+                          "wrong ISBNs", "needs review", "s/photo"]
+
+    /// One table row: the counts of a provider, a photo or everything.
+    static func cells(_ label: String, model: String, _ score: EvalScore) -> [String] {
+        [label, model, "\(score.photos)", "\(score.right)/\(score.expected)", percent(score.recall),
+         "\(score.right)/\(score.reported)", percent(score.precision), "\(score.wrongISBNs)",
+         percent(score.needsReviewShare), score.secondsPerPhoto.map { String(format: "%.2f", $0) } ?? "–"]
+    }
+
+    static func rows(_ document: EvalDocument) -> [[String]] {
+        document.providers.map { cells($0.provider, model: $0.model, $0.score) } + [cells("overall", model: "", document.overall)]
+    }
+
+    static func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
+
+    static func describe(title: String, author: String?) -> String { author.map { "\(title) — \($0)" } ?? title }
+
+    // MARK: Text
+
+    /// The summary table, then each provider's photos with the books it got wrong and the ones it missed.
+    package static func text(_ document: EvalDocument, truth: [String: TruthDocument]) -> String {
+        let table = [headers] + rows(document)
+        let widths = headers.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        var lines = table.map { row in
+            row.indices.map { column in
+                column < 2 ? row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                           : String(repeating: " ", count: widths[column] - row[column].count) + row[column]
+            }.joined(separator: "  ")
+        }
+        for provider in document.providers {
+            lines.append("")
+            lines.append("\(provider.provider) (\(provider.model)), per photo:")
+            for photo in provider.photos {
+                let s = photo.score
+                lines.append("  \(photo.photo): found \(s.right)/\(s.expected), right \(s.right)/\(s.reported), "
+                             + "\(s.wrongISBNs) wrong ISBN\(s.wrongISBNs == 1 ? "" : "s"), \(s.needsReview) to review, "
+                             + String(format: "%.2f s", s.seconds))
+                if let error = photo.error { lines.append("    no answer: \(error)") }
+                for book in photo.books where !book.right {
+                    lines.append("    wrong:  \(describe(title: book.title, author: book.author))")
+                }
+                for book in photo.books where book.wrongISBN {
+                    lines.append("    wrong ISBN: \(describe(title: book.title, author: book.author)) \(book.isbn13 ?? "")")
+                }
+                let books = truth[photo.photo]?.books ?? []
+                for index in photo.missed where books.indices.contains(index) {
+                    lines.append("    missed: \(describe(title: books[index].title, author: books[index].author))")
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: HTML
+
+    /// Small enough that a page of a dozen photos stays a few megabytes.
+    static let thumbnailPreset = ImagePreset(maxSide: 1200, quality: 80, targetBytes: 0...250_000, minQuality: 60)
+
+    /// A page that needs nothing beside it: each photo is embedded once (a downscaled, upright JPEG as a
+    /// data URI in the style sheet), each provider's boxes drawn over it in SVG: right green, wrong red,
+    /// missed (the truth's box) blue.
+    package static func html(_ document: EvalDocument, photos: [EvalPhoto]) -> String {
+        var style = """
+            body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+            table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.3em .6em;text-align:right}
+            td:first-child,td:nth-child(2),th{text-align:left}
+            figure{display:inline-block;vertical-align:top;width:min(100%,540px);margin:0 1.5em 1.5em 0}
+            .shot{position:relative;width:100%;background:#ddd center/100% 100% no-repeat}
+            .shot svg{position:absolute;inset:0;width:100%;height:100%}
+            rect{fill:none;stroke-width:3px;vector-effect:non-scaling-stroke}
+            rect.right{stroke:#1a9e3f}rect.wrong{stroke:#d62828}rect.missed{stroke:#3b6fd1;stroke-dasharray:6 4}
+            li.right{color:#1a9e3f}li.wrong{color:#d62828}li.missed{color:#3b6fd1}.error{color:#d62828}
+            """
+        var aspect: [String: String] = [:], shotClass: [String: String] = [:]
+        for (index, photo) in photos.enumerated() {
+            shotClass[photo.name] = "p\(index)"
+            guard let thumbnail = try? Preprocessor.prepare(photo.bytes, preset: thumbnailPreset) else { continue }
+            aspect[photo.name] = "\(thumbnail.width) / \(thumbnail.height)"
+            style += "\n.p\(index){background-image:url(data:image/jpeg;base64,\(Data(thumbnail.jpeg).base64EncodedString()))}"
+        }
+        let truth = Dictionary(photos.map { ($0.name, $0.truth) }, uniquingKeysWith: { first, _ in first })
+
+        var body = "<h1>shelfd eval</h1>\n<p>\(escape(document.truth)) · \(document.createdAt.formatted(.iso8601))</p>\n"
+        body += "<table>\n<tr>" + headers.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        for row in rows(document) { body += "<tr>" + row.map { "<td>\(escape($0))</td>" }.joined() + "</tr>\n" }
+        body += "</table>\n<p><span class=\"legend\">boxes: <b style=\"color:#1a9e3f\">right</b> · "
+            + "<b style=\"color:#d62828\">wrong</b> · <b style=\"color:#3b6fd1\">missed</b></span></p>\n"
+        for provider in document.providers {
+            body += "<section>\n<h2>\(escape(provider.provider)) <small>\(escape(provider.model))</small></h2>\n"
+            for photo in provider.photos {
+                let books = truth[photo.photo]?.books ?? []
+                var marks: [(kind: String, label: String, box: Box?)] = photo.books.map { book in
+                    (book.right ? "right" : "wrong", describe(title: book.title, author: book.author), book.box)
+                }
+                marks += photo.missed.filter(books.indices.contains).map { index in
+                    ("missed", describe(title: books[index].title, author: books[index].author), books[index].box)
+                }
+                let s = photo.score
+                body += "<figure>\n<figcaption><b>\(escape(photo.photo))</b>: found \(s.right)/\(s.expected), "
+                    + "right \(s.right)/\(s.reported), \(String(format: "%.2f", s.seconds)) s</figcaption>\n"
+                body += "<div class=\"shot \(shotClass[photo.photo] ?? "")\" style=\"aspect-ratio:\(aspect[photo.photo] ?? "4 / 3")\">"
+                body += "<svg viewBox=\"0 0 1000 1000\" preserveAspectRatio=\"none\">"
+                for mark in marks {
+                    guard let box = mark.box else { continue }
+                    body += "<rect class=\"\(mark.kind)\" " + String(format: "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
+                        box.x1 * 1000, box.y1 * 1000, (box.x2 - box.x1) * 1000, (box.y2 - box.y1) * 1000)
+                    body += "<title>\(escape(mark.kind)): \(escape(mark.label))</title></rect>"
+                }
+                body += "</svg></div>\n<ul>\n"
+                if let error = photo.error { body += "<li class=\"error\">no answer: \(escape(error))</li>\n" }
+                for mark in marks { body += "<li class=\"\(mark.kind)\">\(mark.kind): \(escape(mark.label))</li>\n" }
+                body += "</ul>\n</figure>\n"
+            }
+            body += "</section>\n"
+        }
+        return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>shelfd eval</title>\n"
+            + "<style>\n\(style)\n</style>\n</head>\n<body>\n\(body)</body>\n</html>\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

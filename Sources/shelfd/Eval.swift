@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import ShelfConfig
+import ShelfCore
+import ShelfDaemon
+import ShelfEnrichment
+import ShelfStore
+
+struct Eval: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure providers on photos whose books are known: recall, precision, wrong ISBNs, seconds per photo.",
+        discussion: """
+            Every photo in the folder with a <photo>.truth.json beside it (schema shelfd.truth/1: its books left to \
+            right, with boxes) goes through preprocessing, the provider, the book checks and enrichment, as in the \
+            pipeline, but outside the queue: nothing is added to the library, results or review. A reported book is \
+            right when its title and author surname match a truth book after normalisation, each truth book once. \
+            Enrichment reads your local catalogue, or with --catalogue a temporary one made from that file.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("Folder of photos with <photo>.truth.json files.", valueName: "dir")) var truth: String
+    @Option(name: .customLong("provider"),
+            help: ArgumentHelp("A provider to measure; repeat for several (default: pipeline.provider).", valueName: "provider"))
+    var providers: [Configuration.Provider] = []
+    @Option(help: ArgumentHelp("Look books up in a temporary catalogue imported from this file instead of yours.", valueName: "file"))
+    var catalogue: String?
+    @Flag(name: .long, help: "Print the evaluation as a shelfd.eval/1 JSON document.") var json = false
+    @Option(help: ArgumentHelp("Also write a self-contained HTML page: each photo with its boxes, and the table.", valueName: "file"))
+    var html: String?
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: truth)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("--truth \(truth) is not a folder. Give the folder that holds the photos and their .truth.json files.")
+        }
+        let photos = try EvalPhoto.all(in: folder)
+        if photos.isEmpty {
+            throw ValidationError("No truth files in \(truth): each photo to measure needs a <photo>.truth.json beside it (schema shelfd.truth/1), as in samples/.")
+        }
+        let (config, secrets, logger) = try global.load(quiet: true)
+
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-eval-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let store = try Self.enrichmentStore(config: config, catalogue: catalogue, scratch: scratch)
+        let evaluator = try Evaluator(config: config, secrets: secrets, store: store, logger: logger)
+
+        var measured: [EvalDocument.Provider] = []
+        for kind in providers.isEmpty ? [config.pipeline.provider] : providers where !measured.contains(where: { $0.provider == kind.rawValue }) {
+            measured.append(try await evaluator.evaluate(photos, with: kind))
+        }
+        let document = EvalDocument(truth: folder.path, providers: measured)
+        for provider in measured {
+            let failed = provider.photos.filter { $0.error != nil }.count
+            if failed > 0 {
+                FileHandle.standardError.write(Data("shelfd: \(provider.provider) gave no answer for \(failed) of \(provider.photos.count) photos; their books count as missed (each photo's reason is in the report).\n".utf8))
+            }
+        }
+        if json {
+            try printJSON(document)
+        } else {
+            print(EvalReport.text(document, truth: Dictionary(photos.map { ($0.name, $0.truth) }) { first, _ in first }))
+        }
+        if let html {
+            let page = URL(fileURLWithPath: html)
+            do { try AtomicFile.write(Data(EvalReport.html(document, photos: photos).utf8), to: page) } catch {
+                throw StartupError("Cannot write \(page.path): \(error). Check that its folder exists and is writable.")
+            }
+            FileHandle.standardError.write(Data("shelfd: wrote \(page.path)\n".utf8))
+        }
+    }
+
+    /// The catalogue and lookup cache enrichment uses: a scratch database with `catalogue` imported, else the
+    /// user's (only read, and its lookup cache filled as the pipeline fills it), else an empty scratch one.
+    static func enrichmentStore(config: Configuration, catalogue: String?, scratch: URL) throws -> Store {
+        func scratchStore() throws -> Store {
+            do {
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+                return try Store.open(path: scratch.appendingPathComponent("eval.db").path)
+            } catch {
+                throw StartupError("Cannot make a temporary database in \(scratch.path): \(error). Set TMPDIR to a writable folder.")
+            }
+        }
+        guard let catalogue else { return try Catalogue.store(config, create: false) ?? scratchStore() }
+        let store = try scratchStore()
+        do { _ = try CatalogueImporter(store: store).importFile(catalogue) } catch {
+            throw StartupError("Cannot import the catalogue \(catalogue): \(error)")
+        }
+        return store
+    }
+}
