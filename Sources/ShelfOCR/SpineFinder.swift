@@ -33,6 +33,8 @@ package enum SpineFinder {
     static let minimumEvidence = 4.0
     /// Words on one line further apart than this many line heights belong to different spines (shelves).
     static let splitGap = 3.0
+    /// Pieces of one column further apart than this many column widths are different books (shelves).
+    static let columnGap = 6.0
     /// Two claims on a place overlapping by more than this share of the smaller are the same spine.
     static let sameSpineOverlap = 0.4
 
@@ -52,12 +54,42 @@ package enum SpineFinder {
             }
         }
         var kept: [Candidate] = []
-        for candidate in found.sorted(by: { $0.evidence > $1.evidence }) where candidate.evidence >= minimumEvidence {
+        for candidate in found.sorted(by: { $0.evidence > $1.evidence }) {
             if !kept.contains(where: { overlap($0.spine.box, candidate.spine.box) > sameSpineOverlap }) { kept.append(candidate) }
         }
-        return kept.map(\.spine).sorted { a, b in
-            a.box.x1 != b.box.x1 ? a.box.x1 < b.box.x1 : a.box.y1 < b.box.y1
+        return merged(kept, aspect: Double(image.width) / Double(image.height))
+            .filter { $0.evidence >= minimumEvidence }.map(\.spine)
+            .sorted { a, b in a.box.x1 != b.box.x1 ? a.box.x1 < b.box.x1 : a.box.y1 < b.box.y1 }
+    }
+
+    /// Pieces of one upright spine (title, author, the call-number label, read each its own way) joined: they
+    /// share its column, and no more than `columnGap` of their width lies between them along it.
+    static func merged(_ pieces: [Candidate], aspect: Double) -> [Candidate] {
+        var spines: [Candidate] = []
+        for piece in pieces.sorted(by: { $0.spine.box.y1 < $1.spine.box.y1 }) {
+            guard piece.spine.reading != .across,
+                  let index = spines.firstIndex(where: { sameColumn($0.spine.box, piece.spine.box, aspect: aspect) && $0.spine.reading != .across })
+            else { spines.append(piece); continue }
+            let a = spines[index], b = piece
+            let letters = { (c: Candidate) in max(1e-9, c.evidence / max(1e-9, c.spine.confidence)) }
+            let confidence = (a.evidence + b.evidence) / (letters(a) + letters(b))
+            let box = Box(x1: min(a.spine.box.x1, b.spine.box.x1), y1: min(a.spine.box.y1, b.spine.box.y1),
+                          x2: max(a.spine.box.x2, b.spine.box.x2), y2: max(a.spine.box.y2, b.spine.box.y2))
+            let reading = a.evidence >= b.evidence ? a.spine.reading : b.spine.reading
+            spines[index] = Candidate(spine: Spine(text: a.spine.text + " " + b.spine.text, box: box.rounded,
+                                                   confidence: confidence, reading: reading),
+                                      evidence: a.evidence + b.evidence)
         }
+        return spines
+    }
+
+    /// A column's pieces overlap across it by half the narrower one, with a gap along it of at most
+    /// `columnGap` times the narrower one (widths in pixels: `aspect` is the photo's width over its height).
+    static func sameColumn(_ a: Box, _ b: Box, aspect: Double) -> Bool {
+        let across = min(a.x2, b.x2) - max(a.x1, b.x1)
+        let narrower = min(a.x2 - a.x1, b.x2 - b.x1)
+        let gap = max(a.y1, b.y1) - min(a.y2, b.y2)
+        return across >= 0.5 * narrower && gap <= columnGap * narrower * aspect
     }
 
     struct Candidate {
