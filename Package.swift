@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
 
         // Values and rules: no I/O, no C.
         .target(name: "ShelfCore", swiftSettings: settings),
@@ -49,11 +50,16 @@ let package = Package(
         .target(name: "ShelfEnrichment", dependencies: [
             "ShelfCore", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
+        // The offline provider: Tesseract reads the spines, the matcher turns their text into books.
+        .target(name: "ShelfOCR", dependencies: [
+            "ShelfCore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "CTesseract",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
         // The pipeline: scheduler, batches, writers, status, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
-            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "ShelfExport", "CMalloc",
+            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "ShelfExport", "ShelfOCR", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The command line.
@@ -93,5 +99,10 @@ let package = Package(
         // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
         .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfCore"],
                           path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
+        // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
+        .executableTarget(name: "shelfd-bench-ocr", dependencies: [
+            "ShelfOCR", "ShelfEnrichment", "ShelfStore", "ShelfCore", "ShelfProviders",
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Benchmarks/OCRBenchmark", swiftSettings: settings),
     ]
 )

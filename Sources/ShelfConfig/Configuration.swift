@@ -12,6 +12,7 @@ package struct Configuration: Sendable, Equatable {
     package var openai = OpenAI()
     package var hybrid = Hybrid()
     package var enrich = Enrich()
+    package var ocr = OCR()
     package var export = Export()
     package var log = Log()
 
@@ -52,6 +53,8 @@ package struct Configuration: Sendable, Equatable {
     }
 
     package enum Provider: String, Sendable, CaseIterable {
+        /// Gemini when its key is present, else Cloudflare when its credentials are, else `ocr` (no key, no network).
+        case auto
         case gemini, cloudflare, openai, hybrid, ocr
     }
 
@@ -62,7 +65,7 @@ package struct Configuration: Sendable, Equatable {
     }
 
     package struct Pipeline: Sendable, Equatable {
-        package var provider = Provider.gemini
+        package var provider = Provider.auto
         /// Photos claimed and finished together, 1…5.
         package var batchSize = 5
         /// Provider requests in flight, 1…16.
@@ -139,6 +142,13 @@ package struct Configuration: Sendable, Equatable {
         package var contact = ""
         /// How long a remote lookup that found a book is reused (one that found nothing: a week at most).
         package var cacheDays = 90
+        package init() {}
+    }
+
+    /// The offline provider (Tesseract).
+    package struct OCR: Sendable, Equatable {
+        /// Tesseract traineddata names, read together: "eng", "spa", "cat", "deu"… (package tesseract-ocr-<name>).
+        package var languages = ["eng"]
         package init() {}
     }
 

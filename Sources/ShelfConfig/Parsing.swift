@@ -12,6 +12,7 @@ extension Configuration {
         ("openai", ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"]),
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
+        ("ocr", ["languages"]),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
     ]
@@ -88,7 +89,7 @@ extension Configuration {
         if let t = reader.section(document, "hybrid") {
             var h = config.hybrid
             // A hybrid made of hybrids would never reach a real model.
-            let single = Provider.allCases.filter { $0 != .hybrid }
+            let single = Provider.allCases.filter { $0 != .hybrid && $0 != .auto }
             h.fast = try reader.choice(t, "hybrid", "fast", h.fast, allowed: single)
             h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate, allowed: single)
             h.escalateBelow = try reader.fraction(t, "hybrid", "escalate_below", h.escalateBelow)
@@ -102,6 +103,14 @@ extension Configuration {
             e.contact = try reader.string(t, "enrich", "contact", e.contact)
             e.cacheDays = try reader.int(t, "enrich", "cache_days", e.cacheDays, 0...3650)
             config.enrich = e
+        }
+        if let t = reader.section(document, "ocr") {
+            let languages = try reader.strings(t, "ocr", "languages", config.ocr.languages)
+            // Tesseract names: letters, digits and underscores ("chi_sim"); anything else would reach its loader as a path.
+            if languages.isEmpty || languages.contains(where: { $0.isEmpty || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }) {
+                throw reader.invalid("ocr", "languages", "= \(languages) is not a list of Tesseract language names. For example languages = [\"eng\", \"spa\"].")
+            }
+            config.ocr.languages = languages
         }
         if let t = reader.section(document, "export") {
             config.export.exclusiveShelf = try reader.choice(t, "export", "exclusive_shelf", config.export.exclusiveShelf)
@@ -312,7 +321,7 @@ private struct Reader {
                     file: file, key: "\(section).\(key)")
     }
 
-    private func invalid(_ section: String, _ key: String, _ problem: String) -> ConfigError {
+    func invalid(_ section: String, _ key: String, _ problem: String) -> ConfigError {
         ConfigError(.invalidValue, "\(location(line(section, key))): \(section).\(key) \(problem)", file: file, key: "\(section).\(key)")
     }
 

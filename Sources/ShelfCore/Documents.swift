@@ -249,12 +249,16 @@ package struct StatusDocument: Codable, Sendable, Equatable {
         package var backoffUntil: Date?
         package var reason: String?
         package var latencyMs: Latency?
+        /// Why this provider: "pipeline.provider = auto: …" (absent in documents written before `auto`).
+        package var chosenBecause: String?
         enum CodingKeys: String, CodingKey {
             case name, model, state, reason, backoffUntil = "backoff_until", latencyMs = "latency_ms"
+            case chosenBecause = "chosen_because"
         }
-        package init(name: String, model: String, state: String, backoffUntil: Date?, reason: String?, latencyMs: Latency?) {
+        package init(name: String, model: String, state: String, backoffUntil: Date?, reason: String?, latencyMs: Latency?,
+                     chosenBecause: String? = nil) {
             self.name = name; self.model = model; self.state = state; self.backoffUntil = backoffUntil
-            self.reason = reason; self.latencyMs = latencyMs
+            self.reason = reason; self.latencyMs = latencyMs; self.chosenBecause = chosenBecause
         }
     }
     package struct Problem: Codable, Sendable, Equatable {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfOCR
 import ShelfProviders
 import ShelfWatch
 
@@ -27,12 +28,14 @@ package enum DoctorChecks {
         do { lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger) } catch {
             return checks + [.fail("provider", "\(error)")]
         }
+        checks.append(.pass("provider choice", ProviderChoice.resolve(config: config, secrets: secrets).reason))
         for channel in lineup.channels { checks.append(keyCheck(provider: channel.name, secrets: secrets)) }
         for (name, folder) in [("root", config.paths.root), ("incoming", config.paths.incoming),
                                ("results", config.paths.results), ("state", config.paths.state)] {
             checks.append(folderCheck(name: name, path: folder))
         }
         checks.append(contentsOf: watchChecks(config: config))
+        checks.append(languageCheck(config: config, uses: lineup.channels.contains { $0.name == "ocr" }))
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
         return checks
     }
@@ -48,6 +51,18 @@ package enum DoctorChecks {
         guard let name, secrets[name] != nil else { return .pass("key", "\(provider) needs no key") }
         let origin = secrets.origins[name].map { $0 == .credential ? "a systemd credential" : "the environment" } ?? "?"
         return .pass("key", "\(label) present (from \(origin))")
+    }
+
+    /// The traineddata of each `[ocr] languages` entry: an error when the OCR is in use, a warning otherwise
+    /// (it is the fallback when keys go missing).
+    static func languageCheck(config: Configuration, uses: Bool) -> DoctorCheck {
+        let folder = Traineddata.folder()
+        let missing = Traineddata.missing(config.ocr.languages, in: folder)
+        guard missing.isEmpty else {
+            let advice = Traineddata.advice(missing: missing, folder: folder)
+            return uses ? .fail("ocr languages", advice) : .warn("ocr languages", advice)
+        }
+        return .pass("ocr languages", "\(config.ocr.languages.map { "\($0).traineddata" }.joined(separator: ", ")) in \(folder ?? "?")")
     }
 
     static func folderCheck(name: String, path: String) -> DoctorCheck {

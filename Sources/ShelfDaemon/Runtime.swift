@@ -4,6 +4,7 @@ import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
 import ShelfHTTP
+import ShelfOCR
 import ShelfProviders
 import ShelfStore
 
@@ -19,6 +20,8 @@ package struct Runtime: Sendable {
     package let config: Configuration
     package let store: Store
     package let pipeline: Pipeline
+    /// The provider this process uses and why (`pipeline.provider = "auto"` decides from the keys present).
+    package let chosen: ProviderChoice
 
     /// `choice` overrides `pipeline.provider` for this process (`scan --provider`, `rescan --provider`);
     /// `refreshLookups` asks OpenLibrary and Google Books again instead of using their cached answers.
@@ -42,8 +45,13 @@ package struct Runtime: Sendable {
             logger.notice("Jobs of a stopped process returned to the queue", metadata: ["jobs": "\(recovered)"])
         }
 
+        let chosen = ProviderChoice.resolve(config: config, secrets: secrets, override: choice)
+        if config.pipeline.provider == .auto && choice == nil {
+            logger.notice("Provider chosen", metadata: ["provider": "\(chosen.provider.rawValue)", "reason": "\(chosen.reason)"])
+        }
+        let sources = try makeSources(config: config, secrets: secrets, store: store, refresh: refreshLookups, logger: logger)
         let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,
-                                    licenses: StoredCloudflareLicenses(store: store))
+                                    licenses: StoredCloudflareLicenses(store: store), sources: sources)
         for channel in lineup.channels {
             // A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted
             // (it comes back at once if the problem is still there). Quota waits stand.
@@ -65,9 +73,7 @@ package struct Runtime: Sendable {
             try store.setSetting("provider", current)
         }
 
-        let enricher = Enricher(sources: try makeSources(config: config, secrets: secrets, store: store,
-                                                         refresh: refreshLookups, logger: logger),
-                                reviewThreshold: config.pipeline.reviewThreshold)
+        let enricher = Enricher(sources: sources, reviewThreshold: config.pipeline.reviewThreshold)
         var settings = PipelineSettings(
             batchSize: config.pipeline.batchSize, concurrency: config.pipeline.concurrency,
             reviewThreshold: config.pipeline.reviewThreshold, maxAttempts: config.pipeline.maxAttempts,
@@ -79,19 +85,22 @@ package struct Runtime: Sendable {
         settings.exclusiveShelf = config.export.exclusiveShelf
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue,
-                                          enricher: enricher, logger: logger))
+                                          enricher: enricher, logger: logger),
+                       chosen: chosen)
     }
 
-    /// The configured provider, or the fast and accurate pair for hybrid.
+    /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `sources` are the
+    /// book sources the offline OCR matches spine texts against (none: it reports the text read).
     package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
                                    choice: Configuration.Provider? = nil,
-                                   licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses()) throws -> Lineup {
+                                   licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
+                                   sources: [any BookSource] = []) throws -> Lineup {
         let http = HTTPClient(maxConcurrent: config.pipeline.concurrency)
         func channel(_ kind: Configuration.Provider) throws -> ProviderChannel {
-            ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses),
+            ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses, sources: sources),
                             requestsPerMinute: requestsPerMinute(kind, config), burst: config.pipeline.concurrency)
         }
-        switch choice ?? config.pipeline.provider {
+        switch ProviderChoice.resolve(config: config, secrets: secrets, override: choice).provider {
         case .hybrid:
             return .hybrid(fast: try channel(config.hybrid.fast), accurate: try channel(config.hybrid.accurate),
                            escalateBelow: config.hybrid.escalateBelow)
@@ -109,7 +118,8 @@ package struct Runtime: Sendable {
     }
 
     static func makeProvider(_ kind: Configuration.Provider, config: Configuration, secrets: Secrets,
-                             http: HTTPClient, licenses: any CloudflareLicenseMemory) throws -> any VisionProvider {
+                             http: HTTPClient, licenses: any CloudflareLicenseMemory,
+                             sources: [any BookSource]) throws -> any VisionProvider {
         switch kind {
         case .gemini:
             let settings = GeminiSettings(model: config.gemini.model, baseURL: config.gemini.baseURL,
@@ -128,8 +138,12 @@ package struct Runtime: Sendable {
                                               timeout: .seconds(config.cloudflare.timeoutS))
             return CloudflareProvider(settings: settings, http: http, logger: Logger(label: "shelfd.cloudflare"),
                                       licenseStore: licenses)
-        case let other:
-            throw StartupError("pipeline.provider = \"\(other.rawValue)\" is not available in this version of shelfd yet; use gemini, cloudflare, openai or hybrid.")
+        case .ocr:
+            return OCRProvider(settings: OCRSettings(languages: config.ocr.languages), sources: sources,
+                               logger: Logger(label: "shelfd.ocr"))
+        case .hybrid, .auto:
+            // makeLineup resolves both before it asks for a single provider.
+            throw StartupError("pipeline.provider = \"\(kind.rawValue)\" names no single provider; use gemini, cloudflare, openai or ocr.")
         }
     }
 

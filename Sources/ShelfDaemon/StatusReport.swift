@@ -5,14 +5,18 @@ import ShelfStore
 
 /// `shelfd status`: built from the database alone, so it works whether the daemon runs or not.
 package enum StatusReport {
-    package static func build(config: Configuration, now: Date = Date()) throws -> StatusDocument {
-        let kinds: [Configuration.Provider] = config.pipeline.provider == .hybrid
-            ? [config.hybrid.fast, config.hybrid.accurate] : [config.pipeline.provider]
+    /// `secrets` decide what `pipeline.provider = "auto"` picks (by default this process's own).
+    package static func build(config: Configuration, secrets: Secrets? = nil, now: Date = Date()) throws -> StatusDocument {
+        let chosen = ProviderChoice.resolve(config: config,
+                                            secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
+        let kinds: [Configuration.Provider] = chosen.provider == .hybrid
+            ? [config.hybrid.fast, config.hybrid.accurate] : [chosen.provider]
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
         let store = try Store.openForReading(path: config.paths.database)
         let providers = try kinds.map { try provider($0, config: config, store: store, now: now) }
         var overall = providers.last!                 // single: the one; hybrid: the accurate one decides
-        if config.pipeline.provider == .hybrid {
+        overall.chosenBecause = chosen.reason
+        if chosen.provider == .hybrid {
             overall.name = "hybrid"
             overall.model = providers.map { "\($0.name):\($0.model)" }.joined(separator: "+")
         }
@@ -70,6 +74,7 @@ package enum StatusReport {
         case .gemini: config.gemini.model
         case .cloudflare: config.cloudflare.model
         case .openai: config.openai.model
+        case .ocr: "tesseract:" + config.ocr.languages.joined(separator: "+")
         default: ""
         }
         let health = try store?.providerHealth(kind.rawValue)

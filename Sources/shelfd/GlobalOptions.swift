@@ -30,3 +30,9 @@ func printJSON(_ value: some Encodable) throws {
     let data = try JSONStyle.encoder().encode(value)
     print(String(decoding: data, as: UTF8.self))
 }
+
+/// Says on stderr which provider `pipeline.provider = "auto"` picked and why (a chosen one needs no saying).
+func announce(_ chosen: ProviderChoice, config: Configuration) {
+    guard config.pipeline.provider == .auto, !chosen.reason.hasPrefix("--provider") else { return }
+    FileHandle.standardError.write(Data("shelfd: reading photos with \(chosen.provider.rawValue) (\(chosen.reason))\n".utf8))
+}

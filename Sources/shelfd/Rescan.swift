@@ -12,7 +12,7 @@ struct Rescan: AsyncParsableCommand {
         discussion: "Every run's result is kept: the newest is results/<name>.json, earlier ones are under results/.history/.")
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "gemini, cloudflare, openai or hybrid (default: pipeline.provider).") var provider: Configuration.Provider?
+    @Option(help: "gemini, cloudflare, openai, hybrid or ocr (default: pipeline.provider).") var provider: Configuration.Provider?
     @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
     @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
     @Argument(help: ArgumentHelp("Photo files, or the start of a photo's sha256.", valueName: "photo")) var photos: [String]

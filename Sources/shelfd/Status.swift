@@ -14,8 +14,8 @@ struct Status: AsyncParsableCommand {
     @Flag(name: .long, help: "Exit 4 when the daemon is not running.") var requireDaemon = false
 
     func run() async throws {
-        let (config, _, _) = try global.load(quiet: true)
-        let status = try StatusReport.build(config: config)
+        let (config, secrets, _) = try global.load(quiet: true)
+        let status = try StatusReport.build(config: config, secrets: secrets)
         if json { try printJSON(status) } else { print(Self.text(status)) }
         if requireDaemon && !status.daemon.running { throw ExitCode(4) }
         if status.isDegraded { throw ExitCode(3) }
@@ -41,6 +41,7 @@ struct Status: AsyncParsableCommand {
             if let latency = p.latencyMs { provider += " (p50 \(latency.p50) ms, p95 \(latency.p95) ms)" }
             lines.append(provider)
         }
+        if let because = status.provider.chosenBecause { lines.append("          chosen because \(because)") }
         if status.problems.isEmpty {
             lines.append("problems: none")
         } else {

@@ -24,7 +24,8 @@ struct ParsingTests {
         #expect(config == Configuration.defaults(home: "/home/reader"))
         #expect(config.paths.root == "/home/reader/Shelves")
         #expect(config.paths.state == "/home/reader/.local/state/shelfd")
-        #expect(config.pipeline.provider == .gemini)
+        #expect(config.pipeline.provider == .auto)
+        #expect(config.ocr.languages == ["eng"])
         #expect(config.pipeline.batchSize == 5)
         #expect(config.pipeline.reviewThreshold == 0.60)
         #expect(config.watch.rescanIntervalS == 3600)
@@ -382,6 +383,30 @@ struct ExampleFileTests {
             for key in keys {
                 #expect(body.contains { $0.hasPrefix("\(key) = ") && $0.contains("#") }, "\(section).\(key) is missing or has no comment")
             }
+        }
+    }
+}
+
+@Suite("[ocr] languages")
+struct OCRLanguageTests {
+    @Test("Languages are read as Tesseract names")
+    func languagesAreRead() throws {
+        let config = try Configuration.parse(toml: "[ocr]\nlanguages = [\"eng\", \"spa\", \"chi_sim\"]\n", file: "/etc/shelfd/shelfd.toml",
+                                             environment: ["HOME": "/home/reader"])
+        #expect(config.ocr.languages == ["eng", "spa", "chi_sim"])
+    }
+
+    @Test("A language that is not a Tesseract name, or none at all, is refused", arguments: ["[]", "[\"../eng\"]", "[\"\"]"])
+    func badLanguagesAreRefused(_ value: String) {
+        #expect(throws: ConfigError.self) {
+            try Configuration.parse(toml: "[ocr]\nlanguages = \(value)\n", file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
+        }
+    }
+
+    @Test("auto is no hybrid half")
+    func autoIsNoHybridHalf() {
+        #expect(throws: ConfigError.self) {
+            try Configuration.parse(toml: "[hybrid]\nfast = \"auto\"\n", file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
         }
     }
 }

@@ -1,0 +1,70 @@
+// The offline OCR provider on real photos: seconds per photo (Tesseract's three readings, then matching), the
+// spines it read and the books it made of them, so a person can judge them by eye. With --catalogue the
+// catalogue (a CSV the importer reads) is imported into a temporary database first and matched against.
+// Numbers are printed, never asserted.
+//
+//   shelfd-bench-ocr PHOTO… [--catalogue CSV] [--languages eng+spa] [--max-side 2400]
+import Foundation
+import Logging
+import ShelfCore
+import ShelfEnrichment
+import ShelfOCR
+import ShelfProviders
+import ShelfStore
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("shelfd-bench-ocr: \(message)\n".utf8))
+    exit(1)
+}
+
+@MainActor func value(_ option: String) -> String {
+    guard let value = arguments.popFirst() else { fail("\(option) needs a value") }
+    return value
+}
+
+var photos: [String] = [], catalogue: String?, languages = ["eng"], maxSide = 2400
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--catalogue": catalogue = value(argument)
+    case "--languages": languages = value(argument).split(separator: "+").map(String.init)
+    case "--max-side":
+        guard let side = Int(value(argument)) else { fail("--max-side needs a number of pixels") }
+        maxSide = side
+    default: photos.append(argument)
+    }
+}
+if photos.isEmpty { fail("usage: shelfd-bench-ocr PHOTO… [--catalogue CSV] [--languages eng+spa] [--max-side 2400]") }
+
+var sources: [any BookSource] = []
+if let catalogue {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-ocr-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
+    let report = try CatalogueImporter(store: store).importFile(catalogue)
+    print("catalogue: \(report)")
+    sources = [try CatalogueSource(store: store)]
+}
+
+let provider = OCRProvider(settings: OCRSettings(languages: languages, maxSide: maxSide), sources: sources,
+                           logger: Logger(label: "shelfd-bench-ocr"))
+if case .failure(let error) = await provider.checkReachable() { fail(error.message) }
+var total = 0.0
+for path in photos {
+    guard let bytes = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
+    let clock = ContinuousClock(), started = clock.now
+    let raw = try await provider.send(PhotoUpload(bytes: Array(bytes)))
+    let elapsed = clock.now - started
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    total += seconds
+    let response = try JSONStyle.decoder().decode(OCRResponse.self, from: Data(raw.body))
+    print("\(path): \(response.width)×\(response.height), \(response.spines.count) spines, \(String(format: "%.1f", seconds)) s")
+    for reading in response.spines {
+        let spine = reading.spine
+        let box = String(format: "x %.2f–%.2f y %.2f–%.2f", spine.box.x1, spine.box.x2, spine.box.y1, spine.box.y2)
+        let book = reading.match.map { "→ \(reading.decision.rawValue) \($0.title) — \($0.author ?? "?") (\(String(format: "%.2f", reading.book.confidence)))" } ?? ""
+        print("  [\(spine.reading.rawValue) \(String(format: "%.0f", spine.confidence * 100)) \(box)] \(spine.text) \(book)")
+    }
+}
+print(String(format: "seconds per photo: %.1f", total / Double(photos.count)))

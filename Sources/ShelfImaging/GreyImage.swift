@@ -1,0 +1,78 @@
+import ShelfCore
+
+/// 8-bit grey pixels, rows packed (no padding): what an OCR engine reads.
+package struct GreyImage: Sendable {
+    package var width: Int
+    package var height: Int
+    package var pixels: [UInt8]
+
+    package init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height, "GreyImage: pixel count does not match the size")
+        self.width = width; self.height = height; self.pixels = pixels
+    }
+
+    /// Luma of an RGB picture (BT.601 weights in 8-bit fixed point).
+    init(_ image: RGBImage) {
+        let count = image.width * image.height
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialised in
+            image.pixels.withUnsafeBufferPointer { rgb in
+                for i in 0..<count {
+                    let r = UInt32(rgb[3 * i]), g = UInt32(rgb[3 * i + 1]), b = UInt32(rgb[3 * i + 2])
+                    out[i] = UInt8((77 * r + 150 * g + 29 * b + 128) >> 8)
+                }
+            }
+            initialised = count
+        }
+        self.init(width: image.width, height: image.height, pixels: pixels)
+    }
+
+    /// Turned a quarter clockwise (`clockwise`) or anticlockwise: `width` and `height` swap.
+    package func rotated(clockwise: Bool) -> GreyImage {
+        let (w, h) = (width, height)
+        let pixels = [UInt8](unsafeUninitializedCapacity: w * h) { out, initialised in
+            self.pixels.withUnsafeBufferPointer { source in
+                // The rotated picture is h wide: stored (x, y) lands at (h-1-y, x) clockwise, (y, w-1-x) anticlockwise.
+                for y in 0..<h {
+                    let row = y * w
+                    if clockwise {
+                        for x in 0..<w { out[x * h + (h - 1 - y)] = source[row + x] }
+                    } else {
+                        for x in 0..<w { out[(w - 1 - x) * h + y] = source[row + x] }
+                    }
+                }
+            }
+            initialised = w * h
+        }
+        return GreyImage(width: h, height: w, pixels: pixels)
+    }
+}
+
+extension Preprocessor {
+    /// The photo upright, its long side scaled to `maxSide` (never enlarged), in grey: JPEG (decoded at the
+    /// smallest DCT scale still large enough) or HEIC/HEIF, EXIF orientation applied.
+    /// - Throws: `PhotoError` as `prepare` does.
+    package static func grey(_ bytes: [UInt8], maxSide: Int, maxPixels: Int = 64_000_000) throws(PhotoError) -> GreyImage {
+        let opened = try PhotoInspector.open(bytes, maxPixels: maxPixels)
+        let info = opened.info
+        let longSide = max(info.width, info.height)
+        let target = min(maxSide, longSide)
+        let orientation = Orientation(info.orientation)
+        func render(_ view: PixelView) -> GreyImage {
+            let scale = Double(target) / Double(max(view.width, view.height))
+            return GreyImage(Resampler.render(view, width: Int((Double(view.width) * scale).rounded()),
+                                              height: Int((Double(view.height) * scale).rounded()), orientation: orientation))
+        }
+        if let (decoder, header) = opened.jpeg {
+            let decoded: RGBImage
+            do {
+                decoded = try decoder.decode(bytes, header: header,
+                                             eighths: JPEGDecompressor.eighths(longSide: longSide, target: target))
+            } catch { throw PhotoInspector.corrupt(error.message) }
+            guard JPEGMarkers.reachesEndOfImage(bytes) else { throw PhotoInspector.truncatedJPEG() }
+            return decoded.withView(render)
+        }
+        do { return try HEIFDecoder.decode(bytes, maxPixels: maxPixels, render) } catch {
+            throw PhotoInspector.corruptHEIF(error.message)
+        }
+    }
+}
