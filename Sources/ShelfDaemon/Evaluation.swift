@@ -71,7 +71,8 @@ package struct Evaluator: Sendable {
     /// One provider (or hybrid pair) over every photo, one photo at a time so each photo's seconds are its own.
     /// - Throws: `StartupError` when the provider cannot be set up or its key is missing.
     package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws -> EvalDocument.Provider {
-        let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, licenses: licenses)
+        let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, licenses: licenses,
+                                            sources: enricher.sources)
         for channel in lineup.channels {
             if let problem = Runtime.missingKeyProblem(for: channel.name, secrets: secrets) { throw StartupError(problem) }
         }
