@@ -142,10 +142,39 @@ package final class OCRProvider: VisionProvider {
             }
         }
         let results = matcher.assign(queries, candidates: pools)
-        let readings = spines.indices.map { index in
+        var readings = spines.indices.map { index in
             Self.reading(spines[index], result: results[index], matcher: matcher)
         }
+        let fragments = Set(readings.indices.filter { Self.isFragment(readings[$0], among: readings) })
+        if !fragments.isEmpty {
+            notes.append("spine_fragments_dropped: \(fragments.count)")
+            readings = readings.indices.filter { !fragments.contains($0) }.map { readings[$0] }
+        }
         return (readings, notes)
+    }
+
+    /// A piece of a spine read apart from its title (the author's name alone, a publisher's line) is offered
+    /// that author's other books by the matcher. Beside a spine that shows its title, by the same author, and
+    /// with none of the offered title's words in its own text, it is part of that spine, not another book.
+    static func isFragment(_ reading: OCRResponse.Reading, among readings: [OCRResponse.Reading]) -> Bool {
+        guard reading.decision == .review, let record = reading.match, !showsTitle(reading) else { return false }
+        let surname = TextNormalization.surname(record.author)
+        guard !surname.isEmpty else { return false }
+        return readings.contains { other in
+            guard other.decision != .none, let book = other.match, showsTitle(other),
+                  TextNormalization.surname(book.author) == surname else { return false }
+            let a = reading.spine.box, b = other.spine.box
+            let overlap = min(a.x2, b.x2) - max(a.x1, b.x1)
+            return overlap > 0 || abs((a.x1 + a.x2) - (b.x1 + b.x2)) / 2 < 1.5 * max(a.x2 - a.x1, b.x2 - b.x1)
+        }
+    }
+
+    /// Whether the spine's text holds a word of its matched record's title (three letters or more).
+    static func showsTitle(_ reading: OCRResponse.Reading) -> Bool {
+        guard let record = reading.match else { return false }
+        let text = Set(TextNormalization.fold(reading.spine.text).split(separator: " ").map(String.init))
+        return TextNormalization.title(record.title).split(separator: " ").map(String.init)
+            .contains { $0.count >= 3 && text.contains($0) }
     }
 
     /// A spine and what it matched as a book: the record's title and author when the match is at least
