@@ -26,3 +26,37 @@ struct OCRSamplesTests {
         #expect(overall.wrongISBNs == 0)
     }
 }
+
+@Suite("The README's first commands, offline", .serialized)
+struct OfflineSamplesTests {
+    @Test("No key and no network: the sample shelves are catalogued, the library and an export are written",
+          .timeLimit(.minutes(5)))
+    func samplesOffline() async throws {
+        // Every remote service points at a closed port: the machine has no network as far as shelfd can tell.
+        let closed = "\"http://127.0.0.1:9\""
+        let root = try ShelfRoot(geminiURL: "http://127.0.0.1:9", apiKey: nil, overrides: [
+            "enrich": ["sources": "[\"catalogue\", \"openlibrary\", \"googlebooks\"]",
+                       "openlibrary_base_url": closed, "googlebooks_base_url": closed],
+            "cloudflare": ["base_url": closed],
+        ])
+        let samples = SamplesTests.folder
+        let imported = try await root.shelfd("catalogue", "import", samples.appendingPathComponent("catalogue.csv").path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let scan = try await root.shelfd("scan", samples.path)
+        #expect(scan.status == 0, "\(scan.stderr)")
+        #expect(scan.stderr.contains("reading photos with ocr"))
+        #expect(scan.stdout.contains("Pride and Prejudice — Jane Austen"))
+
+        let library = try root.library()
+        let verified = library.books.filter { $0.status == .verified }
+        #expect(library.books.count >= 45, "\(library.books.count) books")
+        #expect(verified.count >= 25, "\(verified.count) verified")
+        #expect(try root.resultDocuments().count == 6)
+
+        let export = try await root.shelfd("export", "--format", "goodreads")
+        #expect(export.status == 0, "\(export.stderr)")
+        let rows = try String(contentsOf: root.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
+            .split(separator: "\n")
+        #expect(rows.count == verified.count + 1)
+    }
+}
