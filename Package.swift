@@ -82,6 +82,7 @@ let package = Package(
         .testTarget(name: "ShelfEnrichmentTests", dependencies: [
             "ShelfEnrichment", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),
+        .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfEnrichment", "ShelfImaging"], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.

@@ -25,6 +25,11 @@ package struct RecognisedWord: Sendable, Equatable {
     /// 0…100, Tesseract's own.
     package var confidence: Double
     package var left: Int, top: Int, right: Int, bottom: Int
+
+    package init(text: String, confidence: Double, left: Int, top: Int, right: Int, bottom: Int) {
+        self.text = text; self.confidence = confidence
+        self.left = left; self.top = top; self.right = right; self.bottom = bottom
+    }
 }
 
 /// Owns one Tesseract engine, loaded with its languages once (it takes a good fraction of a second).
