@@ -46,7 +46,12 @@ struct Eval: AsyncParsableCommand {
         let evaluator = try Evaluator(config: config, secrets: secrets, store: store, logger: logger)
 
         var measured: [EvalDocument.Provider] = []
-        for kind in providers.isEmpty ? [config.pipeline.provider] : providers where !measured.contains(where: { $0.provider == kind.rawValue }) {
+        // `auto` is measured as what it stands for on this machine, and named so.
+        var automatic = config
+        automatic.pipeline.provider = .auto
+        let auto = ProviderChoice.resolve(config: automatic, secrets: secrets).provider
+        let kinds = (providers.isEmpty ? [config.pipeline.provider] : providers).map { $0 == .auto ? auto : $0 }
+        for kind in kinds where !measured.contains(where: { $0.provider == kind.rawValue }) {
             measured.append(try await evaluator.evaluate(photos, with: kind))
         }
         let document = EvalDocument(truth: folder.path, providers: measured)

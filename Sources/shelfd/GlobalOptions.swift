@@ -31,8 +31,14 @@ func printJSON(_ value: some Encodable) throws {
     print(String(decoding: data, as: UTF8.self))
 }
 
-/// Says on stderr which provider `pipeline.provider = "auto"` picked and why (a chosen one needs no saying).
-func announce(_ chosen: ProviderChoice, config: Configuration) {
+/// Says which provider `pipeline.provider = "auto"` picked and why (a chosen one needs no saying): as a log
+/// line for `run` (cron and systemd read its stderr as a log), as a sentence for `scan` (a person reads it).
+func announce(_ chosen: ProviderChoice, config: Configuration, logger: Logger? = nil) {
     guard config.pipeline.provider == .auto, !chosen.reason.hasPrefix("--provider") else { return }
-    FileHandle.standardError.write(Data("shelfd: reading photos with \(chosen.provider.rawValue) (\(chosen.reason))\n".utf8))
+    if let logger {
+        logger.notice("Reading photos with \(chosen.provider.rawValue) (\(chosen.reason))",
+                      metadata: ["event": "provider_chosen", "provider": "\(chosen.provider.rawValue)"])
+    } else {
+        FileHandle.standardError.write(Data("shelfd: reading photos with \(chosen.provider.rawValue) (\(chosen.reason))\n".utf8))
+    }
 }

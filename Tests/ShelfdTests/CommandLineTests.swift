@@ -76,6 +76,10 @@ struct CommandLineTests {
             #expect(!(bad.stdout + bad.stderr).contains("AIzaNOPE-123"))
 
             root.environment["GEMINI_API_KEY"] = nil
+            let offline = try await root.shelfd("doctor")
+            #expect(offline.status == 0, "auto falls back to the offline ocr provider: \(offline.stdout)")
+            #expect(offline.stdout.contains("ocr"))
+            try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["pipeline": ["provider": "\"gemini\""]])
             let missing = try await root.shelfd("doctor")
             #expect(missing.status == 1)
             #expect(missing.stdout.contains("GEMINI_API_KEY"))
