@@ -47,7 +47,8 @@ package struct Runtime: Sendable {
 
         let chosen = ProviderChoice.resolve(config: config, secrets: secrets, override: choice)
         if config.pipeline.provider == .auto && choice == nil {
-            logger.notice("Provider chosen", metadata: ["provider": "\(chosen.provider.rawValue)", "reason": "\(chosen.reason)"])
+            logger.notice("Provider chosen", metadata: ["event": "provider_chosen", "provider": "\(chosen.provider.rawValue)",
+                                                        "reason": "\(chosen.reason)"])
         }
         let sources = try makeSources(config: config, secrets: secrets, store: store, refresh: refreshLookups, logger: logger)
         let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,

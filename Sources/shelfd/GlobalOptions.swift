@@ -31,14 +31,9 @@ func printJSON(_ value: some Encodable) throws {
     print(String(decoding: data, as: UTF8.self))
 }
 
-/// Says which provider `pipeline.provider = "auto"` picked and why (a chosen one needs no saying): as a log
-/// line for `run` (cron and systemd read its stderr as a log), as a sentence for `scan` (a person reads it).
-func announce(_ chosen: ProviderChoice, config: Configuration, logger: Logger? = nil) {
+/// Says on stderr which provider `pipeline.provider = "auto"` picked and why, as a sentence for the person
+/// running `scan` (its logs are quiet); `run` and `watch` log it as `provider_chosen`.
+func announce(_ chosen: ProviderChoice, config: Configuration) {
     guard config.pipeline.provider == .auto, !chosen.reason.hasPrefix("--provider") else { return }
-    if let logger {
-        logger.notice("Reading photos with \(chosen.provider.rawValue) (\(chosen.reason))",
-                      metadata: ["event": "provider_chosen", "provider": "\(chosen.provider.rawValue)"])
-    } else {
-        FileHandle.standardError.write(Data("shelfd: reading photos with \(chosen.provider.rawValue) (\(chosen.reason))\n".utf8))
-    }
+    FileHandle.standardError.write(Data("shelfd: reading photos with \(chosen.provider.rawValue) (\(chosen.reason))\n".utf8))
 }

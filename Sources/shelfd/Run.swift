@@ -16,7 +16,6 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, refreshLookups: refresh)
-        announce(runtime.chosen, config: config, logger: logger)
         let report = try await OneShot(runtime: runtime, logger: logger).run()
         if json {
             try printJSON(report.status)

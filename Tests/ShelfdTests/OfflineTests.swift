@@ -76,7 +76,7 @@ struct OfflineTests {
         try root.drop(DrawnShelf.jpeg(["DUNE HERBERT", "EMMA AUSTEN"]), as: "shelf.jpg")
 
         let run = try await root.shelfd("run", timeout: .seconds(150))
-        #expect(run.stderr.contains("reading photos with ocr"), "\(run.stderr)")
+        #expect(run.stderr.contains("Provider chosen event=provider_chosen provider=ocr"), "\(run.stderr)")
         let books = try #require(try root.resultDocuments().first).books
         #expect(books.map(\.title) == ["Dune", "Emma"], "\(books.map { "\($0.title) \($0.confidence) \($0.reviewReasons ?? [])" })")
         #expect(books.first?.author == "Herbert, Frank" || books.first?.author == "Frank Herbert")
