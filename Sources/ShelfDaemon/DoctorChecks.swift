@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfStore
 import ShelfOCR
 import ShelfProviders
 import ShelfWatch
@@ -36,6 +37,7 @@ package enum DoctorChecks {
         }
         checks.append(contentsOf: watchChecks(config: config))
         checks.append(languageCheck(config: config, uses: lineup.channels.contains { $0.name == "ocr" }))
+        checks.append(contentsOf: enrichmentChecks(config: config))
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
         return checks
     }
@@ -63,6 +65,22 @@ package enum DoctorChecks {
             return uses ? .fail("ocr languages", advice) : .warn("ocr languages", advice)
         }
         return .pass("ocr languages", "\(config.ocr.languages.map { "\($0).traineddata" }.joined(separator: ", ")) in \(folder ?? "?")")
+    }
+
+    /// What books are looked up in: how many the local catalogue holds, and whether OpenLibrary knows whom to
+    /// contact (it serves anonymous clients slowly and may refuse them).
+    static func enrichmentChecks(config: Configuration) -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        if config.enrich.sources.contains(.catalogue) {
+            let count = (try? Store.openForReading(path: config.paths.database)?.catalogueCount()) ?? 0
+            checks.append(count > 0
+                ? .pass("catalogue", "\(count) book\(count == 1 ? "" : "s") to match spines against")
+                : .warn("catalogue", "empty: import the books you own ('shelfd catalogue import FILE': a Goodreads, StoryGraph or LibraryThing export, or a CSV of title and author) so spines are matched offline first"))
+        }
+        if config.enrich.sources.contains(.openlibrary), config.enrich.contact.isEmpty {
+            checks.append(.warn("openlibrary", "enrich.contact is empty: OpenLibrary asks for a way to reach you (an e-mail address) and serves anonymous clients one request a second"))
+        }
+        return checks
     }
 
     static func folderCheck(name: String, path: String) -> DoctorCheck {

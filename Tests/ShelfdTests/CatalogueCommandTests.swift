@@ -106,3 +106,21 @@ struct CatalogueCommandTests {
         #expect(result.stdout.contains("5 imported"))
     }
 }
+
+@Suite("doctor on the book sources", .serialized)
+struct DoctorSourcesTests {
+    @Test("doctor warns while the catalogue is empty and counts it once filled; an OpenLibrary without contact is named")
+    func catalogueAndContact() async throws {
+        let root = try ShelfRoot(apiKey: nil, overrides: ["enrich": ["sources": "[\"catalogue\", \"openlibrary\"]",
+                                                                     "openlibrary_base_url": "\"http://127.0.0.1:9\""]])
+        let empty = try await root.shelfd("doctor")
+        #expect(empty.stdout.contains("! catalogue: empty: import the books you own"), "\(empty.stdout)")
+        #expect(empty.stdout.contains("! openlibrary: enrich.contact is empty"))
+
+        let file = root.base.appendingPathComponent("books.csv")
+        try CatalogueCommandTests.books.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try await root.shelfd("catalogue", "import", file.path).status == 0)
+        let filled = try await root.shelfd("doctor")
+        #expect(filled.stdout.contains("✓ catalogue: 5 books to match spines against"), "\(filled.stdout)")
+    }
+}
