@@ -107,6 +107,7 @@ extension Pipeline {
         }
 
         let enrichment = await enricher.enrich(decided.books)
+        SourceHealthRecord.save(enricher.sources, to: store)
         let books = enrichment.books
         let elapsed = (ContinuousClock.now - started).milliseconds
         logger.info("Scan completed", metadata: [

@@ -51,6 +51,7 @@ package struct Runtime: Sendable {
                                                         "reason": "\(chosen.reason)"])
         }
         let sources = try makeSources(config: config, secrets: secrets, store: store, refresh: refreshLookups, logger: logger)
+        SourceHealthRecord.liftPauses(sources, in: store)
         let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,
                                     licenses: StoredCloudflareLicenses(store: store), sources: sources)
         for channel in lineup.channels {

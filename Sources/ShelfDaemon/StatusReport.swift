@@ -38,6 +38,14 @@ package enum StatusReport {
                                   severity: provider.state == "paused" && blocking ? "error" : "warning",
                                   message: "\(provider.name): \(provider.reason ?? provider.state)"))
         }
+        for source in config.enrich.sources where source != .catalogue {
+            // A book source that is not being asked: books are decided without it (a warning, not an error).
+            guard let health = try store.providerHealth(source.rawValue), health.state != .ok,
+                  health.until.map({ $0 > now }) ?? true else { continue }
+            let until = health.until.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+            problems.append(.init(code: health.code ?? "source_unavailable", severity: "warning",
+                                  message: "\(source.rawValue)\(until): \(health.message ?? health.state.rawValue)"))
+        }
         for problem in try store.jobProblems() {
             let message = problem.state == .dead
                 ? problem.message

@@ -1,0 +1,32 @@
+import ShelfEnrichment
+import ShelfStore
+
+/// A remote book source's pause lives in the process that met it; it is written to the database so
+/// `status` (another process) can show it, beside the providers'.
+enum SourceHealthRecord {
+    /// Writes each remote source's health where it differs from what is stored.
+    static func save(_ sources: [any BookSource], to store: Store) {
+        for case let source as any RemoteBookSource in sources {
+            let health = source.health
+            let state: ProviderHealth.State = switch health.state {
+            case .ok: .ok
+            case .refused: .paused
+            case .rateLimited, .unavailable: .backoff
+            }
+            let record = ProviderHealth(
+                name: health.source, state: state,
+                until: health.until, code: health.state == .ok ? nil : "source_\(health.state.rawValue)", message: health.message)
+            let stored = try? store.providerHealth(health.source)
+            if stored != record && !(stored == nil && record.state == .ok) { try? store.setProviderHealth(record) }
+        }
+    }
+
+    /// As for providers: a fresh process re-reads keys and configuration, so a refusal is lifted (it comes
+    /// back at the first request if the problem is still there); a rate limit's wait stands until it ends.
+    static func liftPauses(_ sources: [any BookSource], in store: Store) {
+        for case let source as any RemoteBookSource in sources {
+            guard let stored = try? store.providerHealth(source.name), stored.state == .paused else { continue }
+            try? store.setProviderHealth(ProviderHealth(name: source.name, state: .ok))
+        }
+    }
+}
