@@ -24,64 +24,24 @@ package struct Enricher: Sendable {
     }
 
     package func enrich(_ books: [Book]) async -> Outcome {
-        var usable: [any BookSource] = []
-        for source in sources where await source.isUsable { usable.append(source) }
-        // Nothing to consult (no source configured, an empty catalogue): the model's confidence decides alone.
-        guard !usable.isEmpty, !books.isEmpty else { return Outcome(books: books, notes: []) }
-
+        guard !books.isEmpty else { return Outcome(books: books, notes: []) }
         let queries = books.map { SpineQuery(title: $0.title, author: $0.author, isbn: $0.isbn13.flatMap(ISBN.init)) }
-        var pools = [[CatalogueRecord]](repeating: [], count: books.count)
-        var isbnRecords = [CatalogueRecord?](repeating: nil, count: books.count)
-        var consulted = [Bool](repeating: false, count: books.count)
-        var notes: [String] = []
+        var search = CandidateSearch(sources: sources, matcher: matcher)
+        search.perSource = candidatesPerSource
+        let found = await search.run(queries)
+        // Nothing to consult (no source configured, an empty catalogue): the model's confidence decides alone.
+        guard found.anyUsable else { return Outcome(books: books, notes: []) }
 
-        for source in usable {
-            for index in books.indices where !isSettled(queries[index], pools[index]) {
-                do {
-                    if let isbn = queries[index].isbn, isbnRecords[index] == nil,
-                       let record = try await source.record(isbn: isbn) {
-                        isbnRecords[index] = record
-                        Self.add(record, to: &pools[index])
-                    }
-                    for record in try await source.candidates(for: queries[index], limit: candidatesPerSource) {
-                        Self.add(record, to: &pools[index])
-                    }
-                    consulted[index] = true
-                } catch {
-                    notes.append("enrichment_unavailable: \(source.name): \(error)")
-                    // A source that is down or refusing answers no better for the next book.
-                    break
-                }
-            }
-        }
-
-        let results = matcher.assign(queries, candidates: pools)
         var enriched = books
         for index in books.indices {
-            guard consulted[index] else {
-                enriched[index].notes = append("not_enriched: no source answered", to: enriched[index].notes)
+            guard found.consulted[index] else {
+                enriched[index].notes = (enriched[index].notes ?? []) + ["not_enriched: no source answered"]
                 continue
             }
-            enriched[index] = decide(books[index], query: queries[index], result: results[index],
-                                     isbnRecord: isbnRecords[index])
+            enriched[index] = decide(books[index], query: queries[index], result: found.results[index],
+                                     isbnRecord: found.isbnRecords[index])
         }
-        return Outcome(books: enriched, notes: notes)
-    }
-
-    /// One record per work and source: an edition found by its ISBN and the same work found by a search are
-    /// one candidate, with the work's first year (an edition's year is only when that printing appeared).
-    static func add(_ record: CatalogueRecord, to pool: inout [CatalogueRecord]) {
-        guard let index = pool.firstIndex(where: { $0.source == record.source && $0.key == record.key }) else {
-            return pool.append(record)
-        }
-        if let year = record.year, year < pool[index].year ?? .max { pool[index].year = year }
-        if pool[index].isbn13 == nil { pool[index].isbn13 = record.isbn13; pool[index].isbn10 = record.isbn10 }
-        if pool[index].author == nil { pool[index].author = record.author }
-    }
-
-    /// A book already has an accepted match: later sources are not asked about it.
-    private func isSettled(_ query: SpineQuery, _ pool: [CatalogueRecord]) -> Bool {
-        !pool.isEmpty && matcher.decide(query, among: pool).decision == .accepted
+        return Outcome(books: enriched, notes: found.notes)
     }
 
     func decide(_ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?) -> Book {
@@ -132,6 +92,4 @@ package struct Enricher: Sendable {
         book.notes = notes.isEmpty ? nil : notes
         return book
     }
-
-    private func append(_ note: String, to notes: [String]?) -> [String] { (notes ?? []) + [note] }
 }

@@ -125,25 +125,12 @@ package final class OCRProvider: VisionProvider {
     /// Each spine's text matched against the sources in order (a source is no longer asked about a spine once
     /// one has an accepted match), then records assigned one-to-one across the photo.
     func books(for spines: [Spine]) async -> (readings: [OCRResponse.Reading], notes: [String]) {
-        var usable: [any BookSource] = []
-        for source in sources where await source.isUsable { usable.append(source) }
-        let queries = spines.map { SpineQuery(text: $0.text) }
-        var pools = [[CatalogueRecord]](repeating: [], count: spines.count)
-        var notes: [String] = []
-        for source in usable {
-            for index in spines.indices
-            where pools[index].isEmpty || matcher.decide(queries[index], among: pools[index]).decision != .accepted {
-                do {
-                    pools[index] += try await source.candidates(for: queries[index], limit: Self.candidatesPerSource)
-                } catch {
-                    notes.append("enrichment_unavailable: \(source.name): \(error)")
-                    break       // a source that is down answers no better for the next spine
-                }
-            }
-        }
-        let results = matcher.assign(queries, candidates: pools)
+        var search = CandidateSearch(sources: sources, matcher: matcher)
+        search.perSource = Self.candidatesPerSource
+        let found = await search.run(spines.map { SpineQuery(text: $0.text) })
+        var notes = found.notes
         var readings = spines.indices.map { index in
-            Self.reading(spines[index], result: results[index], matcher: matcher)
+            Self.reading(spines[index], result: found.results[index], matcher: matcher)
         }
         let fragments = Set(readings.indices.filter { Self.isFragment(readings[$0], among: readings) })
         if !fragments.isEmpty {

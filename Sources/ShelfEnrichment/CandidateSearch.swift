@@ -1,0 +1,75 @@
+import ShelfCore
+
+/// Candidates for one photo's spines, from the sources in order: a source is asked only about the spines no
+/// earlier one matched, a source that fails is not asked about the next spine, and the records are then
+/// assigned one-to-one across the photo. Shared by the enrichment of a model's books and the `ocr` provider.
+package struct CandidateSearch: Sendable {
+    package var sources: [any BookSource]
+    package var matcher: SpineMatcher
+    /// Records asked of each source per spine; the matcher ranks them itself.
+    package var perSource = 10
+
+    package init(sources: [any BookSource], matcher: SpineMatcher) {
+        self.sources = sources; self.matcher = matcher
+    }
+
+    package struct Found: Sendable {
+        /// Per spine: the best records, decided; `.none` with no candidates when no source was asked.
+        package var results: [MatchResult]
+        /// Per spine: the record its ISBN hint names, when a source knows it.
+        package var isbnRecords: [CatalogueRecord?]
+        /// Per spine: whether any source answered about it.
+        package var consulted: [Bool]
+        /// A source that could not be asked (`enrichment_unavailable: openlibrary: …`).
+        package var notes: [String]
+        /// Whether any source could help at all (an empty catalogue cannot).
+        package var anyUsable: Bool
+    }
+
+    package func run(_ queries: [SpineQuery]) async -> Found {
+        var usable: [any BookSource] = []
+        for source in sources where await source.isUsable { usable.append(source) }
+        var pools = [[CatalogueRecord]](repeating: [], count: queries.count)
+        var isbnRecords = [CatalogueRecord?](repeating: nil, count: queries.count)
+        var consulted = [Bool](repeating: false, count: queries.count)
+        var notes: [String] = []
+
+        for source in usable {
+            for index in queries.indices where !isSettled(queries[index], pools[index]) {
+                do {
+                    if let isbn = queries[index].isbn, isbnRecords[index] == nil,
+                       let record = try await source.record(isbn: isbn) {
+                        isbnRecords[index] = record
+                        Self.add(record, to: &pools[index])
+                    }
+                    for record in try await source.candidates(for: queries[index], limit: perSource) {
+                        Self.add(record, to: &pools[index])
+                    }
+                    consulted[index] = true
+                } catch {
+                    notes.append("enrichment_unavailable: \(source.name): \(error)")
+                    // A source that is down or refusing answers no better for the next spine.
+                    break
+                }
+            }
+        }
+        return Found(results: matcher.assign(queries, candidates: pools), isbnRecords: isbnRecords,
+                     consulted: consulted, notes: notes, anyUsable: !usable.isEmpty)
+    }
+
+    /// One record per work and source: an edition found by its ISBN and the same work found by a search are
+    /// one candidate, with the work's first year (an edition's year is only when that printing appeared).
+    static func add(_ record: CatalogueRecord, to pool: inout [CatalogueRecord]) {
+        guard let index = pool.firstIndex(where: { $0.source == record.source && $0.key == record.key }) else {
+            return pool.append(record)
+        }
+        if let year = record.year, year < pool[index].year ?? .max { pool[index].year = year }
+        if pool[index].isbn13 == nil { pool[index].isbn13 = record.isbn13; pool[index].isbn10 = record.isbn10 }
+        if pool[index].author == nil { pool[index].author = record.author }
+    }
+
+    /// A spine already has an accepted match: later sources are not asked about it.
+    private func isSettled(_ query: SpineQuery, _ pool: [CatalogueRecord]) -> Bool {
+        !pool.isEmpty && matcher.decide(query, among: pool).decision == .accepted
+    }
+}
