@@ -15,8 +15,17 @@ package enum QuotaTimes {
 
     /// Google's per-day quotas (Gemini, Google Books) reset at midnight Pacific time.
     package static func nextPacificMidnight(after now: Date) -> Date {
+        nextMidnight(in: TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!, after: now)
+    }
+
+    /// Cloudflare's daily neuron allocation resets at midnight UTC.
+    package static func nextUTCMidnight(after now: Date) -> Date {
+        nextMidnight(in: TimeZone(secondsFromGMT: 0)!, after: now)
+    }
+
+    static func nextMidnight(in timeZone: TimeZone, after now: Date) -> Date {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!
+        calendar.timeZone = timeZone
         let tomorrow = calendar.date(byAdding: .day, value: 1, to: now) ?? now.addingTimeInterval(86_400)
         return calendar.startOfDay(for: tomorrow)
     }

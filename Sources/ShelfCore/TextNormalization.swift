@@ -89,14 +89,15 @@ package enum TextNormalization {
     package static func title(_ title: String) -> String {
         // Bytes, not Characters: every bracket and separator is ASCII or a whole UTF-8 sequence, and the
         // matcher computes this for every candidate of every spine.
-        var text = removeBracketed(Array(title.utf8))
+        let text = removeBracketed(Array(title.utf8))
+        var folded: String?
         for separator in subtitleSeparators {
             if let cut = firstIndex(of: separator, in: text) {
-                let head = Array(text[..<cut])
-                if fold(String(decoding: head, as: UTF8.self)).filter(\.isLetter).count >= 2 { text = head; break }
+                let head = fold(String(decoding: text[..<cut], as: UTF8.self))
+                if head.filter(\.isLetter).count >= 2 { folded = head; break }
             }
         }
-        var words = fold(String(decoding: text, as: UTF8.self)).split(separator: " ").map(String.init)
+        var words = (folded ?? fold(String(decoding: text, as: UTF8.self))).split(separator: " ").map(String.init)
         if words.count > 1, leadingArticles.contains(words[0]) { words.removeFirst() }
         return words.joined(separator: " ")
     }

@@ -47,28 +47,27 @@ package struct LibraryFiles: Sendable {
     package func update() {
         withLock {
             let books = writeLibrary()
-            syncReview()
-            if let books { refreshExports(books) }
+            let items = syncReview()
+            if let books { refreshExports(books, reviews: items) }
         }
     }
 
     /// The review document of an open item, naming its crop when one was cut.
     package func document(_ item: ReviewItem) -> ReviewDocument {
         let hasCrop = FileManager.default.fileExists(atPath: cropURL(id: item.id).path)
-        return ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates,
-                              reasons: item.reasons, crop: hasCrop ? "\(item.id).jpg" : nil, createdAt: item.createdAt)
+        return item.document(crop: hasCrop ? "\(item.id).jpg" : nil)
     }
 
     /// Rewrites each export found in exports/ under its default name (with the default options), so an
     /// export made once follows every later photo and review decision.
-    private func refreshExports(_ books: [LibraryDocument.Entry]) {
+    private func refreshExports(_ books: [LibraryDocument.Entry], reviews items: [ReviewItem]?) {
         guard let exports else { return }
         let options = ExportOptions(exclusiveShelf: exclusiveShelf, reviewFolder: review.path)
         for format in ExportFormat.allCases {
             let url = exports.appendingPathComponent(format.defaultFileName)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do {
-                let reviews = format == .review ? try store.openReviewItems().map(document) : []
+                let reviews = format == .review ? try (items ?? store.openReviewItems()).map(document) : []
                 let result = try LibraryExport.export(format, library: books, reviews: reviews, options: options,
                                                       generatedAt: Date())
                 try AtomicFile.write(result.data, to: url)
@@ -104,11 +103,13 @@ package struct LibraryFiles: Sendable {
         }
     }
 
-    private func syncReview() {
+    /// Brings review/ in line with the open items, and returns them (nil when they could not be read).
+    @discardableResult
+    private func syncReview() -> [ReviewItem]? {
         let items: [ReviewItem]
         do { items = try store.openReviewItems() } catch {
             logger.error("Cannot read the review queue", metadata: ["error": "\(error)"])
-            return
+            return nil
         }
         let openPhotos = Set(items.map(\.photo.sha256))
         var originals = OriginalCache(store: store, processed: processed)
@@ -122,6 +123,7 @@ package struct LibraryFiles: Sendable {
         for item in items { write(item, originals: &originals) }
         removeStale(in: review, keeping: Set(items.map(\.id)), extensions: ["json", "jpg"])
         removeStale(in: photos, keeping: openPhotos, extensions: ["jpg"])
+        return items
     }
 
     /// `<id>.json`, and `<id>.jpg` when the box changed or the crop is missing; each written only when different.
@@ -141,8 +143,7 @@ package struct LibraryFiles: Sendable {
                 }
             }
         }
-        let document = ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates,
-                                      reasons: item.reasons, crop: crop, createdAt: item.createdAt)
+        let document = item.document(crop: crop)
         attempt("Cannot write a review item", item.photo.sha256) {
             let data = try JSONStyle.encoder().encode(document)
             if data != existing { try AtomicFile.write(data, to: documentURL(id: item.id)) }

@@ -36,8 +36,7 @@ package struct ReviewDesk {
 
     /// As written to review/<id>.json (the crop named when it has been cut).
     package func document(_ item: ReviewItem) -> ReviewDocument {
-        files?.document(item) ?? ReviewDocument(id: item.id, photo: item.photo, book: item.book, candidates: item.candidates,
-                                                reasons: item.reasons, crop: nil, createdAt: item.createdAt)
+        files?.document(item) ?? item.document(crop: nil)
     }
 
     /// The spine's crop, when it could be cut.

@@ -55,11 +55,7 @@ package struct Runtime: Sendable {
         let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,
                                     licenses: StoredCloudflareLicenses(store: store), sources: sources)
         for channel in lineup.channels {
-            // A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted
-            // (it comes back at once if the problem is still there). Quota waits stand.
-            if let health = try store.providerHealth(channel.name), health.state == .paused {
-                try store.setProviderHealth(ProviderHealth(name: channel.name, state: .ok))
-            }
+            try store.liftPause(channel.name)
             if let problem = missingKeyProblem(for: channel.name, secrets: secrets) {
                 try store.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
                                                            code: PhotoError.Code.providerAuth.rawValue, message: problem))

@@ -21,12 +21,8 @@ enum SourceHealthRecord {
         }
     }
 
-    /// As for providers: a fresh process re-reads keys and configuration, so a refusal is lifted (it comes
-    /// back at the first request if the problem is still there); a rate limit's wait stands until it ends.
+    /// As for providers: a refusal is lifted by a fresh process; a rate limit's wait stands until it ends.
     static func liftPauses(_ sources: [any BookSource], in store: Store) {
-        for case let source as any RemoteBookSource in sources {
-            guard let stored = try? store.providerHealth(source.name), stored.state == .paused else { continue }
-            try? store.setProviderHealth(ProviderHealth(name: source.name, state: .ok))
-        }
+        for case let source as any RemoteBookSource in sources { try? store.liftPause(source.name) }
     }
 }

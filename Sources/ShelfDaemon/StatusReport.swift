@@ -97,12 +97,27 @@ package enum StatusReport {
 
     /// The one-line summary systemd shows (`STATUS=`) and `status` prints first.
     package static func summary(_ status: StatusDocument) -> String {
-        let q = status.queue
+        summary(queue: status.queue, provider: status.provider)
+    }
+
+    /// The same line from the daemon's own store, without the rest of the report (no problems, latencies or
+    /// result files): what `STATUS=` shows every few seconds.
+    package static func summary(config: Configuration, chosen: Configuration.Provider, store: Store,
+                                now: Date = Date()) throws -> String {
+        let counts = try store.queueCounts(now: now)
+        var deciding = try provider(chosen == .hybrid ? config.hybrid.accurate : chosen, config: config, store: store, now: now)
+        if chosen == .hybrid { deciding.name = "hybrid" }
+        return summary(queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
+                                    failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
+                       provider: deciding)
+    }
+
+    static func summary(queue q: StatusDocument.Queue, provider: StatusDocument.Provider) -> String {
         var parts = ["\(q.pending) pending", "\(q.leased) in progress", "\(q.done) done", "\(q.review) to review"]
         if q.failed > 0 { parts.append("\(q.failed) retrying") }
         if q.dead > 0 { parts.append("\(q.dead) failed") }
         var line = parts.joined(separator: ", ")
-        if status.provider.state != "ok" { line += "; \(status.provider.name) \(status.provider.state)" }
+        if provider.state != "ok" { line += "; \(provider.name) \(provider.state)" }
         return line
     }
 }

@@ -72,7 +72,7 @@ package struct WatchService {
                 }
             }
         }
-        let housekeeping = Task { await keepSystemdInformed(config: config, store: store) }
+        let housekeeping = Task { await keepSystemdInformed(config: config, chosen: runtime.chosen.provider, store: store) }
 
         // Graceful stop: in-flight requests get `grace` to finish, then they are cancelled (and released).
         let result = await withTaskGroup(of: PassSummary?.self) { group in
@@ -103,15 +103,14 @@ package struct WatchService {
     }
 
     /// STATUS= every few seconds when it changes, and WATCHDOG=1 while the database answers.
-    private func keepSystemdInformed(config: Configuration, store: Store) async {
+    private func keepSystemdInformed(config: Configuration, chosen: Configuration.Provider, store: Store) async {
         let watchdog = SystemdNotify.watchdogInterval
         var last = ""
         while !Task.isCancelled {
             try? await Task.sleep(for: min(watchdog ?? .seconds(10), .seconds(10)))
             if watchdog != nil, (try? store.queueCounts()) != nil { SystemdNotify.send("WATCHDOG=1") }
-            if let status = try? StatusReport.build(config: config) {
-                let line = StatusReport.summary(status)
-                if line != last { SystemdNotify.send("STATUS=\(line)"); last = line }
+            if let line = try? StatusReport.summary(config: config, chosen: chosen, store: store), line != last {
+                SystemdNotify.send("STATUS=\(line)"); last = line
             }
             try? store.updateDaemon(owner: ProcessIdentity.current, watchMode: nil)
         }

@@ -29,10 +29,9 @@ package final class CatalogueSource: BookSource {
 
     /// Re-reads which words are common, after the catalogue changed.
     package func refresh() throws(LookupError) {
-        let words = try lookup { try store.catalogueCommonWords(share: Self.commonShare, minimum: Self.commonMinimum) }
-        let count = try lookup { try store.catalogueCount() }
-        commonWords.withLock { $0 = words }
-        countAtRefresh.withLock { $0 = count }
+        let common = try lookup { try store.catalogueCommonWords(share: Self.commonShare, minimum: Self.commonMinimum) }
+        commonWords.withLock { $0 = common.words }
+        countAtRefresh.withLock { $0 = common.entries }
     }
 
     /// An empty catalogue cannot help: books are then decided as if it were not configured. A catalogue that
@@ -45,8 +44,9 @@ package final class CatalogueSource: BookSource {
         }
     }
 
+    /// The text search alone: the enrichment asks `record(isbn:)` itself for an ISBN hint.
     package func candidates(for query: SpineQuery, limit: Int) async throws(LookupError) -> [CatalogueRecord] {
-        try search(query, limit: limit)
+        try textSearch(query.text, limit: limit)
     }
 
     package func record(isbn: ISBN) async throws(LookupError) -> CatalogueRecord? {
@@ -60,11 +60,13 @@ package final class CatalogueSource: BookSource {
         if let isbn = query.isbn, let record = try lookup({ try store.catalogueRecord(isbn13: isbn.isbn13) }) {
             records.append(record)
         }
-        if let match = ftsQuery(query.text) {
-            let found = try lookup { try store.catalogueSearch(match, limit: limit) }
-            records += found.filter { $0.key != records.first?.key }
-        }
+        records += try textSearch(query.text, limit: limit).filter { $0.key != records.first?.key }
         return Array(records.prefix(limit))
+    }
+
+    private func textSearch(_ text: String, limit: Int) throws(LookupError) -> [CatalogueRecord] {
+        guard let match = ftsQuery(text) else { return [] }
+        return try lookup { try store.catalogueSearch(match, limit: limit) }
     }
 
     /// Any of the text's distinct words, each quoted (FTS5 syntax never sees the text itself). Common

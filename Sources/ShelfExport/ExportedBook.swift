@@ -24,8 +24,7 @@ struct ExportedBook {
         for edition in entry.editions { if let isbn = ISBN(edition.isbn13), !all.contains(isbn) { all.append(isbn) } }
         isbns = all
         isbn = all.first
-        // The library lists shelves once built; sightings carry them too, so either is enough.
-        shelves = Set(entry.shelves + entry.sightings.compactMap(\.shelf)).filter { !$0.isEmpty }.sorted()
+        shelves = entry.shelves.filter { !$0.isEmpty }
         added = entry.firstSeen
         year = entry.match?.year
     }

@@ -46,7 +46,7 @@ package final class TesseractEngine {
             TessBaseAPIDelete(handle)
             throw OCRError(.engineInit, "Tesseract could not load \(languages.joined(separator: "+")) from \(dataPath); run 'shelfd doctor'.")
         }
-        // No dictionary penalty for proper names and call numbers, and no debug output on stderr.
+        // No debug output on stderr (Tesseract writes warnings there by default).
         _ = TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
         self.handle = handle
     }

@@ -333,7 +333,7 @@ package struct CloudflareProvider: VisionProvider {
         if codes.contains(3036) {
             return PhotoError(.providerQuota, "The Cloudflare account's daily free Workers AI allocation is used up "
                 + "(HTTP \(status)\(said)). Photos wait until it resets at 00:00 UTC; the Workers Paid plan goes on sooner.",
-                disposition: .providerWait(until: Self.nextUTCMidnight(after: now)))
+                disposition: .providerWait(until: QuotaTimes.nextUTCMidnight(after: now)))
         }
         if codes.contains(5016) {
             return PhotoError(.providerAuth, "Cloudflare says the license of \(model) has not been agreed to "
@@ -424,14 +424,6 @@ package struct CloudflareProvider: VisionProvider {
             text = text.replacingOccurrences(of: secret, with: "<redacted>")
         }
         return text
-    }
-
-    /// Workers AI's daily allocation resets at 00:00 UTC.
-    package static func nextUTCMidnight(after now: Date) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
-        let tomorrow = calendar.date(byAdding: .day, value: 1, to: now) ?? now.addingTimeInterval(86_400)
-        return calendar.startOfDay(for: tomorrow)
     }
 }
 

@@ -152,13 +152,14 @@ extension Store {
     }
 
     /// Words in more than `share` of the entries, and in more than `minimum` ("de", "la", a common class
-    /// number): a search for them would rank hundreds of entries and find nothing particular.
-    package func catalogueCommonWords(share: Double, minimum: Int) throws -> Set<String> {
+    /// number): a search for them would rank hundreds of entries and find nothing particular. Also the
+    /// number of entries they were counted among.
+    package func catalogueCommonWords(share: Double, minimum: Int) throws -> (words: Set<String>, entries: Int) {
         try read { db in
             let entries = try db.queryOne("SELECT COUNT(*) AS n FROM catalogue_entry")?.int("n") ?? 0
             let rows = try db.query("SELECT term FROM catalogue_vocabulary WHERE doc > ?",
                                     [max(Double(entries) * share, Double(minimum))])
-            return Set(rows.compactMap { $0.string("term") })
+            return (Set(rows.compactMap { $0.string("term") }), Int(entries))
         }
     }
 

@@ -30,6 +30,14 @@ extension Store {
         }
     }
 
+    /// A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted (it
+    /// comes back at the first request if the problem is still there). Backoffs and quota waits stand.
+    package func liftPause(_ name: String) throws {
+        if let health = try providerHealth(name), health.state == .paused {
+            try setProviderHealth(ProviderHealth(name: name, state: .ok))
+        }
+    }
+
     package func providerHealth(_ name: String) throws -> ProviderHealth? {
         try read { db in
             guard let row = try db.queryOne("SELECT * FROM provider_state WHERE name = ?", [name]),

@@ -11,6 +11,12 @@ package struct ReviewItem: Sendable, Equatable {
 
     package var candidates: [MatchCandidate] { book.candidates ?? [] }
     package var reasons: [String] { book.reviewReasons ?? [] }
+
+    /// As written to review/<id>.json; `crop` names the spine's crop beside it, when one was cut.
+    package func document(crop: String?) -> ReviewDocument {
+        ReviewDocument(id: id, photo: photo, book: book, candidates: candidates, reasons: reasons, crop: crop,
+                       createdAt: createdAt)
+    }
 }
 
 /// What a person decided about a review item.

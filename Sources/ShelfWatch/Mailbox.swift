@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 
 /// What the inotify thread and the public API hand to the engine thread. Events for one path are merged,
 /// so a burst of IN_MODIFY costs one `stat`, not thousands.
@@ -53,7 +54,7 @@ final class Mailbox: @unchecked Sendable {   // unchecked: `inbox` and `closed` 
             }
             let remaining = deadline - .now
             if remaining <= .zero { break }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.timeInterval))
+            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.seconds))
         }
         if closed { return nil }
         defer { inbox = Inbox() }

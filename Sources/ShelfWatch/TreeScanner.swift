@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,7 +52,7 @@ struct TreeScanner {
 /// because a network share's clock can run behind ours.
 func isSettledAlready(_ snapshot: FileSnapshot, settle: Duration) -> Bool {
     let age = Date().timeIntervalSince(snapshot.modified)
-    return age >= max(settle, .seconds(60)).timeInterval
+    return age >= max(settle, .seconds(60)).seconds
 }
 
 /// The root as an absolute path without symlinks or a trailing slash, so event and scan paths agree.

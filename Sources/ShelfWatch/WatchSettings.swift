@@ -63,10 +63,3 @@ package enum WatchEvent: Sendable {
     /// A full scan finished (startup, periodic, poll, overflow, request). The first one marks the startup scan.
     case rescanned(fileCount: Int)
 }
-
-extension Duration {
-    var timeInterval: TimeInterval {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}

@@ -437,7 +437,7 @@ struct CloudflareProviderTests {
             #expect(until > Date() && until.timeIntervalSinceNow <= 24 * 3600)
         }
         let late = Date(timeIntervalSince1970: 1_790_000_000)     // 2026-09-21 14:13:20 UTC
-        #expect(CloudflareProvider.nextUTCMidnight(after: late) == Date(timeIntervalSince1970: 1_790_035_200))
+        #expect(QuotaTimes.nextUTCMidnight(after: late) == Date(timeIntervalSince1970: 1_790_035_200))
     }
 
     @Test("Llama 4 Scout rejects an http(s) image URL (the emulator checks what the API checks)")
