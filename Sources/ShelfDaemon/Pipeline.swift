@@ -131,12 +131,8 @@ package final class Pipeline: Sendable {
 
     /// The provider's pause or backoff, when it should not be asked now.
     func unavailability(of channel: ProviderChannel) -> ProviderHealth? {
-        guard let health = try? store.providerHealth(channel.name) else { return nil }
-        switch health.state {
-        case .ok: return nil
-        case .backoff: return (health.until ?? .distantPast) > Date() ? health : nil
-        case .paused: return health
-        }
+        guard let health = try? store.providerHealth(channel.name), health.isInForce(at: Date()) else { return nil }
+        return health
     }
 
     func setProviderHealth(_ health: ProviderHealth) {

@@ -41,23 +41,21 @@ extension Pipeline {
                 }
 
                 // Is the provider available at all?
-                if let health = try? store.providerHealth(lineup.gate.name), health.state != .ok {
-                    let wait = health.until.map { $0.timeIntervalSinceNow } ?? .infinity
-                    if health.state == .paused || wait > 0 {
-                        if holding > 0 { await wake.wait(timeout: .seconds(5)); continue }
-                        if health.state == .paused {
-                            if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
-                            // The daemon keeps watching; it asks again after a while in case the cause was fixed.
-                            await wake.wait(timeout: .seconds(900))
-                            if !shutdown.isSet { setProviderHealth(ProviderHealth(name: lineup.gate.name, state: .ok)) }
-                            continue
-                        }
-                        if untilIdle && wait > settings.maxWaitInPass {
-                            return PassSummary(stop: .providerWaiting(until: health.until ?? Date(), health.message ?? "provider backing off"))
-                        }
-                        await wake.wait(timeout: .seconds(wait))
+                if let health = try? store.providerHealth(lineup.gate.name), health.isInForce(at: Date()) {
+                    if holding > 0 { await wake.wait(timeout: .seconds(5)); continue }
+                    if health.state == .paused {
+                        if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
+                        // The daemon keeps watching; it asks again after a while in case the cause was fixed.
+                        await wake.wait(timeout: .seconds(900))
+                        if !shutdown.isSet { setProviderHealth(ProviderHealth(name: lineup.gate.name, state: .ok)) }
                         continue
                     }
+                    let wait = health.until.map { $0.timeIntervalSinceNow } ?? .infinity
+                    if untilIdle && wait > settings.maxWaitInPass {
+                        return PassSummary(stop: .providerWaiting(until: health.until ?? Date(), health.message ?? "provider backing off"))
+                    }
+                    await wake.wait(timeout: .seconds(wait))
+                    continue
                 }
 
                 let jobs: [ClaimedJob]

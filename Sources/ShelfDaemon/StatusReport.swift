@@ -40,8 +40,7 @@ package enum StatusReport {
         }
         for source in config.enrich.sources where source != .catalogue {
             // A book source that is not being asked: books are decided without it (a warning, not an error).
-            guard let health = try store.providerHealth(source.rawValue), health.state != .ok,
-                  health.until.map({ $0 > now }) ?? true else { continue }
+            guard let health = try store.providerHealth(source.rawValue), health.isInForce(at: now) else { continue }
             let until = health.until.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
             problems.append(.init(code: health.code ?? "source_unavailable", severity: "warning",
                                   message: "\(source.rawValue)\(until): \(health.message ?? health.state.rawValue)"))
@@ -86,8 +85,7 @@ package enum StatusReport {
         default: ""
         }
         let health = try store?.providerHealth(kind.rawValue)
-        var state = health?.state.rawValue ?? "ok"
-        if health?.state == .backoff, let until = health?.until, until <= now { state = "ok" }
+        let state = health.map { $0.isInForce(at: now) ? $0.state.rawValue : "ok" } ?? "ok"
         let latency = try store?.latencyPercentiles(provider: kind.rawValue)
         return .init(name: kind.rawValue, model: model, state: state,
                      backoffUntil: state == "backoff" ? health?.until : nil,

@@ -44,9 +44,8 @@ package final class CatalogueSource: BookSource {
         }
     }
 
-    /// The text search alone: the enrichment asks `record(isbn:)` itself for an ISBN hint.
     package func candidates(for query: SpineQuery, limit: Int) async throws(LookupError) -> [CatalogueRecord] {
-        try textSearch(query.text, limit: limit)
+        try search(query, limit: limit)
     }
 
     package func record(isbn: ISBN) async throws(LookupError) -> CatalogueRecord? {

@@ -13,6 +13,16 @@ package struct ProviderHealth: Sendable, Equatable, Codable {
     package init(name: String, state: State, until: Date? = nil, code: String? = nil, message: String? = nil) {
         self.name = name; self.state = state; self.until = until; self.code = code; self.message = message
     }
+
+    /// Whether it keeps the provider (or book source) from being asked at `now`: a pause until the
+    /// configuration changes, a backoff until its end.
+    package func isInForce(at now: Date) -> Bool {
+        switch state {
+        case .ok: false
+        case .paused: true
+        case .backoff: until.map { $0 > now } ?? true
+        }
+    }
 }
 
 extension Store {
