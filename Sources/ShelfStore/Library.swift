@@ -8,8 +8,8 @@ extension Store {
     /// Adds one reading from a photo to the work it belongs to, or as a new work. `decided`: a person chose
     /// this reading (it counts as verified, and its title wins). Returns the book's row.
     @discardableResult
-    static func addReading(_ db: SQLiteConnection, _ book: Book, sha256: String, shelf: String?, decided: Bool = false,
-                           isbnSource: String? = nil, now: Date) throws -> Int64 {
+    static func addReading(_ db: SQLiteConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
+                           decided: Bool = false, isbnSource: String? = nil, now: Date) throws -> Int64 {
         let bookID = try work(for: book, db, now: now)
         let box = try book.box.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let verified = decided || book.status == .verified
@@ -26,14 +26,13 @@ extension Store {
                 isbn10 = CASE WHEN isbn13 IS NULL THEN excluded.isbn10 ELSE isbn10 END,
                 isbn_source = CASE WHEN isbn13 IS NULL THEN excluded.isbn_source ELSE isbn_source END,
                 isbn13 = COALESCE(isbn13, excluded.isbn13)
-            """, [bookID, sha256, box, book.confidence, shelf, now,
+            """, [bookID, photo.sha256, box, book.confidence, shelf, now,
                   (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
                   book.isbn13, book.isbn10, book.isbn13 == nil ? nil : isbnSource ?? book.match?.source ?? book.source,
                   decided])
         try refresh(db, bookID, now: now)
         guard !decided else { return bookID }          // the reading's detection is in the history already
-        let photo = try db.queryOne("SELECT relative_path FROM photo WHERE sha256 = ?", [sha256])?.string("relative_path")
-        try recordHistory(db, bookID, LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo))
+        try recordHistory(db, bookID, LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path))
         if let match = book.match {
             try recordHistory(db, bookID, LibraryDocument.Decision(
                 action: "matched", by: match.source, at: now, detail: "\(match.key) (score \(String(format: "%.2f", match.score)))"))

@@ -234,7 +234,8 @@ extension Store {
                     let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []
                     for book in books {
-                        if let id = try Self.commitReading(db, book, sha256: job.sha256, shelf: shelfOf(job), now: now) {
+                        if let id = try Self.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
+                                                         shelf: shelfOf(job), now: now) {
                             open.append(id)
                         }
                     }

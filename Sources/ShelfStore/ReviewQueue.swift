@@ -101,7 +101,7 @@ extension Store {
             var placed: Book?
             if let decided = decision.book {
                 let target = try Self.apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: item.book,
-                                            sha256: item.photo.sha256, shelf: shelf, db, now: now)
+                                            photo: item.photo, shelf: shelf, db, now: now)
                 if target != bookID,
                    try db.queryOne("SELECT 1 AS one FROM book_sighting WHERE book_id = ?", [bookID]) == nil {
                     // The reading was all this book had: its history goes with the reading to the chosen work.
@@ -123,16 +123,18 @@ extension Store {
     /// Adds one reading of a committed photo to the library: a decision a person took on this reading before
     /// applies again; a reading that still needs a person opens (or keeps) its review item. Returns the id
     /// of the item kept open, if any.
-    static func commitReading(_ db: SQLiteConnection, _ book: Book, sha256: String, shelf: String?, now: Date) throws -> String? {
+    static func commitReading(_ db: SQLiteConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
+                              now: Date) throws -> String? {
+        let sha256 = photo.sha256
         if let row = try db.queryOne("SELECT * FROM review_decision WHERE sha256 = ? AND reading_key = ?", [sha256, book.titleKey]) {
             let decision = try StoredDecision(row)
             if let decided = decision.book {
-                try apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: book, sha256: sha256,
+                try apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: book, photo: photo,
                           shelf: shelf, db, now: now)
             }
             return nil
         }
-        let bookID = try addReading(db, book, sha256: sha256, shelf: shelf, now: now)
+        let bookID = try addReading(db, book, photo: photo, shelf: shelf, now: now)
         guard book.status == .needsReview else { return nil }
         let id = ReviewDocument.id(photoSHA256: sha256, reading: book)
         var reading = book
@@ -142,10 +144,9 @@ extension Store {
             INSERT INTO review_item (id, sha256, book_id, reading, created_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET book_id = excluded.book_id, reading = excluded.reading
             """, [id, sha256, bookID, String(decoding: try JSONEncoder().encode(reading), as: UTF8.self), now])
-        let photo = try db.queryOne("SELECT relative_path FROM photo WHERE sha256 = ?", [sha256])?.string("relative_path") ?? sha256
         try recordHistory(db, bookID, LibraryDocument.Decision(
             action: "needs_review", by: book.source, at: now,
-            detail: "\(photo): \((reading.reviewReasons ?? []).joined(separator: ", "))"))
+            detail: "\(photo.path): \((reading.reviewReasons ?? []).joined(separator: ", "))"))
         return id
     }
 
@@ -220,14 +221,13 @@ extension Store {
     /// Puts a decided reading into the library: the decided title, author, ISBN and match, with this reading's
     /// box and confidence. Returns the book's row.
     @discardableResult
-    static func apply(_ decided: Book, isbnSource: String?, detail: String, reading: Book, sha256: String, shelf: String?,
-                      _ db: SQLiteConnection, now: Date) throws -> Int64 {
+    static func apply(_ decided: Book, isbnSource: String?, detail: String, reading: Book, photo: ReviewDocument.Photo,
+                      shelf: String?, _ db: SQLiteConnection, now: Date) throws -> Int64 {
         var book = decided
         book.box = reading.box; book.confidence = reading.confidence; book.source = reading.source
-        let bookID = try addReading(db, book, sha256: sha256, shelf: shelf, decided: true, isbnSource: isbnSource, now: now)
-        let photo = try db.queryOne("SELECT relative_path FROM photo WHERE sha256 = ?", [sha256])?.string("relative_path") ?? sha256
+        let bookID = try addReading(db, book, photo: photo, shelf: shelf, decided: true, isbnSource: isbnSource, now: now)
         try recordHistory(db, bookID, LibraryDocument.Decision(action: "reviewed_by_user", by: "user", at: now,
-                                                               detail: "\(detail) in \(photo)"))
+                                                               detail: "\(detail) in \(photo.path)"))
         return bookID
     }
 
