@@ -105,4 +105,10 @@ protocol BookTable {
 extension BookTable {
     static var separator: DelimitedText.Separator { .comma }
     static var needsISBN: Bool { false }
+
+    /// A row by column name, so a field can never slide into its neighbour's column; unnamed columns are empty.
+    static func row(_ fields: [String: String?]) -> [String] {
+        precondition(Set(fields.keys).isSubset(of: columns), "no such column: \(Set(fields.keys).subtracting(columns))")
+        return columns.map { (fields[$0] ?? nil) ?? "" }
+    }
 }

@@ -15,17 +15,17 @@ struct LibibExport: BookTable {
 
     func row(_ book: ExportedBook) -> [String] {
         let main = book.authors.first.map(AuthorNames.givenAndFamily)
-        var fields = [String: String]()
-        fields["item_type"] = "book"
-        fields["title"] = book.title
-        fields["creators"] = book.authors.joined(separator: ", ")
-        fields["first_name"] = main?.given
-        fields["last_name"] = main?.family
-        fields["ean_isbn13"] = book.isbn?.isbn13
-        fields["upc_isbn10"] = book.isbn?.isbn10
-        fields["tags"] = book.tagList()
-        fields["added"] = days.string(book.added, separator: "-")
-        fields["copies"] = "1"
-        return Self.columns.map { fields[$0] ?? "" }
+        return Self.row([
+            "item_type": "book",
+            "title": book.title,
+            "creators": book.authors.joined(separator: ", "),
+            "first_name": main?.given,
+            "last_name": main?.family,
+            "ean_isbn13": book.isbn?.isbn13,
+            "upc_isbn10": book.isbn?.isbn10,
+            "tags": book.tagList(),
+            "added": days.string(book.added, separator: "-"),
+            "copies": "1",
+        ])
     }
 }

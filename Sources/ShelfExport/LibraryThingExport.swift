@@ -16,7 +16,7 @@ struct LibraryThingExport: BookTable {
     var days: DayStamp
 
     func row(_ book: ExportedBook) -> [String] {
-        var fields = [String: String]()
+        var fields = [String: String?]()
         fields["Title"] = book.title
         // LibraryThing writes people surname first, several secondary authors apart with "|".
         fields["Primary Author"] = book.authors.first.map(AuthorNames.lastFirst)
@@ -27,6 +27,6 @@ struct LibraryThingExport: BookTable {
         fields["ISBNs"] = book.isbns.flatMap { [$0.isbn13] + ($0.isbn10.map { [$0] } ?? []) }.joined(separator: ", ")
         fields["Copies"] = "1"
         fields["Entry Date"] = days.string(book.added, separator: "-")
-        return Self.columns.map { fields[$0] ?? "" }
+        return Self.row(fields)
     }
 }

@@ -14,19 +14,15 @@ struct StoryGraphExport: BookTable {
     var days: DayStamp
 
     func row(_ book: ExportedBook) -> [String] {
-        var row = [
-            book.title,
-            book.authors.joined(separator: ", "),
-            "",
-            book.isbn?.isbn13 ?? "",
-            "",                                                        // paperback or hardcover: not known
-            status.rawValue,
-            days.string(book.added, separator: "/"),
-            "", "",
-            status == .read ? "1" : "0",
-        ]
-        row += Array(repeating: "", count: 11)                         // moods … content warning description
-        row += [book.tagList(), "Yes"]                                 // photographed on a shelf: owned
-        return row
+        Self.row([                                                     // Format (paperback, hardcover): not known
+            "Title": book.title,
+            "Authors": book.authors.joined(separator: ", "),
+            "ISBN/UID": book.isbn?.isbn13,
+            "Read Status": status.rawValue,
+            "Date Added": days.string(book.added, separator: "/"),
+            "Read Count": status == .read ? "1" : "0",
+            "Tags": book.tagList(),
+            "Owned?": "Yes",                                           // photographed on a shelf: owned
+        ])
     }
 }
