@@ -303,10 +303,10 @@ package struct CloudflareProvider: VisionProvider {
             return PhotoError(.network, "The request to Cloudflare was cancelled (shelfd is stopping). It will be sent again.",
                               disposition: .retry(after: nil))
         case .connect:
-            return PhotoError(.network, "Could not connect to Cloudflare at \(host) (\(scrub(error.message))). Check the "
+            return PhotoError(.network, "Could not connect to Cloudflare at \(host) (\(redacting(secrets, in: error.message))). Check the "
                 + "network and [cloudflare] base_url; it will be retried.", disposition: .retry(after: nil))
         case .send, .receive, .other:
-            return PhotoError(.network, "The connection to Cloudflare at \(host) failed (\(scrub(error.message))). "
+            return PhotoError(.network, "The connection to Cloudflare at \(host) failed (\(redacting(secrets, in: error.message))). "
                 + "It will be retried.", disposition: .retry(after: nil))
         }
     }
@@ -411,20 +411,11 @@ package struct CloudflareProvider: VisionProvider {
         let text = envelope.errors.map { error in
             [error.code.map { "code \($0)" }, error.message].compactMap { $0 }.joined(separator: ": ")
         }.joined(separator: "; ")
-        guard !text.isEmpty else { return "" }
-        var clean = scrub(text).replacingOccurrences(of: "\n", with: " ")
-        if clean.count > 300 { clean = String(clean.prefix(300)) + "…" }
-        return ", " + clean
+        return serverText(text, redacting: secrets)
     }
 
-    /// Replaces the token and the account ID, should a server or library ever echo them.
-    private func scrub(_ text: String) -> String {
-        var text = text
-        for secret in [settings.apiToken.value, settings.accountID.value] where !secret.isEmpty {
-            text = text.replacingOccurrences(of: secret, with: "<redacted>")
-        }
-        return text
-    }
+    /// The token and the account ID, to be scrubbed should a server or library ever echo them.
+    private var secrets: [String] { [settings.apiToken.value, settings.accountID.value] }
 }
 
 /// The v4 envelope's `success` and `errors`, read leniently (fields may be missing on Workers AI errors).

@@ -58,14 +58,8 @@ package struct GeminiProvider: VisionProvider {
         let request = HTTPRequest(method: "POST", url: endpoint,
                                   headers: [("Content-Type", "application/json"), ("x-goog-api-key", settings.apiKey.value)],
                                   body: body, timeout: settings.timeout)
-        let response: HTTPResponse, latency: Duration
-        do {
-            (response, latency) = try await http.exchange(request, provider: name, model: settings.model, logger: logger)
-        } catch {
-            throw networkError(error)
-        }
-        guard response.status == 200 else { throw classify(response, now: Date()) }
-        return RawResponse(body: response.body, receivedAt: Date(), latency: latency)
+        return try await http.answer(request, provider: name, model: settings.model, logger: logger,
+                                     networkError: networkError, classify: { classify($0, now: Date()) })
     }
 
     /// `GET {base}/v1beta/models/{model}`: checks the key and the model without generating anything.
@@ -252,7 +246,7 @@ package struct GeminiProvider: VisionProvider {
                 ?? response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
                 ?? 60
             return PhotoError(.providerRateLimited, "Gemini is rate-limiting requests (HTTP 429). Sending resumes in "
-                + "\(Self.format(delay)) s; lower [gemini] requests_per_minute if this keeps happening.",
+                + "\(formatSeconds(delay)) s; lower [gemini] requests_per_minute if this keeps happening.",
                 disposition: .providerWait(until: now.addingTimeInterval(delay)))
         case 408, 500, 502, 503, 504:
             return PhotoError(.providerUnavailable, "Gemini is unavailable (HTTP \(status)\(said)). It will be retried.",
@@ -277,11 +271,7 @@ package struct GeminiProvider: VisionProvider {
 
     /// ", STATUS: message" from the server, shortened, with the key scrubbed should it ever appear.
     private func serverMessage(_ message: String?, status: String?) -> String {
-        var text = [status, message].compactMap { $0 }.joined(separator: ": ")
-        guard !text.isEmpty else { return "" }
-        if !settings.apiKey.value.isEmpty { text = text.replacingOccurrences(of: settings.apiKey.value, with: "<redacted>") }
-        if text.count > 300 { text = String(text.prefix(300)) + "…" }
-        return ", " + text.replacingOccurrences(of: "\n", with: " ")
+        serverText([status, message].compactMap { $0 }.joined(separator: ": "), redacting: [settings.apiKey.value])
     }
 
     private struct ErrorEnvelope: Decodable {
@@ -322,10 +312,6 @@ package struct GeminiProvider: VisionProvider {
     package static func retryInMessage(_ message: String) -> TimeInterval? {
         guard let range = message.range(of: #"Please retry in [0-9.]+(ms|s)"#, options: .regularExpression) else { return nil }
         return seconds(String(message[range].dropFirst("Please retry in ".count)))
-    }
-
-    private static func format(_ seconds: TimeInterval) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
 }
 

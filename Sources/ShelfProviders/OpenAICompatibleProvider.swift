@@ -73,14 +73,8 @@ package struct OpenAICompatibleProvider: VisionProvider {
         let body = try requestBody(for: photo)
         let request = HTTPRequest(method: "POST", url: endpoint, headers: headers(json: true), body: body,
                                   timeout: settings.timeout)
-        let response: HTTPResponse, latency: Duration
-        do {
-            (response, latency) = try await http.exchange(request, provider: name, model: settings.model, logger: logger)
-        } catch {
-            throw networkError(error)
-        }
-        guard response.status == 200 else { throw classify(response, now: Date()) }
-        return RawResponse(body: response.body, receivedAt: Date(), latency: latency)
+        return try await http.answer(request, provider: name, model: settings.model, logger: logger,
+                                     networkError: networkError, classify: { classify($0, now: Date()) })
     }
 
     /// `GET {base}/models`: the server is up and lists the configured model. Generates nothing.
@@ -285,7 +279,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
             let delay = response.header("retry-after-ms").flatMap(Double.init).map { max(0, $0 / 1000) }
                 ?? retryAfter ?? 60
             return PhotoError(.providerRateLimited, "The server at \(base) is rate-limiting requests (HTTP 429). Sending "
-                + "resumes in \(Self.format(delay)) s; lower [pipeline] concurrency if this keeps happening.",
+                + "resumes in \(formatSeconds(delay)) s; lower [pipeline] concurrency if this keeps happening.",
                 disposition: .providerWait(until: now.addingTimeInterval(delay)))
         case 503 where message.contains("loading model"):
             return PhotoError(.providerUnavailable, "The server at \(base) is still loading the model (HTTP 503). It "
@@ -307,14 +301,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
 
     /// ", message" from the server, shortened, with the key scrubbed should it ever appear.
     private func serverMessage(_ message: String?) -> String {
-        guard var text = message, !text.isEmpty else { return "" }
-        if let key = settings.apiKey?.value, !key.isEmpty { text = text.replacingOccurrences(of: key, with: "<redacted>") }
-        if text.count > 300 { text = String(text.prefix(300)) + "…" }
-        return ", " + text.replacingOccurrences(of: "\n", with: " ")
-    }
-
-    private static func format(_ seconds: TimeInterval) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+        serverText(message ?? "", redacting: [settings.apiKey?.value ?? ""])
     }
 }
 
