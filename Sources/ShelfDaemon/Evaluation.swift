@@ -148,24 +148,12 @@ package struct Evaluator: Sendable {
         switch await prepareOffPool(photo.bytes, preset: provider.preset, maxPixels: maxPixels) {
         case .failure(let error): answer = .failure(error)
         case .success(let prepared):
-            var tries = 1
-            while true {
-                do {
-                    try await channel.limiter.waitForTurn()
-                } catch {
-                    answer = .failure(PhotoError(.internal, "stopped before the request was sent", disposition: .dead)); break
-                }
-                do throws(PhotoError) {
-                    let raw = try await provider.send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"))
-                    answer = Result { () throws(PhotoError) in try provider.parse(raw) }
-                    break
-                } catch {
-                    guard tries < Pipeline.triesPerAttempt, let delay = Pipeline.quickRetryDelay(for: error, try: tries) else {
-                        answer = .failure(error); break
-                    }
-                    try? await Task.sleep(for: .seconds(delay))
-                    tries += 1
-                }
+            do {
+                try await channel.limiter.waitForTurn()
+                let sent = await channel.send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), logger: logger)
+                answer = sent.flatMap { raw in Result { () throws(PhotoError) in try provider.parse(raw) } }
+            } catch {
+                answer = .failure(PhotoError(.internal, "stopped before the request was sent", disposition: .dead))
             }
         }
         let asked = AnswerMemo.Asked(answer: answer, seconds: (ContinuousClock.now - started).seconds)

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import ShelfCore
 import ShelfHTTP
 import ShelfProviders
 
@@ -13,6 +15,32 @@ package struct ProviderChannel: Sendable {
     }
 
     var name: String { provider.name }
+
+    /// One request, tried again at once for a short outage (5xx, network) within the same attempt, after the
+    /// channel's spacing. `record` hears each request's latency and outcome (`ok` or the error's code);
+    /// `shouldStop` ends the retries (shutting down).
+    func send(_ upload: PhotoUpload, logger: Logger, shouldStop: () -> Bool = { false },
+              record: (Duration, String) -> Void = { _, _ in }) async -> Result<RawResponse, PhotoError> {
+        var tries = 1
+        while true {
+            let started = ContinuousClock.now
+            do {
+                var raw = try await provider.send(upload)
+                if raw.latency == nil { raw.latency = ContinuousClock.now - started }
+                record(raw.latency ?? .zero, "ok")
+                return .success(raw)
+            } catch let error {
+                record(ContinuousClock.now - started, error.code.rawValue)
+                guard tries < Pipeline.triesPerAttempt, !shouldStop(), let delay = Pipeline.quickRetryDelay(for: error, try: tries)
+                else { return .failure(error) }
+                logger.warning("Provider request failed; trying again", metadata: [
+                    "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])
+                try? await Task.sleep(for: .seconds(delay))
+                do { try await limiter.waitForTurn() } catch { return .failure(PhotoError(.network, "stopped", disposition: .retry(after: nil))) }
+                tries += 1
+            }
+        }
+    }
 }
 
 /// Who is asked about a photo: one provider, or a fast one first and an accurate one when the fast

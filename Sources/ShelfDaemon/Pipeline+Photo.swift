@@ -248,27 +248,10 @@ extension Pipeline {
         }
     }
 
-    /// One request, tried again at once for a short outage (5xx, network) within the same attempt.
+    /// One request through the channel's quick retries, each recorded for the latency figures of `status`.
     private func send(_ upload: PhotoUpload, to channel: ProviderChannel, logger: Logger) async -> Result<RawResponse, PhotoError> {
-        var tries = 1
-        while true {
-            let started = ContinuousClock.now
-            do {
-                var raw = try await channel.provider.send(upload)
-                if raw.latency == nil { raw.latency = ContinuousClock.now - started }
-                try? store.recordRequest(provider: channel.name, latencyMs: (raw.latency ?? .zero).milliseconds, outcome: "ok")
-                return .success(raw)
-            } catch let error {
-                try? store.recordRequest(provider: channel.name, latencyMs: (ContinuousClock.now - started).milliseconds,
-                                         outcome: error.code.rawValue)
-                guard tries < Self.triesPerAttempt, !shutdown.isSet, let delay = Self.quickRetryDelay(for: error, try: tries)
-                else { return .failure(error) }
-                logger.warning("Provider request failed; trying again", metadata: [
-                    "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])
-                try? await Task.sleep(for: .seconds(delay))
-                do { try await channel.limiter.waitForTurn() } catch { return .failure(PhotoError(.network, "stopped", disposition: .retry(after: nil))) }
-                tries += 1
-            }
+        await channel.send(upload, logger: logger, shouldStop: { shutdown.isSet }) { latency, outcome in
+            try? store.recordRequest(provider: channel.name, latencyMs: latency.milliseconds, outcome: outcome)
         }
     }
 
