@@ -13,6 +13,8 @@ private let filesQueue = DispatchQueue(label: "shelfd.files")
 struct PhotoAnswer: Sendable {
     var document: ResultDocument
     var resultURL: URL
+    /// What `resultURL` held for this same photo before: an earlier run, kept in results/.history.
+    var previous: ResultDocument?
     var review: Bool
 }
 
@@ -45,7 +47,7 @@ extension Pipeline {
                 var document = answer.document
                 markOpenReviews(in: &document)
                 let data = try JSONStyle.encoder().encode(document)
-                keepPreviousResult(at: answer.resultURL, newJob: job)
+                if let previous = answer.previous { keep(previous, from: answer.resultURL, newJob: job) }
                 try AtomicFile.write(data, to: answer.resultURL, failpointAfterTemp: written == 0 ? "mid_write" : nil)
                 written += 1
                 outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
@@ -106,11 +108,8 @@ extension Pipeline {
 
     /// A rescan keeps every run's result: the current one stays at results/<name>.json, earlier ones move to
     /// results/.history/<name>/<provider>-<job>.json.
-    private func keepPreviousResult(at url: URL, newJob job: ClaimedJob) {
-        guard let data = FileManager.default.contents(atPath: url.path),
-              let previous = try? JSONStyle.decoder().decode(ResultDocument.self, from: data),
-              previous.photo.sha256 == job.sha256,
-              let previousJob = try? store.jobID(resultPath: url.path), previousJob != job.id else { return }
+    private func keep(_ previous: ResultDocument, from url: URL, newJob job: ClaimedJob) {
+        guard let previousJob = try? store.jobID(resultPath: url.path), previousJob != job.id else { return }
         let relative = String(url.deletingPathExtension().path.dropFirst(settings.results.path.count + 1))
         let target = settings.results.appendingPathComponent(".history/\(relative)/\(previous.decidedBy)-\(previousJob).json")
         do {
@@ -148,12 +147,16 @@ extension Pipeline {
     }
 
     /// results/<sub-path>/<name>.json; a different photo that had the same name gets its hash appended.
-    func resultURL(for job: ClaimedJob) -> URL {
+    /// Also what the file holds for this same photo, read once here for `keep` to move into the history.
+    func resultLocation(for job: ClaimedJob) -> (url: URL, previous: ResultDocument?) {
+        func existing(_ url: URL) -> ResultDocument? {
+            FileManager.default.contents(atPath: url.path).flatMap { try? JSONStyle.decoder().decode(ResultDocument.self, from: $0) }
+        }
         let relative = (job.relativePath as NSString).deletingPathExtension
         let url = settings.results.appendingPathComponent(relative + ".json")
-        guard let data = FileManager.default.contents(atPath: url.path),
-              let existing = try? JSONStyle.decoder().decode(ResultDocument.self, from: data),
-              existing.photo.sha256 != job.sha256 else { return url }
-        return settings.results.appendingPathComponent(relative + "-\(job.sha256.prefix(8)).json")
+        let found = existing(url)
+        guard let found, found.photo.sha256 != job.sha256 else { return (url, found) }
+        let own = settings.results.appendingPathComponent(relative + "-\(job.sha256.prefix(8)).json")
+        return (own, existing(own).flatMap { $0.photo.sha256 == job.sha256 ? $0 : nil })
     }
 }

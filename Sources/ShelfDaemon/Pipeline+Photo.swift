@@ -125,7 +125,8 @@ extension Pipeline {
             notes: decided.answer.notes + enrichment.notes + books.flatMap { $0.notes ?? [] },
             response: decided.run.response ?? .init(file: "", replayed: false),
             runs: decided.runs, decidedBy: decided.run.provider, signals: attempt.signals)
-        return .answered(PhotoAnswer(document: document, resultURL: resultURL(for: job),
+        let location = resultLocation(for: job)
+        return .answered(PhotoAnswer(document: document, resultURL: location.url, previous: location.previous,
                                      review: books.contains { $0.status == .needsReview }))
     }
 
