@@ -39,29 +39,8 @@ func cfProvider(_ emulator: CloudflareEmulator, model: String = CFModel.llama32,
                               licenseStore: licenses)
 }
 
-/// Sends and parses one photo, the way the daemon does.
-func cfScan(_ provider: CloudflareProvider, _ photo: PhotoUpload = fakePhoto()) async throws(PhotoError) -> ModelAnswer {
-    try provider.parse(try await provider.send(photo))
-}
-
-/// The PhotoError of one failing scan; records an issue if it succeeded.
-func cfFailure(_ provider: CloudflareProvider, _ photo: PhotoUpload = fakePhoto()) async -> PhotoError? {
-    do {
-        let answer = try await cfScan(provider, photo)
-        Issue.record("expected a PhotoError, got \(answer)")
-        return nil
-    } catch {
-        return error
-    }
-}
-
 func expectNoCredentials(_ error: PhotoError, _ logs: CapturedLogs, sourceLocation: SourceLocation = #_sourceLocation) {
-    for secret in [cfToken, cfAccount] {
-        #expect(!error.message.contains(secret), sourceLocation: sourceLocation)
-        #expect(!"\(error)".contains(secret), sourceLocation: sourceLocation)
-        #expect(!String(reflecting: error).contains(secret), sourceLocation: sourceLocation)
-        #expect(!logs.all.contains { $0.contains(secret) }, sourceLocation: sourceLocation)
-    }
+    expectNoSecrets([cfToken, cfAccount], in: error, logs, sourceLocation: sourceLocation)
 }
 
 @Suite("Cloudflare Workers AI provider against the emulator", .timeLimit(.minutes(1)))
@@ -77,7 +56,7 @@ struct CloudflareProviderTests {
     func byteArrayRequest() async throws {
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]))) { cloudflare in
             let photo = fakePhoto("bytes")
-            _ = try await cfScan(cfProvider(cloudflare), photo)
+            _ = try await scan(cfProvider(cloudflare), photo)
             let request = try #require(cloudflare.requests.first)
             #expect(request.status == 200)
             #expect(request.method == "POST")
@@ -106,7 +85,7 @@ struct CloudflareProviderTests {
             let body = try cfProvider(cloudflare).requestBody(for: photo)
             let built = started.duration(to: .now)
             #expect(built < .seconds(1), "building the body took \(built)")
-            _ = try await cfScan(cfProvider(cloudflare), photo)
+            _ = try await scan(cfProvider(cloudflare), photo)
             #expect(cloudflare.requests.first?.photoSHA256 == SHA256.hex(of: photo.bytes))
             #expect(cloudflare.requests.first?.body.count == body.count)
         }
@@ -116,7 +95,7 @@ struct CloudflareProviderTests {
     func llavaRequest() async throws {
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]))) { cloudflare in
             let photo = fakePhoto("llava")
-            let answer = try await cfScan(cfProvider(cloudflare, model: CFModel.llava), photo)
+            let answer = try await scan(cfProvider(cloudflare, model: CFModel.llava), photo)
             #expect(answer.books.map(\.title) == ["Dune"])
             let request = try #require(cloudflare.requests.first)
             #expect(request.path == "/client/v4/accounts/\(cfAccount)/ai/run/\(CFModel.llava)")
@@ -131,7 +110,7 @@ struct CloudflareProviderTests {
     func contentPartsRequest() async throws {
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]))) { cloudflare in
             let photo = fakePhoto("parts")
-            _ = try await cfScan(cfProvider(cloudflare, model: CFModel.scout), photo)
+            _ = try await scan(cfProvider(cloudflare, model: CFModel.scout), photo)
             let request = try #require(cloudflare.requests.first)
             #expect(request.status == 200)
             #expect(request.path == "/client/v4/accounts/\(cfAccount)/ai/run/\(CFModel.scout)")
@@ -161,7 +140,7 @@ struct CloudflareProviderTests {
     @Test("Gemma 4 gets {name, schema} JSON mode and max_completion_tokens; its chat.completion result is read")
     func openAIShapeRequest() async throws {
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune, Self.hobbit]))) { cloudflare in
-            let answer = try await cfScan(cfProvider(cloudflare, model: CFModel.gemma4))
+            let answer = try await scan(cfProvider(cloudflare, model: CFModel.gemma4))
             #expect(answer.books.map(\.title) == ["Dune", "The Hobbit"])
             #expect(answer.books.first?.box == Self.duneBox)
             let body = try #require(cloudflare.requests.first?.json)
@@ -174,7 +153,7 @@ struct CloudflareProviderTests {
     @Test("Mistral Small 3.1 gets its schema as guided_json")
     func mistralRequest() async throws {
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]))) { cloudflare in
-            let answer = try await cfScan(cfProvider(cloudflare, model: CFModel.mistral))
+            let answer = try await scan(cfProvider(cloudflare, model: CFModel.mistral))
             #expect(answer.books.map(\.title) == ["Dune"])
             let body = try #require(cloudflare.requests.first?.json)
             #expect((body["guided_json"] as? [String: Any])?["type"] as? String == "object")
@@ -197,7 +176,7 @@ struct CloudflareProviderTests {
     func normalAnswer() async throws {
         let glare = CloudflareEmulator.Suggestion(type: "glare_detected", severity: "warning", message: "Glare on the left.")
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune, Self.hobbit], suggestions: [glare]))) { cloudflare in
-            let answer = try await cfScan(cfProvider(cloudflare))
+            let answer = try await scan(cfProvider(cloudflare))
             #expect(answer.books.count == 2)
             let dune = try #require(answer.books.first)
             #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.isbn == "9780441172719")
@@ -213,7 +192,7 @@ struct CloudflareProviderTests {
           [CFModel.llama32, CFModel.scout])
     func answerShapes(reply: CFReply, model: String) async throws {
         try await withCloudflareEmulator(cfScript(reply: reply)) { cloudflare in
-            let answer = try await cfScan(cfProvider(cloudflare, model: model))
+            let answer = try await scan(cfProvider(cloudflare, model: model))
             #expect(answer.books.map(\.title) == ["Dune"])
             #expect(answer.books.first?.box == Self.duneBox)
         }
@@ -236,7 +215,7 @@ struct CloudflareProviderTests {
     @Test("A cut answer is an error, never half a shelf", arguments: [CFModel.llama32, CFModel.scout, CFModel.gemma4])
     func cutAnswer(model: String) async throws {
         try await withCloudflareEmulator(cfScript(reply: .cut([Self.dune, Self.hobbit, Self.dune]))) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, model: model)))
+            let error = try #require(await failure(cfProvider(cloudflare, model: model)))
             #expect(error.code == .providerTruncated && error.disposition == .retry(after: nil))
         }
     }
@@ -245,9 +224,9 @@ struct CloudflareProviderTests {
     func smallTokenLimit() async throws {
         let shelf = (1...40).map { CFBook(title: "Volume \($0) of the Collected Works", author: "Someone", box2D: [0, 0, 1000, 20]) }
         try await withCloudflareEmulator(cfScript(reply: .books(shelf))) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, maxTokens: 256)))
+            let error = try #require(await failure(cfProvider(cloudflare, maxTokens: 256)))
             #expect(error.code == .providerTruncated)
-            let answer = try await cfScan(cfProvider(cloudflare))       // the default limit holds the whole shelf
+            let answer = try await scan(cfProvider(cloudflare))       // the default limit holds the whole shelf
             #expect(answer.books.count == 40)
         }
     }
@@ -271,10 +250,10 @@ struct CloudflareProviderTests {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]), licenseAgreed: false)) { cloudflare in
             let provider = cfProvider(cloudflare, licenses: licenses, logs: logs)
-            let first = try await cfScan(provider, fakePhoto("one"))
+            let first = try await scan(provider, fakePhoto("one"))
             #expect(first.books.map(\.title) == ["Dune"])
-            _ = try await cfScan(provider, fakePhoto("two"))
-            _ = try await cfScan(cfProvider(cloudflare, licenses: licenses), fakePhoto("three"))
+            _ = try await scan(provider, fakePhoto("two"))
+            _ = try await scan(cfProvider(cloudflare, licenses: licenses), fakePhoto("three"))
 
             let log = cloudflare.requests
             #expect(log.map(\.status) == [403, 200, 200, 200, 200])
@@ -292,7 +271,7 @@ struct CloudflareProviderTests {
         let licenses = InMemoryCloudflareLicenses()
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]), licenseAgreed: false,
                                                   agreementAnswer: .forbiddenThankYou)) { cloudflare in
-            let answer = try await cfScan(cfProvider(cloudflare, licenses: licenses))
+            let answer = try await scan(cfProvider(cloudflare, licenses: licenses))
             #expect(answer.books.count == 1)
             #expect(cloudflare.requests.map(\.status) == [403, 403, 200])
             #expect(licenses.hasAgreed(model: CFModel.llama32))
@@ -304,7 +283,7 @@ struct CloudflareProviderTests {
         let licenses = InMemoryCloudflareLicenses(agreed: [CFModel.llama32])
         let logs = CapturedLogs()
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]), licenseAgreed: false)) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, licenses: licenses, logs: logs)))
+            let error = try #require(await failure(cfProvider(cloudflare, licenses: licenses, logs: logs)))
             #expect(cloudflare.requests.map(\.isAgreement) == [false, false])    // the photo, asked again once
             #expect(cloudflare.requests.map(\.status) == [403, 403])
             #expect(error.code == .providerAuth && error.disposition == .providerBroken)
@@ -358,7 +337,7 @@ struct CloudflareProviderTests {
     func failures(_ testCase: Case) async throws {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(cfScript(reply: testCase.reply)) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, logs: logs)))
+            let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
             #expect(error.code == testCase.code, "\(error)")
             #expect(testCase.check(error.disposition), "\(error.disposition)")
             #expect(!error.message.isEmpty)
@@ -371,7 +350,7 @@ struct CloudflareProviderTests {
     ])
     func configurationMessages(reply: CFReply, hint: String) async throws {
         try await withCloudflareEmulator(cfScript(reply: reply)) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare)))
+            let error = try #require(await failure(cfProvider(cloudflare)))
             #expect(error.message.contains(hint), "\(error.message)")
         }
     }
@@ -380,7 +359,7 @@ struct CloudflareProviderTests {
     func wrongToken() async throws {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(CloudflareEmulator.Script(token: "the-real-token", accountID: cfAccount)) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, logs: logs)))
+            let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
             #expect(cloudflare.requests.first?.status == 401 && cloudflare.requests.first?.errorCode == 10000)
             #expect(cloudflare.requests.first?.hasBearer == true)
             #expect(error.code == .providerAuth && error.disposition == .providerBroken)
@@ -393,7 +372,7 @@ struct CloudflareProviderTests {
     func wrongAccount() async throws {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(CloudflareEmulator.Script(token: cfToken, accountID: "another-account")) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, logs: logs)))
+            let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
             #expect(cloudflare.requests.first?.errorCode == 7003)
             #expect(error.code == .providerAuth && error.disposition == .providerBroken)
             #expect(error.message.contains("CLOUDFLARE_ACCOUNT_ID") && error.message.contains("<redacted>"))
@@ -406,7 +385,7 @@ struct CloudflareProviderTests {
         let logs = CapturedLogs()
         let reply = CFReply.error(status: 400, code: 5004, message: "Bad input from Bearer \(cfToken) on account \(cfAccount)")
         try await withCloudflareEmulator(cfScript(reply: reply)) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, logs: logs)))
+            let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
             #expect(error.code == .providerRejected && error.message.contains("<redacted>"))
             expectNoCredentials(error, logs)
         }
@@ -416,7 +395,7 @@ struct CloudflareProviderTests {
     func rateLimited() async throws {
         try await withCloudflareEmulator(cfScript(reply: .rateLimited(retryAfter: 30))) { cloudflare in
             let before = Date()
-            let error = try #require(await cfFailure(cfProvider(cloudflare)))
+            let error = try #require(await failure(cfProvider(cloudflare)))
             let after = Date()
             #expect(error.code == .providerRateLimited)
             let until = try #require(error.disposition.waitUntil)
@@ -427,7 +406,7 @@ struct CloudflareProviderTests {
     @Test("The daily allocation pauses the provider until 00:00 UTC")
     func dailyAllocation() async throws {
         try await withCloudflareEmulator(cfScript(reply: .dailyAllocation)) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare)))
+            let error = try #require(await failure(cfProvider(cloudflare)))
             #expect(error.code == .providerQuota)
             let until = try #require(error.disposition.waitUntil)
             var utc = Calendar(identifier: .gregorian)
@@ -457,9 +436,9 @@ struct CloudflareProviderTests {
         try await withCloudflareEmulator(cfScript(rules: [
             .init(photo: .any, replies: [.capacity(retryAfter: 1), .serverError, .books([Self.dune])])])) { cloudflare in
             let provider = cfProvider(cloudflare, model: CFModel.scout)
-            #expect(await cfFailure(provider)?.code == .providerUnavailable)
-            #expect(await cfFailure(provider)?.code == .providerUnavailable)
-            let answer = try await cfScan(provider)
+            #expect(await failure(provider)?.code == .providerUnavailable)
+            #expect(await failure(provider)?.code == .providerUnavailable)
+            let answer = try await scan(provider)
             #expect(answer.books.count == 1)
             #expect(cloudflare.requests.map(\.status) == [429, 500, 200])
         }
@@ -473,8 +452,8 @@ struct CloudflareProviderTests {
             .init(photo: .marker("marker:good;"), replies: [.books([Self.dune])]),
         ])) { cloudflare in
             let provider = cfProvider(cloudflare)
-            #expect(await cfFailure(provider, bad)?.code == .photoTooLarge)
-            let answer = try await cfScan(provider, good)
+            #expect(await failure(provider, bad)?.code == .photoTooLarge)
+            let answer = try await scan(provider, good)
             #expect(answer.books.map(\.title) == ["Dune"])
         }
     }
@@ -482,7 +461,7 @@ struct CloudflareProviderTests {
     @Test("A slow Cloudflare is a network timeout, retried")
     func timeout() async throws {
         try await withCloudflareEmulator(cfScript(reply: .books([]), latency: .seconds(5))) { cloudflare in
-            let error = try #require(await cfFailure(cfProvider(cloudflare, timeout: .milliseconds(300))))
+            let error = try #require(await failure(cfProvider(cloudflare, timeout: .milliseconds(300))))
             #expect(error.code == .network && error.disposition == .retry(after: nil))
         }
     }
@@ -491,7 +470,7 @@ struct CloudflareProviderTests {
     func unreachable() async throws {
         let cloudflare = try CloudflareEmulator.start(script: cfScript())
         cloudflare.stop()
-        let error = try #require(await cfFailure(cfProvider(cloudflare)))
+        let error = try #require(await failure(cfProvider(cloudflare)))
         #expect(error.code == .network && error.disposition == .retry(after: nil))
     }
 
@@ -532,7 +511,7 @@ struct CloudflareProviderTests {
     func logs() async throws {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]))) { cloudflare in
-            _ = try await cfScan(cfProvider(cloudflare, logs: logs))
+            _ = try await scan(cfProvider(cloudflare, logs: logs))
             let line = try #require(logs.all.first)
             #expect(line.contains("http.status=200") && line.contains("http.request.bytes=") && line.contains("duration_ms="))
             #expect(!logs.all.contains { $0.contains(cfToken) || $0.contains(cfAccount) || $0.contains("Dune") })

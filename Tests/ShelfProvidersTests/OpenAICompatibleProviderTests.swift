@@ -386,19 +386,3 @@ private func provider(_ server: OpenAIEmulator, model: String = OpenAIEmulator.d
         settings: OpenAICompatibleSettings(model: model, baseURL: server.baseURL, apiKey: key.map(Secret.init), timeout: timeout),
         http: HTTPClient(maxConcurrent: 2), logger: logs.logger)
 }
-
-/// Sends and parses one photo, the way the daemon does.
-private func scan(_ provider: OpenAICompatibleProvider, _ photo: PhotoUpload = fakePhoto()) async throws(PhotoError) -> ModelAnswer {
-    try provider.parse(try await provider.send(photo))
-}
-
-/// The PhotoError of one failing scan; records an issue if it succeeded.
-private func failure(_ provider: OpenAICompatibleProvider, _ photo: PhotoUpload = fakePhoto()) async -> PhotoError? {
-    do {
-        let answer = try await scan(provider, photo)
-        Issue.record("expected a PhotoError, got \(answer)")
-        return nil
-    } catch {
-        return error
-    }
-}

@@ -54,19 +54,29 @@ func makeProvider(_ emulator: GeminiEmulator, model: String = "gemini-2.5-flash"
 }
 
 /// Sends and parses one photo, the way the daemon does.
-func scan(_ provider: GeminiProvider, _ photo: PhotoUpload = fakePhoto()) async throws(PhotoError) -> ModelAnswer {
-    let raw = try await provider.send(photo)
-    return try provider.parse(raw)
+func scan(_ provider: some VisionProvider, _ photo: PhotoUpload = fakePhoto()) async throws(PhotoError) -> ModelAnswer {
+    try provider.parse(try await provider.send(photo))
 }
 
 /// The PhotoError of one failing scan; records an issue if it succeeded.
-func failure(_ provider: GeminiProvider, _ photo: PhotoUpload = fakePhoto()) async -> PhotoError? {
+func failure(_ provider: some VisionProvider, _ photo: PhotoUpload = fakePhoto()) async -> PhotoError? {
     do {
         let answer = try await scan(provider, photo)
         Issue.record("expected a PhotoError, got \(answer)")
         return nil
     } catch {
         return error
+    }
+}
+
+/// A secret (a key, a token, an account id) appears in no message, description or log line.
+func expectNoSecrets(_ secrets: [String], in error: PhotoError, _ logs: CapturedLogs,
+                     sourceLocation: SourceLocation = #_sourceLocation) {
+    for secret in secrets {
+        #expect(!error.message.contains(secret), sourceLocation: sourceLocation)
+        #expect(!"\(error)".contains(secret), sourceLocation: sourceLocation)
+        #expect(!String(reflecting: error).contains(secret), sourceLocation: sourceLocation)
+        #expect(!logs.all.contains { $0.contains(secret) }, sourceLocation: sourceLocation)
     }
 }
 
