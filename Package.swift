@@ -78,7 +78,9 @@ let package = Package(
         .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
-        .testTarget(name: "ShelfProvidersTests", dependencies: ["ShelfProviders", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfProvidersTests", dependencies: [
+            "ShelfProviders", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
+        ], swiftSettings: settings),
         .testTarget(name: "ShelfEnrichmentTests", dependencies: [
             "ShelfEnrichment", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),

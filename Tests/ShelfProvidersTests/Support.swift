@@ -1,10 +1,10 @@
 import Foundation
+import InMemoryLogging
 import Logging
 import ShelfCore
 import ShelfHTTP
 import ShelfProviders
 import ShelfTesting
-import Synchronization
 import Testing
 
 /// A key no message, description or log line may ever contain.
@@ -17,33 +17,24 @@ func fakePhoto(_ seed: String = "shelf", size: Int = 2_000) -> PhotoUpload {
     return PhotoUpload(bytes: bytes)
 }
 
-/// Collects log lines so a test can prove what they hold.
+/// Collects log lines ("level message key=value …", metadata included) so a test can prove what they hold.
 final class CapturedLogs: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    private let handler: InMemoryLogHandler
 
-    var logger: Logger {
-        Logger(label: "test") { _ in CaptureHandler(logs: self) }.with(level: .trace)
+    init() {
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        self.handler = handler
     }
 
-    struct CaptureHandler: LogHandler {
-        let logs: CapturedLogs
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            logs.append("\(event.level) \(event.message) \(all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+    var logger: Logger { Logger(label: "test") { [handler] _ in handler } }
+
+    var all: [String] {
+        handler.entries.map { entry in
+            "\(entry.level) \(entry.message) "
+                + entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
     }
-}
-
-extension Logger {
-    func with(level: Logger.Level) -> Logger { var copy = self; copy.logLevel = level; return copy }
 }
 
 /// A provider pointed at the emulator.
