@@ -36,22 +36,28 @@ package struct Book: Sendable, Equatable, Codable {
         self.match = match
     }
 
-    /// The work a book is deduplicated on (DESIGN §7): its matched record, else normalised title + author
-    /// surname. An ISBN names an edition, not the work.
-    package var workKey: String {
-        // The local catalogue's keys already name it (`catalogue:12`); OpenLibrary's and Google's do not.
-        if let match { return match.key.hasPrefix("\(match.source):") ? match.key : "\(match.source):\(match.key)" }
-        return titleKey
+    /// The key a new work is filed under (DESIGN §7): its matched record, else normalised title + author surname.
+    package var workKey: String { matchKey ?? titleKey }
+
+    /// The matched record as `<source>:<key>`, nil when unmatched. The local catalogue's keys already name it
+    /// (`catalogue:12`); OpenLibrary's and Google's do not.
+    package var matchKey: String? {
+        guard let match else { return nil }
+        return match.key.hasPrefix("\(match.source):") ? match.key : "\(match.source):\(match.key)"
     }
 
     /// Normalised title + author surname, whether or not the book was matched.
     package var titleKey: String { Self.titleKey(title: title, author: author) }
 
-    /// The same work: the same matched record, the same valid ISBN, or the same normalised title and
-    /// author surname (one reading may have caught the ISBN and the other not).
+    /// The ISBN that counts for identity: `isbn13`, else `isbn10`, only when its checksum passes, as ISBN-13.
+    package var checkedISBN: ISBN? { isbn13.flatMap(ISBN.init) ?? isbn10.flatMap(ISBN.init) }
+
+    /// The same work (DESIGN §7): a shared checked ISBN, or the same matched record, or, when one or both
+    /// are unmatched, the same normalised title and author surname. Two books matched to different records
+    /// with no ISBN in common are two works, whatever their titles.
     package func isSameWork(as other: Book) -> Bool {
-        if let match, let otherMatch = other.match, match.source == otherMatch.source { return match.key == otherMatch.key }
-        if let isbn13, isbn13 == other.isbn13 { return true }
+        if let isbn = checkedISBN, isbn == other.checkedISBN { return true }
+        if let matchKey, let otherKey = other.matchKey { return matchKey == otherKey }
         return titleKey == other.titleKey
     }
 

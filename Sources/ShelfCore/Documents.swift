@@ -99,11 +99,13 @@ package struct ResultDocument: Codable, Sendable, Equatable {
 /// `library.json`: one entry per work, with its editions, every sighting and the decisions taken on it.
 package struct LibraryDocument: Codable, Sendable, Equatable {
     package struct Entry: Codable, Sendable, Equatable {
-        /// The work key: `<source>:<key>` of the matched record, else `title:<normalised title>|<surname>`.
+        /// The work key: `<source>:<key>` of the matched record, else `title:<normalised title>|<surname>`. A work
+        /// keeps the first record it was matched to when another joins it (a shared ISBN), so the key is stable.
         package var work: String
         package var title: String
         package var author: String?
-        /// The edition shown (the first valid ISBN seen or matched); every one is in `editions`.
+        /// The edition shown and exported: the ISBN seen in most photos (of those, the one seen last); every
+        /// one is in `editions`.
         package var isbn13: String?
         package var isbn10: String?
         package var confidence: Double
@@ -161,7 +163,7 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
     }
     /// One step in how the entry came to be what it is.
     package struct Decision: Codable, Sendable, Equatable {
-        /// `detected`, `matched`, `needs_review`, `reviewed_by_user`.
+        /// `detected`, `matched`, `needs_review`, `reviewed_by_user`, `merged` (two entries found to be one work).
         package var action: String
         /// A provider's name, a source's, or `user`.
         package var by: String

@@ -6,7 +6,7 @@ struct ExportedBook {
     var title: String
     /// "First Last", the first one being the main author.
     var authors: [String]
-    /// The edition shown, else the first edition seen.
+    /// The library's edition shown (seen in most photos, ties the one seen last), else the first edition seen.
     var isbn: ISBN?
     /// Every edition, the shown one first.
     var isbns: [ISBN]

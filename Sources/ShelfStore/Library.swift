@@ -10,26 +10,28 @@ extension Store {
     @discardableResult
     static func addReading(_ db: SQLiteConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
                            decided: Bool = false, isbnSource: String? = nil, now: Date) throws -> Int64 {
-        let bookID = try work(for: book, db, now: now)
+        let isbn = book.checkedISBN                    // only a checked ISBN counts, always as ISBN-13
+        let bookID = try work(for: book, photo: photo, decided: decided, db, now: now)
         let box = try book.box.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let verified = decided || book.status == .verified
         // Two readings of one photo on the same work (rare: the matcher uses each record once per photo) share
         // the sighting: the best confidence, verified if either was.
         try db.execute("""
             INSERT INTO book_sighting (book_id, sha256, box, confidence, shelf, seen_at, status, title, author, title_key,
-                                       isbn13, isbn10, isbn_source, decided)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       isbn13, isbn10, isbn_source, decided, match_key)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(book_id, sha256) DO UPDATE SET
                 confidence = MAX(confidence, excluded.confidence),
                 status = CASE WHEN excluded.status = 'verified' THEN 'verified' ELSE status END,
                 decided = MAX(decided, excluded.decided),
                 isbn10 = CASE WHEN isbn13 IS NULL THEN excluded.isbn10 ELSE isbn10 END,
                 isbn_source = CASE WHEN isbn13 IS NULL THEN excluded.isbn_source ELSE isbn_source END,
-                isbn13 = COALESCE(isbn13, excluded.isbn13)
+                isbn13 = COALESCE(isbn13, excluded.isbn13),
+                match_key = COALESCE(match_key, excluded.match_key)
             """, [bookID, photo.sha256, box, book.confidence, shelf, now,
                   (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
-                  book.isbn13, book.isbn10, book.isbn13 == nil ? nil : isbnSource ?? book.match?.source ?? book.source,
-                  decided])
+                  isbn?.isbn13, isbn?.isbn10, isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source,
+                  decided, book.matchKey])
         try refresh(db, bookID, now: now)
         guard !decided else { return bookID }          // the reading's detection is in the history already
         try recordHistory(db, bookID, LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path))
@@ -40,35 +42,85 @@ extension Store {
         return bookID
     }
 
-    /// The row of the work `book` belongs to: the same matched record; else a work with the same normalised
-    /// title and surname (matched or not: a book matched later is the same work as one that was not).
-    /// An unmatched work that turns out to be a matched one is folded into it.
-    static func work(for book: Book, _ db: SQLiteConnection, now: Date) throws -> Int64 {
-        let sameTitle = try db.query("""
-            SELECT id, match_key FROM book
-            WHERE work_key = ?1 OR id IN (SELECT book_id FROM book_sighting WHERE title_key = ?1) ORDER BY id
-            """, [book.titleKey])
-        let unmatched = sameTitle.filter { $0.string("match_key") == nil }.compactMap { $0.int("id") }
-        guard let match = book.match else {
-            if let row = sameTitle.first(where: { $0.string("match_key") != nil }) ?? sameTitle.first, let id = row.int("id") {
-                return id
+    /// The row of the work `book` belongs to (DESIGN §7), merging the works it shows to be one.
+    ///
+    /// A reading is linked to a work by any of its sightings: a shared checked ISBN or the same matched record
+    /// (strong links), or, when the reading or the sighting is unmatched, the same normalised title and surname
+    /// (a title link). Strong links are always followed, so a book matched to the catalogue in one photo and to
+    /// OpenLibrary in another is one work once an ISBN joins them. A title link is weaker: it brings in any
+    /// unmatched work, but joins a matched work only when nothing matched is linked already, and then only the
+    /// oldest one; so an unmatched "Poems" by Brontë never merges Emily's and Anne's, which stay two entries.
+    ///
+    /// The work kept is the oldest matched one, else the oldest: a matched key is preferred to a title key, and
+    /// an entry keeps the key it was first known by, so its `work` changes at most once (from a title to a
+    /// record, when an unmatched work is first matched) and a merge never renames the entry a person knows.
+    /// The other records of the work stay on their sightings (`book_sighting.match_key`), where they are found.
+    static func work(for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: SQLiteConnection,
+                     now: Date) throws -> Int64 {
+        var why: [Int64: String] = [:]           // per linked work, what links it, for the history
+        if let isbn = book.checkedISBN {
+            for row in try db.query("SELECT DISTINCT book_id FROM book_sighting WHERE isbn13 = ?", [isbn.isbn13]) {
+                if let id = row.int("book_id") { why[id] = why[id] ?? "ISBN \(isbn.isbn13)" }
             }
-            return try insertWork(db, book, now: now)
         }
-        let target: Int64
-        if let existing = try db.queryOne("SELECT id FROM book WHERE work_key = ?", [book.workKey])?.int("id") {
-            target = existing
-            try db.execute("UPDATE book SET match_score = MAX(match_score, ?) WHERE id = ?", [match.score, target])
-        } else if let first = unmatched.first {
-            target = first
-            try db.execute("""
-                UPDATE book SET work_key = ?, match_source = ?, match_key = ?, match_score = ?, match_year = ? WHERE id = ?
-                """, [book.workKey, match.source, match.key, match.score, match.year, target])
-        } else {
-            return try insertWork(db, book, now: now)
+        if let key = book.matchKey {
+            for row in try db.query("""
+                SELECT id FROM book WHERE work_key = ?1 UNION SELECT book_id FROM book_sighting WHERE match_key = ?1
+                """, [key]) {
+                if let id = row.int("id") { why[id] = why[id] ?? "record \(key)" }
+            }
         }
-        for other in unmatched where other != target { try merge(other, into: target, db, now: now) }
-        return target
+        let strong = Set(why.keys)
+        let titled = try db.query("""
+            SELECT id FROM book WHERE work_key = ?1
+            UNION SELECT book_id FROM book_sighting WHERE title_key = ?1 AND (?2 OR match_key IS NULL)
+            """, [book.titleKey, book.match == nil]).compactMap { $0.int("id") }
+        for id in titled where why[id] == nil { why[id] = "title and author" }
+
+        let linked = try works(Array(why.keys), db)
+        let groupMatched = book.match != nil || linked.contains { strong.contains($0.id) && $0.matched }
+        var chosen = strong.union(linked.filter { !strong.contains($0.id) && !$0.matched }.map(\.id))
+        if !groupMatched, let oldest = linked.first(where: { !strong.contains($0.id) && $0.matched }) { chosen.insert(oldest.id) }
+        let group = linked.filter { chosen.contains($0.id) }
+        guard let target = group.first(where: \.matched) ?? group.first else { return try insertWork(db, book, now: now) }
+
+        if let match = book.match, let key = book.matchKey {
+            if !target.matched {
+                try db.execute("""
+                    UPDATE book SET work_key = ?, match_source = ?, match_key = ?, match_score = ?, match_year = ? WHERE id = ?
+                    """, [key, match.source, match.key, match.score, match.year, target.id])
+            } else if target.key == key {
+                try db.execute("UPDATE book SET match_score = MAX(match_score, ?) WHERE id = ?", [match.score, target.id])
+            }
+        }
+        let by = decided ? "user" : book.match?.source ?? book.source
+        for other in group where other.id != target.id {
+            try merge(other.id, into: target.id, db, now: now, history: LibraryDocument.Decision(
+                action: "merged", by: by, at: now,
+                detail: "«\(other.title)» (\(other.key)) into «\(target.title)» (\(target.key)): \(photo.path) has "
+                    + "the \(why[other.id] ?? "") of the first and the \(why[target.id] ?? "") of the second"))
+        }
+        return target.id
+    }
+
+    /// A work as the identity rule sees it.
+    private struct LinkedWork {
+        var id: Int64
+        var key: String
+        var title: String
+        var matched: Bool
+    }
+
+    /// The works with these ids, oldest first.
+    private static func works(_ ids: [Int64], _ db: SQLiteConnection) throws -> [LinkedWork] {
+        guard !ids.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        return try db.query("""
+            SELECT id, work_key, title, match_key FROM book WHERE id IN (\(placeholders)) ORDER BY first_seen, id
+            """, ids).compactMap { row in
+            row.int("id").map { LinkedWork(id: $0, key: row.string("work_key") ?? "", title: row.string("title") ?? "",
+                                           matched: row.string("match_key") != nil) }
+        }
     }
 
     private static func insertWork(_ db: SQLiteConnection, _ book: Book, now: Date) throws -> Int64 {
@@ -81,8 +133,15 @@ extension Store {
         return db.lastInsertID
     }
 
-    /// Moves everything of work `from` to `target` (sightings, history, open review items) and removes it.
-    static func merge(_ from: Int64, into target: Int64, _ db: SQLiteConnection, now: Date) throws {
+    /// Moves everything of work `from` to `target` (sightings, history, open review items), removes it, and
+    /// records `history` (the `merged` step naming both). A photo seen in both keeps one sighting: the one a
+    /// person decided, so a merge never undoes a review decision.
+    static func merge(_ from: Int64, into target: Int64, _ db: SQLiteConnection, now: Date,
+                      history: LibraryDocument.Decision) throws {
+        try db.execute("""
+            DELETE FROM book_sighting WHERE book_id = ?2 AND decided = 0
+                AND sha256 IN (SELECT sha256 FROM book_sighting WHERE book_id = ?1 AND decided = 1)
+            """, [from, target])
         try db.execute("UPDATE OR IGNORE book_sighting SET book_id = ? WHERE book_id = ?", [target, from])
         try db.execute("DELETE FROM book_sighting WHERE book_id = ?", [from])     // the same photo on both: one is enough
         try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [target, from])
@@ -93,6 +152,7 @@ extension Store {
             WHERE id = ?2 AND first_seen > (SELECT o.first_seen FROM book o WHERE o.id = ?1)
             """, [from, target])
         try db.execute("DELETE FROM book WHERE id = ?", [from])
+        try recordHistory(db, target, history)
         try refresh(db, target, now: now)
     }
 
@@ -139,6 +199,7 @@ extension Store {
         try read { db in
             var sightings: [Int64: [LibraryDocument.Sighting]] = [:]
             var editions: [Int64: [LibraryDocument.Edition]] = [:]
+            var seen: [Int64: [String: (count: Int, last: Int)]] = [:]      // per work and ISBN: sightings, the newest
             for row in try db.query("""
                 SELECT s.*, p.relative_path FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
                 ORDER BY s.seen_at, s.sha256
@@ -150,10 +211,13 @@ extension Store {
                     confidence: row.double("confidence") ?? 0, shelf: row.string("shelf"),
                     seenAt: row.date("seen_at") ?? Date(timeIntervalSince1970: 0)))
                 // An edition is an ISBN some sighting showed (or a person gave), listed once, first seen first.
-                if let isbn13 = row.string("isbn13"), !(editions[bookID] ?? []).contains(where: { $0.isbn13 == isbn13 }) {
+                guard let isbn13 = row.string("isbn13") else { continue }
+                if !(editions[bookID] ?? []).contains(where: { $0.isbn13 == isbn13 }) {
                     editions[bookID, default: []].append(LibraryDocument.Edition(
                         isbn13: isbn13, isbn10: row.string("isbn10"), source: row.string("isbn_source") ?? ""))
                 }
+                let order = sightings[bookID]?.count ?? 0                     // sightings come oldest first
+                seen[bookID, default: [:]][isbn13] = ((seen[bookID]?[isbn13]?.count ?? 0) + 1, order)
             }
             var history: [Int64: [LibraryDocument.Decision]] = [:]
             for row in try db.query("SELECT * FROM book_history ORDER BY at, id") {
@@ -172,14 +236,20 @@ extension Store {
                     row.string("match_key").map { BookMatch(source: source, key: $0, score: row.double("match_score") ?? 0,
                                                             year: row.int("match_year").map(Int.init)) }
                 }
-                let seen = sightings[id] ?? []
+                let seenIn = sightings[id] ?? []
+                // The edition shown, and written by the exports: the one seen most; of those, the one seen last.
+                let counts = seen[id] ?? [:]
+                let shown = (editions[id] ?? []).max { a, b in
+                    let x = counts[a.isbn13] ?? (0, 0), y = counts[b.isbn13] ?? (0, 0)
+                    return (x.count, x.last) < (y.count, y.last)
+                }
                 return LibraryDocument.Entry(
                     work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
-                    isbn13: editions[id]?.first?.isbn13, isbn10: editions[id]?.first?.isbn10,
+                    isbn13: shown?.isbn13, isbn10: shown?.isbn10,
                     confidence: row.double("confidence") ?? 0,
                     status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
                     source: row.string("source") ?? "", match: match, firstSeen: row.date("first_seen") ?? Date(),
-                    editions: editions[id] ?? [], shelves: Set(seen.compactMap(\.shelf)).sorted(), sightings: seen,
+                    editions: editions[id] ?? [], shelves: Set(seenIn.compactMap(\.shelf)).sorted(), sightings: seenIn,
                     history: history[id] ?? [], reviewID: reviewIDs[id])
             }
         }

@@ -261,6 +261,14 @@ enum Schema {
             PRIMARY KEY (sha256, reading_key)
         );
         """,
+        // A work is found by any of its readings (DESIGN §7): a shared ISBN or the same matched record, so each
+        // sighting keeps the record its reading was matched to. Readings committed before are known by their
+        // work's key (book.work_key), which was the one record any of them could have then.
+        """
+        ALTER TABLE book_sighting ADD COLUMN match_key TEXT;         -- `<source>:<key>` of the reading's match; NULL unmatched
+        CREATE INDEX book_sighting_isbn ON book_sighting(isbn13) WHERE isbn13 IS NOT NULL;
+        CREATE INDEX book_sighting_match ON book_sighting(match_key) WHERE match_key IS NOT NULL;
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -167,6 +167,17 @@ struct SelectionTests {
         #expect(leGuin[15] == "2024/03/07")          // 23:30 UTC on the 6th is the 7th at UTC+2
     }
 
+    @Test("Of a work's editions, every app format writes the one the library shows (the one seen most), not the first",
+          arguments: [ExportFormat.goodreads, .storygraph, .librarything, .libib])
+    func shownEditionIsWritten(_ format: ExportFormat) throws {
+        var dune = Fixtures.library[0]
+        dune.isbn13 = "9780340960196"; dune.isbn10 = "0340960191"        // the second edition, seen in more photos
+        let text = String(decoding: try export(format, [dune]).data, as: UTF8.self)
+        #expect(text.contains("9780340960196"))
+        #expect(!text.contains("9780441172719") || format == .librarything, "only LibraryThing lists every edition")
+        if format == .librarything { #expect(text.contains("[9780340960196]")) }
+    }
+
     @Test("Goodreads shelf names are folded to what Goodreads accepts")
     func goodreadsShelves() throws {
         let rows = try CSVTestReader.rows(String(decoding: try export(.goodreads).data, as: UTF8.self))

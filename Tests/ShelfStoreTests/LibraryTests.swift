@@ -214,6 +214,152 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    // MARK: One work per book, whatever matched it (DESIGN §7)
+
+    @Test("An ISBN-10 and the ISBN-13 of one book are one work; an ISBN whose checksum fails counts for nothing")
+    func isbn10AndIsbn13AreOneWork() throws {
+        try withStore { store, _ in
+            var spine = reading("DUNE HERBERT ACE", nil)
+            spine.isbn13 = nil; spine.isbn10 = "0-441-17271-7"                 // as a source may give it: ISBN-10 only
+            try commit(store, photo: "p1", [spine])
+            try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
+            var typo = reading("Dune Messiah", "Frank Herbert")
+            typo.isbn13 = "9780441172718"                                      // one digit off: not an ISBN
+            try commit(store, photo: "p3", [typo])
+            let library = try store.library()
+            #expect(library.count == 2)
+            let dune = try #require(library.first)
+            #expect(dune.sightings.map(\.photoSHA256) == ["p1", "p2"])
+            #expect(dune.editions.map(\.isbn13) == ["9780441172719"])
+            #expect(dune.isbn10 == "0441172717")
+            #expect(library.last?.editions == [])
+        }
+    }
+
+    @Test("Matched to the catalogue in one photo and to OpenLibrary in another, one ISBN: one work, keeping its first key")
+    func catalogueAndOpenLibrarySharingAnISBN() throws {
+        try withStore { store, _ in
+            let catalogued = BookMatch(source: "catalogue", key: "catalogue:12", score: 0.9, year: 1965)
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
+            try commit(store, photo: "p2", [reading("Dune (Ace)", "Herbert, Frank", isbn: "0441172717", match: catalogued)])
+            var library = try store.library()
+            #expect(library.count == 1)
+            #expect(library.first?.work == "openlibrary:/works/OL893415W", "a merge never renames the entry")
+            #expect(library.first?.sightings.count == 2)
+            // The catalogue's record is the same work now: a reading matched to it alone (no ISBN) joins it.
+            try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", match: catalogued)])
+            library = try store.library()
+            #expect(library.count == 1 && library.first?.sightings.count == 3)
+        }
+    }
+
+    @Test("A matched and an unmatched reading with the same title and surname are one work, in either order")
+    func matchedAndUnmatchedSameTitle() throws {
+        try withStore { store, _ in
+            let catalogued = BookMatch(source: "catalogue", key: "catalogue:3", score: 0.9, year: 1815)
+            try commit(store, photo: "p1", [reading("Emma", "Jane Austen", match: catalogued)])
+            try commit(store, photo: "p2", [reading("EMMA", "J. Austen")])
+            try commit(store, photo: "p3", [reading("Persuasion", "Jane Austen")])
+            try commit(store, photo: "p4", [reading("Persuasion", "Austen", match: BookMatch(source: "catalogue", key: "catalogue:4",
+                                                                                           score: 0.9, year: 1817))])
+            let library = try store.library()
+            #expect(library.map(\.work) == ["catalogue:3", "catalogue:4"], "an unmatched work takes the record when matched")
+            #expect(library.map(\.sightings.count) == [2, 2])
+        }
+    }
+
+    @Test("A reading that links two entries merges them: sightings, history with `merged` naming both, open review items")
+    func linkingReadingMergesTwoWorks() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
+            try commit(store, photo: "p2", [reading("DUNE", nil, confidence: 0.3)])          // no author, no ISBN
+            #expect(try store.library().count == 2)
+            let item = try #require(try store.openReviewItems().first)
+            try commit(store, photo: "p3", [reading("Dune", nil, isbn: "0441172717")])        // its title and p1's ISBN
+            let library = try store.library()
+            #expect(library.count == 1)
+            let dune = try #require(library.first)
+            #expect(dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune" && dune.author == "Frank Herbert")
+            #expect(dune.sightings.map(\.photoSHA256) == ["p1", "p2", "p3"])
+            let merged = try #require(dune.history.first { $0.action == "merged" })
+            #expect(merged.detail == "«DUNE» (title:dune|) into «Dune» (openlibrary:/works/OL893415W): p3.jpg has "
+                    + "the title and author of the first and the ISBN 9780441172719 of the second")
+            #expect(dune.history.filter { $0.action == "detected" }.count == 3, "both histories are kept")
+            #expect(dune.reviewID == item.id, "the open review item follows its book")
+            #expect(try store.openReviewItems().map(\.id) == [item.id])
+            _ = try store.decide(item.id, .accept)
+            #expect(try store.library().count == 1)
+        }
+    }
+
+    @Test("A reading a person decided keeps its title, author and status when its work is merged into another")
+    func decisionSurvivesAMerge() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Dune Deluxe Edition", "Frank Herbert", confidence: 0.99,
+                                                    isbn: "9780441172719", match: duneWork)])
+            let typo = reading("Dnue", "Herbrt", confidence: 0.4)
+            try commit(store, photo: "p2", [typo])
+            let id = try #require(try store.openReviewItems().first?.id)
+            _ = try store.decide(id, .edit(title: "Dune", author: "Frank Herbert", isbn: nil))
+            #expect(try store.library().count == 2, "nothing links the person's Dune to the matched one yet")
+
+            try commit(store, photo: "p3", [reading("Dune", "Herbert", confidence: 0.7, isbn: "9780441172719")])
+            var library = try store.library()
+            #expect(library.count == 1)
+            var dune = try #require(library.first)
+            #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.status == .verified,
+                    "the decided reading wins over a more confident one")
+            #expect(dune.work == "openlibrary:/works/OL893415W")
+            #expect(dune.history.contains { $0.action == "reviewed_by_user" && $0.detail == "edited title, author in p2.jpg" })
+            #expect(dune.history.contains { $0.action == "merged" })
+
+            try commit(store, photo: "p2", [typo])                                   // read again: the decision applies again
+            library = try store.library()
+            dune = try #require(library.first)
+            #expect(library.count == 1 && dune.title == "Dune" && dune.sightings.count == 3)
+            #expect(try store.openReviewItems().isEmpty)
+        }
+    }
+
+    @Test("Two works that share a title and surname but not a record or an ISBN stay two entries")
+    func sameTitleDifferentWorks() throws {
+        try withStore { store, _ in
+            let emily = BookMatch(source: "catalogue", key: "catalogue:1", score: 0.9, year: 1846)
+            let anne = BookMatch(source: "openlibrary", key: "/works/OL2W", score: 0.9, year: 1846)
+            try commit(store, photo: "p1", [reading("Poems", "Emily Brontë", isbn: "9780141439587", match: emily)])
+            try commit(store, photo: "p2", [reading("Poems", "Anne Brontë", isbn: "9780441172719", match: anne)])
+            #expect(try store.library().map(\.work) == ["catalogue:1", "openlibrary:/works/OL2W"])
+            // A spine that could be either joins one of them, and merges neither into the other.
+            try commit(store, photo: "p3", [reading("POEMS", "Brontë")])
+            let library = try store.library()
+            #expect(library.map(\.work) == ["catalogue:1", "openlibrary:/works/OL2W"])
+            #expect(library.map(\.sightings.count) == [2, 1])
+            #expect(!library.flatMap(\.history).contains { $0.action == "merged" })
+        }
+    }
+
+    @Test("Two editions of one work are one entry with both; the edition shown is the one seen most, ties the newest")
+    func editionsShownBySightings() throws {
+        try withStore { store, _ in
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)], at: start)
+            try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
+                       at: start + 60)
+            var entry = try #require(try store.library().first)
+            #expect(try store.library().count == 1)
+            #expect(entry.editions.map(\.isbn13) == ["9780441172719", "9780340960196"])
+            #expect(entry.isbn13 == "9780340960196" && entry.isbn10 == "0340960191", "one sighting each: the newest")
+            try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717", match: duneWork)], at: start + 120)
+            try commit(store, photo: "p4", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
+                       at: start + 180)
+            try commit(store, photo: "p5", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)],
+                       at: start + 240)
+            entry = try #require(try store.library().first)
+            #expect(entry.isbn13 == "9780441172719", "three sightings against two")
+            #expect(entry.editions.map(\.isbn13) == ["9780441172719", "9780340960196"], "listed first seen first")
+        }
+    }
+
     @Test("A database of the previous version keeps its books, their ISBNs and shelves")
     func migratesTheLibrary() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-migrate-\(UUID().uuidString)")
