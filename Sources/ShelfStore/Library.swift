@@ -112,7 +112,7 @@ extension Store {
     }
 
     /// The works with these ids, oldest first.
-    private static func works(_ ids: [Int64], _ db: SQLiteConnection) throws -> [LinkedWork] {
+    private static func works(_ ids: [Int64], _ db: SQLiteConnection) throws(StoreError) -> [LinkedWork] {
         guard !ids.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
         return try db.query("""
@@ -137,7 +137,7 @@ extension Store {
     /// records `history` (the `merged` step naming both). A photo seen in both keeps one sighting: the one a
     /// person decided, so a merge never undoes a review decision.
     static func merge(_ from: Int64, into target: Int64, _ db: SQLiteConnection, now: Date,
-                      history: LibraryDocument.Decision) throws {
+                      history: LibraryDocument.Decision) throws(StoreError) {
         try db.execute("""
             DELETE FROM book_sighting WHERE book_id = ?2 AND decided = 0
                 AND sha256 IN (SELECT sha256 FROM book_sighting WHERE book_id = ?1 AND decided = 1)
@@ -156,10 +156,50 @@ extension Store {
         try refresh(db, target, now: now)
     }
 
+    /// Once, after the upgrade that made ISBNs part of a work's identity (its migration leaves the note
+    /// `merge_by_isbn` in `setting`): ISBNs stored before are checked (a failing one is dropped, an ISBN-10 made
+    /// ISBN-13), and entries that share one are merged, as a new sighting of the book would merge them. Runs
+    /// in one BEGIN IMMEDIATE transaction, like a migration, so two processes starting together do it once.
+    static func mergeWorksSharingAnISBN(_ db: SQLiteConnection, now: Date) throws(StoreError) {
+        try db.executeScript("BEGIN IMMEDIATE")
+        do {
+            if try db.queryOne("SELECT 1 AS one FROM setting WHERE key = 'merge_by_isbn'") != nil {
+                for row in try db.query("SELECT DISTINCT isbn13 FROM book_sighting WHERE isbn13 IS NOT NULL") {
+                    guard let stored = row.string("isbn13") else { continue }
+                    let checked = ISBN(stored)
+                    guard checked?.isbn13 != stored else { continue }
+                    try db.execute("""
+                        UPDATE book_sighting SET isbn13 = ?1, isbn10 = ?2, isbn_source = CASE WHEN ?1 IS NULL THEN NULL ELSE isbn_source END
+                        WHERE isbn13 = ?3
+                        """, [checked?.isbn13, checked?.isbn10, stored])
+                }
+                for row in try db.query("""
+                    SELECT isbn13 FROM book_sighting WHERE isbn13 IS NOT NULL GROUP BY isbn13 HAVING COUNT(DISTINCT book_id) > 1
+                    """) {
+                    guard let isbn = row.string("isbn13") else { continue }
+                    let ids = try db.query("SELECT DISTINCT book_id FROM book_sighting WHERE isbn13 = ?", [isbn])
+                        .compactMap { $0.int("book_id") }
+                    let group = try works(ids, db)
+                    guard let target = group.first(where: \.matched) ?? group.first else { continue }
+                    for other in group where other.id != target.id {
+                        try merge(other.id, into: target.id, db, now: now, history: LibraryDocument.Decision(
+                            action: "merged", by: "shelfd", at: now,
+                            detail: "«\(other.title)» (\(other.key)) into «\(target.title)» (\(target.key)): both were seen with ISBN \(isbn)"))
+                    }
+                }
+                try db.execute("DELETE FROM setting WHERE key = 'merge_by_isbn'")
+            }
+            try db.executeScript("COMMIT")
+        } catch {
+            try? db.executeScript("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Recomputes a book from its sightings: the title and author of the reading a person decided, else the
     /// most confident one; the best confidence; verified when a person decided or any reading was verified.
     /// A book no photo shows any more is removed (with its history).
-    static func refresh(_ db: SQLiteConnection, _ id: Int64, now: Date) throws {
+    static func refresh(_ db: SQLiteConnection, _ id: Int64, now: Date) throws(StoreError) {
         guard let best = try db.queryOne("""
             SELECT title,
                    COALESCE(author, (SELECT a.author FROM book_sighting a WHERE a.book_id = ?1 AND a.author IS NOT NULL
@@ -186,7 +226,7 @@ extension Store {
 
     /// Adds a step to a work's history, unless the same step (action, by whom, detail) is already there: reading
     /// the same photo again does not repeat it.
-    static func recordHistory(_ db: SQLiteConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision) throws {
+    static func recordHistory(_ db: SQLiteConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision) throws(StoreError) {
         try db.execute("""
             INSERT INTO book_history (book_id, action, agent, at, detail)
             SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (

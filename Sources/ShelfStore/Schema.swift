@@ -268,6 +268,7 @@ enum Schema {
         ALTER TABLE book_sighting ADD COLUMN match_key TEXT;         -- `<source>:<key>` of the reading's match; NULL unmatched
         CREATE INDEX book_sighting_isbn ON book_sighting(isbn13) WHERE isbn13 IS NOT NULL;
         CREATE INDEX book_sighting_match ON book_sighting(match_key) WHERE match_key IS NOT NULL;
+        INSERT OR IGNORE INTO setting (key, value) VALUES ('merge_by_isbn', 'pending');   -- Store.mergeWorksSharingAnISBN
         """,
     ]
 

@@ -18,6 +18,7 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         let connection = try SQLiteConnection(path: path)
         try connection.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         try Schema.migrate(connection)
+        try mergeWorksSharingAnISBN(connection, now: Date())
         return Store(connection: connection, path: path)
     }
 

@@ -360,6 +360,29 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("Entries stored twice before ISBNs counted are merged once, on opening; an ISBN failing its checksum is dropped")
+    func upgradeMergesEntriesSharingAnISBN() throws {
+        try withStore { store, path in
+            let catalogued = BookMatch(source: "catalogue", key: "catalogue:1", score: 0.9, year: 1965)
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
+            try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", match: catalogued)])
+            try commit(store, photo: "p3", [reading("Emma", "Jane Austen")])
+            // What the previous version left: the catalogue's Dune apart with the same ISBN, an unchecked ISBN on Emma.
+            let db = try SQLiteConnection(path: path)
+            try db.execute("UPDATE book_sighting SET isbn13 = '9780441172719', isbn10 = '0441172717', isbn_source = 'catalogue' WHERE sha256 = 'p2'")
+            try db.execute("UPDATE book_sighting SET isbn13 = '9780141439588', isbn_source = 'gemini' WHERE sha256 = 'p3'")
+            try db.execute("INSERT INTO setting (key, value) VALUES ('merge_by_isbn', 'pending')")
+            #expect(try store.library().count == 3)
+
+            let library = try Store.open(path: path).library()
+            #expect(library.map(\.work) == ["openlibrary:/works/OL893415W", "title:emma|austen"])
+            #expect(library.first?.sightings.map(\.photoSHA256) == ["p1", "p2"])
+            #expect(library.first?.history.contains { $0.action == "merged" && $0.by == "shelfd" } == true)
+            #expect(library.last?.editions == [])
+            #expect(try Store.open(path: path).library() == library, "done once")
+        }
+    }
+
     @Test("A database of the previous version keeps its books, their ISBNs and shelves")
     func migratesTheLibrary() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-migrate-\(UUID().uuidString)")
