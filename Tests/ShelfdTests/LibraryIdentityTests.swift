@@ -1,0 +1,191 @@
+import Foundation
+import ShelfCore
+import ShelfTesting
+import Testing
+
+/// One library entry per book, whatever matched it (DESIGN §7), through the built binary: photos run one after
+/// another with `shelfd run`, the provider's answer and the enrichment sources changed in between.
+@Suite("One library entry per book, whatever matched it", .serialized)
+struct LibraryIdentityTests {
+    static let appFormats = ["goodreads", "storygraph", "librarything", "libib"]
+
+    /// Enrichment by these sources, OpenLibrary being the emulator.
+    func sources(_ names: [String], _ openLibrary: OpenLibraryEmulator?) -> [String: [String: String]] {
+        var enrich = ["sources": "[" + names.map { "\"\($0)\"" }.joined(separator: ", ") + "]"]
+        if let openLibrary {
+            enrich["openlibrary_base_url"] = "\"\(openLibrary.baseURL)\""
+            enrich["contact"] = "\"reader@example.org\""
+        }
+        return ["enrich": enrich]
+    }
+
+    /// Drops a new photo the provider reads as `books` and runs shelfd over it.
+    func photo(_ root: ShelfRoot, _ gemini: GeminiEmulator, seed: Int, _ books: [GeminiEmulator.Book]) async throws {
+        gemini.setScript(.always(.books(books)))
+        try root.drop(JPEGFactory.shelf(seed: seed), as: "study/shelf-\(seed).jpg")
+        let run = try await root.shelfd("run")
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+    }
+
+    /// Writes every export to exports/ under its default name: from then on shelfd keeps each current.
+    func exportAll(_ root: ShelfRoot) async throws {
+        for format in Self.appFormats + ["json"] {
+            let result = try await root.shelfd(["export", "--format", format], environment: ["TZ": "UTC"])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+        }
+    }
+
+    /// The rows of exports/<format> (the header left out), or the books of exports/json.json.
+    func exported(_ root: ShelfRoot, _ format: String) throws -> [String] {
+        let folder = root.root.appendingPathComponent("exports")
+        if format == "json" {
+            let document = try JSONStyle.decoder().decode(LibraryDocument.self,
+                                                          from: Data(contentsOf: folder.appendingPathComponent("json.json")))
+            return document.books.map(\.title)
+        }
+        let name = format == "librarything" ? "\(format).tsv" : "\(format).csv"
+        let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+        return Array(text.split(separator: "\n").dropFirst().map(String.init))
+    }
+
+    @Test("Matched by OpenLibrary, then by the catalogue imported since, then read with its ISBN alone: one entry, one row in every export",
+          .timeLimit(.minutes(3)))
+    func oneBookWhateverMatchedIt() async throws {
+        try await withGeminiEmulator { gemini in
+            try await withOpenLibraryEmulator { openLibrary in
+                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: sources(["catalogue", "openlibrary"], openLibrary))
+                // The catalogue is empty: OpenLibrary decides.
+                try await photo(root, gemini, seed: 61, [GeminiEmulator.Book(
+                    title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93, box2D: [120, 410, 880, 450])])
+                #expect(try root.resultDocuments().first?.books.first?.match?.source == "openlibrary")
+                try await exportAll(root)
+
+                let csv = root.base.appendingPathComponent("mine.csv")
+                try "Title,Author,ISBN,Year\nDune,\"Herbert, Frank\",0441172717,1965\n".write(to: csv, atomically: true, encoding: .utf8)
+                let imported = try await root.shelfd("catalogue", "import", csv.path)
+                #expect(imported.status == 0, "\(imported.stderr)")
+                try await photo(root, gemini, seed: 62, [GeminiEmulator.Book(
+                    title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.91, box2D: [100, 300, 900, 340])])
+                let second = try #require(try root.resultDocuments().first { $0.photo.path == "study/shelf-62.jpg" })
+                #expect(second.books.first?.match?.source == "catalogue")
+
+                // No source asked (enrichment turned off): the spine's title alone would not say it, its ISBN-10 does.
+                try root.writeConfig(geminiURL: gemini.baseURL, overrides: sources([], nil))
+                try await photo(root, gemini, seed: 63, [GeminiEmulator.Book(
+                    title: "DUNE", author: nil, isbn: "0441172717", confidence: 0.88, box2D: [110, 500, 890, 530])])
+                #expect(try root.resultDocuments().first { $0.photo.path == "study/shelf-63.jpg" }?.books.first?.match == nil)
+
+                let library = try root.library()
+                #expect(library.books.count == 1, "\(library.books.map(\.work))")
+                let dune = try #require(library.books.first)
+                #expect(dune.work == "openlibrary:/works/OL893415W", "the entry keeps the key it was first known by")
+                #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.status == .verified)
+                #expect(dune.sightings.map(\.photo) == ["study/shelf-61.jpg", "study/shelf-62.jpg", "study/shelf-63.jpg"])
+                #expect(dune.editions.map(\.isbn13) == ["9780441172719"])
+                #expect(dune.history.contains { $0.action == "matched" && $0.by == "openlibrary" })
+                #expect(dune.history.contains { $0.action == "matched" && $0.by == "catalogue" })
+
+                for format in Self.appFormats + ["json"] {
+                    let rows = try exported(root, format)
+                    #expect(rows.count == 1, "\(format): \(rows)")
+                    #expect(rows.first?.contains("Dune") == true, "\(format)")
+                    if format != "json" { #expect(rows.first?.contains("9780441172719") == true, "\(format)") }
+                }
+            }
+        }
+    }
+
+    @Test("A photo that links two entries merges them; library.json, the exports and review/ follow at once",
+          .timeLimit(.minutes(3)))
+    func linkingPhotoMergesEntries() async throws {
+        try await withGeminiEmulator { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: sources([], nil))
+            try await photo(root, gemini, seed: 71, [GeminiEmulator.Book(
+                title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93, box2D: [120, 410, 880, 450])])
+            // The model could not make out the author nor the ISBN: nothing says it is the same book yet.
+            try await photo(root, gemini, seed: 72, [GeminiEmulator.Book(
+                title: "DUNE", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])])
+            #expect(try root.library().books.map(\.work) == ["title:dune|herbert", "title:dune|"])
+            let review = try await root.reviewList()
+            let item = try #require(review.first)
+            #expect(review.count == 1)
+            try await exportAll(root)
+            #expect(try exported(root, "json").count == 2)
+
+            try await photo(root, gemini, seed: 73, [GeminiEmulator.Book(
+                title: "Dune", author: nil, isbn: "0441172717", confidence: 0.9, box2D: [110, 500, 890, 530])])
+            let library = try root.library()
+            #expect(library.books.count == 1, "\(library.books.map(\.work))")
+            let dune = try #require(library.books.first)
+            #expect(dune.title == "Dune" && dune.author == "Frank Herbert")
+            #expect(dune.sightings.count == 3)
+            #expect(dune.history.contains { $0.action == "merged" && $0.detail?.contains("(title:dune|)") == true
+                                            && $0.detail?.contains("(title:dune|herbert)") == true })
+            #expect(dune.reviewID == item.id, "the open review item follows its book")
+            #expect(try exported(root, "json") == ["Dune"])
+            #expect(try exported(root, "goodreads").count == 1)
+            #expect(root.reviewFiles().contains("\(item.id).json"))
+
+            let accepted = try await root.shelfd("review", "accept", item.id)
+            #expect(accepted.status == 0, "\(accepted.stderr)")
+            #expect(try root.library().books.count == 1)
+            #expect(try root.library().books.first?.reviewID == nil)
+            #expect(!root.reviewFiles().contains("\(item.id).json"))
+        }
+    }
+
+    @Test("Two editions of one work are one entry with both; the exports write the edition seen most",
+          .timeLimit(.minutes(3)))
+    func twoEditionsOneEntry() async throws {
+        try await withGeminiEmulator { gemini in
+            try await withOpenLibraryEmulator { openLibrary in
+                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: sources(["openlibrary"], openLibrary))
+                let ace = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
+                                              box2D: [120, 410, 880, 450])
+                let hodder = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780340960196", confidence: 0.9,
+                                                 box2D: [100, 300, 900, 340])
+                try await photo(root, gemini, seed: 81, [ace])
+                try await exportAll(root)
+                try await photo(root, gemini, seed: 82, [hodder])
+                try await photo(root, gemini, seed: 83, [hodder])
+
+                let library = try root.library()
+                #expect(library.books.count == 1, "\(library.books.map(\.work))")
+                let dune = try #require(library.books.first)
+                #expect(dune.work == "openlibrary:/works/OL893415W")
+                #expect(dune.editions.map(\.isbn13) == ["9780441172719", "9780340960196"])
+                #expect(dune.isbn13 == "9780340960196", "seen in two photos against one")
+                for format in Self.appFormats {
+                    let rows = try exported(root, format)
+                    #expect(rows.count == 1, "\(format): \(rows)")
+                    #expect(rows.first?.contains("9780340960196") == true, "\(format): \(rows)")
+                }
+            }
+        }
+    }
+
+    @Test("Two different works that share a title stay two entries", .timeLimit(.minutes(3)))
+    func sameTitleTwoWorks() async throws {
+        try await withGeminiEmulator { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let csv = root.base.appendingPathComponent("mine.csv")
+            try """
+                Title,Author,ISBN,Year
+                Emma,Jane Austen,9780141439587,1815
+                Emma,Charlotte Brontë,9780441172719,1860
+
+                """.write(to: csv, atomically: true, encoding: .utf8)
+            #expect(try await root.shelfd("catalogue", "import", csv.path).status == 0)
+            try await photo(root, gemini, seed: 91, [GeminiEmulator.Book(
+                title: "Emma", author: "Jane Austen", confidence: 0.93, box2D: [120, 410, 880, 450])])
+            try await photo(root, gemini, seed: 92, [GeminiEmulator.Book(
+                title: "Emma", author: "Charlotte Brontë", confidence: 0.9, box2D: [100, 300, 900, 340])])
+
+            let library = try root.library()
+            #expect(library.books.count == 2, "\(library.books.map(\.work))")
+            #expect(Set(library.books.compactMap(\.author)) == ["Jane Austen", "Charlotte Brontë"])
+            #expect(Set(library.books.compactMap(\.isbn13)) == ["9780141439587", "9780441172719"])
+            #expect(library.books.allSatisfy { $0.match?.source == "catalogue" && $0.sightings.count == 1 })
+        }
+    }
+}
