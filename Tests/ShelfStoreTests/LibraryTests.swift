@@ -321,6 +321,26 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("A person's decision that gives a book another entry's ISBN merges the two, keeping what the person said")
+    func decisionThatLinksMerges() throws {
+        try withStore { store, _ in
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
+            try commit(store, photo: "p2", [reading("Dune Deluxe", "F. Herbert", confidence: 0.4)])
+            #expect(try store.library().count == 2)
+            let id = try #require(try store.openReviewItems().first?.id)
+            _ = try store.decide(id, .edit(title: nil, author: "Frank Herbert", isbn: ISBN("0441172717")))
+            let library = try store.library()
+            #expect(library.count == 1)
+            let dune = try #require(library.first)
+            #expect(dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune Deluxe" && dune.status == .verified)
+            #expect(dune.sightings.map(\.photoSHA256) == ["p1", "p2"])
+            #expect(dune.history.contains { $0.action == "merged" && $0.by == "user" })
+            #expect(dune.history.contains { $0.action == "reviewed_by_user" && $0.detail == "edited author, ISBN in p2.jpg" })
+            #expect(dune.reviewID == nil)
+            #expect(try store.openReviewItems().isEmpty)
+        }
+    }
+
     @Test("Two works that share a title and surname but not a record or an ISBN stay two entries")
     func sameTitleDifferentWorks() throws {
         try withStore { store, _ in
