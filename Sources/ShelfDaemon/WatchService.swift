@@ -106,9 +106,22 @@ package struct WatchService {
     private func keepSystemdInformed(config: Configuration, chosen: Configuration.Provider, store: Store) async {
         let watchdog = SystemdNotify.watchdogInterval
         var last = ""
+        var stuck = false
         while !Task.isCancelled {
             try? await Task.sleep(for: min(watchdog ?? .seconds(10), .seconds(10)))
-            if watchdog != nil, (try? store.queueCounts()) != nil { SystemdNotify.send("WATCHDOG=1") }
+            if let watchdog {
+                // Fed only while the scheduler's loop turns (or rests) and the database answers: a hung
+                // loop stops the pings, and systemd restarts the daemon after WatchdogSec.
+                let alive = runtime.pipeline.pulse.isAlive(resting: runtime.pipeline.wake, within: watchdog * 2)
+                if alive, (try? store.queueCounts()) != nil {
+                    SystemdNotify.send("WATCHDOG=1")
+                    stuck = false
+                } else if !alive && !stuck {
+                    stuck = true
+                    logger.error("The scheduler's loop is stuck; the systemd watchdog will restart shelfd",
+                                 metadata: ["event": "scheduler_stuck"])
+                }
+            }
             if let line = try? StatusReport.summary(config: config, chosen: chosen, store: store), line != last {
                 SystemdNotify.send("STATUS=\(line)"); last = line
             }

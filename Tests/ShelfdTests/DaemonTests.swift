@@ -148,6 +148,38 @@ struct DaemonTests {
             #expect(messages.contains("STOPPING=1"))
         }
     }
+
+    @Test("WATCHDOG=1 is sent while the scheduler's loop turns, and stops once the loop hangs",
+          .timeLimit(.minutes(2)))
+    func watchdogFollowsTheSchedulerLoop() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let socket = try NotifySocket(path: root.base.appendingPathComponent("notify.sock").path)
+            // systemd's WatchdogSec=2: shelfd pings every second while healthy.
+            let daemon = try root.startDaemon(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "2000000",
+                                                            "SHELFD_FAILPOINT": "scheduler_hang"])
+            defer { kill(daemon.process.processIdentifier, SIGKILL) }
+            var pings = 0
+            try await waitUntil("three WATCHDOG=1 pings arrive from the idle daemon") {
+                pings += socket.receiveAll().filter { $0 == "WATCHDOG=1" }.count
+                return pings >= 3
+            }
+
+            // A photo: the loop claims it and hangs there.
+            try root.drop(JPEGFactory.shelf(seed: 420), as: "a.jpg")
+            try await waitUntil("the scheduler's loop hangs") { daemon.logText.contains("failpoint scheduler_hang reached") }
+            // The loop counts as alive for WatchdogSec after its last turn; then no ping for 3 × WatchdogSec.
+            var quietSince = ContinuousClock.now
+            try await waitUntil("the pings stop", timeout: .seconds(60)) {
+                if socket.receiveAll().contains("WATCHDOG=1") { quietSince = .now }
+                return ContinuousClock.now - quietSince > .seconds(6)
+            }
+            #expect(daemon.process.isRunning, "the daemon is alive: the pings stopped because its loop hangs")
+            #expect(daemon.logText.contains("scheduler_stuck"), "the hang is logged for a person")
+            #expect(gemini.requests.isEmpty, "the hung loop sent nothing")
+            try await daemon.kill9()
+        }
+    }
 }
 
 /// A bound datagram socket standing in for systemd's notify socket.
