@@ -24,6 +24,7 @@ package struct OneShot {
 
     /// `run`: rescan incoming/, then process.
     package func run() async throws -> Report {
+        runtime.pruning.prune()
         let files = await scanOnce(root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings)
         var queued = 0
         for file in files {

@@ -73,6 +73,7 @@ package struct WatchService {
             }
         }
         let housekeeping = Task { await keepSystemdInformed(config: config, chosen: runtime.chosen.provider, store: store) }
+        let pruning = Task { [runtime] in await runtime.pruning.daily() }
 
         // Graceful stop: in-flight requests get `grace` to finish, then they are cancelled (and released).
         let result = await withTaskGroup(of: PassSummary?.self) { group in
@@ -90,6 +91,7 @@ package struct WatchService {
         watcher.stop()
         watching.cancel()
         housekeeping.cancel()
+        pruning.cancel()
         _ = await watching.value
         let released = try store.releaseLeases(owner: owner)
         pipeline.writeLibrary()
