@@ -102,6 +102,9 @@ package struct OneShot {
         }
         defer { signals.cancel() }
         let summary = await pipeline.processQueue(untilIdle: true)
+        if pipeline.choice == nil && summary.stop != .shutdown {
+            await StrandedJobs(runtime: runtime).finish()       // what a stopped `--provider` process left
+        }
         _ = try runtime.store.releaseLeases(owner: ProcessIdentity.current)
         pipeline.writeLibrary()
         let status = try StatusReport.build(config: runtime.config)

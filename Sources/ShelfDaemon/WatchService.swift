@@ -74,14 +74,20 @@ package struct WatchService {
         }
         let housekeeping = Task { await keepSystemdInformed(config: config, chosen: runtime.chosen.provider, store: store) }
         let pruning = Task { [runtime] in await runtime.pruning.daily() }
+        let stranded = Task { [runtime] in await StrandedJobs(runtime: runtime).keepFinishing() }
 
         // Graceful stop: in-flight requests get `grace` to finish, then they are cancelled (and released).
         let result = await withTaskGroup(of: PassSummary?.self) { group in
-            group.addTask { await scheduler.value }
+            group.addTask {
+                let summary = await scheduler.value
+                await stranded.value                    // its batches in flight finish too
+                return summary
+            }
             group.addTask {
                 await pipeline.shutdown.wait()
                 try? await Task.sleep(for: grace)
                 scheduler.cancel()
+                stranded.cancel()
                 return nil
             }
             let first = await group.next() ?? nil
