@@ -89,7 +89,9 @@ let package = Package(
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
-        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging", "ShelfStore", "ShelfEnrichment", "CPty"],
+        // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).
+        .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfConfig", "ShelfImaging", "ShelfStore",
+                                                        "ShelfEnrichment", "CPty"],
                     swiftSettings: settings),
 
         // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.

@@ -62,6 +62,7 @@ struct DaemonTests {
             #expect(try await daemon.stop() == 0)
             let answered = gemini.requests.filter { $0.status == 200 }.count
             #expect(answered >= 1, "the requests in flight were allowed to finish")
+            #expect(gemini.maxConcurrentRequests <= 2, "never more requests at once than pipeline.concurrency")
 
             let afterStop = try await root.status()
             #expect(afterStop.queue.leased == 0 && afterStop.queue.dead == 0)
@@ -88,8 +89,9 @@ struct DaemonTests {
             #expect(killed.stderr.contains("failpoint \(failpoint)"))
             // Answers saved on disk before the kill, named <sha256>-<job>-<attempt>.json.
             let responses = root.state.appendingPathComponent("responses")
-            let saved = Set(((try? FileManager.default.contentsOfDirectory(atPath: responses.path)) ?? [])
-                .map { String($0.prefix(64)) })
+            let saved = Set(try FileManager.default.contentsOfDirectory(atPath: responses.path).map { String($0.prefix(64)) })
+            // Every failpoint past after_claim is reached after an answer was saved.
+            if failpoint != "after_claim" { #expect(!saved.isEmpty, "an answer was saved before the kill") }
 
             let restarted = try await root.shelfd("run")
             #expect(restarted.status == 0, "\(restarted.stderr)")
