@@ -104,6 +104,10 @@ let package = Package(
         // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
         .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfCore"],
                           path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
+        // The database after a year of photos, before and after pruning (`[pipeline] keep_days`): bytes per photo.
+        .executableTarget(name: "shelfd-bench-store", dependencies: [
+            "ShelfDaemon", "ShelfStore", "ShelfCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
         .executableTarget(name: "shelfd-bench-ocr", dependencies: [
             "ShelfOCR", "ShelfEnrichment", "ShelfStore", "ShelfCore", "ShelfProviders",
