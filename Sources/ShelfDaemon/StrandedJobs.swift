@@ -12,6 +12,8 @@ import Synchronization
 package final class StrandedJobs: Sendable {
     private let runtime: Runtime
     private let pipelines = Mutex<[String: Pipeline]>([:])
+    /// How each provider's last pass ended: a wait that goes on is logged once, not every minute.
+    private let lastStops = Mutex<[String: PassSummary.Stop]>([:])
 
     package init(runtime: Runtime) { self.runtime = runtime }
 
@@ -28,13 +30,17 @@ package final class StrandedJobs: Sendable {
         var stops: [String: PassSummary.Stop] = [:]
         for choice in choices where !main.shutdown.isSet {
             guard let pipeline = pipeline(for: choice) else { continue }
-            main.logger.notice("Finishing jobs another process left unfinished",
-                               metadata: ["event": "stranded_jobs", "provider": "\(choice)"])
-            let summary = await pipeline.processQueue(untilIdle: true)
-            stops[choice] = summary.stop
-            if summary.stop != .idle && summary.stop != .shutdown {
-                main.logger.warning("Jobs asked for another provider wait", metadata: [
-                    "provider": "\(choice)", "stop": "\(summary.stop)"])
+            let last = lastStops.withLock { $0[choice] }
+            if last == nil || last == .idle {
+                main.logger.notice("Finishing jobs another process left unfinished",
+                                   metadata: ["event": "stranded_jobs", "provider": "\(choice)"])
+            }
+            let stop = await pipeline.processQueue(untilIdle: true).stop
+            stops[choice] = stop
+            lastStops.withLock { $0[choice] = stop }
+            if stop != .idle && stop != .shutdown && stop != last {
+                main.logger.warning("Jobs that asked for another provider wait", metadata: [
+                    "provider": "\(choice)", "stop": "\(stop)"])
             }
         }
         return stops

@@ -46,9 +46,9 @@ struct RescanTests {
         }
     }
 
-    @Test("A rescan --provider killed after its claim is finished by the next run, with the provider it asked for",
-          .timeLimit(.minutes(2)))
-    func killedRescanIsFinishedByTheNextRun() async throws {
+    @Test("A rescan --provider killed after its claim is finished by the next run or watch, with the provider it asked for",
+          .timeLimit(.minutes(2)), arguments: ["run", "watch"])
+    func killedRescanIsFinishedByTheNextRun(command: String) async throws {
         let emma = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.9, box2D: [100, 100, 900, 150])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(.init(licenseAgreed: true, reply: .books([emma]))) { cloudflare in
@@ -67,8 +67,14 @@ struct RescanTests {
                 #expect(try await root.status().queue.leased == 1, "the job is left claimed by a dead process")
 
                 // The configured provider is Gemini; the stranded job asked for Cloudflare and gets it.
-                let run = try await root.shelfd("run")
-                #expect(run.status == 0, "\(run.stderr)")
+                if command == "run" {
+                    let run = try await root.shelfd("run")
+                    #expect(run.status == 0, "\(run.stderr)")
+                } else {
+                    let daemon = try root.startDaemon()
+                    try await waitUntil("the daemon finishes the rescan") { try await root.status().queue.done == 2 }
+                    #expect(try await daemon.stop() == 0)
+                }
                 #expect(cloudflare.requests.filter { !$0.isAgreement }.count == 1, "Cloudflare, which the rescan asked for, read it")
                 #expect(gemini.requests.count == 1, "Gemini read the photo once, before the rescan, and never again")
                 let result = try #require(try root.resultDocuments().first)
