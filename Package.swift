@@ -89,7 +89,9 @@ let package = Package(
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
-        .testTarget(name: "ShelfdTests", dependencies: ["ShelfTesting", "ShelfCore", "ShelfImaging", "ShelfStore", "ShelfEnrichment", "CPty"],
+        // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).
+        .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfConfig", "ShelfImaging", "ShelfStore",
+                                                        "ShelfEnrichment", "CPty"],
                     swiftSettings: settings),
 
         // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.
@@ -102,6 +104,10 @@ let package = Package(
         // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
         .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfCore"],
                           path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
+        // The database after a year of photos, before and after pruning (`[pipeline] keep_days`): bytes per photo.
+        .executableTarget(name: "shelfd-bench-store", dependencies: [
+            "ShelfDaemon", "ShelfStore", "ShelfCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
         .executableTarget(name: "shelfd-bench-ocr", dependencies: [
             "ShelfOCR", "ShelfEnrichment", "ShelfStore", "ShelfCore", "ShelfProviders",

@@ -75,6 +75,8 @@ package struct Configuration: Sendable, Equatable {
         package var after = AfterProcessing.keep
         /// Attempts before a photo is `dead`, ≥ 1.
         package var maxAttempts = 5
+        /// Days the events and saved provider answers of a finished photo are kept; 0 keeps them for ever.
+        package var keepDays = 30
         package init() {}
     }
 

@@ -52,9 +52,10 @@ package final class RequestSlots: Sendable {
 package final class WorkSignal: Sendable {
     private struct State {
         var pending = false
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        /// Waits in progress, and those whose timeout fired before their continuation was stored.
-        var outstanding: Set<UInt64> = []
+        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        /// Waits in progress (with when their timeout ends), and those whose timeout fired before their
+        /// continuation was stored.
+        var outstanding: [UInt64: ContinuousClock.Instant] = [:]
         var expired: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
@@ -68,51 +69,72 @@ package final class WorkSignal: Sendable {
             defer { state.waiters.removeAll() }
             return Array(state.waiters.values)
         }
-        for waiter in waiting { waiter.resume() }
+        for waiter in waiting { waiter.resume(returning: true) }
     }
 
-    /// Returns when notified or after `timeout`, whichever comes first.
-    package func wait(timeout: Duration) async {
+    /// Returns when notified (true) or after `timeout` (false), whichever comes first.
+    @discardableResult
+    package func wait(timeout: Duration) async -> Bool {
         let id: UInt64? = state.withLock { state in
             if state.pending { state.pending = false; return nil }
             state.nextID += 1
-            state.outstanding.insert(state.nextID)
+            state.outstanding[state.nextID] = .now + timeout
             return state.nextID
         }
-        guard let id else { return }
+        guard let id else { return true }
         let timer = Task { [self] in
             do { try await Task.sleep(for: timeout) } catch { return }
             expire(id)
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state in
-                    if state.pending || state.expired.remove(id) != nil {
-                        state.pending = false
-                        return true
-                    }
+        let notified = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let resumeNow: Bool? = state.withLock { state in
+                    if state.pending { state.pending = false; return true }
+                    if state.expired.remove(id) != nil { return false }
                     state.waiters[id] = continuation
-                    return false
+                    return nil
                 }
-                if resumeNow { continuation.resume() }
+                if let resumeNow { continuation.resume(returning: resumeNow) }
             }
         } onCancel: {
             expire(id)
         }
         timer.cancel()
         state.withLock { state in
-            state.outstanding.remove(id)
+            state.outstanding[id] = nil
             state.expired.remove(id)
         }
+        return notified
+    }
+
+    /// While someone waits: when the latest of their timeouts ends (a wait is a loop resting, not stuck).
+    package var restingUntil: ContinuousClock.Instant? {
+        state.withLock { $0.outstanding.values.max() }
     }
 
     private func expire(_ id: UInt64) {
         let waiter = state.withLock { state in
             if let waiter = state.waiters.removeValue(forKey: id) { return Optional(waiter) }
-            if state.outstanding.contains(id) { state.expired.insert(id) }
+            if state.outstanding[id] != nil { state.expired.insert(id) }
             return nil
         }
-        waiter?.resume()
+        waiter?.resume(returning: false)
+    }
+}
+
+/// The scheduler's loop beats at each turn: a loop that neither turns nor rests is stuck (the watchdog).
+package final class LoopPulse: Sendable {
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    package init() {}
+
+    package func beat() { last.withLock { $0 = .now } }
+
+    /// True when the loop turned within `margin`, or rests on `wake` for a time not yet `margin` past.
+    package func isAlive(resting wake: WorkSignal, within margin: Duration, now: ContinuousClock.Instant = .now) -> Bool {
+        if let until = wake.restingUntil, now < until + margin { return true }
+        guard let last = last.withLock({ $0 }) else { return false }
+        return now - last < margin
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// Crash points for tests: `SHELFD_FAILPOINT=after_claim` kills this process with SIGKILL the first time
 /// that point is reached (`name:N` the N-th time). Points: after_claim, after_response_saved, mid_write,
-/// before_commit. Unset in normal use, where `hit` costs one dictionary lookup.
+/// before_commit; `scheduler_hang` hangs the scheduler's loop after a claim instead. Unset in normal use, where `hit` costs one dictionary lookup.
 package enum Failpoint {
     private static let configured: (name: String, count: Int)? = {
         guard let raw = ProcessInfo.processInfo.environment["SHELFD_FAILPOINT"], !raw.isEmpty else { return nil }
@@ -13,10 +13,21 @@ package enum Failpoint {
     private static let hits = Mutex(0)
 
     package static func hit(_ name: String) {
-        guard let configured, configured.name == name else { return }
-        let count = hits.withLock { $0 += 1; return $0 }
-        guard count >= configured.count else { return }
+        guard reached(name) else { return }
         FileHandle.standardError.write(Data("shelfd: failpoint \(name) reached, killing process\n".utf8))
         kill(getpid(), SIGKILL)
+    }
+
+    /// A hang instead of a crash (`scheduler_hang`): the caller never returns, unless its task is cancelled.
+    package static func stall(_ name: String) async {
+        guard reached(name) else { return }
+        FileHandle.standardError.write(Data("shelfd: failpoint \(name) reached, hanging\n".utf8))
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    private static func reached(_ name: String) -> Bool {
+        guard let configured, configured.name == name else { return false }
+        let count = hits.withLock { $0 += 1; return $0 }
+        return count >= configured.count
     }
 }

@@ -24,6 +24,7 @@ package struct OneShot {
 
     /// `run`: rescan incoming/, then process.
     package func run() async throws -> Report {
+        runtime.pruning.prune()
         let files = await scanOnce(root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings)
         var queued = 0
         for file in files {
@@ -101,6 +102,9 @@ package struct OneShot {
         }
         defer { signals.cancel() }
         let summary = await pipeline.processQueue(untilIdle: true)
+        if pipeline.choice == nil && summary.stop != .shutdown {
+            await StrandedJobs(runtime: runtime).finish()       // what a stopped `--provider` process left
+        }
         _ = try runtime.store.releaseLeases(owner: ProcessIdentity.current)
         pipeline.writeLibrary()
         let status = try StatusReport.build(config: runtime.config)

@@ -22,6 +22,8 @@ package final class Pipeline: Sendable {
     let slots: RequestSlots
     package let shutdown = ShutdownFlag()
     package let wake = WorkSignal()
+    /// The scheduler's loop beats here; the systemd watchdog is fed only while it does.
+    package let pulse = LoopPulse()
     private let jobsInHand = Mutex<Set<Int64>>([])
 
     package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: String? = nil,

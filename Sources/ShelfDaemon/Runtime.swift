@@ -22,6 +22,8 @@ package struct Runtime: Sendable {
     package let pipeline: Pipeline
     /// The provider this process uses and why (`pipeline.provider = "auto"` decides from the keys present).
     package let chosen: ProviderChoice
+    /// For a lineup built later: jobs another process asked for with `--provider` and left unfinished.
+    let secrets: Secrets
 
     /// `choice` overrides `pipeline.provider` for this process (`scan --provider`, `rescan --provider`);
     /// `refreshLookups` asks OpenLibrary and Google Books again instead of using their cached answers.
@@ -54,14 +56,8 @@ package struct Runtime: Sendable {
         SourceHealthRecord.liftPauses(sources, in: store)
         let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,
                                     licenses: StoredCloudflareLicenses(store: store), sources: sources)
-        for channel in lineup.channels {
-            try store.liftPause(channel.name)
-            if let problem = missingKeyProblem(for: channel.name, secrets: secrets) {
-                try store.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
-                                                           code: PhotoError.Code.providerAuth.rawValue, message: problem))
-                logger.error("Provider paused", metadata: ["provider": "\(channel.name)", "reason": "\(problem)"])
-            }
-        }
+        try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
+        if let choice { try store.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
         if choice == nil {
             if let previous = try store.setting("provider"), previous != current {
@@ -84,7 +80,7 @@ package struct Runtime: Sendable {
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue,
                                           enricher: enricher, logger: logger),
-                       chosen: chosen)
+                       chosen: chosen, secrets: secrets)
     }
 
     /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `sources` are the
@@ -142,6 +138,19 @@ package struct Runtime: Sendable {
         case .hybrid, .auto:
             // makeLineup resolves both before it asks for a single provider.
             throw StartupError("pipeline.provider = \"\(kind.rawValue)\" names no single provider; use gemini, cloudflare, openai or ocr.")
+        }
+    }
+
+    /// A fresh lineup is asked again even if a configuration problem paused it; one whose key is missing is
+    /// paused at once with what to do.
+    static func checkKeys(of lineup: Lineup, store: Store, secrets: Secrets, logger: Logger) throws {
+        for channel in lineup.channels {
+            try store.liftPause(channel.name)
+            if let problem = missingKeyProblem(for: channel.name, secrets: secrets) {
+                try store.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
+                                                           code: PhotoError.Code.providerAuth.rawValue, message: problem))
+                logger.error("Provider paused", metadata: ["provider": "\(channel.name)", "reason": "\(problem)"])
+            }
         }
     }
 

@@ -30,6 +30,7 @@ extension Pipeline {
         var idle = false
         return await withDiscardingTaskGroup { group in
             while true {
+                pulse.beat()
                 if shutdown.isSet {
                     slots.close()                    // photos waiting for a slot go back to the queue
                     return PassSummary(stop: .shutdown)
@@ -91,6 +92,7 @@ extension Pipeline {
                     continue
                 }
                 Failpoint.hit("after_claim")
+                await Failpoint.stall("scheduler_hang")
                 idle = false
                 holdLeases(on: jobs.map(\.id))
                 group.addTask {

@@ -73,14 +73,21 @@ package struct WatchService {
             }
         }
         let housekeeping = Task { await keepSystemdInformed(config: config, chosen: runtime.chosen.provider, store: store) }
+        let pruning = Task { [runtime] in await runtime.pruning.daily() }
+        let stranded = Task { [runtime] in await StrandedJobs(runtime: runtime).keepFinishing() }
 
         // Graceful stop: in-flight requests get `grace` to finish, then they are cancelled (and released).
         let result = await withTaskGroup(of: PassSummary?.self) { group in
-            group.addTask { await scheduler.value }
+            group.addTask {
+                let summary = await scheduler.value
+                await stranded.value                    // its batches in flight finish too
+                return summary
+            }
             group.addTask {
                 await pipeline.shutdown.wait()
                 try? await Task.sleep(for: grace)
                 scheduler.cancel()
+                stranded.cancel()
                 return nil
             }
             let first = await group.next() ?? nil
@@ -90,6 +97,7 @@ package struct WatchService {
         watcher.stop()
         watching.cancel()
         housekeeping.cancel()
+        pruning.cancel()
         _ = await watching.value
         let released = try store.releaseLeases(owner: owner)
         pipeline.writeLibrary()
@@ -106,9 +114,22 @@ package struct WatchService {
     private func keepSystemdInformed(config: Configuration, chosen: Configuration.Provider, store: Store) async {
         let watchdog = SystemdNotify.watchdogInterval
         var last = ""
+        var stuck = false
         while !Task.isCancelled {
             try? await Task.sleep(for: min(watchdog ?? .seconds(10), .seconds(10)))
-            if watchdog != nil, (try? store.queueCounts()) != nil { SystemdNotify.send("WATCHDOG=1") }
+            if let watchdog {
+                // Fed only while the scheduler's loop turns (or rests) and the database answers: a hung
+                // loop stops the pings, and systemd restarts the daemon after WatchdogSec.
+                let alive = runtime.pipeline.pulse.isAlive(resting: runtime.pipeline.wake, within: watchdog * 2)
+                if alive, (try? store.queueCounts()) != nil {
+                    SystemdNotify.send("WATCHDOG=1")
+                    stuck = false
+                } else if !alive && !stuck {
+                    stuck = true
+                    logger.error("The scheduler's loop is stuck; the systemd watchdog will restart shelfd",
+                                 metadata: ["event": "scheduler_stuck"])
+                }
+            }
             if let line = try? StatusReport.summary(config: config, chosen: chosen, store: store), line != last {
                 SystemdNotify.send("STATUS=\(line)"); last = line
             }

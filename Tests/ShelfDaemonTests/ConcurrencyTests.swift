@@ -16,7 +16,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
             signal.notify()
         }
-        await signal.wait(timeout: .seconds(600))     // returns only through the notify
+        #expect(await signal.wait(timeout: .seconds(600)), "woken by the notify, not by its timeout")
         try? await waker.value
     }
 
@@ -24,7 +24,36 @@ import Testing
     func notifyBeforeWaitIsKept() async {
         let signal = WorkSignal()
         signal.notify()
-        await signal.wait(timeout: .seconds(600))
+        #expect(await signal.wait(timeout: .seconds(600)), "the kept notify ends the wait at once")
+        #expect(await signal.wait(timeout: .milliseconds(20)) == false, "a notify is kept for one wait only")
+    }
+
+    @Test("A wait in progress tells until when it rests; none is known once it ends", .timeLimit(.minutes(1)))
+    func restingUntilFollowsTheWait() async {
+        let signal = WorkSignal()
+        #expect(signal.restingUntil == nil)
+        async let woken = signal.wait(timeout: .seconds(600))
+        while signal.restingUntil == nil { await Task.yield() }
+        #expect(signal.restingUntil.map { $0 > .now + .seconds(500) } == true)
+        signal.notify()
+        #expect(await woken)
+        #expect(signal.restingUntil == nil)
+    }
+}
+
+@Suite struct LoopPulseTests {
+    @Test("A loop that neither turns nor rests is not alive; a turn or a rest makes it so")
+    func pulseTellsALiveLoopFromAStuckOne() async {
+        let pulse = LoopPulse(), signal = WorkSignal()
+        #expect(!pulse.isAlive(resting: signal, within: .seconds(1)), "never turned")
+        pulse.beat()
+        #expect(pulse.isAlive(resting: signal, within: .seconds(1)))
+        #expect(!pulse.isAlive(resting: signal, within: .seconds(1), now: .now + .seconds(2)), "stuck since its last turn")
+        async let rest: Bool = signal.wait(timeout: .seconds(600))
+        while signal.restingUntil == nil { await Task.yield() }
+        #expect(pulse.isAlive(resting: signal, within: .seconds(1), now: .now + .seconds(2)), "resting on the signal")
+        signal.notify()
+        _ = await rest
     }
 
     @Test("The shutdown flag wakes a task waiting for it", .timeLimit(.minutes(1)))

@@ -62,6 +62,7 @@ struct DaemonTests {
             #expect(try await daemon.stop() == 0)
             let answered = gemini.requests.filter { $0.status == 200 }.count
             #expect(answered >= 1, "the requests in flight were allowed to finish")
+            #expect(gemini.maxConcurrentRequests <= 2, "never more requests at once than pipeline.concurrency")
 
             let afterStop = try await root.status()
             #expect(afterStop.queue.leased == 0 && afterStop.queue.dead == 0)
@@ -88,8 +89,9 @@ struct DaemonTests {
             #expect(killed.stderr.contains("failpoint \(failpoint)"))
             // Answers saved on disk before the kill, named <sha256>-<job>-<attempt>.json.
             let responses = root.state.appendingPathComponent("responses")
-            let saved = Set(((try? FileManager.default.contentsOfDirectory(atPath: responses.path)) ?? [])
-                .map { String($0.prefix(64)) })
+            let saved = Set(try FileManager.default.contentsOfDirectory(atPath: responses.path).map { String($0.prefix(64)) })
+            // Every failpoint past after_claim is reached after an answer was saved.
+            if failpoint != "after_claim" { #expect(!saved.isEmpty, "an answer was saved before the kill") }
 
             let restarted = try await root.shelfd("run")
             #expect(restarted.status == 0, "\(restarted.stderr)")
@@ -146,6 +148,38 @@ struct DaemonTests {
             #expect(try await daemon.stop() == 0)
             messages += socket.receiveAll()
             #expect(messages.contains("STOPPING=1"))
+        }
+    }
+
+    @Test("WATCHDOG=1 is sent while the scheduler's loop turns, and stops once the loop hangs",
+          .timeLimit(.minutes(2)))
+    func watchdogFollowsTheSchedulerLoop() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let socket = try NotifySocket(path: root.base.appendingPathComponent("notify.sock").path)
+            // systemd's WatchdogSec=2: shelfd pings every second while healthy.
+            let daemon = try root.startDaemon(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "2000000",
+                                                            "SHELFD_FAILPOINT": "scheduler_hang"])
+            defer { kill(daemon.process.processIdentifier, SIGKILL) }
+            var pings = 0
+            try await waitUntil("three WATCHDOG=1 pings arrive from the idle daemon") {
+                pings += socket.receiveAll().filter { $0 == "WATCHDOG=1" }.count
+                return pings >= 3
+            }
+
+            // A photo: the loop claims it and hangs there.
+            try root.drop(JPEGFactory.shelf(seed: 420), as: "a.jpg")
+            try await waitUntil("the scheduler's loop hangs") { daemon.logText.contains("failpoint scheduler_hang reached") }
+            // The loop counts as alive for WatchdogSec after its last turn; then no ping for 3 × WatchdogSec.
+            var quietSince = ContinuousClock.now
+            try await waitUntil("the pings stop", timeout: .seconds(60)) {
+                if socket.receiveAll().contains("WATCHDOG=1") { quietSince = .now }
+                return ContinuousClock.now - quietSince > .seconds(6)
+            }
+            #expect(daemon.process.isRunning, "the daemon is alive: the pings stopped because its loop hangs")
+            #expect(daemon.logText.contains("scheduler_stuck"), "the hang is logged for a person")
+            #expect(gemini.requests.isEmpty, "the hung loop sent nothing")
+            try await daemon.kill9()
         }
     }
 }

@@ -82,6 +82,11 @@ final class ShelfRoot: @unchecked Sendable {
 
     // MARK: Running shelfd
 
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The `shelfd` built beside this test bundle: ShelfdTests depends on the executable, so `swift test` builds
+    /// it first.
     static let binary: URL = {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
@@ -89,15 +94,31 @@ final class ShelfRoot: @unchecked Sendable {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             folder.deleteLastPathComponent()
         }
-        // `swift test` builds the executable beside the test bundle.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/shelfd")
+        return repository.appendingPathComponent(".build/debug/shelfd")
     }()
+
+    /// Why `binary` must not be run: missing, or older than a source file (it would test old code).
+    static let staleBinary: String? = staleness(of: binary, sources: repository.appendingPathComponent("Sources"))
+
+    static func staleness(of binary: URL, sources: URL) -> String? {
+        func modified(_ url: URL) -> Date? { (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate }
+        guard FileManager.default.isExecutableFile(atPath: binary.path), let built = modified(binary) else {
+            return "No shelfd binary at \(binary.path): run 'swift build' (or 'swift test' without --skip-build)."
+        }
+        let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey])
+        while let url = walker?.nextObject() as? URL {
+            if let changed = modified(url), changed > built, !url.hasDirectoryPath {
+                return "\(binary.path) is older than \(url.path): the tests would run old code. Run 'swift build' first."
+            }
+        }
+        return nil
+    }
 
     /// Run commands as `nobody` (root reads any file, so a permissions test needs someone else).
     var asUnprivilegedUser = false
 
     func process(_ arguments: [String], environment extra: [String: String] = [:], logName: String) throws -> (Process, URL, URL) {
+        if let problem = Self.staleBinary { throw StaleBinary(description: problem) }
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments + ["--config", configFile.path]
@@ -206,6 +227,9 @@ func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: ()
 }
 
 struct WaitTimeout: Error { var what: String }
+
+/// The binary the tests would run is not the one built from the current sources.
+struct StaleBinary: Error, CustomStringConvertible { var description: String }
 
 /// The sha256 of what shelfd sends a provider for this photo (upright, resized to the preset, re-encoded):
 /// how an emulator's request log names it.

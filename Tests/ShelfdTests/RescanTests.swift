@@ -45,4 +45,44 @@ struct RescanTests {
             #expect(unknown.stderr.contains("has not seen this photo"))
         }
     }
+
+    @Test("A rescan --provider killed after its claim is finished by the next run or watch, with the provider it asked for",
+          .timeLimit(.minutes(2)), arguments: ["run", "watch"])
+    func killedRescanIsFinishedByTheNextRun(command: String) async throws {
+        let emma = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.9, box2D: [100, 100, 900, 150])
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            try await withCloudflareEmulator(.init(licenseAgreed: true, reply: .books([emma]))) { cloudflare in
+                let root = try ShelfRoot(geminiURL: gemini.baseURL,
+                                         overrides: ["cloudflare": ["base_url": "\"\(cloudflare.baseURL)\""]])
+                root.environment["CLOUDFLARE_API_TOKEN"] = CloudflareEmulator.defaultToken
+                root.environment["CLOUDFLARE_ACCOUNT_ID"] = CloudflareEmulator.defaultAccount
+                let path = try root.drop(JPEGFactory.shelf(seed: 610), as: "hall/IMG_1.jpg")
+                #expect(try await root.shelfd("run").status == 0)
+                #expect(try root.resultDocuments().first?.decidedBy == "gemini")
+
+                let killed = try await root.shelfd("rescan", "--provider", "cloudflare", path.path,
+                                                   environment: ["SHELFD_FAILPOINT": "after_claim"])
+                #expect(killed.status == SIGKILL, "the failpoint killed the rescan after its claim: \(killed.stderr)")
+                #expect(cloudflare.requests.isEmpty, "killed before it asked")
+                #expect(try await root.status().queue.leased == 1, "the job is left claimed by a dead process")
+
+                // The configured provider is Gemini; the stranded job asked for Cloudflare and gets it.
+                if command == "run" {
+                    let run = try await root.shelfd("run")
+                    #expect(run.status == 0, "\(run.stderr)")
+                } else {
+                    let daemon = try root.startDaemon()
+                    try await waitUntil("the daemon finishes the rescan") { try await root.status().queue.done == 2 }
+                    #expect(try await daemon.stop() == 0)
+                }
+                #expect(cloudflare.requests.filter { !$0.isAgreement }.count == 1, "Cloudflare, which the rescan asked for, read it")
+                #expect(gemini.requests.count == 1, "Gemini read the photo once, before the rescan, and never again")
+                let result = try #require(try root.resultDocuments().first)
+                #expect(result.decidedBy == "cloudflare")
+                #expect(result.books.map(\.title) == ["Emma"])
+                let status = try await root.status()
+                #expect(status.queue.pending == 0 && status.queue.leased == 0 && status.queue.done == 2)
+            }
+        }
+    }
 }

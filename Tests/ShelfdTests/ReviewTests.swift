@@ -266,6 +266,7 @@ final class TerminalSession: @unchecked Sendable {     // unchecked: used by one
     private var unread = ""
 
     init(root: ShelfRoot, arguments: [String]) throws {
+        if let problem = ShelfRoot.staleBinary { throw StaleBinary(description: problem) }
         var master: Int32 = -1, terminal: Int32 = -1
         guard openpty(&master, &terminal, nil, nil, nil) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOTTY) }
         self.master = master

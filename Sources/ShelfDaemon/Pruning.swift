@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import ShelfConfig
+import ShelfStore
+
+/// Keeps the database small: the events and saved raw answers of photos finished more than `keepDays` ago
+/// are forgotten (`[pipeline] keep_days`; 0 keeps them). Results, the library and its history stay.
+package struct Pruning: Sendable {
+    package var store: Store
+    /// The folder of saved raw answers: only files inside it are deleted.
+    package var responses: URL
+    package var keepDays: Int
+    package var logger: Logger
+
+    package init(store: Store, responses: URL, keepDays: Int, logger: Logger) {
+        self.store = store; self.responses = responses; self.keepDays = keepDays; self.logger = logger
+    }
+
+    /// One prune; returns what it removed (nil when off, or the database could not be written).
+    @discardableResult
+    package func prune(now: Date = Date()) -> PruneReport? {
+        guard keepDays > 0 else { return nil }
+        let report: PruneReport
+        do { report = try store.pruneFinished(before: now.addingTimeInterval(-Double(keepDays) * 86_400)) } catch {
+            logger.warning("Cannot prune old events and saved answers", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let folder = responses.standardizedFileURL.path + "/"
+        var deleted = 0
+        for file in report.responseFiles where URL(fileURLWithPath: file).standardizedFileURL.path.hasPrefix(folder) {
+            if (try? FileManager.default.removeItem(atPath: file)) != nil { deleted += 1 }
+        }
+        if report.events + report.responses > 0 {
+            logger.notice("Pruned finished photos' events and saved answers", metadata: [
+                "keep_days": "\(keepDays)", "events": "\(report.events)", "responses": "\(report.responses)",
+                "files": "\(deleted)"])
+        }
+        return report
+    }
+
+    /// `watch`: at start, then once a day, until cancelled.
+    package func daily() async {
+        while !Task.isCancelled {
+            prune()
+            do { try await Task.sleep(for: .seconds(86_400)) } catch { return }
+        }
+    }
+}
+
+extension Runtime {
+    /// The prune `[pipeline] keep_days` asks for, on this runtime's store and responses folder.
+    package var pruning: Pruning {
+        Pruning(store: store, responses: URL(fileURLWithPath: config.paths.responses), keepDays: config.pipeline.keepDays,
+                logger: pipeline.logger)
+    }
+}
