@@ -75,6 +75,8 @@ package struct Configuration: Sendable, Equatable {
         package var after = AfterProcessing.keep
         /// Attempts before a photo is `dead`, ≥ 1.
         package var maxAttempts = 5
+        /// The longest wait between two probes of a provider that is down (5 s doubling up to this), 1…86400.
+        package var probeMaxS = 300
         package init() {}
     }
 

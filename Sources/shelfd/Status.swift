@@ -35,6 +35,7 @@ struct Status: AsyncParsableCommand {
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
         for p in status.providers {
+            if let down = StatusReport.outageSentence(p) { lines.append(down); continue }
             var provider = "provider: \(p.name) \(p.model) — \(p.state)"
             if let until = p.backoffUntil { provider += " until \(formatter.string(from: until))" }
             if let reason = p.reason { provider += ": \(reason)" }
