@@ -94,7 +94,8 @@ struct OutageTests {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "5"]])
             let next = try #require(status.provider.nextTry)
-            try await waitUntil("the next probe is due", timeout: .seconds(15)) { Date() > next }
+            // (status --json gives whole seconds)
+            try await waitUntil("the next probe is due", timeout: .seconds(15)) { Date() > next.addingTimeInterval(1) }
             let again = try await root.shelfd("run")
             #expect(again.status == 0, "\(again.stderr)")
             #expect(gemini.requests.count == 3)
