@@ -85,7 +85,10 @@ extension Store {
     /// is the probe, and the probe time moves on by the next interval at once, in the same transaction: however many
     /// photos or processes are waiting, one request goes out per interval.
     package func takeTurn(_ name: String, ceiling: TimeInterval, now: Date = Date()) throws -> ProviderTurn {
-        try write { db in
+        // Most of the time the provider is fine: a read says so without taking the write lock.
+        let seen = try providerHealth(name)
+        guard let seen, seen.isOutage || seen.isInForce(at: now) else { return .open }
+        return try write { db in
             guard let health = try providerHealthIn(db, name) else { return .open }
             if health.isInForce(at: now) { return .wait(health) }
             guard health.isOutage else { return .open }

@@ -7,7 +7,7 @@ import ShelfDaemon
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "What shelfd is doing, what failed, and what needs a look. Works with the daemon stopped.",
-        discussion: "Exits 0 when healthy, 3 when degraded (failed photos, provider paused), 4 with --require-daemon when no daemon runs.")
+        discussion: "Exits 0 when healthy, 3 when degraded (failed photos, provider paused or down), 4 with --require-daemon when no daemon runs.")
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the status as JSON (schema shelfd.status/1).") var json = false

@@ -77,7 +77,9 @@ struct HybridTests {
           .timeLimit(.minutes(2)))
     func accurateDownKeepsFastReading() async throws {
         let fastScript = OpenAIEmulator.Script.always(.books([.init(title: "Dune", author: "Frank Herbert", confidence: 0.5)]))
-        try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
+        // The accurate reading of Dune is doubtful too: it would wait for review, unless a person decided already.
+        let doubtfulDune = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", confidence: 0.55)
+        try await withGeminiEmulator(.always(.books([doubtfulDune, hobbit]))) { gemini in
             gemini.setDown(true)
             try await withOpenAIEmulator(fastScript) { local in
                 let root = try Self.hybridRoot(gemini: gemini, local: local)
@@ -105,6 +107,11 @@ struct HybridTests {
                 #expect(waiting.problems.contains { $0.code == "accurate_not_asked" })
                 let fastRequests = local.requests.filter { $0.method == "POST" }.count
                 #expect(fastRequests == 2)
+                // A person accepts one photo's fast reading meanwhile: the accurate reading does not ask again.
+                let item = try #require(try await root.reviewList().first { $0.photo.path == "a.jpg" && $0.book.title == "Dune" })
+                #expect(item.reasons.contains("accurate_not_asked"))
+                let accepted = try await root.shelfd("review", "accept", item.id)
+                #expect(accepted.status == 0, "\(accepted.stderr)")
 
                 // Back: each photo is asked again once, the fast answer replayed, and the accurate reading wins.
                 gemini.setDown(false)
@@ -117,6 +124,8 @@ struct HybridTests {
                     #expect(result.books.allSatisfy { $0.reviewReasons?.contains("accurate_not_asked") != true })
                     #expect(result.runs.map(\.provider) == ["openai", "gemini"])
                 }
+                let open = try await root.reviewList().map { "\($0.photo.path): \($0.book.title)" }.sorted()
+                #expect(open == ["b.jpg: Dune"], "the decision on a.jpg's Dune is kept; b.jpg's is asked about")
                 #expect(local.requests.filter { $0.method == "POST" }.count == fastRequests, "the fast answers were replayed")
                 #expect(gemini.requests.count == 2, "asked once per photo")
                 try await waitUntil("status no longer mentions the fast readings") {
