@@ -120,28 +120,16 @@ extension Pipeline {
                 switch second {
                 case .answered(let answer, let run):
                     decided = (answer, run, runs + [run], Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
-                case .failed(_, _), .unavailable:
-                    // The accurate provider is down, paused, out of quota or failed on this photo: the fast
-                    // reading is kept for a person to review, not thrown away, and the photo is asked again
-                    // (once) when the accurate provider answers.
+                // The accurate provider is down, paused, out of quota or failed on this photo: the fast reading
+                // is kept for a person to review, not thrown away (with no fast reading, the photo ends as usual).
+                case .failed(let error, let run):
                     guard let fastAnswer else { return .ended(ending(second, channel: accurate, job: job, attempt: attempt)) }
-                    let reason: String
-                    var photosOwn = false
-                    switch second {
-                    case .failed(let error, let run):
-                        runs.append(run)
-                        reason = Self.shortReason(error.message)
-                        photosOwn = Self.isPhotosOwn(error)
-                    case .unavailable(let health):
-                        reason = Self.describe(health)
-                    default:
-                        reason = "not asked"
-                    }
-                    // A recheck asks once: it waits again only when the accurate provider still gave no verdict.
-                    let again = !(photosOwn && ((try? store.isRecheck(jobID: job.id)) ?? false))
-                    notAsked = AccurateNotAsked(provider: accurate.name, reason: reason, awaiting: again)
-                    logger.warning("Keeping the fast reading for review; the accurate provider was not asked", metadata: [
-                        "photo.path": "\(job.relativePath)", "provider": "\(accurate.name)", "reason": "\(reason)"])
+                    notAsked = accurateNotAsked(accurate, reason: Self.shortReason(error.message),
+                                                photosOwn: Self.isPhotosOwn(error), job: job)
+                    decided = (fastAnswer.answer, fastAnswer.run, runs + [run], fastBooks)
+                case .unavailable(let health):
+                    guard let fastAnswer else { return .ended(ending(second, channel: accurate, job: job, attempt: attempt)) }
+                    notAsked = accurateNotAsked(accurate, reason: Self.describe(health), photosOwn: false, job: job)
                     decided = (fastAnswer.answer, fastAnswer.run, runs, fastBooks)
                 case .stopped:
                     return .ended(ending(second, channel: accurate, job: job, attempt: attempt))
@@ -180,6 +168,15 @@ extension Pipeline {
         return .answered(PhotoAnswer(document: document, resultURL: location.url, previous: location.previous,
                                      review: books.contains { $0.status == .needsReview },
                                      awaiting: notAsked?.awaiting == true ? notAsked?.provider : nil))
+    }
+
+    /// Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
+    /// waits again only when the accurate provider still gave no verdict on the photo.
+    func accurateNotAsked(_ accurate: ProviderChannel, reason: String, photosOwn: Bool, job: ClaimedJob) -> AccurateNotAsked {
+        logger.warning("Keeping the fast reading for review; the accurate provider was not asked", metadata: [
+            "photo.path": "\(job.relativePath)", "provider": "\(accurate.name)", "reason": "\(reason)"])
+        let again = !(photosOwn && ((try? store.isRecheck(jobID: job.id)) ?? false))
+        return AccurateNotAsked(provider: accurate.name, reason: reason, awaiting: again)
     }
 
     /// Why a provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".

@@ -129,12 +129,6 @@ package final class Pipeline: Sendable {
 
     // MARK: Provider health
 
-    /// The provider's pause or backoff, when it should not be asked now.
-    func unavailability(of channel: ProviderChannel) -> ProviderHealth? {
-        guard let health = try? store.providerHealth(channel.name), health.isInForce(at: Date()) else { return nil }
-        return health
-    }
-
     /// Whether a request may go to the provider now: open, the one probe of a provider that is down, or wait.
     func turn(_ channel: ProviderChannel) -> ProviderTurn {
         do { return try store.takeTurn(channel.name, ceiling: settings.probeMax) } catch {
