@@ -77,6 +77,8 @@ package struct Configuration: Sendable, Equatable {
         package var maxAttempts = 5
         /// Days the events and saved provider answers of a finished photo are kept; 0 keeps them for ever.
         package var keepDays = 30
+        /// The longest wait between two probes of a provider that is down (5 s doubling up to this), 1…86400.
+        package var probeMaxS = 300
         package init() {}
     }
 

@@ -5,7 +5,7 @@ extension Configuration {
     /// Every section and its keys, in the order of `etc/shelfd.toml`. Anything else in a file is an error.
     static let schema: [(section: String, keys: [String])] = [
         ("paths", ["root", "state"]),
-        ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days"]),
+        ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s"]),
         ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
         ("gemini", ["model", "base_url", "requests_per_minute", "timeout_s"]),
         ("cloudflare", ["model", "base_url", "requests_per_minute", "timeout_s"]),
@@ -51,6 +51,7 @@ extension Configuration {
             p.after = try reader.choice(t, "pipeline", "after", p.after)
             p.maxAttempts = try reader.int(t, "pipeline", "max_attempts", p.maxAttempts, 1...Int.max)
             p.keepDays = try reader.int(t, "pipeline", "keep_days", p.keepDays, 0...36_500)
+            p.probeMaxS = try reader.int(t, "pipeline", "probe_max_s", p.probeMaxS, 1...86_400)
             config.pipeline = p
         }
         if let t = reader.section(document, "watch") {

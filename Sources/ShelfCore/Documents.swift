@@ -246,17 +246,24 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     package struct Provider: Codable, Sendable, Equatable {
         package var name: String
         package var model: String
-        /// ok | backoff | paused
+        /// ok | backoff | paused | unreachable (no connection, DNS, timeout) | unavailable (5xx)
         package var state: String
         package var backoffUntil: Date?
         package var reason: String?
         package var latencyMs: Latency?
         /// Why this provider: "pipeline.provider = auto: …" (absent in documents written before `auto`).
         package var chosenBecause: String?
+        /// Unreachable or unavailable: since when, when the next probe goes out, and how many photos wait.
+        package var since: Date?
+        package var nextTry: Date?
+        package var photosWaiting: Int?
         enum CodingKeys: String, CodingKey {
             case name, model, state, reason, backoffUntil = "backoff_until", latencyMs = "latency_ms"
-            case chosenBecause = "chosen_because"
+            case chosenBecause = "chosen_because", since, nextTry = "next_try", photosWaiting = "photos_waiting"
         }
+
+        /// Down for an outage: unreachable or unavailable.
+        package var isDown: Bool { state == "unreachable" || state == "unavailable" }
         package init(name: String, model: String, state: String, backoffUntil: Date?, reason: String?, latencyMs: Latency?,
                      chosenBecause: String? = nil) {
             self.name = name; self.model = model; self.state = state; self.backoffUntil = backoffUntil

@@ -70,13 +70,4 @@ package enum Lineup: Sendable {
         case .hybrid(let fast, let accurate, _): [fast, accurate]
         }
     }
-
-    /// The provider whose availability decides whether photos can be processed at all: hybrid works
-    /// on the accurate provider alone when the fast one is down, not the other way round.
-    var gate: ProviderChannel {
-        switch self {
-        case .single(let channel): channel
-        case .hybrid(_, let accurate, _): accurate
-        }
-    }
 }

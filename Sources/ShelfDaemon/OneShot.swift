@@ -117,6 +117,15 @@ package struct OneShot {
             "\(pipeline.lineup.name) asks to wait until \(formatter.string(from: until)) (\(reason)); queued photos stay queued. Run again later."
         case .retriesLater(let date):
             "Some photos failed and are retried at \(formatter.string(from: date)) or later; see 'shelfd status'."
+        case .providerDown:
+            (status.providers.compactMap { StatusReport.outageSentence($0) }.first ?? "\(pipeline.lineup.name) is down")
+                + ". Nothing is lost: the photos stay queued, no attempt used, for the next run or the daemon."
+        }
+        // Hybrid finished every photo with the fast provider while the accurate one is down: say so.
+        if warning == nil, status.providers.count > 1, let accurate = status.providers.last,
+           let down = StatusReport.outageSentence(accurate) {
+            return Report(queued: queued, stop: summary.stop, status: status,
+                          warning: down + ". The fast readings wait for review and are read again when it answers.")
         }
         return Report(queued: queued, stop: summary.stop, status: status, warning: warning)
     }

@@ -16,6 +16,8 @@ struct PhotoAnswer: Sendable {
     /// What `resultURL` held for this same photo before: an earlier run, kept in results/.history.
     var previous: ResultDocument?
     var review: Bool
+    /// Hybrid: the accurate provider this fast reading waits for.
+    var awaiting: String? = nil
 }
 
 /// How a photo's turn ended: an answer to write, or an outcome for the queue.
@@ -51,7 +53,8 @@ extension Pipeline {
                 try AtomicFile.write(data, to: answer.resultURL, failpointAfterTemp: written == 0 ? "mid_write" : nil)
                 written += 1
                 outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
-                                                                       resultPath: answer.resultURL.path, review: answer.review)))
+                                                                       resultPath: answer.resultURL.path, review: answer.review),
+                                           awaiting: answer.awaiting))
             } catch {
                 // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
                 logger.error("Cannot write a result", metadata: ["photo.path": "\(job.relativePath)", "error": "\(error)"])

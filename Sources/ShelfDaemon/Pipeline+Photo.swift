@@ -18,6 +18,21 @@ enum Step: Sendable {
     case stopped
 }
 
+/// Hybrid: the accurate provider was not asked about a photo, so its fast reading is kept for review.
+struct AccurateNotAsked: Sendable {
+    /// Every book of such a reading waits for a person with this reason.
+    static let reviewReason = "accurate_not_asked"
+    var provider: String
+    var reason: String
+    /// Asked again when the provider answers (not after a recheck that it already answered).
+    var awaiting: Bool
+
+    var note: String {
+        "\(provider) (the accurate provider) was not asked: \(reason); this is the fast reading, every book waits for review"
+            + (awaiting ? ", and the photo is read again when \(provider) answers" : "")
+    }
+}
+
 /// The attempt a photo is on: charged once, just before the first request that costs anything.
 /// Also keeps what was prepared for each preset, so hybrid does not prepare twice for the same one.
 final class AttemptCounter: @unchecked Sendable {      // unchecked: used by one photo's task only
@@ -69,6 +84,7 @@ extension Pipeline {
         let attempt = AttemptCounter(store: store, job: job)
 
         let decided: (answer: ModelAnswer, run: ResultDocument.Run, runs: [ResultDocument.Run], books: [Book])
+        var notAsked: AccurateNotAsked?
         switch lineup {
         case .single(let channel):
             let step = await ask(channel, job: job, bytes: bytes, info: info, attempt: attempt)
@@ -80,11 +96,13 @@ extension Pipeline {
             let first = await ask(fast, job: job, bytes: bytes, info: info, attempt: attempt)
             var runs: [ResultDocument.Run] = []
             var fastBooks: [Book] = []
+            var fastAnswer: (answer: ModelAnswer, run: ResultDocument.Run)?
             var confident: (answer: ModelAnswer, run: ResultDocument.Run)?
             switch first {
             case .answered(let answer, let run):
                 runs.append(run)
                 fastBooks = check(answer, source: fast.name)
+                fastAnswer = (answer, run)
                 if !Self.needsAccurateProvider(answer, escalateBelow: escalateBelow) { confident = (answer, run) }
             case .failed(_, let run):
                 runs.append(run)                   // a failed fast answer escalates (the fast provider may be paused)
@@ -99,16 +117,37 @@ extension Pipeline {
                 logger.info("Asking the accurate provider", metadata: ["photo.path": "\(job.relativePath)",
                                                                        "provider": "\(accurate.name)"])
                 let second = await ask(accurate, job: job, bytes: bytes, info: info, attempt: attempt)
-                guard case .answered(let answer, let run) = second else {
+                switch second {
+                case .answered(let answer, let run):
+                    decided = (answer, run, runs + [run], Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
+                // The accurate provider is down, paused, out of quota or failed on this photo: the fast reading
+                // is kept for a person to review, not thrown away (with no fast reading, the photo ends as usual).
+                case .failed(let error, let run):
+                    guard let fastAnswer else { return .ended(ending(second, channel: accurate, job: job, attempt: attempt)) }
+                    notAsked = accurateNotAsked(accurate, reason: Self.shortReason(error.message),
+                                                photosOwn: Self.isPhotosOwn(error), job: job)
+                    decided = (fastAnswer.answer, fastAnswer.run, runs + [run], fastBooks)
+                case .unavailable(let health):
+                    guard let fastAnswer else { return .ended(ending(second, channel: accurate, job: job, attempt: attempt)) }
+                    notAsked = accurateNotAsked(accurate, reason: Self.describe(health), photosOwn: false, job: job)
+                    decided = (fastAnswer.answer, fastAnswer.run, runs, fastBooks)
+                case .stopped:
                     return .ended(ending(second, channel: accurate, job: job, attempt: attempt))
                 }
-                decided = (answer, run, runs + [run], Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
             }
         }
 
         let enrichment = await enricher.enrich(decided.books)
         SourceHealthRecord.save(enricher.sources, to: store)
-        let books = enrichment.books
+        var books = enrichment.books
+        var notes = decided.answer.notes + enrichment.notes
+        if let notAsked {
+            for index in books.indices {
+                books[index].status = .needsReview
+                books[index].reviewReasons = (books[index].reviewReasons ?? []) + [AccurateNotAsked.reviewReason]
+            }
+            notes.append(notAsked.note)
+        }
         let elapsed = (ContinuousClock.now - started).milliseconds
         logger.info("Scan completed", metadata: [
             "event": "scan_completed", "photo.path": "\(job.relativePath)", "provider": "\(decided.run.provider)",
@@ -122,12 +161,32 @@ extension Pipeline {
             books: books,
             suggestions: SuggestionRules.combine(model: decided.answer.suggestions, measured: attempt.signals?.suggestions ?? [],
                                                  answer: decided.answer),
-            notes: decided.answer.notes + enrichment.notes + books.flatMap { $0.notes ?? [] },
+            notes: notes + books.flatMap { $0.notes ?? [] },
             response: decided.run.response ?? .init(file: "", replayed: false),
             runs: decided.runs, decidedBy: decided.run.provider, signals: attempt.signals)
         let location = resultLocation(for: job)
         return .answered(PhotoAnswer(document: document, resultURL: location.url, previous: location.previous,
-                                     review: books.contains { $0.status == .needsReview }))
+                                     review: books.contains { $0.status == .needsReview },
+                                     awaiting: notAsked?.awaiting == true ? notAsked?.provider : nil))
+    }
+
+    /// Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
+    /// waits again only when the accurate provider still gave no verdict on the photo.
+    func accurateNotAsked(_ accurate: ProviderChannel, reason: String, photosOwn: Bool, job: ClaimedJob) -> AccurateNotAsked {
+        logger.warning("Keeping the fast reading for review; the accurate provider was not asked", metadata: [
+            "photo.path": "\(job.relativePath)", "provider": "\(accurate.name)", "reason": "\(reason)"])
+        let again = !(photosOwn && ((try? store.isRecheck(jobID: job.id)) ?? false))
+        return AccurateNotAsked(provider: accurate.name, reason: reason, awaiting: again)
+    }
+
+    /// Why a provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".
+    static func describe(_ health: ProviderHealth) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        let since = health.since.map { " since \(formatter.string(from: $0))" } ?? ""
+        let until = health.until.map { " until \(formatter.string(from: $0))" } ?? ""
+        let why = health.message.map { " (\($0))" } ?? ""
+        return health.isOutage ? "\(health.state.rawValue)\(since)\(why)" : "\(health.state.rawValue)\(until)\(why)"
     }
 
     /// How a photo ends when a provider gave no answer.
@@ -178,7 +237,13 @@ extension Pipeline {
             logger.info("Replaying a saved answer", metadata: ["response": "\(saved.file)"])
         } else {
             if let saved { try? store.markResponseUnusable(id: saved.id) }      // killed before its file was written
-            if let health = unavailability(of: channel) { return .unavailable(health) }
+            // A provider that is down is asked by one photo per probe interval; the others wait in the queue.
+            var probing = false
+            switch turn(channel) {
+            case .wait(let health): return .unavailable(health)
+            case .probe: probing = true
+            case .open: break
+            }
             // Upright, resized to the provider's preset, no metadata (no GPS position leaves the machine).
             var preset = provider.preset
             var prepared: PreparedPhoto
@@ -192,13 +257,20 @@ extension Pipeline {
             defer { slots.release() }
             if shutdown.isSet { return .stopped }
             do { try await channel.limiter.waitForTurn() } catch { return .stopped }
-            if let health = unavailability(of: channel) { return .unavailable(health) }
+            if !probing {                                  // it may have gone down while this photo waited
+                switch turn(channel) {
+                case .wait(let health): return .unavailable(health)
+                case .probe: probing = true
+                case .open: break
+                }
+            }
             do { try attempt.chargeOnce() } catch {
                 return .failed(PhotoError(.internal, "\(error)", disposition: .retry(after: 60)), run)
             }
             logger.info("Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)",
                                                    "attempt": "\(attempt.attempts)"])
-            var sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, logger: logger)
+            var sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, probe: probing,
+                                  logger: logger)
             if case .failure(let error) = sent, error.code == .photoTooLarge {
                 // The provider's own limit is lower than its preset: shrink once and try again.
                 preset = ImagePreset(maxSide: preset.maxSide * 7 / 10, quality: preset.minQuality,
@@ -207,7 +279,8 @@ extension Pipeline {
                 logger.warning("Photo too large for the provider; sending a smaller one", metadata: ["max_side": "\(preset.maxSide)"])
                 if case .success(let smaller) = await prepareOffPool(bytes, preset: preset, maxPixels: settings.maxPixels) {
                     prepared = smaller
-                    sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, logger: logger)
+                    sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, probe: probing,
+                                      logger: logger)
                 }
             }
             run.sent = .init(width: prepared.width, height: prepared.height, quality: prepared.quality, bytes: prepared.jpeg.count)
@@ -218,7 +291,7 @@ extension Pipeline {
                 run.error = error.description
                 // Pause before the slot is given back, so no photo waiting for it is sent to a provider
                 // that has just said no.
-                recordProviderTrouble(error, channel: channel)
+                recordProviderTrouble(error, channel: channel, probe: probing)
                 return .failed(error, run)
             }
             let ms = (raw.latency ?? .zero).milliseconds
@@ -250,8 +323,10 @@ extension Pipeline {
     }
 
     /// One request through the channel's quick retries, each recorded for the latency figures of `status`.
-    private func send(_ upload: PhotoUpload, to channel: ProviderChannel, logger: Logger) async -> Result<RawResponse, PhotoError> {
-        await channel.send(upload, logger: logger, shouldStop: { shutdown.isSet }) { latency, outcome in
+    /// A probe of a provider that is down is one request: no quick retries.
+    private func send(_ upload: PhotoUpload, to channel: ProviderChannel, probe: Bool,
+                      logger: Logger) async -> Result<RawResponse, PhotoError> {
+        await channel.send(upload, logger: logger, shouldStop: { probe || shutdown.isSet }) { latency, outcome in
             try? store.recordRequest(provider: channel.name, latencyMs: latency.milliseconds, outcome: outcome)
         }
     }
@@ -277,6 +352,9 @@ extension Pipeline {
         switch error.disposition {
         case .dead:
             return .dead(error.code, message: error.message)
+        case .retry where Self.isOutage(error):
+            // Already recorded against the provider when the request failed: the photo waits, uncharged.
+            return .released(error.code, message: error.message, refundAttempt: charged)
         case .retry(let after):
             if attempts >= settings.maxAttempts {
                 return .dead(error.code, message: "\(error.message) (gave up after \(attempts) attempts; 'shelfd retry \(job.id)' tries again)")
@@ -289,10 +367,29 @@ extension Pipeline {
         }
     }
 
-    /// A quota, a rate limit or a configuration problem concerns the provider, not the photo: pause it
-    /// (until the given time, or until the configuration changes).
-    func recordProviderTrouble(_ error: PhotoError, channel: ProviderChannel) {
+    /// No connection, DNS, a timeout or a 5xx: the provider's trouble (DESIGN §5), never charged to the photo.
+    static func isOutage(_ error: PhotoError) -> Bool {
+        guard case .retry = error.disposition else { return false }
+        return error.code == .network || error.code == .providerUnavailable
+    }
+
+    /// Whether a failure is the photo's own: the provider answered about this photo (unreadable, too large,
+    /// blocked, an answer that never parses).
+    static func isPhotosOwn(_ error: PhotoError) -> Bool {
         switch error.disposition {
+        case .dead: true
+        case .retry: !isOutage(error)
+        case .providerWait, .providerBroken: false
+        }
+    }
+
+    /// An outage, a quota, a rate limit or a configuration problem concerns the provider, not the photo: mark
+    /// it down (probed at growing intervals), or pause it (until the given time, or until the configuration
+    /// changes). `probe`: the failed request was the probe of a provider already down.
+    func recordProviderTrouble(_ error: PhotoError, channel: ProviderChannel, probe: Bool = false) {
+        switch error.disposition {
+        case .retry(let after) where Self.isOutage(error):
+            recordOutage(error, channel: channel, probe: probe, retryAfter: after)
         case .providerWait(let until):
             setProviderHealth(ProviderHealth(name: channel.name, state: .backoff, until: until, code: error.code.rawValue,
                                              message: error.message))
@@ -304,7 +401,7 @@ extension Pipeline {
         }
     }
 
-    /// Requests per attempt for transient failures (5xx, network): a short outage costs no attempt.
+    /// Requests per attempt for transient failures (5xx, network) before the provider is marked down.
     static let triesPerAttempt = 3
 
     /// The wait before trying again within an attempt: the server's Retry-After when it gives one (up to

@@ -131,10 +131,49 @@ package final class Pipeline: Sendable {
 
     // MARK: Provider health
 
-    /// The provider's pause or backoff, when it should not be asked now.
-    func unavailability(of channel: ProviderChannel) -> ProviderHealth? {
-        guard let health = try? store.providerHealth(channel.name), health.isInForce(at: Date()) else { return nil }
-        return health
+    /// Whether a request may go to the provider now: open, the one probe of a provider that is down, or wait.
+    func turn(_ channel: ProviderChannel) -> ProviderTurn {
+        do { return try store.takeTurn(channel.name, ceiling: settings.probeMax) } catch {
+            logger.error("Cannot read the provider's state", metadata: ["error": "\(error)"])
+            return .open
+        }
+    }
+
+    /// No connection, DNS, a timeout or a server error after the quick retries: the provider's trouble, not the
+    /// photo's. The provider is marked down and probed with one real request at growing intervals.
+    func recordOutage(_ error: PhotoError, channel: ProviderChannel, probe: Bool, retryAfter: TimeInterval?) {
+        let state: ProviderHealth.State = error.code == .network ? .unreachable : .unavailable
+        let now = Date()
+        do {
+            let health = try store.recordOutage(channel.name, state: state, code: error.code.rawValue,
+                                                message: Self.shortReason(error.message), probe: probe,
+                                                ceiling: settings.probeMax,
+                                                notBefore: retryAfter.map { now.addingTimeInterval($0) }, now: now)
+            guard probe || health.since == now else { return }       // a request already in flight: nothing new
+            logger.warning(probe ? "Provider still down" : "Provider down; photos wait for it without using an attempt",
+                           metadata: ["provider": "\(channel.name)", "state": "\(health.state.rawValue)",
+                                      "reason": "\(health.message ?? "")",
+                                      "next_try": "\(health.until.map { "\($0)" } ?? "-")",
+                                      "event": "provider_\(health.state.rawValue)"])
+        } catch {
+            logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The first sentence of a provider error, for `status`: "Could not connect to Gemini at … (…)" without
+    /// the advice that follows it. A full stop inside parentheses does not end it.
+    static func shortReason(_ message: String) -> String {
+        var depth = 0
+        var previous: Character = " "
+        for index in message.indices {
+            let character = message[index]
+            if character == "(" { depth += 1 } else if character == ")" { depth = max(0, depth - 1) }
+            if depth == 0, character == " ", previous == "." || previous == ";" {
+                return String(message[..<message.index(before: index)])
+            }
+            previous = character
+        }
+        return message.hasSuffix(".") ? String(message.dropLast()) : message
     }
 
     func setProviderHealth(_ health: ProviderHealth) {
@@ -151,6 +190,10 @@ package final class Pipeline: Sendable {
 
     func markHealthy(_ channel: ProviderChannel) {
         guard let health = try? store.providerHealth(channel.name), health.state != .ok else { return }
+        if health.isOutage {
+            logger.notice("Provider back", metadata: ["provider": "\(channel.name)", "event": "provider_back",
+                                                      "down_since": "\(health.since.map { "\($0)" } ?? "-")"])
+        }
         setProviderHealth(ProviderHealth(name: channel.name, state: .ok))
     }
 

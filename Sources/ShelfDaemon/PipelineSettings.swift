@@ -25,6 +25,8 @@ package struct PipelineSettings: Sendable {
     package var maxPixels = 64_000_000
     /// `run`/`scan` wait this long for a retry or a provider backoff before giving up for this pass.
     package var maxWaitInPass: TimeInterval = 120
+    /// The longest wait between two probes of a provider that is down (`pipeline.probe_max_s`).
+    package var probeMax: TimeInterval = 300
 
     package init(batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
                  incoming: URL, results: URL, processed: URL, libraryFile: URL, review: URL, responses: URL) {

@@ -77,6 +77,7 @@ package struct Runtime: Sendable {
             review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses))
         settings.exports = URL(fileURLWithPath: paths.exports)
         settings.exclusiveShelf = config.export.exclusiveShelf
+        settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue,
                                           enricher: enricher, logger: logger),

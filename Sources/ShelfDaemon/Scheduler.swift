@@ -12,6 +12,7 @@ package struct PassSummary: Sendable, Equatable {
         case shutdown
         case providerPaused(String)             // a configuration problem: nothing more can be sent
         case providerWaiting(until: Date, String)   // quota or rate limit beyond what a pass waits for
+        case providerDown(ProviderHealth)       // unreachable or unavailable, and its probe failed too
         case retriesLater(Date)                 // failed photos are due again after this pass
     }
     package var stop: Stop
@@ -42,27 +43,36 @@ extension Pipeline {
                 }
 
                 // Is the provider available at all?
-                if let health = try? store.providerHealth(lineup.gate.name), health.isInForce(at: Date()) {
+                let gate = gateHealth()
+                if let health = gate, health.isInForce(at: Date()) {
                     if holding > 0 { await wake.wait(timeout: .seconds(5)); continue }
                     if health.state == .paused {
                         if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
                         // The daemon keeps watching; it asks again after a while in case the cause was fixed.
                         await wake.wait(timeout: .seconds(900))
-                        if !shutdown.isSet { setProviderHealth(ProviderHealth(name: lineup.gate.name, state: .ok)) }
+                        if !shutdown.isSet { setProviderHealth(ProviderHealth(name: health.name, state: .ok)) }
                         continue
                     }
                     let wait = health.until.map { $0.timeIntervalSinceNow } ?? .infinity
+                    // A pass gives a provider that is down one probe after the quick retries; then it leaves the
+                    // photos queued, uncharged, for the next pass or the daemon.
+                    if untilIdle && health.isOutage && (health.probes > 0 || wait > settings.maxWaitInPass) {
+                        return PassSummary(stop: .providerDown(health))
+                    }
                     if untilIdle && wait > settings.maxWaitInPass {
                         return PassSummary(stop: .providerWaiting(until: health.until ?? Date(), health.message ?? "provider backing off"))
                     }
                     await wake.wait(timeout: .seconds(wait))
                     continue
                 }
+                recheckAwaitingPhotos(untilIdle: untilIdle)
 
+                // A provider that is down gets one photo at its probe time: the rest stay in the queue.
+                let probeOnly = gate?.isOutage == true && lineup.channels.count == 1
                 let jobs: [ClaimedJob]
                 do {
-                    jobs = try store.claim(limit: min(settings.batchSize, enough - holding), provider: lineup.name, choice: choice,
-                                           owner: owner, lease: settings.lease)
+                    jobs = try store.claim(limit: probeOnly ? 1 : min(settings.batchSize, enough - holding),
+                                           provider: lineup.name, choice: choice, owner: owner, lease: settings.lease)
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                     await wake.wait(timeout: .seconds(5))
@@ -101,6 +111,34 @@ extension Pipeline {
                     self.wake.notify()
                 }
             }
+        }
+    }
+
+    /// The health that decides whether photos can be processed at all. Hybrid goes on while either provider
+    /// can be asked: the accurate one alone when the fast one is down, the fast one alone (its readings kept
+    /// for review) when the accurate one is; with both down, the one expected back first.
+    func gateHealth(now: Date = Date()) -> ProviderHealth? {
+        let healths = lineup.channels.map { try? store.providerHealth($0.name) }
+        if let usable = healths.last(where: { !($0?.isInForce(at: now) ?? false) }) { return usable }
+        return healths.compactMap { $0 }.min { ($0.until ?? .distantFuture) < ($1.until ?? .distantFuture) }
+    }
+
+    /// Hybrid: photos whose fast reading waits for the accurate provider are asked again once it answers;
+    /// while it may be asked (its probe is due, or it is believed fine), one of them goes as the probe. A pass
+    /// (`run`) does not probe a provider that is down this way: it would never be idle.
+    func recheckAwaitingPhotos(untilIdle: Bool) {
+        guard case .hybrid(_, let accurate, _) = lineup, choice == nil else { return }
+        guard ((try? store.awaitingCount(provider: accurate.name)) ?? 0) > 0 else { return }
+        let health = try? store.providerHealth(accurate.name)
+        do {
+            let mayAsk = !(health?.isInForce(at: Date()) ?? false) && !(untilIdle && health?.isOutage == true)
+            let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk)
+            if !jobs.isEmpty {
+                logger.info("Asking the accurate provider again about fast readings", metadata: [
+                    "provider": "\(accurate.name)", "photos": "\(jobs.count)", "event": "recheck"])
+            }
+        } catch {
+            logger.error("Cannot requeue photos for the accurate provider", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -13,7 +13,12 @@ package enum StatusReport {
             ? [config.hybrid.fast, config.hybrid.accurate] : [chosen.provider]
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
         let store = try Store.openForReading(path: config.paths.database)
-        let providers = try kinds.map { try provider($0, config: config, store: store, now: now) }
+        let waiting = try store?.queueCounts(now: now)
+        let providers = try kinds.map { kind in
+            var provider = try provider(kind, config: config, store: store, now: now)
+            if provider.isDown { provider.photosWaiting = waiting.map { $0.pending + $0.leased + $0.failed } ?? 0 }
+            return provider
+        }
         var overall = providers.last!                 // single: the one; hybrid: the accurate one decides
         overall.chosenBecause = chosen.reason
         if chosen.provider == .hybrid {
@@ -28,6 +33,7 @@ package enum StatusReport {
         }
         let record = running ? try store.daemonRecord() : nil
         let counts = try store.queueCounts(now: now)
+        let awaiting = chosen.provider == .hybrid ? try store.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
 
         var problems: [StatusDocument.Problem] = []
         for provider in providers where provider.state != "ok" {
@@ -36,7 +42,11 @@ package enum StatusReport {
             let blocking = provider == providers.last
             problems.append(.init(code: health?.code ?? "provider_\(provider.state)",
                                   severity: provider.state == "paused" && blocking ? "error" : "warning",
-                                  message: "\(provider.name): \(provider.reason ?? provider.state)"))
+                                  message: outageSentence(provider, now: now) ?? "\(provider.name): \(provider.reason ?? provider.state)"))
+        }
+        if awaiting > 0 {
+            problems.append(.init(code: "accurate_not_asked", severity: "warning",
+                                  message: "\(awaiting) photo\(awaiting == 1 ? "" : "s") kept the fast reading for review; they are read again when \(config.hybrid.accurate.rawValue) answers"))
         }
         for source in config.enrich.sources where source != .catalogue {
             // A book source that is not being asked: books are decided without it (a warning, not an error).
@@ -85,12 +95,36 @@ package enum StatusReport {
         default: ""
         }
         let health = try store?.providerHealth(kind.rawValue)
-        let state = health.map { $0.isInForce(at: now) ? $0.state.rawValue : "ok" } ?? "ok"
+        // An outage lasts until a probe gets an answer, also while its next probe is due.
+        let state = health.map { $0.isInForce(at: now) || $0.isOutage ? $0.state.rawValue : "ok" } ?? "ok"
         let latency = try store?.latencyPercentiles(provider: kind.rawValue)
-        return .init(name: kind.rawValue, model: model, state: state,
-                     backoffUntil: state == "backoff" ? health?.until : nil,
-                     reason: state == "ok" ? nil : health?.message,
-                     latencyMs: latency.map { .init(p50: $0.p50, p95: $0.p95) })
+        var provider = StatusDocument.Provider(name: kind.rawValue, model: model, state: state,
+                                               backoffUntil: state == "backoff" ? health?.until : nil,
+                                               reason: state == "ok" ? nil : health?.message,
+                                               latencyMs: latency.map { .init(p50: $0.p50, p95: $0.p95) })
+        if let health, health.isOutage {
+            provider.since = health.since
+            provider.nextTry = health.until
+        }
+        return provider
+    }
+
+    /// A provider that is down, in one sentence for `status` and `run`:
+    /// "provider: gemini — unreachable since 10:02:11 (Could not connect …), next try 10:04:40; 23 photos waiting".
+    package static func outageSentence(_ provider: StatusDocument.Provider, now: Date = Date()) -> String? {
+        guard provider.isDown else { return nil }
+        let clock = DateFormatter()
+        clock.dateFormat = "HH:mm:ss"
+        var sentence = "provider: \(provider.name) — \(provider.state)"
+        if let since = provider.since { sentence += " since \(clock.string(from: since))" }
+        if let reason = provider.reason { sentence += " (\(reason))" }
+        if let next = provider.nextTry {
+            sentence += next > now ? ", next try \(clock.string(from: next))" : ", next try with the next photo"
+        }
+        if let waiting = provider.photosWaiting {
+            sentence += "; \(waiting) photo\(waiting == 1 ? "" : "s") waiting"
+        }
+        return sentence
     }
 
     /// The one-line summary systemd shows (`STATUS=`) and `status` prints first.

@@ -2,17 +2,28 @@ import Foundation
 
 /// Whether a provider is being asked, and if not, until when and why.
 package struct ProviderHealth: Sendable, Equatable, Codable {
-    package enum State: String, Sendable, Codable { case ok, backoff, paused }
+    /// `unreachable` (no connection, DNS, timeout) and `unavailable` (5xx): an outage, ridden out with probes.
+    package enum State: String, Sendable, Codable { case ok, backoff, paused, unreachable, unavailable }
     package var name: String
     package var state: State
-    /// Backoff or pause end; nil for a configuration problem (paused until the configuration changes).
+    /// Backoff or pause end, or an outage's next probe; nil for a configuration problem (paused until the
+    /// configuration changes).
     package var until: Date?
     package var code: String?
     package var message: String?
+    /// When the outage began (unreachable, unavailable).
+    package var since: Date?
+    /// Probes that failed since the outage began: the next interval doubles with each.
+    package var probes: Int
 
-    package init(name: String, state: State, until: Date? = nil, code: String? = nil, message: String? = nil) {
+    package init(name: String, state: State, until: Date? = nil, code: String? = nil, message: String? = nil,
+                 since: Date? = nil, probes: Int = 0) {
         self.name = name; self.state = state; self.until = until; self.code = code; self.message = message
+        self.since = since; self.probes = probes
     }
+
+    /// An outage: the provider did not answer, or answered only with server errors.
+    package var isOutage: Bool { state == .unreachable || state == .unavailable }
 
     /// Whether it keeps the provider (or book source) from being asked at `now`: a pause until the
     /// configuration changes, a backoff until its end.
@@ -20,9 +31,24 @@ package struct ProviderHealth: Sendable, Equatable, Codable {
         switch state {
         case .ok: false
         case .paused: true
-        case .backoff: until.map { $0 > now } ?? true
+        case .backoff, .unreachable, .unavailable: until.map { $0 > now } ?? true
         }
     }
+
+    /// The wait before the probe after `failedProbes` failed ones: 5 s doubling up to `ceiling`, ±20 % jitter
+    /// (so several machines that lost the same provider do not come back in step).
+    package static func probeInterval(failedProbes: Int, ceiling: TimeInterval) -> TimeInterval {
+        let base = min(ceiling, 5 * pow(2, Double(min(failedProbes, 20))))
+        return max(0.5, base * Double.random(in: 0.8...1.2))
+    }
+}
+
+/// Whether a request may go to a provider now.
+package enum ProviderTurn: Sendable, Equatable {
+    case open
+    /// The provider is down and this request is the one probe: the next one waits a full interval.
+    case probe
+    case wait(ProviderHealth)
 }
 
 extension Store {
@@ -30,10 +56,13 @@ extension Store {
         try write { db in
             let previous = try db.queryOne("SELECT state FROM provider_state WHERE name = ?", [health.name])?.string("state")
             try db.execute("""
-                INSERT INTO provider_state (name, state, until, code, message, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET state = excluded.state, until = excluded.until, code = excluded.code,
-                    message = excluded.message, updated_at = excluded.updated_at
-                """, [health.name, health.state.rawValue, health.until, health.code, health.message, now])
+                    message = excluded.message, since = excluded.since, probes = excluded.probes,
+                    updated_at = excluded.updated_at
+                """, [health.name, health.state.rawValue, health.until, health.code, health.message, health.since,
+                      health.probes, now])
             if previous != health.state.rawValue {
                 try Self.addEvent(db, "provider_\(health.state.rawValue)", message: "\(health.name): \(health.message ?? "")", now: now)
             }
@@ -49,12 +78,65 @@ extension Store {
     }
 
     package func providerHealth(_ name: String) throws -> ProviderHealth? {
-        try read { db in
-            guard let row = try db.queryOne("SELECT * FROM provider_state WHERE name = ?", [name]),
-                  let state = ProviderHealth.State(rawValue: row.string("state") ?? "") else { return nil }
-            return ProviderHealth(name: name, state: state, until: row.date("until"), code: row.string("code"),
-                                  message: row.string("message"))
+        try read { db in try providerHealthIn(db, name) }
+    }
+
+    /// Whether a request may go to the provider now. While it is down, the first request after the probe time
+    /// is the probe, and the probe time moves on by the next interval at once, in the same transaction: however many
+    /// photos or processes are waiting, one request goes out per interval.
+    package func takeTurn(_ name: String, ceiling: TimeInterval, now: Date = Date()) throws -> ProviderTurn {
+        // Most of the time the provider is fine: a read says so without taking the write lock.
+        let seen = try providerHealth(name)
+        guard let seen, seen.isOutage || seen.isInForce(at: now) else { return .open }
+        return try write { db in
+            guard let health = try providerHealthIn(db, name) else { return .open }
+            if health.isInForce(at: now) { return .wait(health) }
+            guard health.isOutage else { return .open }
+            let interval = ProviderHealth.probeInterval(failedProbes: health.probes + 1, ceiling: ceiling)
+            try db.execute("UPDATE provider_state SET until = ?, updated_at = ? WHERE name = ?",
+                           [now.addingTimeInterval(interval), now, name])
+            return .probe
         }
+    }
+
+    /// An outage seen by a request: the provider becomes unreachable or unavailable (since now), or, when it
+    /// already was and this request was the probe, its next probe waits twice as long. A request that was
+    /// already in flight when the outage began changes nothing.
+    package func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
+                              ceiling: TimeInterval, notBefore: Date? = nil, now: Date = Date()) throws -> ProviderHealth {
+        try write { db in
+            let current = try providerHealthIn(db, name)
+            var health: ProviderHealth
+            if let current, current.isOutage {
+                guard probe else { return current }
+                health = current
+                health.probes += 1
+            } else {
+                health = ProviderHealth(name: name, state: state, since: now)
+            }
+            health.state = state; health.code = code; health.message = message
+            var next = now.addingTimeInterval(ProviderHealth.probeInterval(failedProbes: health.probes, ceiling: ceiling))
+            if let notBefore, notBefore > next { next = notBefore }
+            health.until = next
+            try db.execute("""
+                INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET state = excluded.state, until = excluded.until, code = excluded.code,
+                    message = excluded.message, since = excluded.since, probes = excluded.probes,
+                    updated_at = excluded.updated_at
+                """, [name, health.state.rawValue, health.until, code, message, health.since, health.probes, now])
+            if current?.isOutage != true {
+                try Self.addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)
+            }
+            return health
+        }
+    }
+
+    private func providerHealthIn(_ db: SQLiteConnection, _ name: String) throws -> ProviderHealth? {
+        guard let row = try db.queryOne("SELECT * FROM provider_state WHERE name = ?", [name]),
+              let state = ProviderHealth.State(rawValue: row.string("state") ?? "") else { return nil }
+        return ProviderHealth(name: name, state: state, until: row.date("until"), code: row.string("code"),
+                              message: row.string("message"), since: row.date("since"), probes: Int(row.int("probes") ?? 0))
     }
 
     /// One provider request, for the latency figures of `status`. Keeps the newest 1,000.

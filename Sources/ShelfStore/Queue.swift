@@ -46,7 +46,11 @@ package struct JobOutcome: Sendable {
     }
     package var job: ClaimedJob
     package var result: Result
-    package init(job: ClaimedJob, result: Result) { self.job = job; self.result = result }
+    /// Hybrid: finished with the fast reading, waiting for this (accurate) provider to be asked again.
+    package var awaiting: String?
+    package init(job: ClaimedJob, result: Result, awaiting: String? = nil) {
+        self.job = job; self.result = result; self.awaiting = awaiting
+    }
 }
 
 extension Store {
@@ -231,6 +235,9 @@ extension Store {
                             lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?
                         WHERE id = ?
                         """, [review ? "review" : "done", resultPath, now, now, job.id])
+                    if let awaiting = outcome.awaiting {
+                        try db.execute("UPDATE job SET awaiting = ? WHERE id = ?", [awaiting, job.id])
+                    }
                     let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []
                     for book in books {

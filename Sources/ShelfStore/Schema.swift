@@ -270,6 +270,14 @@ enum Schema {
         CREATE INDEX book_sighting_match ON book_sighting(match_key) WHERE match_key IS NOT NULL;
         INSERT OR IGNORE INTO setting (key, value) VALUES ('merge_by_isbn', 'pending');   -- Store.mergeWorksSharingAnISBN
         """,
+        // Outages ridden out with probes; hybrid photos whose fast reading waits for the accurate provider.
+        """
+        ALTER TABLE provider_state ADD COLUMN since REAL;          -- when an outage began
+        ALTER TABLE provider_state ADD COLUMN probes INTEGER NOT NULL DEFAULT 0;   -- failed probes since
+        ALTER TABLE job ADD COLUMN awaiting TEXT;                  -- hybrid: the accurate provider not asked yet
+        ALTER TABLE job ADD COLUMN recheck_of INTEGER REFERENCES job(id);   -- the job whose fast reading this one asks again
+        CREATE INDEX job_awaiting ON job(awaiting) WHERE awaiting IS NOT NULL;
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -7,7 +7,7 @@ import ShelfDaemon
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "What shelfd is doing, what failed, and what needs a look. Works with the daemon stopped.",
-        discussion: "Exits 0 when healthy, 3 when degraded (failed photos, provider paused), 4 with --require-daemon when no daemon runs.")
+        discussion: "Exits 0 when healthy, 3 when degraded (failed photos, provider paused or down), 4 with --require-daemon when no daemon runs.")
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the status as JSON (schema shelfd.status/1).") var json = false
@@ -35,6 +35,7 @@ struct Status: AsyncParsableCommand {
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
         for p in status.providers {
+            if let down = StatusReport.outageSentence(p) { lines.append(down); continue }
             var provider = "provider: \(p.name) \(p.model) — \(p.state)"
             if let until = p.backoffUntil { provider += " until \(formatter.string(from: until))" }
             if let reason = p.reason { provider += ": \(reason)" }

@@ -140,6 +140,11 @@ package final class GeminiEmulator: Sendable {
 
     package func stop() { server.stop() }
 
+    /// An outage on the same port: connections are cut and refused (accepted and closed at once) until
+    /// `setDown(false)`; `droppedConnections` counts the attempts made meanwhile.
+    package func setDown(_ down: Bool) { server.setDown(down) }
+    package var droppedConnections: Int { server.droppedConnections }
+
     /// `http://127.0.0.1:PORT`, what shelfd's `[gemini] base_url` should be.
     package var baseURL: String { server.baseURL }
 

@@ -72,6 +72,9 @@ package final class HTTPServer: Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var stopped = false
+        /// An outage: every connection is accepted and closed at once, unanswered (and counted).
+        var down = false
+        var droppedConnections = 0
     }
 
     private let handler: Handler
@@ -120,6 +123,19 @@ package final class HTTPServer: Sendable {
         for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
+    /// Simulates an outage on the same port: while down, open connections are cut (a request in flight gets
+    /// no answer) and every new connection is closed as soon as it is accepted, counted in `droppedConnections`.
+    package func setDown(_ down: Bool) {
+        let open = state.withLock { s -> Set<Int32> in
+            s.down = down
+            return down ? s.connections : []
+        }
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// Connections closed unanswered while the server was down: the attempts a client made during an outage.
+    package var droppedConnections: Int { state.withLock { $0.droppedConnections } }
+
     package var port: Int { state.withLock { $0.port } }
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -142,10 +158,12 @@ package final class HTTPServer: Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             let number: Int? = state.withLock { s in
                 guard !s.stopped else { return nil }
+                if s.down { s.droppedConnections += 1; return 0 }
                 s.connections.insert(fd); s.connectionCount += 1
                 return s.connectionCount
             }
             guard let number else { shutdown(fd, Int32(SHUT_RDWR)); close(fd); return }
+            if number == 0 { shutdown(fd, Int32(SHUT_RDWR)); close(fd); continue }
             let thread = Thread { [self] in serve(fd, number) }
             thread.name = "HTTPServer.connection"
             thread.start()

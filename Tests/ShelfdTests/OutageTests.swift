@@ -1,0 +1,127 @@
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfTesting
+import Testing
+
+/// The attempts charged to each job, read from the database as `shelfd` left it.
+func chargedAttempts(_ root: ShelfRoot) throws -> [Int] {
+    let store = try #require(try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
+    return try store.read { db in try db.query("SELECT attempts FROM job ORDER BY id").map { Int($0.int("attempts") ?? -1) } }
+}
+
+@Suite("A provider outage costs no photo", .serialized)
+struct OutageTests {
+    /// Probes at most every 5 s, so the photos go through within seconds of the provider's return.
+    static func root(_ gemini: GeminiEmulator) throws -> ShelfRoot {
+        try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "5"]])
+    }
+
+    @Test("The provider's port closed for two minutes under watch: no photo failed, all done soon after it returns, few requests meanwhile",
+          .timeLimit(.minutes(5)))
+    func twoMinuteOutageUnderWatch() async throws {
+        // Answers take a second, so photos are in flight when the port closes.
+        try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(1), reply: .books([dune]))) { gemini in
+            let root = try Self.root(gemini)
+            let daemon = try root.startDaemon()
+            for seed in 1100..<1108 { try root.drop(JPEGFactory.shelf(seed: seed), as: "\(seed).jpg") }
+            try await waitUntil("the first photo is in flight") { !gemini.requests.isEmpty }
+            gemini.setDown(true)
+            let outage = ContinuousClock.now
+
+            try await waitUntil("status says the provider is unreachable", timeout: .seconds(30)) {
+                try await root.status().provider.state == "unreachable"
+            }
+            let during = try await root.status()
+            #expect(during.provider.since != nil && during.provider.nextTry != nil)
+            #expect((during.provider.photosWaiting ?? 0) > 0)
+            let text = try await root.shelfd("status")
+            #expect(text.status == 3)
+            #expect(text.stdout.contains("provider: gemini — unreachable since "), "\(text.stdout)")
+            #expect(text.stdout.contains("next try") && text.stdout.contains("photos waiting"), "\(text.stdout)")
+
+            // Two minutes down; nothing may fail meanwhile, and the daemon keeps running.
+            while ContinuousClock.now - outage < .seconds(120) {
+                let status = try await root.status()
+                #expect(status.queue.dead == 0 && status.queue.failed == 0, "an outage is not the photos' fault")
+                #expect(daemon.process.isRunning)
+                try await Task.sleep(for: .seconds(10))
+            }
+            let tried = gemini.droppedConnections
+            gemini.setDown(false)
+
+            // Probes every 4–6 s at most: back within seconds.
+            try await waitUntil("all eight photos are done after the provider returns", timeout: .seconds(20)) {
+                try await root.status().queue.done == 8
+            }
+            let after = try await root.status()
+            #expect(after.queue.dead == 0 && after.queue.failed == 0 && after.provider.state == "ok")
+            #expect(try root.resultDocuments().count == 8)
+            // The requests in flight when it closed (concurrency 2, three quick tries each), then one probe per
+            // interval of at least 4 s over 120 s.
+            let allowed = 2 * 3 + 120 / 4 + 1
+            #expect(tried > 0, "the daemon did probe during the outage")
+            #expect(tried <= allowed, "\(tried) connection attempts in two minutes; the probe schedule allows \(allowed)")
+            #expect(try chargedAttempts(root).allSatisfy { $0 <= 1 }, "only the answered request is charged")
+            #expect(daemon.process.isRunning)
+            #expect(try await daemon.stop() == 0)
+            #expect(daemon.logText.contains("Provider back"))
+        }
+    }
+
+    @Test("run during an outage exits 3 with the provider's sentence; the photos stay queued, uncharged, and go through later",
+          .timeLimit(.minutes(2)))
+    func runDuringOutage() async throws {
+        // A port nothing listens on: connections are refused.
+        let closed = try GeminiEmulator.start(script: .always(.books([dune])))
+        let port = closed.baseURL
+        closed.stop()
+        let root = try ShelfRoot(geminiURL: port, overrides: ["pipeline": ["probe_max_s": "5"]])
+        for seed in 1120..<1123 { try root.drop(JPEGFactory.shelf(seed: seed), as: "\(seed).jpg") }
+
+        let run = try await root.shelfd("run")
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("provider: gemini — unreachable since "), "\(run.stderr)")
+        #expect(run.stderr.contains("Could not connect to Gemini"), "\(run.stderr)")
+        #expect(run.stderr.contains("next try") && run.stderr.contains("3 photos waiting"), "\(run.stderr)")
+        let status = try await root.status()
+        #expect(status.queue.pending == 3 && status.queue.failed == 0 && status.queue.dead == 0)
+        #expect(status.provider.state == "unreachable" && status.provider.photosWaiting == 3)
+        #expect(status.provider.reason?.hasPrefix("Could not connect to Gemini") == true)
+        #expect(try chargedAttempts(root) == [0, 0, 0])
+
+        // The provider is back (elsewhere): once the next probe is due, a run takes every photo.
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "5"]])
+            let next = try #require(status.provider.nextTry)
+            // (status --json gives whole seconds)
+            try await waitUntil("the next probe is due", timeout: .seconds(15)) { Date() > next.addingTimeInterval(1) }
+            let again = try await root.shelfd("run")
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(gemini.requests.count == 3)
+            let done = try await root.status()
+            #expect(done.queue.done == 3 && done.provider.state == "ok")
+        }
+    }
+
+    @Test("503s for a while under watch: the provider is unavailable, probed once per interval, no photo charged",
+          .timeLimit(.minutes(2)))
+    func serverErrorsAreTheProvidersTrouble() async throws {
+        // Twelve 503s: three quick tries of each request in flight, then single probes.
+        try await withGeminiEmulator(.failing(times: 12, with: .overloaded, then: .books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "1", "max_attempts": "1"]])
+            let daemon = try root.startDaemon()
+            for seed in 1130..<1134 { try root.drop(JPEGFactory.shelf(seed: seed), as: "\(seed).jpg") }
+            try await waitUntil("status says the provider is unavailable") {
+                try await root.status().provider.state == "unavailable"
+            }
+            #expect(try await root.status().provider.reason?.contains("HTTP 503") == true)
+            try await waitUntil("all four photos are done", timeout: .seconds(60)) { try await root.status().queue.done == 4 }
+            let status = try await root.status()
+            #expect(status.queue.dead == 0 && status.queue.failed == 0, "max_attempts = 1, and no photo used it up")
+            #expect(status.provider.state == "ok")
+            #expect(gemini.requests.count == 12 + 4, "every 503 was a request the schedule sent; then one per photo")
+            #expect(try await daemon.stop() == 0)
+        }
+    }
+}
