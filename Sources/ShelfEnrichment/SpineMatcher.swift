@@ -122,7 +122,41 @@ package struct SpineMatcher: Sendable {
         // A text mostly about something else (a longer title that merely contains this one) is not this book.
         if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
         return MatchEvidence(score: min(score, 1), lead: 0, title: title, titleMass: titleMass, author: author,
-                             tag: tag, explained: explained)
+                             tag: tag, explained: explained,
+                             callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query))
+    }
+
+    /// Whether the text shows the record's call number with another book's part in it: its last class
+    /// followed by other letters ("435.6 Lei" where the record has "435.6 Coi"), or its letters after
+    /// another class number ("834 Poe" where it has "841B Poe"). One character off ("Bed" for "Bec", "79"
+    /// for "179") is the OCR's misreading of the same label, not another label. A spine shows one label,
+    /// so this vetoes the record whatever else agrees.
+    private func callNumberDisagrees(_ record: PreparedRecord, _ query: PreparedQuery) -> Bool {
+        guard let code = record.tag.last, let lastClass = record.tag.dropLast().last else { return false }
+        let numbers = record.tag.dropLast().filter { $0.bytes.first.map(Self.isDigit) == true }
+        let words = query.words
+        for index in words.indices.dropLast() {
+            let (word, next) = (words[index], words[index + 1])
+            if word.hash == lastClass.hash && (3...4).contains(next.bytes.count) && next.bytes.allSatisfy(Self.isLetter)
+                && Self.differences(next.bytes, code.bytes) >= 2 { return true }
+            if next.hash == code.hash && !numbers.isEmpty && word.bytes.allSatisfy(Self.isDigit)
+                && !numbers.contains(where: { Self.nearly(word.bytes, $0.bytes) }) { return true }
+        }
+        return false
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    /// Characters that differ, position by position, over the shorter of the two.
+    private static func differences(_ a: some Sequence<UInt8>, _ b: some Sequence<UInt8>) -> Int {
+        zip(a, b).filter { $0 != $1 }.count
+    }
+
+    /// A class number read with at most one digit wrong, lined up at its start ("841" for "841B") or its end
+    /// ("79" for "179": a label's edge cuts off the first digits).
+    private static func nearly(_ read: [UInt8], _ number: [UInt8]) -> Bool {
+        differences(read, number) <= 1 || differences(read.reversed(), number.reversed()) <= 1
     }
 
     /// The weighted share of `words` found in the text, and the weight found.

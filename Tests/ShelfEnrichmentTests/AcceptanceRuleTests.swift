@@ -12,6 +12,9 @@ private let library: [CatalogueRecord] = [
     book(5, "Historia de la Edad Media", nil, tag: "9(100) His"),
     book(6, "Caníbales y reyes : los orígenes de la cultura", "Harris, Marvin, 1927-2001", tag: "39 Har"),
     book(7, "Vacas, cerdos, guerras y brujas : los enigmas de la cultura", "Harris, Marvin, 1927-2001", tag: "39 Har"),
+    book(8, "Gramática ativa. 2", "Coimbra, Isabel", tag: "435.6 Coi"),
+    book(9, "Rimas y Leyendas", "Bécquer, Gustavo Adolfo", tag: "P 834 Bec"),
+    book(10, "Poemas", "Poe, Edgar Allan", tag: "P 841B Poe"),
 ]
 
 private func book(_ id: Int, _ title: String, _ author: String?, tag: String) -> CatalogueRecord {
@@ -65,6 +68,20 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         #expect(other.decision == .review)
     }
 
+    @Test("A spine labelled with another book's call number is not the record, whatever else agrees")
+    func callNumberOfAnotherBook() {
+        #expect(accepted("Isabel Coimbra Gramática Ativa 2 435.6 Coi") == "Gramática ativa. 2")
+        let other = decide("Isabel Coimbra Olga Mata Gramática Ativa 2 435.6 Lei")
+        #expect(other.best?.record.title == "Gramática ativa. 2")
+        #expect(other.decision == .review)
+        // One letter off is the OCR's misreading of the same label.
+        #expect(accepted("BÉCQUER Rimas y Leyendas P 834 Bed") == "Rimas y Leyendas")
+        // The author's letters after another class: another poet's "Poemas" shelved under 834.
+        #expect(accepted("Edgar Allan Poe Poemas P 841B Poe") == "Poemas")
+        #expect(accepted("Edgar Allan Poe Poemas P 841 Poe") == "Poemas")
+        #expect(decide("Poemas P 834 Poe").decision == .review)
+    }
+
     @Test("The rule itself: each way of accepting needs what it says")
     func ruleByEvidence() {
         let rule = AcceptanceRule.standard
@@ -89,7 +106,10 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         shortTitle.titleMass = 1
         #expect(!rule.accepts(shortTitle))
         var narrowLead = titleAlone
-        narrowLead.lead = 0.2
+        narrowLead.lead = 0.15
         #expect(!rule.accepts(narrowLead))
+        var anotherLabel = confirmed
+        anotherLabel.callNumberDisagrees = true
+        #expect(!rule.accepts(anotherLabel))
     }
 }
