@@ -3,7 +3,9 @@
 # imports the catalogue through the real importer into a temporary database, matches every usable spine's
 # OCR text, and prints top-1 accuracy (overall and by text length), the auto-accept rate and the wrong
 # matches among accepted, how many not-in-catalogue spines are auto-accepted, and ms per spine, beside a
-# plain character-trigram TF-IDF baseline run on the same data. The data is never copied into the repository.
+# plain character-trigram TF-IDF baseline run on the same data. Then the acceptance rule, before and after,
+# fitted on all images beside cross-validated over folds of whole images (the figures to expect on photos
+# the rule was not tuned on). The data is never copied into the repository.
 #
 #   scripts/bench-match.sh DATASET_DIR [--limit N]
 #

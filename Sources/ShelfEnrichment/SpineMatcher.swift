@@ -8,16 +8,20 @@ package struct MatchResult: Sendable, Equatable {
     package var best: MatchCandidate?
     /// Best first, at most five.
     package var candidates: [MatchCandidate]
-    /// `accepted`: above the threshold and ahead of the runner-up (another work) by the margin.
+    /// `accepted`: the matcher's `acceptance` rule holds for the best candidate (see `AcceptanceRule`).
     package var decision: MatchDecision
+    /// What the best candidate's score rests on; nil when there is no best candidate.
+    package var evidence: MatchEvidence?
 
-    package init(best: MatchCandidate?, candidates: [MatchCandidate], decision: MatchDecision) {
-        self.best = best; self.candidates = candidates; self.decision = decision
+    package init(best: MatchCandidate?, candidates: [MatchCandidate], decision: MatchDecision,
+                 evidence: MatchEvidence? = nil) {
+        self.best = best; self.candidates = candidates; self.decision = decision; self.evidence = evidence
     }
 }
 
 /// Scores catalogue records against what a spine showed and decides whether one of them is the book
-/// (DESIGN §7). Pure: sources find the records, this only compares text.
+/// (DESIGN §7; when it may say so without asking is `AcceptanceRule`). Pure: sources find the records, this
+/// only compares text.
 ///
 /// A score (0…1) weighs how much of the record's title the text covers (word by word, tolerant of OCR
 /// damage and cut-off words), whether the author's surname and the call number are read, how much of the
@@ -25,10 +29,10 @@ package struct MatchResult: Sendable, Equatable {
 /// weight ("Poems", a single short word) that neither the author nor the call number confirms is scored
 /// down: many books could have shown it.
 package struct SpineMatcher: Sendable {
-    /// At or above: a match may be accepted without asking.
-    package var acceptThreshold = 0.6
-    /// The lead over the best record of another work an accepted match needs.
-    package var margin = 0.1
+    /// When the best record is accepted without asking.
+    package var acceptance = AcceptanceRule.standard
+    /// No match below this score is accepted.
+    package var acceptThreshold: Double { acceptance.score }
     /// Below: not plausible; not offered as the best candidate.
     package var plausible = 0.25
     /// Records already taken apart, shared by copies of this matcher: a catalogue's entries come back
@@ -53,7 +57,7 @@ package struct SpineMatcher: Sendable {
         let spine = PreparedQuery(query)
         return result(ranked(unique(records).map { record in
             let ready = prepared[record]
-            return Scored(candidate: MatchCandidate(record: record, score: score(spine, ready)), work: ready.work)
+            return Scored(evidence(spine, ready), record: record, work: ready.work)
         }))
     }
 
@@ -69,7 +73,7 @@ package struct SpineMatcher: Sendable {
                 let id = Self.identity(record)
                 if columns[id] == nil { columns[id] = columns.count }
                 let ready = prepared[record]
-                return Scored(candidate: MatchCandidate(record: record, score: score(query, ready)), work: ready.work)
+                return Scored(evidence(query, ready), record: record, work: ready.work)
             })
         }
         var benefit = [[Double]](repeating: [Double](repeating: 0, count: columns.count), count: queries.count)
@@ -90,7 +94,10 @@ package struct SpineMatcher: Sendable {
 
     // MARK: Scoring
 
-    func score(_ query: PreparedQuery, _ record: PreparedRecord) -> Double {
+    func score(_ query: PreparedQuery, _ record: PreparedRecord) -> Double { evidence(query, record).score }
+
+    /// The record's score and what it rests on.
+    func evidence(_ query: PreparedQuery, _ record: PreparedRecord) -> MatchEvidence {
         var (title, titleMass) = coverage(record.mainTitle, in: query)
         if !record.firstAlternative.isEmpty {
             let alternative = coverage(record.firstAlternative, in: query)
@@ -114,7 +121,42 @@ package struct SpineMatcher: Sendable {
         }
         // A text mostly about something else (a longer title that merely contains this one) is not this book.
         if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
-        return min(score, 1)
+        return MatchEvidence(score: min(score, 1), lead: 0, title: title, titleMass: titleMass, author: author,
+                             tag: tag, explained: explained,
+                             callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query))
+    }
+
+    /// Whether the text shows the record's call number with another book's part in it: its last class
+    /// followed by other letters ("435.6 Lei" where the record has "435.6 Coi"), or its letters after
+    /// another class number ("834 Poe" where it has "841B Poe"). One character off ("Bed" for "Bec", "79"
+    /// for "179") is the OCR's misreading of the same label, not another label. A spine shows one label,
+    /// so this vetoes the record whatever else agrees.
+    private func callNumberDisagrees(_ record: PreparedRecord, _ query: PreparedQuery) -> Bool {
+        guard let code = record.tag.last, let lastClass = record.tag.dropLast().last else { return false }
+        let numbers = record.tag.dropLast().filter { $0.bytes.first.map(Self.isDigit) == true }
+        let words = query.words
+        for index in words.indices.dropLast() {
+            let (word, next) = (words[index], words[index + 1])
+            if word.hash == lastClass.hash && (3...4).contains(next.bytes.count) && next.bytes.allSatisfy(Self.isLetter)
+                && Self.differences(next.bytes, code.bytes) >= 2 { return true }
+            if next.hash == code.hash && !numbers.isEmpty && word.bytes.allSatisfy(Self.isDigit)
+                && !numbers.contains(where: { Self.nearly(word.bytes, $0.bytes) }) { return true }
+        }
+        return false
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    /// Characters that differ, position by position, over the shorter of the two.
+    private static func differences(_ a: some Sequence<UInt8>, _ b: some Sequence<UInt8>) -> Int {
+        zip(a, b).filter { $0 != $1 }.count
+    }
+
+    /// A class number read with at most one digit wrong, lined up at its start ("841" for "841B") or its end
+    /// ("79" for "179": a label's edge cuts off the first digits).
+    private static func nearly(_ read: [UInt8], _ number: [UInt8]) -> Bool {
+        differences(read, number) <= 1 || differences(read.reversed(), number.reversed()) <= 1
     }
 
     /// The weighted share of `words` found in the text, and the weight found.
@@ -158,7 +200,14 @@ package struct SpineMatcher: Sendable {
     /// A candidate and the work it is an edition of.
     struct Scored {
         var candidate: MatchCandidate
+        var evidence: MatchEvidence
         var work: String
+
+        init(_ evidence: MatchEvidence, record: CatalogueRecord, work: String) {
+            candidate = MatchCandidate(record: record, score: evidence.score)
+            self.evidence = evidence
+            self.work = work
+        }
     }
 
     private func ranked(_ candidates: [Scored]) -> [Scored] {
@@ -174,9 +223,11 @@ package struct SpineMatcher: Sendable {
             return MatchResult(best: nil, candidates: shown, decision: .none)
         }
         // Two editions of one work are not rivals: the margin is to the best record of another work.
-        let runnerUp = ranked.dropFirst().first { $0.work != top.work }?.candidate.score ?? 0
-        let accepted = top.candidate.score >= acceptThreshold && top.candidate.score - runnerUp >= margin
-        return MatchResult(best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review)
+        var evidence = top.evidence
+        evidence.lead = top.candidate.score - (ranked.dropFirst().first { $0.work != top.work }?.candidate.score ?? 0)
+        let accepted = acceptance.accepts(evidence)
+        return MatchResult(best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review,
+                           evidence: evidence)
     }
 
     private func unique(_ records: [CatalogueRecord]) -> [CatalogueRecord] {
