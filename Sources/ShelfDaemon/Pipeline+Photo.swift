@@ -190,9 +190,13 @@ extension Pipeline {
             }
             guard await slots.acquire() else { return .stopped }
             defer { slots.release() }
-            if shutdown.isSet { return .stopped }
-            do { try await channel.limiter.waitForTurn() } catch { return .stopped }
-            if let health = unavailability(of: channel) { return .unavailable(health) }
+            // The turn is taken holding the slot: at most `concurrency` photos of this process wait for one, and
+            // the request goes out the moment it is granted.
+            switch await waitForTurn(on: channel, logger: logger) {
+            case .granted: break
+            case .stopped: return .stopped
+            case .unavailable(let health): return .unavailable(health)
+            }
             do { try attempt.chargeOnce() } catch {
                 return .failed(PhotoError(.internal, "\(error)", disposition: .retry(after: 60)), run)
             }
@@ -207,7 +211,11 @@ extension Pipeline {
                 logger.warning("Photo too large for the provider; sending a smaller one", metadata: ["max_side": "\(preset.maxSide)"])
                 if case .success(let smaller) = await prepareOffPool(bytes, preset: preset, maxPixels: settings.maxPixels) {
                     prepared = smaller
-                    sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, logger: logger)
+                    switch await waitForTurn(on: channel, logger: logger) {      // a second request: a turn of its own
+                    case .granted: sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, logger: logger)
+                    case .stopped: return .stopped
+                    case .unavailable(let health): return .unavailable(health)
+                    }
                 }
             }
             run.sent = .init(width: prepared.width, height: prepared.height, quality: prepared.quality, bytes: prepared.jpeg.count)
