@@ -39,7 +39,7 @@ package struct ProviderChannel: Sendable {
     /// when it is due, never reserved ahead, so a photo that gives up waiting leaves nothing for others to
     /// wait out. `shouldStop` is asked at least every half second while waiting.
     func waitForTurn(logger: Logger, shouldStop: () -> Bool) async -> TurnWait {
-        guard let limits else { return .granted }
+        guard let limits else { return shouldStop() ? .stopped : .granted }
         while true {
             if shouldStop() { return .stopped }
             let turn: RequestTurn
