@@ -6,6 +6,12 @@
 # The last line is the same report as JSON.
 #
 #   scripts/bench-throughput.sh [--photos N] [--latency-ms L] [--concurrency C] [--batch-size B] [--idle-s S] [--keep]
+#                               [--requests-per-minute R]
+#
+# With --requests-per-minute R the limit is the bottleneck: it reports photos per minute ÷ R (1.0 when every
+# interval the limit allows is used), the most requests in any 60 s (never above R) and the longest gap, for
+# `run`, `watch`, and `run` started beside a running `watch` (both take from the one limit). For example
+#   scripts/bench-throughput.sh --photos 30 --requests-per-minute 20 --latency-ms 200
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -12,7 +12,8 @@ struct BenchRoot {
     /// The whole environment of the child: nothing inherited (no NOTIFY_SOCKET, no real key).
     let environment: [String: String]
 
-    init(geminiURL: String, apiKey: String, concurrency: Int, batchSize: Int) throws {
+    /// `requestsPerMinute`: `[gemini] requests_per_minute`; nil leaves it high enough never to pace.
+    init(geminiURL: String, apiKey: String, concurrency: Int, batchSize: Int, requestsPerMinute: Int? = nil) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-\(UUID().uuidString.prefix(8))")
         environment = ["HOME": base.path, "PATH": "/usr/bin:/bin", "GEMINI_API_KEY": apiKey]
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
@@ -31,7 +32,7 @@ struct BenchRoot {
 
             [gemini]
             base_url = "\(geminiURL)"
-            requests_per_minute = 100000
+            requests_per_minute = \(requestsPerMinute ?? 100_000)
             timeout_s = 120
 
             [enrich]

@@ -113,8 +113,10 @@ func childrenCPUSeconds() -> Double {
 final class RequestClock: Sendable {
     private let arrivals = Mutex<[ContinuousClock.Instant]>([])
     private let stopped = Atomic(false)
+    private let emulator: GeminiEmulator
 
     init(_ emulator: GeminiEmulator) {
+        self.emulator = emulator
         let thread = Thread { [self] in
             while !stopped.load(ordering: .relaxed) {
                 let count = emulator.requests.count
@@ -133,6 +135,9 @@ final class RequestClock: Sendable {
 
     /// Arrival instants, in order.
     var all: [ContinuousClock.Instant] { arrivals.withLock { $0 } }
+
+    /// Requests after the first `count` that the emulator refused with 429.
+    func refused(from count: Int) -> Int { emulator.requests.dropFirst(count).filter { $0.status == 429 }.count }
 }
 
 extension Duration {

@@ -5,6 +5,8 @@ import ShelfTesting
 
 /// Runs the built `shelfd` against the Gemini emulator answering after a fixed latency, and prints
 /// photos/s beside the ideal concurrency ÷ latency, CPU per photo, RSS, and what an idle daemon costs.
+/// With `--requests-per-minute` it measures pacing instead: photos per minute ÷ the limit (ideally 1.0),
+/// the most requests in any 60 s, and the longest silence, also with `run` started beside `watch`.
 @main
 struct ThroughputBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +14,9 @@ struct ThroughputBenchmark: ParsableCommand {
         abstract: "Throughput, CPU and memory of shelfd against the Gemini emulator.",
         discussion: """
             Phase 1 times 'shelfd run' over photos already in incoming/. Phase 2 starts 'shelfd watch', drops \
-            as many new photos and times them to their results, leaves the daemon idle, then stops it with SIGTERM.
+            as many new photos and times them to their results, leaves the daemon idle, then stops it with SIGTERM. \
+            With --requests-per-minute, a phase between the two last drops as many photos again and starts \
+            'shelfd run' beside the daemon: both take their requests from the one limit.
             """)
 
     @Option(help: "Photos per phase.") var photos = 60
@@ -20,6 +24,12 @@ struct ThroughputBenchmark: ParsableCommand {
     @Option(help: "[pipeline] concurrency: requests in flight.") var concurrency = 2
     @Option(name: .customLong("batch-size"), help: "[pipeline] batch_size.") var batchSize = 5
     @Option(name: .customLong("idle-s"), help: "How long the idle daemon is watched, in seconds.") var idleSeconds = 10
+    @Option(name: .customLong("requests-per-minute"),
+            help: "[gemini] requests_per_minute: measure pacing against this limit (default: no limit).")
+    var requestsPerMinute: Int?
+    @Flag(name: .customLong("provider-quota"),
+          help: "The emulator refuses (HTTP 429) requests beyond --requests-per-minute in a minute, as Gemini does.")
+    var providerQuota = false
     @Option(help: "The shelfd binary (default: the one beside shelfd-bench).") var shelfd: String?
     @Flag(name: .customLong("keep"), help: "Keep the temporary root (logs, database, results) and print its path.")
     var keep = false
@@ -30,6 +40,8 @@ struct ThroughputBenchmark: ParsableCommand {
         guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be 1…16, as in shelfd.toml.") }
         guard (1...5).contains(batchSize) else { throw ValidationError("--batch-size must be 1…5, as in shelfd.toml.") }
         guard idleSeconds >= 1 else { throw ValidationError("--idle-s must be at least 1.") }
+        if let requestsPerMinute, requestsPerMinute < 1 { throw ValidationError("--requests-per-minute must be at least 1.") }
+        if providerQuota && requestsPerMinute == nil { throw ValidationError("--provider-quota needs --requests-per-minute.") }
     }
 
     func run() throws {
@@ -38,25 +50,28 @@ struct ThroughputBenchmark: ParsableCommand {
                                          box2D: [120, 410, 880, 450]),
                      GeminiEmulator.Book(title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540]),
                      GeminiEmulator.Book(title: "Solaris", author: "Stanisław Lem", confidence: 0.81, box2D: [130, 560, 890, 590])]
-        let emulator = try GeminiEmulator.start(script: .init(latency: .milliseconds(latencyMs), reply: .books(books)))
+        let emulator = try GeminiEmulator.start(script: .init(latency: .milliseconds(latencyMs), reply: .books(books),
+                                                              requestsPerMinute: providerQuota ? requestsPerMinute : nil))
         defer { emulator.stop() }
         let requests = RequestClock(emulator)
         defer { requests.stop() }
         let root = try BenchRoot(geminiURL: emulator.baseURL, apiKey: GeminiEmulator.defaultKey,
-                                 concurrency: concurrency, batchSize: batchSize)
+                                 concurrency: concurrency, batchSize: batchSize, requestsPerMinute: requestsPerMinute)
         defer { if keep { print("Kept \(root.base.path)") } else { root.remove() } }
 
         print("shelfd-bench: \(photos) photos per phase, provider latency \(latencyMs) ms, concurrency \(concurrency), "
-              + "batch size \(batchSize)")
-        print("ideal C/L = \(fixed(ideal, 3)) photos/s; measuring 'shelfd run'…")
+              + "batch size \(batchSize)" + (requestsPerMinute.map { ", requests_per_minute \($0)" } ?? ""))
+        print("ideal \(requestsPerMinute == nil ? "C/L" : "min(C/L, limit)") = \(fixed(ideal, 3)) photos/s; measuring 'shelfd run'…")
         let oneShot = try measureRun(binary, root: root, requests: requests)
         print("measuring 'shelfd watch'…")
-        let (daemon, idle) = try measureWatch(binary, root: root, requests: requests)
+        let (daemon, together, idle) = try measureWatch(binary, root: root, requests: requests)
         print()
         printTable(oneShot, daemon, idle)
+        if let together { printPacing(oneShot, daemon, together) }
 
         let report = Report(photos: photos, latencyMs: latencyMs, concurrency: concurrency, batchSize: batchSize,
-                            idealPhotosPerS: ideal, run: oneShot, watch: daemon, idle: idle)
+                            requestsPerMinute: requestsPerMinute, providerQuota: providerQuota, idealPhotosPerS: ideal, run: oneShot, watch: daemon,
+                            runBesideWatch: together, idle: idle)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -64,8 +79,10 @@ struct ThroughputBenchmark: ParsableCommand {
         if idle.exitStatus != 0 { throw ExitCode(1) }
     }
 
-    /// Photos per second with every request slot always busy.
-    var ideal: Double { Double(concurrency) / (Double(latencyMs) / 1000) }
+    /// Photos per second with every request slot always busy, or at the rate limit when that is lower.
+    var ideal: Double {
+        min(Double(concurrency) / (Double(latencyMs) / 1000), requestsPerMinute.map { Double($0) / 60 } ?? .infinity)
+    }
 
     /// Longest a phase may take before the benchmark gives up: 3× the ideal, plus a minute.
     var phaseTimeout: Duration { .seconds(3 * Double(photos) / ideal + 60) }
@@ -97,15 +114,17 @@ struct ThroughputBenchmark: ParsableCommand {
         guard documents.count == photos else {
             throw BenchError("shelfd run wrote \(documents.count) results for \(photos) photos:\n\(tail(root.log("run")))")
         }
-        let firstRequest = requests.all.dropFirst(seenBefore).first
-        return phase(wall: end - start, startup: firstRequest.map { $0 - start },
+        let arrivals = Array(requests.all.dropFirst(seenBefore))
+        return phase(wall: end - start, startup: arrivals.first.map { $0 - start },
                      providerMs: documents.compactMap(\.timings.providerMs),
-                     cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakRSS)
+                     cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakRSS, arrivals: arrivals,
+                     refused: requests.refused(from: seenBefore))
     }
 
-    /// Phase 2: `shelfd watch`; new photos are timed from the drop to their last result file. Then the
-    /// daemon is left alone for `idleSeconds` and stopped with SIGTERM.
-    func measureWatch(_ binary: URL, root: BenchRoot, requests: RequestClock) throws -> (Phase, Idle) {
+    /// Phase 2: `shelfd watch`; new photos are timed from the drop to their last result file. With a rate
+    /// limit, phase 3 follows (`measureRunBesideWatch`). Then the daemon is left alone for `idleSeconds` and
+    /// stopped with SIGTERM.
+    func measureWatch(_ binary: URL, root: BenchRoot, requests: RequestClock) throws -> (Phase, Pacing?, Idle) {
         let jpegs = (0..<photos).map { JPEGFactory.shelf(seed: photos + $0) }    // made before the clock starts
         let log = root.log("watch")
         let child = try Child(binary, ["watch", "--config", root.configFile.path], environment: root.environment, log: log)
@@ -126,7 +145,9 @@ struct ThroughputBenchmark: ParsableCommand {
         let cpuAfter = ProcFS.cpuSeconds(pid) ?? 0
         let peakWhileWorking = ProcFS.memoryMB(pid, "VmHWM") ?? 0
         let documents = try root.resultDocuments(prefix: "watch-")
-        let firstRequest = requests.all.dropFirst(seenBefore).first
+        let arrivals = Array(requests.all.dropFirst(seenBefore))
+        let refused = requests.refused(from: seenBefore)
+        let together = requestsPerMinute == nil ? nil : try measureRunBesideWatch(binary, root: root, requests: requests)
 
         // Idle: the last batch commits and library.json is written just after its results; let that pass.
         Thread.sleep(forTimeInterval: 2)
@@ -143,17 +164,46 @@ struct ThroughputBenchmark: ParsableCommand {
         }
         stopped = true
 
-        let daemon = phase(wall: end - start, startup: firstRequest.map { $0 - start },
+        let daemon = phase(wall: end - start, startup: arrivals.first.map { $0 - start },
                            providerMs: documents.compactMap(\.timings.providerMs),
-                           cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakWhileWorking)
+                           cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakWhileWorking, arrivals: arrivals,
+                           refused: refused)
         let idle = Idle(seconds: idleSeconds, cpuMs: (idleCPUAfter - idleCPUBefore) * 1000,
                         wakeupsPerS: Double(ProcFS.contextSwitches(from: switchesBefore, to: switchesAfter)) / Double(idleSeconds), rssMB: rss,
                         anonymousRssMB: anonymous,
                         exitStatus: status, stopS: (exit - stopStart).seconds)
-        return (daemon, idle)
+        return (daemon, together, idle)
     }
 
-    func phase(wall: Duration, startup: Duration?, providerMs: [Int], cpuSeconds: Double, peakRSSMB: Double) -> Phase {
+    /// Phase 3 (with a rate limit): while the daemon runs, as many photos again are dropped and `shelfd run`
+    /// is started at once, as the nightly timer may start it. Both processes claim photos and ask the one
+    /// provider: together they must keep to the limit, and each photo is asked once.
+    func measureRunBesideWatch(_ binary: URL, root: BenchRoot, requests: RequestClock) throws -> Pacing {
+        let jpegs = (0..<photos).map { JPEGFactory.shelf(seed: 2 * photos + $0) }
+        let seenBefore = requests.all.count
+        let start = ContinuousClock.now
+        for (i, jpeg) in jpegs.enumerated() { try root.drop(jpeg, as: name("both", i)) }
+        let child = try Child(binary, ["run", "--config", root.configFile.path], environment: root.environment,
+                              log: root.log("run-beside-watch"))
+        var exited = false
+        defer { if !exited { child.kill(); _ = child.waitForExit(timeout: .seconds(10)) } }
+        try waitUntil("\(photos) results of run beside watch", timeout: phaseTimeout, log: root.log("run-beside-watch")) {
+            root.resultCount(prefix: "both-") == photos
+        }
+        let end = ContinuousClock.now
+        guard let (status, _) = child.waitForExit(timeout: phaseTimeout) else {
+            throw BenchError("shelfd run beside watch did not exit:\n\(tail(root.log("run-beside-watch")))")
+        }
+        exited = true
+        guard status == 0 else {
+            throw BenchError("shelfd run beside watch exited with status \(status):\n\(tail(root.log("run-beside-watch")))")
+        }
+        return pacing(wall: end - start, arrivals: Array(requests.all.dropFirst(seenBefore)),
+                      refused: requests.refused(from: seenBefore))!
+    }
+
+    func phase(wall: Duration, startup: Duration?, providerMs: [Int], cpuSeconds: Double, peakRSSMB: Double,
+               arrivals: [ContinuousClock.Instant], refused: Int) -> Phase {
         let perSecond = Double(photos) / wall.seconds
         let afterStartup = startup.map { Double(photos) / (wall - $0).seconds }
         let meanProviderMs = providerMs.isEmpty ? nil : Double(providerMs.reduce(0, +)) / Double(providerMs.count)
@@ -162,7 +212,25 @@ struct ThroughputBenchmark: ParsableCommand {
         return Phase(wallS: wall.seconds, startupS: startup?.seconds, photosPerS: perSecond, ratioToIdeal: perSecond / ideal,
                      ratioToIdealAfterStartup: afterStartup.map { $0 / ideal }, meanProviderMs: meanProviderMs,
                      ratioToServiceTimeAfterStartup: afterStartup.flatMap { a in idealAtServiceTime.map { a / $0 } },
-                     cpuMsPerPhoto: cpuSeconds * 1000 / Double(photos), peakRssMB: peakRSSMB)
+                     cpuMsPerPhoto: cpuSeconds * 1000 / Double(photos), peakRssMB: peakRSSMB,
+                     pacing: pacing(wall: wall, arrivals: arrivals, refused: refused))
+    }
+
+    /// Against the rate limit: photos per minute over the phase, the most requests any 60 s held, and the
+    /// longest time no request was sent while photos waited. Nil without a limit.
+    func pacing(wall: Duration, arrivals: [ContinuousClock.Instant], refused: Int) -> Pacing? {
+        guard let limit = requestsPerMinute else { return nil }
+        let perMinute = Double(photos) / wall.seconds * 60
+        var most = 0, first = 0
+        for last in arrivals.indices {
+            // 50 ms short of a minute: a client that starts requests exactly 60 s ÷ limit apart may see them
+            // arrive a few milliseconds closer, which no provider's counter resolves.
+            while arrivals[last] - arrivals[first] >= .milliseconds(59_950) { first += 1 }
+            most = max(most, last - first + 1)
+        }
+        let gaps = zip(arrivals, arrivals.dropFirst()).map { ($1 - $0).seconds }
+        return Pacing(photosPerMinute: perMinute, ratioToLimit: perMinute / Double(limit), requests: arrivals.count,
+                      refused: refused, maxRequestsIn60S: most, longestGapS: gaps.max() ?? 0, wallS: wall.seconds)
     }
 
     // MARK: Output
@@ -187,6 +255,23 @@ struct ThroughputBenchmark: ParsableCommand {
         print("idle daemon over \(idle.seconds) s: CPU \(fixed(idle.cpuMs, 0)) ms, \(fixed(idle.wakeupsPerS, 1)) wake-ups/s, "
               + "RSS \(fixed(idle.rssMB, 1)) MB (anonymous \(fixed(idle.anonymousRssMB, 1)) MB, the rest shared libraries)")
         print("SIGTERM: exit status \(idle.exitStatus) after \(fixed(idle.stopS, 2)) s")
+    }
+
+    func printPacing(_ run: Phase, _ watch: Phase, _ both: Pacing) {
+        guard let limit = requestsPerMinute, let a = run.pacing, let b = watch.pacing else { return }
+        func row(_ label: String, _ values: [String]) {
+            print(label.padding(toLength: 40, withPad: " ", startingAt: 0) + zip(values, [12, 14, 20]).map { pad($0, $1) }.joined())
+        }
+        print()
+        print("pacing at requests_per_minute = \(limit) (one request every \(fixed(60 / Double(limit), 2)) s)"
+              + (providerQuota ? ", the provider refusing more than \(limit) a minute:" : ":"))
+        row("", ["shelfd run", "shelfd watch", "run beside watch"])
+        row("photos per minute", [a, b, both].map { fixed($0.photosPerMinute, 2) })
+        row("  ÷ requests_per_minute (ideal 1.0)", [a, b, both].map { fixed($0.ratioToLimit, 3) })
+        row("requests (one per photo: \(photos))", [a, b, both].map { "\($0.requests)" })
+        row("  refused by the provider (HTTP 429)", [a, b, both].map { "\($0.refused)" })
+        row("most requests in any 60 s (limit \(limit))", [a, b, both].map { "\($0.maxRequestsIn60S)" })
+        row("longest gap between requests (s)", [a, b, both].map { fixed($0.longestGapS, 1) })
     }
 
     // MARK: Helpers
@@ -231,6 +316,20 @@ struct Phase: Encodable {
     var ratioToServiceTimeAfterStartup: Double?
     var cpuMsPerPhoto: Double
     var peakRssMB: Double
+    var pacing: Pacing?
+}
+
+/// A phase measured against the rate limit.
+struct Pacing: Encodable {
+    var photosPerMinute: Double
+    /// Photos per minute ÷ requests_per_minute: 1.0 when every interval the limit allows was used.
+    var ratioToLimit: Double
+    var requests: Int
+    /// Answered 429 by the emulator's per-minute quota (`--provider-quota`).
+    var refused: Int
+    var maxRequestsIn60S: Int
+    var longestGapS: Double
+    var wallS: Double
 }
 
 struct Idle: Encodable {
@@ -249,9 +348,12 @@ struct Report: Encodable {
     var latencyMs: Int
     var concurrency: Int
     var batchSize: Int
+    var requestsPerMinute: Int?
+    var providerQuota: Bool
     var idealPhotosPerS: Double
     var run: Phase
     var watch: Phase
+    var runBesideWatch: Pacing?
     var idle: Idle
 }
 

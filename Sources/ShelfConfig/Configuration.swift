@@ -102,6 +102,8 @@ package struct Configuration: Sendable, Equatable {
         package var model = "gemini-2.5-flash"
         package var baseURL = "https://generativelanguage.googleapis.com"
         package var requestsPerMinute = 10
+        /// Requests per Gemini day (it resets at midnight Pacific); 0: no limit of shelfd's own.
+        package var requestsPerDay = 0
         package var timeoutS = 120
         package init() {}
     }
@@ -110,6 +112,8 @@ package struct Configuration: Sendable, Equatable {
         package var model = "@cf/meta/llama-3.2-11b-vision-instruct"
         package var baseURL = "https://api.cloudflare.com"
         package var requestsPerMinute = 300
+        /// Requests per Cloudflare day (it resets at midnight UTC); 0: no limit of shelfd's own.
+        package var requestsPerDay = 0
         package var timeoutS = 60
         package init() {}
     }

@@ -7,8 +7,8 @@ extension Configuration {
         ("paths", ["root", "state"]),
         ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s"]),
         ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
-        ("gemini", ["model", "base_url", "requests_per_minute", "timeout_s"]),
-        ("cloudflare", ["model", "base_url", "requests_per_minute", "timeout_s"]),
+        ("gemini", ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"]),
+        ("cloudflare", ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"]),
         ("openai", ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"]),
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
@@ -68,6 +68,7 @@ extension Configuration {
             g.model = try reader.model(t, "gemini", g.model)
             g.baseURL = try reader.url(t, "gemini", "base_url", g.baseURL)
             g.requestsPerMinute = try reader.int(t, "gemini", "requests_per_minute", g.requestsPerMinute, 1...Int.max)
+            g.requestsPerDay = try reader.int(t, "gemini", "requests_per_day", g.requestsPerDay, 0...Int.max)
             g.timeoutS = try reader.int(t, "gemini", "timeout_s", g.timeoutS, 1...Int.max)
             config.gemini = g
         }
@@ -76,6 +77,7 @@ extension Configuration {
             c.model = try reader.model(t, "cloudflare", c.model)
             c.baseURL = try reader.url(t, "cloudflare", "base_url", c.baseURL)
             c.requestsPerMinute = try reader.int(t, "cloudflare", "requests_per_minute", c.requestsPerMinute, 1...Int.max)
+            c.requestsPerDay = try reader.int(t, "cloudflare", "requests_per_day", c.requestsPerDay, 0...Int.max)
             c.timeoutS = try reader.int(t, "cloudflare", "timeout_s", c.timeoutS, 1...Int.max)
             config.cloudflare = c
         }

@@ -56,12 +56,17 @@ package struct Evaluator: Sendable {
     /// Answers already paid for in this run, by photo, provider and model: asking `gemini` and then `hybrid`
     /// (whose accurate provider is gemini) sends each photo to Gemini once.
     private let answers = AnswerMemo()
+    /// Where the providers' request budgets are: eval's requests count against the same per-minute and daily
+    /// limits as the pipeline's, since the provider counts every request made with the key.
+    let limits: Store
     /// Larger photos are refused, as the pipeline refuses them.
     package var maxPixels = 64_000_000
 
-    /// `store` holds the catalogue and lookup cache the enrichment sources read and fill.
-    package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger) throws {
+    /// `store` holds the catalogue and lookup cache the enrichment sources read and fill; `limits` is the
+    /// database every shelfd process takes its request turns from (default: `store`).
+    package init(config: Configuration, secrets: Secrets, store: Store, limits: Store? = nil, logger: Logger) throws {
         self.config = config; self.secrets = secrets; self.logger = logger
+        self.limits = limits ?? store
         licenses = StoredCloudflareLicenses(store: store)
         enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, store: store,
                                                              refresh: false, logger: logger),
@@ -72,7 +77,7 @@ package struct Evaluator: Sendable {
     /// - Throws: `StartupError` when the provider cannot be set up or its key is missing.
     package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws -> EvalDocument.Provider {
         let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, licenses: licenses,
-                                            sources: enricher.sources)
+                                            sources: enricher.sources, limits: limits)
         for channel in lineup.channels {
             if let problem = Runtime.missingKeyProblem(for: channel.name, secrets: secrets) { throw StartupError(problem) }
         }
@@ -148,12 +153,14 @@ package struct Evaluator: Sendable {
         switch await prepareOffPool(photo.bytes, preset: provider.preset, maxPixels: maxPixels) {
         case .failure(let error): answer = .failure(error)
         case .success(let prepared):
-            do {
-                try await channel.limiter.waitForTurn()
+            switch await channel.waitForTurn(logger: logger, shouldStop: { Task.isCancelled }) {
+            case .granted:
                 let sent = await channel.send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), logger: logger)
                 answer = sent.flatMap { raw in Result { () throws(PhotoError) in try provider.parse(raw) } }
-            } catch {
+            case .stopped:
                 answer = .failure(PhotoError(.internal, "stopped before the request was sent", disposition: .dead))
+            case .dayUsedUp(let quota):
+                answer = .failure(quota)
             }
         }
         let asked = AnswerMemo.Asked(answer: answer, seconds: (ContinuousClock.now - started).seconds)

@@ -1,23 +1,75 @@
 import Foundation
 import Logging
 import ShelfCore
-import ShelfHTTP
 import ShelfProviders
+import ShelfStore
 
-/// A provider with its own request spacing (each provider has its own requests-per-minute limit).
+/// A provider's request limits, kept in the database: every shelfd process that asks the provider (`watch`,
+/// a `run` the timer starts beside it, `scan`, `rescan`, `eval`) takes its turns from the same bucket.
+package struct SharedLimits: Sendable {
+    package let store: Store
+    package let budget: RequestBudget
+
+    package init(store: Store, budget: RequestBudget) { self.store = store; self.budget = budget }
+}
+
+/// How waiting for a request's turn ended.
+enum TurnWait: Sendable {
+    case granted
+    /// `shouldStop` said so (shutting down, the provider paused meanwhile), or the task was cancelled.
+    case stopped
+    /// `requests_per_day` is reached: a `provider_quota` error that waits for the provider's day to end.
+    case dayUsedUp(PhotoError)
+}
+
+/// A provider and its limits.
 package struct ProviderChannel: Sendable {
     package let provider: any VisionProvider
-    let limiter: RateLimiter
+    /// Nil: no limit of shelfd's own (a local server, whose queue is the limit; `doctor`, which sends no photo).
+    let limits: SharedLimits?
 
-    package init(_ provider: any VisionProvider, requestsPerMinute: Int, burst: Int) {
+    package init(_ provider: any VisionProvider, limits: SharedLimits?) {
         self.provider = provider
-        limiter = RateLimiter(requestsPerMinute: requestsPerMinute, burst: burst)
+        self.limits = limits
     }
 
     var name: String { provider.name }
 
-    /// One request, tried again at once for a short outage (5xx, network) within the same attempt, after the
-    /// channel's spacing. `record` hears each request's latency and outcome (`ok` or the error's code);
+    /// Waits until the provider's limits let one more request start, and counts it. A turn is taken only
+    /// when it is due, never reserved ahead, so a photo that gives up waiting leaves nothing for others to
+    /// wait out. `shouldStop` is asked at least every half second while waiting.
+    func waitForTurn(logger: Logger, shouldStop: () -> Bool) async -> TurnWait {
+        guard let limits else { return shouldStop() ? .stopped : .granted }
+        while true {
+            if shouldStop() { return .stopped }
+            let turn: RequestTurn
+            do { turn = try limits.store.takeRequestTurn(provider: name, budget: limits.budget) } catch {
+                // Never send uncounted: wait for the database (busy with a long write, or the disk full).
+                logger.warning("Cannot take a request turn", metadata: ["provider": "\(name)", "error": "\(error)"])
+                turn = .notBefore(Date().addingTimeInterval(1))
+            }
+            switch turn {
+            case .granted:
+                return .granted
+            case .notBefore(let date):
+                var wait = date.timeIntervalSinceNow
+                while wait > 0 {
+                    if shouldStop() { return .stopped }
+                    do { try await Task.sleep(for: .seconds(min(wait, 0.5))) } catch { return .stopped }
+                    wait = date.timeIntervalSinceNow
+                }
+            case .dayUsedUp(let until, let used):
+                let reset = ISO8601DateFormatter().string(from: until)
+                return .dayUsedUp(PhotoError(.providerQuota,
+                    "\(name) reached the daily limit set in shelfd.toml ([\(name)] requests_per_day: \(used) requests "
+                    + "sent today). Photos wait until the provider's day ends at \(reset); raise or remove the limit "
+                    + "and restart shelfd to go on sooner.", disposition: .providerWait(until: until)))
+            }
+        }
+    }
+
+    /// One request, tried again at once for a short outage (5xx, network) within the same attempt, each
+    /// retry after its own turn. `record` hears each request's latency and outcome (`ok` or the error's code);
     /// `shouldStop` ends the retries (shutting down).
     func send(_ upload: PhotoUpload, logger: Logger, shouldStop: () -> Bool = { false },
               record: (Duration, String) -> Void = { _, _ in }) async -> Result<RawResponse, PhotoError> {
@@ -36,9 +88,47 @@ package struct ProviderChannel: Sendable {
                 logger.warning("Provider request failed; trying again", metadata: [
                     "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])
                 try? await Task.sleep(for: .seconds(delay))
-                do { try await limiter.waitForTurn() } catch { return .failure(PhotoError(.network, "stopped", disposition: .retry(after: nil))) }
+                switch await waitForTurn(logger: logger, shouldStop: shouldStop) {
+                case .granted: break
+                case .stopped: return .failure(error)
+                case .dayUsedUp(let quota): return .failure(quota)
+                }
                 tries += 1
             }
+        }
+    }
+}
+
+/// How a photo's wait for a turn ended, for the pipeline.
+enum PhotoTurn: Sendable {
+    case granted
+    case stopped
+    case unavailable(ProviderHealth)
+}
+
+extension Pipeline {
+    /// Waits for the channel's next turn, giving up when shutting down or when the provider is paused or
+    /// backing off meanwhile (another photo, or another process, found it so). When `requests_per_day` is
+    /// reached the provider backs off until its day ends, as for the provider's own daily quota: status
+    /// shows why, and the photo goes back to the queue with no attempt charged.
+    /// `probing`: this photo is the probe of a provider that is down, whose health stays in force meanwhile.
+    func waitForTurn(on channel: ProviderChannel, probing: Bool, logger: Logger) async -> PhotoTurn {
+        func pause() -> ProviderHealth? {
+            guard !probing, let health = try? store.providerHealth(channel.name), health.isInForce(at: Date()) else { return nil }
+            return health
+        }
+        let wait = await channel.waitForTurn(logger: logger) { shutdown.isSet || pause() != nil }
+        switch wait {
+        case .granted:
+            return .granted
+        case .stopped:
+            return pause().map { .unavailable($0) } ?? .stopped
+        case .dayUsedUp(let error):
+            guard case .providerWait(let until) = error.disposition else { return .stopped }
+            let health = ProviderHealth(name: channel.name, state: .backoff, until: until, code: error.code.rawValue,
+                                        message: error.message)
+            setProviderHealth(health)
+            return .unavailable(health)
         }
     }
 }

@@ -256,7 +256,13 @@ extension Pipeline {
             guard await slots.acquire() else { return .stopped }
             defer { slots.release() }
             if shutdown.isSet { return .stopped }
-            do { try await channel.limiter.waitForTurn() } catch { return .stopped }
+            // The turn is taken holding the slot: at most `concurrency` photos of this process wait for one, and
+            // the request goes out the moment it is granted.
+            switch await waitForTurn(on: channel, probing: probing, logger: logger) {
+            case .granted: break
+            case .stopped: return .stopped
+            case .unavailable(let health): return .unavailable(health)
+            }
             if !probing {                                  // it may have gone down while this photo waited
                 switch turn(channel) {
                 case .wait(let health): return .unavailable(health)
@@ -279,8 +285,13 @@ extension Pipeline {
                 logger.warning("Photo too large for the provider; sending a smaller one", metadata: ["max_side": "\(preset.maxSide)"])
                 if case .success(let smaller) = await prepareOffPool(bytes, preset: preset, maxPixels: settings.maxPixels) {
                     prepared = smaller
-                    sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, probe: probing,
-                                      logger: logger)
+                    switch await waitForTurn(on: channel, probing: probing, logger: logger) {      // a second request: a turn of its own
+                    case .granted:
+                        sent = await send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), to: channel, probe: probing,
+                                          logger: logger)
+                    case .stopped: return .stopped
+                    case .unavailable(let health): return .unavailable(health)
+                    }
                 }
             }
             run.sent = .init(width: prepared.width, height: prepared.height, quality: prepared.quality, bytes: prepared.jpeg.count)

@@ -55,7 +55,7 @@ package struct Runtime: Sendable {
         let sources = try makeSources(config: config, secrets: secrets, store: store, refresh: refreshLookups, logger: logger)
         SourceHealthRecord.liftPauses(sources, in: store)
         let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,
-                                    licenses: StoredCloudflareLicenses(store: store), sources: sources)
+                                    licenses: StoredCloudflareLicenses(store: store), sources: sources, limits: store)
         try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
         if let choice { try store.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
@@ -85,15 +85,17 @@ package struct Runtime: Sendable {
     }
 
     /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `sources` are the
-    /// book sources the offline OCR matches spine texts against (none: it reports the text read).
+    /// book sources the offline OCR matches spine texts against (none: it reports the text read). `limits` is
+    /// the database whose request budgets every process shares (nil: no limit, for `doctor`, which sends no photo).
     package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
                                    choice: Configuration.Provider? = nil,
                                    licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
-                                   sources: [any BookSource] = []) throws -> Lineup {
+                                   sources: [any BookSource] = [], limits: Store? = nil) throws -> Lineup {
         let http = HTTPClient(maxConcurrent: config.pipeline.concurrency)
         func channel(_ kind: Configuration.Provider) throws -> ProviderChannel {
-            ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses, sources: sources),
-                            requestsPerMinute: requestsPerMinute(kind, config), burst: config.pipeline.concurrency)
+            let budget = requestBudget(kind, config)
+            return ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses, sources: sources),
+                                   limits: limits.flatMap { store in budget.map { SharedLimits(store: store, budget: $0) } })
         }
         switch ProviderChoice.resolve(config: config, secrets: secrets, override: choice).provider {
         case .hybrid:
@@ -104,11 +106,17 @@ package struct Runtime: Sendable {
         }
     }
 
-    static func requestsPerMinute(_ kind: Configuration.Provider, _ config: Configuration) -> Int {
+    /// `[gemini]` and `[cloudflare]` limits, with the time each provider's daily quota resets. Nil for a
+    /// local server (OpenAI-compatible, the offline OCR): its own queue is the limit.
+    static func requestBudget(_ kind: Configuration.Provider, _ config: Configuration) -> RequestBudget? {
         switch kind {
-        case .cloudflare: config.cloudflare.requestsPerMinute
-        case .gemini: config.gemini.requestsPerMinute
-        default: 60_000                                   // a local server: its own queue is the limit
+        case .gemini:
+            RequestBudget(requestsPerMinute: config.gemini.requestsPerMinute, perDay: config.gemini.requestsPerDay,
+                          dayEnds: { QuotaTimes.nextPacificMidnight(after: $0) })
+        case .cloudflare:
+            RequestBudget(requestsPerMinute: config.cloudflare.requestsPerMinute, perDay: config.cloudflare.requestsPerDay,
+                          dayEnds: { QuotaTimes.nextUTCMidnight(after: $0) })
+        default: nil
         }
     }
 
@@ -147,6 +155,7 @@ package struct Runtime: Sendable {
     static func checkKeys(of lineup: Lineup, store: Store, secrets: Secrets, logger: Logger) throws {
         for channel in lineup.channels {
             try store.liftPause(channel.name)
+            if let limits = channel.limits { try store.liftDailyLimitPause(provider: channel.name, budget: limits.budget) }
             if let problem = missingKeyProblem(for: channel.name, secrets: secrets) {
                 try store.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
                                                            code: PhotoError.Code.providerAuth.rawValue, message: problem))

@@ -73,7 +73,7 @@ package final class StrandedJobs: Sendable {
         do {
             let lineup = try Runtime.makeLineup(config: runtime.config, secrets: runtime.secrets, logger: main.logger,
                                                 choice: kind, licenses: StoredCloudflareLicenses(store: runtime.store),
-                                                sources: main.enricher.sources)
+                                                sources: main.enricher.sources, limits: runtime.store)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
             pipeline = Pipeline(settings: main.settings, store: runtime.store, lineup: lineup, choice: choice,
                                 enricher: main.enricher, logger: main.logger, owner: main.owner)

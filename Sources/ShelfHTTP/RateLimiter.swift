@@ -1,6 +1,7 @@
 /// Spaces request starts to stay under a service's requests-per-minute limit, allowing a burst of
-/// `burst` requests (so `concurrency` requests can start together). Shared by everything that talks
-/// to the same service: vision providers per provider, book sources per source.
+/// `burst` requests. Shared by everything in this process that talks to the same book source. (Vision
+/// providers take their turns from a count in the database instead, shared by every shelfd process:
+/// ShelfStore's `takeRequestTurn`.)
 package actor RateLimiter {
     private let interval: Duration
     private let burst: Int

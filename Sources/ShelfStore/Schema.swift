@@ -278,6 +278,16 @@ enum Schema {
         ALTER TABLE job ADD COLUMN recheck_of INTEGER REFERENCES job(id);   -- the job whose fast reading this one asks again
         CREATE INDEX job_awaiting ON job(awaiting) WHERE awaiting IS NOT NULL;
         """,
+        // Each provider's request budget, shared by every shelfd process that asks it (RateBuckets.swift).
+        """
+        CREATE TABLE request_budget (
+            provider TEXT PRIMARY KEY,
+            next_start REAL NOT NULL,             -- the earliest start of the next request (60 s ÷ requests_per_minute apart)
+            day_ends REAL NOT NULL,               -- when the provider's day ends and day_count starts again
+            day_count INTEGER NOT NULL,           -- requests sent this provider day
+            day_full_until REAL                   -- set when requests_per_day was reached: the provider pauses until then
+        );
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -43,7 +43,9 @@ struct Eval: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-eval-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let store = try Self.enrichmentStore(config: config, catalogue: catalogue, scratch: scratch)
-        let evaluator = try Evaluator(config: config, secrets: secrets, store: store, logger: logger)
+        // The user's database, when there is one, holds the request budgets a running daemon uses too.
+        let limits = try Catalogue.store(config, create: false)
+        let evaluator = try Evaluator(config: config, secrets: secrets, store: store, limits: limits, logger: logger)
 
         var measured: [EvalDocument.Provider] = []
         // `auto` is measured as what it stands for on this machine, and named so.

@@ -68,12 +68,14 @@ struct ParsingTests {
             model = "gemini-3-pro"
             base_url = "http://127.0.0.1:8081"
             requests_per_minute = 60
+            requests_per_day = 250
             timeout_s = 30
 
             [cloudflare]
             model = "@cf/meta/llama-4-scout-17b-16e-instruct"
             base_url = "http://127.0.0.1:8082"
             requests_per_minute = 100
+            requests_per_day = 5000
             timeout_s = 20
 
             [openai]
@@ -119,11 +121,13 @@ struct ParsingTests {
         #expect(config.gemini.model == "gemini-3-pro")
         #expect(config.gemini.baseURL == "http://127.0.0.1:8081")
         #expect(config.gemini.requestsPerMinute == 60)
+        #expect(config.gemini.requestsPerDay == 250)
         #expect(config.gemini.timeoutS == 30)
 
         #expect(config.cloudflare.model == "@cf/meta/llama-4-scout-17b-16e-instruct")
         #expect(config.cloudflare.baseURL == "http://127.0.0.1:8082")
         #expect(config.cloudflare.requestsPerMinute == 100)
+        #expect(config.cloudflare.requestsPerDay == 5000)
         #expect(config.cloudflare.timeoutS == 20)
 
         #expect(config.openai.model == "llava")
@@ -277,6 +281,8 @@ struct MistakeTests {
         Limit(section: "watch", key: "rescan_interval_s", value: "-5", allowed: "0 or more"),
         Limit(section: "gemini", key: "requests_per_minute", value: "0", allowed: "1 or more"),
         Limit(section: "gemini", key: "timeout_s", value: "0", allowed: "1 or more"),
+        Limit(section: "gemini", key: "requests_per_day", value: "-1", allowed: "0 or more"),
+        Limit(section: "cloudflare", key: "requests_per_day", value: "-3", allowed: "0 or more"),
         Limit(section: "cloudflare", key: "requests_per_minute", value: "-1", allowed: "1 or more"),
         Limit(section: "cloudflare", key: "timeout_s", value: "0", allowed: "1 or more"),
         Limit(section: "openai", key: "timeout_s", value: "0", allowed: "1 or more"),

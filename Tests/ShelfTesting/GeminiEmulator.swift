@@ -75,10 +75,15 @@ package final class GeminiEmulator: Sendable {
         /// The first matching rule answers; with none, `reply`.
         package var rules: [Rule]
         package var reply: Reply
+        /// Google's per-minute quota: a photo request beyond this many answered in the last minute gets 429
+        /// RESOURCE_EXHAUSTED (no retry delay). The minute is counted as 59.5 s, so a client that spaces its
+        /// starts exactly 60 s ÷ limit apart is not refused for a few milliseconds of network jitter. Nil: no quota.
+        package var requestsPerMinute: Int?
 
         package init(apiKey: String = GeminiEmulator.defaultKey, models: Set<String>? = nil, latency: Duration = .zero,
-                     rules: [Rule] = [], reply: Reply = .books([])) {
+                     rules: [Rule] = [], reply: Reply = .books([]), requestsPerMinute: Int? = nil) {
             self.apiKey = apiKey; self.models = models; self.latency = latency; self.rules = rules; self.reply = reply
+            self.requestsPerMinute = requestsPerMinute
         }
 
         /// Every request gets `reply`.
@@ -103,6 +108,8 @@ package final class GeminiEmulator: Sendable {
         /// Of the decoded image, when the request carried one.
         package var photoSHA256: String?
         package var status: Int
+        /// When the request was read, before any latency: what a provider's rate limit counts.
+        package var arrivedAt: Date
 
         /// The request body as JSON.
         package var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
@@ -114,6 +121,8 @@ package final class GeminiEmulator: Sendable {
         var script: Script
         var progress = RuleProgress()
         var log: [LoggedRequest] = []
+        /// Arrivals of the photo requests let through in the last minute (`Script.requestsPerMinute`).
+        var admitted: [Date] = []
     }
 
     /// The script, its progress and the log, shared with the server's connection threads.
@@ -167,7 +176,7 @@ package final class GeminiEmulator: Sendable {
         if let header = request.header("x-goog-api-key") { keySource = .header; key = header }
         else if let query = request.query["key"] { keySource = .query; key = query }
         var entry = LoggedRequest(method: request.method, path: path, model: model, keySource: keySource,
-                                  headers: request.headers, body: request.body, photoSHA256: nil, status: 0)
+                                  headers: request.headers, body: request.body, photoSHA256: nil, status: 0, arrivedAt: Date())
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             shared.state.withLock { $0.log.append(entry) }
@@ -204,8 +213,14 @@ package final class GeminiEmulator: Sendable {
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
-            s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
-                             image: image, sha256: sha256)
+            if let limit = s.script.requestsPerMinute {
+                let windowStart = entry.arrivedAt.addingTimeInterval(-59.5)
+                s.admitted.removeAll { $0 <= windowStart }
+                if s.admitted.count >= limit { return (.rateLimited(retryDelay: nil), .zero) }
+                s.admitted.append(entry.arrivedAt)
+            }
+            return s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
+                                    image: image, sha256: sha256)
         }
         var response = render(reply, model: model)
         response.delay = latency

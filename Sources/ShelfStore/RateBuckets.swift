@@ -1,0 +1,94 @@
+import Foundation
+
+/// A provider's limits as shelfd.toml sets them: requests per minute, and optionally per day.
+package struct RequestBudget: Sendable {
+    /// Requests start at least this far apart (60 s ÷ requests_per_minute): no minute holds more than the limit.
+    package var interval: TimeInterval
+    /// Requests per provider day; nil or 0: no daily limit.
+    package var perDay: Int?
+    /// When the provider's day starts again after a moment (Gemini: midnight Pacific; Cloudflare: midnight UTC).
+    package var dayEnds: @Sendable (Date) -> Date
+
+    package init(requestsPerMinute: Int, perDay: Int? = nil, dayEnds: @escaping @Sendable (Date) -> Date) {
+        interval = 60 / Double(max(1, requestsPerMinute))
+        self.perDay = perDay.flatMap { $0 > 0 ? $0 : nil }
+        self.dayEnds = dayEnds
+    }
+}
+
+/// What asking for a request's turn gave.
+package enum RequestTurn: Sendable, Equatable {
+    /// The request may start now; it is counted.
+    case granted
+    /// Another request holds the provider until then: ask again at that time.
+    case notBefore(Date)
+    /// The daily limit is reached until the provider's day ends.
+    case dayUsedUp(until: Date, used: Int)
+}
+
+// One bucket per provider in the database, not one per process: `watch`, the nightly `run` beside it, `scan`,
+// `rescan` and `eval` all ask the same provider with the same key, and the provider counts them together.
+// (The other way, `run` and `scan` handing their photos to a running daemon, would leave `eval` and a daemon
+// that is not running outside the rule, and needs a channel between processes that the queue already is.)
+//
+// A turn is taken only when it is due (no reservation ahead): a process that stops, or finds the provider
+// paused, never leaves a turn unused in the bucket for the others to wait out.
+extension Store {
+    /// Takes the provider's next request turn if it is due: in one IMMEDIATE transaction, reads when the
+    /// next request may start and how many were sent this provider day, and counts this one. `now` (for
+    /// tests) defaults to the time the transaction starts: read before it, it could be older than a turn
+    /// another process granted while this one waited for the lock.
+    package func takeRequestTurn(provider: String, budget: RequestBudget, now: Date? = nil) throws -> RequestTurn {
+        try write { db in
+            let now = now ?? Date()
+            let row = try db.queryOne("SELECT next_start, day_ends, day_count FROM request_budget WHERE provider = ?", [provider])
+            var nextStart = row?.date("next_start") ?? now
+            var dayEnds = row?.date("day_ends") ?? budget.dayEnds(now)
+            var used = Int(row?.int("day_count") ?? 0)
+            if now >= dayEnds {
+                dayEnds = budget.dayEnds(now)
+                used = 0
+            }
+            // More than one interval ahead (and a second for clock slew) can only be a clock set back: start from now.
+            if nextStart > now.addingTimeInterval(budget.interval + 1) { nextStart = now }
+            let turn: RequestTurn
+            if let perDay = budget.perDay, used >= perDay {
+                turn = .dayUsedUp(until: dayEnds, used: used)
+            } else if nextStart > now {
+                turn = .notBefore(nextStart)
+            } else {
+                nextStart = now.addingTimeInterval(budget.interval)
+                used += 1
+                turn = .granted
+            }
+            var dayFullUntil = row?.date("day_full_until")
+            if case .dayUsedUp(let until, _) = turn { dayFullUntil = until }
+            try db.execute("""
+                INSERT INTO request_budget (provider, next_start, day_ends, day_count, day_full_until) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(provider) DO UPDATE SET next_start = excluded.next_start, day_ends = excluded.day_ends,
+                    day_count = excluded.day_count, day_full_until = excluded.day_full_until
+                """, [provider, nextStart, dayEnds, used, dayFullUntil])
+            return turn
+        }
+    }
+
+    /// A fresh process reads shelfd.toml again: when the provider waits for the daily limit and the limit now
+    /// allows more today (raised, or turned off), the wait is lifted. A quota the provider itself reported stands.
+    package func liftDailyLimitPause(provider: String, budget: RequestBudget, now: Date = Date()) throws {
+        guard let health = try providerHealth(provider), health.state == .backoff, let until = health.until, until > now,
+              let row = try read({ try $0.queryOne("SELECT * FROM request_budget WHERE provider = ?", [provider]) }),
+              row.date("day_full_until") == until else { return }
+        let used = Int(row.int("day_count") ?? 0)
+        if let perDay = budget.perDay, used >= perDay { return }
+        try setProviderHealth(ProviderHealth(name: provider, state: .ok), now: now)
+    }
+
+    /// Requests sent to the provider this provider day, and when that day ends; nil before the first.
+    package func requestsToday(provider: String, now: Date = Date()) throws -> (used: Int, dayEnds: Date)? {
+        try read { db in
+            guard let row = try db.queryOne("SELECT day_ends, day_count FROM request_budget WHERE provider = ?", [provider]),
+                  let dayEnds = row.date("day_ends"), dayEnds > now else { return nil }
+            return (Int(row.int("day_count") ?? 0), dayEnds)
+        }
+    }
+}

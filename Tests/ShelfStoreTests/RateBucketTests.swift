@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import ShelfStore
+
+@Suite struct RateBucketTests {
+    /// 12 a minute (one every 5 s); the provider's day ends at `dayEnd`.
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let dayEnd = start.addingTimeInterval(3_600)
+    static func budget(perDay: Int? = nil) -> RequestBudget {
+        RequestBudget(requestsPerMinute: 12, perDay: perDay) { now in now < dayEnd ? dayEnd : dayEnd.addingTimeInterval(86_400) }
+    }
+
+    @Test("Two processes take their turns from one bucket: requests start 60 s ÷ the limit apart, whoever asks")
+    func processesShareOneBucket() throws {
+        try withStore { store, path throws in
+            let other = try Store.open(path: path)             // a second process: its own connection
+            let t0 = Self.start, budget = Self.budget()
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
+            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
+                    == .notBefore(t0.addingTimeInterval(5)))
+            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(5)) == .granted)
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(5))
+                    == .notBefore(t0.addingTimeInterval(10)))
+            // Another provider has a bucket of its own.
+            #expect(try store.takeRequestTurn(provider: "cloudflare", budget: budget, now: t0.addingTimeInterval(5)) == .granted)
+        }
+    }
+
+    @Test("A waiting request reserves nothing: a photo that gives up leaves no turn for the others to wait out")
+    func waitingReservesNothing() throws {
+        try withStore { store, _ throws in
+            let t0 = Self.start, budget = Self.budget()
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
+            for _ in 0..<5 {                                    // five photos ask, then stop waiting
+                #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
+                        == .notBefore(t0.addingTimeInterval(5)))
+            }
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(5)) == .granted)
+        }
+    }
+
+    @Test("The daily limit counts every process's requests and starts again when the provider's day ends")
+    func dailyLimitAcrossProcesses() throws {
+        try withStore { store, path throws in
+            let other = try Store.open(path: path)
+            let budget = Self.budget(perDay: 3)
+            var now = Self.start
+            for process in [store, other, store] {
+                #expect(try process.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .granted)
+                now += 5
+            }
+            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .dayUsedUp(until: Self.dayEnd, used: 3))
+            #expect(try store.requestsToday(provider: "gemini", now: now)?.used == 3)
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.dayEnd) == .granted)
+            #expect(try store.requestsToday(provider: "gemini", now: Self.dayEnd)?.used == 1)
+        }
+    }
+
+    @Test("A clock set back does not leave the provider waiting for the old time")
+    func clockSetBack() throws {
+        try withStore { store, _ throws in
+            let budget = Self.budget()
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start) == .granted)
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start - 600) == .granted)
+        }
+    }
+
+    @Test("Raising the daily limit lifts its pause at the next start; a quota the provider reported stands")
+    func raisedLimitLiftsThePause() throws {
+        try withStore { store, _ throws in
+            var now = Self.start
+            for _ in 0..<2 {
+                _ = try store.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
+                now += 5
+            }
+            guard case .dayUsedUp(let until, _) = try store.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
+            else { Issue.record("the limit of 2 was not reached"); return }
+            try store.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: until, code: "provider_quota",
+                                                       message: "daily limit"))
+            try store.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
+            #expect(try store.providerHealth("gemini")?.state == .backoff, "the same limit: the pause stands")
+            try store.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 5), now: now)
+            #expect(try store.providerHealth("gemini")?.state == .ok)
+
+            let later = Self.dayEnd.addingTimeInterval(60)     // Gemini's own daily quota: not ours to lift
+            try store.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: later.addingTimeInterval(3_600),
+                                                       code: "provider_quota", message: "Gemini's daily quota is used up"))
+            try store.liftDailyLimitPause(provider: "gemini", budget: Self.budget(), now: later)
+            #expect(try store.providerHealth("gemini")?.state == .backoff)
+        }
+    }
+}

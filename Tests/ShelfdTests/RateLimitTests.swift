@@ -1,0 +1,74 @@
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfTesting
+import Testing
+
+@Suite("Rate limits shared by every shelfd process", .serialized)
+struct RateLimitTests {
+    @Test("watch and a run started beside it keep one requests_per_minute together, and ask about each photo once",
+          .timeLimit(.minutes(4)))
+    func watchAndRunShareOneLimit() async throws {
+        let limit = 20, photos = 24                       // more than a minute's worth: a doubled limit shows
+        // The emulator keeps Gemini's per-minute quota too: a request beyond the limit would be refused (429).
+        try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(100), reply: .books([dune]),
+                                                           requestsPerMinute: limit)) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["requests_per_minute": "\(limit)"]])
+            for seed in 0..<photos { try root.drop(JPEGFactory.shelf(seed: 700 + seed), as: "shelf-\(seed).jpg") }
+            let daemon = try root.startDaemon()
+            try await waitUntil("the daemon sends its first request") { !gemini.requests.isEmpty }
+            let run = try await root.shelfd(["run"], timeout: .seconds(180))       // the nightly timer, beside the daemon
+            #expect(run.status == 0, "\(run.stderr)")
+            try await waitUntil("every photo is done", timeout: .seconds(120)) { try await root.status().queue.done == photos }
+            #expect(try await daemon.stop() == 0)
+
+            let sent = gemini.requests.filter { $0.photoSHA256 != nil }
+            #expect(sent.count == photos, "one request per photo")
+            #expect(Set(sent.compactMap(\.photoSHA256)).count == photos, "each photo asked once")
+            #expect(sent.allSatisfy { $0.status == 200 }, "the provider refused none for its per-minute quota")
+            // No `limit + 1` requests within a minute (less half a second for the network's jitter).
+            let arrivals = sent.map(\.arrivedAt).sorted()
+            let crowded = zip(arrivals, arrivals.dropFirst(limit)).filter { $1.timeIntervalSince($0) < 59.5 }
+            #expect(crowded.isEmpty, "\(crowded.count) minutes held more than \(limit) requests")
+            #expect(try root.resultDocuments().map(\.photo.path).count == photos)
+            #expect(run.stderr.contains("Scan started"), "run sent some of the requests itself")
+            #expect(daemon.logText.contains("Scan started"), "the daemon sent some of the requests itself")
+        }
+    }
+
+    @Test("requests_per_day pauses the provider until its day ends: no photo is charged, status says why",
+          .timeLimit(.minutes(2)))
+    func dailyLimitPausesTheProvider() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["requests_per_day": "3"],
+                                                                           "pipeline": ["concurrency": "1", "batch_size": "1"]])
+            for seed in 0..<5 { try root.drop(JPEGFactory.shelf(seed: 800 + seed), as: "shelf-\(seed).jpg") }
+            let run = try await root.shelfd("run")
+            #expect(run.status == 3, "photos are left waiting: \(run.stderr)")
+            #expect(run.stderr.contains("requests_per_day"), "\(run.stderr)")
+            #expect(gemini.requests.count == 3)
+
+            let status = try await root.status()
+            #expect(status.queue.done == 3 && status.queue.pending == 2)
+            #expect(status.queue.dead == 0 && status.queue.failed == 0)
+            #expect(status.provider.state == "backoff")
+            let resets = QuotaTimes.nextPacificMidnight(after: Date())
+            let until = try #require(status.provider.backoffUntil)
+            #expect(abs(until.timeIntervalSince(resets)) < 120, "until the Gemini day ends, midnight Pacific")
+            #expect(status.provider.reason?.contains("requests_per_day") == true, "\(status.provider.reason ?? "no reason")")
+            #expect(status.problems.contains { $0.code == "provider_quota" })
+
+            let db = try SQLiteConnection(path: root.state.appendingPathComponent("shelfd.db").path)
+            let waiting = try db.query("SELECT attempts FROM job WHERE state = 'pending'")
+            #expect(waiting.count == 2 && waiting.allSatisfy { $0.int("attempts") == 0 }, "no attempt charged")
+
+            // A second process the same day sends nothing either; raising the limit lets the photos go on.
+            #expect(try await root.shelfd("run").status == 3)
+            #expect(gemini.requests.count == 3)
+            try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["gemini": ["requests_per_day": "10"]])
+            #expect(try await root.shelfd("run").status == 0)
+            #expect(gemini.requests.count == 5)
+            #expect(try await root.status().queue.done == 5)
+        }
+    }
+}
