@@ -42,7 +42,7 @@ struct OfflineSamplesTests {
         let samples = SamplesTests.folder
         let imported = try await root.shelfd("catalogue", "import", samples.appendingPathComponent("catalogue.csv").path)
         #expect(imported.status == 0, "\(imported.stderr)")
-        let scan = try await root.shelfd("scan", samples.path)
+        let scan = try await root.shelfd(["scan", samples.path], timeout: .seconds(240))   // six photos through Tesseract: minutes on a busy 2-core machine
         #expect(scan.status == 0, "\(scan.stderr)")
         #expect(scan.stderr.contains("reading photos with ocr"))
         #expect(scan.stdout.contains("Pride and Prejudice — Jane Austen"))
