@@ -55,18 +55,23 @@ extension Store {
     package func setProviderHealth(_ health: ProviderHealth, now: Date = Date()) throws {
         try write { db in
             let previous = try db.queryOne("SELECT state FROM provider_state WHERE name = ?", [health.name])?.string("state")
-            try db.execute("""
-                INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(name) DO UPDATE SET state = excluded.state, until = excluded.until, code = excluded.code,
-                    message = excluded.message, since = excluded.since, probes = excluded.probes,
-                    updated_at = excluded.updated_at
-                """, [health.name, health.state.rawValue, health.until, health.code, health.message, health.since,
-                      health.probes, now])
+            try Self.saveHealth(db, health, now: now)
             if previous != health.state.rawValue {
                 try Self.addEvent(db, "provider_\(health.state.rawValue)", message: "\(health.name): \(health.message ?? "")", now: now)
             }
         }
+    }
+
+    /// Writes a provider's whole state row (inside the caller's transaction).
+    private static func saveHealth(_ db: SQLiteConnection, _ health: ProviderHealth, now: Date) throws {
+        try db.execute("""
+            INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(name) DO UPDATE SET state = excluded.state, until = excluded.until, code = excluded.code,
+                message = excluded.message, since = excluded.since, probes = excluded.probes,
+                updated_at = excluded.updated_at
+            """, [health.name, health.state.rawValue, health.until, health.code, health.message, health.since,
+                  health.probes, now])
     }
 
     /// A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted (it
@@ -118,13 +123,7 @@ extension Store {
             var next = now.addingTimeInterval(ProviderHealth.probeInterval(failedProbes: health.probes, ceiling: ceiling))
             if let notBefore, notBefore > next { next = notBefore }
             health.until = next
-            try db.execute("""
-                INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(name) DO UPDATE SET state = excluded.state, until = excluded.until, code = excluded.code,
-                    message = excluded.message, since = excluded.since, probes = excluded.probes,
-                    updated_at = excluded.updated_at
-                """, [name, health.state.rawValue, health.until, code, message, health.since, health.probes, now])
+            try Self.saveHealth(db, health, now: now)
             if current?.isOutage != true {
                 try Self.addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)
             }
