@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShelfCore
+import ShelfDigest
 
 @Suite struct SHA256Tests {
     @Test("Matches the FIPS test vectors, including a message spanning blocks")
