@@ -2,17 +2,23 @@ import CCrypto
 
 /// SHA-256 from libcrypto (OpenSSL), which libcurl links anyway: a photo's identity is the hash of its bytes.
 /// Not swift-crypto: building it would add minutes to every CI run for this one digest.
-package final class SHA256 {
-    private let context: OpaquePointer
-
-    package init() {
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
-            fatalError("libcrypto could not start a SHA-256 digest")
+package struct SHA256 {
+    /// libcrypto's digest state, copied on write so that a copy of this value hashes on by itself.
+    private final class Context {
+        let pointer: OpaquePointer
+        init(copying other: Context? = nil) {
+            guard let pointer = EVP_MD_CTX_new() else { fatalError("libcrypto could not allocate a digest") }
+            let started = if let other { EVP_MD_CTX_copy_ex(pointer, other.pointer) }
+                          else { EVP_DigestInit_ex(pointer, EVP_sha256(), nil) }
+            guard started == 1 else { fatalError("libcrypto could not start a SHA-256 digest") }
+            self.pointer = pointer
         }
-        self.context = context
+        deinit { EVP_MD_CTX_free(pointer) }
     }
 
-    deinit { EVP_MD_CTX_free(context) }
+    private var context = Context()
+
+    package init() {}
 
     /// The digest of `bytes` as 64 lowercase hex digits.
     package static func hex<Bytes: Collection<UInt8>>(of bytes: Bytes) -> String {
@@ -27,20 +33,26 @@ package final class SHA256 {
         return hexDigits(digest.prefix(Int(length)))
     }
 
-    package func update(_ bytes: [UInt8]) {
-        guard bytes.withUnsafeBufferPointer({ EVP_DigestUpdate(context, $0.baseAddress, $0.count) }) == 1 else {
+    package mutating func update(_ bytes: [UInt8]) {
+        makeUnique()
+        guard bytes.withUnsafeBufferPointer({ EVP_DigestUpdate(context.pointer, $0.baseAddress, $0.count) }) == 1 else {
             fatalError("libcrypto could not extend a SHA-256 digest")
         }
     }
 
     /// The digest of everything passed to `update`, as 64 lowercase hex digits; call it once, last.
-    package func finalizeHex() -> String {
+    package mutating func finalizeHex() -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        guard EVP_DigestFinal_ex(context, &digest, &length) == 1 else {
+        makeUnique()
+        guard EVP_DigestFinal_ex(context.pointer, &digest, &length) == 1 else {
             fatalError("libcrypto could not finish a SHA-256 digest")
         }
         return Self.hexDigits(digest.prefix(Int(length)))
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&context) { context = Context(copying: context) }
     }
 
     private static func hexDigits(_ digest: ArraySlice<UInt8>) -> String {
