@@ -25,17 +25,23 @@ let package = Package(
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
+        // libcrypto is on the machine anyway (libcurl links it); swift-crypto would add minutes to every CI build.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
 
         // Values and rules: no I/O, no C.
         .target(name: "ShelfCore", swiftSettings: settings),
+        // SHA-256 (libcrypto): a photo's identity, a review item's id.
+        .target(name: "ShelfDigest", dependencies: ["CCrypto"], swiftSettings: settings),
         // shelfd.toml: lookup, parsing, validation, secrets.
         .target(name: "ShelfConfig", dependencies: [
             "ShelfCore", .product(name: "TOMLKit", package: "TOMLKit"),
         ], swiftSettings: settings),
         // SQLite: schema, migrations, job queue, library, provider state, events.
-        .target(name: "ShelfStore", dependencies: ["ShelfCore", "CSQLite"], swiftSettings: settings),
+        .target(name: "ShelfStore", dependencies: ["ShelfCore", "ShelfDigest", "CSQLite"], swiftSettings: settings),
         // Photo inspection and preprocessing: JPEG (TurboJPEG) and HEIC (libheif) in, upright resized JPEG out.
-        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif"], swiftSettings: settings),
+        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif"], swiftSettings: settings),
         // One libcurl-based async HTTP client.
         .target(name: "ShelfHTTP", dependencies: ["CCurl"], swiftSettings: settings),
         // Vision providers: request, parse, classify errors.
@@ -59,7 +65,7 @@ let package = Package(
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
         // The pipeline: scheduler, batches, writers, status, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
-            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "ShelfExport", "ShelfOCR", "CMalloc",
+            "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "ShelfExport", "ShelfOCR", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The command line.
@@ -70,16 +76,17 @@ let package = Package(
         ], swiftSettings: settings),
 
         // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary.
-        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
+        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
                 swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
+        .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
         .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
         .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore"], swiftSettings: settings),
         .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: [
-            "ShelfProviders", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
+            "ShelfProviders", "ShelfDigest", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),
         .testTarget(name: "ShelfEnrichmentTests", dependencies: [
             "ShelfEnrichment", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
@@ -90,7 +97,7 @@ let package = Package(
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
         // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).
-        .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfConfig", "ShelfImaging", "ShelfStore",
+        .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
                                                         "ShelfEnrichment", "CPty"],
                     swiftSettings: settings),
 
@@ -106,7 +113,7 @@ let package = Package(
                           path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
         // The database after a year of photos, before and after pruning (`[pipeline] keep_days`): bytes per photo.
         .executableTarget(name: "shelfd-bench-store", dependencies: [
-            "ShelfDaemon", "ShelfStore", "ShelfCore", .product(name: "Logging", package: "swift-log"),
+            "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
         .executableTarget(name: "shelfd-bench-ocr", dependencies: [

@@ -10,6 +10,7 @@ import Foundation
 import Logging
 import ShelfCore
 import ShelfDaemon
+import ShelfDigest
 import ShelfStore
 
 func fail(_ message: String) -> Never {

@@ -207,13 +207,6 @@ package struct ReviewDocument: Codable, Sendable, Equatable {
         self.id = id; self.photo = photo; self.book = book; self.candidates = candidates; self.reasons = reasons
         self.crop = crop; self.createdAt = createdAt
     }
-
-    /// Stable across re-runs of the same photo: the photo's hash and what was read, so a decision taken
-    /// once applies again when the photo is rescanned.
-    package static func id(photoSHA256: String, reading book: Book) -> String {
-        let digest = SHA256.hex(of: Array("\(photoSHA256)|\(book.titleKey)".utf8))
-        return String(digest.prefix(12))
-    }
 }
 
 /// `shelfd status --json` (DESIGN §4.4).

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import ShelfConfig
 import ShelfCore
+import ShelfDigest
 import ShelfEnrichment
 import ShelfHTTP
 import ShelfImaging

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ShelfCore
+import ShelfDigest
 import ShelfExport
 import ShelfImaging
 import ShelfStore

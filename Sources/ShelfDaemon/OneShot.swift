@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfDigest
 import ShelfProviders
 import ShelfStore
 import ShelfWatch

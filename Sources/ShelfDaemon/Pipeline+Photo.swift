@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import ShelfCore
+import ShelfDigest
 import ShelfEnrichment
 import ShelfHTTP
 import ShelfImaging

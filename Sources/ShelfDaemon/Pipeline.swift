@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Logging
 import ShelfCore
+import ShelfDigest
 import ShelfEnrichment
 import ShelfImaging
 import ShelfProviders

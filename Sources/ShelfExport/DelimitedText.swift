@@ -1,6 +1,7 @@
 import Foundation
 /// CSV and TSV as the reading apps write them: UTF-8 without a byte-order mark, rows ending in LF (what the
 /// Goodreads, StoryGraph and Libib exports themselves use), a header row first.
+/// Hand-written: TSV here is unquoted (tabs and breaks become spaces), which CSV libraries' writers do not do.
 package enum DelimitedText {
     package enum Separator: Sendable {
         /// RFC 4180 quoting: a field holding a comma, a quote or a line break is quoted, its quotes doubled.

@@ -1,4 +1,5 @@
-/// Reading a JPEG's marker structure in Swift, for what TurboJPEG does not report (EXIF, the end marker).
+/// Reading a JPEG's marker structure in Swift, for what TurboJPEG does not report (where the EXIF segment is, the
+/// end marker); hand-written because neither TurboJPEG nor libexif checks that a JPEG reaches its end marker.
 /// Every read is bounds-checked: these functions see untrusted bytes and must never trap.
 enum JPEGMarkers {
     /// One marker segment: its marker byte (the one after 0xFF) and where its payload (after the length) lies.
@@ -59,17 +60,9 @@ enum JPEGMarkers {
 }
 
 extension Array where Element == UInt8 {
-    /// The 16-bit value at `index`, or nil when it does not lie wholly inside the array.
-    func uint16(at index: Int, bigEndian: Bool = true) -> Int? {
+    /// The big-endian 16-bit value at `index` (a segment length), or nil when it does not lie wholly inside the array.
+    func uint16(at index: Int) -> Int? {
         guard index >= 0, index <= count - 2 else { return nil }
-        let (high, low) = bigEndian ? (self[index], self[index + 1]) : (self[index + 1], self[index])
-        return Int(high) << 8 | Int(low)
-    }
-
-    /// The 32-bit value at `index`, or nil when it does not lie wholly inside the array.
-    func uint32(at index: Int, bigEndian: Bool = true) -> Int? {
-        guard let first = uint16(at: index, bigEndian: bigEndian),
-              let second = uint16(at: index + 2, bigEndian: bigEndian) else { return nil }
-        return bigEndian ? first << 16 | second : second << 16 | first
+        return Int(self[index]) << 8 | Int(self[index + 1])
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 /// Area-average (box filter) downscaling with the orientation applied as pixels are written.
 /// Each output pixel is the mean of the source area it covers, fractional edge pixels weighted by coverage:
 /// no aliasing on downscale, and separable (columns, then rows) with 14-bit fixed-point weights.
+/// Hand-written: TurboJPEG scales only by eighths; this finishes the resize and turns the picture in one pass.
 enum Resampler {
     private static let fractionBits = 14
     private static let one = Int32(1 << fractionBits)

@@ -1,5 +1,15 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
+
+extension ReviewDocument {
+    /// Stable across re-runs of the same photo: the photo's hash and what was read, so a decision taken
+    /// once applies again when the photo is rescanned. Here, not in ShelfCore, because hashing needs libcrypto.
+    package static func id(photoSHA256: String, reading book: Book) -> String {
+        let digest = SHA256.hex(of: Array("\(photoSHA256)|\(book.titleKey)".utf8))
+        return String(digest.prefix(12))
+    }
+}
 
 /// A book a person is asked about: one photo's reading of it, as committed.
 package struct ReviewItem: Sendable, Equatable {

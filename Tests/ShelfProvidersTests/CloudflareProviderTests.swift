@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
 import ShelfHTTP
 import ShelfProviders
 import ShelfTesting

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
 import Synchronization
 
 /// A loopback stand-in for Cloudflare Workers AI's REST API (`/client/v4/accounts/{account}/ai/run/{model}`

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
 import Synchronization
 
 /// A loopback stand-in for the Gemini Developer API's `generateContent`, speaking its wire format

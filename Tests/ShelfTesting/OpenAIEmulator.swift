@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
 import Synchronization
 
 /// A loopback stand-in for an OpenAI-compatible server with vision (Ollama's `/v1`, llama.cpp's

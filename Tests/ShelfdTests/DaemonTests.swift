@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
 import ShelfTesting
 import Testing
 

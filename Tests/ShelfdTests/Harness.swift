@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
 import ShelfImaging
 import ShelfTesting
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import CPty
 import ShelfCore
+import ShelfDigest
 import ShelfStore
 import ShelfTesting
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShelfCore
+import ShelfDigest
 
 @Suite struct SHA256Tests {
     @Test("Matches the FIPS test vectors, including a message spanning blocks")
@@ -19,5 +19,15 @@ import Testing
         var hasher = SHA256()
         hasher.update(Array(bytes[0..<3])); hasher.update(Array(bytes[3..<130])); hasher.update(Array(bytes[130...]))
         #expect(hasher.finalizeHex() == SHA256.hex(of: bytes))
+    }
+
+    @Test("A copy of a hasher goes on by itself: feeding one does not change the other's digest")
+    func copiesAreIndependent() {
+        var first = SHA256()
+        first.update(Array("ab".utf8))
+        var second = first
+        second.update(Array("c".utf8))
+        #expect(first.finalizeHex() == SHA256.hex(of: Array("ab".utf8)))
+        #expect(second.finalizeHex() == SHA256.hex(of: Array("abc".utf8)))
     }
 }

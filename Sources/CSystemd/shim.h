@@ -1,0 +1,2 @@
+// libsystemd's sd_notify protocol: readiness, status and watchdog pings to the service manager.
+#include <systemd/sd-daemon.h>
