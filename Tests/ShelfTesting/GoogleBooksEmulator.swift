@@ -64,7 +64,7 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
         Volume(id: "ABCkAQAAMAAJ", title: "Good Omens", authors: ["Terry Pratchett", "Neil Gaiman"], publishedDate: "1990"),
     ]
 
-    package let host: ScriptedServer<Script>
+    package let host: ScriptedServer<RepliesInOrder<Script>>
 
     private init(script: Script) { host = ScriptedServer(script: script, respond: GoogleBooksEmulator.handle) }
 

@@ -83,7 +83,7 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
              isbns: ["9780060853976", "0060853972"], firstPublishYear: 1990, publishDate: "November 28, 2006"),
     ]
 
-    package let host: ScriptedServer<Script>
+    package let host: ScriptedServer<RepliesInOrder<Script>>
 
     private init(script: Script) { host = ScriptedServer(script: script, respond: OpenLibraryEmulator.handle) }
 
