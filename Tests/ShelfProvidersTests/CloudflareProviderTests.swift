@@ -279,12 +279,7 @@ struct CloudflareProviderTests {
 
     // MARK: Failures
 
-    struct Case: Sendable, CustomTestStringConvertible {
-        var reply: CFReply
-        var code: PhotoError.Code
-        var check: @Sendable (PhotoError.Disposition) -> Bool
-        var testDescription: String
-    }
+    typealias Case = FailureCase<CFReply>
 
     static let failureCases: [Case] = [
         Case(reply: .capacity(retryAfter: 7), code: .providerUnavailable, check: { $0 == .retry(after: 7) },
@@ -313,11 +308,7 @@ struct CloudflareProviderTests {
     func failures(_ testCase: Case) async throws {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(cfScript(reply: testCase.reply)) { cloudflare in
-            let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
-            #expect(error.code == testCase.code, "\(error)")
-            #expect(testCase.check(error.disposition), "\(error.disposition)")
-            #expect(!error.message.isEmpty)
-            expectNoCredentials(error, logs)
+            try await expectFailure(testCase, from: cfProvider(cloudflare, logs: logs), secrets: [cfToken, cfAccount], logs: logs)
         }
     }
 

@@ -69,12 +69,7 @@ struct GeminiProviderTests {
         }
     }
 
-    struct Case: Sendable, CustomTestStringConvertible {
-        var reply: Reply
-        var code: PhotoError.Code
-        var check: @Sendable (PhotoError.Disposition) -> Bool
-        var testDescription: String
-    }
+    typealias Case = FailureCase<Reply>
 
     static let failureCases: [Case] = [
         Case(reply: .internalError, code: .providerUnavailable, check: { $0 == .retry(after: nil) }, testDescription: "500"),
@@ -102,11 +97,7 @@ struct GeminiProviderTests {
     func failures(_ testCase: Case) async throws {
         let logs = CapturedLogs()
         try await withGeminiEmulator(.init(apiKey: testKey, reply: testCase.reply)) { gemini in
-            let error = try #require(await failure(makeProvider(gemini, logs: logs)))
-            #expect(error.code == testCase.code, "\(error)")
-            #expect(testCase.check(error.disposition), "\(error.disposition)")
-            #expect(!error.message.isEmpty)
-            expectNoKey(error, logs)
+            try await expectFailure(testCase, from: makeProvider(gemini, logs: logs), secrets: [testKey], logs: logs)
         }
     }
 
@@ -124,13 +115,8 @@ struct GeminiProviderTests {
           arguments: [("0.5s", 0.5), ("900ms", 0.9), ("34.074824224s", 34.074824224)])
     func rateLimited(delay: String, seconds: Double) async throws {
         try await withGeminiEmulator(.init(apiKey: testKey, reply: .rateLimited(retryDelay: delay))) { gemini in
-            let before = Date()
-            let error = try #require(await failure(makeProvider(gemini)))
-            let after = Date()
+            let error = try await expectPause(makeProvider(gemini), seconds: seconds)
             #expect(error.code == .providerRateLimited)
-            let until = try #require(error.disposition.waitUntil)
-            // The delay is counted from when the answer arrived, somewhere between `before` and `after`.
-            #expect(until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds))
         }
     }
 
@@ -138,18 +124,10 @@ struct GeminiProviderTests {
     func rateLimitedFallbacks() async throws {
         try await withGeminiEmulator(.init(apiKey: testKey, reply: .error(status: 429, rpcStatus: "RESOURCE_EXHAUSTED",
                                                                           message: "Slow down. Please retry in 7s."))) { gemini in
-            var before = Date()
-            let error = try #require(await failure(makeProvider(gemini)))
-            var after = Date()
+            let error = try await expectPause(makeProvider(gemini), seconds: 7)
             #expect(error.code == .providerRateLimited)
-            let until = try #require(error.disposition.waitUntil)
-            #expect(until >= before.addingTimeInterval(7) && until <= after.addingTimeInterval(7))
             gemini.setScript(.init(apiKey: testKey, reply: .rateLimited(retryDelay: nil)))
-            before = Date()
-            let plain = try #require(await failure(makeProvider(gemini)))
-            after = Date()
-            let plainUntil = try #require(plain.disposition.waitUntil)
-            #expect(plainUntil >= before.addingTimeInterval(60) && plainUntil <= after.addingTimeInterval(60))
+            try await expectPause(makeProvider(gemini), seconds: 60)
         }
     }
 

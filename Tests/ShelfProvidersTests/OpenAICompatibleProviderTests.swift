@@ -125,14 +125,13 @@ struct OpenAICompatibleProviderTests {
         }
     }
 
-    struct Case: Sendable, CustomTestStringConvertible {
+    /// A reply from a server of one flavour.
+    struct FlavouredReply: Sendable {
         var flavour: OpenAIEmulator.Flavour
         var reply: OpenAIEmulator.Reply
-        var code: PhotoError.Code
-        var check: @Sendable (PhotoError.Disposition) -> Bool
-        var says: [String] = []
-        var testDescription: String
     }
+
+    typealias Case = FailureCase<FlavouredReply>
 
     static let failureCases: [Case] = [
         Case(flavour: .ollama, reply: .modelNotFound, code: .providerModel, check: { $0 == .providerBroken },
@@ -174,12 +173,10 @@ struct OpenAICompatibleProviderTests {
     @Test("Each failure gets the right code and disposition, and never shows the key", arguments: failureCases)
     func failures(_ testCase: Case) async throws {
         let logs = CapturedLogs()
-        try await withOpenAIEmulator(.init(flavour: testCase.flavour, apiKey: testKey, reply: testCase.reply)) { server in
-            let error = try #require(await failure(openAIProvider(server, key: testKey, logs: logs)))
-            #expect(error.code == testCase.code, "\(error)")
-            #expect(testCase.check(error.disposition), "\(error.disposition)")
-            for phrase in testCase.says { #expect(error.message.contains(phrase), "\(error.message)") }
-            expectNoKey(error, logs)
+        try await withOpenAIEmulator(.init(flavour: testCase.reply.flavour, apiKey: testKey,
+                                           reply: testCase.reply.reply)) { server in
+            try await expectFailure(testCase, from: openAIProvider(server, key: testKey, logs: logs), secrets: [testKey],
+                                    logs: logs)
         }
     }
 
@@ -188,12 +185,8 @@ struct OpenAICompatibleProviderTests {
                       (.rateLimited(retryAfter: "7", retryAfterMs: "250"), 0.25), (.rateLimited(), 60.0)])
     func rateLimited(reply: OpenAIEmulator.Reply, seconds: Double) async throws {
         try await withOpenAIEmulator(.init(flavour: .vllm, reply: reply)) { server in
-            let before = Date()
-            let error = try #require(await failure(openAIProvider(server)))
-            let after = Date()
+            let error = try await expectPause(openAIProvider(server), seconds: seconds)
             #expect(error.code == .providerRateLimited)
-            let until = try #require(error.disposition.waitUntil)
-            #expect(until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds))
         }
     }
 
@@ -300,4 +293,12 @@ func openAIProvider(_ server: OpenAIEmulator, model: String = OpenAIEmulator.def
     OpenAICompatibleProvider(
         settings: OpenAICompatibleSettings(model: model, baseURL: server.baseURL, apiKey: key.map(Secret.init), timeout: timeout),
         http: HTTPClient(maxConcurrent: 2), logger: logs.logger)
+}
+
+extension FailureCase where Reply == OpenAICompatibleProviderTests.FlavouredReply {
+    init(flavour: OpenAIEmulator.Flavour, reply: OpenAIEmulator.Reply, code: PhotoError.Code,
+         check: @escaping @Sendable (PhotoError.Disposition) -> Bool, says: [String] = [], testDescription: String) {
+        self.init(reply: .init(flavour: flavour, reply: reply), code: code, check: check, says: says,
+                  testDescription: testDescription)
+    }
 }

@@ -132,13 +132,11 @@ package final class CloudflareEmulator: ScriptedEmulator {
 
     package let host: ScriptedServer<State>
 
-    private init(script: Script) { host = ScriptedServer(script: script, respond: CloudflareEmulator.handle) }
+    package init(host: ScriptedServer<State>) { self.host = host }
 
     /// Starts on 127.0.0.1 with a free port; `baseURL` is what shelfd's `[cloudflare] base_url` should be.
     package static func start(script: Script = Script()) throws -> CloudflareEmulator {
-        let emulator = CloudflareEmulator(script: script)
-        try emulator.host.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
 
     /// Whether the Llama 3.2 license has been agreed to on the emulated account.

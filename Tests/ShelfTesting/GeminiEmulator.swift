@@ -117,13 +117,11 @@ package final class GeminiEmulator: ScriptedEmulator {
 
     package let host: ScriptedServer<State>
 
-    private init(script: Script) { host = ScriptedServer(script: script, respond: GeminiEmulator.handle) }
+    package init(host: ScriptedServer<State>) { self.host = host }
 
     /// Starts on 127.0.0.1 with a free port; `baseURL` is what shelfd's `[gemini] base_url` should be.
     package static func start(script: Script = Script()) throws -> GeminiEmulator {
-        let emulator = GeminiEmulator(script: script)
-        try emulator.host.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
 
     // MARK: - Handling

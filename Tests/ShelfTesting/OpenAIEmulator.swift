@@ -130,13 +130,11 @@ package final class OpenAIEmulator: ScriptedEmulator {
 
     package let host: ScriptedServer<State>
 
-    private init(script: Script) { host = ScriptedServer(script: script, respond: OpenAIEmulator.handle) }
+    package init(host: ScriptedServer<State>) { self.host = host }
 
     /// Starts on 127.0.0.1 with a free port.
     package static func start(script: Script = Script()) throws -> OpenAIEmulator {
-        let emulator = OpenAIEmulator(script: script)
-        try emulator.host.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
 
     /// `http://127.0.0.1:PORT/v1`, what shelfd's `[openai] base_url` should be.

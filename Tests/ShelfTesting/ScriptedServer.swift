@@ -121,11 +121,18 @@ extension ScriptedServer {
 package protocol ScriptedEmulator: Sendable {
     associatedtype State: EmulatorState
     var host: ScriptedServer<State> { get }
+    init(host: ScriptedServer<State>)
     /// What shelfd is pointed at; `http://127.0.0.1:PORT` unless the API lives under a path.
     var baseURL: String { get }
 }
 
 extension ScriptedEmulator {
+    /// The emulator on `host`, started on 127.0.0.1 with a free port.
+    static func started(_ host: ScriptedServer<State>) throws -> Self {
+        try host.start()
+        return Self(host: host)
+    }
+
     package func stop() { host.stop() }
 
     package var baseURL: String { host.baseURL }
