@@ -56,12 +56,15 @@ struct ProviderContractTests {
         }
     }
 
-    @Test("A 429 with a retry delay pauses the provider for that delay", arguments: ContractProvider.allCases)
+    @Test("A 429 with a retry delay pauses the provider for that delay (providerWait: no attempt charged)",
+          arguments: ContractProvider.allCases)
     func rateLimited(_ kind: ContractProvider) async throws {
-        let seconds = kind.retryDelaySeconds
+        let seconds = kind.retryDelaySeconds, logs = CapturedLogs()
         try await withContractEmulator(kind, .init(answer: .rateLimited(seconds: seconds))) { rig in
-            let error = try await expectPause(rig.provider(), seconds: Double(seconds))
+            let error = try await expectPause(rig.provider(logs: logs), seconds: Double(seconds))
             #expect(error.code == .providerRateLimited)
+            #expect(!error.message.isEmpty)
+            expectNoSecrets(kind.secrets, in: error, logs)
         }
     }
 
@@ -110,6 +113,7 @@ struct ProviderContractTests {
         try await withContractEmulator(kind, .init(answer: .cut)) { rig in
             let error = try #require(await failure(rig.provider(logs: logs)))
             #expect(error.code == .providerTruncated && error.disposition == .retry(after: nil), "\(error)")
+            #expect(!error.message.isEmpty)
             for phrase in kind.cutHints { #expect(error.message.contains(phrase), "\(error.message)") }
             expectNoSecrets(kind.secrets, in: error, logs)
         }
