@@ -17,7 +17,7 @@ struct OpenAICompatibleProviderTests {
     func requestShape() async throws {
         try await withOpenAIEmulator(.init(reply: .books([Self.dune]))) { server in
             let photo = fakePhoto("wire")
-            _ = try await scan(provider(server), photo)
+            _ = try await scan(openAIProvider(server), photo)
             let request = try #require(server.requests.first)
             #expect(request.status == 200)
             #expect(request.method == "POST" && request.path == "/v1/chat/completions")
@@ -57,46 +57,19 @@ struct OpenAICompatibleProviderTests {
     @Test("The Bearer key is sent only when one is set")
     func bearerOnlyWithKey() async throws {
         try await withOpenAIEmulator(.init(flavour: .llamaServer, apiKey: testKey, reply: .books([Self.dune]))) { server in
-            _ = try await scan(provider(server, key: testKey))
+            _ = try await scan(openAIProvider(server, key: testKey))
             #expect(server.requests.last?.bearer == testKey)
             #expect(server.requests.last?.status == 200)
 
-            let error = try #require(await failure(provider(server)))
+            let error = try #require(await failure(openAIProvider(server)))
             #expect(server.requests.last?.headers["authorization"] == nil)
             #expect(server.requests.last?.status == 401)
             #expect(error.code == .providerAuth && error.disposition == .providerBroken)
             #expect(error.message.contains("OPENAI_API_KEY") && error.message.contains("shelfd doctor"))
 
-            let empty = try #require(await failure(provider(server, key: "")))
+            let empty = try #require(await failure(openAIProvider(server, key: "")))
             #expect(empty.code == .providerAuth)
             #expect(server.requests.last?.headers["authorization"] == nil)
-        }
-    }
-
-    @Test("A normal answer is parsed, with the [x1, y1, x2, y2] boxes converted", arguments: OpenAIEmulator.Flavour.allCases)
-    func normalAnswer(flavour: OpenAIEmulator.Flavour) async throws {
-        let suggestion = OpenAIEmulator.Suggestion(type: "blurry_image", severity: "warning", message: "Hold the phone still.")
-        try await withOpenAIEmulator(.init(flavour: flavour, reply: .books([Self.dune, Self.hobbit],
-                                                                            suggestions: [suggestion]))) { server in
-            let answer = try await scan(provider(server))
-            #expect(answer.books.count == 2)
-            let dune = try #require(answer.books.first)
-            #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.isbn == "9780441172719")
-            #expect(dune.confidence == 0.93)
-            #expect(dune.box == Box(x1: 0.41, y1: 0.12, x2: 0.45, y2: 0.88))
-            #expect(answer.books[1].author == nil && answer.books[1].isbn == nil)
-            #expect(answer.suggestions == [Suggestion(type: .blurryImage, severity: .warning, message: "Hold the phone still.")])
-            #expect(answer.notes.isEmpty)
-        }
-    }
-
-    @Test("Fenced and prose-wrapped answers still give the books",
-          arguments: [OpenAIEmulator.Reply.fenced([dune]), .proseWrapped([dune])])
-    func toleratedShapes(reply: OpenAIEmulator.Reply) async throws {
-        try await withOpenAIEmulator(.init(reply: reply)) { server in
-            let answer = try await scan(provider(server))
-            #expect(answer.books.map(\.title) == ["Dune"])
-            #expect(answer.books.first?.box == Box(x1: 0.41, y1: 0.12, x2: 0.45, y2: 0.88))
         }
     }
 
@@ -104,7 +77,7 @@ struct OpenAICompatibleProviderTests {
     func contentParts() async throws {
         let body = #"{"object":"chat.completion","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":[{"type":"text","text":"{\"books\":[{\"title\":\"Dune\","},{"type":"text","text":"\"confidence\":0.8,\"box\":[0.1,0.2,0.3,0.9]}],\"suggestions\":[]}"}]}}]}"#
         try await withOpenAIEmulator(.init(reply: .raw(status: 200, body: body))) { server in
-            let answer = try await scan(provider(server))
+            let answer = try await scan(openAIProvider(server))
             #expect(answer.books == [Detection(title: "Dune", confidence: 0.8, box: Box(x1: 0.1, y1: 0.2, x2: 0.3, y2: 0.9))])
         }
     }
@@ -147,20 +120,19 @@ struct OpenAICompatibleProviderTests {
           ])
     func errorBodies(flavour: OpenAIEmulator.Flavour, reply: OpenAIEmulator.Reply) async throws {
         try await withOpenAIEmulator(.init(flavour: flavour, reply: reply)) { server in
-            let error = try #require(await failure(provider(server)))
+            let error = try #require(await failure(openAIProvider(server)))
             #expect(error.code == .providerRejected && error.disposition == .dead)
             #expect(error.message.contains("HTTP 400, invalid image input"), "\(error.message)")
         }
     }
 
-    struct Case: Sendable, CustomTestStringConvertible {
+    /// A reply from a server of one flavour.
+    struct FlavouredReply: Sendable {
         var flavour: OpenAIEmulator.Flavour
         var reply: OpenAIEmulator.Reply
-        var code: PhotoError.Code
-        var check: @Sendable (PhotoError.Disposition) -> Bool
-        var says: [String] = []
-        var testDescription: String
     }
+
+    typealias Case = FailureCase<FlavouredReply>
 
     static let failureCases: [Case] = [
         Case(flavour: .ollama, reply: .modelNotFound, code: .providerModel, check: { $0 == .providerBroken },
@@ -187,25 +159,12 @@ struct OpenAICompatibleProviderTests {
              check: { $0 == .dead }, testDescription: "other 4xx"),
         Case(flavour: .llamaServer, reply: .raw(status: 400, body: #"{"error":{"code":400,"message":"the request exceeds the available context size","type":"exceed_context_size_error"}}"#),
              code: .providerRejected, check: { $0 == .dead }, says: ["max_side"], testDescription: "context too small"),
-        Case(flavour: .ollama, reply: .raw(status: 413, body: "too large"), code: .photoTooLarge, check: { $0 == .dead },
-             says: ["max_side"], testDescription: "413"),
-        Case(flavour: .ollama, reply: .error(status: 500, message: "the model failed to generate a response"),
-             code: .providerUnavailable, check: { $0 == .retry(after: nil) }, testDescription: "500"),
         Case(flavour: .ollama, reply: .flatError(status: 502, message: "cloud model unreachable"), code: .providerUnavailable,
              check: { $0 == .retry(after: nil) }, testDescription: "502 flat"),
         Case(flavour: .vllm, reply: .error(status: 503, message: "Service Unavailable"), code: .providerUnavailable,
              check: { $0 == .retry(after: nil) }, testDescription: "503 other"),
         Case(flavour: .ollama, reply: .raw(status: 504, headers: [("Retry-After", "3")], body: ""), code: .providerUnavailable,
              check: { $0 == .retry(after: 3) }, testDescription: "504 with Retry-After"),
-        Case(flavour: .ollama, reply: .cut([dune, hobbit]), code: .providerTruncated, check: { $0 == .retry(after: nil) },
-             says: ["max_tokens 4096"], testDescription: "finish_reason length, cut JSON"),
-        Case(flavour: .vllm, reply: .garbage, code: .providerNonsense, check: { $0 == .retry(after: nil) },
-             testDescription: "prose instead of JSON"),
-        Case(flavour: .ollama, reply: .text(""), code: .providerNonsense, check: { $0.isRetry }, testDescription: "empty content"),
-        Case(flavour: .ollama, reply: .text(#"{"shelf": 1}"#), code: .providerNonsense, check: { $0.isRetry },
-             testDescription: "JSON without books"),
-        Case(flavour: .ollama, reply: .raw(status: 200, body: "<html>proxy</html>"), code: .providerNonsense,
-             check: { $0.isRetry }, testDescription: "200 that is not a chat completion"),
         Case(flavour: .ollama, reply: .raw(status: 200, body: #"{"object":"chat.completion","choices":[]}"#),
              code: .providerNonsense, check: { $0.isRetry }, testDescription: "no choices"),
         Case(flavour: .vllm, reply: .text("I can't help with that.", finishReason: "content_filter"), code: .providerBlocked,
@@ -215,26 +174,20 @@ struct OpenAICompatibleProviderTests {
     @Test("Each failure gets the right code and disposition, and never shows the key", arguments: failureCases)
     func failures(_ testCase: Case) async throws {
         let logs = CapturedLogs()
-        try await withOpenAIEmulator(.init(flavour: testCase.flavour, apiKey: testKey, reply: testCase.reply)) { server in
-            let error = try #require(await failure(provider(server, key: testKey, logs: logs)))
-            #expect(error.code == testCase.code, "\(error)")
-            #expect(testCase.check(error.disposition), "\(error.disposition)")
-            for phrase in testCase.says { #expect(error.message.contains(phrase), "\(error.message)") }
-            expectNoKey(error, logs)
+        try await withOpenAIEmulator(.init(flavour: testCase.reply.flavour, apiKey: testKey,
+                                           reply: testCase.reply.reply)) { server in
+            try await expectFailure(testCase, from: openAIProvider(server, key: testKey, logs: logs), secrets: [testKey],
+                                    logs: logs)
         }
     }
 
     @Test("A 429 waits for retry-after-ms, else retry-after, else 60 s",
-          arguments: [(OpenAIEmulator.Reply.rateLimited(retryAfterMs: "1500"), 1.5), (.rateLimited(retryAfter: "7"), 7.0),
+          arguments: [(OpenAIEmulator.Reply.rateLimited(retryAfterMs: "1500"), 1.5),
                       (.rateLimited(retryAfter: "7", retryAfterMs: "250"), 0.25), (.rateLimited(), 60.0)])
     func rateLimited(reply: OpenAIEmulator.Reply, seconds: Double) async throws {
         try await withOpenAIEmulator(.init(flavour: .vllm, reply: reply)) { server in
-            let before = Date()
-            let error = try #require(await failure(provider(server)))
-            let after = Date()
+            let error = try await expectPause(openAIProvider(server), seconds: seconds)
             #expect(error.code == .providerRateLimited)
-            let until = try #require(error.disposition.waitUntil)
-            #expect(until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds))
         }
     }
 
@@ -242,7 +195,7 @@ struct OpenAICompatibleProviderTests {
     func loadingThenAnswer() async throws {
         try await withOpenAIEmulator(.init(flavour: .llamaServer, rules: [
             .init(photo: .any, replies: [.loadingModel(), .books([Self.dune])])])) { server in
-            let provider = provider(server)
+            let provider = openAIProvider(server)
             #expect(await failure(provider)?.code == .providerUnavailable)
             let answer = try await scan(provider)
             #expect(answer.books.count == 1)
@@ -250,40 +203,14 @@ struct OpenAICompatibleProviderTests {
         }
     }
 
-    @Test("A script can fail one photo and answer the others")
-    func perPhotoScript() async throws {
-        let bad = fakePhoto("bad"), good = fakePhoto("good")
-        try await withOpenAIEmulator(.init(rules: [
-            .init(photo: .sha256(SHA256.hex(of: bad.bytes)), replies: [.error(status: 400, message: "invalid image input")]),
-            .init(photo: .marker("marker:good;"), replies: [.books([Self.dune])]),
-        ])) { server in
-            let provider = provider(server)
-            #expect(await failure(provider, bad)?.code == .providerRejected)
-            let answer = try await scan(provider, good)
-            #expect(answer.books.map(\.title) == ["Dune"])
-        }
-    }
-
-    @Test("Nothing listening at base_url is a network error that asks whether the server runs")
+    @Test("checkReachable with nothing listening at base_url is a network error")
     func unreachable() async throws {
         let server = try OpenAIEmulator.start()
         server.stop()
-        let error = try #require(await failure(provider(server)))
-        #expect(error.code == .network && error.disposition == .retry(after: nil))
-        #expect(error.message.contains(server.baseURL) && error.message.contains("Ollama"))
-        if case .failure(let check) = await provider(server).checkReachable() {
+        if case .failure(let check) = await openAIProvider(server).checkReachable() {
             #expect(check.code == .network)
         } else {
             Issue.record("checkReachable succeeded with nothing listening")
-        }
-    }
-
-    @Test("A slow model is a network timeout, retried")
-    func timeout() async throws {
-        try await withOpenAIEmulator(.init(latency: .seconds(5))) { server in
-            let error = try #require(await failure(provider(server, timeout: .milliseconds(300))))
-            #expect(error.code == .network && error.disposition == .retry(after: nil))
-            #expect(error.message.contains("timeout_s"))
         }
     }
 
@@ -291,20 +218,20 @@ struct OpenAICompatibleProviderTests {
     func reachableWithModel(flavour: OpenAIEmulator.Flavour) async throws {
         try await withOpenAIEmulator(.init(flavour: flavour, apiKey: testKey,
                                            models: ["llava:latest", OpenAIEmulator.defaultModel])) { server in
-            let result = await provider(server, key: testKey).checkReachable()
+            let result = await openAIProvider(server, key: testKey).checkReachable()
             let sentence = try result.get()
             #expect(sentence.contains(OpenAIEmulator.defaultModel))
             #expect(server.requests.first?.method == "GET" && server.requests.first?.path == "/v1/models")
             #expect(server.requests.first?.status == 200)
             // Ollama lists a model pulled as "llava" as "llava:latest".
-            #expect((try? await provider(server, model: "llava", key: testKey).checkReachable().get()) != nil)
+            #expect((try? await openAIProvider(server, model: "llava", key: testKey).checkReachable().get()) != nil)
         }
     }
 
     @Test("checkReachable names the missing model and what the server offers")
     func reachableWithoutModel() async throws {
         try await withOpenAIEmulator(.init(models: ["llava:7b", "gemma3:4b"])) { server in
-            guard case .failure(let error) = await provider(server).checkReachable() else {
+            guard case .failure(let error) = await openAIProvider(server).checkReachable() else {
                 Issue.record("expected a failure"); return
             }
             #expect(error.code == .providerModel && error.disposition == .providerBroken)
@@ -316,11 +243,11 @@ struct OpenAICompatibleProviderTests {
     @Test("checkReachable classifies a server error: a loading model, a bad key")
     func reachableErrors() async throws {
         try await withOpenAIEmulator(.init(flavour: .llamaServer, apiKey: testKey, modelsReply: .loadingModel())) { server in
-            guard case .failure(let loading) = await provider(server, key: testKey).checkReachable() else {
+            guard case .failure(let loading) = await openAIProvider(server, key: testKey).checkReachable() else {
                 Issue.record("expected a failure"); return
             }
             #expect(loading.code == .providerUnavailable)
-            guard case .failure(let auth) = await provider(server, key: "wrong").checkReachable() else {
+            guard case .failure(let auth) = await openAIProvider(server, key: "wrong").checkReachable() else {
                 Issue.record("expected a failure"); return
             }
             #expect(auth.code == .providerAuth && auth.disposition == .providerBroken)
@@ -331,28 +258,9 @@ struct OpenAICompatibleProviderTests {
     func echoedKeyRedacted() async throws {
         let logs = CapturedLogs()
         try await withOpenAIEmulator(.init(reply: .error(status: 400, message: "bad header Bearer \(testKey)"))) { server in
-            let error = try #require(await failure(provider(server, key: testKey, logs: logs)))
+            let error = try #require(await failure(openAIProvider(server, key: testKey, logs: logs)))
             #expect(error.message.contains("<redacted>"))
             expectNoKey(error, logs)
-        }
-    }
-
-    @Test("The key is redacted when the settings are printed or dumped")
-    func secretRedacted() {
-        let settings = OpenAICompatibleSettings(apiKey: Secret(testKey))
-        var dumped = ""
-        dump(settings, to: &dumped)
-        #expect(!"\(settings)".contains(testKey) && !dumped.contains(testKey) && !String(reflecting: settings).contains(testKey))
-    }
-
-    @Test("Debug logs carry status, sizes and duration, never the key or the body")
-    func logs() async throws {
-        let logs = CapturedLogs()
-        try await withOpenAIEmulator(.init(flavour: .vllm, apiKey: testKey, reply: .books([Self.dune]))) { server in
-            _ = try await scan(provider(server, key: testKey, logs: logs))
-            let line = try #require(logs.all.first)
-            #expect(line.contains("http.status=200") && line.contains("http.request.bytes=") && line.contains("duration_ms="))
-            #expect(!logs.all.contains { $0.contains(testKey) || $0.contains("Dune") })
         }
     }
 
@@ -381,9 +289,17 @@ struct OpenAICompatibleProviderTests {
 
 // MARK: - Helpers
 
-private func provider(_ server: OpenAIEmulator, model: String = OpenAIEmulator.defaultModel, key: String? = nil,
+func openAIProvider(_ server: OpenAIEmulator, model: String = OpenAIEmulator.defaultModel, key: String? = nil,
                       timeout: Duration = .seconds(10), logs: CapturedLogs = CapturedLogs()) -> OpenAICompatibleProvider {
     OpenAICompatibleProvider(
         settings: OpenAICompatibleSettings(model: model, baseURL: server.baseURL, apiKey: key.map(Secret.init), timeout: timeout),
         http: HTTPClient(maxConcurrent: 2), logger: logs.logger)
+}
+
+extension FailureCase where Reply == OpenAICompatibleProviderTests.FlavouredReply {
+    init(flavour: OpenAIEmulator.Flavour, reply: OpenAIEmulator.Reply, code: PhotoError.Code,
+         check: @escaping @Sendable (PhotoError.Disposition) -> Bool, says: [String] = [], testDescription: String) {
+        self.init(reply: .init(flavour: flavour, reply: reply), code: code, check: check, says: says,
+                  testDescription: testDescription)
+    }
 }

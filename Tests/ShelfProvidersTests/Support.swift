@@ -71,6 +71,42 @@ func expectNoSecrets(_ secrets: [String], in error: PhotoError, _ logs: Captured
     }
 }
 
+/// One failing scan whose pause lasts `seconds`, counted from when the answer arrived (somewhere between
+/// sending and failing); returns the error for the caller's own checks.
+@discardableResult
+func expectPause(_ provider: some VisionProvider, seconds: Double,
+                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> PhotoError {
+    let before = Date()
+    let error = try #require(await failure(provider), sourceLocation: sourceLocation)
+    let after = Date()
+    let until = try #require(error.disposition.waitUntil, sourceLocation: sourceLocation)
+    #expect(until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds),
+            sourceLocation: sourceLocation)
+    return error
+}
+
+/// A scripted failure and what a provider must make of it: the code, a disposition `check` accepts,
+/// and phrases its message must hold.
+struct FailureCase<Reply: Sendable>: Sendable, CustomTestStringConvertible {
+    var reply: Reply
+    var code: PhotoError.Code
+    var check: @Sendable (PhotoError.Disposition) -> Bool
+    var says: [String] = []
+    var testDescription: String
+}
+
+/// One failing scan: the case's code and disposition, a message that says something (each phrase it
+/// must), and no secret in the message, the error or the logs.
+func expectFailure<Reply>(_ testCase: FailureCase<Reply>, from provider: some VisionProvider, secrets: [String],
+                          logs: CapturedLogs, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let error = try #require(await failure(provider), sourceLocation: sourceLocation)
+    #expect(error.code == testCase.code, "\(error)", sourceLocation: sourceLocation)
+    #expect(testCase.check(error.disposition), "\(error.disposition)", sourceLocation: sourceLocation)
+    #expect(!error.message.isEmpty, sourceLocation: sourceLocation)
+    for phrase in testCase.says { #expect(error.message.contains(phrase), "\(error.message)", sourceLocation: sourceLocation) }
+    expectNoSecrets(secrets, in: error, logs, sourceLocation: sourceLocation)
+}
+
 extension PhotoError.Disposition {
     var isRetry: Bool { if case .retry = self { true } else { false } }
     var retryAfter: TimeInterval? { if case .retry(let after) = self { after } else { nil } }

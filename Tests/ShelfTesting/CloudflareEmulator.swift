@@ -1,27 +1,13 @@
 import Foundation
 import ShelfCore
 import ShelfDigest
-import Synchronization
 
 /// A loopback stand-in for Cloudflare Workers AI's REST API (`/client/v4/accounts/{account}/ai/run/{model}`
 /// and `…/ai/models/search`), speaking its wire format: Bearer tokens, the `{result, success, errors,
 /// messages}` envelope, per-model request styles and result shapes, Llama 3.2 Vision's license step.
 /// It checks each request the way shelfd must send it and answers from a script that can key on the photo.
-package final class CloudflareEmulator: Sendable {
-    /// A book the emulated model "reads", in the shape shelfd asks for.
-    package struct Book: Sendable {
-        package var title: String
-        package var author: String?
-        package var isbn: String?
-        package var confidence: Double
-        /// `[ymin, xmin, ymax, xmax]` on a 0–1000 grid.
-        package var box2D: [Int]?
-
-        package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
-                     box2D: [Int]? = nil) {
-            self.title = title; self.author = author; self.isbn = isbn; self.confidence = confidence; self.box2D = box2D
-        }
-    }
+package final class CloudflareEmulator: ScriptedEmulator {
+    package typealias Book = EmulatedBook
 
     package typealias Suggestion = EmulatedSuggestion
 
@@ -130,56 +116,39 @@ package final class CloudflareEmulator: Sendable {
     package static let defaultToken = "emulator-test-token"
     package static let defaultAccount = "0123456789abcdef0123456789abcdef"
 
-    private struct State {
-        var script: Script
+    /// The script, how far its rules have got, the log, and whether the license has been agreed to.
+    package struct State: EmulatorState {
+        package var script: Script
         var progress = RuleProgress()
-        var log: [LoggedRequest] = []
+        package var log: [LoggedRequest] = []
         var agreed: Bool
+
+        package init(script: Script) { self.script = script; agreed = script.licenseAgreed }
+
+        /// The license state carries over unless the new script says it is agreed.
+        package mutating func replace(script: Script) {
+            self.script = script; progress = RuleProgress(); agreed = agreed || script.licenseAgreed
+        }
     }
 
-    private final class Shared: Sendable {
-        let state: Mutex<State>
-        init(_ script: Script) { state = Mutex(State(script: script, agreed: script.licenseAgreed)) }
-    }
+    package let host: ScriptedServer<State>
 
-    private let shared: Shared
-    private let server: HTTPServer
+    package init(host: ScriptedServer<State>) { self.host = host }
 
-    private init(script: Script) {
-        let shared = Shared(script)
-        self.shared = shared
-        server = HTTPServer { request in CloudflareEmulator.handle(request, shared: shared) }
-    }
-
-    /// Starts on 127.0.0.1 with a free port.
+    /// Starts on 127.0.0.1 with a free port; `baseURL` is what shelfd's `[cloudflare] base_url` should be.
     package static func start(script: Script = Script()) throws -> CloudflareEmulator {
-        let emulator = CloudflareEmulator(script: script)
-        try emulator.server.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
-
-    package func stop() { server.stop() }
-
-    /// `http://127.0.0.1:PORT`, what shelfd's `[cloudflare] base_url` should be.
-    package var baseURL: String { server.baseURL }
-
-    package var requests: [LoggedRequest] { shared.state.withLock { $0.log } }
 
     /// Whether the Llama 3.2 license has been agreed to on the emulated account.
-    package var licenseAgreed: Bool { shared.state.withLock { $0.agreed } }
-
-    /// Replaces the script; rules start again from their first reply. The license state carries over
-    /// unless the new script says it is agreed.
-    package func setScript(_ script: Script) {
-        shared.state.withLock { $0.script = script; $0.progress = RuleProgress(); $0.agreed = $0.agreed || script.licenseAgreed }
-    }
+    package var licenseAgreed: Bool { host.read { $0.agreed } }
 
     // MARK: - Handling
 
     private enum Route { case run(account: String, model: String), search(account: String) }
 
-    private static func handle(_ request: RecordedRequest, shared: Shared) -> HTTPServer.Response {
-        let script = shared.state.withLock { $0.script }
+    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+        let script = shared.script
         let authorization = request.header("authorization")
         let route = route(request.method, request.path)
         var entry = LoggedRequest(method: request.method, path: request.path, model: nil,
@@ -189,7 +158,7 @@ package final class CloudflareEmulator: Sendable {
             entry.status = response.status
             let root = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
             entry.errorCode = ((root?["errors"] as? [[String: Any]])?.first?["code"] as? NSNumber)?.intValue
-            shared.state.withLock { $0.log.append(entry) }
+            shared.log(entry)
             return response
         }
 
@@ -220,7 +189,7 @@ package final class CloudflareEmulator: Sendable {
         // Llama 3.2 Vision: 403/5016 until `{"prompt": "agree"}` has been received once; then it sticks.
         if body.count == 1, body["prompt"] as? String == "agree" {
             entry.isAgreement = true
-            shared.state.withLock { $0.agreed = true }
+            shared.update { $0.agreed = true }
             switch script.agreementAnswer {
             case .ok:
                 return answer(success(["response": "Thank you for agreeing to the Llama 3.2 Community License and Acceptable Use Policy."]))
@@ -228,7 +197,7 @@ package final class CloudflareEmulator: Sendable {
                 return answer(failure(403, 5016, "Thank you for agreeing to the Llama 3.2 Community License and Acceptable Use Policy."))
             }
         }
-        if style == .llamaVision && !shared.state.withLock({ $0.agreed }) {
+        if style == .llamaVision && !shared.update({ $0.agreed }) {
             return answer(failure(403, 5016, "User has not agreed to Llama3.2 model terms. Submit the prompt 'agree' to accept the terms."))
         }
 
@@ -241,7 +210,7 @@ package final class CloudflareEmulator: Sendable {
         let sha256 = SHA256.hex(of: checked.image)
         entry.photoSHA256 = sha256
 
-        let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
+        let (reply, latency): (Reply, Duration) = shared.update { s in
             s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
                              image: checked.image, sha256: sha256)
         }

@@ -1,26 +1,12 @@
 import Foundation
 import ShelfCore
 import ShelfDigest
-import Synchronization
 
 /// A loopback stand-in for the Gemini Developer API's `generateContent`, speaking its wire format
 /// (paths, `x-goog-api-key`/`?key=`, camelCase answers, google.rpc error envelopes). It checks each
 /// request the way shelfd must send it and answers from a script that can key on the photo.
-package final class GeminiEmulator: Sendable {
-    /// A book the emulated model "reads", in the shape shelfd asks for.
-    package struct Book: Sendable {
-        package var title: String
-        package var author: String?
-        package var isbn: String?
-        package var confidence: Double
-        /// `[ymin, xmin, ymax, xmax]` on a 0–1000 grid.
-        package var box2D: [Int]?
-
-        package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
-                     box2D: [Int]? = nil) {
-            self.title = title; self.author = author; self.isbn = isbn; self.confidence = confidence; self.box2D = box2D
-        }
-    }
+package final class GeminiEmulator: ScriptedEmulator {
+    package typealias Book = EmulatedBook
 
     package typealias Suggestion = EmulatedSuggestion
 
@@ -118,58 +104,31 @@ package final class GeminiEmulator: Sendable {
 
     package static let defaultKey = "emulator-test-key"
 
-    private struct State {
-        var script: Script
+    /// The script, how far its rules have got, the log, and the per-minute quota's window.
+    package struct State: EmulatorState {
+        package var script: Script
         var progress = RuleProgress()
-        var log: [LoggedRequest] = []
+        package var log: [LoggedRequest] = []
         /// Arrivals of the photo requests let through in the last minute (`Script.requestsPerMinute`).
         var admitted: [Date] = []
+
+        package init(script: Script) { self.script = script }
+        package mutating func replace(script: Script) { self.script = script; progress = RuleProgress() }
     }
 
-    /// The script, its progress and the log, shared with the server's connection threads.
-    private final class Shared: Sendable {
-        let state: Mutex<State>
-        init(_ script: Script) { state = Mutex(State(script: script)) }
-    }
+    package let host: ScriptedServer<State>
 
-    private let shared: Shared
-    private let server: HTTPServer
+    package init(host: ScriptedServer<State>) { self.host = host }
 
-    private init(script: Script) {
-        let shared = Shared(script)
-        self.shared = shared
-        server = HTTPServer { request in GeminiEmulator.handle(request, shared: shared) }
-    }
-
-    /// Starts on 127.0.0.1 with a free port.
+    /// Starts on 127.0.0.1 with a free port; `baseURL` is what shelfd's `[gemini] base_url` should be.
     package static func start(script: Script = Script()) throws -> GeminiEmulator {
-        let emulator = GeminiEmulator(script: script)
-        try emulator.server.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
-
-    package func stop() { server.stop() }
-
-    /// An outage on the same port: connections are cut and refused (accepted and closed at once) until
-    /// `setDown(false)`; `droppedConnections` counts the attempts made meanwhile.
-    package func setDown(_ down: Bool) { server.setDown(down) }
-    package var droppedConnections: Int { server.droppedConnections }
-
-    /// `http://127.0.0.1:PORT`, what shelfd's `[gemini] base_url` should be.
-    package var baseURL: String { server.baseURL }
-
-    package var requests: [LoggedRequest] { shared.state.withLock { $0.log } }
-
-    /// Replaces the script; rules start again from their first reply.
-    package func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.progress = RuleProgress() } }
-
-    /// The most requests answered at the same moment.
-    package var maxConcurrentRequests: Int { server.maxConcurrentRequests }
 
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, shared: Shared) -> HTTPServer.Response {
-        let script = shared.state.withLock { $0.script }
+    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+        let script = shared.script
         let path = request.path
         let model = modelName(in: path)
         var keySource = KeySource.missing
@@ -180,7 +139,7 @@ package final class GeminiEmulator: Sendable {
                                   headers: request.headers, body: request.body, photoSHA256: nil, status: 0, arrivedAt: Date())
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
-            shared.state.withLock { $0.log.append(entry) }
+            shared.log(entry)
             return response
         }
 
@@ -213,7 +172,7 @@ package final class GeminiEmulator: Sendable {
         let sha256 = SHA256.hex(of: image)
         entry.photoSHA256 = sha256
 
-        let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
+        let (reply, latency): (Reply, Duration) = shared.update { s in
             if let limit = s.script.requestsPerMinute {
                 let windowStart = entry.arrivedAt.addingTimeInterval(-59.5)
                 s.admitted.removeAll { $0 <= windowStart }

@@ -64,15 +64,14 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
         Volume(id: "ABCkAQAAMAAJ", title: "Good Omens", authors: ["Terry Pratchett", "Neil Gaiman"], publishedDate: "1990"),
     ]
 
-    package let host: ScriptedServer<Script>
+    package typealias State = RepliesInOrder<Script>
+    package let host: ScriptedServer<State>
 
-    private init(script: Script) { host = ScriptedServer(script: script, respond: GoogleBooksEmulator.handle) }
+    package init(host: ScriptedServer<State>) { self.host = host }
 
     /// Starts on 127.0.0.1 with a free port; `baseURL` is what `[enrich] googlebooks_base_url` should be.
     package static func start(script: Script = Script()) throws -> GoogleBooksEmulator {
-        let emulator = GoogleBooksEmulator(script: script)
-        try emulator.host.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
 
     // MARK: - Handling

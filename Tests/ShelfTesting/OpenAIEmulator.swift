@@ -1,13 +1,12 @@
 import Foundation
 import ShelfCore
 import ShelfDigest
-import Synchronization
 
 /// A loopback stand-in for an OpenAI-compatible server with vision (Ollama's `/v1`, llama.cpp's
 /// `llama-server`, vLLM): `POST /v1/chat/completions` and `GET /v1/models`, each flavour with its own
 /// error bodies and quirks (wire notes §3, §5). It checks each request the way shelfd must send it and
 /// answers from a script that can key on the photo.
-package final class OpenAIEmulator: Sendable {
+package final class OpenAIEmulator: ScriptedEmulator {
     package enum Flavour: String, Sendable, CaseIterable {
         /// Takes `image_url` as an object or a plain string; errors have `code: null`; ignores the API key;
         /// an unknown model is 404 "model 'x' not found, try pulling it first".
@@ -120,48 +119,32 @@ package final class OpenAIEmulator: Sendable {
 
     package static let defaultModel = "qwen2.5vl:7b"
 
-    private struct State {
-        var script: Script
+    /// The script, how far its rules have got, and the log.
+    package struct State: EmulatorState {
+        package var script: Script
         var progress = RuleProgress()
-        var log: [LoggedRequest] = []
+        package var log: [LoggedRequest] = []
+
+        package init(script: Script) { self.script = script }
+        package mutating func replace(script: Script) { self.script = script; progress = RuleProgress() }
     }
 
-    /// The script, its progress and the log, shared with the server's connection threads.
-    private final class Shared: Sendable {
-        let state: Mutex<State>
-        init(_ script: Script) { state = Mutex(State(script: script)) }
-    }
+    package let host: ScriptedServer<State>
 
-    private let shared: Shared
-    private let server: HTTPServer
-
-    private init(script: Script) {
-        let shared = Shared(script)
-        self.shared = shared
-        server = HTTPServer { request in OpenAIEmulator.handle(request, shared: shared) }
-    }
+    package init(host: ScriptedServer<State>) { self.host = host }
 
     /// Starts on 127.0.0.1 with a free port.
     package static func start(script: Script = Script()) throws -> OpenAIEmulator {
-        let emulator = OpenAIEmulator(script: script)
-        try emulator.server.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
 
-    package func stop() { server.stop() }
-
     /// `http://127.0.0.1:PORT/v1`, what shelfd's `[openai] base_url` should be.
-    package var baseURL: String { server.baseURL + "/v1" }
-
-    package var requests: [LoggedRequest] { shared.state.withLock { $0.log } }
-
-    /// Replaces the script; rules start again from their first reply.
-    package func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.progress = RuleProgress() } }
+    package var baseURL: String { host.baseURL + "/v1" }
 
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, shared: Shared) -> HTTPServer.Response {
-        let script = shared.state.withLock { $0.script }
+    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+        let script = shared.script
         let flavour = script.flavour
         let authorization = request.header("authorization")
         let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
@@ -169,7 +152,7 @@ package final class OpenAIEmulator: Sendable {
                                   headers: request.headers, body: request.body, imageURLForm: nil, photoSHA256: nil, status: 0)
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
-            shared.state.withLock { $0.log.append(entry) }
+            shared.log(entry)
             return response
         }
 
@@ -200,7 +183,7 @@ package final class OpenAIEmulator: Sendable {
         let sha256 = SHA256.hex(of: chat.image)
         entry.photoSHA256 = sha256
 
-        let (reply, latency): (Reply, Duration) = shared.state.withLock { s in
+        let (reply, latency): (Reply, Duration) = shared.update { s in
             s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
                              image: chat.image, sha256: sha256)
         }

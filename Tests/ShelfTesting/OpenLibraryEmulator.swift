@@ -83,15 +83,14 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
              isbns: ["9780060853976", "0060853972"], firstPublishYear: 1990, publishDate: "November 28, 2006"),
     ]
 
-    package let host: ScriptedServer<Script>
+    package typealias State = RepliesInOrder<Script>
+    package let host: ScriptedServer<State>
 
-    private init(script: Script) { host = ScriptedServer(script: script, respond: OpenLibraryEmulator.handle) }
+    package init(host: ScriptedServer<State>) { self.host = host }
 
     /// Starts on 127.0.0.1 with a free port; `baseURL` is what `[enrich] openlibrary_base_url` should be.
     package static func start(script: Script = Script()) throws -> OpenLibraryEmulator {
-        let emulator = OpenLibraryEmulator(script: script)
-        try emulator.host.start()
-        return emulator
+        try started(ScriptedServer(script: script, respond: handle))
     }
 
     // MARK: - Handling

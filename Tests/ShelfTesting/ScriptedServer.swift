@@ -16,6 +16,68 @@ func searchWords(_ text: String) -> Set<String> {
     Set(TextNormalization.fold(text).split(separator: " ").map(String.init))
 }
 
+/// What an emulator keeps between requests, behind its server's lock: the script, how far its replies
+/// have got, and its log of the requests it answered.
+package protocol EmulatorState: Sendable {
+    associatedtype Script: Sendable
+    associatedtype Entry: Sendable
+    init(script: Script)
+    var script: Script { get }
+    /// The requests answered so far, in arrival order, as the emulator describes them.
+    var log: [Entry] { get set }
+    /// Takes a new script; its replies start again from the first.
+    mutating func replace(script: Script)
+}
+
+/// What every emulator shares: a loopback server, a state (script, progress, log) shared with the
+/// server's connection threads, and a way to replace the script. `respond` gets each request and the
+/// shared state; it reads the script and logs what it answered.
+package final class ScriptedServer<State: EmulatorState>: Sendable {
+    /// The state and the server's base URL, shared with the connection threads.
+    final class Shared: Sendable {
+        let state: Mutex<State>
+        let baseURL = Mutex("")
+        init(_ state: State) { self.state = Mutex(state) }
+
+        /// The current script.
+        var script: State.Script { state.withLock { $0.script } }
+
+        /// Adds one answered request to the log.
+        func log(_ entry: State.Entry) { state.withLock { $0.log.append(entry) } }
+
+        /// Reads or changes the state under its lock.
+        func update<Value: Sendable>(_ body: (inout State) -> Value) -> Value { state.withLock { body(&$0) } }
+    }
+
+    private let shared: Shared
+    private let server: HTTPServer
+
+    init(script: State.Script, respond: @escaping @Sendable (RecordedRequest, Shared) -> HTTPServer.Response) {
+        let shared = Shared(State(script: script))
+        self.shared = shared
+        server = HTTPServer { request in respond(request, shared) }
+    }
+
+    func start() throws {
+        try server.start()
+        shared.baseURL.withLock { $0 = server.baseURL }
+    }
+
+    func stop() { server.stop() }
+    var baseURL: String { server.baseURL }
+    var log: [State.Entry] { shared.state.withLock { $0.log } }
+    func setScript(_ script: State.Script) { shared.state.withLock { $0.replace(script: script) } }
+    /// A value read from the state under its lock.
+    func read<Value: Sendable>(_ body: (State) -> Value) -> Value { shared.state.withLock { body($0) } }
+
+    /// An outage on the same port: connections are cut and refused (accepted and closed at once) until
+    /// `setDown(false)`; `droppedConnections` counts the attempts made meanwhile.
+    func setDown(_ down: Bool) { server.setDown(down) }
+    var droppedConnections: Int { server.droppedConnections }
+    /// The most requests answered at the same moment.
+    var maxConcurrentRequests: Int { server.maxConcurrentRequests }
+}
+
 /// A script whose first requests get scripted replies, in order, and every later one `then`.
 package protocol ScriptedReplies: Sendable {
     associatedtype Reply: Sendable
@@ -23,63 +85,69 @@ package protocol ScriptedReplies: Sendable {
     var then: Reply { get }
 }
 
-/// What the book-service emulators share: a loopback server, a script that can be replaced, and the
-/// reply each request is due. `respond` gets the request, the script, that reply and the server's base URL.
-package final class ScriptedServer<Script: ScriptedReplies>: Sendable {
-    private struct State {
-        var script: Script
-        var answered = 0
-        var baseURL = ""
+/// The book services' state: replies used in order, and the requests as received.
+package struct RepliesInOrder<Script: ScriptedReplies>: EmulatorState {
+    package var script: Script
+    package var log: [RecordedRequest] = []
+    var answered = 0
+
+    package init(script: Script) { self.script = script }
+    package mutating func replace(script: Script) { self.script = script; answered = 0 }
+
+    /// The reply the next request is due.
+    mutating func next() -> Script.Reply {
+        defer { answered += 1 }
+        return answered < script.replies.count ? script.replies[answered] : script.then
     }
-
-    /// Shared with the server's connection threads.
-    private final class Shared: Sendable {
-        let state: Mutex<State>
-        init(_ script: Script) { state = Mutex(State(script: script)) }
-    }
-
-    private let shared: Shared
-    private let server: HTTPServer
-
-    init(script: Script,
-         respond: @escaping @Sendable (RecordedRequest, Script, Script.Reply, _ baseURL: String) -> HTTPServer.Response) {
-        let shared = Shared(script)
-        self.shared = shared
-        server = HTTPServer { request in
-            let (script, reply, baseURL) = shared.state.withLock { s in
-                defer { s.answered += 1 }
-                return (s.script, s.answered < s.script.replies.count ? s.script.replies[s.answered] : s.script.then, s.baseURL)
-            }
-            return respond(request, script, reply, baseURL)
-        }
-    }
-
-    func start() throws {
-        try server.start()
-        shared.state.withLock { $0.baseURL = server.baseURL }
-    }
-
-    func stop() { server.stop() }
-    var baseURL: String { server.baseURL }
-    var requests: [RecordedRequest] { server.requests }
-    func setScript(_ script: Script) { shared.state.withLock { $0.script = script; $0.answered = 0 } }
 }
 
-/// An emulator built on a `ScriptedServer`: stopping it, its address, its request log, a new script.
+extension ScriptedServer {
+    /// A server for a book service: `respond` gets the request, the script, the reply it is due and the base URL.
+    convenience init<Script>(script: Script,
+                             respond: @escaping @Sendable (RecordedRequest, Script, Script.Reply, _ baseURL: String) -> HTTPServer.Response)
+    where State == RepliesInOrder<Script> {
+        self.init(script: script) { request, shared in
+            let (script, reply) = shared.state.withLock { s in
+                s.log.append(request)
+                return (s.script, s.next())
+            }
+            return respond(request, script, reply, shared.baseURL.withLock { $0 })
+        }
+    }
+}
+
+/// An emulator built on a `ScriptedServer`: stopping it, its address, its request log, a new script,
+/// an outage on the same port.
 package protocol ScriptedEmulator: Sendable {
-    associatedtype Script: ScriptedReplies
-    var host: ScriptedServer<Script> { get }
+    associatedtype State: EmulatorState
+    var host: ScriptedServer<State> { get }
+    init(host: ScriptedServer<State>)
+    /// What shelfd is pointed at; `http://127.0.0.1:PORT` unless the API lives under a path.
+    var baseURL: String { get }
 }
 
 extension ScriptedEmulator {
+    /// The emulator on `host`, started on 127.0.0.1 with a free port.
+    static func started(_ host: ScriptedServer<State>) throws -> Self {
+        try host.start()
+        return Self(host: host)
+    }
+
     package func stop() { host.stop() }
 
-    /// `http://127.0.0.1:PORT`, the base URL shelfd is pointed at.
     package var baseURL: String { host.baseURL }
 
     /// Every request so far, in arrival order.
-    package var requests: [RecordedRequest] { host.requests }
+    package var requests: [State.Entry] { host.log }
 
     /// Replaces the script; its replies start again from the first.
-    package func setScript(_ script: Script) { host.setScript(script) }
+    package func setScript(_ script: State.Script) { host.setScript(script) }
+
+    /// An outage on the same port: connections are cut and refused (accepted and closed at once) until
+    /// `setDown(false)`; `droppedConnections` counts the attempts made meanwhile.
+    package func setDown(_ down: Bool) { host.setDown(down) }
+    package var droppedConnections: Int { host.droppedConnections }
+
+    /// The most requests answered at the same moment.
+    package var maxConcurrentRequests: Int { host.maxConcurrentRequests }
 }
