@@ -137,6 +137,7 @@ private struct EvalAttempt: AttemptMeter {
 /// The answers of one evaluation run, by photo, provider and model, kept in memory.
 private final class AnswerMemo: Sendable {
     private let state = Mutex<[String: SavedAnswer]>([:])
+    private let failures = Mutex<[String: PhotoError]>([:])
 
     /// One photo's answers.
     func of(_ photo: EvalPhoto) -> Journal { Journal(memo: self, sha256: photo.sha256) }
@@ -157,5 +158,11 @@ private final class AnswerMemo: Sendable {
 
         /// Kept: an answer that does not parse fails the same way for the next provider of the run that asks.
         func discard(_ saved: SavedAnswer) {}
+
+        func failure(from provider: any VisionProvider) -> PhotoError? { memo.failures.withLock { $0[key(provider)] } }
+
+        func failed(_ error: PhotoError, from provider: any VisionProvider) {
+            memo.failures.withLock { $0[key(provider)] = error }
+        }
     }
 }

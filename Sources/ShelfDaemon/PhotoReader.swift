@@ -52,6 +52,15 @@ protocol AnswerJournal: Sendable {
     func save(_ raw: RawResponse, from provider: any VisionProvider, latencyMs: Int) -> SavedAnswer
     /// A saved answer that does not parse is never replayed again.
     func discard(_ saved: SavedAnswer)
+    /// A request of this photo that failed, remembered so it is not sent again (eval's run); nil: ask again.
+    func failure(from provider: any VisionProvider) -> PhotoError?
+    func failed(_ error: PhotoError, from provider: any VisionProvider)
+}
+
+extension AnswerJournal {
+    /// The queue asks again: a failure is the queue's to retry, back off or give up on.
+    func failure(from provider: any VisionProvider) -> PhotoError? { nil }
+    func failed(_ error: PhotoError, from provider: any VisionProvider) {}
 }
 
 /// Charges the photo for a request, once, just before the first request that costs anything.
@@ -237,6 +246,9 @@ struct PhotoReader: Sendable {
             run.response = .init(file: saved.file, replayed: true)
             run.latencyMs = saved.latencyMs
             logger.info("Replaying a saved answer", metadata: ["response": "\(saved.file)"])
+        } else if let error = journal.failure(from: provider) {
+            run.error = error.description
+            return .failed(error, run)
         } else {
             switch await request(channel, bytes: bytes, meter: meter, prepared: &prepared, run: &run, logger: logger) {
             case .success(let raw):
@@ -245,6 +257,7 @@ struct PhotoReader: Sendable {
                 kept = journal.save(raw, from: provider, latencyMs: ms)
                 run.response = .init(file: kept.file, replayed: false)
             case .failure(let end):
+                if case .failed(let error, _) = end.step { journal.failed(error, from: provider) }
                 return end.step
             }
         }

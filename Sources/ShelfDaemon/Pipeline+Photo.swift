@@ -117,9 +117,10 @@ extension Pipeline {
             response: read.decided.response ?? .init(file: "", replayed: false),
             runs: read.runs, decidedBy: read.decided.provider, signals: read.signals)
         let location = resultLocation(for: job)
+        let review = books.contains { $0.status == .needsReview }
         return .answered(PhotoAnswer(document: document, resultURL: location.url, previous: location.previous,
-                                     review: books.contains { $0.status == .needsReview },
-                                     awaiting: read.notAsked?.awaiting == true ? read.notAsked?.provider : nil))
+                                     review: review, awaiting: read.notAsked?.awaiting == true ? read.notAsked?.provider : nil,
+                                     photo: review ? bytes : nil))
     }
 
     /// Why a provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".
@@ -142,12 +143,20 @@ extension Pipeline {
         }
     }
 
+    /// The photo's bytes, read once for the whole job: the reader, the result and the review crops use them.
     private func readPhoto(_ job: ClaimedJob) -> Result<[UInt8], PhotoError> {
         var lastError = PhotoError(.photoVanished, "the photo is no longer in incoming/ (it was \(job.relativePath))",
                                    disposition: .dead)
         for path in job.paths {
+            // The file is the one hashed when it was seen (same size and time, as ingest judges it): its bytes are
+            // that photo without hashing them again. Otherwise they are hashed to know.
+            let seen = try? store.knownSighting(path: path.path)
+            let unchanged = seen.map { seen in
+                seen.sha256 == job.sha256 && Self.sizeAndMTime(path.path).map { $0 == (seen.size, seen.mtime) } == true
+            } ?? false
             switch Self.readFile(path.path) {
             case .success(let bytes):
+                if unchanged && Int64(bytes.count) == seen?.size { return .success(bytes) }
                 if SHA256.hex(of: bytes) == job.sha256 { return .success(bytes) }
                 lastError = PhotoError(.photoVanished, "\(path.relativePath) was replaced by a different photo", disposition: .dead)
             case .failure(let error):

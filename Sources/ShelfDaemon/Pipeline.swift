@@ -42,14 +42,11 @@ package final class Pipeline: Sendable {
     package func ingest(path: String, relativeTo base: URL? = nil, syncConflict: Bool = false) -> SightingOutcome? {
         let base = base ?? settings.incoming
         let relative = Self.relativePath(of: path, under: base)
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard let (size, mtime) = Self.sizeAndMTime(path) else {
             if errno == ENOENT { return nil }           // gone before it was taken: nothing to do
             record(pathProblem: path, code: .permissionDenied, message: "cannot read \(relative): \(String(cString: strerror(errno)))")
             return nil
         }
-        let size = Int64(info.st_size)
-        let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         do {
             if let known = try store.knownSighting(path: path), known.size == size, known.mtime == mtime { return .unchanged }
         } catch {
@@ -102,6 +99,13 @@ package final class Pipeline: Sendable {
         let prefix = base.standardizedFileURL.path.hasSuffix("/") ? base.standardizedFileURL.path : base.standardizedFileURL.path + "/"
         let full = URL(fileURLWithPath: path).standardizedFileURL.path
         return full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : URL(fileURLWithPath: path).lastPathComponent
+    }
+
+    /// A file's size and modification time, as sightings record them; nil (with `errno` set) when it cannot be seen.
+    static func sizeAndMTime(_ path: String) -> (size: Int64, mtime: Double)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
     static func readFile(_ path: String) -> Result<[UInt8], PhotoError> {
