@@ -5,6 +5,7 @@ import ShelfCore
 import ShelfEnrichment
 import ShelfImaging
 import ShelfProviders
+import ShelfStore
 import ShelfTesting
 import Testing
 @testable import ShelfDaemon
@@ -69,6 +70,25 @@ final class CountingMeter: AttemptMeter {
     private let count = Mutex(0)
     var charges: Int { count.withLock { $0 } }
     func charge() throws -> Int { count.withLock { $0 += 1; return 1 } }
+}
+
+/// A provider health that is down for the providers named, and hears every report.
+final class RecordingHealth: ProviderHealthRecorder {
+    let down: Set<String>
+    private let reports = Mutex<[String]>([])
+    init(down: Set<String> = []) { self.down = down }
+    var heard: [String] { reports.withLock { $0 } }
+
+    func turn(_ provider: String) -> ProviderTurn {
+        down.contains(provider) ? .wait(ProviderHealth(name: provider, state: .unreachable, message: "could not connect")) : .open
+    }
+    func inForce(_ provider: String) -> ProviderHealth? { nil }
+    func requested(_ provider: String, latency: Duration, outcome: String) {}
+    func answered(_ provider: String) { reports.withLock { $0.append("\(provider) answered") } }
+    func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? {
+        reports.withLock { $0.append("\(provider) failed: \(error.code.rawValue)") }
+        return nil
+    }
 }
 
 @Suite struct PhotoReaderTests {
@@ -169,5 +189,33 @@ final class CountingMeter: AttemptMeter {
         #expect(read.books.map(\.title) == ["Dune"])
         #expect(read.decided.response?.replayed == true && read.decided.response?.file == "saved/gemini.json")
         #expect(first.uploads.count == 1 && meter.charges == 0)
+    }
+
+    @Test("A provider that is down is not asked; the fast reading is kept and each outcome is reported to the health")
+    func providerDownIsNotAsked() async throws {
+        let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5)]))])
+        let accurate = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9)]))])
+        let health = RecordingHealth(down: ["gemini"])
+        let lineup = Lineup.hybrid(fast: ProviderChannel(fast, limits: nil), accurate: ProviderChannel(accurate, limits: nil),
+                                   escalateBelow: 0.7)
+        let reader = PhotoReader(lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
+                                 maxPixels: 64_000_000, health: health)
+        let read = try Self.books(await reader.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        #expect(accurate.uploads.isEmpty)
+        #expect(read.notAsked?.provider == "gemini" && read.notAsked?.error == nil)
+        #expect(read.notAsked?.reason.contains("could not connect") == true)
+        #expect(health.heard == ["cloudflare answered"])
+
+        let reported = RecordingHealth()
+        let failing = ScriptedProvider("gemini", [.failure(PhotoError(.providerAuth, "The key was refused.", disposition: .providerBroken))])
+        let single = PhotoReader(lineup: .single(ProviderChannel(failing, limits: nil)),
+                                 enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
+                                 maxPixels: 64_000_000, health: reported)
+        let unread = await single.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger)
+        guard case .unread(.failed(let error, _), let channel, let runs) = unread else {
+            Issue.record("expected a failure: \(unread)"); return
+        }
+        #expect(error.code == .providerAuth && channel.name == "gemini" && runs.count == 1)
+        #expect(reported.heard == ["gemini failed: provider_auth"], "reported once, by the reader")
     }
 }
