@@ -82,15 +82,20 @@ package struct Evaluator: Sendable {
         for channel in lineup.channels {
             if let problem = Runtime.missingKeyProblem(for: channel.name, secrets: secrets) { throw StartupError(problem) }
         }
+        let reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: config.pipeline.reviewThreshold,
+                                 maxPixels: maxPixels, health: UntrackedProviderHealth())
         var judged: [EvalDocument.Photo] = []
         for photo in photos {
-            let started = ContinuousClock.now
-            let outcome = await books(of: photo, lineup: lineup)
-            let seconds = outcome.askedSeconds + (ContinuousClock.now - started - outcome.askedNow).seconds
             var logger = self.logger
             logger[metadataKey: "photo.path"] = "\(photo.name)"
             logger[metadataKey: "provider"] = "\(lineup.name)"
-            switch outcome.books {
+            let started = ContinuousClock.now
+            let books = Self.books(of: await reader.read(photo.bytes, journal: answers.of(photo), meter: EvalAttempt(),
+                                                         logger: logger))
+            // An answer replayed from an earlier provider of this run costs the seconds it took then.
+            let replayed = books.runs.filter { $0.response?.replayed == true }.compactMap(\.latencyMs).reduce(0, +)
+            let seconds = (ContinuousClock.now - started).seconds + Double(replayed) / 1000
+            switch books.result {
             case .success(let books):
                 judged.append(.judged(photo.name, books: books, truth: photo.truth.books, seconds: seconds))
                 logger.info("Photo evaluated", metadata: ["books": "\(books.count)", "seconds": "\(seconds)"])
@@ -106,81 +111,59 @@ package struct Evaluator: Sendable {
                                      score: judged.map(\.score).reduce(EvalScore(), +), photos: judged)
     }
 
-    /// The checked, enriched books of a photo, as the pipeline makes them; `askedSeconds` is what the provider
-    /// answers cost when they were first asked, `askedNow` the part of this call spent asking.
-    private func books(of photo: EvalPhoto, lineup: Lineup) async
-        -> (books: Result<[Book], PhotoError>, askedSeconds: Double, askedNow: Duration) {
-        let checker = BookChecker(reviewThreshold: config.pipeline.reviewThreshold)
-        var askedSeconds = 0.0, askedNow = Duration.zero
-        func ask(_ channel: ProviderChannel) async -> Result<ModelAnswer, PhotoError> {
-            let started = ContinuousClock.now
-            let asked = await answer(photo, from: channel)
-            askedSeconds += asked.seconds
-            askedNow += ContinuousClock.now - started
-            return asked.answer
+    /// The books eval judges: the reading's, or the error of the provider that gave none. A hybrid reading
+    /// whose accurate provider failed counts as that failure (eval measures the pair, not the fallback).
+    private static func books(of reading: PhotoReading) -> (result: Result<[Book], PhotoError>, runs: [ResultDocument.Run]) {
+        switch reading {
+        case .read(let read):
+            if let error = read.notAsked?.error { return (.failure(error), read.runs) }
+            return (.success(read.books), read.runs)
+        case .unread(let step, let channel, let runs):
+            let error: PhotoError = switch step {
+            case .failed(let error, _): error
+            case .unavailable(let health): PhotoError(.providerUnavailable, "\(channel.name) is \(Pipeline.describe(health))",
+                                                      disposition: .dead)
+            case .answered, .stopped: PhotoError(.internal, "stopped before the request was sent", disposition: .dead)
+            }
+            return (.failure(error), runs)
         }
-        let books: [Book]
-        switch lineup {
-        case .single(let channel):
-            switch await ask(channel) {
-            case .success(let answer): books = checker.check(answer.books, source: channel.name)
-            case .failure(let error): return (.failure(error), askedSeconds, askedNow)
-            }
-        case .hybrid(let fast, let accurate, let escalateBelow):
-            var fastBooks: [Book] = []
-            if case .success(let answer) = await ask(fast) {
-                fastBooks = checker.check(answer.books, source: fast.name)
-                if !Pipeline.needsAccurateProvider(answer, escalateBelow: escalateBelow) {
-                    return (.success(await enricher.enrich(fastBooks).books), askedSeconds, askedNow)
-                }
-            }
-            switch await ask(accurate) {
-            case .success(let answer):
-                books = Pipeline.merge(accurate: checker.check(answer.books, source: accurate.name), fast: fastBooks)
-            case .failure(let error): return (.failure(error), askedSeconds, askedNow)
-            }
-        }
-        return (.success(await enricher.enrich(books).books), askedSeconds, askedNow)
-    }
-
-    /// The provider's answer for a photo: from this run's memory, or prepared, sent and read now (with the
-    /// pipeline's quick retries for a short outage).
-    private func answer(_ photo: EvalPhoto, from channel: ProviderChannel) async -> AnswerMemo.Asked {
-        let provider = channel.provider
-        let key = "\(photo.sha256)|\(provider.name)|\(provider.model)"
-        if let known = answers[key] { return known }
-        let started = ContinuousClock.now
-        let answer: Result<ModelAnswer, PhotoError>
-        switch await prepareOffPool(photo.bytes, preset: provider.preset, maxPixels: maxPixels) {
-        case .failure(let error): answer = .failure(error)
-        case .success(let prepared):
-            switch await channel.waitForTurn(logger: logger, shouldStop: { Task.isCancelled }) {
-            case .granted:
-                let sent = await channel.send(PhotoUpload(bytes: prepared.jpeg, mimeType: "image/jpeg"), logger: logger)
-                answer = sent.flatMap { raw in Result { () throws(PhotoError) in try provider.parse(raw) } }
-            case .stopped:
-                answer = .failure(PhotoError(.internal, "stopped before the request was sent", disposition: .dead))
-            case .dayUsedUp(let quota):
-                answer = .failure(quota)
-            }
-        }
-        let asked = AnswerMemo.Asked(answer: answer, seconds: (ContinuousClock.now - started).seconds)
-        answers[key] = asked
-        return asked
     }
 }
 
-/// The answers of one evaluation run.
+/// Eval's photos are no job: nothing to charge.
+private struct EvalAttempt: AttemptMeter {
+    func charge() throws -> Int { 1 }
+}
+
+/// The answers of one evaluation run, by photo, provider and model, kept in memory.
 private final class AnswerMemo: Sendable {
-    struct Asked: Sendable {
-        var answer: Result<ModelAnswer, PhotoError>
-        var seconds: Double
-    }
-    private let state = Mutex<[String: Asked]>([:])
+    private let state = Mutex<[String: SavedAnswer]>([:])
+    private let failures = Mutex<[String: PhotoError]>([:])
 
-    subscript(key: String) -> Asked? {
-        get { state.withLock { $0[key] } }
-        set { state.withLock { $0[key] = newValue } }
+    /// One photo's answers.
+    func of(_ photo: EvalPhoto) -> Journal { Journal(memo: self, sha256: photo.sha256) }
+
+    struct Journal: AnswerJournal {
+        let memo: AnswerMemo
+        let sha256: String
+
+        private func key(_ provider: any VisionProvider) -> String { "\(sha256)|\(provider.name)|\(provider.model)" }
+
+        func saved(from provider: any VisionProvider) -> SavedAnswer? { memo.state.withLock { $0[key(provider)] } }
+
+        func save(_ raw: RawResponse, from provider: any VisionProvider, latencyMs: Int) -> SavedAnswer {
+            let saved = SavedAnswer(id: nil, raw: raw, file: "", latencyMs: latencyMs)
+            memo.state.withLock { $0[key(provider)] = saved }
+            return saved
+        }
+
+        /// Kept: an answer that does not parse fails the same way for the next provider of the run that asks.
+        func discard(_ saved: SavedAnswer) {}
+
+        func failure(from provider: any VisionProvider) -> PhotoError? { memo.failures.withLock { $0[key(provider)] } }
+
+        func failed(_ error: PhotoError, from provider: any VisionProvider) {
+            memo.failures.withLock { $0[key(provider)] = error }
+        }
     }
 }
-

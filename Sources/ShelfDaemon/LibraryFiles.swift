@@ -28,6 +28,9 @@ package struct LibraryFiles: Sendable {
     package var maxPixels: Int
     package let store: Store
     package let logger: Logger
+    /// Photos already in memory, by hash (the batch just processed): their review crops are cut without
+    /// reading and hashing the originals again.
+    package var originals: [String: [UInt8]] = [:]
 
     package init(libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
                  maxPixels: Int = 64_000_000, store: Store, logger: Logger) {
@@ -113,7 +116,7 @@ package struct LibraryFiles: Sendable {
             return nil
         }
         let openPhotos = Set(items.map(\.photo.sha256))
-        var originals = OriginalCache(store: store, processed: processed)
+        var originals = OriginalCache(store: store, processed: processed, known: originals)
         for sha in openPhotos where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
             guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "") else { continue }
             attempt("Cannot keep a copy of the photo for review", sha) {
@@ -172,9 +175,12 @@ package struct LibraryFiles: Sendable {
 private struct OriginalCache {
     let store: Store
     let processed: URL
+    /// Bytes already known to be the photo of their hash.
+    let known: [String: [UInt8]]
     var last: (sha256: String, bytes: [UInt8]?)?
 
     mutating func bytes(of sha256: String, path relativePath: String) -> [UInt8]? {
+        if let bytes = known[sha256] { return bytes }
         if let last, last.sha256 == sha256 { return last.bytes }
         let places = ((try? store.photoLocations(sha256: sha256)) ?? []) + [processed.appendingPathComponent(relativePath).path]
         let found = places.lazy.compactMap { path -> [UInt8]? in

@@ -99,40 +99,6 @@ package struct ProviderChannel: Sendable {
     }
 }
 
-/// How a photo's wait for a turn ended, for the pipeline.
-enum PhotoTurn: Sendable {
-    case granted
-    case stopped
-    case unavailable(ProviderHealth)
-}
-
-extension Pipeline {
-    /// Waits for the channel's next turn, giving up when shutting down or when the provider is paused or
-    /// backing off meanwhile (another photo, or another process, found it so). When `requests_per_day` is
-    /// reached the provider backs off until its day ends, as for the provider's own daily quota: status
-    /// shows why, and the photo goes back to the queue with no attempt charged.
-    /// `probing`: this photo is the probe of a provider that is down, whose health stays in force meanwhile.
-    func waitForTurn(on channel: ProviderChannel, probing: Bool, logger: Logger) async -> PhotoTurn {
-        func pause() -> ProviderHealth? {
-            guard !probing, let health = try? store.providerHealth(channel.name), health.isInForce(at: Date()) else { return nil }
-            return health
-        }
-        let wait = await channel.waitForTurn(logger: logger) { shutdown.isSet || pause() != nil }
-        switch wait {
-        case .granted:
-            return .granted
-        case .stopped:
-            return pause().map { .unavailable($0) } ?? .stopped
-        case .dayUsedUp(let error):
-            guard case .providerWait(let until) = error.disposition else { return .stopped }
-            let health = ProviderHealth(name: channel.name, state: .backoff, until: until, code: error.code.rawValue,
-                                        message: error.message)
-            setProviderHealth(health)
-            return .unavailable(health)
-        }
-    }
-}
-
 /// Who is asked about a photo: one provider, or a fast one first and an accurate one when the fast
 /// answer is not good enough (any book below `escalateBelow`, or no answer at all).
 package enum Lineup: Sendable {

@@ -18,6 +18,8 @@ struct PhotoAnswer: Sendable {
     var review: Bool
     /// Hybrid: the accurate provider this fast reading waits for.
     var awaiting: String? = nil
+    /// The photo's bytes when a book waits for review: its crops are cut from them after the commit.
+    var photo: [UInt8]? = nil
 }
 
 /// How a photo's turn ended: an answer to write, or an outcome for the queue.
@@ -72,8 +74,10 @@ extension Pipeline {
             logger.error("Cannot commit a batch", metadata: ["error": "\(error)", "batch.size": "\(jobs.count)"])
             return
         }
+        var originals: [String: [UInt8]] = [:]
+        for case (_, .answered(let answer)) in ends { if let photo = answer.photo { originals[answer.document.photo.sha256] = photo } }
         await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool
-            filesQueue.async { self.writeLibrary(); done.resume() }
+            filesQueue.async { [originals] in self.writeLibrary(originals: originals); done.resume() }
         }
         for outcome in outcomes { afterCommit(outcome) }
     }
@@ -130,10 +134,13 @@ extension Pipeline {
     }
 
     /// Rewrites library.json and review/ from the database (the database is the truth; the files follow it).
-    package func writeLibrary() {
-        LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
-                     exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
-                     maxPixels: settings.maxPixels, store: store, logger: logger).update()
+    /// `originals`: photos of this batch still in memory, by hash.
+    package func writeLibrary(originals: [String: [UInt8]] = [:]) {
+        var files = LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
+                                 exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
+                                 maxPixels: settings.maxPixels, store: store, logger: logger)
+        files.originals = originals
+        files.update()
     }
 
     private func moveOriginal(_ job: ClaimedJob) {

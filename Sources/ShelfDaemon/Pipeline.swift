@@ -43,14 +43,11 @@ package final class Pipeline: Sendable {
     package func ingest(path: String, relativeTo base: URL? = nil, syncConflict: Bool = false) -> SightingOutcome? {
         let base = base ?? settings.incoming
         let relative = Self.relativePath(of: path, under: base)
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard let (size, mtime) = Self.sizeAndMTime(path) else {
             if errno == ENOENT { return nil }           // gone before it was taken: nothing to do
             record(pathProblem: path, code: .permissionDenied, message: "cannot read \(relative): \(String(cString: strerror(errno)))")
             return nil
         }
-        let size = Int64(info.st_size)
-        let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         do {
             if let known = try store.knownSighting(path: path), known.size == size, known.mtime == mtime { return .unchanged }
         } catch {
@@ -105,6 +102,13 @@ package final class Pipeline: Sendable {
         return full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : URL(fileURLWithPath: path).lastPathComponent
     }
 
+    /// A file's size and modification time, as sightings record them; nil (with `errno` set) when it cannot be seen.
+    static func sizeAndMTime(_ path: String) -> (size: Int64, mtime: Double)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
     static func readFile(_ path: String) -> Result<[UInt8], PhotoError> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -132,34 +136,10 @@ package final class Pipeline: Sendable {
 
     // MARK: Provider health
 
-    /// Whether a request may go to the provider now: open, the one probe of a provider that is down, or wait.
-    func turn(_ channel: ProviderChannel) -> ProviderTurn {
-        do { return try store.takeTurn(channel.name, ceiling: settings.probeMax) } catch {
-            logger.error("Cannot read the provider's state", metadata: ["error": "\(error)"])
-            return .open
-        }
-    }
+    /// Where this pipeline's providers' health is kept and written.
+    var health: StoredProviderHealth { StoredProviderHealth(store: store, probeMax: settings.probeMax, logger: logger) }
 
-    /// No connection, DNS, a timeout or a server error after the quick retries: the provider's trouble, not the
-    /// photo's. The provider is marked down and probed with one real request at growing intervals.
-    func recordOutage(_ error: PhotoError, channel: ProviderChannel, probe: Bool, retryAfter: TimeInterval?) {
-        let state: ProviderHealth.State = error.code == .network ? .unreachable : .unavailable
-        let now = Date()
-        do {
-            let health = try store.recordOutage(channel.name, state: state, code: error.code.rawValue,
-                                                message: Self.shortReason(error.message), probe: probe,
-                                                ceiling: settings.probeMax,
-                                                notBefore: retryAfter.map { now.addingTimeInterval($0) }, now: now)
-            guard probe || health.since == now else { return }       // a request already in flight: nothing new
-            logger.warning(probe ? "Provider still down" : "Provider down; photos wait for it without using an attempt",
-                           metadata: ["provider": "\(channel.name)", "state": "\(health.state.rawValue)",
-                                      "reason": "\(health.message ?? "")",
-                                      "next_try": "\(health.until.map { "\($0)" } ?? "-")",
-                                      "event": "provider_\(health.state.rawValue)"])
-        } catch {
-            logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
-        }
-    }
+    func setProviderHealth(_ health: ProviderHealth) { self.health.set(health) }
 
     /// The first sentence of a provider error, for `status`: "Could not connect to Gemini at … (…)" without
     /// the advice that follows it. A full stop inside parentheses does not end it.
@@ -175,27 +155,6 @@ package final class Pipeline: Sendable {
             previous = character
         }
         return message.hasSuffix(".") ? String(message.dropLast()) : message
-    }
-
-    func setProviderHealth(_ health: ProviderHealth) {
-        do { try store.setProviderHealth(health) } catch {
-            logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
-        }
-        if health.state == .paused {
-            logger.error("Provider paused", metadata: ["provider": "\(health.name)", "reason": "\(health.message ?? "")"])
-        } else if health.state == .backoff {
-            logger.warning("Provider backing off", metadata: ["provider": "\(health.name)", "until": "\(health.until.map { "\($0)" } ?? "-")",
-                                                            "reason": "\(health.message ?? "")"])
-        }
-    }
-
-    func markHealthy(_ channel: ProviderChannel) {
-        guard let health = try? store.providerHealth(channel.name), health.state != .ok else { return }
-        if health.isOutage {
-            logger.notice("Provider back", metadata: ["provider": "\(channel.name)", "event": "provider_back",
-                                                      "down_since": "\(health.since.map { "\($0)" } ?? "-")"])
-        }
-        setProviderHealth(ProviderHealth(name: channel.name, state: .ok))
     }
 
     // MARK: Heartbeat
@@ -215,6 +174,98 @@ package final class Pipeline: Sendable {
             do { try store.heartbeat(jobIDs: ids, owner: owner, lease: settings.lease) } catch {
                 logger.warning("Lease heartbeat failed", metadata: ["error": "\(error)"])
             }
+        }
+    }
+}
+
+/// The providers' health in the database, shared by every shelfd process: the one place it is written from
+/// the pipeline (a request's outcome, a daily limit reached, a paused provider asked again).
+struct StoredProviderHealth: ProviderHealthRecorder {
+    let store: Store
+    /// The longest wait between two probes of a provider that is down.
+    let probeMax: TimeInterval
+    let logger: Logger
+
+    func turn(_ provider: String) -> ProviderTurn {
+        do { return try store.takeTurn(provider, ceiling: probeMax) } catch {
+            logger.error("Cannot read the provider's state", metadata: ["error": "\(error)"])
+            return .open
+        }
+    }
+
+    func inForce(_ provider: String) -> ProviderHealth? {
+        guard let health = try? store.providerHealth(provider), health.isInForce(at: Date()) else { return nil }
+        return health
+    }
+
+    func requested(_ provider: String, latency: Duration, outcome: String) {
+        try? store.recordRequest(provider: provider, latencyMs: latency.milliseconds, outcome: outcome)
+    }
+
+    func answered(_ provider: String) {
+        guard let health = try? store.providerHealth(provider), health.state != .ok else { return }
+        if health.isOutage {
+            logger.notice("Provider back", metadata: ["provider": "\(provider)", "event": "provider_back",
+                                                      "down_since": "\(health.since.map { "\($0)" } ?? "-")"])
+        }
+        set(ProviderHealth(name: provider, state: .ok))
+    }
+
+    /// An outage, a quota, a rate limit or a configuration problem concerns the provider, not the photo: mark
+    /// it down (probed at growing intervals), or pause it (until the given time, or until the configuration
+    /// changes). `probe`: the failed request was the probe of a provider already down.
+    @discardableResult
+    func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? {
+        switch error.disposition {
+        case .retry(let after) where Pipeline.isOutage(error):
+            return recordOutage(provider, error: error, probe: probe, retryAfter: after)
+        case .providerWait(let until):
+            let health = ProviderHealth(name: provider, state: .backoff, until: until, code: error.code.rawValue,
+                                        message: error.message)
+            set(health)
+            return health
+        case .providerBroken:
+            let health = ProviderHealth(name: provider, state: .paused, until: nil, code: error.code.rawValue,
+                                        message: error.message)
+            set(health)
+            return health
+        case .retry, .dead:
+            return nil
+        }
+    }
+
+    func set(_ health: ProviderHealth) {
+        do { try store.setProviderHealth(health) } catch {
+            logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
+        }
+        if health.state == .paused {
+            logger.error("Provider paused", metadata: ["provider": "\(health.name)", "reason": "\(health.message ?? "")"])
+        } else if health.state == .backoff {
+            logger.warning("Provider backing off", metadata: ["provider": "\(health.name)", "until": "\(health.until.map { "\($0)" } ?? "-")",
+                                                            "reason": "\(health.message ?? "")"])
+        }
+    }
+
+    /// No connection, DNS, a timeout or a server error after the quick retries: the provider's trouble, not the
+    /// photo's. The provider is marked down and probed with one real request at growing intervals.
+    private func recordOutage(_ provider: String, error: PhotoError, probe: Bool, retryAfter: TimeInterval?) -> ProviderHealth? {
+        let state: ProviderHealth.State = error.code == .network ? .unreachable : .unavailable
+        let now = Date()
+        do {
+            let health = try store.recordOutage(provider, state: state, code: error.code.rawValue,
+                                                message: Pipeline.shortReason(error.message), probe: probe,
+                                                ceiling: probeMax,
+                                                notBefore: retryAfter.map { now.addingTimeInterval($0) }, now: now)
+            guard probe || health.since == now else { return health }       // a request already in flight: nothing new
+            logger.warning(probe ? "Provider still down" : "Provider down; photos wait for it without using an attempt",
+                           metadata: ["provider": "\(provider)", "state": "\(health.state.rawValue)",
+                                      "reason": "\(health.message ?? "")",
+                                      "next_try": "\(health.until.map { "\($0)" } ?? "-")",
+                                      "event": "provider_\(health.state.rawValue)"])
+            return health
+        } catch {
+            logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 }

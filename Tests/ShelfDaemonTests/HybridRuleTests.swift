@@ -10,7 +10,7 @@ import Testing
     @Test("The accurate provider is asked exactly when a book is below the line or nothing was read",
           arguments: [([0.9, 0.8], false), ([0.9, 0.69], true), ([0.70], false), ([Double](), true), ([0.2], true)])
     func escalation(confidences: [Double], escalates: Bool) {
-        #expect(Pipeline.needsAccurateProvider(Self.answer(confidences), escalateBelow: 0.70) == escalates)
+        #expect(PhotoReader.needsAccurateProvider(Self.answer(confidences), escalateBelow: 0.70) == escalates)
     }
 
     @Test("The accurate reading wins per book; books only the fast provider saw stay, under its name")
@@ -21,7 +21,7 @@ import Testing
         }
         let fast = [book("Dune", "Frank Herbert", 0.5, "cloudflare"), book("Emma", "Jane Austen", 0.9, "cloudflare")]
         let accurate = [book("DUNE", "Herbert, Frank", 0.95, "gemini"), book("Ulysses", "James Joyce", 0.8, "gemini")]
-        let merged = Pipeline.merge(accurate: accurate, fast: fast)
+        let merged = PhotoReader.merge(accurate: accurate, fast: fast)
         #expect(merged.map(\.title) == ["DUNE", "Ulysses", "Emma"])
         #expect(merged.map(\.source) == ["gemini", "gemini", "cloudflare"])
         #expect(merged.first?.confidence == 0.95)

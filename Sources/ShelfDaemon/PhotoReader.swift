@@ -1,0 +1,392 @@
+import Dispatch
+import Foundation
+import Logging
+import ShelfCore
+import ShelfEnrichment
+import ShelfImaging
+import ShelfProviders
+import ShelfStore
+
+/// One provider's go at a photo.
+enum Step: Sendable {
+    case answered(ModelAnswer, ResultDocument.Run)
+    case failed(PhotoError, ResultDocument.Run)
+    /// The provider is paused or backing off: not asked.
+    case unavailable(ProviderHealth)
+    /// Shutting down before the request was sent.
+    case stopped
+}
+
+/// Hybrid: the accurate provider was not asked about a photo, so its fast reading is kept for review.
+struct AccurateNotAsked: Sendable {
+    /// Every book of such a reading waits for a person with this reason.
+    static let reviewReason = "accurate_not_asked"
+    var provider: String
+    var reason: String
+    /// Asked again when the provider answers (not after a recheck that it already answered).
+    var awaiting: Bool
+    /// How the accurate provider failed; nil when it was not asked at all (paused, backing off, down).
+    var error: PhotoError? = nil
+
+    var note: String {
+        "\(provider) (the accurate provider) was not asked: \(reason); this is the fast reading, every book waits for review"
+            + (awaiting ? ", and the photo is read again when \(provider) answers" : "")
+    }
+}
+
+/// A provider's answer kept on disk (the queue) or in memory (eval), replayed instead of asking again.
+struct SavedAnswer: Sendable {
+    /// The queue's row for the answer; nil for one kept in memory.
+    var id: Int64?
+    var raw: RawResponse
+    var file: String
+    var latencyMs: Int?
+}
+
+/// Where the answers of one photo are kept: a photo's answer is never paid for twice.
+protocol AnswerJournal: Sendable {
+    /// The saved answer of this photo from this provider and model, if there is a usable one.
+    func saved(from provider: any VisionProvider) -> SavedAnswer?
+    /// Keeps an answer before it is acted on, so a crash from here on replays it (a failure to keep it is
+    /// logged: the answer is used all the same).
+    func save(_ raw: RawResponse, from provider: any VisionProvider, latencyMs: Int) -> SavedAnswer
+    /// A saved answer that does not parse is never replayed again.
+    func discard(_ saved: SavedAnswer)
+    /// A request of this photo that failed, remembered so it is not sent again (eval's run); nil: ask again.
+    func failure(from provider: any VisionProvider) -> PhotoError?
+    func failed(_ error: PhotoError, from provider: any VisionProvider)
+}
+
+extension AnswerJournal {
+    /// The queue asks again: a failure is the queue's to retry, back off or give up on.
+    func failure(from provider: any VisionProvider) -> PhotoError? { nil }
+    func failed(_ error: PhotoError, from provider: any VisionProvider) {}
+}
+
+/// Charges the photo for a request, once, just before the first request that costs anything.
+protocol AttemptMeter: Sendable {
+    /// The attempt the photo is on after charging.
+    func charge() throws -> Int
+}
+
+/// Hears how each provider is doing and says whether it may be asked. The queue keeps it in the database
+/// (`StoredProviderHealth`); eval asks regardless and records nothing (`UntrackedProviderHealth`).
+protocol ProviderHealthRecorder: Sendable {
+    /// Whether a request may go to the provider now: open, the one probe of a provider that is down, or wait.
+    func turn(_ provider: String) -> ProviderTurn
+    /// The pause or backoff in force for the provider, if any (checked while a photo waits for its turn).
+    func inForce(_ provider: String) -> ProviderHealth?
+    /// One request's latency and outcome (`ok` or the error's code), for `status`.
+    func requested(_ provider: String, latency: Duration, outcome: String)
+    /// The provider answered.
+    func answered(_ provider: String)
+    /// The provider failed; returns the health now in force because of it (nil when the failure is the photo's).
+    @discardableResult
+    func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth?
+}
+
+/// What the reader made of a photo.
+enum PhotoReading: Sendable {
+    case read(ReadPhoto)
+    /// No provider gave an answer to use: how the last one asked ended, and which one it was.
+    case unread(Step, ProviderChannel, runs: [ResultDocument.Run])
+}
+
+/// A photo's checked and enriched books, with the answer they were decided from and every run made.
+struct ReadPhoto: Sendable {
+    var answer: ModelAnswer
+    /// The run whose answer decided the books.
+    var decided: ResultDocument.Run
+    var runs: [ResultDocument.Run]
+    var books: [Book]
+    /// The model's notes and the enrichment's (why the accurate provider was not asked is `notAsked.note`).
+    var notes: [String]
+    var notAsked: AccurateNotAsked?
+    /// What was measured on the photo while it was prepared (nil when every answer was replayed).
+    var signals: QualitySignals?
+}
+
+/// Preprocessing is CPU-bound C work: it runs on one queue of its own, never on the cooperative pool,
+/// and one photo at a time (a 48-megapixel photo needs tens of megabytes while it is prepared).
+private let imagingQueue = DispatchQueue(label: "shelfd.imaging")
+
+func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async -> Result<PreparedPhoto, PhotoError> {
+    await withCheckedContinuation { continuation in
+        imagingQueue.async {
+            continuation.resume(returning: Result { () throws(PhotoError) in
+                try Preprocessor.prepare(bytes, preset: preset, maxPixels: maxPixels)
+            })
+        }
+    }
+}
+
+/// Reads a photo with a lineup: prepares it for each provider, waits for the provider's turn, sends it (quick
+/// retries for a short outage, a smaller photo when it is too large), parses and checks the answer, asks the
+/// accurate provider when hybrid's fast one is unsure, and enriches the books. The queue, `scan`, `rescan` and
+/// `eval` all read photos here; what only the queue does is given to it as a journal, a meter and a health
+/// recorder.
+struct PhotoReader: Sendable {
+    let lineup: Lineup
+    let enricher: Enricher
+    let reviewThreshold: Double
+    /// Larger photos are refused.
+    let maxPixels: Int
+    let health: any ProviderHealthRecorder
+    /// Bounds the requests this process has in flight; nil: no bound (eval asks one photo at a time).
+    var slots: RequestSlots? = nil
+    /// Shutting down: no new request goes out.
+    var shouldStop: @Sendable () -> Bool = { Task.isCancelled }
+
+    /// The books of a photo. `logger` carries the photo's metadata.
+    func read(_ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter, logger: Logger) async -> PhotoReading {
+        var prepared: [ImagePreset: PreparedPhoto] = [:]
+        func signals() -> QualitySignals? { prepared.values.first?.signals }   // they describe the photo, not the preset
+
+        let decided: (answer: ModelAnswer, run: ResultDocument.Run, runs: [ResultDocument.Run], books: [Book])
+        var notAsked: AccurateNotAsked?
+        switch lineup {
+        case .single(let channel):
+            let step = await ask(channel, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
+            guard case .answered(let answer, let run) = step else { return .unread(step, channel, runs: Self.runs(of: step)) }
+            decided = (answer, run, [run], check(answer, source: channel.name))
+        case .hybrid(let fast, let accurate, let escalateBelow):
+            let first = await ask(fast, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
+            var runs: [ResultDocument.Run] = []
+            var fastBooks: [Book] = []
+            var fastAnswer: (answer: ModelAnswer, run: ResultDocument.Run)?
+            switch first {
+            case .answered(let answer, let run):
+                runs.append(run)
+                fastBooks = check(answer, source: fast.name)
+                fastAnswer = (answer, run)
+            case .failed(_, let run):
+                runs.append(run)                   // a failed fast answer escalates (the fast provider may be paused)
+            case .unavailable:
+                break
+            case .stopped:
+                return .unread(first, fast, runs: runs)
+            }
+            if let fastAnswer, !Self.needsAccurateProvider(fastAnswer.answer, escalateBelow: escalateBelow) {
+                decided = (fastAnswer.answer, fastAnswer.run, runs, fastBooks)
+            } else {
+                logger.info("Asking the accurate provider", metadata: ["provider": "\(accurate.name)"])
+                let second = await ask(accurate, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
+                switch second {
+                case .answered(let answer, let run):
+                    decided = (answer, run, runs + [run], Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
+                // The accurate provider is down, paused, out of quota or failed on this photo: the fast reading
+                // is kept for a person to review, not thrown away (with no fast reading, the photo ends as usual).
+                case .failed(let error, let run):
+                    guard let fastAnswer else { return .unread(second, accurate, runs: runs + [run]) }
+                    notAsked = Self.notAsked(accurate, reason: Pipeline.shortReason(error.message), error: error, logger: logger)
+                    decided = (fastAnswer.answer, fastAnswer.run, runs + [run], fastBooks)
+                case .unavailable(let health):
+                    guard let fastAnswer else { return .unread(second, accurate, runs: runs) }
+                    notAsked = Self.notAsked(accurate, reason: Pipeline.describe(health), error: nil, logger: logger)
+                    decided = (fastAnswer.answer, fastAnswer.run, runs, fastBooks)
+                case .stopped:
+                    return .unread(second, accurate, runs: runs)
+                }
+            }
+        }
+
+        let enrichment = await enricher.enrich(decided.books)
+        var books = enrichment.books
+        let notes = decided.answer.notes + enrichment.notes
+        if notAsked != nil {
+            for index in books.indices {
+                books[index].status = .needsReview
+                books[index].reviewReasons = (books[index].reviewReasons ?? []) + [AccurateNotAsked.reviewReason]
+            }
+        }
+        return .read(ReadPhoto(answer: decided.answer, decided: decided.run, runs: decided.runs, books: books, notes: notes,
+                               notAsked: notAsked, signals: signals()))
+    }
+
+    private static func runs(of step: Step) -> [ResultDocument.Run] {
+        switch step {
+        case .answered(_, let run), .failed(_, let run): [run]
+        case .unavailable, .stopped: []
+        }
+    }
+
+    private static func notAsked(_ accurate: ProviderChannel, reason: String, error: PhotoError?, logger: Logger) -> AccurateNotAsked {
+        logger.warning("Keeping the fast reading for review; the accurate provider was not asked", metadata: [
+            "provider": "\(accurate.name)", "reason": "\(reason)"])
+        return AccurateNotAsked(provider: accurate.name, reason: reason, awaiting: true, error: error)
+    }
+
+    func check(_ answer: ModelAnswer, source: String) -> [Book] {
+        BookChecker(reviewThreshold: reviewThreshold).check(answer.books, source: source)
+    }
+
+    /// Hybrid's rule: ask the accurate provider when the fast one saw no book at all, or any book below
+    /// `escalateBelow` (a failed fast answer escalates too, before this is asked).
+    static func needsAccurateProvider(_ answer: ModelAnswer, escalateBelow: Double) -> Bool {
+        answer.books.isEmpty || answer.books.contains { $0.confidence < escalateBelow }
+    }
+
+    /// Hybrid: the accurate provider's reading wins for every book both saw; books only the fast one saw
+    /// stay, marked with its name as their source.
+    static func merge(accurate: [Book], fast: [Book]) -> [Book] {
+        accurate + fast.filter { book in !accurate.contains { $0.isSameWork(as: book) } }
+    }
+
+    /// Asks one provider: its saved answer if there is one (never paid twice), else a request.
+    func ask(_ channel: ProviderChannel, bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
+             prepared: inout [ImagePreset: PreparedPhoto], logger: Logger) async -> Step {
+        let provider = channel.provider
+        var logger = logger
+        logger[metadataKey: "provider"] = "\(provider.name)"
+        var run = ResultDocument.Run(provider: provider.name, model: provider.model, books: nil, latencyMs: nil,
+                                     response: nil, sent: nil, error: nil)
+        let kept: SavedAnswer
+        if let saved = journal.saved(from: provider) {
+            kept = saved
+            run.response = .init(file: saved.file, replayed: true)
+            run.latencyMs = saved.latencyMs
+            logger.info("Replaying a saved answer", metadata: ["response": "\(saved.file)"])
+        } else if let error = journal.failure(from: provider) {
+            run.error = error.description
+            return .failed(error, run)
+        } else {
+            switch await request(channel, bytes: bytes, meter: meter, prepared: &prepared, run: &run, logger: logger) {
+            case .success(let raw):
+                let ms = (raw.latency ?? .zero).milliseconds
+                run.latencyMs = ms
+                kept = journal.save(raw, from: provider, latencyMs: ms)
+                run.response = .init(file: kept.file, replayed: false)
+            case .failure(let end):
+                if case .failed(let error, _) = end.step { journal.failed(error, from: provider) }
+                return end.step
+            }
+        }
+        do {
+            let answer = try provider.parse(kept.raw)
+            run.books = answer.books.count
+            return .answered(answer, run)
+        } catch {
+            journal.discard(kept)
+            run.error = error.description
+            return .failed(error, run)
+        }
+    }
+
+    /// A request for a photo: turn, preparation, request slot, rate limit, attempt charge, sending, and once a
+    /// smaller photo when the provider says it is too large. Fails with how the photo's go ended.
+    private func request(_ channel: ProviderChannel, bytes: [UInt8], meter: any AttemptMeter,
+                         prepared: inout [ImagePreset: PreparedPhoto], run: inout ResultDocument.Run,
+                         logger: Logger) async -> Result<RawResponse, StepEnd> {
+        let provider = channel.provider
+        // A provider that is down is asked by one photo per probe interval; the others wait in the queue.
+        var probing = false
+        switch health.turn(channel.name) {
+        case .wait(let health): return .failure(StepEnd(.unavailable(health)))
+        case .probe: probing = true
+        case .open: break
+        }
+        // Upright, resized to the provider's preset, no metadata (no GPS position leaves the machine).
+        var preset = provider.preset
+        var photo: PreparedPhoto
+        if let done = prepared[preset] { photo = done } else {
+            switch await prepareOffPool(bytes, preset: preset, maxPixels: maxPixels) {
+            case .success(let made): photo = made; prepared[preset] = made
+            case .failure(let error): run.error = error.description; return .failure(StepEnd(.failed(error, run)))
+            }
+        }
+        if let slots {
+            guard await slots.acquire() else { return .failure(StepEnd(.stopped)) }
+        }
+        defer { slots?.release() }
+        if shouldStop() { return .failure(StepEnd(.stopped)) }
+        // The turn is taken holding the slot: at most `concurrency` photos of this process wait for one, and
+        // the request goes out the moment it is granted.
+        if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger) { return .failure(ended) }
+        if !probing {                                  // it may have gone down while this photo waited
+            switch health.turn(channel.name) {
+            case .wait(let health): return .failure(StepEnd(.unavailable(health)))
+            case .probe: probing = true
+            case .open: break
+            }
+        }
+        let attempt: Int
+        do { attempt = try meter.charge() } catch {
+            return .failure(StepEnd(.failed(PhotoError(.internal, "\(error)", disposition: .retry(after: 60)), run)))
+        }
+        logger.info("Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)", "attempt": "\(attempt)"])
+        var sent = await send(photo, to: channel, probe: probing, logger: logger)
+        if case .failure(let error) = sent, error.code == .photoTooLarge {
+            // The provider's own limit is lower than its preset: shrink once and try again.
+            preset = ImagePreset(maxSide: preset.maxSide * 7 / 10, quality: preset.minQuality,
+                                 targetBytes: preset.targetBytes.lowerBound / 2...preset.targetBytes.upperBound / 2,
+                                 minQuality: preset.minQuality)
+            logger.warning("Photo too large for the provider; sending a smaller one", metadata: ["max_side": "\(preset.maxSide)"])
+            if case .success(let smaller) = await prepareOffPool(bytes, preset: preset, maxPixels: maxPixels) {
+                photo = smaller
+                // A second request: a turn of its own.
+                if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger) { return .failure(ended) }
+                sent = await send(photo, to: channel, probe: probing, logger: logger)
+            }
+        }
+        run.sent = .init(width: photo.width, height: photo.height, quality: photo.quality, bytes: photo.jpeg.count)
+        switch sent {
+        case .success(let raw):
+            health.answered(channel.name)
+            return .success(raw)
+        case .failure(let error):
+            if Task.isCancelled { return .failure(StepEnd(.stopped)) }     // the grace period ran out: back to the queue
+            run.error = error.description
+            // Recorded before the slot is given back, so no photo waiting for it is sent to a provider that
+            // has just said no.
+            health.failed(channel.name, error: error, probe: probing)
+            return .failure(StepEnd(.failed(error, run)))
+        }
+    }
+
+    /// How a request ended before an answer came.
+    private struct StepEnd: Error {
+        var step: Step
+        init(_ step: Step) { self.step = step }
+    }
+
+    /// Waits for the channel's next turn, giving up when shutting down or when the provider is paused or
+    /// backing off meanwhile (another photo, or another process, found it so). When `requests_per_day` is
+    /// reached the provider backs off until its day ends, as for the provider's own daily quota: status
+    /// shows why, and the photo goes back to the queue with no attempt charged.
+    /// `probing`: this photo is the probe of a provider that is down, whose health stays in force meanwhile.
+    /// Nil when the turn is granted.
+    private func waitForTurn(on channel: ProviderChannel, probing: Bool, run: ResultDocument.Run,
+                             logger: Logger) async -> StepEnd? {
+        func pause() -> ProviderHealth? { probing ? nil : health.inForce(channel.name) }
+        switch await channel.waitForTurn(logger: logger, shouldStop: { shouldStop() || pause() != nil }) {
+        case .granted:
+            return nil
+        case .stopped:
+            return StepEnd(pause().map { .unavailable($0) } ?? .stopped)
+        case .dayUsedUp(let error):
+            if let backoff = health.failed(channel.name, error: error, probe: probing) { return StepEnd(.unavailable(backoff)) }
+            var run = run
+            run.error = error.description
+            return StepEnd(.failed(error, run))
+        }
+    }
+
+    /// One request through the channel's quick retries, each recorded for the latency figures of `status`.
+    /// A probe of a provider that is down is one request: no quick retries.
+    private func send(_ photo: PreparedPhoto, to channel: ProviderChannel, probe: Bool,
+                      logger: Logger) async -> Result<RawResponse, PhotoError> {
+        await channel.send(PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg"), logger: logger,
+                           shouldStop: { probe || shouldStop() }) { latency, outcome in
+            health.requested(channel.name, latency: latency, outcome: outcome)
+        }
+    }
+}
+
+/// Eval's providers: always asked, nothing recorded (eval never pauses the user's queue).
+struct UntrackedProviderHealth: ProviderHealthRecorder {
+    func turn(_ provider: String) -> ProviderTurn { .open }
+    func inForce(_ provider: String) -> ProviderHealth? { nil }
+    func requested(_ provider: String, latency: Duration, outcome: String) {}
+    func answered(_ provider: String) {}
+    func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? { nil }
+}
