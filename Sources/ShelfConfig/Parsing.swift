@@ -7,12 +7,12 @@ extension Configuration {
         ("paths", ["root", "state"]),
         ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s"]),
         ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
-        ("gemini", ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"]),
-        ("cloudflare", ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"]),
-        ("openai", ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"]),
+        (ProviderKind.gemini.facts.section, ProviderKind.gemini.facts.keys),
+        (ProviderKind.cloudflare.facts.section, ProviderKind.cloudflare.facts.keys),
+        (ProviderKind.openai.facts.section, ProviderKind.openai.facts.keys),
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
-        ("ocr", ["languages"]),
+        (ProviderKind.ocr.facts.section, ProviderKind.ocr.facts.keys),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
     ]
@@ -93,7 +93,7 @@ extension Configuration {
         if let t = reader.section(document, "hybrid") {
             var h = config.hybrid
             // A hybrid made of hybrids would never reach a real model.
-            let single = Provider.allCases.filter { $0 != .hybrid && $0 != .auto }
+            let single = ProviderKind.allCases.map(Provider.init)
             h.fast = try reader.choice(t, "hybrid", "fast", h.fast, allowed: single)
             h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate, allowed: single)
             h.escalateBelow = try reader.fraction(t, "hybrid", "escalate_below", h.escalateBelow)
@@ -434,9 +434,14 @@ enum SecretHint {
     private static func secretName(section: String, key: String) -> Secrets.Name? {
         let text = (section + "_" + key).lowercased()
         if let exact = Secrets.Name(rawValue: key.lowercased()) { return exact }
-        if text.contains("gemini") { return .geminiAPIKey }
-        if text.contains("cloudflare") { return text.contains("account") ? .cloudflareAccountID : .cloudflareAPIToken }
-        if text.contains("openai") { return .openAIAPIKey }
+        // A provider's section (or a key naming it): the secrets its description lists.
+        if let facts = ProviderKind.allCases.map(\.facts).first(where: { text.contains($0.section) }) {
+            let names = facts.required + facts.optional
+            // A key about an account is the account's ID, anything else the key or token.
+            if let named = names.first(where: { text.contains("account") == $0.rawValue.contains("account") }) ?? names.first {
+                return named
+            }
+        }
         if text.contains("google") || section == "enrich" { return .googleBooksAPIKey }
         return nil
     }

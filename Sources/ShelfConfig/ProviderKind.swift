@@ -1,0 +1,108 @@
+import Foundation
+package import ShelfCore
+
+/// A provider that reads photos itself (`auto` and `hybrid` choose among these).
+package enum ProviderKind: String, Sendable, CaseIterable, Codable {
+    case gemini, cloudflare, openai, ocr
+}
+
+extension Configuration.Provider {
+    /// The one provider this names; nil for `auto` and `hybrid`, which choose.
+    package var kind: ProviderKind? { ProviderKind(rawValue: rawValue) }
+
+    package init(_ kind: ProviderKind) { self.init(rawValue: kind.rawValue)! }
+}
+
+/// When a provider's day (and its daily quota) starts again.
+package enum QuotaDay: Sendable {
+    /// Google's quotas: midnight Pacific time.
+    case pacific
+    /// Cloudflare's neuron allocation: midnight UTC.
+    case utc
+
+    package func end(after now: Date) -> Date {
+        switch self {
+        case .pacific: QuotaTimes.nextPacificMidnight(after: now)
+        case .utc: QuotaTimes.nextUTCMidnight(after: now)
+        }
+    }
+}
+
+/// A remote provider's limits as `shelfd.toml` sets them.
+package struct RequestLimits: Sendable, Equatable {
+    package var perMinute: Int
+    /// 0: no daily limit of shelfd's own.
+    package var perDay: Int
+    package var day: QuotaDay
+
+    package init(perMinute: Int, perDay: Int, day: QuotaDay) { self.perMinute = perMinute; self.perDay = perDay; self.day = day }
+}
+
+/// What shelfd knows of a provider outside its wire format, written once: configuration parsing (its section's
+/// keys), `auto` (its rank and the secrets it needs), the wiring (its limits), `doctor` (its secrets and what to
+/// do when one is missing) and `status` (its label and model) read it. How it is built lives beside its wire
+/// format's wiring (`ProviderWiring` in ShelfDaemon).
+package struct ProviderFacts: Sendable {
+    package let kind: ProviderKind
+    /// Its `[section]` keys, in the order of `etc/shelfd.toml`.
+    package let keys: [String]
+    /// For a person: "Gemini", "the offline OCR (Tesseract)".
+    package let label: String
+    /// Secrets it cannot work without; `auto` passes it over while one is missing.
+    package let required: [Secrets.Name]
+    /// A secret it sends when present (a local server may want none).
+    package let optional: [Secrets.Name]
+    /// The secrets as `doctor` names them ("Gemini API key"), and as `auto` says they are missing ("no …").
+    package let secretsLabel: String
+    /// Where `auto` ranks it, first tried first; nil: `auto` never picks it.
+    package let autoRank: Int?
+    /// Why `auto` picked it, after the missing secrets of the providers ranked before it.
+    package let autoReason: String
+    /// What to do when a required secret is missing.
+    package let missingAdvice: String
+    /// Its request limits from the configuration; nil for a local server, whose own queue is the limit.
+    package let limits: @Sendable (Configuration) -> RequestLimits?
+
+    package var section: String { kind.rawValue }
+
+    /// The required secrets that are missing.
+    package func missing(in secrets: Secrets) -> [Secrets.Name] { required.filter { secrets[$0] == nil } }
+}
+
+extension ProviderKind {
+    package var facts: ProviderFacts {
+        switch self {
+        case .gemini:
+            ProviderFacts(
+                kind: self, keys: ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"],
+                label: "Gemini", required: [.geminiAPIKey], optional: [], secretsLabel: "Gemini API key", autoRank: 1,
+                autoReason: "a Gemini API key is present",
+                missingAdvice: "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd.",
+                limits: { RequestLimits(perMinute: $0.gemini.requestsPerMinute, perDay: $0.gemini.requestsPerDay, day: .pacific) })
+        case .cloudflare:
+            ProviderFacts(
+                kind: self, keys: ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"],
+                label: "Cloudflare Workers AI", required: [.cloudflareAPIToken, .cloudflareAccountID], optional: [],
+                secretsLabel: "Cloudflare API token", autoRank: 2, autoReason: "Cloudflare credentials are present",
+                missingAdvice: "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd.",
+                limits: { RequestLimits(perMinute: $0.cloudflare.requestsPerMinute, perDay: $0.cloudflare.requestsPerDay, day: .utc) })
+        case .openai:
+            ProviderFacts(
+                kind: self, keys: ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"],
+                label: "an OpenAI-compatible server", required: [], optional: [.openAIAPIKey],
+                secretsLabel: "OpenAI-compatible key", autoRank: nil, autoReason: "", missingAdvice: "",
+                limits: { _ in nil })
+        case .ocr:
+            ProviderFacts(
+                kind: self, keys: ["languages"], label: "the offline OCR (Tesseract)", required: [], optional: [],
+                secretsLabel: "", autoRank: 3,
+                autoReason: "so the offline OCR (Tesseract) reads the photos; set GEMINI_API_KEY for better results",
+                missingAdvice: "", limits: { _ in nil })
+        }
+    }
+
+    /// The providers `auto` may pick, first tried first.
+    package static var autoOrder: [ProviderKind] {
+        allCases.filter { $0.facts.autoRank != nil }.sorted { $0.facts.autoRank! < $1.facts.autoRank! }
+    }
+}
