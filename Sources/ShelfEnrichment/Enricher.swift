@@ -104,8 +104,11 @@ package struct Enricher: Sendable {
     func decide(_ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?) -> Book {
         var book = book
         var notes = book.notes ?? []
-        let accepted = result.decision == .accepted ? result.best : nil
         if book.form == .spineText { book = read(book, as: result) }
+        // A spine's text has no title of its own worth keeping: a plausible record (one for review) is its best
+        // reading, so the book takes that record's identity, and a person confirms it (`weak_match`).
+        let accepted = result.decision == .accepted || (book.form == .spineText && result.decision == .review)
+            ? result.best : nil
 
         // The model's ISBN is a hint: kept only when the record it names is the book read on the spine.
         if let isbn = book.isbn13 {

@@ -147,6 +147,15 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
         #expect(abs(book.confidence - (Enricher.matchWeight * score + (1 - Enricher.matchWeight) * 0.8)) < 0.002)
     }
 
+    @Test func aSpineShowingTooLittleToAcceptTakesItsRecordAndAsksAPerson() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([spine("DUNE", confidence: 0.95)]).books.first)
+        #expect(book.title == "Dune" && book.match?.key == "catalogue:1")
+        #expect(book.status == .needsReview)
+        #expect(book.reviewReasons?.contains("weak_match") == true)
+        #expect(book.confidence < SpineMatcher().acceptThreshold)
+    }
+
     @Test func aSpinesTextNoSourceKnowsKeepsTheTextUnsure() async throws {
         let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
         let book = try #require(await enricher.enrich([spine("XQZT WRRBL", confidence: 0.9)]).books.first)
