@@ -131,8 +131,9 @@ package struct Configuration: Sendable, Equatable {
     }
 
     package struct Hybrid: Sendable, Equatable {
-        package var fast = Provider.cloudflare
-        package var accurate = Provider.gemini
+        /// Single providers only: a hybrid made of hybrids would never reach a real model.
+        package var fast = ProviderKind.cloudflare
+        package var accurate = ProviderKind.gemini
         /// Mean confidence (or any book) below this sends the photo to `accurate`.
         package var escalateBelow = 0.70
         package init() {}

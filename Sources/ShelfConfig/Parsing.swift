@@ -92,10 +92,8 @@ extension Configuration {
         }
         if let t = reader.section(document, "hybrid") {
             var h = config.hybrid
-            // A hybrid made of hybrids would never reach a real model.
-            let single = ProviderKind.allCases.map(Provider.init)
-            h.fast = try reader.choice(t, "hybrid", "fast", h.fast, allowed: single)
-            h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate, allowed: single)
+            h.fast = try reader.choice(t, "hybrid", "fast", h.fast)
+            h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate)
             h.escalateBelow = try reader.fraction(t, "hybrid", "escalate_below", h.escalateBelow)
             config.hybrid = h
         }

@@ -31,6 +31,6 @@ package struct ProviderChoice: Sendable, Equatable {
 
     /// The providers asked: the chosen one, or hybrid's fast and accurate ones.
     package func kinds(_ config: Configuration) -> [ProviderKind] {
-        provider.kind.map { [$0] } ?? [config.hybrid.fast.kind, config.hybrid.accurate.kind].compactMap { $0 }
+        provider.kind.map { [$0] } ?? [config.hybrid.fast, config.hybrid.accurate]
     }
 }

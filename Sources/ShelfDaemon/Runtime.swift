@@ -104,16 +104,15 @@ package struct Runtime: Sendable {
             return ProviderChannel(ProviderWiring.makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses),
                                    kind: kind, limits: limits.flatMap { store in budget.map { SharedLimits(store: store, budget: $0) } })
         }
-        let kinds = chosen.kinds(config)
-        switch (chosen.provider, kinds.count) {
-        case (.hybrid, 2):
-            return .hybrid(fast: channel(kinds[0]), accurate: channel(kinds[1]), escalateBelow: config.hybrid.escalateBelow)
-        case (_, 1):
-            return .single(channel(kinds[0]))
-        default:
-            // Parsing allows only single providers in [hybrid], and `resolve` never answers `auto`.
+        if chosen.provider == .hybrid {
+            return .hybrid(fast: channel(config.hybrid.fast), accurate: channel(config.hybrid.accurate),
+                           escalateBelow: config.hybrid.escalateBelow)
+        }
+        guard let kind = chosen.provider.kind else {
+            // `resolve` never answers `auto`.
             throw StartupError("pipeline.provider = \"\(chosen.provider.rawValue)\" names no provider to ask; use gemini, cloudflare, openai, ocr or hybrid.")
         }
+        return .single(channel(kind))
     }
 
     /// A fresh lineup is asked again even if a configuration problem paused it; one whose key is missing is

@@ -131,7 +131,7 @@ package enum StatusReport {
                                 now: Date = Date()) throws -> String {
         let counts = try store.queueCounts(now: now)
         // `chosen` is resolved (never `auto`); hybrid is decided by its accurate provider.
-        guard let kind = chosen == .hybrid ? config.hybrid.accurate.kind : chosen.kind else { return "" }
+        guard let kind = chosen == .hybrid ? config.hybrid.accurate : chosen.kind else { return "" }
         var deciding = try provider(kind, config: config, store: store, now: now)
         if chosen == .hybrid { deciding.name = "hybrid" }
         return summary(queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
