@@ -1,5 +1,6 @@
 import Foundation
 package import ShelfCore
+import TOMLKit
 
 /// A provider that reads photos itself (`auto` and `hybrid` choose among these).
 package enum ProviderKind: String, Sendable, CaseIterable, Codable {
@@ -39,7 +40,7 @@ package struct RequestLimits: Sendable, Equatable {
 }
 
 /// What shelfd knows of a provider outside its wire format, written once: configuration parsing (its section's
-/// keys), `auto` (its rank and the secrets it needs), the wiring (its limits), `doctor` (its secrets and what to
+/// keys and how they are read), `auto` (its rank and the secrets it needs), the wiring (its limits), `doctor` (its secrets and what to
 /// do when one is missing) and `status` (its label and model) read it. How it is built lives beside its wire
 /// format's wiring (`ProviderWiring` in ShelfDaemon).
 package struct ProviderFacts: Sendable {
@@ -62,6 +63,8 @@ package struct ProviderFacts: Sendable {
     package let missingAdvice: String
     /// Its request limits from the configuration; nil for a local server, whose own queue is the limit.
     package let limits: @Sendable (Configuration) -> RequestLimits?
+    /// Reads its `[section]` into the configuration, checking every value.
+    let parse: @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void
 
     package var section: String { kind.rawValue }
 
@@ -78,26 +81,61 @@ extension ProviderKind {
                 label: "Gemini", required: [.geminiAPIKey], optional: [], secretsLabel: "Gemini API key", autoRank: 1,
                 autoReason: "a Gemini API key is present",
                 missingAdvice: "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd.",
-                limits: { RequestLimits(perMinute: $0.gemini.requestsPerMinute, perDay: $0.gemini.requestsPerDay, day: .pacific) })
+                limits: { RequestLimits(perMinute: $0.gemini.requestsPerMinute, perDay: $0.gemini.requestsPerDay, day: .pacific) },
+                parse: { reader, t, config throws(ConfigError) in
+                    var g = config.gemini
+                    g.model = try reader.model(t, "gemini", g.model)
+                    g.baseURL = try reader.url(t, "gemini", "base_url", g.baseURL)
+                    g.requestsPerMinute = try reader.int(t, "gemini", "requests_per_minute", g.requestsPerMinute, 1...Int.max)
+                    g.requestsPerDay = try reader.int(t, "gemini", "requests_per_day", g.requestsPerDay, 0...Int.max)
+                    g.timeoutS = try reader.int(t, "gemini", "timeout_s", g.timeoutS, 1...Int.max)
+                    config.gemini = g
+                })
         case .cloudflare:
             ProviderFacts(
                 kind: self, keys: ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"],
                 label: "Cloudflare Workers AI", required: [.cloudflareAPIToken, .cloudflareAccountID], optional: [],
                 secretsLabel: "Cloudflare API token", autoRank: 2, autoReason: "Cloudflare credentials are present",
                 missingAdvice: "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd.",
-                limits: { RequestLimits(perMinute: $0.cloudflare.requestsPerMinute, perDay: $0.cloudflare.requestsPerDay, day: .utc) })
+                limits: { RequestLimits(perMinute: $0.cloudflare.requestsPerMinute, perDay: $0.cloudflare.requestsPerDay, day: .utc) },
+                parse: { reader, t, config throws(ConfigError) in
+                    var c = config.cloudflare
+                    c.model = try reader.model(t, "cloudflare", c.model)
+                    c.baseURL = try reader.url(t, "cloudflare", "base_url", c.baseURL)
+                    c.requestsPerMinute = try reader.int(t, "cloudflare", "requests_per_minute", c.requestsPerMinute, 1...Int.max)
+                    c.requestsPerDay = try reader.int(t, "cloudflare", "requests_per_day", c.requestsPerDay, 0...Int.max)
+                    c.timeoutS = try reader.int(t, "cloudflare", "timeout_s", c.timeoutS, 1...Int.max)
+                    config.cloudflare = c
+                })
         case .openai:
             ProviderFacts(
                 kind: self, keys: ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"],
                 label: "an OpenAI-compatible server", required: [], optional: [.openAIAPIKey],
                 secretsLabel: "OpenAI-compatible key", autoRank: nil, autoReason: "", missingAdvice: "",
-                limits: { _ in nil })
+                limits: { _ in nil },
+                parse: { reader, t, config throws(ConfigError) in
+                    var o = config.openai
+                    o.model = try reader.model(t, "openai", o.model)
+                    o.baseURL = try reader.url(t, "openai", "base_url", o.baseURL)
+                    o.timeoutS = try reader.int(t, "openai", "timeout_s", o.timeoutS, 1...Int.max)
+                    o.maxSide = try reader.int(t, "openai", "max_side", o.maxSide, 256...8192)
+                    o.jpegQuality = try reader.int(t, "openai", "jpeg_quality", o.jpegQuality, 50...100)
+                    config.openai = o
+                })
         case .ocr:
             ProviderFacts(
                 kind: self, keys: ["languages"], label: "the offline OCR (Tesseract)", required: [], optional: [],
                 secretsLabel: "", autoRank: 3,
                 autoReason: "so the offline OCR (Tesseract) reads the photos; set GEMINI_API_KEY for better results",
-                missingAdvice: "", limits: { _ in nil })
+                missingAdvice: "", limits: { _ in nil },
+                parse: { reader, t, config throws(ConfigError) in
+                    let languages = try reader.strings(t, "ocr", "languages", config.ocr.languages)
+                    // Tesseract names: letters, digits and underscores ("chi_sim"); anything else would reach its loader as a path.
+                    if languages.isEmpty || languages.contains(where: { $0.isEmpty || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }) {
+                        throw reader.invalid("ocr", "languages", "= \(languages) is not a list of Tesseract language names. For example languages = [\"eng\", \"spa\"].")
+                    }
+                    config.ocr.languages = languages
+                })
         }
     }
 
