@@ -1,5 +1,5 @@
 import Foundation
-package import ShelfCore
+internal import ShelfCore
 import TOMLKit
 
 /// A provider that reads photos itself (`auto` and `hybrid` choose among these).

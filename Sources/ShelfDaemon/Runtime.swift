@@ -4,7 +4,6 @@ import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
 import ShelfHTTP
-import ShelfOCR
 import ShelfProviders
 import ShelfStore
 
