@@ -56,9 +56,9 @@ let package = Package(
         .target(name: "ShelfEnrichment", dependencies: [
             "ShelfCore", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
-        // The offline provider: Tesseract reads the spines, the matcher turns their text into books.
+        // The offline provider: Tesseract reads the spines; the enrichment matches their text like any reading.
         .target(name: "ShelfOCR", dependencies: [
-            "ShelfCore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "CTesseract",
+            "ShelfCore", "ShelfImaging", "ShelfProviders", "CTesseract",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "ShelfEnrichmentTests", dependencies: [
             "ShelfEnrichment", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),
-        .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfEnrichment", "ShelfImaging"], swiftSettings: settings),
+        .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon", "ShelfTesting"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.

@@ -1,5 +1,5 @@
 // The offline OCR provider on real photos: seconds per photo (Tesseract's three readings, then matching), the
-// spines it read and the books it made of them, so a person can judge them by eye. With --catalogue the
+// spines it read and the books the enrichment made of them, so a person can judge them by eye. With --catalogue the
 // catalogue (a CSV the importer reads) is imported into a temporary database first and matched against.
 // Numbers are printed, never asserted.
 //
@@ -47,8 +47,10 @@ if let catalogue {
     sources = [try CatalogueSource(store: store)]
 }
 
-let provider = OCRProvider(settings: OCRSettings(languages: languages, maxSide: maxSide), sources: sources,
+let provider = OCRProvider(settings: OCRSettings(languages: languages, maxSide: maxSide),
                            logger: Logger(label: "shelfd-bench-ocr"))
+// The spines' texts are matched as the pipeline matches them: checked, then enriched.
+let enricher = Enricher(sources: sources, reviewThreshold: 0.6)
 if case .failure(let error) = await provider.checkReachable() { fail(error.message) }
 var total = 0.0
 for path in photos {
@@ -63,8 +65,11 @@ for path in photos {
     for reading in response.spines {
         let spine = reading.spine
         let box = String(format: "x %.2f–%.2f y %.2f–%.2f", spine.box.x1, spine.box.x2, spine.box.y1, spine.box.y2)
-        let book = reading.match.map { "→ \(reading.decision.rawValue) \($0.title) — \($0.author ?? "?") (\(String(format: "%.2f", reading.book.confidence)))" } ?? ""
-        print("  [\(spine.reading.rawValue) \(String(format: "%.0f", spine.confidence * 100)) \(box)] \(spine.text) \(book)")
+        print("  [\(spine.reading.rawValue) \(String(format: "%.0f", spine.confidence * 100)) \(box)] \(spine.text)")
+    }
+    let checked = BookChecker(reviewThreshold: enricher.reviewThreshold).check(try provider.parse(raw).books, source: provider.name)
+    for book in await enricher.enrich(checked).books where book.match != nil || book.status == .verified {
+        print("  → \(book.status.rawValue) \(book.title) — \(book.author ?? "?") (\(String(format: "%.2f", book.confidence)))")
     }
 }
 print(String(format: "seconds per photo: %.1f", total / Double(photos.count)))

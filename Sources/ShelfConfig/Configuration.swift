@@ -98,41 +98,10 @@ package struct Configuration: Sendable, Equatable {
         package init() {}
     }
 
-    package struct Gemini: Sendable, Equatable {
-        package var model = "gemini-2.5-flash"
-        package var baseURL = "https://generativelanguage.googleapis.com"
-        package var requestsPerMinute = 10
-        /// Requests per Gemini day (it resets at midnight Pacific); 0: no limit of shelfd's own.
-        package var requestsPerDay = 0
-        package var timeoutS = 120
-        package init() {}
-    }
-
-    package struct Cloudflare: Sendable, Equatable {
-        package var model = "@cf/meta/llama-3.2-11b-vision-instruct"
-        package var baseURL = "https://api.cloudflare.com"
-        package var requestsPerMinute = 300
-        /// Requests per Cloudflare day (it resets at midnight UTC); 0: no limit of shelfd's own.
-        package var requestsPerDay = 0
-        package var timeoutS = 60
-        package init() {}
-    }
-
-    /// Any OpenAI-compatible server: Ollama, llama.cpp, vLLM.
-    package struct OpenAI: Sendable, Equatable {
-        package var model = "qwen2.5vl:7b"
-        package var baseURL = "http://127.0.0.1:11434/v1"
-        package var timeoutS = 300
-        /// Longest side of the image sent, in pixels, 256…8192 (never upscaled).
-        package var maxSide = 1536
-        /// JPEG quality to start from, 50…100; it steps down when the image is over its byte target.
-        package var jpegQuality = 85
-        package init() {}
-    }
-
     package struct Hybrid: Sendable, Equatable {
-        package var fast = Provider.cloudflare
-        package var accurate = Provider.gemini
+        /// Single providers only: a hybrid made of hybrids would never reach a real model.
+        package var fast = ProviderKind.cloudflare
+        package var accurate = ProviderKind.gemini
         /// Mean confidence (or any book) below this sends the photo to `accurate`.
         package var escalateBelow = 0.70
         package init() {}
@@ -150,13 +119,6 @@ package struct Configuration: Sendable, Equatable {
         package var contact = ""
         /// How long a remote lookup that found a book is reused (one that found nothing: a week at most).
         package var cacheDays = 90
-        package init() {}
-    }
-
-    /// The offline provider (Tesseract).
-    package struct OCR: Sendable, Equatable {
-        /// Tesseract traineddata names, read together: "eng", "spa", "cat", "deu"… (package tesseract-ocr-<name>).
-        package var languages = ["eng"]
         package init() {}
     }
 

@@ -7,12 +7,12 @@ extension Configuration {
         ("paths", ["root", "state"]),
         ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s"]),
         ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
-        ("gemini", ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"]),
-        ("cloudflare", ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"]),
-        ("openai", ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"]),
+        (ProviderKind.gemini.facts.section, ProviderKind.gemini.facts.keys),
+        (ProviderKind.cloudflare.facts.section, ProviderKind.cloudflare.facts.keys),
+        (ProviderKind.openai.facts.section, ProviderKind.openai.facts.keys),
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
-        ("ocr", ["languages"]),
+        (ProviderKind.ocr.facts.section, ProviderKind.ocr.facts.keys),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
     ]
@@ -63,39 +63,14 @@ extension Configuration {
             w.ignore = try reader.strings(t, "watch", "ignore", w.ignore)
             config.watch = w
         }
-        if let t = reader.section(document, "gemini") {
-            var g = config.gemini
-            g.model = try reader.model(t, "gemini", g.model)
-            g.baseURL = try reader.url(t, "gemini", "base_url", g.baseURL)
-            g.requestsPerMinute = try reader.int(t, "gemini", "requests_per_minute", g.requestsPerMinute, 1...Int.max)
-            g.requestsPerDay = try reader.int(t, "gemini", "requests_per_day", g.requestsPerDay, 0...Int.max)
-            g.timeoutS = try reader.int(t, "gemini", "timeout_s", g.timeoutS, 1...Int.max)
-            config.gemini = g
-        }
-        if let t = reader.section(document, "cloudflare") {
-            var c = config.cloudflare
-            c.model = try reader.model(t, "cloudflare", c.model)
-            c.baseURL = try reader.url(t, "cloudflare", "base_url", c.baseURL)
-            c.requestsPerMinute = try reader.int(t, "cloudflare", "requests_per_minute", c.requestsPerMinute, 1...Int.max)
-            c.requestsPerDay = try reader.int(t, "cloudflare", "requests_per_day", c.requestsPerDay, 0...Int.max)
-            c.timeoutS = try reader.int(t, "cloudflare", "timeout_s", c.timeoutS, 1...Int.max)
-            config.cloudflare = c
-        }
-        if let t = reader.section(document, "openai") {
-            var o = config.openai
-            o.model = try reader.model(t, "openai", o.model)
-            o.baseURL = try reader.url(t, "openai", "base_url", o.baseURL)
-            o.timeoutS = try reader.int(t, "openai", "timeout_s", o.timeoutS, 1...Int.max)
-            o.maxSide = try reader.int(t, "openai", "max_side", o.maxSide, 256...8192)
-            o.jpegQuality = try reader.int(t, "openai", "jpeg_quality", o.jpegQuality, 50...100)
-            config.openai = o
+        // Each provider's section, as its description reads it.
+        for facts in ProviderKind.allCases.map(\.facts) {
+            if let t = reader.section(document, facts.section) { try facts.parse(reader, t, &config) }
         }
         if let t = reader.section(document, "hybrid") {
             var h = config.hybrid
-            // A hybrid made of hybrids would never reach a real model.
-            let single = Provider.allCases.filter { $0 != .hybrid && $0 != .auto }
-            h.fast = try reader.choice(t, "hybrid", "fast", h.fast, allowed: single)
-            h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate, allowed: single)
+            h.fast = try reader.choice(t, "hybrid", "fast", h.fast)
+            h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate)
             h.escalateBelow = try reader.fraction(t, "hybrid", "escalate_below", h.escalateBelow)
             config.hybrid = h
         }
@@ -107,14 +82,6 @@ extension Configuration {
             e.contact = try reader.string(t, "enrich", "contact", e.contact)
             e.cacheDays = try reader.int(t, "enrich", "cache_days", e.cacheDays, 0...3650)
             config.enrich = e
-        }
-        if let t = reader.section(document, "ocr") {
-            let languages = try reader.strings(t, "ocr", "languages", config.ocr.languages)
-            // Tesseract names: letters, digits and underscores ("chi_sim"); anything else would reach its loader as a path.
-            if languages.isEmpty || languages.contains(where: { $0.isEmpty || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }) {
-                throw reader.invalid("ocr", "languages", "= \(languages) is not a list of Tesseract language names. For example languages = [\"eng\", \"spa\"].")
-            }
-            config.ocr.languages = languages
         }
         if let t = reader.section(document, "export") {
             config.export.exclusiveShelf = try reader.choice(t, "export", "exclusive_shelf", config.export.exclusiveShelf)
@@ -153,7 +120,7 @@ extension Configuration {
 
 /// Reads typed values out of one parsed file and turns every problem into a `ConfigError`
 /// that names the file, the line when it can be found, and the key.
-private struct Reader {
+struct Reader {
     let file: String
     let lines: [String]
 
@@ -434,9 +401,14 @@ enum SecretHint {
     private static func secretName(section: String, key: String) -> Secrets.Name? {
         let text = (section + "_" + key).lowercased()
         if let exact = Secrets.Name(rawValue: key.lowercased()) { return exact }
-        if text.contains("gemini") { return .geminiAPIKey }
-        if text.contains("cloudflare") { return text.contains("account") ? .cloudflareAccountID : .cloudflareAPIToken }
-        if text.contains("openai") { return .openAIAPIKey }
+        // A provider's section (or a key naming it): the secrets its description lists.
+        if let facts = ProviderKind.allCases.map(\.facts).first(where: { text.contains($0.section) }) {
+            let names = facts.required + facts.optional
+            // A key about an account is the account's ID, anything else the key or token.
+            if let named = names.first(where: { text.contains("account") == $0.rawValue.contains("account") }) ?? names.first {
+                return named
+            }
+        }
         if text.contains("google") || section == "enrich" { return .googleBooksAPIKey }
         return nil
     }

@@ -23,6 +23,8 @@ package struct Book: Sendable, Equatable, Codable {
     package var reviewReasons: [String]?
     /// `review/<id>.json` while the book is waiting for a person.
     package var reviewID: String?
+    /// How the provider read it; not written: once enriched, a book is what the result says.
+    package var form = ReadingForm.structured
 
     enum CodingKeys: String, CodingKey {
         case title, author, isbn13, isbn10, confidence, box, status, source, notes, match, candidates,
@@ -85,11 +87,12 @@ package struct BookChecker: Sendable {
                 isbn = ISBN(raw)
                 if isbn == nil { notes.append("isbn_checksum_failed: \(raw)") }
             }
-            let book = Book(title: title, author: (author?.isEmpty ?? true) ? nil : author,
+            var book = Book(title: title, author: (author?.isEmpty ?? true) ? nil : author,
                             isbn13: isbn?.isbn13, isbn10: isbn?.isbn10,
                             confidence: detection.confidence, box: detection.box?.rounded,
                             status: detection.confidence >= reviewThreshold ? .verified : .needsReview,
                             source: source, notes: notes.isEmpty ? nil : notes)
+            book.form = detection.form
             if let existing = books.firstIndex(where: { $0.isSameWork(as: book) }) {
                 // A repeat sighting in the same photo raises confidence; it does not add a book.
                 if book.confidence > books[existing].confidence {

@@ -10,8 +10,16 @@ package struct ModelAnswer: Sendable, Equatable {
     }
 }
 
+/// How a book's title was read: a model's structured reading (title, author), or the text of a spine in
+/// whatever order it was read, which the enrichment matches against the book sources (the offline OCR).
+package enum ReadingForm: String, Sendable, Codable {
+    case structured
+    case spineText = "spine_text"
+}
+
 /// One book as a model read it: a guess, not yet checked.
 package struct Detection: Sendable, Equatable, Codable {
+    /// For `.spineText`, everything read on the spine.
     package var title: String
     package var author: String?
     /// The ISBN text as the model gave it; checked later.
@@ -19,11 +27,24 @@ package struct Detection: Sendable, Equatable, Codable {
     /// 0…1, clamped.
     package var confidence: Double
     package var box: Box?
+    package var form: ReadingForm
 
-    package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double, box: Box? = nil) {
+    package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double, box: Box? = nil,
+                 form: ReadingForm = .structured) {
         self.title = title; self.author = author; self.isbn = isbn
         self.confidence = confidence.isFinite ? min(1, max(0, confidence)) : 0
-        self.box = box
+        self.box = box; self.form = form
+    }
+
+    enum CodingKeys: String, CodingKey { case title, author, isbn, confidence, box, form }
+
+    /// `form` is absent from detections saved before it existed: they are structured readings.
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(title: try c.decode(String.self, forKey: .title), author: try c.decodeIfPresent(String.self, forKey: .author),
+                  isbn: try c.decodeIfPresent(String.self, forKey: .isbn), confidence: try c.decode(Double.self, forKey: .confidence),
+                  box: try c.decodeIfPresent(Box.self, forKey: .box),
+                  form: try c.decodeIfPresent(ReadingForm.self, forKey: .form) ?? .structured)
     }
 }
 

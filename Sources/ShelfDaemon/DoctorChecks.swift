@@ -25,34 +25,33 @@ package enum DoctorChecks {
     package static func run(config: Configuration, configSource: String?, secrets: Secrets, logger: Logger) async -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         checks.append(.pass("configuration", configSource.map { "read \($0)" } ?? "no file found; built-in defaults"))
+        let chosen = ProviderChoice.resolve(config: config, secrets: secrets)
         let lineup: Lineup
-        do { lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger) } catch {
+        do { lineup = try Runtime.makeLineup(config: config, secrets: secrets, chosen: chosen) } catch {
             return checks + [.fail("provider", "\(error)")]
         }
-        checks.append(.pass("provider choice", ProviderChoice.resolve(config: config, secrets: secrets).reason))
-        for channel in lineup.channels { checks.append(keyCheck(provider: channel.name, secrets: secrets)) }
+        checks.append(.pass("provider choice", chosen.reason))
+        for channel in lineup.channels { checks.append(keyCheck(channel.kind, secrets: secrets)) }
         for (name, folder) in [("root", config.paths.root), ("incoming", config.paths.incoming),
                                ("results", config.paths.results), ("state", config.paths.state)] {
             checks.append(folderCheck(name: name, path: folder))
         }
         checks.append(contentsOf: watchChecks(config: config))
-        checks.append(languageCheck(config: config, uses: lineup.channels.contains { $0.name == "ocr" }))
+        checks.append(languageCheck(config: config, uses: lineup.channels.contains { $0.kind == .ocr }))
         checks.append(contentsOf: enrichmentChecks(config: config))
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
         return checks
     }
 
-    static func keyCheck(provider: String, secrets: Secrets) -> DoctorCheck {
-        if let problem = Runtime.missingKeyProblem(for: provider, secrets: secrets) { return .fail("key", problem) }
-        let (name, label): (Secrets.Name?, String) = switch provider {
-        case "gemini": (.geminiAPIKey, "Gemini API key")
-        case "cloudflare": (.cloudflareAPIToken, "Cloudflare API token")
-        case "openai": (.openAIAPIKey, "OpenAI-compatible key")
-        default: (nil, "")
+    /// The secret a provider kind needs (or may use), without its value: where it came from.
+    static func keyCheck(_ kind: ProviderKind, secrets: Secrets) -> DoctorCheck {
+        if let problem = Runtime.missingKeyProblem(for: kind, secrets: secrets) { return .fail("key", problem) }
+        let facts = kind.facts
+        guard let name = (facts.required + facts.optional).first, secrets[name] != nil else {
+            return .pass("key", "\(kind.rawValue) needs no key")
         }
-        guard let name, secrets[name] != nil else { return .pass("key", "\(provider) needs no key") }
         let origin = secrets.origins[name].map { $0 == .credential ? "a systemd credential" : "the environment" } ?? "?"
-        return .pass("key", "\(label) present (from \(origin))")
+        return .pass("key", "\(facts.secretsLabel) present (from \(origin))")
     }
 
     /// The traineddata of each `[ocr] languages` entry: an error when the OCR is in use, a warning otherwise
@@ -124,7 +123,7 @@ package enum DoctorChecks {
     }
 
     static func providerCheck(_ channel: ProviderChannel, secrets: Secrets) async -> DoctorCheck {
-        guard Runtime.missingKeyProblem(for: channel.name, secrets: secrets) == nil else {
+        guard Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) == nil else {
             return .fail("provider", "\(channel.name) not asked: no key")
         }
         switch await channel.provider.checkReachable() {

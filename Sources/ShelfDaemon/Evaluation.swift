@@ -78,9 +78,9 @@ package struct Evaluator: Sendable {
     /// - Throws: `StartupError` when the provider cannot be set up or its key is missing.
     package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws -> EvalDocument.Provider {
         let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, licenses: licenses,
-                                            sources: enricher.sources, limits: limits)
+                                            limits: limits)
         for channel in lineup.channels {
-            if let problem = Runtime.missingKeyProblem(for: channel.name, secrets: secrets) { throw StartupError(problem) }
+            if let problem = Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) { throw StartupError(problem) }
         }
         let reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: config.pipeline.reviewThreshold,
                                  maxPixels: maxPixels, health: UntrackedProviderHealth())

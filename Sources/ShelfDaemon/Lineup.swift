@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ShelfConfig
 import ShelfCore
 import ShelfProviders
 import ShelfStore
@@ -25,11 +26,14 @@ enum TurnWait: Sendable {
 /// A provider and its limits.
 package struct ProviderChannel: Sendable {
     package let provider: any VisionProvider
+    /// What the provider is, for the facts kept about its kind (secrets, limits, label).
+    package let kind: ProviderKind
     /// Nil: no limit of shelfd's own (a local server, whose queue is the limit; `doctor`, which sends no photo).
     let limits: SharedLimits?
 
-    package init(_ provider: any VisionProvider, limits: SharedLimits?) {
+    package init(_ provider: any VisionProvider, kind: ProviderKind, limits: SharedLimits?) {
         self.provider = provider
+        self.kind = kind
         self.limits = limits
     }
 

@@ -57,8 +57,8 @@ package struct OneShot {
                 let sha = try runtime.store.knownSighting(path: file)?.sha256
                 // `scan --provider P` on a photo another provider already read: read it again with P.
                 if let choice = runtime.pipeline.choice, let sha, let job = try runtime.store.finishedJob(sha256: sha),
-                   job.state == .done || job.state == .review, job.provider != choice,
-                   try runtime.store.rescan(sha256: sha, providerChoice: choice) != nil {
+                   job.state == .done || job.state == .review, job.provider != choice.rawValue,
+                   try runtime.store.rescan(sha256: sha, providerChoice: choice.rawValue) != nil {
                     queued += 1
                 }
                 photos.append((file, sha))
@@ -82,7 +82,7 @@ package struct OneShot {
             } else if photo.count < 6 || !photo.allSatisfy(\.isHexDigit) {
                 throw StartupError("\(photo): no such file, and not a photo hash (give a path, or at least 6 characters of the sha256 that 'shelfd status' or a result file shows).")
             }
-            guard let job = try runtime.store.rescan(sha256: sha, providerChoice: runtime.pipeline.choice) else {
+            guard let job = try runtime.store.rescan(sha256: sha, providerChoice: runtime.pipeline.choice?.rawValue) else {
                 if try runtime.store.finishedJob(sha256: sha) == nil, photo.count < 64 || sha == photo {
                     throw StartupError("\(photo): shelfd has not seen this photo (or the hash prefix matches several); 'shelfd scan' queues a new one.")
                 }

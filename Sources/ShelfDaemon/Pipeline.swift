@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Logging
+import ShelfConfig
 import ShelfCore
 import ShelfDigest
 import ShelfEnrichment
@@ -15,7 +16,7 @@ package final class Pipeline: Sendable {
     package let store: Store
     package let lineup: Lineup
     /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
-    package let choice: String?
+    package let choice: Configuration.Provider?
     /// Looks books up in the configured sources and decides verified or needs_review.
     package let enricher: Enricher
     let logger: Logger
@@ -27,7 +28,7 @@ package final class Pipeline: Sendable {
     package let pulse = LoopPulse()
     private let jobsInHand = Mutex<Set<Int64>>([])
 
-    package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: String? = nil,
+    package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: Configuration.Provider? = nil,
                  enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current) {
         self.settings = settings; self.store = store; self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
@@ -65,7 +66,7 @@ package final class Pipeline: Sendable {
         do {
             let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
                                                    syncConflict: syncConflict, provider: lineup.name,
-                                                   providerChoice: choice)
+                                                   providerChoice: choice?.rawValue)
             switch outcome {
             case .queued(let jobID):
                 logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",

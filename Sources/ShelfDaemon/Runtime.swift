@@ -4,7 +4,6 @@ import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
 import ShelfHTTP
-import ShelfOCR
 import ShelfProviders
 import ShelfStore
 
@@ -54,8 +53,8 @@ package struct Runtime: Sendable {
         }
         let sources = try makeSources(config: config, secrets: secrets, store: store, refresh: refreshLookups, logger: logger)
         SourceHealthRecord.liftPauses(sources, in: store)
-        let lineup = try makeLineup(config: config, secrets: secrets, logger: logger, choice: choice,
-                                    licenses: StoredCloudflareLicenses(store: store), sources: sources, limits: store)
+        let lineup = try makeLineup(config: config, secrets: secrets, chosen: chosen,
+                                    licenses: StoredCloudflareLicenses(store: store), limits: store)
         try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
         if let choice { try store.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
@@ -79,75 +78,40 @@ package struct Runtime: Sendable {
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice?.rawValue,
+                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice,
                                           enricher: enricher, logger: logger),
                        chosen: chosen, secrets: secrets)
     }
 
-    /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `sources` are the
-    /// book sources the offline OCR matches spine texts against (none: it reports the text read). `limits` is
+    /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `limits` is
     /// the database whose request budgets every process shares (nil: no limit, for `doctor`, which sends no photo).
     package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
                                    choice: Configuration.Provider? = nil,
                                    licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
-                                   sources: [any BookSource] = [], limits: Store? = nil) throws -> Lineup {
+                                   limits: Store? = nil) throws -> Lineup {
+        try makeLineup(config: config, secrets: secrets, chosen: ProviderChoice.resolve(config: config, secrets: secrets, override: choice),
+                       licenses: licenses, limits: limits)
+    }
+
+    /// The lineup of a provider already chosen.
+    package static func makeLineup(config: Configuration, secrets: Secrets, chosen: ProviderChoice,
+                                   licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
+                                   limits: Store? = nil) throws -> Lineup {
         let http = HTTPClient(maxConcurrent: config.pipeline.concurrency)
-        func channel(_ kind: Configuration.Provider) throws -> ProviderChannel {
-            let budget = requestBudget(kind, config)
-            return ProviderChannel(try makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses, sources: sources),
-                                   limits: limits.flatMap { store in budget.map { SharedLimits(store: store, budget: $0) } })
+        func channel(_ kind: ProviderKind) -> ProviderChannel {
+            let budget = ProviderWiring.requestBudget(kind, config: config)
+            return ProviderChannel(ProviderWiring.makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses),
+                                   kind: kind, limits: limits.flatMap { store in budget.map { SharedLimits(store: store, budget: $0) } })
         }
-        switch ProviderChoice.resolve(config: config, secrets: secrets, override: choice).provider {
-        case .hybrid:
-            return .hybrid(fast: try channel(config.hybrid.fast), accurate: try channel(config.hybrid.accurate),
+        if chosen.provider == .hybrid {
+            return .hybrid(fast: channel(config.hybrid.fast), accurate: channel(config.hybrid.accurate),
                            escalateBelow: config.hybrid.escalateBelow)
-        case let kind:
-            return .single(try channel(kind))
         }
-    }
-
-    /// `[gemini]` and `[cloudflare]` limits, with the time each provider's daily quota resets. Nil for a
-    /// local server (OpenAI-compatible, the offline OCR): its own queue is the limit.
-    static func requestBudget(_ kind: Configuration.Provider, _ config: Configuration) -> RequestBudget? {
-        switch kind {
-        case .gemini:
-            RequestBudget(requestsPerMinute: config.gemini.requestsPerMinute, perDay: config.gemini.requestsPerDay,
-                          dayEnds: { QuotaTimes.nextPacificMidnight(after: $0) })
-        case .cloudflare:
-            RequestBudget(requestsPerMinute: config.cloudflare.requestsPerMinute, perDay: config.cloudflare.requestsPerDay,
-                          dayEnds: { QuotaTimes.nextUTCMidnight(after: $0) })
-        default: nil
+        guard let kind = chosen.provider.kind else {
+            // `resolve` never answers `auto`.
+            throw StartupError("pipeline.provider = \"\(chosen.provider.rawValue)\" names no provider to ask; use gemini, cloudflare, openai, ocr or hybrid.")
         }
-    }
-
-    static func makeProvider(_ kind: Configuration.Provider, config: Configuration, secrets: Secrets,
-                             http: HTTPClient, licenses: any CloudflareLicenseMemory,
-                             sources: [any BookSource]) throws -> any VisionProvider {
-        switch kind {
-        case .gemini:
-            let settings = GeminiSettings(model: config.gemini.model, baseURL: config.gemini.baseURL,
-                                          apiKey: secrets.geminiAPIKey ?? Secret(""),
-                                          timeout: .seconds(config.gemini.timeoutS))
-            return GeminiProvider(settings: settings, http: http, logger: Logger(label: "shelfd.gemini"))
-        case .openai:
-            let settings = OpenAICompatibleSettings(model: config.openai.model, baseURL: config.openai.baseURL,
-                                                    apiKey: secrets.openAIAPIKey, timeout: .seconds(config.openai.timeoutS),
-                                                    maxSide: config.openai.maxSide, quality: config.openai.jpegQuality)
-            return OpenAICompatibleProvider(settings: settings, http: http, logger: Logger(label: "shelfd.openai"))
-        case .cloudflare:
-            let settings = CloudflareSettings(model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
-                                              accountID: secrets.cloudflareAccountID ?? Secret(""),
-                                              apiToken: secrets.cloudflareAPIToken ?? Secret(""),
-                                              timeout: .seconds(config.cloudflare.timeoutS))
-            return CloudflareProvider(settings: settings, http: http, logger: Logger(label: "shelfd.cloudflare"),
-                                      licenseStore: licenses)
-        case .ocr:
-            return OCRProvider(settings: OCRSettings(languages: config.ocr.languages), sources: sources,
-                               logger: Logger(label: "shelfd.ocr"))
-        case .hybrid, .auto:
-            // makeLineup resolves both before it asks for a single provider.
-            throw StartupError("pipeline.provider = \"\(kind.rawValue)\" names no single provider; use gemini, cloudflare, openai or ocr.")
-        }
+        return .single(channel(kind))
     }
 
     /// A fresh lineup is asked again even if a configuration problem paused it; one whose key is missing is
@@ -156,7 +120,7 @@ package struct Runtime: Sendable {
         for channel in lineup.channels {
             try store.liftPause(channel.name)
             if let limits = channel.limits { try store.liftDailyLimitPause(provider: channel.name, budget: limits.budget) }
-            if let problem = missingKeyProblem(for: channel.name, secrets: secrets) {
+            if let problem = missingKeyProblem(for: channel.kind, secrets: secrets) {
                 try store.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
                                                            code: PhotoError.Code.providerAuth.rawValue, message: problem))
                 logger.error("Provider paused", metadata: ["provider": "\(channel.name)", "reason": "\(problem)"])
@@ -165,14 +129,9 @@ package struct Runtime: Sendable {
     }
 
     /// The key a provider needs, when it is missing.
-    package static func missingKeyProblem(for provider: String, secrets: Secrets) -> String? {
-        switch provider {
-        case "gemini" where secrets.geminiAPIKey == nil:
-            "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd."
-        case "cloudflare" where secrets.cloudflareAPIToken == nil || secrets.cloudflareAccountID == nil:
-            "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd."
-        default: nil
-        }
+    package static func missingKeyProblem(for kind: ProviderKind, secrets: Secrets) -> String? {
+        let facts = kind.facts
+        return facts.missing(in: secrets).isEmpty ? nil : facts.missingAdvice
     }
 }
 

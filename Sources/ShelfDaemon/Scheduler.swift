@@ -1,6 +1,7 @@
 import CMalloc
 import Foundation
 import Logging
+import ShelfConfig
 import ShelfCore
 import ShelfProviders
 import ShelfStore
@@ -72,7 +73,7 @@ extension Pipeline {
                 let jobs: [ClaimedJob]
                 do {
                     jobs = try store.claim(limit: probeOnly ? 1 : min(settings.batchSize, enough - holding),
-                                           provider: lineup.name, choice: choice, owner: owner, lease: settings.lease)
+                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease)
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                     await wake.wait(timeout: .seconds(5))

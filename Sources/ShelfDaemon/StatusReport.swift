@@ -9,8 +9,7 @@ package enum StatusReport {
     package static func build(config: Configuration, secrets: Secrets? = nil, now: Date = Date()) throws -> StatusDocument {
         let chosen = ProviderChoice.resolve(config: config,
                                             secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
-        let kinds: [Configuration.Provider] = chosen.provider == .hybrid
-            ? [config.hybrid.fast, config.hybrid.accurate] : [chosen.provider]
+        let kinds = chosen.kinds(config)
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
         let store = try Store.openForReading(path: config.paths.database)
         let waiting = try store?.queueCounts(now: now)
@@ -86,14 +85,8 @@ package enum StatusReport {
         }
     }
 
-    static func provider(_ kind: Configuration.Provider, config: Configuration, store: Store?, now: Date) throws -> StatusDocument.Provider {
-        let model = switch kind {
-        case .gemini: config.gemini.model
-        case .cloudflare: config.cloudflare.model
-        case .openai: config.openai.model
-        case .ocr: "tesseract:" + config.ocr.languages.joined(separator: "+")
-        default: ""
-        }
+    static func provider(_ kind: ProviderKind, config: Configuration, store: Store?, now: Date) throws -> StatusDocument.Provider {
+        let model = ProviderWiring.model(kind, config: config)
         let health = try store?.providerHealth(kind.rawValue)
         // An outage lasts until a probe gets an answer, also while its next probe is due.
         let state = health.map { $0.isInForce(at: now) || $0.isOutage ? $0.state.rawValue : "ok" } ?? "ok"
@@ -137,7 +130,9 @@ package enum StatusReport {
     package static func summary(config: Configuration, chosen: Configuration.Provider, store: Store,
                                 now: Date = Date()) throws -> String {
         let counts = try store.queueCounts(now: now)
-        var deciding = try provider(chosen == .hybrid ? config.hybrid.accurate : chosen, config: config, store: store, now: now)
+        // `chosen` is resolved (never `auto`); hybrid is decided by its accurate provider.
+        guard let kind = chosen == .hybrid ? config.hybrid.accurate : chosen.kind else { return "" }
+        var deciding = try provider(kind, config: config, store: store, now: now)
         if chosen == .hybrid { deciding.name = "hybrid" }
         return summary(queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
                                     failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),

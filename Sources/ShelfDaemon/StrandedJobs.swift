@@ -73,9 +73,9 @@ package final class StrandedJobs: Sendable {
         do {
             let lineup = try Runtime.makeLineup(config: runtime.config, secrets: runtime.secrets, logger: main.logger,
                                                 choice: kind, licenses: StoredCloudflareLicenses(store: runtime.store),
-                                                sources: main.enricher.sources, limits: runtime.store)
+                                                limits: runtime.store)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
-            pipeline = Pipeline(settings: main.settings, store: runtime.store, lineup: lineup, choice: choice,
+            pipeline = Pipeline(settings: main.settings, store: runtime.store, lineup: lineup, choice: kind,
                                 enricher: main.enricher, logger: main.logger, owner: main.owner)
         } catch {
             main.logger.error("Cannot set up the provider stranded jobs asked for",

@@ -23,31 +23,92 @@ package struct Enricher: Sendable {
         package var notes: [String]
     }
 
+    /// How much of a spine text's confidence is its match score; the rest is the reading's own (the OCR's).
+    package static let matchWeight = 0.65
+    /// A spine text that matched nothing keeps this share of its reading's confidence: below any review threshold.
+    static let unmatchedFactor = 0.4
+
     package func enrich(_ books: [Book]) async -> Outcome {
         guard !books.isEmpty else { return Outcome(books: books, notes: []) }
-        let queries = books.map { SpineQuery(title: $0.title, author: $0.author, isbn: $0.isbn13.flatMap(ISBN.init)) }
+        let queries = books.map(Self.query)
         var search = CandidateSearch(sources: sources, matcher: matcher)
         search.perSource = candidatesPerSource
         let found = await search.run(queries)
         // Nothing to consult (no source configured, an empty catalogue): the model's confidence decides alone.
-        guard found.anyUsable else { return Outcome(books: books, notes: []) }
+        guard found.anyUsable else { return Outcome(books: books.map(unmatched), notes: []) }
 
         var enriched = books
         for index in books.indices {
             guard found.consulted[index] else {
+                enriched[index] = unmatched(books[index])
                 enriched[index].notes = (enriched[index].notes ?? []) + ["not_enriched: no source answered"]
                 continue
             }
             enriched[index] = decide(books[index], query: queries[index], result: found.results[index],
                                      isbnRecord: found.isbnRecords[index])
         }
-        return Outcome(books: enriched, notes: found.notes)
+        var notes = found.notes
+        let fragments = Set(books.indices.filter { index in
+            books[index].form == .spineText && Self.isFragment(at: index, texts: books, results: found.results)
+        })
+        if !fragments.isEmpty {
+            notes.append("spine_fragments_dropped: \(fragments.count)")
+            enriched = enriched.indices.filter { !fragments.contains($0) }.map { enriched[$0] }
+        }
+        return Outcome(books: enriched, notes: notes)
+    }
+
+    /// What the sources are asked about a book: a structured reading by its title and author, a spine's text
+    /// as free text in any word order.
+    static func query(_ book: Book) -> SpineQuery {
+        switch book.form {
+        case .structured: SpineQuery(title: book.title, author: book.author, isbn: book.isbn13.flatMap(ISBN.init))
+        case .spineText: SpineQuery(text: book.title)
+        }
+    }
+
+    /// A spine text no source could match: the text read stays its title, unsure, so it goes to review.
+    func unmatched(_ book: Book) -> Book {
+        guard book.form == .spineText else { return book }
+        var book = book
+        book.confidence = (book.confidence * Self.unmatchedFactor * 1000).rounded() / 1000
+        book.status = book.confidence >= reviewThreshold ? .verified : .needsReview
+        return book
+    }
+
+    /// A piece of a spine read apart from its title (the author's name alone, a publisher's line) is offered
+    /// that author's other books by the matcher. Beside a spine that shows its title, by the same author, and
+    /// with none of the offered title's words in its own text, it is part of that spine, not another book.
+    /// `texts` are the books as read (their titles the spines' texts); `results` what each matched.
+    static func isFragment(at index: Int, texts: [Book], results: [MatchResult]) -> Bool {
+        guard results[index].decision == .review, let record = results[index].best?.record,
+              !showsTitle(texts[index].title, of: record), let a = texts[index].box else { return false }
+        let surname = TextNormalization.surname(record.author)
+        guard !surname.isEmpty else { return false }
+        return texts.indices.contains { other in
+            guard other != index, texts[other].form == .spineText, results[other].decision != .none,
+                  let book = results[other].best?.record, showsTitle(texts[other].title, of: book),
+                  TextNormalization.surname(book.author) == surname, let b = texts[other].box else { return false }
+            let overlap = min(a.x2, b.x2) - max(a.x1, b.x1)
+            return overlap > 0 || abs((a.x1 + a.x2) - (b.x1 + b.x2)) / 2 < 1.5 * max(a.x2 - a.x1, b.x2 - b.x1)
+        }
+    }
+
+    /// Whether a spine's text holds a word of a record's title (three letters or more).
+    static func showsTitle(_ text: String, of record: CatalogueRecord) -> Bool {
+        let words = Set(TextNormalization.fold(text).split(separator: " ").map(String.init))
+        return TextNormalization.title(record.title).split(separator: " ").map(String.init)
+            .contains { $0.count >= 3 && words.contains($0) }
     }
 
     func decide(_ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?) -> Book {
         var book = book
         var notes = book.notes ?? []
-        let accepted = result.decision == .accepted ? result.best : nil
+        if book.form == .spineText { book = read(book, as: result) }
+        // A spine's text has no title of its own worth keeping: a plausible record (one for review) is its best
+        // reading, so the book takes that record's identity, and a person confirms it (`weak_match`).
+        let accepted = result.decision == .accepted || (book.form == .spineText && result.decision == .review)
+            ? result.best : nil
 
         // The model's ISBN is a hint: kept only when the record it names is the book read on the spine.
         if let isbn = book.isbn13 {
@@ -90,6 +151,21 @@ package struct Enricher: Sendable {
             book.reviewReasons = reasons
         }
         book.notes = notes.isEmpty ? nil : notes
+        return book
+    }
+
+    /// A spine's text as the record it matched, when the match is at least plausible (accepted or for review):
+    /// the record's title and author, and a confidence mixing the match score with the reading's own. A match
+    /// the matcher would not accept stays below its accept threshold, whatever the reading said. A spine that
+    /// matched nothing keeps its text.
+    func read(_ book: Book, as result: MatchResult) -> Book {
+        guard let best = result.best, result.decision != .none else { return unmatched(book) }
+        var book = book
+        book.title = best.record.title.trimmingCharacters(in: .whitespaces)
+        book.author = best.record.author
+        var confidence = Self.matchWeight * best.score + (1 - Self.matchWeight) * book.confidence
+        if result.decision == .review { confidence = min(confidence, matcher.acceptThreshold - 0.05) }
+        book.confidence = (confidence * 1000).rounded() / 1000
         return book
     }
 }

@@ -126,3 +126,48 @@ private func read(_ title: String, _ author: String?, isbn: String? = nil, confi
         #expect(books.compactMap(\.match).count <= 1)
     }
 }
+
+/// A spine's text as the offline OCR gives it: everything read, in reading order, as the title.
+private func spine(_ text: String, confidence: Double = 0.8) -> Book {
+    var book = Book(title: text, author: nil, isbn13: nil, isbn10: nil, confidence: confidence, box: nil,
+                    status: confidence >= 0.6 ? .verified : .needsReview, source: "ocr")
+    book.form = .spineText
+    return book
+}
+
+@Suite struct SpineTextEnrichmentTests {
+    @Test func aSpinesTextMatchedBecomesItsRecordWithTheMatchAndTheReadingMixed() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([spine("HERBERT DUNE", confidence: 0.8)]).books.first)
+        let score = try #require(book.match?.score)
+        #expect(book.title == "Dune" && book.author == "Herbert, Frank")
+        #expect(book.isbn13 == "9780441172719")
+        #expect(book.status == .verified)
+        // The OCR's own confidence counts for a third, the match score for the rest.
+        #expect(abs(book.confidence - (Enricher.matchWeight * score + (1 - Enricher.matchWeight) * 0.8)) < 0.002)
+    }
+
+    @Test func aSpineShowingTooLittleToAcceptTakesItsRecordAndAsksAPerson() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([spine("DUNE", confidence: 0.95)]).books.first)
+        #expect(book.title == "Dune" && book.match?.key == "catalogue:1")
+        #expect(book.status == .needsReview)
+        #expect(book.reviewReasons?.contains("weak_match") == true)
+        #expect(book.confidence < SpineMatcher().acceptThreshold)
+    }
+
+    @Test func aSpinesTextNoSourceKnowsKeepsTheTextUnsure() async throws {
+        let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([spine("XQZT WRRBL", confidence: 0.9)]).books.first)
+        #expect(book.title == "XQZT WRRBL" && book.match == nil)
+        #expect(book.status == .needsReview)
+        #expect(book.confidence < 0.6)
+    }
+
+    @Test func withNothingToConsultASpinesTextStaysForReview() async throws {
+        let enricher = Enricher(sources: [], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([spine("DUNE HERBERT", confidence: 0.9)]).books.first)
+        #expect(book.title == "DUNE HERBERT")
+        #expect(book.status == .needsReview)
+    }
+}

@@ -1,5 +1,7 @@
+import Foundation
+import Logging
 import ShelfCore
-import ShelfEnrichment
+import ShelfProviders
 import ShelfImaging
 @testable import ShelfOCR
 import Testing
@@ -40,35 +42,14 @@ struct SpineFinderTests {
     }
 }
 
-@Suite("A spine's pieces read apart")
-struct SpineFragmentTests {
-    let matcher = SpineMatcher()
-
-    func reading(_ text: String, x: ClosedRange<Double>, title: String, author: String,
-                 _ decision: MatchDecision) -> OCRResponse.Reading {
-        let record = CatalogueRecord(source: "catalogue", key: "catalogue:\(title)", title: title, author: author)
-        let best = MatchCandidate(record: record, score: decision == .accepted ? 0.8 : 0.5)
-        let spine = Spine(text: text, box: Box(x1: x.lowerBound, y1: 0.3, x2: x.upperBound, y2: 0.8), confidence: 0.9,
-                          reading: .downward)
-        return OCRProvider.reading(spine, result: MatchResult(best: best, candidates: [best], decision: decision),
-                                   matcher: matcher)
-    }
-
-    @Test("The author's name beside the spine showing their title is part of it, not another of their books")
-    func authorBesideTitle() {
-        let title = reading("Jane Eyre", x: 0.31...0.34, title: "Jane Eyre", author: "Brontë, Charlotte", .accepted)
-        let author = reading("Charlotte Bronte", x: 0.28...0.30, title: "Shirley", author: "Brontë, Charlotte", .review)
-        #expect(OCRProvider.isFragment(author, among: [title, author]))
-        #expect(!OCRProvider.isFragment(title, among: [title, author]))
-    }
-
-    @Test("An author's name on a spine of its own, or one showing its own title, stays a book")
-    func separateSpines() {
-        let pride = reading("Pride and Prejudice Jane Austen", x: 0.06...0.08, title: "Pride and Prejudice",
-                            author: "Austen, Jane", .accepted)
-        let farAway = reading("Jane Austen", x: 0.14...0.15, title: "Emma", author: "Austen, Jane", .review)
-        #expect(!OCRProvider.isFragment(farAway, among: [pride, farAway]))
-        let ownTitle = reading("Emma Austen", x: 0.085...0.10, title: "Emma", author: "Austen, Jane", .review)
-        #expect(!OCRProvider.isFragment(ownTitle, among: [pride, ownTitle]))
+@Suite("What the offline provider answers")
+struct OCRAnswerTests {
+    @Test("Each spine is a book whose title is its text, for the enrichment to match; a reading saved by an older shelfd too")
+    func spinesAreSpineTexts() throws {
+        let saved = #"{"schema":"shelfd.ocr/1","languages":["eng"],"width":100,"height":60,"notes":[],"spines":[{"spine":{"text":"DUNE HERBERT","box":{"x1":0.1,"y1":0.2,"x2":0.15,"y2":0.9},"confidence":0.8,"reading":"downward"},"decision":"accepted","match":{"title":"Dune","author":"Herbert, Frank","isbn":null,"source":"catalogue","key":"catalogue:1"},"book":{"title":"Dune","author":"Herbert, Frank","confidence":0.9}}]}"#
+        let provider = OCRProvider(settings: OCRSettings(), logger: Logger(label: "test"))
+        let answer = try provider.parse(RawResponse(body: Array(saved.utf8), receivedAt: Date()))
+        #expect(answer.books == [Detection(title: "DUNE HERBERT", confidence: 0.8, box: Box(x1: 0.1, y1: 0.2, x2: 0.15, y2: 0.9),
+                                           form: .spineText)])
     }
 }

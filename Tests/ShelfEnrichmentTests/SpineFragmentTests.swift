@@ -1,0 +1,45 @@
+import ShelfCore
+@testable import ShelfEnrichment
+import Testing
+
+@Suite("A spine's pieces read apart")
+struct SpineFragmentTests {
+    /// A spine's text as the offline OCR reads it, and what the matcher made of it.
+    struct Reading {
+        var book: Book
+        var result: MatchResult
+    }
+
+    func reading(_ text: String, x: ClosedRange<Double>, title: String, author: String,
+                 _ decision: MatchDecision) -> Reading {
+        let record = CatalogueRecord(source: "catalogue", key: "catalogue:\(title)", title: title, author: author)
+        let best = MatchCandidate(record: record, score: decision == .accepted ? 0.8 : 0.5)
+        var book = Book(title: text, author: nil, isbn13: nil, isbn10: nil, confidence: 0.9,
+                        box: Box(x1: x.lowerBound, y1: 0.3, x2: x.upperBound, y2: 0.8), status: .verified, source: "ocr")
+        book.form = .spineText
+        return Reading(book: book, result: MatchResult(best: best, candidates: [best], decision: decision))
+    }
+
+    func isFragment(_ reading: Reading, among readings: [Reading]) -> Bool {
+        let index = readings.firstIndex { $0.book == reading.book }!
+        return Enricher.isFragment(at: index, texts: readings.map(\.book), results: readings.map(\.result))
+    }
+
+    @Test("The author's name beside the spine showing their title is part of it, not another of their books")
+    func authorBesideTitle() {
+        let title = reading("Jane Eyre", x: 0.31...0.34, title: "Jane Eyre", author: "Brontë, Charlotte", .accepted)
+        let author = reading("Charlotte Bronte", x: 0.28...0.30, title: "Shirley", author: "Brontë, Charlotte", .review)
+        #expect(isFragment(author, among: [title, author]))
+        #expect(!isFragment(title, among: [title, author]))
+    }
+
+    @Test("An author's name on a spine of its own, or one showing its own title, stays a book")
+    func separateSpines() {
+        let pride = reading("Pride and Prejudice Jane Austen", x: 0.06...0.08, title: "Pride and Prejudice",
+                            author: "Austen, Jane", .accepted)
+        let farAway = reading("Jane Austen", x: 0.14...0.15, title: "Emma", author: "Austen, Jane", .review)
+        #expect(!isFragment(farAway, among: [pride, farAway]))
+        let ownTitle = reading("Emma Austen", x: 0.085...0.10, title: "Emma", author: "Austen, Jane", .review)
+        #expect(!isFragment(ownTitle, among: [pride, ownTitle]))
+    }
+}
