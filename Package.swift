@@ -93,7 +93,7 @@ let package = Package(
         ], swiftSettings: settings),
         .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
-        .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
         // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
 import ShelfImaging
@@ -113,7 +114,7 @@ final class RecordingHealth: ProviderHealthRecorder {
     func singleProvider() async throws {
         let gemini = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9), ("Emma", 0.8)]))])
         let journal = MemoryJournal(), meter = CountingMeter()
-        let read = try Self.books(await Self.reader(.single(ProviderChannel(gemini, limits: nil)))
+        let read = try Self.books(await Self.reader(.single(channel(gemini)))
             .read(Self.photo, journal: journal, meter: meter, logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune", "Emma"])
         #expect(read.books.allSatisfy { $0.source == "gemini" })
@@ -126,7 +127,7 @@ final class RecordingHealth: ProviderHealthRecorder {
     func shrinksAndRetries() async throws {
         let tooLarge = PhotoError(.photoTooLarge, "request entity too large", disposition: .dead)
         let gemini = ScriptedProvider("gemini", [.failure(tooLarge), .success(Self.answer([("Dune", 0.9)]))])
-        let read = try Self.books(await Self.reader(.single(ProviderChannel(gemini, limits: nil)))
+        let read = try Self.books(await Self.reader(.single(channel(gemini)))
             .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune"])
         let uploads = gemini.uploads
@@ -140,7 +141,7 @@ final class RecordingHealth: ProviderHealthRecorder {
     func hybridEscalatesAndMerges() async throws {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5), ("Emma", 0.9)]))])
         let accurate = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.95), ("Ulysses", 0.8)]))])
-        let lineup = Lineup.hybrid(fast: ProviderChannel(fast, limits: nil), accurate: ProviderChannel(accurate, limits: nil),
+        let lineup = Lineup.hybrid(fast: channel(fast), accurate: channel(accurate),
                                    escalateBelow: 0.7)
         let read = try Self.books(await Self.reader(lineup)
             .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
@@ -151,8 +152,8 @@ final class RecordingHealth: ProviderHealthRecorder {
 
         let sure = ScriptedProvider("cloudflare", [.success(Self.answer([("Emma", 0.9)]))])
         let untouched = ScriptedProvider("gemini", [])
-        let confident = try Self.books(await Self.reader(.hybrid(fast: ProviderChannel(sure, limits: nil),
-                                                                  accurate: ProviderChannel(untouched, limits: nil),
+        let confident = try Self.books(await Self.reader(.hybrid(fast: channel(sure),
+                                                                  accurate: channel(untouched),
                                                                   escalateBelow: 0.7))
             .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
         #expect(confident.books.map(\.title) == ["Emma"] && untouched.uploads.isEmpty, "a sure fast reading is not escalated")
@@ -163,7 +164,7 @@ final class RecordingHealth: ProviderHealthRecorder {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5)]))])
         let blocked = PhotoError(.providerBlocked, "The answer was blocked. Try another photo.", disposition: .dead)
         let accurate = ScriptedProvider("gemini", [.failure(blocked)])
-        let lineup = Lineup.hybrid(fast: ProviderChannel(fast, limits: nil), accurate: ProviderChannel(accurate, limits: nil),
+        let lineup = Lineup.hybrid(fast: channel(fast), accurate: channel(accurate),
                                    escalateBelow: 0.7)
         let read = try Self.books(await Self.reader(lineup)
             .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
@@ -179,12 +180,12 @@ final class RecordingHealth: ProviderHealthRecorder {
     func replaysSavedAnswer() async throws {
         let first = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9)]))])
         let journal = MemoryJournal()
-        _ = try Self.books(await Self.reader(.single(ProviderChannel(first, limits: nil)))
+        _ = try Self.books(await Self.reader(.single(channel(first)))
             .read(Self.photo, journal: journal, meter: CountingMeter(), logger: Self.logger))
 
         // The same provider after a restart: its script is empty, so any request would fail the photo.
         let meter = CountingMeter()
-        let read = try Self.books(await Self.reader(.single(ProviderChannel(first, limits: nil)))
+        let read = try Self.books(await Self.reader(.single(channel(first)))
             .read(Self.photo, journal: journal, meter: meter, logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune"])
         #expect(read.decided.response?.replayed == true && read.decided.response?.file == "saved/gemini.json")
@@ -196,7 +197,7 @@ final class RecordingHealth: ProviderHealthRecorder {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5)]))])
         let accurate = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9)]))])
         let health = RecordingHealth(down: ["gemini"])
-        let lineup = Lineup.hybrid(fast: ProviderChannel(fast, limits: nil), accurate: ProviderChannel(accurate, limits: nil),
+        let lineup = Lineup.hybrid(fast: channel(fast), accurate: channel(accurate),
                                    escalateBelow: 0.7)
         let reader = PhotoReader(lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
                                  maxPixels: 64_000_000, health: health)
@@ -208,7 +209,7 @@ final class RecordingHealth: ProviderHealthRecorder {
 
         let reported = RecordingHealth()
         let failing = ScriptedProvider("gemini", [.failure(PhotoError(.providerAuth, "The key was refused.", disposition: .providerBroken))])
-        let single = PhotoReader(lineup: .single(ProviderChannel(failing, limits: nil)),
+        let single = PhotoReader(lineup: .single(channel(failing)),
                                  enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
                                  maxPixels: 64_000_000, health: reported)
         let unread = await single.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger)
@@ -218,4 +219,9 @@ final class RecordingHealth: ProviderHealthRecorder {
         #expect(error.code == .providerAuth && channel.name == "gemini" && runs.count == 1)
         #expect(reported.heard == ["gemini failed: provider_auth"], "reported once, by the reader")
     }
+}
+
+/// A scripted provider as the pipeline holds it: its kind is the one its name says, with no request limit.
+private func channel(_ provider: ScriptedProvider) -> ProviderChannel {
+    ProviderChannel(provider, kind: ProviderKind(rawValue: provider.name) ?? .gemini, limits: nil)
 }
