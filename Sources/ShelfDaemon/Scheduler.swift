@@ -24,9 +24,10 @@ extension Pipeline {
     ///
     /// Batches are claimed while fewer than `concurrency + batch_size` photos are in hand, so every request
     /// slot has a photo waiting while a batch is being finished; a finished batch wakes the loop.
-    package func processQueue(untilIdle: Bool) async -> PassSummary {
-        let heartbeat = Task { await heartbeatLoop() }
-        defer { heartbeat.cancel() }
+    /// The leases of the photos in hand are kept alive by this pass (`keepsLeases`), or by the daemon's
+    /// `LeaseHeartbeatService`, which outlives the scheduler so that a draining batch keeps its leases.
+    package func processQueue(untilIdle: Bool, keepsLeases: Bool = true) async -> PassSummary {
+        async let _ = keepsLeases ? heartbeatLoop() : ()      // cancelled and awaited when the pass returns
         let enough = settings.concurrency + settings.batchSize
         var idle = false
         return await withDiscardingTaskGroup { group in
