@@ -25,6 +25,7 @@ package struct WatchService {
     package init(runtime: Runtime, logger: Logger) { self.runtime = runtime; self.logger = logger }
 
     package func run() async throws {
+        IdleMemory.limitArenas()
         let config = runtime.config
         guard let lock = try DaemonLock.acquire(stateFolder: config.paths.state) else {
             let pid = (try? runtime.store.daemonRecord()?.pid).flatMap { $0 }.map { " (pid \($0))" } ?? ""
