@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         // C libraries, each through a modulemap and a header of static inline shims.
@@ -63,10 +65,13 @@ let package = Package(
         ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
-        // The pipeline: scheduler, batches, writers, status, sd_notify.
+        // The pipeline: scheduler, batches, writers, status, sd_notify; `watch` as services in one ServiceGroup.
         .target(name: "ShelfDaemon", dependencies: [
             "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "ShelfExport", "ShelfOCR", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [

@@ -3,6 +3,8 @@ import Synchronization
 
 /// At most `limit` holders at once, first come first served. `close()` turns every waiter away
 /// (shutdown: photos not yet sent go back to the queue instead of waiting for a slot).
+/// Hand-made: an async semaphore that can be closed; neither swift-async-algorithms nor the standard
+/// library has one.
 package final class RequestSlots: Sendable {
     private struct State {
         var inUse = 0
@@ -49,6 +51,11 @@ package final class RequestSlots: Sendable {
 
 /// Wakes the scheduler when there may be new work (a photo queued, a batch finished, shutdown).
 /// A notify with nobody waiting is kept, so the next wait returns at once.
+///
+/// Hand-made on purpose: swift-async-algorithms' `AsyncChannel` is a rendezvous (a send waits for a
+/// receiver, nothing is kept), and cancelling a wait on an `AsyncStream` (the timeout) ends the stream for
+/// good. The scheduler needs a kept wake, a wait with a timeout, and `restingUntil`, which tells the
+/// systemd watchdog that a loop waiting here rests rather than hangs.
 package final class WorkSignal: Sendable {
     private struct State {
         var pending = false
@@ -82,11 +89,24 @@ package final class WorkSignal: Sendable {
             return state.nextID
         }
         guard let id else { return true }
-        let timer = Task { [self] in
-            do { try await Task.sleep(for: timeout) } catch { return }
-            expire(id)
+        // The timer and the wait race as two children; the first to end decides, the other is cancelled.
+        let notified = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { try? await Task.sleep(for: timeout); return false }
+            group.addTask { await self.waitForNotify(id) }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
-        let notified = await withTaskCancellationHandler {
+        state.withLock { state in
+            state.outstanding[id] = nil
+            state.expired.remove(id)
+        }
+        return notified
+    }
+
+    /// Until `notify()` (true), or until the wait is cancelled (false).
+    private func waitForNotify(_ id: UInt64) async -> Bool {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let resumeNow: Bool? = state.withLock { state in
                     if state.pending { state.pending = false; return true }
@@ -99,12 +119,6 @@ package final class WorkSignal: Sendable {
         } onCancel: {
             expire(id)
         }
-        timer.cancel()
-        state.withLock { state in
-            state.outstanding[id] = nil
-            state.expired.remove(id)
-        }
-        return notified
     }
 
     /// While someone waits: when the latest of their timeouts ends (a wait is a loop resting, not stuck).
@@ -138,7 +152,8 @@ package final class LoopPulse: Sendable {
     }
 }
 
-/// Set once when the process is asked to stop; tasks can wait for it.
+/// Set once when the process is asked to stop (the services' graceful shutdown sets it): the scheduler's
+/// loop reads it at every turn. Tasks can wait for it.
 package final class ShutdownFlag: Sendable {
     private let state = Mutex<(set: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     package init() {}

@@ -97,15 +97,16 @@ package struct OneShot {
 
     private func process(queued: Int) async throws -> Report {
         let pipeline = runtime.pipeline
-        let signals = SignalWatch(signals: [SIGTERM, SIGINT]) { _ in
-            pipeline.shutdown.set()
-            pipeline.wake.notify()
-        }
-        defer { signals.cancel() }
-        let summary = await pipeline.processQueue(untilIdle: true)
-        if pipeline.choice == nil && summary.stop != .shutdown {
-            await StrandedJobs(runtime: runtime).finish()       // what a stopped `--provider` process left
-        }
+        let stranded = StrandedJobs(runtime: runtime)
+        // SIGTERM/SIGINT: the same graceful stop as the daemon's (nothing more claimed, requests in flight
+        // get the grace to finish).
+        let summary = try await Shutdown.runPass(logger: logger, stop: { pipeline.stop(); stranded.stop() }) {
+            let summary = await pipeline.processQueue(untilIdle: true)
+            if pipeline.choice == nil && summary.stop != .shutdown {
+                await stranded.finish()                         // what a stopped `--provider` process left
+            }
+            return summary
+        } ?? PassSummary(stop: .shutdown)
         _ = try runtime.store.releaseLeases(owner: ProcessIdentity.current)
         pipeline.writeLibrary()
         let status = try StatusReport.build(config: runtime.config)

@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 import Foundation
 import Synchronization
 import Logging
@@ -34,6 +35,13 @@ package final class Pipeline: Sendable {
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner
         slots = RequestSlots(limit: settings.concurrency)
+    }
+
+    /// Graceful stop: the scheduler claims nothing more, photos waiting for a request slot go back to the
+    /// queue, requests in flight finish.
+    package func stop() {
+        shutdown.set()
+        wake.notify()
     }
 
     // MARK: Ingest
@@ -168,9 +176,7 @@ package final class Pipeline: Sendable {
 
     /// Extends the leases of every job in hand until cancelled.
     package func heartbeatLoop() async {
-        let interval = Duration.seconds(max(5, settings.lease / 6))
-        while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+        for await _ in AsyncTimerSequence.repeating(every: .seconds(max(5, settings.lease / 6))) {
             let ids = Array(jobsInHand.withLock { $0 })
             do { try store.heartbeat(jobIDs: ids, owner: owner, lease: settings.lease) } catch {
                 logger.warning("Lease heartbeat failed", metadata: ["error": "\(error)"])

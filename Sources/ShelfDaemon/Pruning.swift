@@ -1,5 +1,7 @@
+import AsyncAlgorithms
 import Foundation
 import Logging
+import ServiceLifecycle
 import ShelfConfig
 import ShelfStore
 
@@ -38,12 +40,10 @@ package struct Pruning: Sendable {
         return report
     }
 
-    /// `watch`: at start, then once a day, until cancelled.
+    /// `watch`: at start, then once a day, until graceful shutdown or cancellation.
     package func daily() async {
-        while !Task.isCancelled {
-            prune()
-            do { try await Task.sleep(for: .seconds(86_400)) } catch { return }
-        }
+        prune()
+        for await _ in AsyncTimerSequence.repeating(every: .seconds(86_400)).cancelOnGracefulShutdown() { prune() }
     }
 }
 

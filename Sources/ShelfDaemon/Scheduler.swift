@@ -1,4 +1,3 @@
-import CMalloc
 import Foundation
 import Logging
 import ShelfConfig
@@ -25,11 +24,13 @@ extension Pipeline {
     ///
     /// Batches are claimed while fewer than `concurrency + batch_size` photos are in hand, so every request
     /// slot has a photo waiting while a batch is being finished; a finished batch wakes the loop.
-    package func processQueue(untilIdle: Bool) async -> PassSummary {
-        let heartbeat = Task { await heartbeatLoop() }
-        defer { heartbeat.cancel() }
+    /// The leases of the photos in hand are kept alive by this pass (`keepsLeases`), or by the daemon's
+    /// `LeaseHeartbeatService`, which outlives the scheduler so that a draining batch keeps its leases.
+    package func processQueue(untilIdle: Bool, keepsLeases: Bool = true) async -> PassSummary {
+        async let _ = keepsLeases ? heartbeatLoop() : ()      // cancelled and awaited when the pass returns
         let enough = settings.concurrency + settings.batchSize
-        var idle = false
+        var idleSince: ContinuousClock.Instant?     // nothing to do since then (watch)
+        var released = false                        // memory given back during this idle time
         return await withDiscardingTaskGroup { group in
             while true {
                 pulse.beat()
@@ -94,9 +95,12 @@ extension Pipeline {
                     }
                     // Idle: sleep until woken (a photo queued, shutdown), the next retry, or a short while:
                     // another process (`shelfd retry`) may have requeued jobs, and only the database knows.
-                    if !idle {
-                        idle = true
-                        malloc_trim(0)          // give the decoded photos' memory back while nothing is to be done
+                    // Idle for a while (start-up, or the last batch, is over): give memory back until work comes.
+                    let since = idleSince ?? .now
+                    idleSince = since
+                    if !released && ContinuousClock.now - since >= .seconds(9) {
+                        released = true
+                        IdleMemory.release()
                     }
                     let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSinceNow) } ?? 3600
                     await wake.wait(timeout: .seconds(min(untilRetry, 5)))
@@ -104,7 +108,8 @@ extension Pipeline {
                 }
                 Failpoint.hit("after_claim")
                 await Failpoint.stall("scheduler_hang")
-                idle = false
+                idleSince = nil
+                released = false
                 holdLeases(on: jobs.map(\.id))
                 group.addTask {
                     await self.process(batch: jobs)

@@ -1,8 +1,10 @@
+import AsyncAlgorithms
 import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
+import ServiceLifecycle
 import ShelfStore
 import Synchronization
 
@@ -11,7 +13,8 @@ import Synchronization
 /// provider each job asked for. Its lineup is built the first time it is needed, then kept.
 package final class StrandedJobs: Sendable {
     private let runtime: Runtime
-    private let pipelines = Mutex<[String: Pipeline]>([:])
+    /// The pipelines built so far; after `stop()`, a pipeline built later starts stopped.
+    private let pipelines = Mutex<(built: [String: Pipeline], stopped: Bool)>(([:], false))
     /// How each provider's last pass ended: a wait that goes on is logged once, not every minute.
     private let lastStops = Mutex<[String: PassSummary.Stop]>([:])
 
@@ -46,23 +49,27 @@ package final class StrandedJobs: Sendable {
         return stops
     }
 
-    /// `watch`: at start, then every `interval`, until cancelled.
+    /// `watch`: at start, then every `interval`, until graceful shutdown or cancellation.
     package func keepFinishing(every interval: Duration = .seconds(60)) async {
-        let shutdown = runtime.pipeline.shutdown
-        while !Task.isCancelled && !shutdown.isSet {
+        await finish()
+        for await _ in AsyncTimerSequence.repeating(every: interval).cancelOnGracefulShutdown() {
             await finish()
-            let next = ContinuousClock.now + interval
-            while ContinuousClock.now < next {              // a stop ends the wait within a second
-                if shutdown.isSet { return }
-                do { try await Task.sleep(for: .seconds(1)) } catch { return }
-            }
         }
+    }
+
+    /// The process is stopping: passes in progress stop claiming, their requests in flight finish.
+    package func stop() {
+        let built = pipelines.withLock { state in
+            state.stopped = true
+            return Array(state.built.values)
+        }
+        for pipeline in built { pipeline.stop() }
     }
 
     /// The pipeline for jobs that asked for `choice`: the configured settings, sources and owner, that
     /// provider's lineup. It stops when the main pipeline does.
     private func pipeline(for choice: String) -> Pipeline? {
-        if let known = pipelines.withLock({ $0[choice] }) { return known }
+        if let known = pipelines.withLock({ $0.built[choice] }) { return known }
         let main = runtime.pipeline
         guard let kind = Configuration.Provider(rawValue: choice) else {
             main.logger.error("Jobs ask for an unknown provider; 'shelfd rescan --provider' them again",
@@ -82,12 +89,11 @@ package final class StrandedJobs: Sendable {
                               metadata: ["provider": "\(choice)", "error": "\(error)"])
             return nil
         }
-        pipelines.withLock { $0[choice] = pipeline }
-        Task {                                          // a stop of the process stops this pipeline too
-            await main.shutdown.wait()
-            pipeline.shutdown.set()
-            pipeline.wake.notify()
+        let stopped = pipelines.withLock { state in
+            state.built[choice] = pipeline
+            return state.stopped
         }
+        if stopped || main.shutdown.isSet { pipeline.stop() }     // a stop of the process stops this pipeline too
         return pipeline
     }
 }

@@ -12,7 +12,6 @@ package final class HTTPClient: Sendable {
     private let lanes: LanePool
 
     package init(maxConcurrent: Int) {
-        _ = curlGlobalInit
         let count = max(1, maxConcurrent)
         lanes = LanePool((0..<count).map { Lane(label: "shelfd.http.\($0)") })
     }
@@ -35,7 +34,9 @@ package final class HTTPClient: Sendable {
 /// A serial queue and the easy handle confined to it.
 private final class Lane: @unchecked Sendable {   // unchecked: `easy` is only touched on `queue`
     let queue: DispatchQueue
-    let easy = CurlEasy()
+    /// Made for the first request, with `curl_global_init`: an idle daemon that has sent nothing keeps
+    /// libcurl's TLS libraries uninitialised (a few MB of resident memory).
+    lazy var easy: CurlEasy = { _ = curlGlobalInit; return CurlEasy() }()
     init(label: String) { queue = DispatchQueue(label: label) }
 }
 

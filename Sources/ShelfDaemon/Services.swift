@@ -1,0 +1,174 @@
+import AsyncAlgorithms
+import Foundation
+import Logging
+import ServiceLifecycle
+import ShelfConfig
+import ShelfCore
+import ShelfStore
+import ShelfWatch
+import Synchronization
+import UnixSignals
+
+/// How `watch`, `run` and `scan` stop: SIGTERM or SIGINT starts a graceful shutdown, services stop in the
+/// reverse of their order, and requests in flight get `grace` to finish; then everything still running is
+/// cancelled, and the photos it held go back to the queue.
+package enum Shutdown {
+    package static let grace: Duration = .seconds(25)
+
+    /// Runs `services` in one `ServiceGroup` until they end or the process is asked to stop.
+    /// A service that returns on its own ends the group (an error: the daemon's services run until stopped).
+    package static func run(_ services: [any Service], grace: Duration = grace, logger: Logger) async throws {
+        try await run(services.map { .init(service: $0) }, grace: grace, logger: logger)
+    }
+
+    private static func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], grace: Duration,
+                            logger: Logger) async throws {
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: logger)
+        configuration.maximumGracefulShutdownDuration = grace
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// `run` and `scan`: `work` is the group's one service; `stop` is what a graceful shutdown does to it.
+    package static func runPass<T: Sendable>(grace: Duration = grace, logger: Logger, stop: @escaping @Sendable () -> Void,
+                                             _ work: @escaping @Sendable () async -> T) async throws -> T? {
+        let result = Outcome<T>()
+        let pass = ClosureService {
+            let value = await withGracefulShutdownHandler { await work() } onGracefulShutdown: { stop() }
+            result.value.withLock { $0 = value }
+        }
+        try await run([.init(service: pass, successTerminationBehavior: .gracefullyShutdownGroup)], grace: grace, logger: logger)
+        return result.value.withLock { $0 }
+    }
+
+    private final class Outcome<T: Sendable>: Sendable {
+        let value = Mutex<T?>(nil)
+    }
+}
+
+/// The queue's processing in `watch`: the configured provider's scheduler, and the jobs stranded by a
+/// stopped `--provider` process (every 60 s). A graceful shutdown stops both from claiming; their
+/// requests in flight finish (or are cancelled when the grace ends).
+package final class SchedulerService: Service {
+    let pipeline: Pipeline
+    let stranded: StrandedJobs
+    /// True once every request in flight finished before the grace ended.
+    package var drained: Bool { finished.load(ordering: .relaxed) }
+    private let finished = Atomic<Bool>(false)
+
+    package init(pipeline: Pipeline, stranded: StrandedJobs) { self.pipeline = pipeline; self.stranded = stranded }
+
+    package func run() async {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { _ = await self.pipeline.processQueue(untilIdle: false, keepsLeases: false) }
+                group.addTask { await self.stranded.keepFinishing() }
+            }
+        } onGracefulShutdown: { [pipeline, stranded] in
+            pipeline.stop()
+            stranded.stop()
+        }
+        finished.store(!Task.isCancelled, ordering: .relaxed)
+    }
+}
+
+/// Keeps the leases of the photos in hand alive; it stops after the scheduler, so draining batches keep theirs.
+package struct LeaseHeartbeatService: Service {
+    let pipeline: Pipeline
+    package init(pipeline: Pipeline) { self.pipeline = pipeline }
+    package func run() async { await cancelWhenGracefulShutdown { await pipeline.heartbeatLoop() } }
+}
+
+/// The daily prune (`[pipeline] keep_days`).
+package struct PruningService: Service {
+    let pruning: Pruning
+    package init(pruning: Pruning) { self.pruning = pruning }
+    package func run() async { await pruning.daily() }
+}
+
+/// The folder watcher: stable files are queued; once the startup scan is queued, systemd hears READY=1.
+package struct WatcherService: Service {
+    let runtime: Runtime
+    let logger: Logger
+
+    package init(runtime: Runtime, logger: Logger) { self.runtime = runtime; self.logger = logger }
+
+    package func run() async {
+        let config = runtime.config, pipeline = runtime.pipeline, store = runtime.store
+        let watcher = FolderWatcher(root: URL(fileURLWithPath: config.paths.incoming), settings: config.watchSettings,
+                                    logger: Logger(label: "shelfd.watch"))
+        await withTaskCancellationOrGracefulShutdownHandler {
+            var ready = false
+            for await event in watcher.events() {
+                switch event {
+                case .stable(let file):
+                    pipeline.ingest(path: file.path, syncConflict: file.isSyncConflict)
+                case .modeChanged(let mode, let reason):
+                    logger.notice("Watch mode", metadata: ["watch.mode": "\(mode.rawValue)", "reason": "\(reason)"])
+                    try? store.updateDaemon(owner: ProcessIdentity.current, watchMode: mode.rawValue)
+                case .rescanned(let count):
+                    logger.debug("Full scan done", metadata: ["files": "\(count)"])
+                    pipeline.forgetVanishedProblems()
+                    if !ready {
+                        ready = true                    // the startup scan is queued: systemd may call us started
+                        SystemdNotify.send("READY=1")
+                        if let status = try? StatusReport.build(config: config) {
+                            SystemdNotify.send("STATUS=\(StatusReport.summary(status))")
+                        }
+                    }
+                }
+            }
+        } onCancelOrGracefulShutdown: {
+            watcher.stop()
+        }
+    }
+}
+
+/// Tells systemd how things are: STATUS= every few seconds when it changes, and WATCHDOG=1 while the
+/// scheduler's loop lives and the database answers. It stops last, so the pings go on while batches drain.
+package struct SystemdNotifierService: Service {
+    let runtime: Runtime
+    let logger: Logger
+
+    package init(runtime: Runtime, logger: Logger) { self.runtime = runtime; self.logger = logger }
+
+    package func run() async {
+        let config = runtime.config, store = runtime.store, pipeline = runtime.pipeline
+        let watchdog = SystemdNotify.watchdogInterval
+        var last = ""
+        var stuck = false
+        let ticks = AsyncTimerSequence.repeating(every: min(watchdog ?? .seconds(10), .seconds(10)))
+        for await _ in ticks.cancelOnGracefulShutdown() {
+            if let watchdog {
+                // Fed only while the scheduler's loop turns (or rests) and the database answers: a hung
+                // loop stops the pings, and systemd restarts the daemon after WatchdogSec.
+                let alive = pipeline.pulse.isAlive(resting: pipeline.wake, within: watchdog * 2)
+                if alive, (try? store.queueCounts()) != nil {
+                    SystemdNotify.send("WATCHDOG=1")
+                    stuck = false
+                } else if !alive && !stuck {
+                    stuck = true
+                    logger.error("The scheduler's loop is stuck; the systemd watchdog will restart shelfd",
+                                 metadata: ["event": "scheduler_stuck"])
+                }
+            }
+            if let line = try? StatusReport.summary(config: config, chosen: runtime.chosen.provider, store: store),
+               line != last {
+                SystemdNotify.send("STATUS=\(line)"); last = line
+            }
+            try? store.updateDaemon(owner: ProcessIdentity.current, watchMode: nil)
+        }
+    }
+}
+
+/// The first to hear of a stop (it is last in the group): says so in the log and to systemd.
+package struct StopNotice: Service {
+    let logger: Logger
+    package init(logger: Logger) { self.logger = logger }
+
+    package func run() async {
+        do { try await gracefulShutdown() } catch { return }     // cancelled: the group ends some other way
+        logger.notice("Stopping")
+        SystemdNotify.send("STOPPING=1")
+    }
+}
