@@ -10,7 +10,9 @@ package enum SuggestionRules {
     package static func fallback(for answer: ModelAnswer) -> [Suggestion] {
         // The parser drops a book without a title and says so in a note: it still counts as unreadable.
         let untitled = answer.notes.filter { $0.hasPrefix("book_without_title_dropped") }.count
-        let readable = answer.books.filter { !$0.title.isEmpty && !($0.author ?? "").isEmpty }
+        // A spine text (the offline OCR) is the spine's words as a whole, title and author together: read in
+        // full when it has any, though no author was told apart.
+        let readable = answer.books.filter { !$0.title.isEmpty && ($0.form == .spineText || !($0.author ?? "").isEmpty) }
         let unreadable = untitled + answer.books.count - readable.count
         let uncertain = readable.filter { $0.confidence < uncertainBelow }.count
 

@@ -5,7 +5,7 @@ import ShelfConfig
 package struct ProviderChoice: Sendable, Equatable {
     /// A single provider or `hybrid`; never `auto`.
     package var provider: Configuration.Provider
-    /// For a person: "pipeline.provider = auto: no Gemini API key or Cloudflare credentials; so the offline OCR …".
+    /// For a person: "pipeline.provider = auto: no Gemini API key or Cloudflare credentials, so the offline OCR …".
     package var reason: String
 
     package init(provider: Configuration.Provider, reason: String) { self.provider = provider; self.reason = reason }
@@ -22,7 +22,7 @@ package struct ProviderChoice: Sendable, Equatable {
         for kind in ProviderKind.autoOrder {
             let facts = kind.facts
             guard facts.missing(in: secrets).isEmpty else { lacking.append(facts.secretsLabel); continue }
-            let skipped = lacking.isEmpty ? "" : "no \(lacking.joined(separator: " or ")); "
+            let skipped = lacking.isEmpty ? "" : "no \(lacking.joined(separator: " or ")), "
             return ProviderChoice(provider: Configuration.Provider(kind), reason: "pipeline.provider = auto: \(skipped)\(facts.autoReason)")
         }
         // The offline OCR needs no secret; it is always there to fall back on.

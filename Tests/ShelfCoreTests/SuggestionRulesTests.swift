@@ -14,6 +14,16 @@ import Testing
         #expect(SuggestionRules.fallback(for: one).isEmpty)
     }
 
+    @Test func spineTextsWithoutAnAuthorToldApartAreReadInFull() {
+        let spines = ModelAnswer(books: ["DUNE FRANK HERBERT", "EMMA AUSTEN", "THE HOBBIT TOLKIEN"].map {
+            Detection(title: $0, author: nil, confidence: 0.9, form: .spineText)
+        })
+        #expect(SuggestionRules.fallback(for: spines).isEmpty)
+        let blank = ModelAnswer(books: [Detection(title: "", author: nil, confidence: 0.9, form: .spineText),
+                                        Detection(title: "", author: nil, confidence: 0.9, form: .spineText)])
+        #expect(SuggestionRules.fallback(for: blank).map(\.type) == [.unreadableBooks])
+    }
+
     @Test func threeUncertainReadableBooksAreLowConfidence() {
         let answer = ModelAnswer(books: [book("A", "X", 0.65), book("B", "Y", 0.5), book("C", "Z", 0.69), book("D", "W", 0.95)])
         let suggestions = SuggestionRules.fallback(for: answer)
