@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfOutputs
 import ShelfStore
 
 /// `shelfd review`: the open items, and a person's decisions, after each of which library.json and review/

@@ -4,6 +4,8 @@ import ShelfConfig
 import ShelfCore
 import ShelfDaemon
 import ShelfEnrichment
+import ShelfOutputs
+import ShelfPipeline
 import ShelfStore
 
 struct Eval: AsyncParsableCommand {

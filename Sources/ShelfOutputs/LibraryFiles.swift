@@ -184,7 +184,7 @@ private struct OriginalCache {
         if let last, last.sha256 == sha256 { return last.bytes }
         let places = ((try? store.photoLocations(sha256: sha256)) ?? []) + [processed.appendingPathComponent(relativePath).path]
         let found = places.lazy.compactMap { path -> [UInt8]? in
-            guard case .success(let bytes) = Pipeline.readFile(path), SHA256.hex(of: bytes) == sha256 else { return nil }
+            guard case .success(let bytes) = PhotoFile.read(path), SHA256.hex(of: bytes) == sha256 else { return nil }
             return bytes
         }.first
         last = (sha256, found)

@@ -4,6 +4,7 @@ import ShelfCore
 import ShelfDigest
 import ShelfEnrichment
 import ShelfImaging
+import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
@@ -125,7 +126,7 @@ extension Pipeline {
     }
 
     /// Why a provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".
-    static func describe(_ health: ProviderHealth) -> String {
+    package static func describe(_ health: ProviderHealth) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss"
         let since = health.since.map { " since \(formatter.string(from: $0))" } ?? ""
@@ -155,7 +156,7 @@ extension Pipeline {
             let unchanged = seen.map { seen in
                 seen.sha256 == job.sha256 && Self.sizeAndMTime(path.path).map { $0 == (seen.size, seen.mtime) } == true
             } ?? false
-            switch Self.readFile(path.path) {
+            switch PhotoFile.read(path.path) {
             case .success(let bytes):
                 if unchanged && Int64(bytes.count) == seen?.size { return .success(bytes) }
                 if SHA256.hex(of: bytes) == job.sha256 { return .success(bytes) }

@@ -7,6 +7,7 @@ import ShelfCore
 import ShelfDigest
 import ShelfEnrichment
 import ShelfImaging
+import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
@@ -20,8 +21,10 @@ package final class Pipeline: Sendable {
     package let choice: Configuration.Provider?
     /// Looks books up in the configured sources and decides verified or needs_review.
     package let enricher: Enricher
-    let logger: Logger
-    let owner: String
+    package let logger: Logger
+    package let owner: String
+    /// Called once when the queue has been idle a while: the daemon gives memory back to the system.
+    package let onIdle: @Sendable () -> Void
     let slots: RequestSlots
     package let shutdown = ShutdownFlag()
     package let wake = WorkSignal()
@@ -30,10 +33,11 @@ package final class Pipeline: Sendable {
     private let jobsInHand = Mutex<Set<Int64>>([])
 
     package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: Configuration.Provider? = nil,
-                 enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current) {
+                 enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
+                 onIdle: @escaping @Sendable () -> Void = {}) {
         self.settings = settings; self.store = store; self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
-        self.logger = logger; self.owner = owner
+        self.logger = logger; self.owner = owner; self.onIdle = onIdle
         slots = RequestSlots(limit: settings.concurrency)
     }
 
@@ -64,7 +68,7 @@ package final class Pipeline: Sendable {
             return nil
         }
         let bytes: [UInt8]
-        switch Self.readFile(path) {
+        switch PhotoFile.read(path) {
         case .success(let data): bytes = data
         case .failure(let error):
             if error.code != .photoVanished { record(pathProblem: path, code: error.code, message: "\(relative): \(error.message)") }
@@ -118,31 +122,6 @@ package final class Pipeline: Sendable {
         return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
-    static func readFile(_ path: String) -> Result<[UInt8], PhotoError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                return .failure(PhotoError(.photoVanished, "the file is gone", disposition: .dead))
-            }
-            let hint = code == EACCES ? " (check its permissions: shelfd runs as user \(ProcessInfo.processInfo.userName))" : ""
-            return .failure(PhotoError(.permissionDenied, "cannot open: \(String(cString: strerror(code)))\(hint)", disposition: .dead))
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(PhotoError(.unreadableImage, "read failed: \(String(cString: strerror(errno)))", disposition: .dead))
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return .success(bytes)
-    }
-
     // MARK: Provider health
 
     /// Where this pipeline's providers' health is kept and written.
@@ -191,7 +170,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     let store: Store
     /// The longest wait between two probes of a provider that is down.
     let probeMax: TimeInterval
-    let logger: Logger
+    package let logger: Logger
 
     func turn(_ provider: String) -> ProviderTurn {
         do { return try store.takeTurn(provider, ceiling: probeMax) } catch {

@@ -16,6 +16,8 @@ package struct PassSummary: Sendable, Equatable {
         case retriesLater(Date)                 // failed photos are due again after this pass
     }
     package var stop: Stop
+
+    package init(stop: Stop) { self.stop = stop }
 }
 
 extension Pipeline {
@@ -100,7 +102,7 @@ extension Pipeline {
                     idleSince = since
                     if !released && ContinuousClock.now - since >= .seconds(9) {
                         released = true
-                        IdleMemory.release()
+                        onIdle()
                     }
                     let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSinceNow) } ?? 3600
                     await wake.wait(timeout: .seconds(min(untilRetry, 5)))

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ShelfCore
 import ShelfImaging
+import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
@@ -52,7 +53,7 @@ extension Pipeline {
                 markOpenReviews(in: &document)
                 let data = try JSONStyle.encoder().encode(document)
                 if let previous = answer.previous { keep(previous, from: answer.resultURL, newJob: job) }
-                try AtomicFile.write(data, to: answer.resultURL, failpointAfterTemp: written == 0 ? "mid_write" : nil)
+                try AtomicFile.write(data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
                 written += 1
                 outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
                                                                        resultPath: answer.resultURL.path, review: answer.review),

@@ -29,7 +29,7 @@ package struct ProviderChannel: Sendable {
     /// What the provider is, for the facts kept about its kind (secrets, limits, label).
     package let kind: ProviderKind
     /// Nil: no limit of shelfd's own (a local server, whose queue is the limit; `doctor`, which sends no photo).
-    let limits: SharedLimits?
+    package let limits: SharedLimits?
 
     package init(_ provider: any VisionProvider, kind: ProviderKind, limits: SharedLimits?) {
         self.provider = provider
@@ -37,7 +37,7 @@ package struct ProviderChannel: Sendable {
         self.limits = limits
     }
 
-    var name: String { provider.name }
+    package var name: String { provider.name }
 
     /// Waits until the provider's limits let one more request start, and counts it. A turn is taken only
     /// when it is due, never reserved ahead, so a photo that gives up waiting leaves nothing for others to

@@ -3,9 +3,9 @@ import ShelfStore
 
 /// A remote book source's pause lives in the process that met it; it is written to the database so
 /// `status` (another process) can show it, beside the providers'.
-enum SourceHealthRecord {
+package enum SourceHealthRecord {
     /// Writes each remote source's health where it differs from what is stored.
-    static func save(_ sources: [any BookSource], to store: Store) {
+    package static func save(_ sources: [any BookSource], to store: Store) {
         for case let source as any RemoteBookSource in sources {
             let health = source.health
             let state: ProviderHealth.State = switch health.state {
@@ -22,7 +22,7 @@ enum SourceHealthRecord {
     }
 
     /// As for providers: a refusal is lifted by a fresh process; a rate limit's wait stands until it ends.
-    static func liftPauses(_ sources: [any BookSource], in store: Store) {
+    package static func liftPauses(_ sources: [any BookSource], in store: Store) {
         for case let source as any RemoteBookSource in sources { try? store.liftPause(source.name) }
     }
 }
