@@ -26,14 +26,14 @@ package struct LibraryFiles: Sendable {
     package var exports: URL?
     package var exclusiveShelf: ReadingShelf
     package var maxPixels: Int
-    package let store: Store
+    package let store: any LibraryStore
     package let logger: Logger
     /// Photos already in memory, by hash (the batch just processed): their review crops are cut without
     /// reading and hashing the originals again.
     package var originals: [String: [UInt8]] = [:]
 
     package init(libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
-                 maxPixels: Int = 64_000_000, store: Store, logger: Logger) {
+                 maxPixels: Int = 64_000_000, store: any LibraryStore, logger: Logger) {
         self.libraryFile = libraryFile; self.review = review; self.processed = processed; self.maxPixels = maxPixels
         self.exports = exports; self.exclusiveShelf = exclusiveShelf
         self.store = store; self.logger = logger
@@ -173,7 +173,7 @@ package struct LibraryFiles: Sendable {
 /// The original of the photo last asked for: wherever it was seen, or under processed/ after a move; only
 /// bytes whose hash is the photo's.
 private struct OriginalCache {
-    let store: Store
+    let store: any LibraryStore
     let processed: URL
     /// Bytes already known to be the photo of their hash.
     let known: [String: [UInt8]]

@@ -68,7 +68,7 @@ extension Pipeline {
 
         Failpoint.hit("before_commit")
         do {
-            try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) })
+            try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) }, now: Date())
         } catch {
             // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.

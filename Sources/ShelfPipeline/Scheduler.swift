@@ -76,7 +76,7 @@ extension Pipeline {
                 let jobs: [ClaimedJob]
                 do {
                     jobs = try store.claim(limit: probeOnly ? 1 : min(settings.batchSize, enough - holding),
-                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease)
+                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease, now: Date())
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                     await wake.wait(timeout: .seconds(5))
@@ -140,7 +140,7 @@ extension Pipeline {
         let health = try? store.providerHealth(accurate.name)
         do {
             let mayAsk = !(health?.isInForce(at: Date()) ?? false) && !(untilIdle && health?.isOutage == true)
-            let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk)
+            let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk, now: Date())
             if !jobs.isEmpty {
                 logger.info("Asking the accurate provider again about fast readings", metadata: [
                     "provider": "\(accurate.name)", "photos": "\(jobs.count)", "event": "recheck"])

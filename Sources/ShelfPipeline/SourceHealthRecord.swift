@@ -1,3 +1,4 @@
+import Foundation
 import ShelfEnrichment
 import ShelfStore
 
@@ -5,7 +6,7 @@ import ShelfStore
 /// `status` (another process) can show it, beside the providers'.
 package enum SourceHealthRecord {
     /// Writes each remote source's health where it differs from what is stored.
-    package static func save(_ sources: [any BookSource], to store: Store) {
+    package static func save(_ sources: [any BookSource], to store: any ProviderHealthStore) {
         for case let source as any RemoteBookSource in sources {
             let health = source.health
             let state: ProviderHealth.State = switch health.state {
@@ -17,12 +18,12 @@ package enum SourceHealthRecord {
                 name: health.source, state: state,
                 until: health.until, code: health.state == .ok ? nil : "source_\(health.state.rawValue)", message: health.message)
             let stored = try? store.providerHealth(health.source)
-            if stored != record && !(stored == nil && record.state == .ok) { try? store.setProviderHealth(record) }
+            if stored != record && !(stored == nil && record.state == .ok) { try? store.setProviderHealth(record, now: Date()) }
         }
     }
 
     /// As for providers: a refusal is lifted by a fresh process; a rate limit's wait stands until it ends.
-    package static func liftPauses(_ sources: [any BookSource], in store: Store) {
+    package static func liftPauses(_ sources: [any BookSource], in store: any ProviderHealthStore) {
         for case let source as any RemoteBookSource in sources { try? store.liftPause(source.name) }
     }
 }
