@@ -86,7 +86,7 @@ let package = Package(
         ], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfPipeline", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
+            "ShelfDaemon", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),

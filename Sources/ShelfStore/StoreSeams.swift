@@ -44,6 +44,12 @@ package protocol ProviderHealthStore: Sendable {
     func liftPause(_ name: String) throws
 }
 
+/// The request budgets every shelfd process that asks a provider takes its turns from. `now`: nil for the
+/// store's own clock.
+package protocol RequestBudgetStore: Sendable {
+    func takeRequestTurn(provider: String, budget: RequestBudget, now: Date?) throws -> RequestTurn
+}
+
 /// The review queue: the open items and a person's decisions.
 package protocol ReviewStore: Sendable {
     func openReviewItems() throws -> [ReviewItem]
@@ -63,4 +69,4 @@ package protocol LibraryStore: Sendable {
     func photoLocations(sha256: String) throws -> [String]
 }
 
-extension Store: JobQueue, ProviderHealthStore, ReviewStore, LibraryStore {}
+extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore {}

@@ -5,7 +5,6 @@ import ShelfCore
 import ShelfDaemon
 import ShelfEnrichment
 import ShelfOutputs
-import ShelfPipeline
 import ShelfStore
 
 struct Eval: AsyncParsableCommand {
