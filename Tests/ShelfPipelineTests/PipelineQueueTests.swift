@@ -20,6 +20,8 @@ final class FakeQueue: PipelineStore {
         var health: [String: ProviderHealth] = [:]
         var attempts: [Int64: Int] = [:]
         var responses: Int64 = 0
+        var sightings: [String: (size: Int64, mtime: Double, sha256: String, relativePath: String)] = [:]
+        var recorded = 0                           // sightings recorded
     }
     let path: String
     let state: Mutex<State>
@@ -33,9 +35,18 @@ final class FakeQueue: PipelineStore {
     var commits: [[JobOutcome]] { state.withLock { $0.commits } }
 
     // JobQueue
-    func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)? { nil }
+    func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)? {
+        state.withLock { $0.sightings[path].map { ($0.size, $0.mtime, $0.sha256) } }
+    }
     func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool,
-                        provider: String, providerChoice: String?, now: Date) throws -> SightingOutcome { .queued(jobID: 1) }
+                        provider: String, providerChoice: String?, now: Date) throws -> SightingOutcome {
+        state.withLock { state in
+            let known = state.sightings.values.contains { $0.sha256 == sha256 }
+            state.sightings[path] = (size, mtime, sha256, relativePath)
+            state.recorded += 1
+            return known ? .knownPhoto(sha256: sha256) : .queued(jobID: Int64(state.recorded))
+        }
+    }
     func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws {}
     func prunePathProblems(stillThere: (String) -> Bool) throws {}
     func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws -> [ClaimedJob] {
@@ -120,6 +131,27 @@ final class FakeQueue: PipelineStore {
         #expect(summary.stop == .providerPaused("the API key was refused"))
         #expect(queue.claims.isEmpty)
         #expect(queue.commits.isEmpty)
+    }
+
+    @Test("Ingest hashes a new photo once and queues it; the same file unchanged is not read again; a copy is a sighting")
+    func ingest() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let photo = JPEGFactory.shelf(width: 320, height: 240, seed: 5)
+        let incoming = root.appendingPathComponent("incoming/hall")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let first = incoming.appendingPathComponent("one.jpg"), copy = incoming.appendingPathComponent("copy.jpg")
+        try Data(photo).write(to: first)
+        try Data(photo).write(to: copy)
+        let queue = FakeQueue(folder: root)
+        let pipeline = pipeline(queue)
+
+        #expect(pipeline.ingest(path: first.path) == .queued(jobID: 1))
+        let seen = try #require(queue.state.withLock { $0.sightings[first.path] })
+        #expect(seen.sha256 == SHA256.hex(of: photo))
+        #expect(seen.relativePath == "hall/one.jpg")
+        #expect(pipeline.ingest(path: first.path) == .unchanged)
+        #expect(pipeline.ingest(path: copy.path) == .knownPhoto(sha256: SHA256.hex(of: photo)))
+        #expect(queue.state.withLock { $0.recorded } == 2, "the unchanged file was not recorded again")
     }
 
     @Test("A claimed batch is read, its result written, and committed once with every photo's outcome")
