@@ -65,9 +65,20 @@ let package = Package(
         ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
-        // The pipeline: scheduler, batches, writers, status, sd_notify; `watch` as services in one ServiceGroup.
+        // The files a person reads: results' writing primitive (AtomicFile), library.json, review/, the exports kept current.
+        .target(name: "ShelfOutputs", dependencies: [
+            "ShelfCore", "ShelfDigest", "ShelfExport", "ShelfImaging", "ShelfStore", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
+        // The queue pipeline: ingest, schedule, read a photo (the one PhotoReader), write its result, commit a batch.
+        .target(name: "ShelfPipeline", dependencies: [
+            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfOutputs",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        ], swiftSettings: settings),
+        // The application: wiring (providers, sources), `watch` as services in one ServiceGroup, status, doctor, eval, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
-            "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch", "ShelfEnrichment", "ShelfExport", "ShelfOCR", "CMalloc",
+            "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch",
+            "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -75,7 +86,7 @@ let package = Package(
         ], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
+            "ShelfDaemon", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
@@ -98,7 +109,7 @@ let package = Package(
         ], swiftSettings: settings),
         .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
-        .testTarget(name: "ShelfDaemonTests", dependencies: ["ShelfDaemon", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
         // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).

@@ -2,9 +2,10 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
-import ShelfStore
 import ShelfOCR
+import ShelfPipeline
 import ShelfProviders
+import ShelfStore
 import ShelfWatch
 
 /// One line of `shelfd doctor`.

@@ -7,6 +7,8 @@ import ShelfDigest
 import ShelfEnrichment
 import ShelfHTTP
 import ShelfImaging
+import ShelfOutputs
+import ShelfPipeline
 import ShelfProviders
 import ShelfStore
 
@@ -35,7 +37,7 @@ package struct EvalPhoto: Sendable {
                 throw StartupError("\(file.path) has schema \"\(truth.schema)\"; this shelfd reads shelfd.truth/1.")
             }
             let url = folder.appendingPathComponent(truth.photo)
-            switch Pipeline.readFile(url.path) {
+            switch PhotoFile.read(url.path) {
             case .success(let bytes):
                 return EvalPhoto(name: truth.photo, url: url, truth: truth, bytes: bytes, sha256: SHA256.hex(of: bytes))
             case .failure(let error):

@@ -3,6 +3,8 @@ import Logging
 import ShelfConfig
 import ShelfCore
 import ShelfDigest
+import ShelfOutputs
+import ShelfPipeline
 import ShelfProviders
 import ShelfStore
 import ShelfWatch
@@ -75,7 +77,7 @@ package struct OneShot {
         for photo in photos {
             var sha = photo
             if FileManager.default.fileExists(atPath: photo) {
-                switch Pipeline.readFile(photo) {
+                switch PhotoFile.read(photo) {
                 case .success(let bytes): sha = SHA256.hex(of: bytes)
                 case .failure(let error): throw StartupError("\(photo): \(error.message)")
                 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import ShelfConfig
+import ShelfPipeline
 import ShelfStore
 
 /// Keeps the database small: the events and saved raw answers of photos finished more than `keepDays` ago

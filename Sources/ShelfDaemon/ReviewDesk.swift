@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfOutputs
 import ShelfStore
 
 /// `shelfd review`: the open items, and a person's decisions, after each of which library.json and review/
@@ -9,6 +10,7 @@ import ShelfStore
 package struct ReviewDesk {
     /// Nil before anything was ever queued: nothing to review.
     private let files: LibraryFiles?
+    private let store: (any ReviewStore)?
     private let incoming: URL
 
     /// `writing`: open the database for decisions; otherwise read-only (`list`, `show`).
@@ -20,18 +22,19 @@ package struct ReviewDesk {
                                          processed: URL(fileURLWithPath: paths.processed),
                                          exports: URL(fileURLWithPath: paths.exports),
                                          exclusiveShelf: config.export.exclusiveShelf, store: $0, logger: logger) }
+        self.store = store
         incoming = URL(fileURLWithPath: paths.incoming)
     }
 
     /// Every open item, oldest first.
     package func items() throws -> [ReviewItem] {
-        try files?.store.openReviewItems() ?? []
+        try store?.openReviewItems() ?? []
     }
 
     /// The open item `id` names (or starts).
     package func item(_ id: String) throws -> ReviewItem {
-        guard let files else { throw Self.nothingOpen(id) }
-        return try files.store.reviewItem(id)
+        guard let store else { throw Self.nothingOpen(id) }
+        return try store.reviewItem(id)
     }
 
     /// As written to review/<id>.json (the crop named when it has been cut).
@@ -53,8 +56,8 @@ package struct ReviewDesk {
 
     /// Carries out a decision, then rewrites library.json and clears the item's files.
     package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
-        guard let files else { throw Self.nothingOpen(id) }
-        let resolution = try files.store.decide(id, verdict)
+        guard let files, let store else { throw Self.nothingOpen(id) }
+        let resolution = try store.decide(id, verdict, now: Date())
         files.update()
         return resolution
     }

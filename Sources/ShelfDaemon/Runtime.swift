@@ -4,6 +4,8 @@ import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
 import ShelfHTTP
+import ShelfOutputs
+import ShelfPipeline
 import ShelfProviders
 import ShelfStore
 
@@ -79,7 +81,7 @@ package struct Runtime: Sendable {
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice,
-                                          enricher: enricher, logger: logger),
+                                          enricher: enricher, logger: logger, onIdle: { IdleMemory.release() }),
                        chosen: chosen, secrets: secrets)
     }
 

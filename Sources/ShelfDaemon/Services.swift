@@ -2,12 +2,13 @@ import AsyncAlgorithms
 import Foundation
 import Logging
 import ServiceLifecycle
-import ShelfConfig
-import ShelfCore
-import ShelfStore
-import ShelfWatch
 import Synchronization
 import UnixSignals
+import ShelfConfig
+import ShelfCore
+import ShelfPipeline
+import ShelfStore
+import ShelfWatch
 
 /// How `watch`, `run` and `scan` stop: SIGTERM or SIGINT starts a graceful shutdown, services stop in the
 /// reverse of their order, and requests in flight get `grace` to finish; then everything still running is

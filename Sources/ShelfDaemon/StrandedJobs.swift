@@ -1,12 +1,13 @@
 import AsyncAlgorithms
 import Foundation
 import Logging
+import ServiceLifecycle
+import Synchronization
 import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
-import ServiceLifecycle
+import ShelfPipeline
 import ShelfStore
-import Synchronization
 
 /// Finishes jobs left behind by a `scan --provider P` or `rescan --provider P` that stopped before it was
 /// done (killed, stopped, crashed): `watch` and `run` take them whatever their own provider, and ask the
@@ -83,7 +84,8 @@ package final class StrandedJobs: Sendable {
                                                 limits: runtime.store)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
             pipeline = Pipeline(settings: main.settings, store: runtime.store, lineup: lineup, choice: kind,
-                                enricher: main.enricher, logger: main.logger, owner: main.owner)
+                                enricher: main.enricher, logger: main.logger, owner: main.owner,
+                                onIdle: main.onIdle)
         } catch {
             main.logger.error("Cannot set up the provider stranded jobs asked for",
                               metadata: ["provider": "\(choice)", "error": "\(error)"])

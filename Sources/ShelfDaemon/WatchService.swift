@@ -1,8 +1,9 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import ShelfConfig
 import ShelfCore
-import ServiceLifecycle
+import ShelfPipeline
 import ShelfProviders
 import ShelfStore
 import ShelfWatch

@@ -10,6 +10,8 @@ package enum JobState: String, Sendable, Codable, CaseIterable {
 package struct PhotoPath: Sendable, Equatable {
     package var path: String
     package var relativePath: String
+
+    package init(path: String, relativePath: String) { self.path = path; self.relativePath = relativePath }
 }
 
 /// A job this process holds a lease on.
@@ -22,6 +24,11 @@ package struct ClaimedJob: Sendable, Equatable {
     package var relativePath: String
     /// Every path it has been seen at, newest first: a renamed photo is still found.
     package var paths: [PhotoPath]
+
+    package init(id: Int64, sha256: String, attempts: Int, batchID: Int64, relativePath: String, paths: [PhotoPath]) {
+        self.id = id; self.sha256 = sha256; self.attempts = attempts; self.batchID = batchID
+        self.relativePath = relativePath; self.paths = paths
+    }
 }
 
 /// What recording a stable file did.

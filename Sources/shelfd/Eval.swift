@@ -4,6 +4,7 @@ import ShelfConfig
 import ShelfCore
 import ShelfDaemon
 import ShelfEnrichment
+import ShelfOutputs
 import ShelfStore
 
 struct Eval: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import ShelfConfig
 import ShelfCore
 import ShelfDaemon
 import ShelfExport
+import ShelfOutputs
 import ShelfStore
 
 extension ExportFormat: ExpressibleByArgument {}

@@ -26,14 +26,14 @@ package struct LibraryFiles: Sendable {
     package var exports: URL?
     package var exclusiveShelf: ReadingShelf
     package var maxPixels: Int
-    package let store: Store
+    package let store: any LibraryStore
     package let logger: Logger
     /// Photos already in memory, by hash (the batch just processed): their review crops are cut without
     /// reading and hashing the originals again.
     package var originals: [String: [UInt8]] = [:]
 
     package init(libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
-                 maxPixels: Int = 64_000_000, store: Store, logger: Logger) {
+                 maxPixels: Int = 64_000_000, store: any LibraryStore, logger: Logger) {
         self.libraryFile = libraryFile; self.review = review; self.processed = processed; self.maxPixels = maxPixels
         self.exports = exports; self.exclusiveShelf = exclusiveShelf
         self.store = store; self.logger = logger
@@ -173,7 +173,7 @@ package struct LibraryFiles: Sendable {
 /// The original of the photo last asked for: wherever it was seen, or under processed/ after a move; only
 /// bytes whose hash is the photo's.
 private struct OriginalCache {
-    let store: Store
+    let store: any LibraryStore
     let processed: URL
     /// Bytes already known to be the photo of their hash.
     let known: [String: [UInt8]]
@@ -184,7 +184,7 @@ private struct OriginalCache {
         if let last, last.sha256 == sha256 { return last.bytes }
         let places = ((try? store.photoLocations(sha256: sha256)) ?? []) + [processed.appendingPathComponent(relativePath).path]
         let found = places.lazy.compactMap { path -> [UInt8]? in
-            guard case .success(let bytes) = Pipeline.readFile(path), SHA256.hex(of: bytes) == sha256 else { return nil }
+            guard case .success(let bytes) = PhotoFile.read(path), SHA256.hex(of: bytes) == sha256 else { return nil }
             return bytes
         }.first
         last = (sha256, found)

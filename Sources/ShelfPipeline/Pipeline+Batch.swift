@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ShelfCore
 import ShelfImaging
+import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
@@ -52,7 +53,7 @@ extension Pipeline {
                 markOpenReviews(in: &document)
                 let data = try JSONStyle.encoder().encode(document)
                 if let previous = answer.previous { keep(previous, from: answer.resultURL, newJob: job) }
-                try AtomicFile.write(data, to: answer.resultURL, failpointAfterTemp: written == 0 ? "mid_write" : nil)
+                try AtomicFile.write(data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
                 written += 1
                 outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
                                                                        resultPath: answer.resultURL.path, review: answer.review),
@@ -67,7 +68,7 @@ extension Pipeline {
 
         Failpoint.hit("before_commit")
         do {
-            try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) })
+            try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) }, now: Date())
         } catch {
             // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.

@@ -4,21 +4,22 @@ import ShelfCore
 import ShelfDigest
 import ShelfEnrichment
 import ShelfImaging
+import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
 /// The attempt a photo is on: charged once, just before the first request that costs anything.
 final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecked: used by one photo's task only
-    private let store: Store
+    private let store: any JobQueue
     private let jobID: Int64
     private(set) var attempts: Int
     private(set) var charged = false
 
-    init(store: Store, job: ClaimedJob) { self.store = store; jobID = job.id; attempts = job.attempts }
+    init(store: any JobQueue, job: ClaimedJob) { self.store = store; jobID = job.id; attempts = job.attempts }
 
     func charge() throws -> Int {
         guard !charged else { return attempts }
-        attempts = try store.chargeAttempt(jobID: jobID)
+        attempts = try store.chargeAttempt(jobID: jobID, now: Date())
         charged = true
         return attempts
     }
@@ -26,7 +27,7 @@ final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecke
 
 /// A job's answers, saved in responses/ and the queue before they are acted on: a crash replays them.
 struct QueueAnswers: AnswerJournal {
-    let store: Store
+    let store: any JobQueue
     let job: ClaimedJob
     let attempt: AttemptCounter
     let responses: URL
@@ -49,7 +50,8 @@ struct QueueAnswers: AnswerJournal {
         var id: Int64?
         do {
             id = try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name,
-                                          model: provider.model, file: file.path, bytes: raw.body.count, latencyMs: latencyMs)
+                                          model: provider.model, file: file.path, bytes: raw.body.count, latencyMs: latencyMs,
+                                          now: Date())
             try AtomicFile.write(Data(raw.body), to: file)
         } catch {
             logger.error("Cannot save the provider's answer", metadata: ["error": "\(error)"])
@@ -125,7 +127,7 @@ extension Pipeline {
     }
 
     /// Why a provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".
-    static func describe(_ health: ProviderHealth) -> String {
+    package static func describe(_ health: ProviderHealth) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss"
         let since = health.since.map { " since \(formatter.string(from: $0))" } ?? ""
@@ -155,7 +157,7 @@ extension Pipeline {
             let unchanged = seen.map { seen in
                 seen.sha256 == job.sha256 && Self.sizeAndMTime(path.path).map { $0 == (seen.size, seen.mtime) } == true
             } ?? false
-            switch Self.readFile(path.path) {
+            switch PhotoFile.read(path.path) {
             case .success(let bytes):
                 if unchanged && Int64(bytes.count) == seen?.size { return .success(bytes) }
                 if SHA256.hex(of: bytes) == job.sha256 { return .success(bytes) }

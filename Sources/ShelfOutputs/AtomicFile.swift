@@ -13,7 +13,8 @@ package enum AtomicFile {
         }
     }
 
-    package static func write(_ data: Data, to url: URL, failpointAfterTemp: String? = nil) throws(WriteError) {
+    /// `afterTemp` runs between the temporary file and the rename: where the crash tests kill the process.
+    package static func write(_ data: Data, to url: URL, afterTemp: (() -> Void)? = nil) throws(WriteError) {
         let folder = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -39,7 +40,7 @@ package enum AtomicFile {
             unlink(temp.path)
             throw WriteError(path: url.path, errno: failure)
         }
-        if let failpointAfterTemp { Failpoint.hit(failpointAfterTemp) }
+        afterTemp?()
         guard rename(temp.path, url.path) == 0 else {
             let code = errno
             unlink(temp.path)

@@ -16,6 +16,8 @@ package struct PassSummary: Sendable, Equatable {
         case retriesLater(Date)                 // failed photos are due again after this pass
     }
     package var stop: Stop
+
+    package init(stop: Stop) { self.stop = stop }
 }
 
 extension Pipeline {
@@ -74,7 +76,7 @@ extension Pipeline {
                 let jobs: [ClaimedJob]
                 do {
                     jobs = try store.claim(limit: probeOnly ? 1 : min(settings.batchSize, enough - holding),
-                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease)
+                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease, now: Date())
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                     await wake.wait(timeout: .seconds(5))
@@ -100,7 +102,7 @@ extension Pipeline {
                     idleSince = since
                     if !released && ContinuousClock.now - since >= .seconds(9) {
                         released = true
-                        IdleMemory.release()
+                        onIdle()
                     }
                     let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSinceNow) } ?? 3600
                     await wake.wait(timeout: .seconds(min(untilRetry, 5)))
@@ -138,7 +140,7 @@ extension Pipeline {
         let health = try? store.providerHealth(accurate.name)
         do {
             let mayAsk = !(health?.isInForce(at: Date()) ?? false) && !(untilIdle && health?.isOutage == true)
-            let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk)
+            let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk, now: Date())
             if !jobs.isEmpty {
                 logger.info("Asking the accurate provider again about fast readings", metadata: [
                     "provider": "\(accurate.name)", "photos": "\(jobs.count)", "event": "recheck"])

@@ -9,7 +9,7 @@ import ShelfProviders
 import ShelfStore
 import ShelfTesting
 import Testing
-@testable import ShelfDaemon
+@testable import ShelfPipeline
 
 /// A provider that answers from a script, one reply per request, and remembers what it was sent.
 final class ScriptedProvider: VisionProvider {

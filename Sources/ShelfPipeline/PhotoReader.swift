@@ -8,7 +8,7 @@ import ShelfProviders
 import ShelfStore
 
 /// One provider's go at a photo.
-enum Step: Sendable {
+package enum Step: Sendable {
     case answered(ModelAnswer, ResultDocument.Run)
     case failed(PhotoError, ResultDocument.Run)
     /// The provider is paused or backing off: not asked.
@@ -18,33 +18,37 @@ enum Step: Sendable {
 }
 
 /// Hybrid: the accurate provider was not asked about a photo, so its fast reading is kept for review.
-struct AccurateNotAsked: Sendable {
+package struct AccurateNotAsked: Sendable {
     /// Every book of such a reading waits for a person with this reason.
-    static let reviewReason = "accurate_not_asked"
-    var provider: String
-    var reason: String
+    package static let reviewReason = "accurate_not_asked"
+    package var provider: String
+    package var reason: String
     /// Asked again when the provider answers (not after a recheck that it already answered).
-    var awaiting: Bool
+    package var awaiting: Bool
     /// How the accurate provider failed; nil when it was not asked at all (paused, backing off, down).
-    var error: PhotoError? = nil
+    package var error: PhotoError? = nil
 
-    var note: String {
+    package var note: String {
         "\(provider) (the accurate provider) was not asked: \(reason); this is the fast reading, every book waits for review"
             + (awaiting ? ", and the photo is read again when \(provider) answers" : "")
     }
 }
 
 /// A provider's answer kept on disk (the queue) or in memory (eval), replayed instead of asking again.
-struct SavedAnswer: Sendable {
+package struct SavedAnswer: Sendable {
     /// The queue's row for the answer; nil for one kept in memory.
-    var id: Int64?
-    var raw: RawResponse
-    var file: String
-    var latencyMs: Int?
+    package var id: Int64?
+    package var raw: RawResponse
+    package var file: String
+    package var latencyMs: Int?
+
+    package init(id: Int64?, raw: RawResponse, file: String, latencyMs: Int?) {
+        self.id = id; self.raw = raw; self.file = file; self.latencyMs = latencyMs
+    }
 }
 
 /// Where the answers of one photo are kept: a photo's answer is never paid for twice.
-protocol AnswerJournal: Sendable {
+package protocol AnswerJournal: Sendable {
     /// The saved answer of this photo from this provider and model, if there is a usable one.
     func saved(from provider: any VisionProvider) -> SavedAnswer?
     /// Keeps an answer before it is acted on, so a crash from here on replays it (a failure to keep it is
@@ -59,19 +63,19 @@ protocol AnswerJournal: Sendable {
 
 extension AnswerJournal {
     /// The queue asks again: a failure is the queue's to retry, back off or give up on.
-    func failure(from provider: any VisionProvider) -> PhotoError? { nil }
-    func failed(_ error: PhotoError, from provider: any VisionProvider) {}
+    package func failure(from provider: any VisionProvider) -> PhotoError? { nil }
+    package func failed(_ error: PhotoError, from provider: any VisionProvider) {}
 }
 
 /// Charges the photo for a request, once, just before the first request that costs anything.
-protocol AttemptMeter: Sendable {
+package protocol AttemptMeter: Sendable {
     /// The attempt the photo is on after charging.
     func charge() throws -> Int
 }
 
 /// Hears how each provider is doing and says whether it may be asked. The queue keeps it in the database
 /// (`StoredProviderHealth`); eval asks regardless and records nothing (`UntrackedProviderHealth`).
-protocol ProviderHealthRecorder: Sendable {
+package protocol ProviderHealthRecorder: Sendable {
     /// Whether a request may go to the provider now: open, the one probe of a provider that is down, or wait.
     func turn(_ provider: String) -> ProviderTurn
     /// The pause or backoff in force for the provider, if any (checked while a photo waits for its turn).
@@ -86,31 +90,31 @@ protocol ProviderHealthRecorder: Sendable {
 }
 
 /// What the reader made of a photo.
-enum PhotoReading: Sendable {
+package enum PhotoReading: Sendable {
     case read(ReadPhoto)
     /// No provider gave an answer to use: how the last one asked ended, and which one it was.
     case unread(Step, ProviderChannel, runs: [ResultDocument.Run])
 }
 
 /// A photo's checked and enriched books, with the answer they were decided from and every run made.
-struct ReadPhoto: Sendable {
-    var answer: ModelAnswer
+package struct ReadPhoto: Sendable {
+    package var answer: ModelAnswer
     /// The run whose answer decided the books.
-    var decided: ResultDocument.Run
-    var runs: [ResultDocument.Run]
-    var books: [Book]
+    package var decided: ResultDocument.Run
+    package var runs: [ResultDocument.Run]
+    package var books: [Book]
     /// The model's notes and the enrichment's (why the accurate provider was not asked is `notAsked.note`).
-    var notes: [String]
-    var notAsked: AccurateNotAsked?
+    package var notes: [String]
+    package var notAsked: AccurateNotAsked?
     /// What was measured on the photo while it was prepared (nil when every answer was replayed).
-    var signals: QualitySignals?
+    package var signals: QualitySignals?
 }
 
 /// Preprocessing is CPU-bound C work: it runs on one queue of its own, never on the cooperative pool,
 /// and one photo at a time (a 48-megapixel photo needs tens of megabytes while it is prepared).
 private let imagingQueue = DispatchQueue(label: "shelfd.imaging")
 
-func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async -> Result<PreparedPhoto, PhotoError> {
+package func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async -> Result<PreparedPhoto, PhotoError> {
     await withCheckedContinuation { continuation in
         imagingQueue.async {
             continuation.resume(returning: Result { () throws(PhotoError) in
@@ -125,20 +129,26 @@ func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async
 /// accurate provider when hybrid's fast one is unsure, and enriches the books. The queue, `scan`, `rescan` and
 /// `eval` all read photos here; what only the queue does is given to it as a journal, a meter and a health
 /// recorder.
-struct PhotoReader: Sendable {
-    let lineup: Lineup
-    let enricher: Enricher
-    let reviewThreshold: Double
+package struct PhotoReader: Sendable {
+    package let lineup: Lineup
+    package let enricher: Enricher
+    package let reviewThreshold: Double
     /// Larger photos are refused.
-    let maxPixels: Int
-    let health: any ProviderHealthRecorder
+    package let maxPixels: Int
+    package let health: any ProviderHealthRecorder
     /// Bounds the requests this process has in flight; nil: no bound (eval asks one photo at a time).
-    var slots: RequestSlots? = nil
+    package var slots: RequestSlots? = nil
     /// Shutting down: no new request goes out.
-    var shouldStop: @Sendable () -> Bool = { Task.isCancelled }
+    package var shouldStop: @Sendable () -> Bool = { Task.isCancelled }
+
+    package init(lineup: Lineup, enricher: Enricher, reviewThreshold: Double, maxPixels: Int, health: any ProviderHealthRecorder,
+                 slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }) {
+        self.lineup = lineup; self.enricher = enricher; self.reviewThreshold = reviewThreshold; self.maxPixels = maxPixels
+        self.health = health; self.slots = slots; self.shouldStop = shouldStop
+    }
 
     /// The books of a photo. `logger` carries the photo's metadata.
-    func read(_ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter, logger: Logger) async -> PhotoReading {
+    package func read(_ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter, logger: Logger) async -> PhotoReading {
         var prepared: [ImagePreset: PreparedPhoto] = [:]
         func signals() -> QualitySignals? { prepared.values.first?.signals }   // they describe the photo, not the preset
 
@@ -216,24 +226,24 @@ struct PhotoReader: Sendable {
         return AccurateNotAsked(provider: accurate.name, reason: reason, awaiting: true, error: error)
     }
 
-    func check(_ answer: ModelAnswer, source: String) -> [Book] {
+    package func check(_ answer: ModelAnswer, source: String) -> [Book] {
         BookChecker(reviewThreshold: reviewThreshold).check(answer.books, source: source)
     }
 
     /// Hybrid's rule: ask the accurate provider when the fast one saw no book at all, or any book below
     /// `escalateBelow` (a failed fast answer escalates too, before this is asked).
-    static func needsAccurateProvider(_ answer: ModelAnswer, escalateBelow: Double) -> Bool {
+    package static func needsAccurateProvider(_ answer: ModelAnswer, escalateBelow: Double) -> Bool {
         answer.books.isEmpty || answer.books.contains { $0.confidence < escalateBelow }
     }
 
     /// Hybrid: the accurate provider's reading wins for every book both saw; books only the fast one saw
     /// stay, marked with its name as their source.
-    static func merge(accurate: [Book], fast: [Book]) -> [Book] {
+    package static func merge(accurate: [Book], fast: [Book]) -> [Book] {
         accurate + fast.filter { book in !accurate.contains { $0.isSameWork(as: book) } }
     }
 
     /// Asks one provider: its saved answer if there is one (never paid twice), else a request.
-    func ask(_ channel: ProviderChannel, bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
+    package func ask(_ channel: ProviderChannel, bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
              prepared: inout [ImagePreset: PreparedPhoto], logger: Logger) async -> Step {
         let provider = channel.provider
         var logger = logger
@@ -383,10 +393,11 @@ struct PhotoReader: Sendable {
 }
 
 /// Eval's providers: always asked, nothing recorded (eval never pauses the user's queue).
-struct UntrackedProviderHealth: ProviderHealthRecorder {
-    func turn(_ provider: String) -> ProviderTurn { .open }
-    func inForce(_ provider: String) -> ProviderHealth? { nil }
-    func requested(_ provider: String, latency: Duration, outcome: String) {}
-    func answered(_ provider: String) {}
-    func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? { nil }
+package struct UntrackedProviderHealth: ProviderHealthRecorder {
+    package init() {}
+    package func turn(_ provider: String) -> ProviderTurn { .open }
+    package func inForce(_ provider: String) -> ProviderHealth? { nil }
+    package func requested(_ provider: String, latency: Duration, outcome: String) {}
+    package func answered(_ provider: String) {}
+    package func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? { nil }
 }

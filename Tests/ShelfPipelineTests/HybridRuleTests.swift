@@ -1,6 +1,6 @@
 import ShelfCore
 import Testing
-@testable import ShelfDaemon
+@testable import ShelfPipeline
 
 @Suite struct HybridRuleTests {
     static func answer(_ confidences: [Double]) -> ModelAnswer {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShelfDaemon
+@testable import ShelfPipeline
 
 @Suite struct WorkSignalTests {
     @Test("A timed-out wait does not end the signal: later waits still wait, and a notify still wakes them",

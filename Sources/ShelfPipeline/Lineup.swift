@@ -8,10 +8,10 @@ import ShelfStore
 /// A provider's request limits, kept in the database: every shelfd process that asks the provider (`watch`,
 /// a `run` the timer starts beside it, `scan`, `rescan`, `eval`) takes its turns from the same bucket.
 package struct SharedLimits: Sendable {
-    package let store: Store
+    package let store: any RequestBudgetStore
     package let budget: RequestBudget
 
-    package init(store: Store, budget: RequestBudget) { self.store = store; self.budget = budget }
+    package init(store: any RequestBudgetStore, budget: RequestBudget) { self.store = store; self.budget = budget }
 }
 
 /// How waiting for a request's turn ended.
@@ -29,7 +29,7 @@ package struct ProviderChannel: Sendable {
     /// What the provider is, for the facts kept about its kind (secrets, limits, label).
     package let kind: ProviderKind
     /// Nil: no limit of shelfd's own (a local server, whose queue is the limit; `doctor`, which sends no photo).
-    let limits: SharedLimits?
+    package let limits: SharedLimits?
 
     package init(_ provider: any VisionProvider, kind: ProviderKind, limits: SharedLimits?) {
         self.provider = provider
@@ -37,7 +37,7 @@ package struct ProviderChannel: Sendable {
         self.limits = limits
     }
 
-    var name: String { provider.name }
+    package var name: String { provider.name }
 
     /// Waits until the provider's limits let one more request start, and counts it. A turn is taken only
     /// when it is due, never reserved ahead, so a photo that gives up waiting leaves nothing for others to
@@ -47,7 +47,7 @@ package struct ProviderChannel: Sendable {
         while true {
             if shouldStop() { return .stopped }
             let turn: RequestTurn
-            do { turn = try limits.store.takeRequestTurn(provider: name, budget: limits.budget) } catch {
+            do { turn = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, now: nil) } catch {
                 // Never send uncounted: wait for the database (busy with a long write, or the disk full).
                 logger.warning("Cannot take a request turn", metadata: ["provider": "\(name)", "error": "\(error)"])
                 turn = .notBefore(Date().addingTimeInterval(1))

@@ -7,21 +7,28 @@ import ShelfCore
 import ShelfDigest
 import ShelfEnrichment
 import ShelfImaging
+import ShelfOutputs
 import ShelfProviders
 import ShelfStore
+
+/// Everything the pipeline asks of the store: the queue, the providers' health, the readings a person already
+/// decided, and what library.json and review/ are written from.
+package typealias PipelineStore = JobQueue & ProviderHealthStore & ReviewStore & LibraryStore
 
 /// Turns queued photos into results: claims batches, asks the provider (never twice for a saved answer),
 /// checks the books, writes results and the library, and commits each batch as one unit.
 package final class Pipeline: Sendable {
     package let settings: PipelineSettings
-    package let store: Store
+    package let store: any PipelineStore
     package let lineup: Lineup
     /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
     package let choice: Configuration.Provider?
     /// Looks books up in the configured sources and decides verified or needs_review.
     package let enricher: Enricher
-    let logger: Logger
-    let owner: String
+    package let logger: Logger
+    package let owner: String
+    /// Called once when the queue has been idle a while: the daemon gives memory back to the system.
+    package let onIdle: @Sendable () -> Void
     let slots: RequestSlots
     package let shutdown = ShutdownFlag()
     package let wake = WorkSignal()
@@ -29,11 +36,12 @@ package final class Pipeline: Sendable {
     package let pulse = LoopPulse()
     private let jobsInHand = Mutex<Set<Int64>>([])
 
-    package init(settings: PipelineSettings, store: Store, lineup: Lineup, choice: Configuration.Provider? = nil,
-                 enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current) {
+    package init(settings: PipelineSettings, store: any PipelineStore, lineup: Lineup, choice: Configuration.Provider? = nil,
+                 enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
+                 onIdle: @escaping @Sendable () -> Void = {}) {
         self.settings = settings; self.store = store; self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
-        self.logger = logger; self.owner = owner
+        self.logger = logger; self.owner = owner; self.onIdle = onIdle
         slots = RequestSlots(limit: settings.concurrency)
     }
 
@@ -64,7 +72,7 @@ package final class Pipeline: Sendable {
             return nil
         }
         let bytes: [UInt8]
-        switch Self.readFile(path) {
+        switch PhotoFile.read(path) {
         case .success(let data): bytes = data
         case .failure(let error):
             if error.code != .photoVanished { record(pathProblem: path, code: error.code, message: "\(relative): \(error.message)") }
@@ -74,7 +82,7 @@ package final class Pipeline: Sendable {
         do {
             let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
                                                    syncConflict: syncConflict, provider: lineup.name,
-                                                   providerChoice: choice?.rawValue)
+                                                   providerChoice: choice?.rawValue, now: Date())
             switch outcome {
             case .queued(let jobID):
                 logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",
@@ -102,7 +110,7 @@ package final class Pipeline: Sendable {
 
     private func record(pathProblem path: String, code: PhotoError.Code, message: String) {
         logger.warning("Photo cannot be read", metadata: ["photo.path": "\(path)", "reason": "\(message)"])
-        try? store.recordPathProblem(path: path, code: code, message: message, size: nil, mtime: nil)
+        try? store.recordPathProblem(path: path, code: code, message: message, size: nil, mtime: nil, now: Date())
     }
 
     static func relativePath(of path: String, under base: URL) -> String {
@@ -116,31 +124,6 @@ package final class Pipeline: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-    }
-
-    static func readFile(_ path: String) -> Result<[UInt8], PhotoError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                return .failure(PhotoError(.photoVanished, "the file is gone", disposition: .dead))
-            }
-            let hint = code == EACCES ? " (check its permissions: shelfd runs as user \(ProcessInfo.processInfo.userName))" : ""
-            return .failure(PhotoError(.permissionDenied, "cannot open: \(String(cString: strerror(code)))\(hint)", disposition: .dead))
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(PhotoError(.unreadableImage, "read failed: \(String(cString: strerror(errno)))", disposition: .dead))
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return .success(bytes)
     }
 
     // MARK: Provider health
@@ -178,7 +161,7 @@ package final class Pipeline: Sendable {
     package func heartbeatLoop() async {
         for await _ in AsyncTimerSequence.repeating(every: .seconds(max(5, settings.lease / 6))) {
             let ids = Array(jobsInHand.withLock { $0 })
-            do { try store.heartbeat(jobIDs: ids, owner: owner, lease: settings.lease) } catch {
+            do { try store.heartbeat(jobIDs: ids, owner: owner, lease: settings.lease, now: Date()) } catch {
                 logger.warning("Lease heartbeat failed", metadata: ["error": "\(error)"])
             }
         }
@@ -188,13 +171,13 @@ package final class Pipeline: Sendable {
 /// The providers' health in the database, shared by every shelfd process: the one place it is written from
 /// the pipeline (a request's outcome, a daily limit reached, a paused provider asked again).
 struct StoredProviderHealth: ProviderHealthRecorder {
-    let store: Store
+    let store: any ProviderHealthStore
     /// The longest wait between two probes of a provider that is down.
     let probeMax: TimeInterval
-    let logger: Logger
+    package let logger: Logger
 
     func turn(_ provider: String) -> ProviderTurn {
-        do { return try store.takeTurn(provider, ceiling: probeMax) } catch {
+        do { return try store.takeTurn(provider, ceiling: probeMax, now: Date()) } catch {
             logger.error("Cannot read the provider's state", metadata: ["error": "\(error)"])
             return .open
         }
@@ -206,7 +189,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     }
 
     func requested(_ provider: String, latency: Duration, outcome: String) {
-        try? store.recordRequest(provider: provider, latencyMs: latency.milliseconds, outcome: outcome)
+        try? store.recordRequest(provider: provider, latencyMs: latency.milliseconds, outcome: outcome, now: Date())
     }
 
     func answered(_ provider: String) {
@@ -242,7 +225,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     }
 
     func set(_ health: ProviderHealth) {
-        do { try store.setProviderHealth(health) } catch {
+        do { try store.setProviderHealth(health, now: Date()) } catch {
             logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
         }
         if health.state == .paused {

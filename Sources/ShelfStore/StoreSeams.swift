@@ -1,0 +1,72 @@
+import Foundation
+import ShelfCore
+
+// The narrow views of the store each side uses. The pipeline and the files people read hold these, never
+// `Store` itself, so that their unit tests stand on small fakes and a second store can stand behind the same
+// protocols. `Store` (SQLite) conforms to all of them. Requirements carry every argument (`now:` too): a
+// protocol has no default arguments, so callers through these views pass the time they mean.
+
+/// The queue as the pipeline sees it: sightings in, jobs claimed and leased, attempts charged, saved answers
+/// kept for replay, hybrid's rechecks, and one commit per batch.
+package protocol JobQueue: Sendable {
+    func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)?
+    func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
+                        syncConflict: Bool, provider: String, providerChoice: String?, now: Date) throws -> SightingOutcome
+    func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
+    func prunePathProblems(stillThere: (String) -> Bool) throws
+
+    func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws -> [ClaimedJob]
+    func nextRetryDate() throws -> Date?
+    func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws
+    func chargeAttempt(jobID: Int64, now: Date) throws -> Int
+    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws
+    /// The job whose result is at `resultPath` (the run a rescan keeps in results/.history).
+    func jobID(resultPath: String) throws -> Int64?
+
+    func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
+                        latencyMs: Int?, now: Date) throws -> Int64
+    func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse?
+    func markResponseUnusable(id: Int64) throws
+
+    func isRecheck(jobID: Int64) throws -> Bool
+    func awaitingCount(provider: String) throws -> Int
+    func requeueAwaiting(provider: String, oneMore: Bool, now: Date) throws -> [Int64]
+}
+
+/// The providers' and book sources' health, shared by every shelfd process.
+package protocol ProviderHealthStore: Sendable {
+    func providerHealth(_ name: String) throws -> ProviderHealth?
+    func setProviderHealth(_ health: ProviderHealth, now: Date) throws
+    func takeTurn(_ name: String, ceiling: TimeInterval, now: Date) throws -> ProviderTurn
+    func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
+                      ceiling: TimeInterval, notBefore: Date?, now: Date) throws -> ProviderHealth
+    func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws
+    func liftPause(_ name: String) throws
+}
+
+/// The request budgets every shelfd process that asks a provider takes its turns from. `now`: nil for the
+/// store's own clock.
+package protocol RequestBudgetStore: Sendable {
+    func takeRequestTurn(provider: String, budget: RequestBudget, now: Date?) throws -> RequestTurn
+}
+
+/// The review queue: the open items and a person's decisions.
+package protocol ReviewStore: Sendable {
+    func openReviewItems() throws -> [ReviewItem]
+    func reviewItem(_ id: String) throws -> ReviewItem
+    /// The readings of a photo a person already decided (they are not asked again).
+    func decidedReadings(sha256: String) throws -> Set<String>
+    func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution
+}
+
+/// What library.json and review/ are written from.
+package protocol LibraryStore: Sendable {
+    /// The database file: the files lock sits beside it.
+    var path: String { get }
+    func library() throws -> [LibraryDocument.Entry]
+    func openReviewItems() throws -> [ReviewItem]
+    /// Where a photo has been seen, newest first: its review crops are cut from the original.
+    func photoLocations(sha256: String) throws -> [String]
+}
+
+extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore {}

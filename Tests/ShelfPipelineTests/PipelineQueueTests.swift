@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import Synchronization
+import ShelfConfig
+import ShelfCore
+import ShelfDigest
+import ShelfEnrichment
+import ShelfProviders
+import ShelfStore
+import ShelfTesting
+import Testing
+@testable import ShelfPipeline
+
+/// A queue in memory: hands out the batches it was given, one per claim, and remembers every commit.
+final class FakeQueue: PipelineStore {
+    struct State {
+        var batches: [[ClaimedJob]] = []
+        var claims: [Int] = []                     // the limit of each claim
+        var commits: [[JobOutcome]] = []
+        var health: [String: ProviderHealth] = [:]
+        var attempts: [Int64: Int] = [:]
+        var responses: Int64 = 0
+        var sightings: [String: (size: Int64, mtime: Double, sha256: String, relativePath: String)] = [:]
+        var recorded = 0                           // sightings recorded
+    }
+    let path: String
+    let state: Mutex<State>
+
+    init(folder: URL, batches: [[ClaimedJob]] = [], health: [ProviderHealth] = []) {
+        path = folder.appendingPathComponent("shelfd.sqlite").path
+        state = Mutex(State(batches: batches, health: Dictionary(uniqueKeysWithValues: health.map { ($0.name, $0) })))
+    }
+
+    var claims: [Int] { state.withLock { $0.claims } }
+    var commits: [[JobOutcome]] { state.withLock { $0.commits } }
+
+    // JobQueue
+    func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)? {
+        state.withLock { $0.sightings[path].map { ($0.size, $0.mtime, $0.sha256) } }
+    }
+    func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool,
+                        provider: String, providerChoice: String?, now: Date) throws -> SightingOutcome {
+        state.withLock { state in
+            let known = state.sightings.values.contains { $0.sha256 == sha256 }
+            state.sightings[path] = (size, mtime, sha256, relativePath)
+            state.recorded += 1
+            return known ? .knownPhoto(sha256: sha256) : .queued(jobID: Int64(state.recorded))
+        }
+    }
+    func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws {}
+    func prunePathProblems(stillThere: (String) -> Bool) throws {}
+    func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws -> [ClaimedJob] {
+        state.withLock { state in
+            state.claims.append(limit)
+            return state.batches.isEmpty ? [] : Array(state.batches.removeFirst().prefix(limit))
+        }
+    }
+    func nextRetryDate() throws -> Date? { nil }
+    func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws {}
+    func chargeAttempt(jobID: Int64, now: Date) throws -> Int {
+        state.withLock { $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]! }
+    }
+    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws {
+        state.withLock { $0.commits.append(outcomes) }
+    }
+    func jobID(resultPath: String) throws -> Int64? { nil }
+    func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
+                        latencyMs: Int?, now: Date) throws -> Int64 {
+        state.withLock { $0.responses += 1; return $0.responses }
+    }
+    func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? { nil }
+    func markResponseUnusable(id: Int64) throws {}
+    func isRecheck(jobID: Int64) throws -> Bool { false }
+    func awaitingCount(provider: String) throws -> Int { 0 }
+    func requeueAwaiting(provider: String, oneMore: Bool, now: Date) throws -> [Int64] { [] }
+
+    // ProviderHealthStore
+    func providerHealth(_ name: String) throws -> ProviderHealth? { state.withLock { $0.health[name] } }
+    func setProviderHealth(_ health: ProviderHealth, now: Date) throws { state.withLock { $0.health[health.name] = health } }
+    func takeTurn(_ name: String, ceiling: TimeInterval, now: Date) throws -> ProviderTurn { .open }
+    func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
+                      ceiling: TimeInterval, notBefore: Date?, now: Date) throws -> ProviderHealth {
+        ProviderHealth(name: name, state: state, code: code, message: message)
+    }
+    func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws {}
+    func liftPause(_ name: String) throws {}
+
+    // ReviewStore, LibraryStore
+    func openReviewItems() throws -> [ReviewItem] { [] }
+    func reviewItem(_ id: String) throws -> ReviewItem { throw CancellationError() }
+    func decidedReadings(sha256: String) throws -> Set<String> { [] }
+    func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution { throw CancellationError() }
+    func library() throws -> [LibraryDocument.Entry] { [] }
+    func photoLocations(sha256: String) throws -> [String] { [] }
+}
+
+/// The scheduler's claim loop and a batch's commit, driven with a fake queue: no database, no network.
+@Suite struct PipelineQueueTests {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-pipeline-\(UUID().uuidString)")
+
+    func settings() -> PipelineSettings {
+        PipelineSettings(batchSize: 4, concurrency: 2, reviewThreshold: 0.6, maxAttempts: 3, moveAfter: false,
+                         incoming: root.appendingPathComponent("incoming"), results: root.appendingPathComponent("results"),
+                         processed: root.appendingPathComponent("processed"),
+                         libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
+                         responses: root.appendingPathComponent("state/responses"))
+    }
+
+    func pipeline(_ queue: FakeQueue, replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
+        let provider = ScriptedProvider("gemini", replies)
+        return Pipeline(settings: settings(), store: queue,
+                        lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"))
+    }
+
+    @Test("A pass over an empty queue claims once, up to a batch, and stops idle")
+    func emptyQueue() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let queue = FakeQueue(folder: root)
+        let summary = await pipeline(queue).processQueue(untilIdle: true, keepsLeases: false)
+        #expect(summary.stop == .idle)
+        #expect(queue.claims == [4])
+        #expect(queue.commits.isEmpty)
+    }
+
+    @Test("A paused provider ends a pass before anything is claimed")
+    func pausedProvider() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let paused = ProviderHealth(name: "gemini", state: .paused, code: "provider_auth", message: "the API key was refused")
+        let queue = FakeQueue(folder: root, batches: [[job(1, "a.jpg", sha256: "00")]], health: [paused])
+        let summary = await pipeline(queue).processQueue(untilIdle: true, keepsLeases: false)
+        #expect(summary.stop == .providerPaused("the API key was refused"))
+        #expect(queue.claims.isEmpty)
+        #expect(queue.commits.isEmpty)
+    }
+
+    @Test("Ingest hashes a new photo once and queues it; the same file unchanged is not read again; a copy is a sighting")
+    func ingest() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let photo = JPEGFactory.shelf(width: 320, height: 240, seed: 5)
+        let incoming = root.appendingPathComponent("incoming/hall")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let first = incoming.appendingPathComponent("one.jpg"), copy = incoming.appendingPathComponent("copy.jpg")
+        try Data(photo).write(to: first)
+        try Data(photo).write(to: copy)
+        let queue = FakeQueue(folder: root)
+        let pipeline = pipeline(queue)
+
+        #expect(pipeline.ingest(path: first.path) == .queued(jobID: 1))
+        let seen = try #require(queue.state.withLock { $0.sightings[first.path] })
+        #expect(seen.sha256 == SHA256.hex(of: photo))
+        #expect(seen.relativePath == "hall/one.jpg")
+        #expect(pipeline.ingest(path: first.path) == .unchanged)
+        #expect(pipeline.ingest(path: copy.path) == .knownPhoto(sha256: SHA256.hex(of: photo)))
+        #expect(queue.state.withLock { $0.recorded } == 2, "the unchanged file was not recorded again")
+    }
+
+    @Test("A claimed batch is read, its result written, and committed once with every photo's outcome")
+    func batchCommit() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let photo = JPEGFactory.shelf(width: 640, height: 480, seed: 3)
+        let incoming = root.appendingPathComponent("incoming/living-room")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        try Data(photo).write(to: incoming.appendingPathComponent("shelf.jpg"))
+        let found = job(1, "living-room/shelf.jpg", sha256: SHA256.hex(of: photo))
+        let gone = job(2, "living-room/gone.jpg", sha256: String(repeating: "ab", count: 32))
+        let queue = FakeQueue(folder: root, batches: [[found, gone]])
+        let answer = ModelAnswer(books: [Detection(title: "Dune", author: "Frank Herbert", confidence: 0.95)])
+
+        let summary = await pipeline(queue, replies: [.success(answer)]).processQueue(untilIdle: true, keepsLeases: false)
+
+        #expect(summary.stop == .idle)
+        let commits = queue.commits
+        try #require(commits.count == 1, "one commit for the whole batch")
+        let outcomes = Dictionary(uniqueKeysWithValues: commits[0].map { ($0.job.id, $0.result) })
+        guard case .finished(let books, let resultPath, _) = outcomes[1] else {
+            Issue.record("the photo on disk is not finished: \(String(describing: outcomes[1]))"); return
+        }
+        #expect(books.map(\.title) == ["Dune"])
+        #expect(resultPath == root.appendingPathComponent("results/living-room/shelf.json").path)
+        #expect(FileManager.default.fileExists(atPath: resultPath))
+        guard case .dead(let code, _) = outcomes[2] else {
+            Issue.record("the vanished photo is not dead: \(String(describing: outcomes[2]))"); return
+        }
+        #expect(code == .photoVanished)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("library.json").path),
+                "library.json follows the commit")
+    }
+
+    private func job(_ id: Int64, _ relative: String, sha256: String) -> ClaimedJob {
+        ClaimedJob(id: id, sha256: sha256, attempts: 0, batchID: 1, relativePath: relative,
+                   paths: [PhotoPath(path: root.appendingPathComponent("incoming/\(relative)").path, relativePath: relative)])
+    }
+}
