@@ -23,7 +23,10 @@ struct ThroughputBenchmark: ParsableCommand {
     @Option(name: .customLong("latency-ms"), help: "The emulator's answer latency, in milliseconds.") var latencyMs = 1000
     @Option(help: "[pipeline] concurrency: requests in flight.") var concurrency = 2
     @Option(name: .customLong("batch-size"), help: "[pipeline] batch_size.") var batchSize = 5
-    @Option(name: .customLong("idle-s"), help: "How long the idle daemon is watched, in seconds.") var idleSeconds = 10
+    // 15 s: the scheduler gives memory back 9 s after the queue went idle, at its next wake-up (every 5 s at
+    // most), so 2 + 15 s after the last result the RSS read is the one an idle daemon keeps; at 2 + 10 s it was
+    // read before or after that release by chance.
+    @Option(name: .customLong("idle-s"), help: "How long the idle daemon is watched, in seconds.") var idleSeconds = 15
     @Option(name: .customLong("requests-per-minute"),
             help: "[gemini] requests_per_minute: measure pacing against this limit (default: no limit).")
     var requestsPerMinute: Int?

@@ -91,7 +91,12 @@ package final class OCRProvider: VisionProvider {
 
     package func checkReachable() async -> Result<String, PhotoError> {
         if let problem = languageProblem() { return .failure(problem) }
-        return .success("Tesseract \(OCRLane.version) reads \(settings.languages.joined(separator: "+")) from \(settings.dataPath ?? "?")")
+        // `doctor` opens the library, to say whether it is installed; the daemon opens it on its first photo.
+        guard let installed = TesseractEngine.installedVersion else {
+            return .failure(PhotoError(.providerModel, "libtesseract could not be opened. Install it: sudo apt-get install libtesseract5",
+                                       disposition: .providerBroken))
+        }
+        return .success("Tesseract \(installed) reads \(settings.languages.joined(separator: "+")) from \(settings.dataPath ?? "?")")
     }
 
     /// The configured languages' traineddata, when some are missing.

@@ -35,54 +35,66 @@ package struct RecognisedWord: Sendable, Equatable {
 /// Owns one Tesseract engine, loaded with its languages once (it takes a good fraction of a second).
 /// Not Sendable: made for a serial queue and used there.
 package final class TesseractEngine {
+    /// libtesseract's functions: the library is opened on the first engine, not at start (see CTesseract's shim.h).
+    private let api: ShelfTesseract
     private let handle: OpaquePointer
 
     /// Loads `languages` (traineddata names such as "eng", "spa") from `dataPath`.
     package init(languages: [String], dataPath: String) throws(OCRError) {
-        guard let handle = TessBaseAPICreate() else { throw OCRError(.engineInit, "Tesseract could not be started.") }
+        guard let api = shelf_tesseract()?.pointee else {
+            throw OCRError(.engineInit, "libtesseract could not be opened (\(String(cString: shelf_tesseract_error()))). "
+                           + "Install it: sudo apt-get install libtesseract5")
+        }
+        guard let handle = api.TessBaseAPICreate() else { throw OCRError(.engineInit, "Tesseract could not be started.") }
         // The LSTM engine (OEM 1): the only one the packaged "fast/best" traineddata carry.
-        let status = TessBaseAPIInit2(handle, dataPath, languages.joined(separator: "+"), OEM_LSTM_ONLY)
+        let status = api.TessBaseAPIInit2(handle, dataPath, languages.joined(separator: "+"), OEM_LSTM_ONLY)
         guard status == 0 else {
-            TessBaseAPIDelete(handle)
+            api.TessBaseAPIDelete(handle)
             throw OCRError(.engineInit, "Tesseract could not load \(languages.joined(separator: "+")) from \(dataPath); run 'shelfd doctor'.")
         }
         // No debug output on stderr (Tesseract writes warnings there by default).
-        _ = TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
+        _ = api.TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
+        self.api = api
         self.handle = handle
     }
 
-    /// The library's version, "5.3.0".
-    package static var version: String { String(cString: TessVersion()) }
+    /// The version shelfd was built against, "5.3.0": what results and `status` record as the model. It is
+    /// the header's, so that naming the model does not open the library (the one opened has the same major
+    /// version, and Debian ships the headers and the library from one source package).
+    package static var version: String { TESSERACT_VERSION_STR }
+
+    /// The version of the library that is installed, opening it; nil when it cannot be opened.
+    package static var installedVersion: String? { shelf_tesseract()?.pointee.TessVersion().map { String(cString: $0) } }
 
     deinit {
-        TessBaseAPIEnd(handle)
-        TessBaseAPIDelete(handle)
+        api.TessBaseAPIEnd(handle)
+        api.TessBaseAPIDelete(handle)
     }
 
     /// The words on `image`, found as sparse text (PSM 11: no assumption of columns or paragraphs, which a
     /// shelf does not have).
     package func words(in image: GreyImage) throws(OCRError) -> [RecognisedWord] {
-        TessBaseAPISetPageSegMode(handle, PSM_SPARSE_TEXT)
+        api.TessBaseAPISetPageSegMode(handle, PSM_SPARSE_TEXT)
         image.pixels.withUnsafeBufferPointer { pixels in
-            TessBaseAPISetImage(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
+            api.TessBaseAPISetImage(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
         }
         // The photo has no meaningful resolution; 300 dpi keeps Tesseract from guessing (and warning).
-        TessBaseAPISetSourceResolution(handle, 300)
-        defer { TessBaseAPIClear(handle) }
-        guard TessBaseAPIRecognize(handle, nil) == 0 else { throw OCRError(.recognition, "Tesseract could not read the photo.") }
-        guard let iterator = TessBaseAPIGetIterator(handle) else { return [] }
-        defer { TessResultIteratorDelete(iterator) }
+        api.TessBaseAPISetSourceResolution(handle, 300)
+        defer { api.TessBaseAPIClear(handle) }
+        guard api.TessBaseAPIRecognize(handle, nil) == 0 else { throw OCRError(.recognition, "Tesseract could not read the photo.") }
+        guard let iterator = api.TessBaseAPIGetIterator(handle) else { return [] }
+        defer { api.TessResultIteratorDelete(iterator) }
         var words: [RecognisedWord] = []
-        let page = TessResultIteratorGetPageIterator(iterator)
+        let page = api.TessResultIteratorGetPageIterator(iterator)
         repeat {
-            guard let raw = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
+            guard let raw = api.TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
             let text = String(cString: raw)
-            TessDeleteText(raw)
+            api.TessDeleteText(raw)
             var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
-            guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
-            words.append(RecognisedWord(text: text, confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)),
+            guard api.TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
+            words.append(RecognisedWord(text: text, confidence: Double(api.TessResultIteratorConfidence(iterator, RIL_WORD)),
                                         left: Int(left), top: Int(top), right: Int(right), bottom: Int(bottom)))
-        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+        } while api.TessResultIteratorNext(iterator, RIL_WORD) != 0
         return words
     }
 }

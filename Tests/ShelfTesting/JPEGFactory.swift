@@ -194,35 +194,38 @@ package enum JPEGFactory {
     }
 
     /// Whether this libheif can write HEVC (Debian's links x265): when not, `heic` returns nil.
-    package static var canEncodeHEIC: Bool { heif_have_encoder_for_format(heif_compression_HEVC) != 0 }
+    package static var canEncodeHEIC: Bool {
+        guard let heif = shelf_heif()?.pointee else { return false }
+        return heif.heif_have_encoder_for_format(heif_compression_HEVC) != 0
+    }
 
     /// A HEIC (HEVC in HEIF) of the given RGB pixels, made in-process with libheif and x265. `orientation`
     /// (EXIF numbering) becomes irot/imir boxes, which readers must apply. Nil when no HEVC encoder is available.
     package static func heic(rgb pixels: [UInt8], width: Int, height: Int, quality: Int = 80, orientation: Int = 1) -> [UInt8]? {
-        guard canEncodeHEIC, let context = heif_context_alloc() else { return nil }
-        defer { heif_context_free(context) }
+        guard canEncodeHEIC, let heif = shelf_heif()?.pointee, let context = heif.heif_context_alloc() else { return nil }
+        defer { heif.heif_context_free(context) }
         var encoder: OpaquePointer?
-        guard heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder).code == heif_error_Ok,
+        guard heif.heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder).code == heif_error_Ok,
               let encoder else { return nil }
-        defer { heif_encoder_release(encoder) }
-        _ = heif_encoder_set_lossy_quality(encoder, Int32(quality))
+        defer { heif.heif_encoder_release(encoder) }
+        _ = heif.heif_encoder_set_lossy_quality(encoder, Int32(quality))
         var image: OpaquePointer?
-        guard heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image).code
+        guard heif.heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image).code
                 == heif_error_Ok, let image else { return nil }
-        defer { heif_image_release(image) }
-        guard heif_image_add_plane(image, heif_channel_interleaved, Int32(width), Int32(height), 8).code == heif_error_Ok
+        defer { heif.heif_image_release(image) }
+        guard heif.heif_image_add_plane(image, heif_channel_interleaved, Int32(width), Int32(height), 8).code == heif_error_Ok
         else { return nil }
         var stride: Int32 = 0
-        guard let plane = heif_image_get_plane(image, heif_channel_interleaved, &stride) else { return nil }
+        guard let plane = heif.heif_image_get_plane(image, heif_channel_interleaved, &stride) else { return nil }
         pixels.withUnsafeBufferPointer { source in
             for y in 0..<height {
                 (plane + y * Int(stride)).update(from: source.baseAddress! + y * width * 3, count: width * 3)
             }
         }
-        let options = heif_encoding_options_alloc()
-        defer { heif_encoding_options_free(options) }
+        let options = heif.heif_encoding_options_alloc()
+        defer { heif.heif_encoding_options_free(options) }
         options?.pointee.image_orientation = heif_orientation(rawValue: UInt32(orientation))
-        guard heif_context_encode_image(context, image, encoder, options, nil).code == heif_error_Ok else { return nil }
+        guard heif.heif_context_encode_image(context, image, encoder, options, nil).code == heif_error_Ok else { return nil }
         final class Sink { var bytes: [UInt8] = [] }
         let sink = Sink()
         var writer = heif_writer(writer_api_version: 1, write: { _, data, size, userdata in
@@ -232,7 +235,7 @@ package enum JPEGFactory {
             return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: success)
         })
         let status = withExtendedLifetime(sink) {
-            heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque())
+            heif.heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque())
         }
         return status.code == heif_error_Ok ? sink.bytes : nil
     }
