@@ -153,31 +153,11 @@ package final class LoopPulse: Sendable {
 }
 
 /// Set once when the process is asked to stop (the services' graceful shutdown sets it): the scheduler's
-/// loop reads it at every turn. Tasks can wait for it.
+/// loop and the photo reader read it at every turn.
 package final class ShutdownFlag: Sendable {
-    private let state = Mutex<(set: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let flag = Atomic<Bool>(false)
     package init() {}
 
-    package var isSet: Bool { state.withLock { $0.set } }
-
-    package func set() {
-        let waiters = state.withLock { state in
-            state.set = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once `set()` has been called.
-    package func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let already = state.withLock { state in
-                if state.set { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if already { continuation.resume() }
-        }
-    }
+    package var isSet: Bool { flag.load(ordering: .acquiring) }
+    package func set() { flag.store(true, ordering: .releasing) }
 }

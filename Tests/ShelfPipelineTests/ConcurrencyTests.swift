@@ -55,17 +55,6 @@ import Testing
         signal.notify()
         _ = await rest
     }
-
-    @Test("The shutdown flag wakes a task waiting for it", .timeLimit(.minutes(1)))
-    func shutdownWakesWaiters() async {
-        let flag = ShutdownFlag()
-        async let waited: Void = flag.wait()
-        try? await Task.sleep(for: .milliseconds(20))
-        flag.set()
-        await waited
-        #expect(flag.isSet)
-        await flag.wait()                                // already set: returns at once
-    }
 }
 
 @Suite struct RequestSlotsTests {
