@@ -98,7 +98,8 @@ extension Pipeline {
         SourceHealthRecord.save(enricher.sources, to: store)
         // Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
         // waits again only when the accurate provider still gave no verdict on the photo.
-        if let error = read.notAsked?.error, Self.isPhotosOwn(error), (try? store.isRecheck(jobID: job.id)) ?? false {
+        let recheck = read.notAsked != nil && ((try? store.isRecheck(jobID: job.id)) ?? false)
+        if recheck, let error = read.notAsked?.error, Self.isPhotosOwn(error) {
             read.notAsked?.awaiting = false
         }
         let notes = read.notes + [read.notAsked?.note].compactMap { $0 }
@@ -121,7 +122,10 @@ extension Pipeline {
             runs: read.runs, decidedBy: read.decided.provider, signals: read.signals)
         let location = resultLocation(for: job)
         let review = books.contains { $0.status == .needsReview }
-        return .answered(PhotoAnswer(document: document, resultURL: location.url, previous: location.previous,
+        // A recheck that still could not ask the accurate provider wrote the same fast reading as the result it
+        // replaces: that one is not kept in the history again (a long outage would leave a copy per probe).
+        let stillWaiting = recheck && read.notAsked?.awaiting == true
+        return .answered(PhotoAnswer(document: document, resultURL: location.url, previous: stillWaiting ? nil : location.previous,
                                      review: review, awaiting: read.notAsked?.awaiting == true ? read.notAsked?.provider : nil,
                                      photo: review ? bytes : nil))
     }
@@ -185,7 +189,7 @@ extension Pipeline {
             let delay = after ?? Self.backoff(attempt: attempts)
             return .failed(error.code, message: error.message, retryAt: Date().addingTimeInterval(delay))
         case .providerWait, .providerBroken:
-            health.failed(channel.name, error: error, probe: false)
+            // The reader told the provider's health when the request failed: the photo only goes back, uncharged.
             return .released(error.code, message: error.message, refundAttempt: charged)
         }
     }
