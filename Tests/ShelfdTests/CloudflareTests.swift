@@ -11,10 +11,7 @@ struct CloudflareTests {
         let fast = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.8, box2D: [100, 100, 900, 150])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(.init(reply: .books([fast]))) { cloudflare in
-                let root = try ShelfRoot(geminiURL: gemini.baseURL,
-                                         overrides: ["cloudflare": ["base_url": "\"\(cloudflare.baseURL)\""]])
-                root.environment["CLOUDFLARE_API_TOKEN"] = CloudflareEmulator.defaultToken
-                root.environment["CLOUDFLARE_ACCOUNT_ID"] = CloudflareEmulator.defaultAccount
+                let root = try ShelfRoot(geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL)
                 let photo = try root.drop(JPEGFactory.shelf(seed: 800), as: "a.jpg")
                 #expect(try await root.shelfd("run").status == 0)
                 #expect(try root.resultDocuments().first?.decidedBy == "gemini")
@@ -43,12 +40,8 @@ struct CloudflareTests {
                                                rules: [.init(photo: .any, replies: [.tooLarge, .books([emma])])])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(script) { cloudflare in
-                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: [
-                    "pipeline": ["provider": "\"cloudflare\""],
-                    "cloudflare": ["base_url": "\"\(cloudflare.baseURL)\""],
-                ])
-                root.environment["CLOUDFLARE_API_TOKEN"] = CloudflareEmulator.defaultToken
-                root.environment["CLOUDFLARE_ACCOUNT_ID"] = CloudflareEmulator.defaultAccount
+                let root = try ShelfRoot(geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL,
+                                         overrides: ["pipeline": ["provider": "\"cloudflare\""]])
                 try root.drop(JPEGFactory.shelf(width: 3000, height: 2000, seed: 810), as: "big.jpg")
                 let run = try await root.shelfd("run")
                 #expect(run.status == 0, "\(run.stderr)")

@@ -24,6 +24,15 @@ final class ShelfRoot: @unchecked Sendable {
     var environment: [String: String]
 
     /// `overrides` replace or add keys per section, as raw TOML values: `["pipeline": ["batch_size": "2"]]`.
+    /// A root whose Cloudflare section points at `cloudflareURL`, with the emulator's token and account.
+    convenience init(geminiURL: String? = nil, cloudflareURL: String, overrides: [String: [String: String]] = [:]) throws {
+        var overrides = overrides
+        overrides["cloudflare", default: [:]]["base_url"] = "\"\(cloudflareURL)\""
+        try self.init(geminiURL: geminiURL, overrides: overrides)
+        environment["CLOUDFLARE_API_TOKEN"] = CloudflareEmulator.defaultToken
+        environment["CLOUDFLARE_ACCOUNT_ID"] = CloudflareEmulator.defaultAccount
+    }
+
     init(geminiURL: String? = nil, apiKey: String? = GeminiEmulator.defaultKey, overrides: [String: [String: String]] = [:]) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-it-\(UUID().uuidString.prefix(8))")
         environment = ["HOME": base.path, "PATH": "/usr/bin:/bin"]

@@ -53,10 +53,7 @@ struct RescanTests {
         let emma = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.9, box2D: [100, 100, 900, 150])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(.init(licenseAgreed: true, reply: .books([emma]))) { cloudflare in
-                let root = try ShelfRoot(geminiURL: gemini.baseURL,
-                                         overrides: ["cloudflare": ["base_url": "\"\(cloudflare.baseURL)\""]])
-                root.environment["CLOUDFLARE_API_TOKEN"] = CloudflareEmulator.defaultToken
-                root.environment["CLOUDFLARE_ACCOUNT_ID"] = CloudflareEmulator.defaultAccount
+                let root = try ShelfRoot(geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL)
                 let path = try root.drop(JPEGFactory.shelf(seed: 610), as: "hall/IMG_1.jpg")
                 #expect(try await root.shelfd("run").status == 0)
                 #expect(try root.resultDocuments().first?.decidedBy == "gemini")
