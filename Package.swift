@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let settings: [SwiftSetting] = [
@@ -16,6 +16,11 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        // The web page: the HTTP server (without swift-configuration, which shelfd.toml makes unneeded),
+        // its templates, and /metrics.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries, each through a modulemap and a header of static inline shims.
@@ -86,9 +91,19 @@ let package = Package(
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ], swiftSettings: settings),
+        // The web page and the API for scripts: one more service of `watch`, or `shelfd web` alone. Templates,
+        // stylesheet and script are compiled into the binary (embedInCode): an installed shelfd is one file.
+        .target(name: "ShelfWeb", dependencies: [
+            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfOutputs", "ShelfExport", "ShelfDaemon",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], resources: [.embedInCode("Resources")], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
+            "ShelfDaemon", "ShelfWeb", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
@@ -111,6 +126,7 @@ let package = Package(
         ], swiftSettings: settings),
         .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
+        .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),

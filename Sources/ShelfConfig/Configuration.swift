@@ -15,6 +15,7 @@ package struct Configuration: Sendable, Equatable {
     package var ocr = OCR()
     package var export = Export()
     package var log = Log()
+    package var web = Web()
 
     package init(paths: Paths) { self.paths = paths }
 
@@ -135,9 +136,55 @@ package struct Configuration: Sendable, Equatable {
         case trace, debug, info, notice, warning, error
     }
 
+    /// The web page and API `watch` and `shelfd web` serve.
+    package struct Web: Sendable, Equatable {
+        /// `host:port`; empty: no web server. Only a loopback host works without the secret `web_token`.
+        package var listen = "127.0.0.1:8787"
+        /// False also turns the server off, keeping `listen` for later.
+        package var enabled = true
+        /// The largest photo the upload form takes, in MiB.
+        package var maxUploadMB = 40
+        package init() {}
+
+        /// The address to listen on, when serving is on.
+        package var address: ListenAddress? {
+            enabled && !listen.isEmpty ? ListenAddress(listen) : nil
+        }
+    }
+
     package struct Log: Sendable, Equatable {
         /// `--log-level` overrides it.
         package var level = LogLevel.info
         package init() {}
     }
+}
+
+/// `host:port` as `[web] listen` writes it (`[::1]:8787` for IPv6).
+package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+
+    package init?(_ text: String) {
+        let host: Substring, port: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            port = rest.dropFirst()
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, !host.contains(" "), let number = Int(port), (0...65_535).contains(number) else { return nil }
+        self.host = String(host)
+        self.port = number
+    }
+
+    /// Loopback: reachable from this machine only, so no token is needed.
+    package var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

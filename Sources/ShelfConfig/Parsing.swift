@@ -15,6 +15,7 @@ extension Configuration {
         (ProviderKind.ocr.facts.section, ProviderKind.ocr.facts.keys),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
+        ("web", ["listen", "enabled", "max_upload_mb"]),
     ]
 
     /// Parses the text of a configuration file. `file` names it in errors, and relative paths in it
@@ -88,6 +89,16 @@ extension Configuration {
         }
         if let t = reader.section(document, "log") {
             config.log.level = try reader.choice(t, "log", "level", config.log.level)
+        }
+        if let t = reader.section(document, "web") {
+            var w = config.web
+            w.listen = try reader.string(t, "web", "listen", w.listen)
+            w.enabled = try reader.bool(t, "web", "enabled", w.enabled)
+            w.maxUploadMB = try reader.int(t, "web", "max_upload_mb", w.maxUploadMB, 1...4096)
+            if !w.listen.isEmpty && ListenAddress(w.listen) == nil {
+                throw reader.invalid("web", "listen", "is \"\(w.listen)\"; write host:port, e.g. \"127.0.0.1:8787\" (\"\" turns the web page off)")
+            }
+            config.web = w
         }
 
         config.paths = try resolvePaths(root: paths.root, state: paths.state, home: environment["HOME"],
@@ -193,6 +204,12 @@ struct Reader {
             throw outOfRange(section, key, "\(int)", allowed: allowed)
         }
         return int
+    }
+
+    func bool(_ t: TOMLTable, _ section: String, _ key: String, _ current: Bool) throws(ConfigError) -> Bool {
+        guard let value = t[key] else { return current }
+        guard let bool = value.bool else { throw wrongType(section, key, value, expected: "true or false", example: "\(current)") }
+        return bool
     }
 
     /// A number from 0 to 1; `1` and `0` written as integers count too.

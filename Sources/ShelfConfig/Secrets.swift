@@ -10,6 +10,8 @@ package struct Secrets: Sendable, Equatable {
         case cloudflareAccountID = "cloudflare_account_id"
         case openAIAPIKey = "openai_api_key"
         case googleBooksAPIKey = "google_books_api_key"
+        /// Lets the web page listen beyond loopback; the one-time login links are made from it.
+        case webToken = "web_token"
 
         /// The credential name is the lower-case form; the environment variable the upper-case one.
         package var credentialName: String { rawValue }
@@ -36,6 +38,7 @@ package struct Secrets: Sendable, Equatable {
     package var cloudflareAccountID: Secret? { values[.cloudflareAccountID] }
     package var openAIAPIKey: Secret? { values[.openAIAPIKey] }
     package var googleBooksAPIKey: Secret? { values[.googleBooksAPIKey] }
+    package var webToken: Secret? { values[.webToken] }
 
     package static func load(environment: [String: String]) -> Secrets {
         var secrets = Secrets()

@@ -7,7 +7,7 @@ import ShelfStore
 
 /// `shelfd review`: the open items, and a person's decisions, after each of which library.json and review/
 /// follow the database. Works while the daemon runs (WAL; a decision is one BEGIN IMMEDIATE transaction).
-package struct ReviewDesk {
+package struct ReviewDesk: Sendable {
     /// Nil before anything was ever queued: nothing to review.
     private let files: LibraryFiles?
     private let store: (any ReviewStore)?
@@ -18,6 +18,12 @@ package struct ReviewDesk {
         let paths = config.paths
         let store: Store? = writing && FileManager.default.fileExists(atPath: paths.database)
             ? try Store.open(path: paths.database) : try Store.openForReading(path: paths.database)
+        self.init(config: config, store: store, logger: logger)
+    }
+
+    /// Decisions on a database already open (the web page shares the daemon's).
+    package init(config: Configuration, store: Store?, logger: Logger) {
+        let paths = config.paths
         files = store.map { LibraryFiles(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
                                          processed: URL(fileURLWithPath: paths.processed),
                                          exports: URL(fileURLWithPath: paths.exports),

@@ -22,8 +22,12 @@ package struct WatchService {
     package var runtime: Runtime
     package var logger: Logger
     package var grace: Duration = Shutdown.grace
+    /// Services of other targets that live as long as the daemon (the web server).
+    package var companions: [any Service]
 
-    package init(runtime: Runtime, logger: Logger) { self.runtime = runtime; self.logger = logger }
+    package init(runtime: Runtime, logger: Logger, companions: [any Service] = []) {
+        self.runtime = runtime; self.logger = logger; self.companions = companions
+    }
 
     package func run() async throws {
         IdleMemory.limitArenas()
@@ -53,6 +57,7 @@ package struct WatchService {
             PruningService(pruning: runtime.pruning),
             scheduler,
             WatcherService(runtime: runtime, logger: logger),
+        ] + companions + [
             StopNotice(logger: logger),
         ]
         var failure: (any Error)?

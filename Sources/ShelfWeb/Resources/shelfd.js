@@ -1,0 +1,1 @@
+// shelfd's one script: keys, live updates and upload on top of pages that work without it.

@@ -1,0 +1,26 @@
+import Hummingbird
+import NIOCore
+
+/// What a handler knows of the request beyond the request itself: who sent it (loopback or not).
+package struct WebContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
+    /// The peer; nil when the channel no longer knows it.
+    package let remoteAddress: SocketAddress?
+    /// The session's CSRF token, set by the security middleware: every form carries it (hidden field `csrf`)
+    /// and every script's POST sends it (header `X-CSRF-Token`, read from `<meta name="csrf-token">`).
+    package var csrfToken = ""
+
+    package init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// Bodies are read by the routes that take them, each with its own limit (`[web] max_upload_mb` for photos).
+    package var maxUploadSize: Int { 64 * 1024 }
+
+    /// True for a request from this machine.
+    package var isFromLoopback: Bool {
+        guard let ip = remoteAddress?.ipAddress else { return false }
+        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import ShelfConfig
+import ShelfStore
+
+/// The web server: the pages, the API for scripts and /metrics on `[web] listen`. A `Service`, so `watch`
+/// runs it in its ServiceGroup and it stops with the daemon; `shelfd web` runs it alone.
+package struct WebServer: Service {
+    let site: WebSite
+    let address: ListenAddress
+
+    package init(site: WebSite, address: ListenAddress) {
+        self.site = site
+        self.address = address
+    }
+
+    package func run() async throws {
+        let site = site
+        let app = Application(
+            router: Self.router(site: site),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
+            onServerRunning: { channel in
+                // The port actually bound (`:0` picks one), for `status`, `doctor` and the log.
+                let port = channel.localAddress?.port ?? address.port
+                var bound = address
+                bound.port = port
+                try? site.store.setSetting(Self.addressSetting, "http://\(bound)/")
+                site.logger.notice("Web page", metadata: ["event": "web_listening", "url": "http://\(bound)/"])
+            },
+            logger: Logger(label: "shelfd.web"))
+        try await app.run()
+    }
+
+    /// Where the running server listens, as the last one to start wrote it.
+    package static let addressSetting = "web.url"
+
+    /// Every page, the API and the static files.
+    static func router(site: WebSite) -> Router<WebContext> {
+        let router = Router(context: WebContext.self)
+        StaticFiles.register(on: router)
+        router.get("healthz") { _, _ in "ok\n" }
+        OverviewPage.register(on: router, site: site)
+        return router
+    }
+}
+
+extension WebServer {
+    /// The server `[web]` asks for, or nil when it is turned off. Refuses an address beyond loopback
+    /// without the secret `web_token`: the page can change the library and take uploads.
+    package static func forDaemon(config: Configuration, secrets: Secrets, store: Store, logger: Logger) throws -> WebServer? {
+        guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
+        guard let address = config.web.address else {
+            throw WebError.badAddress(config.web.listen)
+        }
+        if !address.isLoopback && secrets.webToken == nil {
+            throw WebError.tokenRequired(address)
+        }
+        return WebServer(site: try WebSite(config: config, secrets: secrets, store: store, logger: logger), address: address)
+    }
+}
+
+/// Why the web server does not start, with what to do.
+package enum WebError: Error, CustomStringConvertible {
+    case badAddress(String)
+    case tokenRequired(ListenAddress)
+
+    package var description: String {
+        switch self {
+        case .badAddress(let text):
+            "[web] listen = \"\(text)\" is not host:port; write e.g. \"127.0.0.1:8787\", or \"\" to turn the web page off."
+        case .tokenRequired(let address):
+            "The web page would listen on \(address), beyond this machine, without a token. Set the secret web_token "
+                + "(environment variable WEB_TOKEN or a systemd credential) and log in with 'shelfd web --print-login-url', "
+                + "or listen on 127.0.0.1."
+        }
+    }
+}

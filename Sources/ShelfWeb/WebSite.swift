@@ -1,0 +1,25 @@
+import Foundation
+import Logging
+import ShelfConfig
+import ShelfDaemon
+import ShelfStore
+
+/// Everything the pages and the API reach: the configuration, the database, the review desk (the one code
+/// path of every review decision, shared with `shelfd review`), and the templates.
+package struct WebSite: Sendable {
+    package let config: Configuration
+    package let secrets: Secrets
+    package let store: Store
+    package let desk: ReviewDesk
+    package let templates: Templates
+    package let logger: Logger
+
+    package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger) throws {
+        self.config = config
+        self.secrets = secrets
+        self.store = store
+        self.desk = ReviewDesk(config: config, store: store, logger: logger)
+        self.templates = try Templates()
+        self.logger = logger
+    }
+}
