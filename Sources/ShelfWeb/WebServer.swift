@@ -11,10 +11,13 @@ import ShelfStore
 package struct WebServer: Service {
     let site: WebSite
     let address: ListenAddress
+    /// In `watch` a port that cannot be had turns the page off, not the daemon: photos are still processed.
+    let isCompanion: Bool
 
-    package init(site: WebSite, address: ListenAddress) {
+    package init(site: WebSite, address: ListenAddress, isCompanion: Bool) {
         self.site = site
         self.address = address
+        self.isCompanion = isCompanion
     }
 
     package func run() async throws {
@@ -31,7 +34,14 @@ package struct WebServer: Service {
                 site.logger.notice("Web page", metadata: ["event": "web_listening", "url": "http://\(bound)/"])
             },
             logger: Logger(label: "shelfd.web"))
-        try await app.run()
+        try? site.store.setSetting(Self.addressSetting, "")
+        do {
+            try await app.run()
+        } catch where isCompanion && !Task.isCancelled {
+            site.logger.error("The web page is off: cannot listen on \(address) (\(error)); photos are still processed. Free the port or change [web] listen.",
+                              metadata: ["event": "web_failed"])
+            try? await gracefulShutdown()       // a service that returns would end the daemon
+        }
     }
 
     /// Where the running server listens, as the last one to start wrote it.
@@ -50,7 +60,8 @@ package struct WebServer: Service {
 extension WebServer {
     /// The server `[web]` asks for, or nil when it is turned off. Refuses an address beyond loopback
     /// without the secret `web_token`: the page can change the library and take uploads.
-    package static func forDaemon(config: Configuration, secrets: Secrets, store: Store, logger: Logger) throws -> WebServer? {
+    package static func forDaemon(config: Configuration, secrets: Secrets, store: Store, logger: Logger,
+                                  isCompanion: Bool = true) throws -> WebServer? {
         guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
         guard let address = config.web.address else {
             throw WebError.badAddress(config.web.listen)
@@ -58,7 +69,8 @@ extension WebServer {
         if !address.isLoopback && secrets.webToken == nil {
             throw WebError.tokenRequired(address)
         }
-        return WebServer(site: try WebSite(config: config, secrets: secrets, store: store, logger: logger), address: address)
+        return WebServer(site: try WebSite(config: config, secrets: secrets, store: store, logger: logger), address: address,
+                         isCompanion: isCompanion)
     }
 }
 

@@ -21,7 +21,8 @@ struct Web: AsyncParsableCommand {
         }
         try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
         let store = try Store.open(path: config.paths.database)
-        guard let server = try WebServer.forDaemon(config: config, secrets: secrets, store: store, logger: logger) else { return }
+        guard let server = try WebServer.forDaemon(config: config, secrets: secrets, store: store, logger: logger,
+                                                        isCompanion: false) else { return }
         try await Shutdown.run([server], logger: logger)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ShelfCore
 import ShelfDigest
 import ShelfImaging
+import ShelfStore
 import ShelfTesting
 import Testing
 
@@ -51,6 +52,8 @@ final class ShelfRoot: @unchecked Sendable {
             "gemini": ["requests_per_minute": "6000", "timeout_s": "20"],
             // The local catalogue only: no test reaches OpenLibrary or Google Books (their emulators are opted into).
             "enrich": ["sources": "[\"catalogue\"]"],
+            // A port of its own for every daemon: tests never meet on 8787 (the address is read with `webURL`).
+            "web": ["listen": "\"127.0.0.1:0\""],
         ]
         if let geminiURL { sections["gemini"]?["base_url"] = "\"\(geminiURL)\"" }
         for (section, keys) in overrides { sections[section, default: [:]].merge(keys) { $1 } }
@@ -191,6 +194,23 @@ final class ShelfRoot: @unchecked Sendable {
             documents.append(try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: url)))
         }
         return documents.sorted { $0.photo.path < $1.photo.path }
+    }
+
+    /// The web page's address, once the server of `watch` or `shelfd web` listens.
+    func webURL(timeout: Duration = .seconds(30)) async throws -> String {
+        var url: String?
+        try await waitUntil("the web server listens", timeout: timeout) {
+            url = try Store.openForReading(path: state.appendingPathComponent("shelfd.db").path)?.setting("web.url")
+            return url?.isEmpty == false
+        }
+        return url!.hasSuffix("/") ? String(url!.dropLast()) : url!
+    }
+
+    /// Starts `shelfd web` in the background.
+    func startWeb(environment extra: [String: String] = [:]) throws -> Daemon {
+        let (process, _, err) = try self.process(["web"], environment: extra, logName: "web-\(UUID().uuidString.prefix(6))")
+        try process.run()
+        return Daemon(process: process, log: err)
     }
 
     func library() throws -> LibraryDocument {
