@@ -108,8 +108,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
 
-        // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary.
-        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
+        // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary, a WebDriver browser.
+        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
                 swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
