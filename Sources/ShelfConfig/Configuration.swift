@@ -48,6 +48,8 @@ package struct Configuration: Sendable, Equatable {
         package var database: String { PathRules.join(state, "shelfd.db") }
         /// Raw provider answers, saved before they are used so a crash never pays twice.
         package var responses: String { PathRules.join(state, "responses") }
+        /// Held while library.json, review/ and exports/ are brought in line with the database.
+        package var filesLock: String { PathRules.join(state, "files.lock") }
     }
 
     /// What happens to an original once its photo is done.

@@ -77,6 +77,7 @@ package struct Runtime: Sendable {
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
             review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses))
         settings.exports = URL(fileURLWithPath: paths.exports)
+        settings.filesLock = URL(fileURLWithPath: paths.filesLock)
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         return Runtime(config: config, store: store,
