@@ -155,3 +155,33 @@ package struct RequestLimits: Sendable, Equatable {
 
     package init(perMinute: Int, perDay: Int, day: QuotaDay) { self.perMinute = perMinute; self.perDay = perDay; self.day = day }
 }
+
+/// The section of a hosted model service (Gemini, Workers AI): the same keys, read and limited the same way.
+package protocol HostedModelSection: ProviderSection {
+    var model: String { get set }
+    /// Without a trailing slash.
+    var baseURL: String { get set }
+    var requestsPerMinute: Int { get set }
+    /// 0: no daily limit of shelfd's own.
+    var requestsPerDay: Int { get set }
+    var timeoutS: Int { get set }
+}
+
+extension HostedModelSection {
+    /// Its keys, in the order of `etc/shelfd.toml`.
+    static var keys: [String] { ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"] }
+
+    /// This section with the values `[section]` sets, each checked.
+    func reading(_ t: TOMLTable, _ section: String, with reader: Reader) throws(ConfigError) -> Self {
+        var s = self
+        s.model = try reader.model(t, section, s.model)
+        s.baseURL = try reader.url(t, section, "base_url", s.baseURL)
+        s.requestsPerMinute = try reader.int(t, section, "requests_per_minute", s.requestsPerMinute, 1...Int.max)
+        s.requestsPerDay = try reader.int(t, section, "requests_per_day", s.requestsPerDay, 0...Int.max)
+        s.timeoutS = try reader.int(t, section, "timeout_s", s.timeoutS, 1...Int.max)
+        return s
+    }
+
+    /// Its request limits; `day` is when the service's day starts again.
+    func limits(day: QuotaDay) -> RequestLimits { RequestLimits(perMinute: requestsPerMinute, perDay: requestsPerDay, day: day) }
+}

@@ -5,7 +5,7 @@ import ShelfProviders
 // Cloudflare Workers AI (`[cloudflare]`, wire format in ShelfProviders/CloudflareProvider.swift).
 
 extension Configuration {
-    package struct Cloudflare: ProviderSection {
+    package struct Cloudflare: HostedModelSection {
         package var model = "@cf/meta/llama-3.2-11b-vision-instruct"
         package var baseURL = "https://api.cloudflare.com"
         package var requestsPerMinute = 300
@@ -33,19 +33,13 @@ extension Secrets {
 
 extension ProviderFacts {
     static let cloudflare = ProviderFacts(
-        kind: .cloudflare, keys: ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"],
+        kind: .cloudflare, keys: Configuration.Cloudflare.keys,
         label: "Cloudflare Workers AI", required: [.cloudflareAPIToken, .cloudflareAccountID],
         secretsLabel: "Cloudflare API token", autoRank: 2, autoReason: "Cloudflare credentials are present",
         missingAdvice: "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd.",
-        limits: { RequestLimits(perMinute: $0.cloudflare.requestsPerMinute, perDay: $0.cloudflare.requestsPerDay, day: .utc) },
+        limits: { $0.cloudflare.limits(day: .utc) },
         parse: { reader, t, config throws(ConfigError) in
-            var c = config.cloudflare
-            c.model = try reader.model(t, "cloudflare", c.model)
-            c.baseURL = try reader.url(t, "cloudflare", "base_url", c.baseURL)
-            c.requestsPerMinute = try reader.int(t, "cloudflare", "requests_per_minute", c.requestsPerMinute, 1...Int.max)
-            c.requestsPerDay = try reader.int(t, "cloudflare", "requests_per_day", c.requestsPerDay, 0...Int.max)
-            c.timeoutS = try reader.int(t, "cloudflare", "timeout_s", c.timeoutS, 1...Int.max)
-            config.cloudflare = c
+            config.cloudflare = try config.cloudflare.reading(t, "cloudflare", with: reader)
         },
         model: { $0.cloudflare.model },
         make: { config, secrets, context in
