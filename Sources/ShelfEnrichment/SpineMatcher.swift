@@ -57,7 +57,7 @@ package struct SpineMatcher: Sendable {
         let spine = PreparedQuery(query)
         return result(ranked(unique(records).map { record in
             let ready = prepared[record]
-            return Scored(evidence(spine, ready), record: record, work: ready.work)
+            return Scored(evidence(spine, ready), record: record, prepared: ready)
         }), for: spine)
     }
 
@@ -74,7 +74,7 @@ package struct SpineMatcher: Sendable {
                 let id = Self.identity(record)
                 if columns[id] == nil { columns[id] = columns.count }
                 let ready = prepared[record]
-                return Scored(evidence(query, ready), record: record, work: ready.work)
+                return Scored(evidence(query, ready), record: record, prepared: ready)
             })
         }
         var benefit = [[Double]](repeating: [Double](repeating: 0, count: columns.count), count: queries.count)
@@ -228,16 +228,17 @@ package struct SpineMatcher: Sendable {
 
     // MARK: Deciding
 
-    /// A candidate and the work it is an edition of.
+    /// A candidate, taken apart, and the work it is an edition of.
     struct Scored {
         var candidate: MatchCandidate
         var evidence: MatchEvidence
-        var work: String
+        var prepared: PreparedRecord
+        var work: String { prepared.work }
 
-        init(_ evidence: MatchEvidence, record: CatalogueRecord, work: String) {
+        init(_ evidence: MatchEvidence, record: CatalogueRecord, prepared: PreparedRecord) {
             candidate = MatchCandidate(record: record, score: evidence.score)
             self.evidence = evidence
-            self.work = work
+            self.prepared = prepared
         }
     }
 
@@ -258,8 +259,7 @@ package struct SpineMatcher: Sendable {
         let rivals = ranked.dropFirst().filter { $0.work != top.work }
         evidence.lead = top.candidate.score - (rivals.first?.candidate.score ?? 0)
         // A rival the text tells apart (another volume, another level of one course) is no rival.
-        let best = prepared[top.candidate.record]
-        let untold = rivals.first { !tellsApart(query, best, from: prepared[$0.candidate.record]) }
+        let untold = rivals.first { !tellsApart(query, top.prepared, from: $0.prepared) }
         evidence.distinctLead = top.candidate.score - (untold?.candidate.score ?? 0)
         let accepted = acceptance.accepts(evidence)
         return MatchResult(best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review,
