@@ -73,6 +73,26 @@ struct ReviewPageTests {
         }
     }
 
+    @Test("A title and author read as markup are shown as the characters they are", .timeLimit(.minutes(2)))
+    func markupIsText() async throws {
+        let markup = GeminiEmulator.Book(title: "<img src=x onerror=alert(1)>", author: "\"><script>alert(2)</script>",
+                                         confidence: 0.3, box2D: [100, 500, 900, 540])
+        try await withGeminiEmulator(.always(.books([markup]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            try root.drop(JPEGFactory.shelf(seed: 61), as: "IMG_10.jpg")
+            #expect(try await root.shelfd("run").status == 0)
+            let id = try #require(try await root.reviewList().first?.id)
+            let web = try root.startWeb()
+            defer { web.process.terminate() }
+            let page = try await get(try await root.webURL() + "/review/\(id)")
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(page.status == 200)
+            #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
+            #expect(!html.contains("<img src=x") && !html.contains("<script>alert"))
+            #expect(html.contains("value=\"&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;\""), "the edit form's field too")
+        }
+    }
+
     @Test("An edit with a bad ISBN is refused (422) keeping what was typed and the book open; decisions go on to the next book",
           .timeLimit(.minutes(3)))
     func editsAreChecked() async throws {
