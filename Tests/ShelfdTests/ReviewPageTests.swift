@@ -150,6 +150,12 @@ struct ReviewPageTests {
                 #expect(try await browser.find(".review-title").text() == "Dune Mesiah")
                 try await browser.screenshot("review")
 
+                try await browser.pressKeys("7")                           // no such candidate: said, nothing decided
+                try await browser.waitUntil("the page to say so") {
+                    try await browser.find("[data-review-note]").text() == "No candidate 7."
+                }
+                #expect(try await root.reviewList().count == 2)
+
                 try await browser.pressKeys("1")
                 try await browser.waitUntil("the next book's page") { try await browser.currentURL() == url + "/review/\(smudged)" }
                 let library = try root.library()

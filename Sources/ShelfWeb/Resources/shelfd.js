@@ -24,7 +24,14 @@
                 return;
             }
             const form = review.querySelector(`form[data-key="${CSS.escape(key)}"]`);
-            if (!form) return;
+            if (!form) {
+                const note = review.querySelector('[data-review-note]');
+                if (note && /^[1-9]$/.test(key)) {
+                    note.textContent = `No candidate ${key}.`;
+                    note.hidden = false;
+                }
+                return;
+            }
             event.preventDefault();
             if (sent) return;                                             // one decision per page
             sent = true;
