@@ -92,10 +92,11 @@ extension Store {
                 WHERE j.state IN ('leased', 'pending', 'failed_retryable')
                 ORDER BY CASE j.state WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END, j.id LIMIT ?
                 """, [openLimit])
+            // `+state`: walk job_finished from the newest, not every finished job sorted (10,000 in a year).
             let recent = try db.query("""
                 SELECT j.id, j.sha256, j.state, j.finished_at, p.relative_path
                 FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE j.state IN ('done', 'review', 'dead') AND j.finished_at IS NOT NULL
+                WHERE +j.state IN ('done', 'review', 'dead') AND j.finished_at IS NOT NULL
                 ORDER BY j.finished_at DESC, j.id DESC LIMIT ?
                 """, [recentLimit])
             var photos: [QueueProgress.Photo] = []
@@ -123,8 +124,9 @@ extension Store {
             SELECT MIN(\(queued)) AS t FROM job WHERE state IN ('pending', 'leased', 'failed_retryable')
             """)?.date("t") else { return nil }
         for _ in 0..<100 {
+            // By finish time: the few jobs finished since `start`, not every job queued before it.
             guard let earlier = try db.queryOne("""
-                SELECT MIN(\(queued)) AS t FROM job
+                SELECT MIN(\(queued)) AS t FROM job INDEXED BY job_finished
                 WHERE state IN ('done', 'review', 'dead') AND finished_at >= ? AND \(queued) < ?
                 """, [start, start])?.date("t") else { break }
             start = earlier

@@ -295,6 +295,7 @@ enum Schema {
         ALTER TABLE job ADD COLUMN stage_at REAL;
         ALTER TABLE job ADD COLUMN queued_at REAL;                 -- NULL: created_at
         CREATE INDEX job_finished ON job(finished_at) WHERE finished_at IS NOT NULL;
+        CREATE INDEX job_queued ON job(COALESCE(queued_at, created_at));
         """,
     ]
 

@@ -33,9 +33,9 @@ enum OverviewPage {
     static func retry(_ request: Request, context: WebContext, site: WebSite) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
-        let form = try URLEncodedFormDecoder().decode(RetryForm.self, from: String(buffer: body))
+        let form = try? URLEncodedFormDecoder().decode(RetryForm.self, from: String(buffer: body))
         let ids: [Int64]?
-        switch form.job {
+        switch form?.job {
         case "all": ids = nil
         case let job? where Int64(job) != nil: ids = [Int64(job)!]
         default: throw HTTPError(.badRequest, message: "Say which photo to retry: job=<ID> (see the overview) or job=all.")
