@@ -21,6 +21,8 @@ package struct Templates: Sendable {
     private static let embedded: [(String, [UInt8])] = [
         ("layout", PackageResources.layout_mustache),
         ("overview", PackageResources.overview_mustache),
+        ("photos", PackageResources.photos_mustache),
+        ("photo", PackageResources.photo_mustache),
     ]
 
     /// `data` is any value: structs are read through their stored properties, arrays become sections.
