@@ -23,6 +23,8 @@ package struct PhotoSummary: Sendable, Equatable {
 package struct PhotoReadings: Sendable, Equatable {
     /// Per reading (normalised title + surname): `accepted`, `edited` or `rejected`.
     package var decisions: [String: String]
+    /// Per reading a person accepted or edited: the book as decided.
+    package var decided: [String: Book]
     /// The photo's open review items.
     package var openItems: Set<String>
     /// The library's sightings of this photo.
@@ -68,8 +70,11 @@ extension Store {
     package func photoReadings(sha256: String) throws -> PhotoReadings {
         try read { db in
             var decisions: [String: String] = [:]
-            for row in try db.query("SELECT reading_key, action FROM review_decision WHERE sha256 = ?", [sha256]) {
-                if let key = row.string("reading_key"), let action = row.string("action") { decisions[key] = action }
+            var decided: [String: Book] = [:]
+            for row in try db.query("SELECT reading_key, action, book FROM review_decision WHERE sha256 = ?", [sha256]) {
+                guard let key = row.string("reading_key"), let action = row.string("action") else { continue }
+                decisions[key] = action
+                decided[key] = row.string("book").flatMap { try? JSONDecoder().decode(Book.self, from: Data($0.utf8)) }
             }
             let open = Set(try db.query("SELECT id FROM review_item WHERE sha256 = ?", [sha256]).compactMap { $0.string("id") })
             let sightings = try db.query("""
@@ -80,7 +85,7 @@ extension Store {
                 let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
                 return PhotoReadings.Sighting(work: work, titleKey: row.string("title_key"), box: box)
             }
-            return PhotoReadings(decisions: decisions, openItems: open, sightings: sightings)
+            return PhotoReadings(decisions: decisions, decided: decided, openItems: open, sightings: sightings)
         }
     }
 

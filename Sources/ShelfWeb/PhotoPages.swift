@@ -204,6 +204,8 @@ extension PhotoPages {
             let title: String
             let author: String?
             let isbn: String?
+            /// What a person made of the reading, when they edited it.
+            let editedTo: String?
             let confidence: String
             let stateName: String
             let stateWords: String
@@ -283,7 +285,9 @@ extension PhotoPages {
                 let (state, link) = Self.state(of: book, readings: readings)
                 func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
                 let box = book.box
+                let edited = state == .edited ? readings.decided[book.titleKey] : nil
                 return Spine(number: index + 1, title: book.title, author: book.author, isbn: book.isbn13 ?? book.isbn10,
+                             editedTo: edited.map { [$0.title, $0.author].compactMap { $0 }.joined(separator: " — ") },
                              confidence: String(format: "%.2f", book.confidence), stateName: state.rawValue,
                              stateWords: state.words, link: link, hasBox: box != nil,
                              x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),

@@ -97,6 +97,7 @@ struct PhotoPagesTests {
             // Dune's box: [ymin 120, xmin 410, ymax 880, xmax 450] of 1000, in percent of the upright photo.
             #expect(byTitle["Dune"]?.contains("<rect x=\"41.00\" y=\"12.00\" width=\"4.00\" height=\"76.00\"") == true)
 
+            #expect(view.html.contains("now: Dune Messiah — Frank Herbert"), "what the edit made of the reading")
             #expect(view.html.contains("Turn a lamp on: the lower shelf is in shadow."), "the tip in words")
             let runs = try #require(view.html.components(separatedBy: "class=\"photo-runs\"").last)
             #expect(runs.contains("<td>gemini (its answer counts)</td>"))
@@ -202,12 +203,18 @@ struct PhotoPagesTests {
     @Test("In a browser: the photo with its boxes over it, inside the picture; a screenshot for the README",
           .timeLimit(.minutes(3)))
     func browserShowsBoxes() async throws {
-        try await withGeminiEmulator(.always(.books([dune, hobbit, blurry]))) { gemini in
+        let tip = GeminiEmulator.Suggestion(type: "distance_too_far", severity: "info",
+                                            message: "Step closer: the spines on the right are small.")
+        try await withGeminiEmulator(.always(.books([dune, hobbit, blurry, typo, shadow], suggestions: [tip]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            let photo = JPEGFactory.textured(width: 1200, height: 900, seed: 920)
+            let photo = JPEGFactory.shelf(width: 1200, height: 900, seed: 920)
             let sha = SHA256.hex(of: photo)
             try root.drop(photo, as: "living-room/IMG_3.jpg")
             #expect(try await root.shelfd("run").status == 0)
+            // Every state on the page (and in the README's screenshot): one rejected, one edited, one left to review.
+            #expect(try await root.shelfd("review", "reject", try await root.openItem("Smudged Spine")).status == 0)
+            #expect(try await root.shelfd("review", "edit", try await root.openItem("Dnue"), "--title", "Dune Messiah",
+                                          "--author", "Frank Herbert").status == 0)
             let web = try root.startWeb()
             let url = try await root.webURL()
             try await withBrowser { browser in
@@ -215,6 +222,7 @@ struct PhotoPagesTests {
                 let thumb = try await browser.find("a[href='/photos/\(sha)'] img")
                 try await browser.waitUntil("the thumbnail to load") { try await thumb.property("complete") == true }
                 #expect(try await thumb.property("naturalWidth").int == 320)
+                try await browser.screenshot("photos")
                 try await thumb.click()
 
                 let image = try await browser.waitForElement(".photo-image")
@@ -229,7 +237,7 @@ struct PhotoPagesTests {
                 let frame = (geometry["image"]?.array ?? []).compactMap { $0.number }
                 let rects = (geometry["boxes"]?.array ?? []).map { ($0.array ?? []).compactMap { $0.number } }
                 try #require(frame.count == 4, "\(geometry)")
-                #expect(rects.count == 3)
+                #expect(rects.count == 5)
                 #expect(frame[2] - frame[0] > 300, "the photo is shown large: \(frame)")
                 for rect in rects {
                     #expect(rect.count == 4 && rect[0] >= frame[0] - 1 && rect[1] >= frame[1] - 1
@@ -242,6 +250,9 @@ struct PhotoPagesTests {
                 #expect(abs((dune[1] - frame[1]) / (frame[3] - frame[1]) - 0.12) < 0.01)
                 let review = try await browser.find("a.photo-box-review")
                 #expect(try await review.attribute("href")?.hasPrefix("/review/") == true)
+                #expect(try await browser.findAll("a.photo-box-verified").count == 2)
+                #expect(try await browser.findAll("a.photo-box-edited").count == 1)
+                #expect(try await browser.findAll("g.photo-box-rejected").count == 1)
                 let shot = try await browser.screenshot("photo")
                 try? FileManager.default.removeItem(at: ShelfRoot.repository.appendingPathComponent("docs/screenshots/photo.png"))
                 try FileManager.default.createDirectory(at: ShelfRoot.repository.appendingPathComponent("docs/screenshots"),
