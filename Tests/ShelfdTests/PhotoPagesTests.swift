@@ -116,11 +116,23 @@ struct PhotoPagesTests {
 
     @Test("A photo stored sideways (EXIF orientation 6) is served upright, as its boxes are measured", .timeLimit(.minutes(2)))
     func rotatedPhotoServedUpright() async throws {
+        try await expectServedUpright(JPEGFactory.quadrants(width: 320, height: 200, orientation: 6), as: "IMG_side.jpg")
+    }
+
+    @Test("A HEIC photo turned by its irot box is served as an upright JPEG", .timeLimit(.minutes(2)),
+          .enabled(if: JPEGFactory.canEncodeHEIC, "this libheif has no HEVC encoder"))
+    func heicServedUpright() async throws {
+        let (pixels, width, height) = JPEGFactory.quadrantPixels(width: 320, height: 200, orientation: 6)
+        let heic = try #require(JPEGFactory.heic(rgb: pixels, width: width, height: height, quality: 90, orientation: 6))
+        try await expectServedUpright(heic, as: "IMG_side.heic")
+    }
+
+    /// `photo` shows red, green, blue and yellow quadrants once upright at 320×200: its picture must show them so.
+    private func expectServedUpright(_ photo: [UInt8], as name: String) async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            let photo = JPEGFactory.quadrants(width: 320, height: 200, orientation: 6)
             let sha = SHA256.hex(of: photo)
-            try root.drop(photo, as: "IMG_side.jpg")
+            try root.drop(photo, as: name)
             #expect(try await root.shelfd("run").status == 0)
             #expect(try root.resultDocuments().first?.photo.width == 320, "the result measures the upright photo")
 
@@ -128,6 +140,7 @@ struct PhotoPagesTests {
             let url = try await root.webURL()
             let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: url + "/photos/\(sha)/image"))
             #expect(response.status == 200)
+            #expect(response.header("content-type") == "image/jpeg")
             let image = try #require(JPEGFactory.decode(response.body))
             #expect(image.width == 320 && image.height == 200)
             func pixel(_ x: Int, _ y: Int) -> [Int] {
@@ -141,6 +154,36 @@ struct PhotoPagesTests {
             #expect(near(pixel(300, 180), JPEGFactory.bottomRight), "\(pixel(300, 180))")
             let view = try await page(url + "/photos/\(sha)")
             #expect(view.html.contains("width=\"320\" height=\"200\""), "the page lays the photo out upright")
+            #expect(try await web.stop() == 0)
+        }
+    }
+
+    @Test("A moved original is found under processed/; once deleted, review's copy stands in, and without one the picture is a 404",
+          .timeLimit(.minutes(2)))
+    func originalsMovedOrGone() async throws {
+        try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["after": "\"move\""]])
+            let waiting = JPEGFactory.shelf(seed: 940), done = JPEGFactory.shelf(seed: 941)
+            try root.drop(waiting, as: "attic/IMG_5.jpg")
+            #expect(try await root.shelfd("run").status == 0)
+            gemini.setScript(.always(.books([dune])))
+            try root.drop(done, as: "attic/IMG_6.jpg")
+            #expect(try await root.shelfd("run").status == 0)
+            let processed = root.root.appendingPathComponent("processed/attic")
+            #expect(FileManager.default.fileExists(atPath: processed.appendingPathComponent("IMG_5.jpg").path), "moved")
+
+            let web = try root.startWeb()
+            let url = try await root.webURL()
+            let http = HTTPClient(maxConcurrent: 1)
+            func picture(_ photo: [UInt8]) async throws -> Int {
+                try await http.send(HTTPRequest(url: url + "/photos/\(SHA256.hex(of: photo))/image")).status
+            }
+            #expect(try await picture(waiting) == 200, "read from processed/")
+            try FileManager.default.removeItem(at: processed)
+            try FileManager.default.removeItem(at: root.state.appendingPathComponent("web-cache"))
+            #expect(try await picture(waiting) == 200, "a book of it waits for review: review/photos/ keeps a copy")
+            #expect(try await picture(done) == 404, "gone, and no copy kept")
+            #expect(try await page(url + "/photos/\(SHA256.hex(of: done))", http).status == 200, "its page still shows its books")
             #expect(try await web.stop() == 0)
         }
     }
