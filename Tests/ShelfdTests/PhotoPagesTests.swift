@@ -306,6 +306,10 @@ struct PhotoPagesTests {
                 try await browser.navigate(to: url + "/photos/\(sha)")
                 let width = try await browser.pageWidth()
                 #expect(!width.overflows, "\(width)")
+                try await browser.screenshot("photo-phone")
+                try await browser.navigate(to: url + "/photos")
+                let listWidth = try await browser.pageWidth()
+                #expect(!listWidth.overflows, "the list: \(listWidth)")
             }
             #expect(try await web.stop() == 0)
         }
