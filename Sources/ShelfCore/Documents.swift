@@ -297,6 +297,23 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     package var problems: [Problem]
     /// The last few finished photos, newest first, with their suggestions.
     package var recent: [RecentPhoto]
+    /// A Gemini Batch API job in flight (`[gemini] mode = "batch"`).
+    package struct Batch: Codable, Sendable, Equatable {
+        /// `batches/{id}`; nil while its submission has no answer.
+        package var name: String?
+        package var displayName: String
+        /// submitting | pending | running (the provider's word).
+        package var state: String
+        package var photos: Int
+        package var ageS: Int
+        enum CodingKeys: String, CodingKey { case name, state, photos, displayName = "display_name", ageS = "age_s" }
+        package init(name: String?, displayName: String, state: String, photos: Int, ageS: Int) {
+            self.name = name; self.displayName = displayName; self.state = state; self.photos = photos; self.ageS = ageS
+        }
+    }
+    /// Batches in flight, oldest first; absent when there are none.
+    package var batches: [Batch]?
+
     package init(daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem],
                  recent: [RecentPhoto] = []) {
         self.daemon = daemon; self.queue = queue; self.provider = provider; self.providers = providers

@@ -13,8 +13,12 @@ import ShelfWatch
 package struct OneShot {
     package var runtime: Runtime
     package var logger: Logger
+    /// `run --batch`: due photos go to Gemini's Batch API and the pass waits for the batches' answers.
+    package var batch = false
 
-    package init(runtime: Runtime, logger: Logger) { self.runtime = runtime; self.logger = logger }
+    package init(runtime: Runtime, logger: Logger, batch: Bool = false) {
+        self.runtime = runtime; self.logger = logger; self.batch = batch
+    }
 
     /// What a pass did, for the command to print and to pick its exit code.
     package struct Report: Sendable {
@@ -89,9 +93,11 @@ package struct OneShot {
     private func process(queued: Int) async throws -> Report {
         let pipeline = runtime.pipeline
         let stranded = StrandedJobs(runtime: runtime)
+        let runner = try runtime.batchRunner(force: batch)
         // SIGTERM/SIGINT: the same graceful stop as the daemon's (nothing more claimed, requests in flight
-        // get the grace to finish).
+        // get the grace to finish). Batches in flight go on at the provider; the next pass or the daemon polls them.
         let summary = try await Shutdown.runPass(logger: logger, stop: { pipeline.stop(); stranded.stop() }) {
+            if let runner { return await runner.pass(untilDone: true) }
             let summary = await pipeline.processQueue(untilIdle: true)
             if pipeline.choice == nil && summary.stop != .shutdown {
                 await stranded.finish()                         // what a stopped `--provider` process left

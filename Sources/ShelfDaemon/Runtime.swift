@@ -86,6 +86,31 @@ package struct Runtime: Sendable {
                        chosen: chosen, secrets: secrets)
     }
 
+    /// Batch mode's runner when `[gemini] mode = "batch"` or `force` (`run --batch`) with Gemini as the provider;
+    /// nil for the usual request per photo (a `--provider` process, another provider without `force`).
+    package func batchRunner(force: Bool = false) throws -> BatchRunner? {
+        guard force || config.gemini.mode == .batch, pipeline.choice == nil else { return nil }
+        guard case .single(let channel) = pipeline.lineup, channel.kind == .gemini else {
+            throw StartupError("Batch mode is Gemini's Batch API, but the provider is \(pipeline.lineup.name). Set "
+                + "pipeline.provider = \"gemini\", or [gemini] mode = \"sync\" and drop --batch.")
+        }
+        return BatchRunner(pipeline: pipeline, queue: store, client: Self.batchClient(config: config, secrets: secrets),
+                           maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
+    }
+
+    /// `shelfd batch cancel`: asks Gemini to cancel; the next poll gives the photos back.
+    package static func cancelBatch(_ name: String, config: Configuration, secrets: Secrets) async throws(PhotoError) {
+        try await batchClient(config: config, secrets: secrets).cancel(name)
+    }
+
+    /// Gemini's Batch and Files APIs as configured (`shelfd batch cancel` needs no more).
+    package static func batchClient(config: Configuration, secrets: Secrets) -> GeminiBatchClient {
+        let http = HTTPClient(maxConcurrent: 2)
+        // The settings of the one place Gemini is set up from the configuration.
+        let gemini = ProviderKind.gemini.facts.make(config, secrets, ProviderContext(http: http, memory: InMemoryProviderMemory()))
+        return GeminiBatchClient(settings: (gemini as! GeminiProvider).settings, http: http, logger: Logger(label: "shelfd.gemini.batch"))
+    }
+
     /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `limits` is
     /// the database whose request budgets every process shares (nil: no limit, for `doctor`, which sends no photo).
     package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,

@@ -57,12 +57,20 @@ package final class SchedulerService: Service {
     package var drained: Bool { finished.load(ordering: .relaxed) }
     private let finished = Atomic<Bool>(false)
 
-    package init(pipeline: Pipeline, stranded: StrandedJobs) { self.pipeline = pipeline; self.stranded = stranded }
+    /// Batch mode: photos go to Gemini's Batch API instead of a request each.
+    let batches: BatchRunner?
+
+    package init(pipeline: Pipeline, stranded: StrandedJobs, batches: BatchRunner? = nil) {
+        self.pipeline = pipeline; self.stranded = stranded; self.batches = batches
+    }
 
     package func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask { _ = await self.pipeline.processQueue(untilIdle: false, keepsLeases: false) }
+                group.addTask {
+                    if let batches = self.batches { _ = await batches.pass(untilDone: false); return }
+                    _ = await self.pipeline.processQueue(untilIdle: false, keepsLeases: false)
+                }
                 group.addTask { await self.stranded.keepFinishing() }
             }
         } onGracefulShutdown: { [pipeline, stranded] in

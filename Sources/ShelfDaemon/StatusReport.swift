@@ -64,11 +64,17 @@ package enum StatusReport {
         for problem in try store.pathProblems() {
             problems.append(.init(code: problem.code, severity: "error", message: problem.message, path: problem.path))
         }
-        return StatusDocument(
+        var document = StatusDocument(
             daemon: .init(running: running, pid: record?.pid, since: record?.since, watchMode: record?.watchMode),
             queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
                          failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
             provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store))
+        let batches = try store.batchesInFlight().map { batch in
+            StatusDocument.Batch(name: batch.name, displayName: batch.displayName, state: batch.state, photos: batch.photos,
+                                 ageS: max(0, Int(now.timeIntervalSince(batch.createdAt))))
+        }
+        document.batches = batches.isEmpty ? nil : batches
+        return document
     }
 
     /// How many finished photos `status` shows advice for.

@@ -50,7 +50,8 @@ package struct WatchService {
         // Started in this order, stopped in the reverse one on SIGTERM/SIGINT: the notice, the watcher (nothing
         // new is queued), the scheduler (nothing more is claimed; requests in flight get `grace`), then the
         // prune, the lease heartbeat and the systemd notifier, which go on while batches drain.
-        let scheduler = SchedulerService(pipeline: pipeline, stranded: StrandedJobs(runtime: runtime))
+        let scheduler = SchedulerService(pipeline: pipeline, stranded: StrandedJobs(runtime: runtime),
+                                         batches: try runtime.batchRunner())
         let services: [any Service] = [
             SystemdNotifierService(runtime: runtime, logger: logger),
             LeaseHeartbeatService(pipeline: pipeline),

@@ -169,7 +169,7 @@ extension Pipeline {
     }
 
     /// The photo's bytes, read once for the whole job: the reader, the result and the review crops use them.
-    private func readPhoto(_ job: ClaimedJob) -> Result<[UInt8], PhotoError> {
+    func readPhoto(_ job: ClaimedJob) -> Result<[UInt8], PhotoError> {
         var lastError = PhotoError(.photoVanished, "the photo is no longer in incoming/ (it was \(job.relativePath))",
                                    disposition: .dead)
         for path in job.paths {

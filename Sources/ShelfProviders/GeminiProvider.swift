@@ -78,6 +78,11 @@ package struct GeminiProvider: VisionProvider {
 
     /// The JSON body: image part before the text part, a system instruction, structured output, explicit thinking.
     package func requestBody(for photo: PhotoUpload) throws(PhotoError) -> [UInt8] {
+        try Self.serialize(requestObject(for: photo))
+    }
+
+    /// The `GenerateContentRequest` of a photo as a JSON object: the body of a request, or one request of a batch.
+    package func requestObject(for photo: PhotoUpload) throws(PhotoError) -> [String: Any] {
         let encodedSize = (photo.bytes.count + 2) / 3 * 4
         guard encodedSize + 64 * 1024 <= Self.inlineLimit else {
             throw PhotoError(.photoTooLarge,
@@ -100,8 +105,12 @@ package struct GeminiProvider: VisionProvider {
                 "thinkingConfig": thinking,
             ] as [String: Any],
         ]
+        return body
+    }
+
+    static func serialize(_ object: Any) throws(PhotoError) -> [UInt8] {
         do {
-            return [UInt8](try JSONSerialization.data(withJSONObject: body, options: [.withoutEscapingSlashes]))
+            return [UInt8](try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]))
         } catch {
             throw PhotoError(.internal, "Could not build the Gemini request: \(error)", disposition: .dead)
         }
@@ -192,7 +201,7 @@ package struct GeminiProvider: VisionProvider {
 
     // MARK: Errors
 
-    private func networkError(_ error: HTTPError) -> PhotoError {
+    func networkError(_ error: HTTPError) -> PhotoError {
         let host = URL(string: settings.baseURL)?.host ?? "the configured base_url"
         switch error.kind {
         case .timeout:

@@ -140,7 +140,7 @@ extension Store {
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
                        OR (j.state = 'leased' AND j.lease_expiry < ?))
-                  AND j.provider_choice IS ?
+                  AND j.provider_choice IS ? AND j.provider_batch_id IS NULL
                 ORDER BY j.id LIMIT ?
                 """, [now, now, choice, limit])
             guard !due.isEmpty else { return [] }
@@ -148,18 +148,24 @@ extension Store {
             let batchID = db.lastInsertID
             var jobs: [ClaimedJob] = []
             for row in due {
-                guard let id = row.int("id"), let sha = row.string("sha256") else { continue }
+                guard let id = row.int("id") else { continue }
                 try db.execute("""
                     UPDATE job SET state = 'leased', provider = ?, lease_owner = ?, lease_expiry = ?, batch_id = ?,
                         updated_at = ?, stage = 'preparing', stage_at = ? WHERE id = ?
                     """, [provider, owner, now.addingTimeInterval(lease), batchID, now, now, id])
-                let paths = try db.query("SELECT path, relative_path FROM sighting WHERE sha256 = ? ORDER BY seen_at DESC",
-                                         [sha]).map { PhotoPath(path: $0.string("path") ?? "", relativePath: $0.string("relative_path") ?? "") }
-                jobs.append(ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
-                                       relativePath: row.string("relative_path") ?? "", paths: paths))
+                if let job = try Self.claimedJob(db, row, batchID: batchID) { jobs.append(job) }
             }
             return jobs
         }
+    }
+
+    /// A job row (`id`, `sha256`, `attempts`, `relative_path`) as a claimed job, with every path its photo was seen at.
+    static func claimedJob(_ db: SQLiteConnection, _ row: Row, batchID: Int64) throws -> ClaimedJob? {
+        guard let id = row.int("id"), let sha = row.string("sha256") else { return nil }
+        let paths = try db.query("SELECT path, relative_path FROM sighting WHERE sha256 = ? ORDER BY seen_at DESC",
+                                 [sha]).map { PhotoPath(path: $0.string("path") ?? "", relativePath: $0.string("relative_path") ?? "") }
+        return ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
+                          relativePath: row.string("relative_path") ?? "", paths: paths)
     }
 
     /// Extends the leases of jobs still in hand (a slow provider must not look like a dead owner).

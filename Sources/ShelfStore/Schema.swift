@@ -297,6 +297,23 @@ enum Schema {
         CREATE INDEX job_finished ON job(finished_at) WHERE finished_at IS NOT NULL;
         CREATE INDEX job_queued ON job(COALESCE(queued_at, created_at));
         """,
+        // Gemini Batch API jobs (`[gemini] mode = "batch"`): a row is written, with its photos, before the job is
+        // submitted; `name` is the provider's `batches/{id}` once it answered. A photo in a batch is not claimable.
+        """
+        CREATE TABLE provider_batch (
+            id INTEGER PRIMARY KEY,
+            provider TEXT NOT NULL,
+            display_name TEXT NOT NULL UNIQUE,    -- how the job is found again when its name was never saved
+            name TEXT,                            -- batches/{id}; NULL until the submission answered
+            state TEXT NOT NULL,                  -- submitting | pending | running | succeeded | failed | cancelled | expired | unsent
+            photos INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            finished_at REAL                      -- NULL while in flight
+        );
+        ALTER TABLE job ADD COLUMN provider_batch_id INTEGER REFERENCES provider_batch(id);
+        CREATE INDEX job_provider_batch ON job(provider_batch_id) WHERE provider_batch_id IS NOT NULL;
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

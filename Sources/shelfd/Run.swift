@@ -12,11 +12,13 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
     @Flag(name: .long, help: "Print the final status as JSON.") var json = false
+    @Flag(name: .long, help: ArgumentHelp("Send due photos to Gemini's Batch API (half the price, answers within hours) and wait for the answers.",
+                                          discussion: "Interrupted, the batches go on; the next run or the daemon collects them.")) var batch = false
 
     func run() async throws {
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, refreshLookups: refresh)
-        let report = try await OneShot(runtime: runtime, logger: logger).run()
+        let report = try await OneShot(runtime: runtime, logger: logger, batch: batch).run()
         if json {
             try printJSON(report.status)
         } else {

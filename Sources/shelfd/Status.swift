@@ -34,6 +34,10 @@ struct Status: AsyncParsableCommand {
         var queue = "queue:    \(q.pending) pending · \(q.leased) in progress · \(q.done) done · \(q.review) to review · \(q.failed) retrying · \(q.dead) failed"
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
+        for batch in status.batches ?? [] {
+            lines.append("batch:    \(batch.name ?? batch.displayName) — \(batch.state), \(batch.photos) photo\(batch.photos == 1 ? "" : "s"), "
+                + "submitted \(batch.ageS) s ago")
+        }
         for p in status.providers {
             if let down = StatusReport.outageSentence(p) { lines.append(down); continue }
             var provider = "provider: \(p.name) \(p.model) — \(p.state)"

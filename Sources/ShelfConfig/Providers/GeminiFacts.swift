@@ -1,4 +1,5 @@
 import Logging
+import TOMLKit
 package import ShelfCore
 import ShelfProviders
 
@@ -12,7 +13,26 @@ extension Configuration {
         /// Requests per Gemini day (it resets at midnight Pacific); 0: no limit of shelfd's own.
         package var requestsPerDay = 0
         package var timeoutS = 120
+        /// `sync`: one request per photo; `batch`: photos go in Gemini Batch API jobs (half the price, hours).
+        package var mode = Mode.sync
+        /// Photos in one batch job (the API's size limits decide inline or a JSONL file).
+        package var batchMaxPhotos = 500
+        /// How often batch jobs in flight are asked about.
+        package var batchPollS = 60
         package init() {}
+
+        package enum Mode: String, Sendable, CaseIterable { case sync, batch }
+
+        /// The keys of every hosted section, then batch mode's.
+        static var allKeys: [String] { keys + ["mode", "batch_max_photos", "batch_poll_s"] }
+
+        func readingBatch(_ t: TOMLTable, with reader: Reader) throws(ConfigError) -> Self {
+            var s = self
+            s.mode = try reader.choice(t, "gemini", "mode", s.mode)
+            s.batchMaxPhotos = try reader.int(t, "gemini", "batch_max_photos", s.batchMaxPhotos, 1...10_000)
+            s.batchPollS = try reader.int(t, "gemini", "batch_poll_s", s.batchPollS, 1...86_400)
+            return s
+        }
     }
 
     package var gemini: Gemini {
@@ -31,12 +51,14 @@ extension Secrets {
 
 extension ProviderFacts {
     static let gemini = ProviderFacts(
-        kind: .gemini, keys: Configuration.Gemini.keys,
+        kind: .gemini, keys: Configuration.Gemini.allKeys,
         label: "Gemini", required: [.geminiAPIKey], secretsLabel: "Gemini API key", autoRank: 1,
         autoReason: "a Gemini API key is present",
         missingAdvice: "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd.",
         limits: { $0.gemini.limits(day: .pacific) },
-        parse: { reader, t, config throws(ConfigError) in config.gemini = try config.gemini.reading(t, "gemini", with: reader) },
+        parse: { reader, t, config throws(ConfigError) in 
+            config.gemini = try config.gemini.reading(t, "gemini", with: reader).readingBatch(t, with: reader)
+        },
         model: { $0.gemini.model },
         make: { config, secrets, context in
             let settings = GeminiSettings(model: config.gemini.model, baseURL: config.gemini.baseURL,
@@ -44,3 +66,4 @@ extension ProviderFacts {
             return GeminiProvider(settings: settings, http: context.http, logger: Logger(label: "shelfd.gemini"))
         })
 }
+

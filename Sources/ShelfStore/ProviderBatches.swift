@@ -1,0 +1,137 @@
+import Foundation
+import ShelfCore
+
+/// A provider batch job as the queue tracks it (`provider_batch`).
+package struct ProviderBatch: Sendable, Equatable, Codable {
+    package var id: Int64
+    package var provider: String
+    /// Given to the provider with the job: `shelfd-<id>-<token>`. Finds the job again if its name was never saved.
+    package var displayName: String
+    /// The provider's `batches/{id}`; nil until the submission answered.
+    package var name: String?
+    /// `submitting`, then the provider's word (`pending`, `running`, `succeeded`, `failed`, `cancelled`,
+    /// `expired`), or `unsent` when the submission never reached the provider.
+    package var state: String
+    package var photos: Int
+    package var createdAt: Date
+    package var updatedAt: Date
+    /// Nil while in flight.
+    package var finishedAt: Date?
+}
+
+/// What batch mode asks of the queue. Photos in a batch stay `pending` with the batch's id, so that nothing
+/// claims them (`claim` skips them) while the provider has them; a finished batch gives them back.
+package protocol BatchQueue: Sendable {
+    /// Records a batch and its photos (each charged an attempt, as a request would be) in one transaction,
+    /// before anything is sent: the claimed jobs leave this owner's lease for the batch.
+    func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date) throws -> ProviderBatch
+    /// The provider's name for the batch, saved the moment it is known.
+    func recordBatchName(id: Int64, name: String, state: String, now: Date) throws
+    func recordBatchState(id: Int64, state: String, now: Date) throws
+    /// Batches not finished, oldest first.
+    func batchesInFlight() throws -> [ProviderBatch]
+    /// The latest batches, newest first.
+    func recentBatches(limit: Int) throws -> [ProviderBatch]
+    /// The photos of a batch, as claimed jobs (their answers are saved under their ids before the batch is closed).
+    func batchJobs(id: Int64) throws -> [ClaimedJob]
+    /// Ends a batch. `answered`: its photos are leased to `owner` (their answers are saved, they are processed
+    /// next) and returned; otherwise they go back to pending with their attempt refunded.
+    func closeBatch(id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
+                    now: Date) throws -> [ClaimedJob]
+}
+
+extension Store: BatchQueue {
+    package func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws -> ProviderBatch {
+        try write { db in
+            let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            try db.execute("""
+                INSERT INTO provider_batch (provider, display_name, state, photos, created_at, updated_at)
+                VALUES (?, ?, 'submitting', ?, ?, ?)
+                """, [provider, "pending-\(token)", jobs.count, now, now])
+            let id = db.lastInsertID
+            let displayName = "shelfd-\(id)-\(token)"
+            try db.execute("UPDATE provider_batch SET display_name = ? WHERE id = ?", [displayName, id])
+            for job in jobs {
+                try db.execute("""
+                    UPDATE job SET state = 'pending', provider_batch_id = ?, attempts = attempts + 1, lease_owner = NULL,
+                        lease_expiry = NULL, stage = NULL, updated_at = ? WHERE id = ? AND state = 'leased' AND lease_owner = ?
+                    """, [id, now, job.id, owner])
+            }
+            try db.execute("UPDATE provider_batch SET photos = (SELECT COUNT(*) FROM job WHERE provider_batch_id = ?) WHERE id = ?",
+                           [id, id])
+            try Self.addEvent(db, "batch_opened", message: "\(displayName): \(jobs.count) photos", now: now)
+            return try Self.batch(db, id: id)!
+        }
+    }
+
+    package func recordBatchName(id: Int64, name: String, state: String, now: Date = Date()) throws {
+        try write { db in
+            try db.execute("UPDATE provider_batch SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
+            try Self.addEvent(db, "batch_submitted", message: name, now: now)
+        }
+    }
+
+    package func recordBatchState(id: Int64, state: String, now: Date = Date()) throws {
+        try write { db in
+            try db.execute("UPDATE provider_batch SET state = ?, updated_at = ? WHERE id = ? AND state != ?", [state, now, id, state])
+        }
+    }
+
+    package func batchesInFlight() throws -> [ProviderBatch] {
+        try read { db in
+            try db.query("SELECT * FROM provider_batch WHERE finished_at IS NULL ORDER BY id").compactMap(Self.batch)
+        }
+    }
+
+    package func recentBatches(limit: Int) throws -> [ProviderBatch] {
+        try read { db in
+            try db.query("SELECT * FROM provider_batch ORDER BY id DESC LIMIT ?", [limit]).compactMap(Self.batch)
+        }
+    }
+
+    package func closeBatch(id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
+                            now: Date = Date()) throws -> [ClaimedJob] {
+        try write { db in
+            try db.execute("UPDATE provider_batch SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?", [state, now, now, id])
+            try Self.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
+            guard answered else {
+                try db.execute("""
+                    UPDATE job SET provider_batch_id = NULL, attempts = MAX(0, attempts - 1), updated_at = ?
+                    WHERE provider_batch_id = ? AND state = 'pending'
+                    """, [now, id])
+                return []
+            }
+            try db.execute("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
+            let claim = db.lastInsertID
+            let rows = try db.query("""
+                SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
+                WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
+                """, [id])
+            try db.execute("""
+                UPDATE job SET state = 'leased', provider_batch_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
+                    updated_at = ?, stage = 'matching', stage_at = ? WHERE provider_batch_id = ? AND state = 'pending'
+                """, [owner, now.addingTimeInterval(lease), claim, now, now, id])
+            return try rows.compactMap { try Self.claimedJob(db, $0, batchID: claim) }
+        }
+    }
+
+    package func batchJobs(id: Int64) throws -> [ClaimedJob] {
+        try read { db in
+            try db.query("""
+                SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
+                WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
+                """, [id]).compactMap { try Self.claimedJob(db, $0, batchID: 0) }
+        }
+    }
+
+    static func batch(_ db: SQLiteConnection, id: Int64) throws -> ProviderBatch? {
+        try db.queryOne("SELECT * FROM provider_batch WHERE id = ?", [id]).flatMap(batch)
+    }
+
+    static func batch(_ row: Row) -> ProviderBatch? {
+        guard let id = row.int("id"), let created = row.date("created_at") else { return nil }
+        return ProviderBatch(id: id, provider: row.string("provider") ?? "", displayName: row.string("display_name") ?? "",
+                             name: row.string("name"), state: row.string("state") ?? "", photos: Int(row.int("photos") ?? 0),
+                             createdAt: created, updatedAt: row.date("updated_at") ?? created, finishedAt: row.date("finished_at"))
+    }
+}
