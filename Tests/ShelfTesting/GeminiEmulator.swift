@@ -58,6 +58,8 @@ package final class GeminiEmulator: ModelEmulator {
         /// RESOURCE_EXHAUSTED (no retry delay). The minute is counted as 59.5 s, so a client that spaces its
         /// starts exactly 60 s ÷ limit apart is not refused for a few milliseconds of network jitter. Nil: no quota.
         package var requestsPerMinute: Int?
+        /// The Batch API's behaviour (GeminiBatchEmulator.swift).
+        package var batch = BatchScript()
 
         package init(apiKey: String = GeminiEmulator.defaultKey, models: Set<String>? = nil, latency: Duration = .zero,
                      rules: [Rule] = [], reply: Reply = .books([]), requestsPerMinute: Int? = nil) {
@@ -103,6 +105,8 @@ package final class GeminiEmulator: ModelEmulator {
         package var log: [LoggedRequest] = []
         /// Arrivals of the photo requests let through in the last minute (`Script.requestsPerMinute`).
         var admitted: [Date] = []
+        /// Batch jobs, uploaded files and uploads under way (GeminiBatchEmulator.swift).
+        var batches = BatchWorld()
 
         package init(script: Script) { self.script = script }
         package mutating func replace(script: Script) { self.script = script; progress = RuleProgress() }
@@ -133,6 +137,11 @@ package final class GeminiEmulator: ModelEmulator {
             entry.status = response.status
             shared.log(entry)
             return response
+        }
+        if isBatchPath(path) {
+            guard let key else { return answer(errorResponse(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.")) }
+            guard key == script.apiKey else { return answer(invalidKey()) }
+            return answer(handleBatch(request, shared: shared))
         }
 
         // models.get: GET /v1beta/models/{model}, what `shelfd doctor` uses to check key and model for free.
@@ -189,10 +198,10 @@ package final class GeminiEmulator: ModelEmulator {
 
     // MARK: - Request validation
 
-    private struct Violation: Error { var field: String, description: String }
+    struct Violation: Error { var field: String, description: String }
 
     /// Checks the request the way shelfd must build it; returns the decoded image.
-    private static func validate(_ body: [UInt8], model: String) -> Result<[UInt8], Violation> {
+    static func validate(_ body: [UInt8], model: String) -> Result<[UInt8], Violation> {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             return .failure(Violation(field: "", description: "Invalid JSON payload received. Unexpected token."))
         }
@@ -289,7 +298,7 @@ package final class GeminiEmulator: ModelEmulator {
 
     // MARK: - Answers
 
-    private static func render(_ reply: Reply, model: String) -> HTTPServer.Response {
+    static func render(_ reply: Reply, model: String) -> HTTPServer.Response {
         switch reply {
         case .written(let answer):
             // Gemini ends a JSON answer with a newline.
@@ -371,14 +380,14 @@ package final class GeminiEmulator: ModelEmulator {
         return .json(json(body))
     }
 
-    private static func errorResponse(_ status: Int, _ rpcStatus: String, _ message: String,
+    static func errorResponse(_ status: Int, _ rpcStatus: String, _ message: String,
                                       details: [[String: Any]]? = nil) -> HTTPServer.Response {
         var error: [String: Any] = ["code": status, "message": message, "status": rpcStatus]
         if let details { error["details"] = details }
         return .json(json(["error": error]), status: status)
     }
 
-    private static func invalidKey() -> HTTPServer.Response {
+    static func invalidKey() -> HTTPServer.Response {
         errorResponse(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", details: [
             ["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com",
              "metadata": ["service": "generativelanguage.googleapis.com"]],
@@ -387,7 +396,7 @@ package final class GeminiEmulator: ModelEmulator {
         ])
     }
 
-    private static func badRequest(_ violation: Violation) -> HTTPServer.Response {
+    static func badRequest(_ violation: Violation) -> HTTPServer.Response {
         let message = violation.field.isEmpty ? violation.description : "Invalid value at '\(violation.field)': \(violation.description)"
         return errorResponse(400, "INVALID_ARGUMENT", message, details: [
             ["@type": "type.googleapis.com/google.rpc.BadRequest",
@@ -409,7 +418,7 @@ package final class GeminiEmulator: ModelEmulator {
         return String((0..<23).map { _ in alphabet.randomElement()! })
     }
 
-    private static func json(_ object: Any) -> String { emulatorJSON(object) }
+    static func json(_ object: Any) -> String { emulatorJSON(object) }
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
