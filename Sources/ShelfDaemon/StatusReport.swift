@@ -69,7 +69,8 @@ package enum StatusReport {
             queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
                          failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
             provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store))
-        let batches = try store.batchesInFlight().map { batch in
+        // A database a newer binary is still migrating has no batch table yet: no batches.
+        let batches = ((try? store.batchesInFlight()) ?? []).map { batch in
             StatusDocument.Batch(name: batch.name, displayName: batch.displayName, state: batch.state, photos: batch.photos,
                                  ageS: max(0, Int(now.timeIntervalSince(batch.createdAt))))
         }

@@ -39,7 +39,7 @@ package struct BatchRunner: Sendable {
             if pipeline.shutdown.isSet { return PassSummary(stop: .shutdown) }
             await pollInFlight()
             if pipeline.shutdown.isSet { return PassSummary(stop: .shutdown) }
-            let submitted = await submitDue()
+            let submitted = untilDone || gathered() ? await submitDue() : 0
             let inFlight = (try? queue.batchesInFlight()) ?? []
             if untilDone && inFlight.isEmpty && submitted == 0 {
                 guard let retry = try? pipeline.store.nextRetryDate() else { return PassSummary(stop: .idle) }
@@ -52,6 +52,14 @@ package struct BatchRunner: Sendable {
     }
 
     // MARK: Submitting
+
+    /// The daemon sends a batch once photos stop arriving for a poll interval (a backlog being copied in goes as one
+    /// batch), or as soon as a full batch is waiting.
+    func gathered(now: Date = Date()) -> Bool {
+        guard let due = try? queue.duePhotos(now: now), due.count > 0 else { return false }
+        guard due.count < maxPhotos, let newest = due.newest else { return true }
+        return now.timeIntervalSince(newest) >= Double(pollInterval.components.seconds)
+    }
 
     /// Claims due photos and submits them as batches of up to `maxPhotos`; returns how many photos went.
     func submitDue() async -> Int {

@@ -32,6 +32,8 @@ package protocol BatchQueue: Sendable {
     func batchesInFlight() throws -> [ProviderBatch]
     /// The latest batches, newest first.
     func recentBatches(limit: Int) throws -> [ProviderBatch]
+    /// Photos due for a request and not in a batch: how many, and when the newest of them was queued.
+    func duePhotos(now: Date) throws -> (count: Int, newest: Date?)
     /// The photos of a batch, as claimed jobs (their answers are saved under their ids before the batch is closed).
     func batchJobs(id: Int64) throws -> [ClaimedJob]
     /// Ends a batch. `answered`: its photos are leased to `owner` (their answers are saved, they are processed
@@ -112,6 +114,17 @@ extension Store: BatchQueue {
                     updated_at = ?, stage = 'matching', stage_at = ? WHERE provider_batch_id = ? AND state = 'pending'
                 """, [owner, now.addingTimeInterval(lease), claim, now, now, id])
             return try rows.compactMap { try Self.claimedJob(db, $0, batchID: claim) }
+        }
+    }
+
+    package func duePhotos(now: Date = Date()) throws -> (count: Int, newest: Date?) {
+        try read { db in
+            let row = try db.queryOne("""
+                SELECT COUNT(*) AS n, MAX(COALESCE(queued_at, created_at)) AS newest FROM job
+                WHERE (state = 'pending' OR (state = 'failed_retryable' AND not_before <= ?)) AND provider_batch_id IS NULL
+                  AND provider_choice IS NULL
+                """, [now])
+            return (Int(row?.int("n") ?? 0), row?.date("newest"))
         }
     }
 

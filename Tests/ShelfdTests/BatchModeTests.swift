@@ -1,0 +1,144 @@
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfTesting
+import Testing
+
+@Suite("Batch mode: Gemini's Batch API through the binary", .serialized)
+struct BatchModeTests {
+    /// Batch mode with a poll every second, pointed at the emulator.
+    func root(_ gemini: GeminiEmulator, mode: String = "batch", poll: Int = 1) throws -> ShelfRoot {
+        try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["mode": "\"\(mode)\"", "batch_poll_s": "\(poll)"]])
+    }
+
+    func script(_ batch: BatchScript) -> GeminiEmulator.Script {
+        var script = GeminiEmulator.Script.always(.books([dune]))
+        script.batch = batch
+        return script
+    }
+
+    /// Every photo has exactly one result, none was read twice (no earlier run kept in results/.history), and the
+    /// library holds one entry seen in every photo.
+    func expectEachPhotoDoneOnce(_ root: ShelfRoot, photos: Int) throws {
+        let results = try root.resultDocuments()
+        #expect(results.count == photos)
+        #expect(Set(results.map(\.photo.path)).count == photos)
+        #expect(results.allSatisfy { $0.books.map(\.title) == ["Dune"] })
+        let history = root.results.appendingPathComponent(".history")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: history.path)) ?? []).isEmpty)
+        let library = try root.library()
+        #expect(library.books.count == 1)
+        #expect(library.books.first?.sightings.count == photos)
+    }
+
+    @Test("60 photos, the daemon killed with kill -9 while the batch runs and started again: one batch, every photo done once",
+          .timeLimit(.minutes(4)))
+    func crashWhileBatchRuns() async throws {
+        try await withGeminiEmulator(script(BatchScript(pendingFor: .seconds(2), runningFor: .seconds(2)))) { gemini in
+            // The daemon sends a batch once photos stopped arriving for a poll interval: the 60 go as one.
+            let root = try root(gemini, poll: 2)
+            for n in 1...60 { try root.drop(JPEGFactory.shelf(seed: 5000 + n), as: "IMG_\(n).jpg") }
+
+            let daemon = try root.startDaemon()
+            try await waitUntil("a batch is submitted", timeout: .seconds(60)) { gemini.batchesCreated.count == 1 }
+            try await daemon.kill9()
+            #expect(gemini.batchState(gemini.batchesCreated[0].name) != "BATCH_STATE_SUCCEEDED")
+
+            let again = try root.startDaemon()
+            try await waitUntil("every photo is done", timeout: .seconds(90)) {
+                let status = try await root.status()
+                return status.queue.done + status.queue.review == 60 && status.batches == nil
+            }
+            #expect(try await again.stop() == 0)
+
+            #expect(gemini.batchesCreated.count == 1)
+            #expect(gemini.batchesCreated.first?.photos.count == 60)
+            #expect(gemini.requests.filter { $0.path.hasSuffix(":generateContent") }.isEmpty)   // nothing sent one by one
+            try expectEachPhotoDoneOnce(root, photos: 60)
+        }
+    }
+
+    @Test("Killed between submitting a batch and saving its name: the next run finds it by display name, submits nothing twice",
+          .timeLimit(.minutes(2)))
+    func crashBeforeTheNameIsSaved() async throws {
+        try await withGeminiEmulator(script(BatchScript(pendingFor: .milliseconds(300), runningFor: .milliseconds(300)))) { gemini in
+            let root = try root(gemini)
+            for n in 1...4 { try root.drop(JPEGFactory.shelf(seed: 6000 + n), as: "IMG_\(n).jpg") }
+            let crashed = try await root.shelfd(["run"], environment: ["SHELFD_FAILPOINT": "batch_after_submit"])
+            #expect(crashed.status != 0)
+            #expect(gemini.batchesCreated.count == 1)
+
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(gemini.batchesCreated.count == 1)
+            try expectEachPhotoDoneOnce(root, photos: 4)
+        }
+    }
+
+    @Test("A results file with a broken line: that photo goes again alone, in a batch of its own, and is done",
+          .timeLimit(.minutes(2)))
+    func brokenResultLine() async throws {
+        let batch = BatchScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(300), resultsAsFile: true, brokenFirstLine: [1])
+        try await withGeminiEmulator(script(batch)) { gemini in
+            let root = try root(gemini, mode: "sync")
+            for n in 1...3 { try root.drop(JPEGFactory.shelf(seed: 7000 + n), as: "IMG_\(n).jpg") }
+            let run = try await root.shelfd("run", "--batch")
+            #expect(run.status == 0, "\(run.stderr)")
+
+            #expect(gemini.batchesCreated.map(\.photos.count) == [3, 1])
+            #expect(gemini.batchesCreated.last?.photos.first == gemini.batchesCreated.first?.photos.first)
+            #expect(gemini.requests.contains { $0.path.hasPrefix("/download/v1beta/files/") })
+            try expectEachPhotoDoneOnce(root, photos: 3)
+        }
+    }
+
+    @Test("An expired batch puts its photos back, no attempt used; they are done in the next batch; batch list shows both",
+          .timeLimit(.minutes(2)))
+    func expiredBatch() async throws {
+        let batch = BatchScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(300), outcomes: ["BATCH_STATE_EXPIRED"])
+        try await withGeminiEmulator(script(batch)) { gemini in
+            let root = try root(gemini)
+            for n in 1...2 { try root.drop(JPEGFactory.shelf(seed: 7100 + n), as: "IMG_\(n).jpg") }
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(gemini.batchesCreated.map(\.photos.count) == [2, 2])
+            try expectEachPhotoDoneOnce(root, photos: 2)
+
+            let store = try #require(try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
+            #expect(try store.read { db in try db.query("SELECT attempts FROM job").compactMap { $0.int("attempts") } } == [1, 1])
+            let list = try await root.shelfd("batch", "list")
+            #expect(list.status == 0)
+            #expect(list.stdout.contains("expired") && list.stdout.contains("succeeded"))
+            #expect(list.stdout.contains(gemini.batchesCreated[0].name))
+        }
+    }
+
+    @Test("status shows a batch in flight (text and --json); batch cancel cancels it and its photos go back",
+          .timeLimit(.minutes(2)))
+    func statusListAndCancel() async throws {
+        try await withGeminiEmulator(script(BatchScript(pendingFor: .seconds(600)))) { gemini in
+            let root = try root(gemini)
+            for n in 1...5 { try root.drop(JPEGFactory.shelf(seed: 7200 + n), as: "IMG_\(n).jpg") }
+            let daemon = try root.startDaemon()
+            var name = ""
+            try await waitUntil("the batch's name is saved", timeout: .seconds(60)) {
+                name = try await root.status().batches?.first?.name ?? ""
+                return !name.isEmpty
+            }
+            let status = try await root.status()
+            let inFlight = try #require(status.batches?.first)
+            #expect(inFlight.photos == 5 && inFlight.state == "pending" && inFlight.ageS >= 0)
+            let text = try await root.shelfd("status")
+            #expect(text.stdout.contains("batch:") && text.stdout.contains(name) && text.stdout.contains("5 photos"))
+            #expect(try await root.shelfd("batch", "list").stdout.contains(name))
+
+            let cancel = try await root.shelfd("batch", "cancel", name)
+            #expect(cancel.status == 0, "\(cancel.stderr)")
+            #expect(gemini.batchState(name) == "BATCH_STATE_CANCELLED")
+            // The daemon sees it cancelled and sends the photos again, in a new batch.
+            try await waitUntil("the photos go in a new batch", timeout: .seconds(30)) { gemini.batchesCreated.count == 2 }
+            #expect(gemini.batchesCreated[1].photos.count == 5)
+            #expect(try await daemon.stop() == 0)
+        }
+    }
+}
