@@ -97,7 +97,8 @@ package struct OneShot {
         // SIGTERM/SIGINT: the same graceful stop as the daemon's (nothing more claimed, requests in flight
         // get the grace to finish). Batches in flight go on at the provider; the next pass or the daemon polls them.
         let summary = try await Shutdown.runPass(logger: logger, stop: { pipeline.stop(); stranded.stop() }) {
-            if let runner { return await runner.pass(untilDone: true) }
+            if let runner, runner.submits { return await runner.pass(untilDone: true) }
+            _ = await runner?.pollInFlight()                    // sync mode: batches left from batch mode are collected
             let summary = await pipeline.processQueue(untilIdle: true)
             if pipeline.choice == nil && summary.stop != .shutdown {
                 await stranded.finish()                         // what a stopped `--provider` process left

@@ -86,16 +86,22 @@ package struct Runtime: Sendable {
                        chosen: chosen, secrets: secrets)
     }
 
-    /// Batch mode's runner when `[gemini] mode = "batch"` or `force` (`run --batch`) with Gemini as the provider;
-    /// nil for the usual request per photo (a `--provider` process, another provider without `force`).
+    /// Batch mode's runner when `[gemini] mode = "batch"` or `force` (`run --batch`) with Gemini as the provider; in
+    /// sync mode, one that only collects the batches still in flight (`submits` false); nil for the usual request
+    /// per photo (a `--provider` process, no batch in flight, another provider without `force`).
     package func batchRunner(force: Bool = false) throws -> BatchRunner? {
-        guard force || config.gemini.mode == .batch, pipeline.choice == nil else { return nil }
+        guard pipeline.choice == nil else { return nil }
+        let sends = force || config.gemini.mode == .batch
+        guard sends || !((try? store.batchesInFlight()) ?? []).isEmpty else { return nil }
         guard case .single(let channel) = pipeline.lineup, channel.kind == .gemini else {
+            guard sends else { return nil }      // collected when Gemini is the provider again
             throw StartupError("Batch mode is Gemini's Batch API, but the provider is \(pipeline.lineup.name). Set "
                 + "pipeline.provider = \"gemini\", or [gemini] mode = \"sync\" and drop --batch.")
         }
-        return BatchRunner(pipeline: pipeline, queue: store, client: Self.batchClient(config: config, secrets: secrets),
-                           maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
+        var runner = BatchRunner(pipeline: pipeline, queue: store, client: Self.batchClient(config: config, secrets: secrets),
+                                 maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
+        runner.submits = sends
+        return runner
     }
 
     /// `shelfd batch cancel`: asks Gemini to cancel; the next poll gives the photos back.

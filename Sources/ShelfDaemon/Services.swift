@@ -68,8 +68,12 @@ package final class SchedulerService: Service {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask {
-                    if let batches = self.batches { _ = await batches.pass(untilDone: false); return }
+                    if let batches = self.batches, batches.submits { _ = await batches.pass(untilDone: false); return }
                     _ = await self.pipeline.processQueue(untilIdle: false, keepsLeases: false)
+                }
+                // Sync mode with batches left in flight from batch mode: they are still collected.
+                if let batches = self.batches, !batches.submits {
+                    group.addTask { _ = await batches.pass(untilDone: false) }
                 }
                 group.addTask { await self.stranded.keepFinishing() }
             }

@@ -20,6 +20,9 @@ package struct BatchRunner: Sendable {
     package let pollInterval: Duration
     /// A batch whose submission has no answer yet is looked for this long before its photos are taken back.
     package var unsentAfter: TimeInterval = 600
+    /// False in sync mode with batches still in flight (the mode was switched back): they are collected, no new
+    /// batch is sent.
+    package var submits = true
 
     package init(pipeline: Pipeline, queue: any BatchQueue, client: GeminiBatchClient, maxPhotos: Int, pollInterval: Duration) {
         self.pipeline = pipeline; self.queue = queue; self.client = client; self.maxPhotos = maxPhotos
@@ -34,12 +37,24 @@ package struct BatchRunner: Sendable {
     /// is due; otherwise (watch) until shutdown, a round every `pollInterval` or when a photo arrives.
     package func pass(untilDone: Bool) async -> PassSummary {
         async let _ = untilDone ? pipeline.heartbeatLoop() : ()
+        var unreachableSince: Date?
         while true {
             pipeline.pulse.beat()
             if pipeline.shutdown.isSet { return PassSummary(stop: .shutdown) }
-            await pollInFlight()
+            let pollFailed = await beating { await pollInFlight() }
             if pipeline.shutdown.isSet { return PassSummary(stop: .shutdown) }
-            let submitted = untilDone || gathered() ? await submitDue() : 0
+            let (submitted, submitFailed) = submits && (untilDone || gathered()) ? await beating { await submitDue() } : (0, false)
+            // Gemini out of reach: a pass gives up after a while, leaving batches and photos for the next one.
+            if pollFailed || submitFailed {
+                let since = unreachableSince ?? Date()
+                unreachableSince = since
+                if untilDone && Date().timeIntervalSince(since) > pipeline.settings.maxWaitInPass {
+                    return PassSummary(stop: .providerWaiting(until: Date().addingTimeInterval(Double(pollInterval.components.seconds)),
+                        "Gemini's Batch API cannot be reached; batches in flight and queued photos wait for the next run or the daemon"))
+                }
+            } else {
+                unreachableSince = nil
+            }
             let inFlight = (try? queue.batchesInFlight()) ?? []
             if untilDone && inFlight.isEmpty && submitted == 0 {
                 guard let retry = try? pipeline.store.nextRetryDate() else { return PassSummary(stop: .idle) }
@@ -47,7 +62,39 @@ package struct BatchRunner: Sendable {
                 _ = await pipeline.wake.wait(timeout: .seconds(max(0.05, retry.timeIntervalSinceNow)))
                 continue
             }
-            _ = await pipeline.wake.wait(timeout: pollInterval)
+            if submits {
+                _ = await pipeline.wake.wait(timeout: pollInterval)
+            } else {
+                // Beside the scheduler, which owns the wake-ups: a plain sleep, a second at a time to see a stop.
+                let until = ContinuousClock.now + pollInterval
+                while ContinuousClock.now < until && !pipeline.shutdown.isSet { try? await Task.sleep(for: .seconds(1)) }
+            }
+        }
+    }
+
+    /// A round can take minutes (preparing hundreds of photos, applying their answers): the loop is alive meanwhile
+    /// for the systemd watchdog, as the scheduler is while its batches are processed.
+    private func beating<T: Sendable>(_ body: () async -> T) async -> T {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [pulse = pipeline.pulse] in
+                while !Task.isCancelled {
+                    pulse.beat()
+                    try? await Task.sleep(for: .seconds(5))
+                }
+            }
+            let result = await body()
+            group.cancelAll()
+            return result
+        }
+    }
+
+    /// Photos processed the usual way, a claim's worth (`batch_size`) at a time: each commit and its files stay small.
+    private func process(_ jobs: [ClaimedJob]) async {
+        var start = 0
+        while start < jobs.count {
+            let end = min(jobs.count, start + max(1, pipeline.settings.batchSize))
+            await pipeline.process(batch: Array(jobs[start..<end]))
+            start = end
         }
     }
 
@@ -61,8 +108,9 @@ package struct BatchRunner: Sendable {
         return now.timeIntervalSince(newest) >= Double(pollInterval.components.seconds)
     }
 
-    /// Claims due photos and submits them as batches of up to `maxPhotos`; returns how many photos went.
-    func submitDue() async -> Int {
+    /// Claims due photos and submits them as batches of up to `maxPhotos`; returns how many photos went, and whether
+    /// Gemini failed to answer (or refused) a submission.
+    func submitDue() async -> (sent: Int, failed: Bool) {
         var sent = 0
         while !pipeline.shutdown.isSet {
             let jobs: [ClaimedJob]
@@ -71,16 +119,16 @@ package struct BatchRunner: Sendable {
                                                 lease: pipeline.settings.lease, now: Date())
             } catch {
                 logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
-                return sent
+                return (sent, false)
             }
-            guard !jobs.isEmpty else { return sent }
+            guard !jobs.isEmpty else { return (sent, false) }
             pipeline.holdLeases(on: jobs.map(\.id))
             defer { pipeline.dropLeases(on: jobs.map(\.id)) }
             // A photo whose answer is already saved (a batch applied before a crash) is replayed, not sent again.
             let replay = jobs.filter { job in
                 (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)) != nil
             }
-            if !replay.isEmpty { await pipeline.process(batch: replay) }
+            if !replay.isEmpty { await process(replay) }
 
             var requests: [GeminiBatchClient.Request] = []
             var ready: [ClaimedJob] = []
@@ -96,13 +144,13 @@ package struct BatchRunner: Sendable {
                 ready.append(job)
             }
             // The usual path ends a photo that cannot be read or prepared, before any request.
-            if !unprepared.isEmpty { await pipeline.process(batch: unprepared) }
+            if !unprepared.isEmpty { await process(unprepared) }
             guard !ready.isEmpty else { continue }
-            guard await submit(ready, requests: requests) else { return sent }
+            guard await submit(ready, requests: requests) else { return (sent, true) }
             sent += ready.count
-            if jobs.count < maxPhotos { return sent }
+            if jobs.count < maxPhotos { return (sent, false) }
         }
-        return sent
+        return (sent, false)
     }
 
     /// Records the batch, submits it, saves its name. False when it could not be submitted (its photos are back).
@@ -145,16 +193,18 @@ package struct BatchRunner: Sendable {
 
     // MARK: Polling
 
-    /// Asks about every batch in flight; finished ones are applied or give their photos back.
-    func pollInFlight() async {
-        guard let batches = try? queue.batchesInFlight(), !batches.isEmpty else { return }
+    /// Asks about every batch in flight; finished ones are applied or give their photos back. True when Gemini could
+    /// not be asked.
+    package func pollInFlight() async -> Bool {
+        guard let batches = try? queue.batchesInFlight(), !batches.isEmpty else { return false }
         var listed: [GeminiBatchStatus]?
+        var failed = false
         for batch in batches {
-            if pipeline.shutdown.isSet { return }
+            if pipeline.shutdown.isSet { return failed }
             guard let name = batch.name else {
                 // Submitted, but its name was never saved: find it by display name, else give its photos back.
                 if listed == nil { listed = try? await client.list() }
-                guard let listed else { continue }
+                guard let listed else { failed = true; continue }
                 if let found = listed.first(where: { $0.displayName == batch.displayName }) {
                     try? queue.recordBatchName(id: batch.id, name: found.name, state: found.state.word, now: Date())
                     logger.info("Found a batch whose name was not saved", metadata: ["batch": "\(found.name)"])
@@ -172,6 +222,7 @@ package struct BatchRunner: Sendable {
                     close(batch, state: "expired")
                 } else {
                     logger.warning("Cannot ask about a batch; asking again later", metadata: ["batch": "\(name)", "error": "\(error.message)"])
+                    failed = true
                 }
                 continue
             }
@@ -186,6 +237,7 @@ package struct BatchRunner: Sendable {
                 if status.state.word != batch.state { try? queue.recordBatchState(id: batch.id, state: status.state.word, now: Date()) }
             }
         }
+        return failed
     }
 
     /// Photos back to the queue, their attempts refunded (the batch's trouble, not theirs).
@@ -253,7 +305,7 @@ package struct BatchRunner: Sendable {
         }
         logger.info("Batch answered", metadata: ["event": "batch_answered", "batch": "\(status.name)",
                                                  "answers": "\(answered.count)", "photos": "\(jobs.count)"])
-        if !answered.isEmpty { await pipeline.process(batch: answered) }
+        if !answered.isEmpty { await process(answered) }
     }
 
     /// An error line: the photo's own trouble costs the attempt it was charged at submission (it goes again alone,

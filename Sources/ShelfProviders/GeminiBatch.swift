@@ -113,8 +113,10 @@ package struct GeminiBatchClient: Sendable {
 
     /// Submits the requests as one batch job: inline under 20 MB, else through an uploaded JSONL file.
     package func create(displayName: String, requests: [Request]) async throws(PhotoError) -> GeminiBatchStatus {
-        var body = try inlineBody(displayName: displayName, requests: requests)
-        if body.count >= Self.inlineBatchLimit {
+        // Each photo's base64 and a few kilobytes of prompt and schema: a batch clearly over the limit is never built inline.
+        let estimate = requests.reduce(0) { $0 + ($1.photo.bytes.count + 2) / 3 * 4 + 8_192 }
+        var body = estimate < Self.inlineBatchLimit ? try inlineBody(displayName: displayName, requests: requests) : []
+        if body.isEmpty || body.count >= Self.inlineBatchLimit {
             let file = try await upload(try jsonl(requests), displayName: displayName, mimeType: "application/jsonl")
             body = try fileBody(displayName: displayName, file: file)
         }

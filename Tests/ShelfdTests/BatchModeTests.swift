@@ -113,6 +113,33 @@ struct BatchModeTests {
         }
     }
 
+    @Test("Back to sync mode with a batch in flight: the daemon still collects it and sends none of its photos one by one",
+          .timeLimit(.minutes(2)))
+    func syncModeCollectsBatchesInFlight() async throws {
+        try await withGeminiEmulator(script(BatchScript(pendingFor: .seconds(2), runningFor: .seconds(1)))) { gemini in
+            let root = try root(gemini)
+            for n in 1...3 { try root.drop(JPEGFactory.shelf(seed: 7300 + n), as: "IMG_\(n).jpg") }
+            let (run, _, _) = try root.process(["run"], logName: "batch-run")
+            try run.run()
+            try await waitUntil("the batch's name is saved", timeout: .seconds(60)) {
+                try await root.status().batches?.first?.name != nil
+            }
+            kill(run.processIdentifier, SIGKILL)
+            run.waitUntilExit()
+
+            try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["gemini": ["mode": "\"sync\"", "batch_poll_s": "1"]])
+            let daemon = try root.startDaemon()
+            try await waitUntil("every photo is done", timeout: .seconds(60)) {
+                let status = try await root.status()
+                return status.queue.done + status.queue.review == 3 && status.batches == nil
+            }
+            #expect(try await daemon.stop() == 0)
+            #expect(gemini.batchesCreated.count == 1)
+            #expect(gemini.requests.filter { $0.path.hasSuffix(":generateContent") }.isEmpty)
+            try expectEachPhotoDoneOnce(root, photos: 3)
+        }
+    }
+
     @Test("status shows a batch in flight (text and --json); batch cancel cancels it and its photos go back",
           .timeLimit(.minutes(2)))
     func statusListAndCancel() async throws {
