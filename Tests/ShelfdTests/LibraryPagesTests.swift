@@ -1,0 +1,175 @@
+import Foundation
+import ShelfCore
+import ShelfDigest
+import ShelfHTTP
+import ShelfStore
+import ShelfTesting
+import Testing
+
+/// Many works in one photo: 130 spines read with confidence, plus Dune with its ISBN.
+private let manyBooks = (1...130).map { n in
+    GeminiEmulator.Book(title: String(format: "Volume %03d", n), author: "Writer \(n)", confidence: 0.9,
+                        box2D: [100, (n * 7) % 990, 900, (n * 7) % 990 + 5])
+} + [dune]
+
+extension ShelfRoot {
+    /// A page of the running web server, as text.
+    func page(_ url: String, _ path: String) async throws -> (status: Int, text: String, headers: [String: String]) {
+        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: url + path))
+        return (response.status, String(decoding: response.body, as: UTF8.self), response.headers)
+    }
+
+    /// Posts a form the way a browser does: urlencoded, with the page's CSRF token.
+    func post(_ url: String, _ path: String, _ fields: [String: String]) async throws -> (status: Int, location: String?, text: String) {
+        let token = try await page(url, "/library").text.csrfToken
+        let body = (fields.merging(["csrf": token]) { a, _ in a }).map { "\($0.key)=\(formEncoded($0.value))" }.joined(separator: "&")
+        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
+            method: "POST", url: url + path,
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("X-CSRF-Token", token)], body: Array(body.utf8)))
+        let location = response.header("Location")
+        return (response.status, location, String(decoding: response.body, as: UTF8.self))
+    }
+}
+
+func formEncoded(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn:
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
+}
+
+/// `/library/<key>` as the pages link it.
+func workPath(_ key: String) -> String { "/library/" + formEncoded(key) }
+
+extension String {
+    var csrfToken: String {
+        guard let start = range(of: "<meta name=\"csrf-token\" content=\"") else { return "" }
+        return String(self[start.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// How many library rows the page shows.
+    var libraryRows: Int { components(separatedBy: "<tr data-work=").count - 1 }
+}
+
+@Suite("The library page", .serialized)
+struct LibraryPagesTests {
+    @Test("Lists every work a page at a time, finds one by title, author or ISBN, sorts, and downloads exports",
+          .timeLimit(.minutes(3)))
+    func listsSearchesAndPages() async throws {
+        try await withGeminiEmulator(.always(.books(manyBooks))) { gemini in
+            let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
+            let photo = JPEGFactory.shelf(seed: 70)
+            try shelf.drop(photo, as: "den/IMG_70.jpg")
+            #expect(try await shelf.shelfd("run").status == 0)
+            let web = try shelf.startWeb()
+            let url = try await shelf.webURL()
+
+            let first = try await shelf.page(url, "/library?sort=title")
+            #expect(first.status == 200)
+            #expect(first.text.libraryRows == 100)
+            #expect(first.text.contains("1–100 of 131"))
+            #expect(first.text.contains("Volume 001") && !first.text.contains("Volume 100"))   // Dune sorts among them
+            #expect(first.text.contains("/photos/\(SHA256.hex(of: photo))/thumb"))
+            let second = try await shelf.page(url, "/library?sort=title&page=2")
+            #expect(second.text.libraryRows == 31)
+            #expect(second.text.contains("101–131 of 131") && second.text.contains("Volume 130"))
+
+            for search in ["dune", "HERBERT", "9780441172719", "0441172717", "978-0-441"] {
+                let found = try await shelf.page(url, "/library?q=\(formEncoded(search))")
+                #expect(found.text.libraryRows == 1, "\(search)")
+                #expect(found.text.contains(">Dune</a>"), "\(search)")
+            }
+            #expect(try await shelf.page(url, "/library?q=nothing+like+this").text.contains("No book matches"))
+
+            // The newest first by default; by author, "Frank Herbert" comes before "Writer 1".
+            let byAuthor = try await shelf.page(url, "/library?sort=author")
+            let firstRow = try #require(byAuthor.text.range(of: "<tr data-work="))
+            #expect(byAuthor.text[firstRow.upperBound...].prefix(400).contains("Dune"))
+
+            let work = try #require(try shelf.library().books.first { $0.title == "Dune" })
+            let page = try await shelf.page(url, workPath(work.work))
+            #expect(page.status == 200)
+            #expect(page.text.contains("9780441172719") && page.text.contains("den/IMG_70.jpg"))
+            #expect(try await shelf.page(url, "/library/no-such-work").status == 404)
+
+            let export = try await shelf.page(url, "/exports/goodreads")
+            #expect(export.status == 200)
+            #expect(export.headers["content-disposition"] == "attachment; filename=\"goodreads.csv\"")
+            #expect(export.text.contains("Dune") && export.text.contains("Volume 042"))
+            #expect(try await shelf.page(url, "/exports/../../etc/passwd").status == 404)
+            #expect(try await shelf.page(url, "/exports/pdf").status == 404)
+            #expect(try await web.stop() == 0)
+        }
+    }
+
+    @Test("Edit, remove and merge through the page and through the command line change library.json and the exports alike, and a rescan keeps them",
+          .timeLimit(.minutes(4)))
+    func editsThroughPageAndCommandLineAgree() async throws {
+        let smudged = GeminiEmulator.Book(title: "Dune Deluxe", author: "F. Herbert", confidence: 0.9, box2D: [150, 600, 850, 630])
+        try await withGeminiEmulator(.always(.books([dune, hobbit, smudged, blurry]))) { gemini in
+            let photo = JPEGFactory.shelf(seed: 71)
+            var shelves: [ShelfRoot] = []
+            for _ in 0..<2 {
+                let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
+                try shelf.drop(photo, as: "den/IMG_71.jpg")
+                #expect(try await shelf.shelfd("run").status == 0)
+                #expect(try await shelf.shelfd("export", "--format", "goodreads").status == 0)
+                shelves.append(shelf)
+            }
+            func key(_ shelf: ShelfRoot, _ title: String) throws -> String {
+                try #require(try shelf.library().books.first { $0.title == title }?.work)
+            }
+
+            // By the command line.
+            let cli = shelves[0]
+            let edit = try await cli.shelfd("library", "edit", try key(cli, "The Hobbit"), "--title", "The Hobbit, or There and Back Again",
+                                            "--isbn", "0-261-10221-4", "--json")
+            #expect(edit.status == 0, "\(edit.stderr)")
+            #expect(try JSONStyle.decoder().decode(LibraryChange.self, from: Data(edit.stdout.utf8)).action == "edited")
+            let merge = try await cli.shelfd("library", "merge", try key(cli, "Dune Deluxe"), try key(cli, "Dune"))
+            #expect(merge.status == 0, "\(merge.stderr)")
+            let remove = try await cli.shelfd("library", "remove", try key(cli, "Smudged Spine"))
+            #expect(remove.status == 0, "\(remove.stderr)")
+            #expect(try await cli.shelfd("library", "remove", "title:no such|work").status == 1)
+            #expect(try await cli.shelfd("library", "edit", try key(cli, "Dune"), "--isbn", "9780441172718").status == 2)
+
+            // By the page.
+            let page = shelves[1]
+            let web = try page.startWeb()
+            let url = try await page.webURL()
+            let badISBN = try await page.post(url, workPath(try key(page, "The Hobbit")) + "/edit",
+                                              ["title": "The Hobbit", "author": "J. R. R. Tolkien", "isbn": "9780261102218"])
+            #expect(badISBN.status == 422 && badISBN.text.contains("checksum"))
+            let edited = try await page.post(url, workPath(try key(page, "The Hobbit")) + "/edit",
+                                             ["title": "The Hobbit, or There and Back Again", "author": "J. R. R. Tolkien",
+                                              "isbn": "0-261-10221-4"])
+            #expect(edited.status == 303, "\(edited.text)")
+            #expect(edited.location?.hasPrefix("/library/") == true)
+            let merged = try await page.post(url, "/library/merge", ["from": try key(page, "Dune Deluxe"), "into": try key(page, "Dune")])
+            let duneKey = try key(page, "Dune")
+            #expect(merged.status == 303 && merged.location?.hasPrefix(workPath(duneKey)) == true)
+            let removed = try await page.post(url, workPath(try key(page, "Smudged Spine")) + "/remove", [:])
+            #expect(removed.status == 303 && removed.location?.hasPrefix("/library?") == true)
+            #expect(try await web.stop() == 0)
+
+            // The same library and the same exports either way.
+            func summary(_ shelf: ShelfRoot) throws -> [String] {
+                try shelf.library().books.map { "\($0.work) \($0.title) — \($0.author ?? "") \($0.isbn13 ?? "") \($0.status) \($0.sightings.count)" }.sorted()
+            }
+            let expected = try summary(cli)
+            #expect(try summary(page) == expected)
+            #expect(expected.count == 2, "\(expected)")
+            let hobbitEntry = try #require(try cli.library().books.first { $0.title == "The Hobbit, or There and Back Again" })
+            #expect(hobbitEntry.isbn13 == "9780261102217" && hobbitEntry.status == .verified)
+            let duneEntry = try #require(try cli.library().books.first { $0.title == "Dune" })
+            #expect(duneEntry.history.contains { $0.action == "merged" && $0.by == "user" })
+            func goodreads(_ shelf: ShelfRoot) throws -> String {
+                try String(contentsOf: shelf.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
+            }
+            #expect(try goodreads(cli) == goodreads(page))
+            #expect(try goodreads(cli).contains("There and Back Again") && !goodreads(cli).contains("Smudged"))
+
+            // Reading the photo again keeps the edits: the removed book stays out, the merged ones stay one.
+            #expect(try await cli.shelfd("rescan", cli.incoming.appendingPathComponent("den/IMG_71.jpg").path).status == 0)
+            #expect(try summary(cli) == expected)
+        }
+    }
+}
