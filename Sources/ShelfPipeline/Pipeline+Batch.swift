@@ -139,7 +139,7 @@ extension Pipeline {
     package func writeLibrary(originals: [String: [UInt8]] = [:]) {
         var files = LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
                                  exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
-                                 maxPixels: settings.maxPixels, store: store, logger: logger)
+                                 maxPixels: settings.maxPixels, filesLock: settings.filesLock, store: store, logger: logger)
         files.originals = originals
         files.update()
     }

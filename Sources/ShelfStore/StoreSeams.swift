@@ -61,8 +61,6 @@ package protocol ReviewStore: Sendable {
 
 /// What library.json and review/ are written from.
 package protocol LibraryStore: Sendable {
-    /// The database file: the files lock sits beside it.
-    var path: String { get }
     func library() throws -> [LibraryDocument.Entry]
     func openReviewItems() throws -> [ReviewItem]
     /// Where a photo has been seen, newest first: its review crops are cut from the original.
