@@ -25,7 +25,8 @@ package struct LibraryDesk: Sendable {
         let paths = config.paths
         files = LibraryFiles(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
                              processed: URL(fileURLWithPath: paths.processed), exports: URL(fileURLWithPath: paths.exports),
-                             exclusiveShelf: config.export.exclusiveShelf, store: store, logger: logger)
+                             exclusiveShelf: config.export.exclusiveShelf, filesLock: URL(fileURLWithPath: paths.filesLock),
+                             store: store, logger: logger)
         self.store = store
     }
 

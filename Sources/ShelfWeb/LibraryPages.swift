@@ -15,7 +15,7 @@ enum LibraryPages {
 
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("library") { request, context in
-            let query = Form(request.uri.query ?? "")
+            let query = LibraryPages.Fields(request.uri.query ?? "")
             let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added
             let search = query["q"] ?? ""
             let page = max(1, Int(query["page"] ?? "") ?? 1)
@@ -25,12 +25,12 @@ enum LibraryPages {
         }
         router.get("library/:work") { request, context in
             guard let work = workKey(context) else { return notFound(site, context) }
-            let query = Form(request.uri.query ?? "")
+            let query = LibraryPages.Fields(request.uri.query ?? "")
             return try workPage(site, work, context: context, mergeSearch: query["merge"], notice: query["done"])
         }
         router.post("library/:work/edit") { request, context in
             guard let work = workKey(context) else { return notFound(site, context) }
-            let form = try await Form(request, context: context)
+            let form = try await LibraryPages.Fields(request, context: context)
             let title = form["title"]?.trimmingCharacters(in: .whitespaces)
             let author = form["author"]?.trimmingCharacters(in: .whitespaces)
             let isbnText = form["isbn"]?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -52,7 +52,7 @@ enum LibraryPages {
             return try change(site, context, work: work) { try site.library.remove(work) }
         }
         router.post("library/merge") { request, context in
-            let form = try await Form(request, context: context)
+            let form = try await LibraryPages.Fields(request, context: context)
             guard let from = form["from"], let into = form["into"] else { return notFound(site, context) }
             return try change(site, context, work: from) { try site.library.merge(from, into: into) }
         }
@@ -277,28 +277,30 @@ enum LibraryPages {
     }
 }
 
-/// The fields of a form or a query string (`a=1&b=x+y`); a repeated field keeps its first value.
-struct Form {
-    private var fields: [String: String] = [:]
+extension LibraryPages {
+    /// The fields of a form or a query string (`a=1&b=x+y`); a repeated field keeps its first value.
+    struct Fields {
+        private var fields: [String: String] = [:]
 
-    init(_ encoded: String) {
-        for pair in encoded.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]) else { continue }
-            let value = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
-            if fields[name] == nil { fields[name] = value }
+        init(_ encoded: String) {
+            for pair in encoded.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let name = Self.decode(parts[0]) else { continue }
+                let value = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
+                if fields[name] == nil { fields[name] = value }
+            }
         }
-    }
 
-    /// A posted `application/x-www-form-urlencoded` body, up to the context's limit for small bodies.
-    init(_ request: Request, context: WebContext) async throws {
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        self.init(String(buffer: body))
-    }
+        /// A posted `application/x-www-form-urlencoded` body, up to the context's limit for small bodies.
+        init(_ request: Request, context: WebContext) async throws {
+            let body = try await request.body.collect(upTo: context.maxUploadSize)
+            self.init(String(buffer: body))
+        }
 
-    subscript(_ name: String) -> String? { fields[name] }
+        subscript(_ name: String) -> String? { fields[name] }
 
-    private static func decode(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        private static func decode(_ text: Substring) -> String? {
+            text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }
     }
 }

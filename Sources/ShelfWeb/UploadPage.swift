@@ -47,7 +47,7 @@ enum UploadPage {
 
     /// Receives one photo; returns where it landed, relative to incoming/.
     static func receive(_ request: Request, into incoming: URL, limitMB: Int) async throws(UploadError) -> String {
-        let query = Form(request.uri.query ?? "")
+        let query = LibraryPages.Fields(request.uri.query ?? "")
         let shelf = (query["shelf"] ?? "").trimmingCharacters(in: .whitespaces)
         if let problem = shelfProblem(shelf) { throw UploadError(status: .badRequest, message: problem) }
         let limit = limitMB * 1_048_576
