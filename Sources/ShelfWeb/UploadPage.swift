@@ -196,7 +196,7 @@ enum UploadPage {
     private static func json(_ status: HTTPResponse.Status, _ fields: [String: String]) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

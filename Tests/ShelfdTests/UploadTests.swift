@@ -111,6 +111,17 @@ struct UploadBrowserTests {
                     _ = try await browser.waitForElement("form.work-edit")
                     #expect(try await browser.find("h1").text() == "Dune")
                     try await browser.screenshot("library-work")
+
+                    // On a phone the rows become cards: nothing wider than the screen.
+                    try await browser.setViewport(.phone)
+                    for path in ["/library", "/library?q=dune"] {
+                        try await browser.navigate(to: url + path)
+                        #expect(try await !browser.pageWidth().overflows, "\(path)")
+                    }
+                    try await browser.screenshot("library-phone")
+                    try await browser.find("table.library td.title a").click()
+                    _ = try await browser.waitForElement("form.work-edit")
+                    #expect(try await !browser.pageWidth().overflows)
                 }
             }
             #expect(try await daemon.stop() == 0)
