@@ -173,6 +173,7 @@ extension Store {
 
     static func placedReadings(_ db: SQLiteConnection, of work: WorkRow) throws -> [PlacedReading] {
         let workMatchKey = work.match.map { match in match.key.hasPrefix("\(match.source):") ? match.key : "\(match.source):\(match.key)" }
+        let identity = try workIdentity(db, work, matchKey: workMatchKey)
         return try db.query("""
             SELECT s.*, p.relative_path FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
             WHERE s.book_id = ? ORDER BY s.seen_at, s.sha256
@@ -188,20 +189,30 @@ extension Store {
                             isbn10: row.string("isbn10"), confidence: row.double("confidence") ?? 0, box: box,
                             status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview, source: work.source,
                             match: match)
+            // A person's decisions on this photo whose book belongs here (the identity rule: an ISBN or record of
+            // the work, or its title when unmatched): two readings of one photo share one sighting, and each
+            // reading's key must lead back to the work.
             var keys = [titleKey]
-            if row.int("decided") == 1 {
-                let decided = try db.query("SELECT reading_key, book FROM review_decision WHERE sha256 = ? AND book IS NOT NULL", [sha])
-                    .compactMap { decision -> String? in
-                        guard let json = decision.string("book"),
-                              let book = try? JSONDecoder().decode(Book.self, from: Data(json.utf8)),
-                              book.titleKey == titleKey else { return nil }
-                        return decision.string("reading_key")
-                    }
-                if !decided.isEmpty { keys = decided }
+            for decision in try db.query("SELECT reading_key, book FROM review_decision WHERE sha256 = ? AND book IS NOT NULL", [sha]) {
+                guard let key = decision.string("reading_key"), let json = decision.string("book"),
+                      let decided = try? JSONDecoder().decode(Book.self, from: Data(json.utf8)) else { continue }
+                let linked = decided.checkedISBN.map { identity.isbns.contains($0.isbn13) } == true
+                    || decided.matchKey.map(identity.records.contains) == true
+                    || (decided.matchKey == nil && identity.titles.contains(decided.titleKey))
+                if linked && !keys.contains(key) { keys.append(key) }
             }
             return PlacedReading(sha256: sha, photo: ReviewDocument.Photo(path: row.string("relative_path") ?? "", sha256: sha),
                                  shelf: row.string("shelf"), book: book, isbnSource: row.string("isbn_source"), keys: keys)
         }
+    }
+
+    /// What links a reading to the work: its ISBNs, its records, its title keys.
+    private static func workIdentity(_ db: SQLiteConnection, _ work: WorkRow,
+                                     matchKey: String?) throws -> (isbns: Set<String>, records: Set<String>, titles: Set<String>) {
+        let rows = try db.query("SELECT isbn13, match_key, title_key FROM book_sighting WHERE book_id = ?", [work.id])
+        return (Set(rows.compactMap { $0.string("isbn13") }),
+                Set(rows.compactMap { $0.string("match_key") } + [matchKey, work.key].compactMap { $0 }),
+                Set(rows.compactMap { $0.string("title_key") } + [work.key]))
     }
 
     /// Remembers `decided` for the reading's photo and puts it back in the library where the identity rule

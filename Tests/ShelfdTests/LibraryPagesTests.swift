@@ -167,9 +167,41 @@ struct LibraryPagesTests {
             #expect(try goodreads(cli) == goodreads(page))
             #expect(try goodreads(cli).contains("There and Back Again") && !goodreads(cli).contains("Smudged"))
 
+            // Nothing is left to review once the book that waited is removed.
+            #expect(try await cli.status().queue.review == 0)
+            #expect(try await page.status().queue.review == 0)
+
             // Reading the photo again keeps the edits: the removed book stays out, the merged ones stay one.
             #expect(try await cli.shelfd("rescan", cli.incoming.appendingPathComponent("den/IMG_71.jpg").path).status == 0)
             #expect(try summary(cli) == expected)
+        }
+    }
+
+    @Test("An ISBN another work has joins the two; a removed book comes back only when its photo is read as something new",
+          .timeLimit(.minutes(3)))
+    func identityAndRemoval() async throws {
+        try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
+            let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
+            let photo = try shelf.drop(JPEGFactory.shelf(seed: 72), as: "IMG_72.jpg")
+            #expect(try await shelf.shelfd("run").status == 0)
+            let hobbitKey = try #require(try shelf.library().books.first { $0.title == "The Hobbit" }?.work)
+            let joined = try await shelf.shelfd("library", "edit", hobbitKey, "--isbn", "9780441172719")
+            #expect(joined.status == 0, "\(joined.stderr)")
+            let one = try #require(try shelf.library().books.first)
+            #expect(try shelf.library().books.count == 1)
+            #expect(one.history.contains { $0.action == "merged" } && one.isbn13 == "9780441172719")
+
+            #expect(try await shelf.shelfd("library", "remove", one.work).status == 0)
+            #expect(try shelf.library().books.isEmpty)
+            #expect(try await shelf.shelfd("rescan", photo.path).status == 0)
+            #expect(try shelf.library().books.isEmpty, "the same readings of the same photo stay out")
+
+            try await withGeminiEmulator(.always(.books([GeminiEmulator.Book(title: "Dune Messiah", author: "Frank Herbert",
+                                                                              confidence: 0.9, box2D: [120, 410, 880, 450])]))) { other in
+                try shelf.writeConfig(geminiURL: other.baseURL)
+                #expect(try await shelf.shelfd("rescan", photo.path).status == 0)
+            }
+            #expect(try shelf.library().books.map(\.title) == ["Dune Messiah"])
         }
     }
 }
