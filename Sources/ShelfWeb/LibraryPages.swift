@@ -45,7 +45,13 @@ enum LibraryPages {
             if title?.isEmpty ?? false {
                 return try workPage(site, work, context: context, error: "The title cannot be empty.", status: .unprocessableContent)
             }
-            return try change(site, context, work: work) { try site.library.edit(work, title: title, author: author, isbn: isbn) }
+            // What the form shows and comes back unchanged is left alone, as options not given to `shelfd library edit`.
+            let entry = try site.store.libraryEntry(work)
+            if isbn?.isbn13 == entry?.isbn13 { isbn = nil }            // the edition shown, sent back: not a new ISBN
+            return try change(site, context, work: work) {
+                try site.library.edit(work, title: title == entry?.title ? nil : title,
+                                      author: author == (entry?.author ?? "") ? nil : author, isbn: isbn)
+            }
         }
         router.post("library/:work/remove") { _, context in
             guard let work = workKey(context) else { return notFound(site, context) }

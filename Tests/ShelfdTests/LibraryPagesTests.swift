@@ -138,6 +138,9 @@ struct LibraryPagesTests {
             let badISBN = try await page.post(url, workPath(try key(page, "The Hobbit")) + "/edit",
                                               ["title": "The Hobbit", "author": "J. R. R. Tolkien", "isbn": "9780261102218"])
             #expect(badISBN.status == 422 && badISBN.text.contains("checksum"))
+            let unchanged = try await page.post(url, workPath(try key(page, "Dune")) + "/edit",
+                                                ["title": "Dune", "author": "Frank Herbert", "isbn": "9780441172719"])
+            #expect(unchanged.status == 422 && unchanged.text.contains("nothing to change"))
             let edited = try await page.post(url, workPath(try key(page, "The Hobbit")) + "/edit",
                                              ["title": "The Hobbit, or There and Back Again", "author": "J. R. R. Tolkien",
                                               "isbn": "0-261-10221-4"])
