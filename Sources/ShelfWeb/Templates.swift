@@ -21,6 +21,7 @@ package struct Templates: Sendable {
     private static let embedded: [(String, [UInt8])] = [
         ("layout", PackageResources.layout_mustache),
         ("overview", PackageResources.overview_mustache),
+        ("review", PackageResources.review_mustache),
         ("library", PackageResources.library_mustache), ("work", PackageResources.work_mustache), ("upload", PackageResources.upload_mustache),
     ]
 

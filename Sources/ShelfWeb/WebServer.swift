@@ -53,6 +53,7 @@ package struct WebServer: Service {
         StaticFiles.register(on: router)
         router.get("healthz") { _, _ in "ok\n" }
         OverviewPage.register(on: router, site: site)
+        ReviewPages.register(on: router, site: site)
         LibraryPages.register(on: router, site: site); UploadPage.register(on: router, site: site)
         return router
     }
