@@ -153,8 +153,9 @@ enum LibraryPages {
             self.sort = sort.rawValue
             total = found.total
             let first = (page - 1) * LibraryPages.pageSize
-            showing = found.rows.isEmpty ? (search.isEmpty ? "No books yet." : "No book matches “\(search)”.")
-                : "\(first + 1)–\(first + found.rows.count) of \(found.total)"
+            showing = !found.rows.isEmpty ? "\(first + 1)–\(first + found.rows.count) of \(found.total)"
+                : found.total > 0 ? "Page \(page) is past the last of \(found.total) books."
+                : search.isEmpty ? "No books yet." : "No book matches “\(search)”."
             rows = found.rows.map(RowView.init)
             func link(sort: LibrarySort, page: Int) -> String {
                 var query = ["sort=\(sort.rawValue)"]

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ShelfCore
 import ShelfDigest
 import ShelfHTTP
@@ -38,6 +39,62 @@ struct UploadTests {
         // The server is still there for the next one.
         #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 81), shelf: "den", name: "IMG_81.jpg").status == 201)
         #expect(try await web.stop() == 0)
+    }
+
+    @Test("A photo sent without its length is stopped as soon as it passes the limit, and nothing is left", .timeLimit(.minutes(2)))
+    func streamedPastTheLimitIsStopped() async throws {
+        let shelf = try ShelfRoot(overrides: ["web": ["max_upload_mb": "1"]])
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
+        var body = JPEGFactory.shelf(seed: 84)
+        body += [UInt8](repeating: 0, count: 3 * 1_048_576 - body.count)
+        let answer = try chunkedPost(port: port, path: "/upload?shelf=den&name=big.jpg", body: body)
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+        #expect(answer.contains("This photo is more than 1 MB; the limit is 1 MB ([web] max_upload_mb)."))
+        #expect(shelf.incomingContents() == [])
+        #expect(try await web.stop() == 0)
+    }
+
+    /// POSTs `body` in 64 KiB chunks (Transfer-Encoding: chunked, no Content-Length) over a plain socket, as far as
+    /// the server reads it, and returns what it answered.
+    private func chunkedPost(port: UInt16, path: String, body: [UInt8]) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        func send(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        _ = send(Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+        var offset = 0
+        while offset < body.count {
+            let chunk = Array(body[offset..<min(offset + 65_536, body.count)])
+            guard send(Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)) else { break }
+            offset += chunk.count
+        }
+        _ = send(Array("0\r\n\r\n".utf8))
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: answer, as: UTF8.self).contains("max_upload_mb") {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        return String(decoding: answer, as: UTF8.self)
     }
 
     @Test("Anything but a JPEG or HEIC is refused whatever its name; a bad shelf is refused; names are made safe and never reused",
