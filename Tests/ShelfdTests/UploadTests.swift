@@ -124,6 +124,13 @@ struct UploadTests {
         #expect(shelf.incomingContents() == ["Living room", "Living room/passwd-2.jpg", "Living room/passwd.jpg", "script.jpg"])
         let landed = try Data(contentsOf: shelf.incoming.appendingPathComponent("Living room/passwd.jpg"))
         #expect(SHA256.hex(of: Array(landed)) == SHA256.hex(of: photo))
+
+        // A HEIC keeps its extension; one named .jpg is named for what it is.
+        if JPEGFactory.canEncodeHEIC, let heic = JPEGFactory.heic(rgb: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64) {
+            #expect(try await shelf.upload(url, heic, shelf: "phone", name: "IMG_9.HEIC").status == 201)
+            #expect(try await shelf.upload(url, heic, shelf: "phone", name: "IMG_10.jpg").status == 201)
+            #expect(shelf.incomingContents().filter { $0.hasPrefix("phone/") } == ["phone/IMG_10.heic", "phone/IMG_9.heic"])
+        }
         #expect(try await web.stop() == 0)
     }
 }
