@@ -38,12 +38,14 @@ enum LibraryPages {
             if !isbnText.isEmpty {
                 guard let checked = ISBN(isbnText) else {
                     return try workPage(site, work, context: context, error: "“\(isbnText)” is not a valid ISBN: its checksum fails. "
-                                        + "Check the digits on the book's back.", status: .unprocessableContent)
+                                        + "Check the digits on the book's back.", typed: (title, author, isbnText),
+                                        status: .unprocessableContent)
                 }
                 isbn = checked
             }
             if title?.isEmpty ?? false {
-                return try workPage(site, work, context: context, error: "The title cannot be empty.", status: .unprocessableContent)
+                return try workPage(site, work, context: context, error: "The title cannot be empty.", typed: (title, author, isbnText),
+                                    status: .unprocessableContent)
             }
             // What the form shows and comes back unchanged is left alone, as options not given to `shelfd library edit`.
             let entry = try site.store.libraryEntry(work)
@@ -102,7 +104,8 @@ enum LibraryPages {
     }
 
     private static func workPage(_ site: WebSite, _ work: String, context: WebContext, mergeSearch: String? = nil,
-                                 notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
+                                 notice: String? = nil, error: String? = nil, typed: (String?, String?, String)? = nil,
+                                 status: HTTPResponse.Status = .ok) throws -> Response {
         guard let entry = try site.store.libraryEntry(work) else { return notFound(site, context) }
         var merge: MergeView?
         if let mergeSearch, !mergeSearch.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -110,7 +113,11 @@ enum LibraryPages {
             merge = MergeView(query: mergeSearch, from: work,
                               works: found.rows.filter { $0.work != work }.map(RowView.init))
         }
-        return site.templates.page("work", title: entry.title, WorkView(entry, merge: merge, notice: notice, error: error),
+        var view = WorkView(entry, merge: merge, notice: notice, error: error)
+        if let (title, author, isbn) = typed {             // refused: the form keeps what was typed, to correct it
+            view.form = WorkView.EditForm(title: title ?? view.form.title, author: author ?? view.form.author, isbn: isbn)
+        }
+        return site.templates.page("work", title: entry.title, view,
                                    context: context, status: status)
     }
 
@@ -230,7 +237,10 @@ enum LibraryPages {
         let merge: MergeView?
         let notice: String?
         let error: String?
+        /// The edit form's fields: the work as it is, or what was typed when it was refused.
+        var form: EditForm
 
+        struct EditForm { let title: String; let author: String; let isbn: String }
         struct Edition { let isbn13: String; let isbn10: String?; let source: String }
         struct Sighting { let href: String; let src: String; let path: String; let shelf: String?; let seen: String; let confidence: String }
         struct Step { let action: String; let by: String; let at: String; let detail: String? }
@@ -257,11 +267,13 @@ enum LibraryPages {
             self.merge = merge
             self.notice = notice
             self.error = error
+            form = EditForm(title: title, author: author, isbn: isbn)
         }
 
         private init() {
             found = false; work = ""; href = ""; title = ""; author = ""; isbn = ""; isbnShown = nil; state = ""; stateClass = ""; match = nil
             editions = []; sightings = []; history = []; review = nil; merge = nil; notice = nil; error = nil
+            form = EditForm(title: "", author: "", isbn: "")
         }
 
         static let missing = WorkView()

@@ -96,6 +96,15 @@ struct LibraryPagesTests {
             #expect(export.text.contains("Dune") && export.text.contains("Volume 042"))
             #expect(try await shelf.page(url, "/exports/../../etc/passwd").status == 404)
             #expect(try await shelf.page(url, "/exports/pdf").status == 404)
+
+            // A title that reads as markup is shown as its characters, in the list and on its page.
+            let volume = try #require(try shelf.library().books.first { $0.title == "Volume 001" }?.work)
+            let markup = "<img src=x onerror=alert(1)>"
+            #expect(try await shelf.shelfd("library", "edit", volume, "--title", markup).status == 0)
+            for path in ["/library?q=onerror", workPath(try #require(try shelf.library().books.first { $0.title == markup }?.work))] {
+                let shown = try await shelf.page(url, path).text
+                #expect(shown.contains("&lt;img src=x onerror=alert(1)&gt;") && !shown.contains(markup), "\(path)")
+            }
             #expect(try await web.stop() == 0)
         }
     }
@@ -138,6 +147,7 @@ struct LibraryPagesTests {
             let badISBN = try await page.post(url, workPath(try key(page, "The Hobbit")) + "/edit",
                                               ["title": "The Hobbit", "author": "J. R. R. Tolkien", "isbn": "9780261102218"])
             #expect(badISBN.status == 422 && badISBN.text.contains("checksum"))
+            #expect(badISBN.text.contains("value=\"9780261102218\""), "what was typed is kept to be corrected")
             let unchanged = try await page.post(url, workPath(try key(page, "Dune")) + "/edit",
                                                 ["title": "Dune", "author": "Frank Herbert", "isbn": "9780441172719"])
             #expect(unchanged.status == 422 && unchanged.text.contains("nothing to change"))
