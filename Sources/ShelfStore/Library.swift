@@ -241,13 +241,16 @@ extension Store {
 
     /// The entries of the whole library, or of the one work whose row is `only`.
     static func entries(_ db: SQLiteConnection, only bookID: Int64?) throws -> [LibraryDocument.Entry] {
+        // One work: each query its own indexed WHERE (a `?1 IS NULL OR` would read every row).
+        func only(_ column: String) -> String { bookID == nil ? "" : "WHERE \(column) = ?" }
+        let arguments: [any SQLBindable] = bookID.map { [$0] } ?? []
         var sightings: [Int64: [LibraryDocument.Sighting]] = [:]
         var editions: [Int64: [LibraryDocument.Edition]] = [:]
         var seen: [Int64: [String: (count: Int, last: Int)]] = [:]      // per work and ISBN: sightings, the newest
         for row in try db.query("""
             SELECT s.*, p.relative_path FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
-            WHERE ?1 IS NULL OR s.book_id = ?1 ORDER BY s.seen_at, s.sha256
-            """, [bookID]) {
+            \(only("s.book_id")) ORDER BY s.seen_at, s.sha256
+            """, arguments) {
             guard let bookID = row.int("book_id") else { continue }
             let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
             sightings[bookID, default: []].append(LibraryDocument.Sighting(
@@ -264,7 +267,7 @@ extension Store {
             seen[bookID, default: [:]][isbn13] = ((seen[bookID]?[isbn13]?.count ?? 0) + 1, order)
         }
         var history: [Int64: [LibraryDocument.Decision]] = [:]
-        for row in try db.query("SELECT * FROM book_history WHERE ?1 IS NULL OR book_id = ?1 ORDER BY at, id", [bookID]) {
+        for row in try db.query("SELECT * FROM book_history \(only("book_id")) ORDER BY at, id", arguments) {
             guard let bookID = row.int("book_id") else { continue }
             history[bookID, default: []].append(LibraryDocument.Decision(
                 action: row.string("action") ?? "", by: row.string("agent") ?? "",
@@ -272,11 +275,11 @@ extension Store {
         }
         var reviewIDs: [Int64: String] = [:]
         for row in try db.query("""
-            SELECT id, book_id FROM review_item WHERE ?1 IS NULL OR book_id = ?1 ORDER BY created_at DESC, id DESC
-            """, [bookID]) {
+            SELECT id, book_id FROM review_item \(only("book_id")) ORDER BY created_at DESC, id DESC
+            """, arguments) {
             if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id }   // the oldest wins
         }
-        return try db.query("SELECT * FROM book WHERE ?1 IS NULL OR id = ?1 ORDER BY first_seen, id", [bookID]).compactMap { row in
+        return try db.query("SELECT * FROM book \(only("id")) ORDER BY first_seen, id", arguments).compactMap { row in
             guard let id = row.int("id") else { return nil }
             let match = row.string("match_source").flatMap { source in
                 row.string("match_key").map { BookMatch(source: source, key: $0, score: row.double("match_score") ?? 0,

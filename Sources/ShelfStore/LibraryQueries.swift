@@ -34,16 +34,18 @@ extension Store {
         try read { db in
             let (condition, arguments) = Self.searchCondition(search)
             let total = Int(try db.queryOne("SELECT COUNT(*) AS n FROM book b WHERE \(condition)", arguments)?.int("n") ?? 0)
+            // Title and added read their index (book_title_order, book_first_seen); shelf joins each work's first shelf.
             let order = switch sort {
             case .title: "b.title COLLATE NOCASE, b.id"
             case .author: "b.author IS NULL, b.author COLLATE NOCASE, b.title COLLATE NOCASE, b.id"
             case .added: "b.first_seen DESC, b.id DESC"
-            case .shelf: "shelf IS NULL, shelf COLLATE NOCASE, b.title COLLATE NOCASE, b.id"
+            case .shelf: "f.shelf IS NULL, f.shelf COLLATE NOCASE, b.title COLLATE NOCASE, b.id"
             }
+            let shelves = sort == .shelf
+                ? "LEFT JOIN (SELECT book_id, MIN(shelf) AS shelf FROM book_sighting GROUP BY book_id) f ON f.book_id = b.id" : ""
             let books = try db.query("""
-                SELECT b.id, b.work_key, b.title, b.author, b.status, b.first_seen,
-                       (SELECT MIN(s.shelf) FROM book_sighting s WHERE s.book_id = b.id) AS shelf
-                FROM book b WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?
+                SELECT b.id, b.work_key, b.title, b.author, b.status, b.first_seen
+                FROM book b \(shelves) WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?
                 """, arguments + [max(0, limit), max(0, offset)] as [any SQLBindable])
             let ids = books.compactMap { $0.int("id") }
             guard !ids.isEmpty else { return LibraryPage(rows: [], total: total) }
@@ -91,7 +93,7 @@ extension Store {
         let isbn = ISBN(digits).map { $0.isbn13 } ?? "%\(digits)%"
         return ("""
             (b.title LIKE ?1 ESCAPE '\\' OR b.author LIKE ?1 ESCAPE '\\'
-             OR EXISTS (SELECT 1 FROM book_sighting s WHERE s.book_id = b.id AND (s.isbn13 LIKE ?2 OR s.isbn10 LIKE ?2)))
+             OR b.id IN (SELECT book_id FROM book_sighting WHERE isbn13 LIKE ?2 OR isbn10 LIKE ?2))
             """, [pattern, isbn])
     }
 }
