@@ -22,11 +22,7 @@ package struct LibraryDesk: Sendable {
 
     /// Edits on a database already open (the web page shares the daemon's).
     package init(config: Configuration, store: Store, logger: Logger) {
-        let paths = config.paths
-        files = LibraryFiles(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
-                             processed: URL(fileURLWithPath: paths.processed), exports: URL(fileURLWithPath: paths.exports),
-                             exclusiveShelf: config.export.exclusiveShelf, filesLock: URL(fileURLWithPath: paths.filesLock),
-                             store: store, logger: logger)
+        files = LibraryFiles(config: config, store: store, logger: logger)
         self.store = store
     }
 
