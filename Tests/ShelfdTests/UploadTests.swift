@@ -169,6 +169,9 @@ struct UploadBrowserTests {
                     for title in titles { shown.append(try await title.text()) }
                     #expect(shown == ["Dune", "Smudged Spine", "The Hobbit"])
                     #expect(try await browser.find("tr[data-work] td.shelves").text() == "Hall")
+                    let thumb = try await browser.find("tr[data-work] .library-thumbs img")
+                    try await browser.waitUntil("the photo's thumbnail to load") { try await thumb.property("complete") == true }
+                    #expect(try await thumb.property("naturalWidth").int ?? 0 > 0, "the thumbnail really loaded")
                     try await browser.screenshot("library")
 
                     try await titles[0].click()
