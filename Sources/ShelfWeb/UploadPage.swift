@@ -84,6 +84,10 @@ enum UploadPage {
             }
             guard written > 0 else { throw UploadError(status: .badRequest, message: "The file is empty.") }
             let kind = try format ?? checked(head)
+            // On disk before it gets its real name: a crash never leaves a cut photo for the watcher (a full disk
+            // may only show here).
+            let synced: Int32 = try await NIOThreadPool.singleton.runIfActive { fsync(fd) == 0 ? 0 : errno }
+            if synced != 0 { throw fileError(synced, "Cannot finish writing the photo") }
             guard close(fd) == 0 else { closed = true; throw fileError(errno, "Cannot finish writing the photo") }
             closed = true
             let name = try place(temporary, in: folder, base: base, extension: givenExtension, format: kind)
