@@ -56,6 +56,35 @@ struct UploadTests {
         #expect(try await web.stop() == 0)
     }
 
+    @Test("A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
+          .enabled(if: getuid() == 0), .timeLimit(.minutes(2)))
+    func fullDiskIsRefused() async throws {
+        let shelf = try ShelfRoot()
+        try FileManager.default.createDirectory(at: shelf.incoming, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=512k", "tmpfs", shelf.incoming.path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else { return }            // no mounting here (a container without the right)
+        defer {
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = [shelf.incoming.path]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        var photo = JPEGFactory.shelf(seed: 85)
+        photo += [UInt8](repeating: 1, count: 2 * 1_048_576)
+        let refused = try await shelf.upload(url, photo, shelf: "den", name: "IMG_85.jpg")
+        #expect(refused.status == 507)
+        #expect(refused.text.contains("full"), "\(refused.text)")
+        #expect(shelf.incomingContents() == [])
+        #expect(try await web.stop() == 0)
+    }
+
     /// POSTs `body` in 64 KiB chunks (Transfer-Encoding: chunked, no Content-Length) over a plain socket, as far as
     /// the server reads it, and returns what it answered.
     private func chunkedPost(port: UInt16, path: String, body: [UInt8]) throws -> String {
