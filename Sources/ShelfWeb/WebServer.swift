@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import ShelfConfig
 import ShelfStore
@@ -33,6 +34,9 @@ package struct WebServer: Service {
                 try? site.store.setSetting(Self.addressSetting, "http://\(bound)/")
                 site.logger.notice("Web page", metadata: ["event": "web_listening", "url": "http://\(bound)/"])
             },
+            // One event-loop thread: a household's or a shop's few browsers and scripts keep it far from busy
+            // (see scripts/bench-web.sh), and the idle daemon keeps one thread's stack and timers fewer.
+            eventLoopGroupProvider: .shared(Self.eventLoop),
             logger: Logger(label: "shelfd.web"))
         try? site.store.setSetting(Self.addressSetting, "")
         do {
@@ -43,6 +47,8 @@ package struct WebServer: Service {
             try? await gracefulShutdown()       // a service that returns would end the daemon
         }
     }
+
+    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Where the running server listens, as the last one to start wrote it.
     package static let addressSetting = "web.url"
