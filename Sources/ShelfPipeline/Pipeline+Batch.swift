@@ -41,6 +41,8 @@ extension Pipeline {
             return collected.sorted { $0.0.id < $1.0.id }
         }
 
+        let answered = ends.compactMap { job, end in if case .answered = end { job.id } else { nil } }
+        try? store.recordStage(.writing, jobIDs: answered, now: Date())
         var outcomes: [JobOutcome] = []
         var written = 0
         for (job, end) in ends {

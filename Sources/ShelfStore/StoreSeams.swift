@@ -31,6 +31,9 @@ package protocol JobQueue: Sendable {
     func isRecheck(jobID: Int64) throws -> Bool
     func awaitingCount(provider: String) throws -> Int
     func requeueAwaiting(provider: String, oneMore: Bool, now: Date) throws -> [Int64]
+
+    /// The step these leased jobs' photos reached (the overview shows it, also to other processes).
+    func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws
 }
 
 /// The providers' and book sources' health, shared by every shelfd process.

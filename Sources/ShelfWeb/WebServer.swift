@@ -60,6 +60,7 @@ package struct WebServer: Service {
         router.get("healthz") { _, _ in "ok\n" }
         OverviewPage.register(on: router, site: site)
         ReviewPages.register(on: router, site: site)
+        PhotoPages.register(on: router, site: site)
         return router
     }
 }
