@@ -4,6 +4,7 @@ import Logging
 import ShelfConfig
 import ShelfDigest
 import ShelfImaging
+import ShelfDaemon
 import ShelfOutputs
 import ShelfStore
 
@@ -36,9 +37,7 @@ struct PhotoImages: Sendable {
         cache = URL(fileURLWithPath: config.paths.state).appendingPathComponent("web-cache")
         incoming = URL(fileURLWithPath: config.paths.incoming)
         processed = URL(fileURLWithPath: config.paths.processed)
-        files = LibraryFiles(libraryFile: URL(fileURLWithPath: config.paths.libraryFile),
-                             review: URL(fileURLWithPath: config.paths.review), processed: processed,
-                             store: store, logger: logger)
+        files = LibraryFiles(config: config, store: store, logger: logger)
         self.store = store
         self.logger = logger
     }
