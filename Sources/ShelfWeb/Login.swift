@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -13,7 +16,7 @@ import ShelfStore
 enum LoginPages {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("login") { _, context -> Response in
-            page(site: site, context: context, status: .ok, message: nil)
+            page(site: site, context: context, status: .ok)
         }
 
         router.post("login") { request, context -> Response in
@@ -22,7 +25,7 @@ enum LoginPages {
             let sent = FormFields.urlEncoded(String(buffer: body))["token"] ?? ""
             guard let token = site.secrets.webToken?.value, SecurityMiddleware.constantTimeEquals(sent, token) else {
                 site.logger.warning("Web login refused", metadata: ["event": "web_login_refused", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
-                return page(site: site, context: context, status: .unauthorized, message: "That is not the token.")
+                return page(site: site, context: context, status: .unauthorized, error: "That is not the token.")
             }
             return try loggedIn(site: site, context: context, by: "token")
         }
@@ -31,7 +34,7 @@ enum LoginPages {
             let code = try context.parameters.require("code")
             guard code.count == 64, code.allSatisfy(\.isHexDigit), try site.store.redeemWebLoginCode(code) else {
                 return page(site: site, context: context, status: .unauthorized,
-                            message: "This login link was used already or has expired: run 'shelfd web --print-login-url' again.")
+                            error: "This login link was used already or has expired: run 'shelfd web --print-login-url' again.")
             }
             return try loggedIn(site: site, context: context, by: "link")
         }
@@ -46,13 +49,16 @@ enum LoginPages {
         return response
     }
 
-    static func page(site: WebSite, context: WebContext, status: HTTPResponse.Status, message: String?) -> Response {
-        site.templates.page("login", title: "Log in", Login(message: message, tokenSet: site.secrets.webToken != nil),
+    /// `notice`: why the page is shown; `error`: what went wrong.
+    static func page(site: WebSite, context: WebContext, status: HTTPResponse.Status, notice: String? = nil,
+                     error: String? = nil) -> Response {
+        site.templates.page("login", title: "Log in", Login(notice: notice, error: error, tokenSet: site.secrets.webToken != nil),
                             context: context, status: status)
     }
 
     struct Login {
-        let message: String?
+        let notice: String?
+        let error: String?
         let tokenSet: Bool
     }
 }

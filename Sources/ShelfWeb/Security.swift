@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -52,12 +55,11 @@ struct SecurityMiddleware: RouterMiddleware {
                 return response
             }
             return LoginPages.page(site: site, context: context, status: .unauthorized,
-                                   message: "Log in with the token, or open a link from 'shelfd web --print-login-url'.")
+                                   notice: "Log in with the token, or open a link from 'shelfd web --print-login-url'.")
         }
 
         if Self.changesState(request.method) {
-            if let origin = request.headers[.origin],
-               !hosts.isSameOrigin(origin, authority: request.head.authority) {
+            if !Self.comesFromThisSite(request, hosts: hosts) {
                 return Self.refusal(.forbidden, "cross_origin", "A request from another site cannot change anything here.",
                                     path: path)
             }
@@ -125,6 +127,18 @@ struct SecurityMiddleware: RouterMiddleware {
 
     static func changesState(_ method: HTTPRequest.Method) -> Bool {
         method == .post || method == .put || method == .patch || method == .delete
+    }
+
+    static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
+
+    /// A state change must not come from another site's page. The browser says where a request comes from in
+    /// `Sec-Fetch-Site` (sent to HTTPS and localhost only) and `Origin`. Under `Referrer-Policy: no-referrer` a
+    /// form's POST says `Origin: null`, even from this page, and over plain HTTP to a LAN address without
+    /// `Sec-Fetch-Site`: that says nothing either way, and the CSRF token, which only this page has, decides.
+    static func comesFromThisSite(_ request: Request, hosts: HostRule) -> Bool {
+        if let site = request.headers[fetchSite]?.lowercased(), site != "same-origin" && site != "none" { return false }
+        guard let origin = request.headers[.origin], origin != "null" else { return true }
+        return hosts.isSameOrigin(origin, authority: request.head.authority)
     }
 
     static func bearerMatches(_ request: Request, token: String?) -> Bool {

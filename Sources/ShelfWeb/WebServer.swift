@@ -38,7 +38,8 @@ package struct WebServer: Service {
                 site.logger.notice("Web page", metadata: ["event": "web_listening", "url": "\(url)"])
             },
             logger: Logger(label: "shelfd.web"))
-        try? site.store.setSetting(Self.addressSetting, "")
+        // A server that died without clearing its address (kill -9) leaves it behind; a live one keeps it.
+        if (try? StatusReport.webAddress(site.store)) == nil { try? site.store.setSetting(Self.addressSetting, "") }
         // Another server (a `shelfd web` beside `watch`) may have written its own address since: leave that.
         defer { try? site.store.clearSetting(Self.addressSetting, ifValue: Self.url(address, port: port.value)) }
         do {

@@ -147,6 +147,18 @@ struct WebSecurityTests {
                               body: body).status == 403)
         #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://\(http.host):\(http.port)"), json],
                               body: body).status == 404)
+        for headers in [[("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "same-site")],
+                        [("Origin", "null"), ("Sec-Fetch-Site", "cross-site")]] {
+            #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json] + headers,
+                                  body: body).status == 403, "\(headers)")
+        }
+        // A form of this page, under no-referrer: the browser says `Origin: null` (and over plain HTTP to a LAN
+        // address, no Sec-Fetch-Site); the CSRF token decides.
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null"),
+                                                                        ("Sec-Fetch-Site", "same-origin")], body: body).status == 404)
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null")],
+                              body: body).status == 404)
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), json, ("Origin", "null")], body: body).status == 403)
         #expect(try await server.stop() == 0)
     }
 
