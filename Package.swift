@@ -43,9 +43,11 @@ let package = Package(
         .target(name: "ShelfCore", swiftSettings: settings),
         // SHA-256 (libcrypto): a photo's identity, a review item's id.
         .target(name: "ShelfDigest", dependencies: ["CCrypto"], swiftSettings: settings),
-        // shelfd.toml: lookup, parsing, validation, secrets.
+        // shelfd.toml: lookup, parsing, validation, secrets; each provider kind described once (Providers/), down to
+        // how its wire format is built, so a new provider is one file there beside its wire format.
         .target(name: "ShelfConfig", dependencies: [
-            "ShelfCore", .product(name: "TOMLKit", package: "TOMLKit"),
+            "ShelfCore", "ShelfHTTP", "ShelfProviders", "ShelfOCR", .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // SQLite: schema, migrations, job queue, library, provider state, events.
         .target(name: "ShelfStore", dependencies: ["ShelfCore", "ShelfDigest", "CSQLite"], swiftSettings: settings),

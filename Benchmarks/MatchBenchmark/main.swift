@@ -7,7 +7,8 @@
 // Numbers are printed, never asserted.
 //
 // Then the acceptance rule is judged as it would do on photos it was not tuned on: for the rule shelfd
-// ships (`AcceptanceRule`) and for the earlier one (score and lead alone), the constants are chosen from a
+// ships (`AcceptanceRule`: confirmed by surname, call number or a whole title, leading every record the
+// text does not tell apart from it) and for the earlier one (score and lead alone), the constants are chosen from a
 // small grid by cross-validation over folds of whole images (never single spines: a photo's spines share
 // light, lens and shelf), each fold judged with constants chosen on the others, and the pooled held-out
 // figures printed beside the fitted ones (chosen and judged on all images). The choice: the most spines
@@ -358,7 +359,7 @@ let families = [
                grid: product([[0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7], [0.05, 0.1, 0.15, 0.2, 0.25]]),
                rule: { c in { $0.score >= c[0] && $0.lead >= c[1] } },
                describe: { c in String(format: "score ≥ %.2f, lead ≥ %.2f", c[0], c[1]) }),
-    RuleFamily(name: "after: confirmed by surname or call number, or a whole title",
+    RuleFamily(name: "after: confirmed by surname or call number, or a whole title; siblings told apart",
                grid: product([[0.45, 0.5, 0.55, 0.6, 0.65], [0.05, 0.1, 0.15, 0.2], [0.2, 0.3, 0.4, never]]),
                rule: { c in
                    AcceptanceRule(score: c[0], lead: c[1], titleAloneLead: c[2]).accepts

@@ -7,15 +7,13 @@ package struct Configuration: Sendable, Equatable {
     package var paths: Paths
     package var pipeline = Pipeline()
     package var watch = Watch()
-    package var gemini = Gemini()
-    package var cloudflare = Cloudflare()
-    package var openai = OpenAI()
     package var hybrid = Hybrid()
     package var enrich = Enrich()
-    package var ocr = OCR()
     package var export = Export()
     package var log = Log()
     package var web = Web()
+    /// Each provider's section (`gemini`, `cloudflare`, `openai`, `ocr`), declared in its facts file.
+    package var providers = ProviderSections()
 
     package init(paths: Paths) { self.paths = paths }
 
@@ -51,12 +49,8 @@ package struct Configuration: Sendable, Equatable {
         package var database: String { PathRules.join(state, "shelfd.db") }
         /// Raw provider answers, saved before they are used so a crash never pays twice.
         package var responses: String { PathRules.join(state, "responses") }
-    }
-
-    package enum Provider: String, Sendable, CaseIterable {
-        /// Gemini when its key is present, else Cloudflare when its credentials are, else `ocr` (no key, no network).
-        case auto
-        case gemini, cloudflare, openai, hybrid, ocr
+        /// Held while library.json, review/ and exports/ are brought in line with the database.
+        package var filesLock: String { PathRules.join(state, "files.lock") }
     }
 
     /// What happens to an original once its photo is done.

@@ -7,12 +7,9 @@ extension Configuration {
         ("paths", ["root", "state"]),
         ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s"]),
         ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
-        (ProviderKind.gemini.facts.section, ProviderKind.gemini.facts.keys),
-        (ProviderKind.cloudflare.facts.section, ProviderKind.cloudflare.facts.keys),
-        (ProviderKind.openai.facts.section, ProviderKind.openai.facts.keys),
+    ] + ProviderKind.allCases.map { (section: $0.facts.section, keys: $0.facts.keys) } + [
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
-        (ProviderKind.ocr.facts.section, ProviderKind.ocr.facts.keys),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
         ("web", ["listen", "enabled", "max_upload_mb"]),

@@ -4,14 +4,29 @@ package import ShelfCore
 /// API keys and tokens. They never come from `shelfd.toml`: first a systemd credential
 /// (`$CREDENTIALS_DIRECTORY/<name>`, from `LoadCredential=`), then the environment variable.
 package struct Secrets: Sendable, Equatable {
-    package enum Name: String, Sendable, CaseIterable {
-        case geminiAPIKey = "gemini_api_key"
-        case cloudflareAPIToken = "cloudflare_api_token"
-        case cloudflareAccountID = "cloudflare_account_id"
-        case openAIAPIKey = "openai_api_key"
-        case googleBooksAPIKey = "google_books_api_key"
+    /// A secret's name. Each provider's facts file declares its own (`.geminiAPIKey` …); the book sources' is here.
+    package struct Name: RawRepresentable, Hashable, Sendable {
+        package let rawValue: String
+
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Only the names shelfd knows.
+        package init?(rawValue: String) {
+            guard let known = Name.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = known
+        }
+
+        package static let googleBooksAPIKey = Name("google_books_api_key")
         /// Lets the web page listen beyond loopback; the one-time login links are made from it.
-        case webToken = "web_token"
+        package static let webToken = Name("web_token")
+
+        /// The providers' secrets in the order of `ProviderKind`, then the book sources' and the web page's.
+        package static var allCases: [Name] {
+            var names: [Name] = []
+            for name in ProviderKind.allCases.flatMap({ $0.facts.required + $0.facts.optional }) + [googleBooksAPIKey, webToken]
+            where !names.contains(name) { names.append(name) }
+            return names
+        }
 
         /// The credential name is the lower-case form; the environment variable the upper-case one.
         package var credentialName: String { rawValue }
@@ -33,10 +48,6 @@ package struct Secrets: Sendable, Equatable {
         set { values[name] = newValue }
     }
 
-    package var geminiAPIKey: Secret? { values[.geminiAPIKey] }
-    package var cloudflareAPIToken: Secret? { values[.cloudflareAPIToken] }
-    package var cloudflareAccountID: Secret? { values[.cloudflareAccountID] }
-    package var openAIAPIKey: Secret? { values[.openAIAPIKey] }
     package var googleBooksAPIKey: Secret? { values[.googleBooksAPIKey] }
     package var webToken: Secret? { values[.webToken] }
 

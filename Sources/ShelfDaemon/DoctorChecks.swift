@@ -39,7 +39,10 @@ package enum DoctorChecks {
         }
         checks.append(contentsOf: watchChecks(config: config))
         checks.append(webCheck(config: config, secrets: secrets))
-        checks.append(languageCheck(config: config, uses: lineup.channels.contains { $0.kind == .ocr }))
+        for kind in ProviderKind.allCases {
+            guard let check = kind.facts.setupCheck?(config) else { continue }
+            checks.append(setupCheck(check, uses: lineup.channels.contains { $0.kind == kind }))
+        }
         checks.append(contentsOf: enrichmentChecks(config: config))
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
         return checks
@@ -56,16 +59,11 @@ package enum DoctorChecks {
         return .pass("key", "\(facts.secretsLabel) present (from \(origin))")
     }
 
-    /// The traineddata of each `[ocr] languages` entry: an error when the OCR is in use, a warning otherwise
-    /// (it is the fallback when keys go missing).
-    static func languageCheck(config: Configuration, uses: Bool) -> DoctorCheck {
-        let folder = Traineddata.folder()
-        let missing = Traineddata.missing(config.ocr.languages, in: folder)
-        guard missing.isEmpty else {
-            let advice = Traineddata.advice(missing: missing, folder: folder)
-            return uses ? .fail("ocr languages", advice) : .warn("ocr languages", advice)
-        }
-        return .pass("ocr languages", "\(config.ocr.languages.map { "\($0).traineddata" }.joined(separator: ", ")) in \(folder ?? "?")")
+    /// A provider's own setup (the OCR's languages): an error when it is in use, a warning otherwise (the
+    /// offline OCR is the fallback when keys go missing).
+    static func setupCheck(_ check: SetupCheck, uses: Bool) -> DoctorCheck {
+        if let found = check.found { return .pass(check.name, found) }
+        return uses ? .fail(check.name, check.advice) : .warn(check.name, check.advice)
     }
 
     /// What books are looked up in: how many the local catalogue holds, and whether OpenLibrary knows whom to

@@ -54,7 +54,7 @@ package struct Evaluator: Sendable {
     let config: Configuration
     let secrets: Secrets
     let enricher: Enricher
-    let licenses: any CloudflareLicenseMemory
+    let memory: any ProviderMemory
     let logger: Logger
     /// Answers already paid for in this run, by photo, provider and model: asking `gemini` and then `hybrid`
     /// (whose accurate provider is gemini) sends each photo to Gemini once.
@@ -70,7 +70,7 @@ package struct Evaluator: Sendable {
     package init(config: Configuration, secrets: Secrets, store: Store, limits: Store? = nil, logger: Logger) throws {
         self.config = config; self.secrets = secrets; self.logger = logger
         self.limits = limits ?? store
-        licenses = StoredCloudflareLicenses(store: store)
+        memory = StoredProviderMemory(store: store)
         enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, store: store,
                                                              refresh: false, logger: logger),
                             reviewThreshold: config.pipeline.reviewThreshold)
@@ -79,7 +79,7 @@ package struct Evaluator: Sendable {
     /// One provider (or hybrid pair) over every photo, one photo at a time so each photo's seconds are its own.
     /// - Throws: `StartupError` when the provider cannot be set up or its key is missing.
     package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws -> EvalDocument.Provider {
-        let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, licenses: licenses,
+        let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, memory: memory,
                                             limits: limits)
         for channel in lineup.channels {
             if let problem = Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) { throw StartupError(problem) }

@@ -27,7 +27,8 @@ package struct ReviewDesk: Sendable {
         files = store.map { LibraryFiles(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
                                          processed: URL(fileURLWithPath: paths.processed),
                                          exports: URL(fileURLWithPath: paths.exports),
-                                         exclusiveShelf: config.export.exclusiveShelf, store: $0, logger: logger) }
+                                         exclusiveShelf: config.export.exclusiveShelf,
+                                         filesLock: URL(fileURLWithPath: paths.filesLock), store: $0, logger: logger) }
         self.store = store
         incoming = URL(fileURLWithPath: paths.incoming)
     }

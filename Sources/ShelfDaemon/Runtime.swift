@@ -56,7 +56,7 @@ package struct Runtime: Sendable {
         let sources = try makeSources(config: config, secrets: secrets, store: store, refresh: refreshLookups, logger: logger)
         SourceHealthRecord.liftPauses(sources, in: store)
         let lineup = try makeLineup(config: config, secrets: secrets, chosen: chosen,
-                                    licenses: StoredCloudflareLicenses(store: store), limits: store)
+                                    memory: StoredProviderMemory(store: store), limits: store)
         try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
         if let choice { try store.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
@@ -77,6 +77,7 @@ package struct Runtime: Sendable {
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
             review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses))
         settings.exports = URL(fileURLWithPath: paths.exports)
+        settings.filesLock = URL(fileURLWithPath: paths.filesLock)
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         return Runtime(config: config, store: store,
@@ -89,20 +90,24 @@ package struct Runtime: Sendable {
     /// the database whose request budgets every process shares (nil: no limit, for `doctor`, which sends no photo).
     package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
                                    choice: Configuration.Provider? = nil,
-                                   licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
+                                   memory: any ProviderMemory = InMemoryProviderMemory(),
                                    limits: Store? = nil) throws -> Lineup {
         try makeLineup(config: config, secrets: secrets, chosen: ProviderChoice.resolve(config: config, secrets: secrets, override: choice),
-                       licenses: licenses, limits: limits)
+                       memory: memory, limits: limits)
     }
 
     /// The lineup of a provider already chosen.
     package static func makeLineup(config: Configuration, secrets: Secrets, chosen: ProviderChoice,
-                                   licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
+                                   memory: any ProviderMemory = InMemoryProviderMemory(),
                                    limits: Store? = nil) throws -> Lineup {
-        let http = HTTPClient(maxConcurrent: config.pipeline.concurrency)
+        let context = ProviderContext(http: HTTPClient(maxConcurrent: config.pipeline.concurrency), memory: memory)
         func channel(_ kind: ProviderKind) -> ProviderChannel {
-            let budget = ProviderWiring.requestBudget(kind, config: config)
-            return ProviderChannel(ProviderWiring.makeProvider(kind, config: config, secrets: secrets, http: http, licenses: licenses),
+            let facts = kind.facts
+            // The request budget every process shares for this kind; none when shelfd sets no limit of its own.
+            let budget = facts.limits(config).map { limits in
+                RequestBudget(requestsPerMinute: limits.perMinute, perDay: limits.perDay, dayEnds: { limits.day.end(after: $0) })
+            }
+            return ProviderChannel(facts.make(config, secrets, context),
                                    kind: kind, limits: limits.flatMap { store in budget.map { SharedLimits(store: store, budget: $0) } })
         }
         if chosen.provider == .hybrid {
@@ -137,10 +142,10 @@ package struct Runtime: Sendable {
     }
 }
 
-/// Cloudflare's one-time license agreement for Llama 3.2 Vision, remembered across restarts.
-struct StoredCloudflareLicenses: CloudflareLicenseMemory {
+/// What providers remember across restarts (Cloudflare's license agreements), in the database's settings.
+struct StoredProviderMemory: ProviderMemory {
     let store: Store
 
-    func hasAgreed(model: String) -> Bool { (try? store.setting("cloudflare.agreed:\(model)")) != nil }
-    func recordAgreement(model: String) { try? store.setSetting("cloudflare.agreed:\(model)", "yes") }
+    func value(for key: String) -> String? { try? store.setting(key) }
+    func remember(_ value: String, for key: String) { try? store.setSetting(key, value) }
 }

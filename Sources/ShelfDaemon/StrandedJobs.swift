@@ -80,7 +80,7 @@ package final class StrandedJobs: Sendable {
         let pipeline: Pipeline
         do {
             let lineup = try Runtime.makeLineup(config: runtime.config, secrets: runtime.secrets, logger: main.logger,
-                                                choice: kind, licenses: StoredCloudflareLicenses(store: runtime.store),
+                                                choice: kind, memory: StoredProviderMemory(store: runtime.store),
                                                 limits: runtime.store)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
             pipeline = Pipeline(settings: main.settings, store: runtime.store, lineup: lineup, choice: kind,

@@ -260,6 +260,8 @@ struct PreparedRecord: Sendable {
     let firstAlternative: [Word]
     /// The rest of the full title (subtitle, bracketed parts): extra evidence when read, never missed.
     let subtitle: [Word]
+    /// The main title and the rest: what tells two volumes or editions apart.
+    var titleWords: [Word] { mainTitle + subtitle }
     /// Every word of the first author's surname ("Belmonte Nieto, Manuel": both).
     let surnames: [Word]
     /// The call number's words (`796.41 Lib` → `796`, `41`, `lib`) and the whole, padded.

@@ -57,8 +57,8 @@ package struct SpineMatcher: Sendable {
         let spine = PreparedQuery(query)
         return result(ranked(unique(records).map { record in
             let ready = prepared[record]
-            return Scored(evidence(spine, ready), record: record, work: ready.work)
-        }))
+            return Scored(evidence(spine, ready), record: record, prepared: ready)
+        }), for: spine)
     }
 
     /// One photo: each record used at most once (a one-to-one assignment, not independent searches).
@@ -66,14 +66,15 @@ package struct SpineMatcher: Sendable {
     /// its own records that no other spine took.
     package func assign(_ queries: [SpineQuery], candidates: [[CatalogueRecord]]) -> [MatchResult] {
         var columns: [String: Int] = [:]
+        let spines = queries.map(PreparedQuery.init)
         let scored: [[Scored]] = queries.indices.map { i in
-            let query = PreparedQuery(queries[i])
+            let query = spines[i]
             let records = i < candidates.count ? unique(candidates[i]) : []
             return ranked(records.map { record in
                 let id = Self.identity(record)
                 if columns[id] == nil { columns[id] = columns.count }
                 let ready = prepared[record]
-                return Scored(evidence(query, ready), record: record, work: ready.work)
+                return Scored(evidence(query, ready), record: record, prepared: ready)
             })
         }
         var benefit = [[Double]](repeating: [Double](repeating: 0, count: columns.count), count: queries.count)
@@ -88,7 +89,7 @@ package struct SpineMatcher: Sendable {
             if let column { owner[column] = i }
         }
         return scored.enumerated().map { i, list in
-            result(list.filter { owner[columns[Self.identity($0.candidate.record)]!, default: i] == i })
+            result(list.filter { owner[columns[Self.identity($0.candidate.record)]!, default: i] == i }, for: spines[i])
         }
     }
 
@@ -123,8 +124,38 @@ package struct SpineMatcher: Sendable {
         if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
         return MatchEvidence(score: min(score, 1), lead: 0, title: title, titleMass: titleMass, author: author,
                              tag: tag, explained: explained,
-                             callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query))
+                             callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query),
+                             numberDisagrees: numberDisagrees(record, query))
     }
+
+    /// Whether the record's title ends in a volume number ("Gramática ativa. 2", "Francés 2 : curso…") that
+    /// the text does not show while it shows another one ("Gramática Ativa 1"): the spine is another volume.
+    /// One or two digits (years are not volumes), never the call number's own; a number inside a title
+    /// ("50 excursions") is the title, not a volume.
+    private func numberDisagrees(_ record: PreparedRecord, _ query: PreparedQuery) -> Bool {
+        guard let volume = record.mainTitle.last, record.mainTitle.count > 1, Self.isVolumeNumber(volume.bytes),
+              !query.contains(volume) else { return false }
+        let label = Set(record.tag.map(\.hash))
+        return query.words.contains { Self.isVolumeNumber($0.bytes) && !label.contains($0.hash) }
+    }
+
+    private static func isVolumeNumber(_ bytes: [UInt8]) -> Bool { (1...2).contains(bytes.count) && bytes.allSatisfy(isDigit) }
+
+    /// Whether the text tells `record` apart from `rival`: it shows a word of the record's title that the
+    /// rival's lacks (a volume number, "Intermediate", "Norte") and no word of the rival's that the record's
+    /// lacks. Little words ("la", "y") say nothing either way; a rival's word half read counts against.
+    func tellsApart(_ query: PreparedQuery, _ record: PreparedRecord, from rival: PreparedRecord) -> Bool {
+        func own(_ words: [Word], against other: [Word]) -> [Word] {
+            let theirs = Set(other.map(\.hash))
+            return words.filter { !theirs.contains($0.hash) && !WordWeight.function.contains($0.hash) }
+        }
+        let ours = own(record.titleWords, against: rival.titleWords)
+        guard ours.contains(where: { query.presence(of: $0) >= Self.distinctRead }) else { return false }
+        return !own(rival.titleWords, against: record.titleWords).contains { query.presence(of: $0) >= Self.rivalRead }
+    }
+
+    /// A word read this well shows the record; a rival's word read this well (half its trigrams) blocks.
+    static let distinctRead = 0.8, rivalRead = 0.45
 
     /// Whether the text shows the record's call number with another book's part in it: its last class
     /// followed by other letters ("435.6 Lei" where the record has "435.6 Coi"), or its letters after
@@ -197,16 +228,17 @@ package struct SpineMatcher: Sendable {
 
     // MARK: Deciding
 
-    /// A candidate and the work it is an edition of.
+    /// A candidate, taken apart, and the work it is an edition of.
     struct Scored {
         var candidate: MatchCandidate
         var evidence: MatchEvidence
-        var work: String
+        var prepared: PreparedRecord
+        var work: String { prepared.work }
 
-        init(_ evidence: MatchEvidence, record: CatalogueRecord, work: String) {
+        init(_ evidence: MatchEvidence, record: CatalogueRecord, prepared: PreparedRecord) {
             candidate = MatchCandidate(record: record, score: evidence.score)
             self.evidence = evidence
-            self.work = work
+            self.prepared = prepared
         }
     }
 
@@ -217,14 +249,18 @@ package struct SpineMatcher: Sendable {
         }.map(\.element)
     }
 
-    private func result(_ ranked: [Scored]) -> MatchResult {
+    private func result(_ ranked: [Scored], for query: PreparedQuery) -> MatchResult {
         let shown = ranked.prefix(5).map(\.candidate).filter { $0.score > 0 }
         guard let top = ranked.first, top.candidate.score >= plausible else {
             return MatchResult(best: nil, candidates: shown, decision: .none)
         }
         // Two editions of one work are not rivals: the margin is to the best record of another work.
         var evidence = top.evidence
-        evidence.lead = top.candidate.score - (ranked.dropFirst().first { $0.work != top.work }?.candidate.score ?? 0)
+        let rivals = ranked.dropFirst().filter { $0.work != top.work }
+        evidence.lead = top.candidate.score - (rivals.first?.candidate.score ?? 0)
+        // A rival the text tells apart (another volume, another level of one course) is no rival.
+        let untold = rivals.first { !tellsApart(query, top.prepared, from: $0.prepared) }
+        evidence.distinctLead = top.candidate.score - (untold?.candidate.score ?? 0)
         let accepted = acceptance.accepts(evidence)
         return MatchResult(best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review,
                            evidence: evidence)

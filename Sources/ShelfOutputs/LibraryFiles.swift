@@ -26,6 +26,8 @@ package struct LibraryFiles: Sendable {
     package var exports: URL?
     package var exclusiveShelf: ReadingShelf
     package var maxPixels: Int
+    /// The file every writer of these files holds an flock on (`files.lock` in the state folder).
+    package var filesLock: URL
     package let store: any LibraryStore
     package let logger: Logger
     /// Photos already in memory, by hash (the batch just processed): their review crops are cut without
@@ -33,9 +35,9 @@ package struct LibraryFiles: Sendable {
     package var originals: [String: [UInt8]] = [:]
 
     package init(libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
-                 maxPixels: Int = 64_000_000, store: any LibraryStore, logger: Logger) {
+                 maxPixels: Int = 64_000_000, filesLock: URL, store: any LibraryStore, logger: Logger) {
         self.libraryFile = libraryFile; self.review = review; self.processed = processed; self.maxPixels = maxPixels
-        self.exports = exports; self.exclusiveShelf = exclusiveShelf
+        self.exports = exports; self.exclusiveShelf = exclusiveShelf; self.filesLock = filesLock
         self.store = store; self.logger = logger
     }
 
@@ -82,7 +84,7 @@ package struct LibraryFiles: Sendable {
     }
 
     private func withLock(_ body: () -> Void) {
-        let path = URL(fileURLWithPath: store.path).deletingLastPathComponent().appendingPathComponent("files.lock").path
+        let path = filesLock.path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 {
             logger.warning("Cannot take the files lock; writing without it", metadata: ["path": "\(path)",

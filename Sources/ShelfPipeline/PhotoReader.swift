@@ -140,6 +140,8 @@ package struct PhotoReader: Sendable {
     package var slots: RequestSlots? = nil
     /// Shutting down: no new request goes out.
     package var shouldStop: @Sendable () -> Bool = { Task.isCancelled }
+    /// Hears the steps a photo reaches while it is read: a request sent (`asking`), the books being matched.
+    package var onStage: @Sendable (JobStage) -> Void = { _ in }
 
     package init(lineup: Lineup, enricher: Enricher, reviewThreshold: Double, maxPixels: Int, health: any ProviderHealthRecorder,
                  slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }) {
@@ -200,6 +202,7 @@ package struct PhotoReader: Sendable {
             }
         }
 
+        onStage(.matching)
         let enrichment = await enricher.enrich(decided.books)
         var books = enrichment.books
         let notes = decided.answer.notes + enrichment.notes
@@ -324,6 +327,7 @@ package struct PhotoReader: Sendable {
             return .failure(StepEnd(.failed(PhotoError(.internal, "\(error)", disposition: .retry(after: 60)), run)))
         }
         logger.info("Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)", "attempt": "\(attempt)"])
+        onStage(.asking)
         var sent = await send(photo, to: channel, probe: probing, logger: logger)
         if case .failure(let error) = sent, error.code == .photoTooLarge {
             // The provider's own limit is lower than its preset: shrink once and try again.

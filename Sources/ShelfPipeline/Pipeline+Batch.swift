@@ -41,6 +41,8 @@ extension Pipeline {
             return collected.sorted { $0.0.id < $1.0.id }
         }
 
+        let answered = ends.compactMap { job, end in if case .answered = end { job.id } else { nil } }
+        try? store.recordStage(.writing, jobIDs: answered, now: Date())
         var outcomes: [JobOutcome] = []
         var written = 0
         for (job, end) in ends {
@@ -139,7 +141,7 @@ extension Pipeline {
     package func writeLibrary(originals: [String: [UInt8]] = [:]) {
         var files = LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
                                  exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
-                                 maxPixels: settings.maxPixels, store: store, logger: logger)
+                                 maxPixels: settings.maxPixels, filesLock: settings.filesLock, store: store, logger: logger)
         files.originals = originals
         files.update()
     }

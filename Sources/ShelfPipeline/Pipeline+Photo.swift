@@ -7,6 +7,7 @@ import ShelfImaging
 import ShelfOutputs
 import ShelfProviders
 import ShelfStore
+import Synchronization
 
 /// The attempt a photo is on: charged once, just before the first request that costs anything.
 final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecked: used by one photo's task only
@@ -22,6 +23,20 @@ final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecke
         attempts = try store.chargeAttempt(jobID: jobID, now: Date())
         charged = true
         return attempts
+    }
+}
+
+/// The steps of one photo, recorded in the queue as it reaches them (each once: hybrid asks twice).
+final class StageRecorder: Sendable {
+    private let store: any JobQueue
+    private let jobID: Int64
+    private let last = Mutex<JobStage?>(nil)
+
+    init(store: any JobQueue, job: ClaimedJob) { self.store = store; jobID = job.id }
+
+    func reached(_ stage: JobStage) {
+        guard last.withLock({ last in defer { last = stage }; return last != stage }) else { return }
+        try? store.recordStage(stage, jobIDs: [jobID], now: Date())      // the overview's, not worth failing a photo for
     }
 }
 
@@ -90,6 +105,9 @@ extension Pipeline {
         let attempt = AttemptCounter(store: store, job: job)
         let answers = QueueAnswers(store: store, job: job, attempt: attempt, responses: settings.responses, logger: logger)
 
+        let stages = StageRecorder(store: store, job: job)
+        var reader = self.reader
+        reader.onStage = { stages.reached($0) }
         var read: ReadPhoto
         switch await reader.read(bytes, journal: answers, meter: attempt, logger: logger) {
         case .read(let done): read = done

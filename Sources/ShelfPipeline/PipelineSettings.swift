@@ -19,6 +19,9 @@ package struct PipelineSettings: Sendable {
     package var exports: URL?
     package var exclusiveShelf: ReadingShelf = .toRead
     package var responses: URL
+    /// Held while library.json, review/ and exports/ are written (`paths.filesLock`); by default `files.lock`
+    /// in the state folder that holds `responses/`.
+    package var filesLock: URL
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600
     /// Photos above this are refused before decoding (decompression bombs, 100 MP panoramas).
@@ -34,6 +37,7 @@ package struct PipelineSettings: Sendable {
         self.maxAttempts = maxAttempts; self.moveAfter = moveAfter; self.incoming = incoming; self.results = results
         self.processed = processed; self.libraryFile = libraryFile; self.review = review
         self.responses = responses
+        filesLock = responses.deletingLastPathComponent().appendingPathComponent("files.lock")
     }
 
 }

@@ -25,6 +25,28 @@ enum CataloguePrompt {
         """
     }
 
+    /// The answer's standard JSON Schema (lower-case types) around a provider's own schema of a book: books and
+    /// suggestions, both required. `closed` forbids other properties, for grammar-constrained servers.
+    static func answerSchema(book: [String: Any], closed: Bool) -> [String: Any] {
+        var suggestion: [String: Any] = [
+            "type": "object",
+            "properties": [
+                "type": ["type": "string", "enum": Suggestion.Kind.allCases.map(\.rawValue)],
+                "severity": ["type": "string", "enum": Suggestion.Severity.allCases.map(\.rawValue)],
+                "message": ["type": "string"],
+            ] as [String: Any],
+            "required": ["type", "severity", "message"],
+        ]
+        if closed { suggestion["additionalProperties"] = false }
+        var answer: [String: Any] = [
+            "type": "object",
+            "properties": ["books": ["type": "array", "items": book], "suggestions": ["type": "array", "items": suggestion]],
+            "required": ["books", "suggestions"],
+        ]
+        if closed { answer["additionalProperties"] = false }
+        return answer
+    }
+
     /// Gemini's native detection format, also asked of Cloudflare's models.
     static let box2DSentence = "Give box_2d for the spine as [ymin, xmin, ymax, xmax]: integers from 0 to 1000, y measured "
         + "down the photo's height and x across its width, y first."

@@ -244,20 +244,7 @@ package struct CloudflareProvider: VisionProvider {
             ] as [String: Any],
             "required": ["title", "confidence", "box_2d"],
         ]
-        let suggestion: [String: Any] = [
-            "type": "object",
-            "properties": [
-                "type": ["type": "string", "enum": Suggestion.Kind.allCases.map(\.rawValue)],
-                "severity": ["type": "string", "enum": Suggestion.Severity.allCases.map(\.rawValue)],
-                "message": ["type": "string"],
-            ] as [String: Any],
-            "required": ["type", "severity", "message"],
-        ]
-        return [
-            "type": "object",
-            "properties": ["books": ["type": "array", "items": book], "suggestions": ["type": "array", "items": suggestion]],
-            "required": ["books", "suggestions"],
-        ]
+        return CataloguePrompt.answerSchema(book: book, closed: false)
     }
 
     // MARK: Parsing

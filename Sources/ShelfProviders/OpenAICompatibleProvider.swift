@@ -163,22 +163,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
             "required": ["title", "author", "isbn", "confidence", "box"],
             "additionalProperties": false,
         ]
-        let suggestion: [String: Any] = [
-            "type": "object",
-            "properties": [
-                "type": ["type": "string", "enum": Suggestion.Kind.allCases.map(\.rawValue)],
-                "severity": ["type": "string", "enum": Suggestion.Severity.allCases.map(\.rawValue)],
-                "message": ["type": "string"],
-            ],
-            "required": ["type", "severity", "message"],
-            "additionalProperties": false,
-        ]
-        return [
-            "type": "object",
-            "properties": ["books": ["type": "array", "items": book], "suggestions": ["type": "array", "items": suggestion]],
-            "required": ["books", "suggestions"],
-            "additionalProperties": false,
-        ]
+        return CataloguePrompt.answerSchema(book: book, closed: true)
     }
 
     // MARK: Parsing

@@ -151,8 +151,8 @@ extension Store {
                 guard let id = row.int("id"), let sha = row.string("sha256") else { continue }
                 try db.execute("""
                     UPDATE job SET state = 'leased', provider = ?, lease_owner = ?, lease_expiry = ?, batch_id = ?,
-                        updated_at = ? WHERE id = ?
-                    """, [provider, owner, now.addingTimeInterval(lease), batchID, now, id])
+                        updated_at = ?, stage = 'preparing', stage_at = ? WHERE id = ?
+                    """, [provider, owner, now.addingTimeInterval(lease), batchID, now, now, id])
                 let paths = try db.query("SELECT path, relative_path FROM sighting WHERE sha256 = ? ORDER BY seen_at DESC",
                                          [sha]).map { PhotoPath(path: $0.string("path") ?? "", relativePath: $0.string("relative_path") ?? "") }
                 jobs.append(ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
@@ -316,8 +316,8 @@ extension Store {
             for id in ids {
                 try db.execute("""
                     UPDATE job SET state = 'pending', attempts = 0, not_before = NULL, error_code = NULL,
-                        error_message = NULL, updated_at = ? WHERE id = ?
-                    """, [now, id])
+                        error_message = NULL, updated_at = ?, queued_at = ? WHERE id = ?
+                    """, [now, now, id])
                 try Self.addEvent(db, "requeued", jobID: id, message: nil, now: now)
             }
             return ids

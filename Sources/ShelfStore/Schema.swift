@@ -288,6 +288,15 @@ enum Schema {
             day_full_until REAL                   -- set when requests_per_day was reached: the provider pauses until then
         );
         """,
+        // Where each photo is on its way (the web page's overview): the stage of a leased job, when it got
+        // there, and when a job was last put in the queue (a `retry` puts an old job back in the current pass).
+        """
+        ALTER TABLE job ADD COLUMN stage TEXT;                     -- preparing | asking | matching | writing (while leased)
+        ALTER TABLE job ADD COLUMN stage_at REAL;
+        ALTER TABLE job ADD COLUMN queued_at REAL;                 -- NULL: created_at
+        CREATE INDEX job_finished ON job(finished_at) WHERE finished_at IS NOT NULL;
+        CREATE INDEX job_queued ON job(COALESCE(queued_at, created_at));
+        """,
         // The web page's sessions and one-time login codes, kept hashed: a copy of the database logs nobody in.
         """
         CREATE TABLE web_session (

@@ -31,6 +31,9 @@ package protocol JobQueue: Sendable {
     func isRecheck(jobID: Int64) throws -> Bool
     func awaitingCount(provider: String) throws -> Int
     func requeueAwaiting(provider: String, oneMore: Bool, now: Date) throws -> [Int64]
+
+    /// The step these leased jobs' photos reached (the overview shows it, also to other processes).
+    func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws
 }
 
 /// The providers' and book sources' health, shared by every shelfd process.
@@ -61,8 +64,6 @@ package protocol ReviewStore: Sendable {
 
 /// What library.json and review/ are written from.
 package protocol LibraryStore: Sendable {
-    /// The database file: the files lock sits beside it.
-    var path: String { get }
     func library() throws -> [LibraryDocument.Entry]
     func openReviewItems() throws -> [ReviewItem]
     /// Where a photo has been seen, newest first: its review crops are cut from the original.

@@ -1,21 +1,246 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
 import ShelfCore
 import ShelfDaemon
+import ShelfStore
 
-/// `/`: the queue's counts, each provider's state, the problems and what fixes them.
+/// `/`: the queue's counts, the current pass, each provider's state and latency, the problems with what fixes
+/// them (a Retry button where `shelfd retry` helps: POST `/retry`), and the photos on their way with their
+/// stage. The page shows the state when it was loaded; `/events` keeps it current where scripts run.
 enum OverviewPage {
     static func register(on router: Router<WebContext>, site: WebSite) {
-        router.get("/") { _, context in
+        router.get("/") { request, context in
             let status = try StatusReport.build(config: site.config, secrets: site.secrets)
-            return site.templates.page("overview", title: "Overview", Overview(status), context: context)
+            let progress = try site.store.progress()
+            let notice = Notice(query: request.uri.queryParameters, store: site.store)
+            return site.templates.page("overview", title: "Overview", Overview(status, progress, notice: notice),
+                                       context: context)
+        }
+        router.post("/retry") { request, context in
+            try await retry(request, context: context, site: site)
+        }
+        LiveProgress.register(on: router, site: site)
+    }
+
+    /// The form's fields: `job` is a job's ID, or `all` for every failed photo (`shelfd retry --failed`).
+    struct RetryForm: Decodable {
+        var job: String?
+    }
+
+    /// Does what `shelfd retry` does, then shows the overview again with what happened.
+    static func retry(_ request: Request, context: WebContext, site: WebSite) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        let form = try? URLEncodedFormDecoder().decode(RetryForm.self, from: String(buffer: body))
+        let ids: [Int64]?
+        switch form?.job {
+        case "all": ids = nil
+        case let job? where Int64(job) != nil: ids = [Int64(job)!]
+        default: throw HTTPError(.badRequest, message: "Say which photo to retry: job=<ID> (see the overview) or job=all.")
+        }
+        let outcome = try Requeue.failed(ids, in: site.store)
+        site.logger.notice("Photos requeued from the web page", metadata: ["event": "requeued", "photos": "\(outcome.requeued.count)"])
+        var target = "/?requeued=\(outcome.requeued.count)"
+        if !outcome.refused.isEmpty { target += "&refused=" + outcome.refused.keys.sorted().map(String.init).joined(separator: ",") }
+        return Response(status: .seeOther, headers: [.location: target])
+    }
+
+    /// What the last Retry did, from the redirect's query (numbers only: nothing of the query is shown as given).
+    struct Notice {
+        let summary: String
+        let refusals: [String]
+
+        init?(query: Parameters, store: Store) {
+            guard let count = query.get("requeued").flatMap(Int.init) else { return nil }
+            let refused = (query.get("refused") ?? "").split(separator: ",").compactMap { Int64($0) }
+            let states = (try? store.jobStates(refused)) ?? [:]
+            var outcome = Requeue.Outcome(requeued: [], refused: [:])
+            for id in refused { outcome.refused[id] = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job" }
+            summary = Requeue.Outcome.summary(requeued: count)
+            refusals = outcome.refusals
         }
     }
 
     struct Overview {
-        let pending, inProgress, done, review, failed: Int
-        init(_ status: StatusDocument) {
-            pending = status.queue.pending; inProgress = status.queue.leased; done = status.queue.done
-            review = status.queue.review; failed = status.queue.dead
+        let notice: Notice?
+        let daemon: String
+        let counts: [Count]
+        let pass: Pass?
+        let providers: [Provider]
+        let problems: [Problem]
+        /// More than one failed photo: a button for them all (`shelfd retry --failed`).
+        let retryAll: Bool
+        let photos: [Photo]
+        let hasPhotos: Bool
+        /// The failed counts this page was rendered with: the script offers a refresh when they change.
+        let failedSeen: String
+
+        init(_ status: StatusDocument, _ progress: QueueProgress, notice: Notice?) {
+            self.notice = notice
+            let daemon = status.daemon
+            if daemon.running {
+                let since = daemon.since.map { " since \(Clock.time($0))" } ?? ""
+                let mode = daemon.watchMode.map { ", watching incoming/ (\($0))" } ?? ""
+                self.daemon = "The daemon is running\(since)\(mode)."
+            } else {
+                self.daemon = "No daemon is running: photos wait for 'shelfd run' (or its timer), or 'shelfd watch'."
+            }
+            // The live counts of the progress read, beside the providers and problems of the status document.
+            let q = progress.counts
+            counts = [
+                Count(key: "pending", label: "waiting", value: q.pending),
+                Count(key: "leased", label: "in progress", value: q.leased),
+                Count(key: "done", label: "done", value: q.done),
+                Count(key: "review", label: "to review", value: q.review, link: "/review"),
+                Count(key: "failed", label: "waiting to retry", value: q.failed),
+                Count(key: "dead", label: "failed", value: q.dead),
+            ]
+            pass = progress.pass.map(Pass.init)
+            providers = status.providers.map(Provider.init)
+            problems = status.problems.map { Problem($0, providers: status.providers) }
+            retryAll = status.problems.filter { $0.job != nil }.count > 1      // one photo has its own button
+            photos = progress.photos.map(Photo.init)
+            hasPhotos = !photos.isEmpty
+            failedSeen = "\(q.failed),\(q.dead)"
+        }
+    }
+
+    struct Count {
+        let key: String
+        let label: String
+        let value: Int
+        let link: String?
+        /// Stored, not computed: templates read stored properties only.
+        let isZero: Bool
+
+        init(key: String, label: String, value: Int, link: String? = nil) {
+            self.key = key; self.label = label; self.value = value; self.link = link; isZero = value == 0
+        }
+    }
+
+    /// The progress bar of the current pass.
+    struct Pass {
+        let finished: Int
+        let total: Int
+        let sentence: String
+
+        init(_ pass: QueueProgress.Pass) {
+            finished = pass.finished
+            total = pass.total
+            sentence = Self.sentence(finished: pass.finished, total: pass.total, since: pass.startedAt)
+        }
+
+        /// "3 of 7 photos finished — those queued since 10:02:11, when the queue was last empty." (The script
+        /// writes the same sentence.)
+        static func sentence(finished: Int, total: Int, since: Date) -> String {
+            "\(finished) of \(total) photo\(total == 1 ? "" : "s") finished — those queued since \(Clock.time(since)), when the queue was last empty."
+        }
+    }
+
+    struct Provider {
+        let name: String
+        let model: String
+        let state: String
+        let latency: String
+        /// Why it is not ok, in one sentence (`shelfd status`'s own for an outage).
+        let sentence: String?
+
+        init(_ provider: StatusDocument.Provider) {
+            name = provider.name
+            model = provider.model
+            state = provider.state
+            latency = provider.latencyMs.map { "p50 \(Clock.seconds($0.p50)) · p95 \(Clock.seconds($0.p95))" } ?? "no requests yet"
+            if let outage = StatusReport.outageSentence(provider) {
+                sentence = outage
+            } else if provider.state == "backoff" {
+                sentence = "backing off\(provider.backoffUntil.map { " until \(Clock.time($0))" } ?? "")\(provider.reason.map { ": \($0)" } ?? "")"
+            } else {
+                sentence = provider.reason
+            }
+        }
+    }
+
+    /// A problem, its reason in words, and what fixes it: a Retry button, or what to do.
+    struct Problem {
+        let severity: String
+        let message: String
+        let path: String?
+        /// A failed photo: `shelfd retry <job>` (the button) puts it back in the queue.
+        let job: Int64?
+        let action: String?
+
+        init(_ problem: StatusDocument.Problem, providers: [StatusDocument.Provider]) {
+            severity = problem.severity
+            message = problem.message
+            path = problem.path
+            job = problem.job
+            action = Self.action(problem, providers: providers)
+        }
+
+        static func action(_ problem: StatusDocument.Problem, providers: [StatusDocument.Provider]) -> String? {
+            if problem.job != nil {
+                return problem.severity == "error"
+                    ? "Fix what it says if it is the photo's fault, then retry: the photo goes back in the queue with fresh attempts."
+                    : "shelfd tries it again by itself; Retry sends it now."
+            }
+            if problem.path != nil {
+                return "Make the file readable, or remove it: shelfd reads it again when it changes or at the next full scan."
+            }
+            if let provider = providers.first(where: { problem.message.hasPrefix("provider: \($0.name)") || problem.message.hasPrefix("\($0.name):") }) {
+                switch provider.state {
+                case "paused":
+                    return "Fix what it says (see 'shelfd doctor'), then restart shelfd: a paused provider is asked again when the daemon starts, or after 15 minutes."
+                case "backoff":
+                    return "Nothing to do: shelfd waits for the provider and goes on by itself; photos are not charged an attempt."
+                default:
+                    return "Nothing to do if the network or the provider is only briefly away: shelfd probes it and goes on when it answers. Otherwise check the connection and the provider's base_url."
+                }
+            }
+            return nil
+        }
+    }
+
+    /// A photo on its way, or just finished.
+    struct Photo {
+        let path: String
+        let sha256: String
+        let stage: String
+        let words: String
+        let when: String
+
+        init(_ photo: QueueProgress.Photo) {
+            path = photo.path
+            sha256 = photo.sha256
+            stage = photo.stage.rawValue
+            words = photo.stage.words
+            when = Self.when(photo.stage, since: photo.since, retryAt: photo.retryAt)
+        }
+
+        /// "since 10:02:11" for a step, "queued at", "retry at", "at" for a finished photo (the script says the same).
+        static func when(_ stage: JobStage, since: Date?, retryAt: Date?) -> String {
+            if let retryAt { return "retry at \(Clock.time(retryAt))" }
+            guard let since else { return "" }
+            return switch stage {
+            case .queued: "queued at \(Clock.time(since))"
+            case .done, .review, .failed: "at \(Clock.time(since))"
+            default: "since \(Clock.time(since))"
+            }
+        }
+    }
+
+    /// Times as the page shows them.
+    enum Clock {
+        static func time(_ date: Date) -> String {
+            let formatter = DateFormatter()
+            formatter.dateFormat = "HH:mm:ss"
+            return formatter.string(from: date)
+        }
+
+        /// 28100 ms → "28.1 s"; 850 → "850 ms".
+        static func seconds(_ ms: Int) -> String {
+            ms < 1000 ? "\(ms) ms" : String(format: "%.1f s", Double(ms) / 1000)
         }
     }
 }

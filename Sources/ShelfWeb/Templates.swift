@@ -21,6 +21,7 @@ package struct Templates: Sendable {
     private static let embedded: [(String, [UInt8])] = [
         ("layout", PackageResources.layout_mustache),
         ("overview", PackageResources.overview_mustache),
+        ("review", PackageResources.review_mustache),
         ("login", PackageResources.login_mustache),
     ]
 

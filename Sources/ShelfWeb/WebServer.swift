@@ -70,6 +70,7 @@ package struct WebServer: Service {
         LoginPages.register(on: router, site: site)
         API.register(on: router, site: site)
         OverviewPage.register(on: router, site: site)
+        ReviewPages.register(on: router, site: site)
         return router
     }
 }

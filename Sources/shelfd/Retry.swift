@@ -26,15 +26,10 @@ struct Retry: AsyncParsableCommand {
             return
         }
         let store = try Store.open(path: config.paths.database)
-        let requeued = try store.requeue(jobIDs: failed ? nil : ids)
-        print("Requeued \(requeued.count) photo\(requeued.count == 1 ? "" : "s").")
-        let missing = ids.filter { !requeued.contains($0) }
-        guard !missing.isEmpty else { return }
-        let states = try store.jobStates(missing)
-        for id in missing {
-            let why = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job"
-            FileHandle.standardError.write(Data("shelfd: job \(id) not requeued: \(why)\n".utf8))
-        }
+        let outcome = try Requeue.failed(failed ? nil : ids, in: store)
+        print(outcome.summary)
+        guard !outcome.refused.isEmpty else { return }
+        for line in outcome.refusals { FileHandle.standardError.write(Data("shelfd: \(line)\n".utf8)) }
         throw ExitCode(1)
     }
 }

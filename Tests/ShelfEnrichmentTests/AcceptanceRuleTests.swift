@@ -17,6 +17,19 @@ private let library: [CatalogueRecord] = [
     book(10, "Poemas", "Poe, Edgar Allan", tag: "P 841B Poe"),
 ]
 
+/// Books that come in several volumes, levels or editions under one author and call number.
+private let siblings: [CatalogueRecord] = [
+    book(21, "Gramática ativa. 1", "Coimbra, Isabel", tag: "435.6 Coi"),
+    book(22, "Gramática ativa. 2", "Coimbra, Isabel", tag: "435.6 Coi"),
+    book(23, "Business vocabulary in use : self-study and classroom use. Intermediate", "Mascull, Bill", tag: "441.6 Mas"),
+    book(24, "Business vocabulary in use : self-study and classroom use. Advanced", "Mascull, Bill", tag: "441.6 Mas"),
+    book(25, "India", nil, tag: "91(026)(54) Ind"),
+    book(26, "India norte", nil, tag: "91(026)(54) Ind"),
+    book(27, "Wok : [cocina asiática para cada día]", nil, tag: "641 Wok"),
+    book(28, "Wok vegetariano", nil, tag: "641 Wok"),
+    book(29, "Grecia", nil, tag: "91(026)(495) Gre"),
+]
+
 private func book(_ id: Int, _ title: String, _ author: String?, tag: String) -> CatalogueRecord {
     CatalogueRecord(source: "catalogue", key: "catalogue:\(id)", title: title, author: author, tag: tag)
 }
@@ -82,6 +95,46 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         #expect(decide("Poemas P 834 Poe").decision == .review)
     }
 
+    @Test("A sibling volume or level is accepted when the spine shows what tells it apart from the others")
+    func siblingsToldApart() {
+        #expect(accepted("Gramática Ativa 1 435.6 Coi", among: siblings) == "Gramática ativa. 1")
+        #expect(accepted("Isabel Coimbra Gramática Ativa 2 435.6 Coi", among: siblings) == "Gramática ativa. 2")
+        #expect(accepted("Bill Mascull BUSINESS VOCABULARY IN USE Intermediate 441.6 Mas", among: siblings)
+                == "Business vocabulary in use : self-study and classroom use. Intermediate")
+        #expect(accepted("Bill Mascull BUSINESS VOCABULARY IN USE with ebook Advanced 441.6 Mas", among: siblings)
+                == "Business vocabulary in use : self-study and classroom use. Advanced")
+        #expect(accepted("lonely planet India Norte 91(026) (54) Ind", among: siblings) == "India norte")
+    }
+
+    @Test("A spine that does not say which of two siblings it is, is a question")
+    func siblingsNotToldApart() {
+        let level = decide("Bill Mascull BUSINESS VOCABULARY IN USE 441.6 Mas", among: siblings)
+        #expect(level.best?.record.author == "Mascull, Bill")
+        #expect(level.decision == .review)
+        // Author and call number, no title: either of Harris's two books.
+        let author = decide("Marvin Harris 39 Har")
+        #expect(author.best?.record.author == "Harris, Marvin, 1927-2001")
+        #expect(author.decision == .review)
+    }
+
+    @Test("A sibling volume whose number contradicts the spine is not accepted")
+    func volumeNumberContradicts() {
+        let otherVolume = siblings.filter { $0.title != "Gramática ativa. 1" }
+        let result = decide("Gramática Ativa 1 435.6 Coi", among: otherVolume)
+        #expect(result.best?.record.title == "Gramática ativa. 2")
+        #expect(result.evidence?.numberDisagrees == true)
+        #expect(result.decision == .review)
+    }
+
+    @Test("A call number with a scrap of title is one piece of evidence: a whole ordinary word is needed")
+    func callNumberAndScrapOfTitle() {
+        // "Wok" is the title's only word and the label's letters: either Wok book could show it.
+        let scrap = decide("641 Wok Wok", among: siblings)
+        #expect(scrap.best?.record.tag == "641 Wok")
+        #expect(scrap.decision == .review)
+        #expect(accepted("lonely planet Grecia 91(026) (495) Gre", among: siblings) == "Grecia")
+    }
+
     @Test("The rule itself: each way of accepting needs what it says")
     func ruleByEvidence() {
         let rule = AcceptanceRule.standard
@@ -92,13 +145,16 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         unconfirmed.author = 0.5
         #expect(!rule.accepts(unconfirmed))
         var close = confirmed
-        close.lead = 0.05
+        close.lead = 0.03; close.distinctLead = 0.03
         #expect(!rule.accepts(close))
         var noTitle = confirmed
         noTitle.title = 0; noTitle.titleMass = 0
         #expect(!rule.accepts(noTitle))
         noTitle.tag = 1; noTitle.explained = 0.95
         #expect(rule.accepts(noTitle))
+        // With no title read, surname and label need a clear lead over the author's other books.
+        noTitle.lead = 0.07; noTitle.distinctLead = 0.07
+        #expect(!rule.accepts(noTitle))
         let titleAlone = MatchEvidence(score: 0.6, lead: 0.35, title: 1, titleMass: 3, author: 0, tag: 0,
                                        explained: 0.9)
         #expect(rule.accepts(titleAlone))
@@ -106,10 +162,27 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         shortTitle.titleMass = 1
         #expect(!rule.accepts(shortTitle))
         var narrowLead = titleAlone
-        narrowLead.lead = 0.15
+        narrowLead.lead = 0.15; narrowLead.distinctLead = 0.15
         #expect(!rule.accepts(narrowLead))
         var anotherLabel = confirmed
         anotherLabel.callNumberDisagrees = true
         #expect(!rule.accepts(anotherLabel))
+        var anotherVolume = confirmed
+        anotherVolume.numberDisagrees = true
+        #expect(!rule.accepts(anotherVolume))
+        // A sibling close behind that the text tells apart is no rival; one it does not tell apart is.
+        var sibling = confirmed
+        sibling.lead = 0.02; sibling.distinctLead = 0.4
+        #expect(rule.accepts(sibling))
+        sibling.distinctLead = 0.02
+        #expect(!rule.accepts(sibling))
+        // The call number alone confirms a title read of one ordinary word, not a scrap of one.
+        let labelled = MatchEvidence(score: 0.7, lead: 0.3, title: 1, titleMass: 1, author: 0, tag: 1, explained: 1)
+        #expect(rule.accepts(labelled))
+        var scrap = labelled
+        scrap.titleMass = 0.6
+        #expect(!rule.accepts(scrap))
+        scrap.author = 1
+        #expect(rule.accepts(scrap))
     }
 }

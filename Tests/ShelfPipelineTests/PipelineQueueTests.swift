@@ -22,6 +22,7 @@ final class FakeQueue: PipelineStore {
         var responses: Int64 = 0
         var sightings: [String: (size: Int64, mtime: Double, sha256: String, relativePath: String)] = [:]
         var recorded = 0                           // sightings recorded
+        var stages: [(jobIDs: [Int64], stage: JobStage)] = []
     }
     let path: String
     let state: Mutex<State>
@@ -73,6 +74,11 @@ final class FakeQueue: PipelineStore {
     func isRecheck(jobID: Int64) throws -> Bool { false }
     func awaitingCount(provider: String) throws -> Int { 0 }
     func requeueAwaiting(provider: String, oneMore: Bool, now: Date) throws -> [Int64] { [] }
+    func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws {
+        state.withLock { $0.stages.append((jobIDs, stage)) }
+    }
+    /// The stages recorded for one job, in order.
+    func stages(of job: Int64) -> [JobStage] { state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) } }
 
     // ProviderHealthStore
     func providerHealth(_ name: String) throws -> ProviderHealth? { state.withLock { $0.health[name] } }
@@ -184,6 +190,26 @@ final class FakeQueue: PipelineStore {
         #expect(code == .photoVanished)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("library.json").path),
                 "library.json follows the commit")
+    }
+
+    @Test("A photo's steps are recorded in the queue in order, each once: asking the provider, matching, writing")
+    func stagesInOrder() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let photo = JPEGFactory.shelf(width: 640, height: 480, seed: 4)
+        let incoming = root.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        try Data(photo).write(to: incoming.appendingPathComponent("hall.jpg"))
+        let found = job(7, "hall.jpg", sha256: SHA256.hex(of: photo))
+        let gone = job(8, "gone.jpg", sha256: String(repeating: "cd", count: 32))
+        let queue = FakeQueue(folder: root, batches: [[found, gone]])
+        let answer = ModelAnswer(books: [Detection(title: "Dune", author: "Frank Herbert", confidence: 0.95)])
+
+        _ = await pipeline(queue, replies: [.success(answer)]).processQueue(untilIdle: true, keepsLeases: false)
+
+        // `preparing` is the claim's own (the store sets it as it leases the job).
+        #expect(queue.stages(of: 7) == [.asking, .matching, .writing])
+        #expect(queue.stages(of: 8) == [], "a photo that vanished never reached the provider")
+        #expect(queue.commits.count == 1)
     }
 
     private func job(_ id: Int64, _ relative: String, sha256: String) -> ClaimedJob {

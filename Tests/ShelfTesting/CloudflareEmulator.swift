@@ -6,19 +6,17 @@ import ShelfDigest
 /// and `…/ai/models/search`), speaking its wire format: Bearer tokens, the `{result, success, errors,
 /// messages}` envelope, per-model request styles and result shapes, Llama 3.2 Vision's license step.
 /// It checks each request the way shelfd must send it and answers from a script that can key on the photo.
-package final class CloudflareEmulator: ScriptedEmulator {
+package final class CloudflareEmulator: ModelEmulator {
+    // Declared here: ShelfCore's `Book` would win over a protocol's name in the nested types.
     package typealias Book = EmulatedBook
-
     package typealias Suggestion = EmulatedSuggestion
 
     /// What one `ai/run` request is answered with. Text replies travel in the model's own result shape:
     /// `{response, tool_calls, usage}` (Llama, Mistral), `{description}` (LLaVA) or a `chat.completion`
     /// (Gemma 4, Kimi); they are cut at the request's token limit like a real model's output.
-    package enum Reply: Sendable {
-        /// The JSON answer as the model's text.
-        case books([Book], suggestions: [Suggestion] = [])
-        /// The answer wrapped in a ```json fence.
-        case fenced([Book])
+    package enum Reply: WrittenReply {
+        /// The model's answer as its text (`.books`, `.fenced`, `.garbage`).
+        case written(EmulatedText)
         /// Prose before and after the answer.
         case prose([Book])
         /// `result.response` as a JSON object (JSON mode).
@@ -30,8 +28,6 @@ package final class CloudflareEmulator: ScriptedEmulator {
         /// The answer cut off mid-JSON at the token limit (`usage.completion_tokens` = the limit,
         /// `finish_reason: "length"`).
         case cut([Book])
-        /// Prose instead of JSON.
-        case garbage
         /// 429, code 3040 "Capacity temporarily exceeded, please try again.", optionally with `retry-after`.
         case capacity(retryAfter: Int?)
         /// 429, code 3036: the daily free allocation is used up.
@@ -53,10 +49,6 @@ package final class CloudflareEmulator: ScriptedEmulator {
         /// Anything at all.
         case raw(status: Int, headers: [(name: String, value: String)] = [], body: String)
     }
-
-    package typealias PhotoMatch = EmulatedPhotoMatch
-
-    package typealias Rule = EmulatorRule<Reply>
 
     /// How `{"prompt": "agree"}` is answered.
     package enum AgreementAnswer: Sendable {
@@ -364,10 +356,8 @@ package final class CloudflareEmulator: ScriptedEmulator {
 
     private static func render(_ reply: Reply, style: Style, model: String, maxTokens: Int) -> HTTPServer.Response {
         switch reply {
-        case .books(let books, let suggestions):
-            return modelText(answerJSON(books, suggestions), style: style, model: model, maxTokens: maxTokens)
-        case .fenced(let books):
-            return modelText("```json\n" + answerJSON(books, []) + "\n```", style: style, model: model, maxTokens: maxTokens)
+        case .written(let answer):
+            return modelText(answer.text, style: style, model: model, maxTokens: maxTokens)
         case .prose(let books):
             return modelText("Here are the books I can see on the shelf:\n\n" + answerJSON(books, [])
                              + "\n\nLet me know if you need anything else!", style: style, model: model, maxTokens: maxTokens)
@@ -381,9 +371,6 @@ package final class CloudflareEmulator: ScriptedEmulator {
             let full = answerJSON(books, [])
             return modelText(String(full.prefix(max(1, full.count * 3 / 5))), style: style, model: model,
                              maxTokens: maxTokens, forceLimit: true)
-        case .garbage:
-            return modelText("I'm sorry, but I can't make out the titles on these spines. They look like books!",
-                             style: style, model: model, maxTokens: maxTokens)
         case .capacity(let retryAfter):
             return failure(429, 3040, "Capacity temporarily exceeded, please try again.",
                            headers: retryAfter.map { [("Retry-After", "\($0)")] } ?? [])
@@ -445,18 +432,11 @@ package final class CloudflareEmulator: ScriptedEmulator {
     }
 
     private static func answerObject(_ books: [Book], _ suggestions: [Suggestion]) -> [String: Any] {
-        let bookObjects: [[String: Any]] = books.map { book in
-            var object: [String: Any] = ["title": book.title, "confidence": book.confidence,
-                                         "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull()]
-            if let box = book.box2D { object["box_2d"] = box }
-            return object
-        }
-        let suggestionObjects = suggestions.map { ["type": $0.type, "severity": $0.severity, "message": $0.message] }
-        return ["books": bookObjects, "suggestions": suggestionObjects]
+        EmulatedText.answerObject(books, suggestions)
     }
 
     private static func answerJSON(_ books: [Book], _ suggestions: [Suggestion]) -> String {
-        json(answerObject(books, suggestions))
+        EmulatedText.answerJSON(books, suggestions)
     }
 
     private static func success(_ result: Any, extra: [String: Any] = [:]) -> HTTPServer.Response {
@@ -473,10 +453,7 @@ package final class CloudflareEmulator: ScriptedEmulator {
         return .json(json(body), status: status, headers: headers)
     }
 
-    private static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
+    private static func json(_ object: Any) -> String { emulatorJSON(object) }
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.

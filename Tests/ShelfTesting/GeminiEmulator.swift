@@ -5,25 +5,21 @@ import ShelfDigest
 /// A loopback stand-in for the Gemini Developer API's `generateContent`, speaking its wire format
 /// (paths, `x-goog-api-key`/`?key=`, camelCase answers, google.rpc error envelopes). It checks each
 /// request the way shelfd must send it and answers from a script that can key on the photo.
-package final class GeminiEmulator: ScriptedEmulator {
+package final class GeminiEmulator: ModelEmulator {
+    // Declared here: ShelfCore's `Book` would win over a protocol's name in the nested types.
     package typealias Book = EmulatedBook
-
     package typealias Suggestion = EmulatedSuggestion
 
     /// What one request is answered with.
-    package enum Reply: Sendable {
-        /// 200, `finishReason: STOP`, the JSON answer as the text part.
-        case books([Book], suggestions: [Suggestion] = [])
-        /// The answer wrapped in a ```json fence.
-        case fenced([Book])
+    package enum Reply: WrittenReply {
+        /// 200, `finishReason: STOP`, the model's answer as the text part (`.books`, `.fenced`, `.garbage`).
+        case written(EmulatedText)
         /// The answer followed by a sentence of prose.
         case trailingProse([Book])
         /// A thought-summary part (`thought: true`) before the answer part.
         case thoughtThenBooks([Book])
         /// Any text as the single part, with any finish reason.
         case text(String, finishReason: String = "STOP")
-        /// Prose instead of JSON.
-        case garbage
         /// `MAX_TOKENS` with no `content.parts` (thinking used the whole budget).
         case maxTokensWithoutParts
         /// `MAX_TOKENS` with the answer cut off mid-JSON.
@@ -48,10 +44,6 @@ package final class GeminiEmulator: ScriptedEmulator {
         /// Anything at all.
         case raw(status: Int, headers: [(name: String, value: String)] = [], body: String)
     }
-
-    package typealias PhotoMatch = EmulatedPhotoMatch
-
-    package typealias Rule = EmulatorRule<Reply>
 
     package struct Script: Sendable {
         package var apiKey: String
@@ -299,10 +291,10 @@ package final class GeminiEmulator: ScriptedEmulator {
 
     private static func render(_ reply: Reply, model: String) -> HTTPServer.Response {
         switch reply {
-        case .books(let books, let suggestions):
-            return success(parts: [["text": answerJSON(books, suggestions) + "\n"]], finishReason: "STOP", model: model)
-        case .fenced(let books):
-            return success(parts: [["text": "```json\n" + answerJSON(books, []) + "\n```"]], finishReason: "STOP", model: model)
+        case .written(let answer):
+            // Gemini ends a JSON answer with a newline.
+            let newline = if case .books = answer { "\n" } else { "" }
+            return success(parts: [["text": answer.text + newline]], finishReason: "STOP", model: model)
         case .trailingProse(let books):
             return success(parts: [["text": answerJSON(books, []) + "\n\nI hope this helps catalogue your shelf!"]],
                            finishReason: "STOP", model: model)
@@ -312,9 +304,6 @@ package final class GeminiEmulator: ScriptedEmulator {
             return success(parts: [thought, ["text": answerJSON(books, [])]], finishReason: "STOP", model: model)
         case .text(let text, let finishReason):
             return success(parts: [["text": text]], finishReason: finishReason, model: model)
-        case .garbage:
-            return success(parts: [["text": "I'm sorry, but I can't make out the titles on these spines. They look like books!"]],
-                           finishReason: "STOP", model: model)
         case .maxTokensWithoutParts:
             return success(parts: nil, finishReason: "MAX_TOKENS", model: model)
         case .maxTokensCut(let books):
@@ -360,14 +349,7 @@ package final class GeminiEmulator: ScriptedEmulator {
 
     /// The answer shelfd asks for, as the model would write it.
     private static func answerJSON(_ books: [Book], _ suggestions: [Suggestion]) -> String {
-        let bookObjects: [[String: Any]] = books.map { book in
-            var object: [String: Any] = ["title": book.title, "confidence": book.confidence,
-                                         "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull()]
-            if let box = book.box2D { object["box_2d"] = box }
-            return object
-        }
-        let suggestionObjects = suggestions.map { ["type": $0.type, "severity": $0.severity, "message": $0.message] }
-        return json(["books": bookObjects, "suggestions": suggestionObjects])
+        EmulatedText.answerJSON(books, suggestions)
     }
 
     private static func success(parts: [[String: Any]]?, finishReason: String, model: String) -> HTTPServer.Response {
@@ -427,10 +409,7 @@ package final class GeminiEmulator: ScriptedEmulator {
         return String((0..<23).map { _ in alphabet.randomElement()! })
     }
 
-    private static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
+    private static func json(_ object: Any) -> String { emulatorJSON(object) }
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.

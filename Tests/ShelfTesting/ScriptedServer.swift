@@ -5,9 +5,7 @@ import Synchronization
 extension HTTPServer.Response {
     /// A JSON answer built from plain dictionaries and arrays (keys sorted, slashes unescaped).
     package static func json(object: Any, status: Int = 200, headers: [(name: String, value: String)] = []) -> Self {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data()
-        return .json(String(decoding: data, as: UTF8.self), status: status, headers: headers)
+        .json(emulatorJSON(object), status: status, headers: headers)
     }
 }
 

@@ -1,0 +1,187 @@
+import Foundation
+internal import ShelfCore
+import ShelfHTTP
+import ShelfProviders
+import Synchronization
+import TOMLKit
+
+/// Everything shelfd knows of a provider kind outside its wire format, written once in its own file
+/// (`Providers/GeminiFacts.swift` …): configuration parsing (its section's keys and how they are read), `auto`
+/// (its rank and the secrets it needs), the wiring (its limits and how it is built), `doctor` (its secrets,
+/// what to do when one is missing, its own setup) and `status` (its label and model) read it.
+package struct ProviderFacts: Sendable {
+    package let kind: ProviderKind
+    /// Its `[section]` keys, in the order of `etc/shelfd.toml`.
+    package let keys: [String]
+    /// For a person: "Gemini", "the offline OCR (Tesseract)".
+    package let label: String
+    /// Secrets it cannot work without; `auto` passes it over while one is missing.
+    package let required: [Secrets.Name]
+    /// A secret it sends when present (a local server may want none).
+    package let optional: [Secrets.Name]
+    /// The secrets as `doctor` names them ("Gemini API key"), and as `auto` says they are missing ("no …").
+    package let secretsLabel: String
+    /// Where `auto` ranks it, first tried first; nil: `auto` never picks it.
+    package let autoRank: Int?
+    /// Why `auto` picked it, after the missing secrets of the providers ranked before it.
+    package let autoReason: String
+    /// What to do when a required secret is missing.
+    package let missingAdvice: String
+    /// Its request limits from the configuration; nil for a local server, whose own queue is the limit.
+    package let limits: @Sendable (Configuration) -> RequestLimits?
+    /// Reads its `[section]` into the configuration, checking every value.
+    let parse: @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void
+    /// The model results record and `status` shows: the same words the provider itself gives as `model`.
+    package let model: @Sendable (Configuration) -> String
+    /// The provider itself, its wire format set up from the configuration and secrets.
+    package let make: @Sendable (Configuration, Secrets, ProviderContext) -> any VisionProvider
+    /// What `doctor` checks of its own setup beyond its key and one request (the offline OCR: its languages'
+    /// data); nil when there is nothing more.
+    package let setupCheck: (@Sendable (Configuration) -> SetupCheck)?
+
+    init(kind: ProviderKind, keys: [String], label: String, required: [Secrets.Name] = [], optional: [Secrets.Name] = [],
+         secretsLabel: String = "", autoRank: Int? = nil, autoReason: String = "", missingAdvice: String = "",
+         limits: @escaping @Sendable (Configuration) -> RequestLimits? = { _ in nil },
+         parse: @escaping @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void,
+         model: @escaping @Sendable (Configuration) -> String,
+         make: @escaping @Sendable (Configuration, Secrets, ProviderContext) -> any VisionProvider,
+         setupCheck: (@Sendable (Configuration) -> SetupCheck)? = nil) {
+        self.kind = kind; self.keys = keys; self.label = label; self.required = required; self.optional = optional
+        self.secretsLabel = secretsLabel; self.autoRank = autoRank; self.autoReason = autoReason
+        self.missingAdvice = missingAdvice; self.limits = limits; self.parse = parse; self.model = model
+        self.make = make; self.setupCheck = setupCheck
+    }
+
+    package var section: String { kind.rawValue }
+
+    /// The required secrets that are missing.
+    package func missing(in secrets: Secrets) -> [Secrets.Name] { required.filter { secrets[$0] == nil } }
+}
+
+extension ProviderKind {
+    /// The providers `auto` may pick, first tried first.
+    package static var autoOrder: [ProviderKind] {
+        allCases.filter { $0.facts.autoRank != nil }.sorted { $0.facts.autoRank! < $1.facts.autoRank! }
+    }
+}
+
+/// What a provider is built with besides its configuration and secrets.
+package struct ProviderContext: Sendable {
+    package var http: HTTPClient
+    /// What it remembers across restarts (Cloudflare: the license agreements it sent).
+    package var memory: any ProviderMemory
+
+    package init(http: HTTPClient, memory: any ProviderMemory) { self.http = http; self.memory = memory }
+}
+
+/// Small facts a provider keeps across restarts, by key; the daemon keeps them in its database.
+package protocol ProviderMemory: Sendable {
+    func value(for key: String) -> String?
+    func remember(_ value: String, for key: String)
+}
+
+/// Facts kept for the life of the process (`doctor`, which sends no photo, and tests).
+package final class InMemoryProviderMemory: ProviderMemory {
+    private let values = Mutex<[String: String]>([:])
+
+    package init() {}
+
+    package func value(for key: String) -> String? { values.withLock { $0[key] } }
+    package func remember(_ value: String, for key: String) { values.withLock { $0[key] = value } }
+}
+
+/// One line of `doctor` about a provider's own setup.
+package struct SetupCheck: Sendable {
+    /// "ocr languages".
+    package var name: String
+    /// What is there, when all is; nil when something is missing.
+    package var found: String?
+    /// What to do about what is missing.
+    package var advice: String
+
+    package static func fine(_ name: String, _ found: String) -> SetupCheck { SetupCheck(name: name, found: found, advice: "") }
+    package static func lacking(_ name: String, _ advice: String) -> SetupCheck { SetupCheck(name: name, found: nil, advice: advice) }
+}
+
+/// A provider's `[section]`: its settings with their built-in defaults (`etc/shelfd.toml` repeats them).
+package protocol ProviderSection: Sendable, Equatable {
+    init()
+}
+
+extension ProviderSection {
+    fileprivate func isSame(as other: (any ProviderSection)?) -> Bool { self == (other as? Self ?? Self()) }
+}
+
+/// Each provider's section, by its type; its facts file gives it a name (`config.gemini`). A section never
+/// set holds its defaults.
+package struct ProviderSections: Sendable, Equatable {
+    private var sections: [ObjectIdentifier: any ProviderSection] = [:]
+
+    package init() {}
+
+    package subscript<Section: ProviderSection>(_: Section.Type) -> Section {
+        get { sections[ObjectIdentifier(Section.self)] as? Section ?? Section() }
+        set { sections[ObjectIdentifier(Section.self)] = newValue }
+    }
+
+    package static func == (a: ProviderSections, b: ProviderSections) -> Bool {
+        Set(a.sections.keys).union(b.sections.keys).allSatisfy { key in
+            if let section = a.sections[key] { section.isSame(as: b.sections[key]) } else { b.sections[key]!.isSame(as: nil) }
+        }
+    }
+}
+
+/// When a provider's day (and its daily quota) starts again.
+package enum QuotaDay: Sendable {
+    /// Google's quotas: midnight Pacific time.
+    case pacific
+    /// Cloudflare's neuron allocation: midnight UTC.
+    case utc
+
+    package func end(after now: Date) -> Date {
+        switch self {
+        case .pacific: QuotaTimes.nextPacificMidnight(after: now)
+        case .utc: QuotaTimes.nextUTCMidnight(after: now)
+        }
+    }
+}
+
+/// A remote provider's limits as `shelfd.toml` sets them.
+package struct RequestLimits: Sendable, Equatable {
+    package var perMinute: Int
+    /// 0: no daily limit of shelfd's own.
+    package var perDay: Int
+    package var day: QuotaDay
+
+    package init(perMinute: Int, perDay: Int, day: QuotaDay) { self.perMinute = perMinute; self.perDay = perDay; self.day = day }
+}
+
+/// The section of a hosted model service (Gemini, Workers AI): the same keys, read and limited the same way.
+package protocol HostedModelSection: ProviderSection {
+    var model: String { get set }
+    /// Without a trailing slash.
+    var baseURL: String { get set }
+    var requestsPerMinute: Int { get set }
+    /// 0: no daily limit of shelfd's own.
+    var requestsPerDay: Int { get set }
+    var timeoutS: Int { get set }
+}
+
+extension HostedModelSection {
+    /// Its keys, in the order of `etc/shelfd.toml`.
+    static var keys: [String] { ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"] }
+
+    /// This section with the values `[section]` sets, each checked.
+    func reading(_ t: TOMLTable, _ section: String, with reader: Reader) throws(ConfigError) -> Self {
+        var s = self
+        s.model = try reader.model(t, section, s.model)
+        s.baseURL = try reader.url(t, section, "base_url", s.baseURL)
+        s.requestsPerMinute = try reader.int(t, section, "requests_per_minute", s.requestsPerMinute, 1...Int.max)
+        s.requestsPerDay = try reader.int(t, section, "requests_per_day", s.requestsPerDay, 0...Int.max)
+        s.timeoutS = try reader.int(t, section, "timeout_s", s.timeoutS, 1...Int.max)
+        return s
+    }
+
+    /// Its request limits; `day` is when the service's day starts again.
+    func limits(day: QuotaDay) -> RequestLimits { RequestLimits(perMinute: requestsPerMinute, perDay: requestsPerDay, day: day) }
+}

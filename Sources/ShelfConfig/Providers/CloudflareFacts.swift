@@ -1,0 +1,61 @@
+import Logging
+package import ShelfCore
+import ShelfProviders
+
+// Cloudflare Workers AI (`[cloudflare]`, wire format in ShelfProviders/CloudflareProvider.swift).
+
+extension Configuration {
+    package struct Cloudflare: HostedModelSection {
+        package var model = "@cf/meta/llama-3.2-11b-vision-instruct"
+        package var baseURL = "https://api.cloudflare.com"
+        package var requestsPerMinute = 300
+        /// Requests per Cloudflare day (it resets at midnight UTC); 0: no limit of shelfd's own.
+        package var requestsPerDay = 0
+        package var timeoutS = 60
+        package init() {}
+    }
+
+    package var cloudflare: Cloudflare {
+        get { providers[Cloudflare.self] }
+        set { providers[Cloudflare.self] = newValue }
+    }
+}
+
+extension Secrets.Name {
+    package static let cloudflareAPIToken = Secrets.Name("cloudflare_api_token")
+    package static let cloudflareAccountID = Secrets.Name("cloudflare_account_id")
+}
+
+extension Secrets {
+    package var cloudflareAPIToken: Secret? { self[.cloudflareAPIToken] }
+    package var cloudflareAccountID: Secret? { self[.cloudflareAccountID] }
+}
+
+extension ProviderFacts {
+    static let cloudflare = ProviderFacts(
+        kind: .cloudflare, keys: Configuration.Cloudflare.keys,
+        label: "Cloudflare Workers AI", required: [.cloudflareAPIToken, .cloudflareAccountID],
+        secretsLabel: "Cloudflare API token", autoRank: 2, autoReason: "Cloudflare credentials are present",
+        missingAdvice: "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd.",
+        limits: { $0.cloudflare.limits(day: .utc) },
+        parse: { reader, t, config throws(ConfigError) in
+            config.cloudflare = try config.cloudflare.reading(t, "cloudflare", with: reader)
+        },
+        model: { $0.cloudflare.model },
+        make: { config, secrets, context in
+            let settings = CloudflareSettings(model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
+                                              accountID: secrets.cloudflareAccountID ?? Secret(""),
+                                              apiToken: secrets.cloudflareAPIToken ?? Secret(""),
+                                              timeout: .seconds(config.cloudflare.timeoutS))
+            return CloudflareProvider(settings: settings, http: context.http, logger: Logger(label: "shelfd.cloudflare"),
+                                      licenseStore: RememberedLicenses(memory: context.memory))
+        })
+}
+
+/// Llama 3.2 Vision's one-time license agreement, remembered across restarts (the daemon's database).
+private struct RememberedLicenses: CloudflareLicenseMemory {
+    let memory: any ProviderMemory
+
+    func hasAgreed(model: String) -> Bool { memory.value(for: "cloudflare.agreed:\(model)") != nil }
+    func recordAgreement(model: String) { memory.remember("yes", for: "cloudflare.agreed:\(model)") }
+}

@@ -1,0 +1,54 @@
+import Logging
+package import ShelfCore
+import ShelfProviders
+
+// Any OpenAI-compatible server: Ollama, llama.cpp, vLLM (`[openai]`, wire format in
+// ShelfProviders/OpenAICompatibleProvider.swift).
+
+extension Configuration {
+    package struct OpenAI: ProviderSection {
+        package var model = "qwen2.5vl:7b"
+        package var baseURL = "http://127.0.0.1:11434/v1"
+        package var timeoutS = 300
+        /// Longest side of the image sent, in pixels, 256…8192 (never upscaled).
+        package var maxSide = 1536
+        /// JPEG quality to start from, 50…100; it steps down when the image is over its byte target.
+        package var jpegQuality = 85
+        package init() {}
+    }
+
+    package var openai: OpenAI {
+        get { providers[OpenAI.self] }
+        set { providers[OpenAI.self] = newValue }
+    }
+}
+
+extension Secrets.Name {
+    package static let openAIAPIKey = Secrets.Name("openai_api_key")
+}
+
+extension Secrets {
+    package var openAIAPIKey: Secret? { self[.openAIAPIKey] }
+}
+
+extension ProviderFacts {
+    static let openai = ProviderFacts(
+        kind: .openai, keys: ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"],
+        label: "an OpenAI-compatible server", optional: [.openAIAPIKey], secretsLabel: "OpenAI-compatible key",
+        parse: { reader, t, config throws(ConfigError) in
+            var o = config.openai
+            o.model = try reader.model(t, "openai", o.model)
+            o.baseURL = try reader.url(t, "openai", "base_url", o.baseURL)
+            o.timeoutS = try reader.int(t, "openai", "timeout_s", o.timeoutS, 1...Int.max)
+            o.maxSide = try reader.int(t, "openai", "max_side", o.maxSide, 256...8192)
+            o.jpegQuality = try reader.int(t, "openai", "jpeg_quality", o.jpegQuality, 50...100)
+            config.openai = o
+        },
+        model: { $0.openai.model },
+        make: { config, secrets, context in
+            let settings = OpenAICompatibleSettings(model: config.openai.model, baseURL: config.openai.baseURL,
+                                                    apiKey: secrets.openAIAPIKey, timeout: .seconds(config.openai.timeoutS),
+                                                    maxSide: config.openai.maxSide, quality: config.openai.jpegQuality)
+            return OpenAICompatibleProvider(settings: settings, http: context.http, logger: Logger(label: "shelfd.openai"))
+        })
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Where a photo is on its way through the pipeline, as the web page's overview shows it: queued, the four
+/// steps of a leased job (recorded by the pipeline as it gets there), then how it ended.
+package enum JobStage: String, Sendable, Codable, CaseIterable {
+    case queued, preparing, asking, matching, writing
+    /// Failed, and tried again at its `not_before`.
+    case retrying
+    case done, review, failed
+
+    /// The stage of a job in `state`; a leased job is at the step it recorded (`preparing` when claimed).
+    package init(state: JobState, recorded: String?) {
+        switch state {
+        case .pending: self = .queued
+        case .leased: self = recorded.flatMap(JobStage.init(rawValue:)) ?? .preparing
+        case .failedRetryable: self = .retrying
+        case .done: self = .done
+        case .review: self = .review
+        case .dead: self = .failed
+        }
+    }
+
+    /// In words, for a person.
+    package var words: String {
+        switch self {
+        case .queued: "queued"
+        case .preparing: "preparing"
+        case .asking: "asking the provider"
+        case .matching: "matching"
+        case .writing: "writing"
+        case .retrying: "waiting to retry"
+        case .done: "done"
+        case .review: "to review"
+        case .failed: "failed"
+        }
+    }
+
+    /// A step of a photo being processed now.
+    package var isInProgress: Bool { [.preparing, .asking, .matching, .writing].contains(self) }
+}
+
+/// The queue as the overview shows it: the counts, the current pass and the photos on their way.
+package struct QueueProgress: Sendable, Equatable {
+    /// One photo's job.
+    package struct Photo: Sendable, Equatable {
+        package var jobID: Int64
+        package var sha256: String
+        package var path: String
+        package var stage: JobStage
+        /// Since when it is at this stage (for a finished photo: when it finished).
+        package var since: Date?
+        /// Waiting to retry: when.
+        package var retryAt: Date?
+    }
+
+    /// The photos queued since the queue was last empty (no photo waiting, in hand or waiting to retry), and
+    /// how many of them are finished (done, to review or failed): what the progress bar shows.
+    package struct Pass: Sendable, Equatable {
+        package var startedAt: Date
+        package var total: Int
+        package var finished: Int
+    }
+
+    package var counts: QueueCounts
+    /// Nil when the queue is empty.
+    package var pass: Pass?
+    /// The photos in hand, then queued, then waiting to retry (up to `openLimit`), then the newest finished.
+    package var photos: [Photo]
+}
+
+extension Store {
+    /// Records the step the photos of these leased jobs reached: one UPDATE, so it stays cheap enough to do at
+    /// every step of every photo.
+    package func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws {
+        guard !jobIDs.isEmpty else { return }
+        try write { db in
+            try db.execute("""
+                UPDATE job SET stage = ?, stage_at = ? WHERE state = 'leased' AND id IN (\(jobIDs.map(String.init).joined(separator: ",")))
+                """, [stage.rawValue, now])
+        }
+    }
+
+    /// The counts, the current pass and the photos on their way, read for the overview (every half second
+    /// while a page follows it: a few indexed queries).
+    package func progress(openLimit: Int = 20, recentLimit: Int = 8, now: Date = Date()) throws -> QueueProgress {
+        let counts = try queueCounts(now: now)
+        return try read { db in
+            let queued = "COALESCE(j.queued_at, j.created_at)"
+            let open = try db.query("""
+                SELECT j.id, j.sha256, j.state, j.stage, j.stage_at, j.not_before, \(queued) AS queued, p.relative_path
+                FROM job j JOIN photo p ON p.sha256 = j.sha256
+                WHERE j.state IN ('leased', 'pending', 'failed_retryable')
+                ORDER BY CASE j.state WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END, j.id LIMIT ?
+                """, [openLimit])
+            // `+state`: walk job_finished from the newest, not every finished job sorted (10,000 in a year).
+            let recent = try db.query("""
+                SELECT j.id, j.sha256, j.state, j.finished_at, p.relative_path
+                FROM job j JOIN photo p ON p.sha256 = j.sha256
+                WHERE +j.state IN ('done', 'review', 'dead') AND j.finished_at IS NOT NULL
+                ORDER BY j.finished_at DESC, j.id DESC LIMIT ?
+                """, [recentLimit])
+            var photos: [QueueProgress.Photo] = []
+            for row in open + recent {
+                guard let id = row.int("id"), let sha = row.string("sha256"),
+                      let state = JobState(rawValue: row.string("state") ?? "") else { continue }
+                let stage = JobStage(state: state, recorded: row.string("stage"))
+                let since = switch stage {
+                case .queued, .retrying: row.date("queued")
+                case .done, .review, .failed: row.date("finished_at")
+                default: row.date("stage_at")
+                }
+                photos.append(.init(jobID: id, sha256: sha, path: row.string("relative_path") ?? "", stage: stage, since: since,
+                                    retryAt: stage == .retrying ? row.date("not_before") : nil))
+            }
+            return QueueProgress(counts: counts, pass: try Self.currentPass(db), photos: photos)
+        }
+    }
+
+    /// The pass began when the queue was last empty: at the oldest open job's queueing, moved back while a job
+    /// queued earlier finished after it (their times overlap, so the queue was never empty between).
+    static func currentPass(_ db: SQLiteConnection) throws -> QueueProgress.Pass? {
+        let queued = "COALESCE(queued_at, created_at)"
+        guard var start = try db.queryOne("""
+            SELECT MIN(\(queued)) AS t FROM job WHERE state IN ('pending', 'leased', 'failed_retryable')
+            """)?.date("t") else { return nil }
+        for _ in 0..<100 {
+            // By finish time: the few jobs finished since `start`, not every job queued before it.
+            guard let earlier = try db.queryOne("""
+                SELECT MIN(\(queued)) AS t FROM job INDEXED BY job_finished
+                WHERE state IN ('done', 'review', 'dead') AND finished_at >= ? AND \(queued) < ?
+                """, [start, start])?.date("t") else { break }
+            start = earlier
+        }
+        let row = try db.queryOne("""
+            SELECT COUNT(*) AS total, SUM(state IN ('done', 'review', 'dead')) AS finished FROM job WHERE \(queued) >= ?
+            """, [start])
+        return .init(startedAt: start, total: Int(row?.int("total") ?? 0), finished: Int(row?.int("finished") ?? 0))
+    }
+}
