@@ -200,14 +200,17 @@ struct SecurityMiddleware: RouterMiddleware {
 /// A new session: a random id for the cookie (only its hash is stored) and a random CSRF token.
 enum Session {
     static let cookieName = "shelfd_session"
-    static let lifetime: TimeInterval = 30 * 24 * 3600
+    /// A login lasts a month. A loopback session, made for any browser or script that asks for a page without
+    /// a cookie, lasts a week, so a script polling `/` leaves few rows behind.
+    static func lifetime(loggedIn: Bool) -> TimeInterval { (loggedIn ? 30 : 7) * 24 * 3600 }
 
     static func create(in store: Store, loggedIn: Bool) throws -> (session: WebSession, cookie: Cookie) {
         let id = randomToken(), csrf = randomToken()
-        let expires = Date().addingTimeInterval(lifetime)
+        let seconds = lifetime(loggedIn: loggedIn)
+        let expires = Date().addingTimeInterval(seconds)
         try store.createWebSession(id: id, csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
         // Not Secure: the page is served over plain HTTP (a Secure cookie would never come back).
-        let cookie = Cookie(name: cookieName, value: id, maxAge: Int(lifetime), path: "/", secure: false, httpOnly: true,
+        let cookie = Cookie(name: cookieName, value: id, maxAge: Int(seconds), path: "/", secure: false, httpOnly: true,
                             sameSite: .strict)
         return (WebSession(csrf: csrf, loggedIn: loggedIn, expiresAt: expires), cookie)
     }
