@@ -23,7 +23,12 @@ enum LoginPages {
             var request = request
             let body = try await request.collectBody(upTo: 16 * 1024)
             let sent = FormFields.urlEncoded(String(buffer: body))["token"] ?? ""
-            guard let token = site.secrets.webToken?.value, SecurityMiddleware.constantTimeEquals(sent, token) else {
+            if TokenThrottle.shared.isBlocked() {
+                return page(site: site, context: context, status: .tooManyRequests,
+                            error: "Too many wrong tokens in the last minute: wait a minute, then try again.")
+            }
+            guard SecurityMiddleware.tokenMatches(sent, site.secrets.webToken?.value) else {
+                TokenThrottle.shared.recordFailure()
                 site.logger.warning("Web login refused", metadata: ["event": "web_login_refused", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
                 return page(site: site, context: context, status: .unauthorized, error: "That is not the token.")
             }

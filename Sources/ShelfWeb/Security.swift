@@ -41,7 +41,13 @@ struct SecurityMiddleware: RouterMiddleware {
             return Self.refusal(.misdirectedRequest, "wrong_host",
                                 "This server answers to the address it listens on (or localhost) only.", path: path)
         }
-        let bearer = Self.bearerMatches(request, token: site.secrets.webToken?.value)
+        let sentToken = Self.bearerSent(request)
+        if sentToken != nil && TokenThrottle.shared.isBlocked() {
+            return Self.refusal(.tooManyRequests, "too_many_wrong_tokens",
+                                "Too many wrong tokens in the last minute: wait a minute, then try again.", path: path)
+        }
+        let bearer = Self.tokenMatches(sentToken, site.secrets.webToken?.value)
+        if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure() }
         let cookie = request.cookies[Session.cookieName]?.value
         var session = cookie.flatMap { try? site.store.webSession(id: $0) }
         if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
@@ -141,9 +147,15 @@ struct SecurityMiddleware: RouterMiddleware {
         return hosts.isSameOrigin(origin, authority: request.head.authority)
     }
 
-    static func bearerMatches(_ request: Request, token: String?) -> Bool {
-        guard let token, let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else { return false }
-        return constantTimeEquals(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), token)
+    /// The token of `Authorization: Bearer <token>`, when one is sent.
+    static func bearerSent(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    static func tokenMatches(_ sent: String?, _ token: String?) -> Bool {
+        guard let sent, let token else { return false }
+        return constantTimeEquals(sent, token)
     }
 
     /// Compares every byte, so the time taken says nothing of how much of a guess was right.
@@ -293,6 +305,30 @@ struct HostRule: Sendable {
         guard !name.isEmpty else { return [] }
         let short = name.split(separator: ".").first.map(String.init) ?? name
         return [name, short, short + ".local"]
+    }
+}
+
+/// Wrong tokens, from anyone, in the bearer header or the login form: after `limit` in a minute every token
+/// is refused (429) until the minute has passed, so a token cannot be guessed at network speed. Sessions
+/// already logged in go on working.
+final class TokenThrottle: Sendable {
+    static let shared = TokenThrottle()
+
+    private let failures = Mutex<[Date]>([])
+    let limit: Int
+    let window: TimeInterval
+
+    init(limit: Int = 10, window: TimeInterval = 60) { self.limit = limit; self.window = window }
+
+    func isBlocked(now: Date = Date()) -> Bool {
+        failures.withLock { list in
+            list.removeAll { now.timeIntervalSince($0) >= window }
+            return list.count >= limit
+        }
+    }
+
+    func recordFailure(now: Date = Date()) {
+        failures.withLock { $0.append(now) }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ShelfWeb
 
@@ -58,5 +59,17 @@ struct SecurityRulesTests {
         #expect(!SecurityMiddleware.constantTimeEquals("abc", "abd"))
         #expect(!SecurityMiddleware.constantTimeEquals("abc", "abcd"))
         #expect(Session.randomToken().count == 64 && Session.randomToken() != Session.randomToken())
+    }
+
+    @Test("After ten wrong tokens in a minute every token is refused, until the minute has passed")
+    func wrongTokensAreThrottled() {
+        let throttle = TokenThrottle(limit: 10, window: 60)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        for second in 0..<9 { throttle.recordFailure(now: start.addingTimeInterval(Double(second))) }
+        #expect(!throttle.isBlocked(now: start.addingTimeInterval(10)))
+        throttle.recordFailure(now: start.addingTimeInterval(10))
+        #expect(throttle.isBlocked(now: start.addingTimeInterval(11)))
+        #expect(throttle.isBlocked(now: start.addingTimeInterval(59)))
+        #expect(!throttle.isBlocked(now: start.addingTimeInterval(61)), "the first failures have aged out")
     }
 }

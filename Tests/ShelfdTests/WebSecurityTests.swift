@@ -99,6 +99,28 @@ struct WebSecurityTests {
         #expect(server.logText.contains("web_login"), "logins are logged (without the token)")
     }
 
+    @Test("Guessing the token is cut off: after ten wrong tokens in a minute even the right one gets 429; a session goes on",
+          .timeLimit(.minutes(2)))
+    func guessingIsThrottled() async throws {
+        let shelf = try ShelfRoot()
+        shelf.environment["WEB_TOKEN"] = Self.token
+        let server = try shelf.startWeb()
+        let http = RawHTTP(url: try await shelf.webURL())
+        let page = try http.send("GET", "/")
+        let cookie = try #require(page.cookiePair)
+        for guess in 0..<10 {
+            #expect(try http.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer guess-\(guess)")]).status == 200,
+                    "loopback needs no token, but a wrong one still counts")
+        }
+        let right = try http.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer \(Self.token)")])
+        #expect(right.status == 429 && right.body.contains("too_many_wrong_tokens"), "\(right.status)")
+        let form = try http.send("POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "token=\(Self.token)")
+        #expect(form.status == 429 && form.cookies.isEmpty)
+        #expect(try http.send("GET", "/", headers: [("Cookie", cookie)]).status == 200)
+        #expect(try await server.stop() == 0)
+        #expect(!server.logText.contains(Self.token))
+    }
+
     @Test("A Host that is not this server's is refused (DNS rebinding); localhost and the address are served")
     func wrongHostIsRefused() async throws {
         let shelf = try ShelfRoot()
