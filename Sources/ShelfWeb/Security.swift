@@ -234,8 +234,9 @@ enum Session {
     }
 }
 
-/// Which `Host` a request may name: this server's own address, loopback names, and, when it listens on every
-/// address, any IP address or this machine's name. A name that merely resolves here (DNS rebinding) is refused.
+/// Which `Host` a request may name: this server's own address, loopback names, and beyond loopback this
+/// machine's name, or any IP address when it listens on every address. A name that merely resolves here (DNS
+/// rebinding) is refused.
 struct HostRule: Sendable {
     let listenHost: String
     let port: BoundPort
@@ -254,8 +255,9 @@ struct HostRule: Sendable {
         guard let authority, let (host, hostPort) = Self.split(authority) else { return false }
         guard (hostPort ?? 80) == port.value else { return false }
         if host == "localhost" || host == listenHost || Self.isLoopbackIP(host) { return true }
-        if listensEverywhere { return Self.isIPLiteral(host) || machineNames.contains(host) }
-        return false
+        // Beyond loopback a phone may also name the machine (`shelf-pc.local`).
+        if listenHost == "localhost" || Self.isLoopbackIP(listenHost) { return false }
+        return machineNames.contains(host) || (listensEverywhere && Self.isIPLiteral(host))
     }
 
     /// `Origin` is `http://` and the authority the request named (already checked by `allows`).

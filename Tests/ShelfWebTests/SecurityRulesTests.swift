@@ -22,6 +22,14 @@ struct SecurityRulesTests {
         #expect(Self.everywhere.allows(authority: authority) == allowed, "\(authority)")
     }
 
+    @Test("On one LAN address, that address and this machine's names are served; other addresses are not")
+    func oneAddressHosts() {
+        let rule = HostRule(listenHost: "192.168.1.5", port: BoundPort(8787), machineNames: ["shelf-pc.local"])
+        #expect(rule.allows(authority: "192.168.1.5:8787") && rule.allows(authority: "shelf-pc.local:8787"))
+        #expect(rule.allows(authority: "127.0.0.1:8787"))
+        #expect(!rule.allows(authority: "192.168.1.6:8787") && !rule.allows(authority: "evil.example:8787"))
+    }
+
     @Test("A missing Host is refused; the port the server got is the one checked")
     func boundPortCounts() {
         let port = BoundPort(0)
