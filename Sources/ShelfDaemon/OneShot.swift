@@ -75,24 +75,13 @@ package struct OneShot {
         var found: [(String, String?)] = []
         var queued = 0
         for photo in photos {
-            var sha = photo
-            if FileManager.default.fileExists(atPath: photo) {
-                switch PhotoFile.read(photo) {
-                case .success(let bytes): sha = SHA256.hex(of: bytes)
-                case .failure(let error): throw StartupError("\(photo): \(error.message)")
-                }
-            } else if photo.count < 6 || !photo.allSatisfy(\.isHexDigit) {
-                throw StartupError("\(photo): no such file, and not a photo hash (give a path, or at least 6 characters of the sha256 that 'shelfd status' or a result file shows).")
+            switch try PhotoRescan.queue(photo, providerChoice: runtime.pipeline.choice?.rawValue, store: runtime.store) {
+            case .queued(_, let sha):
+                queued += 1
+                found.append((photo, sha))
+            case .alreadyQueued(let sha):
+                found.append((photo, sha))                      // already queued: it is processed below
             }
-            guard let job = try runtime.store.rescan(sha256: sha, providerChoice: runtime.pipeline.choice?.rawValue) else {
-                if try runtime.store.finishedJob(sha256: sha) == nil, photo.count < 64 || sha == photo {
-                    throw StartupError("\(photo): shelfd has not seen this photo (or the hash prefix matches several); 'shelfd scan' queues a new one.")
-                }
-                found.append((photo, sha))                          // already queued: it is processed below
-                continue
-            }
-            queued += 1
-            found.append((photo, job.sha256))
         }
         return (try await process(queued: queued), found)
     }

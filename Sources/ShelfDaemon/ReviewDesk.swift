@@ -23,14 +23,9 @@ package struct ReviewDesk: Sendable {
 
     /// Decisions on a database already open (the web page shares the daemon's).
     package init(config: Configuration, store: Store?, logger: Logger) {
-        let paths = config.paths
-        files = store.map { LibraryFiles(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
-                                         processed: URL(fileURLWithPath: paths.processed),
-                                         exports: URL(fileURLWithPath: paths.exports),
-                                         exclusiveShelf: config.export.exclusiveShelf,
-                                         filesLock: URL(fileURLWithPath: paths.filesLock), store: $0, logger: logger) }
+        files = store.map { LibraryFiles(config: config, store: $0, logger: logger) }
         self.store = store
-        incoming = URL(fileURLWithPath: paths.incoming)
+        incoming = URL(fileURLWithPath: config.paths.incoming)
     }
 
     /// Every open item, oldest first.
@@ -71,5 +66,16 @@ package struct ReviewDesk: Sendable {
 
     private static func nothingOpen(_ id: String) -> ReviewError {
         ReviewError(code: .notFound, message: "No open review item \(id): shelfd has not catalogued any photo yet.")
+    }
+}
+
+extension LibraryFiles {
+    /// The files of the configured root (library.json, review/, exports/), kept by any process that changes the library.
+    package init(config: Configuration, store: any LibraryStore, logger: Logger) {
+        let paths = config.paths
+        self.init(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
+                  processed: URL(fileURLWithPath: paths.processed), exports: URL(fileURLWithPath: paths.exports),
+                  exclusiveShelf: config.export.exclusiveShelf, filesLock: URL(fileURLWithPath: paths.filesLock),
+                  store: store, logger: logger)
     }
 }

@@ -22,6 +22,8 @@ package struct Templates: Sendable {
         ("layout", PackageResources.layout_mustache),
         ("overview", PackageResources.overview_mustache),
         ("review", PackageResources.review_mustache),
+        ("photos", PackageResources.photos_mustache),
+        ("photo", PackageResources.photo_mustache),
         ("login", PackageResources.login_mustache),
     ]
 

@@ -71,6 +71,7 @@ package struct WebServer: Service {
         API.register(on: router, site: site)
         OverviewPage.register(on: router, site: site)
         ReviewPages.register(on: router, site: site)
+        PhotoPages.register(on: router, site: site)
         return router
     }
 }

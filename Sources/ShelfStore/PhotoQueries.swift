@@ -1,0 +1,126 @@
+import Foundation
+import ShelfCore
+
+/// A photo shelfd knows, with its newest job: what the web page's photo list and photo page show.
+package struct PhotoSummary: Sendable, Equatable {
+    package var sha256: String
+    /// Where it was first seen, under incoming/.
+    package var relativePath: String
+    package var firstSeen: Date
+    /// The newest job's state and provider (the one asked for, or the one that read it).
+    package var state: JobState?
+    package var provider: String?
+    /// The newest result file; an earlier job's while a rescan waits.
+    package var resultPath: String?
+    package var finishedAt: Date?
+
+    /// The sub-folder of incoming/ it came from; "" for the top level.
+    package var shelf: String { (relativePath as NSString).deletingLastPathComponent }
+}
+
+/// What became of each reading of one photo: the decisions a person took, the items still open, and
+/// the works the readings are filed under.
+package struct PhotoReadings: Sendable, Equatable {
+    /// Per reading (normalised title + surname): `accepted`, `edited` or `rejected`.
+    package var decisions: [String: String]
+    /// Per reading a person accepted or edited: the book as decided.
+    package var decided: [String: Book]
+    /// The photo's open review items.
+    package var openItems: Set<String>
+    /// The library's sightings of this photo.
+    package var sightings: [Sighting]
+
+    /// A reading in the library: the work's key, the reading's title key and its box.
+    package struct Sighting: Sendable, Equatable {
+        package var work: String
+        package var titleKey: String?
+        package var box: Box?
+    }
+
+    /// The work a reading is filed under: the sighting with its box, else with its title and author.
+    package func work(of book: Book) -> String? {
+        if let box = book.box, let found = sightings.first(where: { $0.box == box }) { return found.work }
+        return sightings.first { $0.titleKey == book.titleKey }?.work
+    }
+}
+
+extension Store {
+    /// Every photo with its newest job, newest first (by when it was first seen).
+    package func photoSummaries() throws -> [PhotoSummary] {
+        try read { db in
+            let jobs = try Self.newestJobs(db, where: "1", [])
+            return try db.query("SELECT sha256, relative_path, first_seen FROM photo ORDER BY first_seen DESC, sha256")
+                .compactMap { row in
+                    guard let sha = row.string("sha256") else { return nil }
+                    return Self.summary(row, job: jobs[sha])
+                }
+        }
+    }
+
+    /// One photo by its full hash; nil when shelfd has not seen it.
+    package func photoSummary(sha256: String) throws -> PhotoSummary? {
+        try read { db in
+            guard let row = try db.queryOne("SELECT sha256, relative_path, first_seen FROM photo WHERE sha256 = ?", [sha256])
+            else { return nil }
+            return Self.summary(row, job: try Self.newestJobs(db, where: "sha256 = ?", [sha256])[sha256])
+        }
+    }
+
+    /// The decisions, open items and library sightings of one photo's readings.
+    package func photoReadings(sha256: String) throws -> PhotoReadings {
+        try read { db in
+            var decisions: [String: String] = [:]
+            var decided: [String: Book] = [:]
+            for row in try db.query("SELECT reading_key, action, book FROM review_decision WHERE sha256 = ?", [sha256]) {
+                guard let key = row.string("reading_key"), let action = row.string("action") else { continue }
+                decisions[key] = action
+                decided[key] = row.string("book").flatMap { try? JSONDecoder().decode(Book.self, from: Data($0.utf8)) }
+            }
+            let open = Set(try db.query("SELECT id FROM review_item WHERE sha256 = ?", [sha256]).compactMap { $0.string("id") })
+            let sightings = try db.query("""
+                SELECT b.work_key, s.title_key, s.box FROM book_sighting s JOIN book b ON b.id = s.book_id
+                WHERE s.sha256 = ? ORDER BY s.seen_at, b.id
+                """, [sha256]).compactMap { row -> PhotoReadings.Sighting? in
+                guard let work = row.string("work_key") else { return nil }
+                let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
+                return PhotoReadings.Sighting(work: work, titleKey: row.string("title_key"), box: box)
+            }
+            return PhotoReadings(decisions: decisions, decided: decided, openItems: open, sightings: sightings)
+        }
+    }
+
+    private struct NewestJob {
+        var state: JobState?
+        var provider: String?
+        var resultPath: String?
+        var finishedAt: Date?
+    }
+
+    /// Per photo: the newest job's state and provider, and the newest result any of its jobs wrote.
+    private static func newestJobs(_ db: SQLiteConnection, where condition: String,
+                                   _ arguments: [any SQLBindable]) throws -> [String: NewestJob] {
+        var jobs: [String: NewestJob] = [:]
+        for row in try db.query("""
+            SELECT sha256, state, provider, provider_choice, result_path, finished_at FROM job
+            WHERE \(condition) ORDER BY id
+            """, arguments) {
+            guard let sha = row.string("sha256") else { continue }
+            var job = jobs[sha] ?? NewestJob()
+            job.state = JobState(rawValue: row.string("state") ?? "")
+            let provider = row.string("provider_choice") ?? row.string("provider")
+            job.provider = provider?.isEmpty == false ? provider : nil
+            if let result = row.string("result_path") {
+                job.resultPath = result
+                job.finishedAt = row.date("finished_at")
+            }
+            jobs[sha] = job
+        }
+        return jobs
+    }
+
+    private static func summary(_ row: Row, job: NewestJob?) -> PhotoSummary {
+        PhotoSummary(sha256: row.string("sha256") ?? "", relativePath: row.string("relative_path") ?? "",
+                     firstSeen: row.date("first_seen") ?? Date(timeIntervalSince1970: 0), state: job?.state,
+                     provider: job?.provider, resultPath: job?.resultPath, finishedAt: job?.finishedAt)
+    }
+}

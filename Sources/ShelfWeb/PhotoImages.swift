@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import Logging
+import ShelfConfig
+import ShelfDigest
+import ShelfImaging
+import ShelfDaemon
+import ShelfOutputs
+import ShelfStore
+
+/// The pictures of the photo pages: the upright photo and its thumbnail, made from the original with the
+/// pipeline's own Preprocessor (JPEG or HEIC, EXIF orientation applied, so the result's boxes fit them) and
+/// kept under `state/web-cache/<sha256>-<size>.jpg`, so a page of thumbnails is made once.
+///
+/// A photo is found by its hash only: where shelfd saw it (incoming/, or processed/ after a move), checked
+/// against the hash, else the copy review/ keeps. Nothing outside those folders is read.
+struct PhotoImages: Sendable {
+    enum Size: String, Sendable {
+        case image, thumb
+
+        var preset: ImagePreset {
+            switch self {
+            case .image: ImagePreset(maxSide: 1600, quality: 85, targetBytes: 0...600_000, minQuality: 70)
+            case .thumb: ImagePreset(maxSide: 320, quality: 80, targetBytes: 0...60_000, minQuality: 60)
+            }
+        }
+    }
+
+    let cache: URL
+    let incoming: URL
+    let processed: URL
+    let files: LibraryFiles
+    let store: Store
+    let logger: Logger
+
+    init(config: Configuration, store: Store, logger: Logger) {
+        cache = URL(fileURLWithPath: config.paths.state).appendingPathComponent("web-cache")
+        incoming = URL(fileURLWithPath: config.paths.incoming)
+        processed = URL(fileURLWithPath: config.paths.processed)
+        files = LibraryFiles(config: config, store: store, logger: logger)
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Pictures are made one at a time, off the cooperative pool: decoding a 12-megapixel photo takes a core
+    /// for a moment, and the daemon beside the page has photos to process.
+    private static let lane = DispatchQueue(label: "shelfd.web.images")
+
+    func cacheURL(sha256: String, size: Size) -> URL {
+        cache.appendingPathComponent("\(sha256)-\(size.rawValue).jpg")
+    }
+
+    /// The JPEG, from the cache or made now; nil when no copy of the photo can be found or read.
+    /// `relativePath`: where the photo was first seen under incoming/ (where a move put it under processed/).
+    func jpeg(sha256: String, relativePath: String, size: Size) async -> [UInt8]? {
+        await withCheckedContinuation { done in
+            Self.lane.async { done.resume(returning: make(sha256: sha256, relativePath: relativePath, size: size)) }
+        }
+    }
+
+    private func make(sha256: String, relativePath: String, size: Size) -> [UInt8]? {
+        let url = cacheURL(sha256: sha256, size: size)
+        if let cached = FileManager.default.contents(atPath: url.path), !cached.isEmpty { return Array(cached) }
+        guard let original = original(sha256: sha256, relativePath: relativePath) else { return nil }
+        do {
+            let jpeg = try Preprocessor.prepare(original, preset: size.preset).jpeg
+            do { try AtomicFile.write(Data(jpeg), to: url) } catch {
+                logger.warning("Cannot keep a picture for the web page", metadata: ["path": "\(url.path)", "error": "\(error)"])
+            }
+            return jpeg
+        } catch {
+            logger.warning("Cannot make a picture of a photo", metadata: ["photo.sha256": "\(sha256.prefix(12))", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The photo's bytes: an original whose hash is the photo's, under incoming/ or processed/; else the
+    /// upright copy review/ keeps while a book of the photo waits.
+    private func original(sha256: String, relativePath: String) -> [UInt8]? {
+        let seen = (try? store.photoLocations(sha256: sha256)) ?? []
+        let moved = ([relativePath] + seen.compactMap { relative(to: incoming, $0) })
+            .map { processed.appendingPathComponent($0).path }
+        for path in seen + moved where isInside(path) {
+            if case .success(let bytes) = PhotoFile.read(path), SHA256.hex(of: bytes) == sha256 { return bytes }
+        }
+        if case .success(let bytes) = PhotoFile.read(files.contextURL(sha256: sha256).path) { return bytes }
+        return nil
+    }
+
+    /// True for a file under incoming/ or processed/ once links are followed.
+    private func isInside(_ path: String) -> Bool {
+        let real = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        return [incoming, processed].contains { folder in
+            real.hasPrefix(folder.resolvingSymlinksInPath().path + "/")
+        }
+    }
+
+    /// `path` relative to `folder`, or nil when it is not under it.
+    private func relative(to folder: URL, _ path: String) -> String? {
+        let prefix = folder.standardizedFileURL.path + "/"
+        let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+        return standard.hasPrefix(prefix) ? String(standard.dropFirst(prefix.count)) : nil
+    }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Hummingbird
+import NIOCore
+import ShelfConfig
+import ShelfCore
+import ShelfDaemon
+import ShelfStore
+
+/// `/photos`: thumbnails by shelf; `/photos/{sha}`: one photo with a box over each spine read; its pictures
+/// (`/image`, `/thumb`); and POST `/photos/{sha}/rescan`, "read again with …" (what `shelfd rescan` does).
+/// A photo is named by its SHA-256 only (64 lowercase hex digits); anything else is a 404.
+enum PhotoPages {
+    static let perPage = 60
+
+    static func register(on router: Router<WebContext>, site: WebSite) {
+        let images = PhotoImages(config: site.config, store: site.store, logger: site.logger)
+        router.get("/photos") { request, context in
+            let page = max(1, request.uri.queryParameters.get("page", as: Int.self) ?? 1)
+            return site.templates.page("photos", title: "Photos", try PhotoList(site: site, page: page), context: context)
+        }
+        router.get("/photos/{sha}") { request, context in
+            let photo = try known(context, site: site)
+            let note = request.uri.queryParameters.get("rescan").flatMap { RescanNote(code: $0, site: site) }
+            let view = try PhotoView(photo, site: site, note: note)
+            return site.templates.page("photo", title: view.name, view, context: context)
+        }
+        router.get("/photos/{sha}/image") { request, context in
+            try await picture(request, context, site: site, images: images, size: .image)
+        }
+        router.get("/photos/{sha}/thumb") { request, context in
+            try await picture(request, context, site: site, images: images, size: .thumb)
+        }
+        router.post("/photos/{sha}/rescan") { request, context in
+            let photo = try known(context, site: site)
+            var request = request
+            let body = try await request.collectBody(upTo: context.maxUploadSize)
+            let form = try URLEncodedFormDecoder().decode(RescanForm.self, from: String(buffer: body))
+            let choice = form.provider ?? ""
+            guard choice.isEmpty || providers.contains(where: { $0.rawValue == choice }) else {
+                throw HTTPError(.badRequest, message: "Unknown provider; choose one of the list.")
+            }
+            let outcome = try PhotoRescan.queue(sha256: photo.sha256, providerChoice: choice.isEmpty ? nil : choice,
+                                                store: site.store)
+            site.logger.notice("Photo queued to be read again", metadata: [
+                "event": "web_rescan", "photo.sha256": "\(photo.sha256.prefix(12))", "provider": "\(choice.isEmpty ? "configured" : choice)"])
+            let code = switch outcome {
+            case .queued: choice.isEmpty ? "queued" : "queued-\(choice)"
+            case .alreadyQueued: "waiting"
+            }
+            return Response.redirect(to: "/photos/\(photo.sha256)?rescan=\(code)", type: .normal)
+        }
+    }
+
+    /// The providers a photo can be read again with (`auto` is not one: it names the configured provider).
+    static let providers = Configuration.Provider.allCases.filter { $0 != .auto }
+
+    struct RescanForm: Decodable {
+        var provider: String?
+    }
+
+    /// The photo the path names, or a 404: a well-formed hash shelfd knows.
+    static func known(_ context: WebContext, site: WebSite) throws -> PhotoSummary {
+        guard let sha = context.parameters.get("sha"), isPhotoID(sha),
+              let photo = try site.store.photoSummary(sha256: sha) else { throw HTTPError(.notFound) }
+        return photo
+    }
+
+    /// A photo's id as the pages use it: its SHA-256, 64 lowercase hex digits.
+    static func isPhotoID(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The upright photo or its thumbnail, as JPEG. Its content follows from the hash, so it is cached for long.
+    static func picture(_ request: Request, _ context: WebContext, site: WebSite, images: PhotoImages,
+                        size: PhotoImages.Size) async throws -> Response {
+        let photo = try known(context, site: site)
+        var headers = HTTPFields()
+        headers[.eTag] = "\"\(photo.sha256)-\(size.rawValue)\""
+        headers[.cacheControl] = "private, max-age=31536000, immutable"
+        if request.headers[.ifNoneMatch] == headers[.eTag] {
+            return Response(status: .notModified, headers: headers)
+        }
+        guard let jpeg = await images.jpeg(sha256: photo.sha256, relativePath: photo.relativePath, size: size) else {
+            throw HTTPError(.notFound, message: "The photo's file is gone and no copy is kept.")
+        }
+        headers[.contentType] = "image/jpeg"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+    }
+
+    /// The sentence shown after "read again with …"; only known codes (nothing from the request is shown).
+    struct RescanNote {
+        let text: String
+        init?(code: String, site: WebSite) {
+            let running = (try? site.store.daemonRecord()) != nil
+            let when = running ? "The daemon reads it" : "The next 'shelfd run' (or the daemon, once started) reads it"
+            if code == "queued" {
+                text = "Queued again. \(when) with the configured provider."
+            } else if code.hasPrefix("queued-"), let provider = providers.first(where: { "queued-\($0.rawValue)" == code }) {
+                text = "Queued again with \(provider.rawValue). \(when)\(running ? " within a minute" : ""); the earlier result is kept under results/.history/."
+            } else if code == "waiting" {
+                text = "This photo is already waiting to be read; it was not queued twice."
+            } else {
+                return nil
+            }
+        }
+    }
+}
+
+// MARK: - The photo list
+
+extension PhotoPages {
+    /// One page of thumbnails, grouped by shelf: the shelf with the newest photo first, each shelf newest first.
+    struct PhotoList {
+        struct Thumb {
+            let sha: String
+            let name: String
+            let state: String
+            let stateClass: String
+        }
+        struct Shelf {
+            let shelf: String
+            let photos: [Thumb]
+        }
+        let shelves: [Shelf]
+        let total: Int
+        let isEmpty: Bool
+        let pageNumber: Int
+        let pages: Int
+        let hasPages: Bool
+        let previous: String?
+        let next: String?
+
+        init(site: WebSite, page: Int) throws {
+            let all = try site.store.photoSummaries()          // newest first
+            var order: [String: Int] = [:]
+            for photo in all where order[photo.shelf] == nil { order[photo.shelf] = order.count }
+            let sorted = all.enumerated().sorted { a, b in
+                let x = order[a.element.shelf]!, y = order[b.element.shelf]!
+                return x != y ? x < y : a.offset < b.offset
+            }.map(\.element)
+            total = all.count
+            isEmpty = all.isEmpty
+            pages = max(1, (all.count + perPage - 1) / perPage)
+            pageNumber = min(page, pages)
+            hasPages = pages > 1
+            previous = pageNumber > 1 ? "/photos?page=\(pageNumber - 1)" : nil
+            next = pageNumber < pages ? "/photos?page=\(pageNumber + 1)" : nil
+            var shelves: [Shelf] = []
+            for photo in sorted.dropFirst((pageNumber - 1) * perPage).prefix(perPage) {
+                let state = StateWords(photo.state)
+                let thumb = Thumb(sha: photo.sha256, name: (photo.relativePath as NSString).lastPathComponent,
+                                  state: state.words, stateClass: state.cssClass)
+                let name = photo.shelf.isEmpty ? "Top level of incoming/" : photo.shelf
+                if shelves.last?.shelf == name {
+                    shelves[shelves.count - 1] = Shelf(shelf: name, photos: shelves[shelves.count - 1].photos + [thumb])
+                } else {
+                    shelves.append(Shelf(shelf: name, photos: [thumb]))
+                }
+            }
+            self.shelves = shelves
+        }
+    }
+
+    /// A job's state in words and as a CSS class.
+    struct StateWords {
+        let words: String
+        let cssClass: String
+        init(_ state: JobState?) {
+            (words, cssClass) = switch state {
+            case .pending?: ("waiting", "queued")
+            case .leased?: ("being read", "queued")
+            case .done?: ("done", "done")
+            case .review?: ("to review", "review")
+            case .failedRetryable?: ("failed, retried later", "failed")
+            case .dead?: ("failed", "failed")
+            case nil: ("not queued", "queued")
+            }
+        }
+    }
+}
+
+// MARK: - One photo
+
+extension PhotoPages {
+    /// A book's state on the photo, as the boxes and the legend show it.
+    enum SpineState: String, CaseIterable {
+        case verified, review, rejected, edited
+
+        var words: String {
+            switch self {
+            case .verified: "verified"
+            case .review: "to review"
+            case .rejected: "rejected"
+            case .edited: "edited"
+            }
+        }
+    }
+
+    struct PhotoView {
+        struct Spine {
+            let number: Int
+            let title: String
+            let author: String?
+            let isbn: String?
+            /// What a person made of the reading, when they edited it.
+            let editedTo: String?
+            let confidence: String
+            let stateName: String
+            let stateWords: String
+            let link: String?
+            let hasBox: Bool
+            // The box in percent of the upright photo (the SVG's 100 × 100 view box).
+            let x: String, y: String, w: String, h: String
+        }
+        struct Tip {
+            let severity: String
+            let message: String
+        }
+        struct Run {
+            let providerName: String
+            let model: String
+            let latency: String
+            let booksRead: String
+            let failure: String?
+            let decided: Bool
+        }
+        struct Legend {
+            let legendClass: String
+            let legendWords: String
+        }
+        struct Choice {
+            let value: String
+            let label: String
+        }
+
+        let sha: String
+        let name: String
+        let shelfName: String
+        let state: String
+        let stateClass: String
+        let width: Int
+        let height: Int
+        let hasResult: Bool
+        let finished: String?
+        let readBy: String?
+        let spines: [Spine]
+        let hasSpines: Bool
+        let tips: [Tip]
+        let hasTips: Bool
+        let runs: [Run]
+        let legend: [Legend]
+        let choices: [Choice]
+        let note: String?
+
+        init(_ photo: PhotoSummary, site: WebSite, note: RescanNote?) throws {
+            sha = photo.sha256
+            name = photo.relativePath
+            shelfName = photo.shelf.isEmpty ? "top level of incoming/" : photo.shelf
+            let state = StateWords(photo.state)
+            self.state = state.words
+            stateClass = state.cssClass
+            self.note = note?.text
+            legend = SpineState.allCases.map { Legend(legendClass: $0.rawValue, legendWords: $0.words) }
+            let configured = ProviderChoice.resolve(config: site.config, secrets: site.secrets).provider.rawValue
+            choices = [Choice(value: "", label: "the configured provider (\(configured))")]
+                + providers.map { Choice(value: $0.rawValue, label: $0.rawValue) }
+
+            let document = photo.resultPath.flatMap { path in
+                FileManager.default.contents(atPath: path).flatMap { try? JSONStyle.decoder().decode(ResultDocument.self, from: $0) }
+            }
+            guard let document else {
+                hasResult = false; width = 0; height = 0; finished = nil; readBy = nil
+                spines = []; hasSpines = false; tips = []; hasTips = false; runs = []
+                return
+            }
+            hasResult = true
+            width = document.photo.width
+            height = document.photo.height
+            finished = Self.format(document.timings.finishedAt)
+            readBy = "\(document.decidedBy) (\(document.model))"
+            let readings = try site.store.photoReadings(sha256: photo.sha256)
+            spines = document.books.enumerated().map { index, book in
+                let (state, link) = Self.state(of: book, readings: readings)
+                func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
+                let box = book.box
+                let edited = state == .edited ? readings.decided[book.titleKey] : nil
+                return Spine(number: index + 1, title: book.title, author: book.author, isbn: book.isbn13 ?? book.isbn10,
+                             editedTo: edited.map { [$0.title, $0.author].compactMap { $0 }.joined(separator: " — ") },
+                             confidence: String(format: "%.2f", book.confidence), stateName: state.rawValue,
+                             stateWords: state.words, link: link, hasBox: box != nil,
+                             x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
+                             w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)))
+            }
+            hasSpines = !spines.isEmpty
+            tips = document.suggestions.map { Tip(severity: $0.severity.rawValue, message: $0.message) }
+            hasTips = !tips.isEmpty
+            runs = document.runs.map { run in
+                Run(providerName: run.provider, model: run.model,
+                    latency: run.latencyMs.map { "\($0) ms" } ?? (run.response?.replayed == true ? "replayed from disk" : "—"),
+                    booksRead: run.books.map(String.init) ?? "—", failure: run.error, decided: run.provider == document.decidedBy)
+            }
+        }
+
+        /// Verified, to review, rejected or edited, and where the book's page is: its review item while one is
+        /// open, else its work in the library (a rejected reading has none).
+        static func state(of book: Book, readings: PhotoReadings) -> (SpineState, String?) {
+            let work = readings.work(of: book).map(workLink)
+            switch readings.decisions[book.titleKey] {
+            case "rejected": return (.rejected, nil)
+            case "edited": return (.edited, work)
+            case "accepted": return (.verified, work)
+            default: break
+            }
+            if let id = book.reviewID, readings.openItems.contains(id) { return (.review, "/review/\(id)") }
+            return (book.status == .verified ? .verified : .review, work)
+        }
+
+        /// `/library/{work}`, the work's key percent-encoded whole (keys hold `/`, `:` and `|`).
+        static func workLink(_ work: String) -> String {
+            let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            return "/library/" + (work.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
+        }
+
+        static func format(_ date: Date) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+            return formatter.string(from: date)
+        }
+    }
+}
