@@ -301,14 +301,7 @@ extension LibraryPages {
     struct Fields {
         private var fields: [String: String] = [:]
 
-        init(_ encoded: String) {
-            for pair in encoded.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = Self.decode(parts[0]) else { continue }
-                let value = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
-                if fields[name] == nil { fields[name] = value }
-            }
-        }
+        init(_ encoded: String) { fields = FormFields.urlEncoded(encoded) }
 
         /// A posted `application/x-www-form-urlencoded` body, up to the context's limit for small bodies.
         init(_ request: Request, context: WebContext) async throws {
@@ -317,9 +310,5 @@ extension LibraryPages {
         }
 
         subscript(_ name: String) -> String? { fields[name] }
-
-        private static func decode(_ text: Substring) -> String? {
-            text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-        }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelfCore
+import ShelfDaemon
 
 @main
 struct Shelfd: AsyncParsableCommand {
@@ -13,6 +14,7 @@ struct Shelfd: AsyncParsableCommand {
 
     /// Usage errors exit 2 (DESIGN §4.1), not ArgumentParser's 64; anything else that stops a command exits 1.
     static func main() async {
+        IdleMemory.limitArenas()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

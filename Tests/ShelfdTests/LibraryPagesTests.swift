@@ -19,13 +19,20 @@ extension ShelfRoot {
         return (response.status, String(decoding: response.body, as: UTF8.self), response.headers)
     }
 
-    /// Posts a form the way a browser does: urlencoded, with the page's CSRF token.
+    /// The session a browser gets from a page: its cookie and the CSRF token its forms carry.
+    func session(_ url: String, _ path: String = "/library") async throws -> (cookie: String, token: String) {
+        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: url + path))
+        let cookie = try #require(response.header("Set-Cookie")?.split(separator: ";").first.map(String.init), "a session cookie")
+        return (cookie, String(decoding: response.body, as: UTF8.self).csrfToken)
+    }
+
+    /// Posts a form the way a browser does: urlencoded, with the session's cookie and the form's CSRF field.
     func post(_ url: String, _ path: String, _ fields: [String: String]) async throws -> (status: Int, location: String?, text: String) {
-        let token = try await page(url, "/library").text.csrfToken
+        let (cookie, token) = try await session(url)
         let body = (fields.merging(["csrf": token]) { a, _ in a }).map { "\($0.key)=\(formEncoded($0.value))" }.joined(separator: "&")
         let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
             method: "POST", url: url + path,
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("X-CSRF-Token", token)], body: Array(body.utf8)))
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)], body: Array(body.utf8)))
         let location = response.header("Location")
         return (response.status, location, String(decoding: response.body, as: UTF8.self))
     }

@@ -9,10 +9,10 @@ import Testing
 extension ShelfRoot {
     /// Sends one file as the upload script does: the raw body, the shelf and name in the query.
     func upload(_ url: String, _ bytes: [UInt8], shelf: String, name: String) async throws -> (status: Int, text: String) {
-        let token = try await page(url, "/upload").text.csrfToken
+        let (cookie, token) = try await session(url, "/upload")
         let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
             method: "POST", url: url + "/upload?shelf=\(formEncoded(shelf))&name=\(formEncoded(name))",
-            headers: [("Content-Type", "application/octet-stream"), ("X-CSRF-Token", token)], body: bytes,
+            headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie), ("X-CSRF-Token", token)], body: bytes,
             timeout: .seconds(120)))
         return (response.status, String(decoding: response.body, as: UTF8.self))
     }
@@ -49,7 +49,9 @@ struct UploadTests {
         let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
         var body = JPEGFactory.shelf(seed: 84)
         body += [UInt8](repeating: 0, count: 3 * 1_048_576 - body.count)
-        let answer = try chunkedPost(port: port, path: "/upload?shelf=den&name=big.jpg", body: body)
+        let (cookie, token) = try await shelf.session(url, "/upload")
+        let answer = try chunkedPost(port: port, path: "/upload?shelf=den&name=big.jpg", headers: "Cookie: \(cookie)\r\nX-CSRF-Token: \(token)\r\n",
+                                     body: body)
         #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
         #expect(answer.contains("This photo is more than 1 MB; the limit is 1 MB ([web] max_upload_mb)."))
         #expect(shelf.incomingContents() == [])
@@ -87,7 +89,7 @@ struct UploadTests {
 
     /// POSTs `body` in 64 KiB chunks (Transfer-Encoding: chunked, no Content-Length) over a plain socket, as far as
     /// the server reads it, and returns what it answered.
-    private func chunkedPost(port: UInt16, path: String, body: [UInt8]) throws -> String {
+    private func chunkedPost(port: UInt16, path: String, headers: String, body: [UInt8]) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         defer { close(fd) }
@@ -108,7 +110,7 @@ struct UploadTests {
             }
             return true
         }
-        _ = send(Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+        _ = send(Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/octet-stream\r\n\(headers)Transfer-Encoding: chunked\r\n\r\n".utf8))
         var offset = 0
         while offset < body.count {
             let chunk = Array(body[offset..<min(offset + 65_536, body.count)])
