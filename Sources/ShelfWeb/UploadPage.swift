@@ -19,6 +19,9 @@ enum UploadPage {
         router.post("upload") { request, context in
             let incoming = URL(fileURLWithPath: site.config.paths.incoming)
             let limit = site.config.web.maxUploadMB
+            if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+                return try await receiveForm(request, type: type, into: incoming, site: site, context: context)
+            }
             do {
                 let placed = try await receive(request, into: incoming, limitMB: limit)
                 return json(.created, ["path": placed, "message": "Added as \(placed); it is read shortly."])
@@ -99,6 +102,109 @@ enum UploadPage {
             cleanUp()
             throw UploadError(status: .badRequest, message: "The upload broke off before the whole photo arrived; send it again.")
         }
+    }
+
+    /// The page's form without its script (multipart/form-data): each photo checked and placed as a script's
+    /// upload is, and the page again with what became of each.
+    static func receiveForm(_ request: Request, type: String, into incoming: URL, site: WebSite,
+                            context: WebContext) async throws -> Response {
+        let limitMB = site.config.web.maxUploadMB
+        guard let boundary = FormFields.boundary(of: type) else {
+            return json(.badRequest, ["error": "The form has no boundary: send it again from the page."])
+        }
+        // The door read the whole form already (the CSRF token may come after the photos), within its limit.
+        let body = try await request.body.collect(upTo: max(1, limitMB) * 4 * 1_048_576 + 64 * 1024)
+        let parts = multipartParts(Array(buffer: body), boundary: boundary)
+        let shelf = parts.first { $0.name == "shelf" && $0.filename == nil }
+            .map { String(decoding: $0.data, as: UTF8.self).trimmingCharacters(in: .whitespaces) } ?? ""
+        var results: [UploadView.Result] = []
+        for part in parts where part.filename.map({ !$0.isEmpty }) == true {
+            let name = part.filename ?? ""
+            do {
+                let placed = try await save(part.data, shelf: shelf, name: name, into: incoming, limitMB: limitMB)
+                results.append(.init(name: name, message: "Added as \(placed); it is read shortly.", ok: true))
+            } catch {
+                site.logger.notice("Upload refused", metadata: ["event": "upload_refused", "error": "\(error.message)"])
+                results.append(.init(name: name, message: error.message, ok: false))
+            }
+        }
+        if results.isEmpty { results.append(.init(name: "", message: "No photo was chosen.", ok: false)) }
+        var view = UploadView(site)
+        view.results = results
+        return site.templates.page("upload", title: "Add photos", view, context: context,
+                                   status: results.allSatisfy(\.ok) ? .ok : .unprocessableContent)
+    }
+
+    /// One photo already in memory (from the form): the same checks and the same way in as a streamed one.
+    static func save(_ bytes: ArraySlice<UInt8>, shelf: String, name given: String, into incoming: URL,
+                     limitMB: Int) async throws(UploadError) -> String {
+        if let problem = shelfProblem(shelf) { throw UploadError(status: .badRequest, message: problem) }
+        if bytes.count > limitMB * 1_048_576 { throw .tooLarge(bytes: bytes.count, limitMB: limitMB) }
+        guard !bytes.isEmpty else { throw UploadError(status: .badRequest, message: "The file is empty.") }
+        let format = try checked(Array(bytes.prefix(64)))
+        let (base, givenExtension) = safeName(given)
+        let folder = shelf.isEmpty ? incoming : incoming.appendingPathComponent(shelf, isDirectory: true)
+        let madeFolder = !FileManager.default.fileExists(atPath: folder.path)
+        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+            throw UploadError(status: .internalServerError, message: "Cannot make the folder for the shelf: \(error.localizedDescription).")
+        }
+        let temporary = folder.appendingPathComponent(temporaryName(base))
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw fileError(errno, "Cannot write into incoming/") }
+        do {
+            try await writeAll(ByteBuffer(bytes: bytes), to: fd)
+            let synced: Int32 = try await NIOThreadPool.singleton.runIfActive { fsync(fd) == 0 ? 0 : errno }
+            if synced != 0 { throw fileError(synced, "Cannot finish writing the photo") }
+            close(fd)
+            let placed = try place(temporary, in: folder, base: base, extension: givenExtension, format: format)
+            return shelf.isEmpty ? placed : "\(shelf)/\(placed)"
+        } catch {
+            close(fd)
+            unlink(temporary.path)
+            if madeFolder { rmdir(folder.path) }
+            throw (error as? UploadError) ?? UploadError(status: .internalServerError, message: "Cannot write the photo: \(error).")
+        }
+    }
+
+    /// The parts of a multipart/form-data body: each one's field name, file name (for a file) and bytes.
+    static func multipartParts(_ body: [UInt8], boundary: String) -> [(name: String, filename: String?, data: ArraySlice<UInt8>)] {
+        let delimiter = Array("\r\n--\(boundary)".utf8)
+        var parts: [(name: String, filename: String?, data: ArraySlice<UInt8>)] = []
+        // The first delimiter has no line break before it.
+        guard var start = firstIndex(of: Array("--\(boundary)".utf8), in: body, from: 0).map({ $0 + boundary.utf8.count + 2 }) else { return [] }
+        while start + 2 <= body.count, body[start] == 13, body[start + 1] == 10 {          // CRLF: another part follows
+            guard let headersEnd = firstIndex(of: Array("\r\n\r\n".utf8), in: body, from: start + 2),
+                  let end = firstIndex(of: delimiter, in: body, from: headersEnd + 4) else { break }
+            let headers = String(decoding: body[(start + 2)..<headersEnd], as: UTF8.self)
+            if let disposition = headers.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-disposition:") }) {
+                parts.append((parameter("name", in: disposition) ?? "", parameter("filename", in: disposition),
+                              body[(headersEnd + 4)..<end]))
+            }
+            start = end + delimiter.count
+        }
+        return parts
+    }
+
+    private static func parameter(_ name: String, in header: Substring) -> String? {
+        for item in header.split(separator: ";").dropFirst() {
+            let pair = item.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0].lowercased() == name {
+                return String(pair[1]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return nil
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count, from <= haystack.count - needle.count else { return nil }
+        var i = from
+        let last = haystack.count - needle.count
+        while i <= last {
+            guard let found = haystack[i...last].firstIndex(of: needle[0]) else { return nil }
+            if haystack[found..<(found + needle.count)].elementsEqual(needle) { return found }
+            i = found + 1
+        }
+        return nil
     }
 
     /// Only JPEG and HEIC: what phones and cameras write, and what shelfd reads.
@@ -207,6 +313,15 @@ enum UploadPage {
     struct UploadView {
         let limitMB: Int
         let shelves: [String]
+        /// What became of each photo of a form sent without the script.
+        var results: [Result] = []
+
+        struct Result {
+            let name: String
+            let message: String
+            let ok: Bool
+            var state: String { ok ? "done" : "failed" }
+        }
 
         init(_ site: WebSite) {
             limitMB = site.config.web.maxUploadMB

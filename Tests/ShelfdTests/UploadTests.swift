@@ -58,6 +58,39 @@ struct UploadTests {
         #expect(try await web.stop() == 0)
     }
 
+    @Test("Without the script the page's form sends its photos: each placed or refused, and the page says which", .timeLimit(.minutes(2)))
+    func formWithoutScript() async throws {
+        let shelf = try ShelfRoot()
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let (cookie, token) = try await shelf.session(url, "/upload")
+        let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
+        var body: [UInt8] = []
+        func field(_ name: String, _ value: String) {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        func file(_ filename: String, _ bytes: [UInt8]) {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(filename)\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            body += bytes + Array("\r\n".utf8)
+        }
+        let photo = JPEGFactory.shelf(seed: 86)
+        field("shelf", "Study")
+        file("IMG_86.jpg", photo)
+        file("notes.jpg", Array("not a photo at all".utf8))
+        field("csrf", token)                                              // after the photos, as a browser may send it
+        body += Array("--\(boundary)--\r\n".utf8)
+        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
+            method: "POST", url: url + "/upload",
+            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body))
+        let page = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == 422, "one of the two was refused")
+        #expect(page.contains("Added as Study/IMG_86.jpg") && page.contains("not a photo"), "\(page)")
+        #expect(shelf.incomingContents() == ["Study", "Study/IMG_86.jpg"])
+        let landed = try Data(contentsOf: shelf.incoming.appendingPathComponent("Study/IMG_86.jpg"))
+        #expect(Array(landed) == photo)
+        #expect(try await web.stop() == 0)
+    }
+
     @Test("A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
           .enabled(if: getuid() == 0), .timeLimit(.minutes(2)))
     func fullDiskIsRefused() async throws {

@@ -169,6 +169,9 @@
       request.send(file);
     };
 
+    // With the script each photo goes as soon as it is picked; the button is for the page without it.
+    form.querySelector('[data-upload-send]').hidden = true;
+    form.addEventListener('submit', (event) => event.preventDefault());
     input.addEventListener('change', () => { [...input.files].forEach(send); input.value = ''; });
     for (const type of ['dragenter', 'dragover']) {
       drop.addEventListener(type, (event) => { event.preventDefault(); drop.classList.add('over'); });
