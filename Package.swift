@@ -111,7 +111,7 @@ let package = Package(
         ], swiftSettings: settings),
 
         // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary, a WebDriver browser.
-        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
+        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "ShelfStore", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
                 swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
@@ -149,8 +149,11 @@ let package = Package(
                           path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
         // The database after a year of photos, before and after pruning (`[pipeline] keep_days`): bytes per photo.
         .executableTarget(name: "shelfd-bench-store", dependencies: [
-            "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", .product(name: "Logging", package: "swift-log"),
+            "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", "ShelfTesting", .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
+        // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
+        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP"],
+                          path: "Benchmarks/WebBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
         .executableTarget(name: "shelfd-bench-ocr", dependencies: [
             "ShelfOCR", "ShelfEnrichment", "ShelfStore", "ShelfCore", "ShelfProviders",

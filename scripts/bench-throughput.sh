@@ -2,7 +2,8 @@
 # Throughput benchmark: runs the release `shelfd` against the in-process Gemini emulator with a fixed
 # provider latency L and concurrency C, and prints photos/s beside the ideal C/L (also net of start-up,
 # and against C over the measured provider round trip), CPU per photo and peak RSS for `shelfd run` and
-# `shelfd watch`, then the idle daemon's CPU, wake-ups and RSS, and its exit status on SIGTERM.
+# `shelfd watch`, then the idle daemon's CPU, wake-ups and RSS, and its exit status on SIGTERM; and first, a new daemon
+# with the offline default and nothing queued, its RSS 25 s after start.
 # The last line is the same report as JSON.
 #
 #   scripts/bench-throughput.sh [--photos N] [--latency-ms L] [--concurrency C] [--batch-size B] [--idle-s S] [--keep]

@@ -12,6 +12,7 @@ import ShelfCore
 import ShelfDaemon
 import ShelfDigest
 import ShelfStore
+import ShelfTesting
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("shelfd-bench-store: \(message)\n".utf8))
@@ -62,42 +63,10 @@ do { try FileManager.default.createDirectory(at: responses, withIntermediateDire
 let path = folder.appendingPathComponent("shelfd.db").path
 
 print("shelfd-bench-store: \(photos) photos over \(days) days, \(booksPerPhoto) books each from \(works) works, keep_days = \(keepDays)")
-let answer = Data(repeating: UInt8(ascii: " "), count: 3_072)
 let now = Date()
 let started = ContinuousClock.now
 withStore(path) { store in
-    var generator = SystemRandomNumberGenerator()
-    var next = 0
-    while next < photos {
-        let batch = next..<min(photos, next + 5)
-        // Photo i finished `days` ago for i = 0, now for the last one.
-        let at = now.addingTimeInterval(-Double(days) * 86_400 * Double(photos - 1 - next) / Double(max(1, photos - 1)))
-        for i in batch {
-            let sha = SHA256.hex(of: Array("photo \(i)".utf8))
-            _ = try store.recordSighting(path: "/home/me/Shelves/incoming/shelf-\(i % 40)/IMG_\(i).jpg",
-                                         relativePath: "shelf-\(i % 40)/IMG_\(i).jpg", sha256: sha, size: 3_500_000,
-                                         mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: at)
-        }
-        let jobs = try store.claim(limit: 5, provider: "gemini", owner: "bench", lease: 600, now: at)
-        var outcomes: [JobOutcome] = []
-        for job in jobs {
-            let file = responses.appendingPathComponent("\(job.sha256)-\(job.id)-1-gemini.json")
-            try answer.write(to: file)
-            try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: "gemini", model: "gemini-2.5-flash",
-                                     file: file.path, bytes: answer.count, latencyMs: 28_000, now: at)
-            let books = (0..<booksPerPhoto).map { _ in
-                let work = Int.random(in: 0..<works, using: &generator)
-                return Book(title: "Book number \(work) of the shelves", author: "Author \(work % 997) Surname\(work)",
-                            isbn13: nil, isbn10: nil, confidence: 0.9, box: Box(x1: 0.1, y1: 0.1, x2: 0.15, y2: 0.9),
-                            status: work % 10 == 0 ? .needsReview : .verified, source: "gemini")
-            }
-            let review = books.contains { $0.status == .needsReview }
-            outcomes.append(JobOutcome(job: job, result: .finished(books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",
-                                                                   review: review)))
-        }
-        try store.finish(outcomes, shelfOf: { String($0.relativePath.prefix { $0 != "/" }) }, now: at)
-        next = batch.upperBound
-    }
+    try YearOfPhotos(photos: photos, booksPerPhoto: booksPerPhoto, works: works, days: days).fill(store, responses: responses, now: now)
 }
 let filled = ContinuousClock.now - started
 

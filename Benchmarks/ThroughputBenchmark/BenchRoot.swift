@@ -13,9 +13,12 @@ struct BenchRoot {
     let environment: [String: String]
 
     /// `requestsPerMinute`: `[gemini] requests_per_minute`; nil leaves it high enough never to pace.
-    init(geminiURL: String, apiKey: String, concurrency: Int, batchSize: Int, requestsPerMinute: Int? = nil) throws {
+    /// `offline`: the default a new user gets without keys (`auto` → the local OCR provider).
+    init(geminiURL: String, apiKey: String, concurrency: Int, batchSize: Int, requestsPerMinute: Int? = nil,
+         offline: Bool = false) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-\(UUID().uuidString.prefix(8))")
-        environment = ["HOME": base.path, "PATH": "/usr/bin:/bin", "GEMINI_API_KEY": apiKey]
+        environment = offline ? ["HOME": base.path, "PATH": "/usr/bin:/bin"]
+            : ["HOME": base.path, "PATH": "/usr/bin:/bin", "GEMINI_API_KEY": apiKey]
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         let config = """
             [paths]
@@ -37,6 +40,9 @@ struct BenchRoot {
 
             [enrich]
             sources = ["catalogue"]
+
+            [web]
+            listen = "127.0.0.1:0"
 
             """
         try config.write(to: configFile, atomically: true, encoding: .utf8)

@@ -64,17 +64,21 @@ struct ThroughputBenchmark: ParsableCommand {
 
         print("shelfd-bench: \(photos) photos per phase, provider latency \(latencyMs) ms, concurrency \(concurrency), "
               + "batch size \(batchSize)" + (requestsPerMinute.map { ", requests_per_minute \($0)" } ?? ""))
+        print("measuring a new daemon with the offline default, idle from the start…")
+        let fresh = try measureFreshIdle(binary, geminiURL: emulator.baseURL)
         print("ideal \(requestsPerMinute == nil ? "C/L" : "min(C/L, limit)") = \(fixed(ideal, 3)) photos/s; measuring 'shelfd run'…")
         let oneShot = try measureRun(binary, root: root, requests: requests)
         print("measuring 'shelfd watch'…")
         let (daemon, together, idle) = try measureWatch(binary, root: root, requests: requests)
         print()
         printTable(oneShot, daemon, idle)
+        print("new daemon, offline default, nothing queued, \(Self.freshIdleSeconds) s after start: RSS \(fixed(fresh.rssMB, 1)) MB "
+              + "(anonymous \(fixed(fresh.anonymousRssMB, 1)) MB), \(fixed(fresh.wakeupsPerS, 1)) wake-ups/s")
         if let together { printPacing(oneShot, daemon, together) }
 
         let report = Report(photos: photos, latencyMs: latencyMs, concurrency: concurrency, batchSize: batchSize,
                             requestsPerMinute: requestsPerMinute, providerQuota: providerQuota, idealPhotosPerS: ideal, run: oneShot, watch: daemon,
-                            runBesideWatch: together, idle: idle)
+                            runBesideWatch: together, idle: idle, freshIdle: fresh)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -122,6 +126,26 @@ struct ThroughputBenchmark: ParsableCommand {
                      providerMs: documents.compactMap(\.timings.providerMs),
                      cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakRSS, arrivals: arrivals,
                      refused: requests.refused(from: seenBefore))
+    }
+
+    static let freshIdleSeconds = 25
+
+    /// Phase 0: `shelfd watch` as a new user starts it (no key: the offline provider; nothing queued), its RSS
+    /// 25 s after start: what the daemon costs a machine on which it mostly waits.
+    func measureFreshIdle(_ binary: URL, geminiURL: String) throws -> Idle {
+        let root = try BenchRoot(geminiURL: geminiURL, apiKey: "", concurrency: concurrency, batchSize: batchSize, offline: true)
+        defer { if !keep { root.remove() } }
+        let log = root.log("fresh")
+        let child = try Child(binary, ["watch", "--config", root.configFile.path], environment: root.environment, log: log)
+        defer { child.terminate(); if child.waitForExit(timeout: .seconds(30)) == nil { child.kill() } }
+        Thread.sleep(forTimeInterval: Double(Self.freshIdleSeconds - 10))
+        let switchesBefore = ProcFS.contextSwitches(child.pid), cpuBefore = ProcFS.cpuSeconds(child.pid) ?? 0
+        Thread.sleep(forTimeInterval: 10)
+        let switchesAfter = ProcFS.contextSwitches(child.pid), cpuAfter = ProcFS.cpuSeconds(child.pid) ?? 0
+        guard let rss = ProcFS.memoryMB(child.pid, "VmRSS") else { throw BenchError("the new daemon stopped:\n\(tail(log))") }
+        return Idle(seconds: 10, cpuMs: (cpuAfter - cpuBefore) * 1000,
+                    wakeupsPerS: Double(ProcFS.contextSwitches(from: switchesBefore, to: switchesAfter)) / 10, rssMB: rss,
+                    anonymousRssMB: ProcFS.memoryMB(child.pid, "RssAnon") ?? 0, exitStatus: 0, stopS: 0)
     }
 
     /// Phase 2: `shelfd watch`; new photos are timed from the drop to their last result file. With a rate
@@ -358,6 +382,8 @@ struct Report: Encodable {
     var watch: Phase
     var runBesideWatch: Pacing?
     var idle: Idle
+    /// A new daemon with the offline default, nothing queued, 25 s after start.
+    var freshIdle: Idle
 }
 
 struct BenchError: Error, CustomStringConvertible {

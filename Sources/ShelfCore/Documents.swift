@@ -287,6 +287,12 @@ package struct StatusDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// Where the web page is served (by `watch` or `shelfd web`); absent when no server listens.
+    package struct Web: Codable, Sendable, Equatable {
+        package var url: String
+        package init(url: String) { self.url = url }
+    }
+
     package var schema = "shelfd.status/1"
     package var daemon: Daemon
     package var queue: Queue
@@ -314,10 +320,12 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     /// Batches in flight, oldest first; absent when there are none.
     package var batches: [Batch]?
 
+    /// Added after the schema's first version: older documents lack it, and it is absent while no server listens.
+    package var web: Web?
     package init(daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem],
-                 recent: [RecentPhoto] = []) {
+                 recent: [RecentPhoto] = [], web: Web? = nil) {
         self.daemon = daemon; self.queue = queue; self.provider = provider; self.providers = providers
-        self.problems = problems; self.recent = recent
+        self.problems = problems; self.recent = recent; self.web = web
     }
 
     /// Degraded: something failed, or the provider is not being asked.

@@ -38,6 +38,7 @@ package enum DoctorChecks {
             checks.append(folderCheck(name: name, path: folder))
         }
         checks.append(contentsOf: watchChecks(config: config))
+        checks.append(webCheck(config: config, secrets: secrets))
         for kind in ProviderKind.allCases {
             guard let check = kind.facts.setupCheck?(config) else { continue }
             checks.append(setupCheck(check, uses: lineup.channels.contains { $0.kind == kind }))
@@ -111,6 +112,26 @@ package enum DoctorChecks {
             }
         }
         return checks
+    }
+
+    /// Where the web page is (or would be) served; an address beyond loopback without the token is an error,
+    /// since the server refuses to start there. The token is named, never shown.
+    static func webCheck(config: Configuration, secrets: Secrets) -> DoctorCheck {
+        guard config.web.enabled, !config.web.listen.isEmpty else {
+            return .pass("web", "the web page is off ([web] listen = \"\" or enabled = false)")
+        }
+        guard let address = config.web.address else {
+            return .fail("web", "[web] listen = \"\(config.web.listen)\" is not host:port; write e.g. \"127.0.0.1:8787\"")
+        }
+        if !address.isLoopback && secrets.webToken == nil {
+            return .fail("web", "[web] listen = \"\(address)\" is beyond this machine and the secret web_token is not set: "
+                + "the page will not start. Set web_token (a systemd credential or WEB_TOKEN), or listen on 127.0.0.1.")
+        }
+        let store = try? Store.openForReading(path: config.paths.database)
+        let serving = (store ?? nil).flatMap { try? StatusReport.webAddress($0) }
+        let login = address.isLoopback ? "loopback only, no login" : "beyond loopback; log in with the token or 'shelfd web --print-login-url'"
+        if let serving { return .pass("web", "served at \(serving) (\(login))") }
+        return .pass("web", "http://\(address)/ when 'shelfd watch' or 'shelfd web' runs (\(login)); not served now")
     }
 
     static func countFolders(under path: String) -> Int {

@@ -5,14 +5,15 @@ import Foundation
 /// (offline default, nothing queued), about half the resident memory is start-up code and read-only data of
 /// the binary and its libraries (argument parsing, configuration, Foundation, the dynamic loader's
 /// relocations), mapped from the files and not needed again until a photo arrives.
-enum IdleMemory {
+package enum IdleMemory {
     /// `MADV_PAGEOUT` (Linux 5.4): reclaim these pages now; the Glibc module does not export it. Older
     /// kernels answer EINVAL, which changes nothing.
     private static let pageOut: Int32 = 21
 
     /// The daemon's threads share two malloc arenas instead of up to eight per core: memory a batch freed
-    /// on one thread is reused by the next batch instead of staying spread over idle arenas.
-    static func limitArenas() {
+    /// on one thread is reused by the next batch instead of staying spread over idle arenas. Called first
+    /// thing in `main`: glibc gives each new thread an arena of its own until the limit, and keeps them.
+    package static func limitArenas() {
         _ = mallopt(M_ARENA_MAX, 2)
     }
 

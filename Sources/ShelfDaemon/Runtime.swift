@@ -82,7 +82,7 @@ package struct Runtime: Sendable {
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice,
-                                          enricher: enricher, logger: logger, onIdle: { IdleMemory.release() }),
+                                          enricher: enricher, logger: logger, onIdle: { store.releaseMemory(); IdleMemory.release() }),
                        chosen: chosen, secrets: secrets)
     }
 

@@ -68,7 +68,8 @@ package enum StatusReport {
             daemon: .init(running: running, pid: record?.pid, since: record?.since, watchMode: record?.watchMode),
             queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
                          failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
-            provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store))
+            provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store),
+            web: try webAddress(store).map(StatusDocument.Web.init))
         // A database a newer binary is still migrating has no batch table yet: no batches.
         let batches = ((try? store.batchesInFlight()) ?? []).map { batch in
             StatusDocument.Batch(name: batch.name, displayName: batch.displayName, state: batch.state, photos: batch.photos,
@@ -76,6 +77,16 @@ package enum StatusReport {
         }
         document.batches = batches.isEmpty ? nil : batches
         return document
+    }
+
+    /// The settings the web server writes as it starts listening (and clears as it stops).
+    package static let webURLSetting = "web.url", webPIDSetting = "web.pid"
+
+    /// The address of the web page, while the process that serves it lives (a killed one cannot clear it).
+    package static func webAddress(_ store: Store) throws -> String? {
+        guard let url = try store.setting(webURLSetting), !url.isEmpty else { return nil }
+        if let pid = try store.setting(webPIDSetting).flatMap({ Int32($0) }), kill(pid, 0) != 0, errno == ESRCH { return nil }
+        return url
     }
 
     /// How many finished photos `status` shows advice for.

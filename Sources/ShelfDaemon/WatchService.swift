@@ -30,7 +30,6 @@ package struct WatchService {
     }
 
     package func run() async throws {
-        IdleMemory.limitArenas()
         let config = runtime.config
         guard let lock = try DaemonLock.acquire(stateFolder: config.paths.state) else {
             let pid = (try? runtime.store.daemonRecord()?.pid).flatMap { $0 }.map { " (pid \($0))" } ?? ""

@@ -236,62 +236,70 @@ extension Store {
 
     /// Every work with its editions, shelves, sightings, history and open review item, in the order first seen.
     package func library() throws -> [LibraryDocument.Entry] {
-        try read { db in
-            var sightings: [Int64: [LibraryDocument.Sighting]] = [:]
-            var editions: [Int64: [LibraryDocument.Edition]] = [:]
-            var seen: [Int64: [String: (count: Int, last: Int)]] = [:]      // per work and ISBN: sightings, the newest
-            for row in try db.query("""
-                SELECT s.*, p.relative_path FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
-                ORDER BY s.seen_at, s.sha256
-                """) {
-                guard let bookID = row.int("book_id") else { continue }
-                let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
-                sightings[bookID, default: []].append(LibraryDocument.Sighting(
-                    photo: row.string("relative_path") ?? "", photoSHA256: row.string("sha256") ?? "", box: box,
-                    confidence: row.double("confidence") ?? 0, shelf: row.string("shelf"),
-                    seenAt: row.date("seen_at") ?? Date(timeIntervalSince1970: 0)))
-                // An edition is an ISBN some sighting showed (or a person gave), listed once, first seen first.
-                guard let isbn13 = row.string("isbn13") else { continue }
-                if !(editions[bookID] ?? []).contains(where: { $0.isbn13 == isbn13 }) {
-                    editions[bookID, default: []].append(LibraryDocument.Edition(
-                        isbn13: isbn13, isbn10: row.string("isbn10"), source: row.string("isbn_source") ?? ""))
-                }
-                let order = sightings[bookID]?.count ?? 0                     // sightings come oldest first
-                seen[bookID, default: [:]][isbn13] = ((seen[bookID]?[isbn13]?.count ?? 0) + 1, order)
+        try read { db in try Self.entries(db, only: nil) }
+    }
+
+    /// The entries of the whole library, or of the one work whose row is `only`.
+    static func entries(_ db: SQLiteConnection, only bookID: Int64?) throws -> [LibraryDocument.Entry] {
+        // One work: each query its own indexed WHERE (a `?1 IS NULL OR` would read every row).
+        func only(_ column: String) -> String { bookID == nil ? "" : "WHERE \(column) = ?" }
+        let arguments: [any SQLBindable] = bookID.map { [$0] } ?? []
+        var sightings: [Int64: [LibraryDocument.Sighting]] = [:]
+        var editions: [Int64: [LibraryDocument.Edition]] = [:]
+        var seen: [Int64: [String: (count: Int, last: Int)]] = [:]      // per work and ISBN: sightings, the newest
+        for row in try db.query("""
+            SELECT s.*, p.relative_path FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
+            \(only("s.book_id")) ORDER BY s.seen_at, s.sha256
+            """, arguments) {
+            guard let bookID = row.int("book_id") else { continue }
+            let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
+            sightings[bookID, default: []].append(LibraryDocument.Sighting(
+                photo: row.string("relative_path") ?? "", photoSHA256: row.string("sha256") ?? "", box: box,
+                confidence: row.double("confidence") ?? 0, shelf: row.string("shelf"),
+                seenAt: row.date("seen_at") ?? Date(timeIntervalSince1970: 0)))
+            // An edition is an ISBN some sighting showed (or a person gave), listed once, first seen first.
+            guard let isbn13 = row.string("isbn13") else { continue }
+            if !(editions[bookID] ?? []).contains(where: { $0.isbn13 == isbn13 }) {
+                editions[bookID, default: []].append(LibraryDocument.Edition(
+                    isbn13: isbn13, isbn10: row.string("isbn10"), source: row.string("isbn_source") ?? ""))
             }
-            var history: [Int64: [LibraryDocument.Decision]] = [:]
-            for row in try db.query("SELECT * FROM book_history ORDER BY at, id") {
-                guard let bookID = row.int("book_id") else { continue }
-                history[bookID, default: []].append(LibraryDocument.Decision(
-                    action: row.string("action") ?? "", by: row.string("agent") ?? "",
-                    at: row.date("at") ?? Date(timeIntervalSince1970: 0), detail: row.string("detail")))
+            let order = sightings[bookID]?.count ?? 0                     // sightings come oldest first
+            seen[bookID, default: [:]][isbn13] = ((seen[bookID]?[isbn13]?.count ?? 0) + 1, order)
+        }
+        var history: [Int64: [LibraryDocument.Decision]] = [:]
+        for row in try db.query("SELECT * FROM book_history \(only("book_id")) ORDER BY at, id", arguments) {
+            guard let bookID = row.int("book_id") else { continue }
+            history[bookID, default: []].append(LibraryDocument.Decision(
+                action: row.string("action") ?? "", by: row.string("agent") ?? "",
+                at: row.date("at") ?? Date(timeIntervalSince1970: 0), detail: row.string("detail")))
+        }
+        var reviewIDs: [Int64: String] = [:]
+        for row in try db.query("""
+            SELECT id, book_id FROM review_item \(only("book_id")) ORDER BY created_at DESC, id DESC
+            """, arguments) {
+            if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id }   // the oldest wins
+        }
+        return try db.query("SELECT * FROM book \(only("id")) ORDER BY first_seen, id", arguments).compactMap { row in
+            guard let id = row.int("id") else { return nil }
+            let match = row.string("match_source").flatMap { source in
+                row.string("match_key").map { BookMatch(source: source, key: $0, score: row.double("match_score") ?? 0,
+                                                        year: row.int("match_year").map(Int.init)) }
             }
-            var reviewIDs: [Int64: String] = [:]
-            for row in try db.query("SELECT id, book_id FROM review_item ORDER BY created_at DESC, id DESC") {
-                if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id }   // the oldest wins
+            let seenIn = sightings[id] ?? []
+            // The edition shown, and written by the exports: the one seen most; of those, the one seen last.
+            let counts = seen[id] ?? [:]
+            let shown = (editions[id] ?? []).max { a, b in
+                let x = counts[a.isbn13] ?? (0, 0), y = counts[b.isbn13] ?? (0, 0)
+                return (x.count, x.last) < (y.count, y.last)
             }
-            return try db.query("SELECT * FROM book ORDER BY first_seen, id").compactMap { row in
-                guard let id = row.int("id") else { return nil }
-                let match = row.string("match_source").flatMap { source in
-                    row.string("match_key").map { BookMatch(source: source, key: $0, score: row.double("match_score") ?? 0,
-                                                            year: row.int("match_year").map(Int.init)) }
-                }
-                let seenIn = sightings[id] ?? []
-                // The edition shown, and written by the exports: the one seen most; of those, the one seen last.
-                let counts = seen[id] ?? [:]
-                let shown = (editions[id] ?? []).max { a, b in
-                    let x = counts[a.isbn13] ?? (0, 0), y = counts[b.isbn13] ?? (0, 0)
-                    return (x.count, x.last) < (y.count, y.last)
-                }
-                return LibraryDocument.Entry(
-                    work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
-                    isbn13: shown?.isbn13, isbn10: shown?.isbn10,
-                    confidence: row.double("confidence") ?? 0,
-                    status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
-                    source: row.string("source") ?? "", match: match, firstSeen: row.date("first_seen") ?? Date(),
-                    editions: editions[id] ?? [], shelves: Set(seenIn.compactMap(\.shelf)).sorted(), sightings: seenIn,
-                    history: history[id] ?? [], reviewID: reviewIDs[id])
-            }
+            return LibraryDocument.Entry(
+                work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
+                isbn13: shown?.isbn13, isbn10: shown?.isbn10,
+                confidence: row.double("confidence") ?? 0,
+                status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
+                source: row.string("source") ?? "", match: match, firstSeen: row.date("first_seen") ?? Date(),
+                editions: editions[id] ?? [], shelves: Set(seenIn.compactMap(\.shelf)).sorted(), sightings: seenIn,
+                history: history[id] ?? [], reviewID: reviewIDs[id])
         }
     }
 }

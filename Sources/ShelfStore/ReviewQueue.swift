@@ -93,14 +93,7 @@ extension Store {
         try write { db in
             let item = try Self.reviewItem(db, id)
             let decision = try Self.decision(verdict, on: item.book)
-            try db.execute("""
-                INSERT INTO review_decision (sha256, reading_key, action, book, isbn_source, detail, decided_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(sha256, reading_key) DO UPDATE SET action = excluded.action, book = excluded.book,
-                    isbn_source = excluded.isbn_source, detail = excluded.detail, decided_at = excluded.decided_at
-                """, [item.photo.sha256, item.book.titleKey, decision.action.rawValue,
-                      try decision.book.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
-                      decision.isbnSource, decision.detail, now])
+            try Self.remember(decision, sha256: item.photo.sha256, readingKey: item.book.titleKey, db, now: now)
             guard let bookID = try db.queryOne("SELECT book_id FROM review_item WHERE id = ?", [item.id])?.int("book_id") else {
                 throw ReviewError(code: .notFound, message: "Review item \(item.id) has no book any more; run 'shelfd review list'.")
             }
@@ -168,7 +161,7 @@ extension Store {
         try closeJobIfReviewed(db, sha256: sha256, now: now)
     }
 
-    private static func closeJobIfReviewed(_ db: SQLiteConnection, sha256: String, now: Date) throws {
+    static func closeJobIfReviewed(_ db: SQLiteConnection, sha256: String, now: Date) throws {
         guard try db.queryOne("SELECT 1 AS one FROM review_item WHERE sha256 = ?", [sha256]) == nil else { return }
         try db.execute("UPDATE job SET state = 'done', updated_at = ? WHERE sha256 = ? AND state = 'review'", [now, sha256])
     }
@@ -193,6 +186,19 @@ extension Store {
             isbnSource = row.string("isbn_source")
             detail = row.string("detail") ?? ""
         }
+    }
+
+    /// Remembers a decision on one reading of a photo: it is applied again whenever the photo gives that reading.
+    static func remember(_ decision: StoredDecision, sha256: String, readingKey: String, _ db: SQLiteConnection,
+                         now: Date) throws {
+        try db.execute("""
+            INSERT INTO review_decision (sha256, reading_key, action, book, isbn_source, detail, decided_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(sha256, reading_key) DO UPDATE SET action = excluded.action, book = excluded.book,
+                isbn_source = excluded.isbn_source, detail = excluded.detail, decided_at = excluded.decided_at
+            """, [sha256, readingKey, decision.action.rawValue,
+                  try decision.book.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+                  decision.isbnSource, decision.detail, now])
     }
 
     /// The book a verdict makes of a reading: verified, with no candidates or reasons left.

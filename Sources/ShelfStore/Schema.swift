@@ -297,6 +297,24 @@ enum Schema {
         CREATE INDEX job_finished ON job(finished_at) WHERE finished_at IS NOT NULL;
         CREATE INDEX job_queued ON job(COALESCE(queued_at, created_at));
         """,
+        // The web page's sessions and one-time login codes, kept hashed: a copy of the database logs nobody in.
+        """
+        CREATE TABLE web_session (
+            id_hash TEXT PRIMARY KEY,             -- SHA-256 of the cookie's value
+            csrf TEXT NOT NULL,                   -- the token every state-changing request of the session carries
+            logged_in INTEGER NOT NULL,           -- 1: by the token or a login link (valid beyond loopback); 0: loopback only
+            expires_at REAL NOT NULL
+        );
+        CREATE TABLE web_login_code (
+            code_hash TEXT PRIMARY KEY,           -- SHA-256 of the code in the link `shelfd web --print-login-url` printed
+            expires_at REAL NOT NULL
+        );
+        """,
+        // The library page reads a hundred works at a time in these orders, at 10,000 works and more.
+        """
+        CREATE INDEX book_first_seen ON book(first_seen, id);
+        CREATE INDEX book_title_order ON book(title COLLATE NOCASE, id);
+        """,
         // Gemini Batch API jobs (`[gemini] mode = "batch"`): a row is written, with its photos, before the job is
         // submitted; `name` is the provider's `batches/{id}` once it answered. A photo in a batch is not claimable.
         """

@@ -53,6 +53,11 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         }
     }
 
+    /// Gives the connection's page cache back while the daemon is idle.
+    package func releaseMemory() {
+        lock.withLock { connection.releaseMemory() }
+    }
+
     /// A consistent read (one snapshot across several queries).
     package func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try lock.withLock {

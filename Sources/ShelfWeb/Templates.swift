@@ -24,6 +24,8 @@ package struct Templates: Sendable {
         ("review", PackageResources.review_mustache),
         ("photos", PackageResources.photos_mustache),
         ("photo", PackageResources.photo_mustache),
+        ("login", PackageResources.login_mustache),
+        ("library", PackageResources.library_mustache), ("work", PackageResources.work_mustache), ("upload", PackageResources.upload_mustache),
     ]
 
     /// `data` is any value: structs are read through their stored properties, arrays become sections.

@@ -2,8 +2,10 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import ShelfConfig
+import ShelfDaemon
 import ShelfStore
 
 /// The web server: the pages, the API for scripts and /metrics on `[web] listen`. A `Service`, so `watch`
@@ -22,19 +24,28 @@ package struct WebServer: Service {
 
     package func run() async throws {
         let site = site
+        let address = address
+        let port = BoundPort(address.port)
+        let hosts = HostRule(listenHost: address.host, port: port)
         let app = Application(
-            router: Self.router(site: site),
+            router: Self.router(site: site, hosts: hosts),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { channel in
-                // The port actually bound (`:0` picks one), for `status`, `doctor` and the log.
-                let port = channel.localAddress?.port ?? address.port
-                var bound = address
-                bound.port = port
-                try? site.store.setSetting(Self.addressSetting, "http://\(bound)/")
-                site.logger.notice("Web page", metadata: ["event": "web_listening", "url": "http://\(bound)/"])
+                // The port actually bound (`:0` picks one), for `Host` checks, `status`, `doctor` and the log.
+                port.set(channel.localAddress?.port ?? address.port)
+                let url = Self.url(address, port: port.value)
+                try? site.store.setSetting(StatusReport.webPIDSetting, "\(getpid())")
+                try? site.store.setSetting(Self.addressSetting, url)
+                site.logger.notice("Web page", metadata: ["event": "web_listening", "url": "\(url)"])
             },
+            // One event-loop thread: a household's or a shop's few browsers and scripts keep it far from busy
+            // (see scripts/bench-web.sh), and the idle daemon keeps one thread's stack and timers fewer.
+            eventLoopGroupProvider: .shared(Self.eventLoop),
             logger: Logger(label: "shelfd.web"))
-        try? site.store.setSetting(Self.addressSetting, "")
+        // A server that died without clearing its address (kill -9) leaves it behind; a live one keeps it.
+        if (try? StatusReport.webAddress(site.store)) == nil { try? site.store.setSetting(Self.addressSetting, "") }
+        // Another server (a `shelfd web` beside `watch`) may have written its own address since: leave that.
+        defer { try? site.store.clearSetting(Self.addressSetting, ifValue: Self.url(address, port: port.value)) }
         do {
             try await app.run()
         } catch where isCompanion && !Task.isCancelled {
@@ -44,17 +55,30 @@ package struct WebServer: Service {
         }
     }
 
-    /// Where the running server listens, as the last one to start wrote it.
-    package static let addressSetting = "web.url"
+    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    /// Every page, the API and the static files.
-    static func router(site: WebSite) -> Router<WebContext> {
+    static func url(_ address: ListenAddress, port: Int) -> String {
+        var bound = address
+        bound.port = port
+        return "http://\(bound)/"
+    }
+
+    /// Where the running server listens, as the last one to start wrote it (cleared as it stops).
+    package static let addressSetting = StatusReport.webURLSetting
+
+    /// Every page, the API and the static files, behind the door (`SecurityMiddleware`), which must come first:
+    /// a route takes the middleware added before it.
+    static func router(site: WebSite, hosts: HostRule) -> Router<WebContext> {
         let router = Router(context: WebContext.self)
+        router.add(middleware: SecurityMiddleware(site: site, hosts: hosts))
         StaticFiles.register(on: router)
-        router.get("healthz") { _, _ in "ok\n" }
+        Metrics.register(on: router, site: site)
+        LoginPages.register(on: router, site: site)
+        API.register(on: router, site: site)
         OverviewPage.register(on: router, site: site)
         ReviewPages.register(on: router, site: site)
         PhotoPages.register(on: router, site: site)
+        LibraryPages.register(on: router, site: site); UploadPage.register(on: router, site: site)
         return router
     }
 }

@@ -11,6 +11,7 @@ package struct WebSite: Sendable {
     package let secrets: Secrets
     package let store: Store
     package let desk: ReviewDesk
+    package let library: LibraryDesk            // edits of whole works, shared with `shelfd library`
     package let templates: Templates
     package let logger: Logger
 
@@ -19,6 +20,7 @@ package struct WebSite: Sendable {
         self.secrets = secrets
         self.store = store
         self.desk = ReviewDesk(config: config, store: store, logger: logger)
+        self.library = LibraryDesk(config: config, store: store, logger: logger)
         self.templates = try Templates()
         self.logger = logger
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelfCore
+import ShelfDaemon
 
 @main
 struct Shelfd: AsyncParsableCommand {
@@ -9,10 +10,11 @@ struct Shelfd: AsyncParsableCommand {
         abstract: "Turns photos of bookshelves into a catalogue of books.",
         discussion: "Drop shelf photos into ~/Shelves/incoming; 'shelfd watch' catalogues them as they arrive.",
         subcommands: [Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self,
-                      Catalogue.self, Doctor.self, Eval.self, Web.self, Batch.self])
+                      Library.self, Catalogue.self, Doctor.self, Eval.self, Web.self, Batch.self])
 
     /// Usage errors exit 2 (DESIGN §4.1), not ArgumentParser's 64; anything else that stops a command exits 1.
     static func main() async {
+        IdleMemory.limitArenas()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

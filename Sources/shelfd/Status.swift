@@ -47,6 +47,7 @@ struct Status: AsyncParsableCommand {
             lines.append(provider)
         }
         if let because = status.provider.chosenBecause { lines.append("          chosen because \(because)") }
+        if let web = status.web { lines.append("web:      \(web.url)") }
         if status.problems.isEmpty {
             lines.append("problems: none")
         } else {

@@ -12,10 +12,16 @@ struct Web: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "Listen here instead of [web] listen (host:port).") var listen: String?
+    @Flag(name: .long, help: "Print a link that logs one browser in to the page, once, within ten minutes; then exit.")
+    var printLoginURL = false
 
     func run() async throws {
-        var (config, secrets, logger) = try global.load()
+        var (config, secrets, logger) = try global.load(quiet: printLoginURL)
         if let listen { config.web.listen = listen; config.web.enabled = true }
+        if printLoginURL {
+            try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
+            return print(try LoginLink.make(config: config, store: try Store.open(path: config.paths.database)))
+        }
         guard !config.web.listen.isEmpty, config.web.enabled else {
             throw StartupError("The web page is turned off ([web] listen = \"\" or enabled = false). Set [web] listen, or pass --listen 127.0.0.1:8787.")
         }

@@ -51,7 +51,10 @@ struct OverviewPageTests {
             let web = try shelf.startWeb()
             let url = try await shelf.webURL()
             let http = HTTPClient(maxConcurrent: 2)
-            let page = String(decoding: try await http.send(HTTPRequest(url: url + "/")).body, as: UTF8.self)
+            let first = try await http.send(HTTPRequest(url: url + "/"))
+            let page = String(decoding: first.body, as: UTF8.self)
+            // The session the page belongs to: its CSRF token is good with this cookie only.
+            let cookie = try #require(first.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
             #expect(page.contains(#"data-count="done">1<"#))
             #expect(page.contains(#"data-count="dead">1<"#))
             #expect(page.contains("hall/bad.jpg"))
@@ -62,7 +65,7 @@ struct OverviewPageTests {
             // The button, as the browser sends it: the hidden csrf field taken from the page, and the job.
             let token = try #require(page.firstMatch(of: /name="csrf" value="([^"]*)"/)?.1)
             let answer = try await http.send(HTTPRequest(method: "POST", url: url + "/retry",
-                                                         headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                                         headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
                                                          body: Array("csrf=\(token)&job=\(job)".utf8)))
             #expect(answer.status == 303)
             let location = try #require(answer.header("Location"))
@@ -77,7 +80,7 @@ struct OverviewPageTests {
 
             // A photo that is no longer failed is not requeued again, and the page says why.
             let again = try await http.send(HTTPRequest(method: "POST", url: url + "/retry",
-                                                        headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                                        headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
                                                         body: Array("csrf=\(token)&job=\(job)".utf8)))
             let refused = String(decoding: try await http.send(HTTPRequest(url: url + (again.header("Location") ?? "/"))).body,
                                  as: UTF8.self)

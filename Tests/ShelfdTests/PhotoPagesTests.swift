@@ -296,11 +296,7 @@ struct PhotoPagesTests {
                 #expect(try await browser.findAll("a.photo-box-verified").count == 2)
                 #expect(try await browser.findAll("a.photo-box-edited").count == 1)
                 #expect(try await browser.findAll("g.photo-box-rejected").count == 1)
-                let shot = try await browser.screenshot("photo")
-                try? FileManager.default.removeItem(at: ShelfRoot.repository.appendingPathComponent("docs/screenshots/photo.png"))
-                try FileManager.default.createDirectory(at: ShelfRoot.repository.appendingPathComponent("docs/screenshots"),
-                                                        withIntermediateDirectories: true)
-                try FileManager.default.copyItem(at: shot, to: ShelfRoot.repository.appendingPathComponent("docs/screenshots/photo.png"))
+                try await browser.screenshot("photo")
 
                 try await browser.setViewport(.phone)
                 try await browser.navigate(to: url + "/photos/\(sha)")

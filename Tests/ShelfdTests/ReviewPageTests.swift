@@ -31,11 +31,19 @@ struct ReviewPageTests {
         try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: url))
     }
 
+    /// Posts a form as the browser does: with the session cookie a page gave and that session's CSRF token in
+    /// the `csrf` field.
     func post(_ url: String, _ fields: [(String, String)]) async throws -> HTTPResponse {
-        let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+        let site = try #require(URL(string: url)).siteRoot
+        let page = try await get(site)
+        let cookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map(String.init), "a session cookie")
+        let token = try #require(String(decoding: page.body, as: UTF8.self).firstMatch(of: /name="csrf-token" content="([^"]*)"/)?.1)
+        let body = fields.map { ($0.0, $0.0 == "csrf" ? String(token) : $0.1) }
+            .map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
             .joined(separator: "&")
         return try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-            method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8)))
+            method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
+            body: Array(body.utf8)))
     }
 
     func exported(_ root: ShelfRoot) throws -> String {
@@ -201,5 +209,12 @@ struct ReviewPageTests {
                 try await browser.screenshot("review-phone")
             }
         }
+    }
+}
+
+private extension URL {
+    /// `http://host:port/` of this URL.
+    var siteRoot: String {
+        "\(scheme ?? "http")://\(host ?? "127.0.0.1")\(port.map { ":\($0)" } ?? "")/"
     }
 }

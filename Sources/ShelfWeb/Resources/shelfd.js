@@ -122,3 +122,66 @@
     }
 }
 // --- end overview live ---
+
+// --- library and upload ---
+// Upload: each picked or dropped file is sent alone as the raw body of POST /upload, with its own progress bar
+// and the server's answer (added, or why not).
+{
+  const form = document.querySelector('[data-upload]');
+  if (form) {
+    const list = document.querySelector('[data-upload-list]');
+    const input = form.querySelector('[data-upload-files]');
+    const drop = form.querySelector('[data-upload-drop]');
+    const shelf = form.querySelector('[data-upload-shelf]');
+    const token = document.querySelector('meta[name="csrf-token"]')?.content ?? '';
+
+    const send = (file) => {
+      const item = document.createElement('li');
+      const name = document.createElement('span');
+      name.textContent = file.name;
+      const bar = document.createElement('progress');
+      bar.max = 1; bar.value = 0;
+      const result = document.createElement('span');
+      result.className = 'upload-result';
+      item.append(name, bar, result);
+      list.append(item);
+      // XMLHttpRequest, not fetch: only it reports upload progress.
+      const request = new XMLHttpRequest();
+      const query = new URLSearchParams({ shelf: shelf.value.trim(), name: file.name });
+      request.open('POST', '/upload?' + query.toString());
+      request.setRequestHeader('X-CSRF-Token', token);
+      request.setRequestHeader('Content-Type', 'application/octet-stream');
+      request.upload.addEventListener('progress', (event) => {
+        if (event.lengthComputable) bar.value = event.loaded / event.total;
+      });
+      request.addEventListener('load', () => {
+        let answer = {};
+        try { answer = JSON.parse(request.responseText); } catch { answer = { error: request.statusText || 'No answer' }; }
+        const ok = request.status >= 200 && request.status < 300;
+        bar.value = ok ? 1 : bar.value;
+        item.dataset.state = ok ? 'done' : 'failed';
+        result.textContent = ok ? answer.message : (answer.error ?? `Refused (HTTP ${request.status})`);
+      });
+      request.addEventListener('error', () => {
+        item.dataset.state = 'failed';
+        result.textContent = 'The connection broke off; send it again.';
+      });
+      request.send(file);
+    };
+
+    // With the script each photo goes as soon as it is picked; the button is for the page without it.
+    form.querySelector('[data-upload-send]').hidden = true;
+    form.addEventListener('submit', (event) => event.preventDefault());
+    input.addEventListener('change', () => { [...input.files].forEach(send); input.value = ''; });
+    for (const type of ['dragenter', 'dragover']) {
+      drop.addEventListener(type, (event) => { event.preventDefault(); drop.classList.add('over'); });
+    }
+    drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+    drop.addEventListener('drop', (event) => {
+      event.preventDefault();
+      drop.classList.remove('over');
+      [...event.dataTransfer.files].forEach(send);
+    });
+  }
+}
+// --- end library and upload ---

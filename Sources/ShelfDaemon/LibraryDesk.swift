@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import ShelfConfig
+import ShelfCore
+import ShelfOutputs
+import ShelfStore
+
+/// `shelfd library` and the library page: a person's edits of whole works (edit, remove, merge), after each of
+/// which library.json, review/ and the exports follow the database at once. The edits themselves are the
+/// store's (`Store.editWork`, `removeWork`, `mergeWorks`): one code path for the command and the page.
+package struct LibraryDesk: Sendable {
+    private let files: LibraryFiles
+    private let store: Store
+
+    /// Opens the database for edits (the daemon may be running: each edit is one BEGIN IMMEDIATE transaction).
+    package init(config: Configuration, logger: Logger) throws {
+        guard FileManager.default.fileExists(atPath: config.paths.database) else {
+            throw LibraryError(.notFound, "The library is empty: shelfd has not catalogued any photo yet.")
+        }
+        self.init(config: config, store: try Store.open(path: config.paths.database), logger: logger)
+    }
+
+    /// Edits on a database already open (the web page shares the daemon's).
+    package init(config: Configuration, store: Store, logger: Logger) {
+        files = LibraryFiles(config: config, store: store, logger: logger)
+        self.store = store
+    }
+
+    package func edit(_ work: String, title: String?, author: String?, isbn: ISBN?) throws -> LibraryChange {
+        try done(store.editWork(work, title: title, author: author, isbn: isbn))
+    }
+
+    package func remove(_ work: String) throws -> LibraryChange {
+        try done(store.removeWork(work))
+    }
+
+    package func merge(_ from: String, into: String) throws -> LibraryChange {
+        try done(store.mergeWorks(from, into: into))
+    }
+
+    private func done(_ change: LibraryChange) -> LibraryChange {
+        files.update()
+        return change
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import ShelfCore
+
+/// How the library page orders its rows.
+package enum LibrarySort: String, Sendable, CaseIterable {
+    case title, author, added, shelf
+}
+
+/// One row of the library page: enough to list a work, without its history.
+package struct LibraryRow: Sendable, Equatable {
+    package var work: String
+    package var title: String
+    package var author: String?
+    /// The edition shown: the ISBN seen in most photos (of those, the one seen last), as library.json shows it.
+    package var isbn13: String?
+    package var status: Book.Status
+    package var shelves: [String]
+    /// The photos it was seen in, newest first (at most `photoLimit`), and how many there are.
+    package var photos: [String]
+    package var photoCount: Int
+    package var firstSeen: Date
+}
+
+/// One page of the library and how many works match in all.
+package struct LibraryPage: Sendable, Equatable {
+    package var rows: [LibraryRow]
+    package var total: Int
+}
+
+extension Store {
+    /// The works matching `search` (in the title, the author or an ISBN), in `sort` order, `limit` of them from
+    /// `offset`. One page is a few indexed queries, whatever the size of the library.
+    package func libraryPage(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws -> LibraryPage {
+        try read { db in
+            let (condition, arguments) = Self.searchCondition(search)
+            let total = Int(try db.queryOne("SELECT COUNT(*) AS n FROM book b WHERE \(condition)", arguments)?.int("n") ?? 0)
+            // Title and added read their index (book_title_order, book_first_seen); shelf joins each work's first shelf.
+            let order = switch sort {
+            case .title: "b.title COLLATE NOCASE, b.id"
+            case .author: "b.author IS NULL, b.author COLLATE NOCASE, b.title COLLATE NOCASE, b.id"
+            case .added: "b.first_seen DESC, b.id DESC"
+            case .shelf: "f.shelf IS NULL, f.shelf COLLATE NOCASE, b.title COLLATE NOCASE, b.id"
+            }
+            let shelves = sort == .shelf
+                ? "LEFT JOIN (SELECT book_id, MIN(shelf) AS shelf FROM book_sighting GROUP BY book_id) f ON f.book_id = b.id" : ""
+            let books = try db.query("""
+                SELECT b.id, b.work_key, b.title, b.author, b.status, b.first_seen
+                FROM book b \(shelves) WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?
+                """, arguments + [max(0, limit), max(0, offset)] as [any SQLBindable])
+            let ids = books.compactMap { $0.int("id") }
+            guard !ids.isEmpty else { return LibraryPage(rows: [], total: total) }
+
+            struct Seen { var shelves: Set<String> = []; var photos: [String] = []; var isbns: [String: (count: Int, last: Double)] = [:] }
+            var seen: [Int64: Seen] = [:]
+            let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            for row in try db.query("""
+                SELECT book_id, sha256, shelf, isbn13, seen_at FROM book_sighting WHERE book_id IN (\(placeholders))
+                ORDER BY seen_at DESC, sha256
+                """, ids) {
+                guard let id = row.int("book_id"), let sha = row.string("sha256") else { continue }
+                if let shelf = row.string("shelf") { seen[id, default: Seen()].shelves.insert(shelf) }
+                seen[id, default: Seen()].photos.append(sha)
+                if let isbn = row.string("isbn13") {
+                    let previous = seen[id]?.isbns[isbn]
+                    seen[id]?.isbns[isbn] = ((previous?.count ?? 0) + 1, max(previous?.last ?? 0, row.double("seen_at") ?? 0))
+                }
+            }
+            let rows = books.compactMap { row -> LibraryRow? in
+                guard let id = row.int("id") else { return nil }
+                let facts = seen[id] ?? Seen()
+                let isbn = facts.isbns.max { a, b in (a.value.count, a.value.last) < (b.value.count, b.value.last) }?.key
+                return LibraryRow(work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
+                                  isbn13: isbn, status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
+                                  shelves: facts.shelves.sorted(), photos: Array(facts.photos.prefix(photoLimit)),
+                                  photoCount: facts.photos.count, firstSeen: row.date("first_seen") ?? Date(timeIntervalSince1970: 0))
+            }
+            return LibraryPage(rows: rows, total: total)
+        }
+    }
+
+    /// The WHERE clause for a search: words anywhere in the title or author, or the digits of an ISBN (a whole
+    /// ISBN-10 is looked up as its ISBN-13).
+    static func searchCondition(_ search: String) -> (String, [any SQLBindable]) {
+        let text = search.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return ("1", []) }
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+        let pattern = "%\(escaped)%"
+        let digits = text.filter { $0 != "-" && $0 != " " }
+        guard digits.count >= 4, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x") }) else {
+            return ("(b.title LIKE ?1 ESCAPE '\\' OR b.author LIKE ?1 ESCAPE '\\')", [pattern])
+        }
+        let isbn = ISBN(digits).map { $0.isbn13 } ?? "%\(digits)%"
+        return ("""
+            (b.title LIKE ?1 ESCAPE '\\' OR b.author LIKE ?1 ESCAPE '\\'
+             OR b.id IN (SELECT book_id FROM book_sighting WHERE isbn13 LIKE ?2 OR isbn10 LIKE ?2))
+            """, [pattern, isbn])
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ShelfConfig
+import ShelfCore
+import ShelfDaemon
+import ShelfStore
+
+/// `/api/v1`: the CLI's JSON documents for scripts, in the CLI's JSON style, and review decisions as POSTs that go
+/// through the same `ReviewDesk.decide` as `shelfd review`. Errors are `{"error": {"code", "message"}}`.
+enum API {
+    static func register(on router: Router<WebContext>, site: WebSite) {
+        let api = router.group("api/v1")
+
+        // `shelfd status --json`.
+        api.get("status") { _, _ -> Response in
+            try json(StatusReport.build(config: site.config, secrets: site.secrets))
+        }
+
+        // The newest finished photos' result documents (results/…json), newest first; `?limit=` up to 200.
+        api.get("results") { request, _ -> Response in
+            let limit = min(200, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
+            let documents = try site.store.recentResults(limit: limit).compactMap { recent -> ResultDocument? in
+                guard let data = FileManager.default.contents(atPath: recent.resultPath) else { return nil }
+                return try? JSONStyle.decoder().decode(ResultDocument.self, from: data)
+            }
+            return try json(documents)
+        }
+
+        // One photo's result document, as written to results/.
+        api.get("results/{sha}") { _, context -> Response in
+            let sha = try photoID(context)
+            guard let job = try site.store.finishedJob(sha256: sha), let path = job.resultPath,
+                  let data = FileManager.default.contents(atPath: path) else {
+                throw APIError(.notFound, "not_found", "No result for photo \(sha) (not catalogued yet, or failed: see /api/v1/status).")
+            }
+            return jsonResponse(Array(data))
+        }
+
+        // `shelfd review list --json`: the open items, oldest first.
+        api.get("review") { _, _ -> Response in
+            try json(site.desk.items().map(site.desk.document))
+        }
+
+        // `shelfd review show --json ID`.
+        api.get("review/{id}") { _, context -> Response in
+            let id = try context.parameters.require("id")
+            return try json(site.desk.document(reviewed { try site.desk.item(id) }))
+        }
+
+        // A decision, as `shelfd review accept|edit|reject` takes it.
+        api.post("review/{id}") { request, context -> Response in
+            let id = try context.parameters.require("id")
+            var request = request
+            let body = try await request.collectBody(upTo: context.maxUploadSize)
+            let decision: DecisionRequest
+            do { decision = try JSONDecoder().decode(DecisionRequest.self, from: Data(Array(buffer: body))) } catch {
+                throw APIError(.badRequest, "bad_request", DecisionRequest.usage)
+            }
+            let verdict = try decision.verdict()
+            let resolution = try reviewed { try site.desk.decide(id, verdict) }
+            return try json(DecisionAnswer(resolution))
+        }
+
+        // library.json (`shelfd.library/1`).
+        api.get("library") { _, _ -> Response in
+            guard let data = FileManager.default.contents(atPath: site.config.paths.libraryFile) else {
+                return try json(LibraryDocument(generatedAt: Date(), books: []))
+            }
+            return jsonResponse(Array(data))
+        }
+    }
+
+    /// A photo's id: its 64-hex SHA-256, nothing else.
+    static func photoID(_ context: WebContext) throws -> String {
+        let sha = try context.parameters.require("sha").lowercased()
+        guard sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
+            throw APIError(.notFound, "not_found", "A photo is named by its SHA-256 (64 hex digits).")
+        }
+        return sha
+    }
+
+    /// Runs a review call, turning its errors into the API's.
+    static func reviewed<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ReviewError {
+            switch error.code {
+            case .notFound: throw APIError(.notFound, error.code.rawValue, error.message)
+            case .ambiguous: throw APIError(.conflict, error.code.rawValue, error.message)
+            case .noSuchCandidate: throw APIError(.unprocessableContent, error.code.rawValue, error.message)
+            }
+        }
+    }
+
+    /// The CLI's JSON style (`printJSON`): pretty, sorted keys, ISO 8601 dates, a final newline.
+    static func json(_ value: some Encodable) throws -> Response {
+        jsonResponse(Array(try JSONStyle.encoder().encode(value)) + Array("\n".utf8))
+    }
+
+    static func jsonResponse(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+/// The body of `POST /api/v1/review/{id}`.
+struct DecisionRequest: Decodable {
+    var decision: String
+    var candidate: Int?
+    var title: String?
+    var author: String?
+    var isbn: String?
+
+    static let usage = #"Send JSON: {"decision": "accept"}, {"decision": "candidate", "candidate": N}, "#
+        + #"{"decision": "edit", "title": …, "author": …, "isbn": …} or {"decision": "reject"}."#
+
+    /// The same checks as `shelfd review accept|edit`, answered with 422 and what to fix.
+    func verdict() throws -> ReviewVerdict {
+        switch decision {
+        case "accept": return .accept
+        case "reject": return .reject
+        case "candidate", "pick":
+            guard let candidate, candidate >= 1 else {
+                throw APIError(.unprocessableContent, "bad_candidate", "\"candidate\" counts from 1, as the review document lists them.")
+            }
+            return .pick(candidate)
+        case "edit":
+            let title = title?.trimmingCharacters(in: .whitespaces), author = author?.trimmingCharacters(in: .whitespaces)
+            if title == nil && author == nil && isbn == nil {
+                throw APIError(.unprocessableContent, "nothing_to_change", "Nothing to change: give \"title\", \"author\" or \"isbn\".")
+            }
+            if let title, title.isEmpty { throw APIError(.unprocessableContent, "empty_title", "The title cannot be empty.") }
+            var checked: ISBN?
+            if let isbn, !isbn.trimmingCharacters(in: .whitespaces).isEmpty {
+                guard let valid = ISBN(isbn) else {
+                    throw APIError(.unprocessableContent, "invalid_isbn",
+                                   "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
+                }
+                checked = valid
+            }
+            return .edit(title: title, author: author, isbn: checked)
+        default:
+            throw APIError(.unprocessableContent, "bad_decision", Self.usage)
+        }
+    }
+}
+
+/// What a decision did: the book as it now is in the library (absent when rejected).
+struct DecisionAnswer: Encodable {
+    var id: String
+    var photoSHA256: String
+    var detail: String
+    var book: Book?
+    enum CodingKeys: String, CodingKey { case id, detail, book, photoSHA256 = "photo_sha256" }
+    init(_ resolution: ReviewResolution) {
+        id = resolution.id; photoSHA256 = resolution.photoSHA256; detail = resolution.detail; book = resolution.book
+    }
+}
+
+/// An API error: `{"error": {"code": …, "message": …}}` with its status.
+struct APIError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let code: String
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status; self.code = code; self.message = message
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response { response() }
+
+    func response() -> Response {
+        struct Envelope: Encodable { struct Body: Encodable { let code: String, message: String }; let error: Body }
+        let bytes = (try? JSONStyle.encoder().encode(Envelope(error: .init(code: code, message: message)))).map { Array($0) } ?? []
+        return API.jsonResponse(bytes + Array("\n".utf8), status: status)
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ShelfConfig
+import ShelfCore
+import ShelfDaemon
+import ShelfExport
+import ShelfStore
+
+/// `/library`: every work, searched, sorted and paged in the database (a page is one LIMIT/OFFSET query, so it
+/// stays fast at 10,000 works); `/library/{work}`: one work, with the edit, remove and merge forms, which go
+/// through `LibraryDesk` like `shelfd library`; `/exports/{format}`: what `shelfd export` writes, as a download.
+enum LibraryPages {
+    static let pageSize = 100
+
+    static func register(on router: Router<WebContext>, site: WebSite) {
+        router.get("library") { request, context in
+            let query = LibraryPages.Fields(request.uri.query ?? "")
+            let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added
+            let search = query["q"] ?? ""
+            let page = max(1, Int(query["page"] ?? "") ?? 1)
+            let found = try site.store.libraryPage(search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
+            return site.templates.page("library", title: "Library",
+                                       LibraryView(found, search: search, sort: sort, page: page, notice: query["done"]), context: context)
+        }
+        router.get("library/:work") { request, context in
+            guard let work = workKey(context) else { return notFound(site, context) }
+            let query = LibraryPages.Fields(request.uri.query ?? "")
+            return try workPage(site, work, context: context, mergeSearch: query["merge"], notice: query["done"])
+        }
+        router.post("library/:work/edit") { request, context in
+            guard let work = workKey(context) else { return notFound(site, context) }
+            let form = try await LibraryPages.Fields(request, context: context)
+            let title = form["title"]?.trimmingCharacters(in: .whitespaces)
+            let author = form["author"]?.trimmingCharacters(in: .whitespaces)
+            let isbnText = form["isbn"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            var isbn: ISBN?
+            if !isbnText.isEmpty {
+                guard let checked = ISBN(isbnText) else {
+                    return try workPage(site, work, context: context, error: "“\(isbnText)” is not a valid ISBN: its checksum fails. "
+                                        + "Check the digits on the book's back.", typed: (title, author, isbnText),
+                                        status: .unprocessableContent)
+                }
+                isbn = checked
+            }
+            if title?.isEmpty ?? false {
+                return try workPage(site, work, context: context, error: "The title cannot be empty.", typed: (title, author, isbnText),
+                                    status: .unprocessableContent)
+            }
+            // What the form shows and comes back unchanged is left alone, as options not given to `shelfd library edit`.
+            let entry = try site.store.libraryEntry(work)
+            if isbn?.isbn13 == entry?.isbn13 { isbn = nil }            // the edition shown, sent back: not a new ISBN
+            return try change(site, context, work: work) {
+                try site.library.edit(work, title: title == entry?.title ? nil : title,
+                                      author: author == (entry?.author ?? "") ? nil : author, isbn: isbn)
+            }
+        }
+        router.post("library/:work/remove") { _, context in
+            guard let work = workKey(context) else { return notFound(site, context) }
+            return try change(site, context, work: work) { try site.library.remove(work) }
+        }
+        router.post("library/merge") { request, context in
+            let form = try await LibraryPages.Fields(request, context: context)
+            guard let from = form["from"], let into = form["into"] else { return notFound(site, context) }
+            return try change(site, context, work: from) { try site.library.merge(from, into: into) }
+        }
+        router.get("exports/:format") { _, context in
+            guard let format = context.parameters.get("format").flatMap(ExportFormat.init(rawValue:)) else { return notFound(site, context) }
+            return try download(site, format)
+        }
+    }
+
+    /// The work named in the path: its key, percent-encoded (keys hold `/` and `:`).
+    private static func workKey(_ context: WebContext) -> String? {
+        context.parameters.get("work")?.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `/library/<key>`, the key percent-encoded so that it is one path segment.
+    static func href(_ work: String) -> String {
+        "/library/" + (work.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "")
+    }
+
+    private static let pathSafe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    /// Carries out an edit, then sends the browser to the work as it is now (or to the library once it is gone).
+    private static func change(_ site: WebSite, _ context: WebContext, work: String,
+                               _ body: () throws -> LibraryChange) throws -> Response {
+        do {
+            let change = try body()
+            let notice = "done=" + (change.detail.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "")
+            return redirect(to: (change.work.map(href) ?? "/library") + "?" + notice)
+        } catch let error as LibraryError where error.code == .notFound {
+            return notFound(site, context)
+        } catch let error as LibraryError {
+            return try workPage(site, work, context: context, error: error.message, status: .unprocessableContent)
+        }
+    }
+
+    /// 303: the browser follows with a GET, so reloading the page does not post the form again.
+    private static func redirect(to location: String) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    private static func workPage(_ site: WebSite, _ work: String, context: WebContext, mergeSearch: String? = nil,
+                                 notice: String? = nil, error: String? = nil, typed: (String?, String?, String)? = nil,
+                                 status: HTTPResponse.Status = .ok) throws -> Response {
+        guard let entry = try site.store.libraryEntry(work) else { return notFound(site, context) }
+        var merge: MergeView?
+        if let mergeSearch, !mergeSearch.trimmingCharacters(in: .whitespaces).isEmpty {
+            let found = try site.store.libraryPage(search: mergeSearch, sort: .title, offset: 0, limit: 20, photoLimit: 0)
+            merge = MergeView(query: mergeSearch, from: work,
+                              works: found.rows.filter { $0.work != work }.map(RowView.init))
+        }
+        var view = WorkView(entry, merge: merge, notice: notice, error: error)
+        if let (title, author, isbn) = typed {             // refused: the form keeps what was typed, to correct it
+            view.form = WorkView.EditForm(title: title ?? view.form.title, author: author ?? view.form.author, isbn: isbn)
+        }
+        return site.templates.page("work", title: entry.title, view,
+                                   context: context, status: status)
+    }
+
+    private static func notFound(_ site: WebSite, _ context: WebContext) -> Response {
+        site.templates.page("work", title: "No such work", WorkView.missing, context: context, status: .notFound)
+    }
+
+    /// The export as `shelfd export --format` writes it by default, as a file to save.
+    private static func download(_ site: WebSite, _ format: ExportFormat) throws -> Response {
+        let library = try site.store.library()
+        let reviews = format == .review ? try site.desk.items().map(site.desk.document) : []
+        let options = ExportOptions(exclusiveShelf: site.config.export.exclusiveShelf, reviewFolder: site.config.paths.review)
+        let result = try LibraryExport.export(format, library: library, reviews: reviews, options: options, generatedAt: Date())
+        var headers = HTTPFields()
+        headers[.contentType] = switch format.fileExtension {
+        case "csv": "text/csv; charset=utf-8"
+        case "tsv": "text/tab-separated-values; charset=utf-8"
+        default: "application/json"
+        }
+        headers[.contentDisposition] = "attachment; filename=\"\(format.defaultFileName)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: result.data)))
+    }
+
+    // MARK: What the templates show
+
+    struct LibraryView {
+        let search: String
+        let sort: String
+        let total: Int
+        let showing: String
+        let rows: [RowView]
+        let sorts: [Link]
+        let previous: String?
+        let next: String?
+        let exports: [Link]
+        let notice: String?
+
+        init(_ found: LibraryPage, search: String, sort: LibrarySort, page: Int, notice: String?) {
+            self.search = search
+            self.sort = sort.rawValue
+            total = found.total
+            let first = (page - 1) * LibraryPages.pageSize
+            showing = !found.rows.isEmpty ? "\(first + 1)–\(first + found.rows.count) of \(found.total)"
+                : found.total > 0 ? "Page \(page) is past the last of \(found.total) books."
+                : search.isEmpty ? "No books yet." : "No book matches “\(search)”."
+            rows = found.rows.map(RowView.init)
+            func link(sort: LibrarySort, page: Int) -> String {
+                var query = ["sort=\(sort.rawValue)"]
+                if !search.isEmpty { query.append("q=" + (search.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "")) }
+                if page > 1 { query.append("page=\(page)") }
+                return "/library?" + query.joined(separator: "&")
+            }
+            sorts = LibrarySort.allCases.map { Link(label: $0.rawValue, href: link(sort: $0, page: 1), current: $0 == sort) }
+            previous = page > 1 ? link(sort: sort, page: page - 1) : nil
+            next = first + found.rows.count < found.total ? link(sort: sort, page: page + 1) : nil
+            exports = ExportFormat.allCases.map { Link(label: $0.rawValue, href: "/exports/\($0.rawValue)", current: false) }
+            self.notice = notice
+        }
+    }
+
+    struct Link {
+        let label: String
+        let href: String
+        let current: Bool
+    }
+
+    struct RowView {
+        let work: String
+        let href: String
+        let title: String
+        let author: String
+        let isbn: String
+        let shelves: String
+        let state: String
+        let stateClass: String
+        let photos: [Thumb]
+        let more: String?
+        /// ` — author`, when there is one.
+        let byline: String?
+
+        init(_ row: LibraryRow) {
+            work = row.work
+            href = LibraryPages.href(row.work)
+            title = row.title
+            author = row.author ?? ""
+            isbn = row.isbn13 ?? ""
+            shelves = row.shelves.joined(separator: ", ")
+            state = row.status == .verified ? "verified" : "to review"
+            stateClass = row.status == .verified ? "verified" : "review"
+            photos = row.photos.map(Thumb.init)
+            more = row.photoCount > row.photos.count ? "+\(row.photoCount - row.photos.count)" : nil
+            byline = row.author.map { " — \($0)" }
+        }
+    }
+
+    struct Thumb {
+        let href: String
+        let src: String
+        init(_ sha256: String) { href = "/photos/\(sha256)"; src = "/photos/\(sha256)/thumb" }
+    }
+
+    struct WorkView {
+        let found: Bool
+        let work: String
+        let href: String
+        let title: String
+        let author: String
+        let isbn: String
+        let isbnShown: String?
+        let state: String
+        let stateClass: String
+        let match: String?
+        let editions: [Edition]
+        let sightings: [Sighting]
+        let history: [Step]
+        let review: String?
+        let merge: MergeView?
+        let notice: String?
+        let error: String?
+        /// The edit form's fields: the work as it is, or what was typed when it was refused.
+        var form: EditForm
+
+        struct EditForm { let title: String; let author: String; let isbn: String }
+        struct Edition { let isbn13: String; let isbn10: String?; let source: String }
+        struct Sighting { let href: String; let src: String; let path: String; let shelf: String?; let seen: String; let confidence: String }
+        struct Step { let action: String; let by: String; let at: String; let detail: String? }
+
+        init(_ entry: LibraryDocument.Entry, merge: MergeView?, notice: String?, error: String?) {
+            found = true
+            work = entry.work
+            href = LibraryPages.href(entry.work)
+            title = entry.title
+            author = entry.author ?? ""
+            isbn = entry.isbn13 ?? ""
+            isbnShown = entry.isbn13
+            state = entry.status == .verified ? "verified" : "to review"
+            stateClass = entry.status == .verified ? "verified" : "review"
+            match = entry.match.map { "\($0.source) \($0.key)" + ($0.year.map { " (\($0))" } ?? "") }
+            editions = entry.editions.map { Edition(isbn13: $0.isbn13, isbn10: $0.isbn10, source: $0.source) }
+            sightings = entry.sightings.reversed().map {
+                Sighting(href: "/photos/\($0.photoSHA256)", src: "/photos/\($0.photoSHA256)/thumb", path: $0.photo,
+                         shelf: $0.shelf, seen: WorkView.day($0.seenAt), confidence: String(format: "%.2f", $0.confidence))
+            }
+            history = entry.history.map { Step(action: $0.action.replacingOccurrences(of: "_", with: " "), by: $0.by,
+                                               at: WorkView.day($0.at), detail: $0.detail) }
+            review = entry.reviewID.map { "/review/\($0)" }
+            self.merge = merge
+            self.notice = notice
+            self.error = error
+            form = EditForm(title: title, author: author, isbn: isbn)
+        }
+
+        private init() {
+            found = false; work = ""; href = ""; title = ""; author = ""; isbn = ""; isbnShown = nil; state = ""; stateClass = ""; match = nil
+            editions = []; sightings = []; history = []; review = nil; merge = nil; notice = nil; error = nil
+            form = EditForm(title: "", author: "", isbn: "")
+        }
+
+        static let missing = WorkView()
+
+        /// `2026-11-25 14:03` (UTC).
+        static func day(_ date: Date) -> String {
+            String(date.ISO8601Format().prefix(16)).replacingOccurrences(of: "T", with: " ")
+        }
+    }
+
+    struct MergeView {
+        let query: String
+        let from: String
+        let works: [RowView]
+        let none: Bool
+
+        init(query: String, from: String, works: [RowView]) {
+            self.query = query; self.from = from; self.works = works; none = works.isEmpty
+        }
+    }
+}
+
+extension LibraryPages {
+    /// The fields of a form or a query string (`a=1&b=x+y`); a repeated field keeps its first value.
+    struct Fields {
+        private var fields: [String: String] = [:]
+
+        init(_ encoded: String) { fields = FormFields.urlEncoded(encoded) }
+
+        /// A posted `application/x-www-form-urlencoded` body, up to the context's limit for small bodies.
+        init(_ request: Request, context: WebContext) async throws {
+            let body = try await request.body.collect(upTo: context.maxUploadSize)
+            self.init(String(buffer: body))
+        }
+
+        subscript(_ name: String) -> String? { fields[name] }
+    }
+}

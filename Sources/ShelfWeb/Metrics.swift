@@ -1,0 +1,68 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Prometheus
+import ShelfStore
+
+/// `/metrics` (Prometheus text) and `/healthz`. The figures are read from the database at scrape time, where the
+/// daemon keeps them (the queue, every provider request with its outcome and latency), so `shelfd web` alone
+/// reports what the daemon did, and a restart loses nothing.
+enum Metrics {
+    static func register(on router: Router<WebContext>, site: WebSite) {
+        router.get("healthz") { _, _ -> Response in
+            let answering = site.store.isAnswering()
+            return text(answering ? "ok\n" : "the database does not answer\n", status: answering ? .ok : .serviceUnavailable)
+        }
+        router.get("metrics") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try scrape(site.store))))
+        }
+    }
+
+    /// Buckets of the provider latency histogram, in seconds: a local OCR answers in under a second, a vision
+    /// model in a few, a slow one in tens.
+    static let latencyBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120]
+
+    static func scrape(_ store: Store) throws -> [UInt8] {
+        let registry = PrometheusCollectorRegistry()
+        let counts = try store.queueCounts()
+        let states: [(String, Int)] = [("pending", counts.pending), ("leased", counts.leased), ("done", counts.done),
+                                       ("review", counts.review), ("failed", counts.failed), ("dead", counts.dead)]
+        for (state, n) in states {
+            registry.makeGauge(descriptor: metric("photos", "", "Photos by state, as 'shelfd status' counts them (failed: will be retried; dead: will not)."),
+                               labels: [("state", state)]).set(to: Double(n))
+        }
+        registry.makeGauge(descriptor: metric("queue_depth", "", "Photos waiting to be read: pending, in progress, or to be retried."))
+            .set(to: Double(counts.pending + counts.leased + counts.failed))
+        registry.makeGauge(descriptor: metric("oldest_pending", "seconds", "Age of the oldest photo waiting to be claimed (0: none)."))
+            .set(to: Double(counts.oldestPendingSeconds ?? 0))
+        for row in try store.requestCounts() {
+            registry.makeCounter(descriptor: metric("provider_requests", "total", "Requests sent to each provider, by outcome."),
+                                 labels: [("provider", row.provider), ("outcome", row.outcome)])
+                .increment(by: Int64(row.count))
+        }
+        var histograms: [String: ValueHistogram] = [:]
+        for row in try store.answeredLatencies() {
+            let histogram = histograms[row.provider] ?? registry.makeValueHistogram(
+                descriptor: metric("provider_latency", "seconds", "How long each provider took to answer, for the requests it answered."),
+                labels: [("provider", row.provider)], buckets: latencyBuckets)
+            histograms[row.provider] = histogram
+            for _ in 0..<row.count { histogram.record(Double(row.latencyMs) / 1000) }
+        }
+        return registry.emitToBuffer()
+    }
+
+    static func metric(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "shelfd", metricName: name, unitName: unit, helpText: help)
+    }
+
+    static func text(_ body: String, status: HTTPResponse.Status) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}

@@ -1,0 +1,388 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ShelfConfig
+import ShelfCore
+import ShelfStore
+import Synchronization
+
+/// The door of the web page, in front of every route (DESIGN §10):
+/// - `Host` must name this server (a page on another site that rebinds its name to 127.0.0.1 is refused: 421);
+/// - beyond loopback, a request needs a logged-in session or `Authorization: Bearer <web_token>` (401);
+/// - a POST, PUT, PATCH or DELETE needs the session's CSRF token (form field `csrf` or header `X-CSRF-Token`) or
+///   the bearer token, and an `Origin`, when sent, that is this server (403);
+/// - every response carries the Content-Security-Policy and its two companions.
+/// Sessions live in the database (hashed): they outlive a restart, and the login codes that
+/// `shelfd web --print-login-url` writes reach whichever process serves the page.
+struct SecurityMiddleware: RouterMiddleware {
+    typealias Context = WebContext
+
+    let site: WebSite
+    let hosts: HostRule
+
+    func handle(_ request: Request, context: WebContext,
+                next: (Request, WebContext) async throws -> Response) async throws -> Response {
+        var response = await guarded(request, context: context, next: next)
+        Self.addHeaders(&response)
+        return response
+    }
+
+    private func guarded(_ request: Request, context: WebContext,
+                         next: (Request, WebContext) async throws -> Response) async -> Response {
+        var request = request
+        var context = context
+        let path = request.uri.path
+        guard hosts.allows(authority: request.head.authority) else {
+            return Self.refusal(.misdirectedRequest, "wrong_host",
+                                "This server answers to the address it listens on (or localhost) only.", path: path)
+        }
+        let sentToken = Self.bearerSent(request)
+        if sentToken != nil && TokenThrottle.shared.isBlocked() {
+            return Self.refusal(.tooManyRequests, "too_many_wrong_tokens",
+                                "Too many wrong tokens in the last minute: wait a minute, then try again.", path: path)
+        }
+        let bearer = Self.tokenMatches(sentToken, site.secrets.webToken?.value)
+        if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure() }
+        let cookie = request.cookies[Session.cookieName]?.value
+        var session = cookie.flatMap { try? site.store.webSession(id: $0) }
+        if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
+        let authenticated = bearer || context.isFromLoopback || session?.loggedIn == true
+
+        if !authenticated && !Self.isPublic(path) {
+            if Self.isAPI(path) {
+                var response = Self.refusal(.unauthorized, "unauthorized",
+                                            "Send 'Authorization: Bearer <web_token>', or log in on the page.", path: path)
+                response.headers[.wwwAuthenticate] = "Bearer"
+                return response
+            }
+            return LoginPages.page(site: site, context: context, status: .unauthorized,
+                                   notice: "Log in with the token, or open a link from 'shelfd web --print-login-url'.")
+        }
+
+        if Self.changesState(request.method) {
+            if !Self.comesFromThisSite(request, hosts: hosts) {
+                return Self.refusal(.forbidden, "cross_origin", "A request from another site cannot change anything here.",
+                                    path: path)
+            }
+            // The login form has no session yet: the token it carries is its proof.
+            if !bearer && path != "/login" {
+                let sent: String?
+                do { sent = try await csrfSent(&request) } catch let error as UploadTooLarge {
+                    return Self.refusal(.contentTooLarge, "too_large", error.message, path: path)
+                } catch {
+                    return Self.refusal(.badRequest, "bad_body", "The request's body could not be read.", path: path)
+                }
+                guard let session, let sent, Self.constantTimeEquals(sent, session.csrf) else {
+                    return Self.refusal(.forbidden, "csrf",
+                                        "The form is out of date or came from elsewhere: reload the page and try again.",
+                                        path: path)
+                }
+            }
+        }
+
+        // A browser on this machine gets a session without logging in: it carries the CSRF token of its forms.
+        var created: Cookie?
+        if session == nil && !bearer && context.isFromLoopback && Self.wantsSession(path) && request.method == .get {
+            if let new = try? Session.create(in: site.store, loggedIn: false) {
+                session = new.session
+                created = new.cookie
+            }
+        }
+        context.csrfToken = session?.csrf ?? ""
+
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = error.response()
+        } catch let error as any HTTPResponseError where Self.isAPI(path) {
+            // The router's own errors (no such route, a body too large) in the API's shape.
+            response = APIError(error.status, error.status.code == 404 ? "not_found" : "http_\(error.status.code)",
+                                error.status.reasonPhrase).response()
+        } catch let error as any HTTPResponseError {
+            response = (try? error.response(from: request, context: context)) ?? Response(status: error.status)
+        } catch {
+            context.logger.error("Web request failed", metadata: ["event": "web_error", "path": "\(path)", "error": "\(error)"])
+            response = Self.refusal(.internalServerError, "internal", "Something went wrong; the daemon's log says what.",
+                                    path: path)
+        }
+        if let created { response.setCookie(created) }
+        return response
+    }
+
+    // MARK: Rules
+
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    /// What anyone may fetch: the login itself, the stylesheet and script, and the supervisor's check.
+    static func isPublic(_ path: String) -> Bool {
+        path == "/login" || path.hasPrefix("/login/") || path.hasPrefix("/static/") || path == "/healthz"
+    }
+
+    static func isAPI(_ path: String) -> Bool { path.hasPrefix("/api/") || path == "/metrics" }
+
+    /// Pages a browser shows: scripts, metrics, health checks and files make no sessions.
+    static func wantsSession(_ path: String) -> Bool {
+        !isAPI(path) && !path.hasPrefix("/static/") && path != "/healthz" && !path.hasPrefix("/login/")
+    }
+
+    static func changesState(_ method: HTTPRequest.Method) -> Bool {
+        method == .post || method == .put || method == .patch || method == .delete
+    }
+
+    static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
+
+    /// A state change must not come from another site's page. The browser says where a request comes from in
+    /// `Sec-Fetch-Site` (sent to HTTPS and localhost only) and `Origin`. Under `Referrer-Policy: no-referrer` a
+    /// form's POST says `Origin: null`, even from this page, and over plain HTTP to a LAN address without
+    /// `Sec-Fetch-Site`: that says nothing either way, and the CSRF token, which only this page has, decides.
+    static func comesFromThisSite(_ request: Request, hosts: HostRule) -> Bool {
+        if let site = request.headers[fetchSite]?.lowercased(), site != "same-origin" && site != "none" { return false }
+        guard let origin = request.headers[.origin], origin != "null" else { return true }
+        return hosts.isSameOrigin(origin, authority: request.head.authority)
+    }
+
+    /// The token of `Authorization: Bearer <token>`, when one is sent.
+    static func bearerSent(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    static func tokenMatches(_ sent: String?, _ token: String?) -> Bool {
+        guard let sent, let token else { return false }
+        return constantTimeEquals(sent, token)
+    }
+
+    /// Compares every byte, so the time taken says nothing of how much of a guess was right.
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// The CSRF token the request carries: the header (scripts), else the form's `csrf` field. The body read
+    /// here stays in the request for the route.
+    private func csrfSent(_ request: inout Request) async throws -> String? {
+        if let header = request.headers[Self.csrfHeader] { return header }
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        if type.hasPrefix("application/x-www-form-urlencoded") {
+            let body = try await request.collectBody(upTo: 64 * 1024)
+            return FormFields.urlEncoded(String(buffer: body))["csrf"]
+        }
+        if type.hasPrefix("multipart/form-data"), let boundary = FormFields.boundary(of: request.headers[.contentType] ?? "") {
+            // Forms that upload photos without the script: the whole form, up to a few photos at the limit.
+            let limit = max(1, site.config.web.maxUploadMB) * 1024 * 1024
+            let body: ByteBuffer
+            do { body = try await request.collectBody(upTo: limit * 4 + 64 * 1024) } catch let error as any HTTPResponseError
+                where error.status == .contentTooLarge {
+                throw UploadTooLarge(message: "The upload is larger than shelfd takes: [web] max_upload_mb = \(site.config.web.maxUploadMB) per photo.")
+            }
+            return FormFields.multipartField("csrf", in: Array(buffer: body), boundary: boundary)
+        }
+        return nil
+    }
+
+    struct UploadTooLarge: Error { var message: String }
+
+    // MARK: Responses
+
+    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
+        + "object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+    static func addHeaders(_ response: inout Response) {
+        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    }
+
+    /// A refusal as JSON under /api/ (`{"error": {"code", "message"}}`), as plain text elsewhere.
+    static func refusal(_ status: HTTPResponse.Status, _ code: String, _ message: String, path: String) -> Response {
+        if isAPI(path) { return APIError(status, code, message).response() }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+/// A new session: a random id for the cookie (only its hash is stored) and a random CSRF token.
+enum Session {
+    static let cookieName = "shelfd_session"
+    /// A login lasts a month. A loopback session, made for any browser or script that asks for a page without
+    /// a cookie, lasts a week, so a script polling `/` leaves few rows behind.
+    static func lifetime(loggedIn: Bool) -> TimeInterval { (loggedIn ? 30 : 7) * 24 * 3600 }
+
+    static func create(in store: Store, loggedIn: Bool) throws -> (session: WebSession, cookie: Cookie) {
+        let id = randomToken(), csrf = randomToken()
+        let seconds = lifetime(loggedIn: loggedIn)
+        let expires = Date().addingTimeInterval(seconds)
+        try store.createWebSession(id: id, csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
+        // Not Secure: the page is served over plain HTTP (a Secure cookie would never come back).
+        let cookie = Cookie(name: cookieName, value: id, maxAge: Int(seconds), path: "/", secure: false, httpOnly: true,
+                            sameSite: .strict)
+        return (WebSession(csrf: csrf, loggedIn: loggedIn, expiresAt: expires), cookie)
+    }
+
+    /// 32 random bytes as hex: session ids, CSRF tokens, login codes.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+    }
+}
+
+/// Which `Host` a request may name: this server's own address, loopback names, and beyond loopback this
+/// machine's name, or any IP address when it listens on every address. A name that merely resolves here (DNS
+/// rebinding) is refused.
+struct HostRule: Sendable {
+    let listenHost: String
+    let port: BoundPort
+    /// This machine's names (`gethostname`), accepted when listening on every address.
+    let machineNames: Set<String>
+
+    init(listenHost: String, port: BoundPort, machineNames: Set<String> = HostRule.currentMachineNames()) {
+        self.listenHost = listenHost.lowercased()
+        self.port = port
+        self.machineNames = machineNames
+    }
+
+    var listensEverywhere: Bool { ["0.0.0.0", "::", "*", ""].contains(listenHost) }
+
+    func allows(authority: String?) -> Bool {
+        guard let authority, let (host, hostPort) = Self.split(authority) else { return false }
+        guard (hostPort ?? 80) == port.value else { return false }
+        if host == "localhost" || host == listenHost || Self.isLoopbackIP(host) { return true }
+        // Beyond loopback a phone may also name the machine (`shelf-pc.local`).
+        if listenHost == "localhost" || Self.isLoopbackIP(listenHost) { return false }
+        return machineNames.contains(host) || (listensEverywhere && Self.isIPLiteral(host))
+    }
+
+    /// `Origin` is `http://` and the authority the request named (already checked by `allows`).
+    func isSameOrigin(_ origin: String, authority: String?) -> Bool {
+        guard let authority, origin.lowercased().hasPrefix("http://"),
+              let sent = Self.split(String(origin.dropFirst("http://".count))), let named = Self.split(authority) else { return false }
+        return sent.host == named.host && (sent.port ?? 80) == (named.port ?? 80)
+    }
+
+    /// `host[:port]` or `[v6][:port]`, lower-cased, without a trailing dot.
+    static func split(_ authority: String) -> (host: String, port: Int?)? {
+        let text = authority.lowercased()
+        var host: Substring, port: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty { guard rest.hasPrefix(":") else { return nil }; port = rest.dropFirst() }
+        } else if let colon = text.firstIndex(of: ":") {
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        } else {
+            host = text[...]
+        }
+        if host.hasSuffix(".") { host = host.dropLast() }
+        guard !host.isEmpty else { return nil }
+        if let port {
+            guard let number = Int(port), (1...65_535).contains(number) else { return nil }
+            return (String(host), number)
+        }
+        return (String(host), nil)
+    }
+
+    static func isIPLiteral(_ host: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    static func isLoopbackIP(_ host: String) -> Bool {
+        (host.hasPrefix("127.") && isIPLiteral(host)) || host == "::1"
+    }
+
+    static func currentMachineNames() -> Set<String> {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return [] }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+        guard !name.isEmpty else { return [] }
+        let short = name.split(separator: ".").first.map(String.init) ?? name
+        return [name, short, short + ".local"]
+    }
+}
+
+/// Wrong tokens, from anyone, in the bearer header or the login form: after `limit` in a minute every token
+/// is refused (429) until the minute has passed, so a token cannot be guessed at network speed. Sessions
+/// already logged in go on working.
+final class TokenThrottle: Sendable {
+    static let shared = TokenThrottle()
+
+    private let failures = Mutex<[Date]>([])
+    let limit: Int
+    let window: TimeInterval
+
+    init(limit: Int = 10, window: TimeInterval = 60) { self.limit = limit; self.window = window }
+
+    func isBlocked(now: Date = Date()) -> Bool {
+        failures.withLock { list in
+            list.removeAll { now.timeIntervalSince($0) >= window }
+            return list.count >= limit
+        }
+    }
+
+    func recordFailure(now: Date = Date()) {
+        failures.withLock { $0.append(now) }
+    }
+}
+
+/// The port the server listens on, known once it is bound (`:0` lets the system pick one).
+final class BoundPort: Sendable {
+    private let port: Mutex<Int>
+    init(_ port: Int) { self.port = Mutex(port) }
+    var value: Int { port.withLock { $0 } }
+    func set(_ value: Int) { port.withLock { $0 = value } }
+}
+
+/// The few form fields the door reads itself (the CSRF token); routes decode their own forms.
+enum FormFields {
+    static func urlEncoded(_ body: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            guard let name = parts.first else { continue }
+            let key = decode(name)
+            if fields[key] == nil { fields[key] = parts.count > 1 ? decode(parts[1]) : "" }
+        }
+        return fields
+    }
+
+    static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0].lowercased() == "boundary" {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return nil
+    }
+
+    /// The value of the text field `name` in a multipart/form-data body.
+    static func multipartField(_ name: String, in body: [UInt8], boundary: String) -> String? {
+        let data = Data(body)
+        let delimiter = Data("--\(boundary)".utf8)
+        var searchFrom = data.startIndex
+        while let start = data.range(of: delimiter, in: searchFrom..<data.endIndex) {
+            guard let headersEnd = data.range(of: Data("\r\n\r\n".utf8), in: start.upperBound..<data.endIndex) else { return nil }
+            let headers = String(decoding: data[start.upperBound..<headersEnd.lowerBound], as: UTF8.self).lowercased()
+            let next = data.range(of: Data("\r\n--\(boundary)".utf8), in: headersEnd.upperBound..<data.endIndex)
+            if headers.contains("name=\"\(name.lowercased())\""), !headers.contains("filename="), let next {
+                return String(decoding: data[headersEnd.upperBound..<next.lowerBound], as: UTF8.self)
+            }
+            guard let next else { return nil }
+            searchFrom = next.lowerBound + 2
+        }
+        return nil
+    }
+}

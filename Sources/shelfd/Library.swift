@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+import ShelfDaemon
+import ShelfStore
+
+struct Library: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Correct the library: edit a work, remove one, merge two.",
+        discussion: """
+            A work is named by its key, as library.json writes it ("work"). Each change is remembered for the \
+            photos that showed the work, so reading them again keeps it; library.json, review/ and the exports \
+            are rewritten at once. Works while the daemon runs.
+            """,
+        subcommands: [LibraryEdit.self, LibraryRemove.self, LibraryMerge.self])
+}
+
+struct LibraryEdit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Give a work's title, author or ISBN in your own words.",
+        discussion: "What you leave out stays. A new ISBN that another work has joins the two, as a new photo would.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print what was done as JSON.") var json = false
+    @Option(name: .long, help: "The title.") var title: String?
+    @Option(name: .long, help: "The author; an empty string for none.") var author: String?
+    @Option(name: .long, help: "An ISBN-10 or ISBN-13 (its checksum is checked).") var isbn: String?
+    @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
+
+    func validate() throws {
+        if title == nil && author == nil && isbn == nil { throw ValidationError("Nothing to change: give --title, --author or --isbn.") }
+        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--title cannot be empty.") }
+        if let isbn, ISBN(isbn) == nil {
+            throw ValidationError("'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
+        }
+    }
+
+    func run() async throws {
+        try change(global, json: json) {
+            try $0.edit(work, title: title?.trimmingCharacters(in: .whitespaces), author: author?.trimmingCharacters(in: .whitespaces),
+                        isbn: isbn.flatMap(ISBN.init))
+        }
+    }
+}
+
+struct LibraryRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Take a work out of the library.",
+        discussion: """
+            The photos that showed it are remembered as not showing it: reading them again does not bring it back. \
+            A new photo of the book, or a photo read again as a different book, does.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print what was done as JSON.") var json = false
+    @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
+
+    func run() async throws { try change(global, json: json) { try $0.remove(work) } }
+}
+
+struct LibraryMerge: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge", abstract: "Two entries are one book: the first becomes part of the second.",
+        discussion: "The second keeps its key, title and record; the first's photos, editions and history join it.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print what was done as JSON.") var json = false
+    @Argument(help: ArgumentHelp("The work that goes.", valueName: "from")) var from: String
+    @Argument(help: ArgumentHelp("The work that stays.", valueName: "into")) var into: String
+
+    func validate() throws {
+        if from == into { throw ValidationError("Give two different works: the one that goes, then the one that stays.") }
+    }
+
+    func run() async throws { try change(global, json: json) { try $0.merge(from, into: into) } }
+}
+
+/// Carries out one change and says what it did; a work that is not there exits 1 with what to give instead.
+private func change(_ global: GlobalOptions, json: Bool, _ body: (LibraryDesk) throws -> LibraryChange) throws {
+    let (config, _, logger) = try global.load(quiet: true)
+    do {
+        let change = try body(try LibraryDesk(config: config, logger: logger))
+        if json { return try printJSON(change) }
+        print("\(change.detail.prefix(1).uppercased())\(change.detail.dropFirst())" + (change.work.map { " (\($0))" } ?? "") + ".")
+    } catch let error as LibraryError where error.code == .sameWork {
+        throw ValidationError(error.message)
+    }
+}

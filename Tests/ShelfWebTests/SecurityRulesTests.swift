@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import ShelfWeb
+
+@Suite("The web page's door: its rules without a socket")
+struct SecurityRulesTests {
+    static let loopback = HostRule(listenHost: "127.0.0.1", port: BoundPort(8787), machineNames: ["shelf-pc", "shelf-pc.local"])
+    static let everywhere = HostRule(listenHost: "0.0.0.0", port: BoundPort(8787), machineNames: ["shelf-pc", "shelf-pc.local"])
+
+    @Test("On loopback, Host must be a loopback name with the port; a name that rebinds to 127.0.0.1 is refused",
+          arguments: [("127.0.0.1:8787", true), ("localhost:8787", true), ("LOCALHOST:8787", true), ("[::1]:8787", true),
+                      ("localhost.:8787", true), ("127.0.0.1:8788", false), ("127.0.0.1", false), ("evil.example:8787", false),
+                      ("192.168.1.5:8787", false), ("shelf-pc:8787", false), ("", false), ("127.0.0.1:", false)])
+    func loopbackHosts(authority: String, allowed: Bool) {
+        #expect(Self.loopback.allows(authority: authority) == allowed, "\(authority)")
+    }
+
+    @Test("On every address, any IP address and this machine's names are served; other names are not",
+          arguments: [("192.168.1.5:8787", true), ("[fd00::2]:8787", true), ("shelf-pc.local:8787", true), ("shelf-pc:8787", true),
+                      ("evil.example:8787", false), ("192.168.1.5:80", false)])
+    func everywhereHosts(authority: String, allowed: Bool) {
+        #expect(Self.everywhere.allows(authority: authority) == allowed, "\(authority)")
+    }
+
+    @Test("On one LAN address, that address and this machine's names are served; other addresses are not")
+    func oneAddressHosts() {
+        let rule = HostRule(listenHost: "192.168.1.5", port: BoundPort(8787), machineNames: ["shelf-pc.local"])
+        #expect(rule.allows(authority: "192.168.1.5:8787") && rule.allows(authority: "shelf-pc.local:8787"))
+        #expect(rule.allows(authority: "127.0.0.1:8787"))
+        #expect(!rule.allows(authority: "192.168.1.6:8787") && !rule.allows(authority: "evil.example:8787"))
+    }
+
+    @Test("A missing Host is refused; the port the server got is the one checked")
+    func boundPortCounts() {
+        let port = BoundPort(0)
+        let rule = HostRule(listenHost: "127.0.0.1", port: port, machineNames: [])
+        #expect(!rule.allows(authority: nil))
+        port.set(40123)
+        #expect(rule.allows(authority: "127.0.0.1:40123") && !rule.allows(authority: "127.0.0.1:0"))
+    }
+
+    @Test("Origin must be this server, scheme and port included")
+    func origins() {
+        #expect(Self.loopback.isSameOrigin("http://127.0.0.1:8787", authority: "127.0.0.1:8787"))
+        #expect(Self.loopback.isSameOrigin("http://LOCALHOST:8787", authority: "localhost:8787"))
+        #expect(!Self.loopback.isSameOrigin("http://localhost:8787", authority: "127.0.0.1:8787"))
+        #expect(!Self.loopback.isSameOrigin("https://127.0.0.1:8787", authority: "127.0.0.1:8787"))
+        #expect(!Self.loopback.isSameOrigin("null", authority: "127.0.0.1:8787"))
+        #expect(!Self.loopback.isSameOrigin("http://evil.example", authority: "127.0.0.1:8787"))
+    }
+
+    @Test("The CSRF field is found in a urlencoded form and in a multipart one, never in a file's part")
+    func formFields() {
+        #expect(FormFields.urlEncoded("a=1&csrf=ab%2Bc&b=x+y")["csrf"] == "ab+c")
+        #expect(FormFields.urlEncoded("a=1&csrf=ab%2Bc&b=x+y")["b"] == "x y")
+        let boundary = "XyZ"
+        #expect(FormFields.boundary(of: "multipart/form-data; boundary=\"XyZ\"") == boundary)
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"csrf\"\r\nContent-Type: image/jpeg\r\n\r\nname=\"csrf\"\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n0123abcd\r\n--XyZ--\r\n"
+        #expect(FormFields.multipartField("csrf", in: Array(body.utf8), boundary: boundary) == "0123abcd")
+        #expect(FormFields.multipartField("shelf", in: Array(body.utf8), boundary: boundary) == nil)
+    }
+
+    @Test("Tokens compare equal only when every byte is")
+    func constantTimeEquality() {
+        #expect(SecurityMiddleware.constantTimeEquals("abc", "abc"))
+        #expect(!SecurityMiddleware.constantTimeEquals("abc", "abd"))
+        #expect(!SecurityMiddleware.constantTimeEquals("abc", "abcd"))
+        #expect(Session.randomToken().count == 64 && Session.randomToken() != Session.randomToken())
+    }
+
+    @Test("After ten wrong tokens in a minute every token is refused, until the minute has passed")
+    func wrongTokensAreThrottled() {
+        let throttle = TokenThrottle(limit: 10, window: 60)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        for second in 0..<9 { throttle.recordFailure(now: start.addingTimeInterval(Double(second))) }
+        #expect(!throttle.isBlocked(now: start.addingTimeInterval(10)))
+        throttle.recordFailure(now: start.addingTimeInterval(10))
+        #expect(throttle.isBlocked(now: start.addingTimeInterval(11)))
+        #expect(throttle.isBlocked(now: start.addingTimeInterval(59)))
+        #expect(!throttle.isBlocked(now: start.addingTimeInterval(61)), "the first failures have aged out")
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import Glibc
+import ShelfCore
+import ShelfDigest
+import ShelfHTTP
+import ShelfTesting
+import Testing
+
+extension ShelfRoot {
+    /// Sends one file as the upload script does: the raw body, the shelf and name in the query.
+    func upload(_ url: String, _ bytes: [UInt8], shelf: String, name: String) async throws -> (status: Int, text: String) {
+        let (cookie, token) = try await session(url, "/upload")
+        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
+            method: "POST", url: url + "/upload?shelf=\(formEncoded(shelf))&name=\(formEncoded(name))",
+            headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie), ("X-CSRF-Token", token)], body: bytes,
+            timeout: .seconds(120)))
+        return (response.status, String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Every file and folder under incoming/, hidden ones too.
+    func incomingContents() -> [String] {
+        FileManager.default.enumerator(atPath: incoming.path).map { $0.compactMap { $0 as? String }.sorted() } ?? []
+    }
+}
+
+@Suite("Uploading photos from the page", .serialized)
+struct UploadTests {
+    @Test("A 100 MB photo is refused with the limit named, and nothing is written in incoming/", .timeLimit(.minutes(2)))
+    func tooLargeIsRefused() async throws {
+        let shelf = try ShelfRoot()
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        var big = JPEGFactory.shelf(seed: 80)
+        big += [UInt8](repeating: 0, count: 100 * 1_048_576 - big.count)
+        let refused = try await shelf.upload(url, big, shelf: "den", name: "huge.jpg")
+        #expect(refused.status == 413)
+        #expect(refused.text.contains("This photo is 100 MB; the limit is 40 MB ([web] max_upload_mb)"), "\(refused.text)")
+        #expect(shelf.incomingContents() == [])
+        // The server is still there for the next one.
+        #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 81), shelf: "den", name: "IMG_81.jpg").status == 201)
+        #expect(try await web.stop() == 0)
+    }
+
+    @Test("A photo sent without its length is stopped as soon as it passes the limit, and nothing is left", .timeLimit(.minutes(2)))
+    func streamedPastTheLimitIsStopped() async throws {
+        let shelf = try ShelfRoot(overrides: ["web": ["max_upload_mb": "1"]])
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
+        var body = JPEGFactory.shelf(seed: 84)
+        body += [UInt8](repeating: 0, count: 3 * 1_048_576 - body.count)
+        let (cookie, token) = try await shelf.session(url, "/upload")
+        let answer = try chunkedPost(port: port, path: "/upload?shelf=den&name=big.jpg", headers: "Cookie: \(cookie)\r\nX-CSRF-Token: \(token)\r\n",
+                                     body: body)
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+        #expect(answer.contains("This photo is more than 1 MB; the limit is 1 MB ([web] max_upload_mb)."))
+        #expect(shelf.incomingContents() == [])
+        #expect(try await web.stop() == 0)
+    }
+
+    @Test("Without the script the page's form sends its photos: each placed or refused, and the page says which", .timeLimit(.minutes(2)))
+    func formWithoutScript() async throws {
+        let shelf = try ShelfRoot()
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let (cookie, token) = try await shelf.session(url, "/upload")
+        let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
+        var body: [UInt8] = []
+        func field(_ name: String, _ value: String) {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        func file(_ filename: String, _ bytes: [UInt8]) {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(filename)\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            body += bytes + Array("\r\n".utf8)
+        }
+        let photo = JPEGFactory.shelf(seed: 86)
+        field("shelf", "Study")
+        file("IMG_86.jpg", photo)
+        file("notes.jpg", Array("not a photo at all".utf8))
+        field("csrf", token)                                              // after the photos, as a browser may send it
+        body += Array("--\(boundary)--\r\n".utf8)
+        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
+            method: "POST", url: url + "/upload",
+            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body))
+        let page = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == 422, "one of the two was refused")
+        #expect(page.contains("Added as Study/IMG_86.jpg") && page.contains("not a photo"), "\(page)")
+        #expect(shelf.incomingContents() == ["Study", "Study/IMG_86.jpg"])
+        let landed = try Data(contentsOf: shelf.incoming.appendingPathComponent("Study/IMG_86.jpg"))
+        #expect(Array(landed) == photo)
+        #expect(try await web.stop() == 0)
+    }
+
+    @Test("A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
+          .enabled(if: getuid() == 0), .timeLimit(.minutes(2)))
+    func fullDiskIsRefused() async throws {
+        let shelf = try ShelfRoot()
+        try FileManager.default.createDirectory(at: shelf.incoming, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=512k", "tmpfs", shelf.incoming.path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else { return }            // no mounting here (a container without the right)
+        defer {
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = [shelf.incoming.path]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        var photo = JPEGFactory.shelf(seed: 85)
+        photo += [UInt8](repeating: 1, count: 2 * 1_048_576)
+        let refused = try await shelf.upload(url, photo, shelf: "den", name: "IMG_85.jpg")
+        #expect(refused.status == 507)
+        #expect(refused.text.contains("full"), "\(refused.text)")
+        #expect(shelf.incomingContents() == [])
+        #expect(try await web.stop() == 0)
+    }
+
+    /// POSTs `body` in 64 KiB chunks (Transfer-Encoding: chunked, no Content-Length) over a plain socket, as far as
+    /// the server reads it, and returns what it answered.
+    private func chunkedPost(port: UInt16, path: String, headers: String, body: [UInt8]) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        func send(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        _ = send(Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/octet-stream\r\n\(headers)Transfer-Encoding: chunked\r\n\r\n".utf8))
+        var offset = 0
+        while offset < body.count {
+            let chunk = Array(body[offset..<min(offset + 65_536, body.count)])
+            guard send(Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)) else { break }
+            offset += chunk.count
+        }
+        _ = send(Array("0\r\n\r\n".utf8))
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: answer, as: UTF8.self).contains("max_upload_mb") {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    @Test("Anything but a JPEG or HEIC is refused whatever its name; a bad shelf is refused; names are made safe and never reused",
+          .timeLimit(.minutes(2)))
+    func contentAndNamesAreChecked() async throws {
+        let shelf = try ShelfRoot()
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let text = try await shelf.upload(url, Array("just some words, not a photo\n".utf8), shelf: "den", name: "notes.jpg")
+        #expect(text.status == 415)
+        #expect(text.text.contains("not a photo") && text.text.contains("JPEG or HEIC"), "\(text.text)")
+        #expect(shelf.incomingContents() == [])
+
+        for bad in ["../etc", "a/b", ".hidden", "..", "den\u{0}x"] {
+            let refused = try await shelf.upload(url, JPEGFactory.shelf(seed: 82), shelf: bad, name: "IMG.jpg")
+            #expect(refused.status == 400, "\(bad)")
+        }
+        #expect(shelf.incomingContents() == [])
+
+        let photo = JPEGFactory.shelf(seed: 83)
+        let first = try await shelf.upload(url, photo, shelf: "Living room", name: "../../etc/passwd.JPG")
+        #expect(first.status == 201, "\(first.text)")
+        let second = try await shelf.upload(url, photo, shelf: "Living room", name: "passwd.jpg")
+        #expect(second.status == 201, "\(second.text)")
+        let odd = try await shelf.upload(url, photo, shelf: "", name: "<script>.exe")
+        #expect(odd.status == 201, "\(odd.text)")
+        #expect(shelf.incomingContents() == ["Living room", "Living room/passwd-2.jpg", "Living room/passwd.jpg", "script.jpg"])
+        let landed = try Data(contentsOf: shelf.incoming.appendingPathComponent("Living room/passwd.jpg"))
+        #expect(SHA256.hex(of: Array(landed)) == SHA256.hex(of: photo))
+
+        // A HEIC keeps its extension; one named .jpg is named for what it is.
+        if JPEGFactory.canEncodeHEIC, let heic = JPEGFactory.heic(rgb: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64) {
+            #expect(try await shelf.upload(url, heic, shelf: "phone", name: "IMG_9.HEIC").status == 201)
+            #expect(try await shelf.upload(url, heic, shelf: "phone", name: "IMG_10.jpg").status == 201)
+            #expect(shelf.incomingContents().filter { $0.hasPrefix("phone/") } == ["phone/IMG_10.heic", "phone/IMG_9.heic"])
+        }
+        #expect(try await web.stop() == 0)
+    }
+}
+
+@Suite("Upload and library in a browser", .serialized)
+struct UploadBrowserTests {
+    @Test("A photo picked in the file input reaches incoming/, is read by the daemon and appears in the library page",
+          .timeLimit(.minutes(3)))
+    func uploadThroughTheFileInput() async throws {
+        try await withGeminiEmulator(.always(.books([dune, hobbit, blurry]))) { gemini in
+            let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
+            let daemon = try shelf.startDaemon()
+            let url = try await shelf.webURL()
+            try await withTemporaryDirectory { folder in
+                let photo = folder.appendingPathComponent("IMG_2041.jpg")
+                try Data(JPEGFactory.shelf(seed: 90)).write(to: photo)
+                try await withBrowser(viewport: .phone) { browser in
+                    try await browser.navigate(to: url + "/upload")
+                    try await browser.find("[data-upload-shelf]").sendKeys("Hall")
+                    try await browser.find("[data-upload-files]").upload(photo)
+                    try await browser.waitUntil("the page to say the photo was added") {
+                        try await browser.findAll(".upload-list li[data-state=done]").count == 1
+                    }
+                    #expect(try await browser.find(".upload-result").text().contains("Hall/IMG_2041.jpg"))
+                    #expect(try await !browser.pageWidth().overflows)
+                    try await browser.screenshot("upload")
+                    #expect(FileManager.default.fileExists(atPath: shelf.incoming.appendingPathComponent("Hall/IMG_2041.jpg").path))
+
+                    try await waitUntil("the daemon to catalogue the photo", timeout: .seconds(60)) {
+                        (try? shelf.library().books.contains { $0.title == "Dune" }) == true
+                    }
+                    try await browser.setViewport(.desktop)
+                    try await browser.navigate(to: url + "/library?sort=title")
+                    let titles = try await browser.findAll("table.library td.title a")
+                    var shown: [String] = []
+                    for title in titles { shown.append(try await title.text()) }
+                    #expect(shown == ["Dune", "Smudged Spine", "The Hobbit"])
+                    #expect(try await browser.find("tr[data-work] td.shelves").text() == "Hall")
+                    let thumb = try await browser.find("tr[data-work] .library-thumbs img")
+                    try await browser.waitUntil("the photo's thumbnail to load") { try await thumb.property("complete") == true }
+                    #expect(try await thumb.property("naturalWidth").int ?? 0 > 0, "the thumbnail really loaded")
+                    try await browser.screenshot("library")
+
+                    try await titles[0].click()
+                    _ = try await browser.waitForElement("form.work-edit")
+                    #expect(try await browser.find("h1").text() == "Dune")
+                    try await browser.screenshot("library-work")
+
+                    // On a phone the rows become cards: nothing wider than the screen.
+                    try await browser.setViewport(.phone)
+                    for path in ["/library", "/library?q=dune"] {
+                        try await browser.navigate(to: url + path)
+                        #expect(try await !browser.pageWidth().overflows, "\(path)")
+                    }
+                    try await browser.screenshot("library-phone")
+                    try await browser.find("table.library td.title a").click()
+                    _ = try await browser.waitForElement("form.work-edit")
+                    #expect(try await !browser.pageWidth().overflows)
+                }
+            }
+            #expect(try await daemon.stop() == 0)
+        }
+    }
+}

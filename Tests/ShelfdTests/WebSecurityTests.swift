@@ -1,0 +1,215 @@
+import Foundation
+import ShelfCore
+import Testing
+
+/// The page's door (issue 12, "Security"): tokens and sessions beyond loopback, `Host` and `Origin`, CSRF,
+/// files by id only, the Content-Security-Policy, and no token anywhere it could leak.
+@Suite("The web page's security", .serialized)
+struct WebSecurityTests {
+    static let token = "tok-\(UUID().uuidString)-secret"
+    static let policy = "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; object-src 'none'; "
+        + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+    /// This machine's first address that is not loopback (`hostname -I`), so a request really comes from beyond it.
+    static func networkAddress() throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/hostname")
+        process.arguments = ["-I"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .first { !$0.isEmpty && !$0.contains(":") && !$0.hasPrefix("127.") }
+    }
+
+    static func csrfToken(in html: String) -> String? {
+        guard let range = html.range(of: #"<meta name="csrf-token" content="([0-9a-f]*)">"#, options: .regularExpression) else { return nil }
+        return html[range].split(separator: "\"")[3].description
+    }
+
+    @Test("Beyond loopback: 401 without the token, 200 with it, a login link that works once, and the token nowhere",
+          .timeLimit(.minutes(2)))
+    func beyondLoopbackNeedsTheToken() async throws {
+        let shelf = try ShelfRoot(overrides: ["web": ["listen": "\"0.0.0.0:0\""]])
+        shelf.environment["WEB_TOKEN"] = Self.token
+        let server = try shelf.startWeb()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGKILL) : 0 }
+        let port = RawHTTP(url: try await shelf.webURL()).port
+        let address = try #require(try Self.networkAddress(), "this machine has no address beyond loopback (hostname -I)")
+        let remote = RawHTTP(host: address, port: port)
+        var answers: [RawHTTP.Answer] = []
+
+        let page = try remote.send("GET", "/")
+        answers.append(page)
+        #expect(page.status == 401)
+        #expect(page.body.contains("name=\"token\""), "the 401 page offers the login form")
+        #expect(page.cookies.isEmpty, "no session for a stranger")
+        let api = try remote.send("GET", "/api/v1/status")
+        answers.append(api)
+        #expect(api.status == 401 && api.body.contains("\"unauthorized\""))
+        #expect(try remote.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer wrong")]).status == 401)
+        #expect(try remote.send("GET", "/metrics").status == 401)
+        #expect(try remote.send("GET", "/healthz").status == 200, "a supervisor's check needs no token")
+
+        let withToken = try remote.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer \(Self.token)")])
+        answers.append(withToken)
+        #expect(withToken.status == 200)
+        #expect(try JSONStyle.decoder().decode(StatusDocument.self, from: Data(withToken.body.utf8)).schema == "shelfd.status/1")
+
+        // The login form: the token in a POST, a session cookie back.
+        let wrong = try remote.send("POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "token=nope")
+        #expect(wrong.status == 401 && wrong.cookies.isEmpty)
+        let form = try remote.send("POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                   body: "token=\(Self.token)")
+        #expect(form.status == 303 && form.header("location") == "/")
+        let formCookie = try #require(form.cookiePair)
+        #expect(try remote.send("GET", "/", headers: [("Cookie", formCookie)]).status == 200)
+
+        // The one-time link: printed on the machine, good once.
+        let printed = try await shelf.shelfd("web", "--print-login-url")
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let link = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(link.hasPrefix("http://") && link.contains(":\(port)/login/"), "\(link)")
+        let path = "/login/" + (link.components(separatedBy: "/login/").last ?? "")
+        let login = try remote.send("GET", path)
+        #expect(login.status == 303 && login.header("location") == "/")
+        let cookie = try #require(login.cookies.first)
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"), "\(cookie)")
+        #expect(!cookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
+        let home = try remote.send("GET", "/", headers: [("Cookie", try #require(login.cookiePair))])
+        answers.append(home)
+        #expect(home.status == 200 && home.body.contains("<h1>Overview</h1>"))
+        #expect(try remote.send("GET", path).status == 401, "a login link works once")
+
+        // A logged-in session still needs its CSRF token to change anything.
+        let session = try #require(login.cookiePair)
+        #expect(try remote.send("POST", "/api/v1/review/abcd", headers: [("Cookie", session), ("Content-Type", "application/json")],
+                                body: #"{"decision":"reject"}"#).status == 403)
+        let csrf = try #require(Self.csrfToken(in: home.body))
+        #expect(try remote.send("POST", "/api/v1/review/abcd", headers: [("Cookie", session), ("X-CSRF-Token", csrf)],
+                                body: #"{"decision":"reject"}"#).status == 404, "past the door: no such item")
+
+        #expect(try await server.stop() == 0)
+        for answer in answers {
+            #expect(!answer.body.contains(Self.token) && !answer.headers.values.contains { $0.contains(Self.token) })
+        }
+        #expect(!server.logText.contains(Self.token), "the token is in the log")
+        #expect(server.logText.contains("web_login"), "logins are logged (without the token)")
+    }
+
+    @Test("Guessing the token is cut off: after ten wrong tokens in a minute even the right one gets 429; a session goes on",
+          .timeLimit(.minutes(2)))
+    func guessingIsThrottled() async throws {
+        let shelf = try ShelfRoot()
+        shelf.environment["WEB_TOKEN"] = Self.token
+        let server = try shelf.startWeb()
+        let http = RawHTTP(url: try await shelf.webURL())
+        let page = try http.send("GET", "/")
+        let cookie = try #require(page.cookiePair)
+        for guess in 0..<10 {
+            #expect(try http.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer guess-\(guess)")]).status == 200,
+                    "loopback needs no token, but a wrong one still counts")
+        }
+        let right = try http.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer \(Self.token)")])
+        #expect(right.status == 429 && right.body.contains("too_many_wrong_tokens"), "\(right.status)")
+        let form = try http.send("POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "token=\(Self.token)")
+        #expect(form.status == 429 && form.cookies.isEmpty)
+        #expect(try http.send("GET", "/", headers: [("Cookie", cookie)]).status == 200)
+        #expect(try await server.stop() == 0)
+        #expect(!server.logText.contains(Self.token))
+    }
+
+    @Test("A Host that is not this server's is refused (DNS rebinding); localhost and the address are served")
+    func wrongHostIsRefused() async throws {
+        let shelf = try ShelfRoot()
+        let server = try shelf.startWeb()
+        let http = RawHTTP(url: try await shelf.webURL())
+        #expect(try http.send("GET", "/", hostHeader: "evil.example:\(http.port)").status == 421)
+        #expect(try http.send("GET", "/api/v1/status", hostHeader: "evil.example").status == 421)
+        #expect(try http.send("GET", "/", hostHeader: "127.0.0.1:\(http.port == 1 ? 2 : http.port - 1)").status == 421)
+        #expect(try http.send("GET", "/", hostHeader: "localhost:\(http.port)").status == 200)
+        #expect(try http.send("GET", "/", hostHeader: "127.0.0.1:\(http.port)").status == 200)
+        #expect(try await server.stop() == 0)
+    }
+
+    @Test("A POST without the session's CSRF token is refused; with it, in a header or a form field, it goes through")
+    func postsNeedTheCSRFToken() async throws {
+        let shelf = try ShelfRoot()
+        let server = try shelf.startWeb()
+        let http = RawHTTP(url: try await shelf.webURL())
+        let page = try http.send("GET", "/")
+        let cookie = try #require(page.cookiePair, "a browser on this machine gets a session")
+        #expect(page.cookies.first?.contains("SameSite=Strict") == true && page.cookies.first?.contains("HttpOnly") == true)
+        let csrf = try #require(Self.csrfToken(in: page.body))
+        #expect(csrf.count == 64)
+        let json = ("Content-Type", "application/json"), body = #"{"decision":"reject"}"#
+
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [json], body: body).status == 403)
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), json], body: body).status == 403)
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", String(repeating: "0", count: 64)), json],
+                              body: body).status == 403)
+        // Another session's token is no good either.
+        let other = try http.send("GET", "/")
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", try #require(other.cookiePair)), ("X-CSRF-Token", csrf), json],
+                              body: body).status == 403)
+        // Through the door (the item does not exist: 404 from the API, not 403 from the door).
+        let passed = try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json], body: body)
+        #expect(passed.status == 404 && passed.body.contains("\"not_found\""), "\(passed.status) \(passed.body)")
+        let form = try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("Content-Type", "application/x-www-form-urlencoded")],
+                                 body: "csrf=\(csrf)&verdict=reject")
+        #expect(form.status != 403, "the form field counts as the header does")
+        let boundary = "----shelfd\(UUID().uuidString.prefix(8))"
+        let multipart = "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n--\(boundary)--\r\n"
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("Content-Type", "multipart/form-data; boundary=\(boundary)")],
+                              body: multipart).status != 403, "a multipart form's csrf field counts too")
+        // A page of another site cannot post here even with a stolen token.
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://evil.example"), json],
+                              body: body).status == 403)
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://\(http.host):\(http.port)"), json],
+                              body: body).status == 404)
+        for headers in [[("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "same-site")],
+                        [("Origin", "null"), ("Sec-Fetch-Site", "cross-site")]] {
+            #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json] + headers,
+                                  body: body).status == 403, "\(headers)")
+        }
+        // A form of this page, under no-referrer: the browser says `Origin: null` (and over plain HTTP to a LAN
+        // address, no Sec-Fetch-Site); the CSRF token decides.
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null"),
+                                                                        ("Sec-Fetch-Site", "same-origin")], body: body).status == 404)
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null")],
+                              body: body).status == 404)
+        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), json, ("Origin", "null")], body: body).status == 403)
+        #expect(try await server.stop() == 0)
+    }
+
+    @Test("Paths that climb out of shelfd's folders get 404 and nothing of the file",
+          arguments: ["/photos/../../etc/passwd", "/photos/%2e%2e%2fetc%2fpasswd", "/photos/..%2f..%2f..%2fetc%2fpasswd/image",
+                      "/photos/%2e%2e%2f%2e%2e%2fetc%2fpasswd/thumb", "/static/../../../../etc/passwd", "/static/..%2f..%2fetc%2fpasswd",
+                      "/review/..%2f..%2fetc%2fpasswd/crop", "/api/v1/results/..%2f..%2f..%2fetc%2fpasswd", "/exports/..%2f..%2fetc%2fpasswd",
+                      "/photos/0000000000000000000000000000000000000000000000000000000000000000/image"])
+    func climbingPathsFindNothing(path: String) async throws {
+        let shelf = try ShelfRoot()
+        let server = try shelf.startWeb()
+        let answer = try RawHTTP(url: try await shelf.webURL()).send("GET", path)
+        #expect(answer.status == 404, "\(path): \(answer.status)")
+        #expect(!answer.body.contains("root:"), "\(path) gave the file")
+        #expect(try await server.stop() == 0)
+    }
+
+    @Test("Every answer carries the Content-Security-Policy, nosniff and no-referrer")
+    func everyAnswerHasThePolicy() async throws {
+        let shelf = try ShelfRoot()
+        let server = try shelf.startWeb()
+        let http = RawHTTP(url: try await shelf.webURL())
+        for (path, host) in [("/", nil), ("/login", nil), ("/static/shelfd.css", nil), ("/api/v1/status", nil), ("/metrics", nil),
+                             ("/no-such-page", nil), ("/", "evil.example")] as [(String, String?)] {
+            let answer = try http.send("GET", path, hostHeader: host)
+            #expect(answer.header("content-security-policy") == Self.policy, "\(path)")
+            #expect(answer.header("x-content-type-options") == "nosniff", "\(path)")
+            #expect(answer.header("referrer-policy") == "no-referrer", "\(path)")
+        }
+        #expect(try await server.stop() == 0)
+    }
+}
