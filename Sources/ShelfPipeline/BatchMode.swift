@@ -43,7 +43,18 @@ package struct BatchRunner: Sendable {
             if pipeline.shutdown.isSet { return PassSummary(stop: .shutdown) }
             let pollFailed = await beating { await pollInFlight() }
             if pipeline.shutdown.isSet { return PassSummary(stop: .shutdown) }
-            let (submitted, submitFailed) = submits && (untilDone || gathered()) ? await beating { await submitDue() } : (0, false)
+            // Gemini paused (a bad key), rate-limited or down: nothing is submitted until its health says so.
+            if submits, let health = pipeline.gateHealth(), health.isInForce(at: Date()) {
+                if untilDone && health.state == .paused {
+                    return PassSummary(stop: .providerPaused(health.message ?? "provider paused"))
+                }
+                if untilDone && ((try? queue.batchesInFlight()) ?? []).isEmpty {
+                    return health.isOutage ? PassSummary(stop: .providerDown(health))
+                        : PassSummary(stop: .providerWaiting(until: health.until ?? Date(), health.message ?? "provider backing off"))
+                }
+            }
+            let open = !(pipeline.gateHealth()?.isInForce(at: Date()) ?? false)
+            let (submitted, submitFailed) = submits && open && (untilDone || gathered()) ? await beating { await submitDue() } : (0, false)
             // Gemini out of reach: a pass gives up after a while, leaving batches and photos for the next one.
             if pollFailed || submitFailed {
                 let since = unreachableSince ?? Date()
@@ -169,10 +180,12 @@ package struct BatchRunner: Sendable {
             let status = try await client.create(displayName: batch.displayName, requests: requests)
             Failpoint.hit("batch_after_submit")
             try queue.recordBatchName(id: batch.id, name: status.name, state: status.state.word, now: Date())
+            pipeline.health.answered(provider.name)
             logger.info("Batch submitted", metadata: ["event": "batch_submitted", "batch": "\(status.name)",
                                                       "photos": "\(jobs.count)", "display_name": "\(batch.displayName)"])
             return true
         } catch let error as PhotoError {
+            pipeline.health.failed(provider.name, error: error, probe: false)      // status shows why; submissions wait
             if Pipeline.isOutage(error) {
                 // It may have arrived: the next round looks for it by its display name before taking the photos back.
                 logger.warning("Batch submission unanswered; it is looked for again", metadata: [

@@ -92,6 +92,39 @@ struct BatchModeTests {
         }
     }
 
+    @Test("An error line that is Gemini's trouble (500): that photo goes again, no attempt used, and is done",
+          .timeLimit(.minutes(2)))
+    func errorResultLine() async throws {
+        let batch = BatchScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(300), errorFirstLine: [1])
+        try await withGeminiEmulator(script(batch)) { gemini in
+            let root = try root(gemini)
+            for n in 1...3 { try root.drop(JPEGFactory.shelf(seed: 7400 + n), as: "IMG_\(n).jpg") }
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(gemini.batchesCreated.map(\.photos.count) == [3, 1])
+            try expectEachPhotoDoneOnce(root, photos: 3)
+            let store = try #require(try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
+            #expect(try store.read { db in try db.query("SELECT attempts FROM job ORDER BY id").compactMap { $0.int("attempts") } } == [1, 1, 1])
+        }
+    }
+
+    @Test("A bad key: run --batch stops with the provider paused, submits nothing, and the photos stay queued",
+          .timeLimit(.minutes(2)))
+    func badKey() async throws {
+        var script = script(BatchScript())
+        script.apiKey = "another-key"
+        try await withGeminiEmulator(script) { gemini in
+            let root = try root(gemini, mode: "sync")
+            for n in 1...2 { try root.drop(JPEGFactory.shelf(seed: 7500 + n), as: "IMG_\(n).jpg") }
+            let run = try await root.shelfd("run", "--batch")
+            #expect(run.status == 3)
+            #expect(run.stderr.contains("paused"), "\(run.stderr)")
+            #expect(gemini.batchesCreated.isEmpty)
+            let status = try await root.status()
+            #expect(status.queue.pending == 2 && status.batches == nil)
+        }
+    }
+
     @Test("An expired batch puts its photos back, no attempt used; they are done in the next batch; batch list shows both",
           .timeLimit(.minutes(2)))
     func expiredBatch() async throws {
