@@ -195,7 +195,7 @@ struct StoreContractTests {
             let down = try first.recordOutage("cloudflare", state: .unreachable, code: "network", message: "no route", probe: false,
                                               ceiling: 300, notBefore: nil, now: start)
             #expect(down.state == .unreachable && down.since == start)
-            let due = try #require(down.until)
+            let due = try #require(down.until).addingTimeInterval(0.001)    // the probe time has come
             #expect(try second.takeTurn("cloudflare", ceiling: 300, now: due) == .probe)
             if case .wait = try first.takeTurn("cloudflare", ceiling: 300, now: due) {} else {
                 Issue.record("a second probe went out in the same interval")
