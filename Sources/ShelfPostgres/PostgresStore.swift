@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShelfCore
 import ShelfStore
 
 /// The store on a PostgreSQL server, for several shelfd workers sharing one queue (`[store] url`). It stands behind
@@ -9,7 +10,7 @@ import ShelfStore
 ///
 /// Like `Store`, it is one connection per process and every call is short and serialised behind a lock. The seams
 /// are synchronous, PostgresNIO is not: each call waits for its round trips on the calling thread
-/// (`Connection.wait`). The futures complete on NIO's own event-loop threads, never on Swift's cooperative pool,
+/// (`Session.wait`). The futures complete on the store's own event-loop thread, never on Swift's cooperative pool,
 /// so a blocked caller cannot starve the work it waits for; a deadline turns a server that stopped answering into
 /// an error instead of a hung worker. ARCHITECTURE.md ("Two stores") says why, and the plan to make the seams async.
 package final class PostgresStore: @unchecked Sendable {      // unchecked: `connection` is only used under `lock`
@@ -97,10 +98,14 @@ package final class PostgresStore: @unchecked Sendable {      // unchecked: `con
         }
     }
 
+    /// The connections' own event-loop thread, shared by every PostgresStore of the process. Not NIO's singleton
+    /// group, which the web server also runs on: a caller blocked in `Session.wait` on one of its threads could be
+    /// holding the very thread its answer has to arrive on.
+    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+
     private func connect() throws -> PostgresConnection {
         let configuration = try endpoint.configuration()
-        let future = PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
-                                                id: 1, logger: logger)
+        let future = PostgresConnection.connect(on: Self.eventLoop, configuration: configuration, id: 1, logger: logger)
         do {
             return try Session.wait(future, timeout: 30)
         } catch let error as PostgresStoreError {
@@ -117,12 +122,12 @@ extension PostgresStore {
         package var host: String
         package var port: Int
         package var user: String
-        /// From the secret `store_password`, else the URL's own; nil: none (trust, peer or a .pgpass-less server).
-        package var password: String?
+        /// From the secret `store_password`, else the URL's own; nil: none (a server that trusts this host).
+        package var password: Secret?
         package var database: String
         package var tls: TLSMode
 
-        package init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
+        package init(host: String, port: Int = 5432, user: String, password: Secret? = nil, database: String,
                      tls: TLSMode = .prefer) {
             self.host = host; self.port = port; self.user = user; self.password = password
             self.database = database; self.tls = tls
@@ -149,7 +154,7 @@ extension PostgresStore {
             } catch {
                 throw PostgresStoreError(.connection, "cannot set up TLS for \(redacted): \(error)")
             }
-            return PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
+            return PostgresConnection.Configuration(host: host, port: port, username: user, password: password?.value,
                                                     database: database, tls: tls)
         }
     }
@@ -221,6 +226,7 @@ struct Session {
 
     /// Waits on the calling thread for a future NIO completes on its own threads, for at most `timeout` seconds.
     static func wait<T>(_ future: EventLoopFuture<T>, timeout: TimeInterval) throws -> T {
+        precondition(!future.eventLoop.inEventLoop, "PostgresStore called on its own event loop: it would wait for itself")
         let outcome = Outcome<T>()
         let done = DispatchSemaphore(value: 0)
         future.whenComplete { result in

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 @testable import ShelfPostgres
 import ShelfTesting
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// What only the PostgreSQL store has: its migrations shared by many processes, and its connection errors.
 @Suite(.postgresServer, .serialized)
 struct PostgresStoreTests {
-    private func endpoint(_ database: String, password: String? = nil) throws -> PostgresStore.Endpoint {
+    private func endpoint(_ database: String, password: Secret? = nil) throws -> PostgresStore.Endpoint {
         let server = try #require(SharedPostgres.server)
         return PostgresStore.Endpoint(host: server.host, port: server.port, user: server.user, password: password,
                                       database: database, tls: .disable)
@@ -37,7 +38,7 @@ struct PostgresStoreTests {
 
     @Test("A server that is not there is named in the error, without the password")
     func unreachableServer() throws {
-        var endpoint = try endpoint("nowhere", password: "hunter2")
+        var endpoint = try endpoint("nowhere", password: Secret("hunter2"))
         endpoint.port = try freeLoopbackPort()
         let error = try #require(throws: PostgresStoreError.self) { try PostgresStore.open(endpoint) }
         #expect(error.kind == .connection)

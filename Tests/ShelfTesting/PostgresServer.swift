@@ -112,6 +112,9 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
     /// The newest /usr/lib/postgresql/<version>/bin with initdb in it, or `SHELFD_PG_BIN`.
     private static func findBinaries() throws -> URL {
         if let folder = ProcessInfo.processInfo.environment["SHELFD_PG_BIN"], !folder.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: "\(folder)/initdb") else {
+                throw PostgresServerError("SHELFD_PG_BIN=\(folder) has no initdb: name the bin folder of a PostgreSQL server")
+            }
             return URL(fileURLWithPath: folder, isDirectory: true)
         }
         let root = "/usr/lib/postgresql"
