@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // PostgreSQL, the store several workers share ([store] url); SQLite stays the default.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C libraries, each through a modulemap and a header of static inline shims.
@@ -51,6 +53,12 @@ let package = Package(
         ], swiftSettings: settings),
         // SQLite: schema, migrations, job queue, library, provider state, events.
         .target(name: "ShelfStore", dependencies: ["ShelfCore", "ShelfDigest", "CSQLite"], swiftSettings: settings),
+        // PostgreSQL behind the store's seams (StoreSeams.swift), for several workers on one database. A target of its
+        // own so that SQLite-only code does not link PostgresNIO.
+        .target(name: "ShelfPostgres", dependencies: [
+            "ShelfCore", "ShelfStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
         // Photo inspection and preprocessing: JPEG (TurboJPEG) and HEIC (libheif) in, upright resized JPEG out.
         .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif"], swiftSettings: settings),
         // One libcurl-based async HTTP client.
@@ -117,6 +125,9 @@ let package = Package(
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
         .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
         .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore"], swiftSettings: settings),
+        // The store's contract, run against SQLite and a PostgreSQL server the tests start (PostgresServer).
+        .testTarget(name: "ShelfPostgresTests", dependencies: ["ShelfPostgres", "ShelfStore", "ShelfCore", "ShelfTesting"],
+                    swiftSettings: settings),
         .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),

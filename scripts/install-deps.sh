@@ -5,8 +5,10 @@ set -euo pipefail
 build=(libcurl4-openssl-dev libssl-dev libturbojpeg0-dev libexif-dev libsqlite3-dev libinotifytools0-dev libsystemd-dev libheif-dev zlib1g-dev libtesseract-dev tesseract-ocr-eng pkg-config)
 # Tests of the web pages drive a headless Chromium over WebDriver (chromedriver); the fonts make their
 # screenshots readable; wrk loads the web server in its benchmark. Without their recommends: a desktop's
-# printing, notification and power daemons are of no use to a headless browser.
-testing=(chromium chromium-driver fonts-dejavu-core wrk)
+# printing, notification and power daemons are of no use to a headless browser. The PostgreSQL store's tests
+# start a server of their own from postgresql's binaries (Tests/ShelfTesting/PostgresServer.swift, as `nobody`
+# when run as root); no system service is used.
+testing=(chromium chromium-driver fonts-dejavu-core wrk postgresql)
 missing() { for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done; }
 mapfile -t missing_build < <(missing "${build[@]}")
 mapfile -t missing_testing < <(missing "${testing[@]}")

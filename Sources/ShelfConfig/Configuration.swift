@@ -12,6 +12,8 @@ package struct Configuration: Sendable, Equatable {
     package var export = Export()
     package var log = Log()
     package var web = Web()
+    /// `[store]`: SQLite (the default) or a shared PostgreSQL server (StoreURL.swift).
+    package var store = StoreLocation()
     /// Each provider's section (`gemini`, `cloudflare`, `openai`, `ocr`), declared in its facts file.
     package var providers = ProviderSections()
 

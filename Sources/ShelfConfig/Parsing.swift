@@ -13,6 +13,7 @@ extension Configuration {
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
         ("web", ["listen", "enabled", "max_upload_mb"]),
+        ("store", ["url"]),
     ]
 
     /// Parses the text of a configuration file. `file` names it in errors, and relative paths in it
@@ -96,6 +97,12 @@ extension Configuration {
                 throw reader.invalid("web", "listen", "is \"\(w.listen)\"; write host:port, e.g. \"127.0.0.1:8787\" (\"\" turns the web page off)")
             }
             config.web = w
+        }
+        if let t = reader.section(document, "store") {
+            config.store.url = try reader.string(t, "store", "url", config.store.url)
+            if !config.store.url.isEmpty {
+                do { _ = try PostgresURL(config.store.url) } catch { throw reader.invalid("store", "url", error.description) }
+            }
         }
 
         config.paths = try resolvePaths(root: paths.root, state: paths.state, home: environment["HOME"],

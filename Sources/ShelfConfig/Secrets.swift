@@ -19,11 +19,13 @@ package struct Secrets: Sendable, Equatable {
         package static let googleBooksAPIKey = Name("google_books_api_key")
         /// Lets the web page listen beyond loopback; the one-time login links are made from it.
         package static let webToken = Name("web_token")
+        /// The PostgreSQL password of `[store] url` (it may also be in the URL itself).
+        package static let storePassword = Name("store_password")
 
-        /// The providers' secrets in the order of `ProviderKind`, then the book sources' and the web page's.
+        /// The providers' secrets in the order of `ProviderKind`, then the book sources', the web page's and the store's.
         package static var allCases: [Name] {
             var names: [Name] = []
-            for name in ProviderKind.allCases.flatMap({ $0.facts.required + $0.facts.optional }) + [googleBooksAPIKey, webToken]
+            for name in ProviderKind.allCases.flatMap({ $0.facts.required + $0.facts.optional }) + [googleBooksAPIKey, webToken, storePassword]
             where !names.contains(name) { names.append(name) }
             return names
         }

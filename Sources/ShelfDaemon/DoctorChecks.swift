@@ -44,6 +44,7 @@ package enum DoctorChecks {
             checks.append(setupCheck(check, uses: lineup.channels.contains { $0.kind == kind }))
         }
         checks.append(contentsOf: enrichmentChecks(config: config))
+        checks.append(storeCheck(config: config, secrets: secrets))
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
         return checks
     }
@@ -57,6 +58,14 @@ package enum DoctorChecks {
         }
         let origin = secrets.origins[name].map { $0 == .credential ? "a systemd credential" : "the environment" } ?? "?"
         return .pass("key", "\(facts.secretsLabel) present (from \(origin))")
+    }
+
+    /// Where the queue lives: the URL of `[store] url` without its password, and where the password comes from.
+    static func storeCheck(config: Configuration, secrets: Secrets) -> DoctorCheck {
+        guard let url = config.store.postgres else { return .pass("store", "SQLite: \(config.paths.database)") }
+        let password = secrets[.storePassword] != nil ? "the secret store_password" : url.password != nil ? "the URL" : "none"
+        return .pass("store", "PostgreSQL at \(url) (password: \(password)); not used by watch yet: the queue stays in "
+                     + config.paths.database)
     }
 
     /// A provider's own setup (the OCR's languages): an error when it is in use, a warning otherwise (the

@@ -5,6 +5,8 @@ package struct SavedResponse: Sendable, Equatable {
     package var id: Int64
     package var file: String
     package var latencyMs: Int?
+
+    package init(id: Int64, file: String, latencyMs: Int?) { self.id = id; self.file = file; self.latencyMs = latencyMs }
 }
 
 extension Store {

@@ -517,7 +517,7 @@ final class ChromeDriver: Sendable {
 }
 
 /// A loopback port free right now (bound to port 0, read back, closed).
-private func freeLoopbackPort() throws -> Int {
+package func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw BrowserError(.driverFailed, "socket failed: \(String(cString: strerror(errno)))") }
     defer { close(fd) }

@@ -1,0 +1,63 @@
+import Foundation
+import ShelfCore
+@testable import ShelfPostgres
+import ShelfTesting
+import Testing
+
+/// What only the PostgreSQL store has: its migrations shared by many processes, and its connection errors.
+@Suite(.postgresServer, .serialized)
+struct PostgresStoreTests {
+    private func endpoint(_ database: String, password: Secret? = nil) throws -> PostgresStore.Endpoint {
+        let server = try #require(SharedPostgres.server)
+        return PostgresStore.Endpoint(host: server.host, port: server.port, user: server.user, password: password,
+                                      database: database, tls: .disable)
+    }
+
+    @Test("Workers starting together migrate the schema once, one after the other")
+    func migrationsUnderTheLock() throws {
+        let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
+        let versions = try onThreads(4) { _ in
+            let store = try PostgresStore.open(endpoint)
+            defer { store.close() }
+            return try store.schemaVersion()
+        }
+        #expect(versions == Array(repeating: PostgresSchema.latest, count: 4))
+    }
+
+    @Test("A database a newer shelfd migrated is refused, and left as it is")
+    func newerSchemaIsRefused() throws {
+        let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
+        let store = try PostgresStore.open(endpoint)
+        try store.script("UPDATE shelfd_schema SET version = \(PostgresSchema.latest + 1)")
+        store.close()
+        let error = try #require(throws: PostgresStoreError.self) { try PostgresStore.open(endpoint) }
+        #expect(error.kind == .schemaTooNew)
+        #expect(error.description.contains("newer than this shelfd knows"))
+        #expect(error.description.contains("Upgrade shelfd"))
+    }
+
+    @Test("A server that is not there is named in the error, without the password")
+    func unreachableServer() throws {
+        var endpoint = try endpoint("nowhere", password: Secret("hunter2"))
+        endpoint.port = try freeLoopbackPort()
+        let error = try #require(throws: PostgresStoreError.self) { try PostgresStore.open(endpoint) }
+        #expect(error.kind == .connection)
+        #expect(error.description.contains("postgresql://postgres@127.0.0.1:\(endpoint.port)/nowhere"))
+        #expect(!error.description.contains("hunter2"))
+    }
+
+    @Test("A store finds its server again after the connection is lost")
+    func reconnects() throws {
+        let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
+        let store = try PostgresStore.open(endpoint)
+        defer { store.close() }
+        // Another session ends this store's connection, as a server restart or a network cut would.
+        let admin = try PostgresStore.open(endpoint)
+        defer { admin.close() }
+        try admin.script("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        _ = try? store.providerHealth("gemini")        // may fail: the loss is found by this call
+        #expect(try store.providerHealth("gemini") == nil)
+    }
+}
