@@ -9,7 +9,9 @@
 //    idle before, right after, and 10 s after.
 // Numbers are printed, never asserted.
 //
-//   shelfd-bench-web [--works N] [--photos N] [--shelfd PATH]
+//   shelfd-bench-web [--works N] [--photos N] [--shelfd PATH] [--keep]
+//
+// By default each work is on about two photos (10,000 works on 1,666 photos); `--photos 33333` makes it forty.
 import Foundation
 import Glibc
 import ShelfHTTP
@@ -40,8 +42,9 @@ func rssMB(_ pid: pid_t) -> Double {
 }
 
 let works = Int(option("--works") ?? "") ?? 10_000
-// Forty sightings per work over the year, twelve books a photo.
-let photos = Int(option("--photos") ?? "") ?? max(1, works * 40 / 12)
+// A bookshop's or a library's catalogue: each work on about two photos, twelve books a photo. `--photos`
+// raises the sightings per work (a household photographing its shelves every week: forty a year).
+let photos = Int(option("--photos") ?? "") ?? max(1, works * 2 / 12)
 let binary: URL = option("--shelfd").map { URL(fileURLWithPath: $0) } ?? {
     let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("shelfd")
@@ -49,7 +52,8 @@ let binary: URL = option("--shelfd").map { URL(fileURLWithPath: $0) } ?? {
 guard FileManager.default.isExecutableFile(atPath: binary.path) else { fail("no shelfd at \(binary.path); pass --shelfd PATH") }
 
 let base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-web-\(UUID().uuidString.prefix(8))")
-defer { try? FileManager.default.removeItem(at: base) }
+// `--keep` leaves the root and database for a look afterwards.
+defer { if CommandLine.arguments.contains("--keep") { print("Kept \(base.path)") } else { try? FileManager.default.removeItem(at: base) } }
 let state = base.appendingPathComponent("state"), responses = state.appendingPathComponent("responses")
 do {
     try FileManager.default.createDirectory(at: base.appendingPathComponent("Shelves/incoming"), withIntermediateDirectories: true)
@@ -107,8 +111,8 @@ func timed(_ path: String, times: Int = 20) async -> (ms: Double, bytes: Int) {
     return (median(samples), bytes)
 }
 
-// Let the start-up scan and the first library write pass.
-try? await Task.sleep(for: .seconds(3))
+// Let the start-up scan and library write pass, and the idle daemon give memory back (9 s into idleness).
+try? await Task.sleep(for: .seconds(15))
 let idleRSS = rssMB(daemon.processIdentifier)
 
 let baseline = await timed("/healthz")
