@@ -17,31 +17,11 @@ extension PostgresStore: RequestBudgetStore {
                 """).first!
             let (storedNext, storedDayEnds, storedCount, storedFullUntil, serverNow) =
                 try row.decode((Date?, Date?, Int, Date?, Date).self)
-            let now = now ?? serverNow
-            var nextStart = storedNext ?? now
-            var dayEnds = storedDayEnds ?? budget.dayEnds(now)
-            var used = storedCount
-            if now >= dayEnds {
-                dayEnds = budget.dayEnds(now)
-                used = 0
-            }
-            // More than one interval ahead (and a second for clock slew) can only be a clock set back: start from now.
-            if nextStart > now.addingTimeInterval(budget.interval + 1) { nextStart = now }
-            let turn: RequestTurn
-            if let perDay = budget.perDay, used >= perDay {
-                turn = .dayUsedUp(until: dayEnds, used: used)
-            } else if nextStart > now {
-                turn = .notBefore(nextStart)
-            } else {
-                nextStart = now.addingTimeInterval(budget.interval)
-                used += 1
-                turn = .granted
-            }
-            var dayFullUntil = storedFullUntil
-            if case .dayUsedUp(let until, _) = turn { dayFullUntil = until }
+            var bucket = BudgetRow(nextStart: storedNext, dayEnds: storedDayEnds, used: storedCount, dayFullUntil: storedFullUntil)
+            let turn = bucket.take(budget, now: now ?? serverNow)
             try db.execute("""
-                UPDATE request_budget SET next_start = \(nextStart), day_ends = \(dayEnds), day_count = \(used),
-                    day_full_until = \(dayFullUntil)
+                UPDATE request_budget SET next_start = \(bucket.nextStart), day_ends = \(bucket.dayEnds), day_count = \(bucket.used),
+                    day_full_until = \(bucket.dayFullUntil)
                 WHERE provider = \(provider)
                 """)
             return turn

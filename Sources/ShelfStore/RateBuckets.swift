@@ -33,6 +33,44 @@ package enum RequestTurn: Sendable, Equatable {
 //
 // A turn is taken only when it is due (no reservation ahead): a process that stops, or finds the provider
 // paused, never leaves a turn unused in the bucket for the others to wait out.
+/// A provider's bucket as stored (one row per provider, in either store), and the rule of taking a turn from it.
+package struct BudgetRow: Sendable {
+    package var nextStart: Date?
+    package var dayEnds: Date?
+    package var used: Int
+    package var dayFullUntil: Date?
+
+    package init(nextStart: Date?, dayEnds: Date?, used: Int, dayFullUntil: Date?) {
+        self.nextStart = nextStart; self.dayEnds = dayEnds; self.used = used; self.dayFullUntil = dayFullUntil
+    }
+
+    /// Takes the next turn if it is due at `now`, counting it; the row changes as it is to be stored again.
+    package mutating func take(_ budget: RequestBudget, now: Date) -> RequestTurn {
+        var nextStart = self.nextStart ?? now
+        var dayEnds = self.dayEnds ?? budget.dayEnds(now)
+        if now >= dayEnds {
+            dayEnds = budget.dayEnds(now)
+            used = 0
+        }
+        // More than one interval ahead (and a second for clock slew) can only be a clock set back: start from now.
+        if nextStart > now.addingTimeInterval(budget.interval + 1) { nextStart = now }
+        let turn: RequestTurn
+        if let perDay = budget.perDay, used >= perDay {
+            turn = .dayUsedUp(until: dayEnds, used: used)
+        } else if nextStart > now {
+            turn = .notBefore(nextStart)
+        } else {
+            nextStart = now.addingTimeInterval(budget.interval)
+            used += 1
+            turn = .granted
+        }
+        if case .dayUsedUp(let until, _) = turn { dayFullUntil = until }
+        self.nextStart = nextStart
+        self.dayEnds = dayEnds
+        return turn
+    }
+}
+
 extension Store {
     /// Takes the provider's next request turn if it is due: in one IMMEDIATE transaction, reads when the
     /// next request may start and how many were sent this provider day, and counts this one. `now` (for
@@ -42,32 +80,14 @@ extension Store {
         try write { db in
             let now = now ?? Date()
             let row = try db.queryOne("SELECT next_start, day_ends, day_count FROM request_budget WHERE provider = ?", [provider])
-            var nextStart = row?.date("next_start") ?? now
-            var dayEnds = row?.date("day_ends") ?? budget.dayEnds(now)
-            var used = Int(row?.int("day_count") ?? 0)
-            if now >= dayEnds {
-                dayEnds = budget.dayEnds(now)
-                used = 0
-            }
-            // More than one interval ahead (and a second for clock slew) can only be a clock set back: start from now.
-            if nextStart > now.addingTimeInterval(budget.interval + 1) { nextStart = now }
-            let turn: RequestTurn
-            if let perDay = budget.perDay, used >= perDay {
-                turn = .dayUsedUp(until: dayEnds, used: used)
-            } else if nextStart > now {
-                turn = .notBefore(nextStart)
-            } else {
-                nextStart = now.addingTimeInterval(budget.interval)
-                used += 1
-                turn = .granted
-            }
-            var dayFullUntil = row?.date("day_full_until")
-            if case .dayUsedUp(let until, _) = turn { dayFullUntil = until }
+            var bucket = BudgetRow(nextStart: row?.date("next_start"), dayEnds: row?.date("day_ends"),
+                                   used: Int(row?.int("day_count") ?? 0), dayFullUntil: row?.date("day_full_until"))
+            let turn = bucket.take(budget, now: now)
             try db.execute("""
                 INSERT INTO request_budget (provider, next_start, day_ends, day_count, day_full_until) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(provider) DO UPDATE SET next_start = excluded.next_start, day_ends = excluded.day_ends,
                     day_count = excluded.day_count, day_full_until = excluded.day_full_until
-                """, [provider, nextStart, dayEnds, used, dayFullUntil])
+                """, [provider, bucket.nextStart, bucket.dayEnds, bucket.used, bucket.dayFullUntil])
             return turn
         }
     }
