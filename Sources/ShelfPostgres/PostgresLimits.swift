@@ -62,18 +62,9 @@ extension PostgresStore: ProviderHealthStore {
                               ceiling: TimeInterval, notBefore: Date?, now: Date) throws -> ProviderHealth {
         try write { db in
             let current = try readHealth(db, name, lock: true)
-            var health: ProviderHealth
-            if let current, current.isOutage {
-                guard probe else { return current }
-                health = current
-                health.probes += 1
-            } else {
-                health = ProviderHealth(name: name, state: state, since: now)
-            }
-            health.state = state; health.code = code; health.message = message
-            var next = now.addingTimeInterval(ProviderHealth.probeInterval(failedProbes: health.probes, ceiling: ceiling))
-            if let notBefore, notBefore > next { next = notBefore }
-            health.until = next
+            guard let health = ProviderHealth.outage(after: current, name: name, state: state, code: code, message: message,
+                                                     probe: probe, ceiling: ceiling, notBefore: notBefore, now: now)
+            else { return current! }
             try save(db, health, now: now)
             if current?.isOutage != true {
                 try addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)

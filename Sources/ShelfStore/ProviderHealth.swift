@@ -111,18 +111,9 @@ extension Store {
                               ceiling: TimeInterval, notBefore: Date? = nil, now: Date = Date()) throws -> ProviderHealth {
         try write { db in
             let current = try providerHealthIn(db, name)
-            var health: ProviderHealth
-            if let current, current.isOutage {
-                guard probe else { return current }
-                health = current
-                health.probes += 1
-            } else {
-                health = ProviderHealth(name: name, state: state, since: now)
-            }
-            health.state = state; health.code = code; health.message = message
-            var next = now.addingTimeInterval(ProviderHealth.probeInterval(failedProbes: health.probes, ceiling: ceiling))
-            if let notBefore, notBefore > next { next = notBefore }
-            health.until = next
+            guard let health = ProviderHealth.outage(after: current, name: name, state: state, code: code, message: message,
+                                                     probe: probe, ceiling: ceiling, notBefore: notBefore, now: now)
+            else { return current! }
             try Self.saveHealth(db, health, now: now)
             if current?.isOutage != true {
                 try Self.addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)
@@ -145,5 +136,27 @@ extension Store {
                            [provider, now, latencyMs, outcome])
             try db.execute("DELETE FROM request WHERE id <= (SELECT MAX(id) - 1000 FROM request)")
         }
+    }
+}
+
+extension ProviderHealth {
+    /// The rule of an outage seen by a request, for every store: the provider becomes unreachable or unavailable
+    /// (since now), or, when it already was and this request was the probe, its next probe waits twice as long.
+    /// Nil: nothing changes (the outage is in force and this request was not its probe).
+    package static func outage(after current: ProviderHealth?, name: String, state: State, code: String, message: String,
+                               probe: Bool, ceiling: TimeInterval, notBefore: Date?, now: Date) -> ProviderHealth? {
+        var health: ProviderHealth
+        if let current, current.isOutage {
+            guard probe else { return nil }
+            health = current
+            health.probes += 1
+        } else {
+            health = ProviderHealth(name: name, state: state, since: now)
+        }
+        health.state = state; health.code = code; health.message = message
+        var next = now.addingTimeInterval(probeInterval(failedProbes: health.probes, ceiling: ceiling))
+        if let notBefore, notBefore > next { next = notBefore }
+        health.until = next
+        return health
     }
 }
