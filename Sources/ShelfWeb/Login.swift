@@ -21,8 +21,7 @@ enum LoginPages {
 
         router.post("login") { request, context -> Response in
             var request = request
-            let body = try await request.collectBody(upTo: 16 * 1024)
-            let sent = FormFields.urlEncoded(String(buffer: body))["token"] ?? ""
+            let sent = try await request.form(LoginForm.self, context: context)?.token ?? ""
             if TokenThrottle.shared.isBlocked() {
                 return page(site: site, context: context, status: .tooManyRequests,
                             error: "Too many wrong tokens in the last minute: wait a minute, then try again.")
@@ -108,4 +107,9 @@ package enum LoginLink {
         }
         return nil
     }
+}
+
+/// The login form: the token typed on the page.
+private struct LoginForm: Decodable {
+    var token: String?
 }

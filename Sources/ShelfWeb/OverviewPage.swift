@@ -12,7 +12,7 @@ import ShelfStore
 enum OverviewPage {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("/") { request, context in
-            let status = try StatusReport.build(config: site.config, secrets: site.secrets)
+            let status = try StatusReport.build(config: site.config, secrets: site.secrets, store: site.store)
             let progress = try site.store.progress()
             let notice = Notice(query: request.uri.queryParameters, store: site.store)
             return site.templates.page("overview", title: "Overview", Overview(status, progress, notice: notice),
@@ -32,8 +32,7 @@ enum OverviewPage {
     /// Does what `shelfd retry` does, then shows the overview again with what happened.
     static func retry(_ request: Request, context: WebContext, site: WebSite) async throws -> Response {
         var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        let form = try? URLEncodedFormDecoder().decode(RetryForm.self, from: String(buffer: body))
+        let form = try await request.form(RetryForm.self, context: context)
         let ids: [Int64]?
         switch form?.job {
         case "all": ids = nil

@@ -35,9 +35,7 @@ enum PhotoPages {
         router.post("/photos/{sha}/rescan") { request, context in
             let photo = try known(context, site: site)
             var request = request
-            let body = try await request.collectBody(upTo: context.maxUploadSize)
-            let form = try URLEncodedFormDecoder().decode(RescanForm.self, from: String(buffer: body))
-            let choice = form.provider ?? ""
+            let choice = try await request.form(RescanForm.self, context: context)?.provider ?? ""
             guard choice.isEmpty || providers.contains(where: { $0.rawValue == choice }) else {
                 throw HTTPError(.badRequest, message: "Unknown provider; choose one of the list.")
             }

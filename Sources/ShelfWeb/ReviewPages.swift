@@ -35,8 +35,7 @@ enum ReviewPages {
         router.post("review/:id") { request, context in
             guard let id = validID(context) else { return notFound(site, context) }
             var request = request
-            let body = try await request.collectBody(upTo: context.maxUploadSize)
-            let form = (try? URLEncodedFormDecoder().decode(DecisionForm.self, from: String(buffer: body))) ?? DecisionForm()
+            let form = try await request.form(DecisionForm.self, context: context) ?? DecisionForm()
             return try decide(id, form, site: site, context: context)
         }
     }

@@ -24,3 +24,13 @@ package struct WebContext: RequestContext {
         return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
     }
 }
+
+extension Request {
+    /// A posted `application/x-www-form-urlencoded` form decoded into `Form`, nil when it does not decode
+    /// (fields it does not name are ignored: the `csrf` field is the security middleware's). A body past the
+    /// context's small limit is refused (413).
+    mutating func form<Form: Decodable>(_ type: Form.Type, context: WebContext) async throws -> Form? {
+        let body = try await collectBody(upTo: context.maxUploadSize)
+        return try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))
+    }
+}
