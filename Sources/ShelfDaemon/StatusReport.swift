@@ -5,13 +5,15 @@ import ShelfStore
 
 /// `shelfd status`: built from the database alone, so it works whether the daemon runs or not.
 package enum StatusReport {
-    /// `secrets` decide what `pipeline.provider = "auto"` picks (by default this process's own).
-    package static func build(config: Configuration, secrets: Secrets? = nil, now: Date = Date()) throws -> StatusDocument {
+    /// `secrets` decide what `pipeline.provider = "auto"` picks (by default this process's own). `store`: a
+    /// database this process already has open (the web server's); otherwise it is opened for this report.
+    package static func build(config: Configuration, secrets: Secrets? = nil, store open: Store? = nil,
+                              now: Date = Date()) throws -> StatusDocument {
         let chosen = ProviderChoice.resolve(config: config,
                                             secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
         let kinds = chosen.kinds(config)
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
-        let store = try Store.openForReading(path: config.paths.database)
+        let store = try open ?? Store.openForReading(path: config.paths.database)
         let waiting = try store?.queueCounts(now: now)
         let providers = try kinds.map { kind in
             var provider = try provider(kind, config: config, store: store, now: now)
@@ -24,14 +26,13 @@ package enum StatusReport {
             overall.name = "hybrid"
             overall.model = providers.map { "\($0.name):\($0.model)" }.joined(separator: "+")
         }
-        guard let store else {
+        guard let store, let counts = waiting else {
             return StatusDocument(
                 daemon: .init(running: running, pid: nil, since: nil, watchMode: nil),
                 queue: .init(pending: 0, leased: 0, done: 0, review: 0, failed: 0, dead: 0, oldestPendingS: nil),
                 provider: overall, providers: providers, problems: [])
         }
         let record = running ? try store.daemonRecord() : nil
-        let counts = try store.queueCounts(now: now)
         let awaiting = chosen.provider == .hybrid ? try store.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
 
         var problems: [StatusDocument.Problem] = []
@@ -147,9 +148,9 @@ package enum StatusReport {
     /// result files): what `STATUS=` shows every few seconds.
     package static func summary(config: Configuration, chosen: Configuration.Provider, store: Store,
                                 now: Date = Date()) throws -> String {
-        let counts = try store.queueCounts(now: now)
         // `chosen` is resolved (never `auto`); hybrid is decided by its accurate provider.
         guard let kind = chosen == .hybrid ? config.hybrid.accurate : chosen.kind else { return "" }
+        let counts = try store.queueCounts(now: now)
         var deciding = try provider(kind, config: config, store: store, now: now)
         if chosen == .hybrid { deciding.name = "hybrid" }
         return summary(queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,

@@ -15,7 +15,7 @@ enum API {
 
         // `shelfd status --json`.
         api.get("status") { _, _ -> Response in
-            try json(StatusReport.build(config: site.config, secrets: site.secrets))
+            try json(StatusReport.build(config: site.config, secrets: site.secrets, store: site.store))
         }
 
         // The newest finished photos' result documents (results/…json), newest first; `?limit=` up to 200.
