@@ -95,7 +95,7 @@ let package = Package(
         // The application: wiring (providers, sources), `watch` as services in one ServiceGroup, status, doctor, eval, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
             "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch",
-            "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "CMalloc",
+            "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "ShelfPostgres", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -113,7 +113,7 @@ let package = Package(
         ], resources: [.embedInCode("Resources")], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfWeb", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport",
+            "ShelfDaemon", "ShelfWeb", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport", "ShelfPipeline",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),

@@ -320,6 +320,46 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     /// Batches in flight, oldest first; absent when there are none.
     package var batches: [Batch]?
 
+    /// A `shelfd watch` process on the database: one on a machine of its own, several sharing a PostgreSQL store.
+    package struct Worker: Codable, Sendable, Equatable {
+        package var host: String
+        package var pid: Int32
+        package var version: String
+        package var since: Date
+        package var heartbeat: Date
+        /// Photos it holds leased now.
+        package var inFlight: Int
+        /// It keeps results, library.json, review/ and the exports current.
+        package var writesFiles: Bool
+        enum CodingKeys: String, CodingKey {
+            case host, pid, version, since, heartbeat, inFlight = "in_flight", writesFiles = "writes_files"
+        }
+        package init(host: String, pid: Int32, version: String, since: Date, heartbeat: Date, inFlight: Int, writesFiles: Bool) {
+            self.host = host; self.pid = pid; self.version = version; self.since = since; self.heartbeat = heartbeat
+            self.inFlight = inFlight; self.writesFiles = writesFiles
+        }
+    }
+    /// Every registered worker, the most recently alive first; absent when none is registered.
+    package var workers: [Worker]?
+
+    /// A provider's request limit that every worker takes its turns from (`requests_per_minute`, `requests_per_day`).
+    package struct Limit: Codable, Sendable, Equatable {
+        package var provider: String
+        package var requestsPerMinute: Int
+        package var requestsPerDay: Int?
+        /// Requests sent in the provider's current day, by every worker.
+        package var usedToday: Int
+        enum CodingKeys: String, CodingKey {
+            case provider, requestsPerMinute = "requests_per_minute", requestsPerDay = "requests_per_day", usedToday = "used_today"
+        }
+        package init(provider: String, requestsPerMinute: Int, requestsPerDay: Int?, usedToday: Int) {
+            self.provider = provider; self.requestsPerMinute = requestsPerMinute; self.requestsPerDay = requestsPerDay
+            self.usedToday = usedToday
+        }
+    }
+    /// The shared limits of the providers in use; absent when shelfd sets none.
+    package var limits: [Limit]?
+
     /// Added after the schema's first version: older documents lack it, and it is absent while no server listens.
     package var web: Web?
     package init(daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem],

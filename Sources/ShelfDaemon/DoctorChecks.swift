@@ -64,8 +64,13 @@ package enum DoctorChecks {
     static func storeCheck(config: Configuration, secrets: Secrets) -> DoctorCheck {
         guard let url = config.store.postgres else { return .pass("store", "SQLite: \(config.paths.database)") }
         let password = secrets[.storePassword] != nil ? "the secret store_password" : url.password != nil ? "the URL" : "none"
-        return .pass("store", "PostgreSQL at \(url) (password: \(password)); not used by watch yet: the queue stays in "
-                     + config.paths.database)
+        do {
+            let workers = try StoreAccess.open(config: config, secrets: secrets).workers()
+            return .pass("store", "PostgreSQL at \(url) (password: \(password)): reachable, \(workers.count) worker\(workers.count == 1 ? "" : "s") registered; "
+                         + "the local catalogue stays in \(config.paths.database)")
+        } catch {
+            return .fail("store", "PostgreSQL at \(url) (password: \(password)): \(error)")
+        }
     }
 
     /// A provider's own setup (the OCR's languages): an error when it is in use, a warning otherwise (the
@@ -136,7 +141,7 @@ package enum DoctorChecks {
             return .fail("web", "[web] listen = \"\(address)\" is beyond this machine and the secret web_token is not set: "
                 + "the page will not start. Set web_token (a systemd credential or WEB_TOKEN), or listen on 127.0.0.1.")
         }
-        let store = try? Store.openForReading(path: config.paths.database)
+        let store = try? StoreAccess.openForReading(config: config, secrets: secrets)
         let serving = (store ?? nil).flatMap { try? StatusReport.webAddress($0) }
         let login = address.isLoopback ? "loopback only, no login" : "beyond loopback; log in with the token or 'shelfd web --print-login-url'"
         if let serving { return .pass("web", "served at \(serving) (\(login))") }

@@ -9,14 +9,15 @@ import ShelfStore
 extension Runtime {
     /// The sources of `enrich.sources`, in their order: the local catalogue as it is, the remote ones behind
     /// the lookup cache (`refresh` asks them again). One HTTP client for both: their requests are few and spaced.
-    package static func makeSources(config: Configuration, secrets: Secrets, store: Store, refresh: Bool,
+    /// `catalogue`: the local catalogue's database (`StoreAccess.catalogue`).
+    package static func makeSources(config: Configuration, secrets: Secrets, store: Store, catalogue: Store, refresh: Bool,
                                     logger: Logger) throws -> [any BookSource] {
         let http = HTTPClient(maxConcurrent: 2)
         let maxAge = CacheAge(days: config.enrich.cacheDays)
         return try config.enrich.sources.map { kind throws -> any BookSource in
             switch kind {
             case .catalogue:
-                do { return try CatalogueSource(store: store) } catch {
+                do { return try CatalogueSource(store: catalogue) } catch {
                     throw StartupError("Cannot read the local catalogue in \(config.paths.database): \(error)")
                 }
             case .openlibrary:

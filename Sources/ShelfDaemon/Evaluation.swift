@@ -71,7 +71,7 @@ package struct Evaluator: Sendable {
         self.config = config; self.secrets = secrets; self.logger = logger
         self.limits = limits ?? store
         memory = StoredProviderMemory(store: store)
-        enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, store: store,
+        enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, store: store, catalogue: store,
                                                              refresh: false, logger: logger),
                             reviewThreshold: config.pipeline.reviewThreshold)
     }

@@ -14,10 +14,10 @@ package struct LibraryDesk: Sendable {
 
     /// Opens the database for edits (the daemon may be running: each edit is one BEGIN IMMEDIATE transaction).
     package init(config: Configuration, logger: Logger) throws {
-        guard FileManager.default.fileExists(atPath: config.paths.database) else {
+        guard StoreAccess.exists(config: config) else {
             throw LibraryError(.notFound, "The library is empty: shelfd has not catalogued any photo yet.")
         }
-        self.init(config: config, store: try Store.open(path: config.paths.database), logger: logger)
+        self.init(config: config, store: try StoreAccess.open(config: config), logger: logger)
     }
 
     /// Edits on a database already open (the web page shares the daemon's).

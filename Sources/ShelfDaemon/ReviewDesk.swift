@@ -15,9 +15,8 @@ package struct ReviewDesk: Sendable {
 
     /// `writing`: open the database for decisions; otherwise read-only (`list`, `show`).
     package init(config: Configuration, writing: Bool, logger: Logger) throws {
-        let paths = config.paths
-        let store: Store? = writing && FileManager.default.fileExists(atPath: paths.database)
-            ? try Store.open(path: paths.database) : try Store.openForReading(path: paths.database)
+        let store: Store? = writing && StoreAccess.exists(config: config)
+            ? try StoreAccess.open(config: config) : try StoreAccess.openForReading(config: config)
         self.init(config: config, store: store, logger: logger)
     }
 

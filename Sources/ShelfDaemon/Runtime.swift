@@ -39,11 +39,9 @@ package struct Runtime: Sendable {
         for folder in [paths.results, paths.responses, paths.root] {
             AtomicFile.removeLeftovers(in: URL(fileURLWithPath: folder))
         }
-        let store: Store
-        do { store = try Store.open(path: paths.database) } catch {
-            throw StartupError("Cannot open the database \(paths.database): \(error)")
-        }
-        let recovered = try store.recoverLeases(isAlive: ProcessIdentity.isAlive)
+        let store = try StoreAccess.open(config: config, secrets: secrets)
+        // A shared store's leases of other machines are theirs until they run out.
+        let recovered = try store.recoverLeases(isAlive: store.engine == .sqlite ? ProcessIdentity.isAlive : ProcessIdentity.isAliveOrElsewhere)
         if recovered > 0 {
             logger.notice("Jobs of a stopped process returned to the queue", metadata: ["jobs": "\(recovered)"])
         }
@@ -53,7 +51,8 @@ package struct Runtime: Sendable {
             logger.notice("Provider chosen", metadata: ["event": "provider_chosen", "provider": "\(chosen.provider.rawValue)",
                                                         "reason": "\(chosen.reason)"])
         }
-        let sources = try makeSources(config: config, secrets: secrets, store: store, refresh: refreshLookups, logger: logger)
+        let sources = try makeSources(config: config, secrets: secrets, store: store,
+                                      catalogue: StoreAccess.catalogue(config: config, shared: store), refresh: refreshLookups, logger: logger)
         SourceHealthRecord.liftPauses(sources, in: store)
         let lineup = try makeLineup(config: config, secrets: secrets, chosen: chosen,
                                     memory: StoredProviderMemory(store: store), limits: store)

@@ -118,7 +118,7 @@ package struct WatcherService: Service {
                     pipeline.ingest(path: file.path, syncConflict: file.isSyncConflict)
                 case .modeChanged(let mode, let reason):
                     logger.notice("Watch mode", metadata: ["watch.mode": "\(mode.rawValue)", "reason": "\(reason)"])
-                    try? store.updateDaemon(owner: ProcessIdentity.current, watchMode: mode.rawValue)
+                    try? store.heartbeatWorker(owner: ProcessIdentity.current, watchMode: mode.rawValue)
                 case .rescanned(let count):
                     logger.debug("Full scan done", metadata: ["files": "\(count)"])
                     pipeline.forgetVanishedProblems()
@@ -169,7 +169,7 @@ package struct SystemdNotifierService: Service {
                line != last {
                 SystemdNotify.send("STATUS=\(line)"); last = line
             }
-            try? store.updateDaemon(owner: ProcessIdentity.current, watchMode: nil)
+            try? store.heartbeatWorker(owner: ProcessIdentity.current, watchMode: nil)
         }
     }
 }

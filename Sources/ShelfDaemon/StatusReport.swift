@@ -1,6 +1,7 @@
 import Foundation
 import ShelfConfig
 import ShelfCore
+import ShelfPipeline
 import ShelfStore
 
 /// `shelfd status`: built from the database alone, so it works whether the daemon runs or not.
@@ -13,7 +14,7 @@ package enum StatusReport {
                                             secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
         let kinds = chosen.kinds(config)
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
-        let store = try open ?? Store.openForReading(path: config.paths.database)
+        let store = try open ?? StoreAccess.openForReading(config: config, secrets: secrets)
         let waiting = try store?.queueCounts(now: now)
         let providers = try kinds.map { kind in
             var provider = try provider(kind, config: config, store: store, now: now)
@@ -32,7 +33,9 @@ package enum StatusReport {
                 queue: .init(pending: 0, leased: 0, done: 0, review: 0, failed: 0, dead: 0, oldestPendingS: nil),
                 provider: overall, providers: providers, problems: [])
         }
-        let record = running ? try store.daemonRecord() : nil
+        let workers = try store.workers()
+        // This machine's daemon: the worker here whose state folder's lock is held.
+        let record = running ? workers.first { $0.host == ProcessIdentity.host } : nil
         let awaiting = chosen.provider == .hybrid ? try store.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
 
         var problems: [StatusDocument.Problem] = []
@@ -77,6 +80,16 @@ package enum StatusReport {
                                  ageS: max(0, Int(now.timeIntervalSince(batch.createdAt))))
         }
         document.batches = batches.isEmpty ? nil : batches
+        document.workers = workers.isEmpty ? nil : workers.map {
+            StatusDocument.Worker(host: $0.host, pid: $0.pid, version: $0.version, since: $0.since, heartbeat: $0.heartbeat,
+                                  inFlight: $0.inFlight, writesFiles: $0.writesFiles)
+        }
+        let limits = try kinds.compactMap { kind -> StatusDocument.Limit? in
+            guard let limits = kind.facts.limits(config) else { return nil }
+            return StatusDocument.Limit(provider: kind.rawValue, requestsPerMinute: limits.perMinute, requestsPerDay: limits.perDay > 0 ? limits.perDay : nil,
+                                        usedToday: try store.requestsToday(provider: kind.rawValue, now: now)?.used ?? 0)
+        }
+        document.limits = limits.isEmpty ? nil : limits
         return document
     }
 

@@ -32,15 +32,23 @@ package struct WatchService {
     package func run() async throws {
         let config = runtime.config
         guard let lock = try DaemonLock.acquire(stateFolder: config.paths.state) else {
-            let pid = (try? runtime.store.daemonRecord()?.pid).flatMap { $0 }.map { " (pid \($0))" } ?? ""
+            let here = (try? runtime.store.workers())?.first { $0.host == ProcessIdentity.host }
+            let pid = here.map { " (pid \($0.pid))" } ?? ""
             throw StartupError("shelfd is already watching\(pid) with the state folder \(config.paths.state). Stop it first, or use 'shelfd status'.")
         }
         defer { withExtendedLifetime(lock) {} }
         let pipeline = runtime.pipeline
         let store = runtime.store
         let owner = ProcessIdentity.current
-        try store.registerDaemon(pid: getpid(), owner: owner, watchMode: nil)
-        defer { try? store.unregisterDaemon(owner: owner) }
+        let now = Date()
+        // Workers killed without a word: those of this machine that are gone, and any silent for ten minutes.
+        for gone in try store.workers() where !ProcessIdentity.isAliveOrElsewhere(gone.owner) {
+            try store.unregisterWorker(owner: gone.owner)
+        }
+        try store.forgetWorkers(silentSince: now.addingTimeInterval(-600))
+        try store.registerWorker(WorkerRecord(owner: owner, host: ProcessIdentity.host, pid: getpid(), version: ShelfdVersion.current,
+                                              since: now, writesFiles: true, heartbeat: now))
+        defer { try? store.unregisterWorker(owner: owner) }
         pipeline.writeLibrary()
 
         logger.notice("Watching", metadata: ["incoming": "\(config.paths.incoming)", "provider": "\(pipeline.lineup.name)",

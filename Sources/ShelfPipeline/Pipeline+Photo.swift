@@ -188,6 +188,8 @@ extension Pipeline {
                 if error.code != .photoVanished { lastError = error }
             }
         }
+        // Found by a worker on another machine: the image it stored for the rest.
+        if store.isShared, let stored = try? store.photoImage(sha256: job.sha256) { return .success(stored) }
         return .failure(lastError)
     }
 

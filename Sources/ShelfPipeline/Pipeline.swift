@@ -54,6 +54,21 @@ package final class Pipeline: Sendable {
 
     // MARK: Ingest
 
+    /// Stores a new photo's image as the provider is sent it (the accurate provider's, for hybrid), so that workers
+    /// on other machines, which cannot read `incoming/` here, can read the photo too. A photo that cannot be prepared
+    /// stores nothing: the worker that claims it finds out why, as it would with the file.
+    func storeImage(of bytes: [UInt8], sha256: String, relative: String) {
+        guard let preset = lineup.channels.last?.provider.preset else { return }
+        do {
+            let prepared = try Preprocessor.prepare(bytes, preset: preset, maxPixels: settings.maxPixels)
+            try store.storePhotoImage(sha256: sha256, jpeg: prepared.jpeg, now: Date())
+        } catch {
+            logger.warning("The photo's image was not stored for other workers",
+                           metadata: ["photo.path": "\(relative)", "error": "\(error)"])
+        }
+    }
+
+
     /// Hashes a stable file and records it: new content becomes a job, a known photo a sighting.
     /// Files that cannot be read are recorded as path problems, shown by `status`.
     @discardableResult
@@ -85,6 +100,7 @@ package final class Pipeline: Sendable {
                                                    providerChoice: choice?.rawValue, now: Date())
             switch outcome {
             case .queued(let jobID):
+                if store.isShared { storeImage(of: bytes, sha256: sha, relative: relative) }
                 logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",
                                                        "job.id": "\(jobID)", "event": "photo_queued"])
                 wake.notify()

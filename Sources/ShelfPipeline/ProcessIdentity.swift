@@ -18,6 +18,21 @@ package enum ProcessIdentity {
         return startTime(pid: pid) == parts[2]
     }
 
+    /// For a store other machines share: an owner counts as gone only when it ran on this machine, since this boot,
+    /// and has stopped; another machine's lease (or one from before a reboot) runs out on its own.
+    package static func isAliveOrElsewhere(_ owner: String) -> Bool {
+        let parts = owner.split(separator: ":").map(String.init)
+        guard parts.count == 3, parts[0] == bootID else { return true }
+        return isAlive(owner)
+    }
+
+    /// This machine's name, for `status`'s list of workers.
+    package static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "unknown" }
+        return String(cString: buffer)
+    }()
+
     static let bootID: String = {
         (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown-boot"

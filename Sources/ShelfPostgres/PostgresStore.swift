@@ -4,114 +4,215 @@ import PostgresNIO
 import ShelfCore
 import ShelfStore
 
-/// The store on a PostgreSQL server, for several shelfd workers sharing one queue (`[store] url`). It stands behind
-/// the same seams as the SQLite `Store` (StoreSeams.swift): today the queue (`JobQueue`), the request budgets
-/// (`RequestBudgetStore`) and the providers' health (`ProviderHealthStore`).
-///
-/// Like `Store`, it is one connection per process and every call is short and serialised behind a lock. The seams
-/// are synchronous, PostgresNIO is not: each call waits for its round trips on the calling thread
-/// (`Session.wait`). The futures complete on the store's own event-loop thread, never on Swift's cooperative pool,
-/// so a blocked caller cannot starve the work it waits for; a deadline turns a server that stopped answering into
-/// an error instead of a hung worker. ARCHITECTURE.md ("Two stores") says why, and the plan to make the seams async.
-package final class PostgresStore: @unchecked Sendable {      // unchecked: `connection` is only used under `lock`
-    private let endpoint: Endpoint
-    private let logger: Logger
-    private let lock = NSLock()
-    private var connection: PostgresConnection?
-    private var closed = false
-
-    private init(endpoint: Endpoint, logger: Logger) {
-        self.endpoint = endpoint
-        self.logger = logger
-    }
-
+/// The store on a PostgreSQL server, for several shelfd workers sharing one queue, library and review (`[store] url`).
+/// It is the same `Store` as on SQLite, statement for statement, on a `PostgresDatabase` connection: ARCHITECTURE.md
+/// ("Two stores") says why one set of statements serves both engines.
+package enum PostgresStore {
     /// Connects and brings the schema up to date (PostgresSchema.swift): one process at a time migrates, and a
     /// database already migrated by a newer shelfd is refused.
-    package static func open(_ endpoint: Endpoint, logger: Logger = Logger(label: "shelfd.postgres")) throws -> PostgresStore {
-        let store = PostgresStore(endpoint: endpoint, logger: logger)
-        do {
-            try store.withSession { try PostgresSchema.migrate($0) }
-        } catch {
-            store.close()
-            throw error
-        }
-        return store
+    package static func open(_ endpoint: Endpoint, logger: Logger = Logger(label: "shelfd.postgres")) throws -> Store {
+        let database = PostgresDatabase(endpoint: endpoint, logger: logger)
+        try database.migrate()
+        return Store(connection: database, location: endpoint.redacted)
     }
+}
 
-    /// Ends the connection; later calls fail.
-    package func close() {
-        lock.withLock {
-            closed = true
-            if let connection { _ = try? Session.wait(connection.close(), timeout: 5) }
-            connection = nil
-        }
+/// One connection to PostgreSQL, as the store's statements need it: `?` placeholders numbered as PostgreSQL's `$n`,
+/// values bound with their types, rows read back as `SQLValue`s, and the write lock a transaction-wide advisory lock.
+///
+/// Used only under `Store`'s lock, one call at a time. The seams are synchronous, PostgresNIO is not: each call waits
+/// for its round trip on the calling thread (`Session.wait`). The futures complete on the connection's own event-loop
+/// thread, never on Swift's cooperative pool, so a blocked caller cannot starve the work it waits for; a deadline turns
+/// a server that stopped answering into an error instead of a hung worker, and the next call connects again.
+final class PostgresDatabase: DatabaseConnection {
+    private let endpoint: PostgresStore.Endpoint
+    private let logger: Logger
+    private var connection: PostgresConnection?
+    private var inTransaction = false
+    private(set) var changes = 0
+
+    init(endpoint: PostgresStore.Endpoint, logger: Logger) {
+        self.endpoint = endpoint
+        self.logger = logger
     }
 
     // PostgresNIO requires a connection closed before it goes.
     deinit { if let connection { _ = try? Session.wait(connection.close(), timeout: 5) } }
 
-    /// The schema version this database is at.
-    package func schemaVersion() throws -> Int {
-        try withSession { try PostgresSchema.version($0) }
+    var engine: DatabaseEngine { .postgres }
+
+    /// Any number fixed for shelfd: the lock every write transaction of every worker holds (SQLite's one writer).
+    static let writeLockKey: Int64 = 0x7368_656C_6677    // "shelfw"
+
+    func migrate() throws(StoreError) {
+        try translatingErrors("migrations") { try PostgresSchema.migrate(Session(connection: try connected(), logger: logger)) }
     }
 
-    /// A transaction: committed when `body` returns, rolled back when it throws. Statements that must see each
-    /// other's rows locked (a claim, a turn) take their locks with `FOR UPDATE` inside it.
-    @discardableResult
-    func write<T>(_ body: (Session) throws -> T) throws -> T {
-        try withSession { session in
-            try session.script("BEGIN")
-            do {
-                let value = try body(session)
-                try session.script("COMMIT")
-                return value
-            } catch {
-                try? session.script("ROLLBACK")
-                throw error
+    func execute(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) {
+        changes = try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    func query(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) -> [Row] {
+        try run(sql, arguments).rows.map(Self.row)
+    }
+
+    func executeScript(_ sql: String) throws(StoreError) { _ = try run(sql, []) }
+
+    func begin(_ kind: TransactionKind) throws(StoreError) {
+        try executeScript("BEGIN")
+        inTransaction = true
+        if kind == .write { try executeScript("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))") }
+    }
+
+    func commit() throws(StoreError) {
+        defer { inTransaction = false }
+        try executeScript("COMMIT")
+    }
+
+    func rollback() {
+        defer { inTransaction = false }
+        if connection != nil { try? executeScript("ROLLBACK") }
+    }
+
+    func releaseMemory() {}
+
+    private func run(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) -> PostgresQueryResult {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument.sqlValue {
+            case .null: bindings.appendNull()
+            case .integer(let value): bindings.append(value)
+            case .real(let value): bindings.append(value)
+            case .text(let value): bindings.append(value)
+            case .blob(let value): bindings.append(ByteBuffer(bytes: value))
             }
+        }
+        let query = PostgresQuery(unsafeSQL: Self.numberedPlaceholders(sql), binds: bindings)
+        return try translatingErrors(sql) {
+            try Session.wait(try connected().query(query, logger: logger), timeout: Session.deadline)
         }
     }
 
-    /// Single statements that need no transaction of their own (each is one already).
-    @discardableResult
-    func read<T>(_ body: (Session) throws -> T) throws -> T { try withSession(body) }
-
-    /// One statement without values, outside the seams (tests, administration).
-    func script(_ sql: String) throws { try withSession { try $0.script(sql) } }
-
-    /// The connection, made again when the last one was lost (server restarted, deadline passed).
-    private func withSession<T>(_ body: (Session) throws -> T) throws -> T {
-        try lock.withLock {
-            guard !closed else { throw PostgresStoreError(.closed, "the PostgreSQL store was closed") }
-            if connection == nil || connection?.isClosed == true {
-                connection = try connect()
-            }
-            let session = Session(connection: connection!, logger: logger)
-            do {
-                return try body(session)
-            } catch let error as PostgresStoreError where error.kind == .timedOut || error.kind == .connection {
-                // The connection's state is unknown: the next call starts a new one.
-                if let connection { _ = try? Session.wait(connection.close(), timeout: 5) }
-                connection = nil
-                throw error
-            }
+    /// The connection, made again when the last one was lost (server restarted, deadline passed), unless a
+    /// transaction was under way on it: that one is over, and its caller must hear so.
+    private func connected() throws -> PostgresConnection {
+        if let connection, !connection.isClosed { return connection }
+        connection = nil
+        if inTransaction {
+            throw PostgresStoreError(.connection, "the connection to PostgreSQL was lost during a transaction, which was rolled back")
         }
-    }
-
-    /// The connections' own event-loop thread, shared by every PostgresStore of the process. Not NIO's singleton
-    /// group, which the web server also runs on: a caller blocked in `Session.wait` on one of its threads could be
-    /// holding the very thread its answer has to arrive on.
-    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
-
-    private func connect() throws -> PostgresConnection {
-        let configuration = try endpoint.configuration()
-        let future = PostgresConnection.connect(on: Self.eventLoop, configuration: configuration, id: 1, logger: logger)
+        let future = PostgresConnection.connect(on: Self.eventLoop, configuration: try endpoint.configuration(), id: 1, logger: logger)
         do {
-            return try Session.wait(future, timeout: 30)
+            let made = try Session.wait(future, timeout: 30)
+            connection = made
+            return made
         } catch let error as PostgresStoreError {
             throw error
         } catch {
             throw PostgresStoreError(.connection, "cannot connect to PostgreSQL at \(endpoint.redacted): \(Session.describe(error))")
+        }
+    }
+
+    /// Every failure as the store's error; a lost connection or a deadline also ends the connection, whose state is
+    /// unknown, so that the next call starts a new one.
+    private func translatingErrors<T>(_ sql: String, _ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            let failure: PostgresStoreError
+            if let error = error as? PostgresStoreError {
+                failure = error
+            } else if let error = error as? PSQLError, Session.isConnectionLost(error) {
+                failure = PostgresStoreError(.connection, "the connection to PostgreSQL was lost: \(Session.describe(error))")
+            } else {
+                let statement = sql.split(separator: "\n").first.map(String.init) ?? sql
+                failure = PostgresStoreError(.query, "PostgreSQL: \(Session.describe(error)) (in: \(statement.prefix(120)))")
+            }
+            if failure.kind == .timedOut || failure.kind == .connection {
+                if let connection { _ = try? Session.wait(connection.close(), timeout: 5) }
+                connection = nil
+            }
+            throw StoreError(code: StoreError.serverCode, message: failure.message, sql: sql)
+        }
+    }
+
+    /// The connections' own event-loop thread, shared by every PostgresDatabase of the process. Not NIO's singleton
+    /// group, which the web server also runs on: a caller blocked in `Session.wait` on one of its threads could be
+    /// holding the very thread its answer has to arrive on.
+    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+
+    /// SQLite's placeholders as PostgreSQL's: `?NNN` is `$NNN`, a bare `?` the number after the largest so far (as
+    /// SQLite counts them). Quoted text and comments are left alone.
+    static func numberedPlaceholders(_ sql: String) -> String {
+        guard sql.contains("?") else { return sql }
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 16)
+        var largest = 0
+        var characters = sql.makeIterator()
+        var pending: Character? = nil
+        func next() -> Character? {
+            if let waiting = pending { pending = nil; return waiting }
+            return characters.next()
+        }
+        while let character = next() {
+            switch character {
+            case "'":
+                result.append(character)
+                while let inside = next() {
+                    result.append(inside)
+                    if inside == "'" { break }
+                }
+            case "-":
+                result.append(character)
+                guard let following = next() else { break }
+                result.append(following)
+                if following == "-" {
+                    while let inside = next() {
+                        result.append(inside)
+                        if inside == "\n" { break }
+                    }
+                }
+            case "?":
+                var digits = ""
+                while let digit = next() {
+                    if digit.isASCII && digit.isNumber { digits.append(digit) } else { pending = digit; break }
+                }
+                let number = Int(digits) ?? (largest + 1)
+                largest = max(largest, number)
+                result += "$\(number)"
+            default:
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A row as the store reads rows: integers, reals, text and bytes; PostgreSQL's booleans as SQLite's 0 and 1, its
+    /// numerics (the sum of bigints) as integers when whole.
+    static func row(_ row: PostgresRow) -> Row {
+        var values: [String: SQLValue] = [:]
+        for cell in row { values[cell.columnName] = value(of: cell) }
+        return Row(values: values)
+    }
+
+    private static func value(of cell: PostgresCell) -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8:
+            return (try? cell.decode(Int64.self)).map(SQLValue.integer) ?? .null
+        case .float4, .float8:
+            return (try? cell.decode(Double.self)).map(SQLValue.real) ?? .null
+        case .numeric:
+            guard let number = try? cell.decode(Decimal.self) else { return .null }
+            let double = NSDecimalNumber(decimal: number).doubleValue
+            if double.rounded() == double, abs(double) < 9e15 { return .integer(Int64(double)) }
+            return .real(double)
+        case .bool:
+            return (try? cell.decode(Bool.self)).map { .integer($0 ? 1 : 0) } ?? .null
+        case .bytea:
+            return (try? cell.decode(ByteBuffer.self)).map { .blob(Array($0.readableBytesView)) } ?? .null
+        default:
+            return (try? cell.decode(String.self)).map(SQLValue.text) ?? .null
         }
     }
 }

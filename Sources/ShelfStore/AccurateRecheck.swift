@@ -33,11 +33,10 @@ extension Store {
                 guard try db.queryOne("""
                     SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
                     """, [sha]) == nil else { continue }             // already queued again (a rescan): that one asks
-                try db.execute("""
+                let job = try db.insert("""
                     INSERT INTO job (sha256, provider, state, attempts, created_at, updated_at, recheck_of)
                     VALUES (?, '', 'pending', 0, ?, ?, ?)
                     """, [sha, now, now, old])
-                let job = db.lastInsertID
                 // The fast provider's answer is replayed, not asked for again.
                 try db.execute("""
                     INSERT INTO response (job_id, sha256, provider, model, file, bytes, latency_ms, received_at)

@@ -55,8 +55,7 @@ extension Store {
 
     package func beginCatalogueImport(path: String, format: String, now: Date = Date()) throws -> Int64 {
         try write { db in
-            try db.execute("INSERT INTO catalogue_import (path, format, started_at) VALUES (?, ?, ?)", [path, format, now])
-            return db.lastInsertID
+            return try db.insert("INSERT INTO catalogue_import (path, format, started_at) VALUES (?, ?, ?)", [path, format, now])
         }
     }
 
@@ -86,7 +85,7 @@ extension Store {
         }
     }
 
-    private static func addCatalogueRow(_ db: SQLiteConnection, _ row: CatalogueRow, importID: Int64?) throws -> Bool {
+    private static func addCatalogueRow(_ db: any DatabaseConnection, _ row: CatalogueRow, importID: Int64?) throws -> Bool {
         let isbn13 = row.isbn?.isbn13
         let work = CatalogueRecord.workKey(title: row.title, author: row.author)
         if let isbn13, try db.queryOne("SELECT id FROM catalogue_entry WHERE isbn13 = ?", [isbn13]) != nil { return false }
@@ -119,7 +118,7 @@ extension Store {
         }
     }
 
-    private static func authorName(_ db: SQLiteConnection, keys: [String]) throws -> String? {
+    private static func authorName(_ db: any DatabaseConnection, keys: [String]) throws -> String? {
         var names: [String] = []
         for key in keys {
             if let name = try db.queryOne("SELECT name FROM catalogue_author WHERE key = ?", [key])?.string("name") {

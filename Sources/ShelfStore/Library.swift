@@ -8,7 +8,7 @@ extension Store {
     /// Adds one reading from a photo to the work it belongs to, or as a new work. `decided`: a person chose
     /// this reading (it counts as verified, and its title wins). Returns the book's row.
     @discardableResult
-    static func addReading(_ db: SQLiteConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
+    static func addReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
                            decided: Bool = false, isbnSource: String? = nil, now: Date) throws -> Int64 {
         let isbn = book.checkedISBN                    // only a checked ISBN counts, always as ISBN-13
         let bookID = try work(for: book, photo: photo, decided: decided, db, now: now)
@@ -21,13 +21,13 @@ extension Store {
                                        isbn13, isbn10, isbn_source, decided, match_key)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(book_id, sha256) DO UPDATE SET
-                confidence = MAX(confidence, excluded.confidence),
-                status = CASE WHEN excluded.status = 'verified' THEN 'verified' ELSE status END,
-                decided = MAX(decided, excluded.decided),
-                isbn10 = CASE WHEN isbn13 IS NULL THEN excluded.isbn10 ELSE isbn10 END,
-                isbn_source = CASE WHEN isbn13 IS NULL THEN excluded.isbn_source ELSE isbn_source END,
-                isbn13 = COALESCE(isbn13, excluded.isbn13),
-                match_key = COALESCE(match_key, excluded.match_key)
+                confidence = CASE WHEN excluded.confidence > book_sighting.confidence THEN excluded.confidence ELSE book_sighting.confidence END,
+                status = CASE WHEN excluded.status = 'verified' THEN 'verified' ELSE book_sighting.status END,
+                decided = CASE WHEN excluded.decided > book_sighting.decided THEN excluded.decided ELSE book_sighting.decided END,
+                isbn10 = CASE WHEN book_sighting.isbn13 IS NULL THEN excluded.isbn10 ELSE book_sighting.isbn10 END,
+                isbn_source = CASE WHEN book_sighting.isbn13 IS NULL THEN excluded.isbn_source ELSE book_sighting.isbn_source END,
+                isbn13 = COALESCE(book_sighting.isbn13, excluded.isbn13),
+                match_key = COALESCE(book_sighting.match_key, excluded.match_key)
             """, [bookID, photo.sha256, box, book.confidence, shelf, now,
                   (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
                   isbn?.isbn13, isbn?.isbn10, isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source,
@@ -55,7 +55,7 @@ extension Store {
     /// an entry keeps the key it was first known by, so its `work` changes at most once (from a title to a
     /// record, when an unmatched work is first matched) and a merge never renames the entry a person knows.
     /// The other records of the work stay on their sightings (`book_sighting.match_key`), where they are found.
-    static func work(for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: SQLiteConnection,
+    static func work(for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: any DatabaseConnection,
                      now: Date) throws -> Int64 {
         var why: [Int64: String] = [:]           // per linked work, what links it, for the history
         if let isbn = book.checkedISBN {
@@ -73,7 +73,7 @@ extension Store {
         let strong = Set(why.keys)
         let titled = try db.query("""
             SELECT id FROM book WHERE work_key = ?1
-            UNION SELECT book_id FROM book_sighting WHERE title_key = ?1 AND (?2 OR match_key IS NULL)
+            UNION SELECT book_id FROM book_sighting WHERE title_key = ?1 AND (?2 = 1 OR match_key IS NULL)
             """, [book.titleKey, book.match == nil]).compactMap { $0.int("id") }
         for id in titled where why[id] == nil { why[id] = "title and author" }
 
@@ -90,7 +90,8 @@ extension Store {
                     UPDATE book SET work_key = ?, match_source = ?, match_key = ?, match_score = ?, match_year = ? WHERE id = ?
                     """, [key, match.source, match.key, match.score, match.year, target.id])
             } else if target.key == key {
-                try db.execute("UPDATE book SET match_score = MAX(match_score, ?) WHERE id = ?", [match.score, target.id])
+                try db.execute("UPDATE book SET match_score = CASE WHEN match_score < ?1 THEN ?1 ELSE match_score END WHERE id = ?2",
+                               [match.score, target.id])
             }
         }
         let by = decided ? "user" : book.match?.source ?? book.source
@@ -112,7 +113,7 @@ extension Store {
     }
 
     /// The works with these ids, oldest first.
-    private static func works(_ ids: [Int64], _ db: SQLiteConnection) throws(StoreError) -> [LinkedWork] {
+    private static func works(_ ids: [Int64], _ db: any DatabaseConnection) throws(StoreError) -> [LinkedWork] {
         guard !ids.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
         return try db.query("""
@@ -123,26 +124,28 @@ extension Store {
         }
     }
 
-    private static func insertWork(_ db: SQLiteConnection, _ book: Book, now: Date) throws -> Int64 {
-        try db.execute("""
+    private static func insertWork(_ db: any DatabaseConnection, _ book: Book, now: Date) throws -> Int64 {
+        try db.insert("""
             INSERT INTO book (work_key, title, author, confidence, status, source, match_source, match_key, match_score,
                               match_year, first_seen, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [book.workKey, book.title, book.author, book.confidence, book.status.rawValue, book.source,
                   book.match?.source, book.match?.key, book.match?.score, book.match?.year, now, now])
-        return db.lastInsertID
     }
 
     /// Moves everything of work `from` to `target` (sightings, history, open review items), removes it, and
     /// records `history` (the `merged` step naming both). A photo seen in both keeps one sighting: the one a
     /// person decided, so a merge never undoes a review decision.
-    static func merge(_ from: Int64, into target: Int64, _ db: SQLiteConnection, now: Date,
+    static func merge(_ from: Int64, into target: Int64, _ db: any DatabaseConnection, now: Date,
                       history: LibraryDocument.Decision) throws(StoreError) {
         try db.execute("""
             DELETE FROM book_sighting WHERE book_id = ?2 AND decided = 0
                 AND sha256 IN (SELECT sha256 FROM book_sighting WHERE book_id = ?1 AND decided = 1)
             """, [from, target])
-        try db.execute("UPDATE OR IGNORE book_sighting SET book_id = ? WHERE book_id = ?", [target, from])
+        try db.execute("""
+            UPDATE book_sighting SET book_id = ?1
+            WHERE book_id = ?2 AND sha256 NOT IN (SELECT sha256 FROM book_sighting WHERE book_id = ?1)
+            """, [target, from])
         try db.execute("DELETE FROM book_sighting WHERE book_id = ?", [from])     // the same photo on both: one is enough
         try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [target, from])
         try db.execute("UPDATE review_item SET book_id = ? WHERE book_id = ?", [target, from])
@@ -160,8 +163,8 @@ extension Store {
     /// `merge_by_isbn` in `setting`): ISBNs stored before are checked (a failing one is dropped, an ISBN-10 made
     /// ISBN-13), and entries that share one are merged, as a new sighting of the book would merge them. Runs
     /// in one BEGIN IMMEDIATE transaction, like a migration, so two processes starting together do it once.
-    static func mergeWorksSharingAnISBN(_ db: SQLiteConnection, now: Date) throws(StoreError) {
-        try db.executeScript("BEGIN IMMEDIATE")
+    static func mergeWorksSharingAnISBN(_ db: any DatabaseConnection, now: Date) throws(StoreError) {
+        try db.begin(.write)
         do {
             if try db.queryOne("SELECT 1 AS one FROM setting WHERE key = 'merge_by_isbn'") != nil {
                 for row in try db.query("SELECT DISTINCT isbn13 FROM book_sighting WHERE isbn13 IS NOT NULL") {
@@ -189,9 +192,9 @@ extension Store {
                 }
                 try db.execute("DELETE FROM setting WHERE key = 'merge_by_isbn'")
             }
-            try db.executeScript("COMMIT")
+            try db.commit()
         } catch {
-            try? db.executeScript("ROLLBACK")
+            db.rollback()
             throw error
         }
     }
@@ -199,13 +202,13 @@ extension Store {
     /// Recomputes a book from its sightings: the title and author of the reading a person decided, else the
     /// most confident one; the best confidence; verified when a person decided or any reading was verified.
     /// A book no photo shows any more is removed (with its history).
-    static func refresh(_ db: SQLiteConnection, _ id: Int64, now: Date) throws(StoreError) {
+    static func refresh(_ db: any DatabaseConnection, _ id: Int64, now: Date) throws(StoreError) {
         guard let best = try db.queryOne("""
             SELECT title,
                    COALESCE(author, (SELECT a.author FROM book_sighting a WHERE a.book_id = ?1 AND a.author IS NOT NULL
                                      ORDER BY a.decided DESC, a.confidence DESC LIMIT 1)) AS author,
                    (SELECT MAX(confidence) FROM book_sighting WHERE book_id = ?1) AS best_confidence,
-                   (SELECT MAX(decided OR status = 'verified') FROM book_sighting WHERE book_id = ?1) AS verified
+                   (SELECT MAX(CASE WHEN decided = 1 OR status = 'verified' THEN 1 ELSE 0 END) FROM book_sighting WHERE book_id = ?1) AS verified
             FROM book_sighting WHERE book_id = ?1 ORDER BY decided DESC, confidence DESC, seen_at LIMIT 1
             """, [id]) else {
             try db.execute("DELETE FROM book WHERE id = ?", [id])
@@ -218,7 +221,7 @@ extension Store {
 
     /// Removes a photo's sightings before its new reading is added. Returns the books that lost one: the caller
     /// refreshes them once the new reading is in, so a book read again keeps its row, history and first sighting.
-    static func forgetSightings(_ db: SQLiteConnection, of sha256: String) throws -> [Int64] {
+    static func forgetSightings(_ db: any DatabaseConnection, of sha256: String) throws -> [Int64] {
         let books = try db.query("SELECT book_id FROM book_sighting WHERE sha256 = ?", [sha256]).compactMap { $0.int("book_id") }
         try db.execute("DELETE FROM book_sighting WHERE sha256 = ?", [sha256])
         return books
@@ -226,11 +229,11 @@ extension Store {
 
     /// Adds a step to a work's history, unless the same step (action, by whom, detail) is already there: reading
     /// the same photo again does not repeat it.
-    static func recordHistory(_ db: SQLiteConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision) throws(StoreError) {
+    static func recordHistory(_ db: any DatabaseConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision) throws(StoreError) {
         try db.execute("""
             INSERT INTO book_history (book_id, action, agent, at, detail)
             SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
-                SELECT 1 FROM book_history WHERE book_id = ?1 AND action = ?2 AND agent = ?3 AND detail IS ?5)
+                SELECT 1 FROM book_history WHERE book_id = ?1 AND action = ?2 AND agent = ?3 AND detail IS NOT DISTINCT FROM ?5)
             """, [bookID, decision.action, decision.by, decision.at, decision.detail])
     }
 
@@ -240,7 +243,7 @@ extension Store {
     }
 
     /// The entries of the whole library, or of the one work whose row is `only`.
-    static func entries(_ db: SQLiteConnection, only bookID: Int64?) throws -> [LibraryDocument.Entry] {
+    static func entries(_ db: any DatabaseConnection, only bookID: Int64?) throws -> [LibraryDocument.Entry] {
         // One work: each query its own indexed WHERE (a `?1 IS NULL OR` would read every row).
         func only(_ column: String) -> String { bookID == nil ? "" : "WHERE \(column) = ?" }
         let arguments: [any SQLBindable] = bookID.map { [$0] } ?? []

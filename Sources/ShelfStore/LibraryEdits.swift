@@ -135,7 +135,7 @@ extension Store {
         var match: BookMatch?
     }
 
-    static func workRow(_ db: SQLiteConnection, _ key: String) throws -> WorkRow {
+    static func workRow(_ db: any DatabaseConnection, _ key: String) throws -> WorkRow {
         guard let row = try db.queryOne("SELECT * FROM book WHERE work_key = ?", [key]), let id = row.int("id") else {
             throw LibraryError(.notFound, "No work '\(key)' in the library: give a work's key as library.json writes it (\"work\").")
         }
@@ -147,7 +147,7 @@ extension Store {
                        source: row.string("source") ?? "", match: match)
     }
 
-    static func workKey(_ db: SQLiteConnection, _ id: Int64) throws -> String? {
+    static func workKey(_ db: any DatabaseConnection, _ id: Int64) throws -> String? {
         try db.queryOne("SELECT work_key FROM book WHERE id = ?", [id])?.string("work_key")
     }
 
@@ -171,7 +171,7 @@ extension Store {
         }
     }
 
-    static func placedReadings(_ db: SQLiteConnection, of work: WorkRow) throws -> [PlacedReading] {
+    static func placedReadings(_ db: any DatabaseConnection, of work: WorkRow) throws -> [PlacedReading] {
         let workMatchKey = work.match.map { match in match.key.hasPrefix("\(match.source):") ? match.key : "\(match.source):\(match.key)" }
         let identity = try workIdentity(db, work, matchKey: workMatchKey)
         return try db.query("""
@@ -207,7 +207,7 @@ extension Store {
     }
 
     /// What links a reading to the work: its ISBNs, its records, its title keys.
-    private static func workIdentity(_ db: SQLiteConnection, _ work: WorkRow,
+    private static func workIdentity(_ db: any DatabaseConnection, _ work: WorkRow,
                                      matchKey: String?) throws -> (isbns: Set<String>, records: Set<String>, titles: Set<String>) {
         let rows = try db.query("SELECT isbn13, match_key, title_key FROM book_sighting WHERE book_id = ?", [work.id])
         return (Set(rows.compactMap { $0.string("isbn13") }),
@@ -219,7 +219,7 @@ extension Store {
     /// places it. `from`: where the reading's sighting is, first choice first (an earlier reading may have
     /// merged its work into another). Returns the work it went to.
     static func redecide(_ reading: PlacedReading, as decided: Book, isbnSource: String?, detail: String, from bookIDs: [Int64],
-                         _ db: SQLiteConnection, now: Date) throws -> Int64 {
+                         _ db: any DatabaseConnection, now: Date) throws -> Int64 {
         let decision = StoredDecision(action: .edited, book: decided, isbnSource: isbnSource, detail: detail)
         for readingKey in reading.keys { try remember(decision, sha256: reading.sha256, readingKey: readingKey, db, now: now) }
         for bookID in bookIDs {
@@ -232,7 +232,7 @@ extension Store {
 
     /// After an edit moved every reading of `work` to another row (an unmatched work's new title is a new key):
     /// its history and first sighting go along, and the empty row goes.
-    static func retire(_ work: WorkRow, into target: Int64, _ db: SQLiteConnection, now: Date) throws {
+    static func retire(_ work: WorkRow, into target: Int64, _ db: any DatabaseConnection, now: Date) throws {
         guard try db.queryOne("SELECT 1 AS one FROM book WHERE id = ?", [work.id]) != nil else { return }   // merged already
         guard target != work.id, try db.queryOne("SELECT 1 AS one FROM book_sighting WHERE book_id = ?", [work.id]) == nil else {
             return try refresh(db, work.id, now: now)

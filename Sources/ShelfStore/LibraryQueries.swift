@@ -32,14 +32,14 @@ extension Store {
     /// `offset`. One page is a few indexed queries, whatever the size of the library.
     package func libraryPage(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws -> LibraryPage {
         try read { db in
-            let (condition, arguments) = Self.searchCondition(search)
+            let (condition, arguments) = Self.searchCondition(search, like: db.engine == .sqlite ? "LIKE" : "ILIKE")
             let total = Int(try db.queryOne("SELECT COUNT(*) AS n FROM book b WHERE \(condition)", arguments)?.int("n") ?? 0)
             // Title and added read their index (book_title_order, book_first_seen); shelf joins each work's first shelf.
             let order = switch sort {
-            case .title: "b.title COLLATE NOCASE, b.id"
-            case .author: "b.author IS NULL, b.author COLLATE NOCASE, b.title COLLATE NOCASE, b.id"
+            case .title: "\(db.caseless("b.title")), b.id"
+            case .author: "b.author IS NULL, \(db.caseless("b.author")), \(db.caseless("b.title")), b.id"
             case .added: "b.first_seen DESC, b.id DESC"
-            case .shelf: "f.shelf IS NULL, f.shelf COLLATE NOCASE, b.title COLLATE NOCASE, b.id"
+            case .shelf: "f.shelf IS NULL, \(db.caseless("f.shelf")), \(db.caseless("b.title")), b.id"
             }
             let shelves = sort == .shelf
                 ? "LEFT JOIN (SELECT book_id, MIN(shelf) AS shelf FROM book_sighting GROUP BY book_id) f ON f.book_id = b.id" : ""
@@ -80,19 +80,20 @@ extension Store {
 
     /// The WHERE clause for a search: words anywhere in the title or author, or the digits of an ISBN (a whole
     /// ISBN-10 is looked up as its ISBN-13).
-    static func searchCondition(_ search: String) -> (String, [any SQLBindable]) {
+    /// `like`: the operator that ignores case (SQLite's `LIKE` does; PostgreSQL's `ILIKE`).
+    static func searchCondition(_ search: String, like: String) -> (String, [any SQLBindable]) {
         let text = search.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { return ("1", []) }
+        guard !text.isEmpty else { return ("1 = 1", []) }
         let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")
         let pattern = "%\(escaped)%"
         let digits = text.filter { $0 != "-" && $0 != " " }
         guard digits.count >= 4, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x") }) else {
-            return ("(b.title LIKE ?1 ESCAPE '\\' OR b.author LIKE ?1 ESCAPE '\\')", [pattern])
+            return ("(b.title \(like) ?1 ESCAPE '\\' OR b.author \(like) ?1 ESCAPE '\\')", [pattern])
         }
         let isbn = ISBN(digits).map { $0.isbn13 } ?? "%\(digits)%"
         return ("""
-            (b.title LIKE ?1 ESCAPE '\\' OR b.author LIKE ?1 ESCAPE '\\'
+            (b.title \(like) ?1 ESCAPE '\\' OR b.author \(like) ?1 ESCAPE '\\'
              OR b.id IN (SELECT book_id FROM book_sighting WHERE isbn13 LIKE ?2 OR isbn10 LIKE ?2))
             """, [pattern, isbn])
     }

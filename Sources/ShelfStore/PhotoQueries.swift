@@ -48,7 +48,7 @@ extension Store {
     /// Every photo with its newest job, newest first (by when it was first seen).
     package func photoSummaries() throws -> [PhotoSummary] {
         try read { db in
-            let jobs = try Self.newestJobs(db, where: "1", [])
+            let jobs = try Self.newestJobs(db, where: "1 = 1", [])
             return try db.query("SELECT sha256, relative_path, first_seen FROM photo ORDER BY first_seen DESC, sha256")
                 .compactMap { row in
                     guard let sha = row.string("sha256") else { return nil }
@@ -97,7 +97,7 @@ extension Store {
     }
 
     /// Per photo: the newest job's state and provider, and the newest result any of its jobs wrote.
-    private static func newestJobs(_ db: SQLiteConnection, where condition: String,
+    private static func newestJobs(_ db: any DatabaseConnection, where condition: String,
                                    _ arguments: [any SQLBindable]) throws -> [String: NewestJob] {
         var jobs: [String: NewestJob] = [:]
         for row in try db.query("""

@@ -92,11 +92,12 @@ extension Store {
                 WHERE j.state IN ('leased', 'pending', 'failed_retryable')
                 ORDER BY CASE j.state WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END, j.id LIMIT ?
                 """, [openLimit])
-            // `+state`: walk job_finished from the newest, not every finished job sorted (10,000 in a year).
+            // `+state` (SQLite's way to leave an index out): walk job_finished from the newest, not every finished job
+            // sorted (10,000 in a year). PostgreSQL's planner finds that way by itself.
             let recent = try db.query("""
                 SELECT j.id, j.sha256, j.state, j.finished_at, p.relative_path
                 FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE +j.state IN ('done', 'review', 'dead') AND j.finished_at IS NOT NULL
+                WHERE \(db.engine == .sqlite ? "+" : "")j.state IN ('done', 'review', 'dead') AND j.finished_at IS NOT NULL
                 ORDER BY j.finished_at DESC, j.id DESC LIMIT ?
                 """, [recentLimit])
             var photos: [QueueProgress.Photo] = []
@@ -118,7 +119,7 @@ extension Store {
 
     /// The pass began when the queue was last empty: at the oldest open job's queueing, moved back while a job
     /// queued earlier finished after it (their times overlap, so the queue was never empty between).
-    static func currentPass(_ db: SQLiteConnection) throws -> QueueProgress.Pass? {
+    static func currentPass(_ db: any DatabaseConnection) throws -> QueueProgress.Pass? {
         let queued = "COALESCE(queued_at, created_at)"
         guard var start = try db.queryOne("""
             SELECT MIN(\(queued)) AS t FROM job WHERE state IN ('pending', 'leased', 'failed_retryable')
@@ -126,13 +127,13 @@ extension Store {
         for _ in 0..<100 {
             // By finish time: the few jobs finished since `start`, not every job queued before it.
             guard let earlier = try db.queryOne("""
-                SELECT MIN(\(queued)) AS t FROM job INDEXED BY job_finished
+                SELECT MIN(\(queued)) AS t FROM job \(db.engine == .sqlite ? "INDEXED BY job_finished" : "")
                 WHERE state IN ('done', 'review', 'dead') AND finished_at >= ? AND \(queued) < ?
                 """, [start, start])?.date("t") else { break }
             start = earlier
         }
         let row = try db.queryOne("""
-            SELECT COUNT(*) AS total, SUM(state IN ('done', 'review', 'dead')) AS finished FROM job WHERE \(queued) >= ?
+            SELECT COUNT(*) AS total, SUM(CASE WHEN state IN ('done', 'review', 'dead') THEN 1 ELSE 0 END) AS finished FROM job WHERE \(queued) >= ?
             """, [start])
         return .init(startedAt: start, total: Int(row?.int("total") ?? 0), finished: Int(row?.int("finished") ?? 0))
     }

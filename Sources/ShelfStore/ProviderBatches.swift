@@ -46,11 +46,10 @@ extension Store: BatchQueue {
     package func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws -> ProviderBatch {
         try write { db in
             let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            try db.execute("""
+            let id = try db.insert("""
                 INSERT INTO provider_batch (provider, display_name, state, photos, created_at, updated_at)
                 VALUES (?, ?, 'submitting', ?, ?, ?)
                 """, [provider, "pending-\(token)", jobs.count, now, now])
-            let id = db.lastInsertID
             let displayName = "shelfd-\(id)-\(token)"
             try db.execute("UPDATE provider_batch SET display_name = ? WHERE id = ?", [displayName, id])
             for job in jobs {
@@ -98,13 +97,12 @@ extension Store: BatchQueue {
             try Self.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
             guard answered else {
                 try db.execute("""
-                    UPDATE job SET provider_batch_id = NULL, attempts = MAX(0, attempts - 1), updated_at = ?
+                    UPDATE job SET provider_batch_id = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ?
                     WHERE provider_batch_id = ? AND state = 'pending'
                     """, [now, id])
                 return []
             }
-            try db.execute("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
-            let claim = db.lastInsertID
+            let claim = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
             let rows = try db.query("""
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
@@ -137,7 +135,7 @@ extension Store: BatchQueue {
         }
     }
 
-    static func batch(_ db: SQLiteConnection, id: Int64) throws -> ProviderBatch? {
+    static func batch(_ db: any DatabaseConnection, id: Int64) throws -> ProviderBatch? {
         try db.queryOne("SELECT * FROM provider_batch WHERE id = ?", [id]).flatMap(batch)
     }
 

@@ -63,7 +63,7 @@ extension Store {
     }
 
     /// Writes a provider's whole state row (inside the caller's transaction).
-    private static func saveHealth(_ db: SQLiteConnection, _ health: ProviderHealth, now: Date) throws {
+    private static func saveHealth(_ db: any DatabaseConnection, _ health: ProviderHealth, now: Date) throws {
         try db.execute("""
             INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -122,7 +122,7 @@ extension Store {
         }
     }
 
-    private func providerHealthIn(_ db: SQLiteConnection, _ name: String) throws -> ProviderHealth? {
+    private func providerHealthIn(_ db: any DatabaseConnection, _ name: String) throws -> ProviderHealth? {
         guard let row = try db.queryOne("SELECT * FROM provider_state WHERE name = ?", [name]),
               let state = ProviderHealth.State(rawValue: row.string("state") ?? "") else { return nil }
         return ProviderHealth(name: name, state: state, until: row.date("until"), code: row.string("code"),

@@ -38,7 +38,7 @@ extension Store {
             try db.execute("""
                 DELETE FROM event WHERE at < ?1 AND (job_id IN (\(old)) OR (job_id IS NULL AND sha256 IN (
                     SELECT sha256 FROM job GROUP BY sha256
-                    HAVING SUM(state IN ('pending','leased','failed_retryable')) = 0 AND MAX(finished_at) < ?1)))
+                    HAVING SUM(CASE WHEN state IN ('pending','leased','failed_retryable') THEN 1 ELSE 0 END) = 0 AND MAX(finished_at) < ?1)))
                 """, [cutoff])
             report.events = db.changes
             return report
@@ -48,11 +48,16 @@ extension Store {
     /// The database file's size, and the part of it in use.
     package func size() throws -> StoreSize {
         try read { db in
+            guard db.engine == .sqlite else {
+                // A server's database: what it takes on disk is all in use, as far as shelfd can tell.
+                let bytes = try db.queryOne("SELECT pg_database_size(current_database()) AS n")?.int("n") ?? 0
+                return StoreSize(fileBytes: bytes, usedBytes: bytes)
+            }
             let pageSize = try db.queryOne("PRAGMA page_size")?.int("page_size") ?? 4096
             let pages = try db.queryOne("PRAGMA page_count")?.int("page_count") ?? 0
             let free = try db.queryOne("PRAGMA freelist_count")?.int("freelist_count") ?? 0
             // The database and its write-ahead log: pages not yet checkpointed live in the log.
-            let file = [path, path + "-wal"].reduce(Int64(0)) { total, file in
+            let file = [location, location + "-wal"].reduce(Int64(0)) { total, file in
                 total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0)
             }
             return StoreSize(fileBytes: file, usedBytes: (pages - free) * pageSize)

@@ -98,11 +98,10 @@ extension Store {
                 try Self.addEvent(db, "sighting", sha256: sha256, message: relativePath, now: now)
                 return .knownPhoto(sha256: sha256)
             }
-            try db.execute("""
+            let jobID = try db.insert("""
                 INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
                 VALUES (?, ?, ?, 'pending', 0, ?, ?)
                 """, [sha256, provider, providerChoice, now, now])
-            let jobID = db.lastInsertID
             try Self.addEvent(db, "queued", sha256: sha256, jobID: jobID, message: relativePath, now: now)
             return .queued(jobID: jobID)
         }
@@ -140,12 +139,11 @@ extension Store {
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
                        OR (j.state = 'leased' AND j.lease_expiry < ?))
-                  AND j.provider_choice IS ? AND j.provider_batch_id IS NULL
+                  AND j.provider_choice IS NOT DISTINCT FROM ? AND j.provider_batch_id IS NULL
                 ORDER BY j.id LIMIT ?
                 """, [now, now, choice, limit])
             guard !due.isEmpty else { return [] }
-            try db.execute("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
-            let batchID = db.lastInsertID
+            let batchID = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
             var jobs: [ClaimedJob] = []
             for row in due {
                 guard let id = row.int("id") else { continue }
@@ -160,7 +158,7 @@ extension Store {
     }
 
     /// A job row (`id`, `sha256`, `attempts`, `relative_path`) as a claimed job, with every path its photo was seen at.
-    static func claimedJob(_ db: SQLiteConnection, _ row: Row, batchID: Int64) throws -> ClaimedJob? {
+    static func claimedJob(_ db: any DatabaseConnection, _ row: Row, batchID: Int64) throws -> ClaimedJob? {
         guard let id = row.int("id"), let sha = row.string("sha256") else { return nil }
         let paths = try db.query("SELECT path, relative_path FROM sighting WHERE sha256 = ? ORDER BY seen_at DESC",
                                  [sha]).map { PhotoPath(path: $0.string("path") ?? "", relativePath: $0.string("relative_path") ?? "") }
@@ -238,6 +236,7 @@ extension Store {
     /// Each book's `status` is taken as decided; a photo's job is `review` while one of its books waits for a
     /// person (a reading a person already decided does not wait again).
     package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws {
+        guard !outcomes.isEmpty else { return }
         try write { db in
             for outcome in outcomes {
                 let job = outcome.job
@@ -277,8 +276,9 @@ extension Store {
                     try Self.addEvent(db, "photo_dead", sha256: job.sha256, jobID: job.id, message: message, now: now)
                 case .released(let code, let message, let refund):
                     try db.execute("""
-                        UPDATE job SET state = 'pending', attempts = MAX(0, attempts - ?), error_code = ?,
-                            error_message = ?, lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
+                        UPDATE job SET state = 'pending', attempts = CASE WHEN attempts > ?1 THEN attempts - ?1 ELSE 0 END,
+                            error_code = ?2, error_message = ?3, lease_owner = NULL, lease_expiry = NULL, updated_at = ?4
+                        WHERE id = ?5
                         """, [refund ? 1 : 0, code?.rawValue, code == nil ? nil : message, now, job.id])
                 }
             }
@@ -296,11 +296,10 @@ extension Store {
             guard try db.queryOne("""
                 SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
                 """, [sha]) == nil else { return nil }
-            try db.execute("""
+            let jobID = try db.insert("""
                 INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
                 VALUES (?, ?, ?, 'pending', 0, ?, ?)
                 """, [sha, providerChoice ?? "", providerChoice, now, now])
-            let jobID = db.lastInsertID
             try Self.addEvent(db, "rescan", sha256: sha, jobID: jobID, message: providerChoice, now: now)
             return (jobID, sha)
         }
@@ -354,7 +353,7 @@ extension Store {
         try write { db in try Self.addEvent(db, kind, sha256: sha256, jobID: jobID, message: message, now: now) }
     }
 
-    static func addEvent(_ db: SQLiteConnection, _ kind: String, sha256: String? = nil, jobID: Int64? = nil,
+    static func addEvent(_ db: any DatabaseConnection, _ kind: String, sha256: String? = nil, jobID: Int64? = nil,
                          message: String?, now: Date) throws {
         try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES (?, ?, ?, ?, ?)",
                        [now, kind, sha256, jobID, message])

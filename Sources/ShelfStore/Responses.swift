@@ -15,11 +15,10 @@ extension Store {
     package func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
                                 latencyMs: Int?, now: Date = Date()) throws -> Int64 {
         try write { db in
-            try db.execute("""
+            let id = try db.insert("""
                 INSERT INTO response (job_id, sha256, provider, model, file, bytes, latency_ms, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, [jobID, sha256, provider, model, file, bytes, latencyMs, now])
-            let id = db.lastInsertID
             try Self.addEvent(db, "response_saved", sha256: sha256, jobID: jobID, message: "\(provider) \(bytes) bytes", now: now)
             return id
         }

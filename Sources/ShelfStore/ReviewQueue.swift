@@ -63,7 +63,7 @@ package struct ReviewError: Error, Sendable, CustomStringConvertible {
 extension Store {
     /// Every open item, oldest first.
     package func openReviewItems() throws -> [ReviewItem] {
-        try read { db in try Self.reviewItems(db, where: "1", []) }
+        try read { db in try Self.reviewItems(db, where: "1 = 1", []) }
     }
 
     /// The open item whose id is `id` or starts with it (at least 4 characters, as `review list` shows them).
@@ -126,7 +126,7 @@ extension Store {
     /// Adds one reading of a committed photo to the library: a decision a person took on this reading before
     /// applies again; a reading that still needs a person opens (or keeps) its review item. Returns the id
     /// of the item kept open, if any.
-    static func commitReading(_ db: SQLiteConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
+    static func commitReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
                               now: Date) throws -> String? {
         let sha256 = photo.sha256
         if let row = try db.queryOne("SELECT * FROM review_decision WHERE sha256 = ? AND reading_key = ?", [sha256, book.titleKey]) {
@@ -155,13 +155,15 @@ extension Store {
 
     /// After a photo's readings are in: its items for readings it no longer gives are closed, and its job is
     /// `review` only while one is open.
-    static func closeStaleItems(_ db: SQLiteConnection, sha256: String, keeping open: [String], now: Date) throws {
+    static func closeStaleItems(_ db: any DatabaseConnection, sha256: String, keeping open: [String], now: Date) throws {
         let placeholders = Array(repeating: "?", count: open.count).joined(separator: ",")
-        try db.execute("DELETE FROM review_item WHERE sha256 = ? AND id NOT IN (\(placeholders))", [sha256] + open)
+        // PostgreSQL has no empty list: none kept is every item of the photo.
+        try db.execute("DELETE FROM review_item WHERE sha256 = ?" + (open.isEmpty ? "" : " AND id NOT IN (\(placeholders))"),
+                       [sha256] + open)
         try closeJobIfReviewed(db, sha256: sha256, now: now)
     }
 
-    static func closeJobIfReviewed(_ db: SQLiteConnection, sha256: String, now: Date) throws {
+    static func closeJobIfReviewed(_ db: any DatabaseConnection, sha256: String, now: Date) throws {
         guard try db.queryOne("SELECT 1 AS one FROM review_item WHERE sha256 = ?", [sha256]) == nil else { return }
         try db.execute("UPDATE job SET state = 'done', updated_at = ? WHERE sha256 = ? AND state = 'review'", [now, sha256])
     }
@@ -189,7 +191,7 @@ extension Store {
     }
 
     /// Remembers a decision on one reading of a photo: it is applied again whenever the photo gives that reading.
-    static func remember(_ decision: StoredDecision, sha256: String, readingKey: String, _ db: SQLiteConnection,
+    static func remember(_ decision: StoredDecision, sha256: String, readingKey: String, _ db: any DatabaseConnection,
                          now: Date) throws {
         try db.execute("""
             INSERT INTO review_decision (sha256, reading_key, action, book, isbn_source, detail, decided_at)
@@ -238,7 +240,7 @@ extension Store {
     /// box and confidence. Returns the book's row.
     @discardableResult
     static func apply(_ decided: Book, isbnSource: String?, detail: String, reading: Book, photo: ReviewDocument.Photo,
-                      shelf: String?, _ db: SQLiteConnection, now: Date) throws -> Int64 {
+                      shelf: String?, _ db: any DatabaseConnection, now: Date) throws -> Int64 {
         var book = decided
         book.box = reading.box; book.confidence = reading.confidence; book.source = reading.source
         let bookID = try addReading(db, book, photo: photo, shelf: shelf, decided: true, isbnSource: isbnSource, now: now)
@@ -249,7 +251,7 @@ extension Store {
 
     // MARK: Reading items
 
-    static func reviewItem(_ db: SQLiteConnection, _ id: String) throws -> ReviewItem {
+    static func reviewItem(_ db: any DatabaseConnection, _ id: String) throws -> ReviewItem {
         let wanted = id.lowercased()
         guard wanted.count >= 4, wanted.allSatisfy(\.isHexDigit) else {
             throw ReviewError(code: .notFound, message: "'\(id)' is not a review id: give one as 'shelfd review list' shows it.")
@@ -264,7 +266,7 @@ extension Store {
         return item
     }
 
-    private static func reviewItems(_ db: SQLiteConnection, where condition: String, _ arguments: [any SQLBindable]) throws -> [ReviewItem] {
+    private static func reviewItems(_ db: any DatabaseConnection, where condition: String, _ arguments: [any SQLBindable]) throws -> [ReviewItem] {
         try db.query("""
             SELECT r.id, r.sha256, r.reading, r.created_at, p.relative_path FROM review_item r
             JOIN photo p ON p.sha256 = r.sha256 WHERE \(condition) ORDER BY r.created_at, r.id

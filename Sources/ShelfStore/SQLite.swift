@@ -7,6 +7,13 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
     package var message: String
     package var sql: String?
 
+    /// The code of a PostgreSQL server's failure: its message already says what to do.
+    package static let serverCode: Int32 = -1
+
+    package init(code: Int32, message: String, sql: String? = nil) {
+        self.code = code; self.message = message; self.sql = sql
+    }
+
     package var description: String {
         var text = "database error \(code): \(message)"
         if code == SQLITE_BUSY || code == SQLITE_LOCKED {
@@ -32,6 +39,7 @@ extension Double: SQLBindable { package var sqlValue: SQLValue { .real(self) } }
 extension String: SQLBindable { package var sqlValue: SQLValue { .text(self) } }
 extension Bool: SQLBindable { package var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
 extension Date: SQLBindable { package var sqlValue: SQLValue { .real(timeIntervalSince1970) } }
+extension SQLValue: SQLBindable { package var sqlValue: SQLValue { self } }
 extension Optional: SQLBindable where Wrapped: SQLBindable {
     package var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }
@@ -39,6 +47,7 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 /// One result row, read by column name.
 package struct Row: Sendable {
     let values: [String: SQLValue]
+    package init(values: [String: SQLValue]) { self.values = values }
     package subscript(_ column: String) -> SQLValue { values[column] ?? .null }
     package func int(_ column: String) -> Int64? {
         switch self[column] { case .integer(let v): v; case .real(let v): Int64(v); default: nil }
@@ -54,7 +63,8 @@ package struct Row: Sendable {
 }
 
 /// One SQLite connection. Not thread-safe by itself: `Store` serialises every use behind a lock.
-package final class SQLiteConnection {
+package final class SQLiteConnection: DatabaseConnection {
+    package var engine: DatabaseEngine { .sqlite }
     private let handle: OpaquePointer
 
     package enum Mode { case readWriteCreate, readWrite, readOnly }
@@ -85,17 +95,20 @@ package final class SQLiteConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
-    package func execute(_ sql: String, _ arguments: [any SQLBindable] = []) throws(StoreError) {
+    package func execute(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) {
         _ = try run(sql, arguments, collect: false)
     }
 
-    package func query(_ sql: String, _ arguments: [any SQLBindable] = []) throws(StoreError) -> [Row] {
+    package func query(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) -> [Row] {
         try run(sql, arguments, collect: true)
     }
 
-    package func queryOne(_ sql: String, _ arguments: [any SQLBindable] = []) throws(StoreError) -> Row? {
-        try run(sql, arguments, collect: true).first
+    package func begin(_ kind: TransactionKind) throws(StoreError) {
+        try executeScript(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN")
     }
+
+    package func commit() throws(StoreError) { try executeScript("COMMIT") }
+    package func rollback() { try? executeScript("ROLLBACK") }
 
     /// Several statements at once, without arguments (schema, pragmas).
     package func executeScript(_ sql: String) throws(StoreError) {
@@ -108,7 +121,6 @@ package final class SQLiteConnection {
         }
     }
 
-    package var lastInsertID: Int64 { sqlite3_last_insert_rowid(handle) }
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
     private func run(_ sql: String, _ arguments: [any SQLBindable], collect: Bool) throws(StoreError) -> [Row] {

@@ -332,6 +332,27 @@ enum Schema {
         ALTER TABLE job ADD COLUMN provider_batch_id INTEGER REFERENCES provider_batch(id);
         CREATE INDEX job_provider_batch ON job(provider_batch_id) WHERE provider_batch_id IS NOT NULL;
         """,
+        // Every `shelfd watch` on this database, with its heartbeat: one on a machine of its own, several when workers
+        // share a PostgreSQL database. A photo's provider-ready image, stored by the worker that found it for workers
+        // that cannot see the folder it arrived in (PostgreSQL only: on one machine every worker sees the file).
+        """
+        CREATE TABLE worker (
+            owner TEXT PRIMARY KEY,               -- ProcessIdentity: boot id, pid and start time
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            since REAL NOT NULL,
+            watch_mode TEXT,
+            writes_files INTEGER NOT NULL,        -- 1: keeps results, library.json, review/ and exports current
+            heartbeat REAL NOT NULL
+        );
+        DROP TABLE daemon;
+        CREATE TABLE photo_image (
+            sha256 TEXT PRIMARY KEY REFERENCES photo(sha256),
+            jpeg BLOB NOT NULL,                   -- upright, scaled for the provider, as sent
+            stored_at REAL NOT NULL
+        );
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

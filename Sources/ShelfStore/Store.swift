@@ -1,17 +1,23 @@
 import Foundation
 
-/// The daemon's durable state: one SQLite database in WAL mode. Every call is short and serialised behind
-/// a lock, so the store is safe to share between tasks; other processes (`shelfd status`, `shelfd retry`)
-/// open their own connection and rely on WAL and the busy timeout.
+/// The daemon's durable state: one SQLite database in WAL mode by default, or a PostgreSQL database several
+/// workers share (`[store] url`, opened by ShelfPostgres). Every call is short and serialised behind a lock, so the
+/// store is safe to share between tasks; other processes (`shelfd status`, `shelfd retry`, other workers) open
+/// their own connection, and every write transaction holds the database's one write lock (`TransactionKind.write`).
 package final class Store: @unchecked Sendable {    // unchecked: `connection` is only used under `lock`
-    private let connection: SQLiteConnection
+    private let connection: any DatabaseConnection
     private let lock = NSLock()
-    package let path: String
+    /// The database's file, or its URL without the password: for messages.
+    package let location: String
 
-    private init(connection: SQLiteConnection, path: String) {
+    /// A store on a connection whose schema is already up to date (ShelfPostgres opens PostgreSQL's this way).
+    package init(connection: any DatabaseConnection, location: String) {
         self.connection = connection
-        self.path = path
+        self.location = location
     }
+
+    /// The engine under this store.
+    package var engine: DatabaseEngine { connection.engine }
 
     /// Opens (creating if needed) the database and brings its schema up to date.
     package static func open(path: String) throws(StoreError) -> Store {
@@ -19,7 +25,7 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         try connection.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         try Schema.migrate(connection)
         try mergeWorksSharingAnISBN(connection, now: Date())
-        return Store(connection: connection, path: path)
+        return Store(connection: connection, location: path)
     }
 
     /// Opens an existing database for reading only (`status`, `review list`). Nil when there is none yet.
@@ -34,20 +40,20 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         try connection.executeScript("PRAGMA query_only = 1;")
         let version = try connection.queryOne("PRAGMA user_version")?.int("user_version") ?? 0
         guard version > 0 else { return nil }
-        return Store(connection: connection, path: path)
+        return Store(connection: connection, location: path)
     }
 
-    /// A write transaction taken with BEGIN IMMEDIATE: the write lock is held from the start, so two
-    /// processes never both read "pending" and claim the same job.
-    package func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    /// A write transaction holding the database's write lock from the start, so two processes never both read
+    /// "pending" and claim the same job.
+    package func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try lock.withLock {
-            try connection.executeScript("BEGIN IMMEDIATE")
+            try connection.begin(.write)
             do {
                 let value = try body(connection)
-                try connection.executeScript("COMMIT")
+                try connection.commit()
                 return value
             } catch {
-                try? connection.executeScript("ROLLBACK")
+                connection.rollback()
                 throw error
             }
         }
@@ -59,10 +65,10 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
     }
 
     /// A consistent read (one snapshot across several queries).
-    package func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    package func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try lock.withLock {
-            try connection.executeScript("BEGIN")
-            defer { try? connection.executeScript("COMMIT") }
+            try connection.begin(.read)
+            defer { try? connection.commit() }
             return try body(connection)
         }
     }

@@ -34,6 +34,12 @@ package protocol JobQueue: Sendable {
 
     /// The step these leased jobs' photos reached (the overview shows it, also to other processes).
     func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws
+
+    /// Whether other machines' workers share this queue: the worker that finds a photo then stores its provider-ready
+    /// image (`storePhotoImage`) for those that cannot see the folder it arrived in.
+    var isShared: Bool { get }
+    func storePhotoImage(sha256: String, jpeg: [UInt8], now: Date) throws
+    func photoImage(sha256: String) throws -> [UInt8]?
 }
 
 /// The providers' and book sources' health, shared by every shelfd process.

@@ -17,8 +17,10 @@ extension Store {
     package func createWebSession(id: String, csrf: String, loggedIn: Bool, expiresAt: Date, now: Date = Date()) throws {
         try write { db in
             try db.execute("DELETE FROM web_session WHERE expires_at <= ?", [now])
-            try db.execute("INSERT OR REPLACE INTO web_session (id_hash, csrf, logged_in, expires_at) VALUES (?, ?, ?, ?)",
-                           [Self.hash(id), csrf, loggedIn ? 1 : 0, expiresAt])
+            try db.execute("""
+                INSERT INTO web_session (id_hash, csrf, logged_in, expires_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (id_hash) DO UPDATE SET csrf = excluded.csrf, logged_in = excluded.logged_in, expires_at = excluded.expires_at
+                """, [Self.hash(id), csrf, loggedIn ? 1 : 0, expiresAt])
         }
     }
 

@@ -19,8 +19,8 @@ struct BatchList: AsyncParsableCommand {
     @Option(name: .long, help: "How many to show.") var limit = 20
 
     func run() async throws {
-        let (config, _, _) = try global.load(quiet: true)
-        guard let store = try Store.openForReading(path: config.paths.database) else {
+        let (config, secrets, _) = try global.load(quiet: true)
+        guard let store = try StoreAccess.openForReading(config: config, secrets: secrets) else {
             if json { try printJSON([ProviderBatch]()) } else { print("No batches: no photo has been queued yet.") }
             return
         }
@@ -47,7 +47,7 @@ struct BatchCancel: AsyncParsableCommand {
 
     func run() async throws {
         let (config, secrets, _) = try global.load(quiet: true)
-        guard let store = try Store.openForReading(path: config.paths.database),
+        guard let store = try StoreAccess.openForReading(config: config, secrets: secrets),
               let batch = try store.recentBatches(limit: 10_000).first(where: { $0.name == name || $0.displayName == name }) else {
             throw ValidationError("No batch named \(name); 'shelfd batch list' shows them.")
         }

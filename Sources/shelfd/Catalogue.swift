@@ -12,13 +12,7 @@ struct Catalogue: ParsableCommand {
 
     /// The database the catalogue lives in; nil when there is none yet and `create` is false.
     static func store(_ config: Configuration, create: Bool) throws -> Store? {
-        let path = config.paths.database
-        if !create && !FileManager.default.fileExists(atPath: path) { return nil }
-        do {
-            try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
-            return try Store.open(path: path)
-        } catch {
-            throw StartupError("Cannot open the database \(path): \(error). Check paths.state in the configuration.")
-        }
+        if !create && !FileManager.default.fileExists(atPath: config.paths.database) { return nil }
+        return try StoreAccess.catalogue(config: config, shared: nil)
     }
 }

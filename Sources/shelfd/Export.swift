@@ -31,8 +31,8 @@ struct Export: AsyncParsableCommand {
     @Flag(help: "Also export the books still waiting for review.") var includeUnverified = false
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
-        let store = try Store.openForReading(path: config.paths.database)
+        let (config, secrets, logger) = try global.load(quiet: true)
+        let store = try StoreAccess.openForReading(config: config, secrets: secrets)
         let library = try store?.library() ?? []
         let reviews: [ReviewDocument]
         if format == .review {

@@ -20,12 +20,12 @@ struct Retry: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (config, _, _) = try global.load(quiet: true)
-        guard FileManager.default.fileExists(atPath: config.paths.database) else {
+        let (config, secrets, _) = try global.load(quiet: true)
+        guard StoreAccess.exists(config: config) else {
             print("Nothing to retry: no photo has been queued yet.")
             return
         }
-        let store = try Store.open(path: config.paths.database)
+        let store = try StoreAccess.open(config: config, secrets: secrets)
         let outcome = try Requeue.failed(failed ? nil : ids, in: store)
         print(outcome.summary)
         guard !outcome.refused.isEmpty else { return }

@@ -3,6 +3,7 @@ import Foundation
 import ShelfCore
 import ShelfConfig
 import ShelfDaemon
+import ShelfPipeline
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,6 +35,18 @@ struct Status: AsyncParsableCommand {
         var queue = "queue:    \(q.pending) pending · \(q.leased) in progress · \(q.done) done · \(q.review) to review · \(q.failed) retrying · \(q.dead) failed"
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
+        // Several workers share a PostgreSQL store; one on its own needs no list.
+        if let workers = status.workers, workers.count > 1 || workers.first?.host != ProcessIdentity.host {
+            for worker in workers {
+                let files = worker.writesFiles ? ", writes the files" : ""
+                lines.append("worker:   \(worker.host) pid \(worker.pid) (shelfd \(worker.version)) — \(worker.inFlight) in flight, "
+                    + "heartbeat \(formatter.string(from: worker.heartbeat))\(files)")
+            }
+        }
+        for limit in status.limits ?? [] {
+            let day = limit.requestsPerDay.map { " · \(limit.usedToday) of \($0) today" } ?? " · \(limit.usedToday) today"
+            lines.append("limit:    \(limit.provider) \(limit.requestsPerMinute)/min\(day), shared by every worker")
+        }
         for batch in status.batches ?? [] {
             lines.append("batch:    \(batch.name ?? batch.displayName) — \(batch.state), \(batch.photos) photo\(batch.photos == 1 ? "" : "s"), "
                 + "submitted \(batch.ageS) s ago")

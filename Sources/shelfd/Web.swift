@@ -20,13 +20,13 @@ struct Web: AsyncParsableCommand {
         if let listen { config.web.listen = listen; config.web.enabled = true }
         if printLoginURL {
             try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
-            return print(try LoginLink.make(config: config, store: try Store.open(path: config.paths.database)))
+            return print(try LoginLink.make(config: config, store: try StoreAccess.open(config: config, secrets: secrets)))
         }
         guard !config.web.listen.isEmpty, config.web.enabled else {
             throw StartupError("The web page is turned off ([web] listen = \"\" or enabled = false). Set [web] listen, or pass --listen 127.0.0.1:8787.")
         }
         try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
-        let store = try Store.open(path: config.paths.database)
+        let store = try StoreAccess.open(config: config, secrets: secrets)
         guard let server = try WebServer.forDaemon(config: config, secrets: secrets, store: store, logger: logger,
                                                         isCompanion: false) else { return }
         try await Shutdown.run([server], logger: logger)

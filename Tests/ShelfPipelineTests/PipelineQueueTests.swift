@@ -77,6 +77,10 @@ final class FakeQueue: PipelineStore {
     func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws {
         state.withLock { $0.stages.append((jobIDs, stage)) }
     }
+    /// One machine's queue: photos are read from their files.
+    var isShared: Bool { false }
+    func storePhotoImage(sha256: String, jpeg: [UInt8], now: Date) throws { Issue.record("an image stored for a queue no one shares") }
+    func photoImage(sha256: String) throws -> [UInt8]? { nil }
     /// The stages recorded for one job, in order.
     func stages(of job: Int64) -> [JobStage] { state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) } }
 

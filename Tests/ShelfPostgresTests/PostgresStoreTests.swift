@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 @testable import ShelfPostgres
+import ShelfStore
 import ShelfTesting
 import Testing
 
@@ -18,8 +19,7 @@ struct PostgresStoreTests {
         let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
         let versions = try onThreads(4) { _ in
             let store = try PostgresStore.open(endpoint)
-            defer { store.close() }
-            return try store.schemaVersion()
+            return Int(try store.read { try $0.queryOne("SELECT version FROM shelfd_schema WHERE id = 1")?.int("version") } ?? 0)
         }
         #expect(versions == Array(repeating: PostgresSchema.latest, count: 4))
     }
@@ -27,11 +27,8 @@ struct PostgresStoreTests {
     @Test("A database a newer shelfd migrated is refused, and left as it is")
     func newerSchemaIsRefused() throws {
         let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
-        let store = try PostgresStore.open(endpoint)
-        try store.script("UPDATE shelfd_schema SET version = \(PostgresSchema.latest + 1)")
-        store.close()
-        let error = try #require(throws: PostgresStoreError.self) { try PostgresStore.open(endpoint) }
-        #expect(error.kind == .schemaTooNew)
+        try PostgresStore.open(endpoint).write { try $0.execute("UPDATE shelfd_schema SET version = \(PostgresSchema.latest + 1)") }
+        let error = try #require(throws: StoreError.self) { try PostgresStore.open(endpoint) }
         #expect(error.description.contains("newer than this shelfd knows"))
         #expect(error.description.contains("Upgrade shelfd"))
     }
@@ -40,8 +37,8 @@ struct PostgresStoreTests {
     func unreachableServer() throws {
         var endpoint = try endpoint("nowhere", password: Secret("hunter2"))
         endpoint.port = try freeLoopbackPort()
-        let error = try #require(throws: PostgresStoreError.self) { try PostgresStore.open(endpoint) }
-        #expect(error.kind == .connection)
+        let error = try #require(throws: StoreError.self) { try PostgresStore.open(endpoint) }
+        #expect(error.description.contains("cannot connect"))
         #expect(error.description.contains("postgresql://postgres@127.0.0.1:\(endpoint.port)/nowhere"))
         #expect(!error.description.contains("hunter2"))
     }
@@ -50,13 +47,11 @@ struct PostgresStoreTests {
     func reconnects() throws {
         let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
         let store = try PostgresStore.open(endpoint)
-        defer { store.close() }
         // Another session ends this store's connection, as a server restart or a network cut would.
         let admin = try PostgresStore.open(endpoint)
-        defer { admin.close() }
-        try admin.script("""
+        _ = try admin.read { try $0.query("""
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """)
+            """) }
         _ = try? store.providerHealth("gemini")        // may fail: the loss is found by this call
         #expect(try store.providerHealth("gemini") == nil)
     }

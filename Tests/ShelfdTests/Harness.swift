@@ -120,8 +120,6 @@ final class ShelfRoot: @unchecked Sendable {
         }
         let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey])
         while let url = walker?.nextObject() as? URL {
-            // Not linked into shelfd yet: its changes do not relink the binary.
-            if url.lastPathComponent == "ShelfPostgres" { walker?.skipDescendants(); continue }
             if let changed = modified(url), changed > built, !url.hasDirectoryPath {
                 return "\(binary.path) is older than \(url.path): the tests would run old code. Run 'swift build' first."
             }

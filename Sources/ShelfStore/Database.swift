@@ -1,0 +1,57 @@
+/// The SQL engine a store runs on.
+package enum DatabaseEngine: String, Sendable {
+    /// One file, one machine: the default.
+    case sqlite
+    /// A server several workers share (`[store] url`, the ShelfPostgres target).
+    case postgres
+}
+
+/// How a transaction begins.
+package enum TransactionKind: Sendable {
+    /// Holds the database's one write lock from the start: SQLite's `BEGIN IMMEDIATE`, PostgreSQL's transaction-wide
+    /// advisory lock. Two writers, in this process or another, on this machine or another, never interleave, so a
+    /// transaction that reads "pending" and then claims it is right on both engines.
+    case write
+    /// A consistent snapshot for several queries.
+    case read
+}
+
+/// What the store's statements run on. `Store`'s statements are written once, in the SQL both engines speak:
+/// `?` placeholders, `ON CONFLICT`, `RETURNING`, `IS NOT DISTINCT FROM`, `CASE` rather than SQLite's scalar `MAX`,
+/// integers 0/1 rather than booleans. The few places where they differ ask `engine`.
+package protocol DatabaseConnection: AnyObject {
+    var engine: DatabaseEngine { get }
+    func execute(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError)
+    func query(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) -> [Row]
+    /// Statements without values (schema, pragmas, transaction control).
+    func executeScript(_ sql: String) throws(StoreError)
+    /// Rows the last `execute` changed.
+    var changes: Int { get }
+    func begin(_ kind: TransactionKind) throws(StoreError)
+    func commit() throws(StoreError)
+    func rollback()
+    /// Gives cached pages back while the daemon is idle (SQLite's page cache; nothing on a server).
+    func releaseMemory()
+}
+
+extension DatabaseConnection {
+    package func execute(_ sql: String) throws(StoreError) { try execute(sql, []) }
+    package func query(_ sql: String) throws(StoreError) -> [Row] { try query(sql, []) }
+
+    package func queryOne(_ sql: String, _ arguments: [any SQLBindable] = []) throws(StoreError) -> Row? {
+        try query(sql, arguments).first
+    }
+
+    /// An `INSERT` into a table with an `id` key; returns the new row's id.
+    package func insert(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) -> Int64 {
+        guard let id = try queryOne(sql + " RETURNING id", arguments)?.int("id") else {
+            throw StoreError(code: 1, message: "the insert returned no id", sql: sql)
+        }
+        return id
+    }
+
+    /// `column` in an order that ignores ASCII case (SQLite's `NOCASE`; PostgreSQL's `lower`, which its index uses too).
+    package func caseless(_ column: String) -> String {
+        engine == .sqlite ? "\(column) COLLATE NOCASE" : "lower(\(column))"
+    }
+}
