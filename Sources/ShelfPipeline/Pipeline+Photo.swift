@@ -50,11 +50,12 @@ struct QueueAnswers: AnswerJournal {
 
     func saved(from provider: any VisionProvider) -> SavedAnswer? {
         guard let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model) else { return nil }
-        guard let body = FileManager.default.contents(atPath: saved.file) else {
+        // The file here, else (another machine's worker saved it) the copy in the database.
+        guard let body = FileManager.default.contents(atPath: saved.file).map(Array.init) ?? saved.body else {
             try? store.markResponseUnusable(id: saved.id)       // killed before its file was written
             return nil
         }
-        return SavedAnswer(id: saved.id, raw: RawResponse(body: Array(body), receivedAt: Date(), latency: nil),
+        return SavedAnswer(id: saved.id, raw: RawResponse(body: body, receivedAt: Date(), latency: nil),
                            file: saved.file, latencyMs: saved.latencyMs)
     }
 
@@ -65,8 +66,8 @@ struct QueueAnswers: AnswerJournal {
         var id: Int64?
         do {
             id = try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name,
-                                          model: provider.model, file: file.path, bytes: raw.body.count, latencyMs: latencyMs,
-                                          now: Date())
+                                          model: provider.model, file: file.path, bytes: raw.body.count,
+                                          body: store.isShared ? raw.body : nil, latencyMs: latencyMs, now: Date())
             try AtomicFile.write(Data(raw.body), to: file)
         } catch {
             logger.error("Cannot save the provider's answer", metadata: ["error": "\(error)"])

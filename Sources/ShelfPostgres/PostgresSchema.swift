@@ -232,6 +232,10 @@ enum PostgresSchema {
             stored_at double precision NOT NULL
         );
         """,
+        // 2: SQLite's 14: a saved answer's body, for the worker that takes a photo over.
+        """
+        ALTER TABLE response ADD COLUMN body bytea;
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

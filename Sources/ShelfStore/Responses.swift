@@ -1,24 +1,28 @@
 import Foundation
 
-/// A raw provider answer saved on disk before it was acted on.
+/// A raw provider answer saved on disk (and, on a shared store, in the database) before it was acted on.
 package struct SavedResponse: Sendable, Equatable {
     package var id: Int64
     package var file: String
     package var latencyMs: Int?
+    /// The answer as the database keeps it: on a shared store, for workers that cannot read `file`.
+    package var body: [UInt8]?
 
-    package init(id: Int64, file: String, latencyMs: Int?) { self.id = id; self.file = file; self.latencyMs = latencyMs }
+    package init(id: Int64, file: String, latencyMs: Int?, body: [UInt8]? = nil) {
+        self.id = id; self.file = file; self.latencyMs = latencyMs; self.body = body
+    }
 }
 
 extension Store {
     /// Records a response about to be written (atomically) to `file`; returns its id.
     @discardableResult
     package func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                                latencyMs: Int?, now: Date = Date()) throws -> Int64 {
+                                body: [UInt8]? = nil, latencyMs: Int?, now: Date = Date()) throws -> Int64 {
         try write { db in
             let id = try db.insert("""
-                INSERT INTO response (job_id, sha256, provider, model, file, bytes, latency_ms, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [jobID, sha256, provider, model, file, bytes, latencyMs, now])
+                INSERT INTO response (job_id, sha256, provider, model, file, bytes, body, latency_ms, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [jobID, sha256, provider, model, file, bytes, body.map(SQLValue.blob) ?? .null, latencyMs, now])
             try Self.addEvent(db, "response_saved", sha256: sha256, jobID: jobID, message: "\(provider) \(bytes) bytes", now: now)
             return id
         }
@@ -29,11 +33,12 @@ extension Store {
     package func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? {
         try read { db in
             guard let row = try db.queryOne("""
-                SELECT id, file, latency_ms FROM response WHERE job_id = ? AND provider = ? AND model = ? AND usable = 1
+                SELECT id, file, latency_ms, body FROM response WHERE job_id = ? AND provider = ? AND model = ? AND usable = 1
                 ORDER BY id DESC LIMIT 1
                 """, [jobID, provider, model]), let id = row.int("id"), let file = row.string("file")
             else { return nil }
-            return SavedResponse(id: id, file: file, latencyMs: row.int("latency_ms").map { Int($0) })
+            let body: [UInt8]? = if case .blob(let bytes) = row["body"] { bytes } else { nil }
+            return SavedResponse(id: id, file: file, latencyMs: row.int("latency_ms").map { Int($0) }, body: body)
         }
     }
 

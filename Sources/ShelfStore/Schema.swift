@@ -353,6 +353,11 @@ enum Schema {
             stored_at REAL NOT NULL
         );
         """,
+        // A saved answer kept in the database too, on a store other machines share: a worker that takes over a
+        // photo replays it instead of paying for it again (one machine keeps only the file in responses/).
+        """
+        ALTER TABLE response ADD COLUMN body BLOB;
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -23,8 +23,10 @@ package protocol JobQueue: Sendable {
     /// The job whose result is at `resultPath` (the run a rescan keeps in results/.history).
     func jobID(resultPath: String) throws -> Int64?
 
+    /// `body`: the answer itself, kept in the database too on a store other machines share (their workers cannot
+    /// read this machine's file); nil on one machine.
     func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                        latencyMs: Int?, now: Date) throws -> Int64
+                        body: [UInt8]?, latencyMs: Int?, now: Date) throws -> Int64
     func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse?
     func markResponseUnusable(id: Int64) throws
 

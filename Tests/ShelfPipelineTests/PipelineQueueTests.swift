@@ -66,7 +66,7 @@ final class FakeQueue: PipelineStore {
     }
     func jobID(resultPath: String) throws -> Int64? { nil }
     func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                        latencyMs: Int?, now: Date) throws -> Int64 {
+                        body: [UInt8]?, latencyMs: Int?, now: Date) throws -> Int64 {
         state.withLock { $0.responses += 1; return $0.responses }
     }
     func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? { nil }

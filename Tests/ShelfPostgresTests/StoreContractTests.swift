@@ -129,15 +129,23 @@ struct StoreContractTests {
         }
     }
 
-    @Test("A saved answer is found for its job, provider and model until marked unusable", arguments: StoreKind.allCases)
+    @Test("A saved answer is found for its job, provider and model until marked unusable; its body when one was kept",
+          arguments: StoreKind.allCases)
     func savedAnswers(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
             let id = try queue(1, in: store)[0]
             let saved = try store.recordResponse(jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/1.json",
-                                                 bytes: 10, latencyMs: 900, now: start)
+                                                 bytes: 10, body: nil, latencyMs: 900, now: start)
             #expect(try store.usableResponse(jobID: id, provider: "gemini", model: "flash")
                     == SavedResponse(id: saved, file: "r/1.json", latencyMs: 900))
+            // Another worker, on another machine, reads the answer from the database.
+            let answer = Array("{\"candidates\": []}".utf8)
+            let kept = try store.recordResponse(jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/2.json",
+                                                bytes: answer.count, body: answer, latencyMs: 800, now: start)
+            #expect(try site.open().usableResponse(jobID: id, provider: "gemini", model: "flash")
+                    == SavedResponse(id: kept, file: "r/2.json", latencyMs: 800, body: answer))
+            try store.markResponseUnusable(id: kept)
             #expect(try store.usableResponse(jobID: id, provider: "gemini", model: "pro") == nil)
             try store.markResponseUnusable(id: saved)
             #expect(try store.usableResponse(jobID: id, provider: "gemini", model: "flash") == nil)
