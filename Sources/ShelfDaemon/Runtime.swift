@@ -41,7 +41,7 @@ package struct Runtime: Sendable {
         }
         let store = try StoreAccess.open(config: config, secrets: secrets)
         // A shared store's leases of other machines are theirs until they run out.
-        let recovered = try store.recoverLeases(isAlive: store.engine == .sqlite ? ProcessIdentity.isAlive : ProcessIdentity.isAliveOrElsewhere)
+        let recovered = try store.recoverLeases(isAlive: ProcessIdentity.aliveCheck(sharedStore: store.isShared))
         if recovered > 0 {
             logger.notice("Jobs of a stopped process returned to the queue", metadata: ["jobs": "\(recovered)"])
         }

@@ -27,7 +27,7 @@ package final class StrandedJobs: Sendable {
     package func finish() async -> [String: PassSummary.Stop] {
         let main = runtime.pipeline
         let choices: [String]
-        do { choices = try runtime.store.strandedProviderChoices(isAlive: ProcessIdentity.isAlive) } catch {
+        do { choices = try runtime.store.strandedProviderChoices(isAlive: ProcessIdentity.aliveCheck(sharedStore: runtime.store.isShared)) } catch {
             main.logger.warning("Cannot look for stranded jobs", metadata: ["error": "\(error)"])
             return [:]
         }

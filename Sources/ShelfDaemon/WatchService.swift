@@ -42,7 +42,8 @@ package struct WatchService {
         let owner = ProcessIdentity.current
         let now = Date()
         // Workers killed without a word: those of this machine that are gone, and any silent for ten minutes.
-        for gone in try store.workers() where !ProcessIdentity.isAliveOrElsewhere(gone.owner) {
+        let isAlive = ProcessIdentity.aliveCheck(sharedStore: store.isShared)
+        for gone in try store.workers() where !isAlive(gone.owner) {
             try store.unregisterWorker(owner: gone.owner)
         }
         try store.forgetWorkers(silentSince: now.addingTimeInterval(-600))

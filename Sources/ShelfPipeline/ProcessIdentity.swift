@@ -26,6 +26,12 @@ package enum ProcessIdentity {
         return isAlive(owner)
     }
 
+    /// How to tell whether a lease's or a choice's owner is gone: on one machine's store, `isAlive`; on a store
+    /// other machines share, `isAliveOrElsewhere`.
+    package static func aliveCheck(sharedStore: Bool) -> @Sendable (String) -> Bool {
+        sharedStore ? isAliveOrElsewhere : isAlive
+    }
+
     /// This machine's name, for `status`'s list of workers.
     package static let host: String = {
         var buffer = [CChar](repeating: 0, count: 256)
