@@ -58,6 +58,33 @@ struct BatchModeTests {
         }
     }
 
+    @Test("Two workers on one PostgreSQL in batch mode, 30 photos at one: each photo in one batch only, all done once",
+          .timeLimit(.minutes(3)))
+    func batchesOnASharedStore() async throws {
+        try await withPostgres { server in
+            let url = server.url(database: try server.createDatabase())
+            try await withGeminiEmulator(script(BatchScript(pendingFor: .milliseconds(500), runningFor: .milliseconds(500)))) { gemini in
+                let overrides: [String: [String: String]] = [
+                    "store": ["url": "\"\(url)\""], "gemini": ["mode": "\"batch\"", "batch_poll_s": "1"],
+                ]
+                let roots = try (0..<2).map { _ in try ShelfRoot(geminiURL: gemini.baseURL, overrides: overrides) }
+                let daemons = try roots.map { try $0.startDaemon() }
+                for n in 1...30 { try roots[0].drop(JPEGFactory.shelf(seed: 5_300 + n), as: "IMG_\(n).jpg") }
+                try await waitUntil("every photo is done", timeout: .seconds(120)) {
+                    let status = try await roots[1].status()
+                    return status.queue.done == 30 && status.batches == nil
+                }
+                for daemon in daemons { #expect(try await daemon.stop() == 0) }
+
+                #expect(gemini.requests.filter { $0.path.hasSuffix(":generateContent") }.isEmpty, "nothing sent one by one")
+                #expect(gemini.batchesCreated.map(\.photos.count).reduce(0, +) == 30, "each photo in one batch: \(gemini.batchesCreated.map(\.photos.count))")
+                let library = try roots[0].library()
+                #expect(library.books.count == 1)
+                #expect(library.books.first?.sightings.count == 30)
+            }
+        }
+    }
+
     @Test("Killed between submitting a batch and saving its name: the next run finds it by display name, submits nothing twice",
           .timeLimit(.minutes(2)))
     func crashBeforeTheNameIsSaved() async throws {
