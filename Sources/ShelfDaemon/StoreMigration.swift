@@ -5,10 +5,11 @@ import ShelfStore
 /// `shelfd store migrate --from sqlite`: this machine's SQLite state copied into the PostgreSQL database of
 /// `[store] url`, once, in one PostgreSQL write transaction, and checked.
 ///
-/// Every table PostgreSQL's schema has is copied column by column by name, rows read as `SQLValue`s and inserted as
+/// Every table PostgreSQL's schema has but `worker` (the daemons that ran here, not state) is copied column by column by name, rows read as `SQLValue`s and inserted as
 /// they are, ids kept, parents before children (the foreign keys as PostgreSQL's catalogue lists them, so a table a
 /// later schema step adds is copied too). The identity sequences are then set past the copied ids, so rows made
-/// afterwards get new ones. The local catalogue stays in SQLite: each worker keeps its own.
+/// afterwards get new ones. The local catalogue stays in SQLite: each worker keeps its own. A database with photos or
+/// jobs is refused; rows it holds in the other tables (a provider's health, settings, caches) are replaced by SQLite's.
 package enum StoreMigration {
     /// One table's rows: to copy (`--dry-run`), or copied and counted again in PostgreSQL.
     package struct TableRows: Sendable, Equatable {
