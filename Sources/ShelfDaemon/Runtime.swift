@@ -79,6 +79,8 @@ package struct Runtime: Sendable {
         settings.filesLock = URL(fileURLWithPath: paths.filesLock)
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
+        // On PostgreSQL a watch hears of every job made due (JobNotificationService): its idle poll is only a safety net.
+        if store.engine == .postgres { settings.idlePoll = 30 }
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice,
                                           enricher: enricher, logger: logger, onIdle: { store.releaseMemory(); IdleMemory.release() }),

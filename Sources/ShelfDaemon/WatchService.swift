@@ -60,11 +60,15 @@ package struct WatchService {
         // prune, the lease heartbeat and the systemd notifier, which go on while batches drain.
         let scheduler = SchedulerService(pipeline: pipeline, stranded: StrandedJobs(runtime: runtime),
                                          batches: try runtime.batchRunner())
+        let jobNotifications: [any Service] = config.store.postgres.map { url in
+            [JobNotificationService(endpoint: StoreAccess.endpoint(url, secrets: runtime.secrets), pipeline: pipeline, logger: logger)]
+        } ?? []
         let services: [any Service] = [
             SystemdNotifierService(runtime: runtime, logger: logger),
             LeaseHeartbeatService(pipeline: pipeline),
             PruningService(pruning: runtime.pruning),
             scheduler,
+        ] + jobNotifications + [
             WatcherService(runtime: runtime, logger: logger),
         ] + companions + [
             StopNotice(logger: logger),

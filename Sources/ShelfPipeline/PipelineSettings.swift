@@ -30,6 +30,9 @@ package struct PipelineSettings: Sendable {
     package var maxWaitInPass: TimeInterval = 120
     /// The longest wait between two probes of a provider that is down (`pipeline.probe_max_s`).
     package var probeMax: TimeInterval = 300
+    /// How often an idle `watch` looks at the queue for jobs another process made due (`shelfd retry`, a lease
+    /// given back). On PostgreSQL, where such jobs are announced (LISTEN/NOTIFY), it can be long.
+    package var idlePoll: TimeInterval = 5
 
     package init(batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
                  incoming: URL, results: URL, processed: URL, libraryFile: URL, review: URL, responses: URL) {

@@ -95,8 +95,9 @@ extension Pipeline {
                         await wake.wait(timeout: .seconds(max(0.05, wait)))
                         continue
                     }
-                    // Idle: sleep until woken (a photo queued, shutdown), the next retry, or a short while:
-                    // another process (`shelfd retry`) may have requeued jobs, and only the database knows.
+                    // Idle: sleep until woken (a photo queued, shutdown, a job announced on PostgreSQL), the next
+                    // retry, or `idlePoll`: another process (`shelfd retry`) may have requeued jobs, and on SQLite
+                    // only the database knows.
                     // Idle for a while (start-up, or the last batch, is over): give memory back until work comes.
                     let since = idleSince ?? .now
                     idleSince = since
@@ -105,7 +106,7 @@ extension Pipeline {
                         onIdle()
                     }
                     let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSinceNow) } ?? 3600
-                    await wake.wait(timeout: .seconds(min(untilRetry, 5)))
+                    await wake.wait(timeout: .seconds(min(untilRetry, settings.idlePoll)))
                     continue
                 }
                 Failpoint.hit("after_claim")

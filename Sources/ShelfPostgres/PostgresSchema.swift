@@ -232,7 +232,27 @@ enum PostgresSchema {
             stored_at double precision NOT NULL
         );
         """,
-        // 2: SQLite's 14: a saved answer's body, for the worker that takes a photo over.
+        // 2: a job made due (queued, requeued, its lease given back, back from a batch, a retry time set) is announced
+        //    on `shelfd_jobs` in the transaction that made it so; every idle `watch` listens (PostgresStore.listenForJobs).
+        //    A trigger, so that every write of every process announces it, with no statement of the store's to forget.
+        //    PostgreSQL sends one notification per transaction however many rows fired it.
+        """
+        CREATE FUNCTION shelfd_job_due() RETURNS trigger LANGUAGE plpgsql AS $function$
+        BEGIN
+            PERFORM pg_notify('shelfd_jobs', '');
+            RETURN NULL;
+        END
+        $function$;
+        CREATE TRIGGER job_queued AFTER INSERT ON job FOR EACH ROW
+            WHEN (NEW.state = 'pending' AND NEW.provider_batch_id IS NULL)
+            EXECUTE FUNCTION shelfd_job_due();
+        CREATE TRIGGER job_due AFTER UPDATE ON job FOR EACH ROW
+            WHEN (NEW.state IN ('pending', 'failed_retryable') AND NEW.provider_batch_id IS NULL
+                  AND (OLD.state IS DISTINCT FROM NEW.state OR OLD.provider_batch_id IS NOT NULL
+                       OR OLD.not_before IS DISTINCT FROM NEW.not_before))
+            EXECUTE FUNCTION shelfd_job_due();
+        """,
+        // 3: SQLite's 14: a saved answer's body, for the worker that takes a photo over.
         """
         ALTER TABLE response ADD COLUMN body bytea;
         """,

@@ -139,7 +139,7 @@ final class PostgresDatabase: DatabaseConnection {
     /// The connections' own event-loop thread, shared by every PostgresDatabase of the process. Not NIO's singleton
     /// group, which the web server also runs on: a caller blocked in `Session.wait` on one of its threads could be
     /// holding the very thread its answer has to arrive on.
-    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+    static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
 
     /// SQLite's placeholders as PostgreSQL's: `?NNN` is `$NNN`, a bare `?` the number after the largest so far (as
     /// SQLite counts them). Quoted text and comments are left alone.

@@ -10,7 +10,7 @@ struct Shelfd: AsyncParsableCommand {
         abstract: "Turns photos of bookshelves into a catalogue of books.",
         discussion: "Drop shelf photos into ~/Shelves/incoming; 'shelfd watch' catalogues them as they arrive.",
         subcommands: [Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self,
-                      Library.self, Catalogue.self, Doctor.self, Eval.self, Web.self, Batch.self])
+                      Library.self, Catalogue.self, Doctor.self, Eval.self, Web.self, Batch.self, StoreCommand.self])
 
     /// Usage errors exit 2 (DESIGN §4.1), not ArgumentParser's 64; anything else that stops a command exits 1.
     static func main() async {
