@@ -109,6 +109,12 @@ package struct OneShot {
         pipeline.writeLibrary()
         let status = try StatusReport.build(config: runtime.config)
         let formatter = ISO8601DateFormatter()
+        let unrecorded = pipeline.unrecorded
+        if !unrecorded.isEmpty {
+            return Report(queued: queued, stop: summary.stop, status: status,
+                          warning: "\(unrecorded.count) photo\(unrecorded.count == 1 ? "" : "s") (\(unrecorded.prefix(3).joined(separator: ", "))) "
+                            + "could not be recorded in the database (see the log); they stay in incoming/ for the next run.")
+        }
         let warning: String? = switch summary.stop {
         case .idle: nil
         case .shutdown: "Stopped before the queue was empty; the rest stays queued."

@@ -35,6 +35,10 @@ package final class Pipeline: Sendable {
     /// The scheduler's loop beats here; the systemd watchdog is fed only while it does.
     package let pulse = LoopPulse()
     private let jobsInHand = Mutex<Set<Int64>>([])
+    /// Photos found but not recorded in the queue because the database refused (`run` says so and exits 3): they
+    /// stay in `incoming/` and the next scan finds them again.
+    private let unrecordedPhotos = Mutex<[String]>([])
+    package var unrecorded: [String] { unrecordedPhotos.withLock { $0 } }
 
     package init(settings: PipelineSettings, store: any PipelineStore, lineup: Lineup, choice: Configuration.Provider? = nil,
                  enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
@@ -115,6 +119,7 @@ package final class Pipeline: Sendable {
             return outcome
         } catch {
             logger.error("Cannot record a photo", metadata: ["photo.path": "\(relative)", "error": "\(error)"])
+            unrecordedPhotos.withLock { $0.append(relative) }
             return nil
         }
     }

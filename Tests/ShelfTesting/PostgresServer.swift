@@ -65,6 +65,14 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
         return name
     }
 
+    /// Runs SQL in `database` with psql, as an administrator would (a test's way to break or inspect a database).
+    @discardableResult
+    package func psql(_ sql: String, database: String) throws -> String {
+        try Self.run(binaries.appendingPathComponent("psql"),
+                     ["-h", host, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-tA", "-c", sql],
+                     asServerUser: false)
+    }
+
     /// The URL `[store] url` would hold for `database` (no password: trust authentication).
     package func url(database: String) -> String { "postgresql://\(user)@\(host):\(port)/\(database)" }
 

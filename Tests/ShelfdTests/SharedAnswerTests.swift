@@ -32,3 +32,30 @@ struct SharedAnswerTests {
         }
     }
 }
+
+@Suite("A database that refuses a photo", .serialized)
+struct RefusedPhotoTests {
+    @Test("run says which photos the database would not record and exits 3; once it takes them again, the next run does them",
+          .timeLimit(.minutes(2)))
+    func refusedPhotosAreReported() async throws {
+        try await withPostgres { server in
+            let database = try server.createDatabase()
+            try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": "\"\(server.url(database: database))\""]])
+                #expect(try await root.shelfd("status").status == 0)          // the tables exist
+                try server.psql("""
+                    CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk quota exceeded'; END $$;
+                    CREATE TRIGGER refuse BEFORE INSERT ON photo FOR EACH ROW EXECUTE FUNCTION refuse();
+                    """, database: database)
+                try root.drop(JPEGFactory.shelf(seed: 9_200), as: "shelf.jpg")
+                let refused = try await root.shelfd("run")
+                #expect(refused.status == 3, "\(refused.stderr)")
+                #expect(refused.stderr.contains("shelf.jpg") && refused.stderr.contains("could not be recorded"), "\(refused.stderr)")
+
+                try server.psql("DROP TRIGGER refuse ON photo", database: database)
+                #expect(try await root.shelfd("run").status == 0)
+                #expect(try await root.status().queue.done == 1)
+            }
+        }
+    }
+}
