@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
         // Each test on SQLite and on PostgreSQL (one server per suite, a database per test: StoreSite), so the one set of
         // statements is checked on both engines.
-        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfPostgres", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfTesting"], swiftSettings: settings),
         // The store's contract, run against SQLite and a PostgreSQL server the tests start (PostgresServer).
         .testTarget(name: "ShelfPostgresTests", dependencies: ["ShelfPostgres", "ShelfStore", "ShelfCore", "ShelfTesting"],
                     swiftSettings: settings),
