@@ -381,6 +381,34 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("The library page finds a work by a word of its title or author in any case or by part of an ISBN, and sorts caselessly",
+          arguments: StoreKind.allCases)
+    func libraryPageSearchAndSort(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            try commit(store, photo: "p1", shelf: "den", [reading("dune", "Frank Herbert", isbn: "9780441172719")], at: start)
+            try commit(store, photo: "p2", shelf: "Attic", [reading("Emma", "jane austen")], at: start + 60)
+            try commit(store, photo: "p3", [reading("The Difference Engine", "Bruce Sterling", isbn: "080442957X")], at: start + 120)
+            func titles(_ search: String, _ sort: LibrarySort = .title) throws -> [String] {
+                try store.libraryPage(search: search, sort: sort, offset: 0, limit: 10).rows.map(\.title)
+            }
+            #expect(try titles("") == ["dune", "Emma", "The Difference Engine"])
+            #expect(try titles("", .author) == ["The Difference Engine", "dune", "Emma"])
+            #expect(try titles("", .shelf) == ["Emma", "dune", "The Difference Engine"], "no shelf last")
+            #expect(try titles("", .added) == ["The Difference Engine", "Emma", "dune"])
+            #expect(try titles("EMMA") == ["Emma"])
+            #expect(try titles("Austen") == ["Emma"])
+            #expect(try titles("herb") == ["dune"])
+            #expect(try titles("441-17271") == ["dune"], "digits of the ISBN-13")
+            #expect(try titles("0441172717") == ["dune"], "a whole ISBN-10, looked up as its ISBN-13")
+            #expect(try titles("42957x") == ["The Difference Engine"], "an ISBN-10's X typed small")
+            #expect(try titles("100%") == [])
+            let page = try store.libraryPage(search: "e", sort: .title, offset: 1, limit: 1)
+            #expect(page.total == 3 && page.rows.map(\.title) == ["Emma"])
+            #expect(page.rows.first?.shelves == ["Attic"] && page.rows.first?.photos == ["p2"])
+        }
+    }
+
     // SQLite only: the merge runs when an old SQLite file is opened; a PostgreSQL database starts at the current schema.
     @Test("Entries stored twice before ISBNs counted are merged once, on opening; an ISBN failing its checksum is dropped")
     func upgradeMergesEntriesSharingAnISBN() throws {
