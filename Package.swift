@@ -118,13 +118,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
 
-        // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary, a WebDriver browser.
-        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "ShelfStore", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
+        // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary, a WebDriver browser,
+        // a PostgreSQL server of the tests' own and a store on either engine (StoreSite).
+        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "ShelfStore", "ShelfPostgres", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
                 swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
         .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
-        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore"], swiftSettings: settings),
+        // Each test on SQLite and on PostgreSQL (one server per suite, a database per test: StoreSite), so the one set of
+        // statements is checked on both engines.
+        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfTesting"], swiftSettings: settings),
         // The store's contract, run against SQLite and a PostgreSQL server the tests start (PostgresServer).
         .testTarget(name: "ShelfPostgresTests", dependencies: ["ShelfPostgres", "ShelfStore", "ShelfCore", "ShelfTesting"],
                     swiftSettings: settings),

@@ -87,8 +87,9 @@ extension Store {
         let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")
         let pattern = "%\(escaped)%"
-        let digits = text.filter { $0 != "-" && $0 != " " }
-        guard digits.count >= 4, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x") }) else {
+        // ISBNs are stored with a capital X; SQLite's LIKE ignores its case, PostgreSQL's does not.
+        let digits = text.filter { $0 != "-" && $0 != " " }.uppercased()
+        guard digits.count >= 4, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "X") }) else {
             return ("(b.title \(like) ?1 ESCAPE '\\' OR b.author \(like) ?1 ESCAPE '\\')", [pattern])
         }
         let isbn = ISBN(digits).map { $0.isbn13 } ?? "%\(digits)%"

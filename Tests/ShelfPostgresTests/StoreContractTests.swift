@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfStore
+import ShelfTesting
 import Testing
 
 /// The behaviour every store behind the seams must have, checked on SQLite and on PostgreSQL alike: what one

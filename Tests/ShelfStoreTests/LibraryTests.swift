@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfTesting
 import Testing
 @testable import ShelfStore
 
@@ -36,10 +37,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                                 MatchCandidate(record: CatalogueRecord(source: "openlibrary", key: "/works/OL1W", title: "The Hobbit Companion"),
                                                score: 0.40)]
 
-@Suite struct LibraryTests {
-    @Test("Readings matched to the same record are one work, whatever title each photo showed")
-    func matchedReadingsAreOneWork() throws {
-        try withStore { store, _ in
+@Suite(.postgresServer, .serialized) struct LibraryTests {
+    @Test("Readings matched to the same record are one work, whatever title each photo showed", arguments: StoreKind.allCases)
+    func matchedReadingsAreOneWork(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
             try commit(store, photo: "p2", [reading("DUNE Frank Herbert", "Herbert", match: duneWork)])
             let library = try store.library()
@@ -50,9 +51,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Without a match, normalised title and surname make the work; a book matched later is the same work")
-    func titleKeyThenMatch() throws {
-        try withStore { store, _ in
+    @Test("Without a match, normalised title and surname make the work; a book matched later is the same work", arguments: StoreKind.allCases)
+    func titleKeyThenMatch(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert")])
             #expect(try store.library().first?.work == "title:dune|herbert")
             try commit(store, photo: "p2", [reading("Dune", "F. Herbert", match: duneWork)])
@@ -64,9 +65,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("An unmatched work is folded into the matched one once a reading shows they are the same")
-    func unmatchedWorkFoldsIntoMatchedOne() throws {
-        try withStore { store, _ in
+    @Test("An unmatched work is folded into the matched one once a reading shows they are the same", arguments: StoreKind.allCases)
+    func unmatchedWorkFoldsIntoMatchedOne(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune Frank Herbert", "Herbert", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune", "Herbert", confidence: 0.95)])
             #expect(try store.library().count == 2, "different titles, one unmatched: not yet known to be the same")
@@ -79,9 +80,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Each ISBN seen is an edition of the work; a rescan that no longer shows one drops it")
-    func editionsMergeAndFollowSightings() throws {
-        try withStore { store, _ in
+    @Test("Each ISBN seen is an edition of the work; a rescan that no longer shows one drops it", arguments: StoreKind.allCases)
+    func editionsMergeAndFollowSightings(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
             try commit(store, photo: "p2", shelf: "attic", [reading("Dune", "Frank Herbert", isbn: "9780441013593")])
             try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717")])   // the first, as ISBN-10
@@ -96,9 +97,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("The history says who detected, matched and sent a book to review, once per fact")
-    func historyIsRecordedOnce() throws {
-        try withStore { store, _ in
+    @Test("The history says who detected, matched and sent a book to review, once per fact", arguments: StoreKind.allCases)
+    func historyIsRecordedOnce(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])   // read again
             try commit(store, photo: "p2", [reading("Smudged", nil, confidence: 0.3)])
@@ -113,9 +114,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A book below the threshold opens a review item in the same commit, and its photo's job waits in review")
-    func reviewItemIsCreatedInTheCommit() throws {
-        try withStore { store, _ in
+    @Test("A book below the threshold opens a review item in the same commit, and its photo's job waits in review", arguments: StoreKind.allCases)
+    func reviewItemIsCreatedInTheCommit(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert"), smudged])
             let items = try store.openReviewItems()
@@ -129,9 +130,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Accepting a candidate puts that book in the library, verified, and closes the photo's review")
-    func acceptingACandidate() throws {
-        try withStore { store, _ in
+    @Test("Accepting a candidate puts that book in the library, verified, and closes the photo's review", arguments: StoreKind.allCases)
+    func acceptingACandidate(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)])
             let id = try #require(try store.openReviewItems().first?.id)
             let resolution = try store.decide(String(id.prefix(6)), .pick(1))
@@ -149,9 +150,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A candidate that does not exist is refused and changes nothing")
-    func missingCandidateIsRefused() throws {
-        try withStore { store, _ in
+    @Test("A candidate that does not exist is refused and changes nothing", arguments: StoreKind.allCases)
+    func missingCandidateIsRefused(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31)])
             let id = try #require(try store.openReviewItems().first?.id)
             let error = try #require(throws: ReviewError.self) { try store.decide(id, .pick(1)) }
@@ -160,9 +161,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Decisions are applied again when the photo is read again; a rejected reading stays out")
-    func decisionsSurviveARescan() throws {
-        try withStore { store, _ in
+    @Test("Decisions are applied again when the photo is read again; a rejected reading stays out", arguments: StoreKind.allCases)
+    func decisionsSurviveARescan(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
             let ghost = reading("Shadow", nil, confidence: 0.2)
             let typo = reading("Dnue", "Herbrt", confidence: 0.4)
@@ -189,9 +190,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Rejecting one photo's reading keeps the book another photo shows")
-    func rejectKeepsOtherSightings() throws {
-        try withStore { store, _ in
+    @Test("Rejecting one photo's reading keeps the book another photo shows", arguments: StoreKind.allCases)
+    func rejectKeepsOtherSightings(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Emma", "Jane Austen")])
             try commit(store, photo: "p2", [reading("Emma", "Jane Austen", confidence: 0.3)])
             let id = try #require(try store.openReviewItems().first?.id)
@@ -202,9 +203,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A rescan that reads a book differently closes the old reading's item")
-    func rescanClosesStaleItems() throws {
-        try withStore { store, _ in
+    @Test("A rescan that reads a book differently closes the old reading's item", arguments: StoreKind.allCases)
+    func rescanClosesStaleItems(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31)])
             #expect(try store.openReviewItems().count == 1)
             try commit(store, photo: "p1", [reading("The Hobbit", "J. R. R. Tolkien")])
@@ -216,9 +217,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
 
     // MARK: One work per book, whatever matched it (DESIGN §7)
 
-    @Test("An ISBN-10 and the ISBN-13 of one book are one work; an ISBN whose checksum fails counts for nothing")
-    func isbn10AndIsbn13AreOneWork() throws {
-        try withStore { store, _ in
+    @Test("An ISBN-10 and the ISBN-13 of one book are one work; an ISBN whose checksum fails counts for nothing", arguments: StoreKind.allCases)
+    func isbn10AndIsbn13AreOneWork(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             var spine = reading("DUNE HERBERT ACE", nil)
             spine.isbn13 = nil; spine.isbn10 = "0-441-17271-7"                 // as a source may give it: ISBN-10 only
             try commit(store, photo: "p1", [spine])
@@ -236,9 +237,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Matched to the catalogue in one photo and to OpenLibrary in another, one ISBN: one work, keeping its first key")
-    func catalogueAndOpenLibrarySharingAnISBN() throws {
-        try withStore { store, _ in
+    @Test("Matched to the catalogue in one photo and to OpenLibrary in another, one ISBN: one work, keeping its first key", arguments: StoreKind.allCases)
+    func catalogueAndOpenLibrarySharingAnISBN(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let catalogued = BookMatch(source: "catalogue", key: "catalogue:12", score: 0.9, year: 1965)
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune (Ace)", "Herbert, Frank", isbn: "0441172717", match: catalogued)])
@@ -253,9 +254,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A matched and an unmatched reading with the same title and surname are one work, in either order")
-    func matchedAndUnmatchedSameTitle() throws {
-        try withStore { store, _ in
+    @Test("A matched and an unmatched reading with the same title and surname are one work, in either order", arguments: StoreKind.allCases)
+    func matchedAndUnmatchedSameTitle(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let catalogued = BookMatch(source: "catalogue", key: "catalogue:3", score: 0.9, year: 1815)
             try commit(store, photo: "p1", [reading("Emma", "Jane Austen", match: catalogued)])
             try commit(store, photo: "p2", [reading("EMMA", "J. Austen")])
@@ -268,9 +269,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A reading that links two entries merges them: sightings, history with `merged` naming both, open review items")
-    func linkingReadingMergesTwoWorks() throws {
-        try withStore { store, _ in
+    @Test("A reading that links two entries merges them: sightings, history with `merged` naming both, open review items", arguments: StoreKind.allCases)
+    func linkingReadingMergesTwoWorks(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
             try commit(store, photo: "p2", [reading("DUNE", nil, confidence: 0.3)])          // no author, no ISBN
             #expect(try store.library().count == 2)
@@ -292,9 +293,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A reading a person decided keeps its title, author and status when its work is merged into another")
-    func decisionSurvivesAMerge() throws {
-        try withStore { store, _ in
+    @Test("A reading a person decided keeps its title, author and status when its work is merged into another", arguments: StoreKind.allCases)
+    func decisionSurvivesAMerge(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune Deluxe Edition", "Frank Herbert", confidence: 0.99,
                                                     isbn: "9780441172719", match: duneWork)])
             let typo = reading("Dnue", "Herbrt", confidence: 0.4)
@@ -321,9 +322,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A person's decision that gives a book another entry's ISBN merges the two, keeping what the person said")
-    func decisionThatLinksMerges() throws {
-        try withStore { store, _ in
+    @Test("A person's decision that gives a book another entry's ISBN merges the two, keeping what the person said", arguments: StoreKind.allCases)
+    func decisionThatLinksMerges(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune Deluxe", "F. Herbert", confidence: 0.4)])
             #expect(try store.library().count == 2)
@@ -341,9 +342,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Two works that share a title and surname but not a record or an ISBN stay two entries")
-    func sameTitleDifferentWorks() throws {
-        try withStore { store, _ in
+    @Test("Two works that share a title and surname but not a record or an ISBN stay two entries", arguments: StoreKind.allCases)
+    func sameTitleDifferentWorks(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let emily = BookMatch(source: "catalogue", key: "catalogue:1", score: 0.9, year: 1846)
             let anne = BookMatch(source: "openlibrary", key: "/works/OL2W", score: 0.9, year: 1846)
             try commit(store, photo: "p1", [reading("Poems", "Emily Brontë", isbn: "9780141439587", match: emily)])
@@ -358,9 +359,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Two editions of one work are one entry with both; the edition shown is the one seen most, ties the newest")
-    func editionsShownBySightings() throws {
-        try withStore { store, _ in
+    @Test("Two editions of one work are one entry with both; the edition shown is the one seen most, ties the newest", arguments: StoreKind.allCases)
+    func editionsShownBySightings(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_700_000_000)
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)], at: start)
             try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
@@ -380,9 +381,39 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("The library page finds a work by a word of its title or author in any case or by part of an ISBN, and sorts caselessly",
+          arguments: StoreKind.allCases)
+    func libraryPageSearchAndSort(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            try commit(store, photo: "p1", shelf: "den", [reading("dune", "Frank Herbert", isbn: "9780441172719")], at: start)
+            try commit(store, photo: "p2", shelf: "Attic", [reading("Emma", "jane austen")], at: start + 60)
+            try commit(store, photo: "p3", [reading("The Difference Engine", "Bruce Sterling", isbn: "080442957X")], at: start + 120)
+            func titles(_ search: String, _ sort: LibrarySort = .title) throws -> [String] {
+                try store.libraryPage(search: search, sort: sort, offset: 0, limit: 10).rows.map(\.title)
+            }
+            #expect(try titles("") == ["dune", "Emma", "The Difference Engine"])
+            #expect(try titles("", .author) == ["The Difference Engine", "dune", "Emma"])
+            #expect(try titles("", .shelf) == ["Emma", "dune", "The Difference Engine"], "no shelf last")
+            #expect(try titles("", .added) == ["The Difference Engine", "Emma", "dune"])
+            #expect(try titles("EMMA") == ["Emma"])
+            #expect(try titles("Austen") == ["Emma"])
+            #expect(try titles("herb") == ["dune"])
+            #expect(try titles("441-17271") == ["dune"], "digits of the ISBN-13")
+            #expect(try titles("0441172717") == ["dune"], "a whole ISBN-10, looked up as its ISBN-13")
+            #expect(try titles("42957x") == ["The Difference Engine"], "an ISBN-10's X typed small")
+            #expect(try titles("100%") == [])
+            let page = try store.libraryPage(search: "e", sort: .title, offset: 1, limit: 1)
+            #expect(page.total == 3 && page.rows.map(\.title) == ["Emma"])
+            #expect(page.rows.first?.shelves == ["Attic"] && page.rows.first?.photos == ["p2"])
+        }
+    }
+
+    // SQLite only: the merge runs when an old SQLite file is opened; a PostgreSQL database starts at the current schema.
     @Test("Entries stored twice before ISBNs counted are merged once, on opening; an ISBN failing its checksum is dropped")
     func upgradeMergesEntriesSharingAnISBN() throws {
-        try withStore { store, path in
+        try withStore(.sqlite) { store, site in
+            let path = try #require(site.sqlitePath)
             let catalogued = BookMatch(source: "catalogue", key: "catalogue:1", score: 0.9, year: 1965)
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", match: catalogued)])
@@ -394,15 +425,16 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try db.execute("INSERT INTO setting (key, value) VALUES ('merge_by_isbn', 'pending')")
             #expect(try store.library().count == 3)
 
-            let library = try Store.open(path: path).library()
+            let library = try site.open().library()
             #expect(library.map(\.work) == ["openlibrary:/works/OL893415W", "title:emma|austen"])
             #expect(library.first?.sightings.map(\.photoSHA256) == ["p1", "p2"])
             #expect(library.first?.history.contains { $0.action == "merged" && $0.by == "shelfd" } == true)
             #expect(library.last?.editions == [])
-            #expect(try Store.open(path: path).library() == library, "done once")
+            #expect(try site.open().library() == library, "done once")
         }
     }
 
+    // SQLite only: an old version's file, migrated on opening.
     @Test("A database of the previous version keeps its books, their ISBNs and shelves")
     func migratesTheLibrary() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-migrate-\(UUID().uuidString)")

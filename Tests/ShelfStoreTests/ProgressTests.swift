@@ -1,10 +1,11 @@
 import Foundation
 import ShelfCore
+import ShelfTesting
 import Testing
 @testable import ShelfStore
 
 /// What the overview reads: each photo's stage and the current pass, as other processes see them.
-@Suite struct ProgressTests {
+@Suite(.postgresServer, .serialized) struct ProgressTests {
     func queue(_ store: Store, _ name: String, at time: Double) throws {
         _ = try store.recordSighting(path: "/in/\(name)", relativePath: name, sha256: "sha-\(name)", size: 1, mtime: 1,
                                      syncConflict: false, provider: "gemini", now: Date(timeIntervalSince1970: time))
@@ -14,10 +15,10 @@ import Testing
         try store.progress().photos.first { $0.path == name }?.stage
     }
 
-    @Test("A photo is queued, preparing once claimed, then at each step recorded, then done; another connection sees it")
-    func stagesAsRecorded() throws {
-        try withStore { store, path in
-            let other = try #require(try Store.openForReading(path: path))     // `shelfd web` beside `shelfd run`
+    @Test("A photo is queued, preparing once claimed, then at each step recorded, then done; another connection sees it", arguments: StoreKind.allCases)
+    func stagesAsRecorded(kind: StoreKind) throws {
+        try withStore(kind) { store, site in
+            let other = try #require(try site.openForReading())     // `shelfd web` beside `shelfd watch`
             try queue(store, "a.jpg", at: 100)
             #expect(try stage(other, "a.jpg") == .queued)
             let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
@@ -34,9 +35,9 @@ import Testing
         }
     }
 
-    @Test("The pass counts the photos queued since the queue was last empty, and a retried photo joins it")
-    func passSinceLastEmpty() throws {
-        try withStore { store, _ in
+    @Test("The pass counts the photos queued since the queue was last empty, and a retried photo joins it", arguments: StoreKind.allCases)
+    func passSinceLastEmpty(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             #expect(try store.progress().pass == nil)
             try queue(store, "old.jpg", at: 10)
             let old = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 11)).first)

@@ -1,12 +1,13 @@
 import Foundation
 import ShelfCore
+import ShelfTesting
 import Testing
 @testable import ShelfStore
 
-@Suite struct ProviderOutageTests {
-    @Test("A provider that is down gets one probe per interval, whoever asks, and each failed probe doubles the wait")
-    func oneProbePerInterval() throws {
-        try withStore { store, _ in
+@Suite(.postgresServer, .serialized) struct ProviderOutageTests {
+    @Test("A provider that is down gets one probe per interval, whoever asks, and each failed probe doubles the wait", arguments: StoreKind.allCases)
+    func oneProbePerInterval(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_000_000)
             #expect(try store.takeTurn("gemini", ceiling: 300, now: start) == .open)
 

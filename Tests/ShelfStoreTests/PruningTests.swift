@@ -1,9 +1,10 @@
 import Foundation
 import ShelfCore
+import ShelfTesting
 import Testing
 @testable import ShelfStore
 
-@Suite struct PruningTests {
+@Suite(.postgresServer, .serialized) struct PruningTests {
     static let day: TimeInterval = 86_400
 
     /// A photo queued, asked (its answer saved) and finished at `at`.
@@ -23,9 +24,9 @@ import Testing
         try store.read { db in Int(try db.queryOne("SELECT COUNT(*) AS n FROM \(table) WHERE sha256 = ?", [sha])?.int("n") ?? 0) }
     }
 
-    @Test("Events and saved answers of photos finished before the cutoff go; recent and unfinished photos keep theirs")
-    func prunesOnlyOldFinishedPhotos() throws {
-        try withStore { store, _ in
+    @Test("Events and saved answers of photos finished before the cutoff go; recent and unfinished photos keep theirs", arguments: StoreKind.allCases)
+    func prunesOnlyOldFinishedPhotos(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let now = Date()
             let old = now.addingTimeInterval(-40 * Self.day), cutoff = now.addingTimeInterval(-30 * Self.day)
             try Self.finishedPhoto(store, "old-done", at: old)
@@ -63,9 +64,10 @@ import Testing
         }
     }
 
+    // SQLite only: pages of a file on disk; a server's database is measured by the server.
     @Test("The size counts the pages in use, not the free ones")
     func sizeCountsUsedPages() throws {
-        try withStore { store, _ in
+        try withStore(.sqlite) { store, _ in
             let size = try store.size()
             #expect(size.usedBytes > 0 && size.usedBytes <= size.fileBytes)
         }

@@ -1,8 +1,9 @@
 import Foundation
+import ShelfTesting
 import Testing
 @testable import ShelfStore
 
-@Suite struct RateBucketTests {
+@Suite(.postgresServer, .serialized) struct RateBucketTests {
     /// 12 a minute (one every 5 s); the provider's day ends at `dayEnd`.
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let dayEnd = start.addingTimeInterval(3_600)
@@ -10,10 +11,10 @@ import Testing
         RequestBudget(requestsPerMinute: 12, perDay: perDay) { now in now < dayEnd ? dayEnd : dayEnd.addingTimeInterval(86_400) }
     }
 
-    @Test("Two processes take their turns from one bucket: requests start 60 s ÷ the limit apart, whoever asks")
-    func processesShareOneBucket() throws {
-        try withStore { store, path throws in
-            let other = try Store.open(path: path)             // a second process: its own connection
+    @Test("Two processes take their turns from one bucket: requests start 60 s ÷ the limit apart, whoever asks", arguments: StoreKind.allCases)
+    func processesShareOneBucket(kind: StoreKind) throws {
+        try withStore(kind) { store, site throws in
+            let other = try site.open()             // a second process: its own connection
             let t0 = Self.start, budget = Self.budget()
             #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
             #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
@@ -26,9 +27,9 @@ import Testing
         }
     }
 
-    @Test("A waiting request reserves nothing: a photo that gives up leaves no turn for the others to wait out")
-    func waitingReservesNothing() throws {
-        try withStore { store, _ throws in
+    @Test("A waiting request reserves nothing: a photo that gives up leaves no turn for the others to wait out", arguments: StoreKind.allCases)
+    func waitingReservesNothing(kind: StoreKind) throws {
+        try withStore(kind) { store, _ throws in
             let t0 = Self.start, budget = Self.budget()
             #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
             for _ in 0..<5 {                                    // five photos ask, then stop waiting
@@ -39,10 +40,10 @@ import Testing
         }
     }
 
-    @Test("The daily limit counts every process's requests and starts again when the provider's day ends")
-    func dailyLimitAcrossProcesses() throws {
-        try withStore { store, path throws in
-            let other = try Store.open(path: path)
+    @Test("The daily limit counts every process's requests and starts again when the provider's day ends", arguments: StoreKind.allCases)
+    func dailyLimitAcrossProcesses(kind: StoreKind) throws {
+        try withStore(kind) { store, site throws in
+            let other = try site.open()
             let budget = Self.budget(perDay: 3)
             var now = Self.start
             for process in [store, other, store] {
@@ -56,18 +57,18 @@ import Testing
         }
     }
 
-    @Test("A clock set back does not leave the provider waiting for the old time")
-    func clockSetBack() throws {
-        try withStore { store, _ throws in
+    @Test("A clock set back does not leave the provider waiting for the old time", arguments: StoreKind.allCases)
+    func clockSetBack(kind: StoreKind) throws {
+        try withStore(kind) { store, _ throws in
             let budget = Self.budget()
             #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start) == .granted)
             #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start - 600) == .granted)
         }
     }
 
-    @Test("Raising the daily limit lifts its pause at the next start; a quota the provider reported stands")
-    func raisedLimitLiftsThePause() throws {
-        try withStore { store, _ throws in
+    @Test("Raising the daily limit lifts its pause at the next start; a quota the provider reported stands", arguments: StoreKind.allCases)
+    func raisedLimitLiftsThePause(kind: StoreKind) throws {
+        try withStore(kind) { store, _ throws in
             var now = Self.start
             for _ in 0..<2 {
                 _ = try store.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)

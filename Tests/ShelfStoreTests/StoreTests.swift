@@ -1,21 +1,19 @@
 import Foundation
 import ShelfCore
+import ShelfTesting
 import Testing
 @testable import ShelfStore
 
-/// A store in a fresh temporary folder, removed afterwards.
-func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-store-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let path = dir.appendingPathComponent("shelfd.db").path
-    return try body(try Store.open(path: path), path)
+/// A new, empty store on `kind` (a temporary SQLite file, or a fresh database on the suite's PostgreSQL server), and
+/// its site, for the tests that open the same database again as another process would.
+func withStore<T>(_ kind: StoreKind, _ body: (Store, StoreSite) throws -> T) throws -> T {
+    try StoreSite.with(kind) { site in try body(try site.open(), site) }
 }
 
-@Suite struct StoreTests {
-    @Test("A copy or a renamed copy of a photo is a sighting, not a second job")
-    func copiesAreSightings() throws {
-        try withStore { store, _ in
+@Suite(.postgresServer, .serialized) struct StoreTests {
+    @Test("A copy or a renamed copy of a photo is a sighting, not a second job", arguments: StoreKind.allCases)
+    func copiesAreSightings(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             let first = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
                                                  syncConflict: false, provider: "gemini")
             guard case .queued = first else { Issue.record("expected a job, got \(first)"); return }
@@ -29,14 +27,14 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
         }
     }
 
-    @Test("A claim takes at most the batch size, and a second claim never takes the same job")
-    func claimIsExclusive() throws {
-        try withStore { store, path in
+    @Test("A claim takes at most the batch size, and a second claim never takes the same job", arguments: StoreKind.allCases)
+    func claimIsExclusive(kind: StoreKind) throws {
+        try withStore(kind) { store, site in
             for i in 0..<7 {
                 _ = try store.recordSighting(path: "/in/\(i).jpg", relativePath: "\(i).jpg", sha256: "sha\(i)", size: 1,
                                              mtime: 1, syncConflict: false, provider: "gemini")
             }
-            let other = try Store.open(path: path)      // a second process
+            let other = try site.open()      // a second process
             let a = try store.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
             let b = try other.claim(limit: 5, provider: "gemini", owner: "b", lease: 60)
             #expect(a.count == 5)
@@ -45,9 +43,9 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
         }
     }
 
-    @Test("Jobs leased by a dead owner return to pending with their attempt count")
-    func deadOwnersLeasesAreRecovered() throws {
-        try withStore { store, _ in
+    @Test("Jobs leased by a dead owner return to pending with their attempt count", arguments: StoreKind.allCases)
+    func deadOwnersLeasesAreRecovered(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
                                          syncConflict: false, provider: "gemini")
             let job = try #require(try store.claim(limit: 5, provider: "gemini", owner: "gone", lease: 600).first)
@@ -59,9 +57,9 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
         }
     }
 
-    @Test("A lease that ran out without a heartbeat makes the job claimable again, even while its holder lives")
-    func expiredLeaseIsClaimable() throws {
-        try withStore { store, _ in
+    @Test("A lease that ran out without a heartbeat makes the job claimable again, even while its holder lives", arguments: StoreKind.allCases)
+    func expiredLeaseIsClaimable(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
                                          syncConflict: false, provider: "gemini")
             let start = Date()
@@ -75,9 +73,9 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
         }
     }
 
-    @Test("The same book seen in two photos is one library entry with two sightings and the higher confidence")
-    func libraryDedupesAcrossPhotos() throws {
-        try withStore { store, _ in
+    @Test("The same book seen in two photos is one library entry with two sightings and the higher confidence", arguments: StoreKind.allCases)
+    func libraryDedupesAcrossPhotos(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             for (i, sha) in ["p1", "p2"].enumerated() {
                 _ = try store.recordSighting(path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
                                              mtime: Double(i), syncConflict: false, provider: "gemini")
@@ -100,9 +98,9 @@ func withStore<T>(_ body: (Store, String) throws -> T) throws -> T {
         }
     }
 
-    @Test("A provider pause releases the job without charging the attempt; retry requeues dead jobs")
-    func releaseRefundsAndRetryRequeues() throws {
-        try withStore { store, _ in
+    @Test("A provider pause releases the job without charging the attempt; retry requeues dead jobs", arguments: StoreKind.allCases)
+    func releaseRefundsAndRetryRequeues(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
             _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
                                          syncConflict: false, provider: "gemini")
             var job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
