@@ -12,6 +12,8 @@ package struct ReviewDesk: Sendable {
     private let files: LibraryFiles?
     private let store: (any ReviewStore)?
     private let incoming: URL
+    /// False on a node that leaves the files to another (`FilesRole`): that node follows the decision itself.
+    private let writesFiles: Bool
 
     /// `writing`: open the database for decisions; otherwise read-only (`list`, `show`).
     package init(config: Configuration, writing: Bool, logger: Logger) throws {
@@ -25,6 +27,7 @@ package struct ReviewDesk: Sendable {
         files = store.map { LibraryFiles(config: config, store: $0, logger: logger) }
         self.store = store
         incoming = URL(fileURLWithPath: config.paths.incoming)
+        writesFiles = FilesRole.writesFiles(config: config, shared: store?.isShared ?? false)
     }
 
     /// Every open item, oldest first.
@@ -59,7 +62,7 @@ package struct ReviewDesk: Sendable {
     package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
         guard let files, let store else { throw Self.nothingOpen(id) }
         let resolution = try store.decide(id, verdict, now: Date())
-        files.update()
+        if writesFiles { files.update() }
         return resolution
     }
 
