@@ -38,6 +38,17 @@ extension Store {
         }
     }
 
+    /// The newest result a shared store keeps for a photo, written or not: what `scan` prints on a node that
+    /// writes no files. Nil on SQLite, whose results are only files.
+    package func storedResult(sha256: String) throws -> Data? {
+        try read { db in
+            guard case .blob(let bytes) = try db.queryOne("""
+                SELECT document FROM result_document WHERE sha256 = ? ORDER BY job_id DESC LIMIT 1
+                """, [sha256])?["document"] else { return nil }
+            return Data(bytes)
+        }
+    }
+
     /// A number that moves whenever the library or the review queue changes, by any process (PostgreSQL: a trigger
     /// counts). Nil on SQLite, where each process writes the files after its own changes.
     package func filesVersion() throws -> Int64? {
