@@ -62,7 +62,7 @@ extension Pipeline {
                                                awaiting: answer.awaiting, document: data))
                     continue
                 }
-                if let previous = answer.previous { keep(previous, from: answer.resultURL, newJob: job) }
+                if let previous = answer.previous { keep(previous, from: answer.resultURL, newJobID: job.id) }
                 try AtomicFile.write(data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
                 written += 1
                 outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
@@ -127,10 +127,6 @@ extension Pipeline {
 
     /// A rescan keeps every run's result: the current one stays at results/<name>.json, earlier ones move to
     /// results/.history/<name>/<provider>-<job>.json.
-    private func keep(_ previous: ResultDocument, from url: URL, newJob job: ClaimedJob) {
-        keep(previous, from: url, newJobID: job.id)
-    }
-
     private func keep(_ previous: ResultDocument, from url: URL, newJobID: Int64) {
         guard let previousJob = try? store.jobID(resultPath: url.path), previousJob != newJobID else { return }
         let relative = String(url.deletingPathExtension().path.dropFirst(settings.results.path.count + 1))
