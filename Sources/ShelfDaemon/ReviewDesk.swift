@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfImaging
 import ShelfOutputs
 import ShelfStore
 
@@ -49,6 +50,22 @@ package struct ReviewDesk: Sendable {
     /// The spine's crop, when it could be cut.
     package func cropPath(_ item: ReviewItem) -> String? {
         files.map { $0.cropURL(id: item.id).path }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+    }
+
+    /// The spine's crop as JPEG for the web page: the file review/ holds, or, on a node that leaves the files to
+    /// another (so has no review/), cut now from the image the shared store keeps of the photo.
+    package func cropJPEG(_ item: ReviewItem) -> [UInt8]? {
+        if let path = cropPath(item), let data = FileManager.default.contents(atPath: path) { return Array(data) }
+        guard !writesFiles, let files, let box = item.book.box,
+              let image = try? files.store.photoImage(sha256: item.photo.sha256) else { return nil }
+        return try? Preprocessor.crop(image, box: box)
+    }
+
+    /// Whether `cropJPEG` has a crop to give.
+    package func hasCrop(_ item: ReviewItem) -> Bool {
+        if cropPath(item) != nil { return true }
+        guard !writesFiles, item.book.box != nil, let files else { return false }
+        return (try? files.store.photoImage(sha256: item.photo.sha256)) != nil
     }
 
     /// The whole photo: the original where it was found, else the copy kept for review.
