@@ -179,6 +179,28 @@ struct SharedStoreTests {
             }
         }
     }
+
+    @Test("writes_files unset: a node whose root did not exist at its first start leaves the files to another, also after a restart",
+          .timeLimit(.minutes(2)))
+    func autoFollowsTheFirstStart() async throws {
+        try await withPostgres { server in
+            let url = server.url(database: try server.createDatabase())
+            try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+                let node = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": "\"\(url)\""]])
+                try FileManager.default.removeItem(at: node.root)
+                for start in 1...2 {
+                    let daemon = try node.startDaemon()
+                    try await waitUntil("the worker is registered", timeout: .seconds(60)) {
+                        try await node.status().workers?.count == 1
+                    }
+                    #expect(try await node.status().workers?.first?.writesFiles == false, "start \(start)")
+                    #expect(try await daemon.stop() == 0)
+                    #expect(FileManager.default.fileExists(atPath: node.incoming.path), "it watches incoming/ all the same")
+                    #expect(!FileManager.default.fileExists(atPath: node.results.path))
+                }
+            }
+        }
+    }
 }
 
 extension ShelfRoot {
