@@ -13,7 +13,7 @@ extension Configuration {
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
         ("web", ["listen", "enabled", "max_upload_mb"]),
-        ("store", ["url"]),
+        ("store", ["url", "writes_files"]),
     ]
 
     /// Parses the text of a configuration file. `file` names it in errors, and relative paths in it
@@ -102,6 +102,9 @@ extension Configuration {
             config.store.url = try reader.string(t, "store", "url", config.store.url)
             if !config.store.url.isEmpty {
                 do { _ = try PostgresURL(config.store.url) } catch { throw reader.invalid("store", "url", error.description) }
+            }
+            if let value = t["writes_files"], value.string != "auto" {       // "auto": decided at start
+                config.store.writesFiles = try reader.bool(t, "store", "writes_files", true)
             }
         }
 

@@ -7,6 +7,9 @@ extension Configuration {
     package struct StoreLocation: Sendable, Equatable {
         /// `postgresql://user@host:port/database`; empty: SQLite (`shelfd.db` in the state folder).
         package var url = ""
+        /// `writes_files`: whether this node keeps the files for people (results/, library.json, review/, exports/)
+        /// current from a shared store. Nil: unset, decided at start (`FilesRole`). SQLite stores always write them.
+        package var writesFiles: Bool?
         package init() {}
 
         /// The PostgreSQL server, when `url` names one (parsing checked it).

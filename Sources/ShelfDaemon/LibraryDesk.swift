@@ -11,6 +11,8 @@ import ShelfStore
 package struct LibraryDesk: Sendable {
     private let files: LibraryFiles
     private let store: Store
+    /// False on a node that leaves the files to another (`FilesRole`): that node follows the edit itself.
+    private let writesFiles: Bool
 
     /// Opens the database for edits (the daemon may be running: each edit is one BEGIN IMMEDIATE transaction).
     package init(config: Configuration, logger: Logger) throws {
@@ -24,6 +26,7 @@ package struct LibraryDesk: Sendable {
     package init(config: Configuration, store: Store, logger: Logger) {
         files = LibraryFiles(config: config, store: store, logger: logger)
         self.store = store
+        writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
     }
 
     package func edit(_ work: String, title: String?, author: String?, isbn: ISBN?) throws -> LibraryChange {
@@ -39,7 +42,7 @@ package struct LibraryDesk: Sendable {
     }
 
     private func done(_ change: LibraryChange) -> LibraryChange {
-        files.update()
+        if writesFiles { files.update() }
         return change
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfCore
+import ShelfImaging
 import ShelfOutputs
 import ShelfStore
 
@@ -12,6 +13,8 @@ package struct ReviewDesk: Sendable {
     private let files: LibraryFiles?
     private let store: (any ReviewStore)?
     private let incoming: URL
+    /// False on a node that leaves the files to another (`FilesRole`): that node follows the decision itself.
+    private let writesFiles: Bool
 
     /// `writing`: open the database for decisions; otherwise read-only (`list`, `show`).
     package init(config: Configuration, writing: Bool, logger: Logger) throws {
@@ -25,6 +28,7 @@ package struct ReviewDesk: Sendable {
         files = store.map { LibraryFiles(config: config, store: $0, logger: logger) }
         self.store = store
         incoming = URL(fileURLWithPath: config.paths.incoming)
+        writesFiles = FilesRole.writesFiles(config: config, shared: store?.isShared ?? false)
     }
 
     /// Every open item, oldest first.
@@ -48,6 +52,22 @@ package struct ReviewDesk: Sendable {
         files.map { $0.cropURL(id: item.id).path }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
     }
 
+    /// The spine's crop as JPEG for the web page: the file review/ holds, or, on a node that leaves the files to
+    /// another (so has no review/), cut now from the image the shared store keeps of the photo.
+    package func cropJPEG(_ item: ReviewItem) -> [UInt8]? {
+        if let path = cropPath(item), let data = FileManager.default.contents(atPath: path) { return Array(data) }
+        guard !writesFiles, let files, let box = item.book.box,
+              let image = try? files.store.photoImage(sha256: item.photo.sha256) else { return nil }
+        return try? Preprocessor.crop(image, box: box)
+    }
+
+    /// Whether `cropJPEG` has a crop to give.
+    package func hasCrop(_ item: ReviewItem) -> Bool {
+        if cropPath(item) != nil { return true }
+        guard !writesFiles, item.book.box != nil, let files else { return false }
+        return (try? files.store.photoImage(sha256: item.photo.sha256)) != nil
+    }
+
     /// The whole photo: the original where it was found, else the copy kept for review.
     package func photoPath(_ item: ReviewItem) -> String? {
         let original = incoming.appendingPathComponent(item.photo.path).path
@@ -59,7 +79,7 @@ package struct ReviewDesk: Sendable {
     package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
         guard let files, let store else { throw Self.nothingOpen(id) }
         let resolution = try store.decide(id, verdict, now: Date())
-        files.update()
+        if writesFiles { files.update() }
         return resolution
     }
 

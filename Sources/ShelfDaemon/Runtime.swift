@@ -31,12 +31,14 @@ package struct Runtime: Sendable {
     package static func start(config: Configuration, secrets: Secrets, logger: Logger,
                               choice: Configuration.Provider? = nil, refreshLookups: Bool = false) throws -> Runtime {
         let paths = config.paths
-        for folder in [paths.root, paths.incoming, paths.results, paths.state, paths.responses] {
+        // Judged before incoming/ is made in the root. A node that leaves the files to another makes no results/.
+        let writesFiles = FilesRole.decideAtStart(config: config, shared: config.store.postgres != nil)
+        for folder in [paths.root, paths.incoming, paths.state, paths.responses] + (writesFiles ? [paths.results] : []) {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
                 throw StartupError("Cannot create \(folder): \((error as NSError).localizedDescription). Check paths.root and paths.state in the configuration.")
             }
         }
-        for folder in [paths.results, paths.responses, paths.root] {
+        for folder in [paths.responses] + (writesFiles ? [paths.results, paths.root] : []) {
             AtomicFile.removeLeftovers(in: URL(fileURLWithPath: folder))
         }
         let store = try StoreAccess.open(config: config, secrets: secrets)
@@ -81,6 +83,11 @@ package struct Runtime: Sendable {
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         // On PostgreSQL a watch hears of every job made due (JobNotificationService): its idle poll is only a safety net.
         if store.engine == .postgres { settings.idlePoll = 30 }
+        settings.writesFiles = writesFiles
+        if !writesFiles {
+            logger.notice("This worker writes no files for people: another node keeps results/, library.json, review/ and exports/",
+                          metadata: ["event": "files_elsewhere"])
+        }
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice,
                                           enricher: enricher, logger: logger, onIdle: { store.releaseMemory(); IdleMemory.release() }),

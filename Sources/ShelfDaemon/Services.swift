@@ -92,6 +92,25 @@ package struct LeaseHeartbeatService: Service {
     package func run() async { await cancelWhenGracefulShutdown { await pipeline.heartbeatLoop() } }
 }
 
+/// On a shared store, the node that writes the files for people keeps them current from the database: the result
+/// of every photo any worker finished, and library.json, review/ and exports/ whenever the library or the review
+/// queue changed (another worker's batch, a decision made on another machine). A turn is two small queries when
+/// nothing changed; it comes every `interval`, or sooner when `pipeline.filesWake` is notified.
+package struct SharedFilesService: Service {
+    let pipeline: Pipeline
+    var interval: Duration = .seconds(3)
+    package init(pipeline: Pipeline) { self.pipeline = pipeline }
+
+    package func run() async {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await pipeline.keepFilesCurrent()
+                await pipeline.filesWake.wait(timeout: interval)
+            }
+        }
+    }
+}
+
 /// The daily prune (`[pipeline] keep_days`).
 package struct PruningService: Service {
     let pruning: Pruning

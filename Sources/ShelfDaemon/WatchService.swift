@@ -48,7 +48,7 @@ package struct WatchService {
         }
         try store.forgetWorkers(silentSince: now.addingTimeInterval(-600))
         try store.registerWorker(WorkerRecord(owner: owner, host: ProcessIdentity.host, pid: getpid(), version: ShelfdVersion.current,
-                                              since: now, writesFiles: true, heartbeat: now))
+                                              since: now, writesFiles: pipeline.settings.writesFiles, heartbeat: now))
         defer { try? store.unregisterWorker(owner: owner) }
         pipeline.writeLibrary()
 
@@ -67,6 +67,7 @@ package struct WatchService {
             SystemdNotifierService(runtime: runtime, logger: logger),
             LeaseHeartbeatService(pipeline: pipeline),
             PruningService(pruning: runtime.pruning),
+        ] + (store.isShared && pipeline.settings.writesFiles ? [SharedFilesService(pipeline: pipeline)] : []) + [
             scheduler,
         ] + jobNotifications + [
             WatcherService(runtime: runtime, logger: logger),

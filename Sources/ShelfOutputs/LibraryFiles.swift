@@ -173,7 +173,7 @@ package struct LibraryFiles: Sendable {
 }
 
 /// The original of the photo last asked for: wherever it was seen, or under processed/ after a move; only
-/// bytes whose hash is the photo's.
+/// bytes whose hash is the photo's. Else, on a shared store, the provider-ready image stored when it was found.
 private struct OriginalCache {
     let store: any LibraryStore
     let processed: URL
@@ -189,6 +189,8 @@ private struct OriginalCache {
             guard case .success(let bytes) = PhotoFile.read(path), SHA256.hex(of: bytes) == sha256 else { return nil }
             return bytes
         }.first
+            // A shared store's worker that cannot see where the photo arrived: the upright image stored at ingest.
+            ?? (try? store.photoImage(sha256: sha256))
         last = (sha256, found)
         return found
     }

@@ -6,6 +6,7 @@ import ShelfImaging
 import ShelfOutputs
 import ShelfProviders
 import ShelfStore
+import Synchronization
 
 /// Where library.json and review/ are written after a commit.
 private let filesQueue = DispatchQueue(label: "shelfd.files")
@@ -54,7 +55,14 @@ extension Pipeline {
                 var document = answer.document
                 markOpenReviews(in: &document)
                 let data = try JSONStyle.encoder().encode(document)
-                if let previous = answer.previous { keep(previous, from: answer.resultURL, newJob: job) }
+                if store.isShared {
+                    // Another node may keep the files: the result goes to the database with the batch, and the node
+                    // that writes files writes it from there (`writeStoredResults`).
+                    outcomes.append(JobOutcome(job: job, result: .finished(books: document.books, resultPath: nil, review: answer.review),
+                                               awaiting: answer.awaiting, document: data))
+                    continue
+                }
+                if let previous = answer.previous { keep(previous, from: answer.resultURL, newJobID: job.id) }
                 try AtomicFile.write(data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
                 written += 1
                 outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
@@ -103,7 +111,8 @@ extension Pipeline {
         logger[metadataKey: "job.id"] = "\(job.id)"
         switch outcome.result {
         case .finished(let books, let resultPath, let review):
-            logger.info("Photo done", metadata: ["books": "\(books.count)", "review": "\(review)", "result": "\(resultPath)"])
+            logger.info("Photo done", metadata: ["books": "\(books.count)", "review": "\(review)",
+                                                 "result": "\(resultPath ?? "in the database")"])
             if settings.moveAfter { moveOriginal(job) }
         case .failed(let code, let message, let retryAt):
             logger.warning("Photo failed; will retry", metadata: ["code": "\(code.rawValue)", "reason": "\(message)",
@@ -118,8 +127,8 @@ extension Pipeline {
 
     /// A rescan keeps every run's result: the current one stays at results/<name>.json, earlier ones move to
     /// results/.history/<name>/<provider>-<job>.json.
-    private func keep(_ previous: ResultDocument, from url: URL, newJob job: ClaimedJob) {
-        guard let previousJob = try? store.jobID(resultPath: url.path), previousJob != job.id else { return }
+    private func keep(_ previous: ResultDocument, from url: URL, newJobID: Int64) {
+        guard let previousJob = try? store.jobID(resultPath: url.path), previousJob != newJobID else { return }
         let relative = String(url.deletingPathExtension().path.dropFirst(settings.results.path.count + 1))
         let target = settings.results.appendingPathComponent(".history/\(relative)/\(previous.decidedBy)-\(previousJob).json")
         do {
@@ -137,13 +146,63 @@ extension Pipeline {
     }
 
     /// Rewrites library.json and review/ from the database (the database is the truth; the files follow it).
-    /// `originals`: photos of this batch still in memory, by hash.
+    /// `originals`: photos of this batch still in memory, by hash. On a shared store, only a node that writes files
+    /// writes: first the results any worker left in the database, then library.json, review/ and exports/ when the
+    /// library or the review queue changed since it last wrote them.
     package func writeLibrary(originals: [String: [UInt8]] = [:]) {
+        if store.isShared {
+            guard settings.writesFiles else { return }
+            writeStoredResults()
+            let version: Int64?
+            do { version = try store.filesVersion() } catch {
+                logger.error("Cannot read whether the library changed", metadata: ["error": "\(error)"])
+                return
+            }
+            // Read before writing: a change made while the files are written is seen at the next turn.
+            let changed = filesWritten.withLock { written in
+                defer { written = version }
+                return written != version
+            }
+            guard changed else { return }
+        }
         var files = LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
                                  exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
                                  maxPixels: settings.maxPixels, filesLock: settings.filesLock, store: store, logger: logger)
         files.originals = originals
         files.update()
+    }
+
+    /// Shared store, on the node that writes files: every result a worker left in the database, written once,
+    /// under results/ as this machine would have named it; the job then names the file.
+    private func writeStoredResults() {
+        while true {
+            let pending: [StoredResult]
+            do { pending = try store.unwrittenResults(limit: 100) } catch {
+                logger.error("Cannot read the results to write", metadata: ["error": "\(error)"])
+                return
+            }
+            guard !pending.isEmpty else { return }
+            for result in pending {
+                let location = resultLocation(relativePath: result.relativePath, sha256: result.sha256)
+                do {
+                    if let previous = location.previous { keep(previous, from: location.url, newJobID: result.jobID) }
+                    try AtomicFile.write(result.document, to: location.url)
+                    try store.markResultWritten(jobID: result.jobID, path: location.url.path, now: Date())
+                } catch {
+                    // The disk is full or the folder unwritable: the result stays in the database for the next turn.
+                    logger.error("Cannot write a result", metadata: ["photo.path": "\(result.relativePath)", "error": "\(error)"])
+                    return
+                }
+            }
+        }
+    }
+
+    /// `watch` on a shared store, on the node that writes files: keeps them current from the database, off the
+    /// cooperative pool and one turn at a time with the writes after this process's own commits.
+    package func keepFilesCurrent() async {
+        await withCheckedContinuation { done in
+            filesQueue.async { self.writeLibrary(); done.resume() }
+        }
     }
 
     private func moveOriginal(_ job: ClaimedJob) {
@@ -162,14 +221,18 @@ extension Pipeline {
     /// results/<sub-path>/<name>.json; a different photo that had the same name gets its hash appended.
     /// Also what the file holds for this same photo, read once here for `keep` to move into the history.
     func resultLocation(for job: ClaimedJob) -> (url: URL, previous: ResultDocument?) {
+        resultLocation(relativePath: job.relativePath, sha256: job.sha256)
+    }
+
+    func resultLocation(relativePath: String, sha256: String) -> (url: URL, previous: ResultDocument?) {
         func existing(_ url: URL) -> ResultDocument? {
             FileManager.default.contents(atPath: url.path).flatMap { try? JSONStyle.decoder().decode(ResultDocument.self, from: $0) }
         }
-        let relative = (job.relativePath as NSString).deletingPathExtension
+        let relative = (relativePath as NSString).deletingPathExtension
         let url = settings.results.appendingPathComponent(relative + ".json")
         let found = existing(url)
-        guard let found, found.photo.sha256 != job.sha256 else { return (url, found) }
-        let own = settings.results.appendingPathComponent(relative + "-\(job.sha256.prefix(8)).json")
-        return (own, existing(own).flatMap { $0.photo.sha256 == job.sha256 ? $0 : nil })
+        guard let found, found.photo.sha256 != sha256 else { return (url, found) }
+        let own = settings.results.appendingPathComponent(relative + "-\(sha256.prefix(8)).json")
+        return (own, existing(own).flatMap { $0.photo.sha256 == sha256 ? $0 : nil })
     }
 }

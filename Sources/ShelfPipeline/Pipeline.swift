@@ -13,7 +13,7 @@ import ShelfStore
 
 /// Everything the pipeline asks of the store: the queue, the providers' health, the readings a person already
 /// decided, and what library.json and review/ are written from.
-package typealias PipelineStore = JobQueue & ProviderHealthStore & ReviewStore & LibraryStore
+package typealias PipelineStore = JobQueue & ProviderHealthStore & ReviewStore & LibraryStore & SharedFilesStore
 
 /// Turns queued photos into results: claims batches, asks the provider (never twice for a saved answer),
 /// checks the books, writes results and the library, and commits each batch as one unit.
@@ -39,6 +39,11 @@ package final class Pipeline: Sendable {
     /// stay in `incoming/` and the next scan finds them again.
     private let unrecordedPhotos = Mutex<[String]>([])
     package var unrecorded: [String] { unrecordedPhotos.withLock { $0 } }
+    /// Shared store: the `filesVersion` library.json, review/ and exports/ were last written at.
+    let filesWritten = Mutex<Int64?>(nil)
+    /// Wakes the loop that keeps the files current on a shared store (`SharedFilesService`) before its next turn:
+    /// for whatever learns of another process's change first (a LISTEN/NOTIFY listener).
+    package let filesWake = WorkSignal()
 
     package init(settings: PipelineSettings, store: any PipelineStore, lineup: Lineup, choice: Configuration.Provider? = nil,
                  enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,

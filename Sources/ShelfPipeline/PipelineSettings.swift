@@ -22,6 +22,9 @@ package struct PipelineSettings: Sendable {
     /// Held while library.json, review/ and exports/ are written (`paths.filesLock`); by default `files.lock`
     /// in the state folder that holds `responses/`.
     package var filesLock: URL
+    /// Whether this process keeps the files for people (results/, library.json, review/, exports/). False only on a
+    /// shared store, on a node that leaves them to another: its results go to the database only.
+    package var writesFiles = true
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600
     /// Photos above this are refused before decoding (decompression bombs, 100 MP panoramas).

@@ -256,6 +256,39 @@ enum PostgresSchema {
         """
         ALTER TABLE response ADD COLUMN body bytea;
         """,
+        // 4: SQLite's step 15, finished results for the node that writes the files; and `files_change`, a counter
+        // every change of the library or the review queue bumps (a statement trigger), which that node polls to
+        // know when library.json, review/ and exports/ must follow.
+        """
+        CREATE TABLE result_document (
+            job_id bigint PRIMARY KEY REFERENCES job(id),
+            sha256 text NOT NULL,
+            relative_path text NOT NULL,
+            document bytea NOT NULL,
+            finished_at double precision NOT NULL,
+            written_at double precision
+        );
+        CREATE INDEX result_document_unwritten ON result_document(job_id) WHERE written_at IS NULL;
+        CREATE TABLE files_change (
+            id integer PRIMARY KEY CHECK (id = 1),
+            counter bigint NOT NULL
+        );
+        INSERT INTO files_change (id, counter) VALUES (1, 0);
+        CREATE FUNCTION shelfd_files_changed() RETURNS trigger LANGUAGE plpgsql AS $body$
+        BEGIN
+            UPDATE files_change SET counter = files_change.counter + 1 WHERE id = 1;
+            RETURN NULL;
+        END
+        $body$;
+        CREATE TRIGGER book_files_change AFTER INSERT OR UPDATE OR DELETE ON book
+            FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
+        CREATE TRIGGER book_sighting_files_change AFTER INSERT OR UPDATE OR DELETE ON book_sighting
+            FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
+        CREATE TRIGGER book_history_files_change AFTER INSERT OR UPDATE OR DELETE ON book_history
+            FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
+        CREATE TRIGGER review_item_files_change AFTER INSERT OR UPDATE OR DELETE ON review_item
+            FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

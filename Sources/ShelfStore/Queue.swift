@@ -41,8 +41,9 @@ package enum SightingOutcome: Sendable, Equatable {
 /// How a claimed job ended.
 package struct JobOutcome: Sendable {
     package enum Result: Sendable {
-        /// Books found and result written. `review` when any book needs a person.
-        case finished(books: [Book], resultPath: String, review: Bool)
+        /// Books found and result written (`resultPath`), or kept in the database for the node that writes the
+        /// files (nil; `JobOutcome.document`). `review` when any book needs a person.
+        case finished(books: [Book], resultPath: String?, review: Bool)
         /// Try again at `retryAt`; the attempt stays counted.
         case failed(PhotoError.Code, message: String, retryAt: Date)
         /// Never again (until `shelfd retry`).
@@ -55,8 +56,10 @@ package struct JobOutcome: Sendable {
     package var result: Result
     /// Hybrid: finished with the fast reading, waiting for this (accurate) provider to be asked again.
     package var awaiting: String?
-    package init(job: ClaimedJob, result: Result, awaiting: String? = nil) {
-        self.job = job; self.result = result; self.awaiting = awaiting
+    /// Shared store: the result document's JSON, kept in the database until the node that writes files writes it.
+    package var document: Data?
+    package init(job: ClaimedJob, result: Result, awaiting: String? = nil, document: Data? = nil) {
+        self.job = job; self.result = result; self.awaiting = awaiting; self.document = document
     }
 }
 
@@ -249,6 +252,14 @@ extension Store {
                         """, [review ? "review" : "done", resultPath, now, now, job.id])
                     if let awaiting = outcome.awaiting {
                         try db.execute("UPDATE job SET awaiting = ? WHERE id = ?", [awaiting, job.id])
+                    }
+                    if let document = outcome.document {
+                        // Finished twice (a lease lost while the photo was still being read): the newer one is written.
+                        try db.execute("""
+                            INSERT INTO result_document (job_id, sha256, relative_path, document, finished_at) VALUES (?, ?, ?, ?, ?)
+                            ON CONFLICT (job_id) DO UPDATE SET document = excluded.document, finished_at = excluded.finished_at,
+                                written_at = NULL
+                            """, [job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)), now])
                     }
                     let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []

@@ -358,6 +358,20 @@ enum Schema {
         """
         ALTER TABLE response ADD COLUMN body BLOB;
         """,
+        // A shared store's finished results, for the node that keeps the files for people (`[store] writes_files`):
+        // it writes each one once to its results/, then sets `written_at` and the job's `result_path`. One machine
+        // writes its results at once and keeps none here.
+        """
+        CREATE TABLE result_document (
+            job_id INTEGER PRIMARY KEY REFERENCES job(id),
+            sha256 TEXT NOT NULL,
+            relative_path TEXT NOT NULL,          -- the photo's path under incoming/ as ingested: the result's name
+            document BLOB NOT NULL,               -- the ResultDocument's JSON, as results/ holds it
+            finished_at REAL NOT NULL,
+            written_at REAL                       -- NULL until a node writing files wrote it
+        );
+        CREATE INDEX result_document_unwritten ON result_document(job_id) WHERE written_at IS NULL;
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -76,6 +76,15 @@ package protocol LibraryStore: Sendable {
     func openReviewItems() throws -> [ReviewItem]
     /// Where a photo has been seen, newest first: its review crops are cut from the original.
     func photoLocations(sha256: String) throws -> [String]
+    /// The provider-ready image a shared store keeps: crops are cut from it where no original is readable.
+    func photoImage(sha256: String) throws -> [UInt8]?
 }
 
-extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore {}
+/// A shared store's results and the change counter, for the node that keeps the files for people.
+package protocol SharedFilesStore: Sendable {
+    func unwrittenResults(limit: Int) throws -> [StoredResult]
+    func markResultWritten(jobID: Int64, path: String, now: Date) throws
+    func filesVersion() throws -> Int64?
+}
+
+extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore, SharedFilesStore {}

@@ -31,8 +31,10 @@ enum API {
         // One photo's result document, as written to results/.
         api.get("results/{sha}") { _, context -> Response in
             let sha = try photoID(context)
-            guard let job = try site.store.finishedJob(sha256: sha), let path = job.resultPath,
-                  let data = FileManager.default.contents(atPath: path) else {
+            // A shared store's node that writes no files: the result the database keeps.
+            guard let job = try site.store.finishedJob(sha256: sha),
+                  let data = try job.resultPath.flatMap({ FileManager.default.contents(atPath: $0) })
+                    ?? (site.store.isShared ? site.store.storedResult(sha256: sha) : nil) else {
                 throw APIError(.notFound, "not_found", "No result for photo \(sha) (not catalogued yet, or failed: see /api/v1/status).")
             }
             return jsonResponse(Array(data))
@@ -66,7 +68,8 @@ enum API {
         // library.json (`shelfd.library/1`).
         api.get("library") { _, _ -> Response in
             guard let data = FileManager.default.contents(atPath: site.config.paths.libraryFile) else {
-                return try json(LibraryDocument(generatedAt: Date(), books: []))
+                // Not written yet, or a shared store's node that leaves the files to another: from the database.
+                return try json(LibraryDocument(generatedAt: Date(), books: site.store.isShared ? site.store.library() : []))
             }
             return jsonResponse(Array(data))
         }

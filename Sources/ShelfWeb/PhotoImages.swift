@@ -13,7 +13,8 @@ import ShelfStore
 /// kept under `state/web-cache/<sha256>-<size>.jpg`, so a page of thumbnails is made once.
 ///
 /// A photo is found by its hash only: where shelfd saw it (incoming/, or processed/ after a move), checked
-/// against the hash, else the copy review/ keeps. Nothing outside those folders is read.
+/// against the hash, else the copy review/ keeps, else (a shared store) the provider-ready image stored with the
+/// photo. Nothing outside those folders is read.
 struct PhotoImages: Sendable {
     enum Size: String, Sendable {
         case image, thumb
@@ -84,7 +85,8 @@ struct PhotoImages: Sendable {
             if case .success(let bytes) = PhotoFile.read(path), SHA256.hex(of: bytes) == sha256 { return bytes }
         }
         if case .success(let bytes) = PhotoFile.read(files.contextURL(sha256: sha256).path) { return bytes }
-        return nil
+        // A shared store's node that cannot see the photo's folder: the upright image stored when it was found.
+        return try? store.photoImage(sha256: sha256)
     }
 
     /// True for a file under incoming/ or processed/ once links are followed.

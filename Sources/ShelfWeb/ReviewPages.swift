@@ -23,8 +23,7 @@ enum ReviewPages {
             return try page(item, site: site, context: context)
         }
         router.get("review/:id/crop") { _, context in
-            guard let id = validID(context), let item = try open(id, site), let path = site.desk.cropPath(item),
-                  let bytes = FileManager.default.contents(atPath: path) else {
+            guard let id = validID(context), let item = try open(id, site), let bytes = site.desk.cropJPEG(item) else {
                 return Response(status: .notFound)
             }
             var headers = HTTPFields()
@@ -160,7 +159,7 @@ enum ReviewPages {
                      status: HTTPResponse.Status = .ok) throws -> Response {
         let items = try site.desk.items()
         let index = items.firstIndex { $0.id == item.id }
-        let view = ItemView(item, hasCrop: site.desk.cropPath(item) != nil, position: (index ?? 0) + 1, total: max(items.count, 1),
+        let view = ItemView(item, hasCrop: site.desk.hasCrop(item), position: (index ?? 0) + 1, total: max(items.count, 1),
                             previous: index.flatMap { $0 > 0 ? items[$0 - 1].id : nil },
                             next: index.flatMap { $0 + 1 < items.count ? items[$0 + 1].id : nil },
                             problem: problem, typed: typed)

@@ -41,8 +41,9 @@ enum PhotoReport {
                 FileHandle.standardError.write(Data("shelfd: \(path): could not be read (see 'shelfd status')\n".utf8))
                 continue
             }
-            guard let resultPath = job.resultPath, job.state == .done || job.state == .review,
-                  let data = FileManager.default.contents(atPath: resultPath),
+            // A shared store's node that writes no files reads the result the database keeps.
+            let data = job.resultPath.flatMap { FileManager.default.contents(atPath: $0) } ?? (try? store.storedResult(sha256: sha))
+            guard job.state == .done || job.state == .review, let data,
                   let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: data) else {
                 failed = true
                 let reason = job.message.map { "\(job.code ?? "failed"): \($0)" } ?? job.state.rawValue

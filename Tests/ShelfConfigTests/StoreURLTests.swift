@@ -47,4 +47,17 @@ struct StoreURLTests {
         #expect(error.message.contains(problem), "\(error.message)")
         #expect(!error.message.contains("hunter2"))
     }
+
+    @Test("writes_files: true or false says; unset or \"auto\" leaves it to the node's root; anything else is an error")
+    func writesFiles() throws {
+        func parse(_ body: String) throws(ConfigError) -> Configuration {
+            try Configuration.parse(toml: "[store]\n\(body)\n", file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
+        }
+        #expect(try parse("writes_files = false").store.writesFiles == false)
+        #expect(try parse("writes_files = true").store.writesFiles == true)
+        #expect(try parse("writes_files = \"auto\"").store.writesFiles == nil)
+        #expect(try parse("").store.writesFiles == nil)
+        let error = try #require(throws: ConfigError.self) { try parse("writes_files = \"yes\"") }
+        #expect(error.key == "store.writes_files")
+    }
 }

@@ -102,6 +102,11 @@ final class FakeQueue: PipelineStore {
     func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution { throw CancellationError() }
     func library() throws -> [LibraryDocument.Entry] { [] }
     func photoLocations(sha256: String) throws -> [String] { [] }
+
+    // SharedFilesStore: one machine, nothing kept for another
+    func unwrittenResults(limit: Int) throws -> [StoredResult] { [] }
+    func markResultWritten(jobID: Int64, path: String, now: Date) throws {}
+    func filesVersion() throws -> Int64? { nil }
 }
 
 /// The scheduler's claim loop and a batch's commit, driven with a fake queue: no database, no network.
@@ -187,7 +192,7 @@ final class FakeQueue: PipelineStore {
         }
         #expect(books.map(\.title) == ["Dune"])
         #expect(resultPath == root.appendingPathComponent("results/living-room/shelf.json").path)
-        #expect(FileManager.default.fileExists(atPath: resultPath))
+        #expect(FileManager.default.fileExists(atPath: resultPath ?? ""))
         guard case .dead(let code, _) = outcomes[2] else {
             Issue.record("the vanished photo is not dead: \(String(describing: outcomes[2]))"); return
         }

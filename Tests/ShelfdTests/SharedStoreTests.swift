@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDigest
 import ShelfTesting
 import Testing
 
@@ -19,8 +20,13 @@ struct SharedStoreTests {
                     "store": ["url": "\"\(url)\""],
                     "gemini": ["requests_per_minute": "\(limit)"],
                 ]
-                // Each worker its own root and state, as on three machines: only the first sees the photos.
-                let roots = try (0..<3).map { _ in try ShelfRoot(geminiURL: gemini.baseURL, overrides: overrides) }
+                // Each worker its own root and state, as on three machines: only the first sees the photos, and only
+                // the first keeps the files for people.
+                let roots = try (0..<3).map { index in
+                    var overrides = overrides
+                    if index > 0 { overrides["store", default: [:]]["writes_files"] = "false" }
+                    return try ShelfRoot(geminiURL: gemini.baseURL, overrides: overrides)
+                }
                 for seed in 0..<photos { try roots[0].drop(JPEGFactory.shelf(width: 320, height: 240, seed: 5_000 + seed), as: "shelf-\(seed).jpg") }
                 var daemons = try roots.map { try $0.startDaemon() }
 
@@ -48,20 +54,20 @@ struct SharedStoreTests {
                 #expect(status.workers?.count == 3, "the killed worker's old record is gone once it started again")
                 for daemon in daemons { #expect(try await daemon.stop() == 0) }
 
-                // Every photo has exactly one result, written by whichever worker read it; the workers that never
-                // saw the folder read the image the first one stored.
-                let results = try roots.flatMap { try $0.resultDocuments() }
+                // Every photo has exactly one result, all in the first worker's results/ (it writes the files), whichever
+                // worker read it; the workers that never saw the folder read the image the first one stored.
+                let results = try roots[0].resultDocuments()
                 let byPhoto = Dictionary(grouping: results, by: \.photo.sha256)
                 #expect(byPhoto.count == photos, "a result for every photo")
                 #expect(byPhoto.values.allSatisfy { $0.count == 1 }, "no photo written twice")
-                #expect(roots.allSatisfy { root in (try? root.resultDocuments().isEmpty) == false }, "all three workers read photos")
+                #expect(try roots[1...].allSatisfy { try $0.resultDocuments().isEmpty }, "the other workers write no result")
+                #expect(roots.allSatisfy { $0.photosDoneInLogs() > 0 }, "all three workers read photos")
 
-                // One library: one entry for the one book, seen on every photo, whichever worker wrote the file.
-                for root in roots {
-                    let library = try root.library()
-                    #expect(library.books.count == 1, "no duplicate entries")
-                    #expect(library.books.first?.sightings.count == photos)
-                }
+                // One library: one entry for the one book, seen on every photo, in the file writer's library.json only.
+                let library = try roots[0].library()
+                #expect(library.books.count == 1, "no duplicate entries")
+                #expect(library.books.first?.sightings.count == photos)
+                #expect(roots[1...].allSatisfy { !FileManager.default.fileExists(atPath: $0.root.appendingPathComponent("library.json").path) })
 
                 // The per-minute limit held across the three: the provider refused nothing, no minute held more.
                 let sent = gemini.requests.filter { $0.photoSHA256 != nil }
@@ -73,5 +79,136 @@ struct SharedStoreTests {
                 #expect(sent.count <= photos + 2 * 2 * 5, "\(sent.count) requests for \(photos) photos")
             }
         }
+    }
+
+    @Test("One node keeps the files: photos dropped at both nodes get one result each, in its results/; a decision made on the other node reaches its library.json and exports",
+          .timeLimit(.minutes(4)))
+    func oneNodeWritesTheFiles() async throws {
+        try await withPostgres { server in
+            let url = server.url(database: try server.createDatabase())
+            try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
+                // Both roots exist: the first writes the files because its root does ("auto"), the second because it is told not to.
+                let writer = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": "\"\(url)\""]])
+                let other = try ShelfRoot(geminiURL: gemini.baseURL,
+                                          overrides: ["store": ["url": "\"\(url)\"", "writes_files": "false"]])
+                var photos: [String: [UInt8]] = [:]          // relative path at the node it was dropped at → bytes
+                for seed in 0..<4 {
+                    let bytes = JPEGFactory.shelf(width: 320, height: 240, seed: 7_000 + seed)
+                    try writer.drop(bytes, as: "den/w-\(seed).jpg")
+                    photos["den/w-\(seed).jpg"] = bytes
+                }
+                for seed in 0..<4 {
+                    let bytes = JPEGFactory.shelf(width: 320, height: 240, seed: 7_100 + seed)
+                    try other.drop(bytes, as: "hall/o-\(seed).jpg")
+                    photos["hall/o-\(seed).jpg"] = bytes
+                }
+                // The same name at both nodes, different photos: named as one machine names them (the second gets its hash).
+                let twinA = JPEGFactory.shelf(width: 320, height: 240, seed: 7_200), twinB = JPEGFactory.shelf(width: 320, height: 240, seed: 7_201)
+                try writer.drop(twinA, as: "twin.jpg")
+                try other.drop(twinB, as: "twin.jpg")
+                let hashes = Set(photos.values.map { SHA256.hex(of: $0) } + [twinA, twinB].map { SHA256.hex(of: $0) })
+
+                let daemons = [try writer.startDaemon(), try other.startDaemon()]
+                try await waitUntil("every photo is read", timeout: .seconds(120)) {
+                    try await writer.status().queue.review == hashes.count
+                }
+                try await waitUntil("the writer wrote every result", timeout: .seconds(60)) {
+                    try writer.resultDocuments().count == hashes.count
+                }
+                let workers = try await other.status().workers ?? []
+                #expect(workers.count == 2 && workers.filter(\.writesFiles).count == 1, "status says which node writes the files")
+
+                // Each photo one result, under the writer's results/ with the path it arrived under; none at the other node.
+                let results = try writer.resultDocuments()
+                #expect(Set(results.map(\.photo.sha256)) == hashes && results.count == hashes.count)
+                for (path, bytes) in photos {
+                    let file = writer.results.appendingPathComponent((path as NSString).deletingPathExtension + ".json")
+                    let document = try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: file))
+                    #expect(document.photo.sha256 == SHA256.hex(of: bytes), "\(path)")
+                }
+                let twins = try ["twin.json", "twin-\(SHA256.hex(of: twinA).prefix(8)).json", "twin-\(SHA256.hex(of: twinB).prefix(8)).json"]
+                    .filter { FileManager.default.fileExists(atPath: writer.results.appendingPathComponent($0).path) }
+                #expect(twins.count == 2 && twins.contains("twin.json"), "\(twins)")
+                #expect(try other.resultDocuments().isEmpty)
+                for name in ["library.json", "review", "exports"] {
+                    #expect(!FileManager.default.fileExists(atPath: other.root.appendingPathComponent(name).path), "\(name) at the other node")
+                }
+
+                // One library at the writer, every book once; review/ holds every open item with its crop, cut from the
+                // stored image where the writer cannot see the photo.
+                let library = try writer.library()
+                #expect(library.books.map(\.title).sorted() == ["Dune", "Smudged Spine"])
+                #expect(library.books.first { $0.title == "Dune" }?.sightings.count == hashes.count)
+                let items = try await other.reviewList()
+                #expect(items.count == hashes.count)
+                #expect(Set(items.map(\.photo.sha256)) == hashes)
+                try await waitUntil("review/ holds every item and its crop", timeout: .seconds(30)) {
+                    writer.reviewFiles().isSuperset(of: items.flatMap { ["\($0.id).json", "\($0.id).jpg"] })
+                }
+
+                // An export made once at the writer follows a decision taken at the other node.
+                #expect(try await writer.shelfd("export", "--format", "goodreads").status == 0)
+                let export = writer.root.appendingPathComponent("exports/goodreads.csv")
+                #expect(try !String(contentsOf: export, encoding: .utf8).contains("Dune Messiah"))
+                // The photos dropped at the other node go from there (a phone-sync folder), and the writer's review/ with
+                // them: when the library next changes, the crops are cut again from the images the other node stored.
+                for path in photos.keys where path.hasPrefix("hall/") {
+                    try FileManager.default.removeItem(at: other.incoming.appendingPathComponent(path))
+                }
+                try FileManager.default.removeItem(at: other.incoming.appendingPathComponent("twin.jpg"))
+                try FileManager.default.removeItem(at: writer.review)
+                let decided = try #require(items.first { $0.photo.path.hasPrefix("hall/") })
+                let edit = try await other.shelfd("review", "edit", decided.id, "--title", "Dune Messiah", "--author", "Frank Herbert")
+                #expect(edit.status == 0, "\(edit.stderr)")
+                try await waitUntil("the decision reaches the writer's library.json and export", timeout: .seconds(30)) {
+                    try writer.library().books.contains { $0.title == "Dune Messiah" }
+                        && String(contentsOf: export, encoding: .utf8).contains("Dune Messiah")
+                        && !FileManager.default.fileExists(atPath: writer.review.appendingPathComponent("\(decided.id).json").path)
+                }
+                let stillOpen = items.filter { $0.id != decided.id }
+                try await waitUntil("review/ is cut again", timeout: .seconds(30)) {
+                    writer.reviewFiles().isSuperset(of: stillOpen.flatMap { ["\($0.id).json", "\($0.id).jpg"] })
+                }
+                #expect(!writer.reviewFiles().contains("\(decided.id).json"))
+                #expect(try writer.library().books.filter { $0.title == "Dune Messiah" }.count == 1)
+                #expect(!FileManager.default.fileExists(atPath: other.root.appendingPathComponent("library.json").path))
+
+                for daemon in daemons { #expect(try await daemon.stop() == 0) }
+                #expect(try writer.resultDocuments().count == hashes.count, "no result written twice")
+                #expect(gemini.requests.filter { $0.photoSHA256 != nil }.count == hashes.count)
+            }
+        }
+    }
+
+    @Test("writes_files unset: a node whose root did not exist at its first start leaves the files to another, also after a restart",
+          .timeLimit(.minutes(2)))
+    func autoFollowsTheFirstStart() async throws {
+        try await withPostgres { server in
+            let url = server.url(database: try server.createDatabase())
+            try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+                let node = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": "\"\(url)\""]])
+                try FileManager.default.removeItem(at: node.root)
+                for start in 1...2 {
+                    let daemon = try node.startDaemon()
+                    try await waitUntil("the worker is registered", timeout: .seconds(60)) {
+                        try await node.status().workers?.count == 1
+                    }
+                    #expect(try await node.status().workers?.first?.writesFiles == false, "start \(start)")
+                    #expect(try await daemon.stop() == 0)
+                    #expect(FileManager.default.fileExists(atPath: node.incoming.path), "it watches incoming/ all the same")
+                    #expect(!FileManager.default.fileExists(atPath: node.results.path))
+                }
+            }
+        }
+    }
+}
+
+extension ShelfRoot {
+    /// Photos this root's `watch` processes said they finished, over every start (their logs stay in the test's home).
+    func photosDoneInLogs() -> Int {
+        let logs = (try? FileManager.default.contentsOfDirectory(at: base, includingPropertiesForKeys: nil)) ?? []
+        return logs.filter { $0.lastPathComponent.hasPrefix("daemon-") && $0.pathExtension == "err" }
+            .map { ((try? String(contentsOf: $0, encoding: .utf8)) ?? "").components(separatedBy: "Photo done").count - 1 }
+            .reduce(0, +)
     }
 }
