@@ -1,5 +1,6 @@
 import Foundation
 import ShelfConfig
+import ShelfPostgres
 import ShelfStore
 
 /// `shelfd store migrate --from sqlite`: this machine's SQLite state copied into the PostgreSQL database of
@@ -177,10 +178,11 @@ package enum StoreMigration {
                 SELECT c.table_name::text AS table_name, c.column_name::text AS column_name, c.is_identity::text AS is_identity
                 FROM information_schema.columns c JOIN information_schema.tables t
                   ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-                WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> 'shelfd_schema'
+                WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
                 ORDER BY c.table_name, c.ordinal_position
                 """) {
-                guard let table = row.string("table_name"), let column = row.string("column_name") else { continue }
+                guard let table = row.string("table_name"), !PostgresStore.tablesOfItsOwn.contains(table),
+                      let column = row.string("column_name") else { continue }
                 columns[table, default: []].append(column)
                 if row.string("is_identity") == "YES" { identities[table, default: []].append(column) }
             }

@@ -8,6 +8,10 @@ import ShelfStore
 /// It is the same `Store` as on SQLite, statement for statement, on a `PostgresDatabase` connection: ARCHITECTURE.md
 /// ("Two stores") says why one set of statements serves both engines.
 package enum PostgresStore {
+    /// Tables only PostgreSQL has: its record of the schema's version, and the change counter the node that writes
+    /// the files polls (`[store] writes_files`). Neither mirrors SQLite nor is copied from it.
+    package static let tablesOfItsOwn: Set<String> = ["shelfd_schema", "files_change"]
+
     /// Connects and brings the schema up to date (PostgresSchema.swift): one process at a time migrates, and a
     /// database already migrated by a newer shelfd is refused.
     package static func open(_ endpoint: Endpoint, logger: Logger = Logger(label: "shelfd.postgres")) throws -> Store {

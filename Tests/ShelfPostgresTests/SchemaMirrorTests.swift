@@ -1,4 +1,5 @@
 import Foundation
+import ShelfPostgres
 import ShelfStore
 import ShelfTesting
 import Testing
@@ -45,10 +46,8 @@ struct SchemaMirrorTests {
             Issue.record("index \(index) is in SQLite's schema, not in PostgreSQL's")
         }
 
-        // And nothing of PostgreSQL's is missing from SQLite's, but its own record of the schema's version and the
-        // change counter only a shared store keeps (for the node that writes the files, `[store] writes_files`).
-        let postgresOnly: Set = ["shelfd_schema", "files_change"]
-        for (table, columns) in postgres.columns.sorted(by: { $0.key < $1.key }) where !postgresOnly.contains(table) {
+        // And nothing of PostgreSQL's is missing from SQLite's, but the tables of its own.
+        for (table, columns) in postgres.columns.sorted(by: { $0.key < $1.key }) where !PostgresStore.tablesOfItsOwn.contains(table) {
             guard let mirrored = sqlite.columns[table] else {
                 Issue.record("table \(table) is in PostgreSQL's schema, not in SQLite's: add it to Schema.migrations")
                 continue
