@@ -168,6 +168,10 @@ let package = Package(
         // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
         .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP"],
                           path: "Benchmarks/WebBenchmark", swiftSettings: settings),
+        // Several `watch` workers on one PostgreSQL: photos/s with 1, 2 and 4 beside the ideal and one worker on SQLite,
+        // and the database's statements, transactions and claim time per photo.
+        .executableTarget(name: "shelfd-bench-workers", dependencies: ["ShelfTesting", "ShelfStore", "ShelfPostgres", "ShelfHTTP"],
+                          path: "Benchmarks/WorkersBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
         .executableTarget(name: "shelfd-bench-ocr", dependencies: [
             "ShelfOCR", "ShelfEnrichment", "ShelfStore", "ShelfCore", "ShelfProviders",

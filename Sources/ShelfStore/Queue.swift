@@ -137,7 +137,9 @@ extension Store {
     /// jobs for the configured provider; a name takes only the jobs that asked for that provider.
     package func claim(limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
                        now: Date = Date()) throws -> [ClaimedJob] {
-        try write { db in
+        let started = ContinuousClock.now
+        defer { recordClaim(seconds: (ContinuousClock.now - started) / .seconds(1)) }
+        return try write { db in
             let due = try db.query("""
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)

@@ -5,14 +5,16 @@ import Foundation
 /// store is safe to share between tasks; other processes (`shelfd status`, `shelfd retry`, other workers) open
 /// their own connection, and every write transaction holds the database's one write lock (`TransactionKind.write`).
 package final class Store: @unchecked Sendable {    // unchecked: `connection` is only used under `lock`
-    private let connection: any DatabaseConnection
+    private let connection: CountingConnection
     private let lock = NSLock()
+    /// Transactions and claims so far (under `lock`); the statements are the connection's count.
+    private var activityCounts = StoreActivity()
     /// The database's file, or its URL without the password: for messages.
     package let location: String
 
     /// A store on a connection whose schema is already up to date (ShelfPostgres opens PostgreSQL's this way).
     package init(connection: any DatabaseConnection, location: String) {
-        self.connection = connection
+        self.connection = CountingConnection(connection)
         self.location = location
     }
 
@@ -53,6 +55,7 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
     /// "pending" and claim the same job.
     package func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try lock.withLock {
+            activityCounts.transactions += 1
             try connection.begin(.write)
             do {
                 let value = try body(connection)
@@ -73,9 +76,27 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
     /// A consistent read (one snapshot across several queries).
     package func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try lock.withLock {
+            activityCounts.transactions += 1
             try connection.begin(.read)
             defer { try? connection.commit() }
             return try body(connection)
+        }
+    }
+
+    /// What this store sent its database since it was opened (StoreActivity.swift).
+    package var activity: StoreActivity {
+        lock.withLock {
+            var activity = activityCounts
+            activity.statements = connection.statements
+            return activity
+        }
+    }
+
+    /// Counts a claim and how long it took.
+    func recordClaim(seconds: Double) {
+        lock.withLock {
+            activityCounts.claims += 1
+            activityCounts.claimSeconds += seconds
         }
     }
 }

@@ -7,7 +7,8 @@ import ShelfStore
 
 /// `/metrics` (Prometheus text) and `/healthz`. The figures are read from the database at scrape time, where the
 /// daemon keeps them (the queue, every provider request with its outcome and latency), so `shelfd web` alone
-/// reports what the daemon did, and a restart loses nothing.
+/// reports what the daemon did, and a restart loses nothing; only `shelfd_store_*` count this process's own
+/// statements since it started.
 enum Metrics {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("healthz") { _, _ -> Response in
@@ -28,6 +29,17 @@ enum Metrics {
 
     static func scrape(_ store: Store) throws -> [UInt8] {
         let registry = PrometheusCollectorRegistry()
+        // This process's own traffic with the database, read before the scrape's queries add to it: a database
+        // server's round trips per photo (divide by the photos done), and how long a claim waits for the write lock.
+        let activity = store.activity
+        registry.makeCounter(descriptor: metric("store_statements", "total", "Statements this process sent its database (each a round trip to a server), BEGIN and COMMIT included."))
+            .increment(by: Int64(activity.statements))
+        registry.makeCounter(descriptor: metric("store_transactions", "total", "Transactions this process ran on its database."))
+            .increment(by: Int64(activity.transactions))
+        registry.makeCounter(descriptor: metric("store_claims", "total", "Batches of photos this process tried to claim from the queue."))
+            .increment(by: Int64(activity.claims))
+        registry.makeCounter(descriptor: metric("store_claim", "seconds_total", "Time this process spent claiming, waiting for the write lock included."))
+            .increment(by: activity.claimSeconds)
         let counts = try store.queueCounts()
         let states: [(String, Int)] = [("pending", counts.pending), ("leased", counts.leased), ("done", counts.done),
                                        ("review", counts.review), ("failed", counts.failed), ("dead", counts.dead)]

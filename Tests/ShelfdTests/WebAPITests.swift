@@ -130,6 +130,12 @@ struct WebAPITests {
             #expect(samples["shelfd_provider_requests_total{provider=\"gemini\",outcome=\"ok\"}"] == 1)
             #expect(samples["shelfd_provider_latency_seconds_count{provider=\"gemini\"}"] == 1)
             #expect(samples["shelfd_provider_latency_seconds_bucket{provider=\"gemini\",le=\"+Inf\"}"] == 1)
+            // This process's own statements: the first scrape's queries are in the second's count.
+            let statements = try #require(samples["shelfd_store_statements_total"])
+            let again = try Self.prometheusSamples(try http.send("GET", "/metrics").body)
+            #expect((again["shelfd_store_statements_total"] ?? 0) > statements)
+            #expect((again["shelfd_store_transactions_total"] ?? 0) > 0)
+            #expect(again["shelfd_store_claims_total"] == 0, "shelfd web alone claims no photos")
             #expect(try await server.stop() == 0)
         }
     }

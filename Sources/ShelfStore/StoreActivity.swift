@@ -1,0 +1,58 @@
+/// What one store sent its database since it was opened, for /metrics and scripts/bench-workers.sh: on a server
+/// every statement is a round trip, and claims wait for the one write lock that every worker shares.
+package struct StoreActivity: Sendable, Equatable {
+    /// Every statement, BEGIN, COMMIT and PostgreSQL's write-lock statement included: each is one round trip to a server.
+    package var statements = 0
+    /// Write and read transactions begun.
+    package var transactions = 0
+    /// `claim` calls, and the seconds they took, waiting for the write lock included (what a worker waits per batch).
+    package var claims = 0
+    package var claimSeconds = 0.0
+
+    package init() {}
+}
+
+/// The store's connection with a count of the statements sent through it. Used only under `Store`'s lock, like the
+/// connection it wraps, so a plain counter is enough.
+final class CountingConnection: DatabaseConnection {
+    let base: any DatabaseConnection
+    private(set) var statements = 0
+
+    init(_ base: any DatabaseConnection) { self.base = base }
+
+    var engine: DatabaseEngine { base.engine }
+    var changes: Int { base.changes }
+
+    func execute(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) {
+        statements += 1
+        try base.execute(sql, arguments)
+    }
+
+    func query(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) -> [Row] {
+        statements += 1
+        return try base.query(sql, arguments)
+    }
+
+    func executeScript(_ sql: String) throws(StoreError) {
+        statements += 1
+        try base.executeScript(sql)
+    }
+
+    func begin(_ kind: TransactionKind) throws(StoreError) {
+        // BEGIN, and on PostgreSQL the write lock's statement after it.
+        statements += base.engine == .postgres && kind == .write ? 2 : 1
+        try base.begin(kind)
+    }
+
+    func commit() throws(StoreError) {
+        statements += 1
+        try base.commit()
+    }
+
+    func rollback() {
+        statements += 1
+        base.rollback()
+    }
+
+    func releaseMemory() { base.releaseMemory() }
+}
