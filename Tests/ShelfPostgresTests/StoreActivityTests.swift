@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import ShelfTesting
 import Testing
 
 /// What a store counts of its own traffic (`Store.activity`, /metrics' `shelfd_store_*`), on SQLite and PostgreSQL alike.
@@ -9,7 +10,7 @@ struct StoreActivityTests {
           arguments: StoreKind.allCases)
     func countsWhatItSends(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
-            let store = try #require(try site.open() as? Store)
+            let store = try site.open()
             let start = store.activity
 
             _ = try store.write { db in try db.query("SELECT 1 = 1 AS one") }
