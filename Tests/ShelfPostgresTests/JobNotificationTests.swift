@@ -2,6 +2,7 @@ import Foundation
 import ShelfCore
 @testable import ShelfPostgres
 import ShelfStore
+import ShelfStoreTesting
 import ShelfTesting
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfPostgres
 import ShelfStore
+import ShelfStoreTesting
 import ShelfTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import ShelfStoreTesting
 import ShelfTesting
 import Testing
 

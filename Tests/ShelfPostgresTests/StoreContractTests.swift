@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfStore
+import ShelfStoreTesting
 import ShelfTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfStoreTesting
 import ShelfTesting
 import Testing
 @testable import ShelfStore

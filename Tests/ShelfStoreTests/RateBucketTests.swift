@@ -1,4 +1,5 @@
 import Foundation
+import ShelfStoreTesting
 import ShelfTesting
 import Testing
 @testable import ShelfStore

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfPostgres
 import ShelfStore
+import ShelfTesting
 import Testing
 
 /// The two engines a store runs on, as the argument of a test that runs on both.
