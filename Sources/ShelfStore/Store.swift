@@ -39,15 +39,13 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         } catch {
             connection = try SQLiteConnection(path: path, mode: .readOnly)   // not our file: read what we may
         }
-        // A daemon upgrading the file right now (or an older one's file): finish the steps rather than read a schema
-        // half way, where a table this binary reads may not exist yet. Each step re-reads the version first.
-        if let version = try connection.queryOne("PRAGMA user_version")?.int("user_version"),
-           version > 0, version < Schema.migrations.count {
-            try? Schema.migrate(connection)
-        }
-        try connection.executeScript("PRAGMA query_only = 1;")
+        // Read once: a daemon may be creating or upgrading the file right now. Before its first step there is
+        // nothing yet; part way, its remaining steps are finished here rather than a table this binary reads found
+        // missing (each step re-reads the version inside its own transaction).
         let version = try connection.queryOne("PRAGMA user_version")?.int("user_version") ?? 0
         guard version > 0 else { return nil }
+        if version < Schema.migrations.count { try? Schema.migrate(connection) }
+        try connection.executeScript("PRAGMA query_only = 1;")
         return Store(connection: connection, location: path)
     }
 
