@@ -110,9 +110,9 @@ package struct OneShot {
         let status = try StatusReport.build(config: runtime.config)
         let formatter = ISO8601DateFormatter()
         let unrecorded = pipeline.unrecorded
-        if !unrecorded.isEmpty {
+        if unrecorded.count > 0 {
             return Report(queued: queued, stop: summary.stop, status: status,
-                          warning: "\(unrecorded.count) photo\(unrecorded.count == 1 ? "" : "s") (\(unrecorded.prefix(3).joined(separator: ", "))) "
+                          warning: "\(unrecorded.count) photo\(unrecorded.count == 1 ? "" : "s") (\(unrecorded.first.joined(separator: ", "))) "
                             + "could not be recorded in the database (see the log); they stay in incoming/ for the next run.")
         }
         let warning: String? = switch summary.stop {

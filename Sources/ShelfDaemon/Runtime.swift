@@ -82,7 +82,7 @@ package struct Runtime: Sendable {
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         // On PostgreSQL a watch hears of every job made due (JobNotificationService): its idle poll is only a safety net.
-        if store.engine == .postgres { settings.idlePoll = 30 }
+        if store.isShared { settings.idlePoll = 30 }
         settings.writesFiles = writesFiles
         if !writesFiles {
             logger.notice("This worker writes no files for people: another node keeps results/, library.json, review/ and exports/",

@@ -38,7 +38,7 @@ package enum StoreAccess {
 
     /// The local catalogue's database: the state folder's SQLite file, whichever store holds the rest.
     package static func catalogue(config: Configuration, shared store: Store?) throws -> Store {
-        if let store, store.engine == .sqlite { return store }
+        if let store, !store.isShared { return store }
         do {
             try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
             return try Store.open(path: config.paths.database)

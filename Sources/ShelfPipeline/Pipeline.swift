@@ -37,8 +37,9 @@ package final class Pipeline: Sendable {
     private let jobsInHand = Mutex<Set<Int64>>([])
     /// Photos found but not recorded in the queue because the database refused (`run` says so and exits 3): they
     /// stay in `incoming/` and the next scan finds them again.
-    private let unrecordedPhotos = Mutex<[String]>([])
-    package var unrecorded: [String] { unrecordedPhotos.withLock { $0 } }
+    /// How many, and the first few by name (a daemon running for months must not keep every one).
+    private let unrecordedPhotos = Mutex<(count: Int, first: [String])>((0, []))
+    package var unrecorded: (count: Int, first: [String]) { unrecordedPhotos.withLock { $0 } }
     /// Shared store: the `filesVersion` library.json, review/ and exports/ were last written at.
     let filesWritten = Mutex<Int64?>(nil)
     /// Wakes the loop that keeps the files current on a shared store (`SharedFilesService`) before its next turn:
@@ -124,7 +125,10 @@ package final class Pipeline: Sendable {
             return outcome
         } catch {
             logger.error("Cannot record a photo", metadata: ["photo.path": "\(relative)", "error": "\(error)"])
-            unrecordedPhotos.withLock { $0.append(relative) }
+            unrecordedPhotos.withLock { unrecorded in
+                unrecorded.count += 1
+                if unrecorded.first.count < 3 { unrecorded.first.append(relative) }
+            }
             return nil
         }
     }

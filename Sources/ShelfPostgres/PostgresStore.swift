@@ -123,15 +123,7 @@ final class PostgresDatabase: DatabaseConnection {
         do {
             return try body()
         } catch {
-            let failure: PostgresStoreError
-            if let error = error as? PostgresStoreError {
-                failure = error
-            } else if let error = error as? PSQLError, Session.isConnectionLost(error) {
-                failure = PostgresStoreError(.connection, "the connection to PostgreSQL was lost: \(Session.describe(error))")
-            } else {
-                let statement = sql.split(separator: "\n").first.map(String.init) ?? sql
-                failure = PostgresStoreError(.query, "PostgreSQL: \(Session.describe(error)) (in: \(statement.prefix(120)))")
-            }
+            let failure = Session.failure(error, in: sql)
             if failure.kind == .timedOut || failure.kind == .connection {
                 if let connection { _ = try? Session.wait(connection.close(), timeout: 5) }
                 connection = nil
@@ -274,7 +266,7 @@ extension PostgresStore {
 /// What went wrong with the PostgreSQL store, in words that say what to do.
 package struct PostgresStoreError: Error, Sendable, CustomStringConvertible {
     package enum Kind: Sendable, Equatable {
-        case connection, timedOut, query, schemaTooNew, notYetSupported, closed
+        case connection, timedOut, query, schemaTooNew
     }
     package var kind: Kind
     package var message: String
@@ -296,12 +288,6 @@ struct Session {
         try run(query.sql) { try Self.wait(connection.query(query, logger: logger), timeout: timeout).rows }
     }
 
-    /// Runs one statement and returns how many rows it changed.
-    @discardableResult
-    func execute(_ query: PostgresQuery) throws -> Int {
-        try run(query.sql) { try Self.wait(connection.query(query, logger: logger), timeout: Session.deadline).metadata.rows ?? 0 }
-    }
-
     /// One statement without values (BEGIN, COMMIT, DDL). PostgresNIO speaks only the extended protocol, one
     /// statement a message: a migration's several statements run as one `DO` block (PostgresSchema.migrate).
     func script(_ sql: String) throws {
@@ -309,16 +295,17 @@ struct Session {
     }
 
     private func run<T>(_ sql: String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as PostgresStoreError {
-            throw error
-        } catch let error as PSQLError where Self.isConnectionLost(error) {
-            throw PostgresStoreError(.connection, "the connection to PostgreSQL was lost: \(Self.describe(error))")
-        } catch {
-            let statement = sql.split(separator: "\n").first.map(String.init) ?? sql
-            throw PostgresStoreError(.query, "PostgreSQL: \(Self.describe(error)) (in: \(statement.prefix(120)))")
+        do { return try body() } catch { throw Self.failure(error, in: sql) }
+    }
+
+    /// Any failure of a statement in words: a lost connection, or the server's message with the statement's first line.
+    static func failure(_ error: any Error, in sql: String) -> PostgresStoreError {
+        if let error = error as? PostgresStoreError { return error }
+        if let error = error as? PSQLError, isConnectionLost(error) {
+            return PostgresStoreError(.connection, "the connection to PostgreSQL was lost: \(describe(error))")
         }
+        let statement = sql.split(separator: "\n").first.map(String.init) ?? sql
+        return PostgresStoreError(.query, "PostgreSQL: \(describe(error)) (in: \(statement.prefix(120)))")
     }
 
     /// The connection is gone (closed, cut, or ended by the server: shutdown, an administrator): the next call
