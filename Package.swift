@@ -122,18 +122,14 @@ let package = Package(
         // a PostgreSQL server of the tests' own. The benchmarks use it too, so it does not import Testing.
         .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "ShelfStore", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
                 swiftSettings: settings),
-        // A store on either engine for the store's tests (StoreSite, the `.postgresServer` suite trait): Swift Testing's
-        // traits, so only test targets depend on it.
-        .target(name: "ShelfStoreTesting", dependencies: ["ShelfStore", "ShelfPostgres", "ShelfTesting"], path: "Tests/ShelfStoreTesting",
-                swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
         .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
-        // Each test on SQLite and on PostgreSQL (one server per suite, a database per test: StoreSite), so the one set of
-        // statements is checked on both engines.
-        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfTesting", "ShelfStoreTesting"], swiftSettings: settings),
-        // The store's contract, run against SQLite and a PostgreSQL server the tests start (PostgresServer).
-        .testTarget(name: "ShelfPostgresTests", dependencies: ["ShelfPostgres", "ShelfStore", "ShelfCore", "ShelfTesting", "ShelfStoreTesting"],
+        // The store's statements and its contract, each test on SQLite and on PostgreSQL (one server per suite, a database
+        // per test: StoreSites.swift, with Swift Testing's `.postgresServer` trait), so the one set of statements is
+        // checked on both engines. Test support that needs Swift Testing lives in a test target: a release build never
+        // reaches it.
+        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfPostgres", "ShelfCore", "ShelfTesting"],
                     swiftSettings: settings),
         .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),

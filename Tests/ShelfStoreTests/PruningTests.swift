@@ -1,6 +1,5 @@
 import Foundation
 import ShelfCore
-import ShelfStoreTesting
 import ShelfTesting
 import Testing
 @testable import ShelfStore

@@ -1,5 +1,4 @@
 import Foundation
-import ShelfStoreTesting
 import ShelfTesting
 import Testing
 @testable import ShelfStore

@@ -1,7 +1,6 @@
 import Foundation
 import ShelfPostgres
 import ShelfStore
-import ShelfStoreTesting
 import ShelfTesting
 import Testing
 

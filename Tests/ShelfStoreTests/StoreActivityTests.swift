@@ -1,6 +1,5 @@
 import Foundation
 import ShelfStore
-import ShelfStoreTesting
 import ShelfTesting
 import Testing
 

@@ -1,7 +1,6 @@
 import Foundation
 import ShelfCore
 import ShelfStore
-import ShelfStoreTesting
 import ShelfTesting
 import Testing
 

@@ -2,7 +2,6 @@ import Foundation
 import ShelfCore
 @testable import ShelfPostgres
 import ShelfStore
-import ShelfStoreTesting
 import ShelfTesting
 import Testing
 
