@@ -18,7 +18,7 @@ enum LibraryPages {
             let query = LibraryPages.Fields(request.uri.query ?? "")
             let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added
             let search = query["q"] ?? ""
-            let page = max(1, Int(query["page"] ?? "") ?? 1)
+            let page = PageNumber.parse(query["page"])
             let found = try site.store.libraryPage(search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
             return site.templates.page("library", title: "Library",
                                        LibraryView(found, search: search, sort: sort, page: page, notice: query["done"]), context: context)

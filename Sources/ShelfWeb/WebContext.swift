@@ -25,6 +25,17 @@ package struct WebContext: RequestContext {
     }
 }
 
+/// A page number from a query (`?page=`): 1 when absent or not a number, and never past `maxPage`, so that
+/// the offset (page − 1) × page size stays far inside Int and PostgreSQL's bigint whatever the request says (a
+/// page past the last shows that it is past the last).
+enum PageNumber {
+    static let maxPage = 1_000_000
+
+    static func parse(_ text: String?) -> Int {
+        min(maxPage, max(1, text.flatMap { Int($0) } ?? 1))
+    }
+}
+
 extension Request {
     /// A posted `application/x-www-form-urlencoded` form decoded into `Form`, nil when it does not decode
     /// (fields it does not name are ignored: the `csrf` field is the security middleware's). A body past the
