@@ -9,6 +9,8 @@ package struct WebContext: RequestContext {
     /// The session's CSRF token, set by the security middleware: every form carries it (hidden field `csrf`)
     /// and every script's POST sends it (header `X-CSRF-Token`, read from `<meta name="csrf-token">`).
     package var csrfToken = ""
+    /// True for a session logged in with the token or a login link: the pages then offer "Log out".
+    package var loggedIn = false
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

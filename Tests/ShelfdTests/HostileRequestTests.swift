@@ -63,6 +63,7 @@ struct HostileRequestTests {
         Route("GET", "/login"),
         Route("POST", "/login", [.form("token")], contentType: "application/x-www-form-urlencoded"),
         Route("GET", "/login/{code}", [.path("code")]),
+        Route("POST", "/logout", [.header("Cookie", prefix: "shelfd_session=")]),
         Route("GET", "/api/v1/status"),
         Route("GET", "/api/v1/results", [.query("limit")]),
         Route("GET", "/api/v1/results/{sha}", [.path("sha")]),
