@@ -305,8 +305,9 @@ extension LibraryPages {
 
         /// A posted `application/x-www-form-urlencoded` body, up to the context's limit for small bodies.
         init(_ request: Request, context: WebContext) async throws {
-            let body = try await request.body.collect(upTo: context.maxUploadSize)
-            self.init(String(buffer: body))
+            let text = String(buffer: try await request.body.collect(upTo: context.maxUploadSize))
+            try NULCharacter.refuse(text)
+            self.init(text)
         }
 
         subscript(_ name: String) -> String? { fields[name] }

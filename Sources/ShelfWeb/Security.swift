@@ -43,6 +43,9 @@ struct SecurityMiddleware: RouterMiddleware {
             return Self.refusal(.misdirectedRequest, "wrong_host",
                                 "This server answers to the address it listens on (or localhost) only.", path: path)
         }
+        if NULCharacter.isIn(request.uri.string) {
+            return Self.refusal(.badRequest, "nul_character", NULCharacter.message, path: path)
+        }
         let sentToken = Self.bearerSent(request)
         let client = TokenThrottle.client(context.remoteAddress)
         if sentToken != nil && TokenThrottle.shared.isBlocked(client) {
