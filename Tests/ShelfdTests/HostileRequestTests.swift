@@ -15,7 +15,7 @@ import Testing
 struct HostileRequestTests {
     /// Where a route reads a value; `with` are fields sent beside it so that the route reaches its parsing.
     struct Input: CustomStringConvertible {
-        enum Place: String { case path, query, form, json, header }
+        enum Place: String { case path, query, form, json, header, multipart }
         let place: Place
         let name: String
         var with: [String: String] = [:]
@@ -26,6 +26,8 @@ struct HostileRequestTests {
         static func form(_ name: String, with: [String: String] = [:]) -> Input { Input(place: .form, name: name, with: with) }
         static func json(_ name: String, with: [String: String] = [:]) -> Input { Input(place: .json, name: name, with: with) }
         static func header(_ name: String, prefix: String = "") -> Input { Input(place: .header, name: name, prefix: prefix) }
+        /// A field of a multipart form beside one photo; `filename` is the photo part's file name.
+        static func multipart(_ name: String) -> Input { Input(place: .multipart, name: name) }
 
         var description: String { "\(place.rawValue) \(name)" }
     }
@@ -92,8 +94,8 @@ struct HostileRequestTests {
               contentType: "application/x-www-form-urlencoded"),
         Route("GET", "/exports/{format}", [.path("format")]),
         Route("GET", "/upload"),
-        Route("POST", "/upload", [.query("shelf"), .query("name"), .header("Content-Type", prefix: "multipart/form-data; boundary=")],
-              contentType: "application/octet-stream"),
+        Route("POST", "/upload", [.query("shelf"), .query("name"), .header("Content-Type", prefix: "multipart/form-data; boundary="),
+                                  .multipart("shelf"), .multipart("filename")], contentType: "application/octet-stream"),
         // Last: it removes the work the routes above were sent.
         Route("POST", "/library/{work}/remove", [.path("work")]),
     ]
@@ -114,6 +116,19 @@ struct HostileRequestTests {
         "\"\"", "\"abc\"", "null", "[]", "{}", "true", #""\ud800""#, #""a\u0000b""#, "\"" + String(repeating: "x", count: 4000) + "\"",
     ]
 
+    /// `%XX` as the byte it names, whatever it makes of UTF-8; everything else as its UTF-8.
+    static func decodedBytes(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = [], rest = Substring(text)
+        while let first = rest.first {
+            if first == "%", rest.count >= 3, let byte = UInt8(rest.dropFirst().prefix(2), radix: 16) {
+                bytes.append(byte); rest = rest.dropFirst(3)
+            } else {
+                bytes += Array(String(first).utf8); rest = rest.dropFirst()
+            }
+        }
+        return bytes
+    }
+
     /// One request: what it is, for the failure message.
     struct Sent {
         var what: String
@@ -132,7 +147,8 @@ struct HostileRequestTests {
             return path
         }
         func request(_ what: String, path: String, query: [(String, String)] = [], form: [(String, String)] = [],
-                     json: [(String, String)]? = nil, rawJSON: [UInt8]? = nil, header: (String, String)? = nil) -> Sent {
+                     json: [(String, String)]? = nil, rawJSON: [UInt8]? = nil, header: (String, String)? = nil,
+                     multipart: (String, String)? = nil) -> Sent {
             let fields = route.always.filter { key, _ in !query.contains { $0.0 == key } }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             let query = fields + query
             var headers: [(String, String)] = [("Cookie", cookie), ("X-CSRF-Token", csrf)]
@@ -149,6 +165,16 @@ struct HostileRequestTests {
             if let json { body = Array(("{" + json.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}").utf8) }
             if let rawJSON { body = rawJSON }
             if route.path == "/upload" && route.method == "POST" { body = upload }
+            if let (name, value) = multipart {
+                // A form's fields are not percent-encoded: the value's bytes as they decode (a NUL, 0xFF, CR LF).
+                let raw = Self.decodedBytes(value), boundary = "hostile-boundary"
+                let shelf = name == "shelf" ? raw : Array("den".utf8), filename = name == "filename" ? raw : Array("IMG_1.jpg".utf8)
+                body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"shelf\"\r\n\r\n".utf8) + shelf
+                    + Array("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"".utf8) + filename
+                    + Array("\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8) + upload + Array("\r\n--\(boundary)--\r\n".utf8)
+                headers.removeAll { $0.0 == "Content-Type" }
+                headers.append(("Content-Type", "multipart/form-data; boundary=\(boundary)"))
+            }
             return Sent(what: "\(route) \(what)", path: path + (query.isEmpty ? "" : "?" + encode(query)), headers: headers,
                         hostHeader: hostHeader, body: body)
         }
@@ -173,6 +199,8 @@ struct HostileRequestTests {
                 sent.append(request("\(input) cut short", path: path(), rawJSON: Array("{\"\(input.name)\": 4611686018427387904".utf8)))
             case .header:
                 sent += values.map { request("\(input) = \($0.prefix(40))", path: path(), header: (input.name, input.prefix + $0)) }
+            case .multipart:
+                sent += values.map { request("\(input) = \($0.prefix(40))", path: path(), multipart: (input.name, $0)) }
             }
         }
         return sent
