@@ -53,6 +53,18 @@ package struct Secrets: Sendable, Equatable {
     package var googleBooksAPIKey: Secret? { values[.googleBooksAPIKey] }
     package var webToken: Secret? { values[.webToken] }
 
+    /// The shortest `web_token` the web page takes: beyond loopback it is all that stands between the network and
+    /// the library, and the throttle only slows guessing (README, "Security").
+    package static let webTokenMinimumLength = 32
+
+    /// Why `web_token` cannot be used (too short), with how to make one; nil when it is absent or long enough.
+    /// The token itself is never shown.
+    package var webTokenProblem: String? {
+        guard let token = webToken?.value, token.count < Self.webTokenMinimumLength else { return nil }
+        return "The secret web_token is \(token.count) characters; the web page takes one of at least \(Self.webTokenMinimumLength), "
+            + "so that it cannot be guessed. Make one with 'openssl rand -hex 32' and set it as WEB_TOKEN or a systemd credential."
+    }
+
     package static func load(environment: [String: String]) -> Secrets {
         var secrets = Secrets()
         let directory = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }

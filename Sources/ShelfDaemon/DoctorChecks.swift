@@ -141,6 +141,7 @@ package enum DoctorChecks {
             return .fail("web", "[web] listen = \"\(address)\" is beyond this machine and the secret web_token is not set: "
                 + "the page will not start. Set web_token (a systemd credential or WEB_TOKEN), or listen on 127.0.0.1.")
         }
+        if let problem = secrets.webTokenProblem { return .fail("web", problem + " The page will not start until then.") }
         let store = try? StoreAccess.openForReading(config: config, secrets: secrets)
         let serving = (store ?? nil).flatMap { try? StatusReport.webAddress($0) }
         let login = address.isLoopback ? "loopback only, no login" : "beyond loopback; log in with the token or 'shelfd web --print-login-url'"

@@ -213,7 +213,7 @@ extension Store {
             return StoredDecision(action: .accepted, book: book, isbnSource: nil, detail: "accepted as read")
         case .pick(let n):
             let candidates = reading.candidates ?? []
-            guard candidates.indices.contains(n - 1) else {
+            guard n >= 1, candidates.indices.contains(n - 1) else {
                 throw ReviewError(code: .noSuchCandidate, message: candidates.isEmpty
                     ? "This book has no candidates: accept it as read, or edit it."
                     : "There are \(candidates.count) candidates: give --candidate 1…\(candidates.count).")

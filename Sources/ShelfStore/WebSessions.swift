@@ -34,6 +34,11 @@ extension Store {
         }
     }
 
+    /// Ends the session whose cookie holds `id` (logging out).
+    package func deleteWebSession(id: String) throws {
+        try write { db in try db.execute("DELETE FROM web_session WHERE id_hash = ?", [Self.hash(id)]) }
+    }
+
     package func addWebLoginCode(_ code: String, expiresAt: Date, now: Date = Date()) throws {
         try write { db in
             try db.execute("DELETE FROM web_login_code WHERE expires_at <= ?", [now])

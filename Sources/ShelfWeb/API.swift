@@ -121,6 +121,9 @@ struct DecisionRequest: Decodable {
 
     /// The same checks as `shelfd review accept|edit`, answered with 422 and what to fix.
     func verdict() throws -> ReviewVerdict {
+        if [title, author, isbn].contains(where: { $0.map(NULCharacter.isIn) ?? false }) {
+            throw APIError(.unprocessableContent, "nul_character", NULCharacter.message)
+        }
         switch decision {
         case "accept": return .accept
         case "reject": return .reject

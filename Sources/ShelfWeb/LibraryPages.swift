@@ -18,7 +18,7 @@ enum LibraryPages {
             let query = LibraryPages.Fields(request.uri.query ?? "")
             let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added
             let search = query["q"] ?? ""
-            let page = max(1, Int(query["page"] ?? "") ?? 1)
+            let page = PageNumber.parse(query["page"])
             let found = try site.store.libraryPage(search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
             return site.templates.page("library", title: "Library",
                                        LibraryView(found, search: search, sort: sort, page: page, notice: query["done"]), context: context)
@@ -305,8 +305,9 @@ extension LibraryPages {
 
         /// A posted `application/x-www-form-urlencoded` body, up to the context's limit for small bodies.
         init(_ request: Request, context: WebContext) async throws {
-            let body = try await request.body.collect(upTo: context.maxUploadSize)
-            self.init(String(buffer: body))
+            let text = String(buffer: try await request.body.collect(upTo: context.maxUploadSize))
+            try NULCharacter.refuse(text)
+            self.init(text)
         }
 
         subscript(_ name: String) -> String? { fields[name] }

@@ -12,7 +12,8 @@ import ShelfDaemon
 import ShelfStore
 
 /// Logging in from beyond loopback: with the token in a form (`POST /login`), or with a one-time link that
-/// `shelfd web --print-login-url` prints on the machine (`/login/<code>`). Either way a session cookie follows.
+/// `shelfd web --print-login-url` prints on the machine (`/login/<code>`). Either way a session cookie follows,
+/// until `POST /logout` (with the session's CSRF token, as every POST) or a new `web_token` ends it.
 enum LoginPages {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("login") { _, context -> Response in
@@ -22,12 +23,12 @@ enum LoginPages {
         router.post("login") { request, context -> Response in
             var request = request
             let sent = try await request.form(LoginForm.self, context: context)?.token ?? ""
-            if TokenThrottle.shared.isBlocked() {
-                return page(site: site, context: context, status: .tooManyRequests,
-                            error: "Too many wrong tokens in the last minute: wait a minute, then try again.")
+            let client = TokenThrottle.client(context.remoteAddress)
+            if TokenThrottle.shared.isBlocked(client) {
+                return page(site: site, context: context, status: .tooManyRequests, error: TokenThrottle.message)
             }
             guard SecurityMiddleware.tokenMatches(sent, site.secrets.webToken?.value) else {
-                TokenThrottle.shared.recordFailure()
+                TokenThrottle.shared.recordFailure(client)
                 site.logger.warning("Web login refused", metadata: ["event": "web_login_refused", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
                 return page(site: site, context: context, status: .unauthorized, error: "That is not the token.")
             }
@@ -36,17 +37,29 @@ enum LoginPages {
 
         router.get("login/{code}") { _, context -> Response in
             let code = try context.parameters.require("code")
-            guard code.count == 64, code.allSatisfy(\.isHexDigit), try site.store.redeemWebLoginCode(code) else {
+            guard code.count == 64, code.allSatisfy(\.isHexDigit),
+                  try site.store.redeemWebLoginCode(Session.key(code, token: site.secrets.webToken?.value)) else {
                 return page(site: site, context: context, status: .unauthorized,
                             error: "This login link was used already or has expired: run 'shelfd web --print-login-url' again.")
             }
             return try loggedIn(site: site, context: context, by: "link")
         }
+
+        // The door has checked the session's CSRF token: another site cannot log a browser out.
+        router.post("logout") { request, context -> Response in
+            if let cookie = request.cookies[Session.cookieName]?.value {
+                try site.store.deleteWebSession(id: Session.key(cookie, token: site.secrets.webToken?.value))
+            }
+            site.logger.notice("Web logout", metadata: ["event": "web_logout", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
+            var response = Response(status: .seeOther, headers: [.location: "/login"])
+            response.setCookie(Session.cleared)
+            return response
+        }
     }
 
     /// A new logged-in session, and on to the overview.
     static func loggedIn(site: WebSite, context: WebContext, by: String) throws -> Response {
-        let (_, cookie) = try Session.create(in: site.store, loggedIn: true)
+        let (_, cookie) = try Session.create(in: site.store, loggedIn: true, token: site.secrets.webToken?.value)
         site.logger.notice("Web login", metadata: ["event": "web_login", "by": "\(by)", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
         var response = Response(status: .seeOther, headers: [.location: "/"])
         response.setCookie(cookie)
@@ -67,14 +80,14 @@ enum LoginPages {
     }
 }
 
-/// `shelfd web --print-login-url`: a link that logs one browser in, once, within ten minutes. Only the code's
-/// hash is stored.
+/// `shelfd web --print-login-url`: a link that logs one browser in, once, within ten minutes, under the token
+/// set now. Only the code's hash is stored.
 package enum LoginLink {
     package static let lifetime: TimeInterval = 10 * 60
 
-    package static func make(config: Configuration, store: Store) throws -> String {
+    package static func make(config: Configuration, secrets: Secrets, store: Store) throws -> String {
         let code = Session.randomToken()
-        try store.addWebLoginCode(code, expiresAt: Date().addingTimeInterval(lifetime))
+        try store.addWebLoginCode(Session.key(code, token: secrets.webToken?.value), expiresAt: Date().addingTimeInterval(lifetime))
         return baseURL(config: config, store: store) + "login/" + code
     }
 

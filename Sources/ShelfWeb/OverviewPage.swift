@@ -53,7 +53,8 @@ enum OverviewPage {
 
         init?(query: Parameters, store: Store) {
             guard let count = query.get("requeued").flatMap(Int.init) else { return nil }
-            let refused = (query.get("refused") ?? "").split(separator: ",").compactMap { Int64($0) }
+            // A Retry refuses one job at most; a longer list is not this page's, and is not looked up whole.
+            let refused = (query.get("refused") ?? "").split(separator: ",").prefix(10).compactMap { Int64($0) }
             let states = (try? store.jobStates(refused)) ?? [:]
             var outcome = Requeue.Outcome(requeued: [], refused: [:])
             for id in refused { outcome.refused[id] = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job" }

@@ -17,7 +17,7 @@ enum PhotoPages {
     static func register(on router: Router<WebContext>, site: WebSite) {
         let images = PhotoImages(config: site.config, store: site.store, logger: site.logger)
         router.get("/photos") { request, context in
-            let page = max(1, request.uri.queryParameters.get("page", as: Int.self) ?? 1)
+            let page = PageNumber.parse(request.uri.queryParameters.get("page"))
             return site.templates.page("photos", title: "Photos", try PhotoList(site: site, page: page), context: context)
         }
         router.get("/photos/{sha}") { request, context in

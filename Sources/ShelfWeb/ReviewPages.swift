@@ -65,7 +65,7 @@ enum ReviewPages {
         case "skip":
             return Response.redirect(to: next(after: item.id, in: before, open: before, orSelf: true), type: .normal)
         case "candidate":
-            guard let number = form.number.flatMap({ Int($0) }), item.candidates.indices.contains(number - 1) else {
+            guard let number = form.number.flatMap({ Int($0) }), number >= 1, item.candidates.indices.contains(number - 1) else {
                 let problem = item.candidates.isEmpty
                     ? "This book has no candidates: accept it as read, or edit it."
                     : "There is no candidate \(form.number ?? ""): choose one of 1…\(item.candidates.count)."

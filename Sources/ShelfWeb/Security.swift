@@ -13,12 +13,14 @@ import Synchronization
 
 /// The door of the web page, in front of every route (DESIGN §10):
 /// - `Host` must name this server (a page on another site that rebinds its name to 127.0.0.1 is refused: 421);
-/// - beyond loopback, a request needs a logged-in session or `Authorization: Bearer <web_token>` (401);
+/// - beyond loopback, a request needs a logged-in session or `Authorization: Bearer <web_token>` (401); wrong
+///   tokens are throttled per client (`TokenThrottle`);
 /// - a POST, PUT, PATCH or DELETE needs the session's CSRF token (form field `csrf` or header `X-CSRF-Token`) or
 ///   the bearer token, and an `Origin`, when sent, that is this server (403);
 /// - every response carries the Content-Security-Policy and its two companions.
 /// Sessions live in the database (hashed): they outlive a restart, and the login codes that
-/// `shelfd web --print-login-url` writes reach whichever process serves the page.
+/// `shelfd web --print-login-url` writes reach whichever process serves the page. Both are keyed to the token
+/// they were made under (`Session.key`): a new `web_token` ends every session and link.
 struct SecurityMiddleware: RouterMiddleware {
     typealias Context = WebContext
 
@@ -41,15 +43,19 @@ struct SecurityMiddleware: RouterMiddleware {
             return Self.refusal(.misdirectedRequest, "wrong_host",
                                 "This server answers to the address it listens on (or localhost) only.", path: path)
         }
-        let sentToken = Self.bearerSent(request)
-        if sentToken != nil && TokenThrottle.shared.isBlocked() {
-            return Self.refusal(.tooManyRequests, "too_many_wrong_tokens",
-                                "Too many wrong tokens in the last minute: wait a minute, then try again.", path: path)
+        if NULCharacter.isIn(request.uri.string) {
+            return Self.refusal(.badRequest, "nul_character", NULCharacter.message, path: path)
         }
-        let bearer = Self.tokenMatches(sentToken, site.secrets.webToken?.value)
-        if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure() }
+        let sentToken = Self.bearerSent(request)
+        let client = TokenThrottle.client(context.remoteAddress)
+        if sentToken != nil && TokenThrottle.shared.isBlocked(client) {
+            return Self.refusal(.tooManyRequests, "too_many_wrong_tokens", TokenThrottle.message, path: path)
+        }
+        let token = site.secrets.webToken?.value
+        let bearer = Self.tokenMatches(sentToken, token)
+        if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure(client) }
         let cookie = request.cookies[Session.cookieName]?.value
-        var session = cookie.flatMap { try? site.store.webSession(id: $0) }
+        var session = cookie.flatMap { try? site.store.webSession(id: Session.key($0, token: token)) }
         if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
         let authenticated = bearer || context.isFromLoopback || session?.loggedIn == true
 
@@ -88,12 +94,13 @@ struct SecurityMiddleware: RouterMiddleware {
         // A browser on this machine gets a session without logging in: it carries the CSRF token of its forms.
         var created: Cookie?
         if session == nil && !bearer && context.isFromLoopback && Self.wantsSession(path) && request.method == .get {
-            if let new = try? Session.create(in: site.store, loggedIn: false) {
+            if let new = try? Session.create(in: site.store, loggedIn: false, token: token) {
                 session = new.session
                 created = new.cookie
             }
         }
         context.csrfToken = session?.csrf ?? ""
+        context.loggedIn = session?.loggedIn == true
 
         var response: Response
         do {
@@ -216,16 +223,25 @@ enum Session {
     /// a cookie, lasts a week, so a script polling `/` leaves few rows behind.
     static func lifetime(loggedIn: Bool) -> TimeInterval { (loggedIn ? 30 : 7) * 24 * 3600 }
 
-    static func create(in store: Store, loggedIn: Bool) throws -> (session: WebSession, cookie: Cookie) {
+    /// What the store keeps (hashed) for a session id or a login code: the secret with the `web_token` it was
+    /// made under, so that under another token (or none) it finds nothing, and a new token ends every session.
+    static func key(_ secret: String, token: String?) -> String {
+        token.map { secret + "\u{1F}" + $0 } ?? secret
+    }
+
+    static func create(in store: Store, loggedIn: Bool, token: String?) throws -> (session: WebSession, cookie: Cookie) {
         let id = randomToken(), csrf = randomToken()
         let seconds = lifetime(loggedIn: loggedIn)
         let expires = Date().addingTimeInterval(seconds)
-        try store.createWebSession(id: id, csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
+        try store.createWebSession(id: key(id, token: token), csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
         // Not Secure: the page is served over plain HTTP (a Secure cookie would never come back).
         let cookie = Cookie(name: cookieName, value: id, maxAge: Int(seconds), path: "/", secure: false, httpOnly: true,
                             sameSite: .strict)
         return (WebSession(csrf: csrf, loggedIn: loggedIn, expiresAt: expires), cookie)
     }
+
+    /// The cookie that makes a browser forget its session (logging out).
+    static let cleared = Cookie(name: cookieName, value: "", maxAge: 0, path: "/", secure: false, httpOnly: true, sameSite: .strict)
 
     /// 32 random bytes as hex: session ids, CSRF tokens, login codes.
     static func randomToken() -> String {
@@ -292,8 +308,8 @@ struct HostRule: Sendable {
     }
 
     static func isIPLiteral(_ host: String) -> Bool {
-        var v4 = in_addr(), v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+        var bytes = [UInt8](repeating: 0, count: 16)            // room for an in6_addr (or an in_addr)
+        return inet_pton(AF_INET, host, &bytes) == 1 || inet_pton(AF_INET6, host, &bytes) == 1
     }
 
     static func isLoopbackIP(_ host: String) -> Bool {
@@ -310,27 +326,75 @@ struct HostRule: Sendable {
     }
 }
 
-/// Wrong tokens, from anyone, in the bearer header or the login form: after `limit` in a minute every token
-/// is refused (429) until the minute has passed, so a token cannot be guessed at network speed. Sessions
-/// already logged in go on working.
+/// Wrong tokens, in the bearer header or the login form, counted per client: after `perClient` in a minute
+/// from one address, that client's tokens are refused (429) until the minute has passed, so a token cannot be
+/// guessed at network speed, and one client's guesses lock no one else out. An IPv6 client counts by its /64,
+/// which one machine usually holds whole. Past `ceiling` wrong tokens in a minute from every client together,
+/// every token is refused: many addresses guessing at once are slowed too. The table holds at most `maxClients`
+/// addresses (the stalest go first), so guesses from many addresses cannot fill the memory. Sessions already
+/// logged in go on working.
 final class TokenThrottle: Sendable {
     static let shared = TokenThrottle()
+    static let message = "Too many wrong tokens in the last minute: wait a minute, then try again."
 
-    private let failures = Mutex<[Date]>([])
-    let limit: Int
-    let window: TimeInterval
+    private struct Failures {
+        /// Each client's wrong tokens in the window, oldest first (at most `perClient`).
+        var clients: [String: [Date]] = [:]
+        /// Everyone's, oldest first (at most `ceiling`).
+        var all: [Date] = []
 
-    init(limit: Int = 10, window: TimeInterval = 60) { self.limit = limit; self.window = window }
-
-    func isBlocked(now: Date = Date()) -> Bool {
-        failures.withLock { list in
-            list.removeAll { now.timeIntervalSince($0) >= window }
-            return list.count >= limit
+        /// Drops what happened before `start`; returns the client's failures since.
+        mutating func forget(before start: Date, of client: String) -> [Date] {
+            all.removeFirst(all.prefix { $0 < start }.count)
+            let mine = clients[client]?.filter { $0 >= start } ?? []
+            clients[client] = mine.isEmpty ? nil : mine
+            return mine
         }
     }
 
-    func recordFailure(now: Date = Date()) {
-        failures.withLock { $0.append(now) }
+    private let failures = Mutex(Failures())
+    let perClient: Int
+    let ceiling: Int
+    let maxClients: Int
+    let window: TimeInterval
+
+    init(perClient: Int = 10, ceiling: Int = 1_000, maxClients: Int = 4_096, window: TimeInterval = 60) {
+        self.perClient = perClient; self.ceiling = ceiling; self.maxClients = maxClients; self.window = window
+    }
+
+    func isBlocked(_ client: String, now: Date = Date()) -> Bool {
+        failures.withLock { state in
+            let mine = state.forget(before: now - window, of: client)
+            return mine.count >= perClient || state.all.count >= ceiling
+        }
+    }
+
+    func recordFailure(_ client: String, now: Date = Date()) {
+        failures.withLock { state in
+            var mine = state.forget(before: now - window, of: client)
+            if state.all.count < ceiling { state.all.append(now) }
+            if mine.isEmpty && state.clients.count >= maxClients {
+                state.clients = state.clients.filter { ($0.value.last ?? .distantPast) >= now - window }
+                if state.clients.count >= maxClients,
+                   let stalest = state.clients.min(by: { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) }) {
+                    state.clients[stalest.key] = nil
+                }
+            }
+            if mine.count < perClient { mine.append(now) }
+            state.clients[client] = mine
+        }
+    }
+
+    /// How many clients the table holds now.
+    var clientCount: Int { failures.withLock { $0.clients.count } }
+
+    /// The client a request counts against: its IP address, an IPv6 one by its first 64 bits.
+    static func client(_ address: SocketAddress?) -> String {
+        guard let ip = address?.ipAddress else { return "unknown" }
+        if ip.hasPrefix("::ffff:"), ip.contains(".") { return String(ip.dropFirst("::ffff:".count)) }
+        var bytes = [UInt8](repeating: 0, count: 16)            // an in6_addr
+        guard ip.contains(":"), inet_pton(AF_INET6, ip, &bytes) == 1 else { return ip }
+        return bytes.prefix(8).map { String(format: "%02x", $0) }.joined() + "::/64"
     }
 }
 

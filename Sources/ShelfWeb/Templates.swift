@@ -36,10 +36,10 @@ package struct Templates: Sendable {
         return html
     }
 
-    /// A whole page, with the layout's fields (`title`, `csrf`) beside the page's own under `page`.
+    /// A whole page, with the layout's fields (`title`, `csrf`, `loggedIn`) beside the page's own under `page`.
     package func page(_ name: String, title: String, _ data: Any, context: WebContext,
                       status: HTTPResponse.Status = .ok) -> Response {
-        let html = render(name, PageFrame(title: title, csrf: context.csrfToken, page: data))
+        let html = render(name, PageFrame(title: title, csrf: context.csrfToken, loggedIn: context.loggedIn, page: data))
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
@@ -48,6 +48,8 @@ package struct Templates: Sendable {
     private struct PageFrame {
         let title: String
         let csrf: String
+        /// Logged in with the token or a link: the bar offers "Log out".
+        let loggedIn: Bool
         let page: Any
     }
 }

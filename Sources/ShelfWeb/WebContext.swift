@@ -9,6 +9,8 @@ package struct WebContext: RequestContext {
     /// The session's CSRF token, set by the security middleware: every form carries it (hidden field `csrf`)
     /// and every script's POST sends it (header `X-CSRF-Token`, read from `<meta name="csrf-token">`).
     package var csrfToken = ""
+    /// True for a session logged in with the token or a login link: the pages then offer "Log out".
+    package var loggedIn = false
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -25,12 +27,37 @@ package struct WebContext: RequestContext {
     }
 }
 
+/// A page number from a query (`?page=`): 1 when absent or not a number, and never past `maxPage`, so that
+/// the offset (page − 1) × page size stays far inside Int and PostgreSQL's bigint whatever the request says (a
+/// page past the last shows that it is past the last).
+enum PageNumber {
+    static let maxPage = 1_000_000
+
+    static func parse(_ text: String?) -> Int {
+        min(maxPage, max(1, text.flatMap { Int($0) } ?? 1))
+    }
+}
+
+/// A NUL character is no part of any text shelfd takes (a title, a search, a key), and PostgreSQL refuses it in
+/// text: a request that carries one, raw or as `%00`, is refused (400) before it reaches the store.
+enum NULCharacter {
+    static let message = "A NUL character (%00) is not text shelfd takes: send the value without it."
+
+    static func isIn(_ text: some StringProtocol) -> Bool { text.contains("%00") || text.contains("\0") }
+
+    /// The refusal a route throws for a body that carries one (the door checks the URL itself).
+    static func refuse(_ text: some StringProtocol) throws {
+        if isIn(text) { throw HTTPError(.badRequest, message: message) }
+    }
+}
+
 extension Request {
     /// A posted `application/x-www-form-urlencoded` form decoded into `Form`, nil when it does not decode
     /// (fields it does not name are ignored: the `csrf` field is the security middleware's). A body past the
-    /// context's small limit is refused (413).
+    /// context's small limit is refused (413), one with a NUL character 400.
     mutating func form<Form: Decodable>(_ type: Form.Type, context: WebContext) async throws -> Form? {
-        let body = try await collectBody(upTo: context.maxUploadSize)
-        return try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))
+        let text = String(buffer: try await collectBody(upTo: context.maxUploadSize))
+        try NULCharacter.refuse(text)
+        return try? URLEncodedFormDecoder().decode(Form.self, from: text)
     }
 }

@@ -85,7 +85,7 @@ package struct WebServer: Service {
 
 extension WebServer {
     /// The server `[web]` asks for, or nil when it is turned off. Refuses an address beyond loopback
-    /// without the secret `web_token`: the page can change the library and take uploads.
+    /// without the secret `web_token` (the page can change the library and take uploads), and a token too short.
     package static func forDaemon(config: Configuration, secrets: Secrets, store: Store, logger: Logger,
                                   isCompanion: Bool = true) throws -> WebServer? {
         guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
@@ -95,6 +95,7 @@ extension WebServer {
         if !address.isLoopback && secrets.webToken == nil {
             throw WebError.tokenRequired(address)
         }
+        if let problem = secrets.webTokenProblem { throw WebError.weakToken(problem) }
         return WebServer(site: try WebSite(config: config, secrets: secrets, store: store, logger: logger), address: address,
                          isCompanion: isCompanion)
     }
@@ -104,6 +105,7 @@ extension WebServer {
 package enum WebError: Error, CustomStringConvertible {
     case badAddress(String)
     case tokenRequired(ListenAddress)
+    case weakToken(String)
 
     package var description: String {
         switch self {
@@ -113,6 +115,8 @@ package enum WebError: Error, CustomStringConvertible {
             "The web page would listen on \(address), beyond this machine, without a token. Set the secret web_token "
                 + "(environment variable WEB_TOKEN or a systemd credential) and log in with 'shelfd web --print-login-url', "
                 + "or listen on 127.0.0.1."
+        case .weakToken(let problem):
+            problem
         }
     }
 }

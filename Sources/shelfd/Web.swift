@@ -20,7 +20,7 @@ struct Web: AsyncParsableCommand {
         if let listen { config.web.listen = listen; config.web.enabled = true }
         if printLoginURL {
             try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
-            return print(try LoginLink.make(config: config, store: try StoreAccess.open(config: config, secrets: secrets)))
+            return print(try LoginLink.make(config: config, secrets: secrets, store: try StoreAccess.open(config: config, secrets: secrets)))
         }
         guard !config.web.listen.isEmpty, config.web.enabled else {
             throw StartupError("The web page is turned off ([web] listen = \"\" or enabled = false). Set [web] listen, or pass --listen 127.0.0.1:8787.")

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 @testable import ShelfWeb
 
@@ -69,15 +70,48 @@ struct SecurityRulesTests {
         #expect(Session.randomToken().count == 64 && Session.randomToken() != Session.randomToken())
     }
 
-    @Test("After ten wrong tokens in a minute every token is refused, until the minute has passed")
+    @Test("After ten wrong tokens in a minute a client's tokens are refused, until the minute has passed; other clients' are not")
     func wrongTokensAreThrottled() {
-        let throttle = TokenThrottle(limit: 10, window: 60)
+        let throttle = TokenThrottle(perClient: 10, window: 60)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        for second in 0..<9 { throttle.recordFailure(now: start.addingTimeInterval(Double(second))) }
-        #expect(!throttle.isBlocked(now: start.addingTimeInterval(10)))
-        throttle.recordFailure(now: start.addingTimeInterval(10))
-        #expect(throttle.isBlocked(now: start.addingTimeInterval(11)))
-        #expect(throttle.isBlocked(now: start.addingTimeInterval(59)))
-        #expect(!throttle.isBlocked(now: start.addingTimeInterval(61)), "the first failures have aged out")
+        for second in 0..<9 { throttle.recordFailure("192.168.1.9", now: start.addingTimeInterval(Double(second))) }
+        #expect(!throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(10)))
+        throttle.recordFailure("192.168.1.9", now: start.addingTimeInterval(10))
+        #expect(throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(11)))
+        #expect(throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(59)))
+        #expect(!throttle.isBlocked("192.168.1.7", now: start.addingTimeInterval(59)), "another client is not locked out")
+        #expect(!throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(61)), "the first failures have aged out")
+    }
+
+    @Test("Past the ceiling of wrong tokens from every client together, every client is refused")
+    func manyClientsReachTheCeiling() {
+        let throttle = TokenThrottle(perClient: 10, ceiling: 100, window: 60)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        for client in 0..<20 {
+            for _ in 0..<5 { throttle.recordFailure("10.0.0.\(client)", now: start) }
+        }
+        #expect(throttle.isBlocked("10.0.1.1", now: start.addingTimeInterval(1)), "100 wrong tokens from 20 clients")
+        #expect(!throttle.isBlocked("10.0.1.1", now: start.addingTimeInterval(61)))
+    }
+
+    @Test("The table of clients stays within its bound however many addresses guess")
+    func tableIsBounded() {
+        let throttle = TokenThrottle(perClient: 10, ceiling: 1_000_000, maxClients: 100, window: 60)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        for client in 0..<5_000 { throttle.recordFailure("client-\(client)", now: start.addingTimeInterval(Double(client) / 1000)) }
+        #expect(throttle.clientCount <= 100, "\(throttle.clientCount) clients kept")
+        for _ in 0..<10 { throttle.recordFailure("client-4999", now: start.addingTimeInterval(5)) }
+        #expect(throttle.isBlocked("client-4999", now: start.addingTimeInterval(6)), "the newest guesser is still counted")
+    }
+
+    @Test("An IPv6 client counts by its /64; an IPv4 one, mapped or not, by its address")
+    func clientKeys() throws {
+        let a = try SocketAddress(ipAddress: "2001:db8:1:2:aaaa::1", port: 1)
+        let b = try SocketAddress(ipAddress: "2001:db8:1:2:bbbb::7", port: 2)
+        let c = try SocketAddress(ipAddress: "2001:db8:1:3::1", port: 3)
+        #expect(TokenThrottle.client(a) == TokenThrottle.client(b))
+        #expect(TokenThrottle.client(a) != TokenThrottle.client(c))
+        #expect(TokenThrottle.client(try SocketAddress(ipAddress: "192.168.1.5", port: 4)) == "192.168.1.5")
+        #expect(TokenThrottle.client(try SocketAddress(ipAddress: "::ffff:192.168.1.5", port: 4)) == "192.168.1.5")
     }
 }

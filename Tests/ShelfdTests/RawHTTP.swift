@@ -30,11 +30,17 @@ struct RawHTTP {
     /// `hostHeader` nil: this host and port, as a browser would send them.
     func send(_ method: String = "GET", _ path: String, hostHeader: String? = nil, headers: [(String, String)] = [],
               body: String = "") throws -> Answer {
+        try send(method, path, hostHeader: hostHeader, headers: headers, bytes: Array(body.utf8))
+    }
+
+    /// A body of any bytes, not UTF-8 only.
+    func send(_ method: String = "GET", _ path: String, hostHeader: String? = nil, headers: [(String, String)] = [],
+              bytes body: [UInt8]) throws -> Answer {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: \(hostHeader ?? "\(host):\(port)")\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if !body.isEmpty || method != "GET" { text += "Content-Length: \(body.utf8.count)\r\n" }
-        text += "\r\n" + body
-        return try Self.parse(exchange(Array(text.utf8)))
+        if !body.isEmpty || method != "GET" { text += "Content-Length: \(body.count)\r\n" }
+        text += "\r\n"
+        return try Self.parse(exchange(Array(text.utf8) + body))
     }
 
     private func exchange(_ bytes: [UInt8]) throws -> [UInt8] {
