@@ -132,8 +132,9 @@ extension Pipeline {
         let relative = String(url.deletingPathExtension().path.dropFirst(settings.results.path.count + 1))
         let target = settings.results.appendingPathComponent(".history/\(relative)/\(previous.decidedBy)-\(previousJob).json")
         do {
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: target.path) { try FileManager.default.copyItem(at: url, to: target) }
+            if !FileManager.default.fileExists(atPath: target.path) {
+                try AtomicFile.write(try Data(contentsOf: url), to: target, afterTemp: { Failpoint.hit("mid_history") })
+            }
         } catch {
             logger.warning("Cannot keep the previous result", metadata: ["result": "\(url.path)", "error": "\(error)"])
         }
