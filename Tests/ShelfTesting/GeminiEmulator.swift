@@ -54,9 +54,8 @@ package final class GeminiEmulator: ModelEmulator {
         /// The first matching rule answers; with none, `reply`.
         package var rules: [Rule]
         package var reply: Reply
-        /// Google's per-minute quota: a photo request beyond this many answered in the last minute gets 429
-        /// RESOURCE_EXHAUSTED (no retry delay). The minute is counted as 59.5 s, so a client that spaces its
-        /// starts exactly 60 s ÷ limit apart is not refused for a few milliseconds of network jitter. Nil: no quota.
+        /// Google's per-minute quota: a photo request beyond this many arrived in the last 60 s (any 60 s, by
+        /// this server's clock) gets 429 RESOURCE_EXHAUSTED (no retry delay). Nil: no quota.
         package var requestsPerMinute: Int?
         /// The Batch API's behaviour (GeminiBatchEmulator.swift).
         package var batch = BatchScript()
@@ -175,7 +174,7 @@ package final class GeminiEmulator: ModelEmulator {
 
         let (reply, latency): (Reply, Duration) = shared.update { s in
             if let limit = s.script.requestsPerMinute {
-                let windowStart = entry.arrivedAt.addingTimeInterval(-59.5)
+                let windowStart = entry.arrivedAt.addingTimeInterval(-60)
                 s.admitted.removeAll { $0 <= windowStart }
                 if s.admitted.count >= limit { return (.rateLimited(retryDelay: nil), .zero) }
                 s.admitted.append(entry.arrivedAt)
