@@ -57,6 +57,9 @@ package final class GeminiEmulator: ModelEmulator {
         /// Google's per-minute quota: a photo request beyond this many arrived in the last 60 s (any 60 s, by
         /// this server's clock) gets 429 RESOURCE_EXHAUSTED (no retry delay). Nil: no quota.
         package var requestsPerMinute: Int?
+        /// How much later than it was sent each photo request reaches the provider, in turn (the list repeats): a
+        /// network delivers requests sooner or later, and the quota counts them as they arrive. Empty: at once.
+        package var travel: [Duration] = []
         /// The Batch API's behaviour (GeminiBatchEmulator.swift).
         package var batch = BatchScript()
 
@@ -104,6 +107,8 @@ package final class GeminiEmulator: ModelEmulator {
         package var log: [LoggedRequest] = []
         /// Arrivals of the photo requests let through in the last minute (`Script.requestsPerMinute`).
         var admitted: [Date] = []
+        /// Photo requests that have travelled so far (`Script.travel`).
+        var travelled = 0
         /// Batch jobs, uploaded files and uploads under way (GeminiBatchEmulator.swift).
         var batches = BatchWorld()
 
@@ -171,6 +176,14 @@ package final class GeminiEmulator: ModelEmulator {
         }
         let sha256 = SHA256.hex(of: image)
         entry.photoSHA256 = sha256
+        let travel: Duration = shared.update { s in
+            defer { s.travelled += 1 }
+            return s.script.travel.isEmpty ? .zero : s.script.travel[s.travelled % s.script.travel.count]
+        }
+        if travel > .zero {
+            Thread.sleep(forTimeInterval: seconds(travel))
+            entry.arrivedAt = Date()
+        }
 
         let (reply, latency): (Reply, Duration) = shared.update { s in
             if let limit = s.script.requestsPerMinute {

@@ -13,8 +13,11 @@ struct RateLimitTests {
         // 80 s (the window is real seconds) while turns come every 3 s, often enough for both processes to take them.
         let limit = 20, photos = 26
         // The emulator keeps Gemini's per-minute quota too: a request beyond the limit would be refused (429).
-        try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(100), reply: .books([dune]),
-                                                           requestsPerMinute: limit)) { gemini in
+        var script = GeminiEmulator.Script(latency: .milliseconds(100), reply: .books([dune]), requestsPerMinute: limit)
+        // Requests reach the provider up to a second after they leave, unevenly: a request `limit` turns after another
+        // can arrive half a second or a second sooner after its turn than that one did.
+        script.travel = [.zero, .milliseconds(500), .seconds(1)]
+        try await withGeminiEmulator(script) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["requests_per_minute": "\(limit)"]])
             for seed in 0..<photos { try root.drop(JPEGFactory.shelf(seed: 700 + seed), as: "shelf-\(seed).jpg") }
             let daemon = try root.startDaemon()
