@@ -91,7 +91,8 @@ package final class GeminiEmulator: ModelEmulator {
         /// Of the decoded image, when the request carried one.
         package var photoSHA256: String?
         package var status: Int
-        /// When the request was read, before any latency: what a provider's rate limit counts.
+        /// When the request arrived (read, after its `Script.travel`), before any latency: what a provider's rate
+        /// limit counts.
         package var arrivedAt: Date
 
         /// The request body as JSON.
