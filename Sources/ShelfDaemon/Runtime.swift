@@ -39,7 +39,7 @@ package struct Runtime: Sendable {
             }
         }
         // Only the folders shelfd writes, and only its own names (AtomicFile.temporaryPrefix): the root may be `~`.
-        // results/ with its shelves' sub-folders and .history.
+        // results/ is searched whole: its shelves' sub-folders and .history.
         for folder in [paths.responses] + (writesFiles ? [paths.root, paths.review, paths.exports] : []) {
             AtomicFile.removeLeftovers(in: URL(fileURLWithPath: folder))
         }

@@ -66,19 +66,16 @@ package enum AtomicFile {
     }
 
     /// Leftover temporary files of a shelfd process killed mid-write, directly in `folder` (or, `recursive`, in
-    /// its sub-folders too, hidden ones such as results/.history included). A file of a process still running
-    /// (a `watch` while a `run` starts) is its to rename and stays.
+    /// its sub-folders too, hidden ones such as results/.history included). A file whose writer is still running
+    /// (a `watch` while a `run` starts, or this process) is being written, and stays.
     package static func removeLeftovers(in folder: URL, recursive: Bool = false) {
-        var names: [String]
-        if recursive {
-            names = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String]) ?? []
-        } else {
-            names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let names = recursive
+            ? (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String]) ?? []
+            : (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names {
+            guard let pid = temporaryWriter(of: (name as NSString).lastPathComponent),
+                  kill(pid, 0) != 0 && errno != EPERM else { continue }          // EPERM: alive, another user's
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
-        names.removeAll { path in
-            guard let pid = temporaryWriter(of: (path as NSString).lastPathComponent) else { return true }
-            return pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM)       // EPERM: alive, someone else's
-        }
-        for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
     }
 }
