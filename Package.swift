@@ -155,7 +155,7 @@ let package = Package(
 
         // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.
         .executableTarget(name: "shelfd-bench", dependencies: [
-            "ShelfTesting", "ShelfCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ShelfTesting", "ShelfCore", "ShelfStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/ThroughputBenchmark", swiftSettings: settings),
         // Preprocessing: milliseconds and peak RSS per preset, beside djpeg | cjpeg.
         .executableTarget(name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],

@@ -38,9 +38,12 @@ package struct Runtime: Sendable {
                 throw StartupError("Cannot create \(folder): \((error as NSError).localizedDescription). Check paths.root and paths.state in the configuration.")
             }
         }
-        for folder in [paths.responses] + (writesFiles ? [paths.results, paths.root] : []) {
+        // Only the folders shelfd writes, and only its own names (AtomicFile.temporaryPrefix): the root may be `~`.
+        // results/ is searched whole: its shelves' sub-folders and .history.
+        for folder in [paths.responses] + (writesFiles ? [paths.root, paths.review, paths.exports] : []) {
             AtomicFile.removeLeftovers(in: URL(fileURLWithPath: folder))
         }
+        if writesFiles { AtomicFile.removeLeftovers(in: URL(fileURLWithPath: paths.results), recursive: true) }
         let store = try StoreAccess.open(config: config, secrets: secrets)
         // A shared store's leases of other machines are theirs until they run out.
         let recovered = try store.recoverLeases(isAlive: ProcessIdentity.aliveCheck(sharedStore: store.isShared))

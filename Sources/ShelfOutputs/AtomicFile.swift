@@ -23,7 +23,7 @@ package enum AtomicFile {
             let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
             throw WriteError(path: folder.path, errno: posix?.domain == NSPOSIXErrorDomain ? Int32(posix!.code) : EIO)
         }
-        let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let temp = folder.appendingPathComponent(temporaryName(for: url.lastPathComponent))
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError(path: temp.path, errno: errno) }
         var written = 0
@@ -50,10 +50,31 @@ package enum AtomicFile {
         if dirFD >= 0 { fsync(dirFD); close(dirFD) }
     }
 
-    /// Leftover temporary files from a process killed mid-write.
-    package static func removeLeftovers(in folder: URL) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+    /// What every temporary file shelfd writes is named by: hidden, `.shelfd-<name>.<pid>.tmp`. The folders it
+    /// writes may be a person's (`paths.root` may be `~`), where other programs' temporary files live too: only
+    /// names with this prefix are shelfd's to remove.
+    package static let temporaryPrefix = ".shelfd-"
+
+    package static func temporaryName(for name: String, pid: Int32 = getpid()) -> String {
+        "\(temporaryPrefix)\(name).\(pid).tmp"
+    }
+
+    /// The writer's pid when `name` is one of shelfd's temporary files.
+    static func temporaryWriter(of name: String) -> Int32? {
+        guard name.hasPrefix(temporaryPrefix), name.hasSuffix(".tmp") else { return nil }
+        return Int32(name.dropLast(4).split(separator: ".").last ?? "")
+    }
+
+    /// Leftover temporary files of a shelfd process killed mid-write, directly in `folder` (or, `recursive`, in
+    /// its sub-folders too, hidden ones such as results/.history included). A file whose writer is still running
+    /// (a `watch` while a `run` starts, or this process) is being written, and stays.
+    package static func removeLeftovers(in folder: URL, recursive: Bool = false) {
+        let names = recursive
+            ? (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String]) ?? []
+            : (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names {
+            guard let pid = temporaryWriter(of: (name as NSString).lastPathComponent),
+                  kill(pid, 0) != 0 && errno != EPERM else { continue }          // EPERM: alive, another user's
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
     }

@@ -47,12 +47,18 @@ struct PostgresStoreTests {
     func reconnects() throws {
         let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
         let store = try PostgresStore.open(endpoint)
+        func backend() throws -> Int64? { try store.read { try $0.queryOne("SELECT pg_backend_pid() AS pid")?.int("pid") } }
+        let before = try #require(try backend())
         // Another session ends this store's connection, as a server restart or a network cut would.
         let admin = try PostgresStore.open(endpoint)
-        _ = try admin.read { try $0.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """) }
-        _ = try? store.providerHealth("gemini")        // may fail: the loss is found by this call
+        let cut = try admin.read { try $0.queryOne("SELECT pg_terminate_backend(\(before)) AS cut")?.int("cut") }
+        #expect(cut == 1, "the server ended the store's connection")
+        // The next call either finds the loss (and says so) or has already connected again; never a wrong answer.
+        do { _ = try store.providerHealth("gemini") } catch {
+            #expect("\(error)".contains("connection to PostgreSQL was lost"), "\(error)")
+        }
+        let after = try #require(try backend())
+        #expect(after != before, "a new connection")
         #expect(try store.providerHealth("gemini") == nil)
     }
 }

@@ -4,26 +4,54 @@ import Testing
 @testable import ShelfStore
 
 @Suite(.postgresServer, .serialized) struct RateBucketTests {
-    /// 12 a minute (one every 5 s); the provider's day ends at `dayEnd`.
+    /// 31 a minute: one every 2 s ((60 s + `RequestBudget.travelMargin`) ÷ 31), a whole number of seconds, so that
+    /// times read back from the database compare exactly. The provider's day ends at `dayEnd`.
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let dayEnd = start.addingTimeInterval(3_600)
-    static func budget(perDay: Int? = nil) -> RequestBudget {
-        RequestBudget(requestsPerMinute: 12, perDay: perDay) { now in now < dayEnd ? dayEnd : dayEnd.addingTimeInterval(86_400) }
+    static func budget(perDay: Int? = nil, perMinute: Int = 31) -> RequestBudget {
+        RequestBudget(requestsPerMinute: perMinute, perDay: perDay) { now in now < dayEnd ? dayEnd : dayEnd.addingTimeInterval(86_400) }
     }
 
-    @Test("Two processes take their turns from one bucket: requests start 60 s ÷ the limit apart, whoever asks", arguments: StoreKind.allCases)
+    @Test("Two processes take their turns from one bucket: requests start (60 s + a margin) ÷ the limit apart, whoever asks",
+          arguments: StoreKind.allCases)
     func processesShareOneBucket(kind: StoreKind) throws {
         try withStore(kind) { store, site throws in
             let other = try site.open()             // a second process: its own connection
-            let t0 = Self.start, budget = Self.budget()
+            let t0 = Self.start, budget = Self.budget(), step = budget.interval
             #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
             #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
-                    == .notBefore(t0.addingTimeInterval(5)))
-            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(5)) == .granted)
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(5))
-                    == .notBefore(t0.addingTimeInterval(10)))
+                    == .notBefore(t0.addingTimeInterval(step)))
+            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step))
+                    == .notBefore(t0.addingTimeInterval(2 * step)))
             // Another provider has a bucket of its own.
-            #expect(try store.takeRequestTurn(provider: "cloudflare", budget: budget, now: t0.addingTimeInterval(5)) == .granted)
+            #expect(try store.takeRequestTurn(provider: "cloudflare", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
+        }
+    }
+
+    @Test("No 60 s holds more than the limit, with a margin for each request's travel to the provider", arguments: StoreKind.allCases)
+    func anySixtySecondsHoldsTheLimit(kind: StoreKind) throws {
+        try withStore(kind) { store, site throws in
+            let other = try site.open()
+            let limit = 12, budget = Self.budget(perMinute: limit)
+            // Two processes, each asking again the moment it is told to (or 0.3 s after a turn, its next photo ready).
+            var granted: [Date] = []
+            var asks = [(store, Self.start), (other, Self.start.addingTimeInterval(0.1))]
+            for _ in 0..<1_000 where granted.count < 4 * limit {
+                let next = asks[0].1 <= asks[1].1 ? 0 : 1
+                let (process, at) = asks[next]
+                switch try process.takeRequestTurn(provider: "gemini", budget: budget, now: at) {
+                case .granted: granted.append(at); asks[next].1 = at.addingTimeInterval(0.3)
+                case .notBefore(let turn): asks[next].1 = turn
+                case .dayUsedUp: Issue.record("no daily limit was set"); return
+                }
+            }
+            #expect(granted.count == 4 * limit, "four minutes' worth")
+            // Any `limit + 1` turns span more than a minute by the margin: one sent slower than the next by less than
+            // the margin still arrives outside the minute of the turn `limit` before it.
+            let spans = zip(granted, granted.dropFirst(limit)).map { $1.timeIntervalSince($0) }
+            #expect(RequestBudget.travelMargin > 0)
+            #expect(spans.allSatisfy { $0 >= 60 + RequestBudget.travelMargin - 0.001 }, "shortest: \(spans.min() ?? 0) s")
         }
     }
 
@@ -34,9 +62,9 @@ import Testing
             #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
             for _ in 0..<5 {                                    // five photos ask, then stop waiting
                 #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
-                        == .notBefore(t0.addingTimeInterval(5)))
+                        == .notBefore(t0.addingTimeInterval(budget.interval)))
             }
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(5)) == .granted)
+            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(budget.interval)) == .granted)
         }
     }
 
@@ -48,7 +76,7 @@ import Testing
             var now = Self.start
             for process in [store, other, store] {
                 #expect(try process.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .granted)
-                now += 5
+                now += budget.interval
             }
             #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .dayUsedUp(until: Self.dayEnd, used: 3))
             #expect(try store.requestsToday(provider: "gemini", now: now)?.used == 3)
@@ -72,7 +100,7 @@ import Testing
             var now = Self.start
             for _ in 0..<2 {
                 _ = try store.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
-                now += 5
+                now += Self.budget().interval
             }
             guard case .dayUsedUp(let until, _) = try store.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
             else { Issue.record("the limit of 2 was not reached"); return }

@@ -163,7 +163,7 @@ struct StoreContractTests {
                 try (0..<5).map { _ in try takers[taker].takeRequestTurn(provider: "gemini", budget: budget, now: moment) }
             }.flatMap { $0 }
             #expect(turns.filter { $0 == .granted }.count == 1)
-            #expect(turns.filter { $0 == .notBefore(moment.addingTimeInterval(6)) }.count == turns.count - 1)
+            #expect(turns.filter { $0 == .notBefore(moment.addingTimeInterval(budget.interval)) }.count == turns.count - 1)
         }
     }
 

@@ -233,7 +233,7 @@ extension GeminiEmulator {
         return batch.ordinal <= script.outcomes.count ? script.outcomes[batch.ordinal - 1] : "BATCH_STATE_SUCCEEDED"
     }
 
-    private static func seconds(_ duration: Duration) -> TimeInterval {
+    static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 

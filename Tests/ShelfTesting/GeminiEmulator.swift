@@ -54,10 +54,12 @@ package final class GeminiEmulator: ModelEmulator {
         /// The first matching rule answers; with none, `reply`.
         package var rules: [Rule]
         package var reply: Reply
-        /// Google's per-minute quota: a photo request beyond this many answered in the last minute gets 429
-        /// RESOURCE_EXHAUSTED (no retry delay). The minute is counted as 59.5 s, so a client that spaces its
-        /// starts exactly 60 s ÷ limit apart is not refused for a few milliseconds of network jitter. Nil: no quota.
+        /// Google's per-minute quota: a photo request beyond this many arrived in the last 60 s (any 60 s, by
+        /// this server's clock) gets 429 RESOURCE_EXHAUSTED (no retry delay). Nil: no quota.
         package var requestsPerMinute: Int?
+        /// How much later than it was sent each photo request reaches the provider, in turn (the list repeats): a
+        /// network delivers requests sooner or later, and the quota counts them as they arrive. Empty: at once.
+        package var travel: [Duration] = []
         /// The Batch API's behaviour (GeminiBatchEmulator.swift).
         package var batch = BatchScript()
 
@@ -89,7 +91,8 @@ package final class GeminiEmulator: ModelEmulator {
         /// Of the decoded image, when the request carried one.
         package var photoSHA256: String?
         package var status: Int
-        /// When the request was read, before any latency: what a provider's rate limit counts.
+        /// When the request arrived (read, after its `Script.travel`), before any latency: what a provider's rate
+        /// limit counts.
         package var arrivedAt: Date
 
         /// The request body as JSON.
@@ -105,6 +108,8 @@ package final class GeminiEmulator: ModelEmulator {
         package var log: [LoggedRequest] = []
         /// Arrivals of the photo requests let through in the last minute (`Script.requestsPerMinute`).
         var admitted: [Date] = []
+        /// Photo requests that have travelled so far (`Script.travel`).
+        var travelled = 0
         /// Batch jobs, uploaded files and uploads under way (GeminiBatchEmulator.swift).
         var batches = BatchWorld()
 
@@ -172,10 +177,18 @@ package final class GeminiEmulator: ModelEmulator {
         }
         let sha256 = SHA256.hex(of: image)
         entry.photoSHA256 = sha256
+        let travel: Duration = shared.update { s in
+            defer { s.travelled += 1 }
+            return s.script.travel.isEmpty ? .zero : s.script.travel[s.travelled % s.script.travel.count]
+        }
+        if travel > .zero {
+            Thread.sleep(forTimeInterval: seconds(travel))
+            entry.arrivedAt = Date()
+        }
 
         let (reply, latency): (Reply, Duration) = shared.update { s in
             if let limit = s.script.requestsPerMinute {
-                let windowStart = entry.arrivedAt.addingTimeInterval(-59.5)
+                let windowStart = entry.arrivedAt.addingTimeInterval(-60)
                 s.admitted.removeAll { $0 <= windowStart }
                 if s.admitted.count >= limit { return (.rateLimited(retryDelay: nil), .zero) }
                 s.admitted.append(entry.arrivedAt)

@@ -113,6 +113,28 @@ struct CommandLineTests {
         }
     }
 
+    @Test("after = move leaves a new photo written under a finished photo's name, and takes it as new", .timeLimit(.minutes(2)))
+    func afterMoveLeavesAReusedName() async throws {
+        try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(3), reply: .books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["after": "\"move\""],
+                                                                           "watch": ["settle_ms": "1000"]])
+            let first = JPEGFactory.shelf(seed: 525), second = JPEGFactory.shelf(seed: 526)
+            try root.drop(first, as: "IMG_0001.jpg")
+            let daemon = try root.startDaemon()
+            try await waitUntil("the first photo is at the provider") { gemini.requests.contains { $0.photoSHA256 != nil } }
+            // The phone's next IMG_0001.jpg replaces it, and is still being copied when the first one is done.
+            try await root.dropSlowly(second, as: "IMG_0001.jpg", chunks: 16, pause: .milliseconds(250))
+            try await waitUntil("the second photo is done too", timeout: .seconds(60)) { try await root.status().queue.done == 2 }
+            #expect(try await daemon.stop() == 0)
+
+            let moved = try Data(contentsOf: root.root.appendingPathComponent("processed/IMG_0001.jpg"))
+            #expect(Array(moved) == second, "the second photo was moved after its own turn")
+            #expect(!FileManager.default.fileExists(atPath: root.incoming.appendingPathComponent("IMG_0001.jpg").path))
+            #expect(gemini.requests.compactMap(\.photoSHA256).sorted() == [sentSHA256(first), sentSHA256(second)].sorted(),
+                    "each photo asked about once")
+        }
+    }
+
     @Test("scan prints the books it found and, with --json, the result documents", .timeLimit(.minutes(1)))
     func scanPrintsBooks() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in

@@ -47,6 +47,45 @@ struct RescanTests {
         }
     }
 
+    @Test("A rescan killed while keeping the earlier result leaves no half copy; the next start removes shelfd's leftovers, no one else's",
+          .timeLimit(.minutes(2)))
+    func killedHistoryCopyAndLeftovers() async throws {
+        try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let path = try root.drop(JPEGFactory.shelf(seed: 615), as: "den/IMG_8.jpg")
+            #expect(try await root.shelfd("run").status == 0)
+            let earlier = try Data(contentsOf: root.results.appendingPathComponent("den/IMG_8.json"))
+
+            gemini.setScript(.always(.books([dune, hobbit])))
+            let killed = try await root.shelfd(["rescan", path.path], environment: ["SHELFD_FAILPOINT": "mid_history"])
+            #expect(killed.status == SIGKILL, "killed while copying the earlier result: \(killed.stderr)")
+            let history = root.results.appendingPathComponent(".history/den/IMG_8")
+            let halfway = try FileManager.default.contentsOfDirectory(atPath: history.path)
+            #expect(halfway.count == 1 && halfway.allSatisfy { $0.hasPrefix(".shelfd-") && $0.hasSuffix(".tmp") },
+                    "only a temporary file, never a part of the copy under its own name: \(halfway)")
+
+            // What a killed shelfd leaves in the folders it writes, and other programs' files that look alike.
+            let ours = [root.root, root.results, root.results.appendingPathComponent("den")].map {
+                $0.appendingPathComponent(".shelfd-library.json.99999999.tmp")
+            }
+            let theirs = [root.root.appendingPathComponent(".foo.tmp"), root.root.appendingPathComponent(".notes.txt.4242.tmp"),
+                          root.results.appendingPathComponent("den/.foo.tmp")]
+            for file in ours + theirs { try Data("half".utf8).write(to: file) }
+
+            let restarted = try await root.shelfd("run")
+            #expect(restarted.status == 0, "\(restarted.stderr)")
+            for file in ours { #expect(!FileManager.default.fileExists(atPath: file.path), "\(file.path) is shelfd's leftover") }
+            for file in theirs { #expect(FileManager.default.fileExists(atPath: file.path), "\(file.path) is another program's") }
+            let kept = try FileManager.default.contentsOfDirectory(atPath: history.path)
+            #expect(kept.count == 1 && kept.allSatisfy { !$0.hasPrefix(".") }, "the copy, finished by the next run: \(kept)")
+            if let name = kept.first {
+                #expect(try Data(contentsOf: history.appendingPathComponent(name)) == earlier, "the whole earlier result")
+            }
+            #expect(try root.resultDocuments().first?.books.map(\.title) == ["Dune", "The Hobbit"])
+            #expect(gemini.requests.count == 2, "the rescan's saved answer is replayed, not paid for again")
+        }
+    }
+
     @Test("A rescan --provider killed after its claim is finished by the next run or watch, with the provider it asked for",
           .timeLimit(.minutes(2)), arguments: ["run", "watch"])
     func killedRescanIsFinishedByTheNextRun(command: String) async throws {

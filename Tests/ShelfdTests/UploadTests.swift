@@ -92,16 +92,21 @@ struct UploadTests {
     }
 
     @Test("A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
-          .enabled(if: getuid() == 0), .timeLimit(.minutes(2)))
+          .enabled(if: getuid() == 0, "mounting a small tmpfs as the full disk needs root"), .timeLimit(.minutes(2)))
     func fullDiskIsRefused() async throws {
         let shelf = try ShelfRoot()
         try FileManager.default.createDirectory(at: shelf.incoming, withIntermediateDirectories: true)
         let mount = Process()
         mount.executableURL = URL(fileURLWithPath: "/bin/mount")
         mount.arguments = ["-t", "tmpfs", "-o", "size=512k", "tmpfs", shelf.incoming.path]
+        let mountErrors = Pipe()
+        mount.standardError = mountErrors
         try mount.run()
         mount.waitUntilExit()
-        guard mount.terminationStatus == 0 else { return }            // no mounting here (a container without the right)
+        if mount.terminationStatus != 0 {                  // a container without CAP_SYS_ADMIN: say so, never pass unseen
+            let reason = String(decoding: mountErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            try Test.cancel("cannot mount a tmpfs as the full disk: \(reason.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
         defer {
             let umount = Process()
             umount.executableURL = URL(fileURLWithPath: "/bin/umount")
