@@ -105,6 +105,34 @@ struct LoadTests {
             #expect(try await daemon.stop() == 0)
         }
     }
+
+    @Test("A page whose stream is refused (its address already holds the most) polls instead, and still follows the queue",
+          .timeLimit(.minutes(3)))
+    func refusedStreamFallsBackToPolling() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
+            let daemon = try shelf.startDaemon()
+            let url = try await shelf.webURL()
+            let port = RawHTTP(url: url).port
+            let held = try (0..<8).map { _ in try LoopbackSocket(from: "127.0.0.1", to: port) }
+            for socket in held {
+                try socket.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
+                #expect(socket.status() == 200)
+            }
+            try await withBrowser { browser in
+                try await browser.navigate(to: url + "/")
+                try await browser.waitUntil("the page polls instead of streaming") {
+                    try await browser.find("[data-live]").text() == "Updating every 2 s."
+                }
+                try shelf.drop(JPEGFactory.shelf(seed: 97), as: "hall/IMG_97.jpg")
+                try await browser.waitUntil("the polled page shows the photo done", timeout: .seconds(60)) {
+                    try await browser.find(#"[data-count="done"]"#).text() == "1"
+                }
+            }
+            for socket in held { socket.close() }
+            #expect(try await daemon.stop() == 0)
+        }
+    }
 }
 
 /// A TCP connection to the server on loopback from a chosen loopback address (a crowd of clients from one
