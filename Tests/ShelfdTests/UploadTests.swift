@@ -65,6 +65,10 @@ struct UploadTests {
         let web = try shelf.startWeb()
         let url = try await shelf.webURL()
         let (cookie, token) = try await shelf.session(url, "/upload")
+        // The page's form sends its token first: the door reads it before any photo.
+        let form = try RawHTTP(url: url).send("GET", "/upload", headers: [("Cookie", cookie)]).body
+            .components(separatedBy: "<form class=\"upload\"").last ?? ""
+        #expect(form.range(of: #"name="[a-z]+""#, options: .regularExpression).map { String(form[$0]) } == "name=\"csrf\"")
         let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
         var body: [UInt8] = []
         func field(_ name: String, _ value: String) {
