@@ -80,9 +80,10 @@ package struct WebServer: Service {
             raised.rlim_cur = limit.rlim_max
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
-        let reserve: rlim_t = 256
-        return Int(min(limit.rlim_cur, 65_536 + reserve) > reserve * 2 ? min(limit.rlim_cur, 65_536 + reserve) - reserve
-                                                                         : limit.rlim_cur / 2)
+        // The daemon's own files (a batch's photos, the database, the watcher, curl's sockets) need far fewer
+        // than 256; under a limit too small for that reserve, half is kept for them.
+        let files = Int(min(limit.rlim_cur, 1 << 20)), reserve = 256
+        return min(files > 2 * reserve ? files - reserve : files / 2, 65_536)
     }
 
     static func url(_ address: ListenAddress, port: Int) -> String {

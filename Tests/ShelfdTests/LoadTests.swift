@@ -129,7 +129,14 @@ struct LoadTests {
                     try await browser.find(#"[data-count="done"]"#).text() == "1"
                 }
             }
+            // A stream whose client went away gives its place back (noticed at its next write, within 15 s).
             for socket in held { socket.close() }
+            try await waitUntil("a closed stream's place is free again", timeout: .seconds(30)) {
+                let socket = try LoopbackSocket(from: "127.0.0.1", to: port)
+                defer { socket.close() }
+                try socket.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
+                return socket.status() == 200
+            }
             #expect(try await daemon.stop() == 0)
         }
     }
