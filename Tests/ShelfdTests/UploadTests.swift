@@ -108,6 +108,25 @@ struct UploadTests {
         #expect(try await web.stop() == 0)
     }
 
+    @Test("A script may send the CSRF token in the query instead of the header; a wrong one is refused and nothing is written",
+          .timeLimit(.minutes(2)))
+    func tokenInTheQuery() async throws {
+        let shelf = try ShelfRoot()
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let (cookie, token) = try await shelf.session(url, "/upload")
+        func send(_ csrf: String) async throws -> Int {
+            try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
+                method: "POST", url: url + "/upload?shelf=den&name=IMG_92.jpg&csrf=\(csrf)",
+                headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie)], body: JPEGFactory.shelf(seed: 92))).status
+        }
+        #expect(try await send(String(repeating: "0", count: token.count)) == 403)
+        #expect(shelf.incomingContents() == [])
+        #expect(try await send(token) == 201)
+        #expect(shelf.incomingContents() == ["den", "den/IMG_92.jpg"])
+        #expect(try await web.stop() == 0)
+    }
+
     /// A multipart/form-data body as the page's form sends it: the token first, the shelf, then each photo.
     static func form(boundary: String, token: String, shelf: String, photos: [(name: String, bytes: [UInt8])]) -> [UInt8] {
         var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(token)\r\n".utf8)
