@@ -19,14 +19,13 @@ enum LiveProgress {
     /// A comment line this often when nothing changed: a client that went away is noticed by the failed write.
     static let keepAlive: Duration = .seconds(15)
 
-    static func register(on router: Router<WebContext>, site: WebSite, feed: ProgressFeed) {
+    static func register(on router: Router<WebContext>, feed: ProgressFeed) {
         router.get("/events") { request, context in
             if request.uri.queryParameters.get("once") != nil {
                 var headers = HTTPFields()
                 headers[.contentType] = "application/json"
                 headers[.cacheControl] = "no-store"
-                let json = try JSONStyle.encoder(pretty: false).encode(try ProgressEvent(try site.store.progress()))
-                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try feed.current())))
             }
             let client = context.remoteAddress?.ipAddress ?? "unknown"
             let slot: ProgressFeed.Slot
@@ -55,7 +54,7 @@ enum LiveProgress {
             var seen = 0
             var lastWrite = ContinuousClock.now
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                if let latest = feed.latest, latest.number != seen {
+                if let latest = feed.latest, latest.number != seen, ContinuousClock.now - latest.readAt < interval * 2 {
                     try await writer.write(ByteBuffer(string: "event: progress\ndata: \(latest.json)\n\n"))
                     seen = latest.number
                     lastWrite = .now
@@ -71,7 +70,8 @@ enum LiveProgress {
 }
 
 /// The progress every `/events` stream sends, read from the store once a tick while at least one stream is
-/// open (never while none is), and the count of open streams, per client address and in all. A `Service` of
+/// open (never while none is), and the count of open streams, per client address and in all. Pages that poll
+/// (`/events?once=1`, where a stream was refused) share the same reading: at most one a tick. A `Service` of
 /// the web server, so it stops with it.
 final class ProgressFeed: Service, Sendable {
     /// A browser holds one stream per open overview: a few tabs on a few devices behind one address.
@@ -84,6 +84,7 @@ final class ProgressFeed: Service, Sendable {
         var number: Int
         var json: String
         var event: ProgressEvent
+        var readAt: ContinuousClock.Instant
     }
 
     enum Admission {
@@ -142,22 +143,36 @@ final class ProgressFeed: Service, Sendable {
             state.open -= 1
             let left = state.streams[client, default: 1] - 1
             state.streams[client] = left > 0 ? left : nil
-            if state.open == 0 { state.latest = nil }       // a stale reading is never sent to the next listener
+        }
+    }
+
+    /// The progress as JSON: the reading of this tick when there is one, else one made now and kept for the
+    /// next requests of the tick.
+    func current() throws -> String {
+        let fresh = state.withLock { state in
+            state.latest.flatMap { ContinuousClock.now - $0.readAt < interval ? $0.json : nil }
+        }
+        return try fresh ?? refresh().json
+    }
+
+    /// Reads the progress and keeps it, with a new number when it changed.
+    @discardableResult
+    private func refresh() throws -> Snapshot {
+        let event = try ProgressEvent(store.progress())
+        let json = String(decoding: try JSONStyle.encoder(pretty: false).encode(event), as: UTF8.self)
+        return state.withLock { state in
+            let number = state.latest.map { $0.event == event ? $0.number : $0.number + 1 } ?? 1
+            let snapshot = Snapshot(number: number, json: json, event: event, readAt: .now)
+            state.latest = snapshot
+            return snapshot
         }
     }
 
     /// Reads the progress each tick while a stream is open; idle otherwise.
     func run() async throws {
-        let encoder = JSONStyle.encoder(pretty: false)
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                if self.openStreams > 0, let event = try? ProgressEvent(self.store.progress()),
-                   let json = try? String(decoding: encoder.encode(event), as: UTF8.self) {
-                    self.state.withLock { state in
-                        guard state.open > 0, state.latest?.event != event else { return }
-                        state.latest = Snapshot(number: (state.latest?.number ?? 0) + 1, json: json, event: event)
-                    }
-                }
+                if self.openStreams > 0 { _ = try? self.refresh() }
                 try? await Task.sleep(for: self.interval)
             }
         }

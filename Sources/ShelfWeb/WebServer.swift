@@ -105,7 +105,7 @@ package struct WebServer: Service {
         LoginPages.register(on: router, site: site)
         API.register(on: router, site: site)
         OverviewPage.register(on: router, site: site)
-        LiveProgress.register(on: router, site: site, feed: feed)
+        LiveProgress.register(on: router, feed: feed)
         ReviewPages.register(on: router, site: site)
         PhotoPages.register(on: router, site: site)
         LibraryPages.register(on: router, site: site); UploadPage.register(on: router, site: site)

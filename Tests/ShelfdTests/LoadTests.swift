@@ -140,6 +140,33 @@ struct LoadTests {
             #expect(try await daemon.stop() == 0)
         }
     }
+
+    @Test("Pages polling /events?once=1 share one reading of the progress a tick, as the streams do", .timeLimit(.minutes(2)))
+    func pollsShareOneReading() async throws {
+        let shelf = try ShelfRoot()
+        let web = try shelf.startWeb()
+        let http = RawHTTP(url: try await shelf.webURL())
+        let (cookie, _) = try await shelf.session("http://127.0.0.1:\(http.port)", "/")
+        /// What the server has sent its database so far (`/metrics` reads it before its own queries).
+        func statements() throws -> Int {
+            let text = try http.send("GET", "/metrics").body
+            let line = text.split(separator: "\n").first { $0.hasPrefix("shelfd_store_statements_total ") } ?? ""
+            return Int(Double(line.split(separator: " ").last ?? "") ?? -1)
+        }
+        func poll() throws { #expect(try http.send("GET", "/events?once=1", headers: [("Cookie", cookie)]).status == 200) }
+        try await Task.sleep(for: .seconds(1))
+        let beforeOne = try statements()
+        try poll()
+        let one = try statements() - beforeOne
+        try await Task.sleep(for: .seconds(1))
+        let beforeMany = try statements()
+        let start = ContinuousClock.now
+        for _ in 0..<50 { try poll() }
+        let many = try statements() - beforeMany
+        print("polls: one took \(one) statements, 50 in \(ContinuousClock.now - start) took \(many)")
+        #expect(one > 0 && many < 50 * one * 2 / 3, "50 polls do not each read the progress")
+        #expect(try await web.stop() == 0)
+    }
 }
 
 /// A TCP connection to the server on loopback from a chosen loopback address (a crowd of clients from one
