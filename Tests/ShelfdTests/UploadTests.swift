@@ -127,6 +127,52 @@ struct UploadTests {
         #expect(try await web.stop() == 0)
     }
 
+    @Test("A placed upload survives a power cut: the photo is fsynced before its rename and its folder after it (seen by strace)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")), .timeLimit(.minutes(2)))
+    func renameIsMadeDurable() async throws {
+        let shelf = try ShelfRoot()
+        let trace = shelf.base.appendingPathComponent("web.strace")
+        let (process, _, log) = try shelf.process(["web"], logName: "web-strace")
+        process.arguments = ["-f", "-s", "1024", "-o", trace.path, "-e", "trace=openat,rename,renameat2,fsync", ShelfRoot.binary.path]
+            + (process.arguments ?? [])
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        try process.run()
+        let web = Daemon(process: process, log: log)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let url = try await shelf.webURL(timeout: .seconds(60))
+        #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 93), shelf: "den", name: "IMG_93.jpg").status == 201)
+        // SIGTERM to shelfd itself (strace's child); strace ends with it.
+        let pid = process.processIdentifier
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        kill(try #require(Int32(children.split(separator: " ").first ?? "")), SIGTERM)
+        #expect(try await web.waitForExit(timeout: .seconds(40)) == 0)
+
+        let den = shelf.incoming.appendingPathComponent("den").path
+        // Each traced thread's calls in order: "PID call(…) = result".
+        var calls: [String: [String]] = [:]
+        for line in try String(contentsOf: trace, encoding: .utf8).split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { calls[String(parts[0]), default: []].append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
+        }
+        let all = calls.values.flatMap { $0 }
+        let placed = try #require(all.firstIndex { $0.contains("\"\(den)/IMG_93.jpg\"") && $0.hasPrefix("rename") && $0.hasSuffix("= 0") }
+            .map { all[$0] }, "the rename into place")
+        // The thread that put it in place then opened the folder and fsynced it.
+        let thread = try #require(calls.first { $0.value.contains(placed) }?.value)
+        let after = thread[(thread.firstIndex(of: placed)! + 1)...]
+        let opened = try #require(after.first { $0.hasPrefix("openat(AT_FDCWD, \"\(den)\", ") && $0.contains("O_DIRECTORY") },
+                                  "the folder is opened after the rename: \(after.prefix(4))")
+        let descriptor = try #require(opened.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
+        #expect(after.contains { $0.hasPrefix("fsync(\(descriptor))") && $0.hasSuffix("= 0") }, "the folder is fsynced: \(after.prefix(4))")
+        // The photo's own bytes were fsynced (on the thread pool) before it took its .synced name.
+        let ordered = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" }
+        let created = try #require(ordered.first { $0.contains("/den/.IMG_93.upload-") && $0.contains("O_CREAT") })
+        let file = try #require(created.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
+        let fileSynced = ordered.firstIndex { $0.hasPrefix("fsync(\(file))") && $0.hasSuffix("= 0") }
+        let renamedSynced = ordered.firstIndex { $0.hasPrefix("rename") && $0.contains(".synced\"") && $0.hasSuffix("= 0") }
+        #expect(fileSynced != nil && renamedSynced != nil && fileSynced! < renamedSynced!, "fsync before the .synced name")
+    }
+
     /// A multipart/form-data body as the page's form sends it: the token first, the shelf, then each photo.
     static func form(boundary: String, token: String, shelf: String, photos: [(name: String, bytes: [UInt8])]) -> [UInt8] {
         var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(token)\r\n".utf8)
