@@ -140,6 +140,8 @@ package struct Configuration: Sendable, Equatable {
         package var enabled = true
         /// The largest photo the upload form takes, in MiB.
         package var maxUploadMB = 40
+        /// The most the page's pictures (`state/web-cache/`) may take, in MiB; past it the least recently used go.
+        package var cacheMB = 200
         package init() {}
 
         /// The address to listen on, when serving is on.

@@ -12,7 +12,7 @@ extension Configuration {
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
-        ("web", ["listen", "enabled", "max_upload_mb"]),
+        ("web", ["listen", "enabled", "max_upload_mb", "cache_mb"]),
         ("store", ["url", "writes_files"]),
     ]
 
@@ -93,6 +93,7 @@ extension Configuration {
             w.listen = try reader.string(t, "web", "listen", w.listen)
             w.enabled = try reader.bool(t, "web", "enabled", w.enabled)
             w.maxUploadMB = try reader.int(t, "web", "max_upload_mb", w.maxUploadMB, 1...4096)
+            w.cacheMB = try reader.int(t, "web", "cache_mb", w.cacheMB, 1...100_000)
             if !w.listen.isEmpty && ListenAddress(w.listen) == nil {
                 throw reader.invalid("web", "listen", "is \"\(w.listen)\"; write host:port, e.g. \"127.0.0.1:8787\" (\"\" turns the web page off)")
             }

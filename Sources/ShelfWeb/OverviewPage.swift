@@ -21,7 +21,6 @@ enum OverviewPage {
         router.post("/retry") { request, context in
             try await retry(request, context: context, site: site)
         }
-        LiveProgress.register(on: router, site: site)
     }
 
     /// The form's fields: `job` is a job's ID, or `all` for every failed photo (`shelfd retry --failed`).

@@ -15,8 +15,8 @@ import Synchronization
 /// - `Host` must name this server (a page on another site that rebinds its name to 127.0.0.1 is refused: 421);
 /// - beyond loopback, a request needs a logged-in session or `Authorization: Bearer <web_token>` (401); wrong
 ///   tokens are throttled per client (`TokenThrottle`);
-/// - a POST, PUT, PATCH or DELETE needs the session's CSRF token (form field `csrf` or header `X-CSRF-Token`) or
-///   the bearer token, and an `Origin`, when sent, that is this server (403);
+/// - a POST, PUT, PATCH or DELETE needs the session's CSRF token (header `X-CSRF-Token`, query or form field `csrf`,
+///   a photo form's first field) or the bearer token, and an `Origin`, when sent, that is this server (403);
 /// - every response carries the Content-Security-Policy and its two companions.
 /// Sessions live in the database (hashed): they outlive a restart, and the login codes that
 /// `shelfd web --print-login-url` writes reach whichever process serves the page. Both are keyed to the token
@@ -78,9 +78,7 @@ struct SecurityMiddleware: RouterMiddleware {
             // The login form has no session yet: the token it carries is its proof.
             if !bearer && path != "/login" {
                 let sent: String?
-                do { sent = try await csrfSent(&request) } catch let error as UploadTooLarge {
-                    return Self.refusal(.contentTooLarge, "too_large", error.message, path: path)
-                } catch {
+                do { sent = try await csrfSent(&request) } catch {
                     return Self.refusal(.badRequest, "bad_body", "The request's body could not be read.", path: path)
                 }
                 guard let session, let sent, Self.constantTimeEquals(sent, session.csrf) else {
@@ -172,29 +170,23 @@ struct SecurityMiddleware: RouterMiddleware {
         return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    /// The CSRF token the request carries: the header (scripts), else the form's `csrf` field. The body read
-    /// here stays in the request for the route.
+    /// The CSRF token the request carries, read before the body it guards: the header or the query's `csrf`
+    /// (scripts, the page's uploads), else the form's `csrf` field: anywhere in a small URL-encoded form, and in
+    /// a multipart form (photos) only as its first field, so that no photo is read before the request is known
+    /// to be allowed. The body read here stays in the request for the route.
     private func csrfSent(_ request: inout Request) async throws -> String? {
         if let header = request.headers[Self.csrfHeader] { return header }
+        if let query = request.uri.queryParameters.get("csrf") { return query }
         let type = request.headers[.contentType]?.lowercased() ?? ""
         if type.hasPrefix("application/x-www-form-urlencoded") {
             let body = try await request.collectBody(upTo: 64 * 1024)
             return FormFields.urlEncoded(String(buffer: body))["csrf"]
         }
         if type.hasPrefix("multipart/form-data"), let boundary = FormFields.boundary(of: request.headers[.contentType] ?? "") {
-            // Forms that upload photos without the script: the whole form, up to a few photos at the limit.
-            let limit = max(1, site.config.web.maxUploadMB) * 1024 * 1024
-            let body: ByteBuffer
-            do { body = try await request.collectBody(upTo: limit * 4 + 64 * 1024) } catch let error as any HTTPResponseError
-                where error.status == .contentTooLarge {
-                throw UploadTooLarge(message: "The upload is larger than shelfd takes: [web] max_upload_mb = \(site.config.web.maxUploadMB) per photo.")
-            }
-            return FormFields.multipartField("csrf", in: Array(buffer: body), boundary: boundary)
+            return try await request.firstMultipartField("csrf", boundary: boundary)
         }
         return nil
     }
-
-    struct UploadTooLarge: Error { var message: String }
 
     // MARK: Responses
 
@@ -428,24 +420,6 @@ enum FormFields {
             if pair.count == 2, pair[0].lowercased() == "boundary" {
                 return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             }
-        }
-        return nil
-    }
-
-    /// The value of the text field `name` in a multipart/form-data body.
-    static func multipartField(_ name: String, in body: [UInt8], boundary: String) -> String? {
-        let data = Data(body)
-        let delimiter = Data("--\(boundary)".utf8)
-        var searchFrom = data.startIndex
-        while let start = data.range(of: delimiter, in: searchFrom..<data.endIndex) {
-            guard let headersEnd = data.range(of: Data("\r\n\r\n".utf8), in: start.upperBound..<data.endIndex) else { return nil }
-            let headers = String(decoding: data[start.upperBound..<headersEnd.lowerBound], as: UTF8.self).lowercased()
-            let next = data.range(of: Data("\r\n--\(boundary)".utf8), in: headersEnd.upperBound..<data.endIndex)
-            if headers.contains("name=\"\(name.lowercased())\""), !headers.contains("filename="), let next {
-                return String(decoding: data[headersEnd.upperBound..<next.lowerBound], as: UTF8.self)
-            }
-            guard let next else { return nil }
-            searchFrom = next.lowerBound + 2
         }
         return nil
     }

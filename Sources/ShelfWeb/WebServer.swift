@@ -7,6 +7,7 @@ import ServiceLifecycle
 import ShelfConfig
 import ShelfDaemon
 import ShelfStore
+import Synchronization
 
 /// The web server: the pages, the API for scripts and /metrics on `[web] listen`. A `Service`, so `watch`
 /// runs it in its ServiceGroup and it stops with the daemon; `shelfd web` runs it alone.
@@ -27,8 +28,15 @@ package struct WebServer: Service {
         let address = address
         let port = BoundPort(address.port)
         let hosts = HostRule(listenHost: address.host, port: port)
-        let app = Application(
-            router: Self.router(site: site, hosts: hosts),
+        let feed = ProgressFeed(store: site.store)
+        let connections = ConnectionLimit(Self.raiseFileLimit())
+        var app = Application(
+            router: Self.router(site: site, hosts: hosts, feed: feed),
+            // A connection with no request in flight is closed after the idle time (an open `/events` stream or
+            // an upload is a request in flight), and past the limit a new one is closed at once, so a crowd of
+            // idle sockets can neither pile up nor take the descriptors the pipeline needs.
+            server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()],
+                                                idleTimeout: Self.idleTimeout)),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { channel in
                 // The port actually bound (`:0` picks one), for `Host` checks, `status`, `doctor` and the log.
@@ -42,6 +50,7 @@ package struct WebServer: Service {
             // (see scripts/bench-web.sh), and the idle daemon keeps one thread's stack and timers fewer.
             eventLoopGroupProvider: .shared(Self.eventLoop),
             logger: Logger(label: "shelfd.web"))
+        app.addServices(feed)
         // A server that died without clearing its address (kill -9) leaves it behind; a live one keeps it.
         if (try? StatusReport.webAddress(site.store)) == nil { try? site.store.setSetting(Self.addressSetting, "") }
         // Another server (a `shelfd web` beside `watch`) may have written its own address since: leave that.
@@ -57,6 +66,26 @@ package struct WebServer: Service {
 
     private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
+    /// How long a connection may sit without a request before it is closed: a browser reopens one at once.
+    static let idleTimeout: TimeAmount = .seconds(30)
+
+    /// Raises the soft limit of open files to the hard one (many systems start services at 1024) and returns how
+    /// many connections the server keeps open: the limit less a reserve for the database, photos, the watcher
+    /// and the files for people.
+    static func raiseFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 512 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        // The daemon's own files (a batch's photos, the database, the watcher, curl's sockets) need far fewer
+        // than 256; under a limit too small for that reserve, half is kept for them.
+        let files = Int(min(limit.rlim_cur, 1 << 20)), reserve = 256
+        return min(files > 2 * reserve ? files - reserve : files / 2, 65_536)
+    }
+
     static func url(_ address: ListenAddress, port: Int) -> String {
         var bound = address
         bound.port = port
@@ -68,7 +97,7 @@ package struct WebServer: Service {
 
     /// Every page, the API and the static files, behind the door (`SecurityMiddleware`), which must come first:
     /// a route takes the middleware added before it.
-    static func router(site: WebSite, hosts: HostRule) -> Router<WebContext> {
+    static func router(site: WebSite, hosts: HostRule, feed: ProgressFeed) -> Router<WebContext> {
         let router = Router(context: WebContext.self)
         router.add(middleware: SecurityMiddleware(site: site, hosts: hosts))
         StaticFiles.register(on: router)
@@ -76,6 +105,7 @@ package struct WebServer: Service {
         LoginPages.register(on: router, site: site)
         API.register(on: router, site: site)
         OverviewPage.register(on: router, site: site)
+        LiveProgress.register(on: router, feed: feed)
         ReviewPages.register(on: router, site: site)
         PhotoPages.register(on: router, site: site)
         LibraryPages.register(on: router, site: site); UploadPage.register(on: router, site: site)
@@ -86,8 +116,11 @@ package struct WebServer: Service {
 extension WebServer {
     /// The server `[web]` asks for, or nil when it is turned off. Refuses an address beyond loopback
     /// without the secret `web_token` (the page can change the library and take uploads), and a token too short.
+    /// `watch` and `shelfd web` call it as they start, so it first deals with the uploads a stopped server left
+    /// half done (`IncomingPhoto.tidyLeftovers`), whether or not the page is on now.
     package static func forDaemon(config: Configuration, secrets: Secrets, store: Store, logger: Logger,
                                   isCompanion: Bool = true) throws -> WebServer? {
+        IncomingPhoto.tidyLeftovers(incoming: URL(fileURLWithPath: config.paths.incoming), logger: logger)
         guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
         guard let address = config.web.address else {
             throw WebError.badAddress(config.web.listen)
@@ -117,6 +150,38 @@ package enum WebError: Error, CustomStringConvertible {
                 + "or listen on 127.0.0.1."
         case .weakToken(let problem):
             problem
+        }
+    }
+}
+
+/// At most `limit` open connections: one past it is closed as soon as it is accepted, which frees its
+/// descriptor again (NIO's accept backs off by itself when the process has none left).
+final class ConnectionLimit: Sendable {
+    let limit: Int
+    private let open = Atomic<Int>(0)
+
+    init(_ limit: Int) { self.limit = max(1, limit) }
+
+    var count: Int { open.load(ordering: .relaxed) }
+
+    /// The handler each new connection gets.
+    func handler() -> any RemovableChannelHandler { Counter(limit: self) }
+
+    private final class Counter: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = Any
+        let limit: ConnectionLimit
+        private var counted = false
+
+        init(limit: ConnectionLimit) { self.limit = limit }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            counted = true
+            let now = limit.open.wrappingAdd(1, ordering: .relaxed).newValue
+            if now > limit.limit { context.close(promise: nil) }
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            if counted { limit.open.wrappingSubtract(1, ordering: .relaxed); counted = false }
         }
     }
 }

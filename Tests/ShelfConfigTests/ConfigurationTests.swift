@@ -293,6 +293,8 @@ struct MistakeTests {
         Limit(section: "hybrid", key: "escalate_below", value: "2", allowed: "0…1"),
         Limit(section: "enrich", key: "cache_days", value: "-1", allowed: "0…3650"),
         Limit(section: "enrich", key: "cache_days", value: "3651", allowed: "0…3650"),
+        Limit(section: "web", key: "cache_mb", value: "0", allowed: "1…100000"),
+        Limit(section: "web", key: "cache_mb", value: "100001", allowed: "1…100000"),
     ])
     func outOfRange(limit: Limit) throws {
         let error = try rejection("[\(limit.section)]\n\(limit.key) = \(limit.value)\n")
@@ -301,6 +303,12 @@ struct MistakeTests {
         #expect(error.message.contains("\(file):2"))
         #expect(error.message.contains("\(limit.section).\(limit.key) = \(limit.value)"))
         #expect(error.message.contains("allowed: \(limit.allowed)"))
+    }
+
+    @Test("The web page's picture cache is bounded at 200 MiB unless [web] cache_mb says otherwise")
+    func webCacheBound() throws {
+        #expect(try parse("").web.cacheMB == 200)
+        #expect(try parse("[web]\ncache_mb = 50\n").web.cacheMB == 50)
     }
 
     @Test("The ends of each range are accepted")

@@ -4,13 +4,16 @@ import Testing
 
 @Suite("Upload names")
 struct UploadNamingTests {
-    @Test("The watcher never takes a photo still being uploaded, and takes it once renamed")
+    @Test("The watcher never takes a photo still being uploaded or synced but not yet named, and takes it once renamed")
     func temporaryNameIsIgnored() {
         let rules = IgnoreRules()
         for base in ["IMG_2041", "upload", "a"] {
             let temporary = UploadPage.temporaryName(base)
             guard case .ignore = rules.verdict(forRelativePath: "den/\(temporary)") else {
                 Issue.record("\(temporary) would be taken while it is written"); continue
+            }
+            guard case .ignore = rules.verdict(forRelativePath: "den/\(temporary)\(IncomingPhoto.syncedSuffix)") else {
+                Issue.record("\(temporary) would be taken once synced, before it is put in place"); continue
             }
             #expect(rules.verdict(forRelativePath: "den/\(base).jpg") == .take)
         }

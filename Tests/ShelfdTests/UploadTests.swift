@@ -4,6 +4,7 @@ import ShelfCore
 import ShelfDigest
 import ShelfHTTP
 import ShelfTesting
+import Synchronization
 import Testing
 
 extension ShelfRoot {
@@ -64,6 +65,10 @@ struct UploadTests {
         let web = try shelf.startWeb()
         let url = try await shelf.webURL()
         let (cookie, token) = try await shelf.session(url, "/upload")
+        // The page's form sends its token first: the door reads it before any photo.
+        let form = try RawHTTP(url: url).send("GET", "/upload", headers: [("Cookie", cookie)]).body
+            .components(separatedBy: "<form class=\"upload\"").last ?? ""
+        #expect(form.range(of: #"name="[a-z]+""#, options: .regularExpression).map { String(form[$0]) } == "name=\"csrf\"")
         let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
         var body: [UInt8] = []
         func field(_ name: String, _ value: String) {
@@ -74,10 +79,10 @@ struct UploadTests {
             body += bytes + Array("\r\n".utf8)
         }
         let photo = JPEGFactory.shelf(seed: 86)
+        field("csrf", token)                                              // first, as the page's form puts it
         field("shelf", "Study")
         file("IMG_86.jpg", photo)
         file("notes.jpg", Array("not a photo at all".utf8))
-        field("csrf", token)                                              // after the photos, as a browser may send it
         body += Array("--\(boundary)--\r\n".utf8)
         let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
             method: "POST", url: url + "/upload",
@@ -88,7 +93,170 @@ struct UploadTests {
         #expect(shelf.incomingContents() == ["Study", "Study/IMG_86.jpg"])
         let landed = try Data(contentsOf: shelf.incoming.appendingPathComponent("Study/IMG_86.jpg"))
         #expect(Array(landed) == photo)
+
+        // The token after a photo is refused before the photo is read: nothing more lands.
+        body = []
+        field("shelf", "Study")
+        file("IMG_87.jpg", JPEGFactory.shelf(seed: 87))
+        field("csrf", token)
+        body += Array("--\(boundary)--\r\n".utf8)
+        let late = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
+            method: "POST", url: url + "/upload",
+            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body))
+        #expect(late.status == 403, "\(String(decoding: late.body, as: UTF8.self))")
+        #expect(shelf.incomingContents() == ["Study", "Study/IMG_86.jpg"])
         #expect(try await web.stop() == 0)
+    }
+
+    @Test("A script may send the CSRF token in the query instead of the header; a wrong one is refused and nothing is written",
+          .timeLimit(.minutes(2)))
+    func tokenInTheQuery() async throws {
+        let shelf = try ShelfRoot()
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let (cookie, token) = try await shelf.session(url, "/upload")
+        func send(_ csrf: String) async throws -> Int {
+            try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
+                method: "POST", url: url + "/upload?shelf=den&name=IMG_92.jpg&csrf=\(csrf)",
+                headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie)], body: JPEGFactory.shelf(seed: 92))).status
+        }
+        #expect(try await send(String(repeating: "0", count: token.count)) == 403)
+        #expect(shelf.incomingContents() == [])
+        #expect(try await send(token) == 201)
+        #expect(shelf.incomingContents() == ["den", "den/IMG_92.jpg"])
+        #expect(try await web.stop() == 0)
+    }
+
+    @Test("A placed upload survives a power cut: the photo is fsynced before its rename and its folder after it (seen by strace)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")), .timeLimit(.minutes(2)))
+    func renameIsMadeDurable() async throws {
+        let shelf = try ShelfRoot()
+        let trace = shelf.base.appendingPathComponent("web.strace")
+        let (process, _, log) = try shelf.process(["web"], logName: "web-strace")
+        process.arguments = ["-f", "-s", "1024", "-o", trace.path, "-e", "trace=openat,rename,renameat2,fsync", ShelfRoot.binary.path]
+            + (process.arguments ?? [])
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        try process.run()
+        let web = Daemon(process: process, log: log)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let url = try await shelf.webURL(timeout: .seconds(60))
+        #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 93), shelf: "den", name: "IMG_93.jpg").status == 201)
+        // SIGTERM to shelfd itself (strace's child); strace ends with it.
+        let pid = process.processIdentifier
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        kill(try #require(Int32(children.split(separator: " ").first ?? "")), SIGTERM)
+        #expect(try await web.waitForExit(timeout: .seconds(40)) == 0)
+
+        let den = shelf.incoming.appendingPathComponent("den").path
+        // Each traced thread's calls in order: "PID call(…) = result".
+        var calls: [String: [String]] = [:]
+        for line in try String(contentsOf: trace, encoding: .utf8).split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { calls[String(parts[0]), default: []].append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
+        }
+        let all = calls.values.flatMap { $0 }
+        let placed = try #require(all.firstIndex { $0.contains("\"\(den)/IMG_93.jpg\"") && $0.hasPrefix("rename") && $0.hasSuffix("= 0") }
+            .map { all[$0] }, "the rename into place")
+        // The thread that put it in place then opened the folder and fsynced it.
+        let thread = try #require(calls.first { $0.value.contains(placed) }?.value)
+        let after = thread[(thread.firstIndex(of: placed)! + 1)...]
+        let opened = try #require(after.first { $0.hasPrefix("openat(AT_FDCWD, \"\(den)\", ") && $0.contains("O_DIRECTORY") },
+                                  "the folder is opened after the rename: \(after.prefix(4))")
+        let descriptor = try #require(opened.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
+        #expect(after.contains { $0.hasPrefix("fsync(\(descriptor))") && $0.hasSuffix("= 0") }, "the folder is fsynced: \(after.prefix(4))")
+        // The photo's own bytes were fsynced (on the thread pool) before it took its .synced name.
+        let ordered = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" }
+        let created = try #require(ordered.first { $0.contains("/den/.IMG_93.upload-") && $0.contains("O_CREAT") })
+        let file = try #require(created.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
+        let fileSynced = ordered.firstIndex { $0.hasPrefix("fsync(\(file))") && $0.hasSuffix("= 0") }
+        let renamedSynced = ordered.firstIndex { $0.hasPrefix("rename") && $0.contains(".synced\"") && $0.hasSuffix("= 0") }
+        #expect(fileSynced != nil && renamedSynced != nil && fileSynced! < renamedSynced!, "fsync before the .synced name")
+    }
+
+    /// A multipart/form-data body as the page's form sends it: the token first, the shelf, then each photo.
+    static func form(boundary: String, token: String, shelf: String, photos: [(name: String, bytes: [UInt8])]) -> [UInt8] {
+        var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(token)\r\n".utf8)
+        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"shelf\"\r\n\r\n\(shelf)\r\n".utf8)
+        for photo in photos {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(photo.name)\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            body += photo.bytes + Array("\r\n".utf8)
+        }
+        return body + Array("--\(boundary)--\r\n".utf8)
+    }
+
+    @Test("A 40 MB photo is written as it arrives: the server's memory rises by less than 10 MB, from the script and from the form",
+          .timeLimit(.minutes(3)))
+    func largePhotoIsStreamed() async throws {
+        let shelf = try ShelfRoot(overrides: ["web": ["max_upload_mb": "64"]])
+        let web = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let pid = web.process.processIdentifier
+        let start = JPEGFactory.shelf(seed: 88)
+        let photo = start + (0..<(40 * 1_048_576 - start.count)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        let (cookie, token) = try await shelf.session(url, "/upload")
+        let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
+        // Warm: the first upload of each kind starts the threads and buffers every later one reuses.
+        #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 89), shelf: "warm", name: "a.jpg").status == 201)
+        let warm = Self.form(boundary: boundary, token: token, shelf: "warm", photos: [("b.jpg", JPEGFactory.shelf(seed: 90))])
+        #expect(try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(method: "POST", url: url + "/upload",
+            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: warm)).status == 200)
+
+        /// The highest resident memory while `upload` runs, above what it was before.
+        func rise(_ upload: @escaping @Sendable () async throws -> Int) async throws -> (status: Int, bytes: Int) {
+            let before = LoadTests.residentBytes(pid)
+            let peak = Mutex(before)
+            let sampler = Task {
+                while !Task.isCancelled {
+                    let now = LoadTests.residentBytes(pid)
+                    peak.withLock { $0 = max($0, now) }
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            let status = try await upload()
+            sampler.cancel()
+            _ = await sampler.value
+            return (status, peak.withLock { $0 } - before)
+        }
+        let script = try await rise { try await shelf.upload(url, photo, shelf: "big", name: "script.jpg").status }
+        let formBody = Self.form(boundary: boundary, token: token, shelf: "big", photos: [("form.jpg", photo)])
+        let form = try await rise {
+            try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(method: "POST", url: url + "/upload",
+                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: formBody,
+                timeout: .seconds(120))).status
+        }
+        print("upload: a 40 MB photo raised the server's RSS by \(script.bytes / 1024) KiB from the script, \(form.bytes / 1024) KiB from the form")
+        #expect(script.status == 201 && form.status == 200)
+        #expect(script.bytes < 10 * 1_048_576, "the script's upload is streamed")
+        #expect(form.bytes < 10 * 1_048_576, "the form's photo is streamed")
+        for name in ["big/script.jpg", "big/form.jpg"] {
+            #expect(try Data(contentsOf: shelf.incoming.appendingPathComponent(name)).count == photo.count, "\(name)")
+        }
+        #expect(try await web.stop() == 0)
+    }
+
+    @Test("At start, an upload cut off before its last step is finished and one cut off while written is removed; the log says which",
+          .timeLimit(.minutes(2)))
+    func leftoversAreFinishedOrRemoved() async throws {
+        let shelf = try ShelfRoot()
+        let den = shelf.incoming.appendingPathComponent("den")
+        try FileManager.default.createDirectory(at: den, withIntermediateDirectories: true)
+        let whole = JPEGFactory.shelf(seed: 91)
+        let old = Date().addingTimeInterval(-600)
+        func leftover(_ name: String, _ bytes: [UInt8], modified: Date) throws {
+            let url = den.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: url.path)
+        }
+        try leftover(".IMG_91.upload-0a1b2c3d.synced", whole, modified: old)                 // synced, not yet renamed
+        try leftover(".IMG_92.upload-4e5f6071", Array(whole.prefix(1000)), modified: old)    // cut off while written
+        try leftover(".IMG_93.upload-8293a4b5", Array(whole.prefix(1000)), modified: Date()) // maybe still arriving
+        let web = try shelf.startWeb()
+        _ = try await shelf.webURL()
+        #expect(shelf.incomingContents() == ["den", "den/.IMG_93.upload-8293a4b5", "den/IMG_91.jpg"])
+        #expect(try Array(Data(contentsOf: den.appendingPathComponent("IMG_91.jpg"))) == whole)
+        #expect(try await web.stop() == 0)
+        #expect(web.logText.contains("upload_finished") && web.logText.contains("den/IMG_91.jpg"), "\(web.logText)")
+        #expect(web.logText.contains("upload_removed") && web.logText.contains("den/.IMG_92.upload-4e5f6071"))
     }
 
     @Test("A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
