@@ -7,11 +7,13 @@ import Logging
 import NIOCore
 import NIOPosix
 import ShelfImaging
+import ShelfOutputs
 
 /// One uploaded photo on its way into incoming/, written as its bytes arrive:
-/// `.<name>.upload-<random>` while it is written (hidden: the watcher ignores it), checked to be a JPEG or HEIC
-/// by its first bytes and stopped as soon as it passes `[web] max_upload_mb`; fsynced and renamed to
-/// `.<name>.upload-<random>.synced` (whole on disk: a leftover of that name can be finished); renamed to a free
+/// `.shelfd-<name>.upload-<random>` while it is written (`AtomicFile.temporaryPrefix`, the one prefix of shelfd's
+/// temporary files; hidden: the watcher ignores it), checked to be a JPEG or HEIC by its first bytes and stopped as
+/// soon as it passes `[web] max_upload_mb`; fsynced and renamed to
+/// `.shelfd-<name>.upload-<random>.synced` (whole on disk: a leftover of that name can be finished); renamed to a free
 /// name, and the folder fsynced so that the name survives a power cut. The one owner of the file's descriptor:
 /// it is closed once, whatever fails.
 final class IncomingPhoto {
@@ -202,14 +204,14 @@ final class IncomingPhoto {
             .filter { !$0.hasPrefix(".") }.map { incoming.appendingPathComponent($0, isDirectory: true) }
         for folder in folders {
             for name in (try? files.contentsOfDirectory(atPath: folder.path)) ?? [] {
-                guard name.hasPrefix("."), let marker = name.range(of: ".upload-") else { continue }
+                guard name.hasPrefix(AtomicFile.temporaryPrefix), let marker = name.range(of: ".upload-") else { continue }
                 let path = folder.appendingPathComponent(name).path
                 guard let attributes = try? files.attributesOfItem(atPath: path),
                       attributes[.type] as? FileAttributeType == .typeRegular,
                       let modified = attributes[.modificationDate] as? Date,
                       now.timeIntervalSince(modified) >= leftoverAge else { continue }
                 let relative = folder == incoming ? name : "\(folder.lastPathComponent)/\(name)"
-                if name.hasSuffix(syncedSuffix), let finished = finishLeftover(path, in: folder, base: String(name[name.index(after: name.startIndex)..<marker.lowerBound])) {
+                if name.hasSuffix(syncedSuffix), let finished = finishLeftover(path, in: folder, base: String(name.dropFirst(AtomicFile.temporaryPrefix.count)[..<marker.lowerBound])) {
                     let placed = folder == incoming ? finished : "\(folder.lastPathComponent)/\(finished)"
                     logger.notice("An upload that stopped before its last step was finished",
                                   metadata: ["event": "upload_finished", "path": "\(placed)", "leftover": "\(relative)"])

@@ -166,7 +166,7 @@ struct UploadTests {
         #expect(after.contains { $0.hasPrefix("fsync(\(descriptor))") && $0.hasSuffix("= 0") }, "the folder is fsynced: \(after.prefix(4))")
         // The photo's own bytes were fsynced (on the thread pool) before it took its .synced name.
         let ordered = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" }
-        let created = try #require(ordered.first { $0.contains("/den/.IMG_93.upload-") && $0.contains("O_CREAT") })
+        let created = try #require(ordered.first { $0.contains("/den/.shelfd-IMG_93.upload-") && $0.contains("O_CREAT") })
         let file = try #require(created.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
         let fileSynced = ordered.firstIndex { $0.hasPrefix("fsync(\(file))") && $0.hasSuffix("= 0") }
         let renamedSynced = ordered.firstIndex { $0.hasPrefix("rename") && $0.contains(".synced\"") && $0.hasSuffix("= 0") }
@@ -247,16 +247,18 @@ struct UploadTests {
             try Data(bytes).write(to: url)
             try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: url.path)
         }
-        try leftover(".IMG_91.upload-0a1b2c3d.synced", whole, modified: old)                 // synced, not yet renamed
-        try leftover(".IMG_92.upload-4e5f6071", Array(whole.prefix(1000)), modified: old)    // cut off while written
-        try leftover(".IMG_93.upload-8293a4b5", Array(whole.prefix(1000)), modified: Date()) // maybe still arriving
+        try leftover(".shelfd-IMG_91.upload-0a1b2c3d.synced", whole, modified: old)                 // synced, not yet renamed
+        try leftover(".shelfd-IMG_92.upload-4e5f6071", Array(whole.prefix(1000)), modified: old)    // cut off while written
+        try leftover(".shelfd-IMG_93.upload-8293a4b5", Array(whole.prefix(1000)), modified: Date()) // maybe still arriving
+        try leftover(".IMG_94.upload-9a0b1c2d", Array(whole.prefix(1000)), modified: old)          // not shelfd's name: not ours
         let web = try shelf.startWeb()
         _ = try await shelf.webURL()
-        #expect(shelf.incomingContents() == ["den", "den/.IMG_93.upload-8293a4b5", "den/IMG_91.jpg"])
+        #expect(shelf.incomingContents() == ["den", "den/.IMG_94.upload-9a0b1c2d", "den/.shelfd-IMG_93.upload-8293a4b5",
+                                              "den/IMG_91.jpg"])
         #expect(try Array(Data(contentsOf: den.appendingPathComponent("IMG_91.jpg"))) == whole)
         #expect(try await web.stop() == 0)
         #expect(web.logText.contains("upload_finished") && web.logText.contains("den/IMG_91.jpg"), "\(web.logText)")
-        #expect(web.logText.contains("upload_removed") && web.logText.contains("den/.IMG_92.upload-4e5f6071"))
+        #expect(web.logText.contains("upload_removed") && web.logText.contains("den/.shelfd-IMG_92.upload-4e5f6071"))
     }
 
     @Test("A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
