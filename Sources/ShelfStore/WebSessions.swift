@@ -14,6 +14,11 @@ package struct WebSession: Sendable, Equatable {
 /// Sessions and one-time login codes live in the database (hashed), so a session outlives a restart of the
 /// daemon and `shelfd web --print-login-url` can hand a code to whichever process serves the page.
 extension Store {
+    /// The most sessions made without logging in that are kept: any request from this machine may make one, so
+    /// past this many the oldest go (their browser gets a new one at its next page), and no number of requests
+    /// fills the database. A logged-in session is never dropped for them.
+    package static let anonymousWebSessionLimit = 1_000
+
     package func createWebSession(id: String, csrf: String, loggedIn: Bool, expiresAt: Date, now: Date = Date()) throws {
         try write { db in
             try db.execute("DELETE FROM web_session WHERE expires_at <= ?", [now])
@@ -21,6 +26,13 @@ extension Store {
                 INSERT INTO web_session (id_hash, csrf, logged_in, expires_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id_hash) DO UPDATE SET csrf = excluded.csrf, logged_in = excluded.logged_in, expires_at = excluded.expires_at
                 """, [Self.hash(id), csrf, loggedIn ? 1 : 0, expiresAt])
+            if !loggedIn {
+                // All anonymous sessions last as long, so the ones that expire first are the oldest.
+                try db.execute("""
+                    DELETE FROM web_session WHERE logged_in = 0 AND id_hash IN (
+                        SELECT id_hash FROM web_session WHERE logged_in = 0 ORDER BY expires_at DESC, id_hash LIMIT 1000000000 OFFSET ?)
+                    """, [Self.anonymousWebSessionLimit])
+            }
         }
     }
 

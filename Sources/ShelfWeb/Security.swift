@@ -91,7 +91,7 @@ struct SecurityMiddleware: RouterMiddleware {
 
         // A browser on this machine gets a session without logging in: it carries the CSRF token of its forms.
         var created: Cookie?
-        if session == nil && !bearer && context.isFromLoopback && Self.wantsSession(path) && request.method == .get {
+        if session == nil && !bearer && context.isFromLoopback && Self.wantsSession(request) {
             if let new = try? Session.create(in: site.store, loggedIn: false, token: token) {
                 session = new.session
                 created = new.cookie
@@ -131,9 +131,18 @@ struct SecurityMiddleware: RouterMiddleware {
 
     static func isAPI(_ path: String) -> Bool { path.hasPrefix("/api/") || path == "/metrics" }
 
-    /// Pages a browser shows: scripts, metrics, health checks and files make no sessions.
-    static func wantsSession(_ path: String) -> Bool {
-        !isAPI(path) && !path.hasPrefix("/static/") && path != "/healthz" && !path.hasPrefix("/login/")
+    static let fetchDestination = HTTPField.Name("Sec-Fetch-Dest")!
+
+    /// A page a browser opens (a GET of a page, not the live feed, a picture or a download; where the browser says
+    /// what it fetches, a document): only these make a session, which is a write to the database. Another site's
+    /// page can make this browser fetch pictures or the feed from here as often as it likes (without the cookie,
+    /// which is `SameSite=Strict`); none of that makes a session.
+    static func wantsSession(_ request: Request) -> Bool {
+        let path = request.uri.path
+        guard request.method == .get, !isAPI(path), !path.hasPrefix("/static/"), path != "/healthz", !path.hasPrefix("/login/"),
+              path != "/events", !path.hasPrefix("/exports/"),
+              !["/image", "/thumb", "/crop"].contains(where: { path.hasSuffix($0) }) else { return false }
+        return request.headers[fetchDestination].map { $0.lowercased() == "document" } ?? true
     }
 
     static func changesState(_ method: HTTPRequest.Method) -> Bool {

@@ -200,6 +200,25 @@ struct WebSecurityTests {
         #expect(try await server.stop() == 0)
     }
 
+    @Test("Only a page a browser opens makes a session: the live feed, pictures, downloads and another site's <img> make none",
+          .timeLimit(.minutes(2)))
+    func onlyPagesMakeSessions() async throws {
+        let shelf = try ShelfRoot()
+        let server = try shelf.startWeb()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGKILL) : 0 }
+        let local = RawHTTP(url: try await shelf.webURL())
+        #expect(try local.send("GET", "/").cookiePair != nil, "a script's page still gets the session its forms need")
+        #expect(try local.send("GET", "/library", headers: [("Sec-Fetch-Dest", "document")]).cookiePair != nil)
+        let image = try local.send("GET", "/", headers: [("Sec-Fetch-Dest", "image")])
+        #expect(image.status == 200 && image.cookies.isEmpty, "an <img> pointed at the page from another site")
+        for path in ["/events?once=1", "/exports/goodreads", "/photos/\(String(repeating: "a", count: 64))/thumb",
+                     "/photos/\(String(repeating: "a", count: 64))/image"] {
+            let answer = try local.send("GET", path)
+            #expect(answer.status < 500 && answer.cookies.isEmpty, "\(path): \(answer.status) \(answer.cookies)")
+        }
+        #expect(try await server.stop() == 0)
+    }
+
     @Test("A Host that is not this server's is refused (DNS rebinding); localhost and the address are served")
     func wrongHostIsRefused() async throws {
         let shelf = try ShelfRoot()
