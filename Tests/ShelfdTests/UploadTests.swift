@@ -148,12 +148,10 @@ struct UploadTests {
         #expect(try await web.waitForExit(timeout: .seconds(40)) == 0)
 
         let den = shelf.incoming.appendingPathComponent("den").path
-        // Each traced thread's calls in order: "PID call(…) = result".
+        let traced = Self.completedCalls(try String(contentsOf: trace, encoding: .utf8))
+        // Each traced thread's calls in order.
         var calls: [String: [String]] = [:]
-        for line in try String(contentsOf: trace, encoding: .utf8).split(separator: "\n") {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { calls[String(parts[0]), default: []].append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
-        }
+        for (thread, call) in traced { calls[thread, default: []].append(call) }
         let all = calls.values.flatMap { $0 }
         let placed = try #require(all.firstIndex { $0.contains("\"\(den)/IMG_93.jpg\"") && $0.hasPrefix("rename") && $0.hasSuffix("= 0") }
             .map { all[$0] }, "the rename into place")
@@ -165,12 +163,33 @@ struct UploadTests {
         let descriptor = try #require(opened.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
         #expect(after.contains { $0.hasPrefix("fsync(\(descriptor))") && $0.hasSuffix("= 0") }, "the folder is fsynced: \(after.prefix(4))")
         // The photo's own bytes were fsynced (on the thread pool) before it took its .synced name.
-        let ordered = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" }
+        let ordered = traced.map(\.call)
         let created = try #require(ordered.first { $0.contains("/den/.shelfd-IMG_93.upload-") && $0.contains("O_CREAT") })
         let file = try #require(created.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
         let fileSynced = ordered.firstIndex { $0.hasPrefix("fsync(\(file))") && $0.hasSuffix("= 0") }
         let renamedSynced = ordered.firstIndex { $0.hasPrefix("rename") && $0.contains(".synced\"") && $0.hasSuffix("= 0") }
         #expect(fileSynced != nil && renamedSynced != nil && fileSynced! < renamedSynced!, "fsync before the .synced name")
+    }
+
+    /// strace's lines ("PID call(…) = result") as whole calls, in the order they finished. With several threads a call
+    /// another thread interrupts is written in two halves ("PID fsync(12 <unfinished ...>", later "PID <... fsync
+    /// resumed>) = 0"): joined here, at the place of its result.
+    static func completedCalls(_ trace: String) -> [(thread: String, call: String)] {
+        var started: [String: String] = [:]
+        var calls: [(thread: String, call: String)] = []
+        for line in trace.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let thread = String(parts[0]), text = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            if text.hasSuffix("<unfinished ...>") {
+                started[thread] = String(text.dropLast("<unfinished ...>".count)).trimmingCharacters(in: .whitespaces)
+            } else if text.hasPrefix("<..."), let resumed = text.range(of: " resumed>") {
+                calls.append((thread, (started.removeValue(forKey: thread) ?? "") + text[resumed.upperBound...]))
+            } else {
+                calls.append((thread, text))
+            }
+        }
+        return calls
     }
 
     /// A multipart/form-data body as the page's form sends it: the token first, the shelf, then each photo.
