@@ -27,7 +27,7 @@ enum LiveProgress {
                 headers[.cacheControl] = "no-store"
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try feed.current())))
             }
-            let client = context.remoteAddress?.ipAddress ?? "unknown"
+            let client = TokenThrottle.client(context.remoteAddress)       // as the door counts a client
             let slot: ProgressFeed.Slot
             switch feed.join(client: client) {
             case .joined(let joined): slot = joined

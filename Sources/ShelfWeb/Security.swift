@@ -389,7 +389,8 @@ final class TokenThrottle: Sendable {
     /// How many clients the table holds now.
     var clientCount: Int { failures.withLock { $0.clients.count } }
 
-    /// The client a request counts against: its IP address, an IPv6 one by its first 64 bits.
+    /// The client a request counts against, for wrong tokens and for `/events` streams alike: its IP address, an
+    /// IPv6 one by its first 64 bits (which one machine usually holds whole).
     static func client(_ address: SocketAddress?) -> String {
         guard let ip = address?.ipAddress else { return "unknown" }
         if ip.hasPrefix("::ffff:"), ip.contains(".") { return String(ip.dropFirst("::ffff:".count)) }
