@@ -19,7 +19,7 @@ package enum IdleMemory {
 
     /// Frees malloc's unused pages, and asks the kernel to reclaim the read-only pages mapped from files.
     /// Safe on any mapping: a page that is used again is read back from the page cache or the file.
-    static func release() {
+    package static func release() {
         malloc_trim(0)
         guard let maps = FileManager.default.contents(atPath: "/proc/self/maps"),
               let text = String(data: maps, encoding: .utf8) else { return }

@@ -50,7 +50,7 @@ package struct WebServer: Service {
             // (see scripts/bench-web.sh), and the idle daemon keeps one thread's stack and timers fewer.
             eventLoopGroupProvider: .shared(Self.eventLoop),
             logger: Logger(label: "shelfd.web"))
-        app.addServices(feed)
+        app.addServices(feed, QuietRelease(connections: connections, store: site.store))
         // A server that died without clearing its address (kill -9) leaves it behind; a live one keeps it.
         if (try? StatusReport.webAddress(site.store)) == nil { try? site.store.setSetting(Self.addressSetting, "") }
         // Another server (a `shelfd web` beside `watch`) may have written its own address since: leave that.
@@ -159,6 +159,10 @@ package enum WebError: Error, CustomStringConvertible {
 final class ConnectionLimit: Sendable {
     let limit: Int
     private let open = Atomic<Int>(0)
+    /// Reads from clients so far (requests and their bodies; an open `/events` stream reads nothing): whether the
+    /// server was busy lately.
+    private let reads = Atomic<Int>(0)
+    var activity: Int { reads.load(ordering: .relaxed) }
 
     init(_ limit: Int) { self.limit = max(1, limit) }
 
@@ -182,6 +186,38 @@ final class ConnectionLimit: Sendable {
 
         func handlerRemoved(context: ChannelHandlerContext) {
             if counted { limit.open.wrappingSubtract(1, ordering: .relaxed); counted = false }
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            limit.reads.wrappingAdd(1, ordering: .relaxed)
+            context.fireChannelRead(data)
+        }
+    }
+}
+
+/// After a burst of requests (a script polling `/api/v1/status`, a person paging through the library), once no
+/// request has come for a tick or two, the memory the burst took goes back: SQLite's page cache and malloc's free
+/// pages (`IdleMemory`), as the scheduler gives back a batch's when the queue goes idle.
+struct QuietRelease: Service {
+    let connections: ConnectionLimit
+    let store: Store
+    static let tick: Duration = .seconds(5)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var seen = connections.activity, busy = false
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.tick)
+                let now = connections.activity
+                if now != seen {
+                    busy = true
+                } else if busy {
+                    busy = false
+                    store.releaseMemory()
+                    IdleMemory.release()
+                }
+                seen = now
+            }
         }
     }
 }

@@ -16,13 +16,16 @@ package struct YearOfPhotos {
         self.photos = photos; self.booksPerPhoto = booksPerPhoto; self.works = works; self.days = days
     }
 
-    /// Fills `store`; answers are written under `responses` (3 KB each, as a provider's are).
-    package func fill(_ store: Store, responses: URL, now: Date = Date()) throws {
+    /// Fills `store` with the photos from `first` (the earlier ones when a run fills in two steps); answers are
+    /// written under `responses` (3 KB each, as a provider's are). `upTo`: the photo to stop before, `photos` unless
+    /// given.
+    package func fill(_ store: Store, responses: URL, from first: Int = 0, upTo end: Int? = nil, now: Date = Date()) throws {
         let answer = Data(repeating: UInt8(ascii: " "), count: 3_072)
         var generator = SystemRandomNumberGenerator()
-        var next = 0
-        while next < photos {
-            let batch = next..<min(photos, next + 5)
+        var next = first
+        let end = min(end ?? photos, photos)
+        while next < end {
+            let batch = next..<min(end, next + 5)
             // Photo i finished `days` ago for i = 0, now for the last one.
             let at = now.addingTimeInterval(-Double(days) * 86_400 * Double(photos - 1 - next) / Double(max(1, photos - 1)))
             for i in batch {
