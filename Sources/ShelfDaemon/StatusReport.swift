@@ -106,12 +106,11 @@ package enum StatusReport {
     /// How many finished photos `status` shows advice for.
     static let recentLimit = 5
 
-    /// The newest finished photos and their suggestions, read from their result files (a file removed by
-    /// hand is skipped).
+    /// The newest finished photos and their suggestions, read from their result documents (on any node of a shared
+    /// store, whichever node wrote the file).
     static func recentPhotos(_ store: Store) throws -> [StatusDocument.RecentPhoto] {
-        try store.recentResults(limit: recentLimit).compactMap { recent in
-            guard let data = FileManager.default.contents(atPath: recent.resultPath),
-                  let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: data) else { return nil }
+        try store.recentResultDocuments(limit: recentLimit).compactMap { recent in
+            guard let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: recent.document) else { return nil }
             return .init(photo: recent.relativePath, finishedAt: recent.finishedAt, books: document.books.count,
                          suggestions: document.suggestions)
         }
