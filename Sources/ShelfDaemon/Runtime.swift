@@ -94,7 +94,7 @@ package struct Runtime: Sendable {
             if !writesFiles { try store.leaveResults(node: node) }
         }
         if !writesFiles {
-            logger.notice("This worker writes no files for people: a node with writes_files = true writes the results of the photos found here, and every node that writes files keeps library.json, review/ and exports/",
+            logger.notice("This worker writes no files for people: a node with writes_files = true writes the results of the photos found here",
                           metadata: ["event": "files_elsewhere"])
         }
         return Runtime(config: config, store: store,

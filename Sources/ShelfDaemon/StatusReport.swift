@@ -65,6 +65,14 @@ package enum StatusReport {
             problems.append(.init(code: problem.code, severity: problem.state == .dead ? "error" : "warning", message: message,
                                   path: problem.path, job: problem.jobID))
         }
+        // A node with writes_files = true takes them within seconds: none runs.
+        let unwritten = store.isShared ? try store.resultsWithoutWriter(finishedBefore: now.addingTimeInterval(-30)) : 0
+        if unwritten > 0 {
+            problems.append(.init(code: "results_without_writer", severity: "warning", message: """
+                \(unwritten) result\(unwritten == 1 ? "" : "s") of photos found at nodes with writes_files = false wait for a node \
+                with writes_files = true: set it on the node that should keep them
+                """))
+        }
         for problem in try store.pathProblems() {
             problems.append(.init(code: problem.code, severity: "error", message: problem.message, path: problem.path))
         }

@@ -47,6 +47,17 @@ extension Store {
         }
     }
 
+    /// Results of photos found at nodes that write no files that no node with `writes_files = true` took, finished
+    /// before `before`: none such runs (a running one takes them within seconds).
+    package func resultsWithoutWriter(finishedBefore before: Date) throws -> Int {
+        try read { db in
+            Int(try db.queryOne("""
+                SELECT COUNT(*) AS n FROM result_document r JOIN photo p ON p.sha256 = r.sha256
+                WHERE r.written_at IS NULL AND r.taken_by IS NULL AND p.result_node IS NULL AND r.finished_at < ?
+                """, [before])?.int("n") ?? 0)
+        }
+    }
+
     /// A node that no longer writes files (`writes_files` turned false) gives its photos' results, and those it took
     /// and has not written, to the nodes with `writes_files = true`.
     package func leaveResults(node: String) throws {
