@@ -293,6 +293,7 @@ enum PostgresSchema {
         """
         ALTER TABLE photo ADD COLUMN result_node text;
         ALTER TABLE result_document ADD COLUMN taken_by text;
+        CREATE INDEX result_document_finished ON result_document(finished_at);
         """,
     ]
 
