@@ -87,8 +87,14 @@ package struct Runtime: Sendable {
         // On PostgreSQL a watch hears of every job made due (JobNotificationService): its idle poll is only a safety net.
         if store.isShared { settings.idlePoll = 30 }
         settings.writesFiles = writesFiles
+        if store.isShared {
+            let node = try FilesRole.node(stateFolder: paths.state)
+            settings.node = node
+            settings.writesOthersResults = config.store.writesFiles == true
+            if !writesFiles { try store.leaveResults(node: node) }
+        }
         if !writesFiles {
-            logger.notice("This worker writes no files for people: another node keeps results/, library.json, review/ and exports/",
+            logger.notice("This worker writes no files for people: a node with writes_files = true writes the results of the photos found here",
                           metadata: ["event": "files_elsewhere"])
         }
         return Runtime(config: config, store: store,

@@ -65,6 +65,14 @@ package enum StatusReport {
             problems.append(.init(code: problem.code, severity: problem.state == .dead ? "error" : "warning", message: message,
                                   path: problem.path, job: problem.jobID))
         }
+        // A node with writes_files = true takes them within seconds: none runs.
+        let unwritten = store.isShared ? try store.resultsWithoutWriter(finishedBefore: now.addingTimeInterval(-30)) : 0
+        if unwritten > 0 {
+            problems.append(.init(code: "results_without_writer", severity: "warning", message: """
+                \(unwritten) result\(unwritten == 1 ? "" : "s") of photos found at nodes with writes_files = false wait for a node \
+                with writes_files = true: set it on the node that should keep them
+                """))
+        }
         for problem in try store.pathProblems() {
             problems.append(.init(code: problem.code, severity: "error", message: problem.message, path: problem.path))
         }
@@ -106,12 +114,11 @@ package enum StatusReport {
     /// How many finished photos `status` shows advice for.
     static let recentLimit = 5
 
-    /// The newest finished photos and their suggestions, read from their result files (a file removed by
-    /// hand is skipped).
+    /// The newest finished photos and their suggestions, read from their result documents (on any node of a shared
+    /// store, whichever node wrote the file).
     static func recentPhotos(_ store: Store) throws -> [StatusDocument.RecentPhoto] {
-        try store.recentResults(limit: recentLimit).compactMap { recent in
-            guard let data = FileManager.default.contents(atPath: recent.resultPath),
-                  let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: data) else { return nil }
+        try store.recentResultDocuments(limit: recentLimit).compactMap { recent in
+            guard let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: recent.document) else { return nil }
             return .init(photo: recent.relativePath, finishedAt: recent.finishedAt, books: document.books.count,
                          suggestions: document.suggestions)
         }

@@ -57,8 +57,9 @@ extension Pipeline {
                 markOpenReviews(in: &document)
                 let data = try JSONStyle.encoder().encode(document)
                 if store.isShared {
-                    // Another node may keep the files: the result goes to the database with the batch, and the node
-                    // that writes files writes it from there (`writeStoredResults`).
+                    // The result is written where the photo arrived: it goes to the database with the batch, and the
+                    // node that ingested the photo writes it from there (`writeStoredResults`; this one right after the
+                    // commit), or a node with `writes_files = true` when that node writes no files.
                     outcomes.append(JobOutcome(job: job, result: .finished(books: document.books, resultPath: nil, review: answer.review),
                                                awaiting: answer.awaiting, document: data))
                     continue
@@ -149,7 +150,7 @@ extension Pipeline {
 
     /// Rewrites library.json and review/ from the database (the database is the truth; the files follow it).
     /// `originals`: photos of this batch still in memory, by hash. On a shared store, only a node that writes files
-    /// writes: first the results any worker left in the database, then library.json, review/ and exports/ when the
+    /// writes: first its results any worker left in the database, then library.json, review/ and exports/ when the
     /// library or the review queue changed since it last wrote them.
     package func writeLibrary(originals: [String: [UInt8]] = [:]) {
         if store.isShared {
@@ -174,12 +175,14 @@ extension Pipeline {
         files.update()
     }
 
-    /// Shared store, on the node that writes files: every result a worker left in the database, written once,
-    /// under results/ as this machine would have named it; the job then names the file.
+    /// Shared store, on a node that writes files: the results of the photos that arrived here (and, with
+    /// `writes_files = true`, of those whose node writes no files), written once, under results/ as this machine
+    /// would have named them; the job then names the file.
     private func writeStoredResults() {
+        guard let node = settings.node else { return }
         while true {
             let pending: [StoredResult]
-            do { pending = try store.unwrittenResults(limit: 100) } catch {
+            do { pending = try store.unwrittenResults(node: node, takingOthers: settings.writesOthersResults, limit: 100) } catch {
                 logger.error("Cannot read the results to write", metadata: ["error": "\(error)"])
                 return
             }

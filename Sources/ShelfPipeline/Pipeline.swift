@@ -107,7 +107,8 @@ package final class Pipeline: Sendable {
         do {
             let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
                                                    syncConflict: syncConflict, provider: lineup.name,
-                                                   providerChoice: choice?.rawValue, now: Date())
+                                                   providerChoice: choice?.rawValue,
+                                                   resultNode: settings.writesFiles ? settings.node : nil, now: Date())
             switch outcome {
             case .queued(let jobID):
                 if store.isShared { storeImage(of: bytes, sha256: sha, relative: relative) }

@@ -25,6 +25,11 @@ package struct PipelineSettings: Sendable {
     /// Whether this process keeps the files for people (results/, library.json, review/, exports/). False only on a
     /// shared store, on a node that leaves them to another: its results go to the database only.
     package var writesFiles = true
+    /// Shared store: this node's name (`FilesRole.node`). The photos it ingests carry it when it writes files, and
+    /// their results are written here. Nil on one machine.
+    package var node: String?
+    /// Shared store, `writes_files = true`: this node also writes the results of photos whose node writes no files.
+    package var writesOthersResults = false
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600
     /// Photos above this are refused before decoding (decompression bombs, 100 MP panoramas).

@@ -289,6 +289,12 @@ enum PostgresSchema {
         CREATE TRIGGER review_item_files_change AFTER INSERT OR UPDATE OR DELETE ON review_item
             FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
         """,
+        // 5: SQLite's step 16, the node a photo's results are written at, and the files node that took them.
+        """
+        ALTER TABLE photo ADD COLUMN result_node text;
+        ALTER TABLE result_document ADD COLUMN taken_by text;
+        CREATE INDEX result_document_finished ON result_document(finished_at);
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

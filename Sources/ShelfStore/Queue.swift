@@ -75,10 +75,11 @@ extension Store {
     }
 
     /// Records that `path` holds the photo `sha256`. A photo is known by its content: only new content
-    /// becomes a job; another copy or a renamed copy is a sighting.
+    /// becomes a job; another copy or a renamed copy is a sighting. `resultNode`: on a shared store, the node whose
+    /// results/ gets the photo's results, kept from its first sighting (`ResultDocuments.swift`).
     package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
                                 syncConflict: Bool, provider: String, providerChoice: String? = nil,
-                                now: Date = Date()) throws -> SightingOutcome {
+                                resultNode: String? = nil, now: Date = Date()) throws -> SightingOutcome {
         try write { db in
             let previous = try db.queryOne("SELECT sha256, size, mtime FROM sighting WHERE path = ?", [path])
             try db.execute("DELETE FROM path_problem WHERE path = ?", [path])
@@ -88,8 +89,8 @@ extension Store {
             }
             let photoExists = try db.queryOne("SELECT 1 AS one FROM photo WHERE sha256 = ?", [sha256]) != nil
             if !photoExists {
-                try db.execute("INSERT INTO photo (sha256, size, relative_path, first_seen) VALUES (?, ?, ?, ?)",
-                               [sha256, size, relativePath, now])
+                try db.execute("INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES (?, ?, ?, ?, ?)",
+                               [sha256, size, relativePath, now, resultNode])
             }
             try db.execute("""
                 INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)

@@ -372,6 +372,15 @@ enum Schema {
         );
         CREATE INDEX result_document_unwritten ON result_document(job_id) WHERE written_at IS NULL;
         """,
+        // A shared store's results are written where the photo arrived: `result_node` names the node that ingested
+        // the photo first, when that node writes files; NULL leaves them to the nodes with `writes_files = true`, one
+        // of which takes each (`taken_by`). One machine writes its results at once and sets neither. Every node reads
+        // its newest results from here (status, /api/v1/results).
+        """
+        ALTER TABLE photo ADD COLUMN result_node TEXT;
+        ALTER TABLE result_document ADD COLUMN taken_by TEXT;
+        CREATE INDEX result_document_finished ON result_document(finished_at);
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

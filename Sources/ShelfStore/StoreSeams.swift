@@ -11,7 +11,8 @@ import ShelfCore
 package protocol JobQueue: Sendable {
     func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)?
     func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
-                        syncConflict: Bool, provider: String, providerChoice: String?, now: Date) throws -> SightingOutcome
+                        syncConflict: Bool, provider: String, providerChoice: String?, resultNode: String?,
+                        now: Date) throws -> SightingOutcome
     func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
     func prunePathProblems(stillThere: (String) -> Bool) throws
 
@@ -82,7 +83,7 @@ package protocol LibraryStore: Sendable {
 
 /// A shared store's results and the change counter, for the node that keeps the files for people.
 package protocol SharedFilesStore: Sendable {
-    func unwrittenResults(limit: Int) throws -> [StoredResult]
+    func unwrittenResults(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult]
     func markResultWritten(jobID: Int64, path: String, now: Date) throws
     func filesVersion() throws -> Int64?
 }

@@ -21,9 +21,8 @@ enum API {
         // The newest finished photos' result documents (results/…json), newest first; `?limit=` up to 200.
         api.get("results") { request, _ -> Response in
             let limit = min(200, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
-            let documents = try site.store.recentResults(limit: limit).compactMap { recent -> ResultDocument? in
-                guard let data = FileManager.default.contents(atPath: recent.resultPath) else { return nil }
-                return try? JSONStyle.decoder().decode(ResultDocument.self, from: data)
+            let documents = try site.store.recentResultDocuments(limit: limit).compactMap { recent in
+                try? JSONStyle.decoder().decode(ResultDocument.self, from: recent.document)
             }
             return try json(documents)
         }
@@ -31,10 +30,8 @@ enum API {
         // One photo's result document, as written to results/.
         api.get("results/{sha}") { _, context -> Response in
             let sha = try photoID(context)
-            // A shared store's node that writes no files: the result the database keeps.
             guard let job = try site.store.finishedJob(sha256: sha),
-                  let data = try job.resultPath.flatMap({ FileManager.default.contents(atPath: $0) })
-                    ?? (site.store.isShared ? site.store.storedResult(sha256: sha) : nil) else {
+                  let data = try site.store.resultDocument(sha256: sha, resultPath: job.resultPath) else {
                 throw APIError(.notFound, "not_found", "No result for photo \(sha) (not catalogued yet, or failed: see /api/v1/status).")
             }
             return jsonResponse(Array(data))

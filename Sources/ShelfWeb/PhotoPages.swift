@@ -265,9 +265,7 @@ extension PhotoPages {
             choices = [Choice(value: "", label: "the configured provider (\(configured))")]
                 + providers.map { Choice(value: $0.rawValue, label: $0.rawValue) }
 
-            // A shared store's node that writes no files: the result the database keeps.
-            let data = photo.resultPath.flatMap { FileManager.default.contents(atPath: $0) }
-                ?? (site.store.isShared ? try? site.store.storedResult(sha256: photo.sha256) : nil)
+            let data = try? site.store.resultDocument(sha256: photo.sha256, resultPath: photo.resultPath)
             let document = data.flatMap { try? JSONStyle.decoder().decode(ResultDocument.self, from: $0) }
             guard let document else {
                 hasResult = false; width = 0; height = 0; finished = nil; readBy = nil

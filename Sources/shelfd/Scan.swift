@@ -41,8 +41,7 @@ enum PhotoReport {
                 FileHandle.standardError.write(Data("shelfd: \(path): could not be read (see 'shelfd status')\n".utf8))
                 continue
             }
-            // A shared store's node that writes no files reads the result the database keeps.
-            let data = job.resultPath.flatMap { FileManager.default.contents(atPath: $0) } ?? (try? store.storedResult(sha256: sha))
+            let data = try? store.resultDocument(sha256: sha, resultPath: job.resultPath)
             guard job.state == .done || job.state == .review, let data,
                   let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: data) else {
                 failed = true

@@ -40,7 +40,7 @@ final class FakeQueue: PipelineStore {
         state.withLock { $0.sightings[path].map { ($0.size, $0.mtime, $0.sha256) } }
     }
     func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool,
-                        provider: String, providerChoice: String?, now: Date) throws -> SightingOutcome {
+                        provider: String, providerChoice: String?, resultNode: String?, now: Date) throws -> SightingOutcome {
         state.withLock { state in
             let known = state.sightings.values.contains { $0.sha256 == sha256 }
             state.sightings[path] = (size, mtime, sha256, relativePath)
@@ -104,7 +104,7 @@ final class FakeQueue: PipelineStore {
     func photoLocations(sha256: String) throws -> [String] { [] }
 
     // SharedFilesStore: one machine, nothing kept for another
-    func unwrittenResults(limit: Int) throws -> [StoredResult] { [] }
+    func unwrittenResults(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult] { [] }
     func markResultWritten(jobID: Int64, path: String, now: Date) throws {}
     func filesVersion() throws -> Int64? { nil }
 }

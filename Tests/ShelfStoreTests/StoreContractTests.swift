@@ -15,7 +15,7 @@ struct StoreContractTests {
         try (first..<(first + count)).map { index in
             let outcome = try store.recordSighting(path: "/in/p\(index).jpg", relativePath: "p\(index).jpg", sha256: "sha\(index)",
                                                    size: 100, mtime: Double(index), syncConflict: false, provider: "gemini",
-                                                   providerChoice: choice, now: start)
+                                                   providerChoice: choice, resultNode: nil, now: start)
             guard case .queued(let id) = outcome else { throw ContractFailure("p\(index) was not queued: \(outcome)") }
             return id
         }

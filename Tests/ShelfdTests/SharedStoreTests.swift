@@ -87,8 +87,10 @@ struct SharedStoreTests {
         try await withPostgres { server in
             let url = server.url(database: try server.createDatabase())
             try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
-                // Both roots exist: the first writes the files because its root does ("auto"), the second because it is told not to.
-                let writer = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": "\"\(url)\""]])
+                // Both roots exist: the first writes the files, also of the photos found elsewhere, because it is told to
+                // (on "auto" it would write only its own photos' results), the second writes none because it is told not to.
+                let writer = try ShelfRoot(geminiURL: gemini.baseURL,
+                                           overrides: ["store": ["url": "\"\(url)\"", "writes_files": "true"]])
                 let other = try ShelfRoot(geminiURL: gemini.baseURL,
                                           overrides: ["store": ["url": "\"\(url)\"", "writes_files": "false"]])
                 var photos: [String: [UInt8]] = [:]          // relative path at the node it was dropped at → bytes
@@ -176,6 +178,95 @@ struct SharedStoreTests {
                 for daemon in daemons { #expect(try await daemon.stop() == 0) }
                 #expect(try writer.resultDocuments().count == hashes.count, "no result written twice")
                 #expect(gemini.requests.filter { $0.photoSHA256 != nil }.count == hashes.count)
+            }
+        }
+    }
+
+    @Test("Three workers on auto, each with its own root: a photo's result is written at the node it was dropped at, whichever worker read it",
+          .timeLimit(.minutes(4)))
+    func resultsStayWhereThePhotosArrived() async throws {
+        try await withPostgres { server in
+            let url = server.url(database: try server.createDatabase())
+            try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(1), reply: .books([dune]))) { gemini in
+                // Three machines set up alike: each root exists, so each writes files ("auto").
+                let nodes = try (0..<3).map { _ in try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": "\"\(url)\""]]) }
+                let daemons = try nodes.map { try $0.startDaemon() }
+                try await waitUntil("three workers are registered", timeout: .seconds(60)) {
+                    try await nodes[0].status().workers?.count == 3
+                }
+                // Dropped while all three are idle, so that every worker reads some of each node's photos.
+                var dropped: [[String]] = [[], [], []]
+                for (node, count, seed) in [(0, 24, 9_000), (1, 6, 9_100)] {
+                    for index in 0..<count {
+                        let bytes = JPEGFactory.shelf(width: 320, height: 240, seed: seed + index)
+                        try nodes[node].drop(bytes, as: "shelf-\(index).jpg")
+                        dropped[node].append(SHA256.hex(of: bytes))
+                    }
+                }
+                try await waitUntil("every photo is done", timeout: .seconds(120)) {
+                    try await nodes[0].status().queue.done == 30
+                }
+                try await waitUntil("each node wrote its photos' results", timeout: .seconds(30)) {
+                    try nodes[0].resultDocuments().count == 24 && nodes[1].resultDocuments().count == 6
+                }
+                #expect(nodes.allSatisfy { $0.photosDoneInLogs() > 0 }, "all three workers read photos")
+
+                #expect(try nodes[0].resultDocuments().map(\.photo.sha256).sorted() == dropped[0].sorted(), "all of the first node's, and only those")
+                #expect(try nodes[1].resultDocuments().map(\.photo.sha256).sorted() == dropped[1].sorted())
+                #expect(try nodes[2].resultDocuments().isEmpty, "no result at the node where no photo arrived")
+                // Every node that writes files keeps the one library; every node's status shows the photos just read.
+                try await waitUntil("each node's library.json has every sighting", timeout: .seconds(30)) {
+                    try nodes.allSatisfy { try $0.library().books.first?.sightings.count == 30 }
+                }
+                let recent = try await nodes[2].status().recent
+                #expect(!recent.isEmpty && recent.allSatisfy { $0.books == 1 }, "status lists recent photos at a node that wrote none")
+
+                for daemon in daemons { #expect(try await daemon.stop() == 0) }
+                #expect(try nodes[0].resultDocuments().count == 24 && nodes[2].resultDocuments().isEmpty, "nothing written twice or elsewhere")
+            }
+        }
+    }
+
+    @Test("A node that writes no files: its photos' results wait, said by status, for the node with writes_files = true, not one on auto",
+          .timeLimit(.minutes(3)))
+    func resultsOfAReadingNode() async throws {
+        try await withPostgres { server in
+            let url = server.url(database: try server.createDatabase())
+            try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+                let store = "\"\(url)\""
+                let files = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": store, "writes_files": "true"]])
+                let reader = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": store, "writes_files": "false"]])
+                let auto = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": store]])
+                var atReader: [String] = [], atAuto: [String] = []
+                for seed in 0..<6 {
+                    let bytes = JPEGFactory.shelf(width: 320, height: 240, seed: 9_200 + seed)
+                    try reader.drop(bytes, as: "hall/r-\(seed).jpg")
+                    atReader.append(SHA256.hex(of: bytes))
+                }
+                for seed in 0..<3 {
+                    let bytes = JPEGFactory.shelf(width: 320, height: 240, seed: 9_300 + seed)
+                    try auto.drop(bytes, as: "a-\(seed).jpg")
+                    atAuto.append(SHA256.hex(of: bytes))
+                }
+                var daemons = try [reader, auto].map { try $0.startDaemon() }
+                try await waitUntil("every photo is done", timeout: .seconds(120)) {
+                    try await reader.status().queue.done == 9
+                }
+                try await waitUntil("status says the reading node's results wait for a files node", timeout: .seconds(60)) {
+                    try await reader.status().problems.contains { $0.code == "results_without_writer" && $0.message.hasPrefix("6 results") }
+                }
+                #expect(try auto.resultDocuments().count == 3)
+                daemons.append(try files.startDaemon())
+                try await waitUntil("the results are written", timeout: .seconds(30)) {
+                    try files.resultDocuments().count == 6 && auto.resultDocuments().count == 3
+                }
+                #expect(try files.resultDocuments().map(\.photo.sha256).sorted() == atReader.sorted())
+                #expect(FileManager.default.fileExists(atPath: files.results.appendingPathComponent("hall/r-0.json").path),
+                        "named by the path the photo arrived under")
+                #expect(try auto.resultDocuments().map(\.photo.sha256).sorted() == atAuto.sorted(), "auto writes only its own photos' results")
+                #expect(!FileManager.default.fileExists(atPath: reader.results.path))
+                #expect(try await reader.status().problems.allSatisfy { $0.code != "results_without_writer" })
+                for daemon in daemons { #expect(try await daemon.stop() == 0) }
             }
         }
     }
