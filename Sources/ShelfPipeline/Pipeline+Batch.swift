@@ -147,11 +147,13 @@ extension Pipeline {
         return folder.isEmpty ? nil : folder
     }
 
-    /// Rewrites library.json and review/ from the database (the database is the truth; the files follow it).
-    /// `originals`: photos of this batch still in memory, by hash. On a shared store, only a node that writes files
-    /// writes: first the results any worker left in the database, then library.json, review/ and exports/ when the
-    /// library or the review queue changed since it last wrote them.
-    package func writeLibrary(originals: [String: [UInt8]] = [:]) {
+    /// Brings library.json, review/ and exports/ in line with the database (the database is the truth; the files
+    /// follow it): `full` at once and whole (at start, catching up a crash between a commit and its files; at the
+    /// end of a run), else handed to `files`, which writes review/ at once and library.json and the exports off this
+    /// path. `originals`: photos of this batch still in memory, by hash. On a shared store, only a node that writes
+    /// files writes: first the results any worker left in the database, then the rest when the library or the
+    /// review queue changed since it last looked.
+    package func writeLibrary(originals: [String: [UInt8]] = [:], full: Bool = false) {
         if store.isShared {
             guard settings.writesFiles else { return }
             writeStoredResults()
@@ -165,13 +167,16 @@ extension Pipeline {
                 defer { written = version }
                 return written != version
             }
-            guard changed else { return }
+            guard changed || full else { return }
         }
-        var files = LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
-                                 exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
-                                 maxPixels: settings.maxPixels, filesLock: settings.filesLock, store: store, logger: logger)
-        files.originals = originals
-        files.update()
+        if full {
+            files.flush()
+            var whole = files.files
+            whole.originals = originals
+            whole.update()
+        } else {
+            files.changed(originals: originals)
+        }
     }
 
     /// Shared store, on the node that writes files: every result a worker left in the database, written once,

@@ -73,6 +73,8 @@ package protocol ReviewStore: Sendable {
 /// What library.json and review/ are written from.
 package protocol LibraryStore: Sendable {
     func library() throws -> [LibraryDocument.Entry]
+    /// The library a page of works at a time, first seen first: what library.json and the exports stream from.
+    func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws
     func openReviewItems() throws -> [ReviewItem]
     /// Where a photo has been seen, newest first: its review crops are cut from the original.
     func photoLocations(sha256: String) throws -> [String]
@@ -85,6 +87,14 @@ package protocol SharedFilesStore: Sendable {
     func unwrittenResults(limit: Int) throws -> [StoredResult]
     func markResultWritten(jobID: Int64, path: String, now: Date) throws
     func filesVersion() throws -> Int64?
+}
+
+extension LibraryStore {
+    /// A store that holds little (a test's fake): the whole library as one page.
+    package func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {
+        let books = try library()
+        if !books.isEmpty { try body(books) }
+    }
 }
 
 extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore, SharedFilesStore {}

@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+
+/// The one writer of the files for people in a process: every commit (a batch, a review decision, a library edit)
+/// hands it what it changed and goes on; the answer to a decision never waits for a file, nor for the files lock
+/// another process holds.
+///
+/// review/ follows at once, on the writer's own thread. library.json and the exports are whole-library files:
+/// their rewrite is coalesced, at most one every `spacing` while changes keep coming, and it starts `settle` after
+/// a quiet change, so a burst of decisions costs a few rewrites, each within `settle + spacing` of the last change.
+/// A short-lived process (`shelfd review`, `shelfd library`) writes `immediately`, before it exits. A change whose
+/// files a crash (kill -9) cut short is caught up by the full update at the next start.
+package final class FilesWriter: Sendable {
+    package let files: LibraryFiles
+    private let immediately: Bool
+    private let settle: Duration
+    private let spacing: Duration
+    private let reviewQueue = DispatchQueue(label: "shelfd.files.review")
+    private let libraryQueue = DispatchQueue(label: "shelfd.files.library")
+    private let state = Mutex(State())
+
+    private struct State {
+        var review = false
+        var library = false
+        /// Whether a pass of either kind is queued (it reads the flags when it runs).
+        var reviewQueued = false
+        var libraryQueued = false
+        var lastLibraryWrite: ContinuousClock.Instant?
+        /// Photos of the batch just committed, by hash: their review crops are cut without reading them again.
+        var originals: [String: [UInt8]] = [:]
+    }
+
+    package init(files: LibraryFiles, immediately: Bool = false, settle: Duration = .seconds(1), spacing: Duration = .seconds(3)) {
+        self.files = files; self.immediately = immediately; self.settle = settle; self.spacing = spacing
+    }
+
+    /// A commit changed the review queue, the library, or both (a decision changes both).
+    package func changed(review: Bool = true, library: Bool = true, originals: [String: [UInt8]] = [:]) {
+        if immediately {
+            var files = self.files
+            files.originals = originals
+            if review { files.updateReview() }
+            if library { files.updateLibrary() }
+            return
+        }
+        let (queueReview, libraryDelay) = state.withLock { state -> (Bool, Duration?) in
+            state.review = state.review || review
+            state.library = state.library || library
+            state.originals.merge(originals) { new, _ in new }
+            let queueReview = state.review && !state.reviewQueued
+            if queueReview { state.reviewQueued = true }
+            guard state.library && !state.libraryQueued else { return (queueReview, nil) }
+            state.libraryQueued = true
+            let sinceLast = state.lastLibraryWrite.map { ContinuousClock.now - $0 } ?? spacing
+            return (queueReview, max(settle, spacing - sinceLast))
+        }
+        if queueReview { reviewQueue.async { self.writeReview() } }
+        if let libraryDelay { scheduleLibrary(after: libraryDelay) }
+    }
+
+    /// Writes whatever is pending now and returns when it is written: a process about to exit, or a test.
+    package func flush() {
+        reviewQueue.sync { writeReview() }
+        libraryQueue.sync { writeLibrary() }
+    }
+
+    private func scheduleLibrary(after delay: Duration) {
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        libraryQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.writeLibrary() }
+    }
+
+    private func writeReview() {
+        // Flags are cleared before reading the database: a change committed meanwhile queues the next pass.
+        let (pending, originals) = state.withLock { state in
+            defer { state.review = false; state.reviewQueued = false; state.originals = [:] }
+            return (state.review, state.originals)
+        }
+        guard pending else { return }
+        var files = self.files
+        files.originals = originals
+        files.updateReview()
+    }
+
+    private func writeLibrary() {
+        let pending = state.withLock { state in
+            defer { state.library = false }
+            return state.library
+        }
+        if pending { files.updateLibrary() }
+        // A change that came while writing waits `spacing` from this write, at least `settle`.
+        let again = state.withLock { state -> Bool in
+            if pending { state.lastLibraryWrite = .now }
+            state.libraryQueued = state.library
+            return state.library
+        }
+        if again { scheduleLibrary(after: max(settle, spacing)) }
+    }
+}
