@@ -6,15 +6,19 @@ import Synchronization
 /// another process holds.
 ///
 /// review/ follows at once, on the writer's own thread. library.json and the exports are whole-library files:
-/// their rewrite is coalesced, at most one every `spacing` while changes keep coming, and it starts `settle` after
-/// a quiet change, so a burst of decisions costs a few rewrites, each within `settle + spacing` of the last change.
+/// their rewrite is coalesced. It starts `settle` after a change, and while changes keep coming the next waits ten
+/// times what the last rewrite took, between `minimumSpacing` and `maximumSpacing`: a small library follows within
+/// a fraction of a second, a large one (a rewrite of seconds) is rewritten at most every few seconds and spends at
+/// most a tenth of the writer's time on it; either way the files follow the last change within
+/// `settle + maximumSpacing` and a rewrite.
 /// A short-lived process (`shelfd review`, `shelfd library`) writes `immediately`, before it exits. A change whose
 /// files a crash (kill -9) cut short is caught up by the full update at the next start.
 package final class FilesWriter: Sendable {
     package let files: LibraryFiles
     private let immediately: Bool
     private let settle: Duration
-    private let spacing: Duration
+    private let minimumSpacing: Duration
+    private let maximumSpacing: Duration
     private let reviewQueue = DispatchQueue(label: "shelfd.files.review")
     private let libraryQueue = DispatchQueue(label: "shelfd.files.library")
     private let state = Mutex(State())
@@ -26,12 +30,16 @@ package final class FilesWriter: Sendable {
         var reviewQueued = false
         var libraryQueued = false
         var lastLibraryWrite: ContinuousClock.Instant?
+        /// How long the next rewrite waits after the last one, from what that one took.
+        var spacing: Duration = .zero
         /// Photos of the batch just committed, by hash: their review crops are cut without reading them again.
         var originals: [String: [UInt8]] = [:]
     }
 
-    package init(files: LibraryFiles, immediately: Bool = false, settle: Duration = .seconds(1), spacing: Duration = .seconds(3)) {
-        self.files = files; self.immediately = immediately; self.settle = settle; self.spacing = spacing
+    package init(files: LibraryFiles, immediately: Bool = false, settle: Duration = .milliseconds(100),
+                 minimumSpacing: Duration = .milliseconds(250), maximumSpacing: Duration = .seconds(3)) {
+        self.files = files; self.immediately = immediately; self.settle = settle
+        self.minimumSpacing = minimumSpacing; self.maximumSpacing = maximumSpacing
     }
 
     /// A commit changed the review queue, the library, or both (a decision changes both).
@@ -51,8 +59,8 @@ package final class FilesWriter: Sendable {
             if queueReview { state.reviewQueued = true }
             guard state.library && !state.libraryQueued else { return (queueReview, nil) }
             state.libraryQueued = true
-            let sinceLast = state.lastLibraryWrite.map { ContinuousClock.now - $0 } ?? spacing
-            return (queueReview, max(settle, spacing - sinceLast))
+            let sinceLast = state.lastLibraryWrite.map { ContinuousClock.now - $0 } ?? state.spacing
+            return (queueReview, max(settle, state.spacing - sinceLast))
         }
         if queueReview { reviewQueue.async { self.writeReview() } }
         if let libraryDelay { scheduleLibrary(after: libraryDelay) }
@@ -87,13 +95,16 @@ package final class FilesWriter: Sendable {
             defer { state.library = false }
             return state.library
         }
-        if pending { files.updateLibrary() }
-        // A change that came while writing waits `spacing` from this write, at least `settle`.
-        let again = state.withLock { state -> Bool in
-            if pending { state.lastLibraryWrite = .now }
+        let took = ContinuousClock().measure { if pending { files.updateLibrary() } }
+        // A change that came while writing waits the spacing from this write, at least `settle`.
+        let again = state.withLock { state -> Duration? in
+            if pending {
+                state.lastLibraryWrite = .now
+                state.spacing = min(maximumSpacing, max(minimumSpacing, took * 10))
+            }
             state.libraryQueued = state.library
-            return state.library
+            return state.library ? max(settle, state.spacing) : nil
         }
-        if again { scheduleLibrary(after: max(settle, spacing)) }
+        if let again { scheduleLibrary(after: again) }
     }
 }

@@ -86,6 +86,7 @@ extension Pipeline {
             logger.error("Cannot commit a batch", metadata: ["error": "\(error)", "batch.size": "\(jobs.count)"])
             return
         }
+        Failpoint.hit("after_commit")           // committed, its files not yet written: the next start catches up
         var originals: [String: [UInt8]] = [:]
         for case (_, .answered(let answer)) in ends { if let photo = answer.photo { originals[answer.document.photo.sha256] = photo } }
         await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool

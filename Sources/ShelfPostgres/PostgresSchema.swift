@@ -289,10 +289,6 @@ enum PostgresSchema {
         CREATE TRIGGER review_item_files_change AFTER INSERT OR UPDATE OR DELETE ON review_item
             FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
         """,
-        // 5: SQLite's 16: the library in the order first seen, a page at a time (library.json, the exports).
-        """
-        CREATE INDEX book_first_seen ON book(first_seen, id);
-        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

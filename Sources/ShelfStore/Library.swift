@@ -242,7 +242,7 @@ extension Store {
         try read { db in try Self.entries(db, only: nil) }
     }
 
-    /// The whole library a page at a time, in the order first seen (keyset on `first_seen`, `id`), each page read in
+    /// The whole library a page at a time, in the order first seen (keyset on `first_seen`, `id`: the index `book_first_seen`), each page read in
     /// a transaction of its own: writing library.json or an export holds a page of works in memory, never the
     /// library, and never keeps a decision waiting for the store's lock longer than a page takes to read. A change
     /// between two pages is caught by the next rewrite, which the change itself asks for.

@@ -372,11 +372,6 @@ enum Schema {
         );
         CREATE INDEX result_document_unwritten ON result_document(job_id) WHERE written_at IS NULL;
         """,
-        // library.json and the exports stream the library a page at a time in the order first seen: each page one
-        // index range, not a sort of every work.
-        """
-        CREATE INDEX book_first_seen ON book(first_seen, id);
-        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

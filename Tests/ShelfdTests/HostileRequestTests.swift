@@ -75,6 +75,7 @@ struct HostileRequestTests {
                                               .json("title", with: ["decision": "\"edit\""]), .json("author", with: ["decision": "\"edit\""]),
                                               .json("isbn", with: ["decision": "\"edit\""])], contentType: "application/json"),
         Route("GET", "/api/v1/library"),
+        Route("GET", "/api/v1/library/{work}", [.path("work")]),
         Route("GET", "/review"),
         Route("GET", "/review/{id}", [.path("id")]),
         Route("GET", "/review/{id}/crop", [.path("id")]),
