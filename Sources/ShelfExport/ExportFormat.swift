@@ -105,9 +105,10 @@ package enum LibraryExport {
         try withoutActuallyEscaping(append) { append in try pages { page in
             var rows: [[String]] = []
             for entry in page {
-                if entry.status != .verified && !options.includeUnverified { result.unverified.append(entry); continue }
+                // Kept bounded, as library.json holds them: a streamed export keeps these lists, never whole histories.
+                if entry.status != .verified && !options.includeUnverified { result.unverified.append(entry.bounded()); continue }
                 let book = ExportedBook(entry)
-                if type(of: format).needsISBN && book.isbn == nil { result.withoutISBN.append(entry); continue }
+                if type(of: format).needsISBN && book.isbn == nil { result.withoutISBN.append(entry.bounded()); continue }
                 rows.append(format.row(book))
             }
             result.count += rows.count

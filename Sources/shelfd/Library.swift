@@ -6,11 +6,12 @@ import ShelfStore
 
 struct Library: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Correct the library: edit a work, remove one, merge two.",
+        abstract: "See a work's whole history; correct the library: edit a work, remove one, merge two.",
         discussion: """
             A work is named by its key, as library.json writes it ("work"). Each change is remembered for the \
             photos that showed the work, so reading them again keeps it; library.json, review/ and the exports \
-            are rewritten at once. Works while the daemon runs.
+            are rewritten before the command exits. Works while the daemon runs. 'show' prints a work's whole \
+            history, which library.json keeps bounded.
             """,
         subcommands: [LibraryShow.self, LibraryEdit.self, LibraryRemove.self, LibraryMerge.self])
 }
