@@ -5,7 +5,9 @@ import Synchronization
 /// hands it what it changed and goes on; the answer to a decision never waits for a file, nor for the files lock
 /// another process holds.
 ///
-/// review/ follows at once, on the writer's own thread. library.json and the exports are whole-library files:
+/// review/ follows at once, on the writer's own thread, item by item (`LibraryFiles.updateReview(photos:)`); a
+/// change it cannot name item by item (another worker's, a library edit) and the first change of each day
+/// reconcile review/ with every open item. library.json and the exports are whole-library files:
 /// their rewrite is coalesced. It starts `settle` after a change, and while changes keep coming the next waits ten
 /// times what the last rewrite took, between `minimumSpacing` and `maximumSpacing`: a small library follows within
 /// a fraction of a second, a large one (a rewrite of seconds) is rewritten at most every few seconds and spends at
@@ -34,6 +36,10 @@ package final class FilesWriter: Sendable {
         var spacing: Duration = .zero
         /// Photos of the batch just committed, by hash: their review crops are cut without reading them again.
         var originals: [String: [UInt8]] = [:]
+        /// Photos whose open items are written again (a batch read them); the other items by their ids only.
+        var photos: Set<String> = []
+        var reconcile = false
+        var lastReconcile = ContinuousClock.now
     }
 
     package init(files: LibraryFiles, immediately: Bool = false, settle: Duration = .milliseconds(100),
@@ -42,12 +48,14 @@ package final class FilesWriter: Sendable {
         self.minimumSpacing = minimumSpacing; self.maximumSpacing = maximumSpacing
     }
 
-    /// A commit changed the review queue, the library, or both (a decision changes both).
-    package func changed(review: Bool = true, library: Bool = true, originals: [String: [UInt8]] = [:]) {
+    /// A commit changed the review queue, the library, or both (a decision changes both). `photos`: the photos a
+    /// batch read, whose open items are written again; `reconcile`: the change cannot be told item by item.
+    package func changed(review: Bool = true, library: Bool = true, photos: Set<String> = [], reconcile: Bool = false,
+                         originals: [String: [UInt8]] = [:]) {
         if immediately {
             var files = self.files
             files.originals = originals
-            if review { files.updateReview() }
+            if review { files.updateReview(photos: reconcile ? nil : photos) }
             if library { files.updateLibrary() }
             return
         }
@@ -55,6 +63,8 @@ package final class FilesWriter: Sendable {
             state.review = state.review || review
             state.library = state.library || library
             state.originals.merge(originals) { new, _ in new }
+            state.photos.formUnion(photos)
+            state.reconcile = state.reconcile || reconcile
             let queueReview = state.review && !state.reviewQueued
             if queueReview { state.reviewQueued = true }
             guard state.library && !state.libraryQueued else { return (queueReview, nil) }
@@ -80,14 +90,19 @@ package final class FilesWriter: Sendable {
 
     private func writeReview() {
         // Flags are cleared before reading the database: a change committed meanwhile queues the next pass.
-        let (pending, originals) = state.withLock { state in
-            defer { state.review = false; state.reviewQueued = false; state.originals = [:] }
-            return (state.review, state.originals)
+        let (pending, originals, photos) = state.withLock { state -> (Bool, [String: [UInt8]], Set<String>?) in
+            defer {
+                state.review = false; state.reviewQueued = false; state.originals = [:]; state.photos = []; state.reconcile = false
+            }
+            let daily = ContinuousClock.now - state.lastReconcile > .seconds(86_400)
+            guard state.review, state.reconcile || daily else { return (state.review, state.originals, state.photos) }
+            state.lastReconcile = .now
+            return (true, state.originals, nil)
         }
         guard pending else { return }
         var files = self.files
         files.originals = originals
-        files.updateReview()
+        files.updateReview(photos: photos)
     }
 
     private func writeLibrary() {

@@ -53,14 +53,15 @@ package struct LibraryFiles: Sendable {
     /// Rewrites library.json and the exports and brings review/ in line with the open items.
     package func update() {
         withLock {
-            syncReview()
+            syncReview(photos: nil)
             writeLibrary()
         }
     }
 
-    /// Brings review/ in line with the open items.
-    package func updateReview() {
-        withLock { syncReview() }
+    /// Brings review/ in line with the open items: all of them when `photos` is nil (a reconcile), else item by
+    /// item (see `syncReview`).
+    package func updateReview(photos: Set<String>? = nil) {
+        withLock { syncReview(photos: photos) }
     }
 
     /// Rewrites library.json and the exports kept current in exports/.
@@ -124,16 +125,31 @@ package struct LibraryFiles: Sendable {
         refreshExports()
     }
 
-    /// Brings review/ in line with the open items.
-    private func syncReview() {
+    /// Brings review/ in line with the open items. `photos` nil: every open item is read and its files checked (a
+    /// reconcile: at start, daily, after a change of another process's). Otherwise item by item: only the items
+    /// opened since review/ was written and the open items of `photos` (a batch just read them, perhaps again) are
+    /// read and written; the others are known by their ids alone, so a closed item's files go, and a photo's copy
+    /// with its last open item.
+    private func syncReview(photos changed: Set<String>?) {
         let items: [ReviewItem]
-        do { items = try store.openReviewItems() } catch {
+        let open: [(id: String, sha256: String)]
+        do {
+            if let changed {
+                open = try store.openReviewKeys()
+                let written = Set(((try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? [])
+                    .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) })
+                let opened = Set(open.filter { !written.contains($0.id) }.map(\.sha256))
+                items = try store.openReviewItems(photos: opened.union(changed))
+            } else {
+                items = try store.openReviewItems()
+                open = items.map { ($0.id, $0.photo.sha256) }
+            }
+        } catch {
             logger.error("Cannot read the review queue", metadata: ["error": "\(error)"])
             return
         }
-        let openPhotos = Set(items.map(\.photo.sha256))
         var originals = OriginalCache(store: store, processed: processed, known: originals)
-        for sha in openPhotos where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
+        for sha in Set(items.map(\.photo.sha256)) where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
             guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "") else { continue }
             attempt("Cannot keep a copy of the photo for review", sha) {
                 try AtomicFile.write(Data(try Preprocessor.prepare(bytes, preset: Self.contextPreset, maxPixels: maxPixels).jpeg),
@@ -141,8 +157,8 @@ package struct LibraryFiles: Sendable {
             }
         }
         for item in items { write(item, originals: &originals) }
-        removeStale(in: review, keeping: Set(items.map(\.id)), extensions: ["json", "jpg"])
-        removeStale(in: photos, keeping: openPhotos, extensions: ["jpg"])
+        removeStale(in: review, keeping: Set(open.map(\.id)), extensions: ["json", "jpg"])
+        removeStale(in: photos, keeping: Set(open.map(\.sha256)), extensions: ["jpg"])
     }
 
     /// `<id>.json`, and `<id>.jpg` when the box changed or the crop is missing; each written only when different.

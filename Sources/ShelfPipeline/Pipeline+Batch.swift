@@ -87,10 +87,13 @@ extension Pipeline {
             return
         }
         Failpoint.hit("after_commit")           // committed, its files not yet written: the next start catches up
-        var originals: [String: [UInt8]] = [:]
-        for case (_, .answered(let answer)) in ends { if let photo = answer.photo { originals[answer.document.photo.sha256] = photo } }
+        var originals: [String: [UInt8]] = [:], read: Set<String> = []
+        for case (_, .answered(let answer)) in ends {
+            read.insert(answer.document.photo.sha256)
+            if let photo = answer.photo { originals[answer.document.photo.sha256] = photo }
+        }
         await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool
-            filesQueue.async { [originals] in self.writeLibrary(originals: originals); done.resume() }
+            filesQueue.async { [originals, read] in self.writeLibrary(originals: originals, photos: read); done.resume() }
         }
         for outcome in outcomes { afterCommit(outcome) }
     }
@@ -151,10 +154,10 @@ extension Pipeline {
     /// Brings library.json, review/ and exports/ in line with the database (the database is the truth; the files
     /// follow it): `full` at once and whole (at start, catching up a crash between a commit and its files; at the
     /// end of a run), else handed to `files`, which writes review/ at once and library.json and the exports off this
-    /// path. `originals`: photos of this batch still in memory, by hash. On a shared store, only a node that writes
-    /// files writes: first the results any worker left in the database, then the rest when the library or the
-    /// review queue changed since it last looked.
-    package func writeLibrary(originals: [String: [UInt8]] = [:], full: Bool = false) {
+    /// path. `photos`: the photos this batch read; `originals`: those still in memory, by hash. On a shared store,
+    /// only a node that writes files writes: first the results any worker left in the database, then the rest when
+    /// the library or the review queue changed since it last looked.
+    package func writeLibrary(originals: [String: [UInt8]] = [:], photos: Set<String> = [], full: Bool = false) {
         if store.isShared {
             guard settings.writesFiles else { return }
             writeStoredResults()
@@ -176,7 +179,8 @@ extension Pipeline {
             whole.originals = originals
             whole.update()
         } else {
-            files.changed(originals: originals)
+            // A shared store's change may be another worker's: review/ is reconciled whole.
+            files.changed(photos: photos, reconcile: store.isShared, originals: originals)
         }
     }
 

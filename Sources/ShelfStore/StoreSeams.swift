@@ -76,6 +76,10 @@ package protocol LibraryStore: Sendable {
     /// The library a page of works at a time, first seen first: what library.json and the exports stream from.
     func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws
     func openReviewItems() throws -> [ReviewItem]
+    /// The open items of these photos.
+    func openReviewItems(photos: Set<String>) throws -> [ReviewItem]
+    /// Each open item's id and photo.
+    func openReviewKeys() throws -> [(id: String, sha256: String)]
     /// Where a photo has been seen, newest first: its review crops are cut from the original.
     func photoLocations(sha256: String) throws -> [String]
     /// The provider-ready image a shared store keeps: crops are cut from it where no original is readable.
@@ -90,10 +94,18 @@ package protocol SharedFilesStore: Sendable {
 }
 
 extension LibraryStore {
-    /// A store that holds little (a test's fake): the whole library as one page.
+    // A store that holds little (a test's fake): the whole library as one page, the open items read whole.
     package func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {
         let books = try library()
         if !books.isEmpty { try body(books) }
+    }
+
+    package func openReviewItems(photos: Set<String>) throws -> [ReviewItem] {
+        try openReviewItems().filter { photos.contains($0.photo.sha256) }
+    }
+
+    package func openReviewKeys() throws -> [(id: String, sha256: String)] {
+        try openReviewItems().map { ($0.id, $0.photo.sha256) }
     }
 }
 
