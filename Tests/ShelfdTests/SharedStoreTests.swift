@@ -136,6 +136,9 @@ struct SharedStoreTests {
 
                 // One library at the writer, every book once; review/ holds every open item with its crop, cut from the
                 // stored image where the writer cannot see the photo.
+                try await waitUntil("library.json follows every photo", timeout: .seconds(10)) {
+                    (try? writer.library())?.books.first { $0.title == "Dune" }?.sightingsCount == hashes.count
+                }
                 let library = try writer.library()
                 #expect(library.books.map(\.title).sorted() == ["Dune", "Smudged Spine"])
                 #expect(library.books.first { $0.title == "Dune" }?.sightingsCount == hashes.count)
