@@ -114,25 +114,53 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
         package var source: String
         package var match: BookMatch?
         package var firstSeen: Date
+        /// When the newest sighting was made (`first_seen` when it has none left).
+        package var lastSeen: Date
         package var editions: [Edition]
         /// Every shelf (sub-folder of incoming/) it was seen on, sorted.
         package var shelves: [String]
+        /// Every sighting, oldest first; in library.json only the latest on each shelf (`bounded()`).
         package var sightings: [Sighting]
+        /// How many sightings the work has in all.
+        package var sightingsCount: Int
+        /// Every step, oldest first; in library.json only the latest `boundedHistory`.
         package var history: [Decision]
+        /// How many steps the history has in all.
+        package var historyCount: Int
         /// `review/<id>.json` while a person has not yet decided.
         package var reviewID: String?
         enum CodingKeys: String, CodingKey {
             case work, title, author, isbn13, isbn10, confidence, status, source, match, editions, shelves, sightings,
-                 history, firstSeen = "first_seen", reviewID = "review_id"
+                 history, firstSeen = "first_seen", lastSeen = "last_seen", sightingsCount = "sightings_count",
+                 historyCount = "history_count", reviewID = "review_id"
         }
         package init(work: String, title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double,
-                     status: Book.Status, source: String, match: BookMatch? = nil, firstSeen: Date,
-                     editions: [Edition] = [], shelves: [String] = [], sightings: [Sighting], history: [Decision] = [],
-                     reviewID: String? = nil) {
+                     status: Book.Status, source: String, match: BookMatch? = nil, firstSeen: Date, lastSeen: Date? = nil,
+                     editions: [Edition] = [], shelves: [String] = [], sightings: [Sighting], sightingsCount: Int? = nil,
+                     history: [Decision] = [], historyCount: Int? = nil, reviewID: String? = nil) {
             self.work = work; self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
             self.confidence = confidence; self.status = status; self.source = source; self.match = match
             self.firstSeen = firstSeen; self.editions = editions; self.shelves = shelves; self.sightings = sightings
-            self.history = history; self.reviewID = reviewID
+            self.lastSeen = lastSeen ?? sightings.map(\.seenAt).max() ?? firstSeen
+            self.sightingsCount = sightingsCount ?? sightings.count
+            self.history = history; self.historyCount = historyCount ?? history.count; self.reviewID = reviewID
+        }
+
+        /// The steps library.json keeps of a work's history: the latest, enough for the decisions that matter now.
+        package static let boundedHistory = 20
+
+        /// The entry as library.json holds it: its size bounded however often the work is seen. The latest sighting
+        /// on each shelf says where the book is now; the counts, first and last seen say how often and since when.
+        /// The whole of both stays in the database (`shelfd library show`).
+        package func bounded() -> Entry {
+            var entry = self
+            var latest: [String?: Sighting] = [:]
+            for sighting in sightings where latest[sighting.shelf].map({ $0.seenAt <= sighting.seenAt }) ?? true {
+                latest[sighting.shelf] = sighting
+            }
+            entry.sightings = latest.values.sorted { ($0.seenAt, $0.photoSHA256) < ($1.seenAt, $1.photoSHA256) }
+            entry.history = Array(history.suffix(Self.boundedHistory))
+            return entry
         }
     }
     /// An ISBN the work was seen or matched with.
@@ -175,11 +203,39 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
         }
     }
 
-    package var schema = "shelfd.library/1"
+    /// `/2`: a work's sightings and history are bounded (`Entry.bounded()`), with their counts and `last_seen`.
+    package var schema = "shelfd.library/2"
     package var generatedAt: Date
     package var books: [Entry]
     enum CodingKeys: String, CodingKey { case schema, books, generatedAt = "generated_at" }
     package init(generatedAt: Date, books: [Entry]) { self.generatedAt = generatedAt; self.books = books }
+}
+
+extension LibraryDocument {
+    /// The whole document, a page of works at a time, each entry bounded (`Entry.bounded()`): the bytes
+    /// `JSONStyle.encoder()` makes of the document, without ever holding more than one page. `pages` calls its
+    /// argument once per page, first seen first.
+    package static func stream(generatedAt: Date, pages: (_ page: ([Entry]) throws -> Void) throws -> Void,
+                               to append: (Data) throws -> Void) throws {
+        let encoder = JSONStyle.encoder()
+        try append(Data("{\n  \"books\" : [".utf8))
+        var none = true
+        // Each page is appended as it is made; `append` is only called while `pages` runs.
+        try withoutActuallyEscaping(append) { append in try pages { page in
+            var chunk = ""
+            for entry in page {
+                // The entry as the whole document's encoder nests it: two levels deeper, blank lines left blank.
+                let lines = String(decoding: try encoder.encode(entry.bounded()), as: UTF8.self)
+                    .split(separator: "\n", omittingEmptySubsequences: false)
+                chunk += (none ? "\n" : ",\n") + lines.map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+                none = false
+            }
+            try append(Data(chunk.utf8))
+        } }
+        let date = String(decoding: try encoder.encode(generatedAt), as: UTF8.self)
+        let schema = LibraryDocument(generatedAt: generatedAt, books: []).schema
+        try append(Data("\(none ? "\n" : "")\n  ],\n  \"generated_at\" : \(date),\n  \"schema\" : \"\(schema)\"\n}".utf8))
+    }
 }
 
 /// `review/<id>.json`: one book a person is asked about (DESIGN §4.3).

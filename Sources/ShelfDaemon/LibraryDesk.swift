@@ -6,10 +6,10 @@ import ShelfOutputs
 import ShelfStore
 
 /// `shelfd library` and the library page: a person's edits of whole works (edit, remove, merge), after each of
-/// which library.json, review/ and the exports follow the database at once. The edits themselves are the
+/// which library.json, review/ and the exports follow the database (through the process's `FilesWriter`). The edits themselves are the
 /// store's (`Store.editWork`, `removeWork`, `mergeWorks`): one code path for the command and the page.
 package struct LibraryDesk: Sendable {
-    private let files: LibraryFiles
+    private let writer: FilesWriter
     private let store: Store
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the edit itself.
     private let writesFiles: Bool
@@ -22,9 +22,10 @@ package struct LibraryDesk: Sendable {
         self.init(config: config, store: try StoreAccess.open(config: config), logger: logger)
     }
 
-    /// Edits on a database already open (the web page shares the daemon's).
-    package init(config: Configuration, store: Store, logger: Logger) {
-        files = LibraryFiles(config: config, store: store, logger: logger)
+    /// Edits on a database already open (the web page shares the daemon's, and its `writer`); without a writer
+    /// the files are written before an edit returns.
+    package init(config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil) {
+        self.writer = writer ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger), immediately: true)
         self.store = store
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
     }
@@ -42,7 +43,7 @@ package struct LibraryDesk: Sendable {
     }
 
     private func done(_ change: LibraryChange) -> LibraryChange {
-        if writesFiles { files.update() }
+        if writesFiles { writer.changed(reconcile: true) }        // an edit may change any item of the work
         return change
     }
 }

@@ -7,10 +7,13 @@ import ShelfOutputs
 import ShelfStore
 
 /// `shelfd review`: the open items, and a person's decisions, after each of which library.json and review/
-/// follow the database. Works while the daemon runs (WAL; a decision is one BEGIN IMMEDIATE transaction).
+/// follow the database (handed to the process's `FilesWriter`: on the web page the answer does not wait for them;
+/// the command writes them before it exits). Works while the daemon runs (WAL; a decision is one BEGIN IMMEDIATE
+/// transaction).
 package struct ReviewDesk: Sendable {
     /// Nil before anything was ever queued: nothing to review.
     private let files: LibraryFiles?
+    private let writer: FilesWriter?
     private let store: (any ReviewStore)?
     private let incoming: URL
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the decision itself.
@@ -23,9 +26,12 @@ package struct ReviewDesk: Sendable {
         self.init(config: config, store: store, logger: logger)
     }
 
-    /// Decisions on a database already open (the web page shares the daemon's).
-    package init(config: Configuration, store: Store?, logger: Logger) {
-        files = store.map { LibraryFiles(config: config, store: $0, logger: logger) }
+    /// Decisions on a database already open (the web page shares the daemon's, and its `writer`); without a
+    /// writer the files are written before `decide` returns.
+    package init(config: Configuration, store: Store?, logger: Logger, writer: FilesWriter? = nil) {
+        let files = store.map { LibraryFiles(config: config, store: $0, logger: logger) }
+        self.files = files
+        self.writer = writer ?? files.map { FilesWriter(files: $0, immediately: true) }
         self.store = store
         incoming = URL(fileURLWithPath: config.paths.incoming)
         writesFiles = FilesRole.writesFiles(config: config, shared: store?.isShared ?? false)
@@ -75,11 +81,11 @@ package struct ReviewDesk: Sendable {
         return [original, copy].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Carries out a decision, then rewrites library.json and clears the item's files.
+    /// Carries out a decision, then hands library.json and the item's files to the writer.
     package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
-        guard let files, let store else { throw Self.nothingOpen(id) }
+        guard let store else { throw Self.nothingOpen(id) }
         let resolution = try store.decide(id, verdict, now: Date())
-        if writesFiles { files.update() }
+        if writesFiles { writer?.changed() }
         return resolution
     }
 

@@ -21,6 +21,8 @@ package struct Runtime: Sendable {
     package let config: Configuration
     package let store: Store
     package let pipeline: Pipeline
+    /// The writer of library.json, review/ and exports/ every commit of this process hands its change to.
+    package var files: FilesWriter { pipeline.files }
     /// The provider this process uses and why (`pipeline.provider = "auto"` decides from the keys present).
     package let chosen: ProviderChoice
     /// For a lineup built later: jobs another process asked for with `--provider` and left unfinished.

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import ShelfConfig
 import ShelfCore
+import ShelfOutputs
 import ShelfPipeline
 import ShelfProviders
 import ShelfStore
@@ -50,7 +51,7 @@ package struct WatchService {
         try store.registerWorker(WorkerRecord(owner: owner, host: ProcessIdentity.host, pid: getpid(), version: ShelfdVersion.current,
                                               since: now, writesFiles: pipeline.settings.writesFiles, heartbeat: now))
         defer { try? store.unregisterWorker(owner: owner) }
-        pipeline.writeLibrary()
+        pipeline.writeLibrary(full: true)           // whatever a crash left between a commit and its files
 
         logger.notice("Watching", metadata: ["incoming": "\(config.paths.incoming)", "provider": "\(pipeline.lineup.name)",
                                             "model": "\(pipeline.lineup.model)"])
@@ -78,6 +79,7 @@ package struct WatchService {
         do { try await Shutdown.run(services, grace: grace, logger: logger) } catch { failure = error }
         let released = try store.releaseLeases(owner: owner)
         pipeline.writeLibrary()
+        pipeline.files.flush()
         logger.notice("Stopped", metadata: ["released": "\(released)", "drained": "\(scheduler.drained)"])
         if let failure { throw failure }
     }

@@ -61,35 +61,60 @@ package enum LibraryExport {
     /// `generatedAt` stamps the `json` document; the other formats have no such field.
     package static func export(_ format: ExportFormat, library: [LibraryDocument.Entry], reviews: [ReviewDocument] = [],
                                options: ExportOptions = ExportOptions(), generatedAt: Date) throws -> ExportResult {
+        var data = Data()
+        var result = try stream(format, pages: { try $0(library) }, reviews: reviews, options: options,
+                                generatedAt: generatedAt, to: { data += $0 })
+        result.data = data
+        return result
+    }
+
+    /// The export written a page of works at a time to `append`, never whole in memory: `pages` calls its argument
+    /// once per page, first seen first. The result's `data` is empty; its counts and lists are what was left out.
+    package static func stream(_ format: ExportFormat, pages: (_ page: ([LibraryDocument.Entry]) throws -> Void) throws -> Void,
+                               reviews: [ReviewDocument] = [], options: ExportOptions = ExportOptions(), generatedAt: Date,
+                               to append: (Data) throws -> Void) throws -> ExportResult {
         switch format {
         case .json:
-            let data = try JSONStyle.encoder().encode(LibraryDocument(generatedAt: generatedAt, books: library))
-            return ExportResult(data: data + Data("\n".utf8), count: library.count, unverified: [], withoutISBN: [])
+            // library.json's document: each work bounded as library.json holds it.
+            var count = 0
+            try LibraryDocument.stream(generatedAt: generatedAt, pages: { body in
+                try withoutActuallyEscaping(body) { body in try pages { page in count += page.count; try body(page) } }
+            }, to: append)
+            try append(Data("\n".utf8))
+            return ExportResult(data: Data(), count: count, unverified: [], withoutISBN: [])
         case .review:
             let text = ReviewExport(reviewFolder: options.reviewFolder).text(reviews)
-            return ExportResult(data: Data(text.utf8), count: reviews.count, unverified: [], withoutISBN: [])
+            try append(Data(text.utf8))
+            return ExportResult(data: Data(), count: reviews.count, unverified: [], withoutISBN: [])
         case .goodreads:
-            return table(GoodreadsExport(shelf: options.exclusiveShelf, days: DayStamp(options.timeZone)), library, options)
+            return try table(GoodreadsExport(shelf: options.exclusiveShelf, days: DayStamp(options.timeZone)), pages, options, append)
         case .storygraph:
-            return table(StoryGraphExport(status: options.exclusiveShelf, days: DayStamp(options.timeZone)), library, options)
+            return try table(StoryGraphExport(status: options.exclusiveShelf, days: DayStamp(options.timeZone)), pages, options, append)
         case .librarything:
-            return table(LibraryThingExport(days: DayStamp(options.timeZone)), library, options)
+            return try table(LibraryThingExport(days: DayStamp(options.timeZone)), pages, options, append)
         case .libib:
-            return table(LibibExport(days: DayStamp(options.timeZone)), library, options)
+            return try table(LibibExport(days: DayStamp(options.timeZone)), pages, options, append)
         }
     }
 
-    private static func table(_ format: some BookTable, _ library: [LibraryDocument.Entry],
-                              _ options: ExportOptions) -> ExportResult {
-        var unverified: [LibraryDocument.Entry] = [], withoutISBN: [LibraryDocument.Entry] = [], rows: [[String]] = []
-        for entry in library {
-            if entry.status != .verified && !options.includeUnverified { unverified.append(entry); continue }
-            let book = ExportedBook(entry)
-            if type(of: format).needsISBN && book.isbn == nil { withoutISBN.append(entry); continue }
-            rows.append(format.row(book))
-        }
-        let text = type(of: format).separator.text([type(of: format).columns] + rows)
-        return ExportResult(data: Data(text.utf8), count: rows.count, unverified: unverified, withoutISBN: withoutISBN)
+    private static func table(_ format: some BookTable, _ pages: (([LibraryDocument.Entry]) throws -> Void) throws -> Void,
+                              _ options: ExportOptions, _ append: (Data) throws -> Void) throws -> ExportResult {
+        let separator = type(of: format).separator
+        var result = ExportResult(data: Data(), count: 0, unverified: [], withoutISBN: [])
+        try append(Data(separator.text([type(of: format).columns]).utf8))
+        try withoutActuallyEscaping(append) { append in try pages { page in
+            var rows: [[String]] = []
+            for entry in page {
+                // Kept bounded, as library.json holds them: a streamed export keeps these lists, never whole histories.
+                if entry.status != .verified && !options.includeUnverified { result.unverified.append(entry.bounded()); continue }
+                let book = ExportedBook(entry)
+                if type(of: format).needsISBN && book.isbn == nil { result.withoutISBN.append(entry.bounded()); continue }
+                rows.append(format.row(book))
+            }
+            result.count += rows.count
+            try append(Data(separator.text(rows).utf8))
+        } }
+        return result
     }
 }
 

@@ -15,6 +15,28 @@ package enum AtomicFile {
 
     /// `afterTemp` runs between the temporary file and the rename: where the crash tests kill the process.
     package static func write(_ data: Data, to url: URL, afterTemp: (() -> Void)? = nil) throws(WriteError) {
+        let (fd, temp) = try openTemporary(for: url)
+        if let failure = append(data, to: fd) { throw abandon(fd, temp, url, failure) }
+        try commit(fd, temp, to: url, afterTemp: afterTemp)
+    }
+
+    /// Writes what `body` hands to `append` piece by piece: a large file (library.json, an export) is never whole
+    /// in memory. Whatever `body` throws leaves the old file in place.
+    package static func write(to url: URL, _ body: (_ append: (Data) throws -> Void) throws -> Void) throws {
+        let (fd, temp) = try openTemporary(for: url)
+        do {
+            try body { data throws(WriteError) in
+                if let failure = append(data, to: fd) { throw WriteError(path: url.path, errno: failure) }
+            }
+        } catch {
+            close(fd)
+            unlink(temp.path)
+            throw error
+        }
+        try commit(fd, temp, to: url, afterTemp: nil)
+    }
+
+    private static func openTemporary(for url: URL) throws(WriteError) -> (Int32, URL) {
         let folder = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -26,27 +48,39 @@ package enum AtomicFile {
         let temp = folder.appendingPathComponent(temporaryName(for: url.lastPathComponent))
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError(path: temp.path, errno: errno) }
-        var written = 0
-        let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
+        return (fd, temp)
+    }
+
+    /// The errno of a failed write, or nil.
+    private static func append(_ data: Data, to fd: Int32) -> Int32? {
+        data.withUnsafeBytes { raw -> Int32? in
+            var written = 0
             while written < raw.count {
                 let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
                 if n < 0 { if errno == EINTR { continue }; return errno }
                 written += n
             }
-            return fsync(fd) == 0 ? nil : errno
+            return nil
         }
+    }
+
+    private static func abandon(_ fd: Int32, _ temp: URL, _ url: URL, _ failure: Int32) -> WriteError {
         close(fd)
-        if let failure {
-            unlink(temp.path)
-            throw WriteError(path: url.path, errno: failure)
-        }
+        unlink(temp.path)
+        return WriteError(path: url.path, errno: failure)
+    }
+
+    /// fsync, rename over `url`, fsync the folder.
+    private static func commit(_ fd: Int32, _ temp: URL, to url: URL, afterTemp: (() -> Void)?) throws(WriteError) {
+        if fsync(fd) != 0 { throw abandon(fd, temp, url, errno) }
+        close(fd)
         afterTemp?()
         guard rename(temp.path, url.path) == 0 else {
             let code = errno
             unlink(temp.path)
             throw WriteError(path: url.path, errno: code)
         }
-        let dirFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dirFD = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirFD >= 0 { fsync(dirFD); close(dirFD) }
     }
 

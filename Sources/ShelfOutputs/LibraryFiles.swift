@@ -14,9 +14,10 @@ import ShelfStore
 /// with the last one; a crop that has to be cut again after the original moved or was deleted (a phone-sync
 /// folder) is cut from it.
 ///
-/// Both are brought in line after every commit (a batch, a `shelfd review` decision), under an flock: the
-/// daemon and `shelfd review` commit first and read after taking the lock, so the last writer always wrote the
-/// newest state. A missing file is made again on the next update (after a crash between commit and write).
+/// `FilesWriter` decides when: review/ as soon as a commit changed it, library.json and the exports coalesced off
+/// the commit's path. Each write holds an flock: every writer commits first and reads after taking the lock, so the
+/// last writer always wrote the newest state. A missing file is made again on the next full update (at start,
+/// after a crash between commit and write).
 package struct LibraryFiles: Sendable {
     package var libraryFile: URL
     package var review: URL
@@ -49,13 +50,23 @@ package struct LibraryFiles: Sendable {
     package func cropURL(id: String) -> URL { review.appendingPathComponent("\(id).jpg") }
     package func contextURL(sha256: String) -> URL { photos.appendingPathComponent("\(sha256).jpg") }
 
-    /// Rewrites library.json and brings review/ in line with the open items.
+    /// Rewrites library.json and the exports and brings review/ in line with the open items.
     package func update() {
         withLock {
-            let books = writeLibrary()
-            let items = syncReview()
-            if let books { refreshExports(books, reviews: items) }
+            syncReview(photos: nil)
+            writeLibrary()
         }
+    }
+
+    /// Brings review/ in line with the open items: all of them when `photos` is nil (a reconcile), else item by
+    /// item (see `syncReview`).
+    package func updateReview(photos: Set<String>? = nil) {
+        withLock { syncReview(photos: photos) }
+    }
+
+    /// Rewrites library.json and the exports kept current in exports/.
+    package func updateLibrary() {
+        withLock { writeLibrary() }
     }
 
     /// The review document of an open item, naming its crop when one was cut.
@@ -66,22 +77,26 @@ package struct LibraryFiles: Sendable {
 
     /// Rewrites each export found in exports/ under its default name (with the default options), so an
     /// export made once follows every later photo and review decision.
-    private func refreshExports(_ books: [LibraryDocument.Entry], reviews items: [ReviewItem]?) {
+    private func refreshExports() {
         guard let exports else { return }
         let options = ExportOptions(exclusiveShelf: exclusiveShelf, reviewFolder: review.path)
         for format in ExportFormat.allCases {
             let url = exports.appendingPathComponent(format.defaultFileName)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do {
-                let reviews = format == .review ? try (items ?? store.openReviewItems()).map(document) : []
-                let result = try LibraryExport.export(format, library: books, reviews: reviews, options: options,
-                                                      generatedAt: Date())
-                try AtomicFile.write(result.data, to: url)
+                let reviews = format == .review ? try store.openReviewItems().map(document) : []
+                try AtomicFile.write(to: url) { append in
+                    try LibraryExport.stream(format, pages: { try store.libraryPages(size: Self.pageSize, $0) },
+                                             reviews: reviews, options: options, generatedAt: Date(), to: append)
+                }
             } catch {
                 logger.warning("Cannot bring an export up to date", metadata: ["path": "\(url.path)", "error": "\(error)"])
             }
         }
     }
+
+    /// Works read from the database per page while library.json and the exports are written.
+    static let pageSize = 250
 
     private func withLock(_ body: () -> Void) {
         let path = filesLock.path
@@ -96,30 +111,45 @@ package struct LibraryFiles: Sendable {
         body()
     }
 
-    /// The library as written, or nil when it could not be read.
-    private func writeLibrary() -> [LibraryDocument.Entry]? {
+    /// library.json in its bounded form, streamed a page of works at a time; then the exports.
+    private func writeLibrary() {
         do {
-            let books = try store.library()
-            let data = try JSONStyle.encoder().encode(LibraryDocument(generatedAt: Date(), books: books))
-            try AtomicFile.write(data, to: libraryFile)
-            return books
+            try AtomicFile.write(to: libraryFile) { append in
+                try LibraryDocument.stream(generatedAt: Date(), pages: { try store.libraryPages(size: Self.pageSize, $0) },
+                                           to: append)
+            }
         } catch {
             logger.error("Cannot write library.json", metadata: ["error": "\(error)"])
-            return nil
+            return
         }
+        refreshExports()
     }
 
-    /// Brings review/ in line with the open items, and returns them (nil when they could not be read).
-    @discardableResult
-    private func syncReview() -> [ReviewItem]? {
+    /// Brings review/ in line with the open items. `photos` nil: every open item is read and its files checked (a
+    /// reconcile: at start, daily, after a change of another process's). Otherwise item by item: only the items
+    /// opened since review/ was written and the open items of `photos` (a batch just read them, perhaps again) are
+    /// read and written; the others are known by their ids alone, so a closed item's files go, and a photo's copy
+    /// with its last open item.
+    private func syncReview(photos changed: Set<String>?) {
         let items: [ReviewItem]
-        do { items = try store.openReviewItems() } catch {
+        let open: [(id: String, sha256: String)]
+        do {
+            if let changed {
+                open = try store.openReviewKeys()
+                let written = Set(((try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? [])
+                    .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) })
+                let opened = Set(open.filter { !written.contains($0.id) }.map(\.sha256))
+                items = try store.openReviewItems(photos: opened.union(changed))
+            } else {
+                items = try store.openReviewItems()
+                open = items.map { ($0.id, $0.photo.sha256) }
+            }
+        } catch {
             logger.error("Cannot read the review queue", metadata: ["error": "\(error)"])
-            return nil
+            return
         }
-        let openPhotos = Set(items.map(\.photo.sha256))
         var originals = OriginalCache(store: store, processed: processed, known: originals)
-        for sha in openPhotos where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
+        for sha in Set(items.map(\.photo.sha256)) where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
             guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "") else { continue }
             attempt("Cannot keep a copy of the photo for review", sha) {
                 try AtomicFile.write(Data(try Preprocessor.prepare(bytes, preset: Self.contextPreset, maxPixels: maxPixels).jpeg),
@@ -127,9 +157,8 @@ package struct LibraryFiles: Sendable {
             }
         }
         for item in items { write(item, originals: &originals) }
-        removeStale(in: review, keeping: Set(items.map(\.id)), extensions: ["json", "jpg"])
-        removeStale(in: photos, keeping: openPhotos, extensions: ["jpg"])
-        return items
+        removeStale(in: review, keeping: Set(open.map(\.id)), extensions: ["json", "jpg"])
+        removeStale(in: photos, keeping: Set(open.map(\.sha256)), extensions: ["jpg"])
     }
 
     /// `<id>.json`, and `<id>.jpg` when the box changed or the crop is missing; each written only when different.

@@ -3,7 +3,7 @@ import Foundation
 
 /// Crash points for tests: `SHELFD_FAILPOINT=after_claim` kills this process with SIGKILL the first time
 /// that point is reached (`name:N` the N-th time). Points: after_claim, after_response_saved, mid_write,
-/// mid_history (a rescan keeping the earlier result), before_commit; `scheduler_hang` hangs the scheduler's loop after a claim instead. Unset in normal use, where `hit` costs one dictionary lookup.
+/// mid_history (a rescan keeping the earlier result), before_commit, after_commit (before library.json and review/ follow); `scheduler_hang` hangs the scheduler's loop after a claim instead. Unset in normal use, where `hit` costs one dictionary lookup.
 package enum Failpoint {
     private static let configured: (name: String, count: Int)? = {
         guard let raw = ProcessInfo.processInfo.environment["SHELFD_FAILPOINT"], !raw.isEmpty else { return nil }

@@ -87,10 +87,14 @@ extension Pipeline {
             logger.error("Cannot commit a batch", metadata: ["error": "\(error)", "batch.size": "\(jobs.count)"])
             return
         }
-        var originals: [String: [UInt8]] = [:]
-        for case (_, .answered(let answer)) in ends { if let photo = answer.photo { originals[answer.document.photo.sha256] = photo } }
+        Failpoint.hit("after_commit")           // committed, its files not yet written: the next start catches up
+        var originals: [String: [UInt8]] = [:], read: Set<String> = []
+        for case (_, .answered(let answer)) in ends {
+            read.insert(answer.document.photo.sha256)
+            if let photo = answer.photo { originals[answer.document.photo.sha256] = photo }
+        }
         await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool
-            filesQueue.async { [originals] in self.writeLibrary(originals: originals); done.resume() }
+            filesQueue.async { [originals, read] in self.writeLibrary(originals: originals, photos: read); done.resume() }
         }
         for outcome in outcomes { afterCommit(outcome) }
     }
@@ -148,11 +152,13 @@ extension Pipeline {
         return folder.isEmpty ? nil : folder
     }
 
-    /// Rewrites library.json and review/ from the database (the database is the truth; the files follow it).
-    /// `originals`: photos of this batch still in memory, by hash. On a shared store, only a node that writes files
-    /// writes: first its results any worker left in the database, then library.json, review/ and exports/ when the
-    /// library or the review queue changed since it last wrote them.
-    package func writeLibrary(originals: [String: [UInt8]] = [:]) {
+    /// Brings library.json, review/ and exports/ in line with the database (the database is the truth; the files
+    /// follow it): `full` at once and whole (at start, catching up a crash between a commit and its files; at the
+    /// end of a run), else handed to `files`, which writes review/ at once and library.json and the exports off this
+    /// path. `photos`: the photos this batch read; `originals`: those still in memory, by hash. On a shared store,
+    /// only a node that writes files writes: first its results any worker left in the database, then the rest when
+    /// the library or the review queue changed since it last looked.
+    package func writeLibrary(originals: [String: [UInt8]] = [:], photos: Set<String> = [], full: Bool = false) {
         if store.isShared {
             guard settings.writesFiles else { return }
             writeStoredResults()
@@ -166,13 +172,17 @@ extension Pipeline {
                 defer { written = version }
                 return written != version
             }
-            guard changed else { return }
+            guard changed || full else { return }
         }
-        var files = LibraryFiles(libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
-                                 exports: settings.exports, exclusiveShelf: settings.exclusiveShelf,
-                                 maxPixels: settings.maxPixels, filesLock: settings.filesLock, store: store, logger: logger)
-        files.originals = originals
-        files.update()
+        if full {
+            files.flush()
+            var whole = files.files
+            whole.originals = originals
+            whole.update()
+        } else {
+            // A shared store's change may be another worker's: review/ is reconciled whole.
+            files.changed(photos: photos, reconcile: store.isShared, originals: originals)
+        }
     }
 
     /// Shared store, on a node that writes files: the results of the photos that arrived here (and, with

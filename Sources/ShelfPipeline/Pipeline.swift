@@ -45,6 +45,8 @@ package final class Pipeline: Sendable {
     /// Wakes the loop that keeps the files current on a shared store (`SharedFilesService`) before its next turn:
     /// for whatever learns of another process's change first (a LISTEN/NOTIFY listener).
     package let filesWake = WorkSignal()
+    /// library.json, review/ and exports/: each commit hands its change here and goes on.
+    package let files: FilesWriter
 
     package init(settings: PipelineSettings, store: any PipelineStore, lineup: Lineup, choice: Configuration.Provider? = nil,
                  enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
@@ -53,6 +55,10 @@ package final class Pipeline: Sendable {
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner; self.onIdle = onIdle
         slots = RequestSlots(limit: settings.concurrency)
+        files = FilesWriter(files: LibraryFiles(
+            libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
+            exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,
+            filesLock: settings.filesLock, store: store, logger: logger))
     }
 
     /// Graceful stop: the scheduler claims nothing more, photos waiting for a request slot go back to the

@@ -242,11 +242,44 @@ extension Store {
         try read { db in try Self.entries(db, only: nil) }
     }
 
+    /// The whole library a page at a time, in the order first seen (keyset on `first_seen`, `id`: the index `book_first_seen`), each page read in
+    /// a transaction of its own: writing library.json or an export holds a page of works in memory, never the
+    /// library, and never keeps a decision waiting for the store's lock longer than a page takes to read. A change
+    /// between two pages is caught by the next rewrite, which the change itself asks for.
+    package func libraryPages(size: Int = 250, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {
+        var after: (firstSeen: Double, id: Int64)?
+        while true {
+            let keyset: [any SQLBindable] = after.map { [$0.firstSeen, $0.firstSeen, $0.id] } ?? []
+            let (page, last) = try read { db -> ([LibraryDocument.Entry], (firstSeen: Double, id: Int64)?) in
+                let rows = try db.query("""
+                    SELECT id, first_seen FROM book
+                    WHERE \(after == nil ? "1 = 1" : "first_seen > ? OR (first_seen = ? AND id > ?)")
+                    ORDER BY first_seen, id LIMIT ?
+                    """, keyset + [Int64(size)])
+                guard let row = rows.last, let id = row.int("id") else { return ([], nil) }
+                return (try Self.entries(db, among: rows.compactMap { $0.int("id") }), (row.double("first_seen") ?? 0, id))
+            }
+            guard let last else { return }
+            try body(page)
+            if page.count < size { return }
+            after = last
+        }
+    }
+
     /// The entries of the whole library, or of the one work whose row is `only`.
     static func entries(_ db: any DatabaseConnection, only bookID: Int64?) throws -> [LibraryDocument.Entry] {
-        // One work: each query its own indexed WHERE (a `?1 IS NULL OR` would read every row).
-        func only(_ column: String) -> String { bookID == nil ? "" : "WHERE \(column) = ?" }
-        let arguments: [any SQLBindable] = bookID.map { [$0] } ?? []
+        try entries(db, among: bookID.map { [$0] })
+    }
+
+    /// The entries of the works whose rows are `among` (all when nil), in the order first seen.
+    static func entries(_ db: any DatabaseConnection, among bookIDs: [Int64]?) throws -> [LibraryDocument.Entry] {
+        // Some works: each query its own indexed WHERE (a `?1 IS NULL OR` would read every row).
+        func only(_ column: String) -> String {
+            guard let bookIDs, !bookIDs.isEmpty else { return bookIDs == nil ? "" : "WHERE 1 = 0" }
+            return bookIDs.count == 1 ? "WHERE \(column) = ?"
+                : "WHERE \(column) IN (\(Array(repeating: "?", count: bookIDs.count).joined(separator: ", ")))"
+        }
+        let arguments: [any SQLBindable] = (bookIDs ?? []).map { $0 }
         var sightings: [Int64: [LibraryDocument.Sighting]] = [:]
         var editions: [Int64: [LibraryDocument.Edition]] = [:]
         var seen: [Int64: [String: (count: Int, last: Int)]] = [:]      // per work and ISBN: sightings, the newest

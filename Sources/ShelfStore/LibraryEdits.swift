@@ -8,6 +8,10 @@ package struct LibraryError: Error, Sendable, CustomStringConvertible {
     package var message: String
     package var description: String { message }
     package init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+
+    static func noSuchWork(_ key: String) -> LibraryError {
+        LibraryError(.notFound, "No work '\(key)' in the library: give a work's key as library.json writes it (\"work\").")
+    }
 }
 
 /// What an edit, a removal or a merge did, for the command and the page to report.
@@ -123,6 +127,13 @@ extension Store {
         }
     }
 
+    /// One work's whole history, every sighting and every step (library.json holds it bounded), for
+    /// `shelfd library show` and `/api/v1/library/<work>`.
+    package func work(_ key: String) throws -> LibraryDocument.Entry {
+        guard let entry = try libraryEntry(key) else { throw LibraryError.noSuchWork(key) }
+        return entry
+    }
+
     // MARK: Pieces
 
     /// A work as an edit sees it.
@@ -137,7 +148,7 @@ extension Store {
 
     static func workRow(_ db: any DatabaseConnection, _ key: String) throws -> WorkRow {
         guard let row = try db.queryOne("SELECT * FROM book WHERE work_key = ?", [key]), let id = row.int("id") else {
-            throw LibraryError(.notFound, "No work '\(key)' in the library: give a work's key as library.json writes it (\"work\").")
+            throw LibraryError.noSuchWork(key)
         }
         let match = row.string("match_source").flatMap { source in
             row.string("match_key").map { BookMatch(source: source, key: $0, score: row.double("match_score") ?? 0,

@@ -66,6 +66,25 @@ extension Store {
         try read { db in try Self.reviewItems(db, where: "1 = 1", []) }
     }
 
+    /// The open items of these photos (review/ follows a batch's photos item by item).
+    package func openReviewItems(photos: Set<String>) throws -> [ReviewItem] {
+        guard !photos.isEmpty else { return [] }
+        let list = Array(photos)
+        return try read { db in
+            try Self.reviewItems(db, where: "r.sha256 IN (\(Array(repeating: "?", count: list.count).joined(separator: ", ")))", list)
+        }
+    }
+
+    /// Each open item's id and photo, nothing more: what review/ must hold, read without the readings.
+    package func openReviewKeys() throws -> [(id: String, sha256: String)] {
+        try read { db in
+            try db.query("SELECT id, sha256 FROM review_item", []).compactMap { row in
+                guard let id = row.string("id"), let sha = row.string("sha256") else { return nil }
+                return (id, sha)
+            }
+        }
+    }
+
     /// The open item whose id is `id` or starts with it (at least 4 characters, as `review list` shows them).
     package func reviewItem(_ id: String) throws -> ReviewItem {
         try read { db in try Self.reviewItem(db, id) }

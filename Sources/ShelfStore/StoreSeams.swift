@@ -74,7 +74,13 @@ package protocol ReviewStore: Sendable {
 /// What library.json and review/ are written from.
 package protocol LibraryStore: Sendable {
     func library() throws -> [LibraryDocument.Entry]
+    /// The library a page of works at a time, first seen first: what library.json and the exports stream from.
+    func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws
     func openReviewItems() throws -> [ReviewItem]
+    /// The open items of these photos.
+    func openReviewItems(photos: Set<String>) throws -> [ReviewItem]
+    /// Each open item's id and photo.
+    func openReviewKeys() throws -> [(id: String, sha256: String)]
     /// Where a photo has been seen, newest first: its review crops are cut from the original.
     func photoLocations(sha256: String) throws -> [String]
     /// The provider-ready image a shared store keeps: crops are cut from it where no original is readable.
@@ -86,6 +92,22 @@ package protocol SharedFilesStore: Sendable {
     func unwrittenResults(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult]
     func markResultWritten(jobID: Int64, path: String, now: Date) throws
     func filesVersion() throws -> Int64?
+}
+
+extension LibraryStore {
+    // A store that holds little (a test's fake): the whole library as one page, the open items read whole.
+    package func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {
+        let books = try library()
+        if !books.isEmpty { try body(books) }
+    }
+
+    package func openReviewItems(photos: Set<String>) throws -> [ReviewItem] {
+        try openReviewItems().filter { photos.contains($0.photo.sha256) }
+    }
+
+    package func openReviewKeys() throws -> [(id: String, sha256: String)] {
+        try openReviewItems().map { ($0.id, $0.photo.sha256) }
+    }
 }
 
 extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore, SharedFilesStore {}

@@ -62,13 +62,26 @@ enum API {
             return try json(DecisionAnswer(resolution))
         }
 
-        // library.json (`shelfd.library/1`).
+        // library.json (`shelfd.library/2`).
         api.get("library") { _, _ -> Response in
             guard let data = FileManager.default.contents(atPath: site.config.paths.libraryFile) else {
                 // Not written yet, or a shared store's node that leaves the files to another: from the database.
-                return try json(LibraryDocument(generatedAt: Date(), books: site.store.isShared ? site.store.library() : []))
+                var data = Data()
+                try LibraryDocument.stream(generatedAt: Date(), pages: { page in
+                    if site.store.isShared { try site.store.libraryPages(size: 250, page) }
+                }, to: { data += $0 })
+                return jsonResponse(Array(data) + Array("\n".utf8))
             }
             return jsonResponse(Array(data))
+        }
+
+        // One work's whole history (library.json keeps it bounded), as `shelfd library show --json` prints it; the
+        // key percent-encoded into one path segment, as the library page's links are.
+        api.get("library/{work}") { _, context -> Response in
+            let key = try context.parameters.require("work").removingPercentEncoding ?? ""
+            do { return try json(site.store.work(key)) } catch let error as LibraryError where error.code == .notFound {
+                throw APIError(.notFound, error.code.rawValue, error.message)
+            }
         }
     }
 

@@ -127,10 +127,12 @@ enum LibraryPages {
 
     /// The export as `shelfd export --format` writes it by default, as a file to save.
     private static func download(_ site: WebSite, _ format: ExportFormat) throws -> Response {
-        let library = try site.store.library()
         let reviews = format == .review ? try site.desk.items().map(site.desk.document) : []
         let options = ExportOptions(exclusiveShelf: site.config.export.exclusiveShelf, reviewFolder: site.config.paths.review)
-        let result = try LibraryExport.export(format, library: library, reviews: reviews, options: options, generatedAt: Date())
+        // Made from the database a page of works at a time: the file's bytes, never the library's entries.
+        var data = Data()
+        _ = try LibraryExport.stream(format, pages: { try site.store.libraryPages(size: 250, $0) }, reviews: reviews,
+                                     options: options, generatedAt: Date(), to: { data += $0 })
         var headers = HTTPFields()
         headers[.contentType] = switch format.fileExtension {
         case "csv": "text/csv; charset=utf-8"
@@ -138,7 +140,7 @@ enum LibraryPages {
         default: "application/json"
         }
         headers[.contentDisposition] = "attachment; filename=\"\(format.defaultFileName)\""
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: result.data)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     // MARK: What the templates show

@@ -6,13 +6,14 @@ import NIOPosix
 import ServiceLifecycle
 import ShelfConfig
 import ShelfDaemon
+import ShelfOutputs
 import ShelfStore
 import Synchronization
 
 /// The web server: the pages, the API for scripts and /metrics on `[web] listen`. A `Service`, so `watch`
 /// runs it in its ServiceGroup and it stops with the daemon; `shelfd web` runs it alone.
 package struct WebServer: Service {
-    let site: WebSite
+    package let site: WebSite
     let address: ListenAddress
     /// In `watch` a port that cannot be had turns the page off, not the daemon: photos are still processed.
     let isCompanion: Bool
@@ -118,8 +119,9 @@ extension WebServer {
     /// without the secret `web_token` (the page can change the library and take uploads), and a token too short.
     /// `watch` and `shelfd web` call it as they start, so it first deals with the uploads a stopped server left
     /// half done (`IncomingPhoto.tidyLeftovers`), whether or not the page is on now.
+    /// `files`: the daemon's writer of the files for people; `shelfd web` alone makes its own.
     package static func forDaemon(config: Configuration, secrets: Secrets, store: Store, logger: Logger,
-                                  isCompanion: Bool = true) throws -> WebServer? {
+                                  files: FilesWriter? = nil, isCompanion: Bool = true) throws -> WebServer? {
         IncomingPhoto.tidyLeftovers(incoming: URL(fileURLWithPath: config.paths.incoming), logger: logger)
         guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
         guard let address = config.web.address else {
@@ -129,7 +131,7 @@ extension WebServer {
             throw WebError.tokenRequired(address)
         }
         if let problem = secrets.webTokenProblem { throw WebError.weakToken(problem) }
-        return WebServer(site: try WebSite(config: config, secrets: secrets, store: store, logger: logger), address: address,
+        return WebServer(site: try WebSite(config: config, secrets: secrets, store: store, logger: logger, files: files), address: address,
                          isCompanion: isCompanion)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ShelfConfig
 import ShelfDaemon
+import ShelfOutputs
 import ShelfStore
 
 /// Everything the pages and the API reach: the configuration, the database, the review desk (the one code
@@ -12,15 +13,19 @@ package struct WebSite: Sendable {
     package let store: Store
     package let desk: ReviewDesk
     package let library: LibraryDesk            // edits of whole works, shared with `shelfd library`
+    /// Where decisions and edits hand their changes: the daemon's, or this process's own for `shelfd web` alone.
+    package let files: FilesWriter
     package let templates: Templates
     package let logger: Logger
 
-    package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger) throws {
+    package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil) throws {
         self.config = config
         self.secrets = secrets
         self.store = store
-        self.desk = ReviewDesk(config: config, store: store, logger: logger)
-        self.library = LibraryDesk(config: config, store: store, logger: logger)
+        let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger))
+        self.files = files
+        self.desk = ReviewDesk(config: config, store: store, logger: logger, writer: files)
+        self.library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
         self.templates = try Templates()
         self.logger = logger
     }

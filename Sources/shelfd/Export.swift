@@ -33,7 +33,6 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         let (config, secrets, logger) = try global.load(quiet: true)
         let store = try StoreAccess.openForReading(config: config, secrets: secrets)
-        let library = try store?.library() ?? []
         let reviews: [ReviewDocument]
         if format == .review {
             let desk = try ReviewDesk(config: config, writing: false, logger: logger)
@@ -43,16 +42,23 @@ struct Export: AsyncParsableCommand {
         }
         let options = ExportOptions(exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
                                     includeUnverified: includeUnverified, reviewFolder: config.paths.review)
-        let result = try LibraryExport.export(format, library: library, reviews: reviews, options: options, generatedAt: Date())
+        // Streamed a page of works at a time: the library is never whole in memory.
+        func write(to append: (Data) throws -> Void) throws -> ExportResult {
+            try LibraryExport.stream(format, pages: { page in try store?.libraryPages(size: 250, page) }, reviews: reviews,
+                                     options: options, generatedAt: Date(), to: append)
+        }
 
         let destination: String
+        let result: ExportResult
         if output == "-" {
-            FileHandle.standardOutput.write(result.data)
+            result = try write { FileHandle.standardOutput.write($0) }
             destination = "standard output"
         } else {
             let url = output.map { URL(fileURLWithPath: $0) }
                 ?? URL(fileURLWithPath: config.paths.exports).appendingPathComponent(format.defaultFileName)
-            try AtomicFile.write(result.data, to: url)
+            var written: ExportResult?
+            try AtomicFile.write(to: url) { append in written = try write(to: append) }
+            result = written!
             destination = url.path
         }
 

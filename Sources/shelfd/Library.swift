@@ -6,13 +6,41 @@ import ShelfStore
 
 struct Library: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Correct the library: edit a work, remove one, merge two.",
+        abstract: "See a work's whole history; correct the library: edit a work, remove one, merge two.",
         discussion: """
             A work is named by its key, as library.json writes it ("work"). Each change is remembered for the \
             photos that showed the work, so reading them again keeps it; library.json, review/ and the exports \
-            are rewritten at once. Works while the daemon runs.
+            are rewritten before the command exits. Works while the daemon runs. 'show' prints a work's whole \
+            history, which library.json keeps bounded.
             """,
-        subcommands: [LibraryEdit.self, LibraryRemove.self, LibraryMerge.self])
+        subcommands: [LibraryShow.self, LibraryEdit.self, LibraryRemove.self, LibraryMerge.self])
+}
+
+struct LibraryShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "A work's whole history: every photo it was seen in and every step.",
+        discussion: "library.json keeps a work's latest sighting on each shelf and its latest steps; the database keeps them all.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print the work as JSON (library.json's entry, with every sighting and step).") var json = false
+    @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
+
+    func run() async throws {
+        let (config, secrets, _) = try global.load(quiet: true)
+        guard let store = try StoreAccess.openForReading(config: config, secrets: secrets) else {
+            throw LibraryError(.notFound, "The library is empty: shelfd has not catalogued any photo yet.")
+        }
+        let entry = try store.work(work)
+        if json { return try printJSON(entry) }
+        let day = ISO8601DateFormatter()
+        var lines = ["\(entry.title)" + (entry.author.map { " — \($0)" } ?? "") + " (\(entry.work))",
+                     "  \(entry.status.rawValue)" + (entry.isbn13.map { ", ISBN \($0)" } ?? "")
+                        + ", first seen \(day.string(from: entry.firstSeen)), last seen \(day.string(from: entry.lastSeen))",
+                     "  \(entry.sightingsCount) sighting\(entry.sightingsCount == 1 ? "" : "s"):"]
+        lines += entry.sightings.map { "    \(day.string(from: $0.seenAt))  \($0.photo)  (\(String(format: "%.2f", $0.confidence)))" }
+        lines.append("  history:")
+        lines += entry.history.map { "    \(day.string(from: $0.at))  \($0.action) by \($0.by)" + ($0.detail.map { ": \($0)" } ?? "") }
+        print(lines.joined(separator: "\n"))
+    }
 }
 
 struct LibraryEdit: AsyncParsableCommand {

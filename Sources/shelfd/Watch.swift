@@ -13,7 +13,8 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
-        let web = try WebServer.forDaemon(config: config, secrets: secrets, store: runtime.store, logger: logger)
+        let web = try WebServer.forDaemon(config: config, secrets: secrets, store: runtime.store, logger: logger,
+                                            files: runtime.files)
         try await WatchService(runtime: runtime, logger: logger, companions: web.map { [$0] } ?? []).run()
     }
 }

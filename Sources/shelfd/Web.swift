@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ShelfConfig
 import ShelfDaemon
+import ShelfOutputs
 import ShelfStore
 import ShelfWeb
 
@@ -30,5 +31,6 @@ struct Web: AsyncParsableCommand {
         guard let server = try WebServer.forDaemon(config: config, secrets: secrets, store: store, logger: logger,
                                                         isCompanion: false) else { return }
         try await Shutdown.run([server], logger: logger)
+        server.site.files.flush()               // the last decisions' library.json, before the process goes
     }
 }

@@ -114,8 +114,23 @@ struct GoldenTests {
     @Test("The JSON export is the library document, every book included")
     func jsonRoundTrips() throws {
         let document = try JSONStyle.decoder().decode(LibraryDocument.self, from: try export(.json).data)
-        #expect(document.books == Fixtures.library)
-        #expect(document.schema == "shelfd.library/1")
+        #expect(document.books == Fixtures.library.map { $0.bounded() })
+        #expect(document.schema == "shelfd.library/2")
+    }
+
+    @Test("Streamed a page at a time, the export is the bytes of the whole document and of the whole table")
+    func streamedInPages() throws {
+        for format in [ExportFormat.json, .goodreads, .librarything] {
+            var data = Data()
+            let result = try LibraryExport.stream(format, pages: { page in
+                for entry in Fixtures.library { try page([entry]) }         // a page per work
+            }, options: Fixtures.options, generatedAt: Fixtures.date("2024-03-09T09:00:00Z"), to: { data += $0 })
+            let whole = try export(format)
+            #expect(data == whole.data, "\(format)")
+            #expect(result.count == whole.count)
+        }
+        let document = LibraryDocument(generatedAt: Fixtures.date("2024-03-09T09:00:00Z"), books: Fixtures.library.map { $0.bounded() })
+        #expect(try export(.json).data == (try JSONStyle.encoder().encode(document)) + Data("\n".utf8))
     }
 }
 
@@ -256,5 +271,33 @@ enum CSVTestReader {
         }
         if quoted { throw Malformed() }
         return rows
+    }
+}
+
+@Suite("library.json's bounded entry")
+struct BoundedEntryTests {
+    @Test("A work seen in many photos keeps the latest sighting on each shelf, its counts, and the latest steps")
+    func boundedHowEverOftenSeen() throws {
+        let sightings = (0..<300).map { i in
+            LibraryDocument.Sighting(photo: "\(i % 2 == 0 ? "study" : "hall")/IMG_\(i).jpg", photoSHA256: "sha\(i)", box: nil,
+                                     confidence: 0.9, shelf: i % 2 == 0 ? "study" : "hall",
+                                     seenAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 60))
+        }
+        let history = (0..<50).map { i in
+            LibraryDocument.Decision(action: "reviewed_by_user", by: "user", at: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)),
+                                     detail: "edit \(i)")
+        }
+        let entry = LibraryDocument.Entry(work: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: nil,
+                                          isbn10: nil, confidence: 0.9, status: .verified, source: "gemini",
+                                          firstSeen: sightings[0].seenAt, shelves: ["hall", "study"], sightings: sightings,
+                                          history: history)
+        let bounded = entry.bounded()
+        #expect(bounded.sightings.map(\.photo) == ["study/IMG_298.jpg", "hall/IMG_299.jpg"])
+        #expect(bounded.sightingsCount == 300)
+        #expect(bounded.lastSeen == sightings[299].seenAt)
+        #expect(bounded.firstSeen == sightings[0].seenAt)
+        #expect(bounded.history.count == LibraryDocument.Entry.boundedHistory)
+        #expect(bounded.history.last?.detail == "edit 49")
+        #expect(bounded.historyCount == 50)
     }
 }

@@ -5,6 +5,7 @@ import ShelfConfig
 import ShelfCore
 import ShelfDigest
 import ShelfEnrichment
+import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 import ShelfTesting
@@ -181,7 +182,8 @@ final class FakeQueue: PipelineStore {
         let queue = FakeQueue(folder: root, batches: [[found, gone]])
         let answer = ModelAnswer(books: [Detection(title: "Dune", author: "Frank Herbert", confidence: 0.95)])
 
-        let summary = await pipeline(queue, replies: [.success(answer)]).processQueue(untilIdle: true, keepsLeases: false)
+        let pipeline = pipeline(queue, replies: [.success(answer)])
+        let summary = await pipeline.processQueue(untilIdle: true, keepsLeases: false)
 
         #expect(summary.stop == .idle)
         let commits = queue.commits
@@ -197,6 +199,7 @@ final class FakeQueue: PipelineStore {
             Issue.record("the vanished photo is not dead: \(String(describing: outcomes[2]))"); return
         }
         #expect(code == .photoVanished)
+        pipeline.files.flush()                  // the commit handed library.json to the writer, off its path
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("library.json").path),
                 "library.json follows the commit")
     }

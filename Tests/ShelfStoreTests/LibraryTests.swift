@@ -461,3 +461,34 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         #expect(try store.library().first?.sightings.count == 2)
     }
 }
+
+@Suite(.postgresServer, .serialized) struct LibraryPagesTests {
+    @Test("Read a page at a time, the library is every work once, in the order first seen, as read whole", arguments: StoreKind.allCases)
+    func pagesAreTheWholeLibrary(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            // Two works first seen at the same moment: the keyset goes on by id, losing neither.
+            for (index, title) in ["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch"].enumerated() {
+                try commit(store, photo: "p\(index)", [reading(title, "Author \(index)")], at: start.addingTimeInterval(Double(index / 2)))
+            }
+            try commit(store, photo: "p9", [reading("Dune", "Author 0")], at: start.addingTimeInterval(60))
+            var pages: [[LibraryDocument.Entry]] = []
+            try store.libraryPages(size: 2) { pages.append($0) }
+            #expect(pages.map(\.count) == [2, 2, 1])
+            #expect(pages.flatMap { $0 } == (try store.library()))
+            #expect(pages.first?.first?.sightingsCount == 2)
+        }
+    }
+
+    @Test("The open items' ids and photos, and the open items of some photos", arguments: StoreKind.allCases)
+    func openItemsByPhoto(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try commit(store, photo: "p1", [reading("Smudged", nil, confidence: 0.3)])
+            try commit(store, photo: "p2", [reading("Blurred", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)])
+            let all = try store.openReviewItems()
+            #expect(Set(try store.openReviewKeys().map { "\($0.id) \($0.sha256)" }) == Set(all.map { "\($0.id) \($0.photo.sha256)" }))
+            #expect(try store.openReviewItems(photos: ["p2"]).map(\.book.title).sorted() == ["Blurred", "Faded"])
+            #expect(try store.openReviewItems(photos: []).isEmpty)
+        }
+    }
+}

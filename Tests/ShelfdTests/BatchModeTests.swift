@@ -28,7 +28,7 @@ struct BatchModeTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: history.path)) ?? []).isEmpty)
         let library = try root.library()
         #expect(library.books.count == 1)
-        #expect(library.books.first?.sightings.count == photos)
+        #expect(library.books.first?.sightingsCount == photos)
     }
 
     @Test("60 photos, the daemon killed with kill -9 while the batch runs and started again: one batch, every photo done once",
@@ -80,7 +80,7 @@ struct BatchModeTests {
                 #expect(gemini.batchesCreated.map(\.photos.count).reduce(0, +) == 30, "each photo in one batch: \(gemini.batchesCreated.map(\.photos.count))")
                 let library = try roots[0].library()
                 #expect(library.books.count == 1)
-                #expect(library.books.first?.sightings.count == 30)
+                #expect(library.books.first?.sightingsCount == 30)
             }
         }
     }

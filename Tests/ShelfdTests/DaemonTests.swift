@@ -43,7 +43,7 @@ struct DaemonTests {
             #expect(gemini.requests.count == 5, "a copy, a rename and a re-drop are sightings, not requests")
             let library = try root.library()
             #expect(library.books.map(\.title).sorted() == ["Dune", "The Hobbit"])
-            #expect(library.books.first?.sightings.count == 5)
+            #expect(library.books.first?.sightingsCount == 5)
             let status = try await root.status()
             #expect(status.queue.pending == 0 && status.queue.dead == 0 && status.problems.isEmpty)
 

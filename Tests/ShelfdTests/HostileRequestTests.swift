@@ -75,6 +75,7 @@ struct HostileRequestTests {
                                               .json("title", with: ["decision": "\"edit\""]), .json("author", with: ["decision": "\"edit\""]),
                                               .json("isbn", with: ["decision": "\"edit\""])], contentType: "application/json"),
         Route("GET", "/api/v1/library"),
+        Route("GET", "/api/v1/library/{work}", [.path("work")]),
         Route("GET", "/review"),
         Route("GET", "/review/{id}", [.path("id")]),
         Route("GET", "/review/{id}/crop", [.path("id")]),
@@ -234,6 +235,7 @@ struct HostileRequestTests {
                 try await root.reviewList().contains { $0.book.title == "Dune Mesiah" }
             }
             let item = try #require(try await root.reviewList().first { $0.book.title == "Dune Mesiah" })
+            try await waitUntil("library.json follows", timeout: .seconds(10)) { (try? root.library())?.books.isEmpty == false }
             let work = try #require(try root.library().books.first?.work)
             let samples = ["sha": item.photo.sha256, "id": item.id, "format": "goodreads", "code": String(repeating: "ab", count: 32),
                            "work": work.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? work]

@@ -179,7 +179,7 @@ struct LibraryPagesTests {
 
             // The same library and the same exports either way.
             func summary(_ shelf: ShelfRoot) throws -> [String] {
-                try shelf.library().books.map { "\($0.work) \($0.title) — \($0.author ?? "") \($0.isbn13 ?? "") \($0.status) \($0.sightings.count)" }.sorted()
+                try shelf.library().books.map { "\($0.work) \($0.title) — \($0.author ?? "") \($0.isbn13 ?? "") \($0.status) \($0.sightingsCount)" }.sorted()
             }
             let expected = try summary(cli)
             #expect(try summary(page) == expected)

@@ -34,7 +34,7 @@ struct RescanTests {
 
             let library = try root.library()
             #expect(library.books.map(\.title).sorted() == ["Dune", "The Hobbit"], "the old misreading is gone")
-            #expect(library.books.first { $0.title == "Dune" }?.sightings.count == 1)
+            #expect(library.books.first { $0.title == "Dune" }?.sightingsCount == 1)
 
             // By the start of its hash, as a result file shows it.
             let byHash = try await root.shelfd("rescan", String(SHA256.hex(of: photo).prefix(10)))

@@ -121,6 +121,9 @@ struct ReviewPageTests {
             #expect(saved.status == 303)
             let smudged = try await root.reviewID("Smudged Spine")
             #expect(saved.header("location") == "/review/\(smudged)")
+            try await waitUntil("library.json and the export follow the decision", timeout: .seconds(10)) {
+                try root.library().books.contains { $0.title == "Dune Messiah" } && exported(root).contains("Dune Messiah")
+            }
             let messiah = try #require(try root.library().books.first { $0.title == "Dune Messiah" })
             #expect(messiah.status == .verified && messiah.isbn13 == "9780441172696")
             #expect(messiah.history.last.map { [$0.action, $0.by] } == ["reviewed_by_user", "user"])
@@ -135,7 +138,9 @@ struct ReviewPageTests {
             let rejected = try await post(url + "/review/\(smudged)", [("csrf", ""), ("action", "reject")])
             #expect(rejected.status == 303 && rejected.header("location") == "/review")
             #expect(try await root.reviewList().isEmpty)
-            #expect(!(try root.library().books.contains { $0.title == "Smudged Spine" }))
+            try await waitUntil("library.json follows the rejection", timeout: .seconds(10)) {
+                !(try root.library().books.contains { $0.title == "Smudged Spine" })
+            }
             let empty = try await get(url + "/review")
             #expect(empty.status == 200)
             #expect(String(decoding: empty.body, as: UTF8.self).contains("Nothing to review"))
@@ -166,6 +171,10 @@ struct ReviewPageTests {
 
                 try await browser.pressKeys("1")
                 try await browser.waitUntil("the next book's page") { try await browser.currentURL() == url + "/review/\(smudged)" }
+                try await waitUntil("library.json and the export follow the decision", timeout: .seconds(10)) {
+                    try root.library().books.contains { $0.title == candidate.title && $0.status == .verified }
+                        && exported(root).contains(candidate.title)
+                }
                 let library = try root.library()
                 #expect(library.books.contains { $0.title == candidate.title && $0.status == .verified })
                 #expect(!library.books.contains { $0.title == "Dune Mesiah" })

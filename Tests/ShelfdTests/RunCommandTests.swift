@@ -34,7 +34,7 @@ struct RunCommandTests {
 
             let library = try root.library()
             #expect(library.books.count == 3)
-            #expect(library.books.first { $0.title == "Dune" }?.sightings.count == 2)
+            #expect(library.books.first { $0.title == "Dune" }?.sightingsCount == 2)
             #expect(library.books.first { $0.title == "Dune" }?.sightings.contains { $0.shelf == "living-room" } == true)
 
             let status = try await root.status()

@@ -66,7 +66,7 @@ struct SharedStoreTests {
                 // One library: one entry for the one book, seen on every photo, in the file writer's library.json only.
                 let library = try roots[0].library()
                 #expect(library.books.count == 1, "no duplicate entries")
-                #expect(library.books.first?.sightings.count == photos)
+                #expect(library.books.first?.sightingsCount == photos)
                 #expect(roots[1...].allSatisfy { !FileManager.default.fileExists(atPath: $0.root.appendingPathComponent("library.json").path) })
 
                 // The per-minute limit held across the three: the provider refused nothing, no minute held more.
@@ -138,9 +138,12 @@ struct SharedStoreTests {
 
                 // One library at the writer, every book once; review/ holds every open item with its crop, cut from the
                 // stored image where the writer cannot see the photo.
+                try await waitUntil("library.json follows every photo", timeout: .seconds(10)) {
+                    (try? writer.library())?.books.first { $0.title == "Dune" }?.sightingsCount == hashes.count
+                }
                 let library = try writer.library()
                 #expect(library.books.map(\.title).sorted() == ["Dune", "Smudged Spine"])
-                #expect(library.books.first { $0.title == "Dune" }?.sightings.count == hashes.count)
+                #expect(library.books.first { $0.title == "Dune" }?.sightingsCount == hashes.count)
                 let items = try await other.reviewList()
                 #expect(items.count == hashes.count)
                 #expect(Set(items.map(\.photo.sha256)) == hashes)

@@ -68,7 +68,7 @@ struct StoreMigrationTests {
                 #expect(final.done + final.review == 4 && final.dead == 0 && final.failed == 0 && final.pending == 0)
                 let library = try root.library()
                 #expect(Set(library.books.map(\.work)) == works)
-                #expect(library.books.first { $0.title == "Dune" }?.sightings.count == 4)
+                #expect(library.books.first { $0.title == "Dune" }?.sightingsCount == 4)
 
                 // Once only.
                 let again = try await root.shelfd("store", "migrate", "--from", "sqlite")

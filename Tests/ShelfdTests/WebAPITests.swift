@@ -102,9 +102,13 @@ struct WebAPITests {
             let edited = try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "edit", "title": "Smudged Spine", "author": "A. Person"}"#)
             #expect(edited.status == 200, "\(edited.body)")
             #expect(edited.body.contains("\"detail\""))
+            // The answer does not wait for the files: they follow within seconds.
+            try await waitUntil("library.json and the export follow the decision", timeout: .seconds(10)) {
+                try String(contentsOf: export, encoding: .utf8).contains("Smudged Spine")
+                    && shelf.library().books.contains { $0.title == "Smudged Spine" && $0.author == "A. Person" }
+            }
             let entry = try #require(try shelf.library().books.first { $0.title == "Smudged Spine" })
             #expect(entry.author == "A. Person" && entry.history.contains { $0.action == "reviewed_by_user" })
-            #expect(try String(contentsOf: export, encoding: .utf8).contains("Smudged Spine"))
             #expect(try await shelf.reviewList().isEmpty)
             #expect(try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "accept"}"#).status == 404, "decided already")
             #expect(try await server.stop() == 0)
