@@ -219,7 +219,7 @@ struct SharedStoreTests {
                 #expect(try nodes[2].resultDocuments().isEmpty, "no result at the node where no photo arrived")
                 // Every node that writes files keeps the one library; every node's status shows the photos just read.
                 try await waitUntil("each node's library.json has every sighting", timeout: .seconds(30)) {
-                    try nodes.allSatisfy { try $0.library().books.first?.sightings.count == 30 }
+                    try nodes.allSatisfy { try $0.library().books.first?.sightingsCount == 30 }
                 }
                 let recent = try await nodes[2].status().recent
                 #expect(!recent.isEmpty && recent.allSatisfy { $0.books == 1 }, "status lists recent photos at a node that wrote none")
