@@ -18,7 +18,7 @@ package struct StoredResult: Sendable, Equatable {
 extension Store {
     /// Results no node has written yet, oldest job first (a rescan's result after the one it replaces).
     package func unwrittenResults(limit: Int) throws -> [StoredResult] {
-        try read { db in
+        try readStatement { db in
             try db.query("""
                 SELECT job_id, sha256, relative_path, document FROM result_document WHERE written_at IS NULL
                 ORDER BY job_id LIMIT ?
@@ -41,7 +41,7 @@ extension Store {
     /// The newest result a shared store keeps for a photo, written or not: what `scan` prints on a node that
     /// writes no files. Nil on SQLite, whose results are only files.
     package func storedResult(sha256: String) throws -> Data? {
-        try read { db in
+        try readStatement { db in
             guard case .blob(let bytes) = try db.queryOne("""
                 SELECT document FROM result_document WHERE sha256 = ? ORDER BY job_id DESC LIMIT 1
                 """, [sha256])?["document"] else { return nil }
@@ -53,6 +53,6 @@ extension Store {
     /// counts). Nil on SQLite, where each process writes the files after its own changes.
     package func filesVersion() throws -> Int64? {
         guard engine == .postgres else { return nil }
-        return try read { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
+        return try readStatement { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
     }
 }
