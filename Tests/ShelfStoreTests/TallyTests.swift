@@ -146,26 +146,17 @@ import Testing
 
     @Test("A database of the previous version gets counts of the jobs it holds")
     func seededFromTheJobsThere() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-tally-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("shelfd.db").path
-        do {
-            let db = try SQLiteConnection(path: path)
-            let before = Schema.migrations.firstIndex { $0.contains("CREATE TABLE tally") }!
-            for step in Schema.migrations[..<before] { try db.executeScript(step) }
-            try db.executeScript("PRAGMA user_version = \(before)")
-            try db.executeScript("""
-                INSERT INTO photo (sha256, size, relative_path, first_seen) VALUES ('a', 1, 'a.jpg', 10), ('b', 1, 'b.jpg', 10),
-                    ('c', 1, 'c.jpg', 10);
-                INSERT INTO job (sha256, provider, state, created_at, updated_at, finished_at) VALUES
-                    ('a', 'gemini', 'done', 10, 10, 11), ('b', 'gemini', 'pending', 12, 12, NULL),
-                    ('c', 'gemini', 'review', 10, 13, 13);
-                """)
+        let before = Schema.migrations.firstIndex { $0.contains("CREATE TABLE tally") }!
+        try withOlderDatabase(steps: before, rows: """
+            INSERT INTO photo (sha256, size, relative_path, first_seen) VALUES ('a', 1, 'a.jpg', 10), ('b', 1, 'b.jpg', 10),
+                ('c', 1, 'c.jpg', 10);
+            INSERT INTO job (sha256, provider, state, created_at, updated_at, finished_at) VALUES
+                ('a', 'gemini', 'done', 10, 10, 11), ('b', 'gemini', 'pending', 12, 12, NULL),
+                ('c', 'gemini', 'review', 10, 13, 13);
+            """) { store in
+            try Self.expectCounted(store, "the upgrade")
+            let pass = try #require(try store.progress().pass)
+            #expect(pass.startedAt == Date(timeIntervalSince1970: 12) && pass.total == 1 && pass.finished == 0)
         }
-        let store = try Store.open(path: path)
-        try Self.expectCounted(store, "the upgrade")
-        let pass = try #require(try store.progress().pass)
-        #expect(pass.startedAt == Date(timeIntervalSince1970: 12) && pass.total == 1 && pass.finished == 0)
     }
 }
