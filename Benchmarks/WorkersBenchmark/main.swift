@@ -2,8 +2,9 @@
 // server of the benchmark's own, started as the tests start theirs), against the Gemini emulator answering after a
 // fixed latency L with [pipeline] concurrency C in each worker, beside the ideal workers × C ÷ L; and one worker on
 // SQLite in the same run, the baseline. For each, what a photo costs the database: statements (on a server each is a
-// round trip), transactions, and the claims with their mean time (the write lock's wait included), read from every
-// worker's /metrics (`shelfd_store_*`) before the photos are dropped and after the last one is done.
+// round trip), transactions and which of them write (each holds the one write lock), and the claims with their mean
+// time (the write lock's wait included), read from every worker's /metrics (`shelfd_store_*`) before the photos are
+// dropped and after the last one is done.
 // Numbers are printed, never asserted.
 //
 //   shelfd-bench-workers [--photos N] [--latency-ms L] [--concurrency C] [--batch-size B] [--workers 1,2,4]
@@ -43,20 +44,24 @@ extension Duration {
 
 /// What `/metrics` says a worker sent its database so far.
 struct Activity {
-    var statements = 0.0, transactions = 0.0, claims = 0.0, claimSeconds = 0.0
+    var statements = 0.0, transactions = 0.0, writeTransactions = 0.0, claims = 0.0, claimSeconds = 0.0
 
     static func - (a: Activity, b: Activity) -> Activity {
         Activity(statements: a.statements - b.statements, transactions: a.transactions - b.transactions,
+                 writeTransactions: a.writeTransactions - b.writeTransactions,
                  claims: a.claims - b.claims, claimSeconds: a.claimSeconds - b.claimSeconds)
     }
 
     static func + (a: Activity, b: Activity) -> Activity {
         Activity(statements: a.statements + b.statements, transactions: a.transactions + b.transactions,
+                 writeTransactions: a.writeTransactions + b.writeTransactions,
                  claims: a.claims + b.claims, claimSeconds: a.claimSeconds + b.claimSeconds)
     }
 
-    init(statements: Double = 0, transactions: Double = 0, claims: Double = 0, claimSeconds: Double = 0) {
-        self.statements = statements; self.transactions = transactions; self.claims = claims; self.claimSeconds = claimSeconds
+    init(statements: Double = 0, transactions: Double = 0, writeTransactions: Double = 0, claims: Double = 0,
+         claimSeconds: Double = 0) {
+        self.statements = statements; self.transactions = transactions; self.writeTransactions = writeTransactions
+        self.claims = claims; self.claimSeconds = claimSeconds
     }
 
     /// From Prometheus text: `shelfd_store_statements_total 1234` and the like.
@@ -67,10 +72,12 @@ struct Activity {
             if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
         }
         guard let statements = values["shelfd_store_statements_total"], let transactions = values["shelfd_store_transactions_total"],
+              let writes = values["shelfd_store_write_transactions_total"],
               let claims = values["shelfd_store_claims_total"], let claimSeconds = values["shelfd_store_claim_seconds_total"] else {
             throw BenchError("/metrics has no shelfd_store_* counters: is this shelfd older than the benchmark?")
         }
-        self.init(statements: statements, transactions: transactions, claims: claims, claimSeconds: claimSeconds)
+        self.init(statements: statements, transactions: transactions, writeTransactions: writes, claims: claims,
+                  claimSeconds: claimSeconds)
     }
 }
 
@@ -201,6 +208,8 @@ struct Phase: Encodable {
     var busyWindowS: Double?
     var statementsPerPhoto: Double
     var transactionsPerPhoto: Double
+    /// Of those, the write transactions: each holds the database's one write lock.
+    var writeTransactionsPerPhoto: Double
     var claimsPerPhoto: Double
     var claimMeanMs: Double
     var providerRequestsPerPhoto: Double
@@ -340,12 +349,14 @@ func runBenchmark() async throws {
             busyPhotosPerS: busyRate, busyRatioToIdeal: busyRate.map { $0 / ideal },
             busyWindowS: window.map { ($0.last.at - $0.first.at).seconds },
             statementsPerPhoto: spent.statements / perPhoto, transactionsPerPhoto: spent.transactions / perPhoto,
+            writeTransactionsPerPhoto: spent.writeTransactions / perPhoto,
             claimsPerPhoto: spent.claims / perPhoto, claimMeanMs: spent.claims > 0 ? spent.claimSeconds / spent.claims * 1000 : 0,
             providerRequestsPerPhoto: Double(requests) / perPhoto, workersCPUMsPerPhoto: (cpuAfter - cpuBefore) * 1000 / perPhoto,
             machineCPUBusyPercent: 100 * (ticksAfter.busy - ticksBefore.busy) / max(1, ticksAfter.total - ticksBefore.total),
             loadAverageAtStart: loadAtStart, exitStatuses: statuses)
-        print("  \(fixed(phase.photosPerS, 2)) photos/s (\(fixed(phase.ratioToIdeal, 3)) of ideal), "
-              + "\(fixed(phase.statementsPerPhoto, 1)) statements per photo, claims \(fixed(phase.claimMeanMs, 2)) ms on average")
+        print("  \(fixed(phase.photosPerS, 2)) photos/s (\(fixed(phase.ratioToIdeal, 3)) of ideal); per photo "
+              + "\(fixed(phase.statementsPerPhoto, 1)) statements, \(fixed(phase.transactionsPerPhoto, 2)) transactions of which "
+              + "\(fixed(phase.writeTransactionsPerPhoto, 2)) write; claims \(fixed(phase.claimMeanMs, 2)) ms on average")
         phases.append(phase)
     }
 
@@ -377,6 +388,7 @@ func printTable(_ phases: [Phase], latencyMs: Int, concurrency: Int) {
     row("statements (round trips) per photo") { fixed($0.statementsPerPhoto, 1) }
     row("  ÷ SQLite") { fixed($0.statementsPerPhoto / baseline.statementsPerPhoto, 3) }
     row("transactions per photo") { fixed($0.transactionsPerPhoto, 2) }
+    row("  of which write (the one write lock)") { fixed($0.writeTransactionsPerPhoto, 2) }
     row("claims per photo") { fixed($0.claimsPerPhoto, 3) }
     row("claim, mean (ms)") { fixed($0.claimMeanMs, 2) }
     row("  ÷ SQLite") { fixed($0.claimMeanMs / baseline.claimMeanMs, 2) }

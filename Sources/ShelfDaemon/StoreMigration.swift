@@ -203,7 +203,7 @@ package enum StoreMigration {
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'
                 """).compactMap { $0.string("name") })
             var tables: [Table] = []
-            for name in foreignKeyOrder(Set(columns.keys), parents: parents) where name != Report.skipped {
+            for name in foreignKeyOrder(Set(columns.keys), parents: parents) where name != Report.skipped && name != Self.counted {
                 guard localTables.contains(name) else {
                     throw StartupError("The SQLite database has no table \(name): run any shelfd command on it once, to bring it up to date.")
                 }
@@ -215,6 +215,9 @@ package enum StoreMigration {
             let stayLocal = localTables.subtracting(columns.keys).filter { !$0.contains("_fts") }.sorted()
             return Plan(tables: tables, stayLocal: stayLocal)
         }
+
+        /// The counts status reads, which PostgreSQL's triggers keep as the jobs are copied: copied too, they would count twice.
+        static let counted = "tally"
 
         /// Parents before children; ties (and any cycle, which the schema has none of) by name.
         static func foreignKeyOrder(_ tables: Set<String>, parents: [String: Set<String>]) -> [String] {

@@ -281,7 +281,9 @@ package struct BatchRunner: Sendable {
             guard case .response(_, let body) = byKey[Self.key(job)],
                   (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)) == nil
             else { continue }
-            let answers = QueueAnswers(store: pipeline.store, job: job, attempt: AttemptCounter(store: pipeline.store, job: job),
+            let stages = StageRecorder(store: pipeline.store, job: job)
+            let answers = QueueAnswers(store: pipeline.store, job: job,
+                                       attempt: AttemptCounter(store: pipeline.store, job: job, stages: stages), stages: stages,
                                        responses: pipeline.settings.responses, logger: logger)
             _ = answers.save(RawResponse(body: body, receivedAt: Date()), from: provider, latencyMs: 0)
         }

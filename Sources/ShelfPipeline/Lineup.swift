@@ -41,13 +41,22 @@ package struct ProviderChannel: Sendable {
 
     /// Waits until the provider's limits let one more request start, and counts it. A turn is taken only
     /// when it is due, never reserved ahead, so a photo that gives up waiting leaves nothing for others to
-    /// wait out. `shouldStop` is asked at least every half second while waiting.
-    func waitForTurn(logger: Logger, shouldStop: () -> Bool) async -> TurnWait {
+    /// wait out. `shouldStop` is asked at least every half second while waiting. `charging`: the attempt this
+    /// request costs, charged with the turn that is granted (in its transaction).
+    func waitForTurn(logger: Logger, shouldStop: () -> Bool, charging meter: (any AttemptMeter)? = nil) async -> TurnWait {
         guard let limits else { return shouldStop() ? .stopped : .granted }
         while true {
             if shouldStop() { return .stopped }
-            let turn: RequestTurn
-            do { turn = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, now: nil) } catch {
+            var turn: RequestTurn
+            do {
+                if let meter, let job = meter.unchargedJob {
+                    let taken = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, charging: job, now: nil)
+                    turn = taken.turn
+                    if let attempts = taken.attempts { meter.charged(attempts: attempts) }
+                } else {
+                    turn = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, now: nil)
+                }
+            } catch {
                 // Never send uncounted: wait for the database (busy with a long write, or the disk full).
                 logger.warning("Cannot take a request turn", metadata: ["provider": "\(name)", "error": "\(error)"])
                 turn = .notBefore(Date().addingTimeInterval(1))

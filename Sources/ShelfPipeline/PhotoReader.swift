@@ -59,9 +59,13 @@ package protocol AnswerJournal: Sendable {
     /// A request of this photo that failed, remembered so it is not sent again (eval's run); nil: ask again.
     func failure(from provider: any VisionProvider) -> PhotoError?
     func failed(_ error: PhotoError, from provider: any VisionProvider)
+    /// `save` also logs the request that brought the answer (the queue's, in the same transaction): the health
+    /// recorder then hears only the requests that failed.
+    var logsAnsweredRequests: Bool { get }
 }
 
 extension AnswerJournal {
+    package var logsAnsweredRequests: Bool { false }
     /// The queue asks again: a failure is the queue's to retry, back off or give up on.
     package func failure(from provider: any VisionProvider) -> PhotoError? { nil }
     package func failed(_ error: PhotoError, from provider: any VisionProvider) {}
@@ -71,6 +75,16 @@ extension AnswerJournal {
 package protocol AttemptMeter: Sendable {
     /// The attempt the photo is on after charging.
     func charge() throws -> Int
+    /// The queue's job this meter has still to charge (nil once charged, or outside the queue): its charge can
+    /// ride on the request's turn (`RequestBudgetStore.takeRequestTurn(charging:)`).
+    var unchargedJob: Int64? { get }
+    /// The charge was made with the turn: the attempt the photo is on now.
+    func charged(attempts: Int)
+}
+
+extension AttemptMeter {
+    package var unchargedJob: Int64? { nil }
+    package func charged(attempts: Int) {}
 }
 
 /// Hears how each provider is doing and says whether it may be asked. The queue keeps it in the database
@@ -78,8 +92,8 @@ package protocol AttemptMeter: Sendable {
 package protocol ProviderHealthRecorder: Sendable {
     /// Whether a request may go to the provider now: open, the one probe of a provider that is down, or wait.
     func turn(_ provider: String) -> ProviderTurn
-    /// The pause or backoff in force for the provider, if any (checked while a photo waits for its turn).
-    func inForce(_ provider: String) -> ProviderHealth?
+    /// The provider's health as stored, in force or not (read while a photo waits for its turn); nil: never troubled.
+    func current(_ provider: String) -> ProviderHealth?
     /// One request's latency and outcome (`ok` or the error's code), for `status`.
     func requested(_ provider: String, latency: Duration, outcome: String)
     /// The provider answered.
@@ -263,7 +277,8 @@ package struct PhotoReader: Sendable {
             run.error = error.description
             return .failed(error, run)
         } else {
-            switch await request(channel, bytes: bytes, meter: meter, prepared: &prepared, run: &run, logger: logger) {
+            switch await request(channel, bytes: bytes, meter: meter, prepared: &prepared, run: &run,
+                                 answersLogged: journal.logsAnsweredRequests, logger: logger) {
             case .success(let raw):
                 let ms = (raw.latency ?? .zero).milliseconds
                 run.latencyMs = ms
@@ -289,7 +304,7 @@ package struct PhotoReader: Sendable {
     /// smaller photo when the provider says it is too large. Fails with how the photo's go ended.
     private func request(_ channel: ProviderChannel, bytes: [UInt8], meter: any AttemptMeter,
                          prepared: inout [ImagePreset: PreparedPhoto], run: inout ResultDocument.Run,
-                         logger: Logger) async -> Result<RawResponse, StepEnd> {
+                         answersLogged: Bool, logger: Logger) async -> Result<RawResponse, StepEnd> {
         let provider = channel.provider
         // A provider that is down is asked by one photo per probe interval; the others wait in the queue.
         var probing = false
@@ -314,8 +329,13 @@ package struct PhotoReader: Sendable {
         if shouldStop() { return .failure(StepEnd(.stopped)) }
         // The turn is taken holding the slot: at most `concurrency` photos of this process wait for one, and
         // the request goes out the moment it is granted.
-        if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger) { return .failure(ended) }
-        if !probing {                                  // it may have gone down while this photo waited
+        var seen: ProviderHealth?
+        if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger, charging: meter, seen: &seen) {
+            return .failure(ended)
+        }
+        // It may have gone down while this photo waited: the health read as the turn was taken says so; only a
+        // provider seen down is asked again (its probe taken in the database).
+        if !probing, let seen, seen.isOutage || seen.isInForce(at: Date()) {
             switch health.turn(channel.name) {
             case .wait(let health): return .failure(StepEnd(.unavailable(health)))
             case .probe: probing = true
@@ -328,7 +348,7 @@ package struct PhotoReader: Sendable {
         }
         logger.info("Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)", "attempt": "\(attempt)"])
         onStage(.asking)
-        var sent = await send(photo, to: channel, probe: probing, logger: logger)
+        var sent = await send(photo, to: channel, probe: probing, answersLogged: answersLogged, logger: logger)
         if case .failure(let error) = sent, error.code == .photoTooLarge {
             // The provider's own limit is lower than its preset: shrink once and try again.
             preset = ImagePreset(maxSide: preset.maxSide * 7 / 10, quality: preset.minQuality,
@@ -338,8 +358,11 @@ package struct PhotoReader: Sendable {
             if case .success(let smaller) = await prepareOffPool(bytes, preset: preset, maxPixels: maxPixels) {
                 photo = smaller
                 // A second request: a turn of its own.
-                if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger) { return .failure(ended) }
-                sent = await send(photo, to: channel, probe: probing, logger: logger)
+                var ignored: ProviderHealth?
+                if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger, seen: &ignored) {
+                    return .failure(ended)
+                }
+                sent = await send(photo, to: channel, probe: probing, answersLogged: answersLogged, logger: logger)
             }
         }
         run.sent = .init(width: photo.width, height: photo.height, quality: photo.quality, bytes: photo.jpeg.count)
@@ -368,11 +391,17 @@ package struct PhotoReader: Sendable {
     /// reached the provider backs off until its day ends, as for the provider's own daily quota: status
     /// shows why, and the photo goes back to the queue with no attempt charged.
     /// `probing`: this photo is the probe of a provider that is down, whose health stays in force meanwhile.
-    /// Nil when the turn is granted.
+    /// Nil when the turn is granted; `seen` is then the provider's health as last read, just before the turn.
     private func waitForTurn(on channel: ProviderChannel, probing: Bool, run: ResultDocument.Run,
-                             logger: Logger) async -> StepEnd? {
-        func pause() -> ProviderHealth? { probing ? nil : health.inForce(channel.name) }
-        switch await channel.waitForTurn(logger: logger, shouldStop: { shouldStop() || pause() != nil }) {
+                             logger: Logger, charging meter: (any AttemptMeter)? = nil, seen: inout ProviderHealth?) async -> StepEnd? {
+        var last: ProviderHealth?
+        func pause() -> ProviderHealth? {
+            guard !probing else { return nil }
+            last = health.current(channel.name)
+            return last.flatMap { $0.isInForce(at: Date()) ? $0 : nil }
+        }
+        defer { seen = last }
+        switch await channel.waitForTurn(logger: logger, shouldStop: { shouldStop() || pause() != nil }, charging: meter) {
         case .granted:
             return nil
         case .stopped:
@@ -387,11 +416,12 @@ package struct PhotoReader: Sendable {
 
     /// One request through the channel's quick retries, each recorded for the latency figures of `status`.
     /// A probe of a provider that is down is one request: no quick retries.
-    private func send(_ photo: PreparedPhoto, to channel: ProviderChannel, probe: Bool,
+    /// `answersLogged`: the journal logs the request that answered as it saves the answer.
+    private func send(_ photo: PreparedPhoto, to channel: ProviderChannel, probe: Bool, answersLogged: Bool,
                       logger: Logger) async -> Result<RawResponse, PhotoError> {
         await channel.send(PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg"), logger: logger,
                            shouldStop: { probe || shouldStop() }) { latency, outcome in
-            health.requested(channel.name, latency: latency, outcome: outcome)
+            if outcome != "ok" || !answersLogged { health.requested(channel.name, latency: latency, outcome: outcome) }
         }
     }
 }
@@ -400,7 +430,7 @@ package struct PhotoReader: Sendable {
 package struct UntrackedProviderHealth: ProviderHealthRecorder {
     package init() {}
     package func turn(_ provider: String) -> ProviderTurn { .open }
-    package func inForce(_ provider: String) -> ProviderHealth? { nil }
+    package func current(_ provider: String) -> ProviderHealth? { nil }
     package func requested(_ provider: String, latency: Duration, outcome: String) {}
     package func answered(_ provider: String) {}
     package func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? { nil }

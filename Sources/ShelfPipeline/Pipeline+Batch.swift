@@ -43,8 +43,9 @@ extension Pipeline {
             return collected.sorted { $0.0.id < $1.0.id }
         }
 
+        // Writing result files: on a shared store they go to the database with the commit, no step to show.
         let answered = ends.compactMap { job, end in if case .answered = end { job.id } else { nil } }
-        try? store.recordStage(.writing, jobIDs: answered, now: Date())
+        if !store.isShared { try? store.recordStage(.writing, jobIDs: answered, now: Date()) }
         var outcomes: [JobOutcome] = []
         var written = 0
         for (job, end) in ends {

@@ -13,16 +13,26 @@ import Synchronization
 final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecked: used by one photo's task only
     private let store: any JobQueue
     private let jobID: Int64
+    private let stages: StageRecorder
     private(set) var attempts: Int
     private(set) var charged = false
 
-    init(store: any JobQueue, job: ClaimedJob) { self.store = store; jobID = job.id; attempts = job.attempts }
+    init(store: any JobQueue, job: ClaimedJob, stages: StageRecorder) {
+        self.store = store; jobID = job.id; attempts = job.attempts; self.stages = stages
+    }
 
     func charge() throws -> Int {
         guard !charged else { return attempts }
-        attempts = try store.chargeAttempt(jobID: jobID, now: Date())
-        charged = true
+        charged(attempts: try store.chargeAttempt(jobID: jobID, now: Date()))
         return attempts
+    }
+
+    var unchargedJob: Int64? { charged ? nil : jobID }
+
+    func charged(attempts: Int) {
+        self.attempts = attempts
+        charged = true
+        stages.recorded(.asking)                       // by the charge's own statement
     }
 }
 
@@ -38,6 +48,12 @@ final class StageRecorder: Sendable {
         guard last.withLock({ last in defer { last = stage }; return last != stage }) else { return }
         try? store.recordStage(stage, jobIDs: [jobID], now: Date())      // the overview's, not worth failing a photo for
     }
+
+    /// The stage was written with another change of the job (an attempt charged, an answer saved): reaching it
+    /// writes nothing more.
+    func recorded(_ stage: JobStage) {
+        last.withLock { $0 = stage }
+    }
 }
 
 /// A job's answers, saved in responses/ and the queue before they are acted on: a crash replays them.
@@ -45,11 +61,16 @@ struct QueueAnswers: AnswerJournal {
     let store: any JobQueue
     let job: ClaimedJob
     let attempt: AttemptCounter
+    let stages: StageRecorder
     let responses: URL
     let logger: Logger
 
+    var logsAnsweredRequests: Bool { true }
+
     func saved(from provider: any VisionProvider) -> SavedAnswer? {
-        guard let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model) else { return nil }
+        // An answer saved from here on is this run's own: one before it is one the claim saw.
+        guard job.mayHaveAnswer,
+              let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model) else { return nil }
         // The file here, else (another machine's worker saved it) the copy in the database.
         guard let body = FileManager.default.contents(atPath: saved.file).map(Array.init) ?? saved.body else {
             try? store.markResponseUnusable(id: saved.id)       // killed before its file was written
@@ -67,7 +88,9 @@ struct QueueAnswers: AnswerJournal {
         do {
             id = try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name,
                                           model: provider.model, file: file.path, bytes: raw.body.count,
-                                          body: store.isShared ? raw.body : nil, latencyMs: latencyMs, now: Date())
+                                          body: store.isShared ? raw.body : nil, latencyMs: latencyMs,
+                                          request: raw.latency != nil, now: Date())   // a batch's answer came by no request of its own
+            stages.recorded(.matching)
             try AtomicFile.write(Data(raw.body), to: file)
         } catch {
             logger.error("Cannot save the provider's answer", metadata: ["error": "\(error)"])
@@ -103,10 +126,10 @@ extension Pipeline {
         var logger = self.logger
         logger[metadataKey: "photo.path"] = "\(job.relativePath)"
         logger[metadataKey: "job.id"] = "\(job.id)"
-        let attempt = AttemptCounter(store: store, job: job)
-        let answers = QueueAnswers(store: store, job: job, attempt: attempt, responses: settings.responses, logger: logger)
-
         let stages = StageRecorder(store: store, job: job)
+        let attempt = AttemptCounter(store: store, job: job, stages: stages)
+        let answers = QueueAnswers(store: store, job: job, attempt: attempt, stages: stages, responses: settings.responses,
+                                   logger: logger)
         var reader = self.reader
         reader.onStage = { stages.reached($0) }
         var read: ReadPhoto
@@ -176,7 +199,9 @@ extension Pipeline {
         for path in job.paths {
             // The file is the one hashed when it was seen (same size and time, as ingest judges it): its bytes are
             // that photo without hashing them again. Otherwise they are hashed to know.
-            let seen = try? store.knownSighting(path: path.path)
+            // As the claim read the sighting (a store that gave no stamps is asked).
+            let seen = path.size.flatMap { size in path.mtime.map { (size: size, mtime: $0, sha256: job.sha256) } }
+                ?? (try? store.knownSighting(path: path.path))
             let unchanged = seen.map { seen in
                 seen.sha256 == job.sha256 && Self.sizeAndMTime(path.path).map { $0 == (seen.size, seen.mtime) } == true
             } ?? false

@@ -70,17 +70,19 @@ package final class Pipeline: Sendable {
 
     // MARK: Ingest
 
-    /// Stores a new photo's image as the provider is sent it (the accurate provider's, for hybrid), so that workers
-    /// on other machines, which cannot read `incoming/` here, can read the photo too. A photo that cannot be prepared
-    /// stores nothing: the worker that claims it finds out why, as it would with the file.
-    func storeImage(of bytes: [UInt8], sha256: String, relative: String) {
-        guard let preset = lineup.channels.last?.provider.preset else { return }
+    /// A new photo's image as the provider is sent it (the accurate provider's, for hybrid), stored with its job so
+    /// that workers on other machines, which cannot read `incoming/` here, can read the photo too. Prepared before the
+    /// write, off the lock; nil for a photo seen before (its image is there) or one that cannot be prepared (the
+    /// worker that claims it finds out why, as it would with the file).
+    func imageForOtherWorkers(of bytes: [UInt8], sha256: String, relative: String) -> [UInt8]? {
+        guard store.isShared, (try? store.isKnownPhoto(sha256: sha256)) == false,
+              let preset = lineup.channels.last?.provider.preset else { return nil }
         do {
-            let prepared = try Preprocessor.prepare(bytes, preset: preset, maxPixels: settings.maxPixels)
-            try store.storePhotoImage(sha256: sha256, jpeg: prepared.jpeg, now: Date())
+            return try Preprocessor.prepare(bytes, preset: preset, maxPixels: settings.maxPixels).jpeg
         } catch {
             logger.warning("The photo's image was not stored for other workers",
                            metadata: ["photo.path": "\(relative)", "error": "\(error)"])
+            return nil
         }
     }
 
@@ -114,10 +116,10 @@ package final class Pipeline: Sendable {
             let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
                                                    syncConflict: syncConflict, provider: lineup.name,
                                                    providerChoice: choice?.rawValue,
+                                                   image: imageForOtherWorkers(of: bytes, sha256: sha, relative: relative),
                                                    resultNode: settings.writesFiles ? settings.node : nil, now: Date())
             switch outcome {
             case .queued(let jobID):
-                if store.isShared { storeImage(of: bytes, sha256: sha, relative: relative) }
                 logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",
                                                        "job.id": "\(jobID)", "event": "photo_queued"])
                 wake.notify()
@@ -220,9 +222,8 @@ struct StoredProviderHealth: ProviderHealthRecorder {
         }
     }
 
-    func inForce(_ provider: String) -> ProviderHealth? {
-        guard let health = try? store.providerHealth(provider), health.isInForce(at: Date()) else { return nil }
-        return health
+    func current(_ provider: String) -> ProviderHealth? {
+        try? store.providerHealth(provider)
     }
 
     func requested(_ provider: String, latency: Duration, outcome: String) {

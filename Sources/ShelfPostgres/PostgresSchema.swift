@@ -295,6 +295,54 @@ enum PostgresSchema {
         ALTER TABLE result_document ADD COLUMN taken_by text;
         CREATE INDEX result_document_finished ON result_document(finished_at);
         """,
+        // 6: SQLite's step 17, the counts status reads, kept by a trigger in the transaction of every change to a job.
+        """
+        CREATE TABLE tally (
+            name text PRIMARY KEY,
+            n bigint NOT NULL,
+            at double precision
+        );
+        INSERT INTO tally (name, n) VALUES ('pending', 0), ('leased', 0), ('done', 0), ('review', 0),
+            ('failed_retryable', 0), ('dead', 0), ('pass_total', 0), ('pass_finished', 0);
+        UPDATE tally SET n = (SELECT COUNT(*) FROM job WHERE job.state = tally.name) WHERE name NOT LIKE 'pass%';
+        UPDATE tally SET at = (SELECT MIN(COALESCE(queued_at, created_at)) FROM job
+                               WHERE state IN ('pending', 'leased', 'failed_retryable')) WHERE name = 'pass_total';
+        UPDATE tally SET n = (SELECT COUNT(*) FROM job WHERE COALESCE(queued_at, created_at) >= (SELECT t.at FROM tally t WHERE t.name = 'pass_total')
+                              AND (tally.name = 'pass_total' OR state IN ('done', 'review', 'dead')))
+            WHERE name LIKE 'pass%';
+        CREATE INDEX job_pending ON job(created_at) WHERE state = 'pending';
+        CREATE INDEX job_state_order ON job(state, id);
+        CREATE FUNCTION shelfd_job_tally() RETURNS trigger LANGUAGE plpgsql AS $tally$
+        DECLARE
+            was text;
+            now_in text;
+            finished boolean := false;
+            queued constant text[] := ARRAY['pending', 'leased', 'failed_retryable'];
+        BEGIN
+            IF TG_OP <> 'INSERT' THEN was := OLD.state; END IF;
+            IF TG_OP <> 'DELETE' THEN now_in := NEW.state; END IF;
+            IF was IS NOT DISTINCT FROM now_in THEN RETURN NULL; END IF;
+            IF now_in = ANY (queued) AND (was IS NULL OR NOT was = ANY (queued)) THEN
+                -- Into an empty queue: a new pass.
+                IF (SELECT SUM(n) FROM tally WHERE name = ANY (queued)) = 0 THEN
+                    UPDATE tally SET n = 0, at = COALESCE(NEW.queued_at, NEW.created_at) WHERE name IN ('pass_total', 'pass_finished');
+                END IF;
+                -- Back in the queue, a photo this pass finished is unfinished again; any other joins the pass.
+                IF was IS NOT NULL THEN
+                    finished := OLD.finished_at >= (SELECT at FROM tally WHERE name = 'pass_total');
+                END IF;
+                UPDATE tally SET n = n + CASE WHEN name = 'pass_total' THEN 1 ELSE -1 END
+                    WHERE name = CASE WHEN finished THEN 'pass_finished' ELSE 'pass_total' END;
+            ELSIF was = ANY (queued) AND now_in IN ('done', 'review', 'dead') THEN
+                UPDATE tally SET n = n + 1 WHERE name = 'pass_finished';
+            END IF;
+            UPDATE tally SET n = n + CASE WHEN name = now_in THEN 1 ELSE -1 END WHERE name IN (was, now_in);
+            RETURN NULL;
+        END
+        $tally$;
+        CREATE TRIGGER job_tally AFTER INSERT OR UPDATE OF state OR DELETE ON job
+            FOR EACH ROW EXECUTE FUNCTION shelfd_job_tally();
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

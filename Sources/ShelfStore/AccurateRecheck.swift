@@ -52,12 +52,12 @@ extension Store {
 
     /// Whether this job asks the accurate provider again for an earlier fast reading (it does so once).
     package func isRecheck(jobID: Int64) throws -> Bool {
-        try read { db in try db.queryOne("SELECT recheck_of FROM job WHERE id = ?", [jobID])?.int("recheck_of") != nil }
+        try readStatement { db in try db.queryOne("SELECT recheck_of FROM job WHERE id = ?", [jobID])?.int("recheck_of") != nil }
     }
 
     /// Photos whose fast reading waits for `provider`.
     package func awaitingCount(provider: String) throws -> Int {
-        try read { db in
+        try readStatement { db in
             Int(try db.queryOne("SELECT COUNT(*) AS n FROM job WHERE awaiting = ?", [provider])?.int("n") ?? 0)
         }
     }

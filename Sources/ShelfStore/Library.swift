@@ -7,9 +7,10 @@ import ShelfCore
 extension Store {
     /// Adds one reading from a photo to the work it belongs to, or as a new work. `decided`: a person chose
     /// this reading (it counts as verified, and its title wins). Returns the book's row.
+    /// `refresh` false: the caller refreshes the book (a batch commit, once for every book of the photo).
     @discardableResult
     static func addReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
-                           decided: Bool = false, isbnSource: String? = nil, now: Date) throws -> Int64 {
+                           decided: Bool = false, isbnSource: String? = nil, refresh: Bool = true, now: Date) throws -> Int64 {
         let isbn = book.checkedISBN                    // only a checked ISBN counts, always as ISBN-13
         let bookID = try work(for: book, photo: photo, decided: decided, db, now: now)
         let box = try book.box.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
@@ -32,7 +33,7 @@ extension Store {
                   (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
                   isbn?.isbn13, isbn?.isbn10, isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source,
                   decided, book.matchKey])
-        try refresh(db, bookID, now: now)
+        if refresh { try Self.refresh(db, [bookID], now: now) }
         guard !decided else { return bookID }          // the reading's detection is in the history already
         try recordHistory(db, bookID, LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path))
         if let match = book.match {
@@ -57,27 +58,31 @@ extension Store {
     /// The other records of the work stay on their sightings (`book_sighting.match_key`), where they are found.
     static func work(for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: any DatabaseConnection,
                      now: Date) throws -> Int64 {
+        // Every work linked to the reading, in one query: by a checked ISBN (1), the matched record (2) or the title and
+        // surname (3), each arm on its own index; a work linked several ways comes first by its strongest link.
         var why: [Int64: String] = [:]           // per linked work, what links it, for the history
-        if let isbn = book.checkedISBN {
-            for row in try db.query("SELECT DISTINCT book_id FROM book_sighting WHERE isbn13 = ?", [isbn.isbn13]) {
-                if let id = row.int("book_id") { why[id] = why[id] ?? "ISBN \(isbn.isbn13)" }
+        var linked: [LinkedWork] = []            // oldest first
+        let isbn = book.checkedISBN?.isbn13
+        for row in try db.query("""
+            SELECT b.id, b.work_key, b.title, b.match_key, l.link FROM book b JOIN (
+                SELECT book_id AS id, 1 AS link FROM book_sighting WHERE isbn13 = ?1
+                UNION SELECT id, 2 FROM book WHERE work_key = ?2
+                UNION SELECT book_id, 2 FROM book_sighting WHERE match_key = ?2
+                UNION SELECT id, 3 FROM book WHERE work_key = ?3
+                UNION SELECT book_id, 3 FROM book_sighting WHERE title_key = ?3 AND (?4 = 1 OR match_key IS NULL)
+            ) l ON l.id = b.id
+            ORDER BY b.first_seen, b.id, l.link
+            """, [isbn, book.matchKey, book.titleKey, book.match == nil]) {
+            guard let id = row.int("id"), why[id] == nil else { continue }
+            switch row.int("link") {
+            case 1: why[id] = "ISBN \(isbn ?? "")"
+            case 2: why[id] = "record \(book.matchKey ?? "")"
+            default: why[id] = "title and author"
             }
+            linked.append(LinkedWork(id: id, key: row.string("work_key") ?? "", title: row.string("title") ?? "",
+                                     matched: row.string("match_key") != nil))
         }
-        if let key = book.matchKey {
-            for row in try db.query("""
-                SELECT id FROM book WHERE work_key = ?1 UNION SELECT book_id FROM book_sighting WHERE match_key = ?1
-                """, [key]) {
-                if let id = row.int("id") { why[id] = why[id] ?? "record \(key)" }
-            }
-        }
-        let strong = Set(why.keys)
-        let titled = try db.query("""
-            SELECT id FROM book WHERE work_key = ?1
-            UNION SELECT book_id FROM book_sighting WHERE title_key = ?1 AND (?2 = 1 OR match_key IS NULL)
-            """, [book.titleKey, book.match == nil]).compactMap { $0.int("id") }
-        for id in titled where why[id] == nil { why[id] = "title and author" }
-
-        let linked = try works(Array(why.keys), db)
+        let strong = Set(why.filter { $0.value != "title and author" }.keys)
         let groupMatched = book.match != nil || linked.contains { strong.contains($0.id) && $0.matched }
         var chosen = strong.union(linked.filter { !strong.contains($0.id) && !$0.matched }.map(\.id))
         if !groupMatched, let oldest = linked.first(where: { !strong.contains($0.id) && $0.matched }) { chosen.insert(oldest.id) }
@@ -203,28 +208,33 @@ extension Store {
     /// most confident one; the best confidence; verified when a person decided or any reading was verified.
     /// A book no photo shows any more is removed (with its history).
     static func refresh(_ db: any DatabaseConnection, _ id: Int64, now: Date) throws(StoreError) {
-        guard let best = try db.queryOne("""
-            SELECT title,
-                   COALESCE(author, (SELECT a.author FROM book_sighting a WHERE a.book_id = ?1 AND a.author IS NOT NULL
-                                     ORDER BY a.decided DESC, a.confidence DESC LIMIT 1)) AS author,
-                   (SELECT MAX(confidence) FROM book_sighting WHERE book_id = ?1) AS best_confidence,
-                   (SELECT MAX(CASE WHEN decided = 1 OR status = 'verified' THEN 1 ELSE 0 END) FROM book_sighting WHERE book_id = ?1) AS verified
-            FROM book_sighting WHERE book_id = ?1 ORDER BY decided DESC, confidence DESC, seen_at LIMIT 1
-            """, [id]) else {
-            try db.execute("DELETE FROM book WHERE id = ?", [id])
-            return
-        }
-        try db.execute("UPDATE book SET title = ?, author = ?, confidence = ?, status = ?, updated_at = ? WHERE id = ?",
-                       [best.string("title") ?? "", best.string("author"), best.double("best_confidence") ?? 0,
-                        (best.int("verified") == 1 ? Book.Status.verified : .needsReview).rawValue, now, id])
+        try refresh(db, [id], now: now)
+    }
+
+    /// The same for several books at once: one statement for them all (and one more when some lost their last sighting).
+    static func refresh(_ db: any DatabaseConnection, _ ids: Set<Int64>, now: Date) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        let list = ids.sorted().map(String.init).joined(separator: ",")
+        try db.execute("""
+            UPDATE book SET (title, author, confidence, status) = (
+                SELECT s.title,
+                       COALESCE(s.author, (SELECT a.author FROM book_sighting a WHERE a.book_id = book.id AND a.author IS NOT NULL
+                                           ORDER BY a.decided DESC, a.confidence DESC LIMIT 1)),
+                       (SELECT MAX(c.confidence) FROM book_sighting c WHERE c.book_id = book.id),
+                       CASE WHEN EXISTS (SELECT 1 FROM book_sighting v WHERE v.book_id = book.id AND (v.decided = 1 OR v.status = 'verified'))
+                            THEN 'verified' ELSE 'needs_review' END
+                FROM book_sighting s WHERE s.book_id = book.id ORDER BY s.decided DESC, s.confidence DESC, s.seen_at LIMIT 1),
+                updated_at = ?
+            WHERE id IN (\(list)) AND EXISTS (SELECT 1 FROM book_sighting e WHERE e.book_id = book.id)
+            """, [now])
+        guard db.changes < ids.count else { return }
+        try db.execute("DELETE FROM book WHERE id IN (\(list)) AND NOT EXISTS (SELECT 1 FROM book_sighting e WHERE e.book_id = book.id)")
     }
 
     /// Removes a photo's sightings before its new reading is added. Returns the books that lost one: the caller
     /// refreshes them once the new reading is in, so a book read again keeps its row, history and first sighting.
     static func forgetSightings(_ db: any DatabaseConnection, of sha256: String) throws -> [Int64] {
-        let books = try db.query("SELECT book_id FROM book_sighting WHERE sha256 = ?", [sha256]).compactMap { $0.int("book_id") }
-        try db.execute("DELETE FROM book_sighting WHERE sha256 = ?", [sha256])
-        return books
+        try db.query("DELETE FROM book_sighting WHERE sha256 = ? RETURNING book_id", [sha256]).compactMap { $0.int("book_id") }
     }
 
     /// Adds a step to a work's history, unless the same step (action, by whom, detail) is already there: reading

@@ -6,16 +6,8 @@ import Foundation
 extension Store {
     package var isShared: Bool { engine == .postgres }
 
-    package func storePhotoImage(sha256: String, jpeg: [UInt8], now: Date = Date()) throws {
-        try write { db in
-            try db.execute("""
-                INSERT INTO photo_image (sha256, jpeg, stored_at) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING
-                """, [sha256, SQLValue.blob(jpeg), now])
-        }
-    }
-
     package func photoImage(sha256: String) throws -> [UInt8]? {
-        try read { db in
+        try readStatement { db in
             guard case .blob(let bytes) = try db.queryOne("SELECT jpeg FROM photo_image WHERE sha256 = ?", [sha256])?["jpeg"] else {
                 return nil
             }

@@ -81,16 +81,21 @@ extension Store {
     }
 
     /// The counts, the current pass and the photos on their way, read for the overview (every half second
-    /// while a page follows it: a few indexed queries).
+    /// while a page follows it): the kept counts and a few queries bounded by their LIMIT on an index.
     package func progress(openLimit: Int = 20, recentLimit: Int = 8, now: Date = Date()) throws -> QueueProgress {
-        let counts = try queueCounts(now: now)
-        return try read { db in
+        try read { db in
+            let (counts, pass) = try Self.tally(db, now: now)
             let queued = "COALESCE(j.queued_at, j.created_at)"
+            // The first jobs of each open state in claim order, each by job_state_order: a queue of thousands reads no more.
+            func first(_ state: JobState) -> String {
+                """
+                SELECT * FROM (SELECT j.id, j.sha256, j.state, j.stage, j.stage_at, j.not_before, \(queued) AS queued, p.relative_path
+                               FROM job j JOIN photo p ON p.sha256 = j.sha256 WHERE j.state = '\(state.rawValue)' ORDER BY j.id LIMIT \(openLimit)) o
+                """
+            }
             let open = try db.query("""
-                SELECT j.id, j.sha256, j.state, j.stage, j.stage_at, j.not_before, \(queued) AS queued, p.relative_path
-                FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE j.state IN ('leased', 'pending', 'failed_retryable')
-                ORDER BY CASE j.state WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END, j.id LIMIT ?
+                SELECT * FROM (\(first(.leased)) UNION ALL \(first(.pending)) UNION ALL \(first(.failedRetryable))) open
+                ORDER BY CASE state WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END, id LIMIT ?
                 """, [openLimit])
             // `+state` (SQLite's way to leave an index out): walk job_finished from the newest, not every finished job
             // sorted (10,000 in a year). PostgreSQL's planner finds that way by itself.
@@ -113,28 +118,8 @@ extension Store {
                 photos.append(.init(jobID: id, sha256: sha, path: row.string("relative_path") ?? "", stage: stage, since: since,
                                     retryAt: stage == .retrying ? row.date("not_before") : nil))
             }
-            return QueueProgress(counts: counts, pass: try Self.currentPass(db), photos: photos)
+            return QueueProgress(counts: counts, pass: pass, photos: photos)
         }
-    }
-
-    /// The pass began when the queue was last empty: at the oldest open job's queueing, moved back while a job
-    /// queued earlier finished after it (their times overlap, so the queue was never empty between).
-    static func currentPass(_ db: any DatabaseConnection) throws -> QueueProgress.Pass? {
-        let queued = "COALESCE(queued_at, created_at)"
-        guard var start = try db.queryOne("""
-            SELECT MIN(\(queued)) AS t FROM job WHERE state IN ('pending', 'leased', 'failed_retryable')
-            """)?.date("t") else { return nil }
-        for _ in 0..<100 {
-            // By finish time: the few jobs finished since `start`, not every job queued before it.
-            guard let earlier = try db.queryOne("""
-                SELECT MIN(\(queued)) AS t FROM job \(db.engine == .sqlite ? "INDEXED BY job_finished" : "")
-                WHERE state IN ('done', 'review', 'dead') AND finished_at >= ? AND \(queued) < ?
-                """, [start, start])?.date("t") else { break }
-            start = earlier
-        }
-        let row = try db.queryOne("""
-            SELECT COUNT(*) AS total, SUM(CASE WHEN state IN ('done', 'review', 'dead') THEN 1 ELSE 0 END) AS finished FROM job WHERE \(queued) >= ?
-            """, [start])
-        return .init(startedAt: start, total: Int(row?.int("total") ?? 0), finished: Int(row?.int("finished") ?? 0))
     }
 }
+

@@ -79,7 +79,7 @@ extension Store: BatchQueue {
     }
 
     package func batchesInFlight() throws -> [ProviderBatch] {
-        try read { db in
+        try readStatement { db in
             try db.query("SELECT * FROM provider_batch WHERE finished_at IS NULL ORDER BY id").compactMap(Self.batch)
         }
     }
@@ -111,7 +111,7 @@ extension Store: BatchQueue {
                 UPDATE job SET state = 'leased', provider_batch_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
                     updated_at = ?, stage = 'matching', stage_at = ? WHERE provider_batch_id = ? AND state = 'pending'
                 """, [owner, now.addingTimeInterval(lease), claim, now, now, id])
-            return try rows.compactMap { try Self.claimedJob(db, $0, batchID: claim) }
+            return try Self.claimedJobs(db, rows, batchID: claim)
         }
     }
 
@@ -128,10 +128,10 @@ extension Store: BatchQueue {
 
     package func batchJobs(id: Int64) throws -> [ClaimedJob] {
         try read { db in
-            try db.query("""
+            try Self.claimedJobs(db, try db.query("""
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
-                """, [id]).compactMap { try Self.claimedJob(db, $0, batchID: 0) }
+                """, [id]), batchID: 0)
         }
     }
 

@@ -83,7 +83,7 @@ extension Store {
     }
 
     package func providerHealth(_ name: String) throws -> ProviderHealth? {
-        try read { db in try providerHealthIn(db, name) }
+        try readStatement { db in try providerHealthIn(db, name) }
     }
 
     /// Whether a request may go to the provider now. While it is down, the first request after the probe time
@@ -129,13 +129,17 @@ extension Store {
                               message: row.string("message"), since: row.date("since"), probes: Int(row.int("probes") ?? 0))
     }
 
-    /// One provider request, for the latency figures of `status`. Keeps the newest 1,000.
+    /// One provider request, for the latency figures of `status`. Keeps the newest 1,000 (and up to 99 more).
     package func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date = Date()) throws {
-        try write { db in
-            try db.execute("INSERT INTO request (provider, at, latency_ms, outcome) VALUES (?, ?, ?, ?)",
-                           [provider, now, latencyMs, outcome])
-            try db.execute("DELETE FROM request WHERE id <= (SELECT MAX(id) - 1000 FROM request)")
-        }
+        try write { db in try Self.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now) }
+    }
+
+    /// One provider request in the caller's transaction; the oldest beyond 1,000 go, a hundred at a time (one
+    /// statement in a hundred), so the table stays small without a second statement per request.
+    static func logRequest(_ db: any DatabaseConnection, provider: String, latencyMs: Int, outcome: String, now: Date) throws {
+        let id = try db.insert("INSERT INTO request (provider, at, latency_ms, outcome) VALUES (?, ?, ?, ?)",
+                               [provider, now, latencyMs, outcome])
+        if id % 100 == 0 { try db.execute("DELETE FROM request WHERE id <= ?", [id - 1000]) }
     }
 }
 

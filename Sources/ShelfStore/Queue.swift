@@ -10,8 +10,14 @@ package enum JobState: String, Sendable, Codable, CaseIterable {
 package struct PhotoPath: Sendable, Equatable {
     package var path: String
     package var relativePath: String
+    /// The file's size and modification time when it was hashed (from the claim): a file still so is that photo,
+    /// without reading the sighting again. Nil: unknown.
+    package var size: Int64?
+    package var mtime: Double?
 
-    package init(path: String, relativePath: String) { self.path = path; self.relativePath = relativePath }
+    package init(path: String, relativePath: String, size: Int64? = nil, mtime: Double? = nil) {
+        self.path = path; self.relativePath = relativePath; self.size = size; self.mtime = mtime
+    }
 }
 
 /// A job this process holds a lease on.
@@ -24,10 +30,13 @@ package struct ClaimedJob: Sendable, Equatable {
     package var relativePath: String
     /// Every path it has been seen at, newest first: a renamed photo is still found.
     package var paths: [PhotoPath]
+    /// A provider's answer may be saved for it (false: the claim found none, so none is looked for).
+    package var mayHaveAnswer: Bool
 
-    package init(id: Int64, sha256: String, attempts: Int, batchID: Int64, relativePath: String, paths: [PhotoPath]) {
+    package init(id: Int64, sha256: String, attempts: Int, batchID: Int64, relativePath: String, paths: [PhotoPath],
+                 mayHaveAnswer: Bool = true) {
         self.id = id; self.sha256 = sha256; self.attempts = attempts; self.batchID = batchID
-        self.relativePath = relativePath; self.paths = paths
+        self.relativePath = relativePath; self.paths = paths; self.mayHaveAnswer = mayHaveAnswer
     }
 }
 
@@ -66,7 +75,7 @@ package struct JobOutcome: Sendable {
 extension Store {
     /// A stored sighting for this path, so an unchanged file is not hashed again on every rescan.
     package func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)? {
-        try read { db in
+        try readStatement { db in
             guard let row = try db.queryOne("SELECT size, mtime, sha256 FROM sighting WHERE path = ?", [path]),
                   let size = row.int("size"), let mtime = row.double("mtime"), let sha = row.string("sha256")
             else { return nil }
@@ -74,31 +83,35 @@ extension Store {
         }
     }
 
+    package func isKnownPhoto(sha256: String) throws -> Bool {
+        try readStatement { db in try db.queryOne("SELECT 1 AS one FROM photo WHERE sha256 = ?", [sha256]) != nil }
+    }
+
     /// Records that `path` holds the photo `sha256`. A photo is known by its content: only new content
-    /// becomes a job; another copy or a renamed copy is a sighting. `resultNode`: on a shared store, the node whose
-    /// results/ gets the photo's results, kept from its first sighting (`ResultDocuments.swift`).
+    /// becomes a job; another copy or a renamed copy is a sighting.
+    /// `image`: a new photo's provider-ready image, stored in the same transaction as its job (a shared store's).
+    /// `resultNode`: on a shared store, the node whose results/ gets the photo's results, kept from its first
+    /// sighting (`ResultDocuments.swift`).
     package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
-                                syncConflict: Bool, provider: String, providerChoice: String? = nil,
+                                syncConflict: Bool, provider: String, providerChoice: String? = nil, image: [UInt8]? = nil,
                                 resultNode: String? = nil, now: Date = Date()) throws -> SightingOutcome {
         try write { db in
-            let previous = try db.queryOne("SELECT sha256, size, mtime FROM sighting WHERE path = ?", [path])
             try db.execute("DELETE FROM path_problem WHERE path = ?", [path])
-            if let previous, previous.string("sha256") == sha256, previous.int("size") == size,
-               previous.double("mtime") == mtime {
-                return .unchanged
-            }
-            let photoExists = try db.queryOne("SELECT 1 AS one FROM photo WHERE sha256 = ?", [sha256]) != nil
-            if !photoExists {
-                try db.execute("INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES (?, ?, ?, ?, ?)",
-                               [sha256, size, relativePath, now, resultNode])
-            }
-            try db.execute("""
+            // Returned only when new: the photo's first sighting (a copy finds it there).
+            let photoIsNew = try db.queryOne("""
+                INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (sha256) DO NOTHING RETURNING sha256
+                """, [sha256, size, relativePath, now, resultNode]) != nil
+            // Returned unless this path was seen with this photo, size and time already.
+            guard try db.queryOne("""
                 INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size,
                     mtime = excluded.mtime, seen_at = excluded.seen_at, sync_conflict = excluded.sync_conflict
-                """, [path, sha256, relativePath, size, mtime, now, syncConflict])
-            if photoExists {
+                WHERE sighting.sha256 <> excluded.sha256 OR sighting.size <> excluded.size OR sighting.mtime <> excluded.mtime
+                RETURNING path
+                """, [path, sha256, relativePath, size, mtime, now, syncConflict]) != nil else { return .unchanged }
+            guard photoIsNew else {
                 try Self.addEvent(db, "sighting", sha256: sha256, message: relativePath, now: now)
                 return .knownPhoto(sha256: sha256)
             }
@@ -107,6 +120,11 @@ extension Store {
                 VALUES (?, ?, ?, 'pending', 0, ?, ?)
                 """, [sha256, provider, providerChoice, now, now])
             try Self.addEvent(db, "queued", sha256: sha256, jobID: jobID, message: relativePath, now: now)
+            if let image {
+                try db.execute("""
+                    INSERT INTO photo_image (sha256, jpeg, stored_at) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING
+                    """, [sha256, SQLValue.blob(image), now])
+            }
             return .queued(jobID: jobID)
         }
     }
@@ -140,36 +158,51 @@ extension Store {
                        now: Date = Date()) throws -> [ClaimedJob] {
         let started = ContinuousClock.now
         defer { recordClaim(seconds: (ContinuousClock.now - started) / .seconds(1)) }
+        let due = """
+            FROM job j JOIN photo p ON p.sha256 = j.sha256
+            WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
+                   OR (j.state = 'leased' AND j.lease_expiry < ?))
+              AND j.provider_choice IS NOT DISTINCT FROM ? AND j.provider_batch_id IS NULL
+            """
+        // A look without the write lock first: most claims of a worker waiting for photos find none.
+        guard try readStatement({ db in try db.queryOne("SELECT j.id \(due) LIMIT 1", [now, now, choice]) }) != nil else { return [] }
         return try write { db in
-            let due = try db.query("""
-                SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
-                       OR (j.state = 'leased' AND j.lease_expiry < ?))
-                  AND j.provider_choice IS NOT DISTINCT FROM ? AND j.provider_batch_id IS NULL
-                ORDER BY j.id LIMIT ?
+            let rows = try db.query("""
+                SELECT j.id, j.sha256, j.attempts, p.relative_path,
+                       CASE WHEN EXISTS (SELECT 1 FROM response r WHERE r.job_id = j.id AND r.usable = 1) THEN 1 ELSE 0 END AS answered
+                \(due) ORDER BY j.id LIMIT ?
                 """, [now, now, choice, limit])
-            guard !due.isEmpty else { return [] }
+            let ids = rows.compactMap { $0.int("id") }
+            guard !ids.isEmpty else { return [] }
             let batchID = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
-            var jobs: [ClaimedJob] = []
-            for row in due {
-                guard let id = row.int("id") else { continue }
-                try db.execute("""
-                    UPDATE job SET state = 'leased', provider = ?, lease_owner = ?, lease_expiry = ?, batch_id = ?,
-                        updated_at = ?, stage = 'preparing', stage_at = ? WHERE id = ?
-                    """, [provider, owner, now.addingTimeInterval(lease), batchID, now, now, id])
-                if let job = try Self.claimedJob(db, row, batchID: batchID) { jobs.append(job) }
-            }
-            return jobs
+            try db.execute("""
+                UPDATE job SET state = 'leased', provider = ?, lease_owner = ?, lease_expiry = ?, batch_id = ?,
+                    updated_at = ?, stage = 'preparing', stage_at = ? WHERE id IN (\(ids.map(String.init).joined(separator: ",")))
+                """, [provider, owner, now.addingTimeInterval(lease), batchID, now, now])
+            return try Self.claimedJobs(db, rows, batchID: batchID)
         }
     }
 
-    /// A job row (`id`, `sha256`, `attempts`, `relative_path`) as a claimed job, with every path its photo was seen at.
-    static func claimedJob(_ db: any DatabaseConnection, _ row: Row, batchID: Int64) throws -> ClaimedJob? {
-        guard let id = row.int("id"), let sha = row.string("sha256") else { return nil }
-        let paths = try db.query("SELECT path, relative_path FROM sighting WHERE sha256 = ? ORDER BY seen_at DESC",
-                                 [sha]).map { PhotoPath(path: $0.string("path") ?? "", relativePath: $0.string("relative_path") ?? "") }
-        return ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
-                          relativePath: row.string("relative_path") ?? "", paths: paths)
+    /// Job rows (`id`, `sha256`, `attempts`, `relative_path`, and `answered` when known) as claimed jobs, each with every
+    /// path its photo was seen at (one query for them all).
+    static func claimedJobs(_ db: any DatabaseConnection, _ rows: [Row], batchID: Int64) throws -> [ClaimedJob] {
+        let photos = Array(Set(rows.compactMap { $0.string("sha256") }))
+        guard !photos.isEmpty else { return [] }
+        var paths: [String: [PhotoPath]] = [:]
+        for row in try db.query("""
+            SELECT sha256, path, relative_path, size, mtime FROM sighting
+            WHERE sha256 IN (\(Array(repeating: "?", count: photos.count).joined(separator: ","))) ORDER BY seen_at DESC
+            """, photos) {
+            paths[row.string("sha256") ?? "", default: []].append(PhotoPath(
+                path: row.string("path") ?? "", relativePath: row.string("relative_path") ?? "", size: row.int("size"),
+                mtime: row.double("mtime")))
+        }
+        return rows.compactMap { row in
+            guard let id = row.int("id"), let sha = row.string("sha256") else { return nil }
+            return ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
+                              relativePath: row.string("relative_path") ?? "", paths: paths[sha] ?? [],
+                              mayHaveAnswer: row.int("answered") != 0)
+        }
     }
 
     /// Extends the leases of jobs still in hand (a slow provider must not look like a dead owner).
@@ -183,13 +216,20 @@ extension Store {
         }
     }
 
-    /// Counts an attempt just before a request is sent; returns the new count.
+    /// Counts an attempt just before a request is sent; returns the new count. The photo is then `asking`, recorded
+    /// in the same statement (the overview's stage costs no transaction of its own).
     @discardableResult
     package func chargeAttempt(jobID: Int64, now: Date = Date()) throws -> Int {
-        try write { db in
-            try db.execute("UPDATE job SET attempts = attempts + 1, updated_at = ? WHERE id = ?", [now, jobID])
-            return Int(try db.queryOne("SELECT attempts FROM job WHERE id = ?", [jobID])?.int("attempts") ?? 0)
-        }
+        try write { db in try Self.chargeAttempt(db, jobID: jobID, now: now) }
+    }
+
+    static func chargeAttempt(_ db: any DatabaseConnection, jobID: Int64, now: Date) throws -> Int {
+        Int(try db.queryOne("""
+            UPDATE job SET attempts = attempts + 1, updated_at = ?1,
+                stage = CASE WHEN state = 'leased' THEN 'asking' ELSE stage END,
+                stage_at = CASE WHEN state = 'leased' THEN ?1 ELSE stage_at END
+            WHERE id = ?2 RETURNING attempts
+            """, [now, jobID])?.int("attempts") ?? 0)
     }
 
     /// Puts this owner's leased jobs back to pending, attempts kept (graceful stop).
@@ -244,18 +284,28 @@ extension Store {
     package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws {
         guard !outcomes.isEmpty else { return }
         try write { db in
+            // The decisions people took on the batch's photos, read once: each applies again to its reading.
+            var decisions: [String: [String: Row]] = [:]
+            let read = outcomes.compactMap { outcome -> String? in
+                if case .finished = outcome.result { outcome.job.sha256 } else { nil }
+            }
+            if !read.isEmpty {
+                for row in try db.query("""
+                    SELECT * FROM review_decision WHERE sha256 IN (\(Array(repeating: "?", count: read.count).joined(separator: ",")))
+                    """, read) {
+                    decisions[row.string("sha256") ?? "", default: [:]][row.string("reading_key") ?? ""] = row
+                }
+            }
             for outcome in outcomes {
                 let job = outcome.job
                 switch outcome.result {
                 case .finished(let books, let resultPath, let review):
                     try db.execute("""
                         UPDATE job SET state = ?, result_path = ?, error_code = NULL, error_message = NULL,
-                            lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?
+                            lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?,
+                            awaiting = COALESCE(?, awaiting)
                         WHERE id = ?
-                        """, [review ? "review" : "done", resultPath, now, now, job.id])
-                    if let awaiting = outcome.awaiting {
-                        try db.execute("UPDATE job SET awaiting = ? WHERE id = ?", [awaiting, job.id])
-                    }
+                        """, [review ? "review" : "done", resultPath, now, now, outcome.awaiting, job.id])
                     if let document = outcome.document {
                         // Finished twice (a lease lost while the photo was still being read): the newer one is written.
                         try db.execute("""
@@ -266,14 +316,19 @@ extension Store {
                     }
                     let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []
+                    var refreshed = Set(touched)
                     for book in books {
-                        if let id = try Self.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
-                                                         shelf: shelfOf(job), now: now) {
-                            open.append(id)
-                        }
+                        let committed = try Self.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
+                                                               shelf: shelfOf(job), decisions: decisions[job.sha256] ?? [:], now: now)
+                        if let id = committed.reviewID { open.append(id) }
+                        if let id = committed.bookID { refreshed.insert(id) }
                     }
-                    for id in Set(touched) { try Self.refresh(db, id, now: now) }
-                    try Self.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now)
+                    try Self.refresh(db, refreshed, now: now)
+                    // A photo read for the first time had no sightings, so no review item to close; its job waits in
+                    // `review` only for an item it opened.
+                    if !touched.isEmpty || (review && open.isEmpty) {
+                        try Self.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now)
+                    }
                     try Self.addEvent(db, "photo_done", sha256: job.sha256, jobID: job.id,
                                       message: "\(books.count) books", now: now)
                 case .failed(let code, let message, let retryAt):
@@ -357,7 +412,7 @@ extension Store {
 
     /// When the next failed job becomes due, if any.
     package func nextRetryDate() throws -> Date? {
-        try read { db in
+        try readStatement { db in
             try db.queryOne("SELECT MIN(not_before) AS t FROM job WHERE state = 'failed_retryable'")?.date("t")
         }
     }

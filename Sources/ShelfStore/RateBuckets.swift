@@ -86,19 +86,31 @@ extension Store {
     /// tests) defaults to the time the transaction starts: read before it, it could be older than a turn
     /// another process granted while this one waited for the lock.
     package func takeRequestTurn(provider: String, budget: RequestBudget, now: Date? = nil) throws -> RequestTurn {
+        try write { db in try Self.takeTurn(db, provider: provider, budget: budget, now: now ?? Date()) }
+    }
+
+    package func takeRequestTurn(provider: String, budget: RequestBudget, charging jobID: Int64,
+                                 now: Date? = nil) throws -> (turn: RequestTurn, attempts: Int?) {
         try write { db in
             let now = now ?? Date()
-            let row = try db.queryOne("SELECT next_start, day_ends, day_count FROM request_budget WHERE provider = ?", [provider])
-            var bucket = BudgetRow(nextStart: row?.date("next_start"), dayEnds: row?.date("day_ends"),
-                                   used: Int(row?.int("day_count") ?? 0), dayFullUntil: row?.date("day_full_until"))
-            let turn = bucket.take(budget, now: now)
-            try db.execute("""
-                INSERT INTO request_budget (provider, next_start, day_ends, day_count, day_full_until) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(provider) DO UPDATE SET next_start = excluded.next_start, day_ends = excluded.day_ends,
-                    day_count = excluded.day_count, day_full_until = excluded.day_full_until
-                """, [provider, bucket.nextStart, bucket.dayEnds, bucket.used, bucket.dayFullUntil])
-            return turn
+            let turn = try Self.takeTurn(db, provider: provider, budget: budget, now: now)
+            guard turn == .granted else { return (turn, nil) }
+            return (turn, try Self.chargeAttempt(db, jobID: jobID, now: now))
         }
+    }
+
+    private static func takeTurn(_ db: any DatabaseConnection, provider: String, budget: RequestBudget,
+                                 now: Date) throws -> RequestTurn {
+        let row = try db.queryOne("SELECT next_start, day_ends, day_count FROM request_budget WHERE provider = ?", [provider])
+        var bucket = BudgetRow(nextStart: row?.date("next_start"), dayEnds: row?.date("day_ends"),
+                               used: Int(row?.int("day_count") ?? 0), dayFullUntil: row?.date("day_full_until"))
+        let turn = bucket.take(budget, now: now)
+        try db.execute("""
+            INSERT INTO request_budget (provider, next_start, day_ends, day_count, day_full_until) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(provider) DO UPDATE SET next_start = excluded.next_start, day_ends = excluded.day_ends,
+                day_count = excluded.day_count, day_full_until = excluded.day_full_until
+            """, [provider, bucket.nextStart, bucket.dayEnds, bucket.used, bucket.dayFullUntil])
+        return turn
     }
 
     /// A fresh process reads shelfd.toml again: when the provider waits for the daily limit and the limit now
@@ -114,7 +126,7 @@ extension Store {
 
     /// Requests sent to the provider this provider day, and when that day ends; nil before the first.
     package func requestsToday(provider: String, now: Date = Date()) throws -> (used: Int, dayEnds: Date)? {
-        try read { db in
+        try readStatement { db in
             guard let row = try db.queryOne("SELECT day_ends, day_count FROM request_budget WHERE provider = ?", [provider]),
                   let dayEnds = row.date("day_ends"), dayEnds > now else { return nil }
             return (Int(row.int("day_count") ?? 0), dayEnds)

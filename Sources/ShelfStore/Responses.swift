@@ -14,16 +14,20 @@ package struct SavedResponse: Sendable, Equatable {
 }
 
 extension Store {
-    /// Records a response about to be written (atomically) to `file`; returns its id.
+    /// Records a response about to be written (atomically) to `file`; returns its id (the row is its own record: no
+    /// event is written beside it). In the same transaction the
+    /// photo moves on to `matching`, and with `request` the request that brought the answer is logged for the latency
+    /// figures (as `recordRequest` would, without a transaction of its own).
     @discardableResult
     package func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                                body: [UInt8]? = nil, latencyMs: Int?, now: Date = Date()) throws -> Int64 {
+                                body: [UInt8]? = nil, latencyMs: Int?, request: Bool = false, now: Date = Date()) throws -> Int64 {
         try write { db in
             let id = try db.insert("""
                 INSERT INTO response (job_id, sha256, provider, model, file, bytes, body, latency_ms, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [jobID, sha256, provider, model, file, bytes, body.map(SQLValue.blob) ?? .null, latencyMs, now])
-            try Self.addEvent(db, "response_saved", sha256: sha256, jobID: jobID, message: "\(provider) \(bytes) bytes", now: now)
+            try db.execute("UPDATE job SET stage = 'matching', stage_at = ? WHERE id = ? AND state = 'leased'", [now, jobID])
+            if request { try Self.logRequest(db, provider: provider, latencyMs: latencyMs ?? 0, outcome: "ok", now: now) }
             return id
         }
     }
@@ -31,7 +35,7 @@ extension Store {
     /// The newest usable saved answer of this job from this provider and model: a job that has one is
     /// finished from disk after a crash or a retry, not sent again. (A rescan is a new job: it asks again.)
     package func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? {
-        try read { db in
+        try readStatement { db in
             guard let row = try db.queryOne("""
                 SELECT id, file, latency_ms, body FROM response WHERE job_id = ? AND provider = ? AND model = ? AND usable = 1
                 ORDER BY id DESC LIMIT 1

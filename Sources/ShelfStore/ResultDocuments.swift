@@ -34,7 +34,7 @@ extension Store {
                     """, [node])
             }
         }
-        return try read { db in
+        return try readStatement { db in
             try db.query("""
                 SELECT r.job_id, r.sha256, r.relative_path, r.document FROM result_document r JOIN photo p ON p.sha256 = r.sha256
                 WHERE r.written_at IS NULL AND COALESCE(r.taken_by, p.result_node) = ?
@@ -104,7 +104,7 @@ extension Store {
 
     /// The newest result a shared store keeps for a photo, written or not. Nil on SQLite, whose results are only files.
     package func storedResult(sha256: String) throws -> Data? {
-        try read { db in
+        try readStatement { db in
             guard case .blob(let bytes) = try db.queryOne("""
                 SELECT document FROM result_document WHERE sha256 = ? ORDER BY job_id DESC LIMIT 1
                 """, [sha256])?["document"] else { return nil }
@@ -116,6 +116,6 @@ extension Store {
     /// counts). Nil on SQLite, where each process writes the files after its own changes.
     package func filesVersion() throws -> Int64? {
         guard engine == .postgres else { return nil }
-        return try read { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
+        return try readStatement { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
     }
 }

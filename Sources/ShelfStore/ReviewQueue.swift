@@ -92,7 +92,7 @@ extension Store {
 
     /// The readings of this photo a person has decided (by normalised title + surname): they do not reopen.
     package func decidedReadings(sha256: String) throws -> Set<String> {
-        try read { db in
+        try readStatement { db in
             Set(try db.query("SELECT reading_key FROM review_decision WHERE sha256 = ?", [sha256]).compactMap { $0.string("reading_key") })
         }
     }
@@ -143,21 +143,22 @@ extension Store {
     // MARK: Inside a batch commit
 
     /// Adds one reading of a committed photo to the library: a decision a person took on this reading before
-    /// applies again; a reading that still needs a person opens (or keeps) its review item. Returns the id
-    /// of the item kept open, if any.
+    /// applies again; a reading that still needs a person opens (or keeps) its review item. Returns the book and the
+    /// id of the item kept open, if any. `decisions`: the photo's decisions by reading key (read once for the batch).
+    /// The book is refreshed by the caller (`refresh`, once for every book of the photo).
     static func commitReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
-                              now: Date) throws -> String? {
+                              decisions: [String: Row], now: Date) throws -> (bookID: Int64?, reviewID: String?) {
         let sha256 = photo.sha256
-        if let row = try db.queryOne("SELECT * FROM review_decision WHERE sha256 = ? AND reading_key = ?", [sha256, book.titleKey]) {
+        if let row = decisions[book.titleKey] {
             let decision = try StoredDecision(row)
             if let decided = decision.book {
                 try apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: book, photo: photo,
                           shelf: shelf, db, now: now)
             }
-            return nil
+            return (nil, nil)
         }
-        let bookID = try addReading(db, book, photo: photo, shelf: shelf, now: now)
-        guard book.status == .needsReview else { return nil }
+        let bookID = try addReading(db, book, photo: photo, shelf: shelf, refresh: false, now: now)
+        guard book.status == .needsReview else { return (bookID, nil) }
         let id = ReviewDocument.id(photoSHA256: sha256, reading: book)
         var reading = book
         reading.reviewID = id
@@ -169,7 +170,7 @@ extension Store {
         try recordHistory(db, bookID, LibraryDocument.Decision(
             action: "needs_review", by: book.source, at: now,
             detail: "\(photo.path): \((reading.reviewReasons ?? []).joined(separator: ", "))"))
-        return id
+        return (bookID, id)
     }
 
     /// After a photo's readings are in: its items for readings it no longer gives are closed, and its job is
@@ -179,7 +180,9 @@ extension Store {
         // PostgreSQL has no empty list: none kept is every item of the photo.
         try db.execute("DELETE FROM review_item WHERE sha256 = ?" + (open.isEmpty ? "" : " AND id NOT IN (\(placeholders))"),
                        [sha256] + open)
-        try closeJobIfReviewed(db, sha256: sha256, now: now)
+        // With an item kept open the job stays `review`; with none, a job in review has nothing left to wait for.
+        guard open.isEmpty else { return }
+        try db.execute("UPDATE job SET state = 'done', updated_at = ? WHERE sha256 = ? AND state = 'review'", [now, sha256])
     }
 
     static func closeJobIfReviewed(_ db: any DatabaseConnection, sha256: String, now: Date) throws {

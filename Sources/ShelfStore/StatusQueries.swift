@@ -43,30 +43,43 @@ package struct WorkerRecord: Sendable, Equatable {
 }
 
 extension Store {
+    /// The jobs per state, read from the counts the triggers keep (`tally`): the same cost at any library size.
     package func queueCounts(now: Date = Date()) throws -> QueueCounts {
-        try read { db in
-            var counts = QueueCounts()
-            for row in try db.query("SELECT state, COUNT(*) AS n FROM job GROUP BY state") {
-                let n = Int(row.int("n") ?? 0)
-                switch JobState(rawValue: row.string("state") ?? "") {
-                case .pending: counts.pending = n
-                case .leased: counts.leased = n
-                case .done: counts.done = n
-                case .review: counts.review = n
-                case .failedRetryable: counts.failed = n
-                case .dead: counts.dead = n
-                case nil: break
-                }
+        try readStatement { db in try Self.tally(db, now: now).counts }
+    }
+
+    /// The counts and the current pass, in one statement: `tally`'s rows, and the oldest pending job by its own index.
+    static func tally(_ db: any DatabaseConnection, now: Date) throws -> (counts: QueueCounts, pass: QueueProgress.Pass?) {
+        var counts = QueueCounts()
+        var total = 0, finished = 0
+        var started: Date?
+        for row in try db.query("""
+            SELECT name, n, at FROM tally
+            UNION ALL SELECT 'oldest_pending', 0, (SELECT created_at FROM job WHERE state = 'pending' ORDER BY created_at LIMIT 1)
+            """) {
+            let n = Int(row.int("n") ?? 0)
+            switch row.string("name") {
+            case "pending": counts.pending = n
+            case "leased": counts.leased = n
+            case "done": counts.done = n
+            case "review": counts.review = n
+            case "failed_retryable": counts.failed = n
+            case "dead": counts.dead = n
+            case "pass_total": total = n; started = row.date("at")
+            case "pass_finished": finished = n
+            case "oldest_pending":
+                counts.oldestPendingSeconds = row.double("at").map { max(0, Int(now.timeIntervalSince1970 - $0)) }
+            default: break
             }
-            if let oldest = try db.queryOne("SELECT MIN(created_at) AS t FROM job WHERE state = 'pending'")?.double("t") {
-                counts.oldestPendingSeconds = max(0, Int(now.timeIntervalSince1970 - oldest))
-            }
-            return counts
         }
+        // The pass lasts while a photo waits, is in hand or waits to retry.
+        let open = counts.pending + counts.leased + counts.failed
+        let pass = open > 0 ? started.map { QueueProgress.Pass(startedAt: $0, total: total, finished: finished) } : nil
+        return (counts, pass)
     }
 
     package func jobProblems(limit: Int = 50) throws -> [JobProblem] {
-        try read { db in
+        try readStatement { db in
             try db.query("""
                 SELECT j.id, j.state, j.error_code, j.error_message, j.attempts, j.not_before, p.relative_path
                 FROM job j JOIN photo p ON p.sha256 = j.sha256
@@ -81,7 +94,7 @@ extension Store {
     }
 
     package func pathProblems(limit: Int = 50) throws -> [(path: String, code: String, message: String)] {
-        try read { db in
+        try readStatement { db in
             try db.query("SELECT path, code, message FROM path_problem ORDER BY at DESC LIMIT ?", [limit]).map {
                 ($0.string("path") ?? "", $0.string("code") ?? "", $0.string("message") ?? "")
             }
@@ -90,7 +103,7 @@ extension Store {
 
     /// p50 and p95 of the newest successful requests, in milliseconds.
     package func latencyPercentiles(provider: String, window: Int = 100) throws -> (p50: Int, p95: Int)? {
-        try read { db in
+        try readStatement { db in
             let values = try db.query("""
                 SELECT latency_ms FROM request WHERE provider = ? AND outcome = 'ok' ORDER BY id DESC LIMIT ?
                 """, [provider, window]).compactMap { $0.int("latency_ms") }.map(Int.init).sorted()
@@ -128,7 +141,7 @@ extension Store {
     /// Every registered worker with the photos it holds, the most recently alive first. A worker killed without a
     /// chance to unregister stays, with its last heartbeat, until `forgetWorkers(silentSince:)` drops it.
     package func workers() throws -> [WorkerRecord] {
-        try read { db in
+        try readStatement { db in
             try db.query("""
                 SELECT w.*, (SELECT COUNT(*) FROM job j WHERE j.state = 'leased' AND j.lease_owner = w.owner) AS in_flight
                 FROM worker w ORDER BY w.heartbeat DESC, w.owner
@@ -148,17 +161,19 @@ extension Store {
 
     /// The newest finished job whose result is at this path.
     package func jobID(resultPath: String) throws -> Int64? {
-        try read { db in
+        try readStatement { db in
             try db.queryOne("SELECT id FROM job WHERE result_path = ? ORDER BY id DESC LIMIT 1", [resultPath])?.int("id")
         }
     }
 
-    /// The newest finished photos with their result files, newest first (for the tips `status` shows).
+    /// The newest finished photos with their result files, newest first (for the tips `status` shows): walked from
+    /// job_finished's newest end (`+state` keeps SQLite off job_state, which would read every finished job).
     package func recentResults(limit: Int) throws -> [(relativePath: String, resultPath: String, finishedAt: Date)] {
-        try read { db in
+        try readStatement { db in
             try db.query("""
                 SELECT p.relative_path, j.result_path, j.finished_at FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE j.state IN ('done', 'review') AND j.result_path IS NOT NULL
+                WHERE \(db.engine == .sqlite ? "+" : "")j.state IN ('done', 'review') AND j.result_path IS NOT NULL
+                    AND j.finished_at IS NOT NULL
                 ORDER BY j.finished_at DESC, j.id DESC LIMIT ?
                 """, [limit]).compactMap { row in
                 guard let path = row.string("relative_path"), let result = row.string("result_path"),
@@ -170,7 +185,7 @@ extension Store {
 
     /// The result file of each finished photo, for `scan` to print what it found.
     package func finishedJob(sha256: String) throws -> (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)? {
-        try read { db in
+        try readStatement { db in
             guard let row = try db.queryOne("""
                 SELECT state, result_path, error_code, error_message, provider FROM job WHERE sha256 = ? ORDER BY id DESC LIMIT 1
                 """, [sha256]), let state = JobState(rawValue: row.string("state") ?? "") else { return nil }
@@ -181,7 +196,7 @@ extension Store {
 
 extension Store {
     package func setting(_ key: String) throws -> String? {
-        try read { db in try db.queryOne("SELECT value FROM setting WHERE key = ?", [key])?.string("value") }
+        try readStatement { db in try db.queryOne("SELECT value FROM setting WHERE key = ?", [key])?.string("value") }
     }
 
     package func setSetting(_ key: String, _ value: String) throws {

@@ -54,6 +54,7 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
     package func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try lock.withLock {
             activityCounts.transactions += 1
+            activityCounts.writeTransactions += 1
             try connection.begin(.write)
             do {
                 let value = try body(connection)
@@ -79,6 +80,12 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
             defer { try? connection.commit() }
             return try body(connection)
         }
+    }
+
+    /// One statement on its own: it is its own snapshot, so it goes without BEGIN and COMMIT (one round trip to a
+    /// server, not three). Several statements that must agree belong in `read`.
+    package func readStatement<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        try lock.withLock { try body(connection) }
     }
 
     /// What this store sent its database since it was opened (StoreActivity.swift).

@@ -5,6 +5,8 @@ package struct StoreActivity: Sendable, Equatable {
     package var statements = 0
     /// Write and read transactions begun.
     package var transactions = 0
+    /// Write transactions begun: each holds the database's one write lock (PostgreSQL's advisory lock) to its end.
+    package var writeTransactions = 0
     /// `claim` calls, and the seconds they took, waiting for the write lock included (what a worker waits per batch).
     package var claims = 0
     package var claimSeconds = 0.0

@@ -10,9 +10,12 @@ import ShelfCore
 /// kept for replay, hybrid's rechecks, and one commit per batch.
 package protocol JobQueue: Sendable {
     func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)?
+    /// `image`: a new photo's provider-ready image, stored with its job on a shared store (see `isShared`).
     func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
-                        syncConflict: Bool, provider: String, providerChoice: String?, resultNode: String?,
-                        now: Date) throws -> SightingOutcome
+                        syncConflict: Bool, provider: String, providerChoice: String?, image: [UInt8]?,
+                        resultNode: String?, now: Date) throws -> SightingOutcome
+    /// Whether this content was seen before (at any path).
+    func isKnownPhoto(sha256: String) throws -> Bool
     func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
     func prunePathProblems(stillThere: (String) -> Bool) throws
 
@@ -25,9 +28,10 @@ package protocol JobQueue: Sendable {
     func jobID(resultPath: String) throws -> Int64?
 
     /// `body`: the answer itself, kept in the database too on a store other machines share (their workers cannot
-    /// read this machine's file); nil on one machine.
+    /// read this machine's file); nil on one machine. `request`: the request that brought it is logged with it, for
+    /// the latency figures (then not through `recordRequest`).
     func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                        body: [UInt8]?, latencyMs: Int?, now: Date) throws -> Int64
+                        body: [UInt8]?, latencyMs: Int?, request: Bool, now: Date) throws -> Int64
     func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse?
     func markResponseUnusable(id: Int64) throws
 
@@ -39,9 +43,8 @@ package protocol JobQueue: Sendable {
     func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws
 
     /// Whether other machines' workers share this queue: the worker that finds a photo then stores its provider-ready
-    /// image (`storePhotoImage`) for those that cannot see the folder it arrived in.
+    /// image (`recordSighting(image:)`) for those that cannot see the folder it arrived in.
     var isShared: Bool { get }
-    func storePhotoImage(sha256: String, jpeg: [UInt8], now: Date) throws
     func photoImage(sha256: String) throws -> [UInt8]?
 }
 
@@ -60,6 +63,10 @@ package protocol ProviderHealthStore: Sendable {
 /// store's own clock.
 package protocol RequestBudgetStore: Sendable {
     func takeRequestTurn(provider: String, budget: RequestBudget, now: Date?) throws -> RequestTurn
+    /// The same, and when the turn is granted the job's attempt charged in the same transaction (the photo is then
+    /// `asking`): a request's two writes before it is sent are one. The attempts are the job's after the charge.
+    func takeRequestTurn(provider: String, budget: RequestBudget, charging jobID: Int64,
+                         now: Date?) throws -> (turn: RequestTurn, attempts: Int?)
 }
 
 /// The review queue: the open items and a person's decisions.

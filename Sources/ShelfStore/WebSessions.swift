@@ -38,7 +38,7 @@ extension Store {
 
     /// The session whose cookie holds `id`, unless it has expired.
     package func webSession(id: String, now: Date = Date()) throws -> WebSession? {
-        try read { db in
+        try readStatement { db in
             guard let row = try db.queryOne("SELECT csrf, logged_in, expires_at FROM web_session WHERE id_hash = ? AND expires_at > ?",
                                             [Self.hash(id), now]),
                   let csrf = row.string("csrf"), let expires = row.date("expires_at") else { return nil }
@@ -83,7 +83,7 @@ extension Store {
 
     /// Every provider request ever recorded, by provider and outcome (`ok`, `quota`, `server_error`, …).
     package func requestCounts() throws -> [(provider: String, outcome: String, count: Int)] {
-        try read { db in
+        try readStatement { db in
             try db.query("SELECT provider, outcome, COUNT(*) AS n FROM request GROUP BY provider, outcome ORDER BY provider, outcome")
                 .map { ($0.string("provider") ?? "", $0.string("outcome") ?? "", Int($0.int("n") ?? 0)) }
         }
@@ -91,7 +91,7 @@ extension Store {
 
     /// The latency of every answered request, by provider, in milliseconds (counted per distinct value).
     package func answeredLatencies() throws -> [(provider: String, latencyMs: Int, count: Int)] {
-        try read { db in
+        try readStatement { db in
             try db.query("""
                 SELECT provider, latency_ms, COUNT(*) AS n FROM request WHERE outcome = 'ok' GROUP BY provider, latency_ms
                 """).map { ($0.string("provider") ?? "", Int($0.int("latency_ms") ?? 0), Int($0.int("n") ?? 0)) }

@@ -36,6 +36,8 @@ enum Metrics {
             .increment(by: Int64(activity.statements))
         registry.makeCounter(descriptor: metric("store_transactions", "total", "Transactions this process ran on its database."))
             .increment(by: Int64(activity.transactions))
+        registry.makeCounter(descriptor: metric("store_write_transactions", "total", "Write transactions this process ran on its database, each holding its one write lock."))
+            .increment(by: Int64(activity.writeTransactions))
         registry.makeCounter(descriptor: metric("store_claims", "total", "Batches of photos this process tried to claim from the queue."))
             .increment(by: Int64(activity.claims))
         registry.makeCounter(descriptor: metric("store_claim", "seconds_total", "Time this process spent claiming, waiting for the write lock included."))

@@ -83,7 +83,7 @@ final class RecordingHealth: ProviderHealthRecorder {
     func turn(_ provider: String) -> ProviderTurn {
         down.contains(provider) ? .wait(ProviderHealth(name: provider, state: .unreachable, message: "could not connect")) : .open
     }
-    func inForce(_ provider: String) -> ProviderHealth? { nil }
+    func current(_ provider: String) -> ProviderHealth? { nil }
     func requested(_ provider: String, latency: Duration, outcome: String) {}
     func answered(_ provider: String) { reports.withLock { $0.append("\(provider) answered") } }
     func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? {

@@ -41,8 +41,10 @@ final class FakeQueue: PipelineStore {
         state.withLock { $0.sightings[path].map { ($0.size, $0.mtime, $0.sha256) } }
     }
     func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool,
-                        provider: String, providerChoice: String?, resultNode: String?, now: Date) throws -> SightingOutcome {
-        state.withLock { state in
+                        provider: String, providerChoice: String?, image: [UInt8]?, resultNode: String?,
+                        now: Date) throws -> SightingOutcome {
+        if image != nil { Issue.record("an image stored for a queue no one shares") }
+        return state.withLock { state in
             let known = state.sightings.values.contains { $0.sha256 == sha256 }
             state.sightings[path] = (size, mtime, sha256, relativePath)
             state.recorded += 1
@@ -59,16 +61,17 @@ final class FakeQueue: PipelineStore {
     }
     func nextRetryDate() throws -> Date? { nil }
     func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws {}
+    /// As the store does: the charge records the photo `asking`, the saved answer `matching`.
     func chargeAttempt(jobID: Int64, now: Date) throws -> Int {
-        state.withLock { $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]! }
+        state.withLock { $0.stages.append(([jobID], .asking)); $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]! }
     }
     func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws {
         state.withLock { $0.commits.append(outcomes) }
     }
     func jobID(resultPath: String) throws -> Int64? { nil }
     func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                        body: [UInt8]?, latencyMs: Int?, now: Date) throws -> Int64 {
-        state.withLock { $0.responses += 1; return $0.responses }
+                        body: [UInt8]?, latencyMs: Int?, request: Bool, now: Date) throws -> Int64 {
+        state.withLock { $0.stages.append(([jobID], .matching)); $0.responses += 1; return $0.responses }
     }
     func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? { nil }
     func markResponseUnusable(id: Int64) throws {}
@@ -80,7 +83,7 @@ final class FakeQueue: PipelineStore {
     }
     /// One machine's queue: photos are read from their files.
     var isShared: Bool { false }
-    func storePhotoImage(sha256: String, jpeg: [UInt8], now: Date) throws { Issue.record("an image stored for a queue no one shares") }
+    func isKnownPhoto(sha256: String) throws -> Bool { state.withLock { $0.sightings.values.contains { $0.sha256 == sha256 } } }
     func photoImage(sha256: String) throws -> [UInt8]? { nil }
     /// The stages recorded for one job, in order.
     func stages(of job: Int64) -> [JobStage] { state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) } }

@@ -437,28 +437,20 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     // SQLite only: an old version's file, migrated on opening.
     @Test("A database of the previous version keeps its books, their ISBNs and shelves")
     func migratesTheLibrary() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-migrate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("shelfd.db").path
-        do {
-            let db = try SQLiteConnection(path: path)
-            try db.executeScript(Schema.migrations[0] + Schema.migrations[1] + "PRAGMA user_version = 2;")
-            try db.executeScript("""
-                INSERT INTO photo VALUES ('p1', 1, 'den/a.jpg', 0);
-                INSERT INTO book (title_key, title, author, isbn13, isbn10, confidence, status, source, first_seen, updated_at)
-                VALUES ('title:dune|herbert', 'Dune', 'Frank Herbert', '9780441172719', '0441172717', 0.9, 'verified', 'gemini', 0, 0);
-                INSERT INTO book_sighting VALUES (1, 'p1', NULL, 0.9, 'den', 0);
-                """)
+        try withOlderDatabase(steps: 2, rows: """
+            INSERT INTO photo VALUES ('p1', 1, 'den/a.jpg', 0);
+            INSERT INTO book (title_key, title, author, isbn13, isbn10, confidence, status, source, first_seen, updated_at)
+            VALUES ('title:dune|herbert', 'Dune', 'Frank Herbert', '9780441172719', '0441172717', 0.9, 'verified', 'gemini', 0, 0);
+            INSERT INTO book_sighting VALUES (1, 'p1', NULL, 0.9, 'den', 0);
+            """) { store in
+            let entry = try #require(try store.library().first)
+            #expect(entry.work == "title:dune|herbert" && entry.title == "Dune" && entry.status == .verified)
+            #expect(entry.editions.map(\.isbn13) == ["9780441172719"])
+            #expect(entry.shelves == ["den"])
+            #expect(entry.history.map(\.action) == ["detected"])
+            try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
+            #expect(try store.library().first?.sightings.count == 2)
         }
-        let store = try Store.open(path: path)
-        let entry = try #require(try store.library().first)
-        #expect(entry.work == "title:dune|herbert" && entry.title == "Dune" && entry.status == .verified)
-        #expect(entry.editions.map(\.isbn13) == ["9780441172719"])
-        #expect(entry.shelves == ["den"])
-        #expect(entry.history.map(\.action) == ["detected"])
-        try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
-        #expect(try store.library().first?.sightings.count == 2)
     }
 }
 

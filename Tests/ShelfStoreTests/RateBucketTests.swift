@@ -29,6 +29,23 @@ import Testing
         }
     }
 
+    @Test("A turn taken for a photo charges its attempt in the same transaction, and marks it asking; a turn not due charges nothing",
+          arguments: StoreKind.allCases)
+    func turnChargesTheAttempt(kind: StoreKind) throws {
+        try withStore(kind) { store, _ throws in
+            _ = try store.recordSighting(path: "/in/p.jpg", relativePath: "p.jpg", sha256: "p", size: 1, mtime: 1,
+                                         syncConflict: false, provider: "gemini", now: Self.start)
+            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Self.start).first)
+            let budget = Self.budget(), t0 = Self.start
+            let first = try store.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0)
+            #expect(first.turn == .granted && first.attempts == 1)
+            #expect(try store.progress().photos.first?.stage == .asking)
+            let early = try store.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0.addingTimeInterval(1))
+            #expect(early.turn == .notBefore(t0.addingTimeInterval(budget.interval)) && early.attempts == nil)
+            #expect(try store.chargeAttempt(jobID: job.id, now: t0.addingTimeInterval(2)) == 2, "one charge so far")
+        }
+    }
+
     @Test("No 60 s holds more than the limit, with a margin for each request's travel to the provider", arguments: StoreKind.allCases)
     func anySixtySecondsHoldsTheLimit(kind: StoreKind) throws {
         try withStore(kind) { store, site throws in

@@ -15,7 +15,7 @@ struct StoreContractTests {
         try (first..<(first + count)).map { index in
             let outcome = try store.recordSighting(path: "/in/p\(index).jpg", relativePath: "p\(index).jpg", sha256: "sha\(index)",
                                                    size: 100, mtime: Double(index), syncConflict: false, provider: "gemini",
-                                                   providerChoice: choice, resultNode: nil, now: start)
+                                                   providerChoice: choice, image: nil, resultNode: nil, now: start)
             guard case .queued(let id) = outcome else { throw ContractFailure("p\(index) was not queued: \(outcome)") }
             return id
         }
@@ -32,7 +32,7 @@ struct StoreContractTests {
             #expect(first.map(\.id) == Array(ids[0..<2]))
             #expect(second.map(\.id) == Array(ids[2..<4]))
             #expect(first.first?.relativePath == "p0.jpg")
-            #expect(first.first?.paths == [PhotoPath(path: "/in/p0.jpg", relativePath: "p0.jpg")])
+            #expect(first.first?.paths.map { [$0.path, $0.relativePath] } == [["/in/p0.jpg", "p0.jpg"]])
             #expect(Set(first.map(\.batchID)).count == 1 && first[0].batchID != second[0].batchID)
             let ocr = try store.claim(limit: 5, provider: "ocr", choice: "ocr", owner: "a", lease: 60, now: start)
             #expect(ocr.map(\.id) == chosen)

@@ -10,6 +10,21 @@ func withStore<T>(_ kind: StoreKind, _ body: (Store, StoreSite) throws -> T) thr
     try StoreSite.with(kind) { site in try body(try site.open(), site) }
 }
 
+/// A SQLite file an older shelfd made (its schema's first `steps` steps, then `rows`), opened by this one, which
+/// migrates the rest.
+func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T) throws -> T {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-migrate-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("shelfd.db").path
+    do {
+        let db = try SQLiteConnection(path: path)
+        try db.executeScript(Schema.migrations[..<steps].joined() + "PRAGMA user_version = \(steps);")
+        try db.executeScript(rows)
+    }
+    return try body(try Store.open(path: path))
+}
+
 @Suite(.postgresServer, .serialized) struct StoreTests {
     @Test("A copy or a renamed copy of a photo is a sighting, not a second job", arguments: StoreKind.allCases)
     func copiesAreSightings(kind: StoreKind) throws {

@@ -1,0 +1,162 @@
+import Foundation
+import ShelfCore
+import ShelfTesting
+import Testing
+@testable import ShelfStore
+
+/// The counts status, /metrics and the overview read come from `tally`, kept by triggers: after every change to the
+/// queue they must be what counting the jobs says.
+@Suite(.postgresServer, .serialized) struct TallyTests {
+    /// The jobs per state as a COUNT(*) over the table finds them.
+    static func counted(_ store: Store) throws -> QueueCounts {
+        try store.read { db in
+            var counts = QueueCounts()
+            for row in try db.query("SELECT state, COUNT(*) AS n FROM job GROUP BY state") {
+                let n = Int(row.int("n") ?? 0)
+                switch JobState(rawValue: row.string("state") ?? "") {
+                case .pending: counts.pending = n
+                case .leased: counts.leased = n
+                case .done: counts.done = n
+                case .review: counts.review = n
+                case .failedRetryable: counts.failed = n
+                case .dead: counts.dead = n
+                case nil: break
+                }
+            }
+            if let oldest = try db.queryOne("SELECT MIN(created_at) AS t FROM job WHERE state = 'pending'")?.double("t") {
+                counts.oldestPendingSeconds = max(0, Int(Date().timeIntervalSince1970 - oldest))
+            }
+            return counts
+        }
+    }
+
+    static func expectCounted(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let kept = try store.queueCounts(now: Date()), counted = try counted(store)
+        #expect(kept == counted, "after \(step)", sourceLocation: sourceLocation)
+    }
+
+    static func queue(_ store: Store, _ sha: String, at time: Date = Date()) throws {
+        _ = try store.recordSighting(path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
+                                     mtime: time.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: time)
+    }
+
+    static func book(_ title: String, confidence: Double = 0.9) -> Book {
+        Book(title: title, author: "Someone", isbn13: nil, isbn10: nil, confidence: confidence, box: nil,
+             status: confidence >= 0.6 ? .verified : .needsReview, source: "gemini")
+    }
+
+    static func doubtful(_ title: String) -> Book { book(title, confidence: 0.3) }
+
+    @Test("The kept counts follow ingest, claims, every ending, retries, rescans, decisions, library edits and pruning",
+          arguments: StoreKind.allCases)
+    func countsFollowEveryChange(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try Self.expectCounted(store, "opening an empty store")
+            for sha in ["a", "b", "c", "d", "e"] { try Self.queue(store, sha) }
+            try Self.queue(store, "x")                                           // another content
+            _ = try store.recordSighting(path: "/in/copy-of-a.jpg", relativePath: "copy-of-a.jpg", sha256: "a", size: 1,
+                                         mtime: 1, syncConflict: false, provider: "gemini")     // a copy: no job
+            try Self.expectCounted(store, "ingest")
+
+            let jobs = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            #expect(jobs.count == 5)
+            try Self.expectCounted(store, "a claim")
+            let job = Dictionary(uniqueKeysWithValues: jobs.map { ($0.sha256, $0) })
+            try store.finish([
+                JobOutcome(job: job["a"]!, result: .finished(books: [Self.book("Dune")], resultPath: "/r/a.json", review: false)),
+                JobOutcome(job: job["b"]!, result: .finished(books: [Self.doubtful("Smudged")], resultPath: "/r/b.json", review: true)),
+                JobOutcome(job: job["c"]!, result: .failed(.network, message: "no route", retryAt: Date().addingTimeInterval(600))),
+                JobOutcome(job: job["d"]!, result: .dead(.unreadableImage, message: "not a photo")),
+                JobOutcome(job: job["e"]!, result: .released(nil, message: "shutting down", refundAttempt: false)),
+            ], shelfOf: { _ in nil })
+            try Self.expectCounted(store, "a batch ending done, review, failed, dead and released")
+            #expect(try store.queueCounts().review == 1 && store.queueCounts().dead == 1)
+
+            let again = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            #expect(try store.releaseLeases(owner: "me", jobIDs: again.map(\.id)) == again.count)
+            try Self.expectCounted(store, "leases given back")
+            #expect(try store.recoverLeases(isAlive: { _ in false }) == 0)
+            _ = try store.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60)
+            #expect(try store.recoverLeases(isAlive: { _ in false }) == 1)
+            try Self.expectCounted(store, "a dead owner's lease recovered")
+
+            #expect(try store.requeue(jobIDs: nil).count == 2)
+            try Self.expectCounted(store, "retry of the failed and the dead")
+            #expect(try store.rescan(sha256: "a", providerChoice: nil) != nil)
+            try Self.expectCounted(store, "a rescan")
+
+            let item = try #require(try store.openReviewItems().first)
+            _ = try store.decide(item.id, .accept)
+            try Self.expectCounted(store, "a review decision")
+            #expect(try store.queueCounts().review == 0)
+
+            // A second photo waiting for review, whose work is then removed from the library.
+            let f = try { () throws -> ClaimedJob in
+                try Self.queue(store, "f")
+                let claimed = try store.claim(limit: 10, provider: "gemini", owner: "me", lease: 60)
+                try store.finish(claimed.filter { $0.sha256 != "f" }.map {
+                    JobOutcome(job: $0, result: .finished(books: [], resultPath: "/r/\($0.sha256).json", review: false))
+                }, shelfOf: { _ in nil })
+                return try #require(claimed.first { $0.sha256 == "f" })
+            }()
+            try store.finish([JobOutcome(job: f, result: .finished(books: [Self.doubtful("Blurred")], resultPath: "/r/f.json", review: true))],
+                             shelfOf: { _ in nil })
+            try Self.expectCounted(store, "a second review")
+            let blurred = try #require(try store.library().first { $0.title == "Blurred" })
+            _ = try store.removeWork(blurred.work)
+            try Self.expectCounted(store, "a work removed from the library")
+
+            _ = try store.pruneFinished(before: Date().addingTimeInterval(60))
+            try Self.expectCounted(store, "pruning")
+        }
+    }
+
+    @Test("The pass is the photos queued since the queue was last empty; a photo retried within it is counted once",
+          arguments: StoreKind.allCases)
+    func passCountsEachPhotoOnce(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try Self.queue(store, "a", at: Date(timeIntervalSince1970: 100))
+            try Self.queue(store, "b", at: Date(timeIntervalSince1970: 101))
+            let jobs = try store.claim(limit: 2, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102))
+            let a = try #require(jobs.first { $0.sha256 == "a" }), b = try #require(jobs.first { $0.sha256 == "b" })
+            try store.finish([JobOutcome(job: a, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
+                             now: Date(timeIntervalSince1970: 103))
+            var pass = try #require(try store.progress().pass)
+            #expect(pass.startedAt == Date(timeIntervalSince1970: 100) && pass.total == 2 && pass.finished == 1)
+
+            _ = try store.requeue(jobIDs: [a.id], now: Date(timeIntervalSince1970: 104))
+            pass = try #require(try store.progress().pass)
+            #expect(pass.total == 2 && pass.finished == 0, "a photo of this pass tried again is still one of its photos")
+
+            let retried = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60,
+                                                       now: Date(timeIntervalSince1970: 105)).first)
+            try store.finish([JobOutcome(job: retried, result: .finished(books: [], resultPath: "/r/a.json", review: false)),
+                              JobOutcome(job: b, result: .finished(books: [], resultPath: "/r/b.json", review: false))],
+                             shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 106))
+            #expect(try store.progress().pass == nil, "the queue is empty: no pass")
+
+            try Self.queue(store, "c", at: Date(timeIntervalSince1970: 200))
+            pass = try #require(try store.progress().pass)
+            #expect(pass.startedAt == Date(timeIntervalSince1970: 200) && pass.total == 1 && pass.finished == 0, "a new pass")
+            _ = try store.rescan(sha256: "a", providerChoice: nil, now: Date(timeIntervalSince1970: 201))
+            pass = try #require(try store.progress().pass)
+            #expect(pass.total == 2, "a photo finished in an earlier pass joins this one")
+        }
+    }
+
+    @Test("A database of the previous version gets counts of the jobs it holds")
+    func seededFromTheJobsThere() throws {
+        let before = Schema.migrations.firstIndex { $0.contains("CREATE TABLE tally") }!
+        try withOlderDatabase(steps: before, rows: """
+            INSERT INTO photo (sha256, size, relative_path, first_seen) VALUES ('a', 1, 'a.jpg', 10), ('b', 1, 'b.jpg', 10),
+                ('c', 1, 'c.jpg', 10);
+            INSERT INTO job (sha256, provider, state, created_at, updated_at, finished_at) VALUES
+                ('a', 'gemini', 'done', 10, 10, 11), ('b', 'gemini', 'pending', 12, 12, NULL),
+                ('c', 'gemini', 'review', 10, 13, 13);
+            """) { store in
+            try Self.expectCounted(store, "the upgrade")
+            let pass = try #require(try store.progress().pass)
+            #expect(pass.startedAt == Date(timeIntervalSince1970: 12) && pass.total == 1 && pass.finished == 0)
+        }
+    }
+}
