@@ -42,6 +42,21 @@ package struct ReviewDesk: Sendable {
         try store?.openReviewItems() ?? []
     }
 
+    /// The first open item, oldest first.
+    package func firstID() throws -> String? {
+        try store?.firstOpenReviewID()
+    }
+
+    /// Where `item` stands among the open items, and its neighbours.
+    package func place(of item: ReviewItem) throws -> ReviewPlace {
+        try store?.reviewPlace(of: item) ?? ReviewPlace(position: 1, total: 1, previous: nil, next: nil)
+    }
+
+    /// The open item after `item`, wrapping round; nil when no other is open.
+    package func nextID(after item: ReviewItem) throws -> String? {
+        try store?.openReviewID(after: item)
+    }
+
     /// The open item `id` names (or starts).
     package func item(_ id: String) throws -> ReviewItem {
         guard let store else { throw Self.nothingOpen(id) }

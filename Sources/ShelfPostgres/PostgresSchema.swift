@@ -343,6 +343,10 @@ enum PostgresSchema {
         CREATE TRIGGER job_tally AFTER INSERT OR UPDATE OF state OR DELETE ON job
             FOR EACH ROW EXECUTE FUNCTION shelfd_job_tally();
         """,
+        // 7: SQLite's step 18, the review queue's order.
+        """
+        CREATE INDEX review_item_order ON review_item(created_at, id);
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

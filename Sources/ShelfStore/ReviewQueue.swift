@@ -66,6 +66,44 @@ extension Store {
         try read { db in try Self.reviewItems(db, where: "1 = 1", []) }
     }
 
+    /// The first open item, read from the index on the queue's order: the review page's entry costs the same with ten
+    /// open items or forty thousand.
+    package func firstOpenReviewID() throws -> String? {
+        try readStatement { db in try db.queryOne("SELECT id FROM review_item ORDER BY created_at, id LIMIT 1")?.string("id") }
+    }
+
+    /// Where `item` stands among the open items (oldest first) and its neighbours: two counts and two steps along
+    /// the queue's index, never the items themselves.
+    package func reviewPlace(of item: ReviewItem) throws -> ReviewPlace {
+        let at: [any SQLBindable] = [item.createdAt, item.id]
+        return try read { db in
+            let total = try db.queryOne("SELECT COUNT(*) AS n FROM review_item")?.int("n") ?? 0
+            let before = try db.queryOne("""
+                SELECT COUNT(*) AS n FROM review_item WHERE created_at < ?1 OR (created_at = ?1 AND id < ?2)
+                """, at)?.int("n") ?? 0
+            let previous = try db.queryOne("""
+                SELECT id FROM review_item WHERE created_at < ?1 OR (created_at = ?1 AND id < ?2)
+                ORDER BY created_at DESC, id DESC LIMIT 1
+                """, at)?.string("id")
+            return ReviewPlace(position: Int(before) + 1, total: Int(total), previous: previous,
+                               next: try Self.openReviewID(db, after: item, wrapping: false))
+        }
+    }
+
+    package func openReviewID(after item: ReviewItem) throws -> String? {
+        try read { db in try Self.openReviewID(db, after: item, wrapping: true) }
+    }
+
+    private static func openReviewID(_ db: any DatabaseConnection, after item: ReviewItem, wrapping: Bool) throws -> String? {
+        if let later = try db.queryOne("""
+            SELECT id FROM review_item WHERE created_at > ?1 OR (created_at = ?1 AND id > ?2) ORDER BY created_at, id LIMIT 1
+            """, [item.createdAt, item.id])?.string("id") {
+            return later
+        }
+        guard wrapping else { return nil }
+        return try db.queryOne("SELECT id FROM review_item WHERE id <> ? ORDER BY created_at, id LIMIT 1", [item.id])?.string("id")
+    }
+
     /// The open items of these photos (review/ follows a batch's photos item by item).
     package func openReviewItems(photos: Set<String>) throws -> [ReviewItem] {
         guard !photos.isEmpty else { return [] }
@@ -298,5 +336,17 @@ extension Store {
                               book: try JSONDecoder().decode(Book.self, from: Data(json.utf8)),
                               createdAt: row.date("created_at") ?? Date(timeIntervalSince1970: 0))
         }
+    }
+}
+
+/// Where an open item stands in the review queue (oldest first), as the review page shows it: "3 of 17", with
+/// the items before and after it.
+package struct ReviewPlace: Sendable, Equatable {
+    package var position: Int
+    package var total: Int
+    package var previous: String?
+    package var next: String?
+    package init(position: Int, total: Int, previous: String?, next: String?) {
+        self.position = position; self.total = total; self.previous = previous; self.next = next
     }
 }

@@ -432,6 +432,11 @@ enum Schema {
                 WHERE name IN (NEW.state, OLD.state, 'pass_total', 'pass_finished');
         END;
         """,
+        // The review queue in its order (oldest first): the review page finds an item's place, its neighbours and the
+        // first open item along this index, whatever the queue's length.
+        """
+        CREATE INDEX review_item_order ON review_item(created_at, id);
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -76,6 +76,31 @@ package protocol ReviewStore: Sendable {
     /// The readings of a photo a person already decided (they are not asked again).
     func decidedReadings(sha256: String) throws -> Set<String>
     func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution
+    /// The queue's first open item, oldest first.
+    func firstOpenReviewID() throws -> String?
+    /// Where `item` stands among the open items, oldest first, and its neighbours.
+    func reviewPlace(of item: ReviewItem) throws -> ReviewPlace
+    /// The open item after `item` in that order, wrapping round to the first; nil when no other is open.
+    func openReviewID(after item: ReviewItem) throws -> String?
+}
+
+extension ReviewStore {
+    /// A store that holds few items (a test's fake): read from the whole list.
+    package func firstOpenReviewID() throws -> String? { try openReviewItems().first?.id }
+
+    package func reviewPlace(of item: ReviewItem) throws -> ReviewPlace {
+        let items = try openReviewItems()
+        let index = items.firstIndex { $0.id == item.id }
+        return ReviewPlace(position: (index ?? 0) + 1, total: items.count,
+                           previous: index.flatMap { $0 > 0 ? items[$0 - 1].id : nil },
+                           next: index.flatMap { $0 + 1 < items.count ? items[$0 + 1].id : nil })
+    }
+
+    package func openReviewID(after item: ReviewItem) throws -> String? {
+        let items = try openReviewItems()
+        let later = items.first { ($0.createdAt, $0.id) > (item.createdAt, item.id) }
+        return (later ?? items.first { $0.id != item.id })?.id
+    }
 }
 
 /// What library.json and review/ are written from.

@@ -12,10 +12,10 @@ import ShelfStore
 enum ReviewPages {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("review") { _, context in
-            guard let first = try site.desk.items().first else {
+            guard let first = try site.desk.firstID() else {
                 return site.templates.page("review", title: "Review", ReviewView(), context: context)
             }
-            return Response.redirect(to: "/review/\(first.id)", type: .found)
+            return Response.redirect(to: "/review/\(first)", type: .found)
         }
         router.get("review/:id") { _, context in
             guard let id = validID(context) else { return notFound(site, context) }
@@ -54,7 +54,6 @@ enum ReviewPages {
     /// Carries out the decision, then sends the browser on to the next open book (303), or shows the page
     /// again with what is wrong (422), keeping what was typed.
     static func decide(_ id: String, _ form: DecisionForm, site: WebSite, context: WebContext) throws -> Response {
-        let before = try site.desk.items()
         guard let item = try open(id, site) else { return notFound(site, context) }
         let verdict: ReviewVerdict
         switch form.action {
@@ -63,7 +62,7 @@ enum ReviewPages {
         case "reject":
             verdict = .reject
         case "skip":
-            return Response.redirect(to: next(after: item.id, in: before, open: before, orSelf: true), type: .normal)
+            return Response.redirect(to: try next(after: item, site: site, orSelf: true), type: .normal)
         case "candidate":
             guard let number = form.number.flatMap({ Int($0) }), number >= 1, item.candidates.indices.contains(number - 1) else {
                 let problem = item.candidates.isEmpty
@@ -93,7 +92,7 @@ enum ReviewPages {
         } catch let error as ReviewError {
             return try page(item, site: site, context: context, problem: error.message, status: .unprocessableContent)
         }
-        return Response.redirect(to: next(after: item.id, in: before, open: try site.desk.items(), orSelf: false), type: .normal)
+        return Response.redirect(to: try next(after: item, site: site, orSelf: false), type: .normal)
     }
 
     struct EditProblem: Error { var message: String }
@@ -121,16 +120,11 @@ enum ReviewPages {
         return .success(.edit(title: newTitle, author: newAuthor, isbn: newISBN))
     }
 
-    /// Where to go after `id`: the next open book in the order they were listed (wrapping around), else the
-    /// review page (nothing left). `orSelf`: a skipped book that is the only one open is shown again.
-    static func next(after id: String, in listed: [ReviewItem], open: [ReviewItem], orSelf: Bool) -> String {
-        let openIDs = Set(open.map(\.id))
-        let index = listed.firstIndex { $0.id == id } ?? -1
-        let order = listed[(index + 1)...] + listed[..<max(index, 0)]
-        if let next = order.first(where: { openIDs.contains($0.id) }) ?? open.first(where: { $0.id != id }) {
-            return "/review/\(next.id)"
-        }
-        return orSelf && openIDs.contains(id) ? "/review/\(id)" : "/review"
+    /// Where to go after `item`: the next open book in the queue's order (wrapping around), else the review page
+    /// (nothing left). `orSelf`: a skipped book that is the only one open is shown again.
+    static func next(after item: ReviewItem, site: WebSite, orSelf: Bool) throws -> String {
+        if let next = try site.desk.nextID(after: item) { return "/review/\(next)" }
+        return orSelf ? "/review/\(item.id)" : "/review"
     }
 
     // MARK: Pages
@@ -157,12 +151,9 @@ enum ReviewPages {
 
     static func page(_ item: ReviewItem, site: WebSite, context: WebContext, problem: String? = nil, typed: DecisionForm? = nil,
                      status: HTTPResponse.Status = .ok) throws -> Response {
-        let items = try site.desk.items()
-        let index = items.firstIndex { $0.id == item.id }
-        let view = ItemView(item, hasCrop: site.desk.hasCrop(item), position: (index ?? 0) + 1, total: max(items.count, 1),
-                            previous: index.flatMap { $0 > 0 ? items[$0 - 1].id : nil },
-                            next: index.flatMap { $0 + 1 < items.count ? items[$0 + 1].id : nil },
-                            problem: problem, typed: typed)
+        let place = try site.desk.place(of: item)
+        let view = ItemView(item, hasCrop: site.desk.hasCrop(item), position: place.position, total: max(place.total, 1),
+                            previous: place.previous, next: place.next, problem: problem, typed: typed)
         return site.templates.page("review", title: "Review", ReviewView(item: view), context: context, status: status)
     }
 

@@ -130,6 +130,27 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("An open item's place in the review queue, its neighbours and the next one after a decision, oldest first", arguments: StoreKind.allCases)
+    func reviewPlaceFollowsTheQueue(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            for photo in ["p1", "p2", "p3"] {
+                try commit(store, photo: photo, [reading("Smudged \(photo)", nil, confidence: 0.3)])
+            }
+            let items = try store.openReviewItems()
+            #expect(items.count == 3)
+            #expect(try store.firstOpenReviewID() == items[0].id)
+            #expect(try store.reviewPlace(of: items[1]) == ReviewPlace(position: 2, total: 3, previous: items[0].id, next: items[2].id))
+            #expect(try store.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 3, previous: nil, next: items[1].id))
+            #expect(try store.openReviewID(after: items[0]) == items[1].id)
+            #expect(try store.openReviewID(after: items[2]) == items[0].id, "past the last, round to the first")
+            _ = try store.decide(items[1].id, .reject)
+            #expect(try store.openReviewID(after: items[1]) == items[2].id, "a decided item's next is the one after it")
+            #expect(try store.reviewPlace(of: items[2]) == ReviewPlace(position: 2, total: 2, previous: items[0].id, next: nil))
+            _ = try store.decide(items[0].id, .reject)
+            #expect(try store.openReviewID(after: items[2]) == nil, "no other item open")
+        }
+    }
+
     @Test("Accepting a candidate puts that book in the library, verified, and closes the photo's review", arguments: StoreKind.allCases)
     func acceptingACandidate(kind: StoreKind) throws {
         try withStore(kind) { store, _ in

@@ -225,6 +225,11 @@ final class Daemon: @unchecked Sendable {
 
     init(process: Process, log: URL) { self.process = process; self.log = log }
 
+    /// A test that failed before stopping its daemon does not leave it running after the suite.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
     /// SIGTERM, then wait for the exit; returns the exit status.
