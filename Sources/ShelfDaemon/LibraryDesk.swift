@@ -43,7 +43,7 @@ package struct LibraryDesk: Sendable {
     }
 
     private func done(_ change: LibraryChange) -> LibraryChange {
-        if writesFiles { writer.changed(reconcile: true) }        // an edit may change any item of the work
+        if writesFiles { writer.changed(change.files) }
         return change
     }
 }

@@ -100,7 +100,7 @@ package struct ReviewDesk: Sendable {
     package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
         guard let store else { throw Self.nothingOpen(id) }
         let resolution = try store.decide(id, verdict, now: Date())
-        if writesFiles { writer?.changed() }
+        if writesFiles { writer?.changed(resolution.files) }
         return resolution
     }
 

@@ -1,13 +1,14 @@
 import Foundation
+import ShelfStore
 import Synchronization
 
 /// The one writer of the files for people in a process: every commit (a batch, a review decision, a library edit)
 /// hands it what it changed and goes on; the answer to a decision never waits for a file, nor for the files lock
 /// another process holds.
 ///
-/// review/ follows at once, on the writer's own thread, item by item (`LibraryFiles.updateReview(photos:)`); a
-/// change it cannot name item by item (another worker's, a library edit) and the first change of each day
-/// reconcile review/ with every open item. library.json and the exports are whole-library files:
+/// Each commit returns what it changed (`FilesChange`), and the files follow from that report, not from a re-read:
+/// review/ at once, on the writer's own thread, item by item (`LibraryFiles.updateReview(_:)`); a change it cannot
+/// name item by item (another worker's) and the first change of each day reconcile review/ with every open item. library.json and the exports are whole-library files:
 /// their rewrite is coalesced. It starts `settle` after a change, and while changes keep coming the next waits ten
 /// times what the last rewrite took, between `minimumSpacing` and `maximumSpacing`: a small library follows within
 /// a fraction of a second, a large one (a rewrite of seconds) is rewritten at most every few seconds and spends at
@@ -26,7 +27,8 @@ package final class FilesWriter: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var review = false
+        /// review/'s changes not yet written.
+        var review = FilesChange()
         var library = false
         /// Whether a pass of either kind is queued (it reads the flags when it runs).
         var reviewQueued = false
@@ -36,9 +38,6 @@ package final class FilesWriter: Sendable {
         var spacing: Duration = .zero
         /// Photos of the batch just committed, by hash: their review crops are cut without reading them again.
         var originals: [String: [UInt8]] = [:]
-        /// Photos whose open items are written again (a batch read them); the other items by their ids only.
-        var photos: Set<String> = []
-        var reconcile = false
         var lastReconcile = ContinuousClock.now
     }
 
@@ -48,24 +47,22 @@ package final class FilesWriter: Sendable {
         self.minimumSpacing = minimumSpacing; self.maximumSpacing = maximumSpacing
     }
 
-    /// A commit changed the review queue, the library, or both (a decision changes both). `photos`: the photos a
-    /// batch read, whose open items are written again; `reconcile`: the change cannot be told item by item.
-    package func changed(review: Bool = true, library: Bool = true, photos: Set<String> = [], reconcile: Bool = false,
-                         originals: [String: [UInt8]] = [:]) {
+    /// A commit's report of what it changed. `originals`: the photos a batch read, still in memory, by hash.
+    package func changed(_ change: FilesChange, originals: [String: [UInt8]] = [:]) {
+        let review = change.changesReview, library = change.changesLibrary
+        guard review || library else { return }
         if immediately {
             var files = self.files
             files.originals = originals
-            if review { files.updateReview(photos: reconcile ? nil : photos) }
+            if review { files.updateReview(change.reconcile ? nil : change) }
             if library { files.updateLibrary() }
             return
         }
         let (queueReview, libraryDelay) = state.withLock { state -> (Bool, Duration?) in
-            state.review = state.review || review
+            if review { state.review.formUnion(change) }
             state.library = state.library || library
             state.originals.merge(originals) { new, _ in new }
-            state.photos.formUnion(photos)
-            state.reconcile = state.reconcile || reconcile
-            let queueReview = state.review && !state.reviewQueued
+            let queueReview = review && !state.reviewQueued
             if queueReview { state.reviewQueued = true }
             guard state.library && !state.libraryQueued else { return (queueReview, nil) }
             state.libraryQueued = true
@@ -90,19 +87,18 @@ package final class FilesWriter: Sendable {
 
     private func writeReview() {
         // Flags are cleared before reading the database: a change committed meanwhile queues the next pass.
-        let (pending, originals, photos) = state.withLock { state -> (Bool, [String: [UInt8]], Set<String>?) in
-            defer {
-                state.review = false; state.reviewQueued = false; state.originals = [:]; state.photos = []; state.reconcile = false
-            }
-            let daily = ContinuousClock.now - state.lastReconcile > .seconds(86_400)
-            guard state.review, state.reconcile || daily else { return (state.review, state.originals, state.photos) }
-            state.lastReconcile = .now
-            return (true, state.originals, nil)
+        let (pending, originals) = state.withLock { state -> (FilesChange?, [String: [UInt8]]) in
+            defer { state.review = FilesChange(); state.reviewQueued = false; state.originals = [:] }
+            guard state.review.changesReview else { return (nil, [:]) }
+            var pending = state.review
+            if ContinuousClock.now - state.lastReconcile > .seconds(86_400) { pending.reconcile = true }
+            if pending.reconcile { state.lastReconcile = .now }
+            return (pending, state.originals)
         }
-        guard pending else { return }
+        guard let pending else { return }
         var files = self.files
         files.originals = originals
-        files.updateReview(photos: photos)
+        files.updateReview(pending.reconcile ? nil : pending)
     }
 
     private func writeLibrary() {

@@ -53,15 +53,15 @@ package struct LibraryFiles: Sendable {
     /// Rewrites library.json and the exports and brings review/ in line with the open items.
     package func update() {
         withLock {
-            syncReview(photos: nil)
+            syncReview(nil)
             writeLibrary()
         }
     }
 
-    /// Brings review/ in line with the open items: all of them when `photos` is nil (a reconcile), else item by
-    /// item (see `syncReview`).
-    package func updateReview(photos: Set<String>? = nil) {
-        withLock { syncReview(photos: photos) }
+    /// Brings review/ in line with the open items: all of them when `change` is nil (a reconcile), else item by
+    /// item as a commit reported them (see `syncReview`).
+    package func updateReview(_ change: FilesChange? = nil) {
+        withLock { syncReview(change) }
     }
 
     /// Rewrites library.json and the exports kept current in exports/.
@@ -125,25 +125,14 @@ package struct LibraryFiles: Sendable {
         refreshExports()
     }
 
-    /// Brings review/ in line with the open items. `photos` nil: every open item is read and its files checked (a
-    /// reconcile: at start, daily, after a change of another process's). Otherwise item by item: only the items
-    /// opened since review/ was written and the open items of `photos` (a batch just read them, perhaps again) are
-    /// read and written; the others are known by their ids alone, so a closed item's files go, and a photo's copy
-    /// with its last open item.
-    private func syncReview(photos changed: Set<String>?) {
+    /// Brings review/ in line with the open items. `change` nil: every open item is read and its files checked, and
+    /// files of no open item go (a reconcile: at start, daily, after a change of another process's). Otherwise item by
+    /// item, as the commit reported: the open items of the photos it names are written, the closed items' files go,
+    /// and a photo's copy with its last open item; nothing else is read or listed.
+    private func syncReview(_ change: FilesChange?) {
         let items: [ReviewItem]
-        let open: [(id: String, sha256: String)]
         do {
-            if let changed {
-                open = try store.openReviewKeys()
-                let written = Set(((try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? [])
-                    .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) })
-                let opened = Set(open.filter { !written.contains($0.id) }.map(\.sha256))
-                items = try store.openReviewItems(photos: opened.union(changed))
-            } else {
-                items = try store.openReviewItems()
-                open = items.map { ($0.id, $0.photo.sha256) }
-            }
+            items = try change.map { try store.openReviewItems(photos: $0.photos) } ?? store.openReviewItems()
         } catch {
             logger.error("Cannot read the review queue", metadata: ["error": "\(error)"])
             return
@@ -157,8 +146,19 @@ package struct LibraryFiles: Sendable {
             }
         }
         for item in items { write(item, originals: &originals) }
-        removeStale(in: review, keeping: Set(open.map(\.id)), extensions: ["json", "jpg"])
-        removeStale(in: photos, keeping: Set(open.map(\.sha256)), extensions: ["jpg"])
+        guard let change else {
+            removeStale(in: review, keeping: Set(items.map(\.id)), extensions: ["json", "jpg"])
+            removeStale(in: photos, keeping: Set(items.map(\.photo.sha256)), extensions: ["jpg"])
+            return
+        }
+        let open = Set(items.map(\.id)), photosOpen = Set(items.map(\.photo.sha256))
+        for id in change.closedItems where !open.contains(id) {
+            try? FileManager.default.removeItem(at: documentURL(id: id))
+            try? FileManager.default.removeItem(at: cropURL(id: id))
+        }
+        for sha in change.photos where !photosOpen.contains(sha) {
+            try? FileManager.default.removeItem(at: contextURL(sha256: sha))
+        }
     }
 
     /// `<id>.json`, and `<id>.jpg` when the box changed or the crop is missing; each written only when different.

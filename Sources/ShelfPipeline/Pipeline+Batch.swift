@@ -80,8 +80,9 @@ extension Pipeline {
         }
 
         Failpoint.hit("before_commit")
+        let change: FilesChange
         do {
-            try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) }, now: Date())
+            change = try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) }, now: Date())
         } catch {
             // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.
@@ -89,13 +90,12 @@ extension Pipeline {
             return
         }
         Failpoint.hit("after_commit")           // committed, its files not yet written: the next start catches up
-        var originals: [String: [UInt8]] = [:], read: Set<String> = []
+        var originals: [String: [UInt8]] = [:]
         for case (_, .answered(let answer)) in ends {
-            read.insert(answer.document.photo.sha256)
             if let photo = answer.photo { originals[answer.document.photo.sha256] = photo }
         }
         await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool
-            filesQueue.async { [originals, read] in self.writeLibrary(originals: originals, photos: read); done.resume() }
+            filesQueue.async { [originals] in self.writeLibrary(change, originals: originals); done.resume() }
         }
         for outcome in outcomes { afterCommit(outcome) }
     }
@@ -156,10 +156,11 @@ extension Pipeline {
     /// Brings library.json, review/ and exports/ in line with the database (the database is the truth; the files
     /// follow it): `full` at once and whole (at start, catching up a crash between a commit and its files; at the
     /// end of a run), else handed to `files`, which writes review/ at once and library.json and the exports off this
-    /// path. `photos`: the photos this batch read; `originals`: those still in memory, by hash. On a shared store,
-    /// only a node that writes files writes: first its results any worker left in the database, then the rest when
-    /// the library or the review queue changed since it last looked.
-    package func writeLibrary(originals: [String: [UInt8]] = [:], photos: Set<String> = [], full: Bool = false) {
+    /// path. `change`: what this process's commit changed (nil: a turn of a shared store's file node, or a full
+    /// update); `originals`: the photos the batch read, still in memory, by hash. On a shared store, only a node that
+    /// writes files writes: first its results any worker left in the database, then the rest when the library or the
+    /// review queue changed since it last looked.
+    package func writeLibrary(_ change: FilesChange? = nil, originals: [String: [UInt8]] = [:], full: Bool = false) {
         if store.isShared {
             guard settings.writesFiles else { return }
             writeStoredResults()
@@ -180,9 +181,13 @@ extension Pipeline {
             var whole = files.files
             whole.originals = originals
             whole.update()
-        } else {
-            // A shared store's change may be another worker's: review/ is reconciled whole.
-            files.changed(photos: photos, reconcile: store.isShared, originals: originals)
+        } else if store.isShared {
+            // A shared store's change may be another worker's: review/ is reconciled whole, library.json rewritten.
+            var whole = change ?? FilesChange()
+            whole.reconcile = true
+            files.changed(whole, originals: originals)
+        } else if let change {
+            files.changed(change, originals: originals)
         }
     }
 

@@ -22,6 +22,10 @@ package struct LibraryChange: Sendable, Equatable, Codable {
     /// nil once removed.
     package var work: String?
     package var detail: String
+    /// What the edit changed of the files for people (not part of the command's and the API's answer).
+    package var files = FilesChange()
+
+    enum CodingKeys: String, CodingKey { case action, work, detail }
 }
 
 /// A person's edits of whole works (`shelfd library`, the library page). Each one is a decision on every
@@ -44,7 +48,7 @@ extension Store {
             }
             let detail = "edited \(changed.joined(separator: ", ")) in the library"
             let readings = try Self.placedReadings(db, of: work)
-            try db.execute("DELETE FROM review_item WHERE book_id = ?", [work.id])      // decided now
+            var files = try Self.closeItems(db, ofWork: work.id)                               // decided now
             var target = work.id
             for reading in readings {
                 var book = reading.decidedBook
@@ -56,7 +60,9 @@ extension Store {
             }
             try Self.retire(work, into: target, db, now: now)
             for sha in Set(readings.map(\.sha256)) { try Self.closeJobIfReviewed(db, sha256: sha, now: now) }
-            return LibraryChange(action: "edited", work: try Self.workKey(db, target) ?? key, detail: detail)
+            files.works.formUnion([work.id, target])
+            files.photos.formUnion(readings.map(\.sha256))
+            return LibraryChange(action: "edited", work: try Self.workKey(db, target) ?? key, detail: detail, files: files)
         }
     }
 
@@ -75,13 +81,16 @@ extension Store {
                 rejected.append((sha, book.titleKey))
             }
             for (sha, readingKey) in rejected { try Self.remember(decision, sha256: sha, readingKey: readingKey, db, now: now) }
-            try db.execute("DELETE FROM review_item WHERE book_id = ?", [work.id])
+            var files = try Self.closeItems(db, ofWork: work.id)
+            files.works.insert(work.id)
+            files.photos.formUnion(readings.map(\.sha256))
             try db.execute("DELETE FROM book_sighting WHERE book_id = ?", [work.id])
             try db.execute("DELETE FROM book WHERE id = ?", [work.id])                   // its history goes with it
             for sha in Set(rejected.map { $0.0 }) { try Self.closeJobIfReviewed(db, sha256: sha, now: now) }
             let photos = Set(readings.map(\.sha256)).count
             return LibraryChange(action: "removed", work: nil,
-                                 detail: "removed «\(work.title)» (\(work.key)), seen in \(photos) photo\(photos == 1 ? "" : "s")")
+                                 detail: "removed «\(work.title)» (\(work.key)), seen in \(photos) photo\(photos == 1 ? "" : "s")",
+                                 files: files)
         }
     }
 
@@ -114,8 +123,10 @@ extension Store {
                 }
             }
             try Self.refresh(db, target, now: now)
+            // The open items of `from` moved to `into`; their documents, which do not name the work, stay as they are.
             return LibraryChange(action: "merged", work: try Self.workKey(db, target) ?? into.key,
-                                 detail: "merged «\(from.title)» (\(from.key)) into «\(into.title)» (\(into.key))")
+                                 detail: "merged «\(from.title)» (\(from.key)) into «\(into.title)» (\(into.key))",
+                                 files: FilesChange(works: [from.id, into.id, target], photos: Set(readings.map(\.sha256))))
         }
     }
 
@@ -135,6 +146,16 @@ extension Store {
     }
 
     // MARK: Pieces
+
+    /// Closes every open item of the work (a person decided the whole work); returns them as a change of review/.
+    static func closeItems(_ db: any DatabaseConnection, ofWork id: Int64) throws -> FilesChange {
+        var change = FilesChange()
+        for row in try db.query("DELETE FROM review_item WHERE book_id = ? RETURNING id, sha256", [id]) {
+            if let item = row.string("id") { change.closedItems.insert(item) }
+            if let sha = row.string("sha256") { change.photos.insert(sha) }
+        }
+        return change
+    }
 
     /// A work as an edit sees it.
     struct WorkRow {

@@ -280,10 +280,13 @@ extension Store {
 
     /// Commits a batch as one unit: job states, the library (works, sightings, history), the review queue, events.
     /// Each book's `status` is taken as decided; a photo's job is `review` while one of its books waits for a
-    /// person (a reading a person already decided does not wait again).
-    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws {
-        guard !outcomes.isEmpty else { return }
-        try write { db in
+    /// person (a reading a person already decided does not wait again). Returns what it changed of the files for
+    /// people: the works, the review items opened and closed, the photos read, the result documents stored.
+    @discardableResult
+    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws -> FilesChange {
+        guard !outcomes.isEmpty else { return FilesChange() }
+        return try write { db in
+            var change = FilesChange()
             // The decisions people took on the batch's photos, read once: each applies again to its reading.
             var decisions: [String: [String: Row]] = [:]
             let read = outcomes.compactMap { outcome -> String? in
@@ -313,6 +316,7 @@ extension Store {
                             ON CONFLICT (job_id) DO UPDATE SET document = excluded.document, finished_at = excluded.finished_at,
                                 written_at = NULL
                             """, [job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)), now])
+                        change.storedResults.insert(job.id)
                     }
                     let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []
@@ -323,12 +327,16 @@ extension Store {
                         if let id = committed.reviewID { open.append(id) }
                         if let id = committed.bookID { refreshed.insert(id) }
                     }
-                    try Self.refresh(db, refreshed, now: now)
                     // A photo read for the first time had no sightings, so no review item to close; its job waits in
-                    // `review` only for an item it opened.
+                    // `review` only for an item it opened. Before the refresh: a book left without sightings goes,
+                    // and its items with it, unreported.
                     if !touched.isEmpty || (review && open.isEmpty) {
-                        try Self.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now)
+                        change.closedItems.formUnion(try Self.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now))
                     }
+                    try Self.refresh(db, refreshed, now: now)
+                    change.works.formUnion(refreshed)
+                    change.openedItems.formUnion(open)
+                    change.photos.insert(job.sha256)
                     try Self.addEvent(db, "photo_done", sha256: job.sha256, jobID: job.id,
                                       message: "\(books.count) books", now: now)
                 case .failed(let code, let message, let retryAt):
@@ -353,6 +361,7 @@ extension Store {
             }
             try db.execute("UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
                            [now])
+            return change
         }
     }
 

@@ -49,6 +49,8 @@ package struct ReviewResolution: Sendable, Equatable {
     package var book: Book?
     /// How the decision reads in the book's history (`accepted as read`, `edited title, author`, `rejected`).
     package var detail: String
+    /// What the decision changed of the files for people: its item closed, the works it left and joined.
+    package var files = FilesChange()
 }
 
 /// A review command that cannot be carried out, with what to do instead.
@@ -159,14 +161,16 @@ extension Store {
             try db.execute("DELETE FROM book_sighting WHERE book_id = ? AND sha256 = ?", [bookID, item.photo.sha256])
             try db.execute("DELETE FROM review_item WHERE id = ?", [item.id])
             var placed: Book?
+            var target: Int64?
             if let decided = decision.book {
-                let target = try Self.apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: item.book,
+                let chosen = try Self.apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: item.book,
                                             photo: item.photo, shelf: shelf, db, now: now)
-                if target != bookID,
+                if chosen != bookID,
                    try db.queryOne("SELECT 1 AS one FROM book_sighting WHERE book_id = ?", [bookID]) == nil {
                     // The reading was all this book had: its history goes with the reading to the chosen work.
-                    try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [target, bookID])
+                    try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [chosen, bookID])
                 }
+                target = chosen
                 placed = decided
             } else {
                 try Self.recordHistory(db, bookID, LibraryDocument.Decision(action: "reviewed_by_user", by: "user", at: now,
@@ -174,7 +178,9 @@ extension Store {
             }
             try Self.refresh(db, bookID, now: now)
             try Self.closeJobIfReviewed(db, sha256: item.photo.sha256, now: now)
-            return ReviewResolution(id: item.id, photoSHA256: item.photo.sha256, book: placed, detail: decision.detail)
+            return ReviewResolution(id: item.id, photoSHA256: item.photo.sha256, book: placed, detail: decision.detail,
+                                    files: FilesChange(works: Set([bookID] + [target].compactMap { $0 }), closedItems: [item.id],
+                                                       photos: [item.photo.sha256]))
         }
     }
 
@@ -213,14 +219,17 @@ extension Store {
 
     /// After a photo's readings are in: its items for readings it no longer gives are closed, and its job is
     /// `review` only while one is open.
-    static func closeStaleItems(_ db: any DatabaseConnection, sha256: String, keeping open: [String], now: Date) throws {
+    /// Returns the items closed.
+    static func closeStaleItems(_ db: any DatabaseConnection, sha256: String, keeping open: [String], now: Date) throws -> Set<String> {
         let placeholders = Array(repeating: "?", count: open.count).joined(separator: ",")
         // PostgreSQL has no empty list: none kept is every item of the photo.
-        try db.execute("DELETE FROM review_item WHERE sha256 = ?" + (open.isEmpty ? "" : " AND id NOT IN (\(placeholders))"),
-                       [sha256] + open)
+        let closed = try db.query("DELETE FROM review_item WHERE sha256 = ?" + (open.isEmpty ? "" : " AND id NOT IN (\(placeholders))")
+                                  + " RETURNING id", [sha256] + open).compactMap { $0.string("id") }
         // With an item kept open the job stays `review`; with none, a job in review has nothing left to wait for.
-        guard open.isEmpty else { return }
-        try db.execute("UPDATE job SET state = 'done', updated_at = ? WHERE sha256 = ? AND state = 'review'", [now, sha256])
+        if open.isEmpty {
+            try db.execute("UPDATE job SET state = 'done', updated_at = ? WHERE sha256 = ? AND state = 'review'", [now, sha256])
+        }
+        return Set(closed)
     }
 
     static func closeJobIfReviewed(_ db: any DatabaseConnection, sha256: String, now: Date) throws {

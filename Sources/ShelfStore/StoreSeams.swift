@@ -23,7 +23,9 @@ package protocol JobQueue: Sendable {
     func nextRetryDate() throws -> Date?
     func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws
     func chargeAttempt(jobID: Int64, now: Date) throws -> Int
-    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws
+    /// Commits a batch; returns what it changed of the files for people.
+    @discardableResult
+    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange
     /// The job whose result is at `resultPath` (the run a rescan keeps in results/.history).
     func jobID(resultPath: String) throws -> Int64?
 

@@ -65,8 +65,11 @@ final class FakeQueue: PipelineStore {
     func chargeAttempt(jobID: Int64, now: Date) throws -> Int {
         state.withLock { $0.stages.append(([jobID], .asking)); $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]! }
     }
-    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws {
+    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange {
         state.withLock { $0.commits.append(outcomes) }
+        // As the store reports it: a finished photo's books are works changed (the fake has no rows: the jobs stand in).
+        let finished = outcomes.filter { if case .finished = $0.result { true } else { false } }
+        return FilesChange(works: Set(finished.map(\.job.id)), photos: Set(finished.map(\.job.sha256)))
     }
     func jobID(resultPath: String) throws -> Int64? { nil }
     func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,

@@ -488,8 +488,75 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             var pages: [[LibraryDocument.Entry]] = []
             try store.libraryPages(size: 2) { pages.append($0) }
             #expect(pages.map(\.count) == [2, 2, 1])
-            #expect(pages.flatMap { $0 } == (try store.library()))
+            #expect(pages.flatMap { $0 } == (try store.library()).map { $0.bounded() })
             #expect(pages.first?.first?.sightingsCount == 2)
+        }
+    }
+
+    @Test("A work seen thirty times on three shelves, with two editions and a long history, is read a page at a time as library.json bounds it",
+          arguments: StoreKind.allCases)
+    func pagesAreBounded(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            let shelves = ["den", "hall", "attic"]
+            for i in 0..<30 {
+                // Two editions seen ten times each: the one seen last is shown.
+                let isbn = [nil, "9780441172719", "9780340960196"][i % 3]
+                try commit(store, photo: "p\(i)", shelf: shelves[i % 3], [reading("Dune", "Frank Herbert", isbn: isbn)],
+                           at: start.addingTimeInterval(Double(i) * 60))
+            }
+            try commit(store, photo: "q", shelf: "den", [reading("Emma", "Jane Austen")], at: start)
+            let dune = try #require(try store.read { db in try db.queryOne("SELECT book_id FROM book_sighting WHERE sha256 = 'p0'") }?.int("book_id"))
+            try store.write { db in
+                for step in 0..<25 {
+                    try Store.recordHistory(db, dune, LibraryDocument.Decision(
+                        action: "reviewed_by_user", by: "user", at: start.addingTimeInterval(Double(step)), detail: "step \(step)"))
+                }
+            }
+            var pages: [[LibraryDocument.Entry]] = []
+            try store.libraryPages(size: 1) { pages.append($0) }
+            let whole = try store.library()
+            #expect(pages.flatMap { $0 } == whole.map { $0.bounded() })
+            let bounded = try #require(pages.flatMap { $0 }.first { $0.title == "Dune" })
+            #expect(bounded.sightings.map(\.shelf) == ["den", "hall", "attic"])
+            #expect(bounded.sightings.map(\.photoSHA256) == ["p27", "p28", "p29"])
+            #expect(bounded.sightingsCount == 30 && bounded.lastSeen == start.addingTimeInterval(29 * 60))
+            #expect(bounded.isbn13 == "9780340960196" && bounded.editions.map(\.isbn13) == ["9780441172719", "9780340960196"])
+            #expect(bounded.history.count == LibraryDocument.Entry.boundedHistory)
+            #expect(bounded.historyCount == whole.first { $0.title == "Dune" }?.history.count)
+        }
+    }
+
+    @Test("A batch commit, a decision and a library edit each say what they changed: works, items opened and closed, photos",
+          arguments: StoreKind.allCases)
+    func commitsReportTheirChange(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let now = Date()
+            _ = try store.recordSighting(path: "/in/p1.jpg", relativePath: "p1.jpg", sha256: "p1", size: 1, mtime: 1,
+                                         syncConflict: false, provider: "gemini", now: now)
+            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            let books = [reading("Dune", "Frank Herbert"), reading("Smudged", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)]
+            let batch = try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/p1.json", review: true))],
+                                         shelfOf: { _ in nil }, now: now)
+            let open = try store.openReviewItems()
+            #expect(batch.works.count == 3 && batch.photos == ["p1"] && batch.closedItems.isEmpty)
+            #expect(batch.openedItems == Set(open.map(\.id)) && open.count == 2)
+            #expect(batch.changesReview && batch.changesLibrary && !batch.reconcile)
+
+            let smudged = try #require(open.first { $0.book.title == "Smudged" })
+            let decision = try store.decide(smudged.id, .reject).files
+            #expect(decision.closedItems == [smudged.id] && decision.photos == ["p1"] && !decision.works.isEmpty)
+
+            // Read again without "Faded": its item closes.
+            _ = try store.rescan(sha256: "p1", providerChoice: nil, now: now)
+            let again = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            let rescan = try store.finish([JobOutcome(job: again, result: .finished(books: Array(books.prefix(2)), resultPath: "/r/p1.json",
+                                                                                    review: true))], shelfOf: { _ in nil }, now: now)
+            let faded = try #require(open.first { $0.book.title == "Faded" })
+            #expect(rescan.closedItems == [faded.id] && rescan.openedItems.isEmpty)
+
+            let edit = try store.editWork("title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil).files
+            #expect(edit.photos == ["p1"] && !edit.works.isEmpty && edit.closedItems.isEmpty)
         }
     }
 
