@@ -55,13 +55,26 @@ extension Pipeline {
             }
             do {
                 var document = answer.document
-                markOpenReviews(in: &document)
+                markOpenReviews(in: &document, decisionsPossible: job.mayHaveDecisions)
                 let data = try JSONStyle.encoder().encode(document)
                 if store.isShared {
                     // The result is written where the photo arrived: it goes to the database with the batch, and the
-                    // node that ingested the photo writes it from there (`writeStoredResults`; this one right after the
-                    // commit), or a node with `writes_files = true` when that node writes no files.
-                    outcomes.append(JobOutcome(job: job, result: .finished(books: document.books, resultPath: nil, review: answer.review),
+                    // node that ingested the photo writes it from there (`writeStoredResults`), or a node with
+                    // `writes_files = true` when that node writes no files. When that node is this one, it is written
+                    // now and committed as written, with no turn of its own.
+                    var resultPath: String?
+                    if settings.writesFiles, let node = settings.node, job.resultNode == node {
+                        do {
+                            if let previous = answer.previous { keep(previous, from: answer.resultURL, newJobID: job.id) }
+                            try AtomicFile.write(data, to: answer.resultURL)
+                            resultPath = answer.resultURL.path
+                        } catch {
+                            logger.error("Cannot write a result; it waits in the database", metadata: [
+                                "photo.path": "\(job.relativePath)", "error": "\(error)"])
+                        }
+                    }
+                    outcomes.append(JobOutcome(job: job, result: .finished(books: document.books, resultPath: resultPath,
+                                                                           review: answer.review),
                                                awaiting: answer.awaiting, document: data))
                     continue
                 }
@@ -102,8 +115,9 @@ extension Pipeline {
 
     /// Gives each book that will wait for a person its review id, so the result names `review/<id>.json`; a
     /// reading a person already decided for this photo gets none (the decision applies again at commit).
-    private func markOpenReviews(in document: inout ResultDocument) {
-        let decided = (try? store.decidedReadings(sha256: document.photo.sha256)) ?? []
+    /// `decisionsPossible` false: the claim found no decision on the photo, so none is read.
+    private func markOpenReviews(in document: inout ResultDocument, decisionsPossible: Bool) {
+        let decided = decisionsPossible ? (try? store.decidedReadings(sha256: document.photo.sha256)) ?? [] : []
         for i in document.books.indices where document.books[i].status == .needsReview {
             let book = document.books[i]
             document.books[i].reviewID = decided.contains(book.titleKey)

@@ -9,8 +9,10 @@ extension Store {
     /// this reading (it counts as verified, and its title wins). Returns the book's row.
     /// `refresh` false: the caller refreshes the book (a batch commit, once for every book of the photo).
     @discardableResult
+    /// `steps`: more steps of the reading's history, recorded with its detection (one statement for them all).
     static func addReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
-                           decided: Bool = false, isbnSource: String? = nil, refresh: Bool = true, now: Date) throws -> Int64 {
+                           decided: Bool = false, isbnSource: String? = nil, refresh: Bool = true,
+                           steps: [LibraryDocument.Decision] = [], now: Date) throws -> Int64 {
         let isbn = book.checkedISBN                    // only a checked ISBN counts, always as ISBN-13
         let bookID = try work(for: book, photo: photo, decided: decided, db, now: now)
         let box = try book.box.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
@@ -34,12 +36,16 @@ extension Store {
                   isbn?.isbn13, isbn?.isbn10, isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source,
                   decided, book.matchKey])
         if refresh { try Self.refresh(db, [bookID], now: now) }
-        guard !decided else { return bookID }          // the reading's detection is in the history already
-        try recordHistory(db, bookID, LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path))
+        guard !decided else {                            // the reading's detection is in the history already
+            try recordHistory(db, bookID, steps)
+            return bookID
+        }
+        var history = [LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path)]
         if let match = book.match {
-            try recordHistory(db, bookID, LibraryDocument.Decision(
+            history.append(LibraryDocument.Decision(
                 action: "matched", by: match.source, at: now, detail: "\(match.key) (score \(String(format: "%.2f", match.score)))"))
         }
+        try recordHistory(db, bookID, history + steps)
         return bookID
     }
 
@@ -240,11 +246,23 @@ extension Store {
     /// Adds a step to a work's history, unless the same step (action, by whom, detail) is already there: reading
     /// the same photo again does not repeat it.
     static func recordHistory(_ db: any DatabaseConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision) throws(StoreError) {
+        try recordHistory(db, bookID, [decision])
+    }
+
+    /// Several steps of one work in one statement (a reading's detection, match and review), in this order.
+    static func recordHistory(_ db: any DatabaseConnection, _ bookID: Int64, _ decisions: [LibraryDocument.Decision]) throws(StoreError) {
+        var steps: [LibraryDocument.Decision] = []
+        for step in decisions where !steps.contains(where: { ($0.action, $0.by, $0.detail) == (step.action, step.by, step.detail) }) {
+            steps.append(step)
+        }
+        guard !steps.isEmpty else { return }
+        let rows = Array(repeating: "SELECT ? AS book_id, ? AS action, ? AS agent, ? AS at, ? AS detail", count: steps.count)
         try db.execute("""
             INSERT INTO book_history (book_id, action, agent, at, detail)
-            SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
-                SELECT 1 FROM book_history WHERE book_id = ?1 AND action = ?2 AND agent = ?3 AND detail IS NOT DISTINCT FROM ?5)
-            """, [bookID, decision.action, decision.by, decision.at, decision.detail])
+            SELECT s.book_id, s.action, s.agent, s.at, s.detail FROM (\(rows.joined(separator: " UNION ALL "))) AS s
+            WHERE NOT EXISTS (SELECT 1 FROM book_history h WHERE h.book_id = s.book_id AND h.action = s.action
+                              AND h.agent = s.agent AND h.detail IS NOT DISTINCT FROM s.detail)
+            """, steps.flatMap { [bookID, $0.action, $0.by, $0.at, $0.detail] as [any SQLBindable] })
     }
 
     /// Every work with its editions, shelves, sightings, history and open review item, in the order first seen.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Whether a provider is being asked, and if not, until when and why.
 package struct ProviderHealth: Sendable, Equatable, Codable {
@@ -53,6 +54,7 @@ package enum ProviderTurn: Sendable, Equatable {
 
 extension Store {
     package func setProviderHealth(_ health: ProviderHealth, now: Date = Date()) throws {
+        defer { forgetFine(health.name) }
         try write { db in
             let previous = try db.queryOne("SELECT state FROM provider_state WHERE name = ?", [health.name])?.string("state")
             try Self.saveHealth(db, health, now: now)
@@ -82,8 +84,22 @@ extension Store {
         }
     }
 
+    /// The provider's state. Most reads (each photo's turn and answer, the scheduler's gate) find it fine: a
+    /// fine state read less than a second ago is taken as it is, so they cost no round trip; any other state is read
+    /// every time, and this store's own writes are seen at once. Another process's outage is seen within a second.
     package func providerHealth(_ name: String) throws -> ProviderHealth? {
-        try readStatement { db in try providerHealthIn(db, name) }
+        let now = ContinuousClock.now
+        if let fine = fineProviders.withLock({ $0[name] }), now - fine.read < .seconds(1) { return fine.health }
+        let health = try readStatement { db in try providerHealthIn(db, name) }
+        fineProviders.withLock { fine in
+            if health == nil || health?.state == .ok { fine[name] = (health, now) } else { fine[name] = nil }
+        }
+        return health
+    }
+
+    /// This store changed the provider's state: the next read asks the database.
+    private func forgetFine(_ name: String) {
+        _ = fineProviders.withLock { $0.removeValue(forKey: name) }
     }
 
     /// Whether a request may go to the provider now. While it is down, the first request after the probe time
@@ -93,6 +109,7 @@ extension Store {
         // Most of the time the provider is fine: a read says so without taking the write lock.
         let seen = try providerHealth(name)
         guard let seen, seen.isOutage || seen.isInForce(at: now) else { return .open }
+        defer { forgetFine(name) }
         return try write { db in
             guard let health = try providerHealthIn(db, name) else { return .open }
             if health.isInForce(at: now) { return .wait(health) }
@@ -109,7 +126,8 @@ extension Store {
     /// already in flight when the outage began changes nothing.
     package func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
                               ceiling: TimeInterval, notBefore: Date? = nil, now: Date = Date()) throws -> ProviderHealth {
-        try write { db in
+        defer { forgetFine(name) }
+        return try write { db in
             let current = try providerHealthIn(db, name)
             guard let health = ProviderHealth.outage(after: current, name: name, state: state, code: code, message: message,
                                                      probe: probe, ceiling: ceiling, notBefore: notBefore, now: now)

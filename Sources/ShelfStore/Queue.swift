@@ -32,11 +32,16 @@ package struct ClaimedJob: Sendable, Equatable {
     package var paths: [PhotoPath]
     /// A provider's answer may be saved for it (false: the claim found none, so none is looked for).
     package var mayHaveAnswer: Bool
+    /// A person may have decided some of its readings (false: the claim found no decision, so none is read).
+    package var mayHaveDecisions: Bool
+    /// Shared store: the node whose results/ gets the photo's result (`ResultDocuments.swift`), when the claim read it.
+    package var resultNode: String?
 
     package init(id: Int64, sha256: String, attempts: Int, batchID: Int64, relativePath: String, paths: [PhotoPath],
-                 mayHaveAnswer: Bool = true) {
+                 mayHaveAnswer: Bool = true, mayHaveDecisions: Bool = true, resultNode: String? = nil) {
         self.id = id; self.sha256 = sha256; self.attempts = attempts; self.batchID = batchID
         self.relativePath = relativePath; self.paths = paths; self.mayHaveAnswer = mayHaveAnswer
+        self.mayHaveDecisions = mayHaveDecisions; self.resultNode = resultNode
     }
 }
 
@@ -168,8 +173,9 @@ extension Store {
         guard try readStatement({ db in try db.queryOne("SELECT j.id \(due) LIMIT 1", [now, now, choice]) }) != nil else { return [] }
         return try write { db in
             let rows = try db.query("""
-                SELECT j.id, j.sha256, j.attempts, p.relative_path,
-                       CASE WHEN EXISTS (SELECT 1 FROM response r WHERE r.job_id = j.id AND r.usable = 1) THEN 1 ELSE 0 END AS answered
+                SELECT j.id, j.sha256, j.attempts, p.relative_path, p.result_node,
+                       CASE WHEN EXISTS (SELECT 1 FROM response r WHERE r.job_id = j.id AND r.usable = 1) THEN 1 ELSE 0 END AS answered,
+                       CASE WHEN EXISTS (SELECT 1 FROM review_decision d WHERE d.sha256 = j.sha256) THEN 1 ELSE 0 END AS decided
                 \(due) ORDER BY j.id LIMIT ?
                 """, [now, now, choice, limit])
             let ids = rows.compactMap { $0.int("id") }
@@ -183,8 +189,8 @@ extension Store {
         }
     }
 
-    /// Job rows (`id`, `sha256`, `attempts`, `relative_path`, and `answered` when known) as claimed jobs, each with every
-    /// path its photo was seen at (one query for them all).
+    /// Job rows (`id`, `sha256`, `attempts`, `relative_path`, and `answered`, `decided` and `result_node` when known) as
+    /// claimed jobs, each with every path its photo was seen at (one query for them all).
     static func claimedJobs(_ db: any DatabaseConnection, _ rows: [Row], batchID: Int64) throws -> [ClaimedJob] {
         let photos = Array(Set(rows.compactMap { $0.string("sha256") }))
         guard !photos.isEmpty else { return [] }
@@ -201,7 +207,8 @@ extension Store {
             guard let id = row.int("id"), let sha = row.string("sha256") else { return nil }
             return ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
                               relativePath: row.string("relative_path") ?? "", paths: paths[sha] ?? [],
-                              mayHaveAnswer: row.int("answered") != 0)
+                              mayHaveAnswer: row.int("answered") != 0, mayHaveDecisions: row.int("decided") != 0,
+                              resultNode: row.string("result_node"))
         }
     }
 
@@ -278,7 +285,8 @@ extension Store {
         }
     }
 
-    /// Commits a batch as one unit: job states, the library (works, sightings, history), the review queue, events.
+    /// Commits a batch as one unit: job states, the library (works, sightings, history), the review queue, events
+    /// (one statement for all the photos' events).
     /// Each book's `status` is taken as decided; a photo's job is `review` while one of its books waits for a
     /// person (a reading a person already decided does not wait again). Returns what it changed of the files for
     /// people: the works, the review items opened and closed, the photos read, the result documents stored.
@@ -287,10 +295,11 @@ extension Store {
         guard !outcomes.isEmpty else { return FilesChange() }
         return try write { db in
             var change = FilesChange()
+            var events: [(kind: String, sha256: String, jobID: Int64, message: String)] = []
             // The decisions people took on the batch's photos, read once: each applies again to its reading.
             var decisions: [String: [String: Row]] = [:]
             let read = outcomes.compactMap { outcome -> String? in
-                if case .finished = outcome.result { outcome.job.sha256 } else { nil }
+                if case .finished = outcome.result, outcome.job.mayHaveDecisions { outcome.job.sha256 } else { nil }
             }
             if !read.isEmpty {
                 for row in try db.query("""
@@ -311,12 +320,15 @@ extension Store {
                         """, [review ? "review" : "done", resultPath, now, now, outcome.awaiting, job.id])
                     if let document = outcome.document {
                         // Finished twice (a lease lost while the photo was still being read): the newer one is written.
+                        // With a result path, the node the photo arrived at wrote it already (this one, before the commit).
                         try db.execute("""
-                            INSERT INTO result_document (job_id, sha256, relative_path, document, finished_at) VALUES (?, ?, ?, ?, ?)
+                            INSERT INTO result_document (job_id, sha256, relative_path, document, finished_at, written_at)
+                            VALUES (?, ?, ?, ?, ?, ?)
                             ON CONFLICT (job_id) DO UPDATE SET document = excluded.document, finished_at = excluded.finished_at,
-                                written_at = NULL
-                            """, [job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)), now])
-                        change.storedResults.insert(job.id)
+                                written_at = excluded.written_at
+                            """, [job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)), now,
+                                  resultPath == nil ? nil : now])
+                        if resultPath == nil { change.storedResults.insert(job.id) }
                     }
                     let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []
@@ -337,20 +349,19 @@ extension Store {
                     change.works.formUnion(refreshed)
                     change.openedItems.formUnion(open)
                     change.photos.insert(job.sha256)
-                    try Self.addEvent(db, "photo_done", sha256: job.sha256, jobID: job.id,
-                                      message: "\(books.count) books", now: now)
+                    events.append(("photo_done", job.sha256, job.id, "\(books.count) books"))
                 case .failed(let code, let message, let retryAt):
                     try db.execute("""
                         UPDATE job SET state = 'failed_retryable', not_before = ?, error_code = ?, error_message = ?,
                             lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
                         """, [retryAt, code.rawValue, message, now, job.id])
-                    try Self.addEvent(db, "photo_failed", sha256: job.sha256, jobID: job.id, message: message, now: now)
+                    events.append(("photo_failed", job.sha256, job.id, message))
                 case .dead(let code, let message):
                     try db.execute("""
                         UPDATE job SET state = 'dead', error_code = ?, error_message = ?, lease_owner = NULL,
                             lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ? WHERE id = ?
                         """, [code.rawValue, message, now, now, job.id])
-                    try Self.addEvent(db, "photo_dead", sha256: job.sha256, jobID: job.id, message: message, now: now)
+                    events.append(("photo_dead", job.sha256, job.id, message))
                 case .released(let code, let message, let refund):
                     try db.execute("""
                         UPDATE job SET state = 'pending', attempts = CASE WHEN attempts > ?1 THEN attempts - ?1 ELSE 0 END,
@@ -358,6 +369,11 @@ extension Store {
                         WHERE id = ?5
                         """, [refund ? 1 : 0, code?.rawValue, code == nil ? nil : message, now, job.id])
                 }
+            }
+            if !events.isEmpty {
+                try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES "
+                               + Array(repeating: "(?, ?, ?, ?, ?)", count: events.count).joined(separator: ", "),
+                               events.flatMap { [now, $0.kind, $0.sha256, $0.jobID, $0.message] as [any SQLBindable] })
             }
             try db.execute("UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
                            [now])

@@ -201,19 +201,20 @@ extension Store {
             }
             return (nil, nil)
         }
-        let bookID = try addReading(db, book, photo: photo, shelf: shelf, refresh: false, now: now)
-        guard book.status == .needsReview else { return (bookID, nil) }
+        guard book.status == .needsReview else {
+            return (try addReading(db, book, photo: photo, shelf: shelf, refresh: false, now: now), nil)
+        }
         let id = ReviewDocument.id(photoSHA256: sha256, reading: book)
         var reading = book
         reading.reviewID = id
         if (reading.reviewReasons ?? []).isEmpty { reading.reviewReasons = ["low_confidence"] }   // the only cause before matching
+        let bookID = try addReading(db, book, photo: photo, shelf: shelf, refresh: false, steps: [LibraryDocument.Decision(
+            action: "needs_review", by: book.source, at: now,
+            detail: "\(photo.path): \((reading.reviewReasons ?? []).joined(separator: ", "))")], now: now)
         try db.execute("""
             INSERT INTO review_item (id, sha256, book_id, reading, created_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET book_id = excluded.book_id, reading = excluded.reading
             """, [id, sha256, bookID, String(decoding: try JSONEncoder().encode(reading), as: UTF8.self), now])
-        try recordHistory(db, bookID, LibraryDocument.Decision(
-            action: "needs_review", by: book.source, at: now,
-            detail: "\(photo.path): \((reading.reviewReasons ?? []).joined(separator: ", "))"))
         return (bookID, id)
     }
 

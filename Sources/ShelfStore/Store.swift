@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The daemon's durable state: one SQLite database in WAL mode by default, or a PostgreSQL database several
 /// workers share (`[store] url`, opened by ShelfPostgres). Every call is short and serialised behind a lock, so the
@@ -11,6 +12,8 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
     private var activityCounts = StoreActivity()
     /// The database's file, or its URL without the password: for messages.
     package let location: String
+    /// Providers lately read to be fine: what was read, and when (`providerHealth`).
+    let fineProviders = Mutex<[String: (health: ProviderHealth?, read: ContinuousClock.Instant)]>([:])
 
     /// A store on a connection whose schema is already up to date (ShelfPostgres opens PostgreSQL's this way).
     package init(connection: any DatabaseConnection, location: String) {
