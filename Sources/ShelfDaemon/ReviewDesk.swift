@@ -42,6 +42,11 @@ package struct ReviewDesk: Sendable {
         try store?.openReviewItems() ?? []
     }
 
+    /// Every open item as review/ writes it, a page at a time, oldest first: the review export, never whole in memory.
+    package func documentPages(_ body: ([ReviewDocument]) throws -> Void) throws {
+        try store?.openReviewPages(size: 250) { try body($0.map(document)) }
+    }
+
     /// The first open item, oldest first.
     package func firstID() throws -> String? {
         try store?.firstOpenReviewID()

@@ -62,16 +62,19 @@ package enum LibraryExport {
     package static func export(_ format: ExportFormat, library: [LibraryDocument.Entry], reviews: [ReviewDocument] = [],
                                options: ExportOptions = ExportOptions(), generatedAt: Date) throws -> ExportResult {
         var data = Data()
-        var result = try stream(format, pages: { try $0(library) }, reviews: reviews, options: options,
-                                generatedAt: generatedAt, to: { data += $0 })
+        let sorted = reviews.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        var result = try stream(format, pages: { try $0(library) }, reviews: { if !sorted.isEmpty { try $0(sorted) } },
+                                options: options, generatedAt: generatedAt, to: { data += $0 })
         result.data = data
         return result
     }
 
     /// The export written a page of works at a time to `append`, never whole in memory: `pages` calls its argument
     /// once per page, first seen first. The result's `data` is empty; its counts and lists are what was left out.
+    /// `reviews` gives the open review items the same way, oldest first (only the `review` format reads them).
     package static func stream(_ format: ExportFormat, pages: (_ page: ([LibraryDocument.Entry]) throws -> Void) throws -> Void,
-                               reviews: [ReviewDocument] = [], options: ExportOptions = ExportOptions(), generatedAt: Date,
+                               reviews: (_ page: ([ReviewDocument]) throws -> Void) throws -> Void = { _ in },
+                               options: ExportOptions = ExportOptions(), generatedAt: Date,
                                to append: (Data) throws -> Void) throws -> ExportResult {
         switch format {
         case .json:
@@ -83,9 +86,13 @@ package enum LibraryExport {
             try append(Data("\n".utf8))
             return ExportResult(data: Data(), count: count, unverified: [], withoutISBN: [])
         case .review:
-            let text = ReviewExport(reviewFolder: options.reviewFolder).text(reviews)
-            try append(Data(text.utf8))
-            return ExportResult(data: Data(), count: reviews.count, unverified: [], withoutISBN: [])
+            let export = ReviewExport(reviewFolder: options.reviewFolder)
+            try append(Data(export.header.utf8))
+            var count = 0
+            try withoutActuallyEscaping(append) { append in
+                try reviews { page in count += page.count; try append(Data(export.rows(page).utf8)) }
+            }
+            return ExportResult(data: Data(), count: count, unverified: [], withoutISBN: [])
         case .goodreads:
             return try table(GoodreadsExport(shelf: options.exclusiveShelf, days: DayStamp(options.timeZone)), pages, options, append)
         case .storygraph:

@@ -11,10 +11,11 @@ struct ReviewExport {
 
     var reviewFolder: String
 
-    /// Oldest first, as a person works through the queue.
-    func text(_ reviews: [ReviewDocument]) -> String {
-        let sorted = reviews.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
-        return DelimitedText.Separator.comma.text([Self.columns] + sorted.map(row))
+    /// The header line; then `rows` of each page of items, given oldest first, as a person works through the queue.
+    var header: String { DelimitedText.Separator.comma.text([Self.columns]) }
+
+    func rows(_ reviews: [ReviewDocument]) -> String {
+        DelimitedText.Separator.comma.text(reviews.map(row))
     }
 
     private func row(_ review: ReviewDocument) -> [String] {

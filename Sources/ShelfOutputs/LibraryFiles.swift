@@ -84,10 +84,10 @@ package struct LibraryFiles: Sendable {
             let url = exports.appendingPathComponent(format.defaultFileName)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do {
-                let reviews = format == .review ? try store.openReviewItems().map(document) : []
                 try AtomicFile.write(to: url) { append in
                     try LibraryExport.stream(format, pages: { try store.libraryPages(size: Self.pageSize, $0) },
-                                             reviews: reviews, options: options, generatedAt: Date(), to: append)
+                                             reviews: { page in try store.openReviewPages(size: Self.pageSize) { try page($0.map(document)) } },
+                                             options: options, generatedAt: Date(), to: append)
                 }
             } catch {
                 logger.warning("Cannot bring an export up to date", metadata: ["path": "\(url.path)", "error": "\(error)"])
@@ -130,27 +130,29 @@ package struct LibraryFiles: Sendable {
     /// item, as the commit reported: the open items of the photos it names are written, the closed items' files go,
     /// and a photo's copy with its last open item; nothing else is read or listed.
     private func syncReview(_ change: FilesChange?) {
+        var originals = OriginalCache(store: store, processed: processed, known: originals)
+        guard let change else {
+            // A page of items at a time; only their ids and photos are kept, to know which files are stale.
+            var open: Set<String> = [], photosOpen: Set<String> = []
+            do {
+                try store.openReviewPages(size: Self.pageSize) { items in
+                    write(items, originals: &originals)
+                    open.formUnion(items.map(\.id)); photosOpen.formUnion(items.map(\.photo.sha256))
+                }
+            } catch {
+                logger.error("Cannot read the review queue", metadata: ["error": "\(error)"])
+                return
+            }
+            removeStale(in: review, keeping: open, extensions: ["json", "jpg"])
+            removeStale(in: photos, keeping: photosOpen, extensions: ["jpg"])
+            return
+        }
         let items: [ReviewItem]
-        do {
-            items = try change.map { try store.openReviewItems(photos: $0.photos) } ?? store.openReviewItems()
-        } catch {
+        do { items = try store.openReviewItems(photos: change.photos) } catch {
             logger.error("Cannot read the review queue", metadata: ["error": "\(error)"])
             return
         }
-        var originals = OriginalCache(store: store, processed: processed, known: originals)
-        for sha in Set(items.map(\.photo.sha256)) where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
-            guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "") else { continue }
-            attempt("Cannot keep a copy of the photo for review", sha) {
-                try AtomicFile.write(Data(try Preprocessor.prepare(bytes, preset: Self.contextPreset, maxPixels: maxPixels).jpeg),
-                                     to: contextURL(sha256: sha))
-            }
-        }
-        for item in items { write(item, originals: &originals) }
-        guard let change else {
-            removeStale(in: review, keeping: Set(items.map(\.id)), extensions: ["json", "jpg"])
-            removeStale(in: photos, keeping: Set(items.map(\.photo.sha256)), extensions: ["jpg"])
-            return
-        }
+        write(items, originals: &originals)
         let open = Set(items.map(\.id)), photosOpen = Set(items.map(\.photo.sha256))
         for id in change.closedItems where !open.contains(id) {
             try? FileManager.default.removeItem(at: documentURL(id: id))
@@ -159,6 +161,18 @@ package struct LibraryFiles: Sendable {
         for sha in change.photos where !photosOpen.contains(sha) {
             try? FileManager.default.removeItem(at: contextURL(sha256: sha))
         }
+    }
+
+    /// Each item's files, and a copy of each of their photos not yet kept.
+    private func write(_ items: [ReviewItem], originals: inout OriginalCache) {
+        for sha in Set(items.map(\.photo.sha256)) where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
+            guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "") else { continue }
+            attempt("Cannot keep a copy of the photo for review", sha) {
+                try AtomicFile.write(Data(try Preprocessor.prepare(bytes, preset: Self.contextPreset, maxPixels: maxPixels).jpeg),
+                                     to: contextURL(sha256: sha))
+            }
+        }
+        for item in items { write(item, originals: &originals) }
     }
 
     /// `<id>.json`, and `<id>.jpg` when the box changed or the crop is missing; each written only when different.

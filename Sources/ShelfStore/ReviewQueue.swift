@@ -115,13 +115,27 @@ extension Store {
         }
     }
 
-    /// Each open item's id and photo, nothing more: what review/ must hold, read without the readings.
-    package func openReviewKeys() throws -> [(id: String, sha256: String)] {
-        try read { db in
-            try db.query("SELECT id, sha256 FROM review_item", []).compactMap { row in
-                guard let id = row.string("id"), let sha = row.string("sha256") else { return nil }
-                return (id, sha)
+    /// Every open item a page at a time, oldest first (keyset on the queue's index, `review_item_order`), each page
+    /// read in a transaction of its own: a reconcile of review/ or the review export holds a page, never the queue.
+    package func openReviewPages(size: Int = 250, _ body: ([ReviewItem]) throws -> Void) throws {
+        var after: (createdAt: Double, id: String)?      // the stored value itself: a Date may not round-trip exactly
+        while true {
+            let keyset: [any SQLBindable] = after.map { [$0.createdAt, $0.createdAt, $0.id] } ?? []
+            let (page, read, last) = try read { db -> ([ReviewItem], Int, (createdAt: Double, id: String)?) in
+                let keys = try db.query("""
+                    SELECT id, created_at FROM review_item
+                    WHERE \(after == nil ? "1 = 1" : "created_at > ? OR (created_at = ? AND id > ?)")
+                    ORDER BY created_at, id LIMIT ?
+                    """, keyset + [Int64(size)])
+                guard let row = keys.last, let id = row.string("id") else { return ([], 0, nil) }
+                let ids = keys.compactMap { $0.string("id") }
+                let items = try Self.reviewItems(db, where: "r.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids)
+                return (items, keys.count, (row.double("created_at") ?? 0, id))
             }
+            guard let last else { return }
+            if !page.isEmpty { try body(page) }
+            if read < size { return }
+            after = last
         }
     }
 

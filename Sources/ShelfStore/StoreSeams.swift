@@ -74,6 +74,8 @@ package protocol RequestBudgetStore: Sendable {
 /// The review queue: the open items and a person's decisions.
 package protocol ReviewStore: Sendable {
     func openReviewItems() throws -> [ReviewItem]
+    /// Every open item a page at a time, oldest first.
+    func openReviewPages(size: Int, _ body: ([ReviewItem]) throws -> Void) throws
     func reviewItem(_ id: String) throws -> ReviewItem
     /// The readings of a photo a person already decided (they are not asked again).
     func decidedReadings(sha256: String) throws -> Set<String>
@@ -90,6 +92,11 @@ extension ReviewStore {
     /// A store that holds few items (a test's fake): read from the whole list.
     package func firstOpenReviewID() throws -> String? { try openReviewItems().first?.id }
 
+    package func openReviewPages(size: Int, _ body: ([ReviewItem]) throws -> Void) throws {
+        let items = try openReviewItems()
+        if !items.isEmpty { try body(items) }
+    }
+
     package func reviewPlace(of item: ReviewItem) throws -> ReviewPlace {
         let items = try openReviewItems()
         let index = items.firstIndex { $0.id == item.id }
@@ -105,16 +112,13 @@ extension ReviewStore {
     }
 }
 
-/// What library.json and review/ are written from.
-package protocol LibraryStore: Sendable {
+/// What library.json and review/ are written from: the library, and the review queue as `ReviewStore` reads it.
+package protocol LibraryStore: ReviewStore {
     func library() throws -> [LibraryDocument.Entry]
     /// The library a page of works at a time, first seen first: what library.json and the exports stream from.
     func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws
-    func openReviewItems() throws -> [ReviewItem]
     /// The open items of these photos.
     func openReviewItems(photos: Set<String>) throws -> [ReviewItem]
-    /// Each open item's id and photo.
-    func openReviewKeys() throws -> [(id: String, sha256: String)]
     /// Where a photo has been seen, newest first: its review crops are cut from the original.
     func photoLocations(sha256: String) throws -> [String]
     /// The provider-ready image a shared store keeps: crops are cut from it where no original is readable.
@@ -137,10 +141,6 @@ extension LibraryStore {
 
     package func openReviewItems(photos: Set<String>) throws -> [ReviewItem] {
         try openReviewItems().filter { photos.contains($0.photo.sha256) }
-    }
-
-    package func openReviewKeys() throws -> [(id: String, sha256: String)] {
-        try openReviewItems().map { ($0.id, $0.photo.sha256) }
     }
 }
 

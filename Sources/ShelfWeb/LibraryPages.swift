@@ -127,12 +127,11 @@ enum LibraryPages {
 
     /// The export as `shelfd export --format` writes it by default, as a file to save.
     private static func download(_ site: WebSite, _ format: ExportFormat) throws -> Response {
-        let reviews = format == .review ? try site.desk.items().map(site.desk.document) : []
         let options = ExportOptions(exclusiveShelf: site.config.export.exclusiveShelf, reviewFolder: site.config.paths.review)
         // Made from the database a page of works at a time: the file's bytes, never the library's entries.
         var data = Data()
-        _ = try LibraryExport.stream(format, pages: { try site.store.libraryPages(size: 250, $0) }, reviews: reviews,
-                                     options: options, generatedAt: Date(), to: { data += $0 })
+        _ = try LibraryExport.stream(format, pages: { try site.store.libraryPages(size: 250, $0) },
+                                     reviews: { try site.desk.documentPages($0) }, options: options, generatedAt: Date(), to: { data += $0 })
         var headers = HTTPFields()
         headers[.contentType] = switch format.fileExtension {
         case "csv": "text/csv; charset=utf-8"

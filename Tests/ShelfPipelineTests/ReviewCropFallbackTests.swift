@@ -16,6 +16,12 @@ private struct StoredImageOnly: LibraryStore {
     func openReviewItems() throws -> [ReviewItem] { [item] }
     func photoLocations(sha256: String) throws -> [String] { ["/nonexistent/incoming/\(item.photo.path)"] }
     func photoImage(sha256: String) throws -> [UInt8]? { image }
+    // Decisions are not this test's concern.
+    func reviewItem(_ id: String) throws -> ReviewItem { item }
+    func decidedReadings(sha256: String) throws -> Set<String> { [] }
+    func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution {
+        ReviewResolution(id: id, photoSHA256: item.photo.sha256, book: nil, detail: "rejected")
+    }
 }
 
 @Suite("Review crops where the original cannot be read")

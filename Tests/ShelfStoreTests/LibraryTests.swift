@@ -560,13 +560,17 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("The open items' ids and photos, and the open items of some photos", arguments: StoreKind.allCases)
+    @Test("The open items a page at a time, and the open items of some photos", arguments: StoreKind.allCases)
     func openItemsByPhoto(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged", nil, confidence: 0.3)])
             try commit(store, photo: "p2", [reading("Blurred", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)])
             let all = try store.openReviewItems()
-            #expect(Set(try store.openReviewKeys().map { "\($0.id) \($0.sha256)" }) == Set(all.map { "\($0.id) \($0.photo.sha256)" }))
+            // Read a page at a time, the queue is every item once, oldest first; two opened together go on by id.
+            var pages: [[ReviewItem]] = []
+            try store.openReviewPages(size: 2) { pages.append($0) }
+            #expect(pages.map(\.count) == [2, 1])
+            #expect(pages.flatMap { $0 }.map(\.id) == all.map(\.id))
             #expect(try store.openReviewItems(photos: ["p2"]).map(\.book.title).sorted() == ["Blurred", "Faded"])
             #expect(try store.openReviewItems(photos: []).isEmpty)
         }
