@@ -9,8 +9,10 @@ package enum LineSpines {
     static let axisTolerance = 12.0 * Double.pi / 180
     /// Two lines across the axis share at least this share of the thinner one.
     static let acrossOverlap = 0.5
-    /// Lines further apart along the axis than this many times the thicker one's thickness are different books.
-    static let axisGap = 6.0
+    /// Lines further apart along the axis than this many times the thicker one's thickness are different books (on
+    /// other shelves): a title at one end of a spine and its author at the other are a few of their heights apart,
+    /// seldom ten.
+    static let axisGap = 10.0
 
     /// The spines of `lines` read on a `width`×`height` picture, left to right (top to bottom among books
     /// lying flat).
