@@ -3,7 +3,7 @@
 // catalogue (a CSV the importer reads) is imported into a temporary database first and matched against.
 // Numbers are printed, never asserted.
 //
-//   shelfd-bench-ocr PHOTO… [--catalogue CSV] [--languages eng+spa] [--max-side 2400]
+//   shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400]
 import Foundation
 import Logging
 import ShelfCore
@@ -23,10 +23,17 @@ func fail(_ message: String) -> Never {
 }
 
 var photos: [String] = [], catalogue: String?, languages = ["eng"], maxSide = 2400
+var engine = OCRSettings.defaultEngine()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--catalogue": catalogue = value(argument)
+    case "--engine":
+        switch value(argument) {
+        case "ppocr": engine = .ppocr(PPOCRFiles.locate())
+        case "tesseract": engine = .tesseract
+        default: fail("--engine is ppocr or tesseract")
+        }
     case "--languages": languages = value(argument).split(separator: "+").map(String.init)
     case "--max-side":
         guard let side = Int(value(argument)) else { fail("--max-side needs a number of pixels") }
@@ -34,7 +41,7 @@ while let argument = arguments.popFirst() {
     default: photos.append(argument)
     }
 }
-if photos.isEmpty { fail("usage: shelfd-bench-ocr PHOTO… [--catalogue CSV] [--languages eng+spa] [--max-side 2400]") }
+if photos.isEmpty { fail("usage: shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400]") }
 
 var sources: [any BookSource] = []
 if let catalogue {
@@ -47,7 +54,8 @@ if let catalogue {
     sources = [try CatalogueSource(store: store)]
 }
 
-let provider = OCRProvider(settings: OCRSettings(languages: languages, maxSide: maxSide),
+let provider = OCRProvider(settings: OCRSettings(engine: engine, languages: languages, maxSide: maxSide,
+                                                  threads: ProcessInfo.processInfo.activeProcessorCount),
                            logger: Logger(label: "shelfd-bench-ocr"))
 // The spines' texts are matched as the pipeline matches them: checked, then enriched.
 let enricher = Enricher(sources: sources, reviewThreshold: 0.6)

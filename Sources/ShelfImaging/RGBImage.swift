@@ -1,12 +1,17 @@
 /// 8-bit interleaved RGB pixels, rows packed (no padding).
-struct RGBImage {
-    var width: Int
-    var height: Int
-    var pixels: [UInt8]
+package struct RGBImage: Sendable {
+    package var width: Int
+    package var height: Int
+    package var pixels: [UInt8]
 
-    init(width: Int, height: Int, pixels: [UInt8]) {
+    package init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(pixels.count == width * height * 3, "RGBImage: pixel count does not match the size")
         self.width = width; self.height = height; self.pixels = pixels
+    }
+
+    /// Scaled down to `width`×`height` by area averaging (never enlarged: a larger size is clamped to this one's).
+    package func resized(width: Int, height: Int) -> RGBImage {
+        withView { Resampler.render($0, width: width, height: height, orientation: Orientation(1)) }
     }
 
     /// Runs `body` with a view of the whole image.

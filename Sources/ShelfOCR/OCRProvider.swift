@@ -7,15 +7,31 @@ package import ShelfProviders
 
 /// `[ocr]` as the provider needs it.
 package struct OCRSettings: Sendable {
+    /// The reader: PP-OCR through ONNX Runtime, or Tesseract.
+    package enum Engine: Sendable, Equatable {
+        case ppocr(PPOCRFiles)
+        case tesseract
+    }
+
+    package var engine: Engine
     /// Tesseract traineddata names, tried together ("eng", "spa", "cat"…).
     package var languages: [String]
     /// Where the traineddata are; nil: `Traineddata.folder()`.
     package var dataPath: String?
-    /// The long side Tesseract reads the photo at: spine lettering is then a few tens of pixels high.
+    /// The long side the photo is read at: spine lettering is then a few tens of pixels high.
     package var maxSide: Int
+    /// Threads PP-OCR's models use: `[pipeline] concurrency`, at most the machine's cores.
+    package var threads: Int
 
-    package init(languages: [String] = ["eng"], dataPath: String? = Traineddata.folder(), maxSide: Int = 2400) {
-        self.languages = languages; self.dataPath = dataPath; self.maxSide = maxSide
+    package init(engine: Engine = .tesseract, languages: [String] = ["eng"], dataPath: String? = Traineddata.folder(),
+                 maxSide: Int = 2400, threads: Int = 2) {
+        self.engine = engine; self.languages = languages; self.dataPath = dataPath; self.maxSide = maxSide
+        self.threads = threads
+    }
+
+    /// PP-OCR when its files are installed (`files` as located), else Tesseract: the default of `[ocr] engine`.
+    package static func defaultEngine(files: PPOCRFiles = .locate()) -> Engine {
+        files.missing() == nil ? .ppocr(files) : .tesseract
     }
 }
 
@@ -36,8 +52,8 @@ package struct OCRResponse: Codable, Sendable, Equatable {
     package var spines: [Reading]
 }
 
-/// The offline provider: Tesseract reads the spines, and each spine's text (with its box and Tesseract's
-/// confidence) is a book whose title is that text. The enrichment matches the texts against the book sources
+/// The offline provider: PP-OCR (or Tesseract, `[ocr] engine`) reads the spines, and each spine's text (with its
+/// box and the reader's confidence) is a book whose title is that text. The enrichment matches the texts against the book sources
 /// (the local catalogue first), as it matches any model's reading.
 package final class OCRProvider: VisionProvider {
     package let name = "ocr"
@@ -45,16 +61,23 @@ package final class OCRProvider: VisionProvider {
     private let lane: OCRLane
     private let logger: Logger
 
+    /// PP-OCR's models, loaded on the first photo and dropped when idle; nil with Tesseract.
+    private let ppocr: PPOCREngine?
+
     package init(settings: OCRSettings, logger: Logger) {
         self.settings = settings; self.logger = logger
         lane = OCRLane(languages: settings.languages, dataPath: settings.dataPath)
+        if case .ppocr(let files) = settings.engine { ppocr = PPOCREngine(files: files, threads: settings.threads) } else { ppocr = nil }
     }
 
-    package var model: String { Self.model(languages: settings.languages) }
+    package var model: String { Self.model(settings) }
 
-    /// The engine and its languages, as results record them and `status` shows them.
-    package static func model(languages: [String]) -> String {
-        "tesseract-\(OCRLane.version):\(languages.joined(separator: "+"))"
+    /// The engine (and Tesseract's languages), as results record them and `status` shows them.
+    package static func model(_ settings: OCRSettings) -> String {
+        switch settings.engine {
+        case .ppocr: "ppocr-v6-small"
+        case .tesseract: "tesseract-\(OCRLane.version):\(settings.languages.joined(separator: "+"))"
+        }
     }
 
     /// Near-lossless at the size Tesseract reads: the JPEG made for it is only decoded again.
@@ -65,7 +88,8 @@ package final class OCRProvider: VisionProvider {
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
         let started = ContinuousClock.now
         let (spines, width, height) = try await read(photo.bytes)
-        let response = OCRResponse(languages: settings.languages, width: width, height: height,
+        let languages = ppocr == nil ? settings.languages : []
+        let response = OCRResponse(languages: languages, width: width, height: height,
                                    spines: spines.map { OCRResponse.Reading(spine: $0) })
         let body: Data
         do { body = try JSONStyle.encoder(pretty: false).encode(response) } catch {
@@ -90,6 +114,16 @@ package final class OCRProvider: VisionProvider {
     }
 
     package func checkReachable() async -> Result<String, PhotoError> {
+        if case .ppocr(let files) = settings.engine {
+            // `doctor` opens ONNX Runtime, to say whether it can be used; the daemon opens it on its first photo.
+            do throws(OCRError) {
+                if let missing = files.missing() { throw missing }
+                let runtime = try OnnxRuntime.load(files.library)
+                return .success("PP-OCRv6 with ONNX Runtime \(runtime.version) reads with the models in \(files.modelsFolder)")
+            } catch {
+                return .failure(error.photoError)
+            }
+        }
         if let problem = languageProblem() { return .failure(problem) }
         // `doctor` opens the library, to say whether it is installed; the daemon opens it on its first photo.
         guard let installed = TesseractEngine.installedVersion else {
@@ -109,6 +143,15 @@ package final class OCRProvider: VisionProvider {
 
     /// The spines on the photo, read on the OCR lane (CPU-bound C work, never on the cooperative pool).
     func read(_ bytes: [UInt8]) async throws(PhotoError) -> (spines: [Spine], width: Int, height: Int) {
+        if let ppocr {
+            let image = try Preprocessor.rgb(bytes, maxSide: settings.maxSide)
+            do throws(OCRError) {
+                let lines = try await ppocr.lines(in: image)
+                return (LineSpines.spines(lines, width: image.width, height: image.height), image.width, image.height)
+            } catch {
+                throw error.photoError
+            }
+        }
         if let problem = languageProblem() { throw problem }
         let maxSide = settings.maxSide
         let result = await lane.run { engine throws(PhotoError) in

@@ -3,9 +3,17 @@ internal import CTesseract   // internal: no Tesseract type reaches a package si
 package import ShelfCore
 package import ShelfImaging
 
-/// A Tesseract failure, with what to do about it.
+/// An offline reader's failure (Tesseract's or ONNX Runtime's), with what to do about it.
 package struct OCRError: Error, Sendable, CustomStringConvertible {
-    package enum Code: String, Sendable { case missingLanguage = "missing_language", engineInit = "engine_init", recognition }
+    package enum Code: String, Sendable {
+        case missingLanguage = "missing_language", engineInit = "engine_init", recognition
+        /// ONNX Runtime or a PP-OCR model is not installed.
+        case missingFiles = "missing_files"
+        /// A model file that ONNX Runtime cannot load (truncated, not a model).
+        case modelLoad = "model_load"
+        /// A model that failed on a photo.
+        case modelRun = "model_run"
+    }
     package var code: Code
     package var message: String
     package init(_ code: Code, _ message: String) { self.code = code; self.message = message }
@@ -13,7 +21,7 @@ package struct OCRError: Error, Sendable, CustomStringConvertible {
 
     /// As the queue sees it: an engine that cannot start is a configuration problem, a failed reading a retry.
     package var photoError: PhotoError {
-        code == .recognition
+        code == .recognition || code == .modelRun
             ? PhotoError(.internal, message, disposition: .retry(after: nil))
             : PhotoError(.providerModel, message, disposition: .providerBroken)
     }

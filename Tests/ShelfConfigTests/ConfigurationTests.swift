@@ -1,6 +1,7 @@
 import Foundation
 @testable import ShelfConfig
 import ShelfCore
+import ShelfOCR
 import Testing
 
 /// A file that is never read from disk: `parse` only uses its name (for errors and relative paths).
@@ -422,5 +423,37 @@ struct OCRLanguageTests {
         #expect(throws: ConfigError.self) {
             try Configuration.parse(toml: "[hybrid]\nfast = \"auto\"\n", file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
         }
+    }
+}
+
+@Suite("[ocr] engine and PP-OCR's files")
+struct OCREngineTests {
+    func parse(_ toml: String) throws -> Configuration {
+        try Configuration.parse(toml: toml, file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
+    }
+
+    @Test("engine, models_dir and library are read; the settings take the engine, the files and the pipeline's concurrency")
+    func engineIsRead() throws {
+        let config = try parse("[pipeline]\nconcurrency = 3\n[ocr]\nengine = \"ppocr\"\nmodels_dir = \"/srv/ocr\"\nlibrary = \"/opt/ort/libonnxruntime.so\"\n")
+        #expect(config.ocr.engine == "ppocr" && config.ocr.modelsDir == "/srv/ocr" && config.ocr.library == "/opt/ort/libonnxruntime.so")
+        #expect(config.ocrSettings.engine == .ppocr(PPOCRFiles(library: "/opt/ort/libonnxruntime.so", modelsFolder: "/srv/ocr")))
+        #expect(config.ocrSettings.threads == 3)
+        #expect(try parse("[ocr]\nengine = \"tesseract\"\n").ocrSettings.engine == .tesseract)
+    }
+
+    @Test("Without engine, PP-OCR is used when its files are there, else Tesseract")
+    func engineDefault() throws {
+        let absent = try parse("[ocr]\nmodels_dir = \"/nonexistent\"\nlibrary = \"/nonexistent/lib.so\"\n")
+        #expect(absent.ocr.engine == nil && absent.ocrSettings.engine == .tesseract)
+        let installed = PPOCRFiles.locate()
+        #expect(OCRSettings.defaultEngine(files: installed) == (installed.missing() == nil ? .ppocr(installed) : .tesseract))
+    }
+
+    @Test("An unknown engine or a relative path is refused, naming the key", arguments: [
+        "engine = \"paddle\"", "models_dir = \"models\"", "library = \"lib/libonnxruntime.so\"",
+    ])
+    func badValuesAreRefused(_ line: String) {
+        let error = #expect(throws: ConfigError.self) { try parse("[ocr]\n\(line)\n") }
+        #expect(error.map { "\($0)" }?.contains(String(line.prefix { $0 != " " })) == true, "\(String(describing: error))")
     }
 }

@@ -1,12 +1,20 @@
 import Logging
 import ShelfOCR
+import TOMLKit
 
-// The offline provider, Tesseract (`[ocr]`, in ShelfOCR): no key, no network, `auto`'s last resort.
+// The offline provider (`[ocr]`, in ShelfOCR): PP-OCR through ONNX Runtime, or Tesseract; no key, no network,
+// `auto`'s last resort.
 
 extension Configuration {
     package struct OCR: ProviderSection {
+        /// "ppocr" or "tesseract"; nil (`engine = "auto"`): PP-OCR when its files are installed, else Tesseract.
+        package var engine: String?
         /// Tesseract traineddata names, read together: "eng", "spa", "cat", "deu"… (package tesseract-ocr-<name>).
         package var languages = ["eng"]
+        /// The folder of PP-OCR's models; nil: where scripts/install-deps.sh puts them (`PPOCRFiles.prefixes`).
+        package var modelsDir: String?
+        /// ONNX Runtime's library; nil: where scripts/install-deps.sh puts it.
+        package var library: String?
         package init() {}
     }
 
@@ -14,27 +22,56 @@ extension Configuration {
         get { providers[OCR.self] }
         set { providers[OCR.self] = newValue }
     }
+
+    /// `[ocr]` as the provider takes it, the engine chosen.
+    package var ocrSettings: OCRSettings {
+        let files = PPOCRFiles.locate(library: ocr.library, modelsFolder: ocr.modelsDir)
+        let engine: OCRSettings.Engine = switch ocr.engine {
+        case "ppocr": .ppocr(files)
+        case "tesseract": .tesseract
+        default: OCRSettings.defaultEngine(files: files)
+        }
+        return OCRSettings(engine: engine, languages: ocr.languages, threads: pipeline.concurrency)
+    }
 }
 
 extension ProviderFacts {
     static let ocr = ProviderFacts(
-        kind: .ocr, keys: ["languages"], label: "the offline OCR (Tesseract)", autoRank: 3,
-        autoReason: "so the offline OCR (Tesseract) reads the photos; set GEMINI_API_KEY for better results",
+        kind: .ocr, keys: ["engine", "languages", "models_dir", "library"], label: "the offline OCR", autoRank: 3,
+        autoReason: "so the offline OCR reads the photos; set GEMINI_API_KEY for better results",
         parse: { reader, t, config throws(ConfigError) in
+            let engine = try reader.string(t, "ocr", "engine", config.ocr.engine ?? "auto")
+            guard ["auto", "ppocr", "tesseract"].contains(engine) else {
+                throw reader.invalid("ocr", "engine", "= \"\(engine)\" is not an OCR engine. Use engine = \"ppocr\" (PP-OCR, installed by scripts/install-deps.sh), \"tesseract\" or \"auto\".")
+            }
+            config.ocr.engine = engine == "auto" ? nil : engine
             let languages = try reader.strings(t, "ocr", "languages", config.ocr.languages)
             // Tesseract names: letters, digits and underscores ("chi_sim"); anything else would reach its loader as a path.
             if languages.isEmpty || languages.contains(where: { $0.isEmpty || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }) {
                 throw reader.invalid("ocr", "languages", "= \(languages) is not a list of Tesseract language names. For example languages = [\"eng\", \"spa\"].")
             }
             config.ocr.languages = languages
+            for (key, keyPath) in [("models_dir", \Configuration.OCR.modelsDir), ("library", \Configuration.OCR.library)] where t[key] != nil {
+                let path = try reader.string(t, "ocr", key, "")
+                guard path.isEmpty || path.hasPrefix("/") else {
+                    throw reader.invalid("ocr", key, "= \"\(path)\" is not an absolute path. Set it to \"\" to use where scripts/install-deps.sh installs.")
+                }
+                config.ocr[keyPath: keyPath] = path.isEmpty ? nil : path
+            }
         },
-        model: { OCRProvider.model(languages: $0.ocr.languages) },
+        model: { OCRProvider.model($0.ocrSettings) },
         make: { config, _, _ in
-            OCRProvider(settings: OCRSettings(languages: config.ocr.languages), logger: Logger(label: "shelfd.ocr"))
+            OCRProvider(settings: config.ocrSettings, logger: Logger(label: "shelfd.ocr"))
         },
-        // The traineddata of each `[ocr] languages` entry: `doctor` checks it even when another provider is in
-        // use, since the OCR is the fallback when keys go missing.
+        // The chosen engine's files (PP-OCR's models and ONNX Runtime, or the traineddata of each `[ocr] languages`
+        // entry): `doctor` checks them even when another provider is in use, since the OCR is the fallback when keys
+        // go missing.
         setupCheck: { config in
+            let settings = config.ocrSettings
+            if case .ppocr(let files) = settings.engine {
+                if let missing = files.missing() { return .lacking("ocr files", missing.message) }
+                return .fine("ocr files", "\(OnnxRuntime.libraryName) and the PP-OCR models in \(files.modelsFolder)")
+            }
             let folder = Traineddata.folder()
             let missing = Traineddata.missing(config.ocr.languages, in: folder)
             guard missing.isEmpty else { return .lacking("ocr languages", Traineddata.advice(missing: missing, folder: folder)) }

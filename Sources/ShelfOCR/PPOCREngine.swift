@@ -1,0 +1,56 @@
+import Dispatch
+import Foundation
+package import ShelfImaging
+
+/// The PP-OCR models of the process, on a serial queue of their own: loaded on the first photo (a second or so),
+/// kept while photos come, and released after `idleRelease` without one, so an idle daemon holds none of their
+/// memory. Photos are read one at a time; each model spreads its work over `threads` threads.
+package final class PPOCREngine: @unchecked Sendable {      // unchecked: `models` and `lastUse` are only touched on `queue`
+    package let files: PPOCRFiles
+    package let threads: Int
+    package let idleRelease: Duration
+    private let queue = DispatchQueue(label: "shelfd.ppocr")
+    private var models: PPOCRModels?
+    private var lastUse = ContinuousClock.now
+
+    /// `threads`: at most the machine's cores (the caller gives `[pipeline] concurrency`).
+    package init(files: PPOCRFiles, threads: Int, idleRelease: Duration = .seconds(300)) {
+        self.files = files; self.idleRelease = idleRelease
+        self.threads = max(1, min(threads, ProcessInfo.processInfo.activeProcessorCount))
+    }
+
+    /// Whether the models are loaded now.
+    package var isLoaded: Bool { queue.sync { models != nil } }
+
+    /// Runs `body` on the queue with the models, loading them first if they are not.
+    package func run<T: Sendable>(_ body: @escaping @Sendable (PPOCRModels) throws(OCRError) -> T) async -> Result<T, OCRError> {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                let result = Result { () throws(OCRError) -> T in
+                    let models: PPOCRModels
+                    if let loaded = self.models { models = loaded } else {
+                        models = try PPOCRModels(files: self.files, threads: self.threads)
+                        self.models = models
+                    }
+                    return try body(models)
+                }
+                self.lastUse = .now
+                self.scheduleRelease()
+                continuation.resume(returning: result)
+            }
+        }
+    }
+
+    /// The lines on `image`, read on the queue.
+    package func lines(in image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide) async throws(OCRError) -> [TextLine] {
+        try await run { models throws(OCRError) in try PPOCRReader.lines(in: image, models: models, detectorSide: detectorSide) }.get()
+    }
+
+    private func scheduleRelease() {
+        let delay = Double(idleRelease.components.seconds) + Double(idleRelease.components.attoseconds) / 1e18
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self, self.models != nil, ContinuousClock.now - self.lastUse >= self.idleRelease else { return }
+            self.models = nil
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import ShelfCore
+import ShelfImaging
+@testable import ShelfOCR
+import Testing
+
+/// The PP-OCR reader with the real ONNX Runtime and models, as scripts/install-deps.sh installs them.
+@Suite("Reading with PP-OCR", .serialized)
+struct PPOCRReaderTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let engine = PPOCREngine(files: PPOCRFiles.locate(), threads: 2)
+
+    static func photo(_ path: String) throws -> RGBImage {
+        let bytes = try [UInt8](Data(contentsOf: repository.appendingPathComponent(path)))
+        return try Preprocessor.rgb(bytes, maxSide: 4000)
+    }
+
+    /// Letters and digits only, lower case: how a title is looked for in what was read.
+    static func plain(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.lowercased().unicodeScalars.filter(Character.isLetterOrDigit)))
+    }
+
+    /// `image` turned `quarters` quarter turns clockwise.
+    static func turned(_ image: RGBImage, quarters: Int) -> RGBImage {
+        var image = image
+        for _ in 0..<(quarters % 4) {
+            let (w, h) = (image.width, image.height)
+            var pixels = [UInt8](repeating: 0, count: w * h * 3)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let target = (x * h + (h - 1 - y)) * 3, source = (y * w + x) * 3
+                    pixels[target] = image.pixels[source]; pixels[target + 1] = image.pixels[source + 1]
+                    pixels[target + 2] = image.pixels[source + 2]
+                }
+            }
+            image = RGBImage(width: h, height: w, pixels: pixels)
+        }
+        return image
+    }
+
+    @Test("On the rendered samples the spines' texts hold the books' titles, the sideways photo turned by its EXIF tag")
+    func samples() async throws {
+        var found = 0, total = 0
+        for name in ["classics", "europe", "america", "scifi", "modern", "adventure"] {
+            let image = try Self.photo("samples/\(name).jpg")
+            let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.repository.appendingPathComponent("samples/\(name).truth.json")))
+            let titles = ((truth as? [String: Any])?["books"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            let clock = ContinuousClock(), start = clock.now
+            let lines = try await Self.engine.lines(in: image)
+            let spines = LineSpines.spines(lines, width: image.width, height: image.height)
+            let read = spines.map { Self.plain($0.text) }
+            let hits = titles.filter { title in read.contains { $0.contains(Self.plain(title)) } }
+            print("\(name): \(hits.count) of \(titles.count) titles in \(lines.count) lines, \(spines.count) spines, \(clock.now - start)")
+            found += hits.count; total += titles.count
+            #expect(image.width > image.height)      // america.jpg is stored portrait, upright by its EXIF tag
+        }
+        // Measured: 58 of 59 (Little Women in low contrast reads "Women").
+        #expect(Double(found) / Double(total) >= 0.95, "\(found) of \(total) titles")
+    }
+
+    @Test("Titles with accents are read whichever way the picture is turned", arguments: [0, 1, 2, 3])
+    func accents(quarters: Int) async throws {
+        let image = Self.turned(try Self.photo("Tests/ShelfOCRTests/Fixtures/flat-spines.jpg"), quarters: quarters)
+        let lines = try await Self.engine.lines(in: image)
+        let texts = lines.map(\.text)
+        for expected in ["Cien años de soledad", "Gabriel García Márquez", "Les Misérables", "Victor Hugo",
+                         "Le città invisibili", "Italo Calvino"] {
+            #expect(texts.contains { $0.contains(expected) }, "\(expected) not in \(texts)")
+        }
+        let spines = LineSpines.spines(lines, width: image.width, height: image.height)
+        #expect(spines.count == 3, "\(spines.map(\.text))")
+        let reading: Spine.Reading = quarters == 1 ? .downward : quarters == 3 ? .upward : .across
+        #expect(spines.allSatisfy { $0.reading == reading }, "\(spines.map(\.reading))")
+        #expect(spines.allSatisfy { $0.confidence > 0.9 })
+    }
+
+    @Test("A picture with no text reads nothing")
+    func noText() async throws {
+        // Wood-like bands with noise: colour and texture, no letters.
+        var pixels = [UInt8](repeating: 0, count: 1200 * 800 * 3)
+        var seed: UInt64 = 42
+        for y in 0..<800 {
+            for x in 0..<1200 {
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                let grain = Int(seed >> 59), band = Int(30 * sin(Double(x) / 37 + Double(y) / 400))
+                let i = (y * 1200 + x) * 3
+                pixels[i] = UInt8(150 + band + grain); pixels[i + 1] = UInt8(110 + band + grain); pixels[i + 2] = UInt8(70 + band / 2 + grain)
+            }
+        }
+        let lines = try await Self.engine.lines(in: RGBImage(width: 1200, height: 800, pixels: pixels))
+        #expect(lines.isEmpty, "\(lines.map(\.text))")
+    }
+
+    @Test("A truncated model is an error that says to reinstall the models")
+    func truncatedModel() throws {
+        let installed = PPOCRFiles.locate()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-ppocr-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in PPOCRFiles.models {
+            try FileManager.default.copyItem(atPath: "\(installed.modelsFolder)/\(name)", toPath: folder.appendingPathComponent(name).path)
+        }
+        let detector = folder.appendingPathComponent(PPOCRFiles.detector)
+        let bytes = try Data(contentsOf: detector)
+        try bytes.prefix(bytes.count / 2).write(to: detector)
+        let error = #expect(throws: OCRError.self) {
+            try PPOCRModels(files: PPOCRFiles(library: installed.library, modelsFolder: folder.path), threads: 1)
+        }
+        #expect(error?.code == .modelLoad)
+        #expect(error?.message.contains(PPOCRFiles.detector) == true && error?.message.contains("scripts/install-deps.sh") == true,
+                "\(error?.message ?? "")")
+    }
+
+    @Test("A missing library or model is an error naming scripts/install-deps.sh, found before anything is loaded")
+    func missingFiles() throws {
+        let installed = PPOCRFiles.locate()
+        let files = PPOCRFiles(library: "/nonexistent/\(OnnxRuntime.libraryName)", modelsFolder: installed.modelsFolder)
+        let error = #expect(throws: OCRError.self) { try PPOCRModels(files: files, threads: 1) }
+        #expect(error?.code == .missingFiles)
+        #expect(error?.message.contains("/nonexistent/\(OnnxRuntime.libraryName)") == true)
+        #expect(error?.message.contains("scripts/install-deps.sh") == true)
+        // Nowhere to be found: the error names where they belong.
+        let nowhere = PPOCRFiles.locate(prefixes: ["/nonexistent"])
+        #expect(nowhere.library == "/nonexistent/lib/shelfd/\(OnnxRuntime.libraryName)")
+        #expect(nowhere.missing()?.message.contains("/nonexistent/share/shelfd/ocr/\(PPOCRFiles.detector)") == true)
+    }
+
+    @Test("A file that is not ONNX Runtime is an error, not a crash")
+    func notTheLibrary() throws {
+        let error = #expect(throws: OCRError.self) { try OnnxRuntime.load(#filePath) }
+        #expect(error?.code == .engineInit)
+        #expect(error?.message.contains("scripts/install-deps.sh") == true)
+    }
+
+    @Test("The models are released after their idle time and loaded again on the next photo")
+    func idleRelease() async throws {
+        let engine = PPOCREngine(files: PPOCRFiles.locate(), threads: 1, idleRelease: .milliseconds(200))
+        _ = try await engine.lines(in: RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
+        #expect(engine.isLoaded)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(!engine.isLoaded)
+    }
+}
+
+@Suite("PP-OCR's geometry and decoding")
+struct PPOCRGeometryTests {
+    @Test("A rotated rectangle's region gives back its rectangle, in the frame it is read in")
+    func rectangle() {
+        // A 200×20 bar at 30°, drawn into a 300×300 map.
+        let angle = Double.pi / 6, axis = SIMD2(cos(angle), sin(angle)), normal = SIMD2(-axis.y, axis.x)
+        var map = [Float](repeating: 0, count: 300 * 300)
+        for y in 0..<300 {
+            for x in 0..<300 {
+                let d = SIMD2(Double(x) + 0.5, Double(y) + 0.5) - SIMD2(150, 150)
+                if abs((d * axis).sum()) <= 100 && abs((d * normal).sum()) <= 10 { map[y * 300 + x] = 0.9 }
+            }
+        }
+        let lines = TextLineFinder.lines(probabilities: map, width: 300, height: 300)
+        #expect(lines.count == 1)
+        guard let line = lines.first else { return }
+        #expect(abs(line.frame.centre.x - 150) < 2 && abs(line.frame.centre.y - 150) < 2)
+        #expect(abs(line.frame.along.x / line.frame.length - axis.x) < 0.02)      // reads along the bar, left to right
+        #expect(line.frame.length > 200 && line.frame.thickness > 20)              // grown by DB's unclip margin
+        #expect(line.score > 0.8 && line.score <= 0.9)    // the dilated edge counts too, as in DB
+    }
+
+    @Test("A line much taller than wide is read downwards; the upside-down one is the same place turned")
+    func tallLine() {
+        let frame = LineFrame.reading(centre: SIMD2(50, 200), axis: SIMD2(0, 1), width: 300, height: 40)
+        #expect(frame.along.y > 0 && abs(frame.along.x) < 1e-9 && abs(frame.length - 300) < 1e-9)
+        #expect(frame.across.x < 0)          // the letters' tops face right: read with the head turned right
+        #expect(frame.turned.centre == frame.centre && frame.turned.along == -frame.along)
+        let wide = LineFrame.reading(centre: SIMD2(50, 50), axis: SIMD2(0, 1), width: 30, height: 40)
+        #expect(wide.along.x > 0)           // not half as tall again: read left to right
+    }
+
+    @Test("CTC merges repeats, drops blanks, and averages the kept characters' probabilities")
+    func ctc() {
+        let characters = ["blank", "a", "ñ", " "]
+        // Steps: a a blank a ñ ñ space
+        let best = [1, 1, 0, 1, 2, 2, 3], p: [Float] = [0.9, 0.8, 0.99, 0.7, 0.6, 0.9, 0.5]
+        var values = [Float](repeating: 0, count: best.count * 4)
+        for (t, c) in best.enumerated() { values[t * 4 + c] = p[t]; values[t * 4 + (c + 1) % 4] = (1 - p[t]) / 2 }
+        let decoded = values.withUnsafeBufferPointer { CTCDecoder.decode($0, steps: 7, classes: 4, characters: characters) }
+        #expect(decoded.text == "aañ ")
+        #expect(abs(decoded.confidence - Double(0.9 + 0.7 + 0.6 + 0.5) / 4) < 1e-6)
+    }
+
+    @Test("The character list splits as Python's splitlines does")
+    func characterList() {
+        #expect(CTCDecoder.lines("a\nb\r\nc\rd\u{2028}e\n") == ["a", "b", "c", "d", "e"])
+        #expect(CTCDecoder.lines("x\n\ny") == ["x", "", "y"])
+    }
+
+    @Test("Lines along one spine are one spine text in reading order; a parallel neighbour is another spine")
+    func spines() {
+        func line(_ text: String, x: Double, y: ClosedRange<Double>) -> TextLine {
+            TextLine(text: text, confidence: 0.9,
+                     frame: LineFrame(origin: SIMD2(x + 20, y.lowerBound), along: SIMD2(0, y.upperBound - y.lowerBound),
+                                      across: SIMD2(-20, 0)))
+        }
+        let lines = [line("Stoker", x: 100, y: 500...600), line("Dracula", x: 102, y: 100...400), line("Emma", x: 200, y: 100...300)]
+        let spines = LineSpines.spines(lines, width: 1000, height: 800)
+        #expect(spines.map(\.text) == ["Dracula Stoker", "Emma"])
+        #expect(spines.allSatisfy { $0.reading == .downward })
+        #expect(abs(spines[0].box.y1 - 0.125) < 1e-3 && abs(spines[0].box.y2 - 0.75) < 1e-3)
+    }
+}
