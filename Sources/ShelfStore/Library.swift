@@ -8,21 +8,54 @@ extension Store {
     /// Adds one reading from a photo to the work it belongs to, or as a new work. `decided`: a person chose
     /// this reading (it counts as verified, and its title wins). Returns the book's row.
     /// `refresh` false: the caller refreshes the book (a batch commit, once for every book of the photo).
-    @discardableResult
     /// `steps`: more steps of the reading's history, recorded with its detection (one statement for them all).
+    /// `pending`: a batch commit's buffer, where the sighting and the steps wait to be written with the photo's others.
+    @discardableResult
     static func addReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
                            decided: Bool = false, isbnSource: String? = nil, refresh: Bool = true,
-                           steps: [LibraryDocument.Decision] = [], now: Date) throws -> Int64 {
+                           steps: [LibraryDocument.Decision] = [], pending: PendingReadings? = nil, now: Date) throws -> Int64 {
         let isbn = book.checkedISBN                    // only a checked ISBN counts, always as ISBN-13
-        let bookID = try work(for: book, photo: photo, decided: decided, db, now: now)
+        if let pending, pending.mayBeSeen(by: book) { try pending.flush(db) }
+        let bookID = try work(for: book, photo: photo, decided: decided, db, beforeMerge: { try pending?.flush(db) }, now: now)
         let box = try book.box.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let verified = decided || book.status == .verified
-        // Two readings of one photo on the same work (rare: the matcher uses each record once per photo) share
-        // the sighting: the best confidence, verified if either was.
+        let isbnSource = isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source
+        var history: [LibraryDocument.Decision] = []
+        if !decided {                                    // a decided reading's detection is in the history already
+            history.append(LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path))
+            if let match = book.match {
+                history.append(LibraryDocument.Decision(
+                    action: "matched", by: match.source, at: now, detail: "\(match.key) (score \(String(format: "%.2f", match.score)))"))
+            }
+        }
+        if let pending {
+            pending.add(bookID: bookID, sha256: photo.sha256, box: box, confidence: book.confidence, shelf: shelf, seenAt: now,
+                        verified: verified, title: book.title, author: book.author, titleKey: book.titleKey,
+                        isbn13: isbn?.isbn13, isbn10: isbn?.isbn10, isbnSource: isbnSource, decided: decided, matchKey: book.matchKey)
+            pending.add(history + steps, of: bookID)
+            if refresh {
+                try pending.flush(db)
+                try Self.refresh(db, [bookID], now: now)
+            }
+            return bookID
+        }
+        try insertSightings(db, [[bookID, photo.sha256, box, book.confidence, shelf, now,
+                                  (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
+                                  isbn?.isbn13, isbn?.isbn10, isbnSource, decided, book.matchKey]])
+        if refresh { try Self.refresh(db, [bookID], now: now) }
+        try recordHistory(db, history.map { (bookID, $0) } + steps.map { (bookID, $0) })
+        return bookID
+    }
+
+    /// Sightings (each row: book_id, sha256, box, confidence, shelf, seen_at, status, title, author, title_key, isbn13,
+    /// isbn10, isbn_source, decided, match_key), in one statement. Two readings of one photo on the same work (rare:
+    /// the matcher uses each record once per photo) share the sighting: the best confidence, verified if either was.
+    static func insertSightings(_ db: any DatabaseConnection, _ rows: [[any SQLBindable]]) throws(StoreError) {
+        guard !rows.isEmpty else { return }
         try db.execute("""
             INSERT INTO book_sighting (book_id, sha256, box, confidence, shelf, seen_at, status, title, author, title_key,
                                        isbn13, isbn10, isbn_source, decided, match_key)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", "))
             ON CONFLICT(book_id, sha256) DO UPDATE SET
                 confidence = CASE WHEN excluded.confidence > book_sighting.confidence THEN excluded.confidence ELSE book_sighting.confidence END,
                 status = CASE WHEN excluded.status = 'verified' THEN 'verified' ELSE book_sighting.status END,
@@ -31,22 +64,7 @@ extension Store {
                 isbn_source = CASE WHEN book_sighting.isbn13 IS NULL THEN excluded.isbn_source ELSE book_sighting.isbn_source END,
                 isbn13 = COALESCE(book_sighting.isbn13, excluded.isbn13),
                 match_key = COALESCE(book_sighting.match_key, excluded.match_key)
-            """, [bookID, photo.sha256, box, book.confidence, shelf, now,
-                  (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
-                  isbn?.isbn13, isbn?.isbn10, isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source,
-                  decided, book.matchKey])
-        if refresh { try Self.refresh(db, [bookID], now: now) }
-        guard !decided else {                            // the reading's detection is in the history already
-            try recordHistory(db, bookID, steps)
-            return bookID
-        }
-        var history = [LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path)]
-        if let match = book.match {
-            history.append(LibraryDocument.Decision(
-                action: "matched", by: match.source, at: now, detail: "\(match.key) (score \(String(format: "%.2f", match.score)))"))
-        }
-        try recordHistory(db, bookID, history + steps)
-        return bookID
+            """, rows.flatMap { $0 })
     }
 
     /// The row of the work `book` belongs to (DESIGN §7), merging the works it shows to be one.
@@ -62,8 +80,9 @@ extension Store {
     /// an entry keeps the key it was first known by, so its `work` changes at most once (from a title to a
     /// record, when an unmatched work is first matched) and a merge never renames the entry a person knows.
     /// The other records of the work stay on their sightings (`book_sighting.match_key`), where they are found.
+    /// `beforeMerge` runs before works are merged (a batch commit writes its pending rows then).
     static func work(for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: any DatabaseConnection,
-                     now: Date) throws -> Int64 {
+                     beforeMerge: () throws -> Void = {}, now: Date) throws -> Int64 {
         // Every work linked to the reading, in one query: by a checked ISBN (1), the matched record (2) or the title and
         // surname (3), each arm on its own index; a work linked several ways comes first by its strongest link.
         var why: [Int64: String] = [:]           // per linked work, what links it, for the history
@@ -106,6 +125,7 @@ extension Store {
             }
         }
         let by = decided ? "user" : book.match?.source ?? book.source
+        if group.count > 1 { try beforeMerge() }
         for other in group where other.id != target.id {
             try merge(other.id, into: target.id, db, now: now, history: LibraryDocument.Decision(
                 action: "merged", by: by, at: now,
@@ -246,14 +266,17 @@ extension Store {
     /// Adds a step to a work's history, unless the same step (action, by whom, detail) is already there: reading
     /// the same photo again does not repeat it.
     static func recordHistory(_ db: any DatabaseConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision) throws(StoreError) {
-        try recordHistory(db, bookID, [decision])
+        try recordHistory(db, [(bookID, decision)])
     }
 
-    /// Several steps of one work in one statement (a reading's detection, match and review), in this order.
-    static func recordHistory(_ db: any DatabaseConnection, _ bookID: Int64, _ decisions: [LibraryDocument.Decision]) throws(StoreError) {
-        var steps: [LibraryDocument.Decision] = []
-        for step in decisions where !steps.contains(where: { ($0.action, $0.by, $0.detail) == (step.action, step.by, step.detail) }) {
-            steps.append(step)
+    /// Steps of one work or several in one statement (a photo's readings: detection, match, review), in this order.
+    static func recordHistory(_ db: any DatabaseConnection,
+                              _ decisions: [(bookID: Int64, step: LibraryDocument.Decision)]) throws(StoreError) {
+        var steps: [(bookID: Int64, step: LibraryDocument.Decision)] = []
+        for (bookID, step) in decisions where !steps.contains(where: {
+            ($0.bookID, $0.step.action, $0.step.by, $0.step.detail) == (bookID, step.action, step.by, step.detail)
+        }) {
+            steps.append((bookID, step))
         }
         guard !steps.isEmpty else { return }
         let rows = Array(repeating: "SELECT ? AS book_id, ? AS action, ? AS agent, ? AS at, ? AS detail", count: steps.count)
@@ -262,7 +285,7 @@ extension Store {
             SELECT s.book_id, s.action, s.agent, s.at, s.detail FROM (\(rows.joined(separator: " UNION ALL "))) AS s
             WHERE NOT EXISTS (SELECT 1 FROM book_history h WHERE h.book_id = s.book_id AND h.action = s.action
                               AND h.agent = s.agent AND h.detail IS NOT DISTINCT FROM s.detail)
-            """, steps.flatMap { [bookID, $0.action, $0.by, $0.at, $0.detail] as [any SQLBindable] })
+            """, steps.flatMap { [$0.bookID, $0.step.action, $0.step.by, $0.step.at, $0.step.detail] as [any SQLBindable] })
     }
 
     /// Every work with its editions, shelves, sightings, history and open review item, in the order first seen.

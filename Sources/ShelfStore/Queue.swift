@@ -333,12 +333,15 @@ extension Store {
                     let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []
                     var refreshed = Set(touched)
+                    let pending = PendingReadings()
                     for book in books {
                         let committed = try Self.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
-                                                               shelf: shelfOf(job), decisions: decisions[job.sha256] ?? [:], now: now)
+                                                               shelf: shelfOf(job), decisions: decisions[job.sha256] ?? [:],
+                                                               pending: pending, now: now)
                         if let id = committed.reviewID { open.append(id) }
                         if let id = committed.bookID { refreshed.insert(id) }
                     }
+                    try pending.flush(db)
                     // A photo read for the first time had no sightings, so no review item to close; its job waits in
                     // `review` only for an item it opened. Before the refresh: a book left without sightings goes,
                     // and its items with it, unreported.

@@ -204,19 +204,21 @@ extension Store {
     /// applies again; a reading that still needs a person opens (or keeps) its review item. Returns the book and the
     /// id of the item kept open, if any. `decisions`: the photo's decisions by reading key (read once for the batch).
     /// The book is refreshed by the caller (`refresh`, once for every book of the photo).
+    /// `pending`: the photo's sightings and steps not yet written (`PendingReadings`).
     static func commitReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
-                              decisions: [String: Row], now: Date) throws -> (bookID: Int64?, reviewID: String?) {
+                              decisions: [String: Row], pending: PendingReadings, now: Date) throws -> (bookID: Int64?, reviewID: String?) {
         let sha256 = photo.sha256
         if let row = decisions[book.titleKey] {
             let decision = try StoredDecision(row)
             if let decided = decision.book {
+                try pending.flush(db)
                 try apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: book, photo: photo,
                           shelf: shelf, db, now: now)
             }
             return (nil, nil)
         }
         guard book.status == .needsReview else {
-            return (try addReading(db, book, photo: photo, shelf: shelf, refresh: false, now: now), nil)
+            return (try addReading(db, book, photo: photo, shelf: shelf, refresh: false, pending: pending, now: now), nil)
         }
         let id = ReviewDocument.id(photoSHA256: sha256, reading: book)
         var reading = book
@@ -224,7 +226,7 @@ extension Store {
         if (reading.reviewReasons ?? []).isEmpty { reading.reviewReasons = ["low_confidence"] }   // the only cause before matching
         let bookID = try addReading(db, book, photo: photo, shelf: shelf, refresh: false, steps: [LibraryDocument.Decision(
             action: "needs_review", by: book.source, at: now,
-            detail: "\(photo.path): \((reading.reviewReasons ?? []).joined(separator: ", "))")], now: now)
+            detail: "\(photo.path): \((reading.reviewReasons ?? []).joined(separator: ", "))")], pending: pending, now: now)
         try db.execute("""
             INSERT INTO review_item (id, sha256, book_id, reading, created_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET book_id = excluded.book_id, reading = excluded.reading

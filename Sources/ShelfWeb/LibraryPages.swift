@@ -128,10 +128,20 @@ enum LibraryPages {
     /// The export as `shelfd export --format` writes it by default, as a file to save.
     private static func download(_ site: WebSite, _ format: ExportFormat) throws -> Response {
         let options = ExportOptions(exclusiveShelf: site.config.export.exclusiveShelf, reviewFolder: site.config.paths.review)
-        // Made from the database a page of works at a time: the file's bytes, never the library's entries.
-        var data = Data()
+        // Made from the database a page of works at a time into a temporary file, then sent from it a chunk at a
+        // time: neither the library nor the file is ever whole in memory, however large the library.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-export-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        defer { try? FileManager.default.removeItem(at: file) }   // the open handle keeps it readable until sent
+        let output = try FileHandle(forWritingTo: file)
+        defer { try? output.close() }
         _ = try LibraryExport.stream(format, pages: { try site.store.libraryPages(size: 250, $0) },
-                                     reviews: { try site.desk.documentPages($0) }, options: options, generatedAt: Date(), to: { data += $0 })
+                                     reviews: { try site.desk.documentPages($0) }, options: options, generatedAt: Date(),
+                                     to: { try output.write(contentsOf: $0) })
+        let contentLength = Int(try output.offset())
+        let input = try FileHandle(forReadingFrom: file)
         var headers = HTTPFields()
         headers[.contentType] = switch format.fileExtension {
         case "csv": "text/csv; charset=utf-8"
@@ -139,7 +149,13 @@ enum LibraryPages {
         default: "application/json"
         }
         headers[.contentDisposition] = "attachment; filename=\"\(format.defaultFileName)\""
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: contentLength) { writer in
+            defer { try? input.close() }
+            while let chunk = try input.read(upToCount: 64 * 1024), !chunk.isEmpty {
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        })
     }
 
     // MARK: What the templates show

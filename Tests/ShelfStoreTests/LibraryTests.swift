@@ -527,6 +527,46 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("A photo's readings written together make the library one reading at a time makes: a shared sighting, a link through the photo's own sighting, a merge",
+          arguments: StoreKind.allCases)
+    func readingsTogetherAsOneAtATime(kind: StoreKind) throws {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let earlier = [("p0", reading("Persuasion", "Jane Austen", isbn: "9780141439686")),
+                       ("p1", reading("Northanger Abbey", "Jane Austen", isbn: "9780199535552"))]
+        let photo = [reading("Dune", "Frank Herbert", isbn: "9780441172719"),
+                     reading("Dune", "Frank Herbert", confidence: 0.95),              // the same work: one sighting
+                     reading("The Desert Planet", "Frank Herbert", isbn: "9780441172719"),   // joins it by the photo's own ISBN
+                     reading("Persuasion", "Jane Austen", isbn: "9780199535552")]     // links two works: they merge
+        let at = start.addingTimeInterval(60)
+        var libraries: [[LibraryDocument.Entry]] = []
+        for together in [true, false] {
+            try withStore(kind) { store, _ in
+                for (index, (sha, book)) in earlier.enumerated() {
+                    try commit(store, photo: sha, [book], at: start.addingTimeInterval(Double(index)))
+                }
+                if together {
+                    try commit(store, photo: "p2", photo, at: at)
+                } else {
+                    _ = try store.recordSighting(path: "/in/p2.jpg", relativePath: "p2.jpg", sha256: "p2", size: 1,
+                                                 mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: at)
+                    try store.write { db in
+                        var books = Set<Int64>()
+                        for book in photo {
+                            books.insert(try Store.addReading(db, book, photo: .init(path: "p2.jpg", sha256: "p2"), shelf: nil,
+                                                              refresh: false, now: at))
+                        }
+                        try Store.refresh(db, books, now: at)
+                    }
+                }
+                libraries.append(try store.library())
+            }
+        }
+        #expect(libraries[0] == libraries[1])
+        #expect(libraries[0].map(\.title).sorted() == ["Dune", "Persuasion"])
+        #expect(libraries[0].first { $0.title == "Dune" }?.sightingsCount == 1)
+        #expect(libraries[0].first { $0.title == "Persuasion" }?.history.contains { $0.action == "merged" } == true)
+    }
+
     @Test("A batch commit, a decision and a library edit each say what they changed: works, items opened and closed, photos",
           arguments: StoreKind.allCases)
     func commitsReportTheirChange(kind: StoreKind) throws {

@@ -1,0 +1,68 @@
+import Foundation
+import ShelfCore
+
+/// A photo's sightings and history steps in a batch commit, written together, one statement each, once the photo's
+/// readings are in (on a server every statement is a round trip, and a shelf photo holds tens of books). The rows
+/// and their order are those one reading at a time would write: the buffer is written first whenever something
+/// could see it (a later reading that shares an ISBN, a record or a title with a pending sighting; a merge, which
+/// moves a work's sightings and history; a decided reading; the photo's refresh).
+final class PendingReadings {
+    private struct Sighting {
+        var bookID: Int64, sha256: String, box: String?, confidence: Double, shelf: String?, seenAt: Date
+        var verified: Bool, title: String, author: String?, titleKey: String
+        var isbn13: String?, isbn10: String?, isbnSource: String?, decided: Bool, matchKey: String?
+    }
+
+    private var sightings: [Sighting] = []
+    private var history: [(bookID: Int64, step: LibraryDocument.Decision)] = []
+
+    /// Whether the lookup of `book`'s work could find a pending sighting (`Store.work(for:)`'s arms on book_sighting).
+    func mayBeSeen(by book: Book) -> Bool {
+        let isbn = book.checkedISBN?.isbn13, matchKey = book.matchKey
+        return sightings.contains { pending in
+            (isbn != nil && pending.isbn13 == isbn) || (matchKey != nil && pending.matchKey == matchKey)
+                || pending.titleKey == book.titleKey
+        }
+    }
+
+    /// A sighting to write. Two readings of one photo on the same work share it, as the statement's ON CONFLICT
+    /// would have them: the best confidence, verified or decided if either was, the first ISBN and record kept.
+    func add(bookID: Int64, sha256: String, box: String?, confidence: Double, shelf: String?, seenAt: Date, verified: Bool,
+             title: String, author: String?, titleKey: String, isbn13: String?, isbn10: String?, isbnSource: String?,
+             decided: Bool, matchKey: String?) {
+        if let index = sightings.firstIndex(where: { $0.bookID == bookID && $0.sha256 == sha256 }) {
+            var shared = sightings[index]
+            shared.confidence = max(shared.confidence, confidence)
+            shared.verified = shared.verified || verified
+            shared.decided = shared.decided || decided
+            if shared.isbn13 == nil { (shared.isbn10, shared.isbnSource) = (isbn10, isbnSource) }
+            shared.isbn13 = shared.isbn13 ?? isbn13
+            shared.matchKey = shared.matchKey ?? matchKey
+            sightings[index] = shared
+            return
+        }
+        sightings.append(Sighting(bookID: bookID, sha256: sha256, box: box, confidence: confidence, shelf: shelf, seenAt: seenAt,
+                                  verified: verified, title: title, author: author, titleKey: titleKey, isbn13: isbn13,
+                                  isbn10: isbn10, isbnSource: isbnSource, decided: decided, matchKey: matchKey))
+    }
+
+    func add(_ steps: [LibraryDocument.Decision], of bookID: Int64) {
+        history += steps.map { (bookID, $0) }
+    }
+
+    /// Writes what is pending: the sightings in one statement, then the history in one.
+    func flush(_ db: any DatabaseConnection) throws(StoreError) {
+        if !sightings.isEmpty {
+            try Store.insertSightings(db, sightings.map { s in
+                [s.bookID, s.sha256, s.box, s.confidence, s.shelf, s.seenAt,
+                 (s.verified ? Book.Status.verified : .needsReview).rawValue, s.title, s.author, s.titleKey,
+                 s.isbn13, s.isbn10, s.isbnSource, s.decided, s.matchKey]
+            })
+            sightings = []
+        }
+        if !history.isEmpty {
+            try Store.recordHistory(db, history)
+            history = []
+        }
+    }
+}
