@@ -222,15 +222,20 @@ extension LibraryDocument {
         var none = true
         // Each page is appended as it is made; `append` is only called while `pages` runs.
         try withoutActuallyEscaping(append) { append in try pages { page in
-            var chunk = ""
+            var chunk: [UInt8] = []
             for entry in page {
                 // The entry as the whole document's encoder nests it: two levels deeper, blank lines left blank.
-                let lines = String(decoding: try encoder.encode(entry.bounded()), as: UTF8.self)
-                    .split(separator: "\n", omittingEmptySubsequences: false)
-                chunk += (none ? "\n" : ",\n") + lines.map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+                // Byte by byte: a library of works seen on many shelves is hundreds of megabytes of JSON.
+                chunk.append(contentsOf: (none ? "\n" : ",\n").utf8)
+                var lineStart = true
+                for byte in try encoder.encode(entry.bounded()) {
+                    if lineStart && byte != UInt8(ascii: "\n") { chunk.append(contentsOf: "    ".utf8) }
+                    chunk.append(byte)
+                    lineStart = byte == UInt8(ascii: "\n")
+                }
                 none = false
             }
-            try append(Data(chunk.utf8))
+            try append(Data(chunk))
         } }
         let date = String(decoding: try encoder.encode(generatedAt), as: UTF8.self)
         let schema = LibraryDocument(generatedAt: generatedAt, books: []).schema
