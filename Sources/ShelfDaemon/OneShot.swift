@@ -33,10 +33,8 @@ package struct OneShot {
     package func run() async throws -> Report {
         runtime.pruning.prune()
         let files = await scanOnce(root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings)
-        var queued = 0
-        for file in files {
-            if case .queued = runtime.pipeline.ingest(path: file.path, syncConflict: file.isSyncConflict) { queued += 1 }
-        }
+        let queued = runtime.pipeline.ingest(files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) })
+            .count(where: { if case .queued = $0 { true } else { false } })
         runtime.pipeline.forgetVanishedProblems()
         return try await process(queued: queued)
     }

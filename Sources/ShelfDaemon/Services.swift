@@ -133,8 +133,8 @@ package struct WatcherService: Service {
             var ready = false
             for await event in watcher.events() {
                 switch event {
-                case .stable(let file):
-                    pipeline.ingest(path: file.path, syncConflict: file.isSyncConflict)
+                case .stable(let files):
+                    pipeline.ingest(files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) })
                 case .modeChanged(let mode, let reason):
                     logger.notice("Watch mode", metadata: ["watch.mode": "\(mode.rawValue)", "reason": "\(reason)"])
                     try? store.heartbeatWorker(owner: ProcessIdentity.current, watchMode: mode.rawValue)

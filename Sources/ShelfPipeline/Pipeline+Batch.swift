@@ -177,6 +177,17 @@ extension Pipeline {
     package func writeLibrary(_ change: FilesChange? = nil, originals: [String: [UInt8]] = [:], full: Bool = false) {
         if store.isShared {
             guard settings.writesFiles else { return }
+            // This process's commit, and nothing else since the files were written: they follow it alone, and
+            // other workers' results wait for the next turn of `keepFilesCurrent`.
+            if let change, !full, let before = change.filesVersionBefore, let after = change.filesVersionAfter,
+               filesWritten.withLock({ written in
+                   guard written == before else { return false }
+                   written = after
+                   return true
+               }) {
+                files.changed(change, originals: originals)
+                return
+            }
             writeStoredResults()
             let version: Int64?
             do { version = try store.filesVersion() } catch {

@@ -72,11 +72,10 @@ package final class Pipeline: Sendable {
 
     /// A new photo's image as the provider is sent it (the accurate provider's, for hybrid), stored with its job so
     /// that workers on other machines, which cannot read `incoming/` here, can read the photo too. Prepared before the
-    /// write, off the lock; nil for a photo seen before (its image is there) or one that cannot be prepared (the
-    /// worker that claims it finds out why, as it would with the file).
-    func imageForOtherWorkers(of bytes: [UInt8], sha256: String, relative: String) -> [UInt8]? {
-        guard store.isShared, (try? store.isKnownPhoto(sha256: sha256)) == false,
-              let preset = lineup.channels.last?.provider.preset else { return nil }
+    /// write, off the lock; nil when it cannot be prepared (the worker that claims it finds out why, as it would with
+    /// the file).
+    func imageForOtherWorkers(of bytes: [UInt8], relative: String) -> [UInt8]? {
+        guard let preset = lineup.channels.last?.provider.preset else { return nil }
         do {
             return try Preprocessor.prepare(bytes, preset: preset, maxPixels: settings.maxPixels).jpeg
         } catch {
@@ -86,59 +85,119 @@ package final class Pipeline: Sendable {
         }
     }
 
+    /// A stable file to record, the folder its relative path is taken from (nil: incoming/), and whether it is a
+    /// sync tool's conflict copy.
+    package struct IncomingFile: Sendable {
+        package var path: String
+        package var base: URL?
+        package var syncConflict: Bool
+        package init(path: String, relativeTo base: URL? = nil, syncConflict: Bool = false) {
+            self.path = path; self.base = base; self.syncConflict = syncConflict
+        }
+    }
 
     /// Hashes a stable file and records it: new content becomes a job, a known photo a sighting.
     /// Files that cannot be read are recorded as path problems, shown by `status`.
     @discardableResult
     package func ingest(path: String, relativeTo base: URL? = nil, syncConflict: Bool = false) -> SightingOutcome? {
-        let base = base ?? settings.incoming
-        let relative = Self.relativePath(of: path, under: base)
-        guard let (size, mtime) = Self.sizeAndMTime(path) else {
-            if errno == ENOENT { return nil }           // gone before it was taken: nothing to do
-            record(pathProblem: path, code: .permissionDenied, message: "cannot read \(relative): \(String(cString: strerror(errno)))")
-            return nil
+        ingest([IncomingFile(path: path, relativeTo: base, syncConflict: syncConflict)])[0]
+    }
+
+    /// Files recorded in one transaction at most: a burst from a phone's sync is a few round trips a part, and the
+    /// first photos are queued before the last are hashed.
+    static let ingestPart = 32
+
+    /// Hashes stable files and records them, a part at a time, each part in one transaction (one outcome per file,
+    /// nil for a file not recorded). Only files whose size or time changed since they were hashed are read again.
+    @discardableResult
+    package func ingest(_ files: [IncomingFile]) -> [SightingOutcome?] {
+        stride(from: 0, to: files.count, by: Self.ingestPart).flatMap { start in
+            ingestPart(Array(files[start..<min(start + Self.ingestPart, files.count)]))
         }
+    }
+
+    private func ingestPart(_ files: [IncomingFile]) -> [SightingOutcome?] {
+        var outcomes = [SightingOutcome?](repeating: nil, count: files.count)
+        let relatives = files.map { Self.relativePath(of: $0.path, under: $0.base ?? settings.incoming) }
+        var seen: [(index: Int, size: Int64, mtime: Double)] = []
+        for (index, file) in files.enumerated() {
+            guard let (size, mtime) = Self.sizeAndMTime(file.path) else {
+                if errno != ENOENT {            // gone before it was taken: nothing to do
+                    record(pathProblem: file.path, code: .permissionDenied,
+                           message: "cannot read \(relatives[index]): \(String(cString: strerror(errno)))")
+                }
+                continue
+            }
+            seen.append((index, size, mtime))
+        }
+        let known: [String: KnownSighting]
         do {
-            if let known = try store.knownSighting(path: path), known.size == size, known.mtime == mtime { return .unchanged }
+            known = try store.knownSightings(paths: seen.map { files[$0.index].path })
         } catch {
             logger.error("Cannot read the queue", metadata: ["error": "\(error)"])
-            return nil
+            return outcomes
         }
-        let bytes: [UInt8]
-        switch PhotoFile.read(path) {
-        case .success(let data): bytes = data
-        case .failure(let error):
-            if error.code != .photoVanished { record(pathProblem: path, code: error.code, message: "\(relative): \(error.message)") }
-            return nil
+        var hashed: [(index: Int, file: HashedFile)] = []
+        for (index, size, mtime) in seen {
+            let file = files[index]
+            if let sighting = known[file.path], sighting.size == size, sighting.mtime == mtime {
+                outcomes[index] = .unchanged
+                continue
+            }
+            switch PhotoFile.read(file.path) {
+            case .success(let bytes):
+                hashed.append((index, HashedFile(path: file.path, relativePath: relatives[index], sha256: SHA256.hex(of: bytes),
+                                                 size: size, mtime: mtime, syncConflict: file.syncConflict)))
+            case .failure(let error):
+                if error.code != .photoVanished {
+                    record(pathProblem: file.path, code: error.code, message: "\(relatives[index]): \(error.message)")
+                }
+            }
         }
-        let sha = SHA256.hex(of: bytes)
+        guard !hashed.isEmpty else { return outcomes }
+        if store.isShared { storeImagesForOtherWorkers(&hashed) }
         do {
-            let outcome = try store.recordSighting(path: path, relativePath: relative, sha256: sha, size: size, mtime: mtime,
-                                                   syncConflict: syncConflict, provider: lineup.name,
-                                                   providerChoice: choice?.rawValue,
-                                                   image: imageForOtherWorkers(of: bytes, sha256: sha, relative: relative),
-                                                   resultNode: settings.writesFiles ? settings.node : nil, now: Date())
-            switch outcome {
-            case .queued(let jobID):
-                logger.info("Photo queued", metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))",
-                                                       "job.id": "\(jobID)", "event": "photo_queued"])
-                wake.notify()
-            case .knownPhoto:
-                logger.info("Photo already known: recorded as a sighting",
-                            metadata: ["photo.path": "\(relative)", "photo.sha256": "\(sha.prefix(12))", "event": "sighting"])
-            case .unchanged: break
+            let recorded = try store.recordSightings(hashed.map(\.file), provider: lineup.name, providerChoice: choice?.rawValue,
+                                                     resultNode: settings.writesFiles ? settings.node : nil, now: Date())
+            for ((index, file), outcome) in zip(hashed, recorded) {
+                outcomes[index] = outcome
+                log(outcome, of: file)
             }
-            if syncConflict {
-                logger.warning("Sync-conflict copy taken", metadata: ["photo.path": "\(relative)"])
-            }
-            return outcome
+            if recorded.contains(where: { if case .queued = $0 { true } else { false } }) { wake.notify() }
         } catch {
-            logger.error("Cannot record a photo", metadata: ["photo.path": "\(relative)", "error": "\(error)"])
+            logger.error("Cannot record photos", metadata: ["photo.path": "\(hashed[0].file.relativePath)",
+                                                            "photos": "\(hashed.count)", "error": "\(error)"])
             unrecordedPhotos.withLock { unrecorded in
-                unrecorded.count += 1
-                if unrecorded.first.count < 3 { unrecorded.first.append(relative) }
+                unrecorded.count += hashed.count
+                unrecorded.first.append(contentsOf: hashed.prefix(3 - min(3, unrecorded.first.count)).map(\.file.relativePath))
             }
-            return nil
+        }
+        return outcomes
+    }
+
+    /// Shared store: new photos' images, for workers that cannot read the files. The file is read again for it
+    /// (from the page cache, just hashed), so a part's photos are never all held at once.
+    private func storeImagesForOtherWorkers(_ hashed: inout [(index: Int, file: HashedFile)]) {
+        guard let known = try? store.knownPhotos(among: hashed.map(\.file.sha256)) else { return }
+        for position in hashed.indices where !known.contains(hashed[position].file.sha256) {
+            let file = hashed[position].file
+            guard case .success(let bytes) = PhotoFile.read(file.path), SHA256.hex(of: bytes) == file.sha256 else { continue }
+            hashed[position].file.image = imageForOtherWorkers(of: bytes, relative: file.relativePath)
+        }
+    }
+
+    private func log(_ outcome: SightingOutcome, of file: HashedFile) {
+        switch outcome {
+        case .queued(let jobID):
+            logger.info("Photo queued", metadata: ["photo.path": "\(file.relativePath)", "photo.sha256": "\(file.sha256.prefix(12))",
+                                                   "job.id": "\(jobID)", "event": "photo_queued"])
+        case .knownPhoto:
+            logger.info("Photo already known: recorded as a sighting",
+                        metadata: ["photo.path": "\(file.relativePath)", "photo.sha256": "\(file.sha256.prefix(12))", "event": "sighting"])
+        case .unchanged: break
+        }
+        if file.syncConflict, outcome != .unchanged {
+            logger.warning("Sync-conflict copy taken", metadata: ["photo.path": "\(file.relativePath)"])
         }
     }
 

@@ -347,6 +347,18 @@ enum PostgresSchema {
         """
         CREATE INDEX review_item_order ON review_item(created_at, id);
         """,
+        // 8: the files version moves once per transaction and records which one moved it, so that the node that
+        // writes files can tell a change that was its own commit's alone (`Store.filesVersions`).
+        """
+        ALTER TABLE files_change ADD COLUMN txid bigint;
+        CREATE OR REPLACE FUNCTION shelfd_files_changed() RETURNS trigger LANGUAGE plpgsql AS $body$
+        BEGIN
+            UPDATE files_change SET counter = files_change.counter + 1, txid = txid_current()
+            WHERE id = 1 AND files_change.txid IS DISTINCT FROM txid_current();
+            RETURN NULL;
+        END
+        $body$;
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

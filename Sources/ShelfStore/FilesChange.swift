@@ -16,6 +16,10 @@ package struct FilesChange: Sendable, Equatable {
     /// A change that cannot be told item by item (another process's, on a shared store): review/ is brought in line
     /// with every open item, and library.json written again.
     package var reconcile = false
+    /// Shared store: the files version (`Store.filesVersion`) just before this commit and with it. A node whose files
+    /// were written at `filesVersionBefore` follows this change alone; otherwise another process changed things too.
+    package var filesVersionBefore: Int64?
+    package var filesVersionAfter: Int64?
 
     package init(works: Set<Int64> = [], openedItems: Set<String> = [], closedItems: Set<String> = [],
                  photos: Set<String> = [], storedResults: Set<Int64> = [], reconcile: Bool = false) {

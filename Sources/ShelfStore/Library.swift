@@ -16,7 +16,8 @@ extension Store {
                            steps: [LibraryDocument.Decision] = [], pending: PendingReadings? = nil, now: Date) throws -> Int64 {
         let isbn = book.checkedISBN                    // only a checked ISBN counts, always as ISBN-13
         if let pending, pending.mayBeSeen(by: book) { try pending.flush(db) }
-        let bookID = try work(for: book, photo: photo, decided: decided, db, beforeMerge: { try pending?.flush(db) }, now: now)
+        let bookID = try work(for: book, photo: photo, decided: decided, db, pending: pending,
+                              beforeMerge: { try pending?.flush(db) }, now: now)
         let box = try book.box.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let verified = decided || book.status == .verified
         let isbnSource = isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source
@@ -81,23 +82,17 @@ extension Store {
     /// record, when an unmatched work is first matched) and a merge never renames the entry a person knows.
     /// The other records of the work stay on their sightings (`book_sighting.match_key`), where they are found.
     /// `beforeMerge` runs before works are merged (a batch commit writes its pending rows then).
+    /// `pending`: a batch commit's buffer, which may hold the reading's links read with the photo's others.
     static func work(for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: any DatabaseConnection,
-                     beforeMerge: () throws -> Void = {}, now: Date) throws -> Int64 {
+                     pending: PendingReadings? = nil, beforeMerge: () throws -> Void = {}, now: Date) throws -> Int64 {
         // Every work linked to the reading, in one query: by a checked ISBN (1), the matched record (2) or the title and
         // surname (3), each arm on its own index; a work linked several ways comes first by its strongest link.
         var why: [Int64: String] = [:]           // per linked work, what links it, for the history
         var linked: [LinkedWork] = []            // oldest first
         let isbn = book.checkedISBN?.isbn13
-        for row in try db.query("""
-            SELECT b.id, b.work_key, b.title, b.match_key, l.link FROM book b JOIN (
-                SELECT book_id AS id, 1 AS link FROM book_sighting WHERE isbn13 = ?1
-                UNION SELECT id, 2 FROM book WHERE work_key = ?2
-                UNION SELECT book_id, 2 FROM book_sighting WHERE match_key = ?2
-                UNION SELECT id, 3 FROM book WHERE work_key = ?3
-                UNION SELECT book_id, 3 FROM book_sighting WHERE title_key = ?3 AND (?4 = 1 OR match_key IS NULL)
-            ) l ON l.id = b.id
-            ORDER BY b.first_seen, b.id, l.link
-            """, [isbn, book.matchKey, book.titleKey, book.match == nil]) {
+        let lookup = WorkLookup(book)
+        let rows = try pending?.linkedWorks(for: lookup) ?? linkedWorks(db, [lookup])[lookup] ?? []
+        for row in rows {
             guard let id = row.int("id"), why[id] == nil else { continue }
             switch row.int("link") {
             case 1: why[id] = "ISBN \(isbn ?? "")"
@@ -112,7 +107,12 @@ extension Store {
         var chosen = strong.union(linked.filter { !strong.contains($0.id) && !$0.matched }.map(\.id))
         if !groupMatched, let oldest = linked.first(where: { !strong.contains($0.id) && $0.matched }) { chosen.insert(oldest.id) }
         let group = linked.filter { chosen.contains($0.id) }
-        guard let target = group.first(where: \.matched) ?? group.first else { return try insertWork(db, book, now: now) }
+        guard let target = group.first(where: \.matched) ?? group.first else {
+            let id = try insertWork(db, book, now: now)
+            pending?.taken(lookup, linked: rows, work: id)
+            return id
+        }
+        pending?.taken(lookup, linked: rows, work: target.id)
 
         if let match = book.match, let key = book.matchKey {
             if !target.matched {
@@ -133,6 +133,56 @@ extension Store {
                     + "the \(why[other.id] ?? "") of the first and the \(why[target.id] ?? "") of the second"))
         }
         return target.id
+    }
+
+    /// The works linked to each reading (`work(for:)`), in one query for them all: by a checked ISBN (1), the matched
+    /// record (2) or the title and surname (3), each arm on its own index, a work linked several ways once per link;
+    /// per reading, oldest work first and its strongest link first.
+    static func linkedWorks(_ db: any DatabaseConnection, _ lookups: [WorkLookup]) throws -> [WorkLookup: [Row]] {
+        let lookups = Array(Set(lookups))
+        guard !lookups.isEmpty else { return [:] }
+        var arms: [String] = []
+        var arguments: [any SQLBindable] = []
+        for (index, lookup) in lookups.enumerated() {
+            if let isbn = lookup.isbn13 {
+                arms.append("SELECT \(index) AS r, book_id AS id, 1 AS link FROM book_sighting WHERE isbn13 = ?")
+                arguments.append(isbn)
+            }
+            if let key = lookup.matchKey {
+                arms.append("SELECT \(index) AS r, id, 2 AS link FROM book WHERE work_key = ?")
+                arms.append("SELECT \(index) AS r, book_id AS id, 2 AS link FROM book_sighting WHERE match_key = ?")
+                arguments += [key, key]
+            }
+            arms.append("SELECT \(index) AS r, id, 3 AS link FROM book WHERE work_key = ?")
+            arms.append("SELECT \(index) AS r, book_id AS id, 3 AS link FROM book_sighting WHERE title_key = ?"
+                        + (lookup.unmatched ? "" : " AND match_key IS NULL"))
+            arguments += [lookup.titleKey, lookup.titleKey]
+        }
+        var linked = Dictionary(uniqueKeysWithValues: lookups.map { ($0, [Row]()) })
+        for row in try db.query("""
+            SELECT l.r, b.id, b.work_key, b.title, b.match_key, l.link FROM book b JOIN (\(arms.joined(separator: " UNION ")))
+            l ON l.id = b.id ORDER BY l.r, b.first_seen, b.id, l.link
+            """, arguments) {
+            guard let index = row.int("r") else { continue }
+            linked[lookups[Int(index)], default: []].append(row)
+        }
+        return linked
+    }
+
+    /// What a reading's work is looked up by.
+    struct WorkLookup: Hashable {
+        var isbn13: String?
+        var matchKey: String?
+        var titleKey: String
+        /// An unmatched reading is linked by its title to matched works too.
+        var unmatched: Bool
+
+        init(_ book: Book) {
+            isbn13 = book.checkedISBN?.isbn13; matchKey = book.matchKey; titleKey = book.titleKey; unmatched = book.match == nil
+        }
+
+        /// Every key a sighting or a work of this reading could be found by.
+        var keys: [String] { [isbn13, matchKey, titleKey].compactMap { $0 } }
     }
 
     /// A work as the identity rule sees it.

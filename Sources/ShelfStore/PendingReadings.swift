@@ -15,6 +15,35 @@ final class PendingReadings {
 
     private var sightings: [Sighting] = []
     private var history: [(bookID: Int64, step: LibraryDocument.Decision)] = []
+    /// The works linked to the photo's readings, read for them all at once before the first (`Store.linkedWorks`).
+    private var links: [Store.WorkLookup: [Row]] = [:]
+    /// What the readings taken since could have changed: the works they were linked to or went to, and their keys. A
+    /// reading whose links or keys meet these is looked up again.
+    private var touchedWorks: Set<Int64> = []
+    private var takenKeys: Set<String> = []
+
+    /// Reads the links of the photo's readings in one query.
+    func readLinks(of books: [Book], _ db: any DatabaseConnection) throws {
+        links = try Store.linkedWorks(db, books.map(Store.WorkLookup.init))
+        touchedWorks = []; takenKeys = []
+    }
+
+    /// The links read for this reading, while nothing taken since could have changed them; nil: look them up.
+    func linkedWorks(for lookup: Store.WorkLookup) -> [Row]? {
+        guard let rows = links[lookup], takenKeys.isDisjoint(with: lookup.keys),
+              !rows.contains(where: { touchedWorks.contains($0.int("id") ?? -1) }) else { return nil }
+        return rows
+    }
+
+    /// A reading was taken: its links and keys, and the work it went to, may have changed.
+    func taken(_ lookup: Store.WorkLookup, linked: [Row], work: Int64) {
+        touchedWorks.formUnion(linked.compactMap { $0.int("id") })
+        touchedWorks.insert(work)
+        takenKeys.formUnion(lookup.keys)
+    }
+
+    /// Something outside the buffer changed the library (a decided reading): every link is looked up again.
+    func forgetLinks() { links = [:] }
 
     /// Whether the lookup of `book`'s work could find a pending sighting (`Store.work(for:)`'s arms on book_sighting).
     func mayBeSeen(by book: Book) -> Bool {

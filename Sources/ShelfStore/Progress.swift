@@ -89,7 +89,8 @@ extension Store {
             // The first jobs of each open state in claim order, each by job_state_order: a queue of thousands reads no more.
             func first(_ state: JobState) -> String {
                 """
-                SELECT * FROM (SELECT j.id, j.sha256, j.state, j.stage, j.stage_at, j.not_before, \(queued) AS queued, p.relative_path
+                SELECT * FROM (SELECT j.id, j.sha256, j.state, j.stage, j.stage_at, j.not_before, \(queued) AS queued, p.relative_path,
+                                      (SELECT MAX(r.received_at) FROM response r WHERE r.job_id = j.id) AS answered_at
                                FROM job j JOIN photo p ON p.sha256 = j.sha256 WHERE j.state = '\(state.rawValue)' ORDER BY j.id LIMIT \(openLimit)) o
                 """
             }
@@ -109,11 +110,15 @@ extension Store {
             for row in open + recent {
                 guard let id = row.int("id"), let sha = row.string("sha256"),
                       let state = JobState(rawValue: row.string("state") ?? "") else { continue }
-                let stage = JobStage(state: state, recorded: row.string("stage"))
-                let since = switch stage {
+                var stage = JobStage(state: state, recorded: row.string("stage"))
+                var since = switch stage {
                 case .queued, .retrying: row.date("queued")
                 case .done, .review, .failed: row.date("finished_at")
                 default: row.date("stage_at")
+                }
+                // Asked, and the answer saved since: matching it (`recordResponse` records no stage of its own).
+                if stage == .asking, let answered = row.date("answered_at"), let asked = since, answered >= asked {
+                    (stage, since) = (.matching, answered)
                 }
                 photos.append(.init(jobID: id, sha256: sha, path: row.string("relative_path") ?? "", stage: stage, since: since,
                                     retryAt: stage == .retrying ? row.date("not_before") : nil))

@@ -52,6 +52,32 @@ package enum SightingOutcome: Sendable, Equatable {
     case unchanged                      // this path, this size and mtime: seen before
 }
 
+/// What the queue knows of a path: the file's size and modification time when it was hashed, and its content.
+package struct KnownSighting: Sendable, Equatable {
+    package var size: Int64
+    package var mtime: Double
+    package var sha256: String
+    package init(size: Int64, mtime: Double, sha256: String) { self.size = size; self.mtime = mtime; self.sha256 = sha256 }
+}
+
+/// A stable file read and hashed, to be recorded as a sighting of its photo.
+package struct HashedFile: Sendable, Equatable {
+    package var path: String
+    package var relativePath: String
+    package var sha256: String
+    package var size: Int64
+    package var mtime: Double
+    package var syncConflict: Bool
+    /// A new photo's provider-ready image, stored with its job on a shared store (`JobQueue.isShared`).
+    package var image: [UInt8]?
+
+    package init(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool = false,
+                 image: [UInt8]? = nil) {
+        self.path = path; self.relativePath = relativePath; self.sha256 = sha256; self.size = size; self.mtime = mtime
+        self.syncConflict = syncConflict; self.image = image
+    }
+}
+
 /// How a claimed job ended.
 package struct JobOutcome: Sendable {
     package enum Result: Sendable {
@@ -78,59 +104,104 @@ package struct JobOutcome: Sendable {
 }
 
 extension Store {
-    /// A stored sighting for this path, so an unchanged file is not hashed again on every rescan.
-    package func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)? {
-        try readStatement { db in
-            guard let row = try db.queryOne("SELECT size, mtime, sha256 FROM sighting WHERE path = ?", [path]),
-                  let size = row.int("size"), let mtime = row.double("mtime"), let sha = row.string("sha256")
-            else { return nil }
-            return (size, mtime, sha)
+    /// The stored sightings of these paths, by path, in one statement a few hundred paths at a time.
+    package func knownSightings(paths: [String]) throws -> [String: KnownSighting] {
+        var known: [String: KnownSighting] = [:]
+        for part in Self.parts(of: Array(Set(paths))) {
+            try readStatement { db in
+                for row in try db.query("SELECT path, size, mtime, sha256 FROM sighting WHERE path IN (\(Self.placeholders(part.count)))", part) {
+                    guard let path = row.string("path"), let size = row.int("size"), let mtime = row.double("mtime"),
+                          let sha = row.string("sha256") else { continue }
+                    known[path] = KnownSighting(size: size, mtime: mtime, sha256: sha)
+                }
+            }
         }
+        return known
     }
 
-    package func isKnownPhoto(sha256: String) throws -> Bool {
-        try readStatement { db in try db.queryOne("SELECT 1 AS one FROM photo WHERE sha256 = ?", [sha256]) != nil }
+    /// Which of these contents were seen before (at any path).
+    package func knownPhotos(among sha256s: [String]) throws -> Set<String> {
+        var known: Set<String> = []
+        for part in Self.parts(of: Array(Set(sha256s))) {
+            try readStatement { db in
+                for row in try db.query("SELECT sha256 FROM photo WHERE sha256 IN (\(Self.placeholders(part.count)))", part) {
+                    if let sha = row.string("sha256") { known.insert(sha) }
+                }
+            }
+        }
+        return known
     }
 
-    /// Records that `path` holds the photo `sha256`. A photo is known by its content: only new content
-    /// becomes a job; another copy or a renamed copy is a sighting.
-    /// `image`: a new photo's provider-ready image, stored in the same transaction as its job (a shared store's).
-    /// `resultNode`: on a shared store, the node whose results/ gets the photo's results, kept from its first
-    /// sighting (`ResultDocuments.swift`).
-    package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
-                                syncConflict: Bool, provider: String, providerChoice: String? = nil, image: [UInt8]? = nil,
-                                resultNode: String? = nil, now: Date = Date()) throws -> SightingOutcome {
-        try write { db in
-            try db.execute("DELETE FROM path_problem WHERE path = ?", [path])
+    /// Records hashed files in one transaction, each as `recordSighting` would in the files' order (a second path
+    /// with the same new content is a sighting of the first's photo), with one statement per table for them all: a
+    /// burst of photos from a phone's sync costs a few round trips, not a few per photo. One outcome per file.
+    package func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String? = nil,
+                                 resultNode: String? = nil, now: Date = Date()) throws -> [SightingOutcome] {
+        guard !files.isEmpty else { return [] }
+        // A path given twice is recorded as its last content.
+        var latest: [String: Int] = [:]
+        for (index, file) in files.enumerated() { latest[file.path] = index }
+        let recorded = files.indices.filter { latest[files[$0].path] == $0 }
+        return try write { db in
+            let paths = recorded.map { files[$0].path }
+            try db.execute("DELETE FROM path_problem WHERE path IN (\(Self.placeholders(paths.count)))", paths)
             // Returned only when new: the photo's first sighting (a copy finds it there).
-            let photoIsNew = try db.queryOne("""
-                INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES (?, ?, ?, ?, ?)
+            let newPhotos = Set(try db.query("""
+                INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES \(Self.rows(recorded.count, of: 5))
                 ON CONFLICT (sha256) DO NOTHING RETURNING sha256
-                """, [sha256, size, relativePath, now, resultNode]) != nil
+                """, recorded.flatMap { i -> [any SQLBindable] in
+                    [files[i].sha256, files[i].size, files[i].relativePath, now, resultNode]
+                }).compactMap { $0.string("sha256") })
             // Returned unless this path was seen with this photo, size and time already.
-            guard try db.queryOne("""
+            let changedPaths = Set(try db.query("""
                 INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                VALUES \(Self.rows(recorded.count, of: 7))
                 ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size,
                     mtime = excluded.mtime, seen_at = excluded.seen_at, sync_conflict = excluded.sync_conflict
                 WHERE sighting.sha256 <> excluded.sha256 OR sighting.size <> excluded.size OR sighting.mtime <> excluded.mtime
                 RETURNING path
-                """, [path, sha256, relativePath, size, mtime, now, syncConflict]) != nil else { return .unchanged }
-            guard photoIsNew else {
-                try Self.addEvent(db, "sighting", sha256: sha256, message: relativePath, now: now)
-                return .knownPhoto(sha256: sha256)
+                """, recorded.flatMap { i -> [any SQLBindable] in
+                    let f = files[i]
+                    return [f.path, f.sha256, f.relativePath, f.size, f.mtime, now, f.syncConflict]
+                }).compactMap { $0.string("path") })
+            // Each new photo becomes one job, at the first of its paths that changed.
+            var outcomes = [SightingOutcome](repeating: .unchanged, count: files.count)
+            var jobFor: [String: Int] = [:]
+            for i in recorded where changedPaths.contains(files[i].path) {
+                if newPhotos.contains(files[i].sha256), jobFor[files[i].sha256] == nil {
+                    jobFor[files[i].sha256] = i
+                } else {
+                    outcomes[i] = .knownPhoto(sha256: files[i].sha256)
+                }
             }
-            let jobID = try db.insert("""
-                INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
-                VALUES (?, ?, ?, 'pending', 0, ?, ?)
-                """, [sha256, provider, providerChoice, now, now])
-            try Self.addEvent(db, "queued", sha256: sha256, jobID: jobID, message: relativePath, now: now)
-            if let image {
-                try db.execute("""
-                    INSERT INTO photo_image (sha256, jpeg, stored_at) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING
-                    """, [sha256, SQLValue.blob(image), now])
+            let jobs = jobFor.values.sorted()
+            if !jobs.isEmpty {
+                let ids = try db.query("""
+                    INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
+                    VALUES \(Array(repeating: "(?, ?, ?, 'pending', 0, ?, ?)", count: jobs.count).joined(separator: ", "))
+                    RETURNING id, sha256
+                    """, jobs.flatMap { i -> [any SQLBindable] in [files[i].sha256, provider, providerChoice, now, now] })
+                var jobIDs: [String: Int64] = [:]
+                for row in ids { if let sha = row.string("sha256"), let id = row.int("id") { jobIDs[sha] = id } }
+                for i in jobs { if let id = jobIDs[files[i].sha256] { outcomes[i] = .queued(jobID: id) } }
+                let images = jobs.compactMap { i in files[i].image.map { (files[i].sha256, $0) } }
+                if !images.isEmpty {
+                    try db.execute("""
+                        INSERT INTO photo_image (sha256, jpeg, stored_at) VALUES \(Self.rows(images.count, of: 3))
+                        ON CONFLICT (sha256) DO NOTHING
+                        """, images.flatMap { [$0.0, SQLValue.blob($0.1), now] as [any SQLBindable] })
+                }
             }
-            return .queued(jobID: jobID)
+            try Self.addEvents(db, recorded.compactMap { i in
+                switch outcomes[i] {
+                case .queued(let id): Event(kind: "queued", sha256: files[i].sha256, jobID: id, message: files[i].relativePath)
+                case .knownPhoto: Event(kind: "sighting", sha256: files[i].sha256, message: files[i].relativePath)
+                case .unchanged: nil
+                }
+            }, now: now)
+            // Outcomes of a path given twice follow its last content.
+            for i in files.indices where latest[files[i].path] != i { outcomes[i] = outcomes[latest[files[i].path]!] }
+            return outcomes
         }
     }
 
@@ -295,7 +366,7 @@ extension Store {
         guard !outcomes.isEmpty else { return FilesChange() }
         return try write { db in
             var change = FilesChange()
-            var events: [(kind: String, sha256: String, jobID: Int64, message: String)] = []
+            var events: [Event] = []
             // The decisions people took on the batch's photos, read once: each applies again to its reading.
             var decisions: [String: [String: Row]] = [:]
             let read = outcomes.compactMap { outcome -> String? in
@@ -334,6 +405,7 @@ extension Store {
                     var open: [String] = []
                     var refreshed = Set(touched)
                     let pending = PendingReadings()
+                    try pending.readLinks(of: books.filter { decisions[job.sha256]?[$0.titleKey] == nil }, db)
                     for book in books {
                         let committed = try Self.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
                                                                shelf: shelfOf(job), decisions: decisions[job.sha256] ?? [:],
@@ -352,19 +424,19 @@ extension Store {
                     change.works.formUnion(refreshed)
                     change.openedItems.formUnion(open)
                     change.photos.insert(job.sha256)
-                    events.append(("photo_done", job.sha256, job.id, "\(books.count) books"))
+                    events.append(Event(kind: "photo_done", sha256: job.sha256, jobID: job.id, message: "\(books.count) books"))
                 case .failed(let code, let message, let retryAt):
                     try db.execute("""
                         UPDATE job SET state = 'failed_retryable', not_before = ?, error_code = ?, error_message = ?,
                             lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
                         """, [retryAt, code.rawValue, message, now, job.id])
-                    events.append(("photo_failed", job.sha256, job.id, message))
+                    events.append(Event(kind: "photo_failed", sha256: job.sha256, jobID: job.id, message: message))
                 case .dead(let code, let message):
                     try db.execute("""
                         UPDATE job SET state = 'dead', error_code = ?, error_message = ?, lease_owner = NULL,
                             lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ? WHERE id = ?
                         """, [code.rawValue, message, now, now, job.id])
-                    events.append(("photo_dead", job.sha256, job.id, message))
+                    events.append(Event(kind: "photo_dead", sha256: job.sha256, jobID: job.id, message: message))
                 case .released(let code, let message, let refund):
                     try db.execute("""
                         UPDATE job SET state = 'pending', attempts = CASE WHEN attempts > ?1 THEN attempts - ?1 ELSE 0 END,
@@ -373,13 +445,10 @@ extension Store {
                         """, [refund ? 1 : 0, code?.rawValue, code == nil ? nil : message, now, job.id])
                 }
             }
-            if !events.isEmpty {
-                try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES "
-                               + Array(repeating: "(?, ?, ?, ?, ?)", count: events.count).joined(separator: ", "),
-                               events.flatMap { [now, $0.kind, $0.sha256, $0.jobID, $0.message] as [any SQLBindable] })
-            }
+            try Self.addEvents(db, events, now: now)
             try db.execute("UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
                            [now])
+            (change.filesVersionBefore, change.filesVersionAfter) = try Self.filesVersions(db)
             return change
         }
     }
@@ -452,7 +521,36 @@ extension Store {
 
     static func addEvent(_ db: any DatabaseConnection, _ kind: String, sha256: String? = nil, jobID: Int64? = nil,
                          message: String?, now: Date) throws {
-        try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES (?, ?, ?, ?, ?)",
-                       [now, kind, sha256, jobID, message])
+        try addEvents(db, [Event(kind: kind, sha256: sha256, jobID: jobID, message: message)], now: now)
+    }
+
+    /// A row of the event log, before it is written.
+    struct Event {
+        var kind: String
+        var sha256: String? = nil
+        var jobID: Int64? = nil
+        var message: String?
+    }
+
+    /// Events in one statement.
+    static func addEvents(_ db: any DatabaseConnection, _ events: [Event], now: Date) throws {
+        guard !events.isEmpty else { return }
+        try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES \(rows(events.count, of: 5))",
+                       events.flatMap { [now, $0.kind, $0.sha256, $0.jobID, $0.message] as [any SQLBindable] })
+    }
+
+    /// "?, ?, ?" for a list of `count` values.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    /// "(?, ?), (?, ?)" for `count` rows of `width` values.
+    static func rows(_ count: Int, of width: Int) -> String {
+        Array(repeating: "(\(placeholders(width)))", count: count).joined(separator: ", ")
+    }
+
+    /// A long list in parts a statement's bound values can hold.
+    static func parts<Value>(of values: [Value], size: Int = 500) -> [[Value]] {
+        stride(from: 0, to: values.count, by: size).map { Array(values[$0..<min($0 + size, values.count)]) }
     }
 }

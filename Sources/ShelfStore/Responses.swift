@@ -15,9 +15,9 @@ package struct SavedResponse: Sendable, Equatable {
 
 extension Store {
     /// Records a response about to be written (atomically) to `file`; returns its id (the row is its own record: no
-    /// event is written beside it). In the same transaction the
-    /// photo moves on to `matching`, and with `request` the request that brought the answer is logged for the latency
-    /// figures (as `recordRequest` would, without a transaction of its own).
+    /// event is written beside it). The photo is `matching` from then on (`progress` reads it from this row, so the
+    /// stage costs no statement). With `request` the request that brought the answer is logged in the same
+    /// transaction for the latency figures (as `recordRequest` would, without a transaction of its own).
     @discardableResult
     package func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
                                 body: [UInt8]? = nil, latencyMs: Int?, request: Bool = false, now: Date = Date()) throws -> Int64 {
@@ -26,7 +26,6 @@ extension Store {
                 INSERT INTO response (job_id, sha256, provider, model, file, bytes, body, latency_ms, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [jobID, sha256, provider, model, file, bytes, body.map(SQLValue.blob) ?? .null, latencyMs, now])
-            try db.execute("UPDATE job SET stage = 'matching', stage_at = ? WHERE id = ? AND state = 'leased'", [now, jobID])
             if request { try Self.logRequest(db, provider: provider, latencyMs: latencyMs ?? 0, outcome: "ok", now: now) }
             return id
         }

@@ -118,4 +118,13 @@ extension Store {
         guard engine == .postgres else { return nil }
         return try readStatement { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
     }
+
+    /// In a write transaction on a shared store, the files version before it and with it: the version moves once per
+    /// transaction and records which one moved it last. (nil, nil) on SQLite.
+    static func filesVersions(_ db: any DatabaseConnection) throws -> (before: Int64?, after: Int64?) {
+        guard db.engine == .postgres, let row = try db.queryOne("""
+            SELECT counter, CASE WHEN txid = txid_current() THEN 1 ELSE 0 END AS ours FROM files_change WHERE id = 1
+            """), let counter = row.int("counter") else { return (nil, nil) }
+        return (row.int("ours") == 1 ? counter - 1 : counter, counter)
+    }
 }

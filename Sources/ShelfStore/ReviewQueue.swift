@@ -212,6 +212,7 @@ extension Store {
             let decision = try StoredDecision(row)
             if let decided = decision.book {
                 try pending.flush(db)
+                pending.forgetLinks()
                 try apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: book, photo: photo,
                           shelf: shelf, db, now: now)
             }

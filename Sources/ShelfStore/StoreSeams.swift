@@ -9,13 +9,13 @@ import ShelfCore
 /// The queue as the pipeline sees it: sightings in, jobs claimed and leased, attempts charged, saved answers
 /// kept for replay, hybrid's rechecks, and one commit per batch.
 package protocol JobQueue: Sendable {
-    func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)?
-    /// `image`: a new photo's provider-ready image, stored with its job on a shared store (see `isShared`).
-    func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
-                        syncConflict: Bool, provider: String, providerChoice: String?, image: [UInt8]?,
-                        resultNode: String?, now: Date) throws -> SightingOutcome
-    /// Whether this content was seen before (at any path).
-    func isKnownPhoto(sha256: String) throws -> Bool
+    /// The stored sightings of these paths, by path: an unchanged file is not hashed again.
+    func knownSightings(paths: [String]) throws -> [String: KnownSighting]
+    /// Hashed files recorded in one transaction: new content becomes a job, a known photo a sighting.
+    func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
+                         now: Date) throws -> [SightingOutcome]
+    /// Which of these contents were seen before (at any path).
+    func knownPhotos(among sha256s: [String]) throws -> Set<String>
     func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
     func prunePathProblems(stillThere: (String) -> Bool) throws
 
@@ -48,6 +48,31 @@ package protocol JobQueue: Sendable {
     /// image (`recordSighting(image:)`) for those that cannot see the folder it arrived in.
     var isShared: Bool { get }
     func photoImage(sha256: String) throws -> [UInt8]?
+}
+
+extension JobQueue {
+    /// A stored sighting for this path, so an unchanged file is not hashed again on every rescan.
+    package func knownSighting(path: String) throws -> KnownSighting? {
+        try knownSightings(paths: [path])[path]
+    }
+
+    package func isKnownPhoto(sha256: String) throws -> Bool {
+        try !knownPhotos(among: [sha256]).isEmpty
+    }
+
+    /// Records that `path` holds the photo `sha256`. A photo is known by its content: only new content
+    /// becomes a job; another copy or a renamed copy is a sighting.
+    /// `image`: a new photo's provider-ready image, stored in the same transaction as its job (a shared store's).
+    /// `resultNode`: on a shared store, the node whose results/ gets the photo's results, kept from its first
+    /// sighting (`ResultDocuments.swift`).
+    package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
+                                syncConflict: Bool = false, provider: String, providerChoice: String? = nil, image: [UInt8]? = nil,
+                                resultNode: String? = nil, now: Date = Date()) throws -> SightingOutcome {
+        let file = HashedFile(path: path, relativePath: relativePath, sha256: sha256, size: size, mtime: mtime,
+                              syncConflict: syncConflict, image: image)
+        return try recordSightings([file], provider: provider, providerChoice: providerChoice, resultNode: resultNode,
+                                   now: now)[0]
+    }
 }
 
 /// The providers' and book sources' health, shared by every shelfd process.

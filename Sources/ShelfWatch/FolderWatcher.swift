@@ -83,10 +83,9 @@ private struct WatchEngine: Sendable {
             if let due = state.nextFullScan, due <= .now {
                 fullScan(trigger: state.mode == .poll ? "poll" : "periodic", in: &state)
             }
-            for stable in state.tracker.takeStable() {
-                logger.debug("File is stable", metadata: ["watch.path": "\(stable.path)"])
-                continuation.yield(.stable(state.scanner.stableFile(stable)))
-            }
+            let stable = state.tracker.takeStable()
+            for file in stable { logger.debug("File is stable", metadata: ["watch.path": "\(file.path)"]) }
+            if !stable.isEmpty { continuation.yield(.stable(stable.map { state.scanner.stableFile($0) })) }
         }
     }
 
@@ -167,7 +166,11 @@ private struct EngineState {
     /// nil until the startup scan has run.
     var nextFullScan: ContinuousClock.Instant?
 
+    /// A file's check waits this much longer (a tenth of the settle time, at most a quarter of a second), so that
+    /// the files of a burst (a phone's sync, a copied folder) become stable at one look and are queued together.
+    var gather: Duration { min(tracker.settle / 10, .milliseconds(250)) }
+
     var nextWakeUp: ContinuousClock.Instant? {
-        [tracker.nextCheck, nextFullScan].compactMap { $0 }.min()
+        [tracker.nextCheck.map { $0 + gather }, nextFullScan].compactMap { $0 }.min()
     }
 }

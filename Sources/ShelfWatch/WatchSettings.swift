@@ -55,9 +55,9 @@ package struct StableFile: Sendable, Hashable {
 }
 
 package enum WatchEvent: Sendable {
-    /// A complete file, ready to be queued. The same path may come again (after a change, or in a new
-    /// process); the consumer dedupes by content.
-    case stable(StableFile)
+    /// Complete files, ready to be queued: those found stable at one look, so that a burst is recorded together.
+    /// The same path may come again (after a change, or in a new process); the consumer dedupes by content.
+    case stable([StableFile])
     /// The way the folder is watched, at start and on a fallback; `reason` is meant for a person.
     case modeChanged(effective: WatchMode, reason: String)
     /// A full scan finished (startup, periodic, poll, overflow, request). The first one marks the startup scan.

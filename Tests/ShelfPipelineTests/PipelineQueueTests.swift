@@ -37,18 +37,23 @@ final class FakeQueue: PipelineStore {
     var commits: [[JobOutcome]] { state.withLock { $0.commits } }
 
     // JobQueue
-    func knownSighting(path: String) throws -> (size: Int64, mtime: Double, sha256: String)? {
-        state.withLock { $0.sightings[path].map { ($0.size, $0.mtime, $0.sha256) } }
+    func knownSightings(paths: [String]) throws -> [String: KnownSighting] {
+        state.withLock { state in
+            var known: [String: KnownSighting] = [:]
+            for path in paths { if let s = state.sightings[path] { known[path] = KnownSighting(size: s.size, mtime: s.mtime, sha256: s.sha256) } }
+            return known
+        }
     }
-    func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool,
-                        provider: String, providerChoice: String?, image: [UInt8]?, resultNode: String?,
-                        now: Date) throws -> SightingOutcome {
-        if image != nil { Issue.record("an image stored for a queue no one shares") }
+    func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
+                         now: Date) throws -> [SightingOutcome] {
+        if files.contains(where: { $0.image != nil }) { Issue.record("an image stored for a queue no one shares") }
         return state.withLock { state in
-            let known = state.sightings.values.contains { $0.sha256 == sha256 }
-            state.sightings[path] = (size, mtime, sha256, relativePath)
-            state.recorded += 1
-            return known ? .knownPhoto(sha256: sha256) : .queued(jobID: Int64(state.recorded))
+            files.map { file in
+                let known = state.sightings.values.contains { $0.sha256 == file.sha256 }
+                state.sightings[file.path] = (file.size, file.mtime, file.sha256, file.relativePath)
+                state.recorded += 1
+                return known ? .knownPhoto(sha256: file.sha256) : .queued(jobID: Int64(state.recorded))
+            }
         }
     }
     func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws {}
@@ -86,7 +91,9 @@ final class FakeQueue: PipelineStore {
     }
     /// One machine's queue: photos are read from their files.
     var isShared: Bool { false }
-    func isKnownPhoto(sha256: String) throws -> Bool { state.withLock { $0.sightings.values.contains { $0.sha256 == sha256 } } }
+    func knownPhotos(among sha256s: [String]) throws -> Set<String> {
+        state.withLock { state in Set(sha256s.filter { sha in state.sightings.values.contains { $0.sha256 == sha } }) }
+    }
     func photoImage(sha256: String) throws -> [UInt8]? { nil }
     /// The stages recorded for one job, in order.
     func stages(of job: Int64) -> [JobStage] { state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) } }

@@ -594,6 +594,16 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                                                                                     review: true))], shelfOf: { _ in nil }, now: now)
             let faded = try #require(open.first { $0.book.title == "Faded" })
             #expect(rescan.closedItems == [faded.id] && rescan.openedItems.isEmpty)
+            // A shared store's files version moves once per commit, so the node that writes files knows a change was
+            // only its own: here the decision came between the two commits.
+            if kind == .postgres {
+                let first = try #require(batch.filesVersionAfter), second = try #require(rescan.filesVersionBefore)
+                #expect(batch.filesVersionBefore == first - 1 && rescan.filesVersionAfter == second + 1)
+                #expect(second > first, "the decision moved the version between the commits")
+                #expect(try store.filesVersion() == rescan.filesVersionAfter)
+            } else {
+                #expect(batch.filesVersionAfter == nil && rescan.filesVersionBefore == nil)
+            }
 
             let edit = try store.editWork("title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil).files
             #expect(edit.photos == ["p1"] && !edit.works.isEmpty && edit.closedItems.isEmpty)

@@ -58,6 +58,36 @@ struct StoreContractTests {
         }
     }
 
+    @Test("Files recorded together are each what it would be alone, in their order, in one transaction", arguments: StoreKind.allCases)
+    func sightingsTogether(kind: StoreKind) throws {
+        try StoreSite.with(kind) { site in
+            let store = try site.open()
+            _ = try queue(1, in: store)
+            let before = store.activity
+            let files = [
+                HashedFile(path: "/in/new.jpg", relativePath: "new.jpg", sha256: "shaN", size: 7, mtime: 1),
+                HashedFile(path: "/in/p0.jpg", relativePath: "p0.jpg", sha256: "sha0", size: 100, mtime: 0),   // as it was
+                HashedFile(path: "/in/new copy.jpg", relativePath: "new copy.jpg", sha256: "shaN", size: 7, mtime: 2),
+                HashedFile(path: "/in/moved.jpg", relativePath: "moved.jpg", sha256: "sha0", size: 100, mtime: 3),
+                HashedFile(path: "/in/twice.jpg", relativePath: "twice.jpg", sha256: "shaT1", size: 5, mtime: 4),
+                HashedFile(path: "/in/twice.jpg", relativePath: "twice.jpg", sha256: "shaT2", size: 6, mtime: 5),
+            ]
+            let outcomes = try store.recordSightings(files, provider: "gemini", providerChoice: nil, resultNode: nil, now: start)
+            #expect(store.activity.writeTransactions - before.writeTransactions == 1)
+            guard case .queued(let newJob) = outcomes[0], case .queued(let twiceJob) = outcomes[4] else {
+                Issue.record("new content was not queued: \(outcomes)"); return
+            }
+            #expect(Array(outcomes[1...3]) == [.unchanged, .knownPhoto(sha256: "shaN"), .knownPhoto(sha256: "sha0")])
+            #expect(outcomes[5] == outcomes[4], "a path given twice is its last content")
+            #expect(try store.knownSighting(path: "/in/twice.jpg")?.sha256 == "shaT2")
+            #expect(try store.knownPhotos(among: ["shaN", "sha0", "shaT1", "shaT2", "other"]) == ["shaN", "sha0", "shaT2"])
+            let claimed = try store.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
+            #expect(claimed.map(\.id) == [claimed[0].id, newJob, twiceJob])
+            #expect(claimed.first { $0.id == newJob }.map { Set($0.paths.map(\.relativePath)) } == ["new.jpg", "new copy.jpg"])
+            #expect(claimed.first { $0.id == newJob }?.relativePath == "new.jpg")
+        }
+    }
+
     @Test("Workers claiming at the same time never get the same job, and together get every one", arguments: StoreKind.allCases)
     func concurrentClaimers(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in

@@ -4,16 +4,28 @@ import ShelfDigest
 import ShelfStore
 
 /// A store filled through its API as a year of use fills it: photos finished evenly over `days`, in batches
-/// of five, each with a saved provider answer and `booksPerPhoto` books drawn from `works` works (one in ten
-/// to review). For the benchmarks of the database's size and of the web pages at scale.
+/// of five, each with a saved provider answer and `booksPerPhoto` books (one in ten to review). The `works` stand
+/// on `shelves` shelves, each on one, as books do; photo i is of shelf i mod `shelves` and shows the next
+/// `booksPerPhoto` of its books, round the shelf, so every work is seen as often as the others. For the
+/// benchmarks of the database's size and of the web pages at scale.
 package struct YearOfPhotos {
     package var photos = 10_000
     package var booksPerPhoto = 12
     package var works = 3_000
     package var days = 365
+    package var shelves = 40
 
-    package init(photos: Int = 10_000, booksPerPhoto: Int = 12, works: Int = 3_000, days: Int = 365) {
+    package init(photos: Int = 10_000, booksPerPhoto: Int = 12, works: Int = 3_000, days: Int = 365, shelves: Int = 40) {
         self.photos = photos; self.booksPerPhoto = booksPerPhoto; self.works = works; self.days = days
+        self.shelves = min(shelves, works)
+    }
+
+    /// The `k`th book of photo `i`: its shelf's works are s, s + shelves, s + 2 × shelves, …
+    func work(photo i: Int, book k: Int) -> Int {
+        let shelf = i % shelves
+        let onShelf = (works - shelf + shelves - 1) / shelves
+        let slot = ((i / shelves) * booksPerPhoto + k) % onShelf
+        return shelf + slot * shelves
     }
 
     /// Fills `store` with the photos from `first` (the earlier ones when a run fills in two steps); answers are
@@ -21,7 +33,6 @@ package struct YearOfPhotos {
     /// given.
     package func fill(_ store: Store, responses: URL, from first: Int = 0, upTo end: Int? = nil, now: Date = Date()) throws {
         let answer = Data(repeating: UInt8(ascii: " "), count: 3_072)
-        var generator = SystemRandomNumberGenerator()
         var next = first
         let end = min(end ?? photos, photos)
         while next < end {
@@ -30,8 +41,8 @@ package struct YearOfPhotos {
             let at = now.addingTimeInterval(-Double(days) * 86_400 * Double(photos - 1 - next) / Double(max(1, photos - 1)))
             for i in batch {
                 let sha = SHA256.hex(of: Array("photo \(i)".utf8))
-                _ = try store.recordSighting(path: "/home/me/Shelves/incoming/shelf-\(i % 40)/IMG_\(i).jpg",
-                                             relativePath: "shelf-\(i % 40)/IMG_\(i).jpg", sha256: sha, size: 3_500_000,
+                _ = try store.recordSighting(path: "/home/me/Shelves/incoming/shelf-\(i % shelves)/IMG_\(i).jpg",
+                                             relativePath: "shelf-\(i % shelves)/IMG_\(i).jpg", sha256: sha, size: 3_500_000,
                                              mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: at)
             }
             let jobs = try store.claim(limit: 5, provider: "gemini", owner: "bench", lease: 600, now: at)
@@ -41,13 +52,12 @@ package struct YearOfPhotos {
                 try answer.write(to: file)
                 try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: "gemini", model: "gemini-2.5-flash",
                                          file: file.path, bytes: answer.count, latencyMs: 28_000, now: at)
-                // Every work is seen at least once when there are enough sightings; then at random.
+                let photo = next + jobs.firstIndex { $0.id == job.id }!
                 let books = (0..<booksPerPhoto).map { k in
-                    let sighting = (next + jobs.firstIndex { $0.id == job.id }!) * booksPerPhoto + k
-                    let work = sighting < works ? sighting : Int.random(in: 0..<works, using: &generator)
-                    return Book(title: "Book number \(work) of the shelves", author: "Author \(work % 997) Surname\(work)",
+                    let number = work(photo: photo, book: k)
+                    return Book(title: "Book number \(number) of the shelves", author: "Author \(number % 997) Surname\(number)",
                                 isbn13: nil, isbn10: nil, confidence: 0.9, box: Box(x1: 0.1, y1: 0.1, x2: 0.15, y2: 0.9),
-                                status: work % 10 == 0 ? .needsReview : .verified, source: "gemini")
+                                status: (number / shelves) % 10 == 0 ? .needsReview : .verified, source: "gemini")
                 }
                 let review = books.contains { $0.status == .needsReview }
                 outcomes.append(JobOutcome(job: job, result: .finished(books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",

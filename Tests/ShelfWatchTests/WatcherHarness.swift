@@ -21,8 +21,9 @@ final class EventRecorder: Sendable {
 
     var stable: [(at: ContinuousClock.Instant, file: StableFile)] {
         log.withLock { entries in
-            entries.compactMap { entry in
-                if case .stable(let file) = entry.event { (entry.at, file) } else { nil }
+            entries.flatMap { entry -> [(at: ContinuousClock.Instant, file: StableFile)] in
+                guard case .stable(let files) = entry.event else { return [] }
+                return files.map { (entry.at, $0) }
             }
         }
     }
