@@ -77,7 +77,7 @@ let package = Package(
         ], swiftSettings: settings),
         // The offline provider: Tesseract reads the spines; the enrichment matches their text like any reading.
         .target(name: "ShelfOCR", dependencies: [
-            "ShelfCore", "ShelfImaging", "ShelfProviders", "CTesseract",
+            "ShelfCore", "ShelfImaging", "ShelfProviders", "CTesseract", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.

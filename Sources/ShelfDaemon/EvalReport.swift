@@ -22,6 +22,13 @@ package enum EvalReport {
 
     static func describe(title: String, author: String?) -> String { author.map { "\(title) — \($0)" } ?? title }
 
+    /// How a reported book is shown: right or wrong against the truth, or, on a photo whose truth file lists no
+    /// books (unlabelled: someone looks at each crop), accepted without asking or left for review.
+    static func kind(of book: EvalDocument.JudgedBook, unlabelled: Bool) -> String {
+        guard unlabelled else { return book.right ? "right" : "wrong" }
+        return book.status == .verified ? "accepted" : "review"
+    }
+
     // MARK: Text
 
     /// The summary table, then each provider's photos with the books it got wrong and the ones it missed.
@@ -43,8 +50,9 @@ package enum EvalReport {
                              + "\(s.wrongISBNs) wrong ISBN\(s.wrongISBNs == 1 ? "" : "s"), \(s.needsReview) to review, "
                              + String(format: "%.2f s", s.seconds))
                 if let error = photo.error { lines.append("    no answer: \(error)") }
+                let unlabelled = truth[photo.photo]?.books.isEmpty ?? false
                 for book in photo.books where !book.right {
-                    lines.append("    wrong:  \(describe(title: book.title, author: book.author))")
+                    lines.append("    \(unlabelled ? kind(of: book, unlabelled: true) + ":" : "wrong: ") \(describe(title: book.title, author: book.author))")
                 }
                 for book in photo.books where book.wrongISBN {
                     lines.append("    wrong ISBN: \(describe(title: book.title, author: book.author)) \(book.isbn13 ?? "")")
@@ -62,10 +70,13 @@ package enum EvalReport {
 
     /// Small enough that a page of a dozen photos stays a few megabytes.
     static let thumbnailPreset = ImagePreset(maxSide: 1200, quality: 80, targetBytes: 0...250_000, minQuality: 60)
+    /// The spines' crops are cut from the photo at this long side: a title's letters stay legible.
+    static let cropSide = 2000
 
     /// A page that needs nothing beside it: each photo is embedded once (a downscaled, upright JPEG as a
     /// data URI in the style sheet), each provider's boxes drawn over it in SVG: right green, wrong red,
-    /// missed (the truth's box) blue.
+    /// missed (the truth's box) blue; on a photo whose truth file lists no books, accepted violet and review
+    /// amber. Each reported book's spine is cut out beside its title.
     package static func html(_ document: EvalDocument, photos: [EvalPhoto]) -> String {
         var style = """
             body{font-family:system-ui,sans-serif;margin:2em;color:#222}
@@ -76,7 +87,11 @@ package enum EvalReport {
             .shot svg{position:absolute;inset:0;width:100%;height:100%}
             rect{fill:none;stroke-width:3px;vector-effect:non-scaling-stroke}
             rect.right{stroke:#1a9e3f}rect.wrong{stroke:#d62828}rect.missed{stroke:#3b6fd1;stroke-dasharray:6 4}
-            li.right{color:#1a9e3f}li.wrong{color:#d62828}li.missed{color:#3b6fd1}.error{color:#d62828}
+            rect.accepted{stroke:#7b2cbf}rect.review{stroke:#e0a000;stroke-dasharray:4 3}
+            li.right{color:#1a9e3f}li.wrong{color:#d62828}li.missed{color:#3b6fd1}li.accepted{color:#7b2cbf}
+            li.review{color:#a07000}.error{color:#d62828}
+            ul.books{list-style:none;padding:0}ul.books li{display:flex;gap:.6em;align-items:center;margin:.3em 0}
+            ul.books img{max-height:220px;max-width:160px;border:1px solid #ccc;flex:none}
             """
         var aspect: [String: String] = [:], shotClass: [String: String] = [:]
         for (index, photo) in photos.enumerated() {
@@ -91,16 +106,22 @@ package enum EvalReport {
         body += "<table>\n<tr>" + headers.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
         for row in rows(document) { body += "<tr>" + row.map { "<td>\(escape($0))</td>" }.joined() + "</tr>\n" }
         body += "</table>\n<p><span class=\"legend\">boxes: <b style=\"color:#1a9e3f\">right</b> · "
-            + "<b style=\"color:#d62828\">wrong</b> · <b style=\"color:#3b6fd1\">missed</b></span></p>\n"
+            + "<b style=\"color:#d62828\">wrong</b> · <b style=\"color:#3b6fd1\">missed</b>; on a photo whose truth lists "
+            + "no books: <b style=\"color:#7b2cbf\">accepted</b> · <b style=\"color:#a07000\">review</b></span></p>\n"
+        let bytes = Dictionary(photos.map { ($0.name, $0.bytes) }, uniquingKeysWith: { first, _ in first })
         for provider in document.providers {
             body += "<section>\n<h2>\(escape(provider.provider)) <small>\(escape(provider.model))</small></h2>\n"
             for photo in provider.photos {
                 let books = truth[photo.photo]?.books ?? []
-                var marks: [(kind: String, label: String, box: Box?)] = photo.books.map { book in
-                    (book.right ? "right" : "wrong", describe(title: book.title, author: book.author), book.box)
+                // Each reported book's spine beside its title, so a person can tell a right one from a wrong one.
+                let boxes = photo.books.map { $0.box ?? Box(x1: 0, y1: 0, x2: 1, y2: 1) }
+                let crops = bytes[photo.photo].flatMap { try? Preprocessor.crops($0, boxes: boxes, maxSide: cropSide) } ?? []
+                var marks: [(kind: String, label: String, box: Box?, crop: [UInt8]?)] = photo.books.enumerated().map { index, book in
+                    (kind(of: book, unlabelled: books.isEmpty), describe(title: book.title, author: book.author), book.box,
+                     book.box == nil || !crops.indices.contains(index) ? nil : crops[index])
                 }
                 marks += photo.missed.filter(books.indices.contains).map { index in
-                    ("missed", describe(title: books[index].title, author: books[index].author), books[index].box)
+                    ("missed", describe(title: books[index].title, author: books[index].author), books[index].box, nil)
                 }
                 let s = photo.score
                 body += "<figure>\n<figcaption><b>\(escape(photo.photo))</b>: found \(s.right)/\(s.expected), "
@@ -113,9 +134,12 @@ package enum EvalReport {
                         box.x1 * 1000, box.y1 * 1000, (box.x2 - box.x1) * 1000, (box.y2 - box.y1) * 1000)
                     body += "<title>\(escape(mark.kind)): \(escape(mark.label))</title></rect>"
                 }
-                body += "</svg></div>\n<ul>\n"
+                body += "</svg></div>\n<ul class=\"books\">\n"
                 if let error = photo.error { body += "<li class=\"error\">no answer: \(escape(error))</li>\n" }
-                for mark in marks { body += "<li class=\"\(mark.kind)\">\(mark.kind): \(escape(mark.label))</li>\n" }
+                for mark in marks {
+                    let image = mark.crop.map { "<img alt=\"\" src=\"data:image/jpeg;base64,\(Data($0).base64EncodedString())\">" } ?? ""
+                    body += "<li class=\"\(mark.kind)\">\(image)<span>\(mark.kind): \(escape(mark.label))</span></li>\n"
+                }
                 body += "</ul>\n</figure>\n"
             }
             body += "</section>\n"

@@ -4,6 +4,12 @@ internal import ShelfCore
 /// The lines PP-OCR read grouped into spines: the lines that lie along one spine (title, author, publisher, each
 /// its own line) share its axis and overlap across it, with no more than `axisGap` of their thickness between
 /// them along it. Each group is one spine text in reading order, with the box around its lines.
+///
+/// Lines side by side (a title set on two lines, an author beside the title) stay separate spines. Joining parallel
+/// lines less than a letter height apart across the axis and overlapping along it (after DB's expansion, boxes
+/// overlapping by a quarter of their thickness) was tried on the library photos in scripts/bench-ocr.sh: most such
+/// pairs there are two neighbouring books (call-number labels "796.342 App" beside "796.342 Tor", two titles by one
+/// author), no book more was accepted, and one was lost to a neighbour's title; samples/ read the same.
 package enum LineSpines {
     /// Lines whose axes differ by more than this (radians, either way round) run along different spines.
     static let axisTolerance = 12.0 * Double.pi / 180

@@ -146,7 +146,10 @@ package final class OCRProvider: VisionProvider {
         if let ppocr {
             let image = try Preprocessor.rgb(bytes, maxSide: settings.maxSide)
             do throws(OCRError) {
-                let lines = try await ppocr.lines(in: image)
+                let (lines, times) = try await ppocr.read(image)
+                logger.debug("Models ran", metadata: ["ocr.lines": "\(lines.count)", "ocr.detector_ms": "\(times.detector.milliseconds)",
+                                                      "ocr.classifier_ms": "\(times.classifier.milliseconds)",
+                                                      "ocr.recogniser_ms": "\(times.recogniser.milliseconds)"])
                 return (LineSpines.spines(lines, width: image.width, height: image.height), image.width, image.height)
             } catch {
                 throw error.photoError

@@ -232,11 +232,11 @@ final class OnnxSession: @unchecked Sendable {      // unchecked: the session is
 
     /// Runs the model on `tensor` (read in place, not copied) and returns its output.
     func run(_ tensor: Tensor) throws(OCRError) -> Tensor {
-        var values = tensor.values
         let shape = tensor.shape.map(Int64.init)
-        let result: Result<Tensor, OCRError> = values.withUnsafeMutableBytes { bytes in
+        // ONNX Runtime takes a mutable pointer but only reads an input: a `var` copy here would copy the values.
+        let result: Result<Tensor, OCRError> = tensor.values.withUnsafeBytes { bytes in
             shape.withUnsafeBufferPointer { shape in
-                Result { () throws(OCRError) in try run(bytes, shape: shape) }
+                Result { () throws(OCRError) in try run(UnsafeMutableRawBufferPointer(mutating: bytes), shape: shape) }
             }
         }
         return try result.get()

@@ -43,7 +43,13 @@ package final class PPOCREngine: @unchecked Sendable {      // unchecked: `model
 
     /// The lines on `image`, read on the queue.
     package func lines(in image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide) async throws(OCRError) -> [TextLine] {
-        try await run { models throws(OCRError) in try PPOCRReader.lines(in: image, models: models, detectorSide: detectorSide) }.get()
+        try await read(image, detectorSide: detectorSide).lines
+    }
+
+    /// The lines on `image`, read on the queue, and how long each model took.
+    package func read(_ image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide) async throws(OCRError)
+        -> (lines: [TextLine], times: PPOCRReader.StageTimes) {
+        try await run { models throws(OCRError) in try PPOCRReader.read(image, models: models, detectorSide: detectorSide) }.get()
     }
 
     private func scheduleRelease() {

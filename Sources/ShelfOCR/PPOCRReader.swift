@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 package import ShelfImaging
 
@@ -55,18 +56,48 @@ package enum PPOCRReader {
     static let classifierSize = (width: 192, height: 48)
     static let recogniserHeight = 48, recogniserMinimumWidth = 320, recogniserMaximumWidth = 2400
     static let batchSize = 6
+    /// A recogniser batch holds at most this many columns in all (six short lines, two of the widest): its memory
+    /// grows with them, about 12 KB a column.
+    static let batchColumns = 4800
+    /// The detector runs on tiles of at most this side, each seeing `tileMargin` pixels of the picture beyond its
+    /// own part (both multiples of 32): four for a 4:3 photo at `detectorSide`.
+    static let tileSide = 768, tileMargin = 128
+
+    /// How long each model took on one picture.
+    package struct StageTimes: Sendable, Equatable {
+        package var detector: Duration = .zero
+        package var classifier: Duration = .zero
+        package var recogniser: Duration = .zero
+    }
 
     /// The lines on `image` (upright), in its pixels.
     package static func lines(in image: RGBImage, models: PPOCRModels, detectorSide: Int = detectorSide) throws(OCRError) -> [TextLine] {
+        try read(image, models: models, detectorSide: detectorSide).lines
+    }
+
+    /// The lines on `image` (upright), in its pixels, and how long each model took.
+    package static func read(_ image: RGBImage, models: PPOCRModels,
+                             detectorSide: Int = detectorSide) throws(OCRError) -> (lines: [TextLine], times: StageTimes) {
+        // The heap ONNX Runtime's tensors leave behind is given back after each stage, so that the next stage (and
+        // the next photo) starts from the models' own memory rather than on top of the last one's leftovers.
+        defer { malloc_trim(0) }
+        let clock = ContinuousClock()
+        var times = StageTimes(), start = clock.now
         let frames = try detect(image, model: models.detector, side: detectorSide)
-        guard !frames.isEmpty else { return [] }
+        times.detector = clock.now - start
+        guard !frames.isEmpty else { return ([], times) }
+        start = clock.now
         let upright = try classify(image, frames: frames, model: models.classifier)
+        times.classifier = clock.now - start
+        start = clock.now
         let read = try recognise(image, frames: upright, models: models)
-        return zip(upright, read).compactMap { frame, reading in
+        times.recogniser = clock.now - start
+        let lines = zip(upright, read).compactMap { frame, reading -> TextLine? in
             guard reading.confidence >= minimumConfidence,
                   reading.text.unicodeScalars.contains(where: Character.isLetterOrDigit) else { return nil }
             return TextLine(text: reading.text.trimmingCharacters(in: .whitespaces), confidence: reading.confidence, frame: frame)
         }
+        return (lines, times)
     }
 
     // MARK: detection
@@ -75,25 +106,54 @@ package enum PPOCRReader {
         let scale = min(1, Double(side) / Double(max(image.width, image.height)))
         let small = scale < 1 ? image.resized(width: Int((Double(image.width) * scale).rounded()),
                                               height: Int((Double(image.height) * scale).rounded())) : image
-        // Padded to multiples of 32 (the network halves the picture five times) with the mean grey, 0 once normalised.
-        let width = (small.width + 31) / 32 * 32, height = (small.height + 31) / 32 * 32
-        var values = [Float](repeating: 0, count: 3 * width * height)
-        small.pixels.withUnsafeBufferPointer { pixels in
-            for y in 0..<small.height {
-                for x in 0..<small.width {
-                    let source = (y * small.width + x) * 3, target = y * width + x
-                    // BGR, as PaddleOCR's OpenCV pictures are, each channel to -1…1.
-                    for c in 0..<3 { values[c * width * height + target] = Float(pixels[source + 2 - c]) / 127.5 - 1 }
+        let map = try probabilities(small, model: model)
+        let actualScale = Double(small.width) / Double(image.width)
+        return TextLineFinder.lines(probabilities: map.values, width: map.width, height: map.height)
+            .map { $0.frame.scaled(1 / actualScale) }
+    }
+
+    /// The detector's map of `picture` padded to multiples of 32 (the network halves it five times) with the mean
+    /// grey, 0 once normalised. It runs a tile at a time: on a whole 1440×1088 picture it took the process from
+    /// about 190 to 490 MB at its peak. Each tile sees `tileMargin` of the picture around its own part, of whose
+    /// map only that part is kept, so lettering at a tile's edge is seen with what surrounds it. The network
+    /// weighs its channels by their mean over what it is shown, so a tile's map is not exactly that part of the
+    /// whole picture's (6–7 % of the text pixels of a 12-megapixel shelf photo fall on the other side of the
+    /// threshold); the model was trained on 640-pixel crops, and samples/ reads the same either way.
+    static func probabilities(_ picture: RGBImage, model: OnnxSession) throws(OCRError) -> (values: [Float], width: Int, height: Int) {
+        let width = (picture.width + 31) / 32 * 32, height = (picture.height + 31) / 32 * 32
+        var map = [Float](repeating: 0, count: width * height)
+        for rows in parts(height) {
+            for columns in parts(width) {
+                let x0 = max(0, columns.lowerBound - tileMargin), y0 = max(0, rows.lowerBound - tileMargin)
+                let w = min(width, columns.upperBound + tileMargin) - x0, h = min(height, rows.upperBound + tileMargin) - y0
+                var values = [Float](repeating: 0, count: 3 * w * h)
+                picture.pixels.withUnsafeBufferPointer { pixels in
+                    for y in y0..<min(y0 + h, picture.height) {
+                        for x in x0..<min(x0 + w, picture.width) {
+                            let source = (y * picture.width + x) * 3, target = (y - y0) * w + (x - x0)
+                            // BGR, as PaddleOCR's OpenCV pictures are, each channel to -1…1.
+                            for c in 0..<3 { values[c * w * h + target] = Float(pixels[source + 2 - c]) / 127.5 - 1 }
+                        }
+                    }
                 }
+                let tile = try model.run(Tensor(shape: [1, 3, h, w], values: values))
+                guard tile.shape.count == 4, tile.shape[2] == h, tile.shape[3] == w else {
+                    throw OCRError(.modelRun, "the detector gave a map of shape \(tile.shape) for a \(w)×\(h) picture")
+                }
+                for y in rows {
+                    for x in columns { map[y * width + x] = tile.values[(y - y0) * w + (x - x0)] }
+                }
+                malloc_trim(0)
             }
         }
-        let map = try model.run(Tensor(shape: [1, 3, height, width], values: values))
-        guard map.shape.count == 4, map.shape[2] == height, map.shape[3] == width else {
-            throw OCRError(.modelRun, "the detector gave a map of shape \(map.shape) for a \(width)×\(height) picture")
-        }
-        let actualScale = Double(small.width) / Double(image.width)
-        return TextLineFinder.lines(probabilities: map.values, width: width, height: height)
-            .map { $0.frame.scaled(1 / actualScale) }
+        return (map, width, height)
+    }
+
+    /// `length` (a multiple of 32) cut into the fewest parts of at most `tileSide`, each a multiple of 32.
+    static func parts(_ length: Int) -> [Range<Int>] {
+        let count = max(1, (length + tileSide - 1) / tileSide)
+        let part = (length / 32 + count - 1) / count * 32
+        return stride(from: 0, to: length, by: part).map { $0..<min(length, $0 + part) }
     }
 
     // MARK: orientation
@@ -124,11 +184,8 @@ package enum PPOCRReader {
     static func recognise(_ image: RGBImage, frames: [LineFrame], models: PPOCRModels) throws(OCRError) -> [(text: String, confidence: Double)] {
         let height = recogniserHeight
         let widths = frames.map { min(recogniserMaximumWidth, max(1, Int((Double(height) * $0.length / max(1, $0.thickness)).rounded(.up)))) }
-        // Sorted by width, so each batch pads its lines to a width close to their own.
-        let order = widths.indices.sorted { widths[$0] < widths[$1] }
         var results = [(text: String, confidence: Double)](repeating: ("", 0), count: frames.count)
-        for start in stride(from: 0, to: order.count, by: batchSize) {
-            let batch = Array(order[start..<min(order.count, start + batchSize)])
+        for batch in batches(widths) {
             let width = max(recogniserMinimumWidth, batch.map { widths[$0] }.max()!)
             var values = [Float](repeating: 0, count: batch.count * 3 * height * width)
             for (n, index) in batch.enumerated() {
@@ -148,6 +205,24 @@ package enum PPOCRReader {
             }
         }
         return results
+    }
+}
+
+extension PPOCRReader {
+    /// The lines of `widths` (their indices) in batches for the recogniser: sorted by width, so each batch pads its
+    /// lines to a width close to their own, at most `batchSize` lines and `batchColumns` columns once padded.
+    static func batches(_ widths: [Int]) -> [[Int]] {
+        var batches: [[Int]] = []
+        for index in widths.indices.sorted(by: { widths[$0] < widths[$1] }) {
+            // Each line is padded to the batch's widest: the one being added.
+            let columns = max(recogniserMinimumWidth, widths[index])
+            if let batch = batches.last, batch.count < batchSize, (batch.count + 1) * columns <= batchColumns {
+                batches[batches.count - 1].append(index)
+            } else {
+                batches.append([index])
+            }
+        }
+        return batches
     }
 }
 

@@ -15,6 +15,8 @@ struct Eval: AsyncParsableCommand {
             right, with boxes) goes through preprocessing, the provider, the book checks and enrichment, as in the \
             pipeline, but outside the queue: nothing is added to the library, results or review. A reported book is \
             right when its title and author surname match a truth book after normalisation, each truth book once. \
+            A truth file that lists no books makes its photo unlabelled: its books are shown accepted or for review, \
+            for a person to judge from their spines on the --html page. \
             Enrichment reads your local catalogue, or with --catalogue a temporary one made from that file.
             """)
 
@@ -26,7 +28,8 @@ struct Eval: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Look books up in a temporary catalogue imported from this file instead of yours.", valueName: "file"))
     var catalogue: String?
     @Flag(name: .long, help: "Print the evaluation as a shelfd.eval/1 JSON document.") var json = false
-    @Option(help: ArgumentHelp("Also write a self-contained HTML page: each photo with its boxes, and the table.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write a self-contained HTML page: each photo with its boxes, each reported book's spine "
+                               + "beside its title, and the table.", valueName: "file"))
     var html: String?
 
     func run() async throws {

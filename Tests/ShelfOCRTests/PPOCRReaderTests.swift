@@ -187,6 +187,25 @@ struct PPOCRGeometryTests {
         #expect(abs(decoded.confidence - Double(0.9 + 0.7 + 0.6 + 0.5) / 4) < 1e-6)
     }
 
+    @Test("The detector's tiles cover the picture in parts of at most the tile side, each a multiple of 32")
+    func tiles() {
+        #expect(PPOCRReader.parts(1440) == [0..<736, 736..<1440])
+        #expect(PPOCRReader.parts(1088) == [0..<544, 544..<1088])
+        #expect(PPOCRReader.parts(768) == [0..<768])
+        #expect(PPOCRReader.parts(32) == [0..<32])
+        #expect(PPOCRReader.parts(2400).map(\.count) == [608, 608, 608, 576])
+    }
+
+    @Test("Recogniser batches go by width, with at most six lines and the column limit once padded")
+    func recogniserBatches() {
+        let widths = [2400, 100, 2300, 900, 2200, 300, 50, 60, 70, 80]
+        let batches = PPOCRReader.batches(widths)
+        #expect(batches == [[6, 7, 8, 9, 1, 5], [3, 4], [2, 0]])
+        #expect(batches.allSatisfy { batch in
+            batch.count * max(PPOCRReader.recogniserMinimumWidth, batch.map { widths[$0] }.max()!) <= PPOCRReader.batchColumns
+        })
+    }
+
     @Test("The character list splits as Python's splitlines does")
     func characterList() {
         #expect(CTCDecoder.lines("a\nb\r\nc\rd\u{2028}e\n") == ["a", "b", "c", "d", "e"])

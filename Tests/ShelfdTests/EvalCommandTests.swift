@@ -75,12 +75,36 @@ struct EvalCommandTests {
             let result = try await root.shelfd("eval", "--truth", truth.path, "--html", page.path)
             #expect(result.status == 0, "\(result.stderr)")
             let html = try String(contentsOf: page, encoding: .utf8)
-            #expect(html.components(separatedBy: "data:image/jpeg;base64,").count == 3, "each photo embedded once")
+            #expect(html.components(separatedBy: "url(data:image/jpeg;base64,").count == 3, "each photo embedded once")
+            #expect(html.components(separatedBy: "<img alt=\"\" src=\"data:image/jpeg;base64,").count - 1 == 6,
+                    "each reported book's spine beside its title")
             #expect(html.components(separatedBy: "<rect class=\"right\"").count - 1 == 4)
             #expect(html.components(separatedBy: "<rect class=\"wrong\"").count - 1 == 2)
             #expect(html.components(separatedBy: "<rect class=\"missed\"").count - 1 == 2)
             #expect(html.contains("<title>missed: Emma — Jane Austen</title>"))
             #expect(!html.contains("src=\"/") && !html.contains("href=\"http"), "nothing outside the page")
+        }
+    }
+
+    @Test("On a photo whose truth lists no books, each book is shown accepted or for review beside its spine",
+          .timeLimit(.minutes(1)))
+    func unlabelledPhoto() async throws {
+        try await withGeminiEmulator(.always(.books(Self.reading))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let folder = root.base.appendingPathComponent("unlabelled")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(JPEGFactory.shelf(seed: 901)).write(to: folder.appendingPathComponent("shelf.jpg"))
+            try JSONStyle.encoder().encode(TruthDocument(photo: "shelf.jpg", books: []))
+                .write(to: folder.appendingPathComponent("shelf.jpg.truth.json"))
+            let page = root.base.appendingPathComponent("eval.html")
+            let result = try await root.shelfd("eval", "--truth", folder.path, "--html", page.path)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("accepted: Dune") && result.stdout.contains("review: Neuromancer"), "\(result.stdout)")
+            let html = try String(contentsOf: page, encoding: .utf8)
+            #expect(html.components(separatedBy: "<rect class=\"accepted\"").count - 1 == 2)
+            #expect(html.components(separatedBy: "<rect class=\"review\"").count - 1 == 1)
+            #expect(!html.contains("<rect class=\"wrong\""))
+            #expect(html.contains("src=\"data:image/jpeg;base64,") && html.contains("<span>review: Neuromancer — William Gibson</span>"))
         }
     }
 
