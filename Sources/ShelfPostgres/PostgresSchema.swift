@@ -359,6 +359,10 @@ enum PostgresSchema {
         END
         $body$;
         """,
+        // 9: SQLite's step 19, a work's sightings in the order its entry is taken from.
+        """
+        CREATE INDEX book_sighting_rank ON book_sighting(book_id, decided DESC, confidence DESC, seen_at, status);
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

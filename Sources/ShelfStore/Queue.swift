@@ -457,7 +457,8 @@ extension Store {
     /// starts with `prefix`. Returns the job, or nil when the photo is unknown or already queued.
     package func rescan(sha256 prefix: String, providerChoice: String?, now: Date = Date()) throws -> (jobID: Int64, sha256: String)? {
         try write { db in
-            let matches = try db.query("SELECT sha256 FROM photo WHERE sha256 LIKE ? LIMIT 2", [prefix.lowercased() + "%"])
+            let matches = try db.query("SELECT sha256 FROM photo WHERE \(Self.hexPrefix(of: "sha256")) LIMIT 2",
+                                       Self.hexPrefixArguments(prefix.lowercased()))
             guard matches.count == 1, let sha = matches.first?.string("sha256") else { return nil }
             guard try db.queryOne("""
                 SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
@@ -538,6 +539,12 @@ extension Store {
         try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES \(rows(events.count, of: 5))",
                        events.flatMap { [now, $0.kind, $0.sha256, $0.jobID, $0.message] as [any SQLBindable] })
     }
+
+    /// Values of `column` that start with a lowercase hex prefix (an id or a hash as a person types it), as a range
+    /// its index walks: `LIKE 'p%'` is case-insensitive in SQLite, so it would read every row. With
+    /// `hexPrefixArguments(prefix)` as the arguments.
+    static func hexPrefix(of column: String) -> String { "\(column) >= ? AND \(column) < ?" }
+    static func hexPrefixArguments(_ prefix: String) -> [any SQLBindable] { [prefix, prefix + "g"] }   // "g" follows every hex digit
 
     /// "?, ?, ?" for a list of `count` values.
     static func placeholders(_ count: Int) -> String {

@@ -343,7 +343,7 @@ extension Store {
         guard wanted.count >= 4, wanted.allSatisfy(\.isHexDigit) else {
             throw ReviewError(code: .notFound, message: "'\(id)' is not a review id: give one as 'shelfd review list' shows it.")
         }
-        let found = try reviewItems(db, where: "r.id LIKE ?", [wanted + "%"])
+        let found = try reviewItems(db, where: hexPrefix(of: "r.id"), hexPrefixArguments(wanted))
         guard found.count < 2 else {
             throw ReviewError(code: .ambiguous, message: "'\(id)' starts \(found.count) review ids: give more of it.")
         }

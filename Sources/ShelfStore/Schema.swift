@@ -437,6 +437,12 @@ enum Schema {
         """
         CREATE INDEX review_item_order ON review_item(created_at, id);
         """,
+        // A work's sightings in the order its entry is taken from (`Store.refresh`: a person's decision first, then
+        // the surest reading, then the oldest), with the status: a work seen in a hundred photos refreshes from the
+        // index's first entries, not from every sighting.
+        """
+        CREATE INDEX book_sighting_rank ON book_sighting(book_id, decided DESC, confidence DESC, seen_at, status);
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

@@ -567,6 +567,26 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         #expect(libraries[0].first { $0.title == "Persuasion" }?.history.contains { $0.action == "merged" } == true)
     }
 
+    @Test("A review item and a photo are found by the start of their id, as a person types it, in either case",
+          arguments: StoreKind.allCases)
+    func foundByPrefix(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let sha = "ab12" + String(repeating: "0", count: 60)
+            _ = try store.recordSighting(path: "/in/p.jpg", relativePath: "p.jpg", sha256: sha, size: 1, mtime: 1,
+                                         syncConflict: false, provider: "gemini")
+            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            try store.finish([JobOutcome(job: job, result: .finished(books: [reading("Smudged", nil, confidence: 0.3)],
+                                                                     resultPath: "/r/p.json", review: true))], shelfOf: { _ in nil })
+            let item = try #require(try store.openReviewItems().first)
+            #expect(try store.reviewItem(String(item.id.prefix(6)).uppercased()).id == item.id)
+            #expect(try store.reviewItem(item.id).id == item.id)
+            let other = item.id.first == "f" ? "0000" : "ffff"
+            #expect(throws: ReviewError.self) { try store.reviewItem(other) }
+            #expect(try store.rescan(sha256: "AB12", providerChoice: nil)?.sha256 == sha)
+            #expect(try store.rescan(sha256: "ab13", providerChoice: nil) == nil)
+        }
+    }
+
     @Test("A batch commit, a decision and a library edit each say what they changed: works, items opened and closed, photos",
           arguments: StoreKind.allCases)
     func commitsReportTheirChange(kind: StoreKind) throws {

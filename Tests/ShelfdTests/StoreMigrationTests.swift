@@ -31,6 +31,10 @@ struct StoreMigrationTests {
                     return queue.done + queue.review == 3
                 }
                 let before = try await root.status().queue
+                // library.json follows the commits off their path, within seconds.
+                try await waitUntil("library.json lists the photos' works", timeout: .seconds(30)) {
+                    (try? root.library().books.count) ?? 0 >= 3
+                }
                 let works = try Set(root.library().books.map(\.work))
                 #expect(!works.isEmpty)
 
