@@ -363,6 +363,18 @@ enum PostgresSchema {
         """
         CREATE INDEX book_sighting_rank ON book_sighting(book_id, decided DESC, confidence DESC, seen_at, status);
         """,
+        // 10: SQLite's step 20, the open review items counted by a trigger.
+        """
+        INSERT INTO tally (name, n) SELECT 'review_items', COUNT(*) FROM review_item;
+        CREATE FUNCTION shelfd_review_tally() RETURNS trigger LANGUAGE plpgsql AS $tally$
+        BEGIN
+            UPDATE tally SET n = n + CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END WHERE name = 'review_items';
+            RETURN NULL;
+        END
+        $tally$;
+        CREATE TRIGGER review_item_tally AFTER INSERT OR DELETE ON review_item
+            FOR EACH ROW EXECUTE FUNCTION shelfd_review_tally();
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

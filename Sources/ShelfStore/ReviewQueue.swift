@@ -74,12 +74,12 @@ extension Store {
         try readStatement { db in try db.queryOne("SELECT id FROM review_item ORDER BY created_at, id LIMIT 1")?.string("id") }
     }
 
-    /// Where `item` stands among the open items (oldest first) and its neighbours: two counts and two steps along
-    /// the queue's index, never the items themselves.
+    /// Where `item` stands among the open items (oldest first) and its neighbours: the count the triggers keep, the
+    /// items before it counted along the queue's index (as many as its place), and two steps along that index.
     package func reviewPlace(of item: ReviewItem) throws -> ReviewPlace {
         let at: [any SQLBindable] = [item.createdAt, item.id]
         return try read { db in
-            let total = try db.queryOne("SELECT COUNT(*) AS n FROM review_item")?.int("n") ?? 0
+            let total = try db.queryOne("SELECT n FROM tally WHERE name = 'review_items'")?.int("n") ?? 0
             let before = try db.queryOne("""
                 SELECT COUNT(*) AS n FROM review_item WHERE created_at < ?1 OR (created_at = ?1 AND id < ?2)
                 """, at)?.int("n") ?? 0

@@ -443,6 +443,16 @@ enum Schema {
         """
         CREATE INDEX book_sighting_rank ON book_sighting(book_id, decided DESC, confidence DESC, seen_at, status);
         """,
+        // The open review items, counted by triggers as the jobs are: the review page's "3 of 17" costs one row.
+        """
+        INSERT INTO tally (name, n) SELECT 'review_items', COUNT(*) FROM review_item;
+        CREATE TRIGGER review_item_tally_added AFTER INSERT ON review_item BEGIN
+            UPDATE tally SET n = n + 1 WHERE name = 'review_items';
+        END;
+        CREATE TRIGGER review_item_tally_removed AFTER DELETE ON review_item BEGIN
+            UPDATE tally SET n = n - 1 WHERE name = 'review_items';
+        END;
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

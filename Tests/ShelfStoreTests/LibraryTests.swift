@@ -146,6 +146,12 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             _ = try store.decide(items[1].id, .reject)
             #expect(try store.openReviewID(after: items[1]) == items[2].id, "a decided item's next is the one after it")
             #expect(try store.reviewPlace(of: items[2]) == ReviewPlace(position: 2, total: 2, previous: items[0].id, next: nil))
+            // The total is counted as items open and close: read again with the same reading, p3 keeps its one item;
+            // read without it, the item closes with the work it was all of.
+            try commit(store, photo: "p3", [reading("Smudged p3", nil, confidence: 0.3)])
+            #expect(try store.reviewPlace(of: items[2]).total == 2)
+            try commit(store, photo: "p3", [reading("Dune", "Frank Herbert")])
+            #expect(try store.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 1, previous: nil, next: nil))
             _ = try store.decide(items[0].id, .reject)
             #expect(try store.openReviewID(after: items[2]) == nil, "no other item open")
         }
