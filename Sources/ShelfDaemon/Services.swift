@@ -13,8 +13,21 @@ import ShelfWatch
 /// How `watch`, `run` and `scan` stop: SIGTERM or SIGINT starts a graceful shutdown, services stop in the
 /// reverse of their order, and requests in flight get `grace` to finish; then everything still running is
 /// cancelled, and the photos it held go back to the queue.
+/// Set by the handler `Shutdown.rememberEarlySignals` installs; read once the service group listens itself.
+private let earlySignal = Atomic<Bool>(false)
+
 package enum Shutdown {
     package static let grace: Duration = .seconds(25)
+
+    /// Called first by a command that ends in `run` or `runPass`: a SIGTERM or SIGINT that arrives while the
+    /// process starts (store opened and migrated, files caught up) is remembered, and stops the group gracefully
+    /// as soon as it runs. Without it the signal's default action kills the process before the group listens.
+    package static func rememberEarlySignals() {
+        _ = earlySignal.load(ordering: .relaxed)        // the global exists before a handler touches it
+        for number in [SIGTERM, SIGINT] {
+            signal(number) { _ in earlySignal.store(true, ordering: .relaxed) }
+        }
+    }
 
     /// Runs `services` in one `ServiceGroup` until they end or the process is asked to stop.
     /// A service that returns on its own ends the group (an error: the daemon's services run until stopped).
@@ -24,8 +37,12 @@ package enum Shutdown {
 
     private static func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], grace: Duration,
                             logger: Logger) async throws {
-        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
-                                                      logger: logger)
+        // Services start once the group listens for signals; this one hands over a signal that came before.
+        let early = ClosureService {
+            if !earlySignal.load(ordering: .relaxed) { try? await gracefulShutdown() }
+        }
+        var configuration = ServiceGroupConfiguration(services: services + [.init(service: early, successTerminationBehavior: .gracefullyShutdownGroup)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = grace
         try await ServiceGroup(configuration: configuration).run()
     }

@@ -16,6 +16,7 @@ struct Run: AsyncParsableCommand {
                                           discussion: "Interrupted, the batches go on; the next run or the daemon collects them.")) var batch = false
 
     func run() async throws {
+        Shutdown.rememberEarlySignals()
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, refreshLookups: refresh)
         let report = try await OneShot(runtime: runtime, logger: logger, batch: batch).run()

@@ -11,6 +11,7 @@ struct Watch: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
+        Shutdown.rememberEarlySignals()
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
         let web = try WebServer.forDaemon(config: config, secrets: secrets, store: runtime.store, logger: logger,

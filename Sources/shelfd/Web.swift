@@ -23,6 +23,7 @@ struct Web: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
             return print(try LoginLink.make(config: config, secrets: secrets, store: try StoreAccess.open(config: config, secrets: secrets)))
         }
+        Shutdown.rememberEarlySignals()
         guard !config.web.listen.isEmpty, config.web.enabled else {
             throw StartupError("The web page is turned off ([web] listen = \"\" or enabled = false). Set [web] listen, or pass --listen 127.0.0.1:8787.")
         }

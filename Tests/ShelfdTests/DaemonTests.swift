@@ -77,6 +77,31 @@ struct DaemonTests {
         }
     }
 
+    @Test("SIGTERM while the daemon starts, before it listens for signals: it stops gracefully, exit 0, the photo is read later",
+          .timeLimit(.minutes(2)))
+    func sigtermDuringStart() async throws {
+        try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(2), reply: .books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            try root.drop(JPEGFactory.shelf(seed: 210), as: "210.jpg")
+            for _ in 0..<3 {
+                let daemon = try root.startDaemon()
+                // "Watching" is logged just before the daemon's services start and its own signal handling begins.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !daemon.logText.contains("Watching") && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                kill(daemon.process.processIdentifier, SIGTERM)
+                #expect(try await daemon.waitForExit(timeout: .seconds(40)) == 0, "\(daemon.logText)")
+                #expect(daemon.process.terminationReason == .exit, "ended by its own exit, not by the signal")
+            }
+            let status = try await root.status()
+            #expect(!status.daemon.running && status.queue.leased == 0 && status.queue.dead == 0)
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try root.resultDocuments().map(\.photo.path) == ["210.jpg"], "the photo was not lost to the stops")
+        }
+    }
+
     @Test("kill -9 at each failpoint, then a restart: one result per photo, no duplicate, nothing paid twice",
           .timeLimit(.minutes(3)), arguments: ["after_claim", "after_response_saved", "mid_write", "before_commit"])
     func killAtFailpointThenRestart(failpoint: String) async throws {
