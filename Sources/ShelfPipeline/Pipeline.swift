@@ -105,14 +105,14 @@ package final class Pipeline: Sendable {
 
     /// Files recorded in one transaction at most: a burst from a phone's sync is a few round trips a part, and the
     /// first photos are queued before the last are hashed.
-    static let ingestPart = 32
+    static let filesPerIngest = 32
 
     /// Hashes stable files and records them, a part at a time, each part in one transaction (one outcome per file,
     /// nil for a file not recorded). Only files whose size or time changed since they were hashed are read again.
     @discardableResult
     package func ingest(_ files: [IncomingFile]) -> [SightingOutcome?] {
-        stride(from: 0, to: files.count, by: Self.ingestPart).flatMap { start in
-            ingestPart(Array(files[start..<min(start + Self.ingestPart, files.count)]))
+        stride(from: 0, to: files.count, by: Self.filesPerIngest).flatMap { start in
+            ingestPart(Array(files[start..<min(start + Self.filesPerIngest, files.count)]))
         }
     }
 

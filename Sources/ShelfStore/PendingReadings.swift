@@ -14,6 +14,8 @@ final class PendingReadings {
     }
 
     private var sightings: [Sighting] = []
+    /// The keys the pending sightings could be found by (ISBN, record, title).
+    private var pendingKeys: Set<String> = []
     private var history: [(bookID: Int64, step: LibraryDocument.Decision)] = []
     /// The works linked to the photo's readings, read for them all at once before the first (`Store.linkedWorks`).
     private var links: [Store.WorkLookup: [Row]] = [:]
@@ -46,19 +48,14 @@ final class PendingReadings {
     func forgetLinks() { links = [:] }
 
     /// Whether the lookup of `book`'s work could find a pending sighting (`Store.work(for:)`'s arms on book_sighting).
-    func mayBeSeen(by book: Book) -> Bool {
-        let isbn = book.checkedISBN?.isbn13, matchKey = book.matchKey
-        return sightings.contains { pending in
-            (isbn != nil && pending.isbn13 == isbn) || (matchKey != nil && pending.matchKey == matchKey)
-                || pending.titleKey == book.titleKey
-        }
-    }
+    func mayBeSeen(by book: Book) -> Bool { !pendingKeys.isDisjoint(with: Store.WorkLookup(book).keys) }
 
     /// A sighting to write. Two readings of one photo on the same work share it, as the statement's ON CONFLICT
     /// would have them: the best confidence, verified or decided if either was, the first ISBN and record kept.
     func add(bookID: Int64, sha256: String, box: String?, confidence: Double, shelf: String?, seenAt: Date, verified: Bool,
              title: String, author: String?, titleKey: String, isbn13: String?, isbn10: String?, isbnSource: String?,
              decided: Bool, matchKey: String?) {
+        pendingKeys.formUnion([isbn13, matchKey, titleKey].compactMap { $0 })
         if let index = sightings.firstIndex(where: { $0.bookID == bookID && $0.sha256 == sha256 }) {
             var shared = sightings[index]
             shared.confidence = max(shared.confidence, confidence)
@@ -87,7 +84,7 @@ final class PendingReadings {
                  (s.verified ? Book.Status.verified : .needsReview).rawValue, s.title, s.author, s.titleKey,
                  s.isbn13, s.isbn10, s.isbnSource, s.decided, s.matchKey]
             })
-            sightings = []
+            sightings = []; pendingKeys = []
         }
         if !history.isEmpty {
             try Store.recordHistory(db, history)

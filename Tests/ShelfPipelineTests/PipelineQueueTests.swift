@@ -23,6 +23,7 @@ final class FakeQueue: PipelineStore {
         var responses: Int64 = 0
         var sightings: [String: (size: Int64, mtime: Double, sha256: String, relativePath: String)] = [:]
         var recorded = 0                           // sightings recorded
+        var recordCalls = 0                        // calls to recordSightings: one transaction each in a store
         var stages: [(jobIDs: [Int64], stage: JobStage)] = []
     }
     let path: String
@@ -48,7 +49,8 @@ final class FakeQueue: PipelineStore {
                          now: Date) throws -> [SightingOutcome] {
         if files.contains(where: { $0.image != nil }) { Issue.record("an image stored for a queue no one shares") }
         return state.withLock { state in
-            files.map { file in
+            state.recordCalls += 1
+            return files.map { file in
                 let known = state.sightings.values.contains { $0.sha256 == file.sha256 }
                 state.sightings[file.path] = (file.size, file.mtime, file.sha256, file.relativePath)
                 state.recorded += 1
@@ -181,6 +183,23 @@ final class FakeQueue: PipelineStore {
         #expect(pipeline.ingest(path: first.path) == .unchanged)
         #expect(pipeline.ingest(path: copy.path) == .knownPhoto(sha256: SHA256.hex(of: photo)))
         #expect(queue.state.withLock { $0.recorded } == 2, "the unchanged file was not recorded again")
+    }
+
+    @Test("A burst of 40 new photos is recorded in two calls to the queue (32 files at most a transaction), in order")
+    func burstIngest() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let incoming = root.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let files = try (0..<40).map { index in
+            let url = incoming.appendingPathComponent(String(format: "IMG_%02d.jpg", index))
+            try Data(JPEGFactory.shelf(width: 64, height: 48, seed: 300 + index)).write(to: url)
+            return Pipeline.IncomingFile(path: url.path)
+        }
+        let queue = FakeQueue(folder: root)
+        let outcomes = pipeline(queue).ingest(files)
+        #expect(outcomes == (1...40).map { .queued(jobID: Int64($0)) }, "each file its own job, in the order given")
+        #expect(queue.state.withLock { $0.recordCalls } == 2)
+        #expect(queue.state.withLock { $0.sightings.count } == 40)
     }
 
     @Test("A claimed batch is read, its result written, and committed once with every photo's outcome")

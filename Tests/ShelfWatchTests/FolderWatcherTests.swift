@@ -105,6 +105,24 @@ struct FolderWatcherTests {
         }
     }
 
+    @Test("Twenty photos copied in at once are emitted together, in one event")
+    func burstIsEmittedTogether() async throws {
+        try await withIncoming { incoming in
+            // A settle time of 2 s gathers for 200 ms: ample for twenty small copies on a busy machine.
+            let settings = WatchSettings(mode: .inotify, settle: .seconds(2), pollInterval: .milliseconds(300),
+                                         rescanInterval: .seconds(3600), extraIgnore: [])
+            try await withWatcher(incoming, settings) { _, recorder in
+                try await recorder.waitForStartupScan()
+                let names = (0..<20).map { String(format: "IMG_%02d.jpg", $0) }
+                for name in names { try writeFakePhoto(name, in: incoming, bytes: 4096) }
+                try await recorder.wait(for: "every photo to be stable") { names.allSatisfy { !recorder.stable(named: $0).isEmpty } }
+                let events = recorder.events.filter { if case .stable = $0 { true } else { false } }
+                #expect(events.count == 1, "\(events)")
+                #expect(Set(recorder.stable.map { ($0.file.path as NSString).lastPathComponent }) == Set(names))
+            }
+        }
+    }
+
     @Test("A photo present before start is caught by the startup scan")
     func startupScanFindsExistingPhoto() async throws {
         try await withIncoming { incoming in
