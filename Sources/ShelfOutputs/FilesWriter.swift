@@ -8,34 +8,24 @@ import Synchronization
 ///
 /// Each commit returns what it changed (`FilesChange`), and the files follow from that report, not from a re-read:
 /// review/ at once, on the writer's own thread, item by item (`LibraryFiles.updateReview(_:)`); a change it cannot
-/// name item by item (another worker's) and the first change of each day reconcile review/ with every open item. library.json and the exports are whole-library files:
-/// their rewrite is coalesced. It starts `settle` after a change, and while changes keep coming the next waits ten
-/// times what the last rewrite took, between `minimumSpacing` and `maximumSpacing`: a small library follows within
-/// a fraction of a second, a large one (a rewrite of seconds) is rewritten at most every few seconds and spends at
-/// most a tenth of the writer's time on it; either way the files follow the last change within
-/// `settle + maximumSpacing` and a rewrite.
+/// name item by item (another worker's) and the first change of each day reconcile review/ with every open item.
+/// library.json and the exports are whole-library files: their rewrite is coalesced (`RewriteSchedule`).
 /// A short-lived process (`shelfd review`, `shelfd library`) writes `immediately`, before it exits. A change whose
 /// files a crash (kill -9) cut short is caught up by the full update at the next start.
 package final class FilesWriter: Sendable {
     package let files: LibraryFiles
     private let immediately: Bool
-    private let settle: Duration
-    private let minimumSpacing: Duration
-    private let maximumSpacing: Duration
     private let reviewQueue = DispatchQueue(label: "shelfd.files.review")
     private let libraryQueue = DispatchQueue(label: "shelfd.files.library")
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
         /// review/'s changes not yet written.
         var review = FilesChange()
-        var library = false
+        var library: RewriteSchedule
         /// Whether a pass of either kind is queued (it reads the flags when it runs).
         var reviewQueued = false
         var libraryQueued = false
-        var lastLibraryWrite: ContinuousClock.Instant?
-        /// How long the next rewrite waits after the last one, from what that one took.
-        var spacing: Duration = .zero
         /// Photos of the batch just committed, by hash: their review crops are cut without reading them again.
         var originals: [String: [UInt8]] = [:]
         var lastReconcile = ContinuousClock.now
@@ -43,8 +33,8 @@ package final class FilesWriter: Sendable {
 
     package init(files: LibraryFiles, immediately: Bool = false, settle: Duration = .milliseconds(100),
                  minimumSpacing: Duration = .milliseconds(250), maximumSpacing: Duration = .seconds(3)) {
-        self.files = files; self.immediately = immediately; self.settle = settle
-        self.minimumSpacing = minimumSpacing; self.maximumSpacing = maximumSpacing
+        self.files = files; self.immediately = immediately
+        state = Mutex(State(library: RewriteSchedule(settle: settle, minimumSpacing: minimumSpacing, maximumSpacing: maximumSpacing)))
     }
 
     /// A commit's report of what it changed. `originals`: the photos a batch read, still in memory, by hash.
@@ -58,29 +48,28 @@ package final class FilesWriter: Sendable {
             if library { files.updateLibrary() }
             return
         }
-        let (queueReview, libraryDelay) = state.withLock { state -> (Bool, Duration?) in
+        let (queueReview, libraryDue) = state.withLock { state -> (Bool, ContinuousClock.Instant?) in
             if review { state.review.formUnion(change) }
-            state.library = state.library || library
+            if library { state.library.changed(at: .now) }
             state.originals.merge(originals) { new, _ in new }
             let queueReview = review && !state.reviewQueued
             if queueReview { state.reviewQueued = true }
-            guard state.library && !state.libraryQueued else { return (queueReview, nil) }
+            guard library && !state.libraryQueued else { return (queueReview, nil) }
             state.libraryQueued = true
-            let sinceLast = state.lastLibraryWrite.map { ContinuousClock.now - $0 } ?? state.spacing
-            return (queueReview, max(settle, state.spacing - sinceLast))
+            return (queueReview, state.library.due)
         }
         if queueReview { reviewQueue.async { self.writeReview() } }
-        if let libraryDelay { scheduleLibrary(after: libraryDelay) }
+        if let libraryDue { scheduleLibrary(at: libraryDue) }
     }
 
     /// Writes whatever is pending now and returns when it is written: a process about to exit, or a test.
     package func flush() {
         reviewQueue.sync { writeReview() }
-        libraryQueue.sync { writeLibrary() }
+        libraryQueue.sync { writeLibrary(now: true) }
     }
 
-    private func scheduleLibrary(after delay: Duration) {
-        let (seconds, attoseconds) = delay.components
+    private func scheduleLibrary(at due: ContinuousClock.Instant) {
+        let (seconds, attoseconds) = max(.zero, due - .now).components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         libraryQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.writeLibrary() }
     }
@@ -101,21 +90,74 @@ package final class FilesWriter: Sendable {
         files.updateReview(pending.reconcile ? nil : pending)
     }
 
-    private func writeLibrary() {
-        let pending = state.withLock { state in
-            defer { state.library = false }
-            return state.library
-        }
-        let took = ContinuousClock().measure { if pending { files.updateLibrary() } }
-        // A change that came while writing waits the spacing from this write, at least `settle`.
-        let again = state.withLock { state -> Duration? in
-            if pending {
-                state.lastLibraryWrite = .now
-                state.spacing = min(maximumSpacing, max(minimumSpacing, took * 10))
+    /// Rewrites library.json and the exports when they are due (`now`: whatever is pending, at once).
+    private func writeLibrary(now: Bool = false) {
+        // A change that came after this pass was queued can move the time: wait for it instead.
+        enum Pass { case write, wait(ContinuousClock.Instant), none }
+        let pass = state.withLock { state -> Pass in
+            guard let due = state.library.due else {
+                if !now { state.libraryQueued = false }         // this was the queued pass
+                return .none
             }
-            state.libraryQueued = state.library
-            return state.library ? max(settle, state.spacing) : nil
+            guard now || due <= .now else { return .wait(due) }
+            state.library.writing()
+            return .write
         }
-        if let again { scheduleLibrary(after: again) }
+        switch pass {
+        case .none: return
+        case .wait(let due): return scheduleLibrary(at: due)
+        case .write: break
+        }
+        let took = ContinuousClock().measure { files.updateLibrary() }
+        let next = state.withLock { state -> ContinuousClock.Instant? in
+            state.library.wrote(at: .now, took: took)
+            if now && state.libraryQueued { return nil }        // the queued pass takes what came meanwhile
+            state.libraryQueued = state.library.due != nil
+            return state.library.due
+        }
+        if let next { scheduleLibrary(at: next) }
+    }
+}
+
+/// When library.json and the exports are next rewritten. A rewrite waits until changes have paused for as long as
+/// the last one took (at least `settle`), so a burst of decisions or commits is not slowed by a whole-library
+/// rewrite running beside it; but no longer than `maximumSpacing` twice after the first change it would carry. And
+/// while changes keep coming the next waits ten times what the last took, between `minimumSpacing` and
+/// `maximumSpacing`: a large library (a rewrite of seconds) spends at most a tenth of the writer's time on it, a
+/// small one follows within a fraction of a second. Either way the files follow the last change within about
+/// twice `maximumSpacing` and two rewrites.
+package struct RewriteSchedule: Sendable {
+    package var settle: Duration
+    package var minimumSpacing: Duration
+    package var maximumSpacing: Duration
+    /// The first and the last change not yet written.
+    private(set) var firstChange: ContinuousClock.Instant?
+    private(set) var lastChange: ContinuousClock.Instant?
+    private var lastWrite: ContinuousClock.Instant?
+    private var took: Duration = .zero
+
+    package init(settle: Duration, minimumSpacing: Duration, maximumSpacing: Duration) {
+        self.settle = settle; self.minimumSpacing = minimumSpacing; self.maximumSpacing = maximumSpacing
+    }
+
+    package mutating func changed(at instant: ContinuousClock.Instant) {
+        firstChange = firstChange ?? instant
+        lastChange = instant
+    }
+
+    /// When the pending changes are to be written; nil when nothing is pending.
+    package var due: ContinuousClock.Instant? {
+        guard let firstChange, let lastChange else { return nil }
+        let paused = lastChange + min(maximumSpacing, max(settle, took))
+        let due = min(paused, firstChange + maximumSpacing * 2)
+        guard let lastWrite else { return due }
+        return max(due, lastWrite + min(maximumSpacing, max(minimumSpacing, took * 10)))
+    }
+
+    /// A rewrite starts: it carries every change so far (it reads the database after this).
+    package mutating func writing() { firstChange = nil; lastChange = nil }
+
+    package mutating func wrote(at instant: ContinuousClock.Instant, took: Duration) {
+        lastWrite = instant; self.took = took
     }
 }

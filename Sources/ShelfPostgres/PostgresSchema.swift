@@ -375,6 +375,19 @@ enum PostgresSchema {
         CREATE TRIGGER review_item_tally AFTER INSERT OR DELETE ON review_item
             FOR EACH ROW EXECUTE FUNCTION shelfd_review_tally();
         """,
+        // 11: SQLite's step 21, a photo's jobs and a reading's links along one index each. The history's index leaves
+        // out the detail: `IS NOT DISTINCT FROM` cannot use a B-tree here, and a step's detail may exceed a B-tree entry.
+        """
+        CREATE INDEX job_photo ON job(sha256, id);
+        DROP INDEX book_sighting_title;
+        CREATE INDEX book_sighting_title ON book_sighting(title_key, match_key, book_id);
+        DROP INDEX book_sighting_isbn;
+        CREATE INDEX book_sighting_isbn ON book_sighting(isbn13, book_id) WHERE isbn13 IS NOT NULL;
+        DROP INDEX book_sighting_match;
+        CREATE INDEX book_sighting_match ON book_sighting(match_key, book_id) WHERE match_key IS NOT NULL;
+        DROP INDEX book_history_book;
+        CREATE INDEX book_history_step ON book_history(book_id, action, agent);
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.
