@@ -54,7 +54,7 @@ package struct Secrets: Sendable, Equatable {
     package var webToken: Secret? { values[.webToken] }
 
     /// The shortest `web_token` the web page takes: beyond loopback it is all that stands between the network and
-    /// the library, and the throttle only slows guessing (README, "Security").
+    /// the library, and the throttle only slows guessing (README, "The web page: who may open it").
     package static let webTokenMinimumLength = 32
 
     /// Why `web_token` cannot be used (too short), with how to make one; nil when it is absent or long enough.

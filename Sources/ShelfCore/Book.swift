@@ -38,7 +38,7 @@ package struct Book: Sendable, Equatable, Codable {
         self.match = match
     }
 
-    /// The key a new work is filed under (DESIGN §7): its matched record, else normalised title + author surname.
+    /// The key a new work is filed under (ARCHITECTURE.md, "One entry per work"): its matched record, else normalised title + author surname.
     package var workKey: String { matchKey ?? titleKey }
 
     /// The matched record as `<source>:<key>`, nil when unmatched. The local catalogue's keys already name it
@@ -54,7 +54,7 @@ package struct Book: Sendable, Equatable, Codable {
     /// The ISBN that counts for identity: `isbn13`, else `isbn10`, only when its checksum passes, as ISBN-13.
     package var checkedISBN: ISBN? { isbn13.flatMap(ISBN.init) ?? isbn10.flatMap(ISBN.init) }
 
-    /// The same work (DESIGN §7): a shared checked ISBN, or the same matched record, or, when one or both
+    /// The same work (ARCHITECTURE.md, "One entry per work"): a shared checked ISBN, or the same matched record, or, when one or both
     /// are unmatched, the same normalised title and author surname. Two books matched to different records
     /// with no ISBN in common are two works, whatever their titles.
     package func isSameWork(as other: Book) -> Bool {
@@ -70,7 +70,7 @@ package struct Book: Sendable, Equatable, Codable {
 
 /// Turns a model's detections into checked books: ISBN checksum, one threshold, dedupe within the photo.
 package struct BookChecker: Sendable {
-    /// Below it a book is `needs_review` (DESIGN §7: one threshold, default 0.60).
+    /// Below it a book is `needs_review` (README, "How a book is decided": one threshold, default 0.60).
     package var reviewThreshold: Double
 
     package init(reviewThreshold: Double = 0.60) { self.reviewThreshold = reviewThreshold }

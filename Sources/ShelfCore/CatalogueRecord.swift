@@ -28,7 +28,7 @@ package struct MatchCandidate: Codable, Sendable, Hashable {
     package init(record: CatalogueRecord, score: Double) { self.record = record; self.score = score }
 }
 
-/// A book's accepted match, as written in results and the library (DESIGN §4.3).
+/// A book's accepted match, as written in results and the library (README, "The main job").
 package struct BookMatch: Codable, Sendable, Hashable {
     package var source: String
     package var key: String

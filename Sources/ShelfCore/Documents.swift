@@ -1,6 +1,6 @@
 import Foundation
 
-/// `results/<name>.json`: what one photo gave (DESIGN §4.3).
+/// `results/<name>.json`: what one photo gave (README, "The main job").
 package struct ResultDocument: Codable, Sendable, Equatable {
     package struct Photo: Codable, Sendable, Equatable {
         /// Relative to incoming/.
@@ -243,7 +243,7 @@ extension LibraryDocument {
     }
 }
 
-/// `review/<id>.json`: one book a person is asked about (DESIGN §4.3).
+/// `review/<id>.json`: one book a person is asked about (README, "The main job").
 package struct ReviewDocument: Codable, Sendable, Equatable {
     package struct Photo: Codable, Sendable, Equatable {
         /// Relative to incoming/.
@@ -270,7 +270,7 @@ package struct ReviewDocument: Codable, Sendable, Equatable {
     }
 }
 
-/// `shelfd status --json` (DESIGN §4.4).
+/// `shelfd status --json` (README, "Commands").
 package struct StatusDocument: Codable, Sendable, Equatable {
     package struct Daemon: Codable, Sendable, Equatable {
         package var running: Bool

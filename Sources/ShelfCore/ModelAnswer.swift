@@ -1,4 +1,4 @@
-/// What every vision provider is asked for, converted at the provider's edge (DESIGN §6).
+/// What every vision provider is asked for, converted at the provider's edge (README, "Choosing a provider").
 package struct ModelAnswer: Sendable, Equatable {
     package var books: [Detection]
     package var suggestions: [Suggestion]

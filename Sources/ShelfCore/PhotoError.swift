@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a photo could not be turned into books, and what the queue should do about it (DESIGN §5).
+/// Why a photo could not be turned into books, and what the queue should do about it (ARCHITECTURE.md, "The queue's states").
 /// `code` is stable: it is `status --json`'s `problems[].code`. `message` is for a person.
 package struct PhotoError: Error, Sendable, CustomStringConvertible, Equatable {
     package enum Code: String, Sendable, Codable {

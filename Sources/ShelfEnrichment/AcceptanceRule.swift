@@ -30,7 +30,7 @@ package struct MatchEvidence: Sendable, Equatable {
     }
 }
 
-/// When a spine's best record is taken as the book without asking (DESIGN §7). A high score alone is not
+/// When a spine's best record is taken as the book without asking (ARCHITECTURE.md, "One entry per work"). A high score alone is not
 /// enough: a book that is not in the catalogue often scores well against another book by the same
 /// author, another volume, or another book with the same short title. So the record must be confirmed by
 /// something a different book would not show, in one of three ways:

@@ -253,7 +253,7 @@ struct PreparedQuery {
 
 /// A catalogue record in the matcher's terms.
 struct PreparedRecord: Sendable {
-    /// The title a spine shows: no subtitle, no leading article (DESIGN §7).
+    /// The title a spine shows: no subtitle, no leading article (ARCHITECTURE.md, "One entry per work").
     let mainTitle: [Word]
     /// The first of two alternative titles ("Frankenstein; or, The Modern Prometheus"), which a spine
     /// often shows alone; empty when the title has none.

@@ -20,7 +20,7 @@ package struct MatchResult: Sendable, Equatable {
 }
 
 /// Scores catalogue records against what a spine showed and decides whether one of them is the book
-/// (DESIGN §7; when it may say so without asking is `AcceptanceRule`). Pure: sources find the records, this
+/// (ARCHITECTURE.md, "One entry per work"; when it may say so without asking is `AcceptanceRule`). Pure: sources find the records, this
 /// only compares text.
 ///
 /// A score (0…1) weighs how much of the record's title the text covers (word by word, tolerant of OCR

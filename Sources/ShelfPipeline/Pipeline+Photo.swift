@@ -219,7 +219,7 @@ extension Pipeline {
         return .failure(lastError)
     }
 
-    /// What the queue does with a photo error (DESIGN §5).
+    /// What the queue does with a photo error (ARCHITECTURE.md, "The queue's states").
     func outcome(for error: PhotoError, job: ClaimedJob, channel: ProviderChannel, attempt: AttemptCounter) -> JobOutcome.Result {
         let attempts = attempt.attempts, charged = attempt.charged
         switch error.disposition {
@@ -240,7 +240,7 @@ extension Pipeline {
         }
     }
 
-    /// No connection, DNS, a timeout or a 5xx: the provider's trouble (DESIGN §5), never charged to the photo.
+    /// No connection, DNS, a timeout or a 5xx: the provider's trouble (ARCHITECTURE.md, "The queue's states"), never charged to the photo.
     static func isOutage(_ error: PhotoError) -> Bool {
         guard case .retry = error.disposition else { return false }
         return error.code == .network || error.code == .providerUnavailable

@@ -26,7 +26,7 @@ package struct GeminiSettings: Sendable {
     }
 }
 
-/// Google Gemini `generateContent` with the photo inline and structured JSON output (DESIGN §6).
+/// Google Gemini `generateContent` with the photo inline and structured JSON output (README, "Choosing a provider").
 package struct GeminiProvider: VisionProvider {
     package let name = "gemini"
     package let settings: GeminiSettings

@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-/// The library is one row per work (DESIGN §7); each of its sightings keeps what one photo showed (title,
+/// The library is one row per work (ARCHITECTURE.md, "One entry per work"); each of its sightings keeps what one photo showed (title,
 /// author, ISBN, review state). A book's title, confidence and status are recomputed from its sightings, so
 /// replacing one photo's reading (a rescan, a person's decision) never leaves a stale value behind.
 extension Store {
@@ -68,7 +68,7 @@ extension Store {
             """, rows.flatMap { $0 })
     }
 
-    /// The row of the work `book` belongs to (DESIGN §7), merging the works it shows to be one.
+    /// The row of the work `book` belongs to (ARCHITECTURE.md, "One entry per work"), merging the works it shows to be one.
     ///
     /// A reading is linked to a work by any of its sightings: a shared checked ISBN or the same matched record
     /// (strong links), or, when the reading or the sighting is unmatched, the same normalised title and surname

@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-/// A remote source's answer to one normalised question, as cached (DESIGN §7): records found, or none.
+/// A remote source's answer to one normalised question, as cached (ARCHITECTURE.md, "One entry per work"): records found, or none.
 package struct CachedLookup: Sendable, Equatable {
     package var records: [CatalogueRecord]
     /// The limit the answer was fetched with.

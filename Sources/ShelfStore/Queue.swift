@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-/// The states of DESIGN §5.
+/// The states of ARCHITECTURE.md, "The queue's states".
 package enum JobState: String, Sendable, Codable, CaseIterable {
     case pending, leased, done, review, failedRetryable = "failed_retryable", dead
 }

@@ -261,7 +261,7 @@ enum Schema {
             PRIMARY KEY (sha256, reading_key)
         );
         """,
-        // A work is found by any of its readings (DESIGN §7): a shared ISBN or the same matched record, so each
+        // A work is found by any of its readings (ARCHITECTURE.md, "One entry per work"): a shared ISBN or the same matched record, so each
         // sighting keeps the record its reading was matched to. Readings committed before are known by their
         // work's key (book.work_key), which was the one record any of them could have then.
         """

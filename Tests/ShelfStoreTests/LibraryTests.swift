@@ -242,7 +242,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    // MARK: One work per book, whatever matched it (DESIGN §7)
+    // MARK: One work per book, whatever matched it (ARCHITECTURE.md, "One entry per work")
 
     @Test("An ISBN-10 and the ISBN-13 of one book are one work; an ISBN whose checksum fails counts for nothing", arguments: StoreKind.allCases)
     func isbn10AndIsbn13AreOneWork(kind: StoreKind) throws {

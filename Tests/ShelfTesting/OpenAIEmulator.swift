@@ -4,7 +4,7 @@ import ShelfDigest
 
 /// A loopback stand-in for an OpenAI-compatible server with vision (Ollama's `/v1`, llama.cpp's
 /// `llama-server`, vLLM): `POST /v1/chat/completions` and `GET /v1/models`, each flavour with its own
-/// error bodies and quirks (wire notes §3, §5). It checks each request the way shelfd must send it and
+/// error bodies and quirks (as each server documents its API). It checks each request the way shelfd must send it and
 /// answers from a script that can key on the photo.
 package final class OpenAIEmulator: ScriptedEmulator {
     package enum Flavour: String, Sendable, CaseIterable {

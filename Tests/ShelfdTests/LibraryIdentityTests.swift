@@ -3,7 +3,7 @@ import ShelfCore
 import ShelfTesting
 import Testing
 
-/// One library entry per book, whatever matched it (DESIGN §7), through the built binary: photos run one after
+/// One library entry per book, whatever matched it (ARCHITECTURE.md, "One entry per work"), through the built binary: photos run one after
 /// another with `shelfd run`, the provider's answer and the enrichment sources changed in between.
 @Suite("One library entry per book, whatever matched it", .serialized)
 struct LibraryIdentityTests {
