@@ -44,4 +44,20 @@ package struct PhotoError: Error, Sendable, CustomStringConvertible, Equatable {
     }
 
     package var description: String { "\(code.rawValue): \(message)" }
+
+    /// The first sentence of the message, for `status`: "Could not connect to Gemini at … (…)" without the advice
+    /// that follows it. A full stop inside parentheses does not end it.
+    package var shortReason: String {
+        var depth = 0
+        var previous: Character = " "
+        for index in message.indices {
+            let character = message[index]
+            if character == "(" { depth += 1 } else if character == ")" { depth = max(0, depth - 1) }
+            if depth == 0, character == " ", previous == "." || previous == ";" {
+                return String(message[..<message.index(before: index)])
+            }
+            previous = character
+        }
+        return message.hasSuffix(".") ? String(message.dropLast()) : message
+    }
 }

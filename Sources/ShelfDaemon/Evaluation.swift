@@ -123,7 +123,7 @@ package struct Evaluator: Sendable {
         case .unread(let step, let channel, let runs):
             let error: PhotoError = switch step {
             case .failed(let error, _): error
-            case .unavailable(let health): PhotoError(.providerUnavailable, "\(channel.name) is \(Pipeline.describe(health))",
+            case .unavailable(let health): PhotoError(.providerUnavailable, "\(channel.name) is \(health.summary)",
                                                       disposition: .dead)
             case .answered, .stopped: PhotoError(.internal, "stopped before the request was sent", disposition: .dead)
             }

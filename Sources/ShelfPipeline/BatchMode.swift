@@ -186,7 +186,7 @@ package struct BatchRunner: Sendable {
             return true
         } catch let error as PhotoError {
             pipeline.health.failed(provider.name, error: error, probe: false)      // status shows why; submissions wait
-            if Pipeline.isOutage(error) {
+            if FailurePolicy.isOutage(error) {
                 // It may have arrived: the next round looks for it by its display name before taking the photos back.
                 logger.warning("Batch submission unanswered; it is looked for again", metadata: [
                     "display_name": "\(batch.displayName)", "error": "\(error.message)"])
@@ -326,11 +326,7 @@ package struct BatchRunner: Sendable {
     /// An error line: the photo's own trouble costs the attempt it was charged at submission (it goes again alone,
     /// up to `max_attempts`); the provider's trouble gives it back.
     private func ending(_ error: PhotoError, job: ClaimedJob) -> JobOutcome.Result {
-        guard Pipeline.isPhotosOwn(error) else { return .released(error.code, message: error.message, refundAttempt: true) }
-        if job.attempts >= pipeline.settings.maxAttempts {
-            return .dead(error.code, message: "\(error.message) (gave up after \(job.attempts) attempts; 'shelfd retry \(job.id)' tries again)")
-        }
-        return .failed(error.code, message: error.message, retryAt: Date().addingTimeInterval(Pipeline.backoff(attempt: job.attempts)))
+        pipeline.settings.failures.outcome(for: error, jobID: job.id, attempts: job.attempts, charged: true, inBatch: true)
     }
 
     // MARK: Commands

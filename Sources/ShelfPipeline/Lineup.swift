@@ -96,7 +96,7 @@ package struct ProviderChannel: Sendable {
                 return .success(raw)
             } catch let error {
                 record(ContinuousClock.now - started, error.code.rawValue)
-                guard tries < Pipeline.triesPerAttempt, !shouldStop(), let delay = Pipeline.quickRetryDelay(for: error, try: tries)
+                guard tries < FailurePolicy.triesPerAttempt, !shouldStop(), let delay = FailurePolicy.quickRetryDelay(for: error, try: tries)
                 else { return .failure(error) }
                 logger.warning("Provider request failed; trying again", metadata: [
                     "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])

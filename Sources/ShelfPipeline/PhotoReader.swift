@@ -204,11 +204,11 @@ package struct PhotoReader: Sendable {
                 // is kept for a person to review, not thrown away (with no fast reading, the photo ends as usual).
                 case .failed(let error, let run):
                     guard let fastAnswer else { return .unread(second, accurate, runs: runs + [run]) }
-                    notAsked = Self.notAsked(accurate, reason: Pipeline.shortReason(error.message), error: error, logger: logger)
+                    notAsked = Self.notAsked(accurate, reason: error.shortReason, error: error, logger: logger)
                     decided = (fastAnswer.answer, fastAnswer.run, runs + [run], fastBooks)
                 case .unavailable(let health):
                     guard let fastAnswer else { return .unread(second, accurate, runs: runs) }
-                    notAsked = Self.notAsked(accurate, reason: Pipeline.describe(health), error: nil, logger: logger)
+                    notAsked = Self.notAsked(accurate, reason: health.summary, error: nil, logger: logger)
                     decided = (fastAnswer.answer, fastAnswer.run, runs, fastBooks)
                 case .stopped:
                     return .unread(second, accurate, runs: runs)

@@ -141,7 +141,7 @@ extension Pipeline {
         // Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
         // waits again only when the accurate provider still gave no verdict on the photo.
         let recheck = read.notAsked != nil && ((try? store.isRecheck(jobID: job.id)) ?? false)
-        if recheck, let error = read.notAsked?.error, Self.isPhotosOwn(error) {
+        if recheck, let error = read.notAsked?.error, FailurePolicy.isPhotosOwn(error) {
             read.notAsked?.awaiting = false
         }
         let notes = read.notes + [read.notAsked?.note].compactMap { $0 }
@@ -172,21 +172,13 @@ extension Pipeline {
                                      photo: review ? bytes : nil))
     }
 
-    /// Why a provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".
-    package static func describe(_ health: ProviderHealth) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
-        let since = health.since.map { " since \(formatter.string(from: $0))" } ?? ""
-        let until = health.until.map { " until \(formatter.string(from: $0))" } ?? ""
-        let why = health.message.map { " (\($0))" } ?? ""
-        return health.isOutage ? "\(health.state.rawValue)\(since)\(why)" : "\(health.state.rawValue)\(until)\(why)"
-    }
 
     /// How a photo ends when a provider gave no answer.
     func ending(_ step: Step, channel: ProviderChannel, job: ClaimedJob, attempt: AttemptCounter) -> JobOutcome.Result {
         switch step {
         case .answered: preconditionFailure("an answer is not an ending")
-        case .failed(let error, _): outcome(for: error, job: job, channel: channel, attempt: attempt)
+        case .failed(let error, _):
+            settings.failures.outcome(for: error, jobID: job.id, attempts: attempt.attempts, charged: attempt.charged)
         case .unavailable: .released(nil, message: "provider unavailable", refundAttempt: attempt.charged)
         case .stopped: .released(nil, message: "shutting down", refundAttempt: attempt.charged)
         }
@@ -219,59 +211,5 @@ extension Pipeline {
         return .failure(lastError)
     }
 
-    /// What the queue does with a photo error (ARCHITECTURE.md, "The queue's states").
-    func outcome(for error: PhotoError, job: ClaimedJob, channel: ProviderChannel, attempt: AttemptCounter) -> JobOutcome.Result {
-        let attempts = attempt.attempts, charged = attempt.charged
-        switch error.disposition {
-        case .dead:
-            return .dead(error.code, message: error.message)
-        case .retry where Self.isOutage(error):
-            // Already recorded against the provider when the request failed: the photo waits, uncharged.
-            return .released(error.code, message: error.message, refundAttempt: charged)
-        case .retry(let after):
-            if attempts >= settings.maxAttempts {
-                return .dead(error.code, message: "\(error.message) (gave up after \(attempts) attempts; 'shelfd retry \(job.id)' tries again)")
-            }
-            let delay = after ?? Self.backoff(attempt: attempts)
-            return .failed(error.code, message: error.message, retryAt: Date().addingTimeInterval(delay))
-        case .providerWait, .providerBroken:
-            // The reader told the provider's health when the request failed: the photo only goes back, uncharged.
-            return .released(error.code, message: error.message, refundAttempt: charged)
-        }
-    }
-
-    /// No connection, DNS, a timeout or a 5xx: the provider's trouble (ARCHITECTURE.md, "The queue's states"), never charged to the photo.
-    static func isOutage(_ error: PhotoError) -> Bool {
-        guard case .retry = error.disposition else { return false }
-        return error.code == .network || error.code == .providerUnavailable
-    }
-
-    /// Whether a failure is the photo's own: the provider answered about this photo (unreadable, too large,
-    /// blocked, an answer that never parses).
-    static func isPhotosOwn(_ error: PhotoError) -> Bool {
-        switch error.disposition {
-        case .dead: true
-        case .retry: !isOutage(error)
-        case .providerWait, .providerBroken: false
-        }
-    }
-
-    /// Requests per attempt for transient failures (5xx, network) before the provider is marked down.
-    static let triesPerAttempt = 3
-
-    /// The wait before trying again within an attempt: the server's Retry-After when it gives one (up to
-    /// 30 s), else 1 s, 2 s … with ±20 % jitter. Nil when the error is not worth an immediate retry.
-    static func quickRetryDelay(for error: PhotoError, try number: Int) -> TimeInterval? {
-        guard error.code == .providerUnavailable || error.code == .network,
-              case .retry(let after) = error.disposition else { return nil }
-        if let after { return after <= 30 ? after : nil }
-        return pow(2, Double(number - 1)) * Double.random(in: 0.8...1.2)
-    }
-
-    /// Exponential backoff with ±20 % jitter: 2 s, 4 s, 8 s … capped at 5 minutes.
-    static func backoff(attempt: Int) -> TimeInterval {
-        let base = min(300, pow(2, Double(max(1, attempt))))
-        return base * Double.random(in: 0.8...1.2)
-    }
 
 }

@@ -231,21 +231,6 @@ package final class Pipeline: Sendable {
 
     func setProviderHealth(_ health: ProviderHealth) { self.health.set(health) }
 
-    /// The first sentence of a provider error, for `status`: "Could not connect to Gemini at … (…)" without
-    /// the advice that follows it. A full stop inside parentheses does not end it.
-    static func shortReason(_ message: String) -> String {
-        var depth = 0
-        var previous: Character = " "
-        for index in message.indices {
-            let character = message[index]
-            if character == "(" { depth += 1 } else if character == ")" { depth = max(0, depth - 1) }
-            if depth == 0, character == " ", previous == "." || previous == ";" {
-                return String(message[..<message.index(before: index)])
-            }
-            previous = character
-        }
-        return message.hasSuffix(".") ? String(message.dropLast()) : message
-    }
 
     // MARK: Heartbeat
 
@@ -304,7 +289,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     @discardableResult
     func failed(_ provider: String, error: PhotoError, probe: Bool) -> ProviderHealth? {
         switch error.disposition {
-        case .retry(let after) where Pipeline.isOutage(error):
+        case .retry(let after) where FailurePolicy.isOutage(error):
             return recordOutage(provider, error: error, probe: probe, retryAfter: after)
         case .providerWait(let until):
             let health = ProviderHealth(name: provider, state: .backoff, until: until, code: error.code.rawValue,
@@ -340,7 +325,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
         let now = Date()
         do {
             let health = try store.recordOutage(provider, state: state, code: error.code.rawValue,
-                                                message: Pipeline.shortReason(error.message), probe: probe,
+                                                message: error.shortReason, probe: probe,
                                                 ceiling: probeMax,
                                                 notBefore: retryAfter.map { now.addingTimeInterval($0) }, now: now)
             guard probe || health.since == now else { return health }       // a request already in flight: nothing new

@@ -7,6 +7,8 @@ package struct PipelineSettings: Sendable {
     package var concurrency: Int
     package var reviewThreshold: Double
     package var maxAttempts: Int
+    /// What a failure does to a photo, with these settings' attempts.
+    package var failures: FailurePolicy { FailurePolicy(maxAttempts: maxAttempts) }
     /// `pipeline.after = move`: finished originals go to `processed/`, keeping their sub-path.
     package var moveAfter: Bool
     package var incoming: URL

@@ -26,6 +26,16 @@ package struct ProviderHealth: Sendable, Equatable, Codable {
     /// An outage: the provider did not answer, or answered only with server errors.
     package var isOutage: Bool { state == .unreachable || state == .unavailable }
 
+    /// Why the provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".
+    package var summary: String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        let since = self.since.map { " since \(formatter.string(from: $0))" } ?? ""
+        let until = self.until.map { " until \(formatter.string(from: $0))" } ?? ""
+        let why = message.map { " (\($0))" } ?? ""
+        return isOutage ? "\(state.rawValue)\(since)\(why)" : "\(state.rawValue)\(until)\(why)"
+    }
+
     /// Whether it keeps the provider (or book source) from being asked at `now`: a pause until the
     /// configuration changes, a backoff until its end.
     package func isInForce(at now: Date) -> Bool {
