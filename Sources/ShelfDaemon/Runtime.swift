@@ -81,9 +81,9 @@ package struct Runtime: Sendable {
             moveAfter: config.pipeline.after == .move,
             incoming: URL(fileURLWithPath: paths.incoming), results: URL(fileURLWithPath: paths.results),
             processed: URL(fileURLWithPath: paths.processed), libraryFile: URL(fileURLWithPath: paths.libraryFile),
-            review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses))
+            review: URL(fileURLWithPath: paths.review), responses: URL(fileURLWithPath: paths.responses),
+            filesLock: URL(fileURLWithPath: paths.filesLock))
         settings.exports = URL(fileURLWithPath: paths.exports)
-        settings.filesLock = URL(fileURLWithPath: paths.filesLock)
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
         // On PostgreSQL a watch hears of every job made due (JobNotificationService): its idle poll is only a safety net.

@@ -21,8 +21,7 @@ package struct PipelineSettings: Sendable {
     package var exports: URL?
     package var exclusiveShelf: ReadingShelf = .toRead
     package var responses: URL
-    /// Held while library.json, review/ and exports/ are written (`paths.filesLock`); by default `files.lock`
-    /// in the state folder that holds `responses/`.
+    /// Held while library.json, review/ and exports/ are written (`paths.filesLock`).
     package var filesLock: URL
     /// Whether this process keeps the files for people (results/, library.json, review/, exports/). False only on a
     /// shared store, on a node that leaves them to another: its results go to the database only.
@@ -45,12 +44,11 @@ package struct PipelineSettings: Sendable {
     package var idlePoll: TimeInterval = 5
 
     package init(batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
-                 incoming: URL, results: URL, processed: URL, libraryFile: URL, review: URL, responses: URL) {
+                 incoming: URL, results: URL, processed: URL, libraryFile: URL, review: URL, responses: URL, filesLock: URL) {
         self.batchSize = batchSize; self.concurrency = concurrency; self.reviewThreshold = reviewThreshold
         self.maxAttempts = maxAttempts; self.moveAfter = moveAfter; self.incoming = incoming; self.results = results
         self.processed = processed; self.libraryFile = libraryFile; self.review = review
-        self.responses = responses
-        filesLock = responses.deletingLastPathComponent().appendingPathComponent("files.lock")
+        self.responses = responses; self.filesLock = filesLock
     }
 
 }

@@ -25,6 +25,22 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
+extension Configuration.Provider: ExpressibleByArgument {}
+
+/// How `scan` and `rescan` read their photos.
+struct ReadingOptions: ParsableArguments {
+    @Option(help: "gemini, cloudflare, openai, hybrid or ocr (default: pipeline.provider).") var provider: Configuration.Provider?
+    @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
+    @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
+
+    /// Loads the configuration (quiet: these commands print books, not logs) and starts a runtime that reads so.
+    func start(_ global: GlobalOptions) throws -> (Runtime, Logger) {
+        let (config, secrets, logger) = try global.load(quiet: true)
+        return (try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider, refreshLookups: refresh),
+                logger)
+    }
+}
+
 /// Encodes a value as the one JSON style of shelfd and prints it.
 func printJSON(_ value: some Encodable) throws {
     let data = try JSONStyle.encoder().encode(value)

@@ -4,17 +4,13 @@ import ShelfConfig
 import ShelfCore
 import ShelfDaemon
 
-extension Configuration.Provider: ExpressibleByArgument {}
-
 struct Rescan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read photos again, with another provider if you like, and print the books found.",
         discussion: "Every run's result is kept: the newest is results/<name>.json, earlier ones are under results/.history/.")
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "gemini, cloudflare, openai, hybrid or ocr (default: pipeline.provider).") var provider: Configuration.Provider?
-    @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
-    @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
+    @OptionGroup var reading: ReadingOptions
     @Argument(help: ArgumentHelp("Photo files, or the start of a photo's sha256.", valueName: "photo")) var photos: [String]
 
     func validate() throws {
@@ -22,10 +18,8 @@ struct Rescan: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (config, secrets, logger) = try global.load(quiet: true)
-        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider,
-                                        refreshLookups: refresh)
+        let (runtime, logger) = try reading.start(global)
         let (report, found) = try await OneShot(runtime: runtime, logger: logger).rescan(photos: photos)
-        try PhotoReport.print(found, store: runtime.store, report: report, json: json)
+        try PhotoReport.print(found, store: runtime.store, report: report, json: reading.json)
     }
 }

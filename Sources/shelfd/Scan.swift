@@ -11,9 +11,7 @@ struct Scan: AsyncParsableCommand {
         discussion: "They are queued like any other photo; a photo already catalogued is not sent again.")
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "gemini, cloudflare, openai, hybrid or ocr (default: pipeline.provider).") var provider: Configuration.Provider?
-    @Flag(name: .long, help: "Ask OpenLibrary and Google Books again instead of using their cached answers.") var refresh = false
-    @Flag(name: .long, help: "Print one result document per photo, as JSON.") var json = false
+    @OptionGroup var reading: ReadingOptions
     @Argument(help: ArgumentHelp("Photo files or folders.", valueName: "path")) var paths: [String]
 
     func validate() throws {
@@ -21,12 +19,10 @@ struct Scan: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (config, secrets, logger) = try global.load(quiet: true)
-        let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, choice: provider,
-                                        refreshLookups: refresh)
-        announce(runtime.chosen, config: config)
+        let (runtime, logger) = try reading.start(global)
+        announce(runtime.chosen, config: runtime.config)
         let (report, photos) = try await OneShot(runtime: runtime, logger: logger).scan(paths: paths)
-        try PhotoReport.print(photos, store: runtime.store, report: report, json: json)
+        try PhotoReport.print(photos, store: runtime.store, report: report, json: reading.json)
     }
 }
 

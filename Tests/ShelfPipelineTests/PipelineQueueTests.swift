@@ -134,7 +134,8 @@ final class FakeQueue: PipelineStore {
                          incoming: root.appendingPathComponent("incoming"), results: root.appendingPathComponent("results"),
                          processed: root.appendingPathComponent("processed"),
                          libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
-                         responses: root.appendingPathComponent("state/responses"))
+                         responses: root.appendingPathComponent("state/responses"),
+                         filesLock: root.appendingPathComponent("state/files.lock"))
     }
 
     func pipeline(_ queue: FakeQueue, replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
