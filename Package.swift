@@ -88,7 +88,7 @@ let package = Package(
         ], swiftSettings: settings),
         // The queue pipeline: ingest, schedule, read a photo (the one PhotoReader), write its result, commit a batch.
         .target(name: "ShelfPipeline", dependencies: [
-            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfOutputs",
+            "ShelfCore", "ShelfDigest", "ShelfStore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfOutputs",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ], swiftSettings: settings),

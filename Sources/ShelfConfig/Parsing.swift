@@ -1,4 +1,5 @@
 import Foundation
+package import ShelfCore
 import TOMLKit
 
 extension Configuration {

@@ -1,5 +1,5 @@
 import Foundation
-internal import ShelfCore
+package import ShelfCore
 import ShelfHTTP
 import ShelfProviders
 import Synchronization

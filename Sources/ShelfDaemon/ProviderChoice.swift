@@ -1,4 +1,5 @@
 import ShelfConfig
+import ShelfCore
 
 /// The provider a process uses and why: `pipeline.provider = "auto"` picks the best one the keys allow,
 /// so a first run with no key and no network still catalogues (with the offline OCR).

@@ -2,7 +2,6 @@ import AsyncAlgorithms
 import Foundation
 import Synchronization
 import Logging
-import ShelfConfig
 import ShelfCore
 import ShelfDigest
 import ShelfEnrichment
@@ -22,7 +21,7 @@ package final class Pipeline: Sendable {
     package let store: any PipelineStore
     package let lineup: Lineup
     /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
-    package let choice: Configuration.Provider?
+    package let choice: ProviderName?
     /// Looks books up in the configured sources and decides verified or needs_review.
     package let enricher: Enricher
     package let logger: Logger
@@ -48,7 +47,7 @@ package final class Pipeline: Sendable {
     /// library.json, review/ and exports/: each commit hands its change here and goes on.
     package let files: FilesWriter
 
-    package init(settings: PipelineSettings, store: any PipelineStore, lineup: Lineup, choice: Configuration.Provider? = nil,
+    package init(settings: PipelineSettings, store: any PipelineStore, lineup: Lineup, choice: ProviderName? = nil,
                  enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
                  onIdle: @escaping @Sendable () -> Void = {}) {
         self.settings = settings; self.store = store; self.lineup = lineup; self.choice = choice

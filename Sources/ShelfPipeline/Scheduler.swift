@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ShelfConfig
 import ShelfCore
 import ShelfProviders
 import ShelfStore

@@ -1,3 +1,4 @@
+package import ShelfCore
 import Logging
 import ShelfOCR
 import TOMLKit
