@@ -92,9 +92,15 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ], swiftSettings: settings),
-        // The application: wiring (providers, sources), `watch` as services in one ServiceGroup, status, doctor, eval, sd_notify.
+        // The application layer the doors (command line, web) meet: the review and library desks, status, requeue,
+        // rescan, which provider `auto` picks, whether this node writes the files for people.
+        .target(name: "ShelfApp", dependencies: [
+            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfOutputs", "ShelfPipeline", "CMalloc",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
+        // The wiring: configuration → runtime (providers, sources, either store), `watch` as services in one ServiceGroup, doctor, eval, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
-            "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch",
+            "ShelfApp", "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch",
             "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "ShelfPostgres", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -104,7 +110,7 @@ let package = Package(
         // The web page and the API for scripts: one more service of `watch`, or `shelfd web` alone. Templates,
         // stylesheet and script are compiled into the binary (embedInCode): an installed shelfd is one file.
         .target(name: "ShelfWeb", dependencies: [
-            "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfOutputs", "ShelfExport", "ShelfDaemon",
+            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfOutputs", "ShelfExport", "ShelfApp",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -113,7 +119,7 @@ let package = Package(
         ], resources: [.embedInCode("Resources")], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfWeb", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport", "ShelfPipeline",
+            "ShelfDaemon", "ShelfApp", "ShelfWeb", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport", "ShelfPipeline",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
@@ -145,7 +151,7 @@ let package = Package(
         .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", .product(name: "Logging", package: "swift-log")],
                     exclude: ["Fixtures"], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
-        .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfConfig", "ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),

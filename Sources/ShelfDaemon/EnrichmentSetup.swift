@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfEnrichment

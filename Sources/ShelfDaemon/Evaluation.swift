@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDigest

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
@@ -8,13 +9,6 @@ import ShelfOutputs
 import ShelfPipeline
 import ShelfProviders
 import ShelfStore
-
-/// A problem that stops a command before it does anything, with what to do about it.
-package struct StartupError: Error, CustomStringConvertible {
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var description: String { message }
-}
 
 /// Everything a processing command needs, set up in the same order by `watch`, `run` and `scan`.
 package struct Runtime: Sendable {

@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfPipeline

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfApp
 import ShelfConfig
 import ShelfPostgres
 import ShelfStore

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfOutputs

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import ShelfConfig
 import ShelfCore
-import ShelfDaemon
+import ShelfApp
 import ShelfStore
 
 /// `/api/v1`: the CLI's JSON documents for scripts, in the CLI's JSON style, and review decisions as POSTs that go

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import ShelfConfig
 import ShelfCore
-import ShelfDaemon
+import ShelfApp
 import ShelfExport
 import ShelfStore
 

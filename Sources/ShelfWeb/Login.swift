@@ -8,7 +8,7 @@ import Logging
 import NIOCore
 import ShelfConfig
 import ShelfCore
-import ShelfDaemon
+import ShelfApp
 import ShelfStore
 
 /// Logging in from beyond loopback: with the token in a form (`POST /login`), or with a one-time link that

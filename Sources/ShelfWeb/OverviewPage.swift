@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ShelfCore
-import ShelfDaemon
+import ShelfApp
 import ShelfStore
 
 /// `/`: the queue's counts, the current pass, each provider's state and latency, the problems with what fixes

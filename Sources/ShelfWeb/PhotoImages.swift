@@ -4,7 +4,7 @@ import Logging
 import ShelfConfig
 import ShelfDigest
 import ShelfImaging
-import ShelfDaemon
+import ShelfApp
 import ShelfOutputs
 import ShelfStore
 import Synchronization

@@ -5,7 +5,7 @@ import Hummingbird
 import NIOCore
 import ShelfConfig
 import ShelfCore
-import ShelfDaemon
+import ShelfApp
 import ShelfStore
 
 /// `/photos`: thumbnails by shelf; `/photos/{sha}`: one photo with a box over each spine read; its pictures

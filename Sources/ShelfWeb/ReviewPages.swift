@@ -3,7 +3,7 @@ import HTTPTypes
 import Logging
 import Hummingbird
 import ShelfCore
-import ShelfDaemon
+import ShelfApp
 import ShelfStore
 
 /// `/review`: the open books one at a time, as `shelfd review` walks them on a terminal: the spine's crop beside

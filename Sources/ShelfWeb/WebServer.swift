@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import ShelfConfig
-import ShelfDaemon
+import ShelfApp
 import ShelfOutputs
 import ShelfStore
 import Synchronization

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ShelfConfig
-import ShelfDaemon
+import ShelfApp
 import ShelfOutputs
 import ShelfStore
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfApp
 import ShelfCore
 import ShelfConfig
 import ShelfDaemon

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon

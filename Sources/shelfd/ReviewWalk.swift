@@ -1,4 +1,5 @@
 import Foundation
+import ShelfApp
 import ShelfCore
 import ShelfDaemon
 import ShelfStore

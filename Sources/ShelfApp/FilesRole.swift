@@ -23,7 +23,7 @@ package enum FilesRole {
     /// folder, so that `watch`, `run` and `scan` of one machine share it. A photo names the node that ingested it
     /// first, and its results are written there when that node writes files. Not the host and root alone: two
     /// machines may have both alike (`raspberrypi`, `/home/pi/Shelves`) and would write each other's results.
-    static func node(stateFolder: String) throws -> String {
+    package static func node(stateFolder: String) throws -> String {
         let file = URL(fileURLWithPath: stateFolder).appendingPathComponent("node-id")
         func kept() -> String? {
             let id = (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -44,7 +44,7 @@ package enum FilesRole {
     }
 
     /// At the start of `watch`, `run` or `scan`, before their folders are made: decides, and remembers a "no".
-    static func decideAtStart(config: Configuration, shared: Bool) -> Bool {
+    package static func decideAtStart(config: Configuration, shared: Bool) -> Bool {
         let writes = writesFiles(config: config, shared: shared)
         if !writes && config.store.writesFiles == nil {
             try? FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)

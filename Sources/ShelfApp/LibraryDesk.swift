@@ -14,14 +14,6 @@ package struct LibraryDesk: Sendable {
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the edit itself.
     private let writesFiles: Bool
 
-    /// Opens the database for edits (the daemon may be running: each edit is one BEGIN IMMEDIATE transaction).
-    package init(config: Configuration, logger: Logger) throws {
-        guard StoreAccess.exists(config: config) else {
-            throw LibraryError(.notFound, "The library is empty: shelfd has not catalogued any photo yet.")
-        }
-        self.init(config: config, store: try StoreAccess.open(config: config), logger: logger)
-    }
-
     /// Edits on a database already open (the web page shares the daemon's, and its `writer`); without a writer
     /// the files are written before an edit returns.
     package init(config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil) {

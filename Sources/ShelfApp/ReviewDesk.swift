@@ -19,13 +19,6 @@ package struct ReviewDesk: Sendable {
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the decision itself.
     private let writesFiles: Bool
 
-    /// `writing`: open the database for decisions; otherwise read-only (`list`, `show`).
-    package init(config: Configuration, writing: Bool, logger: Logger) throws {
-        let store: Store? = writing && StoreAccess.exists(config: config)
-            ? try StoreAccess.open(config: config) : try StoreAccess.openForReading(config: config)
-        self.init(config: config, store: store, logger: logger)
-    }
-
     /// Decisions on a database already open (the web page shares the daemon's, and its `writer`); without a
     /// writer the files are written before `decide` returns.
     package init(config: Configuration, store: Store?, logger: Logger, writer: FilesWriter? = nil) {

@@ -6,15 +6,14 @@ import ShelfStore
 
 /// `shelfd status`: built from the database alone, so it works whether the daemon runs or not.
 package enum StatusReport {
-    /// `secrets` decide what `pipeline.provider = "auto"` picks (by default this process's own). `store`: a
-    /// database this process already has open (the web server's); otherwise it is opened for this report.
-    package static func build(config: Configuration, secrets: Secrets? = nil, store open: Store? = nil,
+    /// `secrets` decide what `pipeline.provider = "auto"` picks (by default this process's own). `store`: the
+    /// database, open (the web server's, or opened for this report); nil when there is none yet.
+    package static func build(config: Configuration, secrets: Secrets? = nil, store: Store?,
                               now: Date = Date()) throws -> StatusDocument {
         let chosen = ProviderChoice.resolve(config: config,
                                             secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
         let kinds = chosen.kinds(config)
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
-        let store = try open ?? StoreAccess.openForReading(config: config, secrets: secrets)
         let waiting = try store?.queueCounts(now: now)
         let providers = try kinds.map { kind in
             var provider = try provider(kind, config: config, store: store, now: now)
