@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import ShelfApp
 import ShelfConfig
 import ShelfCore
@@ -12,6 +11,7 @@ import ShelfOutputs
 import ShelfPipeline
 import ShelfProviders
 import ShelfStore
+import Synchronization
 
 /// A photo with a truth file, read once for every provider.
 package struct EvalPhoto: Sendable {

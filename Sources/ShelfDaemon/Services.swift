@@ -2,14 +2,14 @@ import AsyncAlgorithms
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
-import UnixSignals
 import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfPipeline
 import ShelfStore
 import ShelfWatch
+import Synchronization
+import UnixSignals
 
 /// How `watch`, `run` and `scan` stop: SIGTERM or SIGINT starts a graceful shutdown, services stop in the
 /// reverse of their order, and requests in flight get `grace` to finish; then everything still running is

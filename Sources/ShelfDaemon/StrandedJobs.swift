@@ -2,12 +2,12 @@ import AsyncAlgorithms
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import ShelfConfig
 import ShelfCore
 import ShelfEnrichment
 import ShelfPipeline
 import ShelfStore
+import Synchronization
 
 /// Finishes jobs left behind by a `scan --provider P` or `rescan --provider P` that stopped before it was
 /// done (killed, stopped, crashed): `watch` and `run` take them whatever their own provider, and ask the

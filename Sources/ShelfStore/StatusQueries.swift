@@ -43,6 +43,16 @@ package struct WorkerRecord: Sendable, Equatable {
 }
 
 extension Store {
+    /// A stamp that moves whenever the database changes, whoever changed it: SQLite's `data_version` (another
+    /// connection's commit) with this connection's own changed rows. Nil on PostgreSQL, which keeps no such number.
+    /// A status built at one stamp is the status until it moves (and the clock's second, for its ages).
+    package func changeStamp() throws -> String? {
+        guard engine == .sqlite else { return nil }
+        return try readStatement { db in
+            try db.queryOne("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes", [])
+        }.map { "\($0.int("version") ?? 0):\($0.int("changes") ?? 0)" }
+    }
+
     /// The jobs per state, read from the counts the triggers keep (`tally`): the same cost at any library size.
     package func queueCounts(now: Date = Date()) throws -> QueueCounts {
         try readStatement { db in try Self.tally(db, now: now).counts }

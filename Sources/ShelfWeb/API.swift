@@ -2,9 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfApp
 import ShelfStore
 
 /// `/api/v1`: the CLI's JSON documents for scripts, in the CLI's JSON style, and review decisions as POSTs that go
@@ -15,7 +15,7 @@ enum API {
 
         // `shelfd status --json`.
         api.get("status") { _, _ -> Response in
-            try json(StatusReport.build(config: site.config, secrets: site.secrets, store: site.store))
+            try json(site.status())
         }
 
         // The newest finished photos' result documents (results/…json), newest first; `?limit=` up to 200.

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfApp
 import ShelfExport
 import ShelfStore
 

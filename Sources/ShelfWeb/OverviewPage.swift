@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import ShelfCore
 import ShelfApp
+import ShelfCore
 import ShelfStore
 
 /// `/`: the queue's counts, the current pass, each provider's state and latency, the problems with what fixes
@@ -12,7 +12,7 @@ import ShelfStore
 enum OverviewPage {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("/") { request, context in
-            let status = try StatusReport.build(config: site.config, secrets: site.secrets, store: site.store)
+            let status = try site.status()
             let progress = try site.store.progress()
             let notice = Notice(query: request.uri.queryParameters, store: site.store)
             return site.templates.page("overview", title: "Overview", Overview(status, progress, notice: notice),

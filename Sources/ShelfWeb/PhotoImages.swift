@@ -1,10 +1,10 @@
 import Dispatch
 import Foundation
 import Logging
+import ShelfApp
 import ShelfConfig
 import ShelfDigest
 import ShelfImaging
-import ShelfApp
 import ShelfOutputs
 import ShelfStore
 import Synchronization

@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
-import Logging
 import Hummingbird
+import Logging
 import NIOCore
+import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfApp
 import ShelfStore
 
 /// `/photos`: thumbnails by shelf; `/photos/{sha}`: one photo with a box over each spine read; its pictures

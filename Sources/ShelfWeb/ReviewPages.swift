@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
-import Logging
 import Hummingbird
-import ShelfCore
+import Logging
 import ShelfApp
+import ShelfCore
 import ShelfStore
 
 /// `/review`: the open books one at a time, as `shelfd review` walks them on a terminal: the spine's crop beside

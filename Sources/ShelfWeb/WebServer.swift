@@ -4,8 +4,8 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import ShelfConfig
 import ShelfApp
+import ShelfConfig
 import ShelfOutputs
 import ShelfStore
 import Synchronization

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-import ShelfConfig
 import ShelfApp
+import ShelfConfig
+import ShelfCore
 import ShelfOutputs
 import ShelfStore
 
@@ -17,6 +18,7 @@ package struct WebSite: Sendable {
     package let files: FilesWriter
     package let templates: Templates
     package let logger: Logger
+    private let statusCache = StatusCache()
 
     package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil) throws {
         self.config = config
@@ -28,5 +30,10 @@ package struct WebSite: Sendable {
         self.library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
         self.templates = try Templates()
         self.logger = logger
+    }
+
+    /// What `shelfd status --json` says, built at most once per change of the database and second.
+    package func status() throws -> StatusDocument {
+        try statusCache.document(config: config, secrets: secrets, store: store)
     }
 }

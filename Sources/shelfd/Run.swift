@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import ShelfApp
-import ShelfCore
 import ShelfConfig
+import ShelfCore
 import ShelfDaemon
 
 struct Run: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import ShelfCore
 import ShelfConfig
+import ShelfCore
 import ShelfDaemon
 import ShelfStore
 

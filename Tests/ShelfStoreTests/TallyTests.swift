@@ -159,4 +159,24 @@ import Testing
             #expect(pass.startedAt == Date(timeIntervalSince1970: 12) && pass.total == 1 && pass.finished == 0)
         }
     }
+
+    @Test("The change stamp moves with this connection's writes and another's, not with reads; PostgreSQL has none",
+          arguments: StoreKind.allCases)
+    func changeStampFollowsWrites(kind: StoreKind) throws {
+        try withStore(kind) { store, site in
+            guard kind == .sqlite else {
+                #expect(try store.changeStamp() == nil)
+                return
+            }
+            let first = try #require(try store.changeStamp())
+            _ = try store.queueCounts(); _ = try store.progress()
+            #expect(try store.changeStamp() == first, "reads change nothing")
+            try Self.queue(store, "a")
+            let afterOwn = try #require(try store.changeStamp())
+            #expect(afterOwn != first, "this connection's write")
+            let other = try site.open()
+            try Self.queue(other, "b")
+            #expect(try store.changeStamp() != afterOwn, "another connection's commit")
+        }
+    }
 }
