@@ -11,12 +11,12 @@ import ShelfWatch
 import Synchronization
 import UnixSignals
 
-/// How `watch`, `run` and `scan` stop: SIGTERM or SIGINT starts a graceful shutdown, services stop in the
-/// reverse of their order, and requests in flight get `grace` to finish; then everything still running is
-/// cancelled, and the photos it held go back to the queue.
 /// Set by the handler `Shutdown.rememberEarlySignals` installs; read once the service group listens itself.
 private let earlySignal = Atomic<Bool>(false)
 
+/// How `watch`, `run` and `scan` stop: SIGTERM or SIGINT starts a graceful shutdown, services stop in the
+/// reverse of their order, and requests in flight get `grace` to finish; then everything still running is
+/// cancelled, and the photos it held go back to the queue.
 package enum Shutdown {
     package static let grace: Duration = .seconds(25)
 

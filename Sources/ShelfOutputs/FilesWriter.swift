@@ -131,8 +131,8 @@ package struct RewriteSchedule: Sendable {
     package var minimumSpacing: Duration
     package var maximumSpacing: Duration
     /// The first and the last change not yet written.
-    private(set) var firstChange: ContinuousClock.Instant?
-    private(set) var lastChange: ContinuousClock.Instant?
+    private var firstChange: ContinuousClock.Instant?
+    private var lastChange: ContinuousClock.Instant?
     private var lastWrite: ContinuousClock.Instant?
     private var took: Duration = .zero
 
