@@ -343,15 +343,16 @@ extension Store {
         try read { db in try Self.entries(db, only: nil) }
     }
 
-    /// The whole library a page at a time, each work bounded as library.json holds it, in the order first seen (keyset on `first_seen`, `id`: the index `book_first_seen`), each page read in
-    /// a transaction of its own: writing library.json or an export holds a page of works in memory, never the
-    /// library, and never keeps a decision waiting for the store's lock longer than a page takes to read. A change
-    /// between two pages is caught by the next rewrite, which the change itself asks for.
+    /// The whole library a page at a time, each work bounded as library.json holds it, in the order first seen
+    /// (keyset on `first_seen`, `id`: the index `book_first_seen`), each page read in a transaction of its own on
+    /// the store's second connection (`readAside`): writing library.json or an export holds a page of works in
+    /// memory, never the library, and a decision or a commit does not wait for a page on SQLite (on PostgreSQL, for
+    /// one page at most). A change between two pages is caught by the next rewrite, which the change itself asks for.
     package func libraryPages(size: Int = 250, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {
         var after: (firstSeen: Double, id: Int64)?
         while true {
             let keyset: [any SQLBindable] = after.map { [$0.firstSeen, $0.firstSeen, $0.id] } ?? []
-            let (page, last) = try read { db -> ([LibraryDocument.Entry], (firstSeen: Double, id: Int64)?) in
+            let (page, last) = try readAside { db -> ([LibraryDocument.Entry], (firstSeen: Double, id: Int64)?) in
                 let rows = try db.query("""
                     SELECT id, first_seen FROM book
                     WHERE \(after == nil ? "1 = 1" : "first_seen > ? OR (first_seen = ? AND id > ?)")

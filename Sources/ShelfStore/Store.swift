@@ -5,20 +5,28 @@ import Synchronization
 /// workers share (`[store] url`, opened by ShelfPostgres). Every call is short and serialised behind a lock, so the
 /// store is safe to share between tasks; other processes (`shelfd status`, `shelfd retry`, other workers) open
 /// their own connection, and every write transaction holds the database's one write lock (`TransactionKind.write`).
-package final class Store: @unchecked Sendable {    // unchecked: `connection` is only used under `lock`
+package final class Store: @unchecked Sendable {    // unchecked: `connection` is only used under `lock`, `aside` under `asideLock`
     private let connection: CountingConnection
     private let lock = NSLock()
     /// Transactions and claims so far (under `lock`); the statements are the connection's count.
     private var activityCounts = StoreActivity()
     /// The database's file, or its URL without the password: for messages.
     package let location: String
+    /// A second connection for the long reads of the files for people (`readAside`), opened on first use: SQLite
+    /// lets it read beside the first one's writes, so a decision never waits for a page of library.json.
+    private let openAside: (@Sendable () throws(StoreError) -> any DatabaseConnection)?
+    private var aside: (any DatabaseConnection)?    // only used under `asideLock`
+    private let asideLock = NSLock()
     /// Providers lately read to be fine: what was read, and when (`providerHealth`).
     let fineProviders = Mutex<[String: (health: ProviderHealth?, read: ContinuousClock.Instant)]>([:])
 
     /// A store on a connection whose schema is already up to date (ShelfPostgres opens PostgreSQL's this way).
-    package init(connection: any DatabaseConnection, location: String) {
+    /// `openAside`, when given, opens another connection to the same database for `readAside`.
+    package init(connection: any DatabaseConnection, location: String,
+                 openAside: (@Sendable () throws(StoreError) -> any DatabaseConnection)? = nil) {
         self.connection = CountingConnection(connection)
         self.location = location
+        self.openAside = openAside
     }
 
     /// The engine under this store.
@@ -30,7 +38,11 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         try connection.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         try Schema.migrate(connection)
         try mergeWorksSharingAnISBN(connection, now: Date())
-        return Store(connection: connection, location: path)
+        return Store(connection: connection, location: path, openAside: { () throws(StoreError) in
+            let aside = try SQLiteConnection(path: path, mode: .readWrite)
+            try aside.executeScript("PRAGMA query_only = 1;")
+            return aside
+        })
     }
 
     /// Opens an existing database for reading only (`status`, `review list`). Nil when there is none yet.
@@ -70,15 +82,31 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         }
     }
 
-    /// Gives the connection's page cache back while the daemon is idle.
+    /// Gives the connections' page caches back while the daemon is idle.
     package func releaseMemory() {
         lock.withLock { connection.releaseMemory() }
+        asideLock.withLock { aside?.releaseMemory() }
     }
 
     /// A consistent read (one snapshot across several queries).
     package func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try lock.withLock {
             activityCounts.transactions += 1
+            try connection.begin(.read)
+            defer { try? connection.commit() }
+            return try body(connection)
+        }
+    }
+
+    /// A consistent read on the second connection, for reads that take a while and need not see this store's
+    /// uncommitted work (a page of library.json or an export): the store's lock stays free for decisions and
+    /// commits meanwhile. On a store without one (PostgreSQL's) it is `read`. Not counted in `activity`, which is what
+    /// the photos cost.
+    package func readAside<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        guard let openAside else { return try read(body) }
+        return try asideLock.withLock {
+            let connection = try aside ?? openAside()
+            aside = connection
             try connection.begin(.read)
             defer { try? connection.commit() }
             return try body(connection)

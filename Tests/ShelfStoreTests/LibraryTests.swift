@@ -499,6 +499,32 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("The pages, read on a connection of their own, follow every commit, one made between two pages too", arguments: StoreKind.allCases)
+    func pagesFollowCommits(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            func titles() throws -> [String] {
+                var titles: [String] = []
+                try store.libraryPages(size: 2) { page in titles += page.map(\.title) }
+                return titles
+            }
+            try commit(store, photo: "p0", [reading("Dune", "Frank Herbert")])
+            #expect(try titles() == ["Dune"])
+            try commit(store, photo: "p1", [reading("Emma", "Jane Austen")])
+            store.releaseMemory()
+            #expect(try titles() == ["Dune", "Emma"])
+            // A commit made while the pages are read (between two of them) is in the next read, whole.
+            var first = true
+            var during: [String] = []
+            try commit(store, photo: "p2", [reading("Ulysses", "James Joyce")])
+            try store.libraryPages(size: 2) { page in
+                during += page.map(\.title)
+                if first { first = false; try commit(store, photo: "p3", [reading("Beloved", "Toni Morrison")]) }
+            }
+            #expect(during.prefix(2) == ["Dune", "Emma"] && during.contains("Ulysses"))
+            #expect(try titles() == ["Dune", "Emma", "Ulysses", "Beloved"])
+        }
+    }
+
     @Test("A work seen thirty times on three shelves, with two editions and a long history, is read a page at a time as library.json bounds it",
           arguments: StoreKind.allCases)
     func pagesAreBounded(kind: StoreKind) throws {
