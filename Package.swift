@@ -177,7 +177,7 @@ let package = Package(
             "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", "ShelfTesting", .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
-        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP"],
+        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP", "ShelfOutputs", .product(name: "Logging", package: "swift-log")],
                           path: "Benchmarks/WebBenchmark", swiftSettings: settings),
         // Several `watch` workers on one PostgreSQL: photos/s with 1, 2 and 4 beside the ideal and one worker on SQLite,
         // and the database's statements, transactions and claim time per photo.

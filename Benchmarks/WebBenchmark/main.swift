@@ -4,15 +4,18 @@
 // release `shelfd watch` serving it on loopback (with a Goodreads export kept in exports/), its start-up catch-up
 // timed (library.json, the exports and every open item's review files written: the database was filled by this
 // benchmark, not by the daemon; done when the daemon's CPU time and write calls stop growing) and let finish, so
-// the figures below are those of a daemon at rest, then
+// the figures below are those of a daemon at rest. Every size's daemon runs at once and the sizes take turns
+// request by request (wrk excepted), so that what else this shared machine does weighs on each size alike and the
+// ratios compare like with like. Then
 //  - server time and size of the library page (first page, a search, a later page, sorted by author), each
 //    the median of 20 requests, beside the median of /healthz in the same run (one round trip through the same
 //    server, no page);
 //  - a review decision's round trip as the page makes it (GET the item with its CSRF token, POST `accept`,
 //    follow the redirect to the next item), median of 20 decisions;
 //  - the seconds until library.json reflects one more decision (its next rewrite after the answer);
-//  - a batch commit's time per photo: 100 more photos committed five at a time through the store, while the
-//    daemon follows them in the files;
+//  - a batch commit's time per photo: 100 more photos committed five at a time through the store, each commit's
+//    change handed to a files writer as the pipeline hands it (review/ at once, library.json and the exports
+//    coalesced in the background), once the daemon's files have followed the last decision;
 //  - `wrk` (Debian's) against /api/v1/status and against /healthz, 50 connections, 10 s each: requests/s and p99,
 //    with the daemon's RSS before, right after, and 20 s after.
 // Then a table of every size's figures with their ratio to the first size's. Numbers are printed, never asserted.
@@ -22,7 +25,9 @@
 // `WORKSxSIGHTINGS`: that many works, each on about SIGHTINGS photos (twelve books a photo).
 import Foundation
 import Glibc
+import Logging
 import ShelfHTTP
+import ShelfOutputs
 import ShelfStore
 import ShelfTesting
 
@@ -114,83 +119,111 @@ func modified(_ url: URL) -> Date? {
     (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
 }
 
-func measure(_ size: Size) async -> Figures {
-    var figures = Figures()
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-web-\(UUID().uuidString.prefix(8))")
-    // `--keep` leaves the root and database for a look afterwards.
-    defer { if CommandLine.arguments.contains("--keep") { print("Kept \(base.path)") } else { try? FileManager.default.removeItem(at: base) } }
-    let state = base.appendingPathComponent("state"), responses = state.appendingPathComponent("responses")
-    let root = base.appendingPathComponent("Shelves")
-    do {
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("incoming"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("exports"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: responses, withIntermediateDirectories: true)
-        // An export a person made once under its default name: kept current by every change.
-        try Data().write(to: root.appendingPathComponent("exports/goodreads.csv"))
-        try """
-            [paths]
-            root = "\(root.path)"
-            state = "\(state.path)"
-            [pipeline]
-            provider = "ocr"
-            [enrich]
-            sources = ["catalogue"]
-            [web]
-            listen = "127.0.0.1:0"
-            """.write(to: base.appendingPathComponent("shelfd.toml"), atomically: true, encoding: .utf8)
-    } catch { fail("\(error)") }
-
-    print("\n== \(size): filling a database with \(size.photos.formatted()) photos…")
-    let database = state.appendingPathComponent("shelfd.db").path
-    let year = YearOfPhotos(photos: size.photos + 100, booksPerPhoto: 12, works: size.works)
+/// One size: its database, filled as that use fills it, and the release daemon serving it.
+@MainActor final class Site {
+    let size: Size
+    let base: URL, root: URL, responses: URL
+    let year: YearOfPhotos
     let store: Store
-    do {
-        store = try Store.open(path: database)
-        try year.fill(store, responses: responses, upTo: size.photos)
-    } catch { fail("filling the database: \(error)") }
-
     let daemon = Process()
-    daemon.executableURL = binary
-    daemon.arguments = ["watch", "--config", base.appendingPathComponent("shelfd.toml").path, "--log-level", "warning"]
-    daemon.environment = ["HOME": base.path, "PATH": "/usr/bin:/bin"]
-    daemon.standardError = FileHandle.nullDevice
-    do { try daemon.run() } catch { fail("cannot start \(binary.path): \(error)") }
-    defer { daemon.terminate(); daemon.waitUntilExit() }
-
+    /// The files for people, following the commits this benchmark makes as the pipeline's writer follows its own.
+    let files: FilesWriter
     var url = ""
-    for _ in 0..<600 where url.isEmpty {
-        url = (try? store.setting("web.url")).flatMap { $0 } ?? ""
-        if url.isEmpty { usleep(100_000) }
-    }
-    guard !url.isEmpty else { fail("the daemon did not start its web server") }
-    if url.hasSuffix("/") { url.removeLast() }
-    print("serving \(url) (pid \(daemon.processIdentifier))")
+    var figures = Figures()
 
-    // The start-up catch-up runs in the background: done when a whole second passes with under 0.05 s of CPU and
-    // no more than a few writes.
-    let started = ContinuousClock.now
-    var spent = cpuSeconds(daemon.processIdentifier), writes = writeCalls(daemon.processIdentifier)
-    while ContinuousClock.now - started < .seconds(900) {
-        try? await Task.sleep(for: .seconds(1))
-        let now = cpuSeconds(daemon.processIdentifier), written = writeCalls(daemon.processIdentifier)
-        defer { spent = now; writes = written }
-        if now - spent < 0.05 && written - writes < 10 { break }
-    }
-    figures.catchUpSeconds = milliseconds(ContinuousClock.now - started) / 1000 - 1
-    print(String(format: "start-up catch-up: %.1f s (%.1f s of CPU)", figures.catchUpSeconds, spent))
+    init(_ size: Size) {
+        self.size = size
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-web-\(UUID().uuidString.prefix(8))")
+        let state = base.appendingPathComponent("state")
+        responses = state.appendingPathComponent("responses")
+        root = base.appendingPathComponent("Shelves")
+        do {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("incoming"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("exports"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: responses, withIntermediateDirectories: true)
+            // An export a person made once under its default name: kept current by every change.
+            try Data().write(to: root.appendingPathComponent("exports/goodreads.csv"))
+            try """
+                [paths]
+                root = "\(root.path)"
+                state = "\(state.path)"
+                [pipeline]
+                provider = "ocr"
+                [enrich]
+                sources = ["catalogue"]
+                [web]
+                listen = "127.0.0.1:0"
+                """.write(to: base.appendingPathComponent("shelfd.toml"), atomically: true, encoding: .utf8)
+        } catch { fail("\(error)") }
 
-    /// Median time and size of `path` over `times` requests (after one to warm up).
-    func timed(_ path: String, times: Int = 20) async -> (ms: Double, bytes: Int) {
-        var samples: [Double] = [], bytes = 0
-        for i in 0...times {
-            let start = ContinuousClock.now
-            guard let response = try? await http.send(HTTPRequest(url: url + path)), response.status == 200 else {
-                fail("GET \(path) did not answer 200")
-            }
-            if i > 0 { samples.append(milliseconds(ContinuousClock.now - start)) }
-            bytes = response.body.count
+        print("\n== \(size): filling a database with \(size.photos.formatted()) photos…")
+        year = YearOfPhotos(photos: size.photos + 100, booksPerPhoto: 12, works: size.works)
+        do {
+            store = try Store.open(path: state.appendingPathComponent("shelfd.db").path)
+            try year.fill(store, responses: responses, upTo: size.photos)
+        } catch { fail("filling the database: \(error)") }
+        files = FilesWriter(files: LibraryFiles(
+            libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
+            processed: root.appendingPathComponent("processed"), exports: root.appendingPathComponent("exports"),
+            filesLock: state.appendingPathComponent("files.lock"), store: store, logger: Logger(label: "shelfd-bench-web", factory: { _ in SwiftLogNoOpLogHandler() })))
+    }
+
+    /// Starts the daemon and lets its start-up catch-up finish.
+    func start() async {
+        // A copy of its own: daemons of one file share its pages, which none of them can then give back when idle
+        // (`IdleMemory`), so each RSS would count the others' running.
+        let copy = base.appendingPathComponent("shelfd")
+        do { try FileManager.default.copyItem(at: binary, to: copy) } catch { fail("cannot copy \(binary.path): \(error)") }
+        daemon.executableURL = copy
+        daemon.arguments = ["watch", "--config", base.appendingPathComponent("shelfd.toml").path, "--log-level", "warning"]
+        daemon.environment = ["HOME": base.path, "PATH": "/usr/bin:/bin"]
+        daemon.standardError = FileHandle.nullDevice
+        do { try daemon.run() } catch { fail("cannot start \(binary.path): \(error)") }
+        for _ in 0..<600 where url.isEmpty {
+            url = (try? store.setting("web.url")).flatMap { $0 } ?? ""
+            if url.isEmpty { usleep(100_000) }
         }
-        return (median(samples), bytes)
+        guard !url.isEmpty else { fail("the daemon did not start its web server") }
+        if url.hasSuffix("/") { url.removeLast() }
+        print("serving \(url) (pid \(daemon.processIdentifier))")
+
+        // The start-up catch-up runs in the background.
+        let (seconds, cpu) = await settle()
+        figures.catchUpSeconds = seconds
+        print(String(format: "start-up catch-up: %.1f s (%.1f s of CPU)", seconds, cpu))
+    }
+
+    /// Waits until the daemon's background work is done: a whole second with under 0.05 s of CPU and no more than a
+    /// few writes. The seconds it took, and the daemon's CPU time so far.
+    @discardableResult
+    func settle() async -> (seconds: Double, cpu: Double) {
+        let started = ContinuousClock.now
+        var spent = cpuSeconds(daemon.processIdentifier), writes = writeCalls(daemon.processIdentifier)
+        while ContinuousClock.now - started < .seconds(900) {
+            try? await Task.sleep(for: .seconds(1))
+            let now = cpuSeconds(daemon.processIdentifier), written = writeCalls(daemon.processIdentifier)
+            defer { spent = now; writes = written }
+            if now - spent < 0.05 && written - writes < 10 { break }
+        }
+        return (milliseconds(ContinuousClock.now - started) / 1000 - 1, spent)
+    }
+
+    func stop() {
+        daemon.terminate()
+        daemon.waitUntilExit()
+        // `--keep` leaves the root and database for a look afterwards.
+        if CommandLine.arguments.contains("--keep") { print("Kept \(base.path)") } else { try? FileManager.default.removeItem(at: base) }
+    }
+
+    var rss: Double { rssMB(daemon.processIdentifier) }
+
+    /// One request's time and size.
+    func get(_ path: String) async -> (ms: Double, bytes: Int) {
+        let start = ContinuousClock.now
+        guard let response = try? await http.send(HTTPRequest(url: url + path)), response.status == 200 else {
+            fail("GET \(path) did not answer 200")
+        }
+        return (milliseconds(ContinuousClock.now - start), response.body.count)
     }
 
     /// A review decision as the page makes it: the session cookie and CSRF token come with the item's page.
@@ -216,64 +249,100 @@ func measure(_ size: Size) async -> Figures {
         return milliseconds(ContinuousClock.now - start)
     }
 
-    // Let the start-up scan and files pass, and the idle daemon give memory back (9 s into idleness).
-    try? await Task.sleep(for: .seconds(15))
-    figures.rssBefore = rssMB(daemon.processIdentifier)
-
-    let baseline = await timed("/healthz")
-    figures.healthzMs = baseline.ms
-    print(String(format: "baseline: /healthz %.2f ms", baseline.ms))
-    for (label, path) in [("library, first page", "/library"), ("library, search", "/library?q=Surname4242"),
-                          ("library, page 50", "/library?page=50"), ("library, by author", "/library?sort=author")] {
-        let page = await timed(path)
-        if path == "/library" { figures.libraryMs = page.ms }
-        print(String(format: "%-22@ %7.2f ms (%5.1f× /healthz), %7.1f KB", label as NSString, page.ms, page.ms / baseline.ms,
-                     Double(page.bytes) / 1024))
+    /// The seconds from one more decision's answer to library.json's next rewrite.
+    func libraryFileLag() async -> Double {
+        let libraryFile = root.appendingPathComponent("library.json")
+        let before = modified(libraryFile)
+        _ = await decide()
+        let answered = ContinuousClock.now
+        for _ in 0..<600 {
+            if let now = modified(libraryFile), now != before { return milliseconds(ContinuousClock.now - answered) / 1000 }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return .infinity
     }
-
-    var rounds: [Double] = []
-    for _ in 0..<20 { rounds.append(await decide()) }
-    figures.decisionMs = median(rounds)
-    print(String(format: "review decision, page → accept → next: %.1f ms (median of %d; %.1f× /healthz)",
-                 figures.decisionMs, rounds.count, figures.decisionMs / baseline.ms))
-
-    // One more decision once library.json has settled: the time from its answer to the file's next rewrite.
-    let libraryFile = root.appendingPathComponent("library.json")
-    try? await Task.sleep(for: .seconds(12))
-    let before = modified(libraryFile)
-    _ = await decide()
-    let answered = ContinuousClock.now
-    var lag: Double = .infinity
-    for _ in 0..<600 {
-        if let now = modified(libraryFile), now != before { lag = milliseconds(ContinuousClock.now - answered) / 1000; break }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    figures.libraryFileLag = lag
-    print(String(format: "library.json reflects a decision after %.1f s", lag))
-
-    // A batch commit's time per photo, with the daemon following the commits in the files.
-    let commitStart = ContinuousClock.now
-    do { try year.fill(store, responses: responses, from: size.photos) } catch { fail("committing more photos: \(error)") }
-    figures.commitMsPerPhoto = milliseconds(ContinuousClock.now - commitStart) / 100
-    print(String(format: "batch commit: %.2f ms a photo (100 photos, five a batch)", figures.commitMsPerPhoto))
-    try? await Task.sleep(for: .seconds(12))
-
-    let status = wrk(url + "/api/v1/status")
-    figures.rssAfter = rssMB(daemon.processIdentifier)
-    let healthz = wrk(url + "/healthz")
-    figures.statusRate = status.rate
-    figures.healthzRate = healthz.rate
-    print(String(format: "wrk, 50 connections, 10 s: /api/v1/status %.0f req/s (p99 %@) · /healthz %.0f req/s (p99 %@)",
-                 status.rate, status.p99, healthz.rate, healthz.p99))
-    try? await Task.sleep(for: .seconds(20))
-    figures.rssLater = rssMB(daemon.processIdentifier)
-    print(String(format: "daemon RSS: before %.1f MB · right after wrk on status %.1f MB · 20 s after both %.1f MB",
-                 figures.rssBefore, figures.rssAfter, figures.rssLater))
-    return figures
 }
 
-var results: [(Size, Figures)] = []
-for size in sizes { results.append((size, await measure(size))) }
+/// Each site's median of `rounds` runs of `body`, the sites taking turns (after one round to warm up), so that what
+/// else the machine does in the meantime weighs on every size alike.
+@MainActor func inTurns(_ sites: [Site], rounds: Int = 20, _ body: (Site) async -> Double) async -> [Double] {
+    var samples = Array(repeating: [Double](), count: sites.count)
+    for round in 0...rounds {
+        for (index, site) in sites.enumerated() {
+            let value = await body(site)
+            if round > 0 { samples[index].append(value) }
+        }
+    }
+    return samples.map(median)
+}
+
+let sites = sizes.map(Site.init)
+for site in sites { await site.start() }
+// Let the start-up scans and files pass, and the idle daemons give memory back (9 s into idleness).
+try? await Task.sleep(for: .seconds(15))
+for site in sites { site.figures.rssBefore = site.rss }
+
+print("\n== every size in turns: \(sites.map(\.size.description).joined(separator: ", "))")
+let healthz = await inTurns(sites) { await $0.get("/healthz").ms }
+for (site, ms) in zip(sites, healthz) { site.figures.healthzMs = ms }
+print("baseline, /healthz: " + healthz.map { String(format: "%.2f ms", $0) }.joined(separator: " · "))
+for (label, path) in [("library, first page", "/library"), ("library, search", "/library?q=Surname4242"),
+                      ("library, page 50", "/library?page=50"), ("library, by author", "/library?sort=author")] {
+    var bytes = Array(repeating: 0, count: sites.count)
+    let times = await inTurns(sites) { site in
+        let page = await site.get(path)
+        bytes[sites.firstIndex { $0 === site }!] = page.bytes
+        return page.ms
+    }
+    if path == "/library" { for (site, ms) in zip(sites, times) { site.figures.libraryMs = ms } }
+    print(String(format: "%-22@ ", label as NSString) + zip(times, zip(bytes, healthz)).map { ms, other in
+        String(format: "%.2f ms (%.1f× /healthz), %.1f KB", ms, ms / other.1, Double(other.0) / 1024)
+    }.joined(separator: " · "))
+}
+
+let decisions = await inTurns(sites) { await $0.decide() }
+for (site, ms) in zip(sites, decisions) { site.figures.decisionMs = ms }
+print("review decision, page → accept → next (median of 20): " + decisions.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
+
+// One more decision once library.json has settled: the time from its answer to the file's next rewrite.
+try? await Task.sleep(for: .seconds(12))
+for site in sites { site.figures.libraryFileLag = await site.libraryFileLag() }
+print("library.json reflects a decision after " + sites.map { String(format: "%.1f s", $0.figures.libraryFileLag) }.joined(separator: " · "))
+
+// A batch commit's time per photo: 100 more photos each, five at a time, the sizes taking turns, once the files
+// have followed the last decision (library.json, then the exports).
+for site in sites { await site.settle() }
+var commitSeconds = Array(repeating: 0.0, count: sites.count)
+for batch in 0..<20 {
+    for (index, site) in sites.enumerated() {
+        let start = ContinuousClock.now
+        do {
+            try site.year.fill(site.store, responses: site.responses, from: site.size.photos + batch * 5,
+                               upTo: site.size.photos + batch * 5 + 5) { site.files.changed($0) }
+        } catch { fail("committing more photos: \(error)") }
+        commitSeconds[index] += milliseconds(ContinuousClock.now - start) / 1000
+    }
+}
+for (site, seconds) in zip(sites, commitSeconds) { site.figures.commitMsPerPhoto = seconds * 1000 / 100 }
+print("batch commit (100 photos, five a batch): " + sites.map { String(format: "%.2f ms a photo", $0.figures.commitMsPerPhoto) }.joined(separator: " · "))
+try? await Task.sleep(for: .seconds(12))
+
+// wrk takes the machine's cores: one size at a time.
+for site in sites {
+    let status = wrk(site.url + "/api/v1/status")
+    site.figures.rssAfter = site.rss
+    let healthz = wrk(site.url + "/healthz")
+    site.figures.statusRate = status.rate
+    site.figures.healthzRate = healthz.rate
+    print(String(format: "%@: wrk, 50 connections, 10 s: /api/v1/status %.0f req/s (p99 %@) · /healthz %.0f req/s (p99 %@)",
+                 site.size.description, status.rate, status.p99, healthz.rate, healthz.p99))
+    try? await Task.sleep(for: .seconds(20))
+    site.figures.rssLater = site.rss
+    print(String(format: "%@: daemon RSS: before %.1f MB · right after wrk on status %.1f MB · 20 s after both %.1f MB",
+                 site.size.description, site.figures.rssBefore, site.figures.rssAfter, site.figures.rssLater))
+}
+for site in sites { site.stop() }
+let results = sites.map { ($0.size, $0.figures) }
 
 // Every figure beside its ratio to the first size's, measured in this same run.
 guard let first = results.first?.1 else { exit(0) }

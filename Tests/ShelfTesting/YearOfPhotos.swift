@@ -30,8 +30,9 @@ package struct YearOfPhotos {
 
     /// Fills `store` with the photos from `first` (the earlier ones when a run fills in two steps); answers are
     /// written under `responses` (3 KB each, as a provider's are). `upTo`: the photo to stop before, `photos` unless
-    /// given.
-    package func fill(_ store: Store, responses: URL, from first: Int = 0, upTo end: Int? = nil, now: Date = Date()) throws {
+    /// given. `committed`: what each batch's commit changed, as the pipeline hands it to the files writer.
+    package func fill(_ store: Store, responses: URL, from first: Int = 0, upTo end: Int? = nil, now: Date = Date(),
+                      committed: (FilesChange) -> Void = { _ in }) throws {
         let answer = Data(repeating: UInt8(ascii: " "), count: 3_072)
         var next = first
         let end = min(end ?? photos, photos)
@@ -63,7 +64,7 @@ package struct YearOfPhotos {
                 outcomes.append(JobOutcome(job: job, result: .finished(books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",
                                                                        review: review)))
             }
-            try store.finish(outcomes, shelfOf: { String($0.relativePath.prefix { $0 != "/" }) }, now: at)
+            committed(try store.finish(outcomes, shelfOf: { String($0.relativePath.prefix { $0 != "/" }) }, now: at))
             next = batch.upperBound
         }
     }
