@@ -35,11 +35,6 @@ package struct ReviewDesk: Sendable {
         try store?.openReviewItems() ?? []
     }
 
-    /// Every open item as review/ writes it, a page at a time, oldest first: the review export, never whole in memory.
-    package func documentPages(_ body: ([ReviewDocument]) throws -> Void) throws {
-        try store?.openReviewPages(size: 250) { try body($0.map(document)) }
-    }
-
     /// The first open item, oldest first.
     package func firstID() throws -> String? {
         try store?.firstOpenReviewID()
@@ -115,5 +110,14 @@ extension LibraryFiles {
                   processed: URL(fileURLWithPath: paths.processed), exports: URL(fileURLWithPath: paths.exports),
                   exclusiveShelf: config.export.exclusiveShelf, filesLock: URL(fileURLWithPath: paths.filesLock),
                   store: store, logger: logger)
+    }
+}
+
+extension PhotoLocator {
+    /// Where the configured root keeps photos: incoming/, processed/ and review/'s copies.
+    package init(config: Configuration, store: any LibraryStore) {
+        let paths = config.paths
+        self.init(store: store, incoming: URL(fileURLWithPath: paths.incoming), processed: URL(fileURLWithPath: paths.processed),
+                  reviewCopies: URL(fileURLWithPath: paths.review).appendingPathComponent("photos"))
     }
 }

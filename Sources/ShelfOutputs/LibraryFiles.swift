@@ -47,8 +47,13 @@ package struct LibraryFiles: Sendable {
 
     package var photos: URL { review.appendingPathComponent("photos") }
     package func documentURL(id: String) -> URL { review.appendingPathComponent("\(id).json") }
-    package func cropURL(id: String) -> URL { review.appendingPathComponent("\(id).jpg") }
-    package func contextURL(sha256: String) -> URL { photos.appendingPathComponent("\(sha256).jpg") }
+    package func cropURL(id: String) -> URL { Self.cropURL(id: id, review: review) }
+    static func cropURL(id: String, review: URL) -> URL { review.appendingPathComponent("\(id).jpg") }
+    package func contextURL(sha256: String) -> URL { locator.reviewCopy(sha256: sha256) }
+    /// How this node finds a photo's bytes for the crops (incoming/ is not needed: a photo's place under it is known).
+    package var locator: PhotoLocator {
+        PhotoLocator(store: store, incoming: nil, processed: processed, reviewCopies: photos)
+    }
 
     /// Rewrites library.json and the exports and brings review/ in line with the open items.
     package func update() {
@@ -69,9 +74,30 @@ package struct LibraryFiles: Sendable {
         withLock { writeLibrary() }
     }
 
+    /// An export as every door makes it (`shelfd export`, the web page's download, exports/ kept current): the
+    /// library streamed a page of works at a time, the review queue as review/ holds it. With the default options
+    /// unless given (`export.exclusive_shelf`, verified books only).
+    package func export(_ format: ExportFormat, exclusiveShelf: ReadingShelf? = nil, includeUnverified: Bool = false,
+                        to append: (Data) throws -> Void) throws -> ExportResult {
+        try Self.export(format, from: store, review: review, exclusiveShelf: exclusiveShelf ?? self.exclusiveShelf,
+                        includeUnverified: includeUnverified, to: append)
+    }
+
+    /// `export`, from a store that may not exist yet (`shelfd export` before the first photo): an empty export.
+    package static func export(_ format: ExportFormat, from store: (any LibraryStore)?, review: URL, exclusiveShelf: ReadingShelf,
+                               includeUnverified: Bool, to append: (Data) throws -> Void) throws -> ExportResult {
+        let options = ExportOptions(exclusiveShelf: exclusiveShelf, includeUnverified: includeUnverified, reviewFolder: review.path)
+        return try LibraryExport.stream(
+            format, pages: { try store?.libraryPages(size: pageSize, $0) },
+            reviews: { page in try store?.openReviewPages(size: pageSize) { try page($0.map { document($0, review: review) }) } },
+            options: options, generatedAt: Date(), to: append)
+    }
+
     /// The review document of an open item, naming its crop when one was cut.
-    package func document(_ item: ReviewItem) -> ReviewDocument {
-        let hasCrop = FileManager.default.fileExists(atPath: cropURL(id: item.id).path)
+    package func document(_ item: ReviewItem) -> ReviewDocument { Self.document(item, review: review) }
+
+    private static func document(_ item: ReviewItem, review: URL) -> ReviewDocument {
+        let hasCrop = FileManager.default.fileExists(atPath: cropURL(id: item.id, review: review).path)
         return item.document(crop: hasCrop ? "\(item.id).jpg" : nil)
     }
 
@@ -79,16 +105,11 @@ package struct LibraryFiles: Sendable {
     /// export made once follows every later photo and review decision.
     private func refreshExports() {
         guard let exports else { return }
-        let options = ExportOptions(exclusiveShelf: exclusiveShelf, reviewFolder: review.path)
         for format in ExportFormat.allCases {
             let url = exports.appendingPathComponent(format.defaultFileName)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do {
-                try AtomicFile.write(to: url) { append in
-                    try LibraryExport.stream(format, pages: { try store.libraryPages(size: Self.pageSize, $0) },
-                                             reviews: { page in try store.openReviewPages(size: Self.pageSize) { try page($0.map(document)) } },
-                                             options: options, generatedAt: Date(), to: append)
-                }
+                try AtomicFile.write(to: url) { append in _ = try export(format, to: append) }
             } catch {
                 logger.warning("Cannot bring an export up to date", metadata: ["path": "\(url.path)", "error": "\(error)"])
             }
@@ -130,7 +151,7 @@ package struct LibraryFiles: Sendable {
     /// item, as the commit reported: the open items of the photos it names are written, the closed items' files go,
     /// and a photo's copy with its last open item; nothing else is read or listed.
     private func syncReview(_ change: FilesChange?) {
-        var originals = OriginalCache(store: store, processed: processed, known: originals)
+        var originals = OriginalCache(locator: locator, known: originals)
         guard let change else {
             // A page of items at a time; only their ids and photos are kept, to know which files are stale.
             var open: Set<String> = [], photosOpen: Set<String> = []
@@ -184,8 +205,7 @@ package struct LibraryFiles: Sendable {
             let cropPath = cropURL(id: item.id).path
             if previous?.book.box == box, previous?.crop != nil, FileManager.default.fileExists(atPath: cropPath) {
                 crop = previous?.crop
-            } else if let bytes = originals.bytes(of: item.photo.sha256, path: item.photo.path)
-                        ?? FileManager.default.contents(atPath: contextURL(sha256: item.photo.sha256).path).map(Array.init) {
+            } else if let bytes = originals.bytes(of: item.photo.sha256, path: item.photo.path) {
                 attempt("Cannot cut the spine for review", item.photo.sha256) {
                     try AtomicFile.write(Data(try Preprocessor.crop(bytes, box: box, maxPixels: maxPixels)), to: cropURL(id: item.id))
                     crop = "\(item.id).jpg"
@@ -215,11 +235,9 @@ package struct LibraryFiles: Sendable {
     }
 }
 
-/// The original of the photo last asked for: wherever it was seen, or under processed/ after a move; only
-/// bytes whose hash is the photo's. Else, on a shared store, the provider-ready image stored when it was found.
+/// The photo last asked for, found by `PhotoLocator`, kept while the items of one photo are written.
 private struct OriginalCache {
-    let store: any LibraryStore
-    let processed: URL
+    let locator: PhotoLocator
     /// Bytes already known to be the photo of their hash.
     let known: [String: [UInt8]]
     var last: (sha256: String, bytes: [UInt8]?)?
@@ -227,13 +245,7 @@ private struct OriginalCache {
     mutating func bytes(of sha256: String, path relativePath: String) -> [UInt8]? {
         if let bytes = known[sha256] { return bytes }
         if let last, last.sha256 == sha256 { return last.bytes }
-        let places = ((try? store.photoLocations(sha256: sha256)) ?? []) + [processed.appendingPathComponent(relativePath).path]
-        let found = places.lazy.compactMap { path -> [UInt8]? in
-            guard case .success(let bytes) = PhotoFile.read(path), SHA256.hex(of: bytes) == sha256 else { return nil }
-            return bytes
-        }.first
-            // A shared store's worker that cannot see where the photo arrived: the upright image stored at ingest.
-            ?? (try? store.photoImage(sha256: sha256))
+        let found = locator.bytes(sha256: sha256, relativePath: relativePath)
         last = (sha256, found)
         return found
     }

@@ -5,6 +5,7 @@ import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfExport
+import ShelfOutputs
 import ShelfStore
 
 /// `/library`: every work, searched, sorted and paged in the database (a page is one LIMIT/OFFSET query, so it
@@ -127,7 +128,6 @@ enum LibraryPages {
 
     /// The export as `shelfd export --format` writes it by default, as a file to save.
     private static func download(_ site: WebSite, _ format: ExportFormat) throws -> Response {
-        let options = ExportOptions(exclusiveShelf: site.config.export.exclusiveShelf, reviewFolder: site.config.paths.review)
         // Made from the database a page of works at a time into a temporary file, then sent from it a chunk at a
         // time: neither the library nor the file is ever whole in memory, however large the library.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-export-\(UUID().uuidString)")
@@ -137,9 +137,7 @@ enum LibraryPages {
         defer { try? FileManager.default.removeItem(at: file) }   // the open handle keeps it readable until sent
         let output = try FileHandle(forWritingTo: file)
         defer { try? output.close() }
-        _ = try LibraryExport.stream(format, pages: { try site.store.libraryPages(size: 250, $0) },
-                                     reviews: { try site.desk.documentPages($0) }, options: options, generatedAt: Date(),
-                                     to: { try output.write(contentsOf: $0) })
+        _ = try site.files.files.export(format) { try output.write(contentsOf: $0) }
         let contentLength = Int(try output.offset())
         let input = try FileHandle(forReadingFrom: file)
         var headers = HTTPFields()

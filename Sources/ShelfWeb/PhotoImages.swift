@@ -15,9 +15,9 @@ import Synchronization
 /// within `[web] cache_mb`: past it, the pictures used longest ago go first (a picture's time is set each time
 /// it is served).
 ///
-/// A photo is found by its hash only: where shelfd saw it (incoming/, or processed/ after a move), checked
-/// against the hash, else the copy review/ keeps, else (a shared store) the provider-ready image stored with the
-/// photo. Nothing outside those folders is read.
+/// A photo is found by its hash only (`PhotoLocator`): where shelfd saw it under incoming/, or under processed/
+/// after a move, checked against the hash; else (a shared store) the provider-ready image stored with the photo,
+/// else the copy review/ keeps. No original outside those folders is read.
 struct PhotoImages: Sendable {
     enum Size: String, Sendable {
         case image, thumb
@@ -31,10 +31,8 @@ struct PhotoImages: Sendable {
     }
 
     let cache: URL
-    let incoming: URL
-    let processed: URL
-    let files: LibraryFiles
-    let store: Store
+    /// Only originals under incoming/ and processed/ (`confined`): nothing else on the machine is read for a page.
+    let locator: PhotoLocator
     let logger: Logger
     /// `[web] cache_mb` in bytes.
     let cacheLimit: Int
@@ -43,10 +41,7 @@ struct PhotoImages: Sendable {
     init(config: Configuration, store: Store, logger: Logger) {
         cache = URL(fileURLWithPath: config.paths.state).appendingPathComponent("web-cache")
         cacheLimit = config.web.cacheMB * 1_048_576
-        incoming = URL(fileURLWithPath: config.paths.incoming)
-        processed = URL(fileURLWithPath: config.paths.processed)
-        files = LibraryFiles(config: config, store: store, logger: logger)
-        self.store = store
+        locator = PhotoLocator(config: config, store: store)
         self.logger = logger
     }
 
@@ -72,7 +67,7 @@ struct PhotoImages: Sendable {
             utimes(url.path, nil)                                  // used now: the last to go
             return Array(cached)
         }
-        guard let original = original(sha256: sha256, relativePath: relativePath) else { return nil }
+        guard let original = locator.bytes(sha256: sha256, relativePath: relativePath, confined: true) else { return nil }
         do {
             let jpeg = try Preprocessor.prepare(original, preset: size.preset).jpeg
             do {
@@ -119,35 +114,6 @@ struct PhotoImages: Sendable {
                   let size = attributes[.size] as? Int, let used = attributes[.modificationDate] as? Date else { return nil }
             return (path, size, used)
         }
-    }
-
-    /// The photo's bytes: an original whose hash is the photo's, under incoming/ or processed/; else the
-    /// upright copy review/ keeps while a book of the photo waits.
-    private func original(sha256: String, relativePath: String) -> [UInt8]? {
-        let seen = (try? store.photoLocations(sha256: sha256)) ?? []
-        let moved = ([relativePath] + seen.compactMap { relative(to: incoming, $0) })
-            .map { processed.appendingPathComponent($0).path }
-        for path in seen + moved where isInside(path) {
-            if case .success(let bytes) = PhotoFile.read(path), SHA256.hex(of: bytes) == sha256 { return bytes }
-        }
-        if case .success(let bytes) = PhotoFile.read(files.contextURL(sha256: sha256).path) { return bytes }
-        // A shared store's node that cannot see the photo's folder: the upright image stored when it was found.
-        return try? store.photoImage(sha256: sha256)
-    }
-
-    /// True for a file under incoming/ or processed/ once links are followed.
-    private func isInside(_ path: String) -> Bool {
-        let real = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-        return [incoming, processed].contains { folder in
-            real.hasPrefix(folder.resolvingSymlinksInPath().path + "/")
-        }
-    }
-
-    /// `path` relative to `folder`, or nil when it is not under it.
-    private func relative(to folder: URL, _ path: String) -> String? {
-        let prefix = folder.standardizedFileURL.path + "/"
-        let standard = URL(fileURLWithPath: path).standardizedFileURL.path
-        return standard.hasPrefix(prefix) ? String(standard.dropFirst(prefix.count)) : nil
     }
 }
 

@@ -32,15 +32,13 @@ struct Export: AsyncParsableCommand {
     @Flag(help: "Also export the books still waiting for review.") var includeUnverified = false
 
     func run() async throws {
-        let (config, secrets, logger) = try global.load(quiet: true)
+        let (config, secrets, _) = try global.load(quiet: true)
         let store = try StoreAccess.openForReading(config: config, secrets: secrets)
-        let desk = format == .review ? try ReviewDesk(config: config, writing: false, logger: logger) : nil
-        let options = ExportOptions(exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
-                                    includeUnverified: includeUnverified, reviewFolder: config.paths.review)
         // Streamed a page of works at a time: the library is never whole in memory.
         func write(to append: (Data) throws -> Void) throws -> ExportResult {
-            try LibraryExport.stream(format, pages: { page in try store?.libraryPages(size: 250, page) },
-                                     reviews: { page in try desk?.documentPages(page) }, options: options, generatedAt: Date(), to: append)
+            try LibraryFiles.export(format, from: store, review: URL(fileURLWithPath: config.paths.review),
+                                    exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
+                                    includeUnverified: includeUnverified, to: append)
         }
 
         let destination: String
