@@ -215,4 +215,9 @@ extension Store {
                            [key, value])
         }
     }
+
+    /// Sets `key` to "" when it still holds `value` (another server may have written its own since).
+    package func clearSetting(_ key: String, ifValue value: String) throws {
+        try write { db in try db.execute("UPDATE setting SET value = '' WHERE key = ? AND value = ?", [key, value]) }
+    }
 }

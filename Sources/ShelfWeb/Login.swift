@@ -38,7 +38,7 @@ enum LoginPages {
         router.get("login/{code}") { _, context -> Response in
             let code = try context.parameters.require("code")
             guard code.count == 64, code.allSatisfy(\.isHexDigit),
-                  try site.store.redeemWebLoginCode(Session.key(code, token: site.secrets.webToken?.value)) else {
+                  try site.sessions.redeemLoginCode(Session.key(code, token: site.secrets.webToken?.value)) else {
                 return page(site: site, context: context, status: .unauthorized,
                             error: "This login link was used already or has expired: run 'shelfd web --print-login-url' again.")
             }
@@ -48,7 +48,7 @@ enum LoginPages {
         // The door has checked the session's CSRF token: another site cannot log a browser out.
         router.post("logout") { request, context -> Response in
             if let cookie = request.cookies[Session.cookieName]?.value {
-                try site.store.deleteWebSession(id: Session.key(cookie, token: site.secrets.webToken?.value))
+                try site.sessions.end(id: Session.key(cookie, token: site.secrets.webToken?.value))
             }
             site.logger.notice("Web logout", metadata: ["event": "web_logout", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
             var response = Response(status: .seeOther, headers: [.location: "/login"])
@@ -59,7 +59,7 @@ enum LoginPages {
 
     /// A new logged-in session, and on to the overview.
     static func loggedIn(site: WebSite, context: WebContext, by: String) throws -> Response {
-        let (_, cookie) = try Session.create(in: site.store, loggedIn: true, token: site.secrets.webToken?.value)
+        let (_, cookie) = try Session.create(in: site.sessions, loggedIn: true, token: site.secrets.webToken?.value)
         site.logger.notice("Web login", metadata: ["event": "web_login", "by": "\(by)", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
         var response = Response(status: .seeOther, headers: [.location: "/"])
         response.setCookie(cookie)
@@ -87,7 +87,7 @@ package enum LoginLink {
 
     package static func make(config: Configuration, secrets: Secrets, store: Store) throws -> String {
         let code = Session.randomToken()
-        try store.addWebLoginCode(Session.key(code, token: secrets.webToken?.value), expiresAt: Date().addingTimeInterval(lifetime))
+        try store.webSessions.addLoginCode(Session.key(code, token: secrets.webToken?.value), expiresAt: Date().addingTimeInterval(lifetime))
         return baseURL(config: config, store: store) + "login/" + code
     }
 

@@ -12,7 +12,7 @@ import ShelfStore
 enum Metrics {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("healthz") { _, _ -> Response in
-            let answering = site.store.isAnswering()
+            let answering = site.store.metrics.isAnswering()
             return text(answering ? "ok\n" : "the database does not answer\n", status: answering ? .ok : .serviceUnavailable)
         }
         router.get("metrics") { _, _ -> Response in
@@ -53,13 +53,13 @@ enum Metrics {
             .set(to: Double(counts.pending + counts.leased + counts.failed))
         registry.makeGauge(descriptor: metric("oldest_pending", "seconds", "Age of the oldest photo waiting to be claimed (0: none)."))
             .set(to: Double(counts.oldestPendingSeconds ?? 0))
-        for row in try store.requestCounts() {
+        for row in try store.metrics.requestCounts() {
             registry.makeCounter(descriptor: metric("provider_requests", "total", "Requests sent to each provider, by outcome."),
                                  labels: [("provider", row.provider), ("outcome", row.outcome)])
                 .increment(by: Int64(row.count))
         }
         var histograms: [String: ValueHistogram] = [:]
-        for row in try store.answeredLatencies() {
+        for row in try store.metrics.answeredLatencies() {
             let histogram = histograms[row.provider] ?? registry.makeValueHistogram(
                 descriptor: metric("provider_latency", "seconds", "How long each provider took to answer, for the requests it answered."),
                 labels: [("provider", row.provider)], buckets: latencyBuckets)

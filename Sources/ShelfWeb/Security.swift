@@ -55,7 +55,7 @@ struct SecurityMiddleware: RouterMiddleware {
         let bearer = Self.tokenMatches(sentToken, token)
         if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure(client) }
         let cookie = request.cookies[Session.cookieName]?.value
-        var session = cookie.flatMap { try? site.store.webSession(id: Session.key($0, token: token)) }
+        var session = cookie.flatMap { try? site.sessions.session(id: Session.key($0, token: token)) }
         if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
         let authenticated = bearer || context.isFromLoopback || session?.loggedIn == true
 
@@ -92,7 +92,7 @@ struct SecurityMiddleware: RouterMiddleware {
         // A browser on this machine gets a session without logging in: it carries the CSRF token of its forms.
         var created: Cookie?
         if session == nil && !bearer && context.isFromLoopback && Self.wantsSession(request) {
-            if let new = try? Session.create(in: site.store, loggedIn: false, token: token) {
+            if let new = try? Session.create(in: site.sessions, loggedIn: false, token: token) {
                 session = new.session
                 created = new.cookie
             }
@@ -230,11 +230,11 @@ enum Session {
         token.map { secret + "\u{1F}" + $0 } ?? secret
     }
 
-    static func create(in store: Store, loggedIn: Bool, token: String?) throws -> (session: WebSession, cookie: Cookie) {
+    static func create(in sessions: WebSessionStore, loggedIn: Bool, token: String?) throws -> (session: WebSession, cookie: Cookie) {
         let id = randomToken(), csrf = randomToken()
         let seconds = lifetime(loggedIn: loggedIn)
         let expires = Date().addingTimeInterval(seconds)
-        try store.createWebSession(id: key(id, token: token), csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
+        try sessions.create(id: key(id, token: token), csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
         // Not Secure: the page is served over plain HTTP (a Secure cookie would never come back).
         let cookie = Cookie(name: cookieName, value: id, maxAge: Int(seconds), path: "/", secure: false, httpOnly: true,
                             sameSite: .strict)

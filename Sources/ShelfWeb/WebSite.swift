@@ -12,6 +12,8 @@ package struct WebSite: Sendable {
     package let config: Configuration
     package let secrets: Secrets
     package let store: Store
+    /// The sessions and login codes the door checks.
+    package let sessions: WebSessionStore
     package let desk: ReviewDesk
     package let library: LibraryDesk            // edits of whole works, shared with `shelfd library`
     /// Where decisions and edits hand their changes: the daemon's, or this process's own for `shelfd web` alone.
@@ -24,6 +26,7 @@ package struct WebSite: Sendable {
         self.config = config
         self.secrets = secrets
         self.store = store
+        sessions = store.webSessions
         let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger))
         self.files = files
         self.desk = ReviewDesk(config: config, store: store, logger: logger, writer: files)
