@@ -116,10 +116,9 @@ package enum StatusReport {
     /// The newest finished photos and their suggestions, read from their result documents (on any node of a shared
     /// store, whichever node wrote the file).
     static func recentPhotos(_ store: Store) throws -> [StatusDocument.RecentPhoto] {
-        try store.recentResultDocuments(limit: recentLimit).compactMap { recent in
-            guard let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: recent.document) else { return nil }
-            return .init(photo: recent.relativePath, finishedAt: recent.finishedAt, books: document.books.count,
-                         suggestions: document.suggestions)
+        try PhotoResults(store: store).recent(limit: recentLimit).map { recent in
+            .init(photo: recent.relativePath, finishedAt: recent.finishedAt, books: recent.document.books.count,
+                  suggestions: recent.document.suggestions)
         }
     }
 

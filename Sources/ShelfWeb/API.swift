@@ -21,17 +21,13 @@ enum API {
         // The newest finished photos' result documents (results/…json), newest first; `?limit=` up to 200.
         api.get("results") { request, _ -> Response in
             let limit = min(200, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
-            let documents = try site.store.recentResultDocuments(limit: limit).compactMap { recent in
-                try? JSONStyle.decoder().decode(ResultDocument.self, from: recent.document)
-            }
-            return try json(documents)
+            return try json(site.results.recent(limit: limit).map(\.document))
         }
 
         // One photo's result document, as written to results/.
         api.get("results/{sha}") { _, context -> Response in
             let sha = try photoID(context)
-            guard let job = try site.store.finishedJob(sha256: sha),
-                  let data = try site.store.resultDocument(sha256: sha, resultPath: job.resultPath) else {
+            guard let data = try site.results.latest(sha256: sha)?.document else {
                 throw APIError(.notFound, "not_found", "No result for photo \(sha) (not catalogued yet, or failed: see /api/v1/status).")
             }
             return jsonResponse(Array(data))

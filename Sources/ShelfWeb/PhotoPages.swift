@@ -265,9 +265,7 @@ extension PhotoPages {
             choices = [Choice(value: "", label: "the configured provider (\(configured))")]
                 + providers.map { Choice(value: $0.rawValue, label: $0.rawValue) }
 
-            let data = try? site.store.resultDocument(sha256: photo.sha256, resultPath: photo.resultPath)
-            let document = data.flatMap { try? JSONStyle.decoder().decode(ResultDocument.self, from: $0) }
-            guard let document else {
+            guard let document = site.results.document(sha256: photo.sha256, resultPath: photo.resultPath) else {
                 hasResult = false; width = 0; height = 0; finished = nil; readBy = nil
                 spines = []; hasSpines = false; tips = []; hasTips = false; runs = []
                 return

@@ -14,6 +14,8 @@ package struct WebSite: Sendable {
     package let store: Store
     /// The sessions and login codes the door checks.
     package let sessions: WebSessionStore
+    /// The photos' result documents, as `shelfd scan` reads them.
+    package let results: PhotoResults
     package let desk: ReviewDesk
     package let library: LibraryDesk            // edits of whole works, shared with `shelfd library`
     /// Where decisions and edits hand their changes: the daemon's, or this process's own for `shelfd web` alone.
@@ -27,6 +29,7 @@ package struct WebSite: Sendable {
         self.secrets = secrets
         self.store = store
         sessions = store.webSessions
+        results = PhotoResults(store: store)
         let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger))
         self.files = files
         self.desk = ReviewDesk(config: config, store: store, logger: logger, writer: files)

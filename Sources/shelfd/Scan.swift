@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
@@ -29,17 +30,16 @@ struct Scan: AsyncParsableCommand {
 /// What `scan` and `rescan` print: each photo's books (or why it has none), then the pass's warning.
 enum PhotoReport {
     static func print(_ photos: [(path: String, sha256: String?)], store: Store, report: OneShot.Report, json: Bool) throws {
+        let results = PhotoResults(store: store)
         var documents: [ResultDocument] = []
         var failed = false
         for (path, sha) in photos {
-            guard let sha, let job = try store.finishedJob(sha256: sha) else {
+            guard let sha, let (job, data) = try results.latest(sha256: sha) else {
                 failed = true
                 FileHandle.standardError.write(Data("shelfd: \(path): could not be read (see 'shelfd status')\n".utf8))
                 continue
             }
-            let data = try? store.resultDocument(sha256: sha, resultPath: job.resultPath)
-            guard job.state == .done || job.state == .review, let data,
-                  let document = try? JSONStyle.decoder().decode(ResultDocument.self, from: data) else {
+            guard job.state == .done || job.state == .review, let document = data.flatMap(PhotoResults.decode) else {
                 failed = true
                 let reason = job.message.map { "\(job.code ?? "failed"): \($0)" } ?? job.state.rawValue
                 FileHandle.standardError.write(Data("shelfd: \(path): \(reason)\n".utf8))

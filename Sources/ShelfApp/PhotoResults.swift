@@ -1,0 +1,39 @@
+import Foundation
+import ShelfCore
+import ShelfStore
+
+/// A finished photo's result as every door reads it (`scan` and `rescan`'s table, `/api/v1/results/<sha256>`, the
+/// photo page): the document results/ holds, or on a shared store the database's copy (`Store.resultDocument`).
+package struct PhotoResults: Sendable {
+    let store: Store
+
+    package init(store: Store) { self.store = store }
+
+    /// The photo's latest job: its state, result file, and the failure's code and message when it failed.
+    package typealias Job = (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)
+
+    /// The photo's latest job and its result document as written (nil while it has none); nil when the photo has
+    /// no job.
+    package func latest(sha256: String) throws -> (job: Job, document: Data?)? {
+        guard let job = try store.finishedJob(sha256: sha256) else { return nil }
+        return (job, try? store.resultDocument(sha256: sha256, resultPath: job.resultPath))
+    }
+
+    /// The result document of a photo whose job wrote `resultPath`, read; nil when there is none or it does not read.
+    package func document(sha256: String, resultPath: String?) -> ResultDocument? {
+        (try? store.resultDocument(sha256: sha256, resultPath: resultPath)).flatMap(Self.decode)
+    }
+
+    /// The newest finished photos' result documents, newest first, with the photo's path under incoming/ (a
+    /// document that does not read is left out).
+    package func recent(limit: Int) throws -> [(relativePath: String, finishedAt: Date, document: ResultDocument)] {
+        try store.recentResultDocuments(limit: limit).compactMap { recent in
+            Self.decode(recent.document).map { (recent.relativePath, recent.finishedAt, $0) }
+        }
+    }
+
+    /// A result document's bytes as the document; nil when they are not one.
+    package static func decode(_ data: Data) -> ResultDocument? {
+        try? JSONStyle.decoder().decode(ResultDocument.self, from: data)
+    }
+}
