@@ -265,11 +265,11 @@ func modified(_ url: URL) -> Date? {
 
 /// Each site's median of `rounds` runs of `body`, the sites taking turns (after one round to warm up), so that what
 /// else the machine does in the meantime weighs on every size alike.
-@MainActor func inTurns(_ sites: [Site], rounds: Int = 20, _ body: (Site) async -> Double) async -> [Double] {
+@MainActor func inTurns(_ sites: [Site], rounds: Int = 20, _ body: (Int, Site) async -> Double) async -> [Double] {
     var samples = Array(repeating: [Double](), count: sites.count)
     for round in 0...rounds {
         for (index, site) in sites.enumerated() {
-            let value = await body(site)
+            let value = await body(index, site)
             if round > 0 { samples[index].append(value) }
         }
     }
@@ -283,15 +283,15 @@ try? await Task.sleep(for: .seconds(15))
 for site in sites { site.figures.rssBefore = site.rss }
 
 print("\n== every size in turns: \(sites.map(\.size.description).joined(separator: ", "))")
-let healthz = await inTurns(sites) { await $0.get("/healthz").ms }
+let healthz = await inTurns(sites) { await $1.get("/healthz").ms }
 for (site, ms) in zip(sites, healthz) { site.figures.healthzMs = ms }
 print("baseline, /healthz: " + healthz.map { String(format: "%.2f ms", $0) }.joined(separator: " · "))
 for (label, path) in [("library, first page", "/library"), ("library, search", "/library?q=Surname4242"),
                       ("library, page 50", "/library?page=50"), ("library, by author", "/library?sort=author")] {
     var bytes = Array(repeating: 0, count: sites.count)
-    let times = await inTurns(sites) { site in
+    let times = await inTurns(sites) { index, site in
         let page = await site.get(path)
-        bytes[sites.firstIndex { $0 === site }!] = page.bytes
+        bytes[index] = page.bytes
         return page.ms
     }
     if path == "/library" { for (site, ms) in zip(sites, times) { site.figures.libraryMs = ms } }
@@ -300,7 +300,7 @@ for (label, path) in [("library, first page", "/library"), ("library, search", "
     }.joined(separator: " · "))
 }
 
-let decisions = await inTurns(sites) { await $0.decide() }
+let decisions = await inTurns(sites) { await $1.decide() }
 for (site, ms) in zip(sites, decisions) { site.figures.decisionMs = ms }
 print("review decision, page → accept → next (median of 20): " + decisions.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
 

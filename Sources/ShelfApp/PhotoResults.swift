@@ -9,12 +9,9 @@ package struct PhotoResults: Sendable {
 
     package init(store: Store) { self.store = store }
 
-    /// The photo's latest job: its state, result file, and the failure's code and message when it failed.
-    package typealias Job = (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)
-
     /// The photo's latest job and its result document as written (nil while it has none); nil when the photo has
     /// no job.
-    package func latest(sha256: String) throws -> (job: Job, document: Data?)? {
+    package func latest(sha256: String) throws -> (job: FinishedJob, document: Data?)? {
         guard let job = try store.finishedJob(sha256: sha256) else { return nil }
         return (job, try? store.resultDocument(sha256: sha256, resultPath: job.resultPath))
     }

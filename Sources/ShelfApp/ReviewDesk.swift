@@ -79,7 +79,7 @@ package struct ReviewDesk: Sendable {
     package func hasCrop(_ item: ReviewItem) -> Bool {
         if cropPath(item) != nil { return true }
         guard !writesFiles, item.book.box != nil, let files else { return false }
-        return (try? files.store.photoImage(sha256: item.photo.sha256)) != nil
+        return (try? files.store.hasPhotoImage(sha256: item.photo.sha256)) == true
     }
 
     /// The whole photo: the original where it was found, else the copy kept for review.

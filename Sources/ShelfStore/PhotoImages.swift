@@ -14,4 +14,9 @@ extension Store {
             return bytes
         }
     }
+
+    /// Whether the store keeps the photo's image, without reading it (a page that only links to a crop).
+    package func hasPhotoImage(sha256: String) throws -> Bool {
+        try readStatement { db in try db.queryOne("SELECT 1 AS one FROM photo_image WHERE sha256 = ?", [sha256]) != nil }
+    }
 }

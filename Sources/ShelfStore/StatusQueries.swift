@@ -42,6 +42,9 @@ package struct WorkerRecord: Sendable, Equatable {
     }
 }
 
+/// A photo's latest job: its state, result file, the failure's code and message when it failed, and its provider.
+package typealias FinishedJob = (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)
+
 extension Store {
     /// A stamp that moves whenever the database changes, whoever changed it: SQLite's `data_version` (another
     /// connection's commit) with this connection's own changed rows. Nil on PostgreSQL, which keeps no such number.
@@ -194,7 +197,7 @@ extension Store {
     }
 
     /// The result file of each finished photo, for `scan` to print what it found.
-    package func finishedJob(sha256: String) throws -> (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)? {
+    package func finishedJob(sha256: String) throws -> FinishedJob? {
         try readStatement { db in
             guard let row = try db.queryOne("""
                 SELECT state, result_path, error_code, error_message, provider FROM job WHERE sha256 = ? ORDER BY id DESC LIMIT 1

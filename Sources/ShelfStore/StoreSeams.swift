@@ -148,6 +148,8 @@ package protocol LibraryStore: ReviewStore {
     func photoLocations(sha256: String) throws -> [String]
     /// The provider-ready image a shared store keeps: crops are cut from it where no original is readable.
     func photoImage(sha256: String) throws -> [UInt8]?
+    /// Whether `photoImage` has an image to give.
+    func hasPhotoImage(sha256: String) throws -> Bool
 }
 
 /// A shared store's results and the change counter, for the node that keeps the files for people.
@@ -167,6 +169,8 @@ extension LibraryStore {
     package func openReviewItems(photos: Set<String>) throws -> [ReviewItem] {
         try openReviewItems().filter { photos.contains($0.photo.sha256) }
     }
+
+    package func hasPhotoImage(sha256: String) throws -> Bool { try photoImage(sha256: sha256) != nil }
 }
 
 extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore, SharedFilesStore {}
