@@ -160,8 +160,9 @@ package struct SpineMatcher: Sendable {
     /// Whether the text shows the record's call number with another book's part in it: its last class
     /// followed by other letters ("435.6 Lei" where the record has "435.6 Coi"), or its letters after
     /// another class number ("834 Poe" where it has "841B Poe"). One character off ("Bed" for "Bec", "79"
-    /// for "179") is the OCR's misreading of the same label, not another label. A spine shows one label,
-    /// so this vetoes the record whatever else agrees.
+    /// for "179") is the OCR's misreading of the same label, not another label; nor is a word of the record's
+    /// own ("N Amos Oz La caixa negra" for "N Oz": "Amos" is the author's name). A spine shows one label, so
+    /// this vetoes the record whatever else agrees.
     private func callNumberDisagrees(_ record: PreparedRecord, _ query: PreparedQuery) -> Bool {
         guard let code = record.tag.last, let lastClass = record.tag.dropLast().last else { return false }
         let numbers = record.tag.dropLast().filter { $0.bytes.first.map(Self.isDigit) == true }
@@ -169,7 +170,7 @@ package struct SpineMatcher: Sendable {
         for index in words.indices.dropLast() {
             let (word, next) = (words[index], words[index + 1])
             if word.hash == lastClass.hash && (3...4).contains(next.bytes.count) && next.bytes.allSatisfy(Self.isLetter)
-                && Self.differences(next.bytes, code.bytes) >= 2 { return true }
+                && Self.differences(next.bytes, code.bytes) >= 2 && !record.vocabulary.contains(next.hash) { return true }
             if next.hash == code.hash && !numbers.isEmpty && word.bytes.allSatisfy(Self.isDigit)
                 && !numbers.contains(where: { Self.nearly(word.bytes, $0.bytes) }) { return true }
         }

@@ -15,6 +15,7 @@ private let library: [CatalogueRecord] = [
     book(8, "Gramática ativa. 2", "Coimbra, Isabel", tag: "435.6 Coi"),
     book(9, "Rimas y Leyendas", "Bécquer, Gustavo Adolfo", tag: "P 834 Bec"),
     book(10, "Poemas", "Poe, Edgar Allan", tag: "P 841B Poe"),
+    book(11, "La Caixa negra", "Oz, Amós, 1939-2018", tag: "N Oz"),
 ]
 
 /// Books that come in several volumes, levels or editions under one author and call number.
@@ -93,6 +94,9 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         #expect(accepted("Edgar Allan Poe Poemas P 841B Poe") == "Poemas")
         #expect(accepted("Edgar Allan Poe Poemas P 841 Poe") == "Poemas")
         #expect(decide("Poemas P 834 Poe").decision == .review)
+        // The label's class followed by the author's first name, "N Amos", is not another label "N Amo".
+        #expect(accepted("N Amos Oz La caixa negra") == "La Caixa negra")
+        #expect(decide("N Ama Oz La caixa negra").decision == .review)
     }
 
     @Test("A sibling volume or level is accepted when the spine shows what tells it apart from the others")
