@@ -225,4 +225,37 @@ struct PPOCRGeometryTests {
         #expect(spines.allSatisfy { $0.reading == .downward })
         #expect(abs(spines[0].box.y1 - 0.125) < 1e-3 && abs(spines[0].box.y2 - 0.75) < 1e-3)
     }
+
+    /// An upright line 20 pixels thick at `x`, running down the rows `y`.
+    static func upright(_ text: String, x: Double, y: ClosedRange<Double>) -> TextLine {
+        TextLine(text: text, confidence: 0.9,
+                 frame: LineFrame(origin: SIMD2(x + 20, y.lowerBound), along: SIMD2(0, y.upperBound - y.lowerBound),
+                                  across: SIMD2(-20, 0)))
+    }
+
+    @Test("Books standing one above the other on two shelves are two spines, not one text across the board")
+    func shelves() {
+        let columns = [100.0, 200, 300, 400, 500]
+        let lines = columns.flatMap { x in
+            [Self.upright("upper \(Int(x))", x: x, y: 100...380), Self.upright("lower \(Int(x))", x: x, y: 480...780)]
+        }
+        let spines = LineSpines.spines(lines, width: 1000, height: 900)
+        #expect(spines.count == 10, "\(spines.map(\.text))")
+        #expect(spines.allSatisfy { !$0.text.contains("upper") || !$0.text.contains("lower") }, "\(spines.map(\.text))")
+        #expect(LineSpines.boards(lines) == [LineSpines.Board(top: 380, bottom: 480)])
+    }
+
+    @Test("On one shelf a title and its author at the two ends of a spine still join, and a few books make no board")
+    func oneShelf() {
+        // The first book's title and author leave rows 250…320 free on it; the other books' titles cross them.
+        var lines = [Self.upright("Dracula", x: 100, y: 100...250), Self.upright("Bram Stoker", x: 100, y: 320...400)]
+        lines += [200.0, 300, 400, 500].map { Self.upright("Book \(Int($0))", x: $0, y: 120...390) }
+        #expect(LineSpines.boards(lines).isEmpty)
+        #expect(LineSpines.spines(lines, width: 1000, height: 500).first?.text == "Dracula Bram Stoker")
+        // Two books alike, title above and author below: a free band, but too few lines for a board.
+        let pair = [Self.upright("Emma", x: 100, y: 100...250), Self.upright("Austen", x: 100, y: 320...400),
+                    Self.upright("Persuasion", x: 200, y: 100...250), Self.upright("Austen", x: 200, y: 320...400)]
+        #expect(LineSpines.boards(pair).isEmpty)
+        #expect(LineSpines.spines(pair, width: 1000, height: 500).map(\.text) == ["Emma Austen", "Persuasion Austen"])
+    }
 }
