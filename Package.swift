@@ -157,7 +157,7 @@ let package = Package(
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
         // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).
         .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
-                                                        "ShelfEnrichment", "ShelfHTTP", "ShelfWeb", "CPty",
+                                                        "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "CPty",
                                                         .product(name: "Logging", package: "swift-log"),
                                                         .product(name: "Hummingbird", package: "hummingbird")],
                     swiftSettings: settings),

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfOCR
 import ShelfTesting
 import Testing
 
@@ -88,5 +89,49 @@ struct OfflineTests {
         let status = try await root.status()
         #expect(status.provider.name == "ocr")
         #expect(status.provider.chosenBecause?.contains("auto") == true)
+    }
+
+    @Test("A truncated model or a missing ONNX Runtime pauses the reader with the command that mends it; the photo waits, and is read once the files are whole",
+          .timeLimit(.minutes(3)))
+    func brokenFilesLeaveThePhotoWaiting() async throws {
+        let installed = PPOCRFiles.locate()
+        let root = try ShelfRoot(geminiURL: "http://127.0.0.1:9", apiKey: nil)
+        let models = root.base.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        for name in PPOCRFiles.models {
+            try FileManager.default.copyItem(atPath: "\(installed.modelsFolder)/\(name)", toPath: models.appendingPathComponent(name).path)
+        }
+        let detector = models.appendingPathComponent(PPOCRFiles.detector)
+        let whole = try Data(contentsOf: detector)
+        try whole.prefix(whole.count / 2).write(to: detector)
+        func configure(library: String) throws {
+            try root.writeConfig(geminiURL: "http://127.0.0.1:9", overrides: [
+                "pipeline": ["provider": "\"ocr\""],
+                "ocr": ["engine": "\"ppocr\"", "models_dir": "\"\(models.path)\"", "library": "\"\(library)\""],
+            ])
+        }
+        let file = root.base.appendingPathComponent("mine.csv")
+        try Self.catalogue.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try await root.shelfd("catalogue", "import", file.path).status == 0)
+        try root.drop(DrawnShelf.jpeg(["DUNE HERBERT"]), as: "shelf.jpg")
+
+        for (broken, library) in [(PPOCRFiles.detector, installed.library), ("libonnxruntime", "/nonexistent/\(OnnxRuntime.libraryName)")] {
+            try configure(library: library)
+            let run = try await root.shelfd("run", timeout: .seconds(120))
+            #expect(run.status == 3, "\(run.stderr)")
+            let status = try await root.status()
+            #expect(status.provider.state == "paused")
+            let problem = status.problems.first { $0.code == "provider_model" }
+            #expect(problem?.message.contains(broken) == true && problem?.message.contains("scripts/install-deps.sh") == true,
+                    "\(status.problems.map(\.message))")
+            #expect(status.queue.pending == 1 && status.queue.failed == 0 && status.queue.dead == 0, "the photo waits, uncharged")
+            #expect(try root.resultDocuments().isEmpty)
+        }
+
+        try whole.write(to: detector)
+        try configure(library: installed.library)
+        let run = try await root.shelfd("run", timeout: .seconds(150))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try root.resultDocuments().first?.books.map(\.title) == ["Dune"])
     }
 }
