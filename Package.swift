@@ -95,7 +95,7 @@ let package = Package(
         // The application layer the doors (command line, web) meet: the review and library desks, status, requeue,
         // rescan, which provider `auto` picks, whether this node writes the files for people.
         .target(name: "ShelfApp", dependencies: [
-            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfOutputs", "ShelfPipeline", "CMalloc",
+            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfImaging", "ShelfOutputs", "ShelfPipeline", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The wiring: configuration → runtime (providers, sources, either store), `watch` as services in one ServiceGroup, doctor, eval, sd_notify.
@@ -119,7 +119,7 @@ let package = Package(
         ], resources: [.embedInCode("Resources")], swiftSettings: settings),
         // The command line.
         .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfApp", "ShelfWeb", "ShelfOutputs", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfExport", "ShelfPipeline",
+            "ShelfDaemon", "ShelfApp", "ShelfWeb", "ShelfCore", "ShelfConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),

@@ -22,6 +22,9 @@ package struct LibraryDesk: Sendable {
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
     }
 
+    /// One work as `shelfd library show` and `/api/v1/library/<work>` give it: every sighting and its whole history.
+    package func work(_ key: String) throws -> LibraryDocument.Entry { try store.work(key) }
+
     package func edit(_ work: String, title: String?, author: String?, isbn: ISBN?) throws -> LibraryChange {
         try done(store.editWork(work, title: title, author: author, isbn: isbn))
     }

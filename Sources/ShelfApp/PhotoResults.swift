@@ -16,6 +16,24 @@ package struct PhotoResults: Sendable {
         return (job, try? store.resultDocument(sha256: sha256, resultPath: job.resultPath))
     }
 
+    /// What became of a photo a command read: its result, or why it has none.
+    package enum Outcome: Sendable {
+        case read(ResultDocument)
+        /// Not read (yet): its job's error, or its state.
+        case unread(reason: String)
+        /// shelfd has no job for it.
+        case unknown
+    }
+
+    /// What became of the photo `sha256`, as `scan` and `rescan` report it.
+    package func outcome(sha256: String) throws -> Outcome {
+        guard let (job, data) = try latest(sha256: sha256) else { return .unknown }
+        guard job.state == .done || job.state == .review, let document = data.flatMap(Self.decode) else {
+            return .unread(reason: job.message.map { "\(job.code ?? "failed"): \($0)" } ?? job.state.rawValue)
+        }
+        return .read(document)
+    }
+
     /// The result document of a photo whose job wrote `resultPath`, read; nil when there is none or it does not read.
     package func document(sha256: String, resultPath: String?) -> ResultDocument? {
         (try? store.resultDocument(sha256: sha256, resultPath: resultPath)).flatMap(Self.decode)

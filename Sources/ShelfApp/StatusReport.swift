@@ -6,6 +6,10 @@ import ShelfStore
 
 /// `shelfd status`: built from the database alone, so it works whether the daemon runs or not.
 package enum StatusReport {
+    /// This machine's name as the workers' list gives it: status lists the workers when there are several, or
+    /// when the one there runs elsewhere.
+    package static var thisHost: String { ProcessIdentity.host }
+
     /// `secrets` decide what `pipeline.provider = "auto"` picks (by default this process's own). `store`: the
     /// database, open (the web server's, or opened for this report); nil when there is none yet.
     package static func build(config: Configuration, secrets: Secrets? = nil, store: Store?,

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfImaging
+import ShelfOutputs
 
 /// `shelfd eval`'s table for a terminal and its page for a browser, from one `EvalDocument`.
 package enum EvalReport {
@@ -77,6 +78,11 @@ package enum EvalReport {
     /// data URI in the style sheet), each provider's boxes drawn over it in SVG: right green, wrong red,
     /// missed (the truth's box) blue; on a photo whose truth file lists no books, accepted violet and review
     /// amber. Each reported book's spine is cut out beside its title.
+    /// The page `html` gives, written whole or not at all.
+    package static func writeHTML(_ document: EvalDocument, photos: [EvalPhoto], to page: URL) throws {
+        try AtomicFile.write(Data(html(document, photos: photos).utf8), to: page)
+    }
+
     package static func html(_ document: EvalDocument, photos: [EvalPhoto]) -> String {
         var style = """
             body{font-family:system-ui,sans-serif;margin:2em;color:#222}

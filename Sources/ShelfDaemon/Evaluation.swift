@@ -77,6 +77,34 @@ package struct Evaluator: Sendable {
                             reviewThreshold: config.pipeline.reviewThreshold)
     }
 
+    /// The evaluator `shelfd eval` runs: its enrichment reads `catalogue` imported into a scratch database under
+    /// `scratch`, else the user's catalogue (only read, its lookup cache filled as the pipeline fills it), else an
+    /// empty scratch one; its requests take their turns from the user's database, when there is one, as a running
+    /// daemon's do.
+    package static func forCommand(config: Configuration, secrets: Secrets, catalogue: String?, scratch: URL,
+                                   logger: Logger) throws -> Evaluator {
+        let users = FileManager.default.fileExists(atPath: config.paths.database)
+            ? try StoreAccess.catalogue(config: config, shared: nil) : nil
+        func scratchStore() throws -> Store {
+            do {
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+                return try Store.open(path: scratch.appendingPathComponent("eval.db").path)
+            } catch {
+                throw StartupError("Cannot make a temporary database in \(scratch.path): \(error). Set TMPDIR to a writable folder.")
+            }
+        }
+        let store: Store
+        if let catalogue {
+            store = try scratchStore()
+            do { _ = try CatalogueImporter(store: store).importFile(catalogue) } catch {
+                throw StartupError("Cannot import the catalogue \(catalogue): \(error)")
+            }
+        } else {
+            store = try users ?? scratchStore()
+        }
+        return try Evaluator(config: config, secrets: secrets, store: store, limits: users, logger: logger)
+    }
+
     /// One provider (or hybrid pair) over every photo, one photo at a time so each photo's seconds are its own.
     /// - Throws: `StartupError` when the provider cannot be set up or its key is missing.
     package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws -> EvalDocument.Provider {

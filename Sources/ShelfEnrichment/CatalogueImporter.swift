@@ -2,22 +2,6 @@ import Foundation
 import ShelfCore
 import ShelfStore
 
-/// What one imported file gave.
-package struct CatalogueImportReport: Sendable, Equatable, Codable {
-    package var path: String
-    /// `csv`, `goodreads`, `storygraph`, `librarything`, `openlibrary-editions`, `openlibrary-works`, `openlibrary-authors`.
-    package var format: String
-    /// New entries (for an authors dump: authors named).
-    package var imported: Int
-    /// Rows already in the catalogue (the same ISBN, or the same title and surname).
-    package var duplicates: Int
-    /// Rows that could not be read; the first few reasons are kept.
-    package var skipped: Int
-    package var skipReasons: [String]
-
-    enum CodingKeys: String, CodingKey { case path, format, imported, duplicates, skipped, skipReasons = "skip_reasons" }
-}
-
 /// Fills the local catalogue from a library export (CSV or tab-separated: plain `title, author[, isbn][, year]`,
 /// Goodreads, StoryGraph, LibraryThing, with optional call number and series columns) or an OpenLibrary dump
 /// (`ol_dump_editions|works|authors_*.txt`, gzip or not). Files are streamed; rows are written in batches.

@@ -1,8 +1,6 @@
 import ShelfCore
 import Synchronization
 
-package enum MatchDecision: String, Codable, Sendable { case accepted, review, none }
-
 package struct MatchResult: Sendable, Equatable {
     /// Top candidate, nil when nothing plausible.
     package var best: MatchCandidate?

@@ -21,34 +21,6 @@ package struct CatalogueRow: Sendable, Equatable {
     }
 }
 
-/// What the local catalogue holds (`shelfd catalogue stats`).
-package struct CatalogueStats: Sendable, Codable, Equatable {
-    package struct Import: Sendable, Codable, Equatable {
-        package var path: String
-        package var format: String
-        package var startedAt: Date
-        /// Nil for an import that was interrupted.
-        package var finishedAt: Date?
-        package var imported: Int
-        package var duplicates: Int
-        package var skipped: Int
-
-        enum CodingKeys: String, CodingKey {
-            case path, format, imported, duplicates, skipped, startedAt = "started_at", finishedAt = "finished_at"
-        }
-    }
-
-    package var entries: Int
-    package var withISBN: Int
-    package var withTag: Int
-    package var imports: [Import]
-
-    /// Before any import.
-    package static let empty = CatalogueStats(entries: 0, withISBN: 0, withTag: 0, imports: [])
-
-    enum CodingKeys: String, CodingKey { case entries, imports, withISBN = "with_isbn", withTag = "with_tag" }
-}
-
 extension Store {
     /// The name of the local catalogue as a source (`enrich.sources`, `match.source`).
     package static let catalogueSource = "catalogue"

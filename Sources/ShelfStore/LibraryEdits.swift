@@ -1,33 +1,6 @@
 import Foundation
 import ShelfCore
 
-/// A library edit that cannot be carried out, with what to do instead.
-package struct LibraryError: Error, Sendable, CustomStringConvertible {
-    package enum Code: String, Sendable { case notFound = "not_found", sameWork = "same_work", nothingToChange = "nothing_to_change" }
-    package var code: Code
-    package var message: String
-    package var description: String { message }
-    package init(_ code: Code, _ message: String) { self.code = code; self.message = message }
-
-    static func noSuchWork(_ key: String) -> LibraryError {
-        LibraryError(.notFound, "No work '\(key)' in the library: give a work's key as library.json writes it (\"work\").")
-    }
-}
-
-/// What an edit, a removal or a merge did, for the command and the page to report.
-package struct LibraryChange: Sendable, Equatable, Codable {
-    /// `edited`, `removed` or `merged`.
-    package var action: String
-    /// The work's key as it is now (an unmatched work is known by its title, so a new title is a new key);
-    /// nil once removed.
-    package var work: String?
-    package var detail: String
-    /// What the edit changed of the files for people (not part of the command's and the API's answer).
-    package var files = FilesChange()
-
-    enum CodingKeys: String, CodingKey { case action, work, detail }
-}
-
 /// A person's edits of whole works (`shelfd library`, the library page). Each one is a decision on every
 /// reading of the work, remembered per photo and reading in `review_decision` — the table `shelfd review`
 /// writes — so the pipeline applies it again when a photo is read again, and placed through `apply` (the same

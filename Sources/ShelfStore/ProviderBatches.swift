@@ -1,24 +1,6 @@
 import Foundation
 import ShelfCore
 
-/// A provider batch job as the queue tracks it (`provider_batch`).
-package struct ProviderBatch: Sendable, Equatable, Codable {
-    package var id: Int64
-    package var provider: String
-    /// Given to the provider with the job: `shelfd-<id>-<token>`. Finds the job again if its name was never saved.
-    package var displayName: String
-    /// The provider's `batches/{id}`; nil until the submission answered.
-    package var name: String?
-    /// `submitting`, then the provider's word (`pending`, `running`, `succeeded`, `failed`, `cancelled`,
-    /// `expired`), or `unsent` when the submission never reached the provider.
-    package var state: String
-    package var photos: Int
-    package var createdAt: Date
-    package var updatedAt: Date
-    /// Nil while in flight.
-    package var finishedAt: Date?
-}
-
 /// What batch mode asks of the queue. Photos in a batch stay `pending` with the batch's id, so that nothing
 /// claims them (`claim` skips them) while the provider has them; a finished batch gives them back.
 package protocol BatchQueue: Sendable {

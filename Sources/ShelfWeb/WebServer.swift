@@ -24,6 +24,9 @@ package struct WebServer: Service {
         self.isCompanion = isCompanion
     }
 
+    /// Writes what the last decisions changed of library.json and the exports, before the process goes.
+    package func flushFiles() { site.files.flush() }
+
     package func run() async throws {
         let site = site
         let address = address

@@ -4,7 +4,6 @@ import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
-import ShelfStore
 
 struct Batch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +24,7 @@ struct BatchList: AsyncParsableCommand {
             if json { try printJSON([ProviderBatch]()) } else { print("No batches: no photo has been queued yet.") }
             return
         }
-        let batches = try store.recentBatches(limit: limit)
+        let batches = try BatchHistory(store: store).recent(limit: limit)
         if json { try printJSON(batches); return }
         if batches.isEmpty { print("No batches yet."); return }
         let formatter = ISO8601DateFormatter()
@@ -49,7 +48,7 @@ struct BatchCancel: AsyncParsableCommand {
     func run() async throws {
         let (config, secrets, _) = try global.load(quiet: true)
         guard let store = try StoreAccess.openForReading(config: config, secrets: secrets),
-              let batch = try store.recentBatches(limit: 10_000).first(where: { $0.name == name || $0.displayName == name }) else {
+              let batch = try BatchHistory(store: store).named(name) else {
             throw ValidationError("No batch named \(name); 'shelfd batch list' shows them.")
         }
         guard batch.finishedAt == nil, let remote = batch.name else {

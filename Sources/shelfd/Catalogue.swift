@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import ShelfApp
 import ShelfConfig
 import ShelfDaemon
-import ShelfStore
 
 struct Catalogue: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,9 +10,9 @@ struct Catalogue: ParsableCommand {
         discussion: "Import a library export or an OpenLibrary dump, ask why a spine did (not) match, see what is there.",
         subcommands: [CatalogueImport.self, CatalogueMatch.self, CatalogueStatsCommand.self])
 
-    /// The database the catalogue lives in; nil when there is none yet and `create` is false.
-    static func store(_ config: Configuration, create: Bool) throws -> Store? {
+    /// The catalogue in the database it lives in; nil when there is none yet and `create` is false.
+    static func desk(_ config: Configuration, create: Bool) throws -> CatalogueDesk? {
         if !create && !FileManager.default.fileExists(atPath: config.paths.database) { return nil }
-        return try StoreAccess.catalogue(config: config, shared: nil)
+        return CatalogueDesk(store: try StoreAccess.catalogue(config: config, shared: nil))
     }
 }

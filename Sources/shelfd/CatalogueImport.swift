@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import ShelfEnrichment
+import ShelfApp
+import ShelfCore
 
 struct CatalogueImport: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,12 +23,11 @@ struct CatalogueImport: ParsableCommand {
 
     func run() throws {
         let (config, _, _) = try global.load(quiet: true)
-        guard let store = try Catalogue.store(config, create: true) else { return }
-        let importer = CatalogueImporter(store: store)
+        guard let catalogue = try Catalogue.desk(config, create: true) else { return }
         var failed = false
-        for file in CatalogueImporter.importOrder(files) {
+        for file in CatalogueDesk.importOrder(files) {
             do {
-                let report = try importer.importFile(file)
+                let report = try catalogue.importFile(file)
                 print("\(file): \(report.imported) imported, \(report.duplicates) already there, \(report.skipped) skipped (\(report.format))")
                 for reason in report.skipReasons {
                     FileHandle.standardError.write(Data("shelfd: \(file): skipped \(reason)\n".utf8))

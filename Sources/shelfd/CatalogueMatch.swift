@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
+import ShelfApp
 import ShelfCore
-import ShelfEnrichment
-import ShelfStore
 
 struct CatalogueMatch: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,21 +25,15 @@ struct CatalogueMatch: ParsableCommand {
 
     func run() throws {
         let (config, _, _) = try global.load(quiet: true)
-        guard let store = try Catalogue.store(config, create: false), try store.catalogueStats().entries > 0 else {
+        guard let catalogue = try Catalogue.desk(config, create: false), try catalogue.stats().entries > 0 else {
             FileHandle.standardError.write(Data("shelfd: the local catalogue is empty: import your books first with 'shelfd catalogue import FILE' (a CSV export or an OpenLibrary dump).\n".utf8))
             throw ExitCode(1)
         }
-        let source = try CatalogueSource(store: store)
-        let matcher = SpineMatcher()
+        let matching = try catalogue.matching()
         let encoder = JSONStyle.encoder(pretty: false)
         func answer(_ text: String) throws {
-            let query = SpineQuery(text: text)
-            let result = matcher.decide(query, among: try source.search(query, limit: CatalogueSource.searchLimit))
-            if json {
-                print(String(decoding: try encoder.encode(SpineMatchLine(text: text, result: result)), as: UTF8.self))
-            } else {
-                print(Self.line(text: text, result: result))
-            }
+            let line = try matching.match(text)
+            print(json ? String(decoding: try encoder.encode(line), as: UTF8.self) : Self.line(line))
         }
         if texts == ["-"] {
             while let line = readLine(strippingNewline: true) { try answer(line) }
@@ -49,21 +42,21 @@ struct CatalogueMatch: ParsableCommand {
         }
     }
 
-    static func line(text: String, result: MatchResult) -> String {
-        let decision = result.decision.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-        guard let best = result.best else { return "\(decision)       \(quoted(text)): no plausible match" }
-        var line = "\(decision) \(String(format: "%.2f", best.score))  \(quoted(text)) → \(describe(best.record))"
-        let others = result.candidates.dropFirst().map { "\(describe($0.record)) \(String(format: "%.2f", $0.score))" }
+    static func line(_ match: SpineMatchLine) -> String {
+        let (text, decision) = (match.text, match.decision.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))
+        guard let best = match.match else { return "\(decision)       \(quoted(text)): no plausible match" }
+        var line = "\(decision) \(String(format: "%.2f", match.score))  \(quoted(text)) → \(describe(best))"
+        let others = match.candidates.dropFirst().map { "\(describe($0)) \(String(format: "%.2f", $0.score ?? 0))" }
         if !others.isEmpty { line += "; then " + others.joined(separator: "; ") }
         return line
     }
 
     private static func quoted(_ text: String) -> String { "\"\(text)\"" }
 
-    private static func describe(_ record: CatalogueRecord) -> String {
-        var text = record.title.trimmingCharacters(in: .whitespaces)
+    private static func describe(_ record: SpineMatchLine.Record) -> String {
+        var text = record.title
         if let author = record.author { text += " — \(author)" }
-        if let isbn = record.isbn13 ?? record.isbn10 { text += " (\(isbn))" }
+        if let isbn = record.isbn { text += " (\(isbn))" }
         return text + " [\(record.key)]"
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import ShelfStore
+import ShelfApp
+import ShelfCore
 
 struct CatalogueStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +12,7 @@ struct CatalogueStatsCommand: ParsableCommand {
 
     func run() throws {
         let (config, _, _) = try global.load(quiet: true)
-        let stats = try Catalogue.store(config, create: false)?.catalogueStats() ?? .empty
+        let stats = try Catalogue.desk(config, create: false)?.stats() ?? .empty
         if json { try printJSON(stats); return }
         print("entries:  \(stats.entries) (\(stats.withISBN) with an ISBN, \(stats.withTag) with a call number)")
         let formatter = ISO8601DateFormatter()

@@ -4,9 +4,6 @@ import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
-import ShelfEnrichment
-import ShelfOutputs
-import ShelfStore
 
 struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,10 +44,7 @@ struct Eval: AsyncParsableCommand {
 
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-eval-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let store = try Self.enrichmentStore(config: config, catalogue: catalogue, scratch: scratch)
-        // The user's database, when there is one, holds the request budgets a running daemon uses too.
-        let limits = try Catalogue.store(config, create: false)
-        let evaluator = try Evaluator(config: config, secrets: secrets, store: store, limits: limits, logger: logger)
+        let evaluator = try Evaluator.forCommand(config: config, secrets: secrets, catalogue: catalogue, scratch: scratch, logger: logger)
 
         var measured: [EvalDocument.Provider] = []
         // `auto` is measured as what it stands for on this machine, and named so.
@@ -75,29 +69,10 @@ struct Eval: AsyncParsableCommand {
         }
         if let html {
             let page = URL(fileURLWithPath: html)
-            do { try AtomicFile.write(Data(EvalReport.html(document, photos: photos).utf8), to: page) } catch {
+            do { try EvalReport.writeHTML(document, photos: photos, to: page) } catch {
                 throw StartupError("Cannot write \(page.path): \(error). Check that its folder exists and is writable.")
             }
             FileHandle.standardError.write(Data("shelfd: wrote \(page.path)\n".utf8))
         }
-    }
-
-    /// The catalogue and lookup cache enrichment uses: a scratch database with `catalogue` imported, else the
-    /// user's (only read, and its lookup cache filled as the pipeline fills it), else an empty scratch one.
-    static func enrichmentStore(config: Configuration, catalogue: String?, scratch: URL) throws -> Store {
-        func scratchStore() throws -> Store {
-            do {
-                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-                return try Store.open(path: scratch.appendingPathComponent("eval.db").path)
-            } catch {
-                throw StartupError("Cannot make a temporary database in \(scratch.path): \(error). Set TMPDIR to a writable folder.")
-            }
-        }
-        guard let catalogue else { return try Catalogue.store(config, create: false) ?? scratchStore() }
-        let store = try scratchStore()
-        do { _ = try CatalogueImporter(store: store).importFile(catalogue) } catch {
-            throw StartupError("Cannot import the catalogue \(catalogue): \(error)")
-        }
-        return store
     }
 }

@@ -4,9 +4,6 @@ import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
-import ShelfExport
-import ShelfOutputs
-import ShelfStore
 
 extension ExportFormat: ExpressibleByArgument {}
 extension ReadingShelf: ExpressibleByArgument {}
@@ -33,27 +30,11 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         let (config, secrets, _) = try global.load(quiet: true)
-        let store = try StoreAccess.openForReading(config: config, secrets: secrets)
-        // Streamed a page of works at a time: the library is never whole in memory.
-        func write(to append: (Data) throws -> Void) throws -> ExportResult {
-            try LibraryFiles.export(format, from: store, review: URL(fileURLWithPath: config.paths.review),
-                                    exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
-                                    includeUnverified: includeUnverified, to: append)
-        }
-
-        let destination: String
-        let result: ExportResult
-        if output == "-" {
-            result = try write { FileHandle.standardOutput.write($0) }
-            destination = "standard output"
-        } else {
-            let url = output.map { URL(fileURLWithPath: $0) }
-                ?? URL(fileURLWithPath: config.paths.exports).appendingPathComponent(format.defaultFileName)
-            var written: ExportResult?
-            try AtomicFile.write(to: url) { append in written = try write(to: append) }
-            result = written!
-            destination = url.path
-        }
+        let desk = ExportDesk(config: config, store: try StoreAccess.openForReading(config: config, secrets: secrets))
+        let file = output == "-" ? nil : output.map { URL(fileURLWithPath: $0) } ?? desk.defaultFile(for: format)
+        let result = try desk.write(format, exclusiveShelf: exclusiveShelf, includeUnverified: includeUnverified,
+                                    to: file.map { .file($0) } ?? .standardOutput)
+        let destination = file?.path ?? "standard output"
 
         let noun = format == .review ? "review item" : "book"
         Self.say("wrote \(result.count) \(noun)\(result.count == 1 ? "" : "s") to \(destination)")

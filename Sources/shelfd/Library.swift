@@ -3,7 +3,6 @@ import Foundation
 import ShelfApp
 import ShelfCore
 import ShelfDaemon
-import ShelfStore
 
 struct Library: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,11 +25,11 @@ struct LibraryShow: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
 
     func run() async throws {
-        let (config, secrets, _) = try global.load(quiet: true)
+        let (config, secrets, logger) = try global.load(quiet: true)
         guard let store = try StoreAccess.openForReading(config: config, secrets: secrets) else {
             throw LibraryError(.notFound, "The library is empty: shelfd has not catalogued any photo yet.")
         }
-        let entry = try store.work(work)
+        let entry = try LibraryDesk(config: config, store: store, logger: logger).work(work)
         if json { return try printJSON(entry) }
         let day = ISO8601DateFormatter()
         var lines = ["\(entry.title)" + (entry.author.map { " — \($0)" } ?? "") + " (\(entry.work))",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
@@ -20,6 +21,6 @@ struct Rescan: AsyncParsableCommand {
     func run() async throws {
         let (runtime, logger) = try reading.start(global)
         let (report, found) = try await OneShot(runtime: runtime, logger: logger).rescan(photos: photos)
-        try PhotoReport.print(found, store: runtime.store, report: report, json: reading.json)
+        try PhotoReport.print(found, results: PhotoResults(store: runtime.store), report: report, json: reading.json)
     }
 }

@@ -4,7 +4,6 @@ import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
-import ShelfStore
 
 struct Retry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@ import Foundation
 import ShelfApp
 import ShelfCore
 import ShelfDaemon
-import ShelfStore
 
 /// `shelfd review` on a terminal: the open books one at a time, a key for each decision.
 struct ReviewWalk {

@@ -4,7 +4,6 @@ import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
-import ShelfStore
 
 struct Scan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,25 +22,20 @@ struct Scan: AsyncParsableCommand {
         let (runtime, logger) = try reading.start(global)
         announce(runtime.chosen, config: runtime.config)
         let (report, photos) = try await OneShot(runtime: runtime, logger: logger).scan(paths: paths)
-        try PhotoReport.print(photos, store: runtime.store, report: report, json: reading.json)
+        try PhotoReport.print(photos, results: PhotoResults(store: runtime.store), report: report, json: reading.json)
     }
 }
 
 /// What `scan` and `rescan` print: each photo's books (or why it has none), then the pass's warning.
 enum PhotoReport {
-    static func print(_ photos: [(path: String, sha256: String?)], store: Store, report: OneShot.Report, json: Bool) throws {
-        let results = PhotoResults(store: store)
+    static func print(_ photos: [(path: String, sha256: String?)], results: PhotoResults, report: OneShot.Report, json: Bool) throws {
         var documents: [ResultDocument] = []
         var failed = false
         for (path, sha) in photos {
-            guard let sha, let (job, data) = try results.latest(sha256: sha) else {
+            let outcome = try sha.map(results.outcome) ?? .unknown
+            guard case .read(let document) = outcome else {
                 failed = true
-                FileHandle.standardError.write(Data("shelfd: \(path): could not be read (see 'shelfd status')\n".utf8))
-                continue
-            }
-            guard job.state == .done || job.state == .review, let document = data.flatMap(PhotoResults.decode) else {
-                failed = true
-                let reason = job.message.map { "\(job.code ?? "failed"): \($0)" } ?? job.state.rawValue
+                let reason = if case .unread(let reason) = outcome { reason } else { "could not be read (see 'shelfd status')" }
                 FileHandle.standardError.write(Data("shelfd: \(path): \(reason)\n".utf8))
                 continue
             }

@@ -4,7 +4,6 @@ import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfDaemon
-import ShelfPipeline
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +36,7 @@ struct Status: AsyncParsableCommand {
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
         // Several workers share a PostgreSQL store; one on its own needs no list.
-        if let workers = status.workers, workers.count > 1 || workers.first?.host != ProcessIdentity.host {
+        if let workers = status.workers, workers.count > 1 || workers.first?.host != StatusReport.thisHost {
             for worker in workers {
                 let files = worker.writesFiles ? ", writes the files" : ""
                 lines.append("worker:   \(worker.host) pid \(worker.pid) (shelfd \(worker.version)) — \(worker.inFlight) in flight, "

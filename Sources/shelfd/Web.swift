@@ -3,8 +3,6 @@ import Foundation
 import ShelfApp
 import ShelfConfig
 import ShelfDaemon
-import ShelfOutputs
-import ShelfStore
 import ShelfWeb
 
 struct Web: AsyncParsableCommand {
@@ -33,6 +31,6 @@ struct Web: AsyncParsableCommand {
         guard let server = try WebServer.forDaemon(config: config, secrets: secrets, store: store, logger: logger,
                                                         isCompanion: false) else { return }
         try await Shutdown.run([server], logger: logger)
-        server.site.files.flush()               // the last decisions' library.json, before the process goes
+        server.flushFiles()
     }
 }

@@ -81,4 +81,12 @@ struct ArchitectureTests {
         }
         #expect(try !Self.imports(of: "ShelfWeb", among: targets).contains("ShelfDaemon"))
     }
+
+    @Test("The command line meets the machinery only through the application layer and the wiring")
+    func commandLineStaysAtTheDoor() throws {
+        let targets = Set(try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        let machinery = try Self.imports(of: "shelfd", among: targets)
+            .subtracting(["ShelfApp", "ShelfDaemon", "ShelfWeb", "ShelfCore", "ShelfConfig"])
+        #expect(machinery.isEmpty, "shelfd imports \(machinery.sorted())")
+    }
 }

@@ -1,0 +1,72 @@
+import Foundation
+
+/// A book a person is asked about: one photo's reading of it, as committed.
+package struct ReviewItem: Sendable, Equatable {
+    package var id: String
+    package var photo: ReviewDocument.Photo
+    /// The book as read and checked: box, candidates (best first), `review_reasons`, `review_id`.
+    package var book: Book
+    package var createdAt: Date
+
+    package init(id: String, photo: ReviewDocument.Photo, book: Book, createdAt: Date) {
+        self.id = id; self.photo = photo; self.book = book; self.createdAt = createdAt
+    }
+
+    package var candidates: [MatchCandidate] { book.candidates ?? [] }
+    package var reasons: [String] { book.reviewReasons ?? [] }
+
+    /// As written to review/<id>.json; `crop` names the spine's crop beside it, when one was cut.
+    package func document(crop: String?) -> ReviewDocument {
+        ReviewDocument(id: id, photo: photo, book: book, candidates: candidates, reasons: reasons, crop: crop,
+                       createdAt: createdAt)
+    }
+}
+
+/// What a person decided about a review item.
+package enum ReviewVerdict: Sendable, Equatable {
+    /// The reading is right as it is (with its match, when it had one).
+    case accept
+    /// Candidate `n`, counted from 1, best first: its title, author, ISBN and record.
+    case pick(Int)
+    /// The person's own words; nil keeps what was read. The book is then matched to no record.
+    case edit(title: String?, author: String?, isbn: ISBN?)
+    /// Not a book, or not this one: out of the library, and kept out when the photo is read again.
+    case reject
+}
+
+/// What a decision did, for the command to report.
+package struct ReviewResolution: Sendable, Equatable {
+    package var id: String
+    package var photoSHA256: String
+    /// The book as it is now in the library; nil when rejected.
+    package var book: Book?
+    /// How the decision reads in the book's history (`accepted as read`, `edited title, author`, `rejected`).
+    package var detail: String
+    /// What the decision changed of the files for people: its item closed, the works it left and joined.
+    package var files = FilesChange()
+
+    package init(id: String, photoSHA256: String, book: Book?, detail: String, files: FilesChange = FilesChange()) {
+        self.id = id; self.photoSHA256 = photoSHA256; self.book = book; self.detail = detail; self.files = files
+    }
+}
+
+/// A review command that cannot be carried out, with what to do instead.
+package struct ReviewError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable { case notFound = "not_found", ambiguous, noSuchCandidate = "no_such_candidate" }
+    package var code: Code
+    package var message: String
+    package var description: String { message }
+    package init(code: Code, message: String) { self.code = code; self.message = message }
+}
+
+/// Where an open item stands in the review queue (oldest first), as the review page shows it: "3 of 17", with
+/// the items before and after it.
+package struct ReviewPlace: Sendable, Equatable {
+    package var position: Int
+    package var total: Int
+    package var previous: String?
+    package var next: String?
+    package init(position: Int, total: Int, previous: String?, next: String?) {
+        self.position = position; self.total = total; self.previous = previous; self.next = next
+    }
+}
