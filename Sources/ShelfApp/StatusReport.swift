@@ -43,7 +43,7 @@ package enum StatusReport {
 
         var problems: [StatusDocument.Problem] = []
         for provider in providers where provider.state != "ok" {
-            let health = try store.providerHealth(provider.name)
+            let health = try store.providers.providerHealth(provider.name)
             // The last provider decides (hybrid carries on without its fast one: a warning, not an error).
             let blocking = provider == providers.last
             problems.append(.init(code: health?.code ?? "provider_\(provider.state)",
@@ -56,7 +56,7 @@ package enum StatusReport {
         }
         for source in config.enrich.sources where source != .catalogue {
             // A book source that is not being asked: books are decided without it (a warning, not an error).
-            guard let health = try store.providerHealth(source.rawValue), health.isInForce(at: now) else { continue }
+            guard let health = try store.providers.providerHealth(source.rawValue), health.isInForce(at: now) else { continue }
             let until = health.until.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
             problems.append(.init(code: health.code ?? "source_unavailable", severity: "warning",
                                   message: "\(source.rawValue)\(until): \(health.message ?? health.state.rawValue)"))
@@ -98,7 +98,7 @@ package enum StatusReport {
         let limits = try kinds.compactMap { kind -> StatusDocument.Limit? in
             guard let limits = kind.facts.limits(config) else { return nil }
             return StatusDocument.Limit(provider: kind.rawValue, requestsPerMinute: limits.perMinute, requestsPerDay: limits.perDay > 0 ? limits.perDay : nil,
-                                        usedToday: try store.requestsToday(provider: kind.rawValue, now: now)?.used ?? 0)
+                                        usedToday: try store.providers.requestsToday(provider: kind.rawValue, now: now)?.used ?? 0)
         }
         document.limits = limits.isEmpty ? nil : limits
         return document
@@ -128,7 +128,7 @@ package enum StatusReport {
 
     static func provider(_ kind: ProviderKind, config: Configuration, store: Store?, now: Date) throws -> StatusDocument.Provider {
         let model = kind.facts.model(config)
-        let health = try store?.providerHealth(kind.rawValue)
+        let health = try store?.providers.providerHealth(kind.rawValue)
         // An outage lasts until a probe gets an answer, also while its next probe is due.
         let state = health.map { $0.isInForce(at: now) || $0.isOutage ? $0.state.rawValue : "ok" } ?? "ok"
         let latency = try store?.latencyPercentiles(provider: kind.rawValue)

@@ -54,7 +54,7 @@ package struct Runtime: Sendable {
         }
         let sources = try makeSources(config: config, secrets: secrets, store: store,
                                       catalogue: StoreAccess.catalogue(config: config, shared: store), refresh: refreshLookups, logger: logger)
-        SourceHealthRecord.liftPauses(sources, in: store)
+        SourceHealthRecord.liftPauses(sources, in: store.providers)
         let lineup = try makeLineup(config: config, secrets: secrets, chosen: chosen,
                                     memory: StoredProviderMemory(store: store), limits: store)
         try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
@@ -94,7 +94,7 @@ package struct Runtime: Sendable {
                           metadata: ["event": "files_elsewhere"])
         }
         return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, lineup: lineup, choice: choice,
+                       pipeline: Pipeline(settings: settings, store: store, providers: store.providers, lineup: lineup, choice: choice,
                                           enricher: enricher, logger: logger, onIdle: { store.releaseMemory(); IdleMemory.release() }),
                        chosen: chosen, secrets: secrets)
     }
@@ -152,7 +152,7 @@ package struct Runtime: Sendable {
                 RequestBudget(requestsPerMinute: limits.perMinute, perDay: limits.perDay, dayEnds: { limits.day.end(after: $0) })
             }
             return ProviderChannel(facts.make(config, secrets, context),
-                                   kind: kind, limits: limits.flatMap { store in budget.map { SharedLimits(store: store, budget: $0) } })
+                                   kind: kind, limits: limits.flatMap { store in budget.map { SharedLimits(store: store.providers, budget: $0) } })
         }
         if chosen.provider == .hybrid {
             return .hybrid(fast: channel(config.hybrid.fast), accurate: channel(config.hybrid.accurate),
@@ -169,10 +169,10 @@ package struct Runtime: Sendable {
     /// paused at once with what to do.
     static func checkKeys(of lineup: Lineup, store: Store, secrets: Secrets, logger: Logger) throws {
         for channel in lineup.channels {
-            try store.liftPause(channel.name)
-            if let limits = channel.limits { try store.liftDailyLimitPause(provider: channel.name, budget: limits.budget) }
+            try store.providers.liftPause(channel.name)
+            if let limits = channel.limits { try store.providers.liftDailyLimitPause(provider: channel.name, budget: limits.budget) }
             if let problem = missingKeyProblem(for: channel.kind, secrets: secrets) {
-                try store.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
+                try store.providers.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
                                                            code: PhotoError.Code.providerAuth.rawValue, message: problem))
                 logger.error("Provider paused", metadata: ["provider": "\(channel.name)", "reason": "\(problem)"])
             }

@@ -137,7 +137,7 @@ extension Pipeline {
         case .read(let done): read = done
         case .unread(let step, let channel, _): return .ended(ending(step, channel: channel, job: job, attempt: attempt))
         }
-        SourceHealthRecord.save(enricher.sources, to: store)
+        SourceHealthRecord.save(enricher.sources, to: providers)
         // Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
         // waits again only when the accurate provider still gave no verdict on the photo.
         let recheck = read.notAsked != nil && ((try? store.isRecheck(jobID: job.id)) ?? false)

@@ -10,15 +10,17 @@ import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
-/// Everything the pipeline asks of the store: the queue, the providers' health, the readings a person already
+/// What the pipeline asks of the store besides the providers' state: the queue, the readings a person already
 /// decided, and what library.json and review/ are written from.
-package typealias PipelineStore = JobQueue & ProviderHealthStore & ReviewStore & LibraryStore & SharedFilesStore
+package typealias PipelineStore = JobQueue & ReviewStore & LibraryStore & SharedFilesStore
 
 /// Turns queued photos into results: claims batches, asks the provider (never twice for a saved answer),
 /// checks the books, writes results and the library, and commits each batch as one unit.
 package final class Pipeline: Sendable {
     package let settings: PipelineSettings
     package let store: any PipelineStore
+    /// The providers' health, shared by every shelfd process (`Store.providers`).
+    package let providers: any ProviderHealthStore
     package let lineup: Lineup
     /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
     package let choice: ProviderName?
@@ -47,10 +49,10 @@ package final class Pipeline: Sendable {
     /// library.json, review/ and exports/: each commit hands its change here and goes on.
     package let files: FilesWriter
 
-    package init(settings: PipelineSettings, store: any PipelineStore, lineup: Lineup, choice: ProviderName? = nil,
-                 enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
+    package init(settings: PipelineSettings, store: any PipelineStore, providers: any ProviderHealthStore, lineup: Lineup,
+                 choice: ProviderName? = nil, enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
                  onIdle: @escaping @Sendable () -> Void = {}) {
-        self.settings = settings; self.store = store; self.lineup = lineup; self.choice = choice
+        self.settings = settings; self.store = store; self.providers = providers; self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner; self.onIdle = onIdle
         slots = RequestSlots(limit: settings.concurrency)
@@ -226,7 +228,7 @@ package final class Pipeline: Sendable {
     // MARK: Provider health
 
     /// Where this pipeline's providers' health is kept and written.
-    var health: StoredProviderHealth { StoredProviderHealth(store: store, probeMax: settings.probeMax, logger: logger) }
+    var health: StoredProviderHealth { StoredProviderHealth(store: providers, probeMax: settings.probeMax, logger: logger) }
 
     func setProviderHealth(_ health: ProviderHealth) { self.health.set(health) }
 

@@ -126,7 +126,7 @@ extension Pipeline {
     /// can be asked: the accurate one alone when the fast one is down, the fast one alone (its readings kept
     /// for review) when the accurate one is; with both down, the one expected back first.
     func gateHealth(now: Date = Date()) -> ProviderHealth? {
-        let healths = lineup.channels.map { try? store.providerHealth($0.name) }
+        let healths = lineup.channels.map { try? providers.providerHealth($0.name) }
         if let usable = healths.last(where: { !($0?.isInForce(at: now) ?? false) }) { return usable }
         return healths.compactMap { $0 }.min { ($0.until ?? .distantFuture) < ($1.until ?? .distantFuture) }
     }
@@ -137,7 +137,7 @@ extension Pipeline {
     func recheckAwaitingPhotos(untilIdle: Bool) {
         guard case .hybrid(_, let accurate, _) = lineup, choice == nil else { return }
         guard ((try? store.awaitingCount(provider: accurate.name)) ?? 0) > 0 else { return }
-        let health = try? store.providerHealth(accurate.name)
+        let health = try? providers.providerHealth(accurate.name)
         do {
             let mayAsk = !(health?.isInForce(at: Date()) ?? false) && !(untilIdle && health?.isOutage == true)
             let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk, now: Date())

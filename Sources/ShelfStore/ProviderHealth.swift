@@ -62,14 +62,34 @@ package enum ProviderTurn: Sendable, Equatable {
     case wait(ProviderHealth)
 }
 
+/// The providers' and book sources' shared state: their health (outages and their probes, pauses, backoffs), the
+/// request budgets every process takes its turns from, and the requests' latencies. A concern of the store with a
+/// type of its own over the shared database (`Store.providers`): what holds it can do nothing else with the store.
+package struct ProviderState: ProviderHealthStore, RequestBudgetStore, Sendable {
+    let database: Store
+}
+
 extension Store {
+    /// The providers' shared state.
+    package var providers: ProviderState { ProviderState(database: self) }
+
+    /// One provider request in the caller's transaction; the oldest beyond 1,000 go, a hundred at a time (one
+    /// statement in a hundred), so the table stays small without a second statement per request.
+    static func logRequest(_ db: any DatabaseConnection, provider: String, latencyMs: Int, outcome: String, now: Date) throws {
+        let id = try db.insert("INSERT INTO request (provider, at, latency_ms, outcome) VALUES (?, ?, ?, ?)",
+                               [provider, now, latencyMs, outcome])
+        if id % 100 == 0 { try db.execute("DELETE FROM request WHERE id <= ?", [id - 1000]) }
+    }
+}
+
+extension ProviderState {
     package func setProviderHealth(_ health: ProviderHealth, now: Date = Date()) throws {
         defer { forgetFine(health.name) }
-        try write { db in
+        try database.write { db in
             let previous = try db.queryOne("SELECT state FROM provider_state WHERE name = ?", [health.name])?.string("state")
             try Self.saveHealth(db, health, now: now)
             if previous != health.state.rawValue {
-                try Self.addEvent(db, "provider_\(health.state.rawValue)", message: "\(health.name): \(health.message ?? "")", now: now)
+                try Store.addEvent(db, "provider_\(health.state.rawValue)", message: "\(health.name): \(health.message ?? "")", now: now)
             }
         }
     }
@@ -99,9 +119,9 @@ extension Store {
     /// every time, and this store's own writes are seen at once. Another process's outage is seen within a second.
     package func providerHealth(_ name: String) throws -> ProviderHealth? {
         let now = ContinuousClock.now
-        if let fine = fineProviders.withLock({ $0[name] }), now - fine.read < .seconds(1) { return fine.health }
-        let health = try readStatement { db in try providerHealthIn(db, name) }
-        fineProviders.withLock { fine in
+        if let fine = database.fineProviders.withLock({ $0[name] }), now - fine.read < .seconds(1) { return fine.health }
+        let health = try database.readStatement { db in try providerHealthIn(db, name) }
+        database.fineProviders.withLock { fine in
             if health == nil || health?.state == .ok { fine[name] = (health, now) } else { fine[name] = nil }
         }
         return health
@@ -109,7 +129,7 @@ extension Store {
 
     /// This store changed the provider's state: the next read asks the database.
     private func forgetFine(_ name: String) {
-        _ = fineProviders.withLock { $0.removeValue(forKey: name) }
+        _ = database.fineProviders.withLock { $0.removeValue(forKey: name) }
     }
 
     /// Whether a request may go to the provider now. While it is down, the first request after the probe time
@@ -120,7 +140,7 @@ extension Store {
         let seen = try providerHealth(name)
         guard let seen, seen.isOutage || seen.isInForce(at: now) else { return .open }
         defer { forgetFine(name) }
-        return try write { db in
+        return try database.write { db in
             guard let health = try providerHealthIn(db, name) else { return .open }
             if health.isInForce(at: now) { return .wait(health) }
             guard health.isOutage else { return .open }
@@ -137,14 +157,14 @@ extension Store {
     package func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
                               ceiling: TimeInterval, notBefore: Date? = nil, now: Date = Date()) throws -> ProviderHealth {
         defer { forgetFine(name) }
-        return try write { db in
+        return try database.write { db in
             let current = try providerHealthIn(db, name)
             guard let health = ProviderHealth.outage(after: current, name: name, state: state, code: code, message: message,
                                                      probe: probe, ceiling: ceiling, notBefore: notBefore, now: now)
             else { return current! }
             try Self.saveHealth(db, health, now: now)
             if current?.isOutage != true {
-                try Self.addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)
+                try Store.addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)
             }
             return health
         }
@@ -159,15 +179,7 @@ extension Store {
 
     /// One provider request, for the latency figures of `status`. Keeps the newest 1,000 (and up to 99 more).
     package func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date = Date()) throws {
-        try write { db in try Self.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now) }
-    }
-
-    /// One provider request in the caller's transaction; the oldest beyond 1,000 go, a hundred at a time (one
-    /// statement in a hundred), so the table stays small without a second statement per request.
-    static func logRequest(_ db: any DatabaseConnection, provider: String, latencyMs: Int, outcome: String, now: Date) throws {
-        let id = try db.insert("INSERT INTO request (provider, at, latency_ms, outcome) VALUES (?, ?, ?, ?)",
-                               [provider, now, latencyMs, outcome])
-        if id % 100 == 0 { try db.execute("DELETE FROM request WHERE id <= ?", [id - 1000]) }
+        try database.write { db in try Store.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now) }
     }
 }
 

@@ -80,22 +80,22 @@ package struct BudgetRow: Sendable {
     }
 }
 
-extension Store {
+extension ProviderState {
     /// Takes the provider's next request turn if it is due: in one IMMEDIATE transaction, reads when the
     /// next request may start and how many were sent this provider day, and counts this one. `now` (for
     /// tests) defaults to the time the transaction starts: read before it, it could be older than a turn
     /// another process granted while this one waited for the lock.
     package func takeRequestTurn(provider: String, budget: RequestBudget, now: Date? = nil) throws -> RequestTurn {
-        try write { db in try Self.takeTurn(db, provider: provider, budget: budget, now: now ?? Date()) }
+        try database.write { db in try Self.takeTurn(db, provider: provider, budget: budget, now: now ?? Date()) }
     }
 
     package func takeRequestTurn(provider: String, budget: RequestBudget, charging jobID: Int64,
                                  now: Date? = nil) throws -> (turn: RequestTurn, attempts: Int?) {
-        try write { db in
+        try database.write { db in
             let now = now ?? Date()
             let turn = try Self.takeTurn(db, provider: provider, budget: budget, now: now)
             guard turn == .granted else { return (turn, nil) }
-            return (turn, try Self.chargeAttempt(db, jobID: jobID, now: now))
+            return (turn, try Store.chargeAttempt(db, jobID: jobID, now: now))
         }
     }
 
@@ -117,7 +117,7 @@ extension Store {
     /// allows more today (raised, or turned off), the wait is lifted. A quota the provider itself reported stands.
     package func liftDailyLimitPause(provider: String, budget: RequestBudget, now: Date = Date()) throws {
         guard let health = try providerHealth(provider), health.state == .backoff, let until = health.until, until > now,
-              let row = try read({ try $0.queryOne("SELECT * FROM request_budget WHERE provider = ?", [provider]) }),
+              let row = try database.read({ try $0.queryOne("SELECT * FROM request_budget WHERE provider = ?", [provider]) }),
               row.date("day_full_until") == until else { return }
         let used = Int(row.int("day_count") ?? 0)
         if let perDay = budget.perDay, used >= perDay { return }
@@ -126,7 +126,7 @@ extension Store {
 
     /// Requests sent to the provider this provider day, and when that day ends; nil before the first.
     package func requestsToday(provider: String, now: Date = Date()) throws -> (used: Int, dayEnds: Date)? {
-        try readStatement { db in
+        try database.readStatement { db in
             guard let row = try db.queryOne("SELECT day_ends, day_count FROM request_budget WHERE provider = ?", [provider]),
                   let dayEnds = row.date("day_ends"), dayEnds > now else { return nil }
             return (Int(row.int("day_count") ?? 0), dayEnds)

@@ -173,4 +173,4 @@ extension LibraryStore {
     package func hasPhotoImage(sha256: String) throws -> Bool { try photoImage(sha256: sha256) != nil }
 }
 
-extension Store: JobQueue, ProviderHealthStore, RequestBudgetStore, ReviewStore, LibraryStore, SharedFilesStore {}
+extension Store: JobQueue, ReviewStore, LibraryStore, SharedFilesStore {}

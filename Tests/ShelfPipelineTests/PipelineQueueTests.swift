@@ -18,7 +18,6 @@ final class FakeQueue: PipelineStore {
         var batches: [[ClaimedJob]] = []
         var claims: [Int] = []                     // the limit of each claim
         var commits: [[JobOutcome]] = []
-        var health: [String: ProviderHealth] = [:]
         var attempts: [Int64: Int] = [:]
         var responses: Int64 = 0
         var sightings: [String: (size: Int64, mtime: Double, sha256: String, relativePath: String)] = [:]
@@ -29,9 +28,9 @@ final class FakeQueue: PipelineStore {
     let path: String
     let state: Mutex<State>
 
-    init(folder: URL, batches: [[ClaimedJob]] = [], health: [ProviderHealth] = []) {
+    init(folder: URL, batches: [[ClaimedJob]] = []) {
         path = folder.appendingPathComponent("shelfd.sqlite").path
-        state = Mutex(State(batches: batches, health: Dictionary(uniqueKeysWithValues: health.map { ($0.name, $0) })))
+        state = Mutex(State(batches: batches))
     }
 
     var claims: [Int] { state.withLock { $0.claims } }
@@ -100,17 +99,6 @@ final class FakeQueue: PipelineStore {
     /// The stages recorded for one job, in order.
     func stages(of job: Int64) -> [JobStage] { state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) } }
 
-    // ProviderHealthStore
-    func providerHealth(_ name: String) throws -> ProviderHealth? { state.withLock { $0.health[name] } }
-    func setProviderHealth(_ health: ProviderHealth, now: Date) throws { state.withLock { $0.health[health.name] = health } }
-    func takeTurn(_ name: String, ceiling: TimeInterval, now: Date) throws -> ProviderTurn { .open }
-    func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
-                      ceiling: TimeInterval, notBefore: Date?, now: Date) throws -> ProviderHealth {
-        ProviderHealth(name: name, state: state, code: code, message: message)
-    }
-    func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws {}
-    func liftPause(_ name: String) throws {}
-
     // ReviewStore, LibraryStore
     func openReviewItems() throws -> [ReviewItem] { [] }
     func reviewItem(_ id: String) throws -> ReviewItem { throw CancellationError() }
@@ -123,6 +111,23 @@ final class FakeQueue: PipelineStore {
     func unwrittenResults(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult] { [] }
     func markResultWritten(jobID: Int64, path: String, now: Date) throws {}
     func filesVersion() throws -> Int64? { nil }
+}
+
+/// The providers' health, kept in memory: fine unless set otherwise, a turn always open.
+final class FakeProviders: ProviderHealthStore {
+    private let health: Mutex<[String: ProviderHealth]>
+
+    init(_ health: [ProviderHealth] = []) { self.health = Mutex(Dictionary(uniqueKeysWithValues: health.map { ($0.name, $0) })) }
+
+    func providerHealth(_ name: String) throws -> ProviderHealth? { health.withLock { $0[name] } }
+    func setProviderHealth(_ health: ProviderHealth, now: Date) throws { self.health.withLock { $0[health.name] = health } }
+    func takeTurn(_ name: String, ceiling: TimeInterval, now: Date) throws -> ProviderTurn { .open }
+    func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
+                      ceiling: TimeInterval, notBefore: Date?, now: Date) throws -> ProviderHealth {
+        ProviderHealth(name: name, state: state, code: code, message: message)
+    }
+    func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws {}
+    func liftPause(_ name: String) throws {}
 }
 
 /// The scheduler's claim loop and a batch's commit, driven with a fake queue: no database, no network.
@@ -138,9 +143,9 @@ final class FakeQueue: PipelineStore {
                          filesLock: root.appendingPathComponent("state/files.lock"))
     }
 
-    func pipeline(_ queue: FakeQueue, replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
+    func pipeline(_ queue: FakeQueue, providers: FakeProviders = FakeProviders(), replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
         let provider = ScriptedProvider("gemini", replies)
-        return Pipeline(settings: settings(), store: queue,
+        return Pipeline(settings: settings(), store: queue, providers: providers,
                         lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"))
     }
 
@@ -158,8 +163,8 @@ final class FakeQueue: PipelineStore {
     func pausedProvider() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
         let paused = ProviderHealth(name: "gemini", state: .paused, code: "provider_auth", message: "the API key was refused")
-        let queue = FakeQueue(folder: root, batches: [[job(1, "a.jpg", sha256: "00")]], health: [paused])
-        let summary = await pipeline(queue).processQueue(untilIdle: true, keepsLeases: false)
+        let queue = FakeQueue(folder: root, batches: [[job(1, "a.jpg", sha256: "00")]])
+        let summary = await pipeline(queue, providers: FakeProviders([paused])).processQueue(untilIdle: true, keepsLeases: false)
         #expect(summary.stop == .providerPaused("the API key was refused"))
         #expect(queue.claims.isEmpty)
         #expect(queue.commits.isEmpty)

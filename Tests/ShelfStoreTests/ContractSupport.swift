@@ -1,8 +1,8 @@
 import Foundation
 import ShelfStore
 
-/// The views of the store the contract covers; both stores conform.
-typealias ContractStore = JobQueue & RequestBudgetStore & ProviderHealthStore
+/// The view of the store the contract queues photos through; both stores conform.
+typealias ContractStore = JobQueue
 
 /// Runs `body(0) … body(count - 1)` on threads of their own, all at once, and returns their results in order.
 /// Threads, not tasks: the stores' calls block, and the point is that several callers are inside them together.

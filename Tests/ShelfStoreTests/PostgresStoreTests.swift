@@ -54,11 +54,11 @@ struct PostgresStoreTests {
         let cut = try admin.read { try $0.queryOne("SELECT pg_terminate_backend(\(before)) AS cut")?.int("cut") }
         #expect(cut == 1, "the server ended the store's connection")
         // The next call either finds the loss (and says so) or has already connected again; never a wrong answer.
-        do { _ = try store.providerHealth("gemini") } catch {
+        do { _ = try store.providers.providerHealth("gemini") } catch {
             #expect("\(error)".contains("connection to PostgreSQL was lost"), "\(error)")
         }
         let after = try #require(try backend())
         #expect(after != before, "a new connection")
-        #expect(try store.providerHealth("gemini") == nil)
+        #expect(try store.providers.providerHealth("gemini") == nil)
     }
 }

@@ -18,14 +18,14 @@ import Testing
         try withStore(kind) { store, site throws in
             let other = try site.open()             // a second process: its own connection
             let t0 = Self.start, budget = Self.budget(), step = budget.interval
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
-            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
+            #expect(try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
                     == .notBefore(t0.addingTimeInterval(step)))
-            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step))
+            #expect(try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step))
                     == .notBefore(t0.addingTimeInterval(2 * step)))
             // Another provider has a bucket of its own.
-            #expect(try store.takeRequestTurn(provider: "cloudflare", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
+            #expect(try store.providers.takeRequestTurn(provider: "cloudflare", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
         }
     }
 
@@ -37,10 +37,10 @@ import Testing
                                          syncConflict: false, provider: "gemini", now: Self.start)
             let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Self.start).first)
             let budget = Self.budget(), t0 = Self.start
-            let first = try store.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0)
+            let first = try store.providers.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0)
             #expect(first.turn == .granted && first.attempts == 1)
             #expect(try store.progress().photos.first?.stage == .asking)
-            let early = try store.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0.addingTimeInterval(1))
+            let early = try store.providers.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0.addingTimeInterval(1))
             #expect(early.turn == .notBefore(t0.addingTimeInterval(budget.interval)) && early.attempts == nil)
             #expect(try store.chargeAttempt(jobID: job.id, now: t0.addingTimeInterval(2)) == 2, "one charge so far")
         }
@@ -57,7 +57,7 @@ import Testing
             for _ in 0..<1_000 where granted.count < 4 * limit {
                 let next = asks[0].1 <= asks[1].1 ? 0 : 1
                 let (process, at) = asks[next]
-                switch try process.takeRequestTurn(provider: "gemini", budget: budget, now: at) {
+                switch try process.providers.takeRequestTurn(provider: "gemini", budget: budget, now: at) {
                 case .granted: granted.append(at); asks[next].1 = at.addingTimeInterval(0.3)
                 case .notBefore(let turn): asks[next].1 = turn
                 case .dayUsedUp: Issue.record("no daily limit was set"); return
@@ -76,12 +76,12 @@ import Testing
     func waitingReservesNothing(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
             let t0 = Self.start, budget = Self.budget()
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
             for _ in 0..<5 {                                    // five photos ask, then stop waiting
-                #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
+                #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
                         == .notBefore(t0.addingTimeInterval(budget.interval)))
             }
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(budget.interval)) == .granted)
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(budget.interval)) == .granted)
         }
     }
 
@@ -92,13 +92,13 @@ import Testing
             let budget = Self.budget(perDay: 3)
             var now = Self.start
             for process in [store, other, store] {
-                #expect(try process.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .granted)
+                #expect(try process.providers.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .granted)
                 now += budget.interval
             }
-            #expect(try other.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .dayUsedUp(until: Self.dayEnd, used: 3))
-            #expect(try store.requestsToday(provider: "gemini", now: now)?.used == 3)
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.dayEnd) == .granted)
-            #expect(try store.requestsToday(provider: "gemini", now: Self.dayEnd)?.used == 1)
+            #expect(try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .dayUsedUp(until: Self.dayEnd, used: 3))
+            #expect(try store.providers.requestsToday(provider: "gemini", now: now)?.used == 3)
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.dayEnd) == .granted)
+            #expect(try store.providers.requestsToday(provider: "gemini", now: Self.dayEnd)?.used == 1)
         }
     }
 
@@ -106,8 +106,8 @@ import Testing
     func clockSetBack(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
             let budget = Self.budget()
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start) == .granted)
-            #expect(try store.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start - 600) == .granted)
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start) == .granted)
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start - 600) == .granted)
         }
     }
 
@@ -116,23 +116,23 @@ import Testing
         try withStore(kind) { store, _ throws in
             var now = Self.start
             for _ in 0..<2 {
-                _ = try store.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
+                _ = try store.providers.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
                 now += Self.budget().interval
             }
-            guard case .dayUsedUp(let until, _) = try store.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
+            guard case .dayUsedUp(let until, _) = try store.providers.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
             else { Issue.record("the limit of 2 was not reached"); return }
-            try store.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: until, code: "provider_quota",
+            try store.providers.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: until, code: "provider_quota",
                                                        message: "daily limit"))
-            try store.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
-            #expect(try store.providerHealth("gemini")?.state == .backoff, "the same limit: the pause stands")
-            try store.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 5), now: now)
-            #expect(try store.providerHealth("gemini")?.state == .ok)
+            try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
+            #expect(try store.providers.providerHealth("gemini")?.state == .backoff, "the same limit: the pause stands")
+            try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 5), now: now)
+            #expect(try store.providers.providerHealth("gemini")?.state == .ok)
 
             let later = Self.dayEnd.addingTimeInterval(60)     // Gemini's own daily quota: not ours to lift
-            try store.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: later.addingTimeInterval(3_600),
+            try store.providers.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: later.addingTimeInterval(3_600),
                                                        code: "provider_quota", message: "Gemini's daily quota is used up"))
-            try store.liftDailyLimitPause(provider: "gemini", budget: Self.budget(), now: later)
-            #expect(try store.providerHealth("gemini")?.state == .backoff)
+            try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(), now: later)
+            #expect(try store.providers.providerHealth("gemini")?.state == .backoff)
         }
     }
 }

@@ -190,7 +190,7 @@ struct StoreContractTests {
             let takers = try (0..<4).map { _ in try site.open() }
             let moment = start
             let turns = try onThreads(takers.count) { taker in
-                try (0..<5).map { _ in try takers[taker].takeRequestTurn(provider: "gemini", budget: budget, now: moment) }
+                try (0..<5).map { _ in try takers[taker].providers.takeRequestTurn(provider: "gemini", budget: budget, now: moment) }
             }.flatMap { $0 }
             #expect(turns.filter { $0 == .granted }.count == 1)
             #expect(turns.filter { $0 == .notBefore(moment.addingTimeInterval(budget.interval)) }.count == turns.count - 1)
@@ -207,7 +207,7 @@ struct StoreContractTests {
                 var granted = 0
                 let deadline = Date().addingTimeInterval(60)
                 while Date() < deadline {
-                    switch try takers[taker].takeRequestTurn(provider: "gemini", budget: budget, now: nil) {
+                    switch try takers[taker].providers.takeRequestTurn(provider: "gemini", budget: budget, now: nil) {
                     case .granted: granted += 1
                     case .notBefore: usleep(200)
                     case .dayUsedUp: return granted
@@ -223,26 +223,26 @@ struct StoreContractTests {
     func healthRoundTrip(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let (first, second) = (try site.open(), try site.open())
-            #expect(try first.providerHealth("gemini") == nil)
+            #expect(try first.providers.providerHealth("gemini") == nil)
             let backoff = ProviderHealth(name: "gemini", state: .backoff, until: start.addingTimeInterval(120), code: "rate_limited",
                                          message: "429", since: start, probes: 2)
-            try first.setProviderHealth(backoff, now: start)
-            #expect(try second.providerHealth("gemini") == backoff)
-            #expect(try second.takeTurn("gemini", ceiling: 300, now: start.addingTimeInterval(10)) == .wait(backoff))
-            #expect(try second.takeTurn("gemini", ceiling: 300, now: start.addingTimeInterval(121)) == .open)
+            try first.providers.setProviderHealth(backoff, now: start)
+            #expect(try second.providers.providerHealth("gemini") == backoff)
+            #expect(try second.providers.takeTurn("gemini", ceiling: 300, now: start.addingTimeInterval(10)) == .wait(backoff))
+            #expect(try second.providers.takeTurn("gemini", ceiling: 300, now: start.addingTimeInterval(121)) == .open)
 
-            let down = try first.recordOutage("cloudflare", state: .unreachable, code: "network", message: "no route", probe: false,
+            let down = try first.providers.recordOutage("cloudflare", state: .unreachable, code: "network", message: "no route", probe: false,
                                               ceiling: 300, notBefore: nil, now: start)
             #expect(down.state == .unreachable && down.since == start)
             let due = try #require(down.until).addingTimeInterval(0.001)    // the probe time has come
-            #expect(try second.takeTurn("cloudflare", ceiling: 300, now: due) == .probe)
-            if case .wait = try first.takeTurn("cloudflare", ceiling: 300, now: due) {} else {
+            #expect(try second.providers.takeTurn("cloudflare", ceiling: 300, now: due) == .probe)
+            if case .wait = try first.providers.takeTurn("cloudflare", ceiling: 300, now: due) {} else {
                 Issue.record("a second probe went out in the same interval")
             }
 
-            try first.setProviderHealth(ProviderHealth(name: "openai", state: .paused, code: "bad_key", message: "401"), now: start)
-            try second.liftPause("openai")
-            #expect(try first.providerHealth("openai")?.state == .ok)
+            try first.providers.setProviderHealth(ProviderHealth(name: "openai", state: .paused, code: "bad_key", message: "401"), now: start)
+            try second.providers.liftPause("openai")
+            #expect(try first.providers.providerHealth("openai")?.state == .ok)
         }
     }
 }
