@@ -101,9 +101,9 @@ defer { try? FileManager.default.removeItem(at: folder) }
 let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
 let clock = ContinuousClock()
 let importStart = clock.now
-let report = try CatalogueImporter(store: store).importFile(cataloguePath)
+let report = try CatalogueImporter(catalogue: store.catalogue).importFile(cataloguePath)
 let importMs = milliseconds(clock.now - importStart)
-let source = try CatalogueSource(store: store)
+let source = try CatalogueSource(catalogue: store.catalogue)
 let matcher = SpineMatcher()
 
 let annotations: [Annotation] = try readCSV(annotationsPath).compactMap { row in

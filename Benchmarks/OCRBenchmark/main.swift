@@ -49,9 +49,9 @@ if let catalogue {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
-    let report = try CatalogueImporter(store: store).importFile(catalogue)
+    let report = try CatalogueImporter(catalogue: store.catalogue).importFile(catalogue)
     print("catalogue: \(report)")
-    sources = [try CatalogueSource(store: store)]
+    sources = [try CatalogueSource(catalogue: store.catalogue)]
 }
 
 let provider = OCRProvider(settings: OCRSettings(engine: engine, languages: languages, maxSide: maxSide,

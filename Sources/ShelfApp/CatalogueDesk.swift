@@ -6,22 +6,22 @@ import ShelfStore
 /// `shelfd catalogue`: files imported into the local catalogue, what it holds, and spine texts matched against it
 /// as the pipeline matches them (the same search and the same `SpineMatcher`).
 package struct CatalogueDesk: Sendable {
-    let store: Store
+    let catalogue: Catalogue
 
-    package init(store: Store) { self.store = store }
+    package init(store: Store) { catalogue = store.catalogue }
 
     /// The files in the order they import best: OpenLibrary's authors dump before its editions and works, so
     /// those get their authors' names.
     package static func importOrder(_ files: [String]) -> [String] { CatalogueImporter.importOrder(files) }
 
     package func importFile(_ path: String) throws -> CatalogueImportReport {
-        try CatalogueImporter(store: store).importFile(path)
+        try CatalogueImporter(catalogue: catalogue).importFile(path)
     }
 
-    package func stats() throws -> CatalogueStats { try store.catalogueStats() }
+    package func stats() throws -> CatalogueStats { try catalogue.stats() }
 
     /// A matcher over the catalogue as it is now, for one text after another.
-    package func matching() throws -> SpineMatching { SpineMatching(source: try CatalogueSource(store: store)) }
+    package func matching() throws -> SpineMatching { SpineMatching(source: try CatalogueSource(catalogue: catalogue)) }
 
     package struct SpineMatching: Sendable {
         let source: CatalogueSource

@@ -86,7 +86,7 @@ package enum DoctorChecks {
     static func enrichmentChecks(config: Configuration) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         if config.enrich.sources.contains(.catalogue) {
-            let count = (try? Store.openForReading(path: config.paths.database)?.catalogueCount()) ?? 0
+            let count = (try? Store.openForReading(path: config.paths.database)?.catalogue.count()) ?? 0
             checks.append(count > 0
                 ? .pass("catalogue", "\(count) book\(count == 1 ? "" : "s") to match spines against")
                 : .warn("catalogue", "empty: import the books you own ('shelfd catalogue import FILE': a Goodreads, StoryGraph or LibraryThing export, or a CSV of title and author) so spines are matched offline first"))

@@ -18,17 +18,17 @@ extension Runtime {
         return try config.enrich.sources.map { kind throws -> any BookSource in
             switch kind {
             case .catalogue:
-                do { return try CatalogueSource(store: catalogue) } catch {
+                do { return try CatalogueSource(catalogue: catalogue.catalogue) } catch {
                     throw StartupError("Cannot read the local catalogue in \(config.paths.database): \(error)")
                 }
             case .openlibrary:
                 let source = OpenLibrarySource(baseURL: config.enrich.openlibraryBaseURL, contact: config.enrich.contact,
                                                http: http, logger: Logger(label: "shelfd.openlibrary"))
-                return CachedSource(wrapping: source, store: store, maxAge: maxAge, refresh: refresh)
+                return CachedSource(wrapping: source, cache: store.lookupCache, maxAge: maxAge, refresh: refresh)
             case .googlebooks:
                 let source = GoogleBooksSource(baseURL: config.enrich.googlebooksBaseURL, apiKey: secrets.googleBooksAPIKey,
                                                http: http, logger: Logger(label: "shelfd.googlebooks"))
-                return CachedSource(wrapping: source, store: store, maxAge: maxAge, refresh: refresh)
+                return CachedSource(wrapping: source, cache: store.lookupCache, maxAge: maxAge, refresh: refresh)
             }
         }
     }

@@ -96,7 +96,7 @@ package struct Evaluator: Sendable {
         let store: Store
         if let catalogue {
             store = try scratchStore()
-            do { _ = try CatalogueImporter(store: store).importFile(catalogue) } catch {
+            do { _ = try CatalogueImporter(catalogue: store.catalogue).importFile(catalogue) } catch {
                 throw StartupError("Cannot import the catalogue \(catalogue): \(error)")
             }
         } else {

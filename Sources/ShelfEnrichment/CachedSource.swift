@@ -17,19 +17,19 @@ package struct CacheAge: Sendable, Equatable {
     package init(days: Int) { self.init(hits: TimeInterval(max(0, days)) * 86_400) }
 }
 
-/// A remote source behind the lookup cache: every answer, found or not, is kept in the store with its
+/// A remote source behind the lookup cache: every answer, found or not, is kept in the lookup cache with its
 /// age, so a re-run of the same photos asks the network nothing. Errors are never cached. With
 /// `refresh` (`--refresh`), the cache is not read, and each answer overwrites what it held.
 package struct CachedSource: RemoteBookSource {
     private let source: any BookSource
-    private let store: Store
+    private let cache: LookupCache
     private let maxAge: CacheAge
     private let refresh: Bool
     private let now: @Sendable () -> Date
 
-    package init(wrapping source: any BookSource, store: Store, maxAge: CacheAge = CacheAge(), refresh: Bool = false,
+    package init(wrapping source: any BookSource, cache: LookupCache, maxAge: CacheAge = CacheAge(), refresh: Bool = false,
                  now: @escaping @Sendable () -> Date = { Date() }) {
-        self.source = source; self.store = store; self.maxAge = maxAge; self.refresh = refresh; self.now = now
+        self.source = source; self.cache = cache; self.maxAge = maxAge; self.refresh = refresh; self.now = now
     }
 
     package var name: String { source.name }
@@ -56,7 +56,7 @@ package struct CachedSource: RemoteBookSource {
 
     /// The cached answer, unless refreshing or it is older than its kind may be.
     private func fresh(_ key: String) -> CachedLookup? {
-        guard !refresh, let cached = try? store.cachedLookup(source: source.name, request: key) else { return nil }
+        guard !refresh, let cached = try? cache.answer(source: source.name, request: key) else { return nil }
         let age = now().timeIntervalSince(cached.fetchedAt)
         return age <= (cached.records.isEmpty ? maxAge.misses : maxAge.hits) ? cached : nil
     }
@@ -64,7 +64,7 @@ package struct CachedSource: RemoteBookSource {
     private func save(_ key: String, _ records: [CatalogueRecord], requested: Int) {
         // A cache that cannot be written costs a request next time, nothing more; the pipeline reports a
         // failing database through its own writes.
-        try? store.saveLookup(source: source.name, request: key,
-                              CachedLookup(records: records, requested: requested, fetchedAt: now()))
+        try? cache.save(source: source.name, request: key,
+                        CachedLookup(records: records, requested: requested, fetchedAt: now()))
     }
 }

@@ -6,12 +6,12 @@ import ShelfStore
 /// Goodreads, StoryGraph, LibraryThing, with optional call number and series columns) or an OpenLibrary dump
 /// (`ol_dump_editions|works|authors_*.txt`, gzip or not). Files are streamed; rows are written in batches.
 package struct CatalogueImporter: Sendable {
-    let store: Store
+    let catalogue: Catalogue
     /// Rows written per transaction.
     var batchSize = 5_000
     static let keptReasons = 5
 
-    package init(store: Store) { self.store = store }
+    package init(catalogue: Catalogue) { self.catalogue = catalogue }
 
     /// The order to import files in so that authors get names: OpenLibrary author dumps first.
     package static func importOrder(_ paths: [String]) -> [String] {
@@ -23,14 +23,14 @@ package struct CatalogueImporter: Sendable {
         var tally = Tally(path: path, format: "csv")
         let dump = OpenLibraryDump(path: path)
         if let dump { tally.format = dump.format }
-        let importID = try database { try store.beginCatalogueImport(path: path, format: tally.format) }
+        let importID = try database { try catalogue.beginImport(path: path, format: tally.format) }
         if let dump {
             try importDump(dump, lines, into: &tally, importID: importID)
         } else {
             try importDelimited(lines, into: &tally, importID: importID)
         }
         try database {
-            try store.finishCatalogueImport(importID, imported: tally.imported, duplicates: tally.duplicates, skipped: tally.skipped)
+            try catalogue.finishImport(importID, imported: tally.imported, duplicates: tally.duplicates, skipped: tally.skipped)
         }
         return tally.report
     }
@@ -218,7 +218,7 @@ package struct CatalogueImporter: Sendable {
     private func flush(_ rows: inout [CatalogueRow], into tally: inout Tally, importID: Int64) throws(CatalogueError) {
         guard !rows.isEmpty else { return }
         let batch = rows
-        let (added, duplicates) = try database { try store.addCatalogueRows(batch, importID: importID) }
+        let (added, duplicates) = try database { try catalogue.addRows(batch, importID: importID) }
         tally.imported += added
         tally.duplicates += duplicates
         rows.removeAll(keepingCapacity: true)
@@ -227,7 +227,7 @@ package struct CatalogueImporter: Sendable {
     private func flushAuthors(_ authors: inout [(key: String, name: String)], into tally: inout Tally) throws(CatalogueError) {
         guard !authors.isEmpty else { return }
         let batch = authors
-        try database { try store.addCatalogueAuthors(batch) }
+        try database { try catalogue.addAuthors(batch) }
         tally.imported += batch.count
         authors.removeAll(keepingCapacity: true)
     }

@@ -6,7 +6,7 @@ import Synchronization
 /// titles, authors, call numbers and series. Works offline; the matcher decides among what it finds.
 package final class CatalogueSource: BookSource {
     package let name = Store.catalogueSource
-    private let store: Store
+    private let catalogue: Catalogue
     /// Words too common to search for, read once from the index (`refresh()` after an import).
     private let commonWords: Mutex<Set<String>>
     /// The entry count the common words were read at.
@@ -21,15 +21,15 @@ package final class CatalogueSource: BookSource {
     /// 99.6 % of spines (as among the first 30), and more only costs time.
     package static let searchLimit = 20
 
-    package init(store: Store) throws(LookupError) {
-        self.store = store
+    package init(catalogue: Catalogue) throws(LookupError) {
+        self.catalogue = catalogue
         commonWords = Mutex([])
         try refresh()
     }
 
     /// Re-reads which words are common, after the catalogue changed.
     package func refresh() throws(LookupError) {
-        let common = try lookup { try store.catalogueCommonWords(share: Self.commonShare, minimum: Self.commonMinimum) }
+        let common = try lookup { try catalogue.commonWords(share: Self.commonShare, minimum: Self.commonMinimum) }
         commonWords.withLock { $0 = common.words }
         countAtRefresh.withLock { $0 = common.entries }
     }
@@ -38,7 +38,7 @@ package final class CatalogueSource: BookSource {
     /// changed since the common words were read (an import while the daemon runs) is read again first.
     package var isUsable: Bool {
         get async {
-            guard let count = try? store.catalogueCount() else { return false }
+            guard let count = try? catalogue.count() else { return false }
             if count != countAtRefresh.withLock({ $0 }) { try? refresh() }
             return count > 0
         }
@@ -49,14 +49,14 @@ package final class CatalogueSource: BookSource {
     }
 
     package func record(isbn: ISBN) async throws(LookupError) -> CatalogueRecord? {
-        try lookup { try store.catalogueRecord(isbn13: isbn.isbn13) }
+        try lookup { try catalogue.record(isbn13: isbn.isbn13) }
     }
 
     /// The same as `candidates(for:limit:)`, for callers that are not async (`shelfd catalogue match`,
     /// the benchmark). An ISBN hint's record comes first.
     package func search(_ query: SpineQuery, limit: Int) throws(LookupError) -> [CatalogueRecord] {
         var records: [CatalogueRecord] = []
-        if let isbn = query.isbn, let record = try lookup({ try store.catalogueRecord(isbn13: isbn.isbn13) }) {
+        if let isbn = query.isbn, let record = try lookup({ try catalogue.record(isbn13: isbn.isbn13) }) {
             records.append(record)
         }
         records += try textSearch(query.text, limit: limit).filter { $0.key != records.first?.key }
@@ -65,7 +65,7 @@ package final class CatalogueSource: BookSource {
 
     private func textSearch(_ text: String, limit: Int) throws(LookupError) -> [CatalogueRecord] {
         guard let match = ftsQuery(text) else { return [] }
-        return try lookup { try store.catalogueSearch(match, limit: limit) }
+        return try lookup { try catalogue.search(match, limit: limit) }
     }
 
     /// Any of the text's distinct words, each quoted (FTS5 syntax never sees the text itself). Common

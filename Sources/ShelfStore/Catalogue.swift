@@ -25,16 +25,26 @@ extension Store {
     /// The name of the local catalogue as a source (`enrich.sources`, `match.source`).
     package static let catalogueSource = "catalogue"
 
-    package func beginCatalogueImport(path: String, format: String, now: Date = Date()) throws -> Int64 {
-        try write { db in
+    /// The local catalogue's tables.
+    package var catalogue: Catalogue { Catalogue(database: self) }
+}
+
+/// The local catalogue: books imported from library exports and OpenLibrary dumps, searched with FTS5 (SQLite) or
+/// its PostgreSQL mirror. A concern of the store with a type of its own over the shared database (`Store.catalogue`):
+/// the importer and the catalogue source hold this, not `Store`.
+package struct Catalogue: Sendable {
+    let database: Store
+
+    package func beginImport(path: String, format: String, now: Date = Date()) throws -> Int64 {
+        try database.write { db in
             return try db.insert("INSERT INTO catalogue_import (path, format, started_at) VALUES (?, ?, ?)", [path, format, now])
         }
     }
 
     /// Records the counts and merges the full-text index: rows added one by one leave it in many small
     /// segments, and a search reads every segment (merged, a search on the library data set takes half the time).
-    package func finishCatalogueImport(_ id: Int64, imported: Int, duplicates: Int, skipped: Int, now: Date = Date()) throws {
-        try write { db in
+    package func finishImport(_ id: Int64, imported: Int, duplicates: Int, skipped: Int, now: Date = Date()) throws {
+        try database.write { db in
             try db.execute("""
                 UPDATE catalogue_import SET finished_at = ?, imported = ?, duplicates = ?, skipped = ? WHERE id = ?
                 """, [now, imported, duplicates, skipped, id])
@@ -46,8 +56,8 @@ extension Store {
     /// without one, when an entry has its folded title and surname; a row with an ISBN gives it to an entry
     /// of the same work that had none. Other editions (another ISBN) are entries of their own: a library
     /// shelves them apart, under their own call numbers.
-    package func addCatalogueRows(_ rows: [CatalogueRow], importID: Int64?) throws -> (added: Int, duplicates: Int) {
-        try write { db in
+    package func addRows(_ rows: [CatalogueRow], importID: Int64?) throws -> (added: Int, duplicates: Int) {
+        try database.write { db in
             var added = 0
             for var row in rows {
                 if row.author == nil, !row.authorKeys.isEmpty { row.author = try Self.authorName(db, keys: row.authorKeys) }
@@ -80,8 +90,8 @@ extension Store {
     }
 
     /// OpenLibrary authors (key → name), for the editions and works imported after them.
-    package func addCatalogueAuthors(_ authors: [(key: String, name: String)]) throws {
-        try write { db in
+    package func addAuthors(_ authors: [(key: String, name: String)]) throws {
+        try database.write { db in
             for author in authors {
                 try db.execute("""
                     INSERT INTO catalogue_author (key, name) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET name = excluded.name
@@ -102,8 +112,8 @@ extension Store {
 
     /// Entries whose folded title, author, call number or series contain any of the words of an FTS5
     /// query, best ranked (bm25, title first) first.
-    package func catalogueSearch(_ match: String, limit: Int) throws -> [CatalogueRecord] {
-        try read { db in
+    package func search(_ match: String, limit: Int) throws -> [CatalogueRecord] {
+        try database.read { db in
             try db.query("""
                 SELECT e.id, e.title, e.author, e.isbn13, e.isbn10, e.year, e.tag, e.series
                 FROM (SELECT rowid, bm25(catalogue_fts, 3.0, 2.0, 2.0, 1.0) AS rank FROM catalogue_fts
@@ -114,8 +124,8 @@ extension Store {
         }
     }
 
-    package func catalogueRecord(isbn13: String) throws -> CatalogueRecord? {
-        try read { db in
+    package func record(isbn13: String) throws -> CatalogueRecord? {
+        try database.read { db in
             try db.queryOne("""
                 SELECT id, title, author, isbn13, isbn10, year, tag, series FROM catalogue_entry WHERE isbn13 = ?
                 """, [isbn13]).map(Self.catalogueRecord)
@@ -125,8 +135,8 @@ extension Store {
     /// Words in more than `share` of the entries, and in more than `minimum` ("de", "la", a common class
     /// number): a search for them would rank hundreds of entries and find nothing particular. Also the
     /// number of entries they were counted among.
-    package func catalogueCommonWords(share: Double, minimum: Int) throws -> (words: Set<String>, entries: Int) {
-        try read { db in
+    package func commonWords(share: Double, minimum: Int) throws -> (words: Set<String>, entries: Int) {
+        try database.read { db in
             let entries = try db.queryOne("SELECT COUNT(*) AS n FROM catalogue_entry")?.int("n") ?? 0
             let rows = try db.query("SELECT term FROM catalogue_vocabulary WHERE doc > ?",
                                     [max(Double(entries) * share, Double(minimum))])
@@ -136,12 +146,12 @@ extension Store {
 
     /// Entries in the catalogue: cheap enough to ask before each photo, so an import made while the daemon
     /// runs is used at once.
-    package func catalogueCount() throws -> Int {
-        try read { db in Int(try db.queryOne("SELECT COUNT(*) AS n FROM catalogue_entry")?.int("n") ?? 0) }
+    package func count() throws -> Int {
+        try database.read { db in Int(try db.queryOne("SELECT COUNT(*) AS n FROM catalogue_entry")?.int("n") ?? 0) }
     }
 
-    package func catalogueStats() throws -> CatalogueStats {
-        try read { db in
+    package func stats() throws -> CatalogueStats {
+        try database.read { db in
             let counts = try db.queryOne("""
                 SELECT COUNT(*) AS entries, COUNT(isbn13) AS isbn, COUNT(NULLIF(tag_folded, '')) AS tag FROM catalogue_entry
                 """)
@@ -157,7 +167,7 @@ extension Store {
     }
 
     private static func catalogueRecord(_ row: Row) -> CatalogueRecord {
-        CatalogueRecord(source: catalogueSource, key: "catalogue:\(row.int("id") ?? 0)", title: row.string("title") ?? "",
+        CatalogueRecord(source: Store.catalogueSource, key: "catalogue:\(row.int("id") ?? 0)", title: row.string("title") ?? "",
                         author: row.string("author"), isbn13: row.string("isbn13"), isbn10: row.string("isbn10"),
                         year: row.int("year").map(Int.init), tag: row.string("tag"), series: row.string("series"))
     }

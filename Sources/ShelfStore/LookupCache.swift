@@ -18,9 +18,18 @@ package struct CachedLookup: Sendable, Equatable {
 }
 
 extension Store {
+    /// The remote book sources' cached answers.
+    package var lookupCache: LookupCache { LookupCache(database: self) }
+}
+
+/// The remote book sources' answers, kept so that a question is asked once (`CachedSource`). A concern of the store
+/// with a type of its own over the shared database (`Store.lookupCache`).
+package struct LookupCache: Sendable {
+    let database: Store
+
     /// The cached answer of `source` to `request`, however old; nil when never asked (or unreadable).
-    package func cachedLookup(source: String, request: String) throws -> CachedLookup? {
-        try read { db in
+    package func answer(source: String, request: String) throws -> CachedLookup? {
+        try database.read { db in
             guard let row = try db.queryOne("SELECT * FROM lookup_cache WHERE source = ? AND request = ?", [source, request]),
                   let json = row.string("records"), let fetchedAt = row.date("fetched_at"),
                   let records = try? JSONDecoder().decode([CatalogueRecord].self, from: Data(json.utf8))
@@ -30,9 +39,9 @@ extension Store {
     }
 
     /// Stores (or replaces) the answer of `source` to `request`.
-    package func saveLookup(source: String, request: String, _ lookup: CachedLookup) throws {
+    package func save(source: String, request: String, _ lookup: CachedLookup) throws {
         let json = String(decoding: try JSONStyle.encoder(pretty: false).encode(lookup.records), as: UTF8.self)
-        try write { db in
+        try database.write { db in
             try db.execute("""
                 INSERT INTO lookup_cache (source, request, records, requested, fetched_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(source, request) DO UPDATE SET records = excluded.records, requested = excluded.requested,

@@ -10,7 +10,7 @@ import Testing
 private struct Fixture {
     let folder: URL
     let store: Store
-    var importer: CatalogueImporter { CatalogueImporter(store: store) }
+    var importer: CatalogueImporter { CatalogueImporter(catalogue: store.catalogue) }
 
     func file(_ name: String, _ text: String) throws -> String {
         let url = folder.appendingPathComponent(name)
@@ -27,10 +27,10 @@ private struct Fixture {
         return path
     }
 
-    func record(isbn: String) throws -> CatalogueRecord? { try store.catalogueRecord(isbn13: ISBN(isbn)!.isbn13) }
+    func record(isbn: String) throws -> CatalogueRecord? { try store.catalogue.record(isbn13: ISBN(isbn)!.isbn13) }
 
     func search(_ text: String) throws -> [CatalogueRecord] {
-        try CatalogueSource(store: store).search(SpineQuery(text: text), limit: 10)
+        try CatalogueSource(catalogue: store.catalogue).search(SpineQuery(text: text), limit: 10)
     }
 }
 
@@ -186,7 +186,7 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
             let completed = try fixture.importer.importFile(withISBN)
             #expect(completed.imported == 1 && completed.duplicates == 1, "the first fills in the ISBN, the second is another edition")
             #expect(try fixture.record(isbn: "0441172717")?.key == (try fixture.search("dune").map(\.key).min()))
-            let stats = try fixture.store.catalogueStats()
+            let stats = try fixture.store.catalogue.stats()
             #expect(stats.entries == 3 && stats.withISBN == 2)
             #expect(stats.imports.map(\.imported) == [2, 0, 1])
             #expect(stats.imports.allSatisfy { $0.finishedAt != nil })

@@ -10,8 +10,8 @@ import Testing
     private func withCatalogue(_ rows: [CatalogueRow], _ body: (CatalogueSource) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
             let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
-            _ = try store.addCatalogueRows(rows, importID: nil)
-            try await body(try CatalogueSource(store: store))
+            _ = try store.catalogue.addRows(rows, importID: nil)
+            try await body(try CatalogueSource(catalogue: store.catalogue))
         }
     }
 
