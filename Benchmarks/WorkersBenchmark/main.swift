@@ -314,8 +314,8 @@ func runBenchmark() async throws {
         while samples.last?.finished ?? 0 < photos {
             guard ContinuousClock.now < deadline else { throw BenchError("the photos were not done in time:\n\(workers[0].tail())") }
             if let stopped = workers.first(where: { !$0.process.isRunning }) { throw BenchError("a worker stopped:\n\(stopped.tail())") }
-            let counts = try queue.queueCounts()
-            let busy = try queue.workers().filter { $0.inFlight > 0 }.count
+            let counts = try queue.status.queueCounts()
+            let busy = try queue.workers.all().filter { $0.inFlight > 0 }.count
             samples.append(Sample(at: .now, queued: counts.pending + counts.leased + counts.done + counts.review + counts.failed + counts.dead,
                                   finished: counts.done + counts.review + counts.dead, busyWorkers: busy))
             if counts.dead > 0 { throw BenchError("\(counts.dead) photos failed for good:\n\(workers[0].tail())") }

@@ -18,7 +18,7 @@ package enum StatusReport {
                                             secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
         let kinds = chosen.kinds(config)
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
-        let waiting = try store?.queueCounts(now: now)
+        let waiting = try store?.status.queueCounts(now: now)
         let providers = try kinds.map { kind in
             var provider = try provider(kind, config: config, store: store, now: now)
             if provider.isDown { provider.photosWaiting = waiting.map { $0.pending + $0.leased + $0.failed } ?? 0 }
@@ -36,7 +36,7 @@ package enum StatusReport {
                 queue: .init(pending: 0, leased: 0, done: 0, review: 0, failed: 0, dead: 0, oldestPendingS: nil),
                 provider: overall, providers: providers, problems: [])
         }
-        let workers = try store.workers()
+        let workers = try store.workers.all()
         // This machine's daemon: the worker here whose state folder's lock is held.
         let record = running ? workers.first { $0.host == ProcessIdentity.host } : nil
         let awaiting = chosen.provider == .hybrid ? try store.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
@@ -61,7 +61,7 @@ package enum StatusReport {
             problems.append(.init(code: health.code ?? "source_unavailable", severity: "warning",
                                   message: "\(source.rawValue)\(until): \(health.message ?? health.state.rawValue)"))
         }
-        for problem in try store.jobProblems() {
+        for problem in try store.status.jobProblems() {
             let message = problem.state == .dead
                 ? problem.message
                 : "\(problem.message) (attempt \(problem.attempts); retrying\(problem.retryAt.map { " at \(ISO8601DateFormatter().string(from: $0))" } ?? ""))"
@@ -76,7 +76,7 @@ package enum StatusReport {
                 with writes_files = true: set it on the node that should keep them
                 """))
         }
-        for problem in try store.pathProblems() {
+        for problem in try store.status.pathProblems() {
             problems.append(.init(code: problem.code, severity: "error", message: problem.message, path: problem.path))
         }
         var document = StatusDocument(
@@ -131,7 +131,7 @@ package enum StatusReport {
         let health = try store?.providers.providerHealth(kind.rawValue)
         // An outage lasts until a probe gets an answer, also while its next probe is due.
         let state = health.map { $0.isInForce(at: now) || $0.isOutage ? $0.state.rawValue : "ok" } ?? "ok"
-        let latency = try store?.latencyPercentiles(provider: kind.rawValue)
+        let latency = try store?.status.latencyPercentiles(provider: kind.rawValue)
         var provider = StatusDocument.Provider(name: kind.rawValue, model: model, state: state,
                                                backoffUntil: state == "backoff" ? health?.until : nil,
                                                reason: state == "ok" ? nil : health?.message,
@@ -172,7 +172,7 @@ package enum StatusReport {
                                 now: Date = Date()) throws -> String {
         // `chosen` is resolved (never `auto`); hybrid is decided by its accurate provider.
         guard let kind = chosen == .hybrid ? config.hybrid.accurate : chosen.kind else { return "" }
-        let counts = try store.queueCounts(now: now)
+        let counts = try store.status.queueCounts(now: now)
         var deciding = try provider(kind, config: config, store: store, now: now)
         if chosen == .hybrid { deciding.name = "hybrid" }
         return summary(queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,

@@ -66,7 +66,7 @@ package enum DoctorChecks {
         guard let url = config.store.postgres else { return .pass("store", "SQLite: \(config.paths.database)") }
         let password = secrets[.storePassword] != nil ? "the secret store_password" : url.password != nil ? "the URL" : "none"
         do {
-            let workers = try StoreAccess.open(config: config, secrets: secrets).workers()
+            let workers = try StoreAccess.open(config: config, secrets: secrets).workers.all()
             return .pass("store", "PostgreSQL at \(url) (password: \(password)): reachable, \(workers.count) worker\(workers.count == 1 ? "" : "s") registered; "
                          + "the local catalogue stays in \(config.paths.database)")
         } catch {

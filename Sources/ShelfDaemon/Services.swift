@@ -155,7 +155,7 @@ package struct WatcherService: Service {
                     pipeline.ingest(files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) })
                 case .modeChanged(let mode, let reason):
                     logger.notice("Watch mode", metadata: ["watch.mode": "\(mode.rawValue)", "reason": "\(reason)"])
-                    try? store.heartbeatWorker(owner: ProcessIdentity.current, watchMode: mode.rawValue)
+                    try? store.workers.heartbeat(owner: ProcessIdentity.current, watchMode: mode.rawValue)
                 case .rescanned(let count):
                     logger.debug("Full scan done", metadata: ["files": "\(count)"])
                     pipeline.forgetVanishedProblems()
@@ -193,7 +193,7 @@ package struct SystemdNotifierService: Service {
                 // Fed only while the scheduler's loop turns (or rests) and the database answers: a hung
                 // loop stops the pings, and systemd restarts the daemon after WatchdogSec.
                 let alive = pipeline.pulse.isAlive(resting: pipeline.wake, within: watchdog * 2)
-                if alive, (try? store.queueCounts()) != nil {
+                if alive, (try? store.status.queueCounts()) != nil {
                     SystemdNotify.send("WATCHDOG=1")
                     stuck = false
                 } else if !alive && !stuck {
@@ -206,7 +206,7 @@ package struct SystemdNotifierService: Service {
                line != last {
                 SystemdNotify.send("STATUS=\(line)"); last = line
             }
-            try? store.heartbeatWorker(owner: ProcessIdentity.current, watchMode: nil)
+            try? store.workers.heartbeat(owner: ProcessIdentity.current, watchMode: nil)
         }
     }
 }

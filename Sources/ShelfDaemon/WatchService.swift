@@ -34,7 +34,7 @@ package struct WatchService {
     package func run() async throws {
         let config = runtime.config
         guard let lock = try DaemonLock.acquire(stateFolder: config.paths.state) else {
-            let here = (try? runtime.store.workers())?.first { $0.host == ProcessIdentity.host }
+            let here = (try? runtime.store.workers.all())?.first { $0.host == ProcessIdentity.host }
             let pid = here.map { " (pid \($0.pid))" } ?? ""
             throw StartupError("shelfd is already watching\(pid) with the state folder \(config.paths.state). Stop it first, or use 'shelfd status'.")
         }
@@ -45,13 +45,13 @@ package struct WatchService {
         let now = Date()
         // Workers killed without a word: those of this machine that are gone, and any silent for ten minutes.
         let isAlive = ProcessIdentity.aliveCheck(sharedStore: store.isShared)
-        for gone in try store.workers() where !isAlive(gone.owner) {
-            try store.unregisterWorker(owner: gone.owner)
+        for gone in try store.workers.all() where !isAlive(gone.owner) {
+            try store.workers.unregister(owner: gone.owner)
         }
-        try store.forgetWorkers(silentSince: now.addingTimeInterval(-600))
-        try store.registerWorker(WorkerRecord(owner: owner, host: ProcessIdentity.host, pid: getpid(), version: ShelfdVersion.current,
+        try store.workers.forget(silentSince: now.addingTimeInterval(-600))
+        try store.workers.register(WorkerRecord(owner: owner, host: ProcessIdentity.host, pid: getpid(), version: ShelfdVersion.current,
                                               since: now, writesFiles: pipeline.settings.writesFiles, heartbeat: now))
-        defer { try? store.unregisterWorker(owner: owner) }
+        defer { try? store.workers.unregister(owner: owner) }
         pipeline.writeLibrary(full: true)           // whatever a crash left between a commit and its files
 
         logger.notice("Watching", metadata: ["incoming": "\(config.paths.incoming)", "provider": "\(pipeline.lineup.name)",

@@ -84,7 +84,7 @@ extension Store {
     /// while a page follows it): the kept counts and a few queries bounded by their LIMIT on an index.
     package func progress(openLimit: Int = 20, recentLimit: Int = 8, now: Date = Date()) throws -> QueueProgress {
         try read { db in
-            let (counts, pass) = try Self.tally(db, now: now)
+            let (counts, pass) = try StatusQueries.tally(db, now: now)
             let queued = "COALESCE(j.queued_at, j.created_at)"
             // The first jobs of each open state in claim order, each by job_state_order: a queue of thousands reads no more.
             func first(_ state: JobState) -> String {

@@ -32,7 +32,7 @@ package struct WorkerRecord: Sendable, Equatable {
     /// It keeps the files people read (results, library.json, review/, exports) current.
     package var writesFiles: Bool
     package var heartbeat: Date
-    /// Photos it holds leased now (filled in by `workers()`).
+    /// Photos it holds leased now (filled in by `WorkerRegistry.all`).
     package var inFlight: Int
 
     package init(owner: String, host: String, pid: Int32, version: String, since: Date, watchMode: String? = nil,
@@ -46,19 +46,31 @@ package struct WorkerRecord: Sendable, Equatable {
 package typealias FinishedJob = (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)
 
 extension Store {
+    /// What `status`, the overview and `/metrics` read of the queue.
+    package var status: StatusQueries { StatusQueries(database: self) }
+    /// The workers sharing this store, as each registers itself.
+    package var workers: WorkerRegistry { WorkerRegistry(database: self) }
+}
+
+/// What `status`, the overview and `/metrics` read of the queue: counts, problems, latencies, and the stamp that
+/// says whether anything changed. A concern of the store with a type of its own over the shared database
+/// (`Store.status`).
+package struct StatusQueries: Sendable {
+    let database: Store
+
     /// A stamp that moves whenever the database changes, whoever changed it: SQLite's `data_version` (another
     /// connection's commit) with this connection's own changed rows. Nil on PostgreSQL, which keeps no such number.
     /// A status built at one stamp is the status until it moves (and the clock's second, for its ages).
     package func changeStamp() throws -> String? {
-        guard engine == .sqlite else { return nil }
-        return try readStatement { db in
+        guard database.engine == .sqlite else { return nil }
+        return try database.readStatement { db in
             try db.queryOne("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes", [])
         }.map { "\($0.int("version") ?? 0):\($0.int("changes") ?? 0)" }
     }
 
     /// The jobs per state, read from the counts the triggers keep (`tally`): the same cost at any library size.
     package func queueCounts(now: Date = Date()) throws -> QueueCounts {
-        try readStatement { db in try Self.tally(db, now: now).counts }
+        try database.readStatement { db in try Self.tally(db, now: now).counts }
     }
 
     /// The counts and the current pass, in one statement: `tally`'s rows, and the oldest pending job by its own index.
@@ -92,7 +104,7 @@ extension Store {
     }
 
     package func jobProblems(limit: Int = 50) throws -> [JobProblem] {
-        try readStatement { db in
+        try database.readStatement { db in
             try db.query("""
                 SELECT j.id, j.state, j.error_code, j.error_message, j.attempts, j.not_before, p.relative_path
                 FROM job j JOIN photo p ON p.sha256 = j.sha256
@@ -107,7 +119,7 @@ extension Store {
     }
 
     package func pathProblems(limit: Int = 50) throws -> [(path: String, code: String, message: String)] {
-        try readStatement { db in
+        try database.readStatement { db in
             try db.query("SELECT path, code, message FROM path_problem ORDER BY at DESC LIMIT ?", [limit]).map {
                 ($0.string("path") ?? "", $0.string("code") ?? "", $0.string("message") ?? "")
             }
@@ -116,7 +128,7 @@ extension Store {
 
     /// p50 and p95 of the newest successful requests, in milliseconds.
     package func latencyPercentiles(provider: String, window: Int = 100) throws -> (p50: Int, p95: Int)? {
-        try readStatement { db in
+        try database.readStatement { db in
             let values = try db.query("""
                 SELECT latency_ms FROM request WHERE provider = ? AND outcome = 'ok' ORDER BY id DESC LIMIT ?
                 """, [provider, window]).compactMap { $0.int("latency_ms") }.map(Int.init).sorted()
@@ -125,9 +137,15 @@ extension Store {
             return (percentile(0.5), percentile(0.95))
         }
     }
+}
 
-    package func registerWorker(_ worker: WorkerRecord) throws {
-        try write { db in
+/// The shelfd processes working from this store (`watch`, `run`), each registered with its heartbeat: what
+/// `status` lists and `doctor` checks. A concern of the store with a type of its own (`Store.workers`).
+package struct WorkerRegistry: Sendable {
+    let database: Store
+
+    package func register(_ worker: WorkerRecord) throws {
+        try database.write { db in
             try db.execute("""
                 INSERT INTO worker (owner, host, pid, version, since, watch_mode, writes_files, heartbeat)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -140,21 +158,21 @@ extension Store {
     }
 
     /// The worker is alive (every few seconds), and its watch mode when that changed.
-    package func heartbeatWorker(owner: String, watchMode: String?, now: Date = Date()) throws {
-        try write { db in
+    package func heartbeat(owner: String, watchMode: String?, now: Date = Date()) throws {
+        try database.write { db in
             try db.execute("UPDATE worker SET watch_mode = COALESCE(?, watch_mode), heartbeat = ? WHERE owner = ?",
                            [watchMode, now, owner])
         }
     }
 
-    package func unregisterWorker(owner: String) throws {
-        try write { db in try db.execute("DELETE FROM worker WHERE owner = ?", [owner]) }
+    package func unregister(owner: String) throws {
+        try database.write { db in try db.execute("DELETE FROM worker WHERE owner = ?", [owner]) }
     }
 
     /// Every registered worker with the photos it holds, the most recently alive first. A worker killed without a
-    /// chance to unregister stays, with its last heartbeat, until `forgetWorkers(silentSince:)` drops it.
-    package func workers() throws -> [WorkerRecord] {
-        try readStatement { db in
+    /// chance to unregister stays, with its last heartbeat, until `forget(silentSince:)` drops it.
+    package func all() throws -> [WorkerRecord] {
+        try database.readStatement { db in
             try db.query("""
                 SELECT w.*, (SELECT COUNT(*) FROM job j WHERE j.state = 'leased' AND j.lease_owner = w.owner) AS in_flight
                 FROM worker w ORDER BY w.heartbeat DESC, w.owner
@@ -168,10 +186,12 @@ extension Store {
     }
 
     /// Drops workers silent since before `date` (killed, or their machine gone); their leases run out on their own.
-    package func forgetWorkers(silentSince date: Date) throws {
-        try write { db in try db.execute("DELETE FROM worker WHERE heartbeat < ?", [date]) }
+    package func forget(silentSince date: Date) throws {
+        try database.write { db in try db.execute("DELETE FROM worker WHERE heartbeat < ?", [date]) }
     }
+}
 
+extension Store {
     /// The newest finished job whose result is at this path.
     package func jobID(resultPath: String) throws -> Int64? {
         try readStatement { db in

@@ -42,7 +42,7 @@ enum Metrics {
             .increment(by: Int64(activity.claims))
         registry.makeCounter(descriptor: metric("store_claim", "seconds_total", "Time this process spent claiming, waiting for the write lock included."))
             .increment(by: activity.claimSeconds)
-        let counts = try store.queueCounts()
+        let counts = try store.status.queueCounts()
         let states: [(String, Int)] = [("pending", counts.pending), ("leased", counts.leased), ("done", counts.done),
                                        ("review", counts.review), ("failed", counts.failed), ("dead", counts.dead)]
         for (state, n) in states {

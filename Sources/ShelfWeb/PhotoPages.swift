@@ -91,7 +91,7 @@ enum PhotoPages {
     struct RescanNote {
         let text: String
         init?(code: String, site: WebSite) {
-            let running = !((try? site.store.workers()) ?? []).isEmpty
+            let running = !((try? site.store.workers.all()) ?? []).isEmpty
             let when = running ? "The daemon reads it" : "The next 'shelfd run' (or the daemon, once started) reads it"
             if code == "queued" {
                 text = "Queued again. \(when) with the configured provider."

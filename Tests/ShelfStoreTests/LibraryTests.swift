@@ -124,7 +124,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(items.first?.candidates == hobbitCandidates)
             #expect(items.first?.reasons == ["low_confidence"])
             #expect(items.first?.book.box == smudged.box)
-            #expect(try store.queueCounts().review == 1)
+            #expect(try store.status.queueCounts().review == 1)
             let entry = try #require(try store.library().first { $0.title == "Smudged Spine" })
             #expect(entry.status == .needsReview && entry.reviewID == items.first?.id)
         }
@@ -172,7 +172,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(entry.history.map(\.action) == ["detected", "needs_review", "reviewed_by_user"])
             #expect(entry.history.last?.by == "user" && entry.reviewID == nil)
             #expect(try store.openReviewItems().isEmpty)
-            #expect(try store.queueCounts().review == 0 && store.queueCounts().done == 1)
+            #expect(try store.status.queueCounts().review == 0 && store.status.queueCounts().done == 1)
             #expect(throws: ReviewError.self) { try store.decide(id, .accept) }
         }
     }
@@ -198,16 +198,16 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let ids = Dictionary(uniqueKeysWithValues: try store.openReviewItems().map { ($0.book.title, $0.id) })
             _ = try store.decide(try #require(ids["Smudged Spine"]), .pick(1))
             _ = try store.decide(try #require(ids["Shadow"]), .reject)
-            #expect(try store.queueCounts().review == 1, "one book of the photo is still open")
+            #expect(try store.status.queueCounts().review == 1, "one book of the photo is still open")
             _ = try store.decide(try #require(ids["Dnue"]),
                                  .edit(title: "Dune", author: "Frank Herbert", isbn: ISBN("9780441172719")))
             let before = try store.library()
             #expect(before.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
-            #expect(try store.queueCounts().review == 0)
+            #expect(try store.status.queueCounts().review == 0)
 
             try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])   // `shelfd rescan`
             #expect(try store.openReviewItems().isEmpty)
-            #expect(try store.queueCounts().review == 0)
+            #expect(try store.status.queueCounts().review == 0)
             let after = try store.library()
             #expect(after.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
             let dune = try #require(after.first { $0.title == "Dune" })
@@ -238,7 +238,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try commit(store, photo: "p1", [reading("The Hobbit", "J. R. R. Tolkien")])
             #expect(try store.openReviewItems().isEmpty)
             #expect(try store.library().map(\.title) == ["The Hobbit"])
-            #expect(try store.queueCounts().review == 0)
+            #expect(try store.status.queueCounts().review == 0)
         }
     }
 

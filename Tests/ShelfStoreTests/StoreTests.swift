@@ -38,7 +38,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             let again = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
                                                  syncConflict: false, provider: "gemini")
             #expect(again == .unchanged)
-            #expect(try store.queueCounts().pending == 1)
+            #expect(try store.status.queueCounts().pending == 1)
         }
     }
 
@@ -109,7 +109,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             #expect(library.first?.sightings.count == 2)
             #expect(library.first?.confidence == 0.9)
             #expect(library.first?.isbn13 == "9780441172719")
-            #expect(try store.queueCounts().done == 2)
+            #expect(try store.status.queueCounts().done == 2)
         }
     }
 
@@ -126,10 +126,10 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             #expect(job.attempts == 0)
             try store.finish([JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
                              shelfOf: { _ in nil })
-            #expect(try store.queueCounts().dead == 1)
-            #expect(try store.jobProblems().first?.code == "unreadable_image")
+            #expect(try store.status.queueCounts().dead == 1)
+            #expect(try store.status.jobProblems().first?.code == "unreadable_image")
             #expect(try store.requeue(jobIDs: nil) == [job.id])
-            #expect(try store.queueCounts().pending == 1)
+            #expect(try store.status.queueCounts().pending == 1)
         }
     }
 }

@@ -31,7 +31,7 @@ import Testing
     }
 
     static func expectCounted(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let kept = try store.queueCounts(now: Date()), counted = try counted(store)
+        let kept = try store.status.queueCounts(now: Date()), counted = try counted(store)
         #expect(kept == counted, "after \(step)", sourceLocation: sourceLocation)
     }
 
@@ -70,7 +70,7 @@ import Testing
                 JobOutcome(job: job["e"]!, result: .released(nil, message: "shutting down", refundAttempt: false)),
             ], shelfOf: { _ in nil })
             try Self.expectCounted(store, "a batch ending done, review, failed, dead and released")
-            #expect(try store.queueCounts().review == 1 && store.queueCounts().dead == 1)
+            #expect(try store.status.queueCounts().review == 1 && store.status.queueCounts().dead == 1)
 
             let again = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
             #expect(try store.releaseLeases(owner: "me", jobIDs: again.map(\.id)) == again.count)
@@ -88,7 +88,7 @@ import Testing
             let item = try #require(try store.openReviewItems().first)
             _ = try store.decide(item.id, .accept)
             try Self.expectCounted(store, "a review decision")
-            #expect(try store.queueCounts().review == 0)
+            #expect(try store.status.queueCounts().review == 0)
 
             // A second photo waiting for review, whose work is then removed from the library.
             let f = try { () throws -> ClaimedJob in
@@ -165,18 +165,18 @@ import Testing
     func changeStampFollowsWrites(kind: StoreKind) throws {
         try withStore(kind) { store, site in
             guard kind == .sqlite else {
-                #expect(try store.changeStamp() == nil)
+                #expect(try store.status.changeStamp() == nil)
                 return
             }
-            let first = try #require(try store.changeStamp())
-            _ = try store.queueCounts(); _ = try store.progress()
-            #expect(try store.changeStamp() == first, "reads change nothing")
+            let first = try #require(try store.status.changeStamp())
+            _ = try store.status.queueCounts(); _ = try store.progress()
+            #expect(try store.status.changeStamp() == first, "reads change nothing")
             try Self.queue(store, "a")
-            let afterOwn = try #require(try store.changeStamp())
+            let afterOwn = try #require(try store.status.changeStamp())
             #expect(afterOwn != first, "this connection's write")
             let other = try site.open()
             try Self.queue(other, "b")
-            #expect(try store.changeStamp() != afterOwn, "another connection's commit")
+            #expect(try store.status.changeStamp() != afterOwn, "another connection's commit")
         }
     }
 }
