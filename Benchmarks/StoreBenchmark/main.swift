@@ -70,7 +70,7 @@ withStore(path) { store in
 }
 let filled = ContinuousClock.now - started
 
-let before = withStore(path) { try $0.size() }
+let before = withStore(path) { try $0.maintenance.size() }
 let beforeFiles = folderBytes(responses)
 let counts = withStore(path) { store in
     ["job", "event", "response", "book", "book_sighting", "book_history", "review_item"].map { ($0, rows(store, $0)) }
@@ -84,12 +84,12 @@ let report = withStore(path) { store in
         .prune(now: now)
 }
 let pruneTook = ContinuousClock.now - pruneStarted
-let after = withStore(path) { try $0.size() }
+let after = withStore(path) { try $0.maintenance.size() }
 let afterFiles = folderBytes(responses)
 print("pruned in \(seconds(pruneTook)): \(report?.events ?? 0) events, \(report?.responses ?? 0) saved answers")
 
 do { try SQLiteConnection(path: path).executeScript("VACUUM") } catch { fail("VACUUM: \(error)") }
-let compact = withStore(path) { try $0.size() }
+let compact = withStore(path) { try $0.maintenance.size() }
 
 func line(_ label: String, _ size: StoreSize, _ files: (files: Int, bytes: Int64)) {
     let perPhoto = Double(size.usedBytes) / Double(max(1, photos))

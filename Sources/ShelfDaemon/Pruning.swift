@@ -24,7 +24,7 @@ package struct Pruning: Sendable {
     package func prune(now: Date = Date()) -> PruneReport? {
         guard keepDays > 0 else { return nil }
         let report: PruneReport
-        do { report = try store.pruneFinished(before: now.addingTimeInterval(-Double(keepDays) * 86_400)) } catch {
+        do { report = try store.maintenance.prune(finishedBefore: now.addingTimeInterval(-Double(keepDays) * 86_400)) } catch {
             logger.warning("Cannot prune old events and saved answers", metadata: ["error": "\(error)"])
             return nil
         }

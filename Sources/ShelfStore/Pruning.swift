@@ -16,12 +16,22 @@ package struct StoreSize: Sendable, Equatable {
 }
 
 extension Store {
+    /// Pruning and the database's size.
+    package var maintenance: StoreMaintenance { StoreMaintenance(database: self) }
+}
+
+/// What keeps the database small over years of photos: the daily pruning of finished photos' events and saved
+/// answers, and the database's size for `status` and the benchmarks. A concern of the store with a type of its own
+/// over the shared database (`Store.maintenance`).
+package struct StoreMaintenance: Sendable {
+    let database: Store
+
     /// Forgets the events and saved provider answers of photos finished (done, review, dead) before `cutoff`.
     /// A photo with an unfinished job (queued, leased, failed, a rescan waiting) keeps all of its rows: a
     /// crashed job replays its saved answer, and its events tell its story. Results, the library, its
     /// history and the review queue are never pruned.
-    package func pruneFinished(before cutoff: Date) throws -> PruneReport {
-        try write { db in
+    package func prune(finishedBefore cutoff: Date) throws -> PruneReport {
+        try database.write { db in
             // Photos still in the queue, in any job.
             let open = "SELECT sha256 FROM job WHERE state IN ('pending','leased','failed_retryable')"
             let old = """
@@ -47,7 +57,7 @@ extension Store {
 
     /// The database file's size, and the part of it in use.
     package func size() throws -> StoreSize {
-        try read { db in
+        try database.read { db in
             guard db.engine == .sqlite else {
                 // A server's database: what it takes on disk is all in use, as far as shelfd can tell.
                 let bytes = try db.queryOne("SELECT pg_database_size(current_database()) AS n")?.int("n") ?? 0
@@ -57,7 +67,7 @@ extension Store {
             let pages = try db.queryOne("PRAGMA page_count")?.int("page_count") ?? 0
             let free = try db.queryOne("PRAGMA freelist_count")?.int("freelist_count") ?? 0
             // The database and its write-ahead log: pages not yet checkpointed live in the log.
-            let file = [location, location + "-wal"].reduce(Int64(0)) { total, file in
+            let file = [database.location, database.location + "-wal"].reduce(Int64(0)) { total, file in
                 total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0)
             }
             return StoreSize(fileBytes: file, usedBytes: (pages - free) * pageSize)

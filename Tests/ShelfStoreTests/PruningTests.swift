@@ -43,7 +43,7 @@ import Testing
                                      file: "/state/responses/waiting.json", bytes: 10, latencyMs: 5, now: old)
             try store.addEvent("provider_switched", message: "gemini → cloudflare", now: old)
 
-            let report = try store.pruneFinished(before: cutoff)
+            let report = try store.maintenance.prune(finishedBefore: cutoff)
             #expect(Set(report.responseFiles) == ["/state/responses/old-done.json", "/state/responses/old-review.json"])
             #expect(report.responses == 2)
             for sha in ["old-done", "old-review"] {
@@ -60,7 +60,7 @@ import Testing
                 try db.queryOne("SELECT COUNT(*) AS n FROM event WHERE kind = 'provider_switched'")?.int("n")
             }
             #expect(daemonEvents == 1, "events about the daemon, not a photo, stay")
-            #expect(try store.pruneFinished(before: cutoff) == PruneReport(), "a second prune finds nothing")
+            #expect(try store.maintenance.prune(finishedBefore: cutoff) == PruneReport(), "a second prune finds nothing")
         }
     }
 
@@ -68,7 +68,7 @@ import Testing
     @Test("The size counts the pages in use, not the free ones")
     func sizeCountsUsedPages() throws {
         try withStore(.sqlite) { store, _ in
-            let size = try store.size()
+            let size = try store.maintenance.size()
             #expect(size.usedBytes > 0 && size.usedBytes <= size.fileBytes)
         }
     }

@@ -106,7 +106,7 @@ import Testing
             _ = try store.removeWork(blurred.work)
             try Self.expectCounted(store, "a work removed from the library")
 
-            _ = try store.pruneFinished(before: Date().addingTimeInterval(60))
+            _ = try store.maintenance.prune(finishedBefore: Date().addingTimeInterval(60))
             try Self.expectCounted(store, "pruning")
         }
     }
