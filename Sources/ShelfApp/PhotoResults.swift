@@ -3,7 +3,7 @@ import ShelfCore
 import ShelfStore
 
 /// A finished photo's result as every door reads it (`scan` and `rescan`'s table, `/api/v1/results/<sha256>`, the
-/// photo page): the document results/ holds, or on a shared store the database's copy (`Store.resultDocument`).
+/// photo page): the document results/ holds, or on a shared store the database's copy (`ResultDocuments.document`).
 package struct PhotoResults: Sendable {
     let store: Store
 
@@ -13,7 +13,7 @@ package struct PhotoResults: Sendable {
     /// no job.
     package func latest(sha256: String) throws -> (job: FinishedJob, document: Data?)? {
         guard let job = try store.finishedJob(sha256: sha256) else { return nil }
-        return (job, try? store.resultDocument(sha256: sha256, resultPath: job.resultPath))
+        return (job, try? store.results.document(sha256: sha256, resultPath: job.resultPath))
     }
 
     /// What became of a photo a command read: its result, or why it has none.
@@ -36,13 +36,13 @@ package struct PhotoResults: Sendable {
 
     /// The result document of a photo whose job wrote `resultPath`, read; nil when there is none or it does not read.
     package func document(sha256: String, resultPath: String?) -> ResultDocument? {
-        (try? store.resultDocument(sha256: sha256, resultPath: resultPath)).flatMap(Self.decode)
+        (try? store.results.document(sha256: sha256, resultPath: resultPath)).flatMap(Self.decode)
     }
 
     /// The newest finished photos' result documents, newest first, with the photo's path under incoming/ (a
     /// document that does not read is left out).
     package func recent(limit: Int) throws -> [(relativePath: String, finishedAt: Date, document: ResultDocument)] {
-        try store.recentResultDocuments(limit: limit).compactMap { recent in
+        try store.results.recent(limit: limit).compactMap { recent in
             Self.decode(recent.document).map { (recent.relativePath, recent.finishedAt, $0) }
         }
     }

@@ -69,7 +69,7 @@ package enum StatusReport {
                                   path: problem.path, job: problem.jobID))
         }
         // A node with writes_files = true takes them within seconds: none runs.
-        let unwritten = store.isShared ? try store.resultsWithoutWriter(finishedBefore: now.addingTimeInterval(-30)) : 0
+        let unwritten = store.isShared ? try store.results.withoutWriter(finishedBefore: now.addingTimeInterval(-30)) : 0
         if unwritten > 0 {
             problems.append(.init(code: "results_without_writer", severity: "warning", message: """
                 \(unwritten) result\(unwritten == 1 ? "" : "s") of photos found at nodes with writes_files = false wait for a node \

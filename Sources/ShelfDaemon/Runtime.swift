@@ -87,14 +87,15 @@ package struct Runtime: Sendable {
             let node = try FilesRole.node(stateFolder: paths.state)
             settings.node = node
             settings.writesOthersResults = config.store.writesFiles == true
-            if !writesFiles { try store.leaveResults(node: node) }
+            if !writesFiles { try store.results.leave(node: node) }
         }
         if !writesFiles {
             logger.notice("This worker writes no files for people: a node with writes_files = true writes the results of the photos found here",
                           metadata: ["event": "files_elsewhere"])
         }
         return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, providers: store.providers, lineup: lineup, choice: choice,
+                       pipeline: Pipeline(settings: settings, store: store, providers: store.providers, sharedResults: store.results,
+                                          lineup: lineup, choice: choice,
                                           enricher: enricher, logger: logger, onIdle: { store.releaseMemory(); IdleMemory.release() }),
                        chosen: chosen, secrets: secrets)
     }

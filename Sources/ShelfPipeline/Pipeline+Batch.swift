@@ -190,7 +190,7 @@ extension Pipeline {
             }
             writeStoredResults()
             let version: Int64?
-            do { version = try store.filesVersion() } catch {
+            do { version = try sharedResults.filesVersion() } catch {
                 logger.error("Cannot read whether the library changed", metadata: ["error": "\(error)"])
                 return
             }
@@ -223,7 +223,7 @@ extension Pipeline {
         guard let node = settings.node else { return }
         while true {
             let pending: [StoredResult]
-            do { pending = try store.unwrittenResults(node: node, takingOthers: settings.writesOthersResults, limit: 100) } catch {
+            do { pending = try sharedResults.unwritten(node: node, takingOthers: settings.writesOthersResults, limit: 100) } catch {
                 logger.error("Cannot read the results to write", metadata: ["error": "\(error)"])
                 return
             }
@@ -233,7 +233,7 @@ extension Pipeline {
                 do {
                     if let previous = location.previous { keep(previous, from: location.url, newJobID: result.jobID) }
                     try AtomicFile.write(result.document, to: location.url)
-                    try store.markResultWritten(jobID: result.jobID, path: location.url.path, now: Date())
+                    try sharedResults.markWritten(jobID: result.jobID, path: location.url.path, now: Date())
                 } catch {
                     // The disk is full or the folder unwritable: the result stays in the database for the next turn.
                     logger.error("Cannot write a result", metadata: ["photo.path": "\(result.relativePath)", "error": "\(error)"])

@@ -10,9 +10,9 @@ import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
-/// What the pipeline asks of the store besides the providers' state: the queue, the readings a person already
-/// decided, and what library.json and review/ are written from.
-package typealias PipelineStore = JobQueue & ReviewStore & LibraryStore & SharedFilesStore
+/// What the pipeline asks of the store besides the providers' state and a shared store's results: the queue, the
+/// readings a person already decided, and what library.json and review/ are written from.
+package typealias PipelineStore = JobQueue & ReviewStore & LibraryStore
 
 /// Turns queued photos into results: claims batches, asks the provider (never twice for a saved answer),
 /// checks the books, writes results and the library, and commits each batch as one unit.
@@ -21,6 +21,9 @@ package final class Pipeline: Sendable {
     package let store: any PipelineStore
     /// The providers' health, shared by every shelfd process (`Store.providers`).
     package let providers: any ProviderHealthStore
+    /// A shared store's result documents, written here when this node writes them, and the files' change counter
+    /// (`Store.results`).
+    package let sharedResults: any SharedFilesStore
     package let lineup: Lineup
     /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
     package let choice: ProviderName?
@@ -49,10 +52,11 @@ package final class Pipeline: Sendable {
     /// library.json, review/ and exports/: each commit hands its change here and goes on.
     package let files: FilesWriter
 
-    package init(settings: PipelineSettings, store: any PipelineStore, providers: any ProviderHealthStore, lineup: Lineup,
-                 choice: ProviderName? = nil, enricher: Enricher? = nil, logger: Logger, owner: String = ProcessIdentity.current,
-                 onIdle: @escaping @Sendable () -> Void = {}) {
-        self.settings = settings; self.store = store; self.providers = providers; self.lineup = lineup; self.choice = choice
+    package init(settings: PipelineSettings, store: any PipelineStore, providers: any ProviderHealthStore,
+                 sharedResults: any SharedFilesStore, lineup: Lineup, choice: ProviderName? = nil, enricher: Enricher? = nil,
+                 logger: Logger, owner: String = ProcessIdentity.current, onIdle: @escaping @Sendable () -> Void = {}) {
+        self.settings = settings; self.store = store; self.providers = providers; self.sharedResults = sharedResults
+        self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner; self.onIdle = onIdle
         slots = RequestSlots(limit: settings.concurrency)

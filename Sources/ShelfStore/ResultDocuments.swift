@@ -13,28 +13,36 @@ package struct StoredResult: Sendable, Equatable {
     }
 }
 
+extension Store {
+    /// A shared store's result documents and the files' change counter.
+    package var results: ResultDocuments { ResultDocuments(database: self) }
+}
+
 /// On a shared store, a worker's finished results go to the database (`finish` with a document), and each is written
 /// once, where its photo arrived: by the node that ingested the photo first when that node writes files
 /// (`photo.result_node`), otherwise by a node with `writes_files = true`, which takes it (`taken_by`). A node on
 /// "auto" writes only its own photos' results, so one person's results are never split across machines. Every node
-/// that writes files rewrites library.json, review/ and exports/ when `filesVersion` moved.
-extension Store {
+/// that writes files rewrites library.json, review/ and exports/ when `filesVersion` moved. A concern of the store
+/// with a type of its own over the shared database (`Store.results`).
+package struct ResultDocuments: SharedFilesStore {
+    let database: Store
+
     /// The results `node` writes and has not written yet, oldest job first (a rescan's result after the one it
     /// replaces). `takingOthers` (a node with `writes_files = true`): first takes the results of photos whose node
     /// writes no files, each by one node only; a look finds none most turns, and only then is a write needed.
-    package func unwrittenResults(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult] {
+    package func unwritten(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult] {
         let others = "r.written_at IS NULL AND r.taken_by IS NULL AND p.result_node IS NULL"
-        if takingOthers, try read({ db in
+        if takingOthers, try database.read({ db in
             try db.queryOne("SELECT 1 AS one FROM result_document r JOIN photo p ON p.sha256 = r.sha256 WHERE \(others) LIMIT 1") != nil
         }) {
-            try write { db in
+            try database.write { db in
                 try db.execute("""
                     UPDATE result_document SET taken_by = ? WHERE job_id IN (
                         SELECT r.job_id FROM result_document r JOIN photo p ON p.sha256 = r.sha256 WHERE \(others))
                     """, [node])
             }
         }
-        return try readStatement { db in
+        return try database.readStatement { db in
             try db.query("""
                 SELECT r.job_id, r.sha256, r.relative_path, r.document FROM result_document r JOIN photo p ON p.sha256 = r.sha256
                 WHERE r.written_at IS NULL AND COALESCE(r.taken_by, p.result_node) = ?
@@ -49,8 +57,8 @@ extension Store {
 
     /// Results of photos found at nodes that write no files that no node with `writes_files = true` took, finished
     /// before `before`: none such runs (a running one takes them within seconds).
-    package func resultsWithoutWriter(finishedBefore before: Date) throws -> Int {
-        try read { db in
+    package func withoutWriter(finishedBefore before: Date) throws -> Int {
+        try database.read { db in
             Int(try db.queryOne("""
                 SELECT COUNT(*) AS n FROM result_document r JOIN photo p ON p.sha256 = r.sha256
                 WHERE r.written_at IS NULL AND r.taken_by IS NULL AND p.result_node IS NULL AND r.finished_at < ?
@@ -60,16 +68,16 @@ extension Store {
 
     /// A node that no longer writes files (`writes_files` turned false) gives its photos' results, and those it took
     /// and has not written, to the nodes with `writes_files = true`.
-    package func leaveResults(node: String) throws {
-        try write { db in
+    package func leave(node: String) throws {
+        try database.write { db in
             try db.execute("UPDATE photo SET result_node = NULL WHERE result_node = ?", [node])
             try db.execute("UPDATE result_document SET taken_by = NULL WHERE taken_by = ? AND written_at IS NULL", [node])
         }
     }
 
     /// The result was written at `path`: it is not written again, and the job names the file (status, rescans).
-    package func markResultWritten(jobID: Int64, path: String, now: Date) throws {
-        try write { db in
+    package func markWritten(jobID: Int64, path: String, now: Date) throws {
+        try database.write { db in
             try db.execute("UPDATE result_document SET written_at = ? WHERE job_id = ?", [now, jobID])
             try db.execute("UPDATE job SET result_path = ? WHERE id = ?", [path, jobID])
         }
@@ -77,21 +85,21 @@ extension Store {
 
     /// A finished photo's result document. On a shared store, the one the database keeps: the file may be on
     /// another node, and the same path here may hold another photo's result. On one machine, the file at `resultPath`.
-    package func resultDocument(sha256: String, resultPath: String?) throws -> Data? {
-        if isShared, let stored = try storedResult(sha256: sha256) { return stored }
+    package func document(sha256: String, resultPath: String?) throws -> Data? {
+        if database.isShared, let stored = try stored(sha256: sha256) { return stored }
         return resultPath.flatMap { FileManager.default.contents(atPath: $0) }
     }
 
     /// The newest finished photos' result documents, newest first, with the photo's path under incoming/: on a
     /// shared store from the database (every node's, written on this node or not), on one machine from the files
     /// (a file removed by hand is skipped).
-    package func recentResultDocuments(limit: Int) throws -> [(relativePath: String, finishedAt: Date, document: Data)] {
-        guard isShared else {
-            return try recentResults(limit: limit).compactMap { recent in
+    package func recent(limit: Int) throws -> [(relativePath: String, finishedAt: Date, document: Data)] {
+        guard database.isShared else {
+            return try database.recentResults(limit: limit).compactMap { recent in
                 FileManager.default.contents(atPath: recent.resultPath).map { (recent.relativePath, recent.finishedAt, $0) }
             }
         }
-        return try read { db in
+        return try database.read { db in
             try db.query("""
                 SELECT relative_path, finished_at, document FROM result_document ORDER BY finished_at DESC, job_id DESC LIMIT ?
                 """, [limit]).compactMap { row in
@@ -103,8 +111,8 @@ extension Store {
     }
 
     /// The newest result a shared store keeps for a photo, written or not. Nil on SQLite, whose results are only files.
-    package func storedResult(sha256: String) throws -> Data? {
-        try readStatement { db in
+    package func stored(sha256: String) throws -> Data? {
+        try database.readStatement { db in
             guard case .blob(let bytes) = try db.queryOne("""
                 SELECT document FROM result_document WHERE sha256 = ? ORDER BY job_id DESC LIMIT 1
                 """, [sha256])?["document"] else { return nil }
@@ -115,10 +123,12 @@ extension Store {
     /// A number that moves whenever the library or the review queue changes, by any process (PostgreSQL: a trigger
     /// counts). Nil on SQLite, where each process writes the files after its own changes.
     package func filesVersion() throws -> Int64? {
-        guard engine == .postgres else { return nil }
-        return try readStatement { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
+        guard database.engine == .postgres else { return nil }
+        return try database.readStatement { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
     }
+}
 
+extension Store {
     /// In a write transaction on a shared store, the files version before it and with it: the version moves once per
     /// transaction and records which one moved it last. (nil, nil) on SQLite.
     static func filesVersions(_ db: any DatabaseConnection) throws -> (before: Int64?, after: Int64?) {

@@ -154,8 +154,8 @@ package protocol LibraryStore: ReviewStore {
 
 /// A shared store's results and the change counter, for the node that keeps the files for people.
 package protocol SharedFilesStore: Sendable {
-    func unwrittenResults(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult]
-    func markResultWritten(jobID: Int64, path: String, now: Date) throws
+    func unwritten(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult]
+    func markWritten(jobID: Int64, path: String, now: Date) throws
     func filesVersion() throws -> Int64?
 }
 
@@ -173,4 +173,4 @@ extension LibraryStore {
     package func hasPhotoImage(sha256: String) throws -> Bool { try photoImage(sha256: sha256) != nil }
 }
 
-extension Store: JobQueue, ReviewStore, LibraryStore, SharedFilesStore {}
+extension Store: JobQueue, ReviewStore, LibraryStore {}

@@ -106,11 +106,6 @@ final class FakeQueue: PipelineStore {
     func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution { throw CancellationError() }
     func library() throws -> [LibraryDocument.Entry] { [] }
     func photoLocations(sha256: String) throws -> [String] { [] }
-
-    // SharedFilesStore: one machine, nothing kept for another
-    func unwrittenResults(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult] { [] }
-    func markResultWritten(jobID: Int64, path: String, now: Date) throws {}
-    func filesVersion() throws -> Int64? { nil }
 }
 
 /// The providers' health, kept in memory: fine unless set otherwise, a turn always open.
@@ -130,6 +125,13 @@ final class FakeProviders: ProviderHealthStore {
     func liftPause(_ name: String) throws {}
 }
 
+/// One machine's results: nothing kept in the store for another node to write.
+struct NoSharedResults: SharedFilesStore {
+    func unwritten(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult] { [] }
+    func markWritten(jobID: Int64, path: String, now: Date) throws {}
+    func filesVersion() throws -> Int64? { nil }
+}
+
 /// The scheduler's claim loop and a batch's commit, driven with a fake queue: no database, no network.
 @Suite struct PipelineQueueTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-pipeline-\(UUID().uuidString)")
@@ -145,7 +147,7 @@ final class FakeProviders: ProviderHealthStore {
 
     func pipeline(_ queue: FakeQueue, providers: FakeProviders = FakeProviders(), replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
         let provider = ScriptedProvider("gemini", replies)
-        return Pipeline(settings: settings(), store: queue, providers: providers,
+        return Pipeline(settings: settings(), store: queue, providers: providers, sharedResults: NoSharedResults(),
                         lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"))
     }
 

@@ -652,7 +652,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                 let first = try #require(batch.filesVersionAfter), second = try #require(rescan.filesVersionBefore)
                 #expect(batch.filesVersionBefore == first - 1 && rescan.filesVersionAfter == second + 1)
                 #expect(second > first, "the decision moved the version between the commits")
-                #expect(try store.filesVersion() == rescan.filesVersionAfter)
+                #expect(try store.results.filesVersion() == rescan.filesVersionAfter)
             } else {
                 #expect(batch.filesVersionAfter == nil && rescan.filesVersionBefore == nil)
             }

@@ -20,7 +20,7 @@ struct ResultPlacementTests {
     }
 
     private func unwritten(_ store: Store, node: String, takingOthers: Bool = false) throws -> [String] {
-        try store.unwrittenResults(node: node, takingOthers: takingOthers, limit: 100).map(\.sha256)
+        try store.results.unwritten(node: node, takingOthers: takingOthers, limit: 100).map(\.sha256)
     }
 
     @Test("Each result is for the node the photo arrived at; a photo from a node that writes no files is taken by one files node",
@@ -40,13 +40,13 @@ struct ResultPlacementTests {
             #expect(try unwritten(store, node: "c", takingOthers: true) == ["reader"])
             #expect(try unwritten(store, node: "d", takingOthers: true).isEmpty, "taken by one files node only")
 
-            let written = try #require(try store.unwrittenResults(node: "a", takingOthers: false, limit: 10).first)
-            try store.markResultWritten(jobID: written.jobID, path: "/a/results/at-a.json", now: start)
+            let written = try #require(try store.results.unwritten(node: "a", takingOthers: false, limit: 10).first)
+            try store.results.markWritten(jobID: written.jobID, path: "/a/results/at-a.json", now: start)
             #expect(try unwritten(store, node: "a").isEmpty)
 
             // b stops writing files: its photo's result, and c's taken one, go to a files node.
-            try store.leaveResults(node: "b")
-            try store.leaveResults(node: "c")
+            try store.results.leave(node: "b")
+            try store.results.leave(node: "c")
             #expect(try unwritten(store, node: "b").isEmpty)
             #expect(try Set(unwritten(store, node: "d", takingOthers: true)) == ["at-b", "reader"])
         }
