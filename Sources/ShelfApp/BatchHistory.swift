@@ -8,10 +8,10 @@ package struct BatchHistory: Sendable {
 
     package init(store: Store) { self.store = store }
 
-    package func recent(limit: Int) throws -> [ProviderBatch] { try store.recentBatches(limit: limit) }
+    package func recent(limit: Int) throws -> [ProviderBatch] { try store.batches.recentBatches(limit: limit) }
 
     /// The batch named `name`: the provider's `batches/…` or shelfd's display name.
     package func named(_ name: String) throws -> ProviderBatch? {
-        try store.recentBatches(limit: 10_000).first { $0.name == name || $0.displayName == name }
+        try store.batches.recentBatches(limit: 10_000).first { $0.name == name || $0.displayName == name }
     }
 }

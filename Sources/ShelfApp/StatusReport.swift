@@ -86,7 +86,7 @@ package enum StatusReport {
             provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store),
             web: try webAddress(store).map(StatusDocument.Web.init))
         // A database a newer binary is still migrating has no batch table yet: no batches.
-        let batches = ((try? store.batchesInFlight()) ?? []).map { batch in
+        let batches = ((try? store.batches.batchesInFlight()) ?? []).map { batch in
             StatusDocument.Batch(name: batch.name, displayName: batch.displayName, state: batch.state, photos: batch.photos,
                                  ageS: max(0, Int(now.timeIntervalSince(batch.createdAt))))
         }

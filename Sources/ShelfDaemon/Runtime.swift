@@ -106,13 +106,13 @@ package struct Runtime: Sendable {
     package func batchRunner(force: Bool = false) throws -> BatchRunner? {
         guard pipeline.choice == nil else { return nil }
         let sends = force || config.gemini.mode == .batch
-        guard sends || !((try? store.batchesInFlight()) ?? []).isEmpty else { return nil }
+        guard sends || !((try? store.batches.batchesInFlight()) ?? []).isEmpty else { return nil }
         guard case .single(let channel) = pipeline.lineup, channel.kind == .gemini else {
             guard sends else { return nil }      // collected when Gemini is the provider again
             throw StartupError("Batch mode is Gemini's Batch API, but the provider is \(pipeline.lineup.name). Set "
                 + "pipeline.provider = \"gemini\", or [gemini] mode = \"sync\" and drop --batch.")
         }
-        var runner = BatchRunner(pipeline: pipeline, queue: store, client: Self.batchClient(config: config, secrets: secrets),
+        var runner = BatchRunner(pipeline: pipeline, queue: store.batches, client: Self.batchClient(config: config, secrets: secrets),
                                  maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
         runner.submits = sends
         return runner

@@ -24,9 +24,18 @@ package protocol BatchQueue: Sendable {
                     now: Date) throws -> [ClaimedJob]
 }
 
-extension Store: BatchQueue {
+extension Store {
+    /// The provider batch jobs (Gemini's Batch API) and their photos.
+    package var batches: ProviderBatches { ProviderBatches(database: self) }
+}
+
+/// The provider batch jobs and their photos: batch mode's queue (`BatchQueue`). A concern of the store with a type of
+/// its own over the shared database (`Store.batches`).
+package struct ProviderBatches: BatchQueue {
+    let database: Store
+
     package func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws -> ProviderBatch {
-        try write { db in
+        try database.write { db in
             let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
             let id = try db.insert("""
                 INSERT INTO provider_batch (provider, display_name, state, photos, created_at, updated_at)
@@ -42,41 +51,41 @@ extension Store: BatchQueue {
             }
             try db.execute("UPDATE provider_batch SET photos = (SELECT COUNT(*) FROM job WHERE provider_batch_id = ?) WHERE id = ?",
                            [id, id])
-            try Self.addEvent(db, "batch_opened", message: "\(displayName): \(jobs.count) photos", now: now)
+            try Store.addEvent(db, "batch_opened", message: "\(displayName): \(jobs.count) photos", now: now)
             return try Self.batch(db, id: id)!
         }
     }
 
     package func recordBatchName(id: Int64, name: String, state: String, now: Date = Date()) throws {
-        try write { db in
+        try database.write { db in
             try db.execute("UPDATE provider_batch SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
-            try Self.addEvent(db, "batch_submitted", message: name, now: now)
+            try Store.addEvent(db, "batch_submitted", message: name, now: now)
         }
     }
 
     package func recordBatchState(id: Int64, state: String, now: Date = Date()) throws {
-        try write { db in
+        try database.write { db in
             try db.execute("UPDATE provider_batch SET state = ?, updated_at = ? WHERE id = ? AND state != ?", [state, now, id, state])
         }
     }
 
     package func batchesInFlight() throws -> [ProviderBatch] {
-        try readStatement { db in
+        try database.readStatement { db in
             try db.query("SELECT * FROM provider_batch WHERE finished_at IS NULL ORDER BY id").compactMap(Self.batch)
         }
     }
 
     package func recentBatches(limit: Int) throws -> [ProviderBatch] {
-        try read { db in
+        try database.read { db in
             try db.query("SELECT * FROM provider_batch ORDER BY id DESC LIMIT ?", [limit]).compactMap(Self.batch)
         }
     }
 
     package func closeBatch(id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
                             now: Date = Date()) throws -> [ClaimedJob] {
-        try write { db in
+        try database.write { db in
             try db.execute("UPDATE provider_batch SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?", [state, now, now, id])
-            try Self.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
+            try Store.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
             guard answered else {
                 try db.execute("""
                     UPDATE job SET provider_batch_id = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ?
@@ -93,12 +102,12 @@ extension Store: BatchQueue {
                 UPDATE job SET state = 'leased', provider_batch_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
                     updated_at = ?, stage = 'matching', stage_at = ? WHERE provider_batch_id = ? AND state = 'pending'
                 """, [owner, now.addingTimeInterval(lease), claim, now, now, id])
-            return try Self.claimedJobs(db, rows, batchID: claim)
+            return try Store.claimedJobs(db, rows, batchID: claim)
         }
     }
 
     package func duePhotos(now: Date = Date()) throws -> (count: Int, newest: Date?) {
-        try read { db in
+        try database.read { db in
             let row = try db.queryOne("""
                 SELECT COUNT(*) AS n, MAX(COALESCE(queued_at, created_at)) AS newest FROM job
                 WHERE (state = 'pending' OR (state = 'failed_retryable' AND not_before <= ?)) AND provider_batch_id IS NULL
@@ -109,8 +118,8 @@ extension Store: BatchQueue {
     }
 
     package func batchJobs(id: Int64) throws -> [ClaimedJob] {
-        try read { db in
-            try Self.claimedJobs(db, try db.query("""
+        try database.read { db in
+            try Store.claimedJobs(db, try db.query("""
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
                 """, [id]), batchID: 0)
