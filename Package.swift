@@ -48,8 +48,7 @@ let package = Package(
         // shelfd.toml: lookup, parsing, validation, secrets; each provider kind described once (Providers/), down to
         // how its wire format is built, so a new provider is one file there beside its wire format.
         .target(name: "ShelfConfig", dependencies: [
-            "ShelfCore", "ShelfHTTP", "ShelfProviders", "ShelfOCR", .product(name: "TOMLKit", package: "TOMLKit"),
-            .product(name: "Logging", package: "swift-log"),
+            "ShelfCore", .product(name: "TOMLKit", package: "TOMLKit"),
         ], swiftSettings: settings),
         // SQLite: schema, migrations, job queue, library, provider state, events.
         .target(name: "ShelfStore", dependencies: ["ShelfCore", "ShelfDigest", "CSQLite"], swiftSettings: settings),
@@ -95,7 +94,8 @@ let package = Package(
         // The application layer the doors (command line, web) meet: the review and library desks, status, requeue,
         // rescan, which provider `auto` picks, whether this node writes the files for people.
         .target(name: "ShelfApp", dependencies: [
-            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfImaging", "ShelfOutputs", "ShelfPipeline", "CMalloc",
+            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfImaging", "ShelfOutputs", "ShelfPipeline",
+            "ShelfOCR", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The wiring: configuration → runtime (providers, sources, either store), `watch` as services in one ServiceGroup, doctor, eval, sd_notify.
@@ -130,7 +130,7 @@ let package = Package(
                 swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
-        .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig"], swiftSettings: settings),
+        .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig", "ShelfApp", "ShelfOCR"], swiftSettings: settings),
         // The store's statements and its contract, each test on SQLite and on PostgreSQL (one server per suite, a database
         // per test: StoreSites.swift, with Swift Testing's `.postgresServer` trait), so the one set of statements is
         // checked on both engines. Test support that needs Swift Testing lives in a test target: a release build never

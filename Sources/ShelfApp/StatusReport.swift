@@ -127,7 +127,7 @@ package enum StatusReport {
     }
 
     static func provider(_ kind: ProviderKind, config: Configuration, store: Store?, now: Date) throws -> StatusDocument.Provider {
-        let model = kind.facts.model(config)
+        let model = ProviderModel.name(of: kind, config: config)
         let health = try store?.providers.providerHealth(kind.rawValue)
         // An outage lasts until a probe gets an answer, also while its next probe is due.
         let state = health.map { $0.isInForce(at: now) || $0.isOutage ? $0.state.rawValue : "ok" } ?? "ok"

@@ -1,14 +1,12 @@
 import Foundation
 package import ShelfCore
-import ShelfHTTP
-import ShelfProviders
-import Synchronization
 import TOMLKit
 
-/// Everything shelfd knows of a provider kind outside its wire format, written once in its own file
-/// (`Providers/GeminiFacts.swift` …): configuration parsing (its section's keys and how they are read), `auto`
-/// (its rank and the secrets it needs), the wiring (its limits and how it is built), `doctor` (its secrets,
-/// what to do when one is missing, its own setup) and `status` (its label and model) read it.
+/// What the configuration says of a provider kind, written once in its own file (`Providers/GeminiFacts.swift` …):
+/// its section's keys and how they are read, `auto`'s rank and the secrets it needs, its request limits, what
+/// `doctor` says of its secrets, its label. Building the provider is the wiring's (`ShelfDaemon/ProviderFactory.swift`)
+/// and the model `status` shows is the application layer's (`ShelfApp/ProviderModel.swift`): configuration reads, it
+/// builds nothing.
 package struct ProviderFacts: Sendable {
     package let kind: ProviderKind
     /// Its `[section]` keys, in the order of `etc/shelfd.toml`.
@@ -31,25 +29,14 @@ package struct ProviderFacts: Sendable {
     package let limits: @Sendable (Configuration) -> RequestLimits?
     /// Reads its `[section]` into the configuration, checking every value.
     let parse: @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void
-    /// The model results record and `status` shows: the same words the provider itself gives as `model`.
-    package let model: @Sendable (Configuration) -> String
-    /// The provider itself, its wire format set up from the configuration and secrets.
-    package let make: @Sendable (Configuration, Secrets, ProviderContext) -> any VisionProvider
-    /// What `doctor` checks of its own setup beyond its key and one request (the offline OCR: its languages'
-    /// data); nil when there is nothing more.
-    package let setupCheck: (@Sendable (Configuration) -> SetupCheck)?
 
     init(kind: ProviderKind, keys: [String], label: String, required: [Secrets.Name] = [], optional: [Secrets.Name] = [],
          secretsLabel: String = "", autoRank: Int? = nil, autoReason: String = "", missingAdvice: String = "",
          limits: @escaping @Sendable (Configuration) -> RequestLimits? = { _ in nil },
-         parse: @escaping @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void,
-         model: @escaping @Sendable (Configuration) -> String,
-         make: @escaping @Sendable (Configuration, Secrets, ProviderContext) -> any VisionProvider,
-         setupCheck: (@Sendable (Configuration) -> SetupCheck)? = nil) {
+         parse: @escaping @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void) {
         self.kind = kind; self.keys = keys; self.label = label; self.required = required; self.optional = optional
         self.secretsLabel = secretsLabel; self.autoRank = autoRank; self.autoReason = autoReason
-        self.missingAdvice = missingAdvice; self.limits = limits; self.parse = parse; self.model = model
-        self.make = make; self.setupCheck = setupCheck
+        self.missingAdvice = missingAdvice; self.limits = limits; self.parse = parse
     }
 
     package var section: String { kind.rawValue }
@@ -63,44 +50,6 @@ extension ProviderKind {
     package static var autoOrder: [ProviderKind] {
         allCases.filter { $0.facts.autoRank != nil }.sorted { $0.facts.autoRank! < $1.facts.autoRank! }
     }
-}
-
-/// What a provider is built with besides its configuration and secrets.
-package struct ProviderContext: Sendable {
-    package var http: HTTPClient
-    /// What it remembers across restarts (Cloudflare: the license agreements it sent).
-    package var memory: any ProviderMemory
-
-    package init(http: HTTPClient, memory: any ProviderMemory) { self.http = http; self.memory = memory }
-}
-
-/// Small facts a provider keeps across restarts, by key; the daemon keeps them in its database.
-package protocol ProviderMemory: Sendable {
-    func value(for key: String) -> String?
-    func remember(_ value: String, for key: String)
-}
-
-/// Facts kept for the life of the process (`doctor`, which sends no photo, and tests).
-package final class InMemoryProviderMemory: ProviderMemory {
-    private let values = Mutex<[String: String]>([:])
-
-    package init() {}
-
-    package func value(for key: String) -> String? { values.withLock { $0[key] } }
-    package func remember(_ value: String, for key: String) { values.withLock { $0[key] = value } }
-}
-
-/// One line of `doctor` about a provider's own setup.
-package struct SetupCheck: Sendable {
-    /// "ocr languages".
-    package var name: String
-    /// What is there, when all is; nil when something is missing.
-    package var found: String?
-    /// What to do about what is missing.
-    package var advice: String
-
-    package static func fine(_ name: String, _ found: String) -> SetupCheck { SetupCheck(name: name, found: found, advice: "") }
-    package static func lacking(_ name: String, _ advice: String) -> SetupCheck { SetupCheck(name: name, found: nil, advice: advice) }
 }
 
 /// A provider's `[section]`: its settings with their built-in defaults (`etc/shelfd.toml` repeats them).

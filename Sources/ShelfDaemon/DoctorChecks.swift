@@ -40,10 +40,7 @@ package enum DoctorChecks {
         }
         checks.append(contentsOf: watchChecks(config: config))
         checks.append(webCheck(config: config, secrets: secrets))
-        for kind in ProviderKind.allCases {
-            guard let check = kind.facts.setupCheck?(config) else { continue }
-            checks.append(setupCheck(check, uses: lineup.channels.contains { $0.kind == kind }))
-        }
+        checks.append(ocrFilesCheck(config: config, uses: lineup.channels.contains { $0.kind == .ocr }))
         checks.append(contentsOf: enrichmentChecks(config: config))
         checks.append(storeCheck(config: config, secrets: secrets))
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
@@ -74,11 +71,19 @@ package enum DoctorChecks {
         }
     }
 
-    /// A provider's own setup (the OCR's languages): an error when it is in use, a warning otherwise (the
-    /// offline OCR is the fallback when keys go missing).
-    static func setupCheck(_ check: SetupCheck, uses: Bool) -> DoctorCheck {
-        if let found = check.found { return .pass(check.name, found) }
-        return uses ? .fail(check.name, check.advice) : .warn(check.name, check.advice)
+    /// The offline reader's files, the chosen engine's (PP-OCR's models and ONNX Runtime, or the traineddata of each
+    /// `[ocr] languages` entry): an error when the OCR is in use, a warning otherwise (it is the fallback when keys go
+    /// missing).
+    static func ocrFilesCheck(config: Configuration, uses: Bool) -> DoctorCheck {
+        func lacking(_ name: String, _ advice: String) -> DoctorCheck { uses ? .fail(name, advice) : .warn(name, advice) }
+        if case .ppocr(let files) = config.ocrSettings.engine {
+            if let missing = files.missing() { return lacking("ocr files", missing.message) }
+            return .pass("ocr files", "\(OnnxRuntime.libraryName) and the PP-OCR models in \(files.modelsFolder)")
+        }
+        let folder = Traineddata.folder()
+        let missing = Traineddata.missing(config.ocr.languages, in: folder)
+        guard missing.isEmpty else { return lacking("ocr languages", Traineddata.advice(missing: missing, folder: folder)) }
+        return .pass("ocr languages", "\(config.ocr.languages.map { "\($0).traineddata" }.joined(separator: ", ")) in \(folder ?? "?")")
     }
 
     /// What books are looked up in: how many the local catalogue holds, and whether OpenLibrary knows whom to

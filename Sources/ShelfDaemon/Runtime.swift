@@ -125,10 +125,8 @@ package struct Runtime: Sendable {
 
     /// Gemini's Batch and Files APIs as configured (`shelfd batch cancel` needs no more).
     package static func batchClient(config: Configuration, secrets: Secrets) -> GeminiBatchClient {
-        let http = HTTPClient(maxConcurrent: 2)
-        // The settings of the one place Gemini is set up from the configuration.
-        let gemini = ProviderKind.gemini.facts.make(config, secrets, ProviderContext(http: http, memory: InMemoryProviderMemory()))
-        return GeminiBatchClient(settings: (gemini as! GeminiProvider).settings, http: http, logger: Logger(label: "shelfd.gemini.batch"))
+        GeminiBatchClient(settings: ProviderFactory.gemini(config, secrets), http: HTTPClient(maxConcurrent: 2),
+                          logger: Logger(label: "shelfd.gemini.batch"))
     }
 
     /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `limits` is
@@ -152,7 +150,7 @@ package struct Runtime: Sendable {
             let budget = facts.limits(config).map { limits in
                 RequestBudget(requestsPerMinute: limits.perMinute, perDay: limits.perDay, dayEnds: { limits.day.end(after: $0) })
             }
-            return ProviderChannel(facts.make(config, secrets, context),
+            return ProviderChannel(ProviderFactory.make(kind, config: config, secrets: secrets, context: context),
                                    kind: kind, limits: limits.flatMap { store in budget.map { SharedLimits(store: store.providers, budget: $0) } })
         }
         if chosen.provider == .hybrid {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ShelfConfig
 import ShelfCore
+import ShelfApp
 import ShelfOCR
 import Testing
 

@@ -1,6 +1,4 @@
-import Logging
 package import ShelfCore
-import ShelfProviders
 
 // Cloudflare Workers AI (`[cloudflare]`, wire format in ShelfProviders/CloudflareProvider.swift).
 
@@ -40,22 +38,5 @@ extension ProviderFacts {
         limits: { $0.cloudflare.limits(day: .utc) },
         parse: { reader, t, config throws(ConfigError) in
             config.cloudflare = try config.cloudflare.reading(t, "cloudflare", with: reader)
-        },
-        model: { $0.cloudflare.model },
-        make: { config, secrets, context in
-            let settings = CloudflareSettings(model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
-                                              accountID: secrets.cloudflareAccountID ?? Secret(""),
-                                              apiToken: secrets.cloudflareAPIToken ?? Secret(""),
-                                              timeout: .seconds(config.cloudflare.timeoutS))
-            return CloudflareProvider(settings: settings, http: context.http, logger: Logger(label: "shelfd.cloudflare"),
-                                      licenseStore: RememberedLicenses(memory: context.memory))
         })
-}
-
-/// Llama 3.2 Vision's one-time license agreement, remembered across restarts (the daemon's database).
-private struct RememberedLicenses: CloudflareLicenseMemory {
-    let memory: any ProviderMemory
-
-    func hasAgreed(model: String) -> Bool { memory.value(for: "cloudflare.agreed:\(model)") != nil }
-    func recordAgreement(model: String) { memory.remember("yes", for: "cloudflare.agreed:\(model)") }
 }

@@ -1,7 +1,5 @@
-import Logging
 import TOMLKit
 package import ShelfCore
-import ShelfProviders
 
 // Google's Gemini (`[gemini]`, wire format in ShelfProviders/GeminiProvider.swift).
 
@@ -58,12 +56,6 @@ extension ProviderFacts {
         limits: { $0.gemini.limits(day: .pacific) },
         parse: { reader, t, config throws(ConfigError) in 
             config.gemini = try config.gemini.reading(t, "gemini", with: reader).readingBatch(t, with: reader)
-        },
-        model: { $0.gemini.model },
-        make: { config, secrets, context in
-            let settings = GeminiSettings(model: config.gemini.model, baseURL: config.gemini.baseURL,
-                                          apiKey: secrets.geminiAPIKey ?? Secret(""), timeout: .seconds(config.gemini.timeoutS))
-            return GeminiProvider(settings: settings, http: context.http, logger: Logger(label: "shelfd.gemini"))
         })
 }
 

@@ -1,6 +1,4 @@
 package import ShelfCore
-import Logging
-import ShelfOCR
 import TOMLKit
 
 // The offline provider (`[ocr]`, in ShelfOCR): PP-OCR through ONNX Runtime, or Tesseract; no key, no network,
@@ -22,17 +20,6 @@ extension Configuration {
     package var ocr: OCR {
         get { providers[OCR.self] }
         set { providers[OCR.self] = newValue }
-    }
-
-    /// `[ocr]` as the provider takes it, the engine chosen.
-    package var ocrSettings: OCRSettings {
-        let files = PPOCRFiles.locate(library: ocr.library, modelsFolder: ocr.modelsDir)
-        let engine: OCRSettings.Engine = switch ocr.engine {
-        case "ppocr": .ppocr(files)
-        case "tesseract": .tesseract
-        default: OCRSettings.defaultEngine(files: files)
-        }
-        return OCRSettings(engine: engine, languages: ocr.languages, threads: pipeline.concurrency)
     }
 }
 
@@ -59,23 +46,5 @@ extension ProviderFacts {
                 }
                 config.ocr[keyPath: keyPath] = path.isEmpty ? nil : path
             }
-        },
-        model: { OCRProvider.model($0.ocrSettings) },
-        make: { config, _, _ in
-            OCRProvider(settings: config.ocrSettings, logger: Logger(label: "shelfd.ocr"))
-        },
-        // The chosen engine's files (PP-OCR's models and ONNX Runtime, or the traineddata of each `[ocr] languages`
-        // entry): `doctor` checks them even when another provider is in use, since the OCR is the fallback when keys
-        // go missing.
-        setupCheck: { config in
-            let settings = config.ocrSettings
-            if case .ppocr(let files) = settings.engine {
-                if let missing = files.missing() { return .lacking("ocr files", missing.message) }
-                return .fine("ocr files", "\(OnnxRuntime.libraryName) and the PP-OCR models in \(files.modelsFolder)")
-            }
-            let folder = Traineddata.folder()
-            let missing = Traineddata.missing(config.ocr.languages, in: folder)
-            guard missing.isEmpty else { return .lacking("ocr languages", Traineddata.advice(missing: missing, folder: folder)) }
-            return .fine("ocr languages", "\(config.ocr.languages.map { "\($0).traineddata" }.joined(separator: ", ")) in \(folder ?? "?")")
         })
 }

@@ -1,6 +1,4 @@
-import Logging
 package import ShelfCore
-import ShelfProviders
 
 // Any OpenAI-compatible server: Ollama, llama.cpp, vLLM (`[openai]`, wire format in
 // ShelfProviders/OpenAICompatibleProvider.swift).
@@ -43,12 +41,5 @@ extension ProviderFacts {
             o.maxSide = try reader.int(t, "openai", "max_side", o.maxSide, 256...8192)
             o.jpegQuality = try reader.int(t, "openai", "jpeg_quality", o.jpegQuality, 50...100)
             config.openai = o
-        },
-        model: { $0.openai.model },
-        make: { config, secrets, context in
-            let settings = OpenAICompatibleSettings(model: config.openai.model, baseURL: config.openai.baseURL,
-                                                    apiKey: secrets.openAIAPIKey, timeout: .seconds(config.openai.timeoutS),
-                                                    maxSide: config.openai.maxSide, quality: config.openai.jpegQuality)
-            return OpenAICompatibleProvider(settings: settings, http: context.http, logger: Logger(label: "shelfd.openai"))
         })
 }
