@@ -82,6 +82,14 @@ struct ArchitectureTests {
         #expect(try !Self.imports(of: "ShelfWeb", among: targets).contains("ShelfDaemon"))
     }
 
+    @Test("The configuration reads and builds nothing: no wire format; the pipeline does not read the configuration")
+    func configurationStaysValues() throws {
+        let targets = Set(try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        let config = try Self.imports(of: "ShelfConfig", among: targets)
+        #expect(config.subtracting(["ShelfCore"]).isEmpty, "ShelfConfig imports \(config.sorted())")
+        #expect(try !Self.imports(of: "ShelfPipeline", among: targets).contains("ShelfConfig"))
+    }
+
     @Test("The command line meets the machinery only through the application layer and the wiring")
     func commandLineStaysAtTheDoor() throws {
         let targets = Set(try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
