@@ -75,7 +75,7 @@ enum API {
         // key percent-encoded into one path segment, as the library page's links are.
         api.get("library/{work}") { _, context -> Response in
             let key = try context.parameters.require("work").removingPercentEncoding ?? ""
-            do { return try json(site.store.work(key)) } catch let error as LibraryError where error.code == .notFound {
+            do { return try json(site.library.work(key)) } catch let error as LibraryError where error.code == .notFound {
                 throw APIError(.notFound, error.code.rawValue, error.message)
             }
         }
