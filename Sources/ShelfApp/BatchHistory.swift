@@ -12,6 +12,6 @@ package struct BatchHistory: Sendable {
 
     /// The batch named `name`: the provider's `batches/…` or shelfd's display name.
     package func named(_ name: String) throws -> ProviderBatch? {
-        try store.batches.recentBatches(limit: 10_000).first { $0.name == name || $0.displayName == name }
+        try store.batches.batch(named: name)
     }
 }

@@ -10,25 +10,25 @@ import ShelfStore
 extension Runtime {
     /// The sources of `enrich.sources`, in their order: the local catalogue as it is, the remote ones behind
     /// the lookup cache (`refresh` asks them again). One HTTP client for both: their requests are few and spaced.
-    /// `catalogue`: the local catalogue's database (`StoreAccess.catalogue`).
-    package static func makeSources(config: Configuration, secrets: Secrets, store: Store, catalogue: Store, refresh: Bool,
-                                    logger: Logger) throws -> [any BookSource] {
+    /// `catalogue`: the local catalogue, in the database `StoreAccess.catalogue` opens.
+    package static func makeSources(config: Configuration, secrets: Secrets, cache: LookupCache, catalogue: Catalogue,
+                                    refresh: Bool, logger: Logger) throws -> [any BookSource] {
         let http = HTTPClient(maxConcurrent: 2)
         let maxAge = CacheAge(days: config.enrich.cacheDays)
         return try config.enrich.sources.map { kind throws -> any BookSource in
             switch kind {
             case .catalogue:
-                do { return try CatalogueSource(catalogue: catalogue.catalogue) } catch {
+                do { return try CatalogueSource(catalogue: catalogue) } catch {
                     throw StartupError("Cannot read the local catalogue in \(config.paths.database): \(error)")
                 }
             case .openlibrary:
                 let source = OpenLibrarySource(baseURL: config.enrich.openlibraryBaseURL, contact: config.enrich.contact,
                                                http: http, logger: Logger(label: "shelfd.openlibrary"))
-                return CachedSource(wrapping: source, cache: store.lookupCache, maxAge: maxAge, refresh: refresh)
+                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh)
             case .googlebooks:
                 let source = GoogleBooksSource(baseURL: config.enrich.googlebooksBaseURL, apiKey: secrets.googleBooksAPIKey,
                                                http: http, logger: Logger(label: "shelfd.googlebooks"))
-                return CachedSource(wrapping: source, cache: store.lookupCache, maxAge: maxAge, refresh: refresh)
+                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh)
             }
         }
     }

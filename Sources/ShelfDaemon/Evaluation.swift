@@ -72,8 +72,8 @@ package struct Evaluator: Sendable {
         self.config = config; self.secrets = secrets; self.logger = logger
         self.limits = limits ?? store
         memory = StoredProviderMemory(store: store)
-        enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, store: store, catalogue: store,
-                                                             refresh: false, logger: logger),
+        enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, cache: store.lookupCache,
+                                                             catalogue: store.catalogue, refresh: false, logger: logger),
                             reviewThreshold: config.pipeline.reviewThreshold)
     }
 

@@ -52,8 +52,9 @@ package struct Runtime: Sendable {
             logger.notice("Provider chosen", metadata: ["event": "provider_chosen", "provider": "\(chosen.provider.rawValue)",
                                                         "reason": "\(chosen.reason)"])
         }
-        let sources = try makeSources(config: config, secrets: secrets, store: store,
-                                      catalogue: StoreAccess.catalogue(config: config, shared: store), refresh: refreshLookups, logger: logger)
+        let sources = try makeSources(config: config, secrets: secrets, cache: store.lookupCache,
+                                      catalogue: StoreAccess.catalogue(config: config, shared: store).catalogue,
+                                      refresh: refreshLookups, logger: logger)
         SourceHealthRecord.liftPauses(sources, in: store.providers)
         let lineup = try makeLineup(config: config, secrets: secrets, chosen: chosen,
                                     memory: StoredProviderMemory(store: store), limits: store)

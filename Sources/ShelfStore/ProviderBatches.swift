@@ -126,6 +126,15 @@ package struct ProviderBatches: BatchQueue {
         }
     }
 
+    /// The batch the provider calls `name` (`batches/…`), or whose display name it is (`shelfd-…`); the newest when
+    /// several.
+    package func batch(named name: String) throws -> ProviderBatch? {
+        try database.read { db in
+            try db.queryOne("SELECT * FROM provider_batch WHERE name = ? OR display_name = ? ORDER BY id DESC LIMIT 1",
+                            [name, name]).flatMap(Self.batch)
+        }
+    }
+
     static func batch(_ db: any DatabaseConnection, id: Int64) throws -> ProviderBatch? {
         try db.queryOne("SELECT * FROM provider_batch WHERE id = ?", [id]).flatMap(batch)
     }
