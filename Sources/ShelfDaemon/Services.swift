@@ -161,10 +161,11 @@ package struct WatcherService: Service {
                     pipeline.forgetVanishedProblems()
                     if !ready {
                         ready = true                    // the startup scan is queued: systemd may call us started
-                        SystemdNotify.send("READY=1")
+                        // The status line goes first, so whoever hears READY=1 already has it.
                         if let status = try? StatusReport.build(config: config) {
                             SystemdNotify.send("STATUS=\(StatusReport.summary(status))")
                         }
+                        SystemdNotify.send("READY=1")
                     }
                 }
             }
