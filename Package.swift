@@ -110,7 +110,7 @@ let package = Package(
         // The web page and the API for scripts: one more service of `watch`, or `shelfd web` alone. Templates,
         // stylesheet and script are compiled into the binary (embedInCode): an installed shelfd is one file.
         .target(name: "ShelfWeb", dependencies: [
-            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfOutputs", "ShelfExport", "ShelfApp",
+            "ShelfCore", "ShelfConfig", "ShelfApp",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", .product(name: "Logging", package: "swift-log")],
                     exclude: ["Fixtures"], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
-        .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfConfig", "ShelfWatch", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
@@ -181,7 +181,7 @@ let package = Package(
                           path: "Benchmarks/WebBenchmark", swiftSettings: settings),
         // Several `watch` workers on one PostgreSQL: photos/s with 1, 2 and 4 beside the ideal and one worker on SQLite,
         // and the database's statements, transactions and claim time per photo.
-        .executableTarget(name: "shelfd-bench-workers", dependencies: ["ShelfTesting", "ShelfStore", "ShelfPostgres", "ShelfHTTP"],
+        .executableTarget(name: "shelfd-bench-workers", dependencies: ["ShelfTesting", "ShelfCore", "ShelfStore", "ShelfPostgres", "ShelfHTTP"],
                           path: "Benchmarks/WorkersBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
         .executableTarget(name: "shelfd-bench-ocr", dependencies: [

@@ -14,6 +14,7 @@
 // and the others read the image it stored in the database. The request limit is set far above what a run reaches.
 import Foundation
 import Glibc
+import ShelfCore
 import ShelfHTTP
 import ShelfPostgres
 import ShelfStore

@@ -27,9 +27,7 @@ package struct ExportDesk: Sendable {
     package func write(_ format: ExportFormat, exclusiveShelf: ReadingShelf?, includeUnverified: Bool,
                        to destination: Destination) throws -> ExportResult {
         func write(to append: (Data) throws -> Void) throws -> ExportResult {
-            try LibraryFiles.export(format, from: store, review: URL(fileURLWithPath: config.paths.review),
-                                    exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
-                                    includeUnverified: includeUnverified, to: append)
+            try stream(format, exclusiveShelf: exclusiveShelf, includeUnverified: includeUnverified, to: append)
         }
         switch destination {
         case .standardOutput:
@@ -39,5 +37,14 @@ package struct ExportDesk: Sendable {
             try AtomicFile.write(to: url) { append in written = try write(to: append) }
             return written!
         }
+    }
+
+    /// The export handed on a piece at a time as it is made (the web page's download); by default as
+    /// `shelfd export --format` writes it.
+    package func stream(_ format: ExportFormat, exclusiveShelf: ReadingShelf? = nil, includeUnverified: Bool = false,
+                        to append: (Data) throws -> Void) throws -> ExportResult {
+        try LibraryFiles.export(format, from: store, review: URL(fileURLWithPath: config.paths.review),
+                                exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
+                                includeUnverified: includeUnverified, to: append)
     }
 }

@@ -13,6 +13,7 @@ package struct LibraryDesk: Sendable {
     private let store: Store
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the edit itself.
     private let writesFiles: Bool
+    private let libraryFile: String
 
     /// Edits on a database already open (the web page shares the daemon's, and its `writer`); without a writer
     /// the files are written before an edit returns.
@@ -20,6 +21,26 @@ package struct LibraryDesk: Sendable {
         self.writer = writer ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger), immediately: true)
         self.store = store
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
+        libraryFile = config.paths.libraryFile
+    }
+
+    /// One page of the library page's list: the works matching `search` (title, author or ISBN) in `sort` order.
+    package func page(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws -> LibraryPage {
+        try store.libraryPage(search: search, sort: sort, offset: offset, limit: limit, photoLimit: photoLimit)
+    }
+
+    /// One work as the library page shows it, or nil when there is no such work.
+    package func entry(_ key: String) throws -> LibraryDocument.Entry? { try store.libraryEntry(key) }
+
+    /// library.json (`shelfd.library/2`) as `/api/v1/library` serves it: the file; before it is written, or on a
+    /// node of a shared store that leaves the files to another, made from the database a page of works at a time.
+    package func document() throws -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: libraryFile) { return Array(data) }
+        var data = Data()
+        try LibraryDocument.stream(generatedAt: Date(), pages: { page in
+            if store.isShared { try store.libraryPages(size: 250, page) }
+        }, to: { data += $0 })
+        return Array(data) + Array("\n".utf8)
     }
 
     /// One work as `shelfd library show` and `/api/v1/library/<work>` give it: every sighting and its whole history.

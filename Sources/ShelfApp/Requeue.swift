@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import ShelfStore
 
 /// `shelfd retry` and the web page's Retry button: failed photos go back in the queue with a fresh attempt
@@ -24,9 +25,14 @@ package enum Requeue {
     package static func failed(_ jobIDs: [Int64]?, in store: Store, now: Date = Date()) throws -> Outcome {
         let requeued = try store.requeue(jobIDs: jobIDs, now: now)
         let missing = (jobIDs ?? []).filter { !requeued.contains($0) }
-        let states = missing.isEmpty ? [:] : try store.jobStates(missing)
+        return Outcome(requeued: requeued, refused: missing.isEmpty ? [:] : try refusals(of: missing, in: store))
+    }
+
+    /// Why each of these jobs is not one to requeue: "it is done, not failed", or "no such job".
+    package static func refusals(of jobIDs: [Int64], in store: Store) throws -> [Int64: String] {
+        let states = try store.jobStates(jobIDs)
         var refused: [Int64: String] = [:]
-        for id in missing { refused[id] = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job" }
-        return Outcome(requeued: requeued, refused: refused)
+        for id in jobIDs { refused[id] = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job" }
+        return refused
     }
 }

@@ -34,7 +34,7 @@ package struct Runtime: Sendable {
                 throw StartupError("Cannot create \(folder): \((error as NSError).localizedDescription). Check paths.root and paths.state in the configuration.")
             }
         }
-        // Only the folders shelfd writes, and only its own names (AtomicFile.temporaryPrefix): the root may be `~`.
+        // Only the folders shelfd writes, and only its own names (TemporaryFile.prefix): the root may be `~`.
         // results/ is searched whole: its shelves' sub-folders and .history.
         for folder in [paths.responses] + (writesFiles ? [paths.root, paths.review, paths.exports] : []) {
             AtomicFile.removeLeftovers(in: URL(fileURLWithPath: folder))

@@ -1,3 +1,5 @@
+import ShelfCore
+
 /// What inspection learnt about a photo that passed it.
 package struct PhotoInfo: Sendable, Equatable, Codable {
     package var format: ImageFormat

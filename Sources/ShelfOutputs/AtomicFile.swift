@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 
 /// Writes whole files or nothing: a temporary file in the same folder, fsync, rename, fsync the folder.
 /// A reader (or a crash) sees the old file or the new one, never half of one.
@@ -84,18 +85,14 @@ package enum AtomicFile {
         if dirFD >= 0 { fsync(dirFD); close(dirFD) }
     }
 
-    /// What every temporary file shelfd writes is named by: hidden, `.shelfd-<name>.<pid>.tmp`. The folders it
-    /// writes may be a person's (`paths.root` may be `~`), where other programs' temporary files live too: only
-    /// names with this prefix are shelfd's to remove.
-    package static let temporaryPrefix = ".shelfd-"
-
+    /// A file written whole: `.shelfd-<name>.<pid>.tmp` (`TemporaryFile.prefix`) until it is renamed.
     package static func temporaryName(for name: String, pid: Int32 = getpid()) -> String {
-        "\(temporaryPrefix)\(name).\(pid).tmp"
+        "\(TemporaryFile.prefix)\(name).\(pid).tmp"
     }
 
     /// The writer's pid when `name` is one of shelfd's temporary files.
     static func temporaryWriter(of name: String) -> Int32? {
-        guard name.hasPrefix(temporaryPrefix), name.hasSuffix(".tmp") else { return nil }
+        guard name.hasPrefix(TemporaryFile.prefix), name.hasSuffix(".tmp") else { return nil }
         return Int32(name.dropLast(4).split(separator: ".").last ?? "")
     }
 

@@ -1,11 +1,6 @@
 import Foundation
 import ShelfCore
 
-/// The states of ARCHITECTURE.md, "The queue's states".
-package enum JobState: String, Sendable, Codable, CaseIterable {
-    case pending, leased, done, review, failedRetryable = "failed_retryable", dead
-}
-
 /// A path a photo was seen at.
 package struct PhotoPath: Sendable, Equatable {
     package var path: String

@@ -1,12 +1,5 @@
 import Foundation
-
-/// How many jobs are in each state.
-package struct QueueCounts: Sendable, Equatable, Codable {
-    package var pending = 0, leased = 0, done = 0, review = 0, failed = 0, dead = 0
-    /// Age of the oldest job waiting to be claimed.
-    package var oldestPendingSeconds: Int?
-    package init() {}
-}
+import ShelfCore
 
 /// A job that needs attention: failed (will retry) or dead (will not).
 package struct JobProblem: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import Synchronization
 
 /// The daemon's durable state: one SQLite database in WAL mode by default, or a PostgreSQL database several

@@ -5,7 +5,6 @@ import NIOCore
 import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfStore
 
 /// `/api/v1`: the CLI's JSON documents for scripts, in the CLI's JSON style, and review decisions as POSTs that go
 /// through the same `ReviewDesk.decide` as `shelfd review`. Errors are `{"error": {"code", "message"}}`.
@@ -21,13 +20,13 @@ enum API {
         // The newest finished photos' result documents (results/…json), newest first; `?limit=` up to 200.
         api.get("results") { request, _ -> Response in
             let limit = min(200, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
-            return try json(site.results.recent(limit: limit).map(\.document))
+            return try json(site.desks.results.recent(limit: limit).map(\.document))
         }
 
         // One photo's result document, as written to results/.
         api.get("results/{sha}") { _, context -> Response in
             let sha = try photoID(context)
-            guard let data = try site.results.latest(sha256: sha)?.document else {
+            guard let data = try site.desks.results.latest(sha256: sha)?.document else {
                 throw APIError(.notFound, "not_found", "No result for photo \(sha) (not catalogued yet, or failed: see /api/v1/status).")
             }
             return jsonResponse(Array(data))
@@ -35,13 +34,13 @@ enum API {
 
         // `shelfd review list --json`: the open items, oldest first.
         api.get("review") { _, _ -> Response in
-            try json(site.desk.items().map(site.desk.document))
+            try json(site.desks.review.items().map(site.desks.review.document))
         }
 
         // `shelfd review show --json ID`.
         api.get("review/{id}") { _, context -> Response in
             let id = try context.parameters.require("id")
-            return try json(site.desk.document(reviewed { try site.desk.item(id) }))
+            return try json(site.desks.review.document(reviewed { try site.desks.review.item(id) }))
         }
 
         // A decision, as `shelfd review accept|edit|reject` takes it.
@@ -54,28 +53,20 @@ enum API {
                 throw APIError(.badRequest, "bad_request", DecisionRequest.usage)
             }
             let verdict = try decision.verdict()
-            let resolution = try reviewed { try site.desk.decide(id, verdict) }
+            let resolution = try reviewed { try site.desks.review.decide(id, verdict) }
             return try json(DecisionAnswer(resolution))
         }
 
         // library.json (`shelfd.library/2`).
         api.get("library") { _, _ -> Response in
-            guard let data = FileManager.default.contents(atPath: site.config.paths.libraryFile) else {
-                // Not written yet, or a shared store's node that leaves the files to another: from the database.
-                var data = Data()
-                try LibraryDocument.stream(generatedAt: Date(), pages: { page in
-                    if site.store.isShared { try site.store.libraryPages(size: 250, page) }
-                }, to: { data += $0 })
-                return jsonResponse(Array(data) + Array("\n".utf8))
-            }
-            return jsonResponse(Array(data))
+            jsonResponse(try site.desks.library.document())
         }
 
         // One work's whole history (library.json keeps it bounded), as `shelfd library show --json` prints it; the
         // key percent-encoded into one path segment, as the library page's links are.
         api.get("library/{work}") { _, context -> Response in
             let key = try context.parameters.require("work").removingPercentEncoding ?? ""
-            do { return try json(site.library.work(key)) } catch let error as LibraryError where error.code == .notFound {
+            do { return try json(site.desks.library.work(key)) } catch let error as LibraryError where error.code == .notFound {
                 throw APIError(.notFound, error.code.rawValue, error.message)
             }
         }

@@ -6,11 +6,10 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
-import ShelfImaging
-import ShelfOutputs
+import ShelfCore
 
 /// One uploaded photo on its way into incoming/, written as its bytes arrive:
-/// `.shelfd-<name>.upload-<random>` while it is written (`AtomicFile.temporaryPrefix`, the one prefix of shelfd's
+/// `.shelfd-<name>.upload-<random>` while it is written (`TemporaryFile.prefix`, the one prefix of shelfd's
 /// temporary files; hidden: the watcher ignores it), checked to be a JPEG or HEIC by its first bytes and stopped as
 /// soon as it passes `[web] max_upload_mb`; fsynced and renamed to
 /// `.shelfd-<name>.upload-<random>.synced` (whole on disk: a leftover of that name can be finished); renamed to a free
@@ -204,14 +203,14 @@ final class IncomingPhoto {
             .filter { !$0.hasPrefix(".") }.map { incoming.appendingPathComponent($0, isDirectory: true) }
         for folder in folders {
             for name in (try? files.contentsOfDirectory(atPath: folder.path)) ?? [] {
-                guard name.hasPrefix(AtomicFile.temporaryPrefix), let marker = name.range(of: ".upload-") else { continue }
+                guard name.hasPrefix(TemporaryFile.prefix), let marker = name.range(of: ".upload-") else { continue }
                 let path = folder.appendingPathComponent(name).path
                 guard let attributes = try? files.attributesOfItem(atPath: path),
                       attributes[.type] as? FileAttributeType == .typeRegular,
                       let modified = attributes[.modificationDate] as? Date,
                       now.timeIntervalSince(modified) >= leftoverAge else { continue }
                 let relative = folder == incoming ? name : "\(folder.lastPathComponent)/\(name)"
-                if name.hasSuffix(syncedSuffix), let finished = finishLeftover(path, in: folder, base: String(name.dropFirst(AtomicFile.temporaryPrefix.count)[..<marker.lowerBound])) {
+                if name.hasSuffix(syncedSuffix), let finished = finishLeftover(path, in: folder, base: String(name.dropFirst(TemporaryFile.prefix.count)[..<marker.lowerBound])) {
                     let placed = folder == incoming ? finished : "\(folder.lastPathComponent)/\(finished)"
                     logger.notice("An upload that stopped before its last step was finished",
                                   metadata: ["event": "upload_finished", "path": "\(placed)", "leftover": "\(relative)"])

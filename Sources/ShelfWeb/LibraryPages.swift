@@ -4,9 +4,6 @@ import Hummingbird
 import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfExport
-import ShelfOutputs
-import ShelfStore
 
 /// `/library`: every work, searched, sorted and paged in the database (a page is one LIMIT/OFFSET query, so it
 /// stays fast at 10,000 works); `/library/{work}`: one work, with the edit, remove and merge forms, which go
@@ -20,7 +17,7 @@ enum LibraryPages {
             let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added
             let search = query["q"] ?? ""
             let page = PageNumber.parse(query["page"])
-            let found = try site.store.libraryPage(search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
+            let found = try site.desks.library.page(search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
             return site.templates.page("library", title: "Library",
                                        LibraryView(found, search: search, sort: sort, page: page, notice: query["done"]), context: context)
         }
@@ -49,21 +46,21 @@ enum LibraryPages {
                                     status: .unprocessableContent)
             }
             // What the form shows and comes back unchanged is left alone, as options not given to `shelfd library edit`.
-            let entry = try site.store.libraryEntry(work)
+            let entry = try site.desks.library.entry(work)
             if isbn?.isbn13 == entry?.isbn13 { isbn = nil }            // the edition shown, sent back: not a new ISBN
             return try change(site, context, work: work) {
-                try site.library.edit(work, title: title == entry?.title ? nil : title,
+                try site.desks.library.edit(work, title: title == entry?.title ? nil : title,
                                       author: author == (entry?.author ?? "") ? nil : author, isbn: isbn)
             }
         }
         router.post("library/:work/remove") { _, context in
             guard let work = workKey(context) else { return notFound(site, context) }
-            return try change(site, context, work: work) { try site.library.remove(work) }
+            return try change(site, context, work: work) { try site.desks.library.remove(work) }
         }
         router.post("library/merge") { request, context in
             let form = try await LibraryPages.Fields(request, context: context)
             guard let from = form["from"], let into = form["into"] else { return notFound(site, context) }
-            return try change(site, context, work: from) { try site.library.merge(from, into: into) }
+            return try change(site, context, work: from) { try site.desks.library.merge(from, into: into) }
         }
         router.get("exports/:format") { _, context in
             guard let format = context.parameters.get("format").flatMap(ExportFormat.init(rawValue:)) else { return notFound(site, context) }
@@ -107,10 +104,10 @@ enum LibraryPages {
     private static func workPage(_ site: WebSite, _ work: String, context: WebContext, mergeSearch: String? = nil,
                                  notice: String? = nil, error: String? = nil, typed: (String?, String?, String)? = nil,
                                  status: HTTPResponse.Status = .ok) throws -> Response {
-        guard let entry = try site.store.libraryEntry(work) else { return notFound(site, context) }
+        guard let entry = try site.desks.library.entry(work) else { return notFound(site, context) }
         var merge: MergeView?
         if let mergeSearch, !mergeSearch.trimmingCharacters(in: .whitespaces).isEmpty {
-            let found = try site.store.libraryPage(search: mergeSearch, sort: .title, offset: 0, limit: 20, photoLimit: 0)
+            let found = try site.desks.library.page(search: mergeSearch, sort: .title, offset: 0, limit: 20, photoLimit: 0)
             merge = MergeView(query: mergeSearch, from: work,
                               works: found.rows.filter { $0.work != work }.map(RowView.init))
         }
@@ -137,7 +134,7 @@ enum LibraryPages {
         defer { try? FileManager.default.removeItem(at: file) }   // the open handle keeps it readable until sent
         let output = try FileHandle(forWritingTo: file)
         defer { try? output.close() }
-        _ = try site.files.files.export(format) { try output.write(contentsOf: $0) }
+        _ = try site.desks.exports.stream(format) { try output.write(contentsOf: $0) }
         let contentLength = Int(try output.offset())
         let input = try FileHandle(forReadingFrom: file)
         var headers = HTTPFields()

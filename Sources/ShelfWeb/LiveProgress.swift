@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ServiceLifecycle
+import ShelfApp
 import ShelfCore
-import ShelfStore
 import Synchronization
 
 /// `/events`: the overview's counts, pass and photos as server-sent events, sent when they change. The
@@ -107,14 +107,14 @@ final class ProgressFeed: Service, Sendable {
     }
 
     private let state = Mutex(State())
-    private let store: Store
+    private let queue: QueueDesk
     private let interval: Duration
     let perClient: Int
     let total: Int
 
-    init(store: Store, interval: Duration = LiveProgress.interval, perClient: Int = ProgressFeed.perClient,
+    init(queue: QueueDesk, interval: Duration = LiveProgress.interval, perClient: Int = ProgressFeed.perClient,
          total: Int = ProgressFeed.total) {
-        self.store = store
+        self.queue = queue
         self.interval = interval
         self.perClient = perClient
         self.total = total
@@ -158,7 +158,7 @@ final class ProgressFeed: Service, Sendable {
     /// Reads the progress and keeps it, with a new number when it changed.
     @discardableResult
     private func refresh() throws -> Snapshot {
-        let event = try ProgressEvent(store.progress())
+        let event = try ProgressEvent(queue.progress())
         let json = String(decoding: try JSONStyle.encoder(pretty: false).encode(event), as: UTF8.self)
         return state.withLock { state in
             let number = state.latest.map { $0.event == event ? $0.number : $0.number + 1 } ?? 1

@@ -9,7 +9,6 @@ import NIOCore
 import ShelfConfig
 import ShelfCore
 import ShelfApp
-import ShelfStore
 
 /// Logging in from beyond loopback: with the token in a form (`POST /login`), or with a one-time link that
 /// `shelfd web --print-login-url` prints on the machine (`/login/<code>`). Either way a session cookie follows,
@@ -38,7 +37,7 @@ enum LoginPages {
         router.get("login/{code}") { _, context -> Response in
             let code = try context.parameters.require("code")
             guard code.count == 64, code.allSatisfy(\.isHexDigit),
-                  try site.sessions.redeemLoginCode(Session.key(code, token: site.secrets.webToken?.value)) else {
+                  try site.desks.sessions.redeem(code: code) else {
                 return page(site: site, context: context, status: .unauthorized,
                             error: "This login link was used already or has expired: run 'shelfd web --print-login-url' again.")
             }
@@ -48,7 +47,7 @@ enum LoginPages {
         // The door has checked the session's CSRF token: another site cannot log a browser out.
         router.post("logout") { request, context -> Response in
             if let cookie = request.cookies[Session.cookieName]?.value {
-                try site.sessions.end(id: Session.key(cookie, token: site.secrets.webToken?.value))
+                try site.desks.sessions.end(id: cookie)
             }
             site.logger.notice("Web logout", metadata: ["event": "web_logout", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
             var response = Response(status: .seeOther, headers: [.location: "/login"])
@@ -59,7 +58,7 @@ enum LoginPages {
 
     /// A new logged-in session, and on to the overview.
     static func loggedIn(site: WebSite, context: WebContext, by: String) throws -> Response {
-        let (_, cookie) = try Session.create(in: site.sessions, loggedIn: true, token: site.secrets.webToken?.value)
+        let (_, cookie) = try Session.create(in: site.desks.sessions, loggedIn: true)
         site.logger.notice("Web login", metadata: ["event": "web_login", "by": "\(by)", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
         var response = Response(status: .seeOther, headers: [.location: "/"])
         response.setCookie(cookie)
@@ -77,48 +76,6 @@ enum LoginPages {
         let notice: String?
         let error: String?
         let tokenSet: Bool
-    }
-}
-
-/// `shelfd web --print-login-url`: a link that logs one browser in, once, within ten minutes, under the token
-/// set now. Only the code's hash is stored.
-package enum LoginLink {
-    package static let lifetime: TimeInterval = 10 * 60
-
-    package static func make(config: Configuration, secrets: Secrets, store: Store) throws -> String {
-        let code = Session.randomToken()
-        try store.webSessions.addLoginCode(Session.key(code, token: secrets.webToken?.value), expiresAt: Date().addingTimeInterval(lifetime))
-        return baseURL(config: config, store: store) + "login/" + code
-    }
-
-    /// The running server's address, else the configured one; an address that means "every interface" becomes
-    /// one a phone can reach (this machine's first non-loopback IPv4 address).
-    static func baseURL(config: Configuration, store: Store) -> String {
-        var address: ListenAddress? = config.web.address
-        if let running = (try? StatusReport.webAddress(store)) ?? nil,
-           let parsed = ListenAddress(String(running.dropFirst("http://".count).prefix { $0 != "/" })) {
-            address = parsed
-        }
-        guard var address else { return "http://127.0.0.1:8787/" }
-        if ["0.0.0.0", "::", ""].contains(address.host) { address.host = firstNetworkAddress() ?? "127.0.0.1" }
-        return "http://\(address)/"
-    }
-
-    static func firstNetworkAddress() -> String? {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return nil }
-        defer { freeifaddrs(list) }
-        var entry: UnsafeMutablePointer<ifaddrs>? = first
-        while let current = entry {
-            defer { entry = current.pointee.ifa_next }
-            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
-            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0
-            else { continue }
-            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !text.hasPrefix("127.") { return text }
-        }
-        return nil
     }
 }
 

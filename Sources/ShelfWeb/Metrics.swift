@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
-import ShelfStore
+import ShelfApp
+import ShelfCore
 
 /// `/metrics` (Prometheus text) and `/healthz`. The figures are read from the database at scrape time, where the
 /// daemon keeps them (the queue, every provider request with its outcome and latency), so `shelfd web` alone
@@ -12,14 +13,14 @@ import ShelfStore
 enum Metrics {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("healthz") { _, _ -> Response in
-            let answering = site.store.metrics.isAnswering()
+            let answering = site.desks.metrics.databaseAnswers()
             return text(answering ? "ok\n" : "the database does not answer\n", status: answering ? .ok : .serviceUnavailable)
         }
         router.get("metrics") { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             headers[.cacheControl] = "no-store"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try scrape(site.store))))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try scrape(site.desks.metrics.read()))))
         }
     }
 
@@ -27,11 +28,11 @@ enum Metrics {
     /// model in a few, a slow one in tens.
     static let latencyBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120]
 
-    static func scrape(_ store: Store) throws -> [UInt8] {
+    static func scrape(_ reading: MetricsDesk.Reading) -> [UInt8] {
         let registry = PrometheusCollectorRegistry()
-        // This process's own traffic with the database, read before the scrape's queries add to it: a database
-        // server's round trips per photo (divide by the photos done), and how long a claim waits for the write lock.
-        let activity = store.activity
+        // This process's own traffic with the database: a database server's round trips per photo (divide by the
+        // photos done), and how long a claim waits for the write lock.
+        let activity = reading.activity
         registry.makeCounter(descriptor: metric("store_statements", "total", "Statements this process sent its database (each a round trip to a server), BEGIN and COMMIT included."))
             .increment(by: Int64(activity.statements))
         registry.makeCounter(descriptor: metric("store_transactions", "total", "Transactions this process ran on its database."))
@@ -42,7 +43,7 @@ enum Metrics {
             .increment(by: Int64(activity.claims))
         registry.makeCounter(descriptor: metric("store_claim", "seconds_total", "Time this process spent claiming, waiting for the write lock included."))
             .increment(by: activity.claimSeconds)
-        let counts = try store.status.queueCounts()
+        let counts = reading.queue
         let states: [(String, Int)] = [("pending", counts.pending), ("leased", counts.leased), ("done", counts.done),
                                        ("review", counts.review), ("failed", counts.failed), ("dead", counts.dead)]
         for (state, n) in states {
@@ -53,13 +54,13 @@ enum Metrics {
             .set(to: Double(counts.pending + counts.leased + counts.failed))
         registry.makeGauge(descriptor: metric("oldest_pending", "seconds", "Age of the oldest photo waiting to be claimed (0: none)."))
             .set(to: Double(counts.oldestPendingSeconds ?? 0))
-        for row in try store.metrics.requestCounts() {
+        for row in reading.requests {
             registry.makeCounter(descriptor: metric("provider_requests", "total", "Requests sent to each provider, by outcome."),
                                  labels: [("provider", row.provider), ("outcome", row.outcome)])
                 .increment(by: Int64(row.count))
         }
         var histograms: [String: ValueHistogram] = [:]
-        for row in try store.metrics.answeredLatencies() {
+        for row in reading.latencies {
             let histogram = histograms[row.provider] ?? registry.makeValueHistogram(
                 descriptor: metric("provider_latency", "seconds", "How long each provider took to answer, for the requests it answered."),
                 labels: [("provider", row.provider)], buckets: latencyBuckets)

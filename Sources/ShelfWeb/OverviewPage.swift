@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import ShelfApp
 import ShelfCore
-import ShelfStore
 
 /// `/`: the queue's counts, the current pass, each provider's state and latency, the problems with what fixes
 /// them (a Retry button where `shelfd retry` helps: POST `/retry`), and the photos on their way with their
@@ -13,8 +12,8 @@ enum OverviewPage {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("/") { request, context in
             let status = try site.status()
-            let progress = try site.store.progress()
-            let notice = Notice(query: request.uri.queryParameters, store: site.store)
+            let progress = try site.desks.queue.progress()
+            let notice = Notice(query: request.uri.queryParameters, queue: site.desks.queue)
             return site.templates.page("overview", title: "Overview", Overview(status, progress, notice: notice),
                                        context: context)
         }
@@ -38,7 +37,7 @@ enum OverviewPage {
         case let job? where Int64(job) != nil: ids = [Int64(job)!]
         default: throw HTTPError(.badRequest, message: "Say which photo to retry: job=<ID> (see the overview) or job=all.")
         }
-        let outcome = try Requeue.failed(ids, in: site.store)
+        let outcome = try site.desks.queue.retry(ids)
         site.logger.notice("Photos requeued from the web page", metadata: ["event": "requeued", "photos": "\(outcome.requeued.count)"])
         var target = "/?requeued=\(outcome.requeued.count)"
         if !outcome.refused.isEmpty { target += "&refused=" + outcome.refused.keys.sorted().map(String.init).joined(separator: ",") }
@@ -50,13 +49,11 @@ enum OverviewPage {
         let summary: String
         let refusals: [String]
 
-        init?(query: Parameters, store: Store) {
+        init?(query: Parameters, queue: QueueDesk) {
             guard let count = query.get("requeued").flatMap(Int.init) else { return nil }
             // A Retry refuses one job at most; a longer list is not this page's, and is not looked up whole.
             let refused = (query.get("refused") ?? "").split(separator: ",").prefix(10).compactMap { Int64($0) }
-            let states = (try? store.jobStates(refused)) ?? [:]
-            var outcome = Requeue.Outcome(requeued: [], refused: [:])
-            for id in refused { outcome.refused[id] = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job" }
+            let outcome = Requeue.Outcome(requeued: [], refused: (try? queue.refusals(of: refused)) ?? [:])
             summary = Requeue.Outcome.summary(requeued: count)
             refusals = outcome.refusals
         }

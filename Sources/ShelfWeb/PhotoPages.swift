@@ -6,7 +6,6 @@ import NIOCore
 import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfStore
 
 /// `/photos`: thumbnails by shelf; `/photos/{sha}`: one photo with a box over each spine read; its pictures
 /// (`/image`, `/thumb`); and POST `/photos/{sha}/rescan`, "read again with …" (what `shelfd rescan` does).
@@ -15,7 +14,7 @@ enum PhotoPages {
     static let perPage = 60
 
     static func register(on router: Router<WebContext>, site: WebSite) {
-        let images = PhotoImages(config: site.config, store: site.store, logger: site.logger)
+        let images = site.desks.images
         router.get("/photos") { request, context in
             let page = PageNumber.parse(request.uri.queryParameters.get("page"))
             return site.templates.page("photos", title: "Photos", try PhotoList(site: site, page: page), context: context)
@@ -39,8 +38,7 @@ enum PhotoPages {
             guard choice.isEmpty || providers.contains(where: { $0.rawValue == choice }) else {
                 throw HTTPError(.badRequest, message: "Unknown provider; choose one of the list.")
             }
-            let outcome = try PhotoRescan.queue(sha256: photo.sha256, providerChoice: choice.isEmpty ? nil : choice,
-                                                store: site.store)
+            let outcome = try site.desks.queue.rescan(sha256: photo.sha256, providerChoice: choice.isEmpty ? nil : choice)
             site.logger.notice("Photo queued to be read again", metadata: [
                 "event": "web_rescan", "photo.sha256": "\(photo.sha256.prefix(12))", "provider": "\(choice.isEmpty ? "configured" : choice)"])
             let code = switch outcome {
@@ -61,7 +59,7 @@ enum PhotoPages {
     /// The photo the path names, or a 404: a well-formed hash shelfd knows.
     static func known(_ context: WebContext, site: WebSite) throws -> PhotoSummary {
         guard let sha = context.parameters.get("sha"), isPhotoID(sha),
-              let photo = try site.store.photoSummary(sha256: sha) else { throw HTTPError(.notFound) }
+              let photo = try site.desks.photos.summary(sha256: sha) else { throw HTTPError(.notFound) }
         return photo
     }
 
@@ -91,7 +89,7 @@ enum PhotoPages {
     struct RescanNote {
         let text: String
         init?(code: String, site: WebSite) {
-            let running = !((try? site.store.workers.all()) ?? []).isEmpty
+            let running = site.desks.queue.daemonRuns()
             let when = running ? "The daemon reads it" : "The next 'shelfd run' (or the daemon, once started) reads it"
             if code == "queued" {
                 text = "Queued again. \(when) with the configured provider."
@@ -131,7 +129,7 @@ extension PhotoPages {
         let next: String?
 
         init(site: WebSite, page: Int) throws {
-            let all = try site.store.photoSummaries()          // newest first
+            let all = try site.desks.photos.summaries()          // newest first
             var order: [String: Int] = [:]
             for photo in all where order[photo.shelf] == nil { order[photo.shelf] = order.count }
             let sorted = all.enumerated().sorted { a, b in
@@ -265,7 +263,7 @@ extension PhotoPages {
             choices = [Choice(value: "", label: "the configured provider (\(configured))")]
                 + providers.map { Choice(value: $0.rawValue, label: $0.rawValue) }
 
-            guard let document = site.results.document(sha256: photo.sha256, resultPath: photo.resultPath) else {
+            guard let document = site.desks.results.document(sha256: photo.sha256, resultPath: photo.resultPath) else {
                 hasResult = false; width = 0; height = 0; finished = nil; readBy = nil
                 spines = []; hasSpines = false; tips = []; hasTips = false; runs = []
                 return
@@ -275,7 +273,7 @@ extension PhotoPages {
             height = document.photo.height
             finished = Self.format(document.timings.finishedAt)
             readBy = "\(document.decidedBy) (\(document.model))"
-            let readings = try site.store.photoReadings(sha256: photo.sha256)
+            let readings = try site.desks.photos.readings(sha256: photo.sha256)
             spines = document.books.enumerated().map { index, book in
                 let (state, link) = Self.state(of: book, readings: readings)
                 func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }

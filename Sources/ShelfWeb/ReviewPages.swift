@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import ShelfApp
 import ShelfCore
-import ShelfStore
 
 /// `/review`: the open books one at a time, as `shelfd review` walks them on a terminal: the spine's crop beside
 /// the whole photo with its box, the reading and its candidates, and a button (and a key) for each decision.
@@ -12,7 +11,7 @@ import ShelfStore
 enum ReviewPages {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("review") { _, context in
-            guard let first = try site.desk.firstID() else {
+            guard let first = try site.desks.review.firstID() else {
                 return site.templates.page("review", title: "Review", ReviewView(), context: context)
             }
             return Response.redirect(to: "/review/\(first)", type: .found)
@@ -23,7 +22,7 @@ enum ReviewPages {
             return try page(item, site: site, context: context)
         }
         router.get("review/:id/crop") { _, context in
-            guard let id = validID(context), let item = try open(id, site), let bytes = site.desk.cropJPEG(item) else {
+            guard let id = validID(context), let item = try open(id, site), let bytes = site.desks.review.cropJPEG(item) else {
                 return Response(status: .notFound)
             }
             var headers = HTTPFields()
@@ -84,7 +83,7 @@ enum ReviewPages {
                             problem: "Unknown decision: choose accept, a candidate, edit, reject or skip.", status: .badRequest)
         }
         do {
-            let resolution = try site.desk.decide(item.id, verdict)
+            let resolution = try site.desks.review.decide(item.id, verdict)
             site.logger.info("Review decision from the web page",
                              metadata: ["event": "review_decided", "id": "\(item.id)", "detail": "\(resolution.detail)"])
         } catch let error as ReviewError where error.code == .notFound {
@@ -123,7 +122,7 @@ enum ReviewPages {
     /// Where to go after `item`: the next open book in the queue's order (wrapping around), else the review page
     /// (nothing left). `orSelf`: a skipped book that is the only one open is shown again.
     static func next(after item: ReviewItem, site: WebSite, orSelf: Bool) throws -> String {
-        if let next = try site.desk.nextID(after: item) { return "/review/\(next)" }
+        if let next = try site.desks.review.nextID(after: item) { return "/review/\(next)" }
         return orSelf ? "/review/\(item.id)" : "/review"
     }
 
@@ -139,7 +138,7 @@ enum ReviewPages {
     /// The open item `id` names, or nil when there is none (decided, never there, or an ambiguous prefix).
     static func open(_ id: String, _ site: WebSite) throws -> ReviewItem? {
         do {
-            return try site.desk.item(id)
+            return try site.desks.review.item(id)
         } catch is ReviewError {
             return nil
         }
@@ -151,8 +150,8 @@ enum ReviewPages {
 
     static func page(_ item: ReviewItem, site: WebSite, context: WebContext, problem: String? = nil, typed: DecisionForm? = nil,
                      status: HTTPResponse.Status = .ok) throws -> Response {
-        let place = try site.desk.place(of: item)
-        let view = ItemView(item, hasCrop: site.desk.hasCrop(item), position: place.position, total: max(place.total, 1),
+        let place = try site.desks.review.place(of: item)
+        let view = ItemView(item, hasCrop: site.desks.review.hasCrop(item), position: place.position, total: max(place.total, 1),
                             previous: place.previous, next: place.next, problem: problem, typed: typed)
         return site.templates.page("review", title: "Review", ReviewView(item: view), context: context, status: status)
     }

@@ -6,9 +6,9 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfStore
 import Synchronization
 
 /// The door of the web page, in front of every route (README, "The web page: who may open it"):
@@ -20,7 +20,7 @@ import Synchronization
 /// - every response carries the Content-Security-Policy and its two companions.
 /// Sessions live in the database (hashed): they outlive a restart, and the login codes that
 /// `shelfd web --print-login-url` writes reach whichever process serves the page. Both are keyed to the token
-/// they were made under (`Session.key`): a new `web_token` ends every session and link.
+/// they were made under (`SessionDesk`): a new `web_token` ends every session and link.
 struct SecurityMiddleware: RouterMiddleware {
     typealias Context = WebContext
 
@@ -55,7 +55,7 @@ struct SecurityMiddleware: RouterMiddleware {
         let bearer = Self.tokenMatches(sentToken, token)
         if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure(client) }
         let cookie = request.cookies[Session.cookieName]?.value
-        var session = cookie.flatMap { try? site.sessions.session(id: Session.key($0, token: token)) }
+        var session = cookie.flatMap { try? site.desks.sessions.session(id: $0) }
         if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
         let authenticated = bearer || context.isFromLoopback || session?.loggedIn == true
 
@@ -92,7 +92,7 @@ struct SecurityMiddleware: RouterMiddleware {
         // A browser on this machine gets a session without logging in: it carries the CSRF token of its forms.
         var created: Cookie?
         if session == nil && !bearer && context.isFromLoopback && Self.wantsSession(request) {
-            if let new = try? Session.create(in: site.sessions, loggedIn: false, token: token) {
+            if let new = try? Session.create(in: site.desks.sessions, loggedIn: false) {
                 session = new.session
                 created = new.cookie
             }
@@ -217,38 +217,21 @@ struct SecurityMiddleware: RouterMiddleware {
     }
 }
 
-/// A new session: a random id for the cookie (only its hash is stored) and a random CSRF token.
+/// The cookie that carries a session (`SessionDesk`): only the session's id, never readable by a script.
 enum Session {
     static let cookieName = "shelfd_session"
-    /// A login lasts a month. A loopback session, made for any browser or script that asks for a page without
-    /// a cookie, lasts a week, so a script polling `/` leaves few rows behind.
-    static func lifetime(loggedIn: Bool) -> TimeInterval { (loggedIn ? 30 : 7) * 24 * 3600 }
 
-    /// What the store keeps (hashed) for a session id or a login code: the secret with the `web_token` it was
-    /// made under, so that under another token (or none) it finds nothing, and a new token ends every session.
-    static func key(_ secret: String, token: String?) -> String {
-        token.map { secret + "\u{1F}" + $0 } ?? secret
-    }
-
-    static func create(in sessions: WebSessionStore, loggedIn: Bool, token: String?) throws -> (session: WebSession, cookie: Cookie) {
-        let id = randomToken(), csrf = randomToken()
-        let seconds = lifetime(loggedIn: loggedIn)
-        let expires = Date().addingTimeInterval(seconds)
-        try sessions.create(id: key(id, token: token), csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
+    /// A new session and the cookie for it.
+    static func create(in sessions: SessionDesk, loggedIn: Bool) throws -> (session: WebSession, cookie: Cookie) {
+        let (id, session) = try sessions.open(loggedIn: loggedIn)
         // Not Secure: the page is served over plain HTTP (a Secure cookie would never come back).
-        let cookie = Cookie(name: cookieName, value: id, maxAge: Int(seconds), path: "/", secure: false, httpOnly: true,
-                            sameSite: .strict)
-        return (WebSession(csrf: csrf, loggedIn: loggedIn, expiresAt: expires), cookie)
+        let cookie = Cookie(name: cookieName, value: id, maxAge: Int(SessionDesk.lifetime(loggedIn: loggedIn)), path: "/",
+                            secure: false, httpOnly: true, sameSite: .strict)
+        return (session, cookie)
     }
 
     /// The cookie that makes a browser forget its session (logging out).
     static let cleared = Cookie(name: cookieName, value: "", maxAge: 0, path: "/", secure: false, httpOnly: true, sameSite: .strict)
-
-    /// 32 random bytes as hex: session ids, CSRF tokens, login codes.
-    static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
-    }
 }
 
 /// Which `Host` a request may name: this server's own address, loopback names, and beyond loopback this

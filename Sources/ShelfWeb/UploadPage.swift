@@ -5,8 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ShelfConfig
-import ShelfImaging
-import ShelfOutputs
+import ShelfCore
 
 /// `/upload`: photos from a browser or a phone. Each file arrives as the raw body of one POST (the script) or a
 /// part of a form (without it) and is written as it arrives (`IncomingPhoto`): to a hidden name the watcher
@@ -177,7 +176,7 @@ enum UploadPage {
     /// Hidden (leading dot) and not an image extension: the watcher never takes it (IgnoreRules).
     static func temporaryName(_ base: String) -> String {
         let random = (0..<8).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
-        return "\(AtomicFile.temporaryPrefix)\(base).upload-\(random)"
+        return "\(TemporaryFile.prefix)\(base).upload-\(random)"
     }
 
     private static func json(_ status: HTTPResponse.Status, _ fields: [String: String]) -> Response {

@@ -6,8 +6,6 @@ import NIOPosix
 import ServiceLifecycle
 import ShelfApp
 import ShelfConfig
-import ShelfOutputs
-import ShelfStore
 import Synchronization
 
 /// The web server: the pages, the API for scripts and /metrics on `[web] listen`. A `Service`, so `watch`
@@ -25,14 +23,14 @@ package struct WebServer: Service {
     }
 
     /// Writes what the last decisions changed of library.json and the exports, before the process goes.
-    package func flushFiles() { site.files.flush() }
+    package func flushFiles() { site.desks.flushFiles() }
 
     package func run() async throws {
         let site = site
         let address = address
         let port = BoundPort(address.port)
         let hosts = HostRule(listenHost: address.host, port: port)
-        let feed = ProgressFeed(store: site.store)
+        let feed = ProgressFeed(queue: site.desks.queue)
         let connections = ConnectionLimit(Self.raiseFileLimit())
         var app = Application(
             router: Self.router(site: site, hosts: hosts, feed: feed),
@@ -46,19 +44,16 @@ package struct WebServer: Service {
                 // The port actually bound (`:0` picks one), for `Host` checks, `status`, `doctor` and the log.
                 port.set(channel.localAddress?.port ?? address.port)
                 let url = Self.url(address, port: port.value)
-                try? site.store.setSetting(StatusReport.webPIDSetting, "\(getpid())")
-                try? site.store.setSetting(Self.addressSetting, url)
+                site.desks.presence.announce(url: url)
                 site.logger.notice("Web page", metadata: ["event": "web_listening", "url": "\(url)"])
             },
             // One event-loop thread: a household's or a shop's few browsers and scripts keep it far from busy
             // (see scripts/bench-web.sh), and the idle daemon keeps one thread's stack and timers fewer.
             eventLoopGroupProvider: .shared(Self.eventLoop),
             logger: Logger(label: "shelfd.web"))
-        app.addServices(feed, QuietRelease(connections: connections, store: site.store))
-        // A server that died without clearing its address (kill -9) leaves it behind; a live one keeps it.
-        if (try? StatusReport.webAddress(site.store)) == nil { try? site.store.setSetting(Self.addressSetting, "") }
-        // Another server (a `shelfd web` beside `watch`) may have written its own address since: leave that.
-        defer { try? site.store.clearSetting(Self.addressSetting, ifValue: Self.url(address, port: port.value)) }
+        app.addServices(feed, QuietRelease(connections: connections, desks: site.desks))
+        site.desks.presence.forgetDeadServer()
+        defer { site.desks.presence.withdraw(url: Self.url(address, port: port.value)) }
         do {
             try await app.run()
         } catch where isCompanion && !Task.isCancelled {
@@ -96,9 +91,6 @@ package struct WebServer: Service {
         return "http://\(bound)/"
     }
 
-    /// Where the running server listens, as the last one to start wrote it (cleared as it stops).
-    package static let addressSetting = StatusReport.webURLSetting
-
     /// Every page, the API and the static files, behind the door (`SecurityMiddleware`), which must come first:
     /// a route takes the middleware added before it.
     static func router(site: WebSite, hosts: HostRule, feed: ProgressFeed) -> Router<WebContext> {
@@ -122,9 +114,9 @@ extension WebServer {
     /// without the secret `web_token` (the page can change the library and take uploads), and a token too short.
     /// `watch` and `shelfd web` call it as they start, so it first deals with the uploads a stopped server left
     /// half done (`IncomingPhoto.tidyLeftovers`), whether or not the page is on now.
-    /// `files`: the daemon's writer of the files for people; `shelfd web` alone makes its own.
-    package static func forDaemon(config: Configuration, secrets: Secrets, store: Store, logger: Logger,
-                                  files: FilesWriter? = nil, isCompanion: Bool = true) throws -> WebServer? {
+    /// `desks`: over the daemon's database and its writer of the files for people (`shelfd web` alone: its own).
+    package static func forDaemon(config: Configuration, secrets: Secrets, desks: Desks, logger: Logger,
+                                  isCompanion: Bool = true) throws -> WebServer? {
         IncomingPhoto.tidyLeftovers(incoming: URL(fileURLWithPath: config.paths.incoming), logger: logger)
         guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
         guard let address = config.web.address else {
@@ -134,7 +126,7 @@ extension WebServer {
             throw WebError.tokenRequired(address)
         }
         if let problem = secrets.webTokenProblem { throw WebError.weakToken(problem) }
-        return WebServer(site: try WebSite(config: config, secrets: secrets, store: store, logger: logger, files: files), address: address,
+        return WebServer(site: try WebSite(config: config, secrets: secrets, desks: desks, logger: logger), address: address,
                          isCompanion: isCompanion)
     }
 }
@@ -205,7 +197,7 @@ final class ConnectionLimit: Sendable {
 /// pages (`IdleMemory`), as the scheduler gives back a batch's when the queue goes idle.
 struct QuietRelease: Service {
     let connections: ConnectionLimit
-    let store: Store
+    let desks: Desks
     static let tick: Duration = .seconds(5)
 
     func run() async throws {
@@ -218,8 +210,7 @@ struct QuietRelease: Service {
                     busy = true
                 } else if busy {
                     busy = false
-                    store.releaseMemory()
-                    IdleMemory.release()
+                    desks.releaseMemory()
                 }
                 seen = now
             }

@@ -3,43 +3,24 @@ import Logging
 import ShelfApp
 import ShelfConfig
 import ShelfCore
-import ShelfOutputs
-import ShelfStore
 
-/// Everything the pages and the API reach: the configuration, the database, the review desk (the one code
-/// path of every review decision, shared with `shelfd review`), and the templates.
+/// Everything the pages and the API reach: the configuration, the application's desks (the one code path of
+/// every decision, shared with the command line), and the templates.
 package struct WebSite: Sendable {
     package let config: Configuration
     package let secrets: Secrets
-    package let store: Store
-    /// The sessions and login codes the door checks.
-    package let sessions: WebSessionStore
-    /// The photos' result documents, as `shelfd scan` reads them.
-    package let results: PhotoResults
-    package let desk: ReviewDesk
-    package let library: LibraryDesk            // edits of whole works, shared with `shelfd library`
-    /// Where decisions and edits hand their changes: the daemon's, or this process's own for `shelfd web` alone.
-    package let files: FilesWriter
+    package let desks: Desks
     package let templates: Templates
     package let logger: Logger
-    private let statusCache = StatusCache()
 
-    package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil) throws {
+    package init(config: Configuration, secrets: Secrets, desks: Desks, logger: Logger) throws {
         self.config = config
         self.secrets = secrets
-        self.store = store
-        sessions = store.webSessions
-        results = PhotoResults(store: store)
-        let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger))
-        self.files = files
-        self.desk = ReviewDesk(config: config, store: store, logger: logger, writer: files)
-        self.library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
+        self.desks = desks
         self.templates = try Templates()
         self.logger = logger
     }
 
     /// What `shelfd status --json` says, built at most once per change of the database and second.
-    package func status() throws -> StatusDocument {
-        try statusCache.document(config: config, secrets: secrets, store: store)
-    }
+    package func status() throws -> StatusDocument { try desks.status() }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ShelfApp
 import ShelfConfig
 import ShelfDaemon
 import ShelfWeb
@@ -14,8 +15,8 @@ struct Watch: AsyncParsableCommand {
         Shutdown.rememberEarlySignals()
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
-        let web = try WebServer.forDaemon(config: config, secrets: secrets, store: runtime.store, logger: logger,
-                                            files: runtime.files)
+        let desks = Desks(config: config, secrets: secrets, store: runtime.store, logger: logger, files: runtime.files)
+        let web = try WebServer.forDaemon(config: config, secrets: secrets, desks: desks, logger: logger)
         try await WatchService(runtime: runtime, logger: logger, companions: web.map { [$0] } ?? []).run()
     }
 }

@@ -28,8 +28,9 @@ struct Web: AsyncParsableCommand {
         }
         try FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
         let store = try StoreAccess.open(config: config, secrets: secrets)
-        guard let server = try WebServer.forDaemon(config: config, secrets: secrets, store: store, logger: logger,
-                                                        isCompanion: false) else { return }
+        let desks = Desks(config: config, secrets: secrets, store: store, logger: logger)
+        guard let server = try WebServer.forDaemon(config: config, secrets: secrets, desks: desks, logger: logger,
+                                                   isCompanion: false) else { return }
         try await Shutdown.run([server], logger: logger)
         server.flushFiles()
     }

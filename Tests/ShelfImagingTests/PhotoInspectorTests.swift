@@ -73,7 +73,8 @@ import Testing
 
     @Test("Refuses a HEIC that is only a file type box as unreadable, saying it is HEIC")
     func brokenHEIC() {
-        let heic = ImageFormatTests.ftyp(major: "heic", compatible: ["mif1", "heic"]) + [UInt8](repeating: 0, count: 64)
+        let fileType = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)    // brands heic, mif1
+        let heic = fileType + [UInt8](repeating: 0, count: 64)
         let error = expectPhotoError(.unreadableImage) { try PhotoInspector.inspect(heic) }
         #expect(error?.message.hasPrefix("truncated or corrupt HEIC/HEIF") == true)
     }

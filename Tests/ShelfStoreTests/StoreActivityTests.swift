@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import ShelfStore
 import ShelfTesting
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import ShelfTesting
 import Testing
 @testable import ShelfStore

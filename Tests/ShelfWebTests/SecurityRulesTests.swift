@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Testing
+import ShelfApp
 @testable import ShelfWeb
 
 @Suite("The web page's door: its rules without a socket")
@@ -84,7 +85,7 @@ struct SecurityRulesTests {
         #expect(SecurityMiddleware.constantTimeEquals("abc", "abc"))
         #expect(!SecurityMiddleware.constantTimeEquals("abc", "abd"))
         #expect(!SecurityMiddleware.constantTimeEquals("abc", "abcd"))
-        #expect(Session.randomToken().count == 64 && Session.randomToken() != Session.randomToken())
+        #expect(SessionDesk.randomToken().count == 64 && SessionDesk.randomToken() != SessionDesk.randomToken())
     }
 
     @Test("After ten wrong tokens in a minute a client's tokens are refused, until the minute has passed; other clients' are not")

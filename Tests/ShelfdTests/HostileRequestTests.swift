@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ShelfApp
 import ShelfConfig
 import ShelfCore
 import ShelfStore
@@ -274,9 +275,10 @@ struct HostileRequestTests {
         try await withTemporaryDirectory { folder in
             let config = Configuration(paths: .init(root: folder.path, state: folder.path))
             let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
-            let site = try WebSite(config: config, secrets: Secrets(), store: store, logger: Logger(label: "routes"))
+            let desks = Desks(config: config, secrets: Secrets(), store: store, logger: Logger(label: "routes"))
+            let site = try WebSite(config: config, secrets: Secrets(), desks: desks, logger: Logger(label: "routes"))
             let router = WebServer.router(site: site, hosts: HostRule(listenHost: "127.0.0.1", port: BoundPort(0)),
-                                          feed: ProgressFeed(store: store))
+                                          feed: ProgressFeed(queue: desks.queue))
             let served = Set(router.routes.map { "\($0.method) \($0.path)" })
             let listed = Set(Self.routes.map(\.description))
             #expect(served.subtracting(listed).isEmpty, "routes no hostile request reaches: add them to HostileRequestTests.routes")

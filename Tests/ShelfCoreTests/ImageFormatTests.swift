@@ -1,5 +1,5 @@
 import Testing
-import ShelfImaging
+import ShelfCore
 
 @Suite struct ImageFormatTests {
     static let samples: [(name: String, bytes: [UInt8], format: ImageFormat)] = [

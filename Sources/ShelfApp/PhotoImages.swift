@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Logging
-import ShelfApp
 import ShelfConfig
 import ShelfDigest
 import ShelfImaging
@@ -9,7 +8,7 @@ import ShelfOutputs
 import ShelfStore
 import Synchronization
 
-/// The pictures of the photo pages: the upright photo and its thumbnail, made from the original with the
+/// The pictures of the web page's photo pages: the upright photo and its thumbnail, made from the original with the
 /// pipeline's own Preprocessor (JPEG or HEIC, EXIF orientation applied, so the result's boxes fit them) and
 /// kept under `state/web-cache/<sha256>-<size>.jpg`, so a page of thumbnails is made once. The cache is kept
 /// within `[web] cache_mb`: past it, the pictures used longest ago go first (a picture's time is set each time
@@ -18,8 +17,8 @@ import Synchronization
 /// A photo is found by its hash only (`PhotoLocator`): where shelfd saw it under incoming/, or under processed/
 /// after a move, checked against the hash; else (a shared store) the provider-ready image stored with the photo,
 /// else the copy review/ keeps. No original outside those folders is read.
-struct PhotoImages: Sendable {
-    enum Size: String, Sendable {
+package struct PhotoImages: Sendable {
+    package enum Size: String, Sendable {
         case image, thumb
 
         var preset: ImagePreset {
@@ -38,7 +37,7 @@ struct PhotoImages: Sendable {
     let cacheLimit: Int
     private let cacheSize = CacheSize()
 
-    init(config: Configuration, store: Store, logger: Logger) {
+    package init(config: Configuration, store: Store, logger: Logger) {
         cache = URL(fileURLWithPath: config.paths.state).appendingPathComponent("web-cache")
         cacheLimit = config.web.cacheMB * 1_048_576
         locator = PhotoLocator(config: config, store: store)
@@ -49,13 +48,13 @@ struct PhotoImages: Sendable {
     /// for a moment, and the daemon beside the page has photos to process.
     private static let lane = DispatchQueue(label: "shelfd.web.images")
 
-    func cacheURL(sha256: String, size: Size) -> URL {
+    package func cacheURL(sha256: String, size: Size) -> URL {
         cache.appendingPathComponent("\(sha256)-\(size.rawValue).jpg")
     }
 
     /// The JPEG, from the cache or made now; nil when no copy of the photo can be found or read.
     /// `relativePath`: where the photo was first seen under incoming/ (where a move put it under processed/).
-    func jpeg(sha256: String, relativePath: String, size: Size) async -> [UInt8]? {
+    package func jpeg(sha256: String, relativePath: String, size: Size) async -> [UInt8]? {
         await withCheckedContinuation { done in
             Self.lane.async { done.resume(returning: make(sha256: sha256, relativePath: relativePath, size: size)) }
         }

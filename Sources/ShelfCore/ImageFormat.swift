@@ -47,7 +47,7 @@ package enum ImageFormat: String, Sendable, Codable {
 
     /// The major and compatible brands of a leading `ftyp` box (ISO/IEC 14496-12), as far as `head` holds them.
     /// Empty when the bytes do not start with an `ftyp` box. Also used to recognise MP4/QuickTime videos.
-    static func ftypBrands(_ head: [UInt8]) -> [String] {
+    package static func ftypBrands(_ head: [UInt8]) -> [String] {
         guard head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) else { return [] }
         let boxSize = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
         let end = min(head.count, max(boxSize, 12))

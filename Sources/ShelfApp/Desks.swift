@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import ShelfConfig
+import ShelfCore
+import ShelfOutputs
+import ShelfStore
+
+/// The application layer as a door that serves many requests holds it (the web page and its API): every desk
+/// over one open database, the decisions and edits sharing one writer of the files for people.
+package struct Desks: Sendable {
+    /// Review decisions, the one code path shared with `shelfd review`.
+    package let review: ReviewDesk
+    /// Edits of whole works, shared with `shelfd library`.
+    package let library: LibraryDesk
+    package let exports: ExportDesk
+    /// The photos' result documents, as `shelfd scan` reads them.
+    package let results: PhotoResults
+    package let photos: PhotoDesk
+    package let images: PhotoImages
+    package let queue: QueueDesk
+    package let sessions: SessionDesk
+    package let metrics: MetricsDesk
+    package let presence: WebPresence
+    private let config: Configuration
+    private let secrets: Secrets
+    private let store: Store
+    private let files: FilesWriter
+    private let statusCache = StatusCache()
+
+    /// `files`: the daemon's writer of the files for people; without one (`shelfd web` alone) this process has its own.
+    package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil) {
+        let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger))
+        review = ReviewDesk(config: config, store: store, logger: logger, writer: files)
+        library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
+        exports = ExportDesk(config: config, store: store)
+        results = PhotoResults(store: store)
+        photos = PhotoDesk(store: store)
+        images = PhotoImages(config: config, store: store, logger: logger)
+        queue = QueueDesk(store: store)
+        sessions = SessionDesk(store: store, secrets: secrets)
+        metrics = MetricsDesk(store: store)
+        presence = WebPresence(store: store)
+        self.config = config
+        self.secrets = secrets
+        self.store = store
+        self.files = files
+    }
+
+    /// What `shelfd status --json` says, built at most once per change of the database and second.
+    package func status() throws -> StatusDocument {
+        try statusCache.document(config: config, secrets: secrets, store: store)
+    }
+
+    /// Writes what the last decisions and edits changed of library.json, review/ and the exports.
+    package func flushFiles() { files.flush() }
+
+    /// After a burst of requests, the memory it took goes back: the database's page cache and malloc's free pages.
+    package func releaseMemory() {
+        store.releaseMemory()
+        IdleMemory.release()
+    }
+}

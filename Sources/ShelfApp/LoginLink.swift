@@ -1,0 +1,47 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShelfConfig
+import ShelfStore
+
+/// `shelfd web --print-login-url`: a link that logs one browser in, once, within ten minutes, under the token
+/// set now. Only the code's hash is stored.
+package enum LoginLink {
+    package static let lifetime: TimeInterval = 10 * 60
+
+    package static func make(config: Configuration, secrets: Secrets, store: Store) throws -> String {
+        let code = try SessionDesk(store: store, secrets: secrets).newLoginCode(lifetime: lifetime)
+        return baseURL(config: config, store: store) + "login/" + code
+    }
+
+    /// The running server's address, else the configured one; an address that means "every interface" becomes
+    /// one a phone can reach (this machine's first non-loopback IPv4 address).
+    static func baseURL(config: Configuration, store: Store) -> String {
+        var address: ListenAddress? = config.web.address
+        if let running = (try? StatusReport.webAddress(store)) ?? nil,
+           let parsed = ListenAddress(String(running.dropFirst("http://".count).prefix { $0 != "/" })) {
+            address = parsed
+        }
+        guard var address else { return "http://127.0.0.1:8787/" }
+        if ["0.0.0.0", "::", ""].contains(address.host) { address.host = firstNetworkAddress() ?? "127.0.0.1" }
+        return "http://\(address)/"
+    }
+
+    static func firstNetworkAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0
+            else { continue }
+            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !text.hasPrefix("127.") { return text }
+        }
+        return nil
+    }
+}

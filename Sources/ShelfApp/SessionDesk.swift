@@ -1,0 +1,57 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShelfConfig
+import ShelfCore
+import ShelfStore
+
+/// The web page's sessions and one-time login codes, under the `web_token` they were made with. The store keeps
+/// (hashed) the secret with the token, so under another token (or none) it finds nothing, and a new token ends
+/// every session. The cookie that carries a session is the web door's.
+package struct SessionDesk: Sendable {
+    private let sessions: WebSessionStore
+    private let token: String?
+
+    package init(store: Store, secrets: Secrets) {
+        sessions = store.webSessions
+        token = secrets.webToken?.value
+    }
+
+    /// A login lasts a month. A loopback session, made for any browser or script that asks for a page without
+    /// a cookie, lasts a week, so a script polling `/` leaves few rows behind.
+    package static func lifetime(loggedIn: Bool) -> TimeInterval { (loggedIn ? 30 : 7) * 24 * 3600 }
+
+    /// A new session: the random id its cookie carries (only its hash is stored) and the session, with its
+    /// random CSRF token.
+    package func open(loggedIn: Bool) throws -> (id: String, session: WebSession) {
+        let id = Self.randomToken(), csrf = Self.randomToken()
+        let expires = Date().addingTimeInterval(Self.lifetime(loggedIn: loggedIn))
+        try sessions.create(id: key(id), csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
+        return (id, WebSession(csrf: csrf, loggedIn: loggedIn, expiresAt: expires))
+    }
+
+    /// The session whose cookie holds `id`, unless it has expired or was made under another token.
+    package func session(id: String) throws -> WebSession? { try sessions.session(id: key(id)) }
+
+    /// Ends the session whose cookie holds `id` (logging out).
+    package func end(id: String) throws { try sessions.end(id: key(id)) }
+
+    /// A code for a login link, valid once within `lifetime`.
+    package func newLoginCode(lifetime: TimeInterval) throws -> String {
+        let code = Self.randomToken()
+        try sessions.addLoginCode(key(code), expiresAt: Date().addingTimeInterval(lifetime))
+        return code
+    }
+
+    /// True once for a code that was given and has not expired.
+    package func redeem(code: String) throws -> Bool { try sessions.redeemLoginCode(key(code)) }
+
+    private func key(_ secret: String) -> String { token.map { secret + "\u{1F}" + $0 } ?? secret }
+
+    /// 32 random bytes as hex: session ids, CSRF tokens, login codes.
+    package static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+    }
+}
