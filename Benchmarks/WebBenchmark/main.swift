@@ -165,7 +165,7 @@ func modified(_ url: URL) -> Date? {
         files = FilesWriter(files: LibraryFiles(
             libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
             processed: root.appendingPathComponent("processed"), exports: root.appendingPathComponent("exports"),
-            filesLock: state.appendingPathComponent("files.lock"), store: store, logger: Logger(label: "shelfd-bench-web", factory: { _ in SwiftLogNoOpLogHandler() })))
+            filesLock: state.appendingPathComponent("files.lock"), store: store.library, logger: Logger(label: "shelfd-bench-web", factory: { _ in SwiftLogNoOpLogHandler() })))
     }
 
     /// Starts the daemon and lets its start-up catch-up finish.

@@ -29,7 +29,7 @@ package struct Desks: Sendable {
 
     /// `files`: the daemon's writer of the files for people; without one (`shelfd web` alone) this process has its own.
     package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil) {
-        let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger))
+        let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger))
         review = ReviewDesk(config: config, store: store, logger: logger, writer: files)
         library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
         exports = ExportDesk(config: config, store: store)

@@ -43,7 +43,7 @@ package struct ExportDesk: Sendable {
     /// `shelfd export --format` writes it.
     package func stream(_ format: ExportFormat, exclusiveShelf: ReadingShelf? = nil, includeUnverified: Bool = false,
                         to append: (Data) throws -> Void) throws -> ExportResult {
-        try LibraryFiles.export(format, from: store, review: URL(fileURLWithPath: config.paths.review),
+        try LibraryFiles.export(format, from: store?.library, review: URL(fileURLWithPath: config.paths.review),
                                 exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
                                 includeUnverified: includeUnverified, to: append)
     }

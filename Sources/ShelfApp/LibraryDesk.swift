@@ -7,10 +7,10 @@ import ShelfStore
 
 /// `shelfd library` and the library page: a person's edits of whole works (edit, remove, merge), after each of
 /// which library.json, review/ and the exports follow the database (through the process's `FilesWriter`). The edits themselves are the
-/// store's (`Store.editWork`, `removeWork`, `mergeWorks`): one code path for the command and the page.
+/// library's (`LibraryRecords.editWork`, `removeWork`, `mergeWorks`): one code path for the command and the page.
 package struct LibraryDesk: Sendable {
     private let writer: FilesWriter
-    private let store: Store
+    private let library: LibraryRecords
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the edit itself.
     private let writesFiles: Bool
     private let libraryFile: String
@@ -18,19 +18,19 @@ package struct LibraryDesk: Sendable {
     /// Edits on a database already open (the web page shares the daemon's, and its `writer`); without a writer
     /// the files are written before an edit returns.
     package init(config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil) {
-        self.writer = writer ?? FilesWriter(files: LibraryFiles(config: config, store: store, logger: logger), immediately: true)
-        self.store = store
+        self.writer = writer ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
+        library = store.library
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
         libraryFile = config.paths.libraryFile
     }
 
     /// One page of the library page's list: the works matching `search` (title, author or ISBN) in `sort` order.
     package func page(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws -> LibraryPage {
-        try store.libraryPage(search: search, sort: sort, offset: offset, limit: limit, photoLimit: photoLimit)
+        try library.libraryPage(search: search, sort: sort, offset: offset, limit: limit, photoLimit: photoLimit)
     }
 
     /// One work as the library page shows it, or nil when there is no such work.
-    package func entry(_ key: String) throws -> LibraryDocument.Entry? { try store.libraryEntry(key) }
+    package func entry(_ key: String) throws -> LibraryDocument.Entry? { try library.libraryEntry(key) }
 
     /// library.json (`shelfd.library/2`) as `/api/v1/library` serves it: the file; before it is written, or on a
     /// node of a shared store that leaves the files to another, made from the database a page of works at a time.
@@ -38,24 +38,24 @@ package struct LibraryDesk: Sendable {
         if let data = FileManager.default.contents(atPath: libraryFile) { return Array(data) }
         var data = Data()
         try LibraryDocument.stream(generatedAt: Date(), pages: { page in
-            if store.isShared { try store.libraryPages(size: 250, page) }
+            if library.isShared { try library.libraryPages(size: 250, page) }
         }, to: { data += $0 })
         return Array(data) + Array("\n".utf8)
     }
 
     /// One work as `shelfd library show` and `/api/v1/library/<work>` give it: every sighting and its whole history.
-    package func work(_ key: String) throws -> LibraryDocument.Entry { try store.work(key) }
+    package func work(_ key: String) throws -> LibraryDocument.Entry { try library.work(key) }
 
     package func edit(_ work: String, title: String?, author: String?, isbn: ISBN?) throws -> LibraryChange {
-        try done(store.editWork(work, title: title, author: author, isbn: isbn))
+        try done(library.editWork(work, title: title, author: author, isbn: isbn))
     }
 
     package func remove(_ work: String) throws -> LibraryChange {
-        try done(store.removeWork(work))
+        try done(library.removeWork(work))
     }
 
     package func merge(_ from: String, into: String) throws -> LibraryChange {
-        try done(store.mergeWorks(from, into: into))
+        try done(library.mergeWorks(from, into: into))
     }
 
     private func done(_ change: LibraryChange) -> LibraryChange {

@@ -40,7 +40,7 @@ package struct PhotoImages: Sendable {
     package init(config: Configuration, store: Store, logger: Logger) {
         cache = URL(fileURLWithPath: config.paths.state).appendingPathComponent("web-cache")
         cacheLimit = config.web.cacheMB * 1_048_576
-        locator = PhotoLocator(config: config, store: store)
+        locator = PhotoLocator(config: config, store: store.library)
         self.logger = logger
     }
 

@@ -22,10 +22,10 @@ package struct ReviewDesk: Sendable {
     /// Decisions on a database already open (the web page shares the daemon's, and its `writer`); without a
     /// writer the files are written before `decide` returns.
     package init(config: Configuration, store: Store?, logger: Logger, writer: FilesWriter? = nil) {
-        let files = store.map { LibraryFiles(config: config, store: $0, logger: logger) }
+        let files = store.map { LibraryFiles(config: config, store: $0.library, logger: logger) }
         self.files = files
         self.writer = writer ?? files.map { FilesWriter(files: $0, immediately: true) }
-        self.store = store
+        self.store = store?.library
         incoming = URL(fileURLWithPath: config.paths.incoming)
         writesFiles = FilesRole.writesFiles(config: config, shared: store?.isShared ?? false)
     }

@@ -95,7 +95,7 @@ package struct Runtime: Sendable {
                           metadata: ["event": "files_elsewhere"])
         }
         return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, providers: store.providers, sharedResults: store.results,
+                       pipeline: Pipeline(settings: settings, store: store, library: store.library, providers: store.providers, sharedResults: store.results,
                                           lineup: lineup, choice: choice,
                                           enricher: enricher, logger: logger, onIdle: { store.releaseMemory(); IdleMemory.release() }),
                        chosen: chosen, secrets: secrets)

@@ -83,7 +83,7 @@ package final class StrandedJobs: Sendable {
                                                 choice: kind, memory: StoredProviderMemory(store: runtime.store),
                                                 limits: runtime.store)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
-            pipeline = Pipeline(settings: main.settings, store: runtime.store, providers: runtime.store.providers,
+            pipeline = Pipeline(settings: main.settings, store: runtime.store, library: runtime.store.library, providers: runtime.store.providers,
                                 sharedResults: runtime.store.results, lineup: lineup, choice: kind,
                                 enricher: main.enricher, logger: main.logger, owner: main.owner,
                                 onIdle: main.onIdle)

@@ -117,7 +117,7 @@ extension Pipeline {
     /// reading a person already decided for this photo gets none (the decision applies again at commit).
     /// `decisionsPossible` false: the claim found no decision on the photo, so none is read.
     private func markOpenReviews(in document: inout ResultDocument, decisionsPossible: Bool) {
-        let decided = decisionsPossible ? (try? store.decidedReadings(sha256: document.photo.sha256)) ?? [] : []
+        let decided = decisionsPossible ? (try? library.decidedReadings(sha256: document.photo.sha256)) ?? [] : []
         for i in document.books.indices where document.books[i].status == .needsReview {
             let book = document.books[i]
             document.books[i].reviewID = decided.contains(book.titleKey)

@@ -10,15 +10,15 @@ import ShelfOutputs
 import ShelfProviders
 import ShelfStore
 
-/// What the pipeline asks of the store besides the providers' state and a shared store's results: the queue, the
-/// readings a person already decided, and what library.json and review/ are written from.
-package typealias PipelineStore = JobQueue & ReviewStore & LibraryStore
-
 /// Turns queued photos into results: claims batches, asks the provider (never twice for a saved answer),
 /// checks the books, writes results and the library, and commits each batch as one unit.
 package final class Pipeline: Sendable {
     package let settings: PipelineSettings
-    package let store: any PipelineStore
+    /// The queue: sightings, claims, attempts, saved answers, and one commit per batch.
+    package let store: any JobQueue
+    /// The library and its review queue (`Store.library`): the readings a person already decided, and what
+    /// library.json and review/ are written from.
+    package let library: any LibraryStore
     /// The providers' health, shared by every shelfd process (`Store.providers`).
     package let providers: any ProviderHealthStore
     /// A shared store's result documents, written here when this node writes them, and the files' change counter
@@ -52,10 +52,10 @@ package final class Pipeline: Sendable {
     /// library.json, review/ and exports/: each commit hands its change here and goes on.
     package let files: FilesWriter
 
-    package init(settings: PipelineSettings, store: any PipelineStore, providers: any ProviderHealthStore,
+    package init(settings: PipelineSettings, store: any JobQueue, library: any LibraryStore, providers: any ProviderHealthStore,
                  sharedResults: any SharedFilesStore, lineup: Lineup, choice: ProviderName? = nil, enricher: Enricher? = nil,
                  logger: Logger, owner: String = ProcessIdentity.current, onIdle: @escaping @Sendable () -> Void = {}) {
-        self.settings = settings; self.store = store; self.providers = providers; self.sharedResults = sharedResults
+        self.settings = settings; self.store = store; self.library = library; self.providers = providers; self.sharedResults = sharedResults
         self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner; self.onIdle = onIdle
@@ -63,7 +63,7 @@ package final class Pipeline: Sendable {
         files = FilesWriter(files: LibraryFiles(
             libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
             exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,
-            filesLock: settings.filesLock, store: store, logger: logger))
+            filesLock: settings.filesLock, store: library, logger: logger))
     }
 
     /// Graceful stop: the scheduler claims nothing more, photos waiting for a request slot go back to the

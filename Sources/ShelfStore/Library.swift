@@ -4,7 +4,7 @@ import ShelfCore
 /// The library is one row per work (ARCHITECTURE.md, "One entry per work"); each of its sightings keeps what one photo showed (title,
 /// author, ISBN, review state). A book's title, confidence and status are recomputed from its sightings, so
 /// replacing one photo's reading (a rescan, a person's decision) never leaves a stale value behind.
-extension Store {
+extension LibraryRecords {
     /// Adds one reading from a photo to the work it belongs to, or as a new work. `decided`: a person chose
     /// this reading (it counts as verified, and its title wins). Returns the book's row.
     /// `refresh` false: the caller refreshes the book (a batch commit, once for every book of the photo).
@@ -339,7 +339,7 @@ extension Store {
     }
 
     /// Every work with its editions, shelves, sightings, history and open review item, in the order first seen.
-    package func library() throws -> [LibraryDocument.Entry] {
+    package func entries() throws -> [LibraryDocument.Entry] {
         try read { db in try Self.entries(db, only: nil) }
     }
 

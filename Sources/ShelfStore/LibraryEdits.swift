@@ -5,7 +5,7 @@ import ShelfCore
 /// reading of the work, remembered per photo and reading in `review_decision` — the table `shelfd review`
 /// writes — so the pipeline applies it again when a photo is read again, and placed through `apply` (the same
 /// identity rule as a new reading: a shared ISBN or record joins works). One transaction each.
-extension Store {
+extension LibraryRecords {
     /// The work's title, author or ISBN in a person's words (nil keeps what is there; an empty author is none).
     /// The work keeps its record, so it stays the entry it was.
     package func editWork(_ key: String, title: String?, author: String?, isbn: ISBN?, now: Date = Date()) throws -> LibraryChange {

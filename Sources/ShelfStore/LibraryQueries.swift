@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-extension Store {
+extension LibraryRecords {
     /// The works matching `search` (in the title, the author or an ISBN), in `sort` order, `limit` of them from
     /// `offset`. One page is a few indexed queries, whatever the size of the library.
     package func libraryPage(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws -> LibraryPage {

@@ -18,7 +18,7 @@ final class PendingReadings {
     private var pendingKeys: Set<String> = []
     private var history: [(bookID: Int64, step: LibraryDocument.Decision)] = []
     /// The works linked to the photo's readings, read for them all at once before the first (`Store.linkedWorks`).
-    private var links: [Store.WorkLookup: [Row]] = [:]
+    private var links: [LibraryRecords.WorkLookup: [Row]] = [:]
     /// What the readings taken since could have changed: the works they were linked to or went to, and their keys. A
     /// reading whose links or keys meet these is looked up again.
     private var touchedWorks: Set<Int64> = []
@@ -26,19 +26,19 @@ final class PendingReadings {
 
     /// Reads the links of the photo's readings in one query.
     func readLinks(of books: [Book], _ db: any DatabaseConnection) throws {
-        links = try Store.linkedWorks(db, books.map(Store.WorkLookup.init))
+        links = try LibraryRecords.linkedWorks(db, books.map(LibraryRecords.WorkLookup.init))
         touchedWorks = []; takenKeys = []
     }
 
     /// The links read for this reading, while nothing taken since could have changed them; nil: look them up.
-    func linkedWorks(for lookup: Store.WorkLookup) -> [Row]? {
+    func linkedWorks(for lookup: LibraryRecords.WorkLookup) -> [Row]? {
         guard let rows = links[lookup], takenKeys.isDisjoint(with: lookup.keys),
               !rows.contains(where: { touchedWorks.contains($0.int("id") ?? -1) }) else { return nil }
         return rows
     }
 
     /// A reading was taken: its links and keys, and the work it went to, may have changed.
-    func taken(_ lookup: Store.WorkLookup, linked: [Row], work: Int64) {
+    func taken(_ lookup: LibraryRecords.WorkLookup, linked: [Row], work: Int64) {
         touchedWorks.formUnion(linked.compactMap { $0.int("id") })
         touchedWorks.insert(work)
         takenKeys.formUnion(lookup.keys)
@@ -47,8 +47,8 @@ final class PendingReadings {
     /// Something outside the buffer changed the library (a decided reading): every link is looked up again.
     func forgetLinks() { links = [:] }
 
-    /// Whether the lookup of `book`'s work could find a pending sighting (`Store.work(for:)`'s arms on book_sighting).
-    func mayBeSeen(by book: Book) -> Bool { !pendingKeys.isDisjoint(with: Store.WorkLookup(book).keys) }
+    /// Whether the lookup of `book`'s work could find a pending sighting (`LibraryRecords.work(for:)`'s arms on book_sighting).
+    func mayBeSeen(by book: Book) -> Bool { !pendingKeys.isDisjoint(with: LibraryRecords.WorkLookup(book).keys) }
 
     /// A sighting to write. Two readings of one photo on the same work share it, as the statement's ON CONFLICT
     /// would have them: the best confidence, verified or decided if either was, the first ISBN and record kept.
@@ -79,7 +79,7 @@ final class PendingReadings {
     /// Writes what is pending: the sightings in one statement, then the history in one.
     func flush(_ db: any DatabaseConnection) throws(StoreError) {
         if !sightings.isEmpty {
-            try Store.insertSightings(db, sightings.map { s in
+            try LibraryRecords.insertSightings(db, sightings.map { s in
                 [s.bookID, s.sha256, s.box, s.confidence, s.shelf, s.seenAt,
                  (s.verified ? Book.Status.verified : .needsReview).rawValue, s.title, s.author, s.titleKey,
                  s.isbn13, s.isbn10, s.isbnSource, s.decided, s.matchKey]
@@ -87,7 +87,7 @@ final class PendingReadings {
             sightings = []; pendingKeys = []
         }
         if !history.isEmpty {
-            try Store.recordHistory(db, history)
+            try LibraryRecords.recordHistory(db, history)
             history = []
         }
     }

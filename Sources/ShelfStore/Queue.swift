@@ -396,13 +396,13 @@ extension Store {
                                   resultPath == nil ? nil : now])
                         if resultPath == nil { change.storedResults.insert(job.id) }
                     }
-                    let touched = try Self.forgetSightings(db, of: job.sha256)   // a re-run replaces them
+                    let touched = try LibraryRecords.forgetSightings(db, of: job.sha256)   // a re-run replaces them
                     var open: [String] = []
                     var refreshed = Set(touched)
                     let pending = PendingReadings()
                     try pending.readLinks(of: books.filter { decisions[job.sha256]?[$0.titleKey] == nil }, db)
                     for book in books {
-                        let committed = try Self.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
+                        let committed = try LibraryRecords.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
                                                                shelf: shelfOf(job), decisions: decisions[job.sha256] ?? [:],
                                                                pending: pending, now: now)
                         if let id = committed.reviewID { open.append(id) }
@@ -413,9 +413,9 @@ extension Store {
                     // `review` only for an item it opened. Before the refresh: a book left without sightings goes,
                     // and its items with it, unreported.
                     if !touched.isEmpty || (review && open.isEmpty) {
-                        change.closedItems.formUnion(try Self.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now))
+                        change.closedItems.formUnion(try LibraryRecords.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now))
                     }
-                    try Self.refresh(db, refreshed, now: now)
+                    try LibraryRecords.refresh(db, refreshed, now: now)
                     change.works.formUnion(refreshed)
                     change.openedItems.formUnion(open)
                     change.photos.insert(job.sha256)

@@ -11,7 +11,7 @@ extension ReviewDocument {
     }
 }
 
-extension Store {
+extension LibraryRecords {
     /// Every open item, oldest first.
     package func openReviewItems() throws -> [ReviewItem] {
         try read { db in try Self.reviewItems(db, where: "1 = 1", []) }
@@ -292,7 +292,7 @@ extension Store {
         guard wanted.count >= 4, wanted.allSatisfy(\.isHexDigit) else {
             throw ReviewError(code: .notFound, message: "'\(id)' is not a review id: give one as 'shelfd review list' shows it.")
         }
-        let found = try reviewItems(db, where: hexPrefix(of: "r.id"), hexPrefixArguments(wanted))
+        let found = try reviewItems(db, where: Store.hexPrefix(of: "r.id"), Store.hexPrefixArguments(wanted))
         guard found.count < 2 else {
             throw ReviewError(code: .ambiguous, message: "'\(id)' starts \(found.count) review ids: give more of it.")
         }

@@ -38,7 +38,7 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         let connection = try SQLiteConnection(path: path)
         try connection.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         try Schema.migrate(connection)
-        try mergeWorksSharingAnISBN(connection, now: Date())
+        try LibraryRecords.mergeWorksSharingAnISBN(connection, now: Date())
         return Store(connection: connection, location: path, openAside: { () throws(StoreError) in
             let aside = try SQLiteConnection(path: path, mode: .readWrite)
             try aside.executeScript("PRAGMA query_only = 1;")

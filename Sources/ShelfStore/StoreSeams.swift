@@ -3,8 +3,9 @@ import ShelfCore
 
 // The narrow views of the store each side uses. The pipeline and the files people read hold these, never
 // `Store` itself, so that their unit tests stand on small fakes and a second store can stand behind the same
-// protocols. `Store` (SQLite) conforms to all of them. Requirements carry every argument (`now:` too): a
-// protocol has no default arguments, so callers through these views pass the time they mean.
+// protocols. `Store` is the `JobQueue`; `Store.library` (`LibraryRecords`) is the review and library views.
+// Requirements carry every argument (`now:` too): a protocol has no default arguments, so callers through these
+// views pass the time they mean.
 
 /// The queue as the pipeline sees it: sightings in, jobs claimed and leased, attempts charged, saved answers
 /// kept for replay, hybrid's rechecks, and one commit per batch.
@@ -139,7 +140,7 @@ extension ReviewStore {
 
 /// What library.json and review/ are written from: the library, and the review queue as `ReviewStore` reads it.
 package protocol LibraryStore: ReviewStore {
-    func library() throws -> [LibraryDocument.Entry]
+    func entries() throws -> [LibraryDocument.Entry]
     /// The library a page of works at a time, first seen first: what library.json and the exports stream from.
     func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws
     /// The open items of these photos.
@@ -162,7 +163,7 @@ package protocol SharedFilesStore: Sendable {
 extension LibraryStore {
     // A store that holds little (a test's fake): the whole library as one page, the open items read whole.
     package func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {
-        let books = try library()
+        let books = try entries()
         if !books.isEmpty { try body(books) }
     }
 
@@ -173,4 +174,5 @@ extension LibraryStore {
     package func hasPhotoImage(sha256: String) throws -> Bool { try photoImage(sha256: sha256) != nil }
 }
 
-extension Store: JobQueue, ReviewStore, LibraryStore {}
+extension Store: JobQueue {}
+extension LibraryRecords: LibraryStore {}

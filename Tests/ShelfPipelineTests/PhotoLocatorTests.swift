@@ -18,7 +18,7 @@ struct PhotoLocatorTests {
             let sha = SHA256.hex(of: Array(original))
             _ = try store.recordSighting(path: incoming.appendingPathComponent("den/IMG_1.jpg").path, relativePath: "den/IMG_1.jpg",
                                          sha256: sha, size: Int64(original.count), mtime: 0, syncConflict: false, provider: "gemini")
-            let locator = PhotoLocator(store: store, incoming: incoming, processed: processed, reviewCopies: copies)
+            let locator = PhotoLocator(store: store.library, incoming: incoming, processed: processed, reviewCopies: copies)
             #expect(locator.bytes(sha256: sha, relativePath: "den/IMG_1.jpg") == Array(original))
 
             // `pipeline.after = "move"` put it under processed/.
@@ -46,7 +46,7 @@ struct PhotoLocatorTests {
             let store = try Store.open(path: root.appendingPathComponent("shelfd.db").path)
             _ = try store.recordSighting(path: elsewhere.path, relativePath: "IMG_2.jpg", sha256: sha, size: Int64(bytes.count),
                                          mtime: 0, syncConflict: false, provider: "gemini")
-            let locator = PhotoLocator(store: store, incoming: incoming, processed: processed,
+            let locator = PhotoLocator(store: store.library, incoming: incoming, processed: processed,
                                        reviewCopies: root.appendingPathComponent("review/photos"))
             #expect(locator.bytes(sha256: sha, relativePath: "IMG_2.jpg") == bytes)
             #expect(locator.bytes(sha256: sha, relativePath: "IMG_2.jpg", confined: true) == nil)

@@ -13,7 +13,7 @@ import Testing
 @testable import ShelfPipeline
 
 /// A queue in memory: hands out the batches it was given, one per claim, and remembers every commit.
-final class FakeQueue: PipelineStore {
+final class FakeQueue: JobQueue {
     struct State {
         var batches: [[ClaimedJob]] = []
         var claims: [Int] = []                     // the limit of each claim
@@ -98,14 +98,17 @@ final class FakeQueue: PipelineStore {
     func photoImage(sha256: String) throws -> [UInt8]? { nil }
     /// The stages recorded for one job, in order.
     func stages(of job: Int64) -> [JobStage] { state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) } }
+}
 
-    // ReviewStore, LibraryStore
+/// A library with no work and no review item: the pipeline's tests look at the queue.
+struct EmptyLibrary: LibraryStore {
     func openReviewItems() throws -> [ReviewItem] { [] }
     func reviewItem(_ id: String) throws -> ReviewItem { throw CancellationError() }
     func decidedReadings(sha256: String) throws -> Set<String> { [] }
     func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution { throw CancellationError() }
-    func library() throws -> [LibraryDocument.Entry] { [] }
+    func entries() throws -> [LibraryDocument.Entry] { [] }
     func photoLocations(sha256: String) throws -> [String] { [] }
+    func photoImage(sha256: String) throws -> [UInt8]? { nil }
 }
 
 /// The providers' health, kept in memory: fine unless set otherwise, a turn always open.
@@ -147,7 +150,7 @@ struct NoSharedResults: SharedFilesStore {
 
     func pipeline(_ queue: FakeQueue, providers: FakeProviders = FakeProviders(), replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
         let provider = ScriptedProvider("gemini", replies)
-        return Pipeline(settings: settings(), store: queue, providers: providers, sharedResults: NoSharedResults(),
+        return Pipeline(settings: settings(), store: queue, library: EmptyLibrary(), providers: providers, sharedResults: NoSharedResults(),
                         lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"))
     }
 

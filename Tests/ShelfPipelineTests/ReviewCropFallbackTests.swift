@@ -12,7 +12,7 @@ private struct StoredImageOnly: LibraryStore {
     let item: ReviewItem
     let image: [UInt8]?
 
-    func library() throws -> [LibraryDocument.Entry] { [] }
+    func entries() throws -> [LibraryDocument.Entry] { [] }
     func openReviewItems() throws -> [ReviewItem] { [item] }
     func photoLocations(sha256: String) throws -> [String] { ["/nonexistent/incoming/\(item.photo.path)"] }
     func photoImage(sha256: String) throws -> [UInt8]? { image }

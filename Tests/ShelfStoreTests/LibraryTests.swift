@@ -43,7 +43,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
             try commit(store, photo: "p2", [reading("DUNE Frank Herbert", "Herbert", match: duneWork)])
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.work == "openlibrary:/works/OL893415W")
             #expect(library.first?.match == duneWork)
@@ -55,10 +55,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     func titleKeyThenMatch(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert")])
-            #expect(try store.library().first?.work == "title:dune|herbert")
+            #expect(try store.library.entries().first?.work == "title:dune|herbert")
             try commit(store, photo: "p2", [reading("Dune", "F. Herbert", match: duneWork)])
             try commit(store, photo: "p3", [reading("The Dune", "Herbert")])         // unmatched again: joins the match
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.work == "openlibrary:/works/OL893415W")
             #expect(library.first?.sightings.count == 3)
@@ -70,9 +70,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune Frank Herbert", "Herbert", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune", "Herbert", confidence: 0.95)])
-            #expect(try store.library().count == 2, "different titles, one unmatched: not yet known to be the same")
+            #expect(try store.library.entries().count == 2, "different titles, one unmatched: not yet known to be the same")
             try commit(store, photo: "p3", [reading("Dune", "Herbert", match: duneWork)])
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.count == 1)
             #expect(Set(library.first?.sightings.map(\.photoSHA256) ?? []) == ["p1", "p2", "p3"])
             #expect(library.first?.title == "Dune", "the most confident reading names it")
@@ -86,13 +86,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
             try commit(store, photo: "p2", shelf: "attic", [reading("Dune", "Frank Herbert", isbn: "9780441013593")])
             try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717")])   // the first, as ISBN-10
-            var entry = try #require(try store.library().first)
+            var entry = try #require(try store.library.entries().first)
             #expect(entry.editions == [LibraryDocument.Edition(isbn13: "9780441172719", isbn10: "0441172717", source: "gemini"),
                                        LibraryDocument.Edition(isbn13: "9780441013593", isbn10: "0441013597", source: "gemini")])
             #expect(entry.isbn13 == "9780441172719")
             #expect(entry.shelves == ["attic", "den"])
             try commit(store, photo: "p2", shelf: "attic", [reading("Dune", "Frank Herbert")])
-            entry = try #require(try store.library().first)
+            entry = try #require(try store.library.entries().first)
             #expect(entry.editions.map(\.isbn13) == ["9780441172719"])
         }
     }
@@ -103,7 +103,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])   // read again
             try commit(store, photo: "p2", [reading("Smudged", nil, confidence: 0.3)])
-            let library = try store.library()
+            let library = try store.library.entries()
             let dune = try #require(library.first { $0.title == "Dune" })
             #expect(dune.history.map(\.action) == ["detected", "matched"])
             #expect(dune.history.map(\.by) == ["gemini", "openlibrary"])
@@ -119,13 +119,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert"), smudged])
-            let items = try store.openReviewItems()
+            let items = try store.library.openReviewItems()
             #expect(items.map(\.id) == [ReviewDocument.id(photoSHA256: "p1", reading: smudged)])
             #expect(items.first?.candidates == hobbitCandidates)
             #expect(items.first?.reasons == ["low_confidence"])
             #expect(items.first?.book.box == smudged.box)
             #expect(try store.status.queueCounts().review == 1)
-            let entry = try #require(try store.library().first { $0.title == "Smudged Spine" })
+            let entry = try #require(try store.library.entries().first { $0.title == "Smudged Spine" })
             #expect(entry.status == .needsReview && entry.reviewID == items.first?.id)
         }
     }
@@ -136,24 +136,24 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             for photo in ["p1", "p2", "p3"] {
                 try commit(store, photo: photo, [reading("Smudged \(photo)", nil, confidence: 0.3)])
             }
-            let items = try store.openReviewItems()
+            let items = try store.library.openReviewItems()
             #expect(items.count == 3)
-            #expect(try store.firstOpenReviewID() == items[0].id)
-            #expect(try store.reviewPlace(of: items[1]) == ReviewPlace(position: 2, total: 3, previous: items[0].id, next: items[2].id))
-            #expect(try store.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 3, previous: nil, next: items[1].id))
-            #expect(try store.openReviewID(after: items[0]) == items[1].id)
-            #expect(try store.openReviewID(after: items[2]) == items[0].id, "past the last, round to the first")
-            _ = try store.decide(items[1].id, .reject)
-            #expect(try store.openReviewID(after: items[1]) == items[2].id, "a decided item's next is the one after it")
-            #expect(try store.reviewPlace(of: items[2]) == ReviewPlace(position: 2, total: 2, previous: items[0].id, next: nil))
+            #expect(try store.library.firstOpenReviewID() == items[0].id)
+            #expect(try store.library.reviewPlace(of: items[1]) == ReviewPlace(position: 2, total: 3, previous: items[0].id, next: items[2].id))
+            #expect(try store.library.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 3, previous: nil, next: items[1].id))
+            #expect(try store.library.openReviewID(after: items[0]) == items[1].id)
+            #expect(try store.library.openReviewID(after: items[2]) == items[0].id, "past the last, round to the first")
+            _ = try store.library.decide(items[1].id, .reject)
+            #expect(try store.library.openReviewID(after: items[1]) == items[2].id, "a decided item's next is the one after it")
+            #expect(try store.library.reviewPlace(of: items[2]) == ReviewPlace(position: 2, total: 2, previous: items[0].id, next: nil))
             // The total is counted as items open and close: read again with the same reading, p3 keeps its one item;
             // read without it, the item closes with the work it was all of.
             try commit(store, photo: "p3", [reading("Smudged p3", nil, confidence: 0.3)])
-            #expect(try store.reviewPlace(of: items[2]).total == 2)
+            #expect(try store.library.reviewPlace(of: items[2]).total == 2)
             try commit(store, photo: "p3", [reading("Dune", "Frank Herbert")])
-            #expect(try store.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 1, previous: nil, next: nil))
-            _ = try store.decide(items[0].id, .reject)
-            #expect(try store.openReviewID(after: items[2]) == nil, "no other item open")
+            #expect(try store.library.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 1, previous: nil, next: nil))
+            _ = try store.library.decide(items[0].id, .reject)
+            #expect(try store.library.openReviewID(after: items[2]) == nil, "no other item open")
         }
     }
 
@@ -161,19 +161,19 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     func acceptingACandidate(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)])
-            let id = try #require(try store.openReviewItems().first?.id)
-            let resolution = try store.decide(String(id.prefix(6)), .pick(1))
+            let id = try #require(try store.library.openReviewItems().first?.id)
+            let resolution = try store.library.decide(String(id.prefix(6)), .pick(1))
             #expect(resolution.detail == "accepted candidate 1")
-            let entry = try #require(try store.library().first)
-            #expect(try store.library().count == 1)
+            let entry = try #require(try store.library.entries().first)
+            #expect(try store.library.entries().count == 1)
             #expect(entry.title == "The Hobbit" && entry.author == "J. R. R. Tolkien" && entry.status == .verified)
             #expect(entry.work == "openlibrary:/works/OL27482W")
             #expect(entry.editions == [LibraryDocument.Edition(isbn13: "9780261102217", isbn10: "0261102214", source: "openlibrary")])
             #expect(entry.history.map(\.action) == ["detected", "needs_review", "reviewed_by_user"])
             #expect(entry.history.last?.by == "user" && entry.reviewID == nil)
-            #expect(try store.openReviewItems().isEmpty)
+            #expect(try store.library.openReviewItems().isEmpty)
             #expect(try store.status.queueCounts().review == 0 && store.status.queueCounts().done == 1)
-            #expect(throws: ReviewError.self) { try store.decide(id, .accept) }
+            #expect(throws: ReviewError.self) { try store.library.decide(id, .accept) }
         }
     }
 
@@ -181,10 +181,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     func missingCandidateIsRefused(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31)])
-            let id = try #require(try store.openReviewItems().first?.id)
-            let error = try #require(throws: ReviewError.self) { try store.decide(id, .pick(1)) }
+            let id = try #require(try store.library.openReviewItems().first?.id)
+            let error = try #require(throws: ReviewError.self) { try store.library.decide(id, .pick(1)) }
             #expect(error.code == .noSuchCandidate)
-            #expect(try store.openReviewItems().count == 1)
+            #expect(try store.library.openReviewItems().count == 1)
         }
     }
 
@@ -195,20 +195,20 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let ghost = reading("Shadow", nil, confidence: 0.2)
             let typo = reading("Dnue", "Herbrt", confidence: 0.4)
             try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])
-            let ids = Dictionary(uniqueKeysWithValues: try store.openReviewItems().map { ($0.book.title, $0.id) })
-            _ = try store.decide(try #require(ids["Smudged Spine"]), .pick(1))
-            _ = try store.decide(try #require(ids["Shadow"]), .reject)
+            let ids = Dictionary(uniqueKeysWithValues: try store.library.openReviewItems().map { ($0.book.title, $0.id) })
+            _ = try store.library.decide(try #require(ids["Smudged Spine"]), .pick(1))
+            _ = try store.library.decide(try #require(ids["Shadow"]), .reject)
             #expect(try store.status.queueCounts().review == 1, "one book of the photo is still open")
-            _ = try store.decide(try #require(ids["Dnue"]),
+            _ = try store.library.decide(try #require(ids["Dnue"]),
                                  .edit(title: "Dune", author: "Frank Herbert", isbn: ISBN("9780441172719")))
-            let before = try store.library()
+            let before = try store.library.entries()
             #expect(before.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
             #expect(try store.status.queueCounts().review == 0)
 
             try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])   // `shelfd rescan`
-            #expect(try store.openReviewItems().isEmpty)
+            #expect(try store.library.openReviewItems().isEmpty)
             #expect(try store.status.queueCounts().review == 0)
-            let after = try store.library()
+            let after = try store.library.entries()
             #expect(after.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
             let dune = try #require(after.first { $0.title == "Dune" })
             #expect(dune.status == .verified && dune.isbn13 == "9780441172719")
@@ -222,9 +222,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Emma", "Jane Austen")])
             try commit(store, photo: "p2", [reading("Emma", "Jane Austen", confidence: 0.3)])
-            let id = try #require(try store.openReviewItems().first?.id)
-            _ = try store.decide(id, .reject)
-            let entry = try #require(try store.library().first)
+            let id = try #require(try store.library.openReviewItems().first?.id)
+            _ = try store.library.decide(id, .reject)
+            let entry = try #require(try store.library.entries().first)
             #expect(entry.sightings.map(\.photoSHA256) == ["p1"])
             #expect(entry.history.last?.detail == "rejected in p2.jpg")
         }
@@ -234,10 +234,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     func rescanClosesStaleItems(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31)])
-            #expect(try store.openReviewItems().count == 1)
+            #expect(try store.library.openReviewItems().count == 1)
             try commit(store, photo: "p1", [reading("The Hobbit", "J. R. R. Tolkien")])
-            #expect(try store.openReviewItems().isEmpty)
-            #expect(try store.library().map(\.title) == ["The Hobbit"])
+            #expect(try store.library.openReviewItems().isEmpty)
+            #expect(try store.library.entries().map(\.title) == ["The Hobbit"])
             #expect(try store.status.queueCounts().review == 0)
         }
     }
@@ -254,7 +254,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             var typo = reading("Dune Messiah", "Frank Herbert")
             typo.isbn13 = "9780441172718"                                      // one digit off: not an ISBN
             try commit(store, photo: "p3", [typo])
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.count == 2)
             let dune = try #require(library.first)
             #expect(dune.sightings.map(\.photoSHA256) == ["p1", "p2"])
@@ -270,13 +270,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let catalogued = BookMatch(source: "catalogue", key: "catalogue:12", score: 0.9, year: 1965)
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune (Ace)", "Herbert, Frank", isbn: "0441172717", match: catalogued)])
-            var library = try store.library()
+            var library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.work == "openlibrary:/works/OL893415W", "a merge never renames the entry")
             #expect(library.first?.sightings.count == 2)
             // The catalogue's record is the same work now: a reading matched to it alone (no ISBN) joins it.
             try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", match: catalogued)])
-            library = try store.library()
+            library = try store.library.entries()
             #expect(library.count == 1 && library.first?.sightings.count == 3)
         }
     }
@@ -290,7 +290,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try commit(store, photo: "p3", [reading("Persuasion", "Jane Austen")])
             try commit(store, photo: "p4", [reading("Persuasion", "Austen", match: BookMatch(source: "catalogue", key: "catalogue:4",
                                                                                            score: 0.9, year: 1817))])
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.map(\.work) == ["catalogue:3", "catalogue:4"], "an unmatched work takes the record when matched")
             #expect(library.map(\.sightings.count) == [2, 2])
         }
@@ -301,10 +301,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
             try commit(store, photo: "p2", [reading("DUNE", nil, confidence: 0.3)])          // no author, no ISBN
-            #expect(try store.library().count == 2)
-            let item = try #require(try store.openReviewItems().first)
+            #expect(try store.library.entries().count == 2)
+            let item = try #require(try store.library.openReviewItems().first)
             try commit(store, photo: "p3", [reading("Dune", nil, isbn: "0441172717")])        // its title and p1's ISBN
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.count == 1)
             let dune = try #require(library.first)
             #expect(dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune" && dune.author == "Frank Herbert")
@@ -314,9 +314,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                     + "the title and author of the first and the ISBN 9780441172719 of the second")
             #expect(dune.history.filter { $0.action == "detected" }.count == 3, "both histories are kept")
             #expect(dune.reviewID == item.id, "the open review item follows its book")
-            #expect(try store.openReviewItems().map(\.id) == [item.id])
-            _ = try store.decide(item.id, .accept)
-            #expect(try store.library().count == 1)
+            #expect(try store.library.openReviewItems().map(\.id) == [item.id])
+            _ = try store.library.decide(item.id, .accept)
+            #expect(try store.library.entries().count == 1)
         }
     }
 
@@ -327,12 +327,12 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                                                     isbn: "9780441172719", match: duneWork)])
             let typo = reading("Dnue", "Herbrt", confidence: 0.4)
             try commit(store, photo: "p2", [typo])
-            let id = try #require(try store.openReviewItems().first?.id)
-            _ = try store.decide(id, .edit(title: "Dune", author: "Frank Herbert", isbn: nil))
-            #expect(try store.library().count == 2, "nothing links the person's Dune to the matched one yet")
+            let id = try #require(try store.library.openReviewItems().first?.id)
+            _ = try store.library.decide(id, .edit(title: "Dune", author: "Frank Herbert", isbn: nil))
+            #expect(try store.library.entries().count == 2, "nothing links the person's Dune to the matched one yet")
 
             try commit(store, photo: "p3", [reading("Dune", "Herbert", confidence: 0.7, isbn: "9780441172719")])
-            var library = try store.library()
+            var library = try store.library.entries()
             #expect(library.count == 1)
             var dune = try #require(library.first)
             #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.status == .verified,
@@ -342,10 +342,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(dune.history.contains { $0.action == "merged" })
 
             try commit(store, photo: "p2", [typo])                                   // read again: the decision applies again
-            library = try store.library()
+            library = try store.library.entries()
             dune = try #require(library.first)
             #expect(library.count == 1 && dune.title == "Dune" && dune.sightings.count == 3)
-            #expect(try store.openReviewItems().isEmpty)
+            #expect(try store.library.openReviewItems().isEmpty)
         }
     }
 
@@ -354,10 +354,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune Deluxe", "F. Herbert", confidence: 0.4)])
-            #expect(try store.library().count == 2)
-            let id = try #require(try store.openReviewItems().first?.id)
-            _ = try store.decide(id, .edit(title: nil, author: "Frank Herbert", isbn: ISBN("0441172717")))
-            let library = try store.library()
+            #expect(try store.library.entries().count == 2)
+            let id = try #require(try store.library.openReviewItems().first?.id)
+            _ = try store.library.decide(id, .edit(title: nil, author: "Frank Herbert", isbn: ISBN("0441172717")))
+            let library = try store.library.entries()
             #expect(library.count == 1)
             let dune = try #require(library.first)
             #expect(dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune Deluxe" && dune.status == .verified)
@@ -365,7 +365,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(dune.history.contains { $0.action == "merged" && $0.by == "user" })
             #expect(dune.history.contains { $0.action == "reviewed_by_user" && $0.detail == "edited author, ISBN in p2.jpg" })
             #expect(dune.reviewID == nil)
-            #expect(try store.openReviewItems().isEmpty)
+            #expect(try store.library.openReviewItems().isEmpty)
         }
     }
 
@@ -376,10 +376,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let anne = BookMatch(source: "openlibrary", key: "/works/OL2W", score: 0.9, year: 1846)
             try commit(store, photo: "p1", [reading("Poems", "Emily Brontë", isbn: "9780141439587", match: emily)])
             try commit(store, photo: "p2", [reading("Poems", "Anne Brontë", isbn: "9780441172719", match: anne)])
-            #expect(try store.library().map(\.work) == ["catalogue:1", "openlibrary:/works/OL2W"])
+            #expect(try store.library.entries().map(\.work) == ["catalogue:1", "openlibrary:/works/OL2W"])
             // A spine that could be either joins one of them, and merges neither into the other.
             try commit(store, photo: "p3", [reading("POEMS", "Brontë")])
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.map(\.work) == ["catalogue:1", "openlibrary:/works/OL2W"])
             #expect(library.map(\.sightings.count) == [2, 1])
             #expect(!library.flatMap(\.history).contains { $0.action == "merged" })
@@ -393,8 +393,8 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)], at: start)
             try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
                        at: start + 60)
-            var entry = try #require(try store.library().first)
-            #expect(try store.library().count == 1)
+            var entry = try #require(try store.library.entries().first)
+            #expect(try store.library.entries().count == 1)
             #expect(entry.editions.map(\.isbn13) == ["9780441172719", "9780340960196"])
             #expect(entry.isbn13 == "9780340960196" && entry.isbn10 == "0340960191", "one sighting each: the newest")
             try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717", match: duneWork)], at: start + 120)
@@ -402,7 +402,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                        at: start + 180)
             try commit(store, photo: "p5", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)],
                        at: start + 240)
-            entry = try #require(try store.library().first)
+            entry = try #require(try store.library.entries().first)
             #expect(entry.isbn13 == "9780441172719", "three sightings against two")
             #expect(entry.editions.map(\.isbn13) == ["9780441172719", "9780340960196"], "listed first seen first")
         }
@@ -417,7 +417,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try commit(store, photo: "p2", shelf: "Attic", [reading("Emma", "jane austen")], at: start + 60)
             try commit(store, photo: "p3", [reading("The Difference Engine", "Bruce Sterling", isbn: "080442957X")], at: start + 120)
             func titles(_ search: String, _ sort: LibrarySort = .title) throws -> [String] {
-                try store.libraryPage(search: search, sort: sort, offset: 0, limit: 10).rows.map(\.title)
+                try store.library.libraryPage(search: search, sort: sort, offset: 0, limit: 10).rows.map(\.title)
             }
             #expect(try titles("") == ["dune", "Emma", "The Difference Engine"])
             #expect(try titles("", .author) == ["The Difference Engine", "dune", "Emma"])
@@ -430,7 +430,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(try titles("0441172717") == ["dune"], "a whole ISBN-10, looked up as its ISBN-13")
             #expect(try titles("42957x") == ["The Difference Engine"], "an ISBN-10's X typed small")
             #expect(try titles("100%") == [])
-            let page = try store.libraryPage(search: "e", sort: .title, offset: 1, limit: 1)
+            let page = try store.library.libraryPage(search: "e", sort: .title, offset: 1, limit: 1)
             #expect(page.total == 3 && page.rows.map(\.title) == ["Emma"])
             #expect(page.rows.first?.shelves == ["Attic"] && page.rows.first?.photos == ["p2"])
         }
@@ -450,14 +450,14 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try db.execute("UPDATE book_sighting SET isbn13 = '9780441172719', isbn10 = '0441172717', isbn_source = 'catalogue' WHERE sha256 = 'p2'")
             try db.execute("UPDATE book_sighting SET isbn13 = '9780141439588', isbn_source = 'gemini' WHERE sha256 = 'p3'")
             try db.execute("INSERT INTO setting (key, value) VALUES ('merge_by_isbn', 'pending')")
-            #expect(try store.library().count == 3)
+            #expect(try store.library.entries().count == 3)
 
-            let library = try site.open().library()
+            let library = try site.open().library.entries()
             #expect(library.map(\.work) == ["openlibrary:/works/OL893415W", "title:emma|austen"])
             #expect(library.first?.sightings.map(\.photoSHA256) == ["p1", "p2"])
             #expect(library.first?.history.contains { $0.action == "merged" && $0.by == "shelfd" } == true)
             #expect(library.last?.editions == [])
-            #expect(try site.open().library() == library, "done once")
+            #expect(try site.open().library.entries() == library, "done once")
         }
     }
 
@@ -470,13 +470,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             VALUES ('title:dune|herbert', 'Dune', 'Frank Herbert', '9780441172719', '0441172717', 0.9, 'verified', 'gemini', 0, 0);
             INSERT INTO book_sighting VALUES (1, 'p1', NULL, 0.9, 'den', 0);
             """) { store in
-            let entry = try #require(try store.library().first)
+            let entry = try #require(try store.library.entries().first)
             #expect(entry.work == "title:dune|herbert" && entry.title == "Dune" && entry.status == .verified)
             #expect(entry.editions.map(\.isbn13) == ["9780441172719"])
             #expect(entry.shelves == ["den"])
             #expect(entry.history.map(\.action) == ["detected"])
             try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
-            #expect(try store.library().first?.sightings.count == 2)
+            #expect(try store.library.entries().first?.sightings.count == 2)
         }
     }
 }
@@ -492,9 +492,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             }
             try commit(store, photo: "p9", [reading("Dune", "Author 0")], at: start.addingTimeInterval(60))
             var pages: [[LibraryDocument.Entry]] = []
-            try store.libraryPages(size: 2) { pages.append($0) }
+            try store.library.libraryPages(size: 2) { pages.append($0) }
             #expect(pages.map(\.count) == [2, 2, 1])
-            #expect(pages.flatMap { $0 } == (try store.library()).map { $0.bounded() })
+            #expect(pages.flatMap { $0 } == (try store.library.entries()).map { $0.bounded() })
             #expect(pages.first?.first?.sightingsCount == 2)
         }
     }
@@ -504,7 +504,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             func titles() throws -> [String] {
                 var titles: [String] = []
-                try store.libraryPages(size: 2) { page in titles += page.map(\.title) }
+                try store.library.libraryPages(size: 2) { page in titles += page.map(\.title) }
                 return titles
             }
             try commit(store, photo: "p0", [reading("Dune", "Frank Herbert")])
@@ -516,7 +516,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             var first = true
             var during: [String] = []
             try commit(store, photo: "p2", [reading("Ulysses", "James Joyce")])
-            try store.libraryPages(size: 2) { page in
+            try store.library.libraryPages(size: 2) { page in
                 during += page.map(\.title)
                 if first { first = false; try commit(store, photo: "p3", [reading("Beloved", "Toni Morrison")]) }
             }
@@ -541,13 +541,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let dune = try #require(try store.read { db in try db.queryOne("SELECT book_id FROM book_sighting WHERE sha256 = 'p0'") }?.int("book_id"))
             try store.write { db in
                 for step in 0..<25 {
-                    try Store.recordHistory(db, dune, LibraryDocument.Decision(
+                    try LibraryRecords.recordHistory(db, dune, LibraryDocument.Decision(
                         action: "reviewed_by_user", by: "user", at: start.addingTimeInterval(Double(step)), detail: "step \(step)"))
                 }
             }
             var pages: [[LibraryDocument.Entry]] = []
-            try store.libraryPages(size: 1) { pages.append($0) }
-            let whole = try store.library()
+            try store.library.libraryPages(size: 1) { pages.append($0) }
+            let whole = try store.library.entries()
             #expect(pages.flatMap { $0 } == whole.map { $0.bounded() })
             let bounded = try #require(pages.flatMap { $0 }.first { $0.title == "Dune" })
             #expect(bounded.sightings.map(\.shelf) == ["den", "hall", "attic"])
@@ -584,13 +584,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                     try store.write { db in
                         var books = Set<Int64>()
                         for book in photo {
-                            books.insert(try Store.addReading(db, book, photo: .init(path: "p2.jpg", sha256: "p2"), shelf: nil,
+                            books.insert(try LibraryRecords.addReading(db, book, photo: .init(path: "p2.jpg", sha256: "p2"), shelf: nil,
                                                               refresh: false, now: at))
                         }
-                        try Store.refresh(db, books, now: at)
+                        try LibraryRecords.refresh(db, books, now: at)
                     }
                 }
-                libraries.append(try store.library())
+                libraries.append(try store.library.entries())
             }
         }
         #expect(libraries[0] == libraries[1])
@@ -609,11 +609,11 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             try store.finish([JobOutcome(job: job, result: .finished(books: [reading("Smudged", nil, confidence: 0.3)],
                                                                      resultPath: "/r/p.json", review: true))], shelfOf: { _ in nil })
-            let item = try #require(try store.openReviewItems().first)
-            #expect(try store.reviewItem(String(item.id.prefix(6)).uppercased()).id == item.id)
-            #expect(try store.reviewItem(item.id).id == item.id)
+            let item = try #require(try store.library.openReviewItems().first)
+            #expect(try store.library.reviewItem(String(item.id.prefix(6)).uppercased()).id == item.id)
+            #expect(try store.library.reviewItem(item.id).id == item.id)
             let other = item.id.first == "f" ? "0000" : "ffff"
-            #expect(throws: ReviewError.self) { try store.reviewItem(other) }
+            #expect(throws: ReviewError.self) { try store.library.reviewItem(other) }
             #expect(try store.rescan(sha256: "AB12", providerChoice: nil)?.sha256 == sha)
             #expect(try store.rescan(sha256: "ab13", providerChoice: nil) == nil)
         }
@@ -630,13 +630,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let books = [reading("Dune", "Frank Herbert"), reading("Smudged", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)]
             let batch = try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/p1.json", review: true))],
                                          shelfOf: { _ in nil }, now: now)
-            let open = try store.openReviewItems()
+            let open = try store.library.openReviewItems()
             #expect(batch.works.count == 3 && batch.photos == ["p1"] && batch.closedItems.isEmpty)
             #expect(batch.openedItems == Set(open.map(\.id)) && open.count == 2)
             #expect(batch.changesReview && batch.changesLibrary && !batch.reconcile)
 
             let smudged = try #require(open.first { $0.book.title == "Smudged" })
-            let decision = try store.decide(smudged.id, .reject).files
+            let decision = try store.library.decide(smudged.id, .reject).files
             #expect(decision.closedItems == [smudged.id] && decision.photos == ["p1"] && !decision.works.isEmpty)
 
             // Read again without "Faded": its item closes.
@@ -657,7 +657,7 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                 #expect(batch.filesVersionAfter == nil && rescan.filesVersionBefore == nil)
             }
 
-            let edit = try store.editWork("title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil).files
+            let edit = try store.library.editWork("title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil).files
             #expect(edit.photos == ["p1"] && !edit.works.isEmpty && edit.closedItems.isEmpty)
         }
     }
@@ -667,14 +667,14 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged", nil, confidence: 0.3)])
             try commit(store, photo: "p2", [reading("Blurred", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)])
-            let all = try store.openReviewItems()
+            let all = try store.library.openReviewItems()
             // Read a page at a time, the queue is every item once, oldest first; two opened together go on by id.
             var pages: [[ReviewItem]] = []
-            try store.openReviewPages(size: 2) { pages.append($0) }
+            try store.library.openReviewPages(size: 2) { pages.append($0) }
             #expect(pages.map(\.count) == [2, 1])
             #expect(pages.flatMap { $0 }.map(\.id) == all.map(\.id))
-            #expect(try store.openReviewItems(photos: ["p2"]).map(\.book.title).sorted() == ["Blurred", "Faded"])
-            #expect(try store.openReviewItems(photos: []).isEmpty)
+            #expect(try store.library.openReviewItems(photos: ["p2"]).map(\.book.title).sorted() == ["Blurred", "Faded"])
+            #expect(try store.library.openReviewItems(photos: []).isEmpty)
         }
     }
 }

@@ -104,7 +104,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
                 JobOutcome(job: jobs[0], result: .finished(books: [dune(0.7, nil)], resultPath: "r1", review: false)),
                 JobOutcome(job: jobs[1], result: .finished(books: [dune(0.9, "9780441172719")], resultPath: "r2", review: false)),
             ], shelfOf: { _ in nil })
-            let library = try store.library()
+            let library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.sightings.count == 2)
             #expect(library.first?.confidence == 0.9)

@@ -85,8 +85,8 @@ import Testing
             #expect(try store.rescan(sha256: "a", providerChoice: nil) != nil)
             try Self.expectCounted(store, "a rescan")
 
-            let item = try #require(try store.openReviewItems().first)
-            _ = try store.decide(item.id, .accept)
+            let item = try #require(try store.library.openReviewItems().first)
+            _ = try store.library.decide(item.id, .accept)
             try Self.expectCounted(store, "a review decision")
             #expect(try store.status.queueCounts().review == 0)
 
@@ -102,8 +102,8 @@ import Testing
             try store.finish([JobOutcome(job: f, result: .finished(books: [Self.doubtful("Blurred")], resultPath: "/r/f.json", review: true))],
                              shelfOf: { _ in nil })
             try Self.expectCounted(store, "a second review")
-            let blurred = try #require(try store.library().first { $0.title == "Blurred" })
-            _ = try store.removeWork(blurred.work)
+            let blurred = try #require(try store.library.entries().first { $0.title == "Blurred" })
+            _ = try store.library.removeWork(blurred.work)
             try Self.expectCounted(store, "a work removed from the library")
 
             _ = try store.maintenance.prune(finishedBefore: Date().addingTimeInterval(60))
