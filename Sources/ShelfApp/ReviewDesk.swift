@@ -97,6 +97,43 @@ package struct ReviewDesk: Sendable {
         return resolution
     }
 
+    /// A decision for many of one photo's items at once (`shelfd review reject --photo`,
+    /// `shelfd review accept --photo --candidate 1`).
+    package enum Bulk: Sendable, Equatable {
+        /// Not books: every open item of the photo, or with `unmatchedBelow` only those with no candidate and a
+        /// confidence under it (the scraps a glance at the photo dismisses).
+        case notBooks(unmatchedBelow: Double?)
+        /// Each item that has candidates takes its first.
+        case firstCandidates
+    }
+
+    /// One item of a bulk decision and the verdict it gets.
+    package typealias Planned = (item: ReviewItem, verdict: ReviewVerdict)
+
+    /// The open items of `photo` (its sha256 or the start of it) that `bulk` decides, each with its verdict, in the
+    /// order the spines stand: what a person is shown before `apply` carries it out.
+    package func plan(_ bulk: Bulk, photo: String) throws -> [Planned] {
+        guard let store else { throw Self.nothingOpen(photo) }
+        return try store.openReviewItems(photo: photo).compactMap { item -> Planned? in
+            switch bulk {
+            case .notBooks(let below):
+                if let below, !item.candidates.isEmpty || item.book.confidence >= below { return nil }
+                return (item, .reject)
+            case .firstCandidates:
+                return item.candidates.isEmpty ? nil : (item, .pick(1))
+            }
+        }
+    }
+
+    /// Carries out a plan in one transaction, each item recorded as a decision of its own (its history, and
+    /// remembered when the photo is read again); then the files follow once for all of them.
+    package func apply(_ plan: [Planned]) throws -> [ReviewResolution] {
+        guard let store, !plan.isEmpty else { return [] }
+        let resolutions = try store.decide(plan.map { ($0.item.id, $0.verdict) }, now: Date())
+        if writesFiles { writer?.changed(resolutions.reduce(into: FilesChange()) { $0.formUnion($1.files) }) }
+        return resolutions
+    }
+
     private static func nothingOpen(_ id: String) -> ReviewError {
         ReviewError(code: .notFound, message: "No open review item \(id): shelfd has not catalogued any photo yet.")
     }

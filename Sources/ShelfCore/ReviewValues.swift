@@ -70,3 +70,10 @@ package struct ReviewPlace: Sendable, Equatable {
         self.position = position; self.total = total; self.previous = previous; self.next = next
     }
 }
+
+extension ReviewItem {
+    /// One photo's items in the order its spines stand, left to right; an item without a box comes last.
+    package static func standingOrder(_ a: ReviewItem, _ b: ReviewItem) -> Bool {
+        (a.book.box?.x1 ?? 2, a.id) < (b.book.box?.x1 ?? 2, b.id)
+    }
+}

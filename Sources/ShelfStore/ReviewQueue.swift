@@ -112,39 +112,64 @@ extension LibraryRecords {
     /// reading; the decision is remembered for this photo and reading; the item closes, and the photo's job
     /// leaves `review` when it was its last open item.
     package func decide(_ id: String, _ verdict: ReviewVerdict, now: Date = Date()) throws -> ReviewResolution {
-        try write { db in
-            let item = try Self.reviewItem(db, id)
-            let decision = try Self.decision(verdict, on: item.book)
-            try Self.remember(decision, sha256: item.photo.sha256, readingKey: item.book.titleKey, db, now: now)
-            guard let bookID = try db.queryOne("SELECT book_id FROM review_item WHERE id = ?", [item.id])?.int("book_id") else {
-                throw ReviewError(code: .notFound, message: "Review item \(item.id) has no book any more; run 'shelfd review list'.")
-            }
-            let shelf = try db.queryOne("SELECT shelf FROM book_sighting WHERE book_id = ? AND sha256 = ?",
-                                        [bookID, item.photo.sha256])?.string("shelf")
-            try db.execute("DELETE FROM book_sighting WHERE book_id = ? AND sha256 = ?", [bookID, item.photo.sha256])
-            try db.execute("DELETE FROM review_item WHERE id = ?", [item.id])
-            var placed: Book?
-            var target: Int64?
-            if let decided = decision.book {
-                let chosen = try Self.apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: item.book,
-                                            photo: item.photo, shelf: shelf, db, now: now)
-                if chosen != bookID,
-                   try db.queryOne("SELECT 1 AS one FROM book_sighting WHERE book_id = ?", [bookID]) == nil {
-                    // The reading was all this book had: its history goes with the reading to the chosen work.
-                    try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [chosen, bookID])
-                }
-                target = chosen
-                placed = decided
-            } else {
-                try Self.recordHistory(db, bookID, LibraryDocument.Decision(action: "reviewed_by_user", by: "user", at: now,
-                                                                            detail: "\(decision.detail) in \(item.photo.path)"))
-            }
-            try Self.refresh(db, bookID, now: now)
-            try Self.closeJobIfReviewed(db, sha256: item.photo.sha256, now: now)
-            return ReviewResolution(id: item.id, photoSHA256: item.photo.sha256, book: placed, detail: decision.detail,
-                                    files: FilesChange(works: Set([bookID] + [target].compactMap { $0 }), closedItems: [item.id],
-                                                       photos: [item.photo.sha256]))
+        try write { db in try Self.decide(db, id, verdict, now: now) }
+    }
+
+    /// Several decisions (one photo's, taken at once) in one transaction, each carried out and recorded as `decide`
+    /// does it alone.
+    package func decide(_ decisions: [(id: String, verdict: ReviewVerdict)], now: Date = Date()) throws -> [ReviewResolution] {
+        try write { db in try decisions.map { try Self.decide(db, $0.id, $0.verdict, now: now) } }
+    }
+
+    /// The open items of one photo, named by its sha256 or the start of it (six hex digits at least), in the order its
+    /// spines stand, left to right. An empty list: no open item on such a photo.
+    package func openReviewItems(photo prefix: String) throws -> [ReviewItem] {
+        let wanted = prefix.lowercased()
+        guard wanted.count >= 6, wanted.allSatisfy(\.isHexDigit) else {
+            throw ReviewError(code: .notFound, message: "'\(prefix)' is not a photo's hash: give at least 6 characters of its sha256, as 'shelfd review show' prints it.")
         }
+        let items = try read { db in
+            try Self.reviewItems(db, where: Store.hexPrefix(of: "r.sha256"), Store.hexPrefixArguments(wanted))
+        }
+        let photos = Set(items.map(\.photo.sha256))
+        guard photos.count < 2 else {
+            throw ReviewError(code: .ambiguous, message: "'\(prefix)' starts the hashes of \(photos.count) photos: give more of it.")
+        }
+        return items.sorted(by: ReviewItem.standingOrder)
+    }
+
+    private static func decide(_ db: any DatabaseConnection, _ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution {
+        let item = try Self.reviewItem(db, id)
+        let decision = try Self.decision(verdict, on: item.book)
+        try Self.remember(decision, sha256: item.photo.sha256, readingKey: item.book.titleKey, db, now: now)
+        guard let bookID = try db.queryOne("SELECT book_id FROM review_item WHERE id = ?", [item.id])?.int("book_id") else {
+            throw ReviewError(code: .notFound, message: "Review item \(item.id) has no book any more; run 'shelfd review list'.")
+        }
+        let shelf = try db.queryOne("SELECT shelf FROM book_sighting WHERE book_id = ? AND sha256 = ?",
+                                    [bookID, item.photo.sha256])?.string("shelf")
+        try db.execute("DELETE FROM book_sighting WHERE book_id = ? AND sha256 = ?", [bookID, item.photo.sha256])
+        try db.execute("DELETE FROM review_item WHERE id = ?", [item.id])
+        var placed: Book?
+        var target: Int64?
+        if let decided = decision.book {
+            let chosen = try Self.apply(decided, isbnSource: decision.isbnSource, detail: decision.detail, reading: item.book,
+                                        photo: item.photo, shelf: shelf, db, now: now)
+            if chosen != bookID,
+               try db.queryOne("SELECT 1 AS one FROM book_sighting WHERE book_id = ?", [bookID]) == nil {
+                // The reading was all this book had: its history goes with the reading to the chosen work.
+                try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [chosen, bookID])
+            }
+            target = chosen
+            placed = decided
+        } else {
+            try Self.recordHistory(db, bookID, LibraryDocument.Decision(action: "reviewed_by_user", by: "user", at: now,
+                                                                        detail: "\(decision.detail) in \(item.photo.path)"))
+        }
+        try Self.refresh(db, bookID, now: now)
+        try Self.closeJobIfReviewed(db, sha256: item.photo.sha256, now: now)
+        return ReviewResolution(id: item.id, photoSHA256: item.photo.sha256, book: placed, detail: decision.detail,
+                                files: FilesChange(works: Set([bookID] + [target].compactMap { $0 }), closedItems: [item.id],
+                                                   photos: [item.photo.sha256]))
     }
 
     // MARK: Inside a batch commit

@@ -106,6 +106,10 @@ package protocol ReviewStore: Sendable {
     /// The readings of a photo a person already decided (they are not asked again).
     func decidedReadings(sha256: String) throws -> Set<String>
     func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution
+    /// Several decisions taken at once, each carried out and recorded as `decide` does it alone.
+    func decide(_ decisions: [(id: String, verdict: ReviewVerdict)], now: Date) throws -> [ReviewResolution]
+    /// One photo's open items, by its sha256 or the start of it, in the order its spines stand.
+    func openReviewItems(photo prefix: String) throws -> [ReviewItem]
     /// The queue's first open item, oldest first.
     func firstOpenReviewID() throws -> String?
     /// Where `item` stands among the open items, oldest first, and its neighbours.
@@ -129,6 +133,16 @@ extension ReviewStore {
         return ReviewPlace(position: (index ?? 0) + 1, total: items.count,
                            previous: index.flatMap { $0 > 0 ? items[$0 - 1].id : nil },
                            next: index.flatMap { $0 + 1 < items.count ? items[$0 + 1].id : nil })
+    }
+
+    /// One transaction per decision: the store does them in one.
+    package func decide(_ decisions: [(id: String, verdict: ReviewVerdict)], now: Date) throws -> [ReviewResolution] {
+        try decisions.map { try decide($0.id, $0.verdict, now: now) }
+    }
+
+    package func openReviewItems(photo prefix: String) throws -> [ReviewItem] {
+        try openReviewItems().filter { $0.photo.sha256.hasPrefix(prefix.lowercased()) }
+            .sorted(by: ReviewItem.standingOrder)
     }
 
     package func openReviewID(after item: ReviewItem) throws -> String? {

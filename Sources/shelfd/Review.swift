@@ -58,18 +58,28 @@ struct ReviewShow: AsyncParsableCommand {
 struct ReviewAccept: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accept", abstract: "The book is right: as read, or as one of its candidates.",
-        discussion: "Without --candidate the reading is kept as it is (with its match, when it had one): the candidates are the matcher's guesses, and taking one is a choice to make by number.")
+        discussion: """
+            Without --candidate the reading is kept as it is (with its match, when it had one): the candidates are the \
+            matcher's guesses, and taking one is a choice to make by number. With --photo SHA --candidate 1, each open \
+            item of that photo that has candidates takes its first: the items are listed, then decided.
+            """)
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var photo: PhotoDecisionOptions
     @Option(name: .long, help: ArgumentHelp("Take candidate N instead (1 is the best, as 'shelfd review show' numbers them).", valueName: "n"))
     var candidate: Int?
-    @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String
+    @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String?
 
     func validate() throws {
-        if let candidate, candidate < 1 { throw ValidationError("--candidate counts from 1 (see 'shelfd review show \(id)').") }
+        try photo.validate(id: id)
+        if let candidate, candidate < 1 { throw ValidationError("--candidate counts from 1 (see 'shelfd review show \(id ?? "<id>")').") }
+        if photo.photo != nil && candidate != 1 {
+            throw ValidationError("With --photo, accept takes each item's first candidate: add --candidate 1.")
+        }
     }
 
     func run() async throws {
-        try decide(global, id, candidate.map(ReviewVerdict.pick) ?? .accept)
+        if let sha = photo.photo { return try decideMany(global, .firstCandidates, photo: sha, dryRun: photo.dryRun) }
+        try decide(global, id ?? "", candidate.map(ReviewVerdict.pick) ?? .accept)
     }
 }
 
@@ -101,11 +111,51 @@ struct ReviewEdit: AsyncParsableCommand {
 
 struct ReviewReject: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "reject", abstract: "Not a book, or not this one: out of the library, and kept out when the photo is read again.")
+        commandName: "reject", abstract: "Not a book, or not this one: out of the library, and kept out when the photo is read again.",
+        discussion: """
+            With --photo SHA, every open item of that photo at once; with --no-candidate as well, only the items with \
+            no candidate and a confidence below --below (0.5 unless given): the scraps a glance at the photo dismisses. \
+            The items are listed, then each is rejected as if one at a time.
+            """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String
+    @OptionGroup var photo: PhotoDecisionOptions
+    @Flag(name: .long, help: "With --photo: only the items with no candidate and a confidence below --below.") var noCandidate = false
+    @Option(name: .long, help: ArgumentHelp("With --no-candidate: the confidence an item must be under (default 0.5).", valueName: "c"))
+    var below: Double?
+    @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String?
 
-    func run() async throws { try decide(global, id, .reject) }
+    func validate() throws {
+        try photo.validate(id: id)
+        if noCandidate && photo.photo == nil { throw ValidationError("--no-candidate goes with --photo SHA.") }
+        if let below {
+            guard noCandidate else { throw ValidationError("--below goes with --no-candidate.") }
+            guard (0...1).contains(below) else { throw ValidationError("--below is a confidence, from 0 to 1.") }
+        }
+    }
+
+    func run() async throws {
+        if let sha = photo.photo {
+            return try decideMany(global, .notBooks(unmatchedBelow: noCandidate ? below ?? 0.5 : nil), photo: sha,
+                                  dryRun: photo.dryRun)
+        }
+        try decide(global, id ?? "", .reject)
+    }
+}
+
+/// One photo's items decided at once: `--photo` instead of a review id.
+struct PhotoDecisionOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Decide the open items of this photo at once: its sha256, or at least its first 6 characters.",
+                                             valueName: "sha256"))
+    var photo: String?
+    @Flag(name: .long, help: "With --photo: list the items and what each would become, and decide nothing.") var dryRun = false
+
+    func validate(id: String?) throws {
+        switch (id, photo) {
+        case (nil, nil): throw ValidationError("Give a review id, or --photo SHA for that photo's items at once.")
+        case (.some, .some): throw ValidationError("Give a review id or --photo, not both.")
+        default: if dryRun && photo == nil { throw ValidationError("--dry-run goes with --photo.") }
+        }
+    }
 }
 
 /// Carries out one decision and says what it did; a candidate that does not exist is a usage error (exit 2).
@@ -117,6 +167,16 @@ private func decide(_ global: GlobalOptions, _ id: String, _ verdict: ReviewVerd
     } catch let error as ReviewError where error.code == .noSuchCandidate {
         throw ValidationError(error.message)
     }
+}
+
+/// Lists what a decision for many items will do, then (unless `dryRun`) carries it out and says what it did.
+private func decideMany(_ global: GlobalOptions, _ bulk: ReviewDesk.Bulk, photo: String, dryRun: Bool) throws {
+    let (config, _, logger) = try global.load(quiet: true)
+    let desk = try ReviewDesk(config: config, writing: !dryRun, logger: logger)
+    let plan = try desk.plan(bulk, photo: photo)
+    print(ReviewText.plan(plan, bulk, dryRun: dryRun))
+    guard !dryRun else { return }
+    for resolution in try desk.apply(plan) { print(ReviewText.resolution(resolution)) }
 }
 
 /// How review items and decisions read on a terminal.
@@ -137,6 +197,7 @@ enum ReviewText {
         lines.append("  confidence:  \(String(format: "%.2f", item.book.confidence)) (\(item.book.source))")
         lines.append("  why:         \(item.reasons.joined(separator: ", "))")
         lines.append("  photo:       \(item.photo.path)\(desk.photoPath(item).map { "  (\($0))" } ?? "  (gone)")")
+        lines.append("  photo hash:  \(item.photo.sha256.prefix(12))")
         lines.append("  crop:        \(desk.cropPath(item) ?? "none (the photo could not be read)")")
         if item.candidates.isEmpty {
             lines.append("  candidates:  none")
@@ -150,6 +211,24 @@ enum ReviewText {
                 line += "  score \(String(format: "%.2f", candidate.score))  \(record.source) \(record.key)"
                 lines.append(line)
             }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// "Rejecting 3 items of shelf.jpg (no candidate, confidence below 0.50):" and a line per item.
+    static func plan(_ plan: [ReviewDesk.Planned], _ bulk: ReviewDesk.Bulk, dryRun: Bool) -> String {
+        let (verb, which) = switch bulk {
+        case .notBooks(let below?): ("reject", " (no candidate, confidence below \(String(format: "%.2f", below)))")
+        case .notBooks(nil): ("reject", "")
+        case .firstCandidates: ("accept", " as their first candidate")
+        }
+        guard let photo = plan.first?.item.photo.path else { return "Nothing to \(verb): no open item of that photo fits." }
+        let count = "\(plan.count) item\(plan.count == 1 ? "" : "s")"
+        var lines = ["\(dryRun ? "Would \(verb)" : verb == "reject" ? "Rejecting" : "Accepting") \(count) of \(photo)\(which):"]
+        for (item, verdict) in plan {
+            var line = "  \(item.id)  \(String(format: "%.2f", item.book.confidence))  \(book(item.book))"
+            if verdict == .pick(1), let record = item.candidates.first?.record { line += "  →  \(book(title: record.title, author: record.author))" }
+            lines.append(line)
         }
         return lines.joined(separator: "\n")
     }

@@ -190,6 +190,62 @@ struct ReviewTests {
         }
     }
 
+    @Test("One photo's items at once: listed first, the scraps rejected, first candidates taken; each is remembered on a rescan",
+          .timeLimit(.minutes(3)))
+    func decisionsForAPhotoAtOnce() async throws {
+        try await withGeminiEmulator(.always(.books([dune, blurry, shadow, typo]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let photo = JPEGFactory.shelf(seed: 43)
+            let path = try root.drop(photo, as: "IMG_3.jpg")
+            #expect(try await root.shelfd("run").status == 0)
+            try root.seedCandidates("Smudged Spine", [MatchCandidate(record: hobbitRecord, score: 0.71)])
+            let sha = String(SHA256.hex(of: photo).prefix(10))
+            #expect(try await root.reviewList().count == 3)
+            let shownItem = try await root.shelfd("review", "show", try await root.reviewID("Dnue"))
+            #expect(shownItem.stdout.contains("photo hash:  \(sha)"), "show gives what --photo takes")
+
+            // Shown, not done: the two readings with no candidate under 0.5, in the order they stand (Dnue left of Shadow).
+            let shown = try await root.shelfd("review", "reject", "--photo", sha, "--no-candidate", "--dry-run")
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stdout.hasPrefix("Would reject 2 items of IMG_3.jpg (no candidate, confidence below 0.50):"), "\(shown.stdout)")
+            let dnue = try #require(shown.stdout.range(of: "Dnue")), ghost = try #require(shown.stdout.range(of: "Shadow"))
+            #expect(dnue.lowerBound < ghost.lowerBound)
+            #expect(!shown.stdout.contains("Smudged"), "an item with a candidate is not a scrap")
+            #expect(try await root.reviewList().count == 3, "a dry run decides nothing")
+
+            let scraps = try await root.shelfd("review", "reject", "--photo", sha, "--no-candidate", "--below", "0.3")
+            #expect(scraps.status == 0, "\(scraps.stderr)")
+            #expect(scraps.stdout.contains("Rejecting 1 item of IMG_3.jpg (no candidate, confidence below 0.30):"))
+            #expect(try await root.reviewList().map(\.book.title).sorted() == ["Dnue", "Smudged Spine"])
+            #expect(!(try root.library().books.contains { $0.title == "Shadow" }))
+
+            let firsts = try await root.shelfd("review", "accept", "--photo", sha, "--candidate", "1")
+            #expect(firsts.status == 0, "\(firsts.stderr)")
+            #expect(firsts.stdout.contains("Accepting 1 item of IMG_3.jpg as their first candidate:"))
+            #expect(firsts.stdout.contains("→  The Hobbit — J. R. R. Tolkien"))
+            let hobbit = try #require(try root.library().books.first { $0.title == "The Hobbit" })
+            #expect(hobbit.status == .verified && hobbit.history.last?.action == "reviewed_by_user")
+
+            #expect(try await root.shelfd("review", "reject", "--photo", sha).status == 0)
+            #expect(try await root.reviewList().isEmpty)
+            #expect(root.reviewFiles().isEmpty, "review/ follows: the items and the photo's copy are gone")
+            #expect(try await root.status().queue.review == 0)
+            #expect(try root.library().books.map(\.title).sorted() == ["Dune", "The Hobbit"])
+
+            // Each item was decided as its own decision: reading the photo again asks nothing.
+            #expect(try await root.shelfd("rescan", path.path).status == 0)
+            #expect(try await root.reviewList().isEmpty)
+            #expect(try root.library().books.map(\.title).sorted() == ["Dune", "The Hobbit"])
+
+            let nothing = try await root.shelfd("review", "reject", "--photo", sha, "--no-candidate")
+            #expect(nothing.status == 0 && nothing.stdout.contains("Nothing to reject"))
+            #expect(try await root.shelfd("review", "reject").status == 2)
+            #expect(try await root.shelfd("review", "accept", "--photo", sha).status == 2, "accept --photo takes --candidate 1")
+            let notAHash = try await root.shelfd("review", "reject", "--photo", "abc")
+            #expect(notAHash.status == 1 && notAHash.stderr.contains("not a photo's hash"))
+        }
+    }
+
     @Test("On a terminal, review walks the queue one book at a time", .timeLimit(.minutes(2)))
     func interactiveWalk() async throws {
         try await withGeminiEmulator(.always(.books([blurry, shadow, typo]))) { gemini in
