@@ -76,4 +76,16 @@ extension ReviewItem {
     package static func standingOrder(_ a: ReviewItem, _ b: ReviewItem) -> Bool {
         (a.book.box?.x1 ?? 2, a.id) < (b.book.box?.x1 ?? 2, b.id)
     }
+
+    /// One photo at a time, the photos in the order their first open item came, each photo's items in the order its
+    /// spines stand: how `shelfd review` walks the queue.
+    package static func byPhoto(_ items: [ReviewItem]) -> [[ReviewItem]] {
+        var photos: [String] = []
+        var groups: [String: [ReviewItem]] = [:]
+        for item in items {
+            if groups[item.photo.sha256] == nil { photos.append(item.photo.sha256) }
+            groups[item.photo.sha256, default: []].append(item)
+        }
+        return photos.map { (groups[$0] ?? []).sorted(by: standingOrder) }
+    }
 }

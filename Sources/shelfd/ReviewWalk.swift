@@ -3,19 +3,23 @@ import ShelfApp
 import ShelfCore
 import ShelfDaemon
 
-/// `shelfd review` on a terminal: the open books one at a time, a key for each decision.
+/// `shelfd review` on a terminal: the open books one at a time, a photo at a time (its spines in the order they
+/// stand), a key for each decision.
 struct ReviewWalk {
     let desk: ReviewDesk
     let terminal = Terminal()
 
     func run() throws {
-        let items = try desk.items()
-        guard !items.isEmpty else { return terminal.say("Nothing to review.") }
+        let photos = ReviewItem.byPhoto(try desk.items())
+        let total = photos.reduce(0) { $0 + $1.count }
+        guard total > 0 else { return terminal.say("Nothing to review.") }
+        let walked = photos.flatMap { photo in photo.enumerated().map { (item: $1, spine: $0 + 1, of: photo.count) } }
         var decided = 0, skipped = 0
-        walk: for (n, listed) in items.enumerated() {
+        walk: for (n, listed) in walked.enumerated() {
             // Another `shelfd review` or a rescan may have closed it since the list was read.
-            guard let item = try? desk.item(listed.id) else { continue }
-            terminal.say("\n[\(n + 1)/\(items.count)] " + ReviewText.details(item, desk: desk))
+            guard let item = try? desk.item(listed.item.id) else { continue }
+            terminal.say("\n[\(n + 1)/\(total)] \(item.photo.path), spine \(listed.spine) of \(listed.of)\n"
+                + ReviewText.details(item, desk: desk))
             let picks = min(9, item.candidates.count)
             let keys = "a accept" + (picks == 0 ? "" : picks == 1 ? " · 1 pick" : " · 1-\(picks) pick")
                 + " · e edit · r reject · s skip · q quit"

@@ -256,8 +256,11 @@ struct ReviewTests {
 
             let session = try TerminalSession(root: root, arguments: ["review"])
             defer { session.close() }
-            for _ in 0..<3 {
+            var walked: [String] = []
+            for step in 1...3 {
                 let screen = try await session.waitFor(" > ")
+                #expect(screen.contains("[\(step)/3] IMG_3.jpg, spine \(step) of 3"), "\(screen)")
+                walked += ["Dnue", "Smudged Spine", "Shadow"].filter { screen.contains("  \($0) — ") }
                 if screen.contains("Smudged Spine") {
                     #expect(screen.contains("1. The Hobbit — J. R. R. Tolkien (1937)"))
                     #expect(screen.contains("a accept · 1 pick · e edit · r reject · s skip · q quit"))
@@ -281,6 +284,7 @@ struct ReviewTests {
                 }
                 _ = try await session.waitFor("→ ")
             }
+            #expect(walked == ["Dnue", "Smudged Spine", "Shadow"], "the photo's spines in the order they stand")
             let summary = try await session.waitFor("left to review.")
             #expect(summary.contains("Decided 3, skipped 0; 0 left to review."))
             #expect(try await session.exitStatus() == 0)
