@@ -25,7 +25,50 @@ package struct CatalogueRecord: Codable, Sendable, Hashable {
 package struct MatchCandidate: Codable, Sendable, Hashable {
     package var record: CatalogueRecord
     package var score: Double
-    package init(record: CatalogueRecord, score: Double) { self.record = record; self.score = score }
+    /// Set when the candidate is a work already in the library: the shelf it was last seen on ("" for photos at the
+    /// top of incoming/). Its record is the work's own (source `library` when the work matched no record).
+    package var libraryShelf: String?
+
+    package init(record: CatalogueRecord, score: Double, libraryShelf: String? = nil) {
+        self.record = record; self.score = score; self.libraryShelf = libraryShelf
+    }
+
+    /// "in your library, on shelf living-room", for a person choosing.
+    package var libraryLabel: String? {
+        libraryShelf.map { $0.isEmpty ? "in your library" : "in your library, on shelf \($0)" }
+    }
+}
+
+/// A work of the library as a reading's evidence: what it is, and the shelves its other photos saw it on.
+package struct LibraryWork: Sendable, Equatable {
+    package var key: String
+    package var title: String
+    package var author: String?
+    package var isbn13: String?
+    package var isbn10: String?
+    /// Its matched record, when it has one.
+    package var match: BookMatch?
+    /// The shelves it was seen on, "" for the top of incoming/, and the one it was seen on last.
+    package var shelves: Set<String>
+    package var lastShelf: String
+
+    package init(key: String, title: String, author: String?, isbn13: String?, isbn10: String?, match: BookMatch?,
+                 shelves: Set<String>, lastShelf: String) {
+        self.key = key; self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
+        self.match = match; self.shelves = shelves; self.lastShelf = lastShelf
+    }
+
+    /// The work as a candidate's record: its matched record, else the work itself (source `library`).
+    package var record: CatalogueRecord {
+        CatalogueRecord(source: match?.source ?? Self.source, key: match?.key ?? key, title: title, author: author,
+                        isbn13: isbn13, isbn10: isbn10, year: match?.year)
+    }
+
+    /// The source of a candidate that is a work of the library with no record of its own.
+    package static let source = "library"
+    /// The note of a reading taken as a sighting of a library work (`library_sighting: «Dune» (…), seen on …`): in
+    /// its result, and as the "matched by library" step of the work's history.
+    package static let sightingNote = "library_sighting"
 }
 
 /// A book's accepted match, as written in results and the library (README, "The main job").

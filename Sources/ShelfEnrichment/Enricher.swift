@@ -23,6 +23,12 @@ package struct Enricher: Sendable {
         package var notes: [String]
     }
 
+    /// Why enrichment leaves a book for a person: doubts about which book it is, which the library can answer.
+    package enum Reason {
+        package static let lowConfidence = "low_confidence", weakMatch = "weak_match", noMatch = "no_match"
+        package static let all: Set<String> = [lowConfidence, weakMatch, noMatch]
+    }
+
     /// How much of a spine text's confidence is its match score; the rest is the reading's own (the OCR's).
     package static let matchWeight = 0.65
     /// A spine text that matched nothing keeps this share of its reading's confidence: below any review threshold.
@@ -60,7 +66,7 @@ package struct Enricher: Sendable {
 
     /// What the sources are asked about a book: a structured reading by its title and author, a spine's text
     /// as free text in any word order.
-    static func query(_ book: Book) -> SpineQuery {
+    package static func query(_ book: Book) -> SpineQuery {
         switch book.form {
         case .structured: SpineQuery(title: book.title, author: book.author, isbn: book.isbn13.flatMap(ISBN.init))
         case .spineText: SpineQuery(text: book.title)
@@ -136,11 +142,11 @@ package struct Enricher: Sendable {
         }
 
         var reasons: [String] = []
-        if book.confidence < reviewThreshold { reasons.append("low_confidence") }
+        if book.confidence < reviewThreshold { reasons.append(Reason.lowConfidence) }
         switch result.decision {
         case .accepted: break
-        case .review: reasons.append("weak_match")
-        case .none: reasons.append("no_match")
+        case .review: reasons.append(Reason.weakMatch)
+        case .none: reasons.append(Reason.noMatch)
         }
         if reasons.isEmpty {
             book.status = .verified

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ShelfCore
 import ShelfDigest
+import ShelfEnrichment
 import ShelfImaging
 import ShelfOutputs
 import ShelfProviders
@@ -55,6 +56,7 @@ extension Pipeline {
             }
             do {
                 var document = answer.document
+                document.books = withLibraryEvidence(document.books, of: job)
                 markOpenReviews(in: &document, decisionsPossible: job.mayHaveDecisions)
                 let data = try JSONStyle.encoder().encode(document)
                 if store.isShared {
@@ -111,6 +113,17 @@ extension Pipeline {
             filesQueue.async { [originals] in self.writeLibrary(change, originals: originals); done.resume() }
         }
         for outcome in outcomes { afterCommit(outcome) }
+    }
+
+    /// The library's works as evidence for the readings left for review (`LibraryEvidence`): offered first among
+    /// their candidates, or taken as a sighting of the one work of that title seen on this shelf before. A library
+    /// that cannot be read lends nothing: the readings wait for a person as they are.
+    private func withLibraryEvidence(_ books: [Book], of job: ClaimedJob) -> [Book] {
+        let titles = LibraryEvidence.titles(of: books)
+        guard !titles.isEmpty, let works = try? library.works(titled: titles, besides: job.sha256), !works.isEmpty else {
+            return books
+        }
+        return LibraryEvidence(matcher: enricher.matcher).apply(to: books, shelf: Self.shelf(of: job.relativePath), works: works)
     }
 
     /// Gives each book that will wait for a person its review id, so the result names `review/<id>.json`; a

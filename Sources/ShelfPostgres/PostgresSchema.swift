@@ -388,6 +388,10 @@ enum PostgresSchema {
         DROP INDEX book_history_book;
         CREATE INDEX book_history_step ON book_history(book_id, action, agent);
         """,
+        // 12: SQLite's step 22, a reading's title whatever its surname.
+        """
+        CREATE INDEX book_sighting_title_part ON book_sighting((substr(title_key, 1, strpos(title_key, '|'))));
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

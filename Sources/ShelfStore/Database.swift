@@ -54,4 +54,10 @@ extension DatabaseConnection {
     package func caseless(_ column: String) -> String {
         engine == .sqlite ? "\(column) COLLATE NOCASE" : "lower(\(column))"
     }
+
+    /// A reading's title key up to its surname (`title:<title>|`), as the index `book_sighting_title_part` holds it:
+    /// SQLite's `instr` is PostgreSQL's `strpos`.
+    package func titlePart(_ column: String) -> String {
+        "substr(\(column), 1, \(engine == .sqlite ? "instr" : "strpos")(\(column), '|'))"
+    }
 }

@@ -24,7 +24,11 @@ extension LibraryRecords {
         var history: [LibraryDocument.Decision] = []
         if !decided {                                    // a decided reading's detection is in the history already
             history.append(LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path))
-            if let match = book.match {
+            let notePrefix = LibraryWork.sightingNote + ": "
+            if let taken = book.notes?.first(where: { $0.hasPrefix(notePrefix) }) {
+                history.append(LibraryDocument.Decision(action: "matched", by: LibraryWork.source, at: now,
+                                                        detail: String(taken.dropFirst(notePrefix.count))))
+            } else if let match = book.match {
                 history.append(LibraryDocument.Decision(
                     action: "matched", by: match.source, at: now, detail: "\(match.key) (score \(String(format: "%.2f", match.score)))"))
             }

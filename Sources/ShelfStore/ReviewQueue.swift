@@ -282,7 +282,9 @@ extension LibraryRecords {
             let record = candidates[n - 1].record
             book.title = record.title; book.author = record.author ?? reading.author
             book.isbn13 = record.isbn13; book.isbn10 = record.isbn10
-            book.match = BookMatch(source: record.source, key: record.key, score: candidates[n - 1].score, year: record.year)
+            // A work of the library with no record of its own is joined by its title and author, not by a record.
+            book.match = record.source == LibraryWork.source
+                ? nil : BookMatch(source: record.source, key: record.key, score: candidates[n - 1].score, year: record.year)
             return StoredDecision(action: .accepted, book: book, isbnSource: record.source, detail: "accepted candidate \(n)")
         case .edit(let title, let author, let isbn):
             var changed: [String] = []

@@ -468,6 +468,11 @@ enum Schema {
         DROP INDEX book_history_book;
         CREATE INDEX book_history_step ON book_history(book_id, action, agent, detail);
         """,
+        // 22: a reading's title whatever its surname (`title:<title>|`, `DatabaseConnection.titlePart`), for the
+        // library as evidence (`LibraryRecords.works(titled:besides:)`): equality on an expression, so any collation.
+        """
+        CREATE INDEX book_sighting_title_part ON book_sighting(substr(title_key, 1, instr(title_key, '|')));
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

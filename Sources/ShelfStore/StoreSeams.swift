@@ -165,6 +165,8 @@ package protocol LibraryStore: ReviewStore {
     func photoImage(sha256: String) throws -> [UInt8]?
     /// Whether `photoImage` has an image to give.
     func hasPhotoImage(sha256: String) throws -> Bool
+    /// The verified works read under these normalised titles in photos other than `photo`, by title.
+    func works(titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]]
 }
 
 /// A shared store's results and the change counter, for the node that keeps the files for people.
@@ -175,6 +177,9 @@ package protocol SharedFilesStore: Sendable {
 }
 
 extension LibraryStore {
+    /// A fake's library lends no evidence.
+    package func works(titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] { [:] }
+
     // A store that holds little (a test's fake): the whole library as one page, the open items read whole.
     package func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {
         let books = try entries()

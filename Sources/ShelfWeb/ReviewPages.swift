@@ -217,6 +217,7 @@ enum ReviewPages {
         let year: Int?
         let isbn: String?
         let score: String
+        /// The record's source, or where the library has the work ("in your library, on shelf …").
         let source: String
 
         init(number: Int, _ candidate: MatchCandidate) {
@@ -228,7 +229,7 @@ enum ReviewPages {
             year = record.year
             isbn = record.isbn13
             score = String(format: "%.2f", candidate.score)
-            source = record.source
+            source = candidate.libraryLabel ?? record.source
         }
     }
 

@@ -209,6 +209,7 @@ enum ReviewText {
                 if let year = record.year { line += " (\(year))" }
                 if let isbn = record.isbn13 { line += "  ISBN \(isbn)" }
                 line += "  score \(String(format: "%.2f", candidate.score))  \(record.source) \(record.key)"
+                if let label = candidate.libraryLabel { line += "  (\(label))" }
                 lines.append(line)
             }
         }

@@ -65,6 +65,25 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("A title's verified works, whatever their surname, with the shelves other photos saw them on", arguments: StoreKind.allCases)
+    func worksByTitle(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try commit(store, photo: "p1", shelf: "living", [reading("Dune", "Frank Herbert", match: duneWork)])
+            try commit(store, photo: "p2", [reading("The Dune", "Herbert", match: duneWork)])     // the top of incoming/
+            try commit(store, photo: "p3", shelf: "study", [reading("Dune", "Poul Anderson", isbn: "9780441172719")])
+            try commit(store, photo: "p4", shelf: "study", [reading("Dune", nil, confidence: 0.3)])   // to review: no evidence
+            try commit(store, photo: "p5", shelf: "study", [reading("Dunes", "Someone")])
+
+            let works = try store.library.works(titled: ["dune", "emma"], besides: "p4")
+            #expect(works.keys.sorted() == ["dune"])
+            let dune = try #require(works["dune"])
+            #expect(dune.map(\.author) == ["Frank Herbert", "Poul Anderson"])
+            #expect(dune[0].match == duneWork && dune[0].shelves == ["living", ""] && dune[0].lastShelf == "")
+            #expect(dune[1].match == nil && dune[1].isbn13 == "9780441172719" && dune[1].shelves == ["study"])
+            #expect(try store.library.works(titled: ["dune"], besides: "p3")["dune"]?.count == 1, "this photo's own reading is not evidence")
+        }
+    }
+
     @Test("An unmatched work is folded into the matched one once a reading shows they are the same", arguments: StoreKind.allCases)
     func unmatchedWorkFoldsIntoMatchedOne(kind: StoreKind) throws {
         try withStore(kind) { store, _ in

@@ -118,8 +118,9 @@ struct FilesFollowTests {
             }
             #expect(try shelf.library().books.allSatisfy { $0.status == .verified })
 
-            // A photo the daemon reads opens an item: its files, and only its, appear.
-            try shelf.drop(JPEGFactory.shelf(seed: 84), as: "den/IMG_84.jpg")
+            // A photo the daemon reads opens an item: its files, and only its, appear. (On another shelf: in den/ the
+            // spine just accepted there would be taken as that book.)
+            try shelf.drop(JPEGFactory.shelf(seed: 84), as: "hall/IMG_84.jpg")
             try await waitUntil("review/ follows the new photo's item", timeout: .seconds(30)) {
                 let open = try Self.open(shelf, http)
                 return open.count == 1 && Self.reviewFiles(shelf) == Self.expected(open)

@@ -20,9 +20,10 @@ struct LibraryIdentityTests {
     }
 
     /// Drops a new photo the provider reads as `books` and runs shelfd over it.
-    func photo(_ root: ShelfRoot, _ gemini: GeminiEmulator, seed: Int, _ books: [GeminiEmulator.Book]) async throws {
+    func photo(_ root: ShelfRoot, _ gemini: GeminiEmulator, seed: Int, shelf: String = "study",
+               _ books: [GeminiEmulator.Book]) async throws {
         gemini.setScript(.always(.books(books)))
-        try root.drop(JPEGFactory.shelf(seed: seed), as: "study/shelf-\(seed).jpg")
+        try root.drop(JPEGFactory.shelf(seed: seed), as: "\(shelf)/shelf-\(seed).jpg")
         let run = try await root.shelfd("run")
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
     }
@@ -103,8 +104,9 @@ struct LibraryIdentityTests {
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: sources([], nil))
             try await photo(root, gemini, seed: 71, [GeminiEmulator.Book(
                 title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93, box2D: [120, 410, 880, 450])])
-            // The model could not make out the author nor the ISBN: nothing says it is the same book yet.
-            try await photo(root, gemini, seed: 72, [GeminiEmulator.Book(
+            // The model could not make out the author nor the ISBN, on another shelf: nothing says it is the same
+            // book yet (the library's Dune is offered, not taken).
+            try await photo(root, gemini, seed: 72, shelf: "hall", [GeminiEmulator.Book(
                 title: "DUNE", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])])
             #expect(try root.library().books.map(\.work) == ["title:dune|herbert", "title:dune|"])
             let review = try await root.reviewList()
@@ -187,6 +189,45 @@ struct LibraryIdentityTests {
             #expect(Set(library.books.compactMap(\.author)) == ["Jane Austen", "Charlotte Brontë"])
             #expect(Set(library.books.compactMap(\.isbn13)) == ["9780141439587", "9780441172719"])
             #expect(library.books.allSatisfy { $0.match?.source == "catalogue" && $0.sightingsCount == 1 })
+        }
+    }
+
+    @Test("The library as evidence: a title read alone on the shelf where its work stands is that work; on another shelf it is offered first",
+          .timeLimit(.minutes(3)))
+    func libraryIsTheFirstSource() async throws {
+        try await withGeminiEmulator { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let titleAlone = GeminiEmulator.Book(title: "Dune", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])
+            try await photo(root, gemini, seed: 95, shelf: "living", [dune])
+
+            // The same shelf, a day later: the spine shows its title only. It is the Dune that stands there.
+            try await photo(root, gemini, seed: 96, shelf: "living", [titleAlone])
+            var library = try root.library()
+            #expect(library.books.count == 1, "no twin: \(library.books.map(\.work))")
+            let work = try #require(library.books.first)
+            #expect(work.status == .verified && work.author == "Frank Herbert" && work.sightingsCount == 2)
+            #expect(work.history.contains { $0.action == "matched" && $0.by == "library" && $0.detail?.contains("shelf living") == true },
+                    "\(work.history)")
+            #expect(try await root.reviewList().isEmpty)
+            let result = try #require(try root.resultDocuments().first { $0.photo.path == "living/shelf-96.jpg" })
+            #expect(result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true)
+
+            // Another shelf: the same title is asked about, the library's Dune first among the candidates.
+            try await photo(root, gemini, seed: 97, shelf: "study", [titleAlone])
+            let items = try await root.reviewList()
+            let item = try #require(items.first)
+            #expect(items.count == 1)
+            let first = try #require(item.book.candidates?.first)
+            #expect(first.record.title == "Dune" && first.record.author == "Frank Herbert" && first.libraryShelf == "living")
+            let shown = try await root.shelfd("review", "show", item.id)
+            #expect(shown.stdout.contains("1. Dune — Frank Herbert") && shown.stdout.contains("(in your library, on shelf living)"),
+                    "\(shown.stdout)")
+
+            // Taking it makes the reading a sighting of that work, not a second one.
+            #expect(try await root.shelfd("review", "accept", item.id, "--candidate", "1").status == 0)
+            library = try root.library()
+            #expect(library.books.count == 1, "\(library.books.map(\.work))")
+            #expect(library.books.first?.sightingsCount == 3 && library.books.first?.status == .verified)
         }
     }
 }

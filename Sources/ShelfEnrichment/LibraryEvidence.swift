@@ -1,0 +1,82 @@
+import Foundation
+import ShelfCore
+
+/// The library as a source (README, "How a book is decided"): a person's library is the best catalogue shelfd has.
+/// A reading the sources left for review is compared with the verified works of the library under the same
+/// normalised title, whose surname is the reading's or who was read with none:
+/// - such a work is offered first among the candidates, labelled with the shelf it was seen on;
+/// - a reading as a model gave it (title and author, not a spine's raw text) is taken as a sighting of the work,
+///   without asking, when the work was seen on this photo's shelf (its sub-folder of incoming/; a photo at the top
+///   has none) in an earlier photo and no other work of the library, nor a candidate of the sources, has that title.
+/// Two works matched to different records are never joined by a title: a work is taken only when it is the one
+/// work of that title anywhere shelfd looked.
+package struct LibraryEvidence: Sendable {
+    package var matcher: SpineMatcher
+
+    package init(matcher: SpineMatcher) { self.matcher = matcher }
+
+    /// The normalised titles worth looking up: those of the readings waiting for review.
+    package static func titles(of books: [Book]) -> Set<String> {
+        Set(books.filter(isInDoubt).map { TextNormalization.title($0.title) }.filter { !$0.isEmpty })
+    }
+
+    /// A reading left for review only in doubt of which book it is (`Enricher.Reason`): one that waits for something
+    /// else (the accurate provider not asked yet) keeps waiting.
+    static func isInDoubt(_ book: Book) -> Bool {
+        book.status == .needsReview && Set(book.reviewReasons ?? []).isSubset(of: Enricher.Reason.all)
+    }
+
+    /// `books` with the library's evidence: `works` by normalised title (`LibraryStore.works(titled:besides:)`),
+    /// `shelf` this photo's (nil at the top of incoming/).
+    package func apply(to books: [Book], shelf: String?, works: [String: [LibraryWork]]) -> [Book] {
+        books.map { book in
+            guard Self.isInDoubt(book) else { return book }
+            let title = TextNormalization.title(book.title)
+            let sameTitle = works[title] ?? []
+            let surname = TextNormalization.surname(book.author)
+            let fitting = sameTitle.filter { surname.isEmpty || TextNormalization.surname($0.author) == surname }
+            guard !fitting.isEmpty else { return book }
+            if let shelf, book.form == .structured, fitting.count == 1, sameTitle.count == 1, fitting[0].shelves.contains(shelf),
+               !(book.candidates ?? []).contains(where: { Self.isOther($0.record, than: fitting[0], title: title) }) {
+                return taken(book, as: fitting[0], shelf: shelf)
+            }
+            return offered(book, fitting, shelf: shelf)
+        }
+    }
+
+    /// A source's candidate of the same title that is another work: not the work's record, and by another author
+    /// (or by none named).
+    static func isOther(_ record: CatalogueRecord, than work: LibraryWork, title: String) -> Bool {
+        guard TextNormalization.title(record.title) == title else { return false }
+        if let match = work.match, record.source == match.source, record.key == match.key { return false }
+        return TextNormalization.surname(record.author) != TextNormalization.surname(work.author)
+    }
+
+    /// The reading as a sighting of `work`: its title, author, ISBN and record, verified.
+    func taken(_ book: Book, as work: LibraryWork, shelf: String) -> Book {
+        var book = book
+        book.title = work.title; book.author = work.author
+        book.isbn13 = work.isbn13; book.isbn10 = work.isbn10
+        book.match = work.match
+        book.status = .verified
+        book.candidates = nil; book.reviewReasons = nil
+        book.notes = (book.notes ?? []) + ["\(LibraryWork.sightingNote): «\(work.title)» (\(work.key)), seen on shelf \(shelf) before"]
+        return book
+    }
+
+    /// The works first among the reading's candidates, the ones seen on this shelf first, each scored as the
+    /// matcher scores a record; a candidate the sources gave for the same record is not listed twice.
+    func offered(_ book: Book, _ works: [LibraryWork], shelf: String?) -> Book {
+        var book = book
+        let query = Enricher.query(book)
+        let here = shelf ?? ""                       // the top of incoming/ is "" in a work's shelves
+        let ordered = works.filter { $0.shelves.contains(here) } + works.filter { !$0.shelves.contains(here) }
+        let library = ordered.map { work in
+            MatchCandidate(record: work.record, score: matcher.decide(query, among: [work.record]).best?.score ?? 0,
+                           libraryShelf: work.shelves.contains(here) ? here : work.lastShelf)
+        }
+        let keys = Set(library.map { "\($0.record.source):\($0.record.key)" })
+        book.candidates = library + (book.candidates ?? []).filter { !keys.contains("\($0.record.source):\($0.record.key)") }
+        return book
+    }
+}
