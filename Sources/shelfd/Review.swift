@@ -78,8 +78,11 @@ struct ReviewAccept: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let sha = photo.photo { return try decideMany(global, .firstCandidates, photo: sha, dryRun: photo.dryRun) }
-        try decide(global, id ?? "", candidate.map(ReviewVerdict.pick) ?? .accept)
+        if let id {
+            try decide(global, id, candidate.map(ReviewVerdict.pick) ?? .accept)
+        } else if let sha = photo.photo {
+            try decideMany(global, .firstCandidates, photo: sha, dryRun: photo.dryRun)
+        }
     }
 }
 
@@ -134,11 +137,11 @@ struct ReviewReject: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let sha = photo.photo {
-            return try decideMany(global, .notBooks(unmatchedBelow: noCandidate ? below ?? 0.5 : nil), photo: sha,
-                                  dryRun: photo.dryRun)
+        if let id {
+            try decide(global, id, .reject)
+        } else if let sha = photo.photo {
+            try decideMany(global, .notBooks(unmatchedBelow: noCandidate ? below ?? 0.5 : nil), photo: sha, dryRun: photo.dryRun)
         }
-        try decide(global, id ?? "", .reject)
     }
 }
 
@@ -218,14 +221,14 @@ enum ReviewText {
 
     /// "Rejecting 3 items of shelf.jpg (no candidate, confidence below 0.50):" and a line per item.
     static func plan(_ plan: [ReviewDesk.Planned], _ bulk: ReviewDesk.Bulk, dryRun: Bool) -> String {
-        let (verb, which) = switch bulk {
-        case .notBooks(let below?): ("reject", " (no candidate, confidence below \(String(format: "%.2f", below)))")
-        case .notBooks(nil): ("reject", "")
-        case .firstCandidates: ("accept", " as their first candidate")
+        let (verb, doing, which) = switch bulk {
+        case .notBooks(let below?): ("reject", "Rejecting", " (no candidate, confidence below \(String(format: "%.2f", below)))")
+        case .notBooks(nil): ("reject", "Rejecting", "")
+        case .firstCandidates: ("accept", "Accepting", " as their first candidate")
         }
         guard let photo = plan.first?.item.photo.path else { return "Nothing to \(verb): no open item of that photo fits." }
         let count = "\(plan.count) item\(plan.count == 1 ? "" : "s")"
-        var lines = ["\(dryRun ? "Would \(verb)" : verb == "reject" ? "Rejecting" : "Accepting") \(count) of \(photo)\(which):"]
+        var lines = ["\(dryRun ? "Would \(verb)" : doing) \(count) of \(photo)\(which):"]
         for (item, verdict) in plan {
             var line = "  \(item.id)  \(String(format: "%.2f", item.book.confidence))  \(book(item.book))"
             if verdict == .pick(1), let record = item.candidates.first?.record { line += "  →  \(book(title: record.title, author: record.author))" }
