@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import ShelfConfig
 import ShelfCore
 import ShelfImaging
@@ -18,6 +19,8 @@ package struct ReviewDesk: Sendable {
     private let incoming: URL
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the decision itself.
     private let writesFiles: Bool
+    /// The decisions of the last minute, which the review page may take back.
+    private let undoable = UndoableDecisions()
 
     /// Decisions on a database already open (the web page shares the daemon's, and its `writer`); without a
     /// writer the files are written before `decide` returns.
@@ -72,7 +75,7 @@ package struct ReviewDesk: Sendable {
         if let path = cropPath(item), let data = FileManager.default.contents(atPath: path) { return Array(data) }
         guard !writesFiles, let files, let box = item.book.box,
               let image = try? files.store.photoImage(sha256: item.photo.sha256) else { return nil }
-        return try? Preprocessor.crop(image, box: box)
+        return try? Preprocessor.crop(image, box: box, readAcross: true, textRun: item.book.textRun)
     }
 
     /// Whether `cropJPEG` has a crop to give.
@@ -112,9 +115,11 @@ package struct ReviewDesk: Sendable {
 
     /// The open items of `photo` (its sha256 or the start of it) that `bulk` decides, each with its verdict, in the
     /// order the spines stand: what a person is shown before `apply` carries it out.
-    package func plan(_ bulk: Bulk, photo: String) throws -> [Planned] {
+    /// `among`: only these items (those a person selected), when given.
+    package func plan(_ bulk: Bulk, photo: String, among selected: Set<String>? = nil) throws -> [Planned] {
         guard let store else { throw Self.nothingOpen(photo) }
         return try store.openReviewItems(photo: photo).compactMap { item -> Planned? in
+            if let selected, !selected.contains(item.id) { return nil }
             switch bulk {
             case .notBooks(let below):
                 if let below, !item.candidates.isEmpty || item.book.confidence >= below { return nil }
@@ -132,6 +137,44 @@ package struct ReviewDesk: Sendable {
         let resolutions = try store.decide(plan.map { ($0.item.id, $0.verdict) }, now: Date())
         if writesFiles { writer?.changed(resolutions.reduce(into: FilesChange()) { $0.formUnion($1.files) }) }
         return resolutions
+    }
+
+    // MARK: A photo at a time (the web page `/photos/<sha>/review`)
+
+    /// One photo's open items in the order its spines stand, the photos of its shelf that have open items, and the
+    /// photo to review after it: the shelf's next, else the queue's first elsewhere.
+    package func photoReview(sha256: String) throws -> PhotoReview? {
+        guard let store else { return nil }
+        let items = try store.openReviewItems(photo: sha256)
+        let photo = items.first?.photo
+        let shelf = photo?.shelf
+        let shelfPhotos = photo == nil ? [] : try store.openReviewPhotos(shelf: shelf)
+        var next = shelfPhotos.first { $0.photo.path > (photo?.path ?? "") }?.photo
+            ?? shelfPhotos.first { $0.photo.sha256 != sha256 }?.photo
+        if next == nil {
+            // The queue's next item after this photo's last (its items came in one commit: they stand together).
+            let after = try items.max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map { try store.openReviewID(after: $0) }
+                ?? store.firstOpenReviewID()
+            next = try after.map { try store.reviewItem($0).photo }.flatMap { $0.sha256 == sha256 ? nil : $0 }
+        }
+        return PhotoReview(sha256: sha256, photo: photo, items: items, shelfPhotos: shelfPhotos, next: next)
+    }
+
+    /// Keeps decisions for `UndoableDecisions.window` and returns the token that takes them back.
+    package func keepForUndo(_ resolutions: [ReviewResolution]) -> String {
+        undoable.keep(resolutions.compactMap(\.undo), now: Date())
+    }
+
+    /// Takes back the decisions `token` names: their items open again as they were, and the files follow.
+    /// Returns the ids of the items open again.
+    package func undo(_ token: String) throws -> [String] {
+        guard let store, let decisions = undoable.take(token, now: Date()) else {
+            throw ReviewError(code: .notFound, message: "Too late to undo: decisions can be taken back for a minute. "
+                              + "Find the book in the library to change it.")
+        }
+        let change = try store.reopen(decisions, now: Date())
+        if writesFiles { writer?.changed(change) }
+        return decisions.map(\.item.id).filter(change.openedItems.contains)
     }
 
     private static func nothingOpen(_ id: String) -> ReviewError {
@@ -156,5 +199,31 @@ extension PhotoLocator {
         let paths = config.paths
         self.init(store: store, incoming: URL(fileURLWithPath: paths.incoming), processed: URL(fileURLWithPath: paths.processed),
                   reviewCopies: URL(fileURLWithPath: paths.review).appendingPathComponent("photos"))
+    }
+}
+
+/// Decisions kept for a minute so that a person can take them back (the review page's "Undo"), by a random token.
+/// In memory: the page that took them holds the token, and a restart forgets them.
+package final class UndoableDecisions: Sendable {
+    package static let window: TimeInterval = 60
+    private let kept = Mutex<[String: (until: Date, decisions: [ReviewUndo])]>([:])
+
+    package init() {}
+
+    package func keep(_ decisions: [ReviewUndo], now: Date) -> String {
+        let token = UUID().uuidString.lowercased()
+        kept.withLock { kept in
+            kept = kept.filter { $0.value.until > now }              // what is past its minute goes
+            kept[token] = (now.addingTimeInterval(Self.window), decisions)
+        }
+        return token
+    }
+
+    /// The decisions `token` names while their minute lasts, once.
+    package func take(_ token: String, now: Date) -> [ReviewUndo]? {
+        kept.withLock { kept in
+            guard let entry = kept.removeValue(forKey: token), entry.until > now else { return nil }
+            return entry.decisions
+        }
     }
 }

@@ -25,10 +25,12 @@ package struct Book: Sendable, Equatable, Codable {
     package var reviewID: String?
     /// How the provider read it; not written: once enriched, a book is what the result says.
     package var form = ReadingForm.structured
+    /// Which way its text runs on the upright photo, when the reader knew it: the review page's crop is turned by it.
+    package var textRun: TextRun?
 
     enum CodingKeys: String, CodingKey {
         case title, author, isbn13, isbn10, confidence, box, status, source, notes, match, candidates,
-             reviewReasons = "review_reasons", reviewID = "review_id"
+             reviewReasons = "review_reasons", reviewID = "review_id", textRun = "text_run"
     }
 
     package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double, box: Box?,
@@ -93,6 +95,7 @@ package struct BookChecker: Sendable {
                             status: detection.confidence >= reviewThreshold ? .verified : .needsReview,
                             source: source, notes: notes.isEmpty ? nil : notes)
             book.form = detection.form
+            book.textRun = detection.textRun
             if let existing = books.firstIndex(where: { $0.isSameWork(as: book) }) {
                 // A repeat sighting in the same photo raises confidence; it does not add a book.
                 if book.confidence > books[existing].confidence {

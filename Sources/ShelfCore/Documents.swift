@@ -245,11 +245,19 @@ extension LibraryDocument {
 
 /// `review/<id>.json`: one book a person is asked about (README, "The main job").
 package struct ReviewDocument: Codable, Sendable, Equatable {
-    package struct Photo: Codable, Sendable, Equatable {
+    package struct Photo: Codable, Sendable, Hashable {
         /// Relative to incoming/.
         package var path: String
         package var sha256: String
         package init(path: String, sha256: String) { self.path = path; self.sha256 = sha256 }
+
+        /// The shelf the photo belongs to: the sub-folder of incoming/ it came from; nil at the top.
+        package var shelf: String? { Self.shelf(of: path) }
+
+        package static func shelf(of relativePath: String) -> String? {
+            let folder = (relativePath as NSString).deletingLastPathComponent
+            return folder.isEmpty ? nil : folder
+        }
     }
 
     package var schema = "shelfd.review/1"

@@ -44,10 +44,53 @@ package struct ReviewResolution: Sendable, Equatable {
     package var detail: String
     /// What the decision changed of the files for people: its item closed, the works it left and joined.
     package var files = FilesChange()
+    /// What undoing it needs (`ReviewStore.reopen`).
+    package var undo: ReviewUndo?
 
-    package init(id: String, photoSHA256: String, book: Book?, detail: String, files: FilesChange = FilesChange()) {
+    package init(id: String, photoSHA256: String, book: Book?, detail: String, files: FilesChange = FilesChange(),
+                 undo: ReviewUndo? = nil) {
         self.id = id; self.photoSHA256 = photoSHA256; self.book = book; self.detail = detail; self.files = files
+        self.undo = undo
     }
+}
+
+/// A decision as it can be taken back: the item as it was open, the shelf its reading was seen on, and the work the
+/// decision put the reading in (nil when it was rejected).
+package struct ReviewUndo: Sendable, Equatable {
+    package var item: ReviewItem
+    package var shelf: String?
+    package var work: Int64?
+    package var detail: String
+
+    package init(item: ReviewItem, shelf: String?, work: Int64?, detail: String) {
+        self.item = item; self.shelf = shelf; self.work = work; self.detail = detail
+    }
+}
+
+/// One photo's review on one page: its open items in the order its spines stand, the photos of its shelf that have
+/// open items (this one among them), and the photo to review after it.
+package struct PhotoReview: Sendable {
+    package var sha256: String
+    /// Nil when the photo has no open item (any more).
+    package var photo: ReviewDocument.Photo?
+    package var items: [ReviewItem]
+    package var shelfPhotos: [OpenPhoto]
+    package var next: ReviewDocument.Photo?
+
+    package init(sha256: String, photo: ReviewDocument.Photo?, items: [ReviewItem], shelfPhotos: [OpenPhoto],
+                 next: ReviewDocument.Photo?) {
+        self.sha256 = sha256; self.photo = photo; self.items = items; self.shelfPhotos = shelfPhotos; self.next = next
+    }
+
+    /// The open items left on the shelf, this photo's among them.
+    package var leftOnShelf: Int { shelfPhotos.reduce(0) { $0 + $1.open } }
+}
+
+/// A photo with open review items and how many: a shelf's photos as its review page lists them.
+package struct OpenPhoto: Sendable, Equatable {
+    package var photo: ReviewDocument.Photo
+    package var open: Int
+    package init(photo: ReviewDocument.Photo, open: Int) { self.photo = photo; self.open = open }
 }
 
 /// A review command that cannot be carried out, with what to do instead.

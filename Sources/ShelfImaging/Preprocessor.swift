@@ -83,16 +83,20 @@ package enum Preprocessor {
 
     /// The spine: `box` (normalised to the upright photo, origin top-left) grown by `margin` (a share of the photo's
     /// width and height) on each side, cut out at full resolution, upright, as a quality-90 JPEG without metadata.
-    package static func crop(_ bytes: [UInt8], box: Box, margin: Double = 0.02,
-                             maxPixels: Int = 64_000_000) throws(PhotoError) -> [UInt8] {
+    /// `readAcross`: a standing spine (taller than wide) is turned a quarter so that its text reads left to right,
+    /// by `textRun` when the reader knew it, else anticlockwise, as most English spines read top to bottom.
+    package static func crop(_ bytes: [UInt8], box: Box, margin: Double = 0.02, maxPixels: Int = 64_000_000,
+                             readAcross: Bool = false, textRun: TextRun? = nil) throws(PhotoError) -> [UInt8] {
         let opened = try PhotoInspector.open(bytes, maxPixels: maxPixels)
         let info = opened.info
         let rect = pixelRect(box, margin: margin, width: info.displayWidth, height: info.displayHeight)
         let orientation = Orientation(info.orientation)
+        let turn = readAcross && textRun != .across && rect.h > rect.w
         func cut(_ view: PixelView) -> Result<[UInt8], TurboJPEGError> {
             let stored = orientation.storedRect(ofDisplay: rect, width: view.width, height: view.height)
             let region = view.cropped(x: stored.x, y: stored.y, width: stored.w, height: stored.h)
-            let image = Resampler.render(region, width: region.width, height: region.height, orientation: orientation)
+            var image = Resampler.render(region, width: region.width, height: region.height, orientation: orientation)
+            if turn { image = image.quarterTurned(clockwise: textRun == .upward) }
             return Result { () throws(TurboJPEGError) in try JPEGCompressor().compress(image, quality: 90) }
         }
 

@@ -14,6 +14,21 @@ package struct RGBImage: Sendable {
         withView { Resampler.render($0, width: width, height: height, orientation: Orientation(1)) }
     }
 
+    /// Turned a quarter, clockwise or anticlockwise: width and height swap.
+    package func quarterTurned(clockwise: Bool) -> RGBImage {
+        var turned = [UInt8](repeating: 0, count: pixels.count)
+        let newWidth = height
+        for y in 0..<height {
+            for x in 0..<width {
+                // Clockwise the top row becomes the right column; anticlockwise, the left one read upwards.
+                let (nx, ny) = clockwise ? (height - 1 - y, x) : (y, width - 1 - x)
+                let from = (y * width + x) * 3, to = (ny * newWidth + nx) * 3
+                turned[to] = pixels[from]; turned[to + 1] = pixels[from + 1]; turned[to + 2] = pixels[from + 2]
+            }
+        }
+        return RGBImage(width: newWidth, height: width, pixels: turned)
+    }
+
     /// Runs `body` with a view of the whole image.
     func withView<T>(_ body: (PixelView) throws -> T) rethrows -> T {
         try pixels.withUnsafeBufferPointer { buffer in

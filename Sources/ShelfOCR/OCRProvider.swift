@@ -110,7 +110,7 @@ package final class OCRProvider: VisionProvider {
 
     /// A spine as a book: its text as the title, to be matched by the enrichment.
     static func book(_ spine: Spine) -> Detection {
-        Detection(title: spine.text, confidence: spine.confidence, box: spine.box, form: .spineText)
+        Detection(title: spine.text, confidence: spine.confidence, box: spine.box, form: .spineText, textRun: spine.reading)
     }
 
     package func checkReachable() async -> Result<String, PhotoError> {

@@ -4,11 +4,7 @@ package import ShelfImaging
 /// One spine's text as OCR read it: the words of one band, in reading order.
 package struct Spine: Sendable, Equatable, Codable {
     /// Which way the text runs on the upright photo.
-    package enum Reading: String, Sendable, Codable, CaseIterable {
-        case upward      // bottom to top: read with the photo turned a quarter clockwise
-        case downward    // top to bottom (most English spines): turned anticlockwise
-        case across      // left to right: a book lying flat
-    }
+    package typealias Reading = TextRun
 
     package var text: String
     /// Around the words read, normalised to the upright photo.

@@ -207,7 +207,8 @@ package struct LibraryFiles: Sendable {
                 crop = previous?.crop
             } else if let bytes = originals.bytes(of: item.photo.sha256, path: item.photo.path) {
                 attempt("Cannot cut the spine for review", item.photo.sha256) {
-                    try AtomicFile.write(Data(try Preprocessor.crop(bytes, box: box, maxPixels: maxPixels)), to: cropURL(id: item.id))
+                    try AtomicFile.write(Data(try Preprocessor.crop(bytes, box: box, maxPixels: maxPixels, readAcross: true,
+                                                                                   textRun: item.book.textRun)), to: cropURL(id: item.id))
                     crop = "\(item.id).jpg"
                 }
             }

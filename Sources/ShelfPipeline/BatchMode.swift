@@ -314,7 +314,7 @@ package struct BatchRunner: Sendable {
             }
         }
         if !others.isEmpty {
-            do { try pipeline.store.finish(others, shelfOf: { Pipeline.shelf(of: $0.relativePath) }, now: Date()) } catch {
+            do { try pipeline.store.finish(others, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: Date()) } catch {
                 logger.error("Cannot put photos back in the queue", metadata: ["error": "\(error)"])
             }
         }

@@ -97,7 +97,7 @@ extension Pipeline {
         Failpoint.hit("before_commit")
         let change: FilesChange
         do {
-            change = try store.finish(outcomes, shelfOf: { Self.shelf(of: $0.relativePath) }, now: Date())
+            change = try store.finish(outcomes, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: Date())
         } catch {
             // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.
@@ -123,7 +123,7 @@ extension Pipeline {
         guard !titles.isEmpty, let works = try? library.works(titled: titles, besides: job.sha256), !works.isEmpty else {
             return books
         }
-        return LibraryEvidence(matcher: enricher.matcher).apply(to: books, shelf: Self.shelf(of: job.relativePath), works: works)
+        return LibraryEvidence(matcher: enricher.matcher).apply(to: books, shelf: ReviewDocument.Photo.shelf(of: job.relativePath), works: works)
     }
 
     /// Gives each book that will wait for a person its review id, so the result names `review/<id>.json`; a
@@ -172,12 +172,6 @@ extension Pipeline {
         } catch {
             logger.warning("Cannot keep the previous result", metadata: ["result": "\(url.path)", "error": "\(error)"])
         }
-    }
-
-    /// The shelf a photo belongs to: the sub-folder of incoming/ it came from.
-    static func shelf(of relativePath: String) -> String? {
-        let folder = (relativePath as NSString).deletingLastPathComponent
-        return folder.isEmpty ? nil : folder
     }
 
     /// Brings library.json, review/ and exports/ in line with the database (the database is the truth; the files

@@ -58,9 +58,7 @@ extension LibraryRecords {
     static func searchCondition(_ search: String, like: String) -> (String, [any SQLBindable]) {
         let text = search.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return ("1 = 1", []) }
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
-        let pattern = "%\(escaped)%"
+        let pattern = "%\(LibraryRecords.likeEscaped(text))%"
         // ISBNs are stored with a capital X; SQLite's LIKE ignores its case, PostgreSQL's does not.
         let digits = text.filter { $0 != "-" && $0 != " " }.uppercased()
         guard digits.count >= 4, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "X") }) else {

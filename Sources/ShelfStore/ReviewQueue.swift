@@ -138,6 +138,32 @@ extension LibraryRecords {
         return items.sorted(by: ReviewItem.standingOrder)
     }
 
+    /// The photos of one shelf (nil: the top of incoming/) with open items, by path, with how many each has: the
+    /// paths under the shelf's folder are read, those of its sub-folders (other shelves) left out.
+    package func openReviewPhotos(shelf: String?) throws -> [OpenPhoto] {
+        let (condition, argument): (String, String) = if let shelf {
+            ("p.relative_path LIKE ? ESCAPE '\\'", Self.likeEscaped(shelf) + "/%")
+        } else {
+            ("p.relative_path NOT LIKE ?", "%/%")
+        }
+        return try read { db in
+            try db.query("""
+                SELECT r.sha256, p.relative_path, COUNT(*) AS open FROM review_item r JOIN photo p ON p.sha256 = r.sha256
+                WHERE \(condition) GROUP BY r.sha256, p.relative_path ORDER BY p.relative_path
+                """, [argument]).compactMap { row -> OpenPhoto? in
+                guard let sha256 = row.string("sha256"), let path = row.string("relative_path") else { return nil }
+                let photo = ReviewDocument.Photo(path: path, sha256: sha256)
+                return photo.shelf == shelf ? OpenPhoto(photo: photo, open: Int(row.int("open") ?? 0)) : nil
+            }
+        }
+    }
+
+    /// `text` matched literally by LIKE … ESCAPE '\'.
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+
     private static func decide(_ db: any DatabaseConnection, _ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution {
         let item = try Self.reviewItem(db, id)
         let decision = try Self.decision(verdict, on: item.book)
@@ -169,7 +195,39 @@ extension LibraryRecords {
         try Self.closeJobIfReviewed(db, sha256: item.photo.sha256, now: now)
         return ReviewResolution(id: item.id, photoSHA256: item.photo.sha256, book: placed, detail: decision.detail,
                                 files: FilesChange(works: Set([bookID] + [target].compactMap { $0 }), closedItems: [item.id],
-                                                   photos: [item.photo.sha256]))
+                                                   photos: [item.photo.sha256]),
+                                undo: ReviewUndo(item: item, shelf: shelf, work: target, detail: decision.detail))
+    }
+
+    /// Takes decisions back in one transaction (the review page's undo): each decision is forgotten, the reading
+    /// leaves the work it was put in (which keeps a `review_undone` step, or goes when that was its only sighting), and
+    /// its item opens again as it was, in its old place in the queue. An item open again already (the photo was read
+    /// since) is left as it is. Returns what changed of the files, with the items opened.
+    package func reopen(_ decisions: [ReviewUndo], now: Date = Date()) throws -> FilesChange {
+        try write { db in
+            var change = FilesChange()
+            for undo in decisions {
+                let item = undo.item, sha256 = item.photo.sha256
+                guard try db.queryOne("SELECT 1 AS one FROM review_item WHERE id = ?", [item.id]) == nil else { continue }
+                try db.execute("DELETE FROM review_decision WHERE sha256 = ? AND reading_key = ?", [sha256, item.book.titleKey])
+                if let work = undo.work {
+                    try db.execute("DELETE FROM book_sighting WHERE book_id = ? AND sha256 = ? AND decided = 1", [work, sha256])
+                    try Self.recordHistory(db, work, LibraryDocument.Decision(
+                        action: "review_undone", by: "user", at: now, detail: "\(undo.detail) in \(item.photo.path), taken back"))
+                    try Self.refresh(db, work, now: now)
+                    change.works.insert(work)
+                }
+                let bookID = try Self.addReading(db, item.book, photo: item.photo, shelf: undo.shelf, now: now)
+                try db.execute("INSERT INTO review_item (id, sha256, book_id, reading, created_at) VALUES (?, ?, ?, ?, ?)",
+                               [item.id, sha256, bookID, String(decoding: try JSONEncoder().encode(item.book), as: UTF8.self),
+                                item.createdAt])
+                try db.execute("UPDATE job SET state = 'review', updated_at = ? WHERE sha256 = ? AND state = 'done'", [now, sha256])
+                change.works.insert(bookID)
+                change.openedItems.insert(item.id)
+                change.photos.insert(sha256)
+            }
+            return change
+        }
     }
 
     // MARK: Inside a batch commit

@@ -116,6 +116,10 @@ package protocol ReviewStore: Sendable {
     func reviewPlace(of item: ReviewItem) throws -> ReviewPlace
     /// The open item after `item` in that order, wrapping round to the first; nil when no other is open.
     func openReviewID(after item: ReviewItem) throws -> String?
+    /// The photos of one shelf (nil: the top of incoming/) with open items, by path, with how many each has.
+    func openReviewPhotos(shelf: String?) throws -> [OpenPhoto]
+    /// Takes decisions back: their items open again as they were.
+    func reopen(_ decisions: [ReviewUndo], now: Date) throws -> FilesChange
 }
 
 extension ReviewStore {
@@ -143,6 +147,15 @@ extension ReviewStore {
     package func openReviewItems(photo prefix: String) throws -> [ReviewItem] {
         try openReviewItems().filter { $0.photo.sha256.hasPrefix(prefix.lowercased()) }
             .sorted(by: ReviewItem.standingOrder)
+    }
+
+    package func openReviewPhotos(shelf: String?) throws -> [OpenPhoto] {
+        Dictionary(grouping: try openReviewItems().filter { $0.photo.shelf == shelf }, by: \.photo)
+            .map { OpenPhoto(photo: $0.key, open: $0.value.count) }.sorted { $0.photo.path < $1.photo.path }
+    }
+
+    package func reopen(_ decisions: [ReviewUndo], now: Date) throws -> FilesChange {
+        throw ReviewError(code: .notFound, message: "This store keeps no decisions to take back.")
     }
 
     package func openReviewID(after item: ReviewItem) throws -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 import Hummingbird
 import NIOCore
 import ShelfApp
@@ -46,15 +47,36 @@ enum API {
         // A decision, as `shelfd review accept|edit|reject` takes it.
         api.post("review/{id}") { request, context -> Response in
             let id = try context.parameters.require("id")
-            var request = request
-            let body = try await request.collectBody(upTo: context.maxUploadSize)
-            let decision: DecisionRequest
-            do { decision = try JSONDecoder().decode(DecisionRequest.self, from: Data(Array(buffer: body))) } catch {
-                throw APIError(.badRequest, "bad_request", DecisionRequest.usage)
-            }
+            let decision = try await decoded(DecisionRequest.self, from: request, context: context, usage: DecisionRequest.usage)
             let verdict = try decision.verdict()
             let resolution = try reviewed { try site.desks.review.decide(id, verdict) }
-            return try json(DecisionAnswer(resolution))
+            return try json(DecisionAnswer(resolution, undo: site.desks.review.keepForUndo([resolution])))
+        }
+
+        // A decision for many of one photo's items at once, as `shelfd review reject|accept --photo` takes it:
+        // without "apply" only what it would decide; with it, exactly the items listed (those shown), undoable.
+        api.post("photos/{sha}/review") { request, context -> Response in
+            let sha = try photoID(context)
+            let bulk = try await decoded(BulkRequest.self, from: request, context: context, usage: BulkRequest.usage)
+            let plan = try reviewed { try site.desks.review.plan(try bulk.decision(), photo: sha, among: bulk.items.map(Set.init)) }
+            guard bulk.apply == true else { return try json(BulkAnswer(plan, applied: false, undo: nil)) }
+            guard bulk.items != nil else {
+                throw APIError(.unprocessableContent, "items_needed", "List the \"items\" to decide: those the plan showed.")
+            }
+            let resolutions = try reviewed { try site.desks.review.apply(plan) }
+            site.logger.info("Review decisions for a photo from the web page",
+                             metadata: ["event": "review_decided", "photo": "\(sha)", "items": "\(resolutions.count)"])
+            return try json(BulkAnswer(plan, applied: true, undo: site.desks.review.keepForUndo(resolutions)))
+        }
+
+        // Takes back the decisions of the last minute an answer above named by its "undo" token.
+        api.post("review/undo") { request, context -> Response in
+            let undo = try await decoded(UndoRequest.self, from: request, context: context, usage: UndoRequest.usage)
+            do {
+                return try json(UndoAnswer(reopened: try site.desks.review.undo(undo.undo)))
+            } catch let error as ReviewError {
+                throw APIError(.gone, "too_late", error.message)
+            }
         }
 
         // library.json (`shelfd.library/2`).
@@ -79,6 +101,15 @@ enum API {
             throw APIError(.notFound, "not_found", "A photo is named by its SHA-256 (64 hex digits).")
         }
         return sha
+    }
+
+    /// A JSON body, or 400 with how to write it.
+    static func decoded<T: Decodable>(_ type: T.Type, from request: Request, context: WebContext, usage: String) async throws -> T {
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        do { return try JSONDecoder().decode(T.self, from: Data(Array(buffer: body))) } catch {
+            throw APIError(.badRequest, "bad_request", usage)
+        }
     }
 
     /// Runs a review call, turning its errors into the API's.
@@ -150,17 +181,74 @@ struct DecisionRequest: Decodable {
     }
 }
 
-/// What a decision did: the book as it now is in the library (absent when rejected).
+/// What a decision did: the book as it now is in the library (absent when rejected), and the token that takes it
+/// back for a minute (`POST /api/v1/review/undo`).
 struct DecisionAnswer: Encodable {
     var id: String
     var photoSHA256: String
     var detail: String
     var book: Book?
-    enum CodingKeys: String, CodingKey { case id, detail, book, photoSHA256 = "photo_sha256" }
-    init(_ resolution: ReviewResolution) {
+    var undo: String
+    enum CodingKeys: String, CodingKey { case id, detail, book, undo, photoSHA256 = "photo_sha256" }
+    init(_ resolution: ReviewResolution, undo: String) {
         id = resolution.id; photoSHA256 = resolution.photoSHA256; detail = resolution.detail; book = resolution.book
+        self.undo = undo
     }
 }
+
+/// The body of `POST /api/v1/photos/{sha}/review`.
+struct BulkRequest: Decodable {
+    /// `not_books` or `first_candidates`.
+    var bulk: String
+    /// Only these items; absent: every open item of the photo the decision fits.
+    var items: [String]?
+    /// `not_books`: only items with no candidate and a confidence below this.
+    var below: Double?
+    var apply: Bool?
+
+    static let usage = #"Send JSON: {"bulk": "not_books" | "first_candidates", "items": [ids], "below": 0.5, "apply": true}; "#
+        + #"without "apply" the answer is what it would decide."#
+
+    func decision() throws -> ReviewDesk.Bulk {
+        switch bulk {
+        case "not_books":
+            if let below, !(0...1).contains(below) {
+                throw APIError(.unprocessableContent, "bad_threshold", "\"below\" is a confidence from 0 to 1.")
+            }
+            return .notBooks(unmatchedBelow: below)
+        case "first_candidates": return .firstCandidates
+        default: throw APIError(.unprocessableContent, "bad_decision", Self.usage)
+        }
+    }
+}
+
+/// What a bulk decision decides (or decided), item by item in the order the spines stand.
+struct BulkAnswer: Encodable {
+    struct Item: Encodable { var id: String; var title: String; var decision: String }
+    var applied: Bool
+    var items: [Item]
+    var undo: String?
+    init(_ plan: [ReviewDesk.Planned], applied: Bool, undo: String?) {
+        self.applied = applied; self.undo = undo
+        items = plan.map { planned in
+            let decision = switch planned.verdict {
+            case .reject: "not a book"
+            case .pick(let n): "candidate \(n): \(planned.item.candidates[n - 1].record.title)"
+            case .accept, .edit: "accepted"
+            }
+            return Item(id: planned.item.id, title: planned.item.book.title, decision: decision)
+        }
+    }
+}
+
+/// The body of `POST /api/v1/review/undo`.
+struct UndoRequest: Decodable {
+    var undo: String
+    static let usage = #"Send JSON: {"undo": token}, the token a decision's answer gave."#
+}
+
+/// The items open again.
+struct UndoAnswer: Encodable { var reopened: [String] }
 
 /// An API error: `{"error": {"code": …, "message": …}}` with its status.
 struct APIError: HTTPResponseError {

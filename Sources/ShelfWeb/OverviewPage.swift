@@ -89,7 +89,7 @@ enum OverviewPage {
                 Count(key: "pending", label: "waiting", value: q.pending),
                 Count(key: "leased", label: "in progress", value: q.leased),
                 Count(key: "done", label: "done", value: q.done),
-                Count(key: "review", label: "to review", value: q.review, link: "/review"),
+                Count(key: "review", label: "to review", value: q.review, link: "/review/photo"),
                 Count(key: "failed", label: "waiting to retry", value: q.failed),
                 Count(key: "dead", label: "failed", value: q.dead),
             ]

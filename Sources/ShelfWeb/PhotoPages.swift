@@ -243,6 +243,8 @@ extension PhotoPages {
         let readBy: String?
         let spines: [Spine]
         let hasSpines: Bool
+        /// The photo's review page, while some of its spines wait for a person.
+        let reviewURL: String?
         let tips: [Tip]
         let hasTips: Bool
         let runs: [Run]
@@ -265,7 +267,7 @@ extension PhotoPages {
 
             guard let document = site.desks.results.document(sha256: photo.sha256, resultPath: photo.resultPath) else {
                 hasResult = false; width = 0; height = 0; finished = nil; readBy = nil
-                spines = []; hasSpines = false; tips = []; hasTips = false; runs = []
+                spines = []; hasSpines = false; reviewURL = nil; tips = []; hasTips = false; runs = []
                 return
             }
             hasResult = true
@@ -287,6 +289,7 @@ extension PhotoPages {
                              w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)))
             }
             hasSpines = !spines.isEmpty
+            reviewURL = spines.contains { $0.stateName == SpineState.review.rawValue } ? "/photos/\(photo.sha256)/review" : nil
             tips = document.suggestions.map { Tip(severity: $0.severity.rawValue, message: $0.message) }
             hasTips = !tips.isEmpty
             runs = document.runs.map { run in

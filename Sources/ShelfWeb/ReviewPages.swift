@@ -48,6 +48,8 @@ enum ReviewPages {
         var title: String?
         var author: String?
         var isbn: String?
+        /// `photo`: the form was on the photo's review page (`PhotoReviewPage`), which the browser goes back to.
+        var back: String?
     }
 
     /// Carries out the decision, then sends the browser on to the next open book (303), or shows the page
@@ -61,7 +63,8 @@ enum ReviewPages {
         case "reject":
             verdict = .reject
         case "skip":
-            return Response.redirect(to: try next(after: item, site: site, orSelf: true), type: .normal)
+            return Response.redirect(to: form.back == "photo" ? photoReview(item) : try next(after: item, site: site, orSelf: true),
+                                     type: .normal)
         case "candidate":
             guard let number = form.number.flatMap({ Int($0) }), number >= 1, item.candidates.indices.contains(number - 1) else {
                 let problem = item.candidates.isEmpty
@@ -91,8 +94,12 @@ enum ReviewPages {
         } catch let error as ReviewError {
             return try page(item, site: site, context: context, problem: error.message, status: .unprocessableContent)
         }
-        return Response.redirect(to: try next(after: item, site: site, orSelf: false), type: .normal)
+        return Response.redirect(to: form.back == "photo" ? photoReview(item) : try next(after: item, site: site, orSelf: false),
+                                 type: .normal)
     }
+
+    /// The review page of the item's photo.
+    static func photoReview(_ item: ReviewItem) -> String { "/photos/\(item.photo.sha256)/review" }
 
     struct EditProblem: Error { var message: String }
 

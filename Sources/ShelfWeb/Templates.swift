@@ -21,7 +21,7 @@ package struct Templates: Sendable {
     private static let embedded: [(String, [UInt8])] = [
         ("layout", PackageResources.layout_mustache),
         ("overview", PackageResources.overview_mustache),
-        ("review", PackageResources.review_mustache),
+        ("review", PackageResources.review_mustache), ("photo-review", PackageResources.photo_review_mustache),
         ("photos", PackageResources.photos_mustache),
         ("photo", PackageResources.photo_mustache),
         ("login", PackageResources.login_mustache),

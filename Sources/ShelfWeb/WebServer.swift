@@ -102,7 +102,7 @@ package struct WebServer: Service {
         API.register(on: router, site: site)
         OverviewPage.register(on: router, site: site)
         LiveProgress.register(on: router, feed: feed)
-        ReviewPages.register(on: router, site: site)
+        PhotoReviewPage.register(on: router, site: site); ReviewPages.register(on: router, site: site)
         PhotoPages.register(on: router, site: site)
         LibraryPages.register(on: router, site: site); UploadPage.register(on: router, site: site)
         return router

@@ -176,6 +176,31 @@ import Testing
         }
     }
 
+    @Test("A standing spine's crop is turned to read across: its top to the left unless its text runs upward",
+          arguments: [nil, TextRun.downward, .upward, .across])
+    func cropTurnedToReadAcross(_ run: TextRun?) throws {
+        let jpeg = JPEGFactory.quadrants(width: 400, height: 300, orientation: 6)
+        // A spine in the left column, from the photo's top (top-left colour) to its bottom (bottom-left colour).
+        let crop = try Preprocessor.crop(jpeg, box: Box(x1: 0.1, y1: 0, x2: 0.3, y2: 1), margin: 0, readAcross: true, textRun: run)
+        let decoded = try #require(JPEGFactory.decode(crop))
+        guard run != .across else {
+            #expect(decoded.width == 80 && decoded.height == 300)       // a book lying flat is left as it is
+            return
+        }
+        #expect(decoded.width == 300 && decoded.height == 80)
+        func half(_ left: Bool) -> [UInt8] {
+            var pixels: [UInt8] = []
+            for y in 0..<decoded.height {
+                let start = (y * decoded.width + (left ? 0 : decoded.width / 2 + 10)) * 3
+                pixels += decoded.pixels[start..<(start + (decoded.width / 2 - 10) * 3)]
+            }
+            return pixels
+        }
+        let (first, second) = run == .upward ? (JPEGFactory.bottomLeft, JPEGFactory.topLeft) : (JPEGFactory.topLeft, JPEGFactory.bottomLeft)
+        expectColor(mean(half(true)), first, "left half, \(String(describing: run))")
+        expectColor(mean(half(false)), second, "right half, \(String(describing: run))")
+    }
+
     @Test("A margin never reaches outside the photo")
     func cropMarginClamped() throws {
         let jpeg = JPEGFactory.quadrants(width: 400, height: 300)

@@ -51,9 +51,9 @@ struct ReviewCropFallbackTests {
         #expect((crop != nil) == stored)
         #expect(files.document(item).crop == (stored ? "abc123.jpg" : nil))
         if let crop {
-            // The boxed spine of the 320×240 image, with the small margin: about 16×180 pixels.
+            // The boxed spine of the 320×240 image, with the small margin: about 16×180 pixels, turned to read across.
             let decoded = try #require(JPEGFactory.decode(Array(crop)))
-            #expect((10...40).contains(decoded.width) && (160...200).contains(decoded.height), "\(decoded.width)×\(decoded.height)")
+            #expect((160...200).contains(decoded.width) && (10...40).contains(decoded.height), "\(decoded.width)×\(decoded.height)")
         }
     }
 }

@@ -236,6 +236,48 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("Decisions taken back open their items again as they were, in their place; the photo is in review again",
+          arguments: StoreKind.allCases)
+    func decisionsTakenBack(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
+            try commit(store, photo: "p1", shelf: "den", [smudged, reading("Shadow", nil, confidence: 0.2), reading("Emma", "Jane Austen")])
+            let before = try store.library.openReviewItems()
+            let entriesBefore = try store.library.entries().map(\.title).sorted()
+            let resolutions = try store.library.decide(before.map { ($0.id, $0.book.title == "Shadow" ? .reject : .pick(1)) }, now: Date())
+            #expect(try store.library.entries().map(\.title).sorted() == ["Emma", "The Hobbit"])
+            #expect(try store.status.queueCounts().review == 0)
+
+            let change = try store.library.reopen(resolutions.compactMap(\.undo), now: Date())
+            #expect(change.openedItems == Set(before.map(\.id)) && change.photos == ["p1"])
+            #expect(try store.library.openReviewItems() == before, "the same items, readings and order")
+            #expect(try store.library.entries().map(\.title).sorted() == entriesBefore)
+            #expect(try store.status.queueCounts().review == 1)
+            #expect(try store.library.decidedReadings(sha256: "p1").isEmpty, "nothing is applied again on a rescan")
+            #expect(try store.library.openReviewPhotos(shelf: "den").map(\.open) == [2])
+            #expect(try store.library.openReviewPhotos(shelf: nil).isEmpty)
+            // Taken back twice: the items are open already, nothing changes.
+            #expect(try store.library.reopen(resolutions.compactMap(\.undo), now: Date()).openedItems.isEmpty)
+            #expect(try store.library.openReviewItems().count == 2)
+        }
+    }
+
+    @Test("A shelf's photos with open items, by path; a shelf's sub-folder and the top of incoming/ are other shelves",
+          arguments: StoreKind.allCases)
+    func openPhotosOfAShelf(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let unsure = [reading("Shadow", nil, confidence: 0.2), reading("Smudged Spine", nil, confidence: 0.3)]
+            try commit(store, photo: "p2", shelf: "den_1", unsure)
+            try commit(store, photo: "p1", shelf: "den_1", [unsure[0]])
+            try commit(store, photo: "p3", shelf: "den_1/top", unsure)
+            try commit(store, photo: "p4", shelf: "denx1", unsure)             // "_" matched literally, not as any letter
+            try commit(store, photo: "p5", unsure)
+            #expect(try store.library.openReviewPhotos(shelf: "den_1").map { [$0.photo.sha256, "\($0.open)"] } == [["p1", "1"], ["p2", "2"]])
+            #expect(try store.library.openReviewPhotos(shelf: "den_1/top").map(\.photo.sha256) == ["p3"])
+            #expect(try store.library.openReviewPhotos(shelf: nil).map(\.photo.sha256) == ["p5"])
+        }
+    }
+
     @Test("Rejecting one photo's reading keeps the book another photo shows", arguments: StoreKind.allCases)
     func rejectKeepsOtherSightings(kind: StoreKind) throws {
         try withStore(kind) { store, _ in

@@ -41,6 +41,267 @@
 }
 // --- end review keys ---
 
+// --- photo review ---
+// /photos/{sha}/review: one item selected at a time (j/k, arrows, or a tap on its box); a, 1–9, r and e decide it
+// through /api/v1 and the next open item is selected; s skips; x marks items for the decisions for many, which are
+// shown before they are applied; u takes back the last decision while its minute lasts; n goes to the next photo.
+{
+  const page = document.querySelector('[data-photo-review]');
+  if (page) {
+    page.classList.add('scripted');                                // only the selected item's buttons show
+    const token = document.querySelector('meta[name="csrf-token"]')?.content ?? '';
+    const note = page.querySelector('[data-review-note]');
+    const undoBar = page.querySelector('[data-undo]');
+    const bulk = page.querySelector('[data-bulk]');
+    const plan = page.querySelector('[data-plan]');
+    const items = [...page.querySelectorAll('[data-item]')];
+    const boxOf = (item) => page.querySelector(`[data-box="${CSS.escape(item.dataset.item)}"]`);
+    const open = () => items.filter((item) => !item.hidden);
+    let selected = null;
+    let lastUndo = null;
+    let planned = null;
+
+    const say = (text) => { note.textContent = text; note.hidden = !text; };
+    const post = async (path, body) => {
+      const answer = await fetch(path, {
+        method: 'POST', body: JSON.stringify(body),
+        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRF-Token': token },
+      });
+      let json = {};
+      try { json = await answer.json(); } catch { /* no body */ }
+      return { ok: answer.ok, status: answer.status, json };
+    };
+
+    const select = (item, scroll = true) => {
+      for (const other of items) {
+        other.classList.toggle('selected', other === item);
+        boxOf(other)?.classList.toggle('selected', other === item);
+      }
+      selected = item;
+      if (item && scroll) item.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    };
+    const move = (step) => {
+      const left = open();
+      if (left.length === 0) return;
+      const at = left.indexOf(selected);
+      select(left[(at + step + left.length) % left.length]);
+    };
+    const counts = (change) => {
+      for (const key of ['left', 'photoLeft']) {
+        const element = page.querySelector(key === 'left' ? '[data-left]' : '[data-photo-left]');
+        element.textContent = String(Math.max(0, Number(element.textContent) + change));
+      }
+      const done = open().length === 0;
+      page.querySelector('[data-done]').hidden = !done;
+      if (bulk) bulk.hidden = done;
+    };
+    // Decided items are hidden, not removed: an undo shows them again.
+    const settle = (decided) => {
+      const left = open();
+      const after = left.slice(left.indexOf(decided[0]) + 1).filter((item) => !decided.includes(item));
+      for (const item of decided) {
+        item.hidden = true;
+        boxOf(item)?.classList.add('decided');
+        const mark = item.querySelector('[data-mark]');
+        if (mark) mark.checked = false;
+      }
+      counts(-decided.length);
+      select(after[0] ?? open()[0] ?? null);
+      say('');
+    };
+
+    // A decision shows at once and the next item is selected; the requests go one after another behind it, so
+    // keys typed quickly are all kept. One the server refuses brings its item back, with the reason.
+    let queue = Promise.resolve();
+    const later = (task) => { queue = queue.then(task).catch(() => say('The server did not answer; try again.')); };
+    const reveal = (items) => {
+      for (const item of items) {
+        item.hidden = false;
+        boxOf(item)?.classList.remove('decided');
+      }
+      counts(items.length);
+    };
+    const decide = (item, body, what) => {
+      if (!item || item.hidden) return;
+      const title = item.querySelector('.shelf-reading b').textContent;
+      settle([item]);
+      later(async () => {
+        const answer = await post(`/api/v1/review/${encodeURIComponent(item.dataset.item)}`, body).catch(() => null);
+        if (!answer) {
+          reveal([item]);
+          say(`The server did not answer: “${title}” is still open.`);
+        } else if (answer.ok) {
+          lastUndo = { token: answer.json.undo, items: [item] };
+          undoBar.querySelector('[data-undo-text]').textContent = `${what}: “${title}”.`;
+          undoBar.hidden = false;
+        } else if (answer.status === 404) {
+          say(`“${title}” was decided elsewhere meanwhile.`);
+        } else {
+          reveal([item]);
+          select(item);
+          say(answer.json.error?.message ?? `Refused (HTTP ${answer.status}).`);
+        }
+      });
+    };
+    const bodyOf = (form) => {
+      const kind = form.dataset.decision;
+      if (kind === 'candidate') return [{ decision: 'candidate', candidate: Number(form.dataset.number) }, `Candidate ${form.dataset.number}`];
+      if (kind === 'edit') {
+        const field = (name) => form.querySelector(`[name=${name}]`).value;
+        const body = { decision: 'edit', title: field('title'), author: field('author') };
+        if (field('isbn').trim()) body.isbn = field('isbn');
+        return [body, 'Edited'];
+      }
+      return [{ decision: kind }, kind === 'accept' ? 'Accepted as read' : 'Not a book'];
+    };
+
+    const undo = () => later(async () => {
+      if (!lastUndo) return;
+      const taken = lastUndo;
+      lastUndo = null;
+      undoBar.hidden = true;
+      const answer = await post('/api/v1/review/undo', { undo: taken.token });
+      if (answer.ok) {
+        const reopened = taken.items.filter((item) => answer.json.reopened.includes(item.dataset.item));
+        reveal(reopened);
+        select(reopened[0] ?? selected);
+        say(`Taken back: ${reopened.length} open again.`);
+      } else {
+        say(answer.json.error?.message ?? 'Too late to undo.');
+      }
+    });
+
+    // Decisions for many: the plan first, then applied as shown.
+    const showPlan = async (button) => {
+      const marked = open().filter((item) => item.querySelector('[data-mark]')?.checked);
+      const request = { bulk: button.dataset.bulk };
+      if (button.dataset.bulkScope === 'marked') {
+        if (marked.length === 0) { say('Mark the spines first: x, or their “mark” box.'); return; }
+        request.items = marked.map((item) => item.dataset.item);
+      } else {
+        request.below = Number(bulk.querySelector('[data-threshold]').value);
+      }
+      const answer = await post(`/api/v1/photos/${page.dataset.sha}/review`, request).catch(() => null);
+      if (!answer?.ok) { say(answer?.json.error?.message ?? 'The server did not answer; try again.'); return; }
+      if (answer.json.items.length === 0) { say('None of the spines fits that.'); return; }
+      planned = { ...request, items: answer.json.items.map((item) => item.id), apply: true };
+      plan.querySelector('[data-plan-text]').textContent =
+        `${answer.json.items.length} spine${answer.json.items.length === 1 ? '' : 's'} will be decided:`;
+      plan.querySelector('[data-plan-items]').replaceChildren(...answer.json.items.map((item) => {
+        const row = document.createElement('li');
+        row.textContent = `${item.title} → ${item.decision}`;
+        return row;
+      }));
+      plan.hidden = false;
+      plan.querySelector('[data-plan-apply]').focus();
+    };
+    const applyPlan = () => {
+      if (!planned) return;
+      const request = planned;
+      planned = null;
+      plan.hidden = true;
+      const decided = items.filter((item) => request.items.includes(item.dataset.item) && !item.hidden);
+      settle(decided);
+      later(async () => {
+        const answer = await post(`/api/v1/photos/${page.dataset.sha}/review`, request).catch(() => null);
+        if (!answer?.ok) {
+          reveal(decided);
+          say(answer?.json.error?.message ?? 'The server did not answer: nothing was decided.');
+          return;
+        }
+        lastUndo = { token: answer.json.undo, items: decided };
+        undoBar.querySelector('[data-undo-text]').textContent = `${answer.json.items.length} decided at once.`;
+        undoBar.hidden = false;
+      });
+    };
+    const cancelPlan = () => { planned = null; plan.hidden = true; };
+
+    if (bulk) {
+      bulk.hidden = items.length === 0;
+      for (const button of bulk.querySelectorAll('[data-bulk]')) {
+        button.addEventListener('click', () => showPlan(button));
+      }
+      plan.querySelector('[data-plan-apply]').addEventListener('click', applyPlan);
+      plan.querySelector('[data-plan-cancel]').addEventListener('click', cancelPlan);
+    }
+    undoBar.querySelector('[data-undo-button]').addEventListener('click', undo);
+
+    for (const item of items) {
+      item.addEventListener('click', (event) => {
+        if (!event.target.closest('button, input, summary, a')) select(item, false);
+      });
+      for (const form of item.querySelectorAll('form[data-decision]')) {
+        form.addEventListener('submit', (event) => {
+          event.preventDefault();
+          select(item, false);
+          const [body, what] = bodyOf(form);
+          decide(item, body, what);
+        });
+      }
+    }
+    for (const box of page.querySelectorAll('[data-box]')) {
+      box.addEventListener('click', (event) => {
+        event.preventDefault();
+        const item = items.find((candidate) => candidate.dataset.item === box.dataset.box);
+        if (item && !item.hidden) select(item);
+      });
+    }
+
+    document.addEventListener('keydown', (event) => {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target;
+      if (target instanceof Element && target.closest('input:not([type=checkbox]), textarea, select, [contenteditable]')) {
+        if (event.key === 'Escape') target.blur();
+        return;
+      }
+      if (!plan.hidden) {
+        if (event.key === 'Enter') { event.preventDefault(); applyPlan(); }
+        if (event.key === 'Escape') { event.preventDefault(); cancelPlan(); }
+        return;
+      }
+      const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+      const act = (body, what) => { event.preventDefault(); decide(selected, body, what); };
+      switch (key) {
+        case 'j': case 'ArrowDown': case 'ArrowRight': event.preventDefault(); move(1); return;
+        case 'k': case 'ArrowUp': case 'ArrowLeft': event.preventDefault(); move(-1); return;
+        case 's': event.preventDefault(); move(1); return;
+        case 'a': act({ decision: 'accept' }, 'Accepted as read'); return;
+        case 'r': act({ decision: 'reject' }, 'Not a book'); return;
+        case 'u': event.preventDefault(); undo(); return;
+        case 'n': {
+          const next = page.querySelector('[data-next]');
+          if (next) { event.preventDefault(); next.click(); }
+          return;
+        }
+        case 'x': {
+          const mark = selected?.querySelector('[data-mark]');
+          if (mark) { event.preventDefault(); mark.checked = !mark.checked; move(1); }
+          return;
+        }
+        case 'e': {
+          const edit = selected?.querySelector('[data-edit]');
+          if (!edit) return;
+          event.preventDefault();
+          edit.open = true;
+          const title = edit.querySelector('input[name=title]');
+          title.focus();
+          title.setSelectionRange(title.value.length, title.value.length);
+          return;
+        }
+      }
+      if (/^[1-9]$/.test(key) && selected) {
+        event.preventDefault();
+        const form = selected.querySelector(`form[data-decision=candidate][data-number="${key}"]`);
+        if (form) decide(selected, { decision: 'candidate', candidate: Number(key) }, `Candidate ${key}`);
+        else say(`No candidate ${key} for this spine.`);
+      }
+    });
+
+    select(open()[0] ?? null, false);
+  }
+}
+// --- end photo review ---
+
 // --- overview live ---
 // The overview follows /events (server-sent events); where EventSource fails it polls /events?once=1.
 {
