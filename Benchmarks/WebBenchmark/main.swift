@@ -13,6 +13,8 @@
 //  - a review decision's round trip as the page makes it (GET the item with its CSRF token, POST `accept`,
 //    follow the redirect to the next item), median of 20 decisions;
 //  - the seconds until library.json reflects one more decision (its next rewrite after the answer);
+//  - a photo of 40 spines left for review cleared as its review page clears it by keys: the page, then 40 decisions
+//    through /api/v1 one after another (10 first candidates, 30 "not a book"); the median of 3 such photos;
 //  - a batch commit's time per photo: 100 more photos committed five at a time through the store, each commit's
 //    change handed to a files writer as the pipeline hands it (review/ at once, library.json and the exports
 //    coalesced in the background), once the daemon's files have followed the last decision;
@@ -81,7 +83,7 @@ struct Size: CustomStringConvertible {
 /// One size's figures.
 struct Figures {
     var catchUpSeconds = 0.0
-    var healthzMs = 0.0, libraryMs = 0.0, decisionMs = 0.0, commitMsPerPhoto = 0.0, libraryFileLag = 0.0
+    var healthzMs = 0.0, libraryMs = 0.0, decisionMs = 0.0, commitMsPerPhoto = 0.0, libraryFileLag = 0.0, photoClearSeconds = 0.0
     var statusRate = 0.0, healthzRate = 0.0, rssBefore = 0.0, rssAfter = 0.0, rssLater = 0.0
 }
 
@@ -249,6 +251,31 @@ func modified(_ url: URL) -> Date? {
         return milliseconds(ContinuousClock.now - start)
     }
 
+    /// A photo of 40 open spines cleared as `/photos/{sha}/review` clears it by keys: the page (its session and CSRF
+    /// token), then each spine's decision through the API, one after another as the page sends them. Seconds.
+    func clearPhoto(_ number: Int) async -> Double {
+        let sha: String
+        do { sha = try year.photoToReview(store, number: number) { files.changed($0) } } catch { fail("a photo to review: \(error)") }
+        let start = ContinuousClock.now
+        guard let page = try? await http.send(HTTPRequest(url: url + "/photos/\(sha)/review")), page.status == 200 else {
+            fail("GET /photos/\(sha)/review did not answer 200")
+        }
+        let html = String(decoding: page.body, as: UTF8.self)
+        guard let range = html.range(of: "name=\"csrf-token\" content=\"") else { fail("no CSRF token on the photo's review page") }
+        let token = String(html[range.upperBound...].prefix { $0 != "\"" })
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("X-CSRF-Token", token), ("Origin", url)]
+        if let cookie = page.header("set-cookie")?.split(separator: ";").first { headers.append(("Cookie", String(cookie))) }
+        let items = html.matches(of: /data-item="([0-9a-f]+)" data-candidates="([0-9]+)"/).map { (String($0.1), Int($0.2) ?? 0) }
+        guard items.count == 40 else { fail("the photo's review page lists \(items.count) spines, not 40") }
+        for (id, candidates) in items {
+            let body = candidates > 0 ? #"{"decision": "candidate", "candidate": 1}"# : #"{"decision": "reject"}"#
+            let answer = try? await http.send(HTTPRequest(method: "POST", url: url + "/api/v1/review/\(id)", headers: headers,
+                                                          body: Array(body.utf8)))
+            guard answer?.status == 200 else { fail("POST /api/v1/review/\(id) answered \(answer?.status ?? 0)") }
+        }
+        return milliseconds(ContinuousClock.now - start) / 1000
+    }
+
     /// The seconds from one more decision's answer to library.json's next rewrite.
     func libraryFileLag() async -> Double {
         let libraryFile = root.appendingPathComponent("library.json")
@@ -304,6 +331,15 @@ let decisions = await inTurns(sites) { await $1.decide() }
 for (site, ms) in zip(sites, decisions) { site.figures.decisionMs = ms }
 print("review decision, page → accept → next (median of 20): " + decisions.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
 
+var clearNumber = 0
+let clears = await inTurns(sites, rounds: 3) { _, site in
+    clearNumber += 1
+    return await site.clearPhoto(clearNumber)
+}
+for (site, seconds) in zip(sites, clears) { site.figures.photoClearSeconds = seconds }
+print("a photo of 40 spines cleared by keys, page + 40 decisions (median of 3): "
+      + clears.map { String(format: "%.2f s", $0) }.joined(separator: " · "))
+
 // One more decision once library.json has settled: the time from its answer to the file's next rewrite.
 try? await Task.sleep(for: .seconds(12))
 for site in sites { site.figures.libraryFileLag = await site.libraryFileLag() }
@@ -349,10 +385,11 @@ guard let first = results.first?.1 else { exit(0) }
 func cell(_ value: Double, _ reference: Double, _ format: String) -> String {
     String(format: format, value) + (reference > 0 && value.isFinite ? String(format: " (%.2f×)", value / reference) : "")
 }
-print("\n| size | start-up catch-up s | decision ms | commit ms/photo | library.json s | library page ms | status req/s | healthz req/s | RSS before / after wrk / 20 s later MB |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("\n| size | start-up catch-up s | decision ms | 40-spine photo cleared s | commit ms/photo | library.json s | library page ms | status req/s | healthz req/s | RSS before / after wrk / 20 s later MB |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for (size, f) in results {
-    print("| \(size) | \(String(format: "%.1f", f.catchUpSeconds)) | \(cell(f.decisionMs, first.decisionMs, "%.1f")) | \(cell(f.commitMsPerPhoto, first.commitMsPerPhoto, "%.2f")) "
+    print("| \(size) | \(String(format: "%.1f", f.catchUpSeconds)) | \(cell(f.decisionMs, first.decisionMs, "%.1f")) "
+          + "| \(cell(f.photoClearSeconds, first.photoClearSeconds, "%.2f")) | \(cell(f.commitMsPerPhoto, first.commitMsPerPhoto, "%.2f")) "
           + "| \(String(format: "%.1f", f.libraryFileLag)) | \(cell(f.libraryMs, first.libraryMs, "%.1f")) "
           + "| \(cell(f.statusRate, first.statusRate, "%.0f")) | \(String(format: "%.0f", f.healthzRate)) "
           + "| \(String(format: "%.0f / %.0f / %.0f", f.rssBefore, f.rssAfter, f.rssLater)) |")

@@ -14,7 +14,7 @@ enum PhotoReviewPage {
 
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("/photos/{sha}/review") { request, context in
-            let sha = try API.photoID(context)
+            let sha = try PhotoPages.known(context, site: site).sha256
             guard let review = try site.desks.review.photoReview(sha256: sha) else {
                 throw HTTPError(.notFound, message: "shelfd has not catalogued any photo yet.")
             }

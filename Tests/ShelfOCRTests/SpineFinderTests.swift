@@ -50,6 +50,6 @@ struct OCRAnswerTests {
         let provider = OCRProvider(settings: OCRSettings(), logger: Logger(label: "test"))
         let answer = try provider.parse(RawResponse(body: Array(saved.utf8), receivedAt: Date()))
         #expect(answer.books == [Detection(title: "DUNE HERBERT", confidence: 0.8, box: Box(x1: 0.1, y1: 0.2, x2: 0.15, y2: 0.9),
-                                           form: .spineText)])
+                                           form: .spineText, textRun: .downward)])
     }
 }

@@ -68,4 +68,36 @@ package struct YearOfPhotos {
             next = batch.upperBound
         }
     }
+
+    /// One more photo of shelf 0 whose `spines` readings all wait for a person, as a phone photo read badly leaves
+    /// them: every fourth with candidates (library works), the rest scraps no source knows. Returns its sha256.
+    package func photoToReview(_ store: Store, number: Int, spines: Int = 40, now: Date = Date(),
+                               committed: (FilesChange) -> Void = { _ in }) throws -> String {
+        let sha = SHA256.hex(of: Array("photo to review \(number)".utf8))
+        _ = try store.recordSighting(path: "/home/me/Shelves/incoming/shelf-0/REVIEW_\(number).jpg",
+                                     relativePath: "shelf-0/REVIEW_\(number).jpg", sha256: sha, size: 3_500_000,
+                                     mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+        guard let job = try store.claim(limit: 1, provider: "gemini", owner: "bench", lease: 600, now: now).first else {
+            throw CancellationError()
+        }
+        let books = (0..<spines).map { k in
+            let x = 0.02 + Double(k) * 0.024
+            var book = Book(title: "Scrap \(number) \(k) qzv", author: nil, isbn13: nil, isbn10: nil, confidence: 0.2,
+                            box: Box(x1: x, y1: 0.1, x2: x + 0.02, y2: 0.9), status: .needsReview, source: "gemini")
+            book.reviewReasons = ["low_confidence", "no_match"]
+            if k % 4 == 0 {
+                let work = work(photo: number, book: k)
+                book.title = "Book numbr \(work) of the shelves"
+                book.candidates = [MatchCandidate(record: CatalogueRecord(
+                    source: "catalogue", key: "catalogue:\(work)", title: "Book number \(work) of the shelves",
+                    author: "Author \(work % 997) Surname\(work)"), score: 0.7)]
+                book.reviewReasons = ["low_confidence", "weak_match"]
+            }
+            return book
+        }
+        committed(try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/home/me/Shelves/results/\(sha).json",
+                                                                            review: true))],
+                                   shelfOf: { String($0.relativePath.prefix { $0 != "/" }) }, now: now))
+        return sha
+    }
 }

@@ -16,7 +16,8 @@ struct OCRSamplesTests {
         let root = try ShelfRoot(apiKey: nil)
         let samples = SamplesTests.folder
         let result = try await root.shelfd("eval", "--truth", samples.path, "--provider", "ocr",
-                                           "--catalogue", samples.appendingPathComponent("catalogue.csv").path, "--json")
+                                           "--catalogue", samples.appendingPathComponent("catalogue.csv").path, "--json",
+                                           timeout: .seconds(240))     // six photos read on this machine's two cores
         #expect(result.status == 0, "\(result.stderr)")
         let document = try JSONStyle.decoder().decode(EvalDocument.self, from: Data(result.stdout.utf8))
         let overall = document.overall

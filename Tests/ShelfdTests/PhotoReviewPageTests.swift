@@ -118,6 +118,8 @@ struct PhotoReviewPageTests {
         try await withShelf { root, url, photos in
             try await withBrowser { browser in
                 try await browser.navigate(to: url + "/photos/\(photos[1])/review")
+                #expect(try await browser.find("[data-undo]").isDisplayed() == false, "nothing to undo yet")
+                #expect(try await browser.find("[data-plan]").isDisplayed() == false)
                 try await browser.pressKeys("xxx")                            // the first three spines marked
                 try await browser.find("[data-bulk=not_books][data-bulk-scope=marked]").click()
                 try await browser.waitUntil("the plan to be shown") { try await browser.find("[data-plan]").isDisplayed() }
@@ -136,6 +138,7 @@ struct PhotoReviewPageTests {
                     try await browser.find("[data-photo-left]").text() == "40"
                 }
                 #expect(try await browser.findAll(".shelf-item:not([hidden])").count == 40)
+                #expect(try await browser.find("[data-undo]").isDisplayed() == false, "an undo is taken once")
                 try await waitUntil("review/ to follow the undo", timeout: .seconds(20)) {
                     try FileManager.default.contentsOfDirectory(atPath: root.review.path).filter { $0.hasSuffix(".json") }.count == 80
                 }

@@ -71,9 +71,9 @@ struct ReviewTests {
             let result = try #require(try root.resultDocuments().first)
             #expect(result.books.map(\.reviewID) == [nil, item.id])
 
-            // The crop is the boxed spine (x 0.60–0.63, y 0.15–0.85 of 640×480) with a small margin, upright.
+            // The crop is the boxed spine (x 0.60–0.63, y 0.15–0.85 of 640×480) with a small margin, turned to read across.
             let crop = try #require(JPEGFactory.decode(Array(try Data(contentsOf: root.review.appendingPathComponent("\(item.id).jpg")))))
-            #expect((30...60).contains(crop.width) && (330...380).contains(crop.height), "\(crop.width)×\(crop.height)")
+            #expect((330...380).contains(crop.width) && (30...60).contains(crop.height), "\(crop.width)×\(crop.height)")
 
             let library = try root.library()
             let smudged = try #require(library.books.first { $0.title == "Smudged Spine" })
