@@ -206,6 +206,8 @@ extension PhotoLocator {
 /// In memory: the page that took them holds the token, and a restart forgets them.
 package final class UndoableDecisions: Sendable {
     package static let window: TimeInterval = 60
+    /// A script deciding thousands a minute through the API keeps this many at most, the newest.
+    package static let limit = 1_000
     private let kept = Mutex<[String: (until: Date, decisions: [ReviewUndo])]>([:])
 
     package init() {}
@@ -214,6 +216,9 @@ package final class UndoableDecisions: Sendable {
         let token = UUID().uuidString.lowercased()
         kept.withLock { kept in
             kept = kept.filter { $0.value.until > now }              // what is past its minute goes
+            if kept.count >= Self.limit, let oldest = kept.min(by: { $0.value.until < $1.value.until })?.key {
+                kept.removeValue(forKey: oldest)
+            }
             kept[token] = (now.addingTimeInterval(Self.window), decisions)
         }
         return token
