@@ -179,6 +179,10 @@ let package = Package(
         // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
         .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP", "ShelfOutputs", .product(name: "Logging", package: "swift-log")],
                           path: "Benchmarks/WebBenchmark", swiftSettings: settings),
+        // The library as the first source, end to end: the twins a second day of photos leaves, on the same shelves and
+        // on others.
+        .executableTarget(name: "shelfd-bench-twins", dependencies: ["ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfImaging"],
+                          path: "Benchmarks/TwinsBenchmark", swiftSettings: settings),
         // Several `watch` workers on one PostgreSQL: photos/s with 1, 2 and 4 beside the ideal and one worker on SQLite,
         // and the database's statements, transactions and claim time per photo.
         .executableTarget(name: "shelfd-bench-workers", dependencies: ["ShelfTesting", "ShelfCore", "ShelfStore", "ShelfPostgres", "ShelfHTTP"],
