@@ -103,6 +103,9 @@ package struct ReviewDesk: Sendable {
     /// A decision for many of one photo's items at once (`shelfd review reject --photo`,
     /// `shelfd review accept --photo --candidate 1`).
     package enum Bulk: Sendable, Equatable {
+        /// The confidence a scrap is under unless a person says otherwise (`--below`, the page's field).
+        package static let scrapThreshold = 0.5
+
         /// Not books: every open item of the photo, or with `unmatchedBelow` only those with no candidate and a
         /// confidence under it (the scraps a glance at the photo dismisses).
         case notBooks(unmatchedBelow: Double?)

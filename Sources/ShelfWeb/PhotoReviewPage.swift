@@ -9,9 +9,6 @@ import ShelfCore
 /// everywhere) without a reload, and decisions for many at once are shown before they are applied and can be taken
 /// back for a minute. Without it, each item's buttons are forms that come back here.
 enum PhotoReviewPage {
-    /// "Not books" for scraps: items with no candidate and a confidence below this, unless the person changes it.
-    static let scrapThreshold = 0.5
-
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("/photos/{sha}/review") { request, context in
             let sha = try PhotoPages.known(context, site: site).sha256
@@ -42,7 +39,6 @@ enum PhotoReviewPage {
             let confidence: String
             let reasons: String
             let candidates: [ReviewPages.CandidateView]
-            let hasCandidates: Bool
             let candidateCount: Int
             let hasBox: Bool
             /// The box and its number's place, in percent of the photo (an SVG without a view box: its percentages
@@ -78,7 +74,7 @@ enum PhotoReviewPage {
             left = review.leftOnShelf
             of = max(left, carried)
             count = review.items.count
-            threshold = String(format: "%.2f", PhotoReviewPage.scrapThreshold)
+            threshold = String(format: "%.2f", ReviewDesk.Bulk.scrapThreshold)
             func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
             items = review.items.enumerated().map { index, item in
                 let box = item.book.box
@@ -87,7 +83,7 @@ enum PhotoReviewPage {
                             title: item.book.title, author: item.book.author,
                             confidence: String(format: "%.2f", item.book.confidence),
                             reasons: item.reasons.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", "),
-                            candidates: Array(candidates), hasCandidates: !candidates.isEmpty, candidateCount: item.candidates.count,
+                            candidates: Array(candidates), candidateCount: item.candidates.count,
                             hasBox: box != nil, x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
                             w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)),
                             labelX: percent(((box?.x1 ?? 0) + (box?.x2 ?? 0)) / 2), labelY: percent(min(0.97, (box?.y1 ?? 0) + 0.04)))

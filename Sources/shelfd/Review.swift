@@ -140,7 +140,7 @@ struct ReviewReject: AsyncParsableCommand {
         if let id {
             try decide(global, id, .reject)
         } else if let sha = photo.photo {
-            try decideMany(global, .notBooks(unmatchedBelow: noCandidate ? below ?? 0.5 : nil), photo: sha, dryRun: photo.dryRun)
+            try decideMany(global, .notBooks(unmatchedBelow: noCandidate ? below ?? ReviewDesk.Bulk.scrapThreshold : nil), photo: sha, dryRun: photo.dryRun)
         }
     }
 }
