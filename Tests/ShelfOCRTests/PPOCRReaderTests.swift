@@ -69,7 +69,8 @@ struct PPOCRReaderTests {
         let unwritten: [(script: String, range: ClosedRange<UInt32>)] = [
             ("Cyrillic", 0x0400...0x04FF), ("Arabic", 0x0600...0x06FF), ("Hebrew", 0x0590...0x05FF),
             ("Devanagari", 0x0900...0x097F), ("Thai", 0x0E00...0x0E7F), ("Hangul", 0xAC00...0xD7A3),
-            ("Greek with accents", 0x03AC...0x03AF), ("polytonic Greek", 0x1F00...0x1FFF),
+            ("Greek capitals with accents", 0x0386...0x038F), ("Greek with accents", 0x03AC...0x03AF),
+            ("Greek with accents", 0x03CC...0x03CE), ("polytonic Greek", 0x1F00...0x1FFF),
         ]
         for (script, range) in unwritten {
             #expect(!scalars.contains { range.contains($0) }, "the recogniser writes some \(script)")
