@@ -21,10 +21,20 @@ package struct EvalDocument: Codable, Sendable, Equatable {
         package var books: [JudgedBook]
         /// Indices into the truth file's `books` that no reported book is.
         package var missed: [Int]
+        /// Indices into the truth file's `books` that no accepted book and no first candidate of a book left for
+        /// review is (`EvalScoring.tally`).
+        package var notFound: [Int]?
         /// Why the provider gave no answer, when it did not.
         package var error: String?
-        package init(photo: String, score: EvalScore, books: [JudgedBook], missed: [Int], error: String? = nil) {
-            self.photo = photo; self.score = score; self.books = books; self.missed = missed; self.error = error
+
+        enum CodingKeys: String, CodingKey {
+            case photo, score, books, missed, error, notFound = "not_found"
+        }
+
+        package init(photo: String, score: EvalScore, books: [JudgedBook], missed: [Int], notFound: [Int]? = nil,
+                     error: String? = nil) {
+            self.photo = photo; self.score = score; self.books = books; self.missed = missed; self.notFound = notFound
+            self.error = error
         }
     }
 
@@ -38,15 +48,22 @@ package struct EvalDocument: Codable, Sendable, Equatable {
         /// The truth book it is (index into the truth file's `books`); nil when it is wrong.
         package var truth: Int?
         package var wrongISBN: Bool
+        /// For a book left for review, the record a person is offered first.
+        package var firstCandidate: CatalogueRecord?
+        /// The truth book it was counted as, accepted or as its first candidate (`EvalScoring.tally`).
+        package var countedAs: Int?
         package var right: Bool { truth != nil }
 
         enum CodingKeys: String, CodingKey {
-            case title, author, isbn13, status, confidence, box, truth, wrongISBN = "wrong_isbn"
+            case title, author, isbn13, status, confidence, box, truth, wrongISBN = "wrong_isbn",
+                 firstCandidate = "first_candidate", countedAs = "counted_as"
         }
 
-        package init(_ book: Book, truth: Int?, wrongISBN: Bool) {
+        package init(_ book: Book, truth: Int?, wrongISBN: Bool, countedAs: Int? = nil) {
             title = book.title; author = book.author; isbn13 = book.isbn13; status = book.status
             confidence = book.confidence; box = book.box; self.truth = truth; self.wrongISBN = wrongISBN
+            firstCandidate = book.status == .needsReview ? book.candidates?.first?.record : nil
+            self.countedAs = countedAs
         }
     }
 
@@ -73,12 +90,15 @@ extension EvalDocument.Photo {
     package static func judged(_ photo: String, books: [Book], truth: [TruthDocument.Book], seconds: Double,
                                error: String? = nil) -> EvalDocument.Photo {
         let judgement = EvalScoring.judge(books, against: truth)
+        let tally = EvalScoring.tally(books, against: truth)
         var score = judgement.score
         score.seconds = seconds
+        score.acceptedRight = tally.acceptedRight; score.found = tally.found; score.acceptedWrong = tally.acceptedWrong
         let judged = books.indices.map { index in
             EvalDocument.JudgedBook(books[index], truth: judgement.matches[index],
-                                    wrongISBN: judgement.wrongISBN.contains(index))
+                                    wrongISBN: judgement.wrongISBN.contains(index), countedAs: tally.countedAs[index])
         }
-        return EvalDocument.Photo(photo: photo, score: score, books: judged, missed: judgement.missed, error: error)
+        return EvalDocument.Photo(photo: photo, score: score, books: judged, missed: judgement.missed,
+                                  notFound: tally.notFound, error: error)
     }
 }

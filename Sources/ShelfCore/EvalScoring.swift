@@ -14,11 +14,19 @@ package struct EvalScore: Sendable, Equatable {
     package var needsReview = 0
     /// Wall time spent on the photos: preparing, the provider (once per photo), checking, enrichment.
     package var seconds = 0.0
+    /// What shelfd would file, against the truth (`EvalScoring.tally`): accepted books (`verified`) that are a
+    /// truth book, each truth book once.
+    package var acceptedRight = 0
+    /// Truth books that are an accepted book or the first candidate of a book left for review, each once.
+    package var found = 0
+    /// Accepted books that are no truth book.
+    package var acceptedWrong = 0
 
     package init(photos: Int = 0, expected: Int = 0, reported: Int = 0, right: Int = 0, wrongISBNs: Int = 0,
-                 needsReview: Int = 0, seconds: Double = 0) {
+                 needsReview: Int = 0, seconds: Double = 0, acceptedRight: Int = 0, found: Int = 0, acceptedWrong: Int = 0) {
         self.photos = photos; self.expected = expected; self.reported = reported; self.right = right
         self.wrongISBNs = wrongISBNs; self.needsReview = needsReview; self.seconds = seconds
+        self.acceptedRight = acceptedRight; self.found = found; self.acceptedWrong = acceptedWrong
     }
 
     package var wrong: Int { reported - right }
@@ -33,7 +41,9 @@ package struct EvalScore: Sendable, Equatable {
     package static func + (a: EvalScore, b: EvalScore) -> EvalScore {
         EvalScore(photos: a.photos + b.photos, expected: a.expected + b.expected, reported: a.reported + b.reported,
                   right: a.right + b.right, wrongISBNs: a.wrongISBNs + b.wrongISBNs,
-                  needsReview: a.needsReview + b.needsReview, seconds: a.seconds + b.seconds)
+                  needsReview: a.needsReview + b.needsReview, seconds: a.seconds + b.seconds,
+                  acceptedRight: a.acceptedRight + b.acceptedRight, found: a.found + b.found,
+                  acceptedWrong: a.acceptedWrong + b.acceptedWrong)
     }
 }
 
@@ -42,6 +52,7 @@ extension EvalScore: Codable {
         case photos, expected, reported, right, wrong, missed, recall, precision, seconds
         case wrongISBNs = "wrong_isbns", needsReview = "needs_review", needsReviewShare = "needs_review_share"
         case secondsPerPhoto = "seconds_per_photo"
+        case acceptedRight = "accepted_right", found, acceptedWrong = "accepted_wrong"
     }
 
     /// The counts, and the ratios worked out from them so a script need not.
@@ -54,6 +65,8 @@ extension EvalScore: Codable {
         try c.encode(seconds, forKey: .seconds)
         try c.encode(recall, forKey: .recall); try c.encode(precision, forKey: .precision)
         try c.encode(needsReviewShare, forKey: .needsReviewShare); try c.encode(secondsPerPhoto, forKey: .secondsPerPhoto)
+        try c.encode(acceptedRight, forKey: .acceptedRight); try c.encode(found, forKey: .found)
+        try c.encode(acceptedWrong, forKey: .acceptedWrong)
     }
 
     package init(from decoder: any Decoder) throws {
@@ -61,7 +74,11 @@ extension EvalScore: Codable {
         self.init(photos: try c.decode(Int.self, forKey: .photos), expected: try c.decode(Int.self, forKey: .expected),
                   reported: try c.decode(Int.self, forKey: .reported), right: try c.decode(Int.self, forKey: .right),
                   wrongISBNs: try c.decode(Int.self, forKey: .wrongISBNs),
-                  needsReview: try c.decode(Int.self, forKey: .needsReview), seconds: try c.decode(Double.self, forKey: .seconds))
+                  needsReview: try c.decode(Int.self, forKey: .needsReview), seconds: try c.decode(Double.self, forKey: .seconds),
+                  // Documents written before these counts had none.
+                  acceptedRight: try c.decodeIfPresent(Int.self, forKey: .acceptedRight) ?? 0,
+                  found: try c.decodeIfPresent(Int.self, forKey: .found) ?? 0,
+                  acceptedWrong: try c.decodeIfPresent(Int.self, forKey: .acceptedWrong) ?? 0)
     }
 }
 
@@ -83,21 +100,7 @@ package enum EvalScoring {
     /// pairing is a maximum matching, so the order of the reported books does not change the counts.
     package static func judge(_ reported: [Book], against truth: [TruthDocument.Book]) -> Judgement {
         let allowed = reported.map { book in truth.indices.filter { isSameBook(book, truth[$0]) } }
-        var owner = [Int?](repeating: nil, count: truth.count)      // truth index → reported index
-        // Kuhn's augmenting paths: a handful of books per photo, so the simple form is enough.
-        func place(_ r: Int, _ seen: inout [Bool]) -> Bool {
-            for t in allowed[r] where !seen[t] {
-                seen[t] = true
-                if owner[t] == nil || place(owner[t]!, &seen) { owner[t] = r; return true }
-            }
-            return false
-        }
-        for r in reported.indices {
-            var seen = [Bool](repeating: false, count: truth.count)
-            _ = place(r, &seen)
-        }
-        var matches = [Int?](repeating: nil, count: reported.count)
-        for (t, r) in owner.enumerated() { if let r { matches[r] = t } }
+        let matches = pairing(allowed, truthCount: truth.count, order: Array(reported.indices))
         let wrongISBN = reported.indices.filter { r in
             guard let t = matches[r], let mine = reported[r].isbn13,
                   let theirs = truth[t].isbn13.flatMap(ISBN.init)?.isbn13 else { return false }
@@ -106,17 +109,76 @@ package enum EvalScoring {
         let score = EvalScore(photos: 1, expected: truth.count, reported: reported.count,
                               right: matches.compactMap { $0 }.count, wrongISBNs: wrongISBN.count,
                               needsReview: reported.filter { $0.status == .needsReview }.count)
-        return Judgement(matches: matches, missed: truth.indices.filter { owner[$0] == nil }, wrongISBN: wrongISBN,
+        return Judgement(matches: matches, missed: truth.indices.filter { !matches.contains($0) }, wrongISBN: wrongISBN,
                          score: score)
+    }
+
+    /// What shelfd would file from one photo, against its truth: a book it accepted (`verified`) is what it
+    /// says; a book left for review is its first candidate, the record a person is offered first.
+    package struct Tally: Sendable, Equatable {
+        /// For each reported book, in order: the truth book it was counted as, accepted or as its first candidate.
+        package var countedAs: [Int?]
+        /// Truth books no accepted book and no first candidate is.
+        package var notFound: [Int]
+        package var acceptedRight: Int
+        package var found: Int
+        package var acceptedWrong: Int
+    }
+
+    /// Each truth book counts at most once. Accepted books are paired first and keep their truth books, so
+    /// `acceptedRight` is as many as the accepted books alone could be, and `found` as many as all of them.
+    /// A photo whose truth lists no books is unlabelled: none of its accepted books is counted wrong.
+    package static func tally(_ reported: [Book], against truth: [TruthDocument.Book]) -> Tally {
+        let accepted = reported.indices.filter { reported[$0].status == .verified }
+        let allowed = reported.map { book -> [Int] in
+            let filed: (title: String, author: String?)? = switch book.status {
+            case .verified: (title: book.title, author: book.author)
+            case .needsReview: book.candidates?.first.map { (title: $0.record.title, author: $0.record.author) }
+            }
+            guard let filed else { return [] }
+            return truth.indices.filter { isSameBook(title: filed.title, author: filed.author, truth[$0]) }
+        }
+        let order = accepted + reported.indices.filter { reported[$0].status != .verified }
+        let countedAs = pairing(allowed, truthCount: truth.count, order: order)
+        return Tally(countedAs: countedAs, notFound: truth.indices.filter { !countedAs.contains($0) },
+                     acceptedRight: accepted.filter { countedAs[$0] != nil }.count,
+                     found: countedAs.compactMap { $0 }.count,
+                     acceptedWrong: truth.isEmpty ? 0 : accepted.filter { allowed[$0].isEmpty }.count)
+    }
+
+    /// A maximum pairing of reported books (each allowed some truth indices) with truth books, each at most once,
+    /// placing the books in `order`: a book placed stays placed as later ones are, though its truth book may change.
+    /// For each reported book, the truth index it is paired with.
+    static func pairing(_ allowed: [[Int]], truthCount: Int, order: [Int]) -> [Int?] {
+        var owner = [Int?](repeating: nil, count: truthCount)      // truth index → reported index
+        // Kuhn's augmenting paths: a handful of books per photo, so the simple form is enough.
+        func place(_ r: Int, _ seen: inout [Bool]) -> Bool {
+            for t in allowed[r] where !seen[t] {
+                seen[t] = true
+                if owner[t] == nil || place(owner[t]!, &seen) { owner[t] = r; return true }
+            }
+            return false
+        }
+        for r in order {
+            var seen = [Bool](repeating: false, count: truthCount)
+            _ = place(r, &seen)
+        }
+        var matches = [Int?](repeating: nil, count: allowed.count)
+        for (t, r) in owner.enumerated() { if let r { matches[r] = t } }
+        return matches
     }
 
     /// The same book: titles equal after normalisation (brackets, subtitles, case, accents, punctuation,
     /// leading article), and the same author surname ("J. R. R. Tolkien", "J.R.R. Tolkien" and "Tolkien, J.R.R."
     /// all give "tolkien"). A truth book without an author is judged on its title alone.
     package static func isSameBook(_ book: Book, _ truth: TruthDocument.Book) -> Bool {
-        if let author = truth.author, !TextNormalization.surname(author).isEmpty,
-           TextNormalization.surname(book.author) != TextNormalization.surname(author) { return false }
-        return !titleForms(book.title).isDisjoint(with: titleForms(truth.title))
+        isSameBook(title: book.title, author: book.author, truth)
+    }
+
+    static func isSameBook(title: String, author: String?, _ truth: TruthDocument.Book) -> Bool {
+        if let truthAuthor = truth.author, !TextNormalization.surname(truthAuthor).isEmpty,
+           TextNormalization.surname(author) != TextNormalization.surname(truthAuthor) { return false }
+        return !titleForms(title).isDisjoint(with: titleForms(truth.title))
     }
 
     /// The normalised title, and the part after a series or subtitle separator: "The Lord of the Rings: The Two

@@ -5,14 +5,35 @@ import ShelfOutputs
 
 /// `shelfd eval`'s table for a terminal and its page for a browser, from one `EvalDocument`.
 package enum EvalReport {
-    static let headers = ["provider", "model", "photos", "found/expected", "recall", "right/reported", "precision",
-                          "wrong ISBNs", "needs review", "s/photo"]
+    static let headers = ["provider", "model", "photos", "right/expected", "recall", "right/reported", "precision",
+                          "wrong ISBNs", "needs review", "accepted right", "found", "wrong among accepted", "s/photo"]
 
     /// One table row: the counts of a provider, a photo or everything.
     static func cells(_ label: String, model: String, _ score: EvalScore) -> [String] {
         [label, model, "\(score.photos)", "\(score.right)/\(score.expected)", percent(score.recall),
          "\(score.right)/\(score.reported)", percent(score.precision), "\(score.wrongISBNs)",
-         percent(score.needsReviewShare), score.secondsPerPhoto.map { String(format: "%.2f", $0) } ?? "–"]
+         percent(score.needsReviewShare), "\(score.acceptedRight)", "\(score.found)/\(score.expected)",
+         "\(score.acceptedWrong)", score.secondsPerPhoto.map { String(format: "%.2f", $0) } ?? "–"]
+    }
+
+    /// What shelfd would file from a photo, against its truth (`EvalScoring.tally`).
+    static func filed(_ score: EvalScore) -> String {
+        "accepted right \(score.acceptedRight), found \(score.found)/\(score.expected), "
+            + "wrong among accepted \(score.acceptedWrong)"
+    }
+
+    /// A reported book's decision, and on a labelled photo the truth book it counted as: "accepted · counted as:
+    /// Dune — Frank Herbert", "review, first candidate: Emma — Jane Austen · counted as: none".
+    static func decision(of book: EvalDocument.JudgedBook, truth: [TruthDocument.Book]) -> String {
+        var text = switch (book.status, book.firstCandidate) {
+        case (.verified, _): "accepted"
+        case (.needsReview, let candidate?): "review, first candidate: \(describe(title: candidate.title, author: candidate.author))"
+        case (.needsReview, nil): "review, no candidate"
+        }
+        guard !truth.isEmpty else { return text }
+        let counted = book.countedAs.flatMap { truth.indices.contains($0) ? truth[$0] : nil }
+        text += " · counted as: " + (counted.map { describe(title: $0.title, author: $0.author) } ?? "none")
+        return text
     }
 
     static func rows(_ document: EvalDocument) -> [[String]] {
@@ -47,11 +68,11 @@ package enum EvalReport {
             lines.append("\(provider.provider) (\(provider.model)), per photo:")
             for photo in provider.photos {
                 let s = photo.score
-                lines.append("  \(photo.photo): found \(s.right)/\(s.expected), right \(s.right)/\(s.reported), "
-                             + "\(s.wrongISBNs) wrong ISBN\(s.wrongISBNs == 1 ? "" : "s"), \(s.needsReview) to review, "
-                             + String(format: "%.2f s", s.seconds))
-                if let error = photo.error { lines.append("    no answer: \(error)") }
                 let unlabelled = truth[photo.photo]?.books.isEmpty ?? false
+                lines.append("  \(photo.photo): recall \(s.right)/\(s.expected), precision \(s.right)/\(s.reported), "
+                             + "\(s.wrongISBNs) wrong ISBN\(s.wrongISBNs == 1 ? "" : "s"), \(s.needsReview) to review, "
+                             + String(format: "%.2f s", s.seconds) + (unlabelled ? "" : "; \(filed(s))"))
+                if let error = photo.error { lines.append("    no answer: \(error)") }
                 for book in photo.books where !book.right {
                     lines.append("    \(unlabelled ? kind(of: book, unlabelled: true) + ":" : "wrong: ") \(describe(title: book.title, author: book.author))")
                 }
@@ -98,6 +119,7 @@ package enum EvalReport {
             li.review{color:#a07000}.error{color:#d62828}
             ul.books{list-style:none;padding:0}ul.books li{display:flex;gap:.6em;align-items:center;margin:.3em 0}
             ul.books img{max-height:220px;max-width:160px;border:1px solid #ccc;flex:none}
+            ul.books small{display:block;color:#555}ul.notfound{color:#3b6fd1}
             """
         var aspect: [String: String] = [:], shotClass: [String: String] = [:]
         for (index, photo) in photos.enumerated() {
@@ -122,16 +144,19 @@ package enum EvalReport {
                 // Each reported book's spine beside its title, so a person can tell a right one from a wrong one.
                 let boxes = photo.books.map { $0.box ?? Box(x1: 0, y1: 0, x2: 1, y2: 1) }
                 let crops = bytes[photo.photo].flatMap { try? Preprocessor.crops($0, boxes: boxes, maxSide: cropSide) } ?? []
-                var marks: [(kind: String, label: String, box: Box?, crop: [UInt8]?)] = photo.books.enumerated().map { index, book in
-                    (kind(of: book, unlabelled: books.isEmpty), describe(title: book.title, author: book.author), book.box,
-                     book.box == nil || !crops.indices.contains(index) ? nil : crops[index])
-                }
+                var marks: [(kind: String, label: String, decision: String?, box: Box?, crop: [UInt8]?)] =
+                    photo.books.enumerated().map { index, book in
+                        (kind(of: book, unlabelled: books.isEmpty), describe(title: book.title, author: book.author),
+                         decision(of: book, truth: books), book.box,
+                         book.box == nil || !crops.indices.contains(index) ? nil : crops[index])
+                    }
                 marks += photo.missed.filter(books.indices.contains).map { index in
-                    ("missed", describe(title: books[index].title, author: books[index].author), books[index].box, nil)
+                    ("missed", describe(title: books[index].title, author: books[index].author), nil, books[index].box, nil)
                 }
                 let s = photo.score
-                body += "<figure>\n<figcaption><b>\(escape(photo.photo))</b>: found \(s.right)/\(s.expected), "
-                    + "right \(s.right)/\(s.reported), \(String(format: "%.2f", s.seconds)) s</figcaption>\n"
+                body += "<figure>\n<figcaption><b>\(escape(photo.photo))</b>: recall \(s.right)/\(s.expected), "
+                    + "precision \(s.right)/\(s.reported), \(String(format: "%.2f", s.seconds)) s"
+                    + (books.isEmpty ? "" : "<br>\(escape(filed(s)))") + "</figcaption>\n"
                 body += "<div class=\"shot \(shotClass[photo.photo] ?? "")\" style=\"aspect-ratio:\(aspect[photo.photo] ?? "4 / 3")\">"
                 body += "<svg viewBox=\"0 0 1000 1000\" preserveAspectRatio=\"none\">"
                 for mark in marks {
@@ -144,9 +169,19 @@ package enum EvalReport {
                 if let error = photo.error { body += "<li class=\"error\">no answer: \(escape(error))</li>\n" }
                 for mark in marks {
                     let image = mark.crop.map { "<img alt=\"\" src=\"data:image/jpeg;base64,\(Data($0).base64EncodedString())\">" } ?? ""
-                    body += "<li class=\"\(mark.kind)\">\(image)<span>\(mark.kind): \(escape(mark.label))</span></li>\n"
+                    let decision = mark.decision.map { "<small class=\"decision\">\(escape($0))</small>" } ?? ""
+                    body += "<li class=\"\(mark.kind)\">\(image)<div><span>\(mark.kind): \(escape(mark.label))</span>\(decision)</div></li>\n"
                 }
-                body += "</ul>\n</figure>\n"
+                body += "</ul>\n"
+                let notFound = (photo.notFound ?? []).filter(books.indices.contains)
+                if !notFound.isEmpty {
+                    body += "<p>Not found (neither accepted nor a review's first candidate):</p>\n<ul class=\"notfound\">\n"
+                    for index in notFound {
+                        body += "<li>\(escape(describe(title: books[index].title, author: books[index].author)))</li>\n"
+                    }
+                    body += "</ul>\n"
+                }
+                body += "</figure>\n"
             }
             body += "</section>\n"
         }

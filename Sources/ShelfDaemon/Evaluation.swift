@@ -21,22 +21,26 @@ package struct EvalPhoto: Sendable {
     package var bytes: [UInt8]
     package var sha256: String
 
-    /// Every `*.truth.json` in `folder` (not below it) with the photo it names, by file name.
-    /// - Throws: `StartupError` for a truth file that cannot be read or names a photo that is not there.
+    static let truthSuffix = ".truth.json"
+
+    /// Every `*.truth.json` in `folder` (not below it) with its photo, by file name. A truth file is either a
+    /// shelfd.truth/1 document, which names its photo, or a person's list of the photo's books (a JSON array of
+    /// `{title, authors}`), whose photo is the image named like it without `.truth.json` (`IMG_9797.jpg` for
+    /// `IMG_9797.truth.json`, whatever its image extension).
+    /// - Throws: `StartupError` for a truth file that cannot be read, or whose photo is not there.
     package static func all(in folder: URL) throws -> [EvalPhoto] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
             throw StartupError("Cannot read the truth folder \(folder.path): \((error as NSError).localizedDescription).")
         }
-        return try names.filter { $0.hasSuffix(".truth.json") && !$0.hasPrefix(".") }.sorted().map { name in
+        return try names.filter { $0.hasSuffix(truthSuffix) && !$0.hasPrefix(".") }.sorted().map { name in
             let file = folder.appendingPathComponent(name)
-            let truth: TruthDocument
-            do { truth = try JSONStyle.decoder().decode(TruthDocument.self, from: Data(contentsOf: file)) } catch {
-                throw StartupError("\(file.path) is not a truth file (shelfd.truth/1: {photo, books: [{title, author, isbn13?, box?}]}): \(error)")
+            let data: Data
+            do { data = try Data(contentsOf: file) } catch {
+                throw StartupError("Cannot read the truth file \(file.path): \((error as NSError).localizedDescription).")
             }
-            guard truth.schema == TruthDocument(photo: "", books: []).schema else {
-                throw StartupError("\(file.path) has schema \"\(truth.schema)\"; this shelfd reads shelfd.truth/1.")
-            }
+            let truth = TruthDocument.isList(data) ? try listed(data, file: file, names: names)
+                                                   : try document(data, file: file)
             let url = folder.appendingPathComponent(truth.photo)
             switch PhotoFile.read(url.path) {
             case .success(let bytes):
@@ -45,6 +49,43 @@ package struct EvalPhoto: Sendable {
                 throw StartupError("\(name) names the photo \(truth.photo), which cannot be read: \(error.message).")
             }
         }
+    }
+
+    private static func document(_ data: Data, file: URL) throws -> TruthDocument {
+        let truth: TruthDocument
+        do { truth = try JSONStyle.decoder().decode(TruthDocument.self, from: data) } catch {
+            throw StartupError("\(file.path) is not a truth file (shelfd.truth/1: {photo, books: [{title, author, isbn13?, box?}]}, or a list [{title, authors}]): \(error)")
+        }
+        guard truth.schema == TruthDocument(photo: "", books: []).schema else {
+            throw StartupError("\(file.path) has schema \"\(truth.schema)\"; this shelfd reads shelfd.truth/1.")
+        }
+        return truth
+    }
+
+    /// A list of books, with its photo: the one image (judged by its content, `ImageFormat`) among the files of
+    /// `names` called like the truth file without `.truth.json`, with or without an extension.
+    private static func listed(_ data: Data, file: URL, names: [String]) throws -> TruthDocument {
+        let books: [TruthDocument.ListedBook]
+        do { books = try JSONStyle.decoder().decode([TruthDocument.ListedBook].self, from: data) } catch {
+            throw StartupError("\(file.path) is not a list of books ([{\"title\": …, \"authors\": [...]}]): \(error)")
+        }
+        let stem = String(file.lastPathComponent.dropLast(truthSuffix.count))
+        let folder = file.deletingLastPathComponent()
+        let photos = names.filter { name in
+            guard name == stem || (name.hasPrefix(stem + ".") && !name.dropFirst(stem.count + 1).contains(".")) else {
+                return false
+            }
+            guard let head = try? FileHandle(forReadingFrom: folder.appendingPathComponent(name)).read(upToCount: 64)
+            else { return false }
+            return ImageFormat.sniff(head) != .unknown
+        }.sorted()
+        guard let photo = photos.first else {
+            throw StartupError("\(file.lastPathComponent) lists books, but there is no photo \(stem).jpg (or .jpeg, .png, .heic …) beside it in \(folder.path). Put the photo there, named like its truth file without .truth.json.")
+        }
+        guard photos.count == 1 else {
+            throw StartupError("\(file.lastPathComponent) could be the list of \(photos.joined(separator: " or ")). Keep one photo named \(stem), or rename the others.")
+        }
+        return TruthDocument(photo: photo, listed: books)
     }
 }
 
@@ -79,10 +120,11 @@ package struct Evaluator: Sendable {
 
     /// The evaluator `shelfd eval` runs: its enrichment reads `catalogue` imported into a scratch database under
     /// `scratch`, else the user's catalogue (only read, its lookup cache filled as the pipeline fills it), else an
-    /// empty scratch one; its requests take their turns from the user's database, when there is one, as a running
-    /// daemon's do.
-    package static func forCommand(config: Configuration, secrets: Secrets, catalogue: String?, scratch: URL,
-                                   logger: Logger) throws -> Evaluator {
+    /// empty scratch one; `listedBooks` (the truth files' books, `--add-listed-books`) are added to the scratch
+    /// catalogue, on top of `catalogue`'s books or alone, never to the user's. Its requests take their turns from
+    /// the user's database, when there is one, as a running daemon's do.
+    package static func forCommand(config: Configuration, secrets: Secrets, catalogue: String?,
+                                   listedBooks: [TruthDocument.Book] = [], scratch: URL, logger: Logger) throws -> Evaluator {
         let users = FileManager.default.fileExists(atPath: config.paths.database)
             ? try StoreAccess.catalogue(config: config, shared: nil) : nil
         func scratchStore() throws -> Store {
@@ -94,15 +136,30 @@ package struct Evaluator: Sendable {
             }
         }
         let store: Store
-        if let catalogue {
+        if catalogue != nil || !listedBooks.isEmpty {
             store = try scratchStore()
-            do { _ = try CatalogueImporter(catalogue: store.catalogue).importFile(catalogue) } catch {
-                throw StartupError("Cannot import the catalogue \(catalogue): \(error)")
+            if let catalogue {
+                do { _ = try CatalogueImporter(catalogue: store.catalogue).importFile(catalogue) } catch {
+                    throw StartupError("Cannot import the catalogue \(catalogue): \(error)")
+                }
+            }
+            if !listedBooks.isEmpty {
+                do { try addListed(listedBooks, to: store.catalogue) } catch {
+                    throw StartupError("Cannot add the truth files' books to the temporary catalogue: \(error)")
+                }
             }
         } else {
             store = try users ?? scratchStore()
         }
         return try Evaluator(config: config, secrets: secrets, store: store, limits: users, logger: logger)
+    }
+
+    /// The truth files' books as one import of the catalogue, as a CSV of title, author and ISBN would add them.
+    static func addListed(_ books: [TruthDocument.Book], to catalogue: Catalogue) throws {
+        let rows = books.map { CatalogueRow(title: $0.title, author: $0.author, isbn: $0.isbn13.flatMap(ISBN.init)) }
+        let id = try catalogue.beginImport(path: "truth files", format: "truth")
+        let added = try catalogue.addRows(rows, importID: id)
+        try catalogue.finishImport(id, imported: added.added, duplicates: added.duplicates, skipped: 0)
     }
 
     /// One provider (or hybrid pair) over every photo, one photo at a time so each photo's seconds are its own.
