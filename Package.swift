@@ -146,9 +146,10 @@ let package = Package(
         .testTarget(name: "ShelfEnrichmentTests", dependencies: [
             "ShelfEnrichment", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),
-        // The PP-OCR reader's tests use the real ONNX Runtime and models (scripts/install-deps.sh) and a rendered picture
-        // (Fixtures/, made by scripts/make-ocr-fixtures.sh).
-        .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", .product(name: "Logging", package: "swift-log")],
+        // The PP-OCR reader's tests use the real ONNX Runtime and models (scripts/install-deps.sh) and rendered pictures
+        // (Fixtures/, made by scripts/make-ocr-fixtures.sh), some matched against samples/catalogue.csv.
+        .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfStore",
+                                                          .product(name: "Logging", package: "swift-log")],
                     exclude: ["Fixtures"], swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting"], swiftSettings: settings),

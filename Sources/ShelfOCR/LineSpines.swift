@@ -1,17 +1,22 @@
 import Foundation
 internal import ShelfCore
+package import ShelfImaging
 
 /// The lines PP-OCR read grouped into spines: the lines that lie along one spine (title, author, publisher, each
-/// its own line) share its axis and overlap across it, with no more than `axisGap` of their thickness between
-/// them along it. Each group is one spine text in reading order, with the box around its lines.
+/// its own line) share its axis and overlap across it, however far apart they are along it: on a tall spine the
+/// title at the head and the author at the foot are often twenty of their heights apart, and a spine read as two
+/// texts (the title alone, the name alone) is two weak matches instead of one sure one. Each group is one spine
+/// text in reading order, with the box around its lines.
 ///
 /// Upright lines on either side of a shelf's board are never one spine, however well they line up: books on two
 /// shelves often stand one above the other, and their lines would otherwise join into one text with two books' words
 /// (and two call-number labels) in it. A board is a band across the whole picture that no upright line crosses, at
-/// least a line's thickness tall, with several upright lines above and below it. On one shelf of several books, some
-/// book's title usually runs across any such band, so a title and its author at the two ends of one spine still join.
-/// Measured with scripts/bench-ocr.sh: on the library's two-shelf photo, four books more accepted (all right), none
-/// lost; the one-shelf photo and samples/ read as before.
+/// least a line's thickness tall, with several upright lines above and below it. On one shelf whose books all carry
+/// the title at the head and the author at the foot, the band between the titles and the authors is free too. Two
+/// things tell it from a board: there nearly every line next to the band goes on across it in its own column (on
+/// two shelves of books of one size, in a library, many do too, by chance); and the picture shows no edge across
+/// it, where a board's front and the feet of the books on it draw one from one side of the shelf to the other.
+/// A band is a board unless both say it is one shelf.
 ///
 /// Lines side by side (a title set on two lines, an author beside the title) stay separate spines. Joining parallel
 /// lines less than a letter height apart across the axis and overlapping along it (after DB's expansion, boxes
@@ -23,18 +28,26 @@ package enum LineSpines {
     static let axisTolerance = 12.0 * Double.pi / 180
     /// Two lines across the axis share at least this share of the thinner one.
     static let acrossOverlap = 0.5
-    /// Lines further apart along the axis than this many times the thicker one's thickness are different books (on
-    /// other shelves): a title at one end of a spine and its author at the other are a few of their heights apart,
-    /// seldom ten.
-    static let axisGap = 10.0
+    /// Lines running across the picture further apart along it than this many times the thicker one's thickness are
+    /// different books: books lying flat in two piles side by side put their lines on one row. Upright lines have no
+    /// such limit: a standing spine's lines are one spine however far apart, and shelves are told apart by their
+    /// boards.
+    static let acrossGap = 10.0
     /// A board has at least this many upright lines wholly on each side: a band that a handful of lines leaves
     /// free is more likely the gap between one spine's title and its author.
     static let boardLines = 4
+    /// A free band may be the gap between titles and authors on one shelf when at least this share of the columns
+    /// that end at it go on across it (the lines next to it on the side with fewer, each with a line in its own
+    /// column on the other side).
+    static let continuedShare = 0.6
+    /// The picture shows an edge across a band when at least this share of the strips across the books' width
+    /// (`edgeStrips` of them) change brightness by `edgeStep` or more from one row to the next but one within it.
+    static let edgeShare = 0.6, edgeStrips = 40, edgeStep = 24.0
 
     /// The spines of `lines` read on a `width`×`height` picture, left to right (top to bottom among books
-    /// lying flat).
-    package static func spines(_ lines: [TextLine], width: Int, height: Int) -> [Spine] {
-        let boards = boards(lines)
+    /// lying flat); `picture`, the one read, shows where the boards are.
+    package static func spines(_ lines: [TextLine], width: Int, height: Int, picture: RGBImage? = nil) -> [Spine] {
+        let boards = boards(lines, picture: picture)
         var parent = Array(lines.indices)
         func root(_ i: Int) -> Int {
             var i = i
@@ -76,39 +89,98 @@ package enum LineSpines {
     }
 
     /// The shelves' boards: the bands of rows that no upright line crosses, at least the median upright line's
-    /// thickness tall, with at least `boardLines` upright lines wholly above and as many wholly below.
-    static func boards(_ lines: [TextLine]) -> [Board] {
-        let upright = lines.map(\.frame).filter(isUpright)
+    /// thickness tall, with at least `boardLines` upright lines wholly above and as many wholly below, whose
+    /// columns do not go on across the band, or across which `picture` shows an edge.
+    static func boards(_ lines: [TextLine], picture: RGBImage? = nil) -> [Board] {
+        let upright = lines.map(\.frame).filter(isUpright).sorted { rows($0).0 < rows($1).0 }
         guard upright.count >= 2 * boardLines else { return [] }
-        let spans = upright.map(rows).sorted { $0.0 < $1.0 }
         let thickness = upright.map(\.thickness).sorted()[upright.count / 2]
         var boards: [Board] = []
-        var reach = spans[0].1, above = 1
-        for span in spans.dropFirst() {
-            if span.0 - reach >= thickness && above >= boardLines && spans.count - above >= boardLines {
-                boards.append(Board(top: reach, bottom: span.0))
+        var reach = rows(upright[0]).1, above = 1
+        for frame in upright.dropFirst() {
+            let top = rows(frame).0
+            if top - reach >= thickness && above >= boardLines && upright.count - above >= boardLines {
+                let band = Board(top: reach, bottom: top)
+                let oneShelf = continued(upright.filter { rows($0).1 <= band.top }, upright.filter { rows($0).0 >= band.bottom })
+                    && !(picture.map { showsEdge($0, across: band, under: upright) } ?? false)
+                if !oneShelf { boards.append(band) }
             }
-            reach = max(reach, span.1); above += 1
+            reach = max(reach, rows(frame).1); above += 1
         }
         return boards
     }
 
-    /// Whether two lines lie along one spine.
-    static func sameSpine(_ a: LineFrame, _ b: LineFrame) -> Bool {
+    /// Whether the columns of lines `above` a free band go on in the lines `below` it, as one shelf's titles go on
+    /// in their authors: of the lines next to the band (the lowest of each column above, the highest of each
+    /// column below), on the side with fewer of them, at least `continuedShare` have a line in their column on the
+    /// other side.
+    static func continued(_ above: [LineFrame], _ below: [LineFrame]) -> Bool {
+        let lowest = above.filter { a in !above.contains { $0 != a && inColumn(a, $0) && rows($0).0 > rows(a).0 } }
+        let highest = below.filter { b in !below.contains { $0 != b && inColumn(b, $0) && rows($0).0 < rows(b).0 } }
+        let (fewer, more) = lowest.count <= highest.count ? (lowest, highest) : (highest, lowest)
+        guard !fewer.isEmpty else { return false }
+        let going = fewer.filter { line in more.contains { inColumn(line, $0) } }.count
+        return Double(going) >= continuedShare * Double(fewer.count)
+    }
+
+    /// Whether `picture` shows an edge across `band`: in at least `edgeShare` of the strips between the first and the
+    /// last of the `lines`, the strip's mean brightness changes by `edgeStep` or more between a row and the next but
+    /// one. A strip is narrow enough that a photo tilted a few degrees still draws its board's edge within it.
+    static func showsEdge(_ picture: RGBImage, across band: Board, under lines: [LineFrame]) -> Bool {
+        let xs = lines.flatMap { $0.corners.map(\.x) }
+        let left = max(0, Int(xs.min() ?? 0)), right = min(picture.width, Int(xs.max() ?? 0))
+        let top = max(0, Int(band.top)), bottom = min(picture.height, Int(band.bottom.rounded(.up)))
+        guard right - left >= edgeStrips, bottom - top >= 3 else { return false }
+        var edged = 0
+        picture.pixels.withUnsafeBufferPointer { pixels in
+            for strip in 0..<edgeStrips {
+                let x0 = left + strip * (right - left) / edgeStrips, x1 = left + (strip + 1) * (right - left) / edgeStrips
+                let means = (top..<bottom).map { y in
+                    var sum = 0
+                    for x in x0..<x1 {
+                        let i = (y * picture.width + x) * 3
+                        sum += Int(pixels[i]) * 3 + Int(pixels[i + 1]) * 6 + Int(pixels[i + 2])
+                    }
+                    return Double(sum) / Double(10 * (x1 - x0))
+                }
+                if (2..<means.count).contains(where: { abs(means[$0] - means[$0 - 2]) >= edgeStep }) { edged += 1 }
+            }
+        }
+        return Double(edged) >= edgeShare * Double(edgeStrips)
+    }
+
+    /// Whether two lines are parallel and overlap across their axis, as lines along one spine do, wherever they are
+    /// along it. Apart along the spine, the axis is the longer line's: a short line's own direction, carried far,
+    /// strays. Side by side (overlapping along it), they must overlap across each line's own axis: the detector
+    /// widens every box, so two thin neighbours' boxes touch, and only one of the two axes may see them overlap.
+    static func inColumn(_ a: LineFrame, _ b: LineFrame) -> Bool {
         let ua = a.along / max(1e-9, a.length), ub = b.along / max(1e-9, b.length)
         // Parallel either way round: an upside-down author line still lies along the spine.
         guard abs((ua * ub).sum()) >= cos(axisTolerance) else { return false }
-        let normal = SIMD2(-ua.y, ua.x)
-        func span(_ frame: LineFrame, _ axis: SIMD2<Double>) -> (Double, Double) {
-            let values = frame.corners.map { ($0 * axis).sum() }
-            return (values.min()!, values.max()!)
+        func overlap(_ axis: SIMD2<Double>) -> Double {
+            let (a0, a1) = span(a, axis), (b0, b1) = span(b, axis)
+            return min(a1, b1) - max(a0, b0)
         }
-        let (a0, a1) = span(a, normal), (b0, b1) = span(b, normal)
-        let across = min(a1, b1) - max(a0, b0)
-        guard across >= acrossOverlap * min(a.thickness, b.thickness) else { return false }
-        let (c0, c1) = span(a, ua), (d0, d1) = span(b, ua)
-        let gap = max(c0, d0) - min(c1, d1)
-        return gap <= axisGap * max(a.thickness, b.thickness)
+        let longer = a.length >= b.length ? ua : ub
+        let sideBySide = overlap(longer) > 0
+        let across = sideBySide ? min(overlap(SIMD2(-ua.y, ua.x)), overlap(SIMD2(-ub.y, ub.x))) : overlap(SIMD2(-longer.y, longer.x))
+        return across >= acrossOverlap * min(a.thickness, b.thickness)
+    }
+
+    /// Where a line's corners fall along `axis` (a unit vector).
+    static func span(_ frame: LineFrame, _ axis: SIMD2<Double>) -> (Double, Double) {
+        let values = frame.corners.map { ($0 * axis).sum() }
+        return (values.min()!, values.max()!)
+    }
+
+    /// Whether two lines lie along one spine: in one column, and for lines running across the picture rather than up
+    /// or down it (books lying flat), no more than `acrossGap` of their thickness apart along it.
+    static func sameSpine(_ a: LineFrame, _ b: LineFrame) -> Bool {
+        guard inColumn(a, b) else { return false }
+        let axis = (a.length >= b.length ? a.along / max(1e-9, a.length) : b.along / max(1e-9, b.length))
+        if abs(axis.y) >= abs(axis.x) { return true }
+        let (c0, c1) = span(a, axis), (d0, d1) = span(b, axis)
+        return max(c0, d0) - min(c1, d1) <= acrossGap * max(a.thickness, b.thickness)
     }
 
     /// One spine of `lines`: their texts in reading order along the longest line's direction.

@@ -150,7 +150,7 @@ package final class OCRProvider: VisionProvider {
                 logger.debug("Models ran", metadata: ["ocr.lines": "\(lines.count)", "ocr.detector_ms": "\(times.detector.milliseconds)",
                                                       "ocr.classifier_ms": "\(times.classifier.milliseconds)",
                                                       "ocr.recogniser_ms": "\(times.recogniser.milliseconds)"])
-                return (LineSpines.spines(lines, width: image.width, height: image.height), image.width, image.height)
+                return (LineSpines.spines(lines, width: image.width, height: image.height, picture: image), image.width, image.height)
             } catch {
                 throw error.photoError
             }

@@ -236,16 +236,51 @@ struct PPOCRGeometryTests {
                                   across: SIMD2(-20, 0)))
     }
 
-    @Test("Books standing one above the other on two shelves are two spines, not one text across the board")
+    @Test("Books standing on two shelves are two spines, not one text across the board, though some stand one above the other")
     func shelves() {
-        let columns = [100.0, 200, 300, 400, 500]
-        let lines = columns.flatMap { x in
-            [Self.upright("upper \(Int(x))", x: x, y: 100...380), Self.upright("lower \(Int(x))", x: x, y: 480...780)]
-        }
+        // The lower shelf's books stand where they stand: two of five line up with a book above, the others do not.
+        let upper = [100.0, 200, 300, 400, 500], lower = [100.0, 165, 265, 365, 500]
+        let lines = upper.map { Self.upright("upper \(Int($0))", x: $0, y: 100...380) }
+            + lower.map { Self.upright("lower \(Int($0))", x: $0, y: 480...780) }
         let spines = LineSpines.spines(lines, width: 1000, height: 900)
         #expect(spines.count == 10, "\(spines.map(\.text))")
         #expect(spines.allSatisfy { !$0.text.contains("upper") || !$0.text.contains("lower") }, "\(spines.map(\.text))")
         #expect(LineSpines.boards(lines) == [LineSpines.Board(top: 380, bottom: 480)])
+    }
+
+    @Test("On one shelf whose titles all stand at the head and authors at the foot, each spine is one text, however far apart")
+    func titlesAboveAuthors() {
+        // The rows 260…700 are free across the whole shelf, as between two shelves, but every title's column goes
+        // on in its author below; the authors are 22 of their heights below the titles.
+        let columns = [100.0, 200, 300, 400, 500, 600]
+        let lines = columns.flatMap { x in
+            [Self.upright("Title \(Int(x))", x: x, y: 60...260), Self.upright("Author \(Int(x))", x: x, y: 700...860)]
+        }
+        #expect(LineSpines.boards(lines).isEmpty)
+        let spines = LineSpines.spines(lines, width: 1000, height: 900)
+        #expect(spines.map(\.text) == columns.map { "Title \(Int($0)) Author \(Int($0))" })
+    }
+
+    @Test("Books of one size on two shelves, one above the other, are told apart by the board's edge in the picture")
+    func alignedShelves() {
+        // Every lower book stands under an upper one, as in a library: the lines alone cannot tell two shelves from
+        // titles above authors on one. A picture with the board (rows 400…460, lighter) across it tells them.
+        let columns = [100.0, 200, 300, 400, 500]
+        let lines = columns.flatMap { x in
+            [Self.upright("upper \(Int(x))", x: x, y: 100...380), Self.upright("lower \(Int(x))", x: x, y: 480...780)]
+        }
+        func picture(board: Bool) -> RGBImage {
+            var pixels = [UInt8](repeating: 60, count: 1000 * 900 * 3)
+            if board { for i in (400 * 1000 * 3)..<(460 * 1000 * 3) { pixels[i] = 170 } }
+            return RGBImage(width: 1000, height: 900, pixels: pixels)
+        }
+        #expect(LineSpines.boards(lines, picture: picture(board: true)) == [LineSpines.Board(top: 380, bottom: 480)])
+        let spines = LineSpines.spines(lines, width: 1000, height: 900, picture: picture(board: true))
+        #expect(spines.count == 10 && spines.allSatisfy { !$0.text.contains("upper") || !$0.text.contains("lower") },
+                "\(spines.map(\.text))")
+        // The same lines on a picture with nothing across the band: one shelf, each title with the line below it.
+        #expect(LineSpines.boards(lines, picture: picture(board: false)).isEmpty)
+        #expect(LineSpines.spines(lines, width: 1000, height: 900, picture: picture(board: false)).count == 5)
     }
 
     @Test("On one shelf a title and its author at the two ends of a spine still join, and a few books make no board")
