@@ -27,10 +27,13 @@ package struct Book: Sendable, Equatable, Codable {
     package var form = ReadingForm.structured
     /// Which way its text runs on the upright photo, when the reader knew it: the review page's crop is turned by it.
     package var textRun: TextRun?
+    /// What the reader read on the spine, word for word, when a record's title and author took its place: shown
+    /// beside the candidates, so that a person judges them against the spine's own words.
+    package var spineText: String?
 
     enum CodingKeys: String, CodingKey {
         case title, author, isbn13, isbn10, confidence, box, status, source, notes, match, candidates,
-             reviewReasons = "review_reasons", reviewID = "review_id", textRun = "text_run"
+             reviewReasons = "review_reasons", reviewID = "review_id", textRun = "text_run", spineText = "spine_text"
     }
 
     package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double, box: Box?,

@@ -167,6 +167,7 @@ package struct Enricher: Sendable {
     func read(_ book: Book, as result: MatchResult) -> Book {
         guard let best = result.best, result.decision != .none else { return unmatched(book) }
         var book = book
+        book.spineText = book.title
         book.title = best.record.title.trimmingCharacters(in: .whitespaces)
         book.author = best.record.author
         var confidence = Self.matchWeight * best.score + (1 - Self.matchWeight) * book.confidence

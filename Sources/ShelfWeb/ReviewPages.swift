@@ -183,6 +183,8 @@ enum ReviewPages {
         let confidence: String
         let source: String
         let reasons: String
+        /// The spine's own words, when a record's title stands in the title's place.
+        let spineText: String?
         let candidates: [CandidateView]
         let hasCandidates: Bool
         let problem: String?
@@ -205,6 +207,7 @@ enum ReviewPages {
             confidence = String(format: "%.2f", book.confidence)
             source = book.source
             reasons = item.reasons.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", ")
+            spineText = book.spineText
             candidates = item.candidates.enumerated().map { CandidateView(number: $0.offset + 1, $0.element) }
             hasCandidates = !candidates.isEmpty
             self.problem = problem

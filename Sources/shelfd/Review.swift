@@ -199,6 +199,7 @@ enum ReviewText {
         if let isbn = item.book.isbn13 { lines.append("  ISBN:        \(isbn)") }
         lines.append("  confidence:  \(String(format: "%.2f", item.book.confidence)) (\(item.book.source))")
         lines.append("  why:         \(item.reasons.joined(separator: ", "))")
+        if let text = item.book.spineText { lines.append("  read:        «\(text)»") }
         lines.append("  photo:       \(item.photo.path)\(desk.photoPath(item).map { "  (\($0))" } ?? "  (gone)")")
         lines.append("  photo hash:  \(item.photo.sha256.prefix(12))")
         lines.append("  crop:        \(desk.cropPath(item) ?? "none (the photo could not be read)")")

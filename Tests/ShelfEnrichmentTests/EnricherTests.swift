@@ -151,6 +151,7 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
         let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
         let book = try #require(await enricher.enrich([spine("DUNE", confidence: 0.95)]).books.first)
         #expect(book.title == "Dune" && book.match?.key == "catalogue:1")
+        #expect(book.spineText == "DUNE", "the spine's own words, shown beside the candidates")
         #expect(book.status == .needsReview)
         #expect(book.reviewReasons?.contains("weak_match") == true)
         #expect(book.confidence < SpineMatcher().acceptThreshold)
