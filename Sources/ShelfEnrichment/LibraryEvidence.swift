@@ -20,6 +20,29 @@ package struct LibraryEvidence: Sendable {
         Set(books.filter(isInDoubt).map { TextNormalization.title($0.title) }.filter { !$0.isEmpty })
     }
 
+    /// `stored` (works by normalised title) with the verified books of the photos read with this one, each a work seen
+    /// on its photo's shelf (nil: the top of incoming/). A book that is a stored work (the same work key, matched
+    /// record or ISBN) or one added before adds its shelf to that work rather than being a second work of the title.
+    package static func works(_ stored: [String: [LibraryWork]], adding books: [(book: Book, shelf: String?)]) -> [String: [LibraryWork]] {
+        var works = stored
+        for (book, shelf) in books {
+            let title = TextNormalization.title(book.title), here = shelf ?? ""
+            var list = works[title] ?? []
+            let same = list.firstIndex { work in
+                work.key == book.workKey || (book.isbn13 != nil && work.isbn13 == book.isbn13)
+                    || (book.match.map { work.match?.source == $0.source && work.match?.key == $0.key } ?? false)
+            }
+            if let same {
+                list[same].shelves.insert(here)
+            } else {
+                list.append(LibraryWork(key: book.workKey, title: book.title, author: book.author, isbn13: book.isbn13,
+                                        isbn10: book.isbn10, match: book.match, shelves: [here], lastShelf: here))
+            }
+            works[title] = list
+        }
+        return works
+    }
+
     /// A reading left for review only in doubt of which book it is (`Enricher.Reason`): one that waits for something
     /// else (the accurate provider not asked yet) keeps waiting.
     static func isInDoubt(_ book: Book) -> Bool {

@@ -78,38 +78,41 @@ extension LibraryRecords {
     /// so a photo's lookup costs its readings, not the library.
     package func works(titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] {
         guard !titles.isEmpty else { return [:] }
-        return try read { db in
-            var found: [String: [LibraryWork]] = [:]
-            for title in titles {
-                let rows = try db.query("""
-                    SELECT b.id, b.work_key, b.title, b.author, b.match_source, b.match_key, b.match_score, b.match_year,
-                           s.shelf, s.isbn13, s.isbn10
-                    FROM book_sighting s JOIN book b ON b.id = s.book_id
-                    WHERE \(db.titlePart("s.title_key")) = ? AND s.sha256 <> ? AND b.status = 'verified'
-                    ORDER BY s.seen_at, s.book_id
-                    """, ["title:\(title)|", photo])
-                var works: [Int64: LibraryWork] = [:]
-                var order: [Int64] = []
-                for row in rows {
-                    guard let id = row.int("id") else { continue }
-                    let shelf = row.string("shelf") ?? ""
-                    if works[id] == nil {
-                        order.append(id)
-                        let match = row.string("match_key").map { key in
-                            BookMatch(source: row.string("match_source") ?? "", key: key, score: row.double("match_score") ?? 0,
-                                      year: row.int("match_year").map(Int.init))
-                        }
-                        works[id] = LibraryWork(key: row.string("work_key") ?? "", title: row.string("title") ?? "",
-                                                author: row.string("author"), isbn13: row.string("isbn13"),
-                                                isbn10: row.string("isbn10"), match: match, shelves: [], lastShelf: shelf)
+        return try read { db in try Self.works(db, titled: titles, besides: photo) }
+    }
+
+    /// `works(titled:besides:)` on `db`, inside the caller's transaction (a batch's commit).
+    static func works(_ db: any DatabaseConnection, titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] {
+        var found: [String: [LibraryWork]] = [:]
+        for title in titles {
+            let rows = try db.query("""
+                SELECT b.id, b.work_key, b.title, b.author, b.match_source, b.match_key, b.match_score, b.match_year,
+                       s.shelf, s.isbn13, s.isbn10
+                FROM book_sighting s JOIN book b ON b.id = s.book_id
+                WHERE \(db.titlePart("s.title_key")) = ? AND s.sha256 <> ? AND b.status = 'verified'
+                ORDER BY s.seen_at, s.book_id
+                """, ["title:\(title)|", photo])
+            var works: [Int64: LibraryWork] = [:]
+            var order: [Int64] = []
+            for row in rows {
+                guard let id = row.int("id") else { continue }
+                let shelf = row.string("shelf") ?? ""
+                if works[id] == nil {
+                    order.append(id)
+                    let match = row.string("match_key").map { key in
+                        BookMatch(source: row.string("match_source") ?? "", key: key, score: row.double("match_score") ?? 0,
+                                  year: row.int("match_year").map(Int.init))
                     }
-                    works[id]?.shelves.insert(shelf)
-                    works[id]?.lastShelf = shelf
-                    if let isbn = row.string("isbn13") { works[id]?.isbn13 = isbn; works[id]?.isbn10 = row.string("isbn10") }
+                    works[id] = LibraryWork(key: row.string("work_key") ?? "", title: row.string("title") ?? "",
+                                            author: row.string("author"), isbn13: row.string("isbn13"),
+                                            isbn10: row.string("isbn10"), match: match, shelves: [], lastShelf: shelf)
                 }
-                if !order.isEmpty { found[title] = order.compactMap { works[$0] } }
+                works[id]?.shelves.insert(shelf)
+                works[id]?.lastShelf = shelf
+                if let isbn = row.string("isbn13") { works[id]?.isbn13 = isbn; works[id]?.isbn10 = row.string("isbn10") }
             }
-            return found
+            if !order.isEmpty { found[title] = order.compactMap { works[$0] } }
         }
+        return found
     }
 }

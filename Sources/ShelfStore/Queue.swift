@@ -357,9 +357,11 @@ extension Store {
     /// person (a reading a person already decided does not wait again). Returns what it changed of the files for
     /// people: the works, the review items opened and closed, the photos read, the result documents stored.
     @discardableResult
-    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws -> FilesChange {
-        guard !outcomes.isEmpty else { return FilesChange() }
-        return try write { db in
+    package func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?,
+                        now: Date = Date()) throws -> FilesChange {
+        try write { db in
+            let outcomes = try settle(CommitLookup { titles, photo in try LibraryRecords.works(db, titled: titles, besides: photo) })
+            guard !outcomes.isEmpty else { return FilesChange() }
             var change = FilesChange()
             var events: [Event] = []
             // The decisions people took on the batch's photos, read once: each applies again to its reading.

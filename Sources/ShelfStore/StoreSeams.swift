@@ -7,6 +7,26 @@ import ShelfCore
 // Requirements carry every argument (`now:` too): a protocol has no default arguments, so callers through these
 // views pass the time they mean.
 
+extension JobQueue {
+    /// Commits outcomes made before the commit.
+    @discardableResult
+    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws -> FilesChange {
+        try finish(settling: { _ in outcomes }, shelfOf: shelfOf, now: now)
+    }
+}
+
+/// What a batch's commit reads of the library inside its own transaction; used only while `settle` runs.
+package struct CommitLookup {
+    /// The verified works read under these normalised titles in photos other than the one given, by title
+    /// (`LibraryRecords.works(titled:besides:)`).
+    package var works: (_ titles: Set<String>, _ besides: String) throws -> [String: [LibraryWork]]
+
+    package init(works: @escaping (Set<String>, String) throws -> [String: [LibraryWork]]) { self.works = works }
+
+    /// A library with no works, for a queue that keeps none.
+    package static var empty: CommitLookup { CommitLookup { _, _ in [:] } }
+}
+
 /// The queue as the pipeline sees it: sightings in, jobs claimed and leased, attempts charged, saved answers
 /// kept for replay, hybrid's rechecks, and one commit per batch.
 package protocol JobQueue: Sendable {
@@ -24,9 +44,11 @@ package protocol JobQueue: Sendable {
     func nextRetryDate() throws -> Date?
     func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws
     func chargeAttempt(jobID: Int64, now: Date) throws -> Int
-    /// Commits a batch; returns what it changed of the files for people.
+    /// Commits a batch; returns what it changed of the files for people. `settle` makes the outcomes inside the
+    /// commit's own transaction, where `CommitLookup` reads the library as every commit before this one left it
+    /// (another worker's too): what photos read together or at once learn of each other's works.
     @discardableResult
-    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange
+    func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange
     /// The job whose result is at `resultPath` (the run a rescan keeps in results/.history).
     func jobID(resultPath: String) throws -> Int64?
 

@@ -71,7 +71,8 @@ final class FakeQueue: JobQueue {
     func chargeAttempt(jobID: Int64, now: Date) throws -> Int {
         state.withLock { $0.stages.append(([jobID], .asking)); $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]! }
     }
-    func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange {
+    func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange {
+        let outcomes = try settle(.empty)
         state.withLock { $0.commits.append(outcomes) }
         // As the store reports it: a finished photo's books are works changed (the fake has no rows: the jobs stand in).
         let finished = outcomes.filter { if case .finished = $0.result { true } else { false } }

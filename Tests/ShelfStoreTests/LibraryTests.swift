@@ -65,6 +65,29 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
+    @Test("A commit settles its photos on the library as the commits before it left it, inside its own transaction",
+          arguments: StoreKind.allCases)
+    func commitReadsTheLibraryItSettlesOn(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", match: duneWork)])
+            let now = Date()
+            _ = try store.recordSighting(path: "/in/den/p2.jpg", relativePath: "den/p2.jpg", sha256: "p2", size: 1,
+                                         mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            var seen: [String: [LibraryWork]] = [:]
+            try store.finish(settling: { lookup in
+                seen = try lookup.works(["dune", "emma"], "p2")
+                // What the settled outcome files is what the commit keeps: the title read alone, as the work seen.
+                var book = reading("Dune", nil, confidence: 0.9, match: seen["dune"]?.first?.match)
+                book.author = seen["dune"]?.first?.author
+                return [JobOutcome(job: job, result: .finished(books: [book], resultPath: "/r/p2.json", review: false))]
+            }, shelfOf: { _ in "den" }, now: now)
+            #expect(seen.keys.sorted() == ["dune"] && seen["dune"]?.first?.shelves == ["den"])
+            let library = try store.library.entries()
+            #expect(library.count == 1 && library.first?.sightings.map(\.photoSHA256) == ["p1", "p2"], "\(library.map(\.work))")
+        }
+    }
+
     @Test("A title's verified works, whatever their surname, with the shelves other photos saw them on", arguments: StoreKind.allCases)
     func worksByTitle(kind: StoreKind) throws {
         try withStore(kind) { store, _ in

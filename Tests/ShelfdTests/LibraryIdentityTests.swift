@@ -230,4 +230,29 @@ struct LibraryIdentityTests {
             #expect(library.books.first?.sightingsCount == 3 && library.books.first?.status == .verified)
         }
     }
+
+    @Test("Photos of one shelf read together see each other's works: the title read alone is the work its neighbour verified, no twin",
+          .timeLimit(.minutes(3)))
+    func photosReadTogether() async throws {
+        let whole = JPEGFactory.shelf(seed: 98), alone = JPEGFactory.shelf(seed: 99)
+        let titleAlone = GeminiEmulator.Book(title: "Dune", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])
+        let script = GeminiEmulator.Script(rules: [
+            .init(photo: .sha256(sentSHA256(whole)), replies: [.books([dune])]),
+            .init(photo: .sha256(sentSHA256(alone)), replies: [.books([titleAlone])]),
+        ])
+        try await withGeminiEmulator(script) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            // One run, one batch: the title alone is read with, and queued before, the photo that names its author.
+            try root.drop(alone, as: "den/a-alone.jpg")
+            try root.drop(whole, as: "den/b-whole.jpg")
+            let run = try await root.shelfd("run")
+            #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+            let library = try root.library()
+            #expect(library.books.count == 1, "no twin: \(library.books.map(\.work))")
+            #expect(library.books.first?.status == .verified && library.books.first?.sightingsCount == 2)
+            #expect(try await root.reviewList().isEmpty)
+            let result = try #require(try root.resultDocuments().first { $0.photo.path == "den/a-alone.jpg" })
+            #expect(result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true, "\(result.books)")
+        }
+    }
 }
