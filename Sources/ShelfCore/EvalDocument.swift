@@ -48,6 +48,8 @@ package struct EvalDocument: Codable, Sendable, Equatable {
         /// The truth book it is (index into the truth file's `books`); nil when it is wrong.
         package var truth: Int?
         package var wrongISBN: Bool
+        /// What the reader read on the spine, when a record's title took its place (`Book.spineText`).
+        package var spineText: String?
         /// For a book left for review, the record a person is offered first.
         package var firstCandidate: CatalogueRecord?
         /// The truth book it was counted as, accepted or as its first candidate (`EvalScoring.tally`).
@@ -56,12 +58,13 @@ package struct EvalDocument: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case title, author, isbn13, status, confidence, box, truth, wrongISBN = "wrong_isbn",
-                 firstCandidate = "first_candidate", countedAs = "counted_as"
+                 spineText = "spine_text", firstCandidate = "first_candidate", countedAs = "counted_as"
         }
 
         package init(_ book: Book, truth: Int?, wrongISBN: Bool, countedAs: Int? = nil) {
             title = book.title; author = book.author; isbn13 = book.isbn13; status = book.status
             confidence = book.confidence; box = book.box; self.truth = truth; self.wrongISBN = wrongISBN
+            spineText = book.spineText
             firstCandidate = book.status == .needsReview ? book.candidates?.first?.record : nil
             self.countedAs = countedAs
         }

@@ -22,14 +22,16 @@ package enum EvalReport {
             + "wrong among accepted \(score.acceptedWrong)"
     }
 
-    /// A reported book's decision, and on a labelled photo the truth book it counted as: "accepted · counted as:
-    /// Dune — Frank Herbert", "review, first candidate: Emma — Jane Austen · counted as: none".
+    /// What the reader read, when a record's title took its place, a reported book's decision, and on a labelled
+    /// photo the truth book it counted as: "read «DUNE HERBERT» · accepted · counted as: Dune — Frank Herbert",
+    /// "review, first candidate: Emma — Jane Austen · counted as: none".
     static func decision(of book: EvalDocument.JudgedBook, truth: [TruthDocument.Book]) -> String {
-        var text = switch (book.status, book.firstCandidate) {
+        let decided = switch (book.status, book.firstCandidate) {
         case (.verified, _): "accepted"
         case (.needsReview, let candidate?): "review, first candidate: \(describe(title: candidate.title, author: candidate.author))"
         case (.needsReview, nil): "review, no candidate"
         }
+        var text = (book.spineText.map { "read «\($0)» · " } ?? "") + decided
         guard !truth.isEmpty else { return text }
         let counted = book.countedAs.flatMap { truth.indices.contains($0) ? truth[$0] : nil }
         text += " · counted as: " + (counted.map { describe(title: $0.title, author: $0.author) } ?? "none")

@@ -97,6 +97,7 @@ extension EvalCommandTests {
         let html = try String(contentsOf: page, encoding: .utf8)
         let spines = html.components(separatedBy: "<small class=\"decision\">").count - 1
         #expect(spines >= found, "a decision beside each spine")
+        #expect(html.contains("read «"), "the words read on a spine whose record took their place")
 
         // The same reading as JSON: the counts the text showed, and a crop on the page for each book with a box.
         let json = try await root.shelfd("eval", "--truth", shelf.path, "--provider", "ocr", "--catalogue", catalogue.path,
