@@ -10,6 +10,11 @@ package struct Enricher: Sendable {
     package var matcher: SpineMatcher
     package var reviewThreshold: Double
     /// Records asked of each source per book; the matcher ranks them itself.
+    /// A record scoring below this shares next to nothing with the reading (a stray short word): no person would
+    /// pick it, and offering it hides that nothing matched. Less than the author's surname alone weighs
+    /// (`SpineMatcher.authorWeight`, 0.15), so a spine showing only its author ("ORWELL PENGUIN") is still offered
+    /// that author's books.
+    static let offerFloor = 0.1
     package var candidatesPerSource = 10
 
     package init(sources: [any BookSource], matcher: SpineMatcher = SpineMatcher(), reviewThreshold: Double) {
@@ -153,7 +158,8 @@ package struct Enricher: Sendable {
             book.candidates = nil; book.reviewReasons = nil
         } else {
             book.status = .needsReview
-            book.candidates = result.candidates.isEmpty ? nil : result.candidates
+            let offered = result.candidates.filter { $0.score >= Self.offerFloor }
+            book.candidates = offered.isEmpty ? nil : offered
             book.reviewReasons = reasons
         }
         book.notes = notes.isEmpty ? nil : notes

@@ -21,19 +21,21 @@ package struct LibraryEvidence: Sendable {
     }
 
     /// `stored` (works by normalised title) with the verified books of the photos read with this one, each a work seen
-    /// on its photo's shelf (nil: the top of incoming/). A book that is a stored work (the same work key, matched
-    /// record or ISBN) or one added before adds its shelf to that work rather than being a second work of the title.
+    /// on its photo's shelf (nil: the top of incoming/). A book that is the same work as a stored one or one added
+    /// before (`Book.isSameWork`, the rule the commit files it by) adds its shelf to that work rather than being a
+    /// second work of the title.
     package static func works(_ stored: [String: [LibraryWork]], adding books: [(book: Book, shelf: String?)]) -> [String: [LibraryWork]] {
         var works = stored
         for (book, shelf) in books {
             let title = TextNormalization.title(book.title), here = shelf ?? ""
             var list = works[title] ?? []
             let same = list.firstIndex { work in
-                work.key == book.workKey || (book.isbn13 != nil && work.isbn13 == book.isbn13)
-                    || (book.match.map { work.match?.source == $0.source && work.match?.key == $0.key } ?? false)
+                book.isSameWork(as: Book(title: work.title, author: work.author, isbn13: work.isbn13, isbn10: work.isbn10,
+                                         confidence: 1, box: nil, status: .verified, source: LibraryWork.source, match: work.match))
             }
             if let same {
                 list[same].shelves.insert(here)
+                list[same].lastShelf = here
             } else {
                 list.append(LibraryWork(key: book.workKey, title: book.title, author: book.author, isbn13: book.isbn13,
                                         isbn10: book.isbn10, match: book.match, shelves: [here], lastShelf: here))
@@ -49,8 +51,8 @@ package struct LibraryEvidence: Sendable {
         book.status == .needsReview && Set(book.reviewReasons ?? []).isSubset(of: Enricher.Reason.all)
     }
 
-    /// `books` with the library's evidence: `works` by normalised title (`LibraryStore.works(titled:besides:)`),
-    /// `shelf` this photo's (nil at the top of incoming/).
+    /// `books` with the library's evidence: `works` by normalised title (`LibraryStore.works(titled:besides:)` or a
+    /// commit's `CommitLookup`, with `works(_:adding:)`'s), `shelf` this photo's (nil at the top of incoming/).
     package func apply(to books: [Book], shelf: String?, works: [String: [LibraryWork]]) -> [Book] {
         books.map { book in
             guard Self.isInDoubt(book) else { return book }

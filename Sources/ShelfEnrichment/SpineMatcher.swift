@@ -31,7 +31,7 @@ package struct SpineMatcher: Sendable {
     package var acceptance = AcceptanceRule.standard
     /// No match below this score is accepted.
     package var acceptThreshold: Double { acceptance.score }
-    /// Below: not plausible; neither offered as the best candidate nor among the candidates.
+    /// Below: not plausible; not offered as the best candidate.
     package var plausible = 0.25
     /// Records already taken apart, shared by copies of this matcher: a catalogue's entries come back
     /// spine after spine, and preparing one costs more than scoring it.
@@ -249,9 +249,7 @@ package struct SpineMatcher: Sendable {
     }
 
     private func result(_ ranked: [Scored], for query: PreparedQuery) -> MatchResult {
-        // A record below `plausible` shares next to nothing with the text (a stray word, a common surname): no
-        // person would pick it, and offering it only hides that the spine matched nothing.
-        let shown = ranked.prefix(5).map(\.candidate).filter { $0.score >= plausible }
+        let shown = ranked.prefix(5).map(\.candidate).filter { $0.score > 0 }
         guard let top = ranked.first, top.candidate.score >= plausible else {
             return MatchResult(best: nil, candidates: shown, decision: .none)
         }

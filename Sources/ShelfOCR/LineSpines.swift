@@ -3,10 +3,11 @@ internal import ShelfCore
 package import ShelfImaging
 
 /// The lines PP-OCR read grouped into spines: the lines that lie along one spine (title, author, publisher, each
-/// its own line) share its axis and overlap across it, however far apart they are along it: on a tall spine the
-/// title at the head and the author at the foot are often twenty of their heights apart, and a spine read as two
-/// texts (the title alone, the name alone) is two weak matches instead of one sure one. Each group is one spine
-/// text in reading order, with the box around its lines.
+/// its own line) share its axis and overlap across it. Upright ones join however far apart they are along it, once
+/// the picture has enough upright lines for its boards to be found: on a tall spine the title at the head and the
+/// author at the foot are often twenty of their heights apart, and a spine read as two texts (the title alone, the
+/// name alone) is two weak matches instead of one sure one. Each group is one spine text in reading order, with the
+/// box around its lines.
 ///
 /// Upright lines on either side of a shelf's board are never one spine, however well they line up: books on two
 /// shelves often stand one above the other, and their lines would otherwise join into one text with two books' words
@@ -28,11 +29,12 @@ package enum LineSpines {
     static let axisTolerance = 12.0 * Double.pi / 180
     /// Two lines across the axis share at least this share of the thinner one.
     static let acrossOverlap = 0.5
-    /// Lines running across the picture further apart along it than this many times the thicker one's thickness are
-    /// different books: books lying flat in two piles side by side put their lines on one row. Upright lines have no
-    /// such limit: a standing spine's lines are one spine however far apart, and shelves are told apart by their
-    /// boards.
-    static let acrossGap = 10.0
+    /// Lines further apart along their axis than this many times the thicker one's thickness are different books:
+    /// books lying flat in two piles side by side put their lines on one row, and books on two shelves one above
+    /// the other put theirs in one column. Upright lines on a picture with enough of them to tell where the boards
+    /// are have no such limit: a standing spine's lines are one spine however far apart, and shelves are told apart
+    /// by their boards.
+    static let axisGap = 10.0
     /// A board has at least this many upright lines wholly on each side: a band that a handful of lines leaves
     /// free is more likely the gap between one spine's title and its author.
     static let boardLines = 4
@@ -48,6 +50,7 @@ package enum LineSpines {
     /// lying flat); `picture`, the one read, shows where the boards are.
     package static func spines(_ lines: [TextLine], width: Int, height: Int, picture: RGBImage? = nil) -> [Spine] {
         let boards = boards(lines, picture: picture)
+        let boardsJudged = lines.filter { isUpright($0.frame) }.count >= 2 * boardLines
         var parent = Array(lines.indices)
         func root(_ i: Int) -> Int {
             var i = i
@@ -55,7 +58,7 @@ package enum LineSpines {
             return i
         }
         for i in lines.indices {
-            for j in lines.indices where j > i && sameSpine(lines[i].frame, lines[j].frame)
+            for j in lines.indices where j > i && sameSpine(lines[i].frame, lines[j].frame, boardsJudged: boardsJudged)
                 && !boards.contains(where: { $0.separates(lines[i].frame, lines[j].frame) }) {
                 parent[root(j)] = root(i)
             }
@@ -173,14 +176,15 @@ package enum LineSpines {
         return (values.min()!, values.max()!)
     }
 
-    /// Whether two lines lie along one spine: in one column, and for lines running across the picture rather than up
-    /// or down it (books lying flat), no more than `acrossGap` of their thickness apart along it.
-    static func sameSpine(_ a: LineFrame, _ b: LineFrame) -> Bool {
+    /// Whether two lines lie along one spine: in one column, and no more than `axisGap` of their thickness apart
+    /// along it unless both are upright and `boardsJudged` (the picture has enough upright lines for its boards to
+    /// be found).
+    static func sameSpine(_ a: LineFrame, _ b: LineFrame, boardsJudged: Bool) -> Bool {
         guard inColumn(a, b) else { return false }
+        if boardsJudged && isUpright(a) && isUpright(b) { return true }
         let axis = (a.length >= b.length ? a.along / max(1e-9, a.length) : b.along / max(1e-9, b.length))
-        if abs(axis.y) >= abs(axis.x) { return true }
         let (c0, c1) = span(a, axis), (d0, d1) = span(b, axis)
-        return max(c0, d0) - min(c1, d1) <= acrossGap * max(a.thickness, b.thickness)
+        return max(c0, d0) - min(c1, d1) <= axisGap * max(a.thickness, b.thickness)
     }
 
     /// One spine of `lines`: their texts in reading order along the longest line's direction.

@@ -47,75 +47,48 @@ extension Pipeline {
         // Writing result files: on a shared store they go to the database with the commit, no step to show.
         let answered = ends.compactMap { job, end in if case .answered = end { job.id } else { nil } }
         if !store.isShared { try? store.recordStage(.writing, jobIDs: answered, now: Date()) }
-        // Read before the commit, whose transaction holds the store: the decisions people took on these photos, and
-        // the runs a rescan keeps in results/.history.
-        var decided: [Int64: Set<String>] = [:]
-        for case (let job, .answered(let answer)) in ends {
-            decided[job.id] = job.mayHaveDecisions ? (try? library.decidedReadings(sha256: answer.document.photo.sha256)) ?? [] : []
-            if !store.isShared || (settings.writesFiles && settings.node != nil && job.resultNode == settings.node),
-               let previous = answer.previous {
-                keep(previous, from: answer.resultURL, newJobID: job.id)
-            }
-        }
         // The works the batch's photos verified, each a work its other photos' readings may be.
         let verifiedHere = ends.flatMap { job, end -> [(sha256: String, shelf: String?, book: Book)] in
             guard case .answered(let answer) = end else { return [] }
             let shelf = ReviewDocument.Photo.shelf(of: job.relativePath)
             return answer.document.books.filter { $0.status == .verified }.map { (job.sha256, shelf, $0) }
         }
+        var outcomes: [JobOutcome] = []
+        // Each answered photo's readings in doubt, by title, and the library's works of those titles it was settled on.
+        var settledOn: [Int: (titles: Set<String>, works: [String: [LibraryWork]])] = [:]
+        var decided: [Int64: Set<String>] = [:]
+        var written = 0
+        for (job, end) in ends {
+            guard case .answered(let answer) = end else {
+                if case .ended(let result) = end { outcomes.append(JobOutcome(job: job, result: result)) }
+                continue
+            }
+            decided[job.id] = job.mayHaveDecisions ? (try? library.decidedReadings(sha256: answer.document.photo.sha256)) ?? [] : []
+            if let previous = answer.previous, !store.isShared || writesResultHere(job) {
+                keep(previous, from: answer.resultURL, newJobID: job.id)
+            }
+            let titles = LibraryEvidence.titles(of: answer.document.books)
+            let works = titles.isEmpty ? [:] : (try? library.works(titled: titles, besides: job.sha256)) ?? [:]
+            if !titles.isEmpty { settledOn[outcomes.count] = (titles, works) }
+            outcomes.append(settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided[job.id] ?? [],
+                                   written: &written))
+        }
 
         let change: FilesChange
-        var settled: [JobOutcome] = []
         do {
-            // Settled inside the commit: a reading left in doubt is compared with the library as every commit before
-            // this one left it (a batch committed meanwhile, another worker's) and with the works of this batch.
+            // Inside the commit, under the one write lock: a photo's readings in doubt are looked up again in the
+            // library as every commit before this one left it. When a batch committed meanwhile (in this process or
+            // by another worker) changed what they may be, the photo is settled again on that and its result written
+            // again; otherwise the files written above stand, and no file is written while the lock is held.
             change = try store.finish(settling: { lookup in
-                var outcomes: [JobOutcome] = []
-                var written = 0
-                for (job, end) in ends {
-                    guard case .answered(let answer) = end else {
-                        if case .ended(let result) = end { outcomes.append(JobOutcome(job: job, result: result)) }
-                        continue
-                    }
-                    do {
-                        var document = answer.document
-                        document.books = withLibraryEvidence(document.books, of: job, lookup: lookup, verifiedHere: verifiedHere)
-                        markOpenReviews(in: &document, decided: decided[job.id] ?? [])
-                        let data = try JSONStyle.encoder().encode(document)
-                        if store.isShared {
-                            // The result is written where the photo arrived: it goes to the database with the batch, and
-                            // the node that ingested the photo writes it from there (`writeStoredResults`), or a node with
-                            // `writes_files = true` when that node writes no files. When that node is this one, it is
-                            // written now and committed as written, with no turn of its own.
-                            var resultPath: String?
-                            if settings.writesFiles, let node = settings.node, job.resultNode == node {
-                                do {
-                                    try AtomicFile.write(data, to: answer.resultURL)
-                                    resultPath = answer.resultURL.path
-                                } catch {
-                                    logger.error("Cannot write a result; it waits in the database", metadata: [
-                                        "photo.path": "\(job.relativePath)", "error": "\(error)"])
-                                }
-                            }
-                            outcomes.append(JobOutcome(job: job, result: .finished(books: document.books, resultPath: resultPath,
-                                                                                   review: answer.review),
-                                                       awaiting: answer.awaiting, document: data))
-                            continue
-                        }
-                        try AtomicFile.write(data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
-                        written += 1
-                        outcomes.append(JobOutcome(job: job, result: .finished(books: document.books,
-                                                                               resultPath: answer.resultURL.path, review: answer.review),
-                                                   awaiting: answer.awaiting))
-                    } catch {
-                        // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
-                        logger.error("Cannot write a result", metadata: ["photo.path": "\(job.relativePath)", "error": "\(error)"])
-                        outcomes.append(JobOutcome(job: job, result: .failed(.internal, message: "\(error)",
-                                                                             retryAt: Date().addingTimeInterval(60))))
-                    }
+                for (index, before) in settledOn {
+                    let job = outcomes[index].job
+                    guard case .answered(let answer) = ends.first(where: { $0.0.id == job.id })?.1,
+                          let works = try? lookup.works(before.titles, job.sha256), works != before.works else { continue }
+                    outcomes[index] = settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided[job.id] ?? [],
+                                             written: &written)
                 }
                 Failpoint.hit("before_commit")
-                settled = outcomes
                 return outcomes
             }, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: Date())
         } catch {
@@ -132,18 +105,63 @@ extension Pipeline {
         await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool
             filesQueue.async { [originals] in self.writeLibrary(change, originals: originals); done.resume() }
         }
-        for outcome in settled { afterCommit(outcome) }
+        for outcome in outcomes { afterCommit(outcome) }
+    }
+
+    /// Whether this node writes `job`'s result file itself on a shared store: the photo arrived here.
+    private func writesResultHere(_ job: ClaimedJob) -> Bool {
+        settings.writesFiles && settings.node != nil && job.resultNode == settings.node
+    }
+
+    /// One answered photo ready for the commit: its readings with the library's evidence (`works`, and what the
+    /// batch's other photos verified), their review ids, and its result written (on a shared store, into the outcome
+    /// for the database, and to disk when the photo arrived here). A result that cannot be written keeps the job
+    /// (its answer is saved) and says so.
+    private func settle(_ job: ClaimedJob, _ answer: PhotoAnswer, on works: [String: [LibraryWork]],
+                        verifiedHere: [(sha256: String, shelf: String?, book: Book)], decided: Set<String>,
+                        written: inout Int) -> JobOutcome {
+        do {
+            var document = answer.document
+            document.books = withLibraryEvidence(document.books, of: job, works: works, verifiedHere: verifiedHere)
+            markOpenReviews(in: &document, decided: decided)
+            let data = try JSONStyle.encoder().encode(document)
+            if store.isShared {
+                // The result is written where the photo arrived: it goes to the database with the batch, and the node
+                // that ingested the photo writes it from there (`writeStoredResults`), or a node with `writes_files =
+                // true` when that node writes no files. When that node is this one, it is written now and committed as
+                // written, with no turn of its own.
+                var resultPath: String?
+                if writesResultHere(job) {
+                    do {
+                        try AtomicFile.write(data, to: answer.resultURL)
+                        resultPath = answer.resultURL.path
+                    } catch {
+                        logger.error("Cannot write a result; it waits in the database", metadata: [
+                            "photo.path": "\(job.relativePath)", "error": "\(error)"])
+                    }
+                }
+                return JobOutcome(job: job, result: .finished(books: document.books, resultPath: resultPath, review: answer.review),
+                                  awaiting: answer.awaiting, document: data)
+            }
+            try AtomicFile.write(data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
+            written += 1
+            return JobOutcome(job: job, result: .finished(books: document.books, resultPath: answer.resultURL.path, review: answer.review),
+                              awaiting: answer.awaiting)
+        } catch {
+            // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
+            logger.error("Cannot write a result", metadata: ["photo.path": "\(job.relativePath)", "error": "\(error)"])
+            return JobOutcome(job: job, result: .failed(.internal, message: "\(error)", retryAt: Date().addingTimeInterval(60)))
+        }
     }
 
     /// The library's works as evidence for the readings left for review (`LibraryEvidence`): offered first among
     /// their candidates, or taken as a sighting of the one work of that title seen on this shelf before. The works are
-    /// the library's as the commit reads it (`lookup`) and those the batch's other photos verified. A library that
-    /// cannot be read lends nothing: the readings wait for a person as they are.
-    private func withLibraryEvidence(_ books: [Book], of job: ClaimedJob, lookup: CommitLookup,
+    /// the library's (`works`, by title) and those the batch's other photos verified. A library that cannot be read
+    /// lends nothing: the readings wait for a person as they are.
+    private func withLibraryEvidence(_ books: [Book], of job: ClaimedJob, works stored: [String: [LibraryWork]],
                                      verifiedHere: [(sha256: String, shelf: String?, book: Book)]) -> [Book] {
         let titles = LibraryEvidence.titles(of: books)
         guard !titles.isEmpty else { return books }
-        let stored = (try? lookup.works(titles, job.sha256)) ?? [:]
         let others = verifiedHere.filter { $0.sha256 != job.sha256 && titles.contains(TextNormalization.title($0.book.title)) }
         let works = LibraryEvidence.works(stored, adding: others.map { ($0.book, $0.shelf) })
         guard !works.isEmpty else { return books }

@@ -11,7 +11,8 @@ extension JobQueue {
     /// Commits outcomes made before the commit.
     @discardableResult
     package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws -> FilesChange {
-        try finish(settling: { _ in outcomes }, shelfOf: shelfOf, now: now)
+        guard !outcomes.isEmpty else { return FilesChange() }
+        return try finish(settling: { _ in outcomes }, shelfOf: shelfOf, now: now)
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 import ShelfCore
-import ShelfEnrichment
+@testable import ShelfEnrichment
 import Synchronization
 import Testing
 
@@ -155,6 +155,21 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
         #expect(book.status == .needsReview)
         #expect(book.reviewReasons?.contains("weak_match") == true)
         #expect(book.confidence < SpineMatcher().acceptThreshold)
+    }
+
+    @Test("A record sharing next to nothing with the reading is not offered to a person; the author's books are")
+    func noStrayCandidates() {
+        let enricher = Enricher(sources: [], reviewThreshold: 0.6)
+        // As the matcher ranks "HERBERT PENGUIN": the author's book, and a record sharing one stray word.
+        let ranked = [MatchCandidate(record: duneRecord, score: 0.22), MatchCandidate(record: emmaRecord, score: 0.03)]
+        let book = enricher.decide(spine("HERBERT PENGUIN", confidence: 0.9), query: SpineQuery(text: "HERBERT PENGUIN"),
+                                   result: MatchResult(best: nil, candidates: ranked, decision: .none), isbnRecord: nil)
+        #expect(book.status == .needsReview)
+        #expect(book.candidates?.map(\.record.key) == [duneRecord.key])
+        // Nothing worth offering: no candidates at all, so the item says it matched nothing.
+        let stray = enricher.decide(spine("PENGUIN", confidence: 0.9), query: SpineQuery(text: "PENGUIN"),
+                                    result: MatchResult(best: nil, candidates: Array(ranked.suffix(1)), decision: .none), isbnRecord: nil)
+        #expect(stray.candidates == nil && stray.reviewReasons?.contains("no_match") == true)
     }
 
     @Test func aSpinesTextNoSourceKnowsKeepsTheTextUnsure() async throws {

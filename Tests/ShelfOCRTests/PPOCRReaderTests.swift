@@ -30,7 +30,7 @@ struct PPOCRReaderTests {
             let titles = ((truth as? [String: Any])?["books"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
             let clock = ContinuousClock(), start = clock.now
             let lines = try await Self.engine.lines(in: image)
-            let spines = LineSpines.spines(lines, width: image.width, height: image.height)
+            let spines = LineSpines.spines(lines, width: image.width, height: image.height, picture: image)
             let read = spines.map { Self.plain($0.text) }
             let hits = titles.filter { title in read.contains { $0.contains(Self.plain(title)) } }
             print("\(name): \(hits.count) of \(titles.count) titles in \(lines.count) lines, \(spines.count) spines, \(clock.now - start)")
@@ -51,7 +51,7 @@ struct PPOCRReaderTests {
                          "Le città invisibili", "Italo Calvino"] {
             #expect(texts.contains { $0.contains(expected) }, "\(expected) not in \(texts)")
         }
-        let spines = LineSpines.spines(lines, width: image.width, height: image.height)
+        let spines = LineSpines.spines(lines, width: image.width, height: image.height, picture: image)
         #expect(spines.count == 3, "\(spines.map(\.text))")
         let reading: Spine.Reading = quarters == 1 ? .downward : quarters == 3 ? .upward : .across
         #expect(spines.allSatisfy { $0.reading == reading }, "\(spines.map(\.reading))")

@@ -27,10 +27,13 @@ final class FakeQueue: JobQueue {
     }
     let path: String
     let state: Mutex<State>
+    /// The library's works by title as a commit reads them in its transaction: what batches committed meanwhile left.
+    let meanwhile: [String: [LibraryWork]]
 
-    init(folder: URL, batches: [[ClaimedJob]] = []) {
+    init(folder: URL, batches: [[ClaimedJob]] = [], meanwhile: [String: [LibraryWork]] = [:]) {
         path = folder.appendingPathComponent("shelfd.sqlite").path
         state = Mutex(State(batches: batches))
+        self.meanwhile = meanwhile
     }
 
     var claims: [Int] { state.withLock { $0.claims } }
@@ -72,7 +75,7 @@ final class FakeQueue: JobQueue {
         state.withLock { $0.stages.append(([jobID], .asking)); $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]! }
     }
     func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange {
-        let outcomes = try settle(.empty)
+        let outcomes = try settle(CommitLookup { [meanwhile] titles, _ in meanwhile.filter { titles.contains($0.key) } })
         state.withLock { $0.commits.append(outcomes) }
         // As the store reports it: a finished photo's books are works changed (the fake has no rows: the jobs stand in).
         let finished = outcomes.filter { if case .finished = $0.result { true } else { false } }
@@ -246,6 +249,30 @@ struct NoSharedResults: SharedFilesStore {
         pipeline.files.flush()                  // the commit handed library.json to the writer, off its path
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("library.json").path),
                 "library.json follows the commit")
+    }
+
+    @Test("A work another batch committed meanwhile is seen inside the commit: the title read alone on its shelf is that work, its result says so")
+    func worksCommittedMeanwhile() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let photo = JPEGFactory.shelf(width: 640, height: 480, seed: 4)
+        let incoming = root.appendingPathComponent("incoming/living-room")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        try Data(photo).write(to: incoming.appendingPathComponent("again.jpg"))
+        // Not in the library when the photo was read: committed by another batch while it was being read.
+        let dune = LibraryWork(key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil,
+                               match: nil, shelves: ["living-room"], lastShelf: "living-room")
+        let queue = FakeQueue(folder: root, batches: [[job(1, "living-room/again.jpg", sha256: SHA256.hex(of: photo))]],
+                              meanwhile: ["dune": [dune]])
+        let answer = ModelAnswer(books: [Detection(title: "Dune", author: nil, confidence: 0.4)])
+        _ = await pipeline(queue, replies: [.success(answer)]).processQueue(untilIdle: true, keepsLeases: false)
+
+        guard case .finished(let books, let resultPath, _)? = queue.commits.first?.first?.result else {
+            Issue.record("not finished: \(queue.commits)"); return
+        }
+        #expect(books.map(\.status) == [.verified] && books.first?.author == "Frank Herbert", "\(books)")
+        let result = try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: URL(fileURLWithPath: try #require(resultPath))))
+        #expect(result.books.first?.status == .verified)
+        #expect(result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true, "\(result.books)")
     }
 
     @Test("A photo's steps are recorded in the queue in order, each once: asking the provider, matching, writing")
