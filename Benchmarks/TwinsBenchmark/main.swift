@@ -6,6 +6,8 @@
 // twin. The second day's photos go
 //  - to the same shelf folders: a reading of a book seen on that shelf is taken as a sighting of it;
 //  - to other folders: the book is only offered, first, and a person decides;
+//  - to the same shelf folders, read with the first day's in one run: the photos of one batch, and of batches
+//    committed meanwhile, see each other's works (the library is looked up inside each batch's commit);
 // and the figures are the works, the titles held by more than one work (twins), the readings taken as
 // sightings (their `matched` step by `library`) and the open items whose first candidate is a library work.
 //
@@ -80,8 +82,9 @@ do { emulator = try GeminiEmulator.start(script: GeminiEmulator.Script(rules: ru
     fail("cannot start the Gemini emulator: \(error)")
 }
 
-/// One household: a root of its own, the sample catalogue imported, two days of photos read by `shelfd run`.
-func household(secondDayFolder: (String) -> String) -> (works: Int, twins: [String], taken: Int, offered: Int, open: Int) {
+/// One household: a root of its own, the sample catalogue imported, two days of photos read by `shelfd run`, or
+/// (`together`) both days' photos read by one.
+func household(together: Bool = false, secondDayFolder: (String) -> String) -> (works: Int, twins: [String], taken: Int, offered: Int, open: Int) {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-twins-\(UUID().uuidString.prefix(8))")
     defer { try? FileManager.default.removeItem(at: base) }
     let root = base.appendingPathComponent("Shelves"), config = base.appendingPathComponent("shelfd.toml")
@@ -123,7 +126,7 @@ func household(secondDayFolder: (String) -> String) -> (works: Int, twins: [Stri
     } catch { fail("cannot write the configuration: \(error)") }
     _ = shelfd(["catalogue", "import", samples.appendingPathComponent("catalogue.csv").path])
     for shelf in shelves { drop(shelf.firstDay, "\(shelf.name)/day-1.jpg") }
-    _ = shelfd(["run"])
+    if !together { _ = shelfd(["run"]) }
     for shelf in shelves { drop(shelf.secondDay, "\(secondDayFolder(shelf.name))/day-2.jpg") }
     _ = shelfd(["run"])
 
@@ -142,12 +145,14 @@ let worn = shelves.reduce(0) { $0 + ($1.books.count + 2) / 3 }
 print("\(shelves.count) sample shelves, \(books) books; the second day \(worn) of them read by title alone at 0.5")
 let same = household { $0 }
 let other = household { "\($0)-elsewhere" }
+let together = household(together: true) { $0 }
+let rows = [("on the same shelves", same), ("in other folders", other), ("on the same shelves, in one run with the first day's", together)]
 print("\n| second day's photos | works | titles with twins | taken as sightings | open items | offered a library work first |")
 print("|---|---|---|---|---|---|")
-for (label, figures) in [("on the same shelves", same), ("in other folders", other)] {
+for (label, figures) in rows {
     print("| \(label) | \(figures.works) | \(figures.twins.count) | \(figures.taken) | \(figures.open) | \(figures.offered) |")
 }
-for (label, figures) in [("on the same shelves", same), ("in other folders", other)] {
+for (label, figures) in rows {
     print("twins, \(label): \(figures.twins.isEmpty ? "none" : figures.twins.joined(separator: "; "))")
 }
 emulator.stop()
