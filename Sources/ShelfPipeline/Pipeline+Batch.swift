@@ -13,6 +13,9 @@ import Synchronization
 /// Where library.json and review/ are written after a commit.
 private let filesQueue = DispatchQueue(label: "shelfd.files")
 
+/// A book one photo of the batch verified, with that photo and its shelf: a work the batch's other photos may show.
+typealias VerifiedHere = (sha256: String, shelf: String?, book: Book)
+
 /// One photo's answer, ready to be written.
 struct PhotoAnswer: Sendable {
     var document: ResultDocument
@@ -48,30 +51,29 @@ extension Pipeline {
         let answered = ends.compactMap { job, end in if case .answered = end { job.id } else { nil } }
         if !store.isShared { try? store.recordStage(.writing, jobIDs: answered, now: Date()) }
         // The works the batch's photos verified, each a work its other photos' readings may be.
-        let verifiedHere = ends.flatMap { job, end -> [(sha256: String, shelf: String?, book: Book)] in
+        let verifiedHere = ends.flatMap { job, end -> [VerifiedHere] in
             guard case .answered(let answer) = end else { return [] }
             let shelf = ReviewDocument.Photo.shelf(of: job.relativePath)
             return answer.document.books.filter { $0.status == .verified }.map { (job.sha256, shelf, $0) }
         }
         var outcomes: [JobOutcome] = []
-        // Each answered photo's readings in doubt, by title, and the library's works of those titles it was settled on.
-        var settledOn: [Int: (titles: Set<String>, works: [String: [LibraryWork]])] = [:]
-        var decided: [Int64: Set<String>] = [:]
+        // The answered photos with readings in doubt: where their outcome is, their answer, the titles in doubt, the
+        // library's works of those titles they were settled on, and the readings a person decided.
+        var inDoubt: [(index: Int, answer: PhotoAnswer, titles: Set<String>, works: [String: [LibraryWork]], decided: Set<String>)] = []
         var written = 0
         for (job, end) in ends {
             guard case .answered(let answer) = end else {
                 if case .ended(let result) = end { outcomes.append(JobOutcome(job: job, result: result)) }
                 continue
             }
-            decided[job.id] = job.mayHaveDecisions ? (try? library.decidedReadings(sha256: answer.document.photo.sha256)) ?? [] : []
+            let decided = job.mayHaveDecisions ? (try? library.decidedReadings(sha256: answer.document.photo.sha256)) ?? [] : []
             if let previous = answer.previous, !store.isShared || writesResultHere(job) {
                 keep(previous, from: answer.resultURL, newJobID: job.id)
             }
             let titles = LibraryEvidence.titles(of: answer.document.books)
             let works = titles.isEmpty ? [:] : (try? library.works(titled: titles, besides: job.sha256)) ?? [:]
-            if !titles.isEmpty { settledOn[outcomes.count] = (titles, works) }
-            outcomes.append(settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided[job.id] ?? [],
-                                   written: &written))
+            if !titles.isEmpty { inDoubt.append((outcomes.count, answer, titles, works, decided)) }
+            outcomes.append(settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided, written: &written))
         }
 
         let change: FilesChange
@@ -81,12 +83,11 @@ extension Pipeline {
             // by another worker) changed what they may be, the photo is settled again on that and its result written
             // again; otherwise the files written above stand, and no file is written while the lock is held.
             change = try store.finish(settling: { lookup in
-                for (index, before) in settledOn {
-                    let job = outcomes[index].job
-                    guard case .answered(let answer) = ends.first(where: { $0.0.id == job.id })?.1,
-                          let works = try? lookup.works(before.titles, job.sha256), works != before.works else { continue }
-                    outcomes[index] = settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided[job.id] ?? [],
-                                             written: &written)
+                for photo in inDoubt {
+                    let job = outcomes[photo.index].job
+                    guard let works = try? lookup.works(photo.titles, job.sha256), works != photo.works else { continue }
+                    outcomes[photo.index] = settle(job, photo.answer, on: works, verifiedHere: verifiedHere, decided: photo.decided,
+                                                   written: &written)
                 }
                 Failpoint.hit("before_commit")
                 return outcomes
@@ -118,7 +119,7 @@ extension Pipeline {
     /// for the database, and to disk when the photo arrived here). A result that cannot be written keeps the job
     /// (its answer is saved) and says so.
     private func settle(_ job: ClaimedJob, _ answer: PhotoAnswer, on works: [String: [LibraryWork]],
-                        verifiedHere: [(sha256: String, shelf: String?, book: Book)], decided: Set<String>,
+                        verifiedHere: [VerifiedHere], decided: Set<String>,
                         written: inout Int) -> JobOutcome {
         do {
             var document = answer.document
@@ -159,7 +160,7 @@ extension Pipeline {
     /// the library's (`works`, by title) and those the batch's other photos verified. A library that cannot be read
     /// lends nothing: the readings wait for a person as they are.
     private func withLibraryEvidence(_ books: [Book], of job: ClaimedJob, works stored: [String: [LibraryWork]],
-                                     verifiedHere: [(sha256: String, shelf: String?, book: Book)]) -> [Book] {
+                                     verifiedHere: [VerifiedHere]) -> [Book] {
         let titles = LibraryEvidence.titles(of: books)
         guard !titles.isEmpty else { return books }
         let others = verifiedHere.filter { $0.sha256 != job.sha256 && titles.contains(TextNormalization.title($0.book.title)) }
