@@ -190,7 +190,7 @@ let package = Package(
                           path: "Benchmarks/WorkersBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
         .executableTarget(name: "shelfd-bench-ocr", dependencies: [
-            "ShelfOCR", "ShelfEnrichment", "ShelfStore", "ShelfCore", "ShelfProviders",
+            "ShelfOCR", "ShelfEnrichment", "ShelfImaging", "ShelfStore", "ShelfCore", "ShelfProviders",
             .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/OCRBenchmark", swiftSettings: settings),
     ]

@@ -4,7 +4,11 @@
 #     (ñ, í, á, é, à), which the tests turn each way;
 #   - tall-spines.jpg: twelve books standing on one shelf, each title at the spine's head and its author at the
 #     foot, far apart (the band between the titles and the authors is free of text across the whole shelf), two
-#     of them thin neighbours, some read downwards and some upwards.
+#     of them thin neighbours, some read downwards and some upwards;
+#   - across-words.jpg: books standing on one shelf, two thick ones with their title and author set across the
+#     spine word by word (small pictures between some words), one with its author's name across the head above
+#     an upright title, five with upright lettering; and beside them three books lying flat in a pile, each
+#     title across its own spine.
 # Run by developers, not CI: the picture is committed. Pillow is installed into a temporary folder for the
 # drawing only; shelfd itself runs no Python.
 set -euo pipefail
@@ -76,4 +80,77 @@ for title, author, name, width, height, colour, ink, reading in books:
     x += width + 6
 image.save(out, quality=90)
 PY
-echo "make-ocr-fixtures: wrote Tests/ShelfOCRTests/Fixtures/flat-spines.jpg and tall-spines.jpg"
+PYTHONPATH="$work" python3 - "$fonts" Tests/ShelfOCRTests/Fixtures/across-words.jpg <<'PY'
+import sys
+from PIL import Image, ImageDraw, ImageFont
+fonts, out = sys.argv[1], sys.argv[2]
+W, H, floor = 1400, 1000, 930
+image = Image.new("RGB", (W, H), (208, 204, 196))               # the wall
+draw = ImageDraw.Draw(image)
+draw.rectangle((0, floor, W, H), fill=(150, 105, 65))            # the shelf's board
+def font(name, size): return ImageFont.truetype(f"{fonts}/{name}", size)
+def along(text, f, x, width, py, ink, reading="down"):
+    # Drawn flat, then turned to run along the spine, centred across it.
+    box = f.getbbox(text)
+    flat = Image.new("RGBA", (box[2] + 8, box[3] + 8), (0, 0, 0, 0))
+    ImageDraw.Draw(flat).text((4, 4), text, font=f, fill=ink)
+    turned = flat.rotate(-90 if reading == "down" else 90, expand=True)
+    image.paste(turned, (x + (width - turned.width) // 2, py), turned)
+    return turned.height
+def across(text, f, centre, y, ink):
+    draw.text((centre, y), text, font=f, fill=ink, anchor="mt")
+x = 30
+upright = [  # title, author, font, width, height, colour, ink, reading
+    ("Persuasion", "Jane Austen", "DejaVuSerif.ttf", 96, 820, (28, 60, 96), (250, 250, 245), "up"),
+    ("Siddhartha", "Hermann Hesse", "DejaVuSans.ttf", 100, 850, (214, 160, 52), (20, 20, 20), "down"),
+]
+def stand(books):
+    global x
+    for title, author, name, width, height, colour, ink, reading in books:
+        top = floor - height
+        draw.rectangle((x, top, x + width - 1, floor - 1), fill=colour)
+        along(title, font(name, 36), x, width, top + 40, ink, reading)
+        f = font(name, 24)
+        along(author, f, x, width, floor - 40 - (f.getbbox(author)[2] + 8), ink, reading)
+        x += width + 6
+stand(upright)
+# Two thick books, their words across the spine, one above another, small pictures between some of them.
+for words, name, size, width, height, colour, ink, mark in [
+    (["THE", "GRAPES", "OF", "WRATH", "JOHN", "STEINBECK"], "DejaVuSans-Bold.ttf", 30, 190, 860, (92, 200, 170), (20, 30, 30), (200, 60, 40)),
+    (["A", "MOVEABLE", "FEAST", "ERNEST", "HEMINGWAY"], "DejaVuSerif-Bold.ttf", 26, 220, 840, (236, 220, 160), (90, 30, 20), (40, 80, 150)),
+]:
+    top = floor - height
+    draw.rectangle((x, top, x + width - 1, floor - 1), fill=colour)
+    centre, y = x + width // 2, top + 50
+    for i, word in enumerate(words):
+        across(word, font(name, size), centre, y, ink)
+        y += 56
+        if i % 2 == 0:                                            # a little picture, as covers print them
+            draw.ellipse((centre - 26, y, centre + 26, y + 30), fill=mark)
+            y += 42
+    x += width + 6
+# The author's name across the head, the title upright below it.
+top = floor - 850
+draw.rectangle((x, top, x + 110 - 1, floor - 1), fill=(40, 40, 44))
+across("LEM", font("DejaVuSans-Bold.ttf", 30), x + 55, top + 30, (240, 200, 60))
+along("SOLARIS", font("DejaVuSans-Bold.ttf", 44), x, 110, top + 120, (240, 240, 240))
+x += 116
+stand([
+    ("Rebecca", "Daphne du Maurier", "DejaVuSerif-Bold.ttf", 100, 830, (90, 40, 90), (240, 230, 250), "up"),
+    ("Cannery Row", "John Steinbeck", "DejaVuSans.ttf", 98, 810, (150, 170, 60), (20, 30, 20), "up"),
+    ("Steppenwolf", "Hermann Hesse", "DejaVuSerif.ttf", 104, 845, (120, 30, 34), (240, 226, 190), "down"),
+])
+# A pile of three books lying flat, one on another, each spine's title and author across it.
+y = floor
+for title, author, thickness, colour, ink in [
+    ("Dune", "Herbert", 78, (196, 110, 40), (20, 20, 30)),
+    ("Kim", "Kipling", 70, (30, 70, 60), (240, 240, 220)),
+    ("Heidi", "Spyri", 74, (232, 222, 200), (40, 30, 30)),
+]:
+    y -= thickness + 3
+    draw.rectangle((x + 10, y, x + 280, y + thickness - 1), fill=colour)
+    draw.text((x + 85, y + thickness // 2), title, font=font("DejaVuSans-Bold.ttf", 32), fill=ink, anchor="mm")
+    draw.text((x + 210, y + thickness // 2), author, font=font("DejaVuSans.ttf", 24), fill=ink, anchor="mm")
+image.save(out, quality=90)
+PY
+echo "make-ocr-fixtures: wrote Tests/ShelfOCRTests/Fixtures/flat-spines.jpg, tall-spines.jpg and across-words.jpg"

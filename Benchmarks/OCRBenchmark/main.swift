@@ -1,13 +1,15 @@
 // The offline OCR provider on real photos: seconds per photo (Tesseract's three readings, then matching), the
 // spines it read and the books the enrichment made of them, so a person can judge them by eye. With --catalogue the
-// catalogue (a CSV the importer reads) is imported into a temporary database first and matched against.
-// Numbers are printed, never asserted.
+// catalogue (a CSV the importer reads) is imported into a temporary database first and matched against. With --lines,
+// PP-OCR's lines are printed as read, before they are grouped into spines (their centre, size and direction in the
+// picture read), to see why lines join or stay apart. Numbers are printed, never asserted.
 //
-//   shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400]
+//   shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400] [--lines]
 import Foundation
 import Logging
 import ShelfCore
 import ShelfEnrichment
+import ShelfImaging
 import ShelfOCR
 import ShelfProviders
 import ShelfStore
@@ -22,7 +24,7 @@ func fail(_ message: String) -> Never {
     return value
 }
 
-var photos: [String] = [], catalogue: String?, languages = ["eng"], maxSide = 2400
+var photos: [String] = [], catalogue: String?, languages = ["eng"], maxSide = 2400, showLines = false
 var engine = OCRSettings.defaultEngine()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -38,10 +40,11 @@ while let argument = arguments.popFirst() {
     case "--max-side":
         guard let side = Int(value(argument)) else { fail("--max-side needs a number of pixels") }
         maxSide = side
+    case "--lines": showLines = true
     default: photos.append(argument)
     }
 }
-if photos.isEmpty { fail("usage: shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400]") }
+if photos.isEmpty { fail("usage: shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400] [--lines]") }
 
 var sources: [any BookSource] = []
 if let catalogue {
@@ -74,6 +77,17 @@ for path in photos {
         let spine = reading.spine
         let box = String(format: "x %.2f–%.2f y %.2f–%.2f", spine.box.x1, spine.box.x2, spine.box.y1, spine.box.y2)
         print("  [\(spine.reading.rawValue) \(String(format: "%.0f", spine.confidence * 100)) \(box)] \(spine.text)")
+    }
+    if showLines, case .ppocr(let files) = engine {
+        let image = try Preprocessor.rgb(Array(bytes), maxSide: maxSide)
+        let lines = try await PPOCREngine(files: files, threads: ProcessInfo.processInfo.activeProcessorCount).lines(in: image)
+        print("  lines on the \(image.width)×\(image.height) picture read:")
+        for line in lines.sorted(by: { $0.frame.centre.x < $1.frame.centre.x }) {
+            let frame = line.frame
+            print(String(format: "    centre %4.0f,%4.0f  length %4.0f  thickness %3.0f  along %5.2f,%5.2f  %3.0f%%  ",
+                         frame.centre.x, frame.centre.y, frame.length, frame.thickness,
+                         frame.along.x / frame.length, frame.along.y / frame.length, line.confidence * 100) + line.text)
+        }
     }
     let checked = BookChecker(reviewThreshold: enricher.reviewThreshold).check(try provider.parse(raw).books, source: provider.name)
     for book in await enricher.enrich(checked).books where book.match != nil || book.status == .verified {

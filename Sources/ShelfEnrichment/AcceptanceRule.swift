@@ -3,8 +3,8 @@ package struct MatchEvidence: Sendable, Equatable {
     package var score: Double
     /// The lead over the best record of another work (the whole score when there is none).
     package var lead: Double
-    /// The share of the record's title (or its first alternative title) the text covers, and the weight
-    /// found (an ordinary word weighs 1, a short or generic word less).
+    /// The share of the record's title (or its first alternative title, or its title with its subtitle) the text
+    /// covers, and the weight found (an ordinary word weighs 1, a short or generic word less).
     package var title: Double
     package var titleMass: Double
     /// How well the author's surname is read; 0 when the reading names no author.
@@ -78,7 +78,7 @@ package struct AcceptanceRule: Sendable, Equatable {
     }
 
     /// The rule shelfd uses, constants from the cross-validation described above.
-    package static let standard = AcceptanceRule(score: 0.55, lead: 0.05, titleAloneLead: 0.2)
+    package static let standard = AcceptanceRule(score: 0.55, lead: 0.1, titleAloneLead: 0.2)
 
     /// A surname read this well is the author's (a damaged or cut-off reading still counts).
     static let authorRead = 0.8

@@ -42,6 +42,8 @@ package struct SpineMatcher: Sendable {
     // Weights of the evidence; they sum to 1 for free text, which may show all of it.
     static let titleWeight = 0.45, subtitleWeight = 0.1, authorWeight = 0.15, tagWeight = 0.15, explainedWeight = 0.15
     static let yearBonus = 0.03, isbnBonus = 0.15
+    /// A subtitle read to at least this weight (three ordinary words) shows the title with it.
+    static let subtitleReadMass = 3.0
     /// A title matched on less weight than two ordinary words, unconfirmed, keeps this share of its score.
     static let thinTitleMass = 2.0, thinTitleFactor = 0.75
     /// A record that accounts for less than this share of the text keeps this share of its score.
@@ -101,6 +103,14 @@ package struct SpineMatcher: Sendable {
         if !record.firstAlternative.isEmpty {
             let alternative = coverage(record.firstAlternative, in: query)
             if alternative.share > title { (title, titleMass) = alternative }
+        }
+        // A spine that prints the subtitle at length shows the title whole, even when a short word of it is misread
+        // ("mōlk The truth, the lies and the unbelievable story…" for "Milk: The Truth, the Lies and…"). A word or two
+        // of a subtitle is not enough: the author's other books share those ("El Origen de la cultura" is not
+        // "Caníbales y reyes : los orígenes de la cultura").
+        if !record.subtitle.isEmpty, coverage(record.subtitle, in: query).mass >= Self.subtitleReadMass {
+            let whole = coverage(record.titleWords, in: query)
+            if whole.share > title { (title, titleMass) = whole }
         }
         let subtitle = record.subtitle.isEmpty ? 0 : coverage(record.subtitle, in: query).share
         let author = record.surnames.map(query.presence(of:)).max() ?? 0

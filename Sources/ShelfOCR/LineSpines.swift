@@ -19,6 +19,15 @@ package import ShelfImaging
 /// it, where a board's front and the feet of the books on it draw one from one side of the shelf to the other.
 /// A band is a board unless both say it is one shelf.
 ///
+/// On a picture of standing books, a thick spine often sets its words across it, one above another ("HOW TO /
+/// SPEND / A / TRILLION / DOLLARS / ROWAN / HOOPER"), or its author's name across the head above an upright title,
+/// or a subtitle in small print across it beside the title. A word across the picture that lies within a standing
+/// line's column, no wider than twice its lettering, joins that line's spine; words stacked one above another join
+/// each other. Books lying in a pile stack their lines too, and a row of words across neighbouring spines lines up
+/// like a lying book's title and author: the picture tells them apart, since the edge of a book lying on another,
+/// or the side of a standing spine, draws a straight line between the two lines, which the pictures printed
+/// between a cover's words do not.
+///
 /// Lines side by side (a title set on two lines, an author beside the title) stay separate spines. Joining parallel
 /// lines less than a letter height apart across the axis and overlapping along it (after DB's expansion, boxes
 /// overlapping by a quarter of their thickness) was tried on the library photos in scripts/bench-ocr.sh: most such
@@ -45,6 +54,12 @@ package enum LineSpines {
     /// The picture shows an edge across a band when at least this share of the strips across the books' width
     /// (`edgeStrips` of them) change brightness by `edgeStep` or more from one row to the next but one within it.
     static let edgeShare = 0.6, edgeStrips = 40, edgeStep = 24.0
+    /// A word across a standing spine is at most this many times as wide as the spine's lettering is thick.
+    static let wordWidth = 2.0
+    /// Words stacked on one spine are at most this many times their height apart.
+    static let stackGap = 2.5
+    /// An edge between two lines is followed along their slope to within this many pixels.
+    static let edgeSlack = 2
 
     /// The spines of `lines` read on a `width`×`height` picture, left to right (top to bottom among books
     /// lying flat); `picture`, the one read, shows where the boards are.
@@ -57,10 +72,36 @@ package enum LineSpines {
             while parent[i] != i { parent[i] = parent[parent[i]]; i = parent[i] }
             return i
         }
+        func apart(_ i: Int, _ j: Int) -> Bool { boards.contains { $0.separates(lines[i].frame, lines[j].frame) } }
+        // Words set across a standing spine (a thick paperback's title word by word, a name at its head, a subtitle
+        // in small print beside the title, a publisher's mark at its foot) belong to it, once the picture shows
+        // standing books: each joins the standing line it lies on, and not the words on its neighbours' spines
+        // that line up with it across the row.
+        let lyingOn: [Int?] = lines.indices.map { i in
+            // A label on a board's front lies across the board, not on a spine.
+            guard boardsJudged, isAcross(lines[i].frame), !boards.contains(where: { $0.crosses(lines[i].frame) }) else {
+                return nil
+            }
+            return lines.indices.filter { j in isUpright(lines[j].frame) && !apart(i, j)
+                && liesAcross(lines[i].frame, standingLine: lines[j].frame) }
+                .min { offAxis(lines[i].frame, lines[$0].frame) < offAxis(lines[i].frame, lines[$1].frame) }
+        }
+        /// Whether the picture shows two books' sides or edges between two lines.
+        func edgeBetween(_ i: Int, _ j: Int) -> Bool {
+            picture.map { showsStraightEdge($0, between: lines[i].frame, and: lines[j].frame) } ?? false
+        }
         for i in lines.indices {
-            for j in lines.indices where j > i && sameSpine(lines[i].frame, lines[j].frame, boardsJudged: boardsJudged)
-                && !boards.contains(where: { $0.separates(lines[i].frame, lines[j].frame) }) {
-                parent[root(j)] = root(i)
+            if let j = lyingOn[i] { parent[root(j)] = root(i) }
+            for j in lines.indices where j > i && !apart(i, j) {
+                let joins: Bool
+                if boardsJudged && isAcross(lines[i].frame) && isAcross(lines[j].frame) {
+                    let lying = [lyingOn[i], lyingOn[j]].compactMap { $0 }.count
+                    joins = (lying == 0 && sameSpine(lines[i].frame, lines[j].frame, boardsJudged: true) && !edgeBetween(i, j))
+                        || (lying < 2 && stacked(lines[i].frame, lines[j].frame, picture: picture))
+                } else {
+                    joins = sameSpine(lines[i].frame, lines[j].frame, boardsJudged: boardsJudged)
+                }
+                if joins { parent[root(j)] = root(i) }
             }
         }
         var groups: [Int: [TextLine]] = [:]
@@ -72,6 +113,12 @@ package enum LineSpines {
     /// A band of the picture's rows between two shelves' books.
     struct Board: Equatable {
         var top: Double, bottom: Double
+
+        /// Whether a line lies partly within the band.
+        func crosses(_ frame: LineFrame) -> Bool {
+            let (a0, a1) = LineSpines.rows(frame)
+            return a1 > top && a0 < bottom
+        }
 
         /// Whether one of the two lines lies wholly above the band and the other wholly below it.
         func separates(_ a: LineFrame, _ b: LineFrame) -> Bool {
@@ -126,6 +173,84 @@ package enum LineSpines {
         return Double(going) >= continuedShare * Double(fewer.count)
     }
 
+    /// Whether a line runs across the picture, as a word set across a standing spine or a lying book's spine does.
+    static func isAcross(_ frame: LineFrame) -> Bool {
+        abs(frame.along.x) >= cos(axisTolerance) * frame.length
+    }
+
+    /// Whether a word set across the picture lies on the standing spine that `standingLine` is read along: its
+    /// middle falls within that line's column, it is no wider than `wordWidth` of the line's thickness (a spine is
+    /// not much wider than its lettering; a book lying on top of the row is), and it is no further from the line
+    /// along the spine than `axisGap` of their thickness.
+    static func liesAcross(_ word: LineFrame, standingLine line: LineFrame) -> Bool {
+        guard word.length <= wordWidth * line.thickness else { return false }
+        let axis = line.along / max(1e-9, line.length), across = SIMD2(-axis.y, axis.x)
+        let (c0, c1) = span(line, across), middle = (word.centre * across).sum()
+        guard middle >= c0 && middle <= c1 else { return false }
+        let (a0, a1) = span(line, axis), (b0, b1) = span(word, axis)
+        return max(a0, b0) - min(a1, b1) <= axisGap * max(word.thickness, line.thickness)
+    }
+
+    /// How far a word's middle is from a standing line's axis.
+    static func offAxis(_ word: LineFrame, _ line: LineFrame) -> Double {
+        let axis = line.along / max(1e-9, line.length)
+        return abs(((word.centre - line.centre) * SIMD2(-axis.y, axis.x)).sum())
+    }
+
+    /// Whether two words across the picture are stacked on one standing spine ("HOW TO / SPEND / A / TRILLION /
+    /// DOLLARS"): one above the other, overlapping across the picture by at least half the narrower, no more than
+    /// `stackGap` of the taller one's height apart, and `picture` shows no edge between them. Books lying in a pile
+    /// stack their lines too, but each lies on its own book, and the books' edges show between them; without the
+    /// picture, words are never stacked.
+    static func stacked(_ a: LineFrame, _ b: LineFrame, picture: RGBImage?) -> Bool {
+        guard let picture else { return false }
+        let (a0, a1) = rows(a), (b0, b1) = rows(b)
+        let gap = max(a0, b0) - min(a1, b1)
+        guard gap > 0, gap <= stackGap * max(a.thickness, b.thickness) else { return false }
+        let xa = a.corners.map(\.x), xb = b.corners.map(\.x)
+        let overlap = min(xa.max()!, xb.max()!) - max(xa.min()!, xb.min()!)
+        guard overlap >= acrossOverlap * min(a.length, b.length) else { return false }
+        return !showsStraightEdge(picture, between: a, and: b)
+    }
+
+    /// Whether `picture` shows a straight edge between two lines across the picture, as the sides of two books do:
+    /// between lines stacked one above the other, the edge of a book lying on another, parallel to the lines;
+    /// between lines side by side in one row, the side of a standing spine, square to them. The edge is a line, followed
+    /// along the lines' slope, where at least `edgeShare` of the strips along it change brightness by `edgeStep` or
+    /// more from one pixel to the next but one (give or take `edgeSlack`). Pictures printed on a spine between its
+    /// words (a coin, a leaf) change brightness too, but not along one line.
+    static func showsStraightEdge(_ picture: RGBImage, between a: LineFrame, and b: LineFrame) -> Bool {
+        let (a0, a1) = rows(a), (b0, b1) = rows(b)
+        let xa = a.corners.map(\.x), xb = b.corners.map(\.x)
+        let direction = a.length >= b.length ? a.along / a.length : b.along / b.length
+        let slope = direction.y / max(1e-9, abs(direction.x))
+        // `t` runs across the edge (over the gap), `s` along it; a pixel is at (x, y) = stacked ? (s, t) : (t, s).
+        let stacked = max(a0, b0) - min(a1, b1) > 0
+        let (gapStart, gapEnd, sideStart, sideEnd, drift): (Double, Double, Double, Double, Double) = stacked
+            ? (min(a1, b1), max(a0, b0), min(xa.min()!, xb.min()!), max(xa.max()!, xb.max()!), slope)
+            : (min(xa.max()!, xb.max()!), max(xa.min()!, xb.min()!), min(a0, b0), max(a1, b1), -slope)
+        let (tLimit, sLimit) = stacked ? (picture.height, picture.width) : (picture.width, picture.height)
+        let t0 = max(0, Int(gapStart)), t1 = min(tLimit, Int(gapEnd.rounded(.up)))
+        let s0 = max(0, Int(sideStart)), s1 = min(sLimit, Int(sideEnd))
+        let strips = min(edgeStrips, (s1 - s0) / 4)
+        guard strips >= 4, t1 - t0 >= 3 else { return false }
+        let middle = Double(s0 + s1) / 2
+        var edgeAt: [[Int]] = []
+        picture.pixels.withUnsafeBufferPointer { pixels in
+            for strip in 0..<strips {
+                let from = s0 + strip * (s1 - s0) / strips, to = s0 + (strip + 1) * (s1 - s0) / strips
+                let means = brightness(pixels, width: picture.width, strip: from..<to, over: t0..<t1, rowsAcross: stacked)
+                // Each edge as it would lie at the strips' middle, had it followed the lines' slope.
+                let shift = drift * (Double(from + to) / 2 - middle)
+                edgeAt.append((2..<means.count).filter { abs(means[$0] - means[$0 - 2]) >= edgeStep }
+                    .map { Int((Double($0) - shift).rounded()) })
+            }
+        }
+        return (-edgeSlack..<(t1 - t0 + edgeSlack)).contains { t in
+            Double(edgeAt.filter { edges in edges.contains { abs($0 - t) <= edgeSlack } }.count) >= edgeShare * Double(strips)
+        }
+    }
+
     /// Whether `picture` shows an edge across `band`: in at least `edgeShare` of the strips between the first and the
     /// last of the `lines`, the strip's mean brightness changes by `edgeStep` or more between a row and the next but
     /// one. A strip is narrow enough that a photo tilted a few degrees still draws its board's edge within it.
@@ -138,24 +263,32 @@ package enum LineSpines {
         picture.pixels.withUnsafeBufferPointer { pixels in
             for strip in 0..<edgeStrips {
                 let x0 = left + strip * (right - left) / edgeStrips, x1 = left + (strip + 1) * (right - left) / edgeStrips
-                let means = (top..<bottom).map { y in
-                    var sum = 0
-                    for x in x0..<x1 {
-                        let i = (y * picture.width + x) * 3
-                        sum += Int(pixels[i]) * 3 + Int(pixels[i + 1]) * 6 + Int(pixels[i + 2])
-                    }
-                    return Double(sum) / Double(10 * (x1 - x0))
-                }
+                let means = brightness(pixels, width: picture.width, strip: x0..<x1, over: top..<bottom, rowsAcross: true)
                 if (2..<means.count).contains(where: { abs(means[$0] - means[$0 - 2]) >= edgeStep }) { edged += 1 }
             }
         }
         return Double(edged) >= edgeShare * Double(edgeStrips)
     }
 
+    /// The mean brightness of an RGB picture `width` pixels wide, across `strip`, at each of `over`: rows of a strip
+    /// of columns (`rowsAcross`), or columns of a strip of rows.
+    static func brightness(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, strip: Range<Int>, over: Range<Int>,
+                           rowsAcross: Bool) -> [Double] {
+        over.map { t in
+            var sum = 0
+            for s in strip {
+                let i = (rowsAcross ? t * width + s : s * width + t) * 3
+                sum += Int(pixels[i]) * 3 + Int(pixels[i + 1]) * 6 + Int(pixels[i + 2])
+            }
+            return Double(sum) / Double(10 * strip.count)
+        }
+    }
+
     /// Whether two lines are parallel and overlap across their axis, as lines along one spine do, wherever they are
-    /// along it. Apart along the spine, the axis is the longer line's: a short line's own direction, carried far,
-    /// strays. Side by side (overlapping along it), they must overlap across each line's own axis: the detector
-    /// widens every box, so two thin neighbours' boxes touch, and only one of the two axes may see them overlap.
+    /// along it. Apart along the spine, the axis is the one of the line longest for its thickness: a short line's
+    /// direction, or that of a box the detector drew around two lines at once, carried far, strays. Side by side
+    /// (overlapping along it), they must overlap across each line's own axis: the detector widens every box, so two
+    /// thin neighbours' boxes touch, and only one of the two axes may see them overlap.
     static func inColumn(_ a: LineFrame, _ b: LineFrame) -> Bool {
         let ua = a.along / max(1e-9, a.length), ub = b.along / max(1e-9, b.length)
         // Parallel either way round: an upside-down author line still lies along the spine.
@@ -166,7 +299,8 @@ package enum LineSpines {
         }
         let longer = a.length >= b.length ? ua : ub
         let sideBySide = overlap(longer) > 0
-        let across = sideBySide ? min(overlap(SIMD2(-ua.y, ua.x)), overlap(SIMD2(-ub.y, ub.x))) : overlap(SIMD2(-longer.y, longer.x))
+        let surer = a.thickness / max(1e-9, a.length) <= b.thickness / max(1e-9, b.length) ? ua : ub
+        let across = sideBySide ? min(overlap(SIMD2(-ua.y, ua.x)), overlap(SIMD2(-ub.y, ub.x))) : overlap(SIMD2(-surer.y, surer.x))
         return across >= acrossOverlap * min(a.thickness, b.thickness)
     }
 
@@ -187,11 +321,23 @@ package enum LineSpines {
         return max(c0, d0) - min(c1, d1) <= axisGap * max(a.thickness, b.thickness)
     }
 
-    /// One spine of `lines`: their texts in reading order along the longest line's direction.
+    /// One spine of `lines`: their texts in reading order along the longest line's direction; words stacked across a
+    /// spine, row by row from the top.
     static func spine(_ lines: [TextLine], width: Int, height: Int) -> Spine {
         let leading = lines.max { $0.frame.length < $1.frame.length }!
         let direction = leading.frame.along / max(1e-9, leading.frame.length)
-        let ordered = lines.sorted { ($0.frame.centre * direction).sum() < ($1.frame.centre * direction).sum() }
+        var ordered = lines.sorted { ($0.frame.centre * direction).sum() < ($1.frame.centre * direction).sum() }
+        if isAcross(leading.frame) {
+            var rowsFromTop: [[TextLine]] = []
+            for line in lines.sorted(by: { rows($0.frame).0 < rows($1.frame).0 }) {
+                if let last = rowsFromTop.last?.last, rows(line.frame).0 < rows(last.frame).1 - 0.5 * last.frame.thickness {
+                    rowsFromTop[rowsFromTop.count - 1].append(line)
+                } else {
+                    rowsFromTop.append([line])
+                }
+            }
+            ordered = rowsFromTop.flatMap { row in row.sorted { ($0.frame.centre * direction).sum() < ($1.frame.centre * direction).sum() } }
+        }
         let corners = lines.flatMap(\.frame.corners)
         let box = Box(x1: max(0, corners.map(\.x).min()! / Double(width)), y1: max(0, corners.map(\.y).min()! / Double(height)),
                       x2: min(1, corners.map(\.x).max()! / Double(width)), y2: min(1, corners.map(\.y).max()! / Double(height)))

@@ -296,4 +296,85 @@ struct PPOCRGeometryTests {
         #expect(LineSpines.boards(pair).isEmpty)
         #expect(LineSpines.spines(pair, width: 1000, height: 500).map(\.text) == ["Emma Austen", "Persuasion Austen"])
     }
+
+    /// A line across the picture `length` wide and 30 pixels tall, its left end at `x`, its top at `y`.
+    static func across(_ text: String, x: Double, y: Double, length: Double) -> TextLine {
+        TextLine(text: text, confidence: 0.9, frame: LineFrame(origin: SIMD2(x, y), along: SIMD2(length, 0), across: SIMD2(0, 30)))
+    }
+
+    /// A 1000×900 picture of one colour, with the rows `edges` (each a band three rows tall) darker.
+    static func picture(darkRows edges: [Int] = [], darkColumns columns: [Int] = []) -> RGBImage {
+        var pixels = [UInt8](repeating: 180, count: 1000 * 900 * 3)
+        for row in edges { for i in (row * 1000 * 3)..<((row + 3) * 1000 * 3) { pixels[i] = 40 } }
+        for column in columns { for y in 0..<900 { for x in column..<(column + 3) { for c in 0..<3 { pixels[(y * 1000 + x) * 3 + c] = 40 } } } }
+        return RGBImage(width: 1000, height: 900, pixels: pixels)
+    }
+
+    /// Six books standing with upright lettering, at x 400…900: enough upright lines for the picture to show a shelf.
+    static let standingBooks = [400.0, 500, 600, 700, 800, 900].flatMap { x in
+        [upright("Title \(Int(x))", x: x, y: 100...400), upright("Author \(Int(x))", x: x, y: 600...800)]
+    }
+
+    @Test("Words set across a standing spine, one above another, are one spine text read from the top")
+    func stackedWords() {
+        let words = [("HOW TO", 150.0), ("SPEND", 230), ("A", 310), ("TRILLION", 390), ("ROWAN", 470), ("HOOPER", 550)]
+            .map { Self.across($0.0, x: 120, y: $0.1, length: 110) }
+        let spines = LineSpines.spines(words + Self.standingBooks, width: 1000, height: 900, picture: Self.picture())
+        #expect(spines.first?.text == "HOW TO SPEND A TRILLION ROWAN HOOPER", "\(spines.map(\.text))")
+        #expect(spines.count == 7)
+    }
+
+    @Test("Books lying in a pile stay one spine each: the picture shows their edges between their lines")
+    func pile() {
+        // Three books, each 80 rows thick, their titles stacked as a thick spine's words are; the books' edges are
+        // dark rows between them.
+        let titles = [Self.across("Dune", x: 120, y: 160, length: 110), Self.across("Kim", x: 130, y: 240, length: 90),
+                      Self.across("Heidi", x: 120, y: 320, length: 110)]
+        let lines = titles + Self.standingBooks
+        let pile = LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture(darkRows: [215, 295]))
+        #expect(pile.filter { ["Dune", "Kim", "Heidi"].contains($0.text) }.count == 3, "\(pile.map(\.text))")
+        // Without the edges the same lines are one spine's words; without a picture words never stack.
+        #expect(LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture()).first?.text == "Dune Kim Heidi")
+        #expect(LineSpines.spines(lines, width: 1000, height: 900).count == 9)
+    }
+
+    @Test("A word across a standing spine joins that spine's upright lettering, not its neighbour's")
+    func nameAtTheHead() {
+        // "LEM" across the head of the book at x 400…420 (its lettering 20 thick, the word 36 wide), above its title.
+        let name = TextLine(text: "LEM", confidence: 0.9, frame: LineFrame(origin: SIMD2(392, 60), along: SIMD2(36, 0), across: SIMD2(0, 24)))
+        let spines = LineSpines.spines([name] + Self.standingBooks, width: 1000, height: 900, picture: Self.picture())
+        #expect(spines.contains { $0.text == "LEM Title 400 Author 400" }, "\(spines.map(\.text))")
+        #expect(spines.count == 6)
+    }
+
+    @Test("Words side by side on two standing spines stay apart where the picture shows the spines' sides between them")
+    func wordsOnNeighbours() {
+        // Two thick books at x 100…240 and 250…400, each with words across it; their bottom words share a row.
+        let lines = [Self.across("WRATH", x: 120, y: 300, length: 100), Self.across("ERNEST", x: 270, y: 300, length: 110)]
+            + Self.standingBooks
+        let apart = LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture(darkColumns: [244]))
+        #expect(apart.contains { $0.text == "WRATH" } && apart.contains { $0.text == "ERNEST" }, "\(apart.map(\.text))")
+        // On one book lying flat (nothing between them), a title and its author in one row are one text.
+        #expect(LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture()).contains { $0.text == "WRATH ERNEST" })
+    }
+
+    @Test("A box the detector drew around two lines, its direction askew, does not carry a neighbour's author into its spine")
+    func askewBox() {
+        // "THE POSSIBILITY OF LIFE" stands at x 1960…2040 (leaning 0.06), its authors' names below it; the box of the
+        // neighbour's "NUMBERS DON'T LIE" is three times as thick and leans 0.11, so carried down its own direction it
+        // reaches the names.
+        func leaning(_ text: String, centre: SIMD2<Double>, length: Double, thickness: Double, lean: Double) -> TextLine {
+            let along = SIMD2(-lean, 1) / (1 + lean * lean).squareRoot(), across = SIMD2(-along.y, along.x)
+            return TextLine(text: text, confidence: 0.9, frame: LineFrame(origin: centre - length / 2 * along - thickness / 2 * across,
+                                                                           along: along * length, across: across * thickness))
+        }
+        let lines = [
+            leaning("THE POSSIBILITY OF LIFE", centre: SIMD2(1998, 912), length: 982, thickness: 79, lean: 0.06),
+            leaning("JAIME", centre: SIMD2(1982, 1523), length: 183, thickness: 60, lean: 0.05),
+            leaning("NUMBERS DON'T LIE", centre: SIMD2(2162, 973), length: 718, thickness: 253, lean: 0.11),
+            leaning("VACLAV", centre: SIMD2(2187, 1205), length: 314, thickness: 86, lean: 0.09),
+        ]
+        let spines = LineSpines.spines(lines, width: 2400, height: 1800)
+        #expect(spines.map(\.text).sorted() == ["NUMBERS DON'T LIE VACLAV", "THE POSSIBILITY OF LIFE JAIME"], "\(spines.map(\.text))")
+    }
 }
