@@ -91,7 +91,8 @@ for path in photos {
     }
     let checked = BookChecker(reviewThreshold: enricher.reviewThreshold).check(try provider.parse(raw).books, source: provider.name)
     for book in await enricher.enrich(checked).books where book.match != nil || book.status == .verified {
-        print("  → \(book.status.rawValue) \(book.title) — \(book.author ?? "?") (\(String(format: "%.2f", book.confidence)))")
+        print("  → \(book.status.rawValue) \(book.title) — \(book.author ?? "?") (\(String(format: "%.2f", book.confidence)))"
+              + (book.spineText.map { " ← \($0)" } ?? ""))
     }
 }
 print(String(format: "seconds per photo: %.1f", total / Double(photos.count)))

@@ -232,8 +232,20 @@ struct LibraryIdentityTests {
     }
 
     @Test("Photos of one shelf read together see each other's works: the title read alone is the work its neighbour verified, no twin",
-          .timeLimit(.minutes(3)))
-    func photosReadTogether() async throws {
+          .timeLimit(.minutes(3)), arguments: ["SQLite", "PostgreSQL"])
+    func photosReadTogether(store: String) async throws {
+        if store == "PostgreSQL" {
+            try await withPostgres { server in
+                let url = server.url(database: try server.createDatabase())
+                try await readTogether(overrides: ["store": ["url": "\"\(url)\""]])
+            }
+        } else {
+            try await readTogether(overrides: [:])
+        }
+    }
+
+    /// One run reads two photos of one shelf: one shows "Dune" with its author, the other its title alone.
+    func readTogether(overrides: [String: [String: String]]) async throws {
         let whole = JPEGFactory.shelf(seed: 98), alone = JPEGFactory.shelf(seed: 99)
         let titleAlone = GeminiEmulator.Book(title: "Dune", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])
         let script = GeminiEmulator.Script(rules: [
@@ -241,7 +253,7 @@ struct LibraryIdentityTests {
             .init(photo: .sha256(sentSHA256(alone)), replies: [.books([titleAlone])]),
         ])
         try await withGeminiEmulator(script) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: overrides)
             // One run, one batch: the title alone is read with, and queued before, the photo that names its author.
             try root.drop(alone, as: "den/a-alone.jpg")
             try root.drop(whole, as: "den/b-whole.jpg")
