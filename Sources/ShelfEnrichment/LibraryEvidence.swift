@@ -5,9 +5,11 @@ import ShelfCore
 /// A reading the sources left for review is compared with the verified works of the library under the same
 /// normalised title, whose surname is the reading's or who was read with none:
 /// - such a work is offered first among the candidates, labelled with the shelf it was seen on;
-/// - a reading as a model gave it (title and author, not a spine's raw text) is taken as a sighting of the work,
-///   without asking, when the work was seen on this photo's shelf (its sub-folder of incoming/; a photo at the top
-///   has none) in an earlier photo and no other work of the library, nor a candidate of the sources, has that title.
+/// - a reading as a model gave it (title and author, not a spine's raw text), or a spine's text the matcher read as
+///   the work's own record, clearly ahead of any other, is taken as a sighting of the work, without asking, when the
+///   work was seen on this photo's shelf (its sub-folder of incoming/; a photo at the top has none) in an earlier
+///   photo and no other work of the library, nor a candidate of the sources, has that title. A shelf photographed
+///   again thus needs no answer for the books it showed before.
 /// Two works matched to different records are never joined by a title: a work is taken only when it is the one
 /// work of that title anywhere shelfd looked.
 package struct LibraryEvidence: Sendable {
@@ -61,12 +63,24 @@ package struct LibraryEvidence: Sendable {
             let surname = TextNormalization.surname(book.author)
             let fitting = sameTitle.filter { surname.isEmpty || TextNormalization.surname($0.author) == surname }
             guard !fitting.isEmpty else { return book }
-            if let shelf, book.form == .structured, fitting.count == 1, sameTitle.count == 1, fitting[0].shelves.contains(shelf),
+            if let shelf, book.form == .structured || Self.isRead(book, as: fitting[0]), fitting.count == 1, sameTitle.count == 1,
+               fitting[0].shelves.contains(shelf),
                !(book.candidates ?? []).contains(where: { Self.isOther($0.record, than: fitting[0], title: title) }) {
                 return taken(book, as: fitting[0], shelf: shelf)
             }
             return offered(book, fitting, shelf: shelf)
         }
+    }
+
+    /// Whether a spine's text was read as the work's own record, ahead of any other record by the acceptance rule's lead:
+    /// the only doubt left was whether the spine confirms that record, and the work standing on this shelf does.
+    static func isRead(_ book: Book, as work: LibraryWork) -> Bool {
+        guard book.form == .spineText, let match = book.match, let record = work.match,
+              match.source == record.source, match.key == record.key,
+              let candidates = book.candidates, let best = candidates.first,
+              best.record.source == match.source, best.record.key == match.key else { return false }
+        let runnerUp = candidates.dropFirst().first { $0.record.source != match.source || $0.record.key != match.key }
+        return best.score - (runnerUp?.score ?? 0) >= AcceptanceRule.standard.lead
     }
 
     /// A source's candidate of the same title that is another work: not the work's record, and by another author

@@ -81,6 +81,31 @@ import Testing
         #expect(top.status == .needsReview && top.candidates?.first?.libraryLabel == "in your library")
     }
 
+    @Test("A spine's text read as the record of the work on this shelf, clearly ahead, is that work; elsewhere, or close behind another record, it is offered")
+    func spineReadAsTheWorksRecord() throws {
+        let record = CatalogueRecord(source: "openlibrary", key: "/works/OL1W", title: "Dune", author: "Poul Anderson")
+        let rival = CatalogueRecord(source: "catalogue", key: "catalogue:7", title: "Dune Road", author: "Ann Other")
+        func spine(runnerUp: Double) -> Book {
+            var book = reading("Dune", "Poul Anderson", form: .spineText,
+                               candidates: [MatchCandidate(record: record, score: 0.45), MatchCandidate(record: rival, score: runnerUp)])
+            book.match = BookMatch(source: "openlibrary", key: "/works/OL1W", score: 0.45, year: nil)
+            book.reviewReasons = ["low_confidence", "weak_match"]
+            return book
+        }
+        let works = ["dune": [Self.anderson]]
+        let taken = try #require(evidence.apply(to: [spine(runnerUp: 0.2)], shelf: "study", works: works).first)
+        #expect(taken.status == .verified && taken.matchKey == "openlibrary:/works/OL1W" && taken.reviewReasons == nil)
+        #expect(taken.notes?.first?.hasPrefix("library_sighting: «Dune»") == true)
+
+        let elsewhere = try #require(evidence.apply(to: [spine(runnerUp: 0.2)], shelf: "living", works: works).first)
+        #expect(elsewhere.status == .needsReview && elsewhere.candidates?.first?.libraryShelf == "study")
+        let close = try #require(evidence.apply(to: [spine(runnerUp: 0.4)], shelf: "study", works: works).first)
+        #expect(close.status == .needsReview, "another record nearly as good: the shelf does not say which")
+        var another = spine(runnerUp: 0.2)
+        another.match = BookMatch(source: "catalogue", key: "catalogue:7", score: 0.45, year: nil)
+        #expect(try #require(evidence.apply(to: [another], shelf: "study", works: works).first).status == .needsReview)
+    }
+
     @Test("Only the readings waiting for review are looked up, by their normalised titles")
     func titlesLookedUp() {
         var verified = reading("Emma", "Jane Austen")
