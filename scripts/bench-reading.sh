@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Offline reading benchmark on shelves whose books are listed: `shelfd eval --provider ocr --add-listed-books` on each
+# folder given (photos beside their `.truth.json` lists, as README's "Measuring a provider" describes), each folder's
+# books added to the catalogue among CATALOGUE's, for this build and, with --baseline, another shelfd binary (an
+# earlier build) in the same run on the same machine, then each figure's ratio to the baseline's. No network.
+# Builds the release binary first (the README's build). Needs jq (scripts/install-deps.sh installs it).
+#
+#   scripts/bench-reading.sh --catalogue CSV [--baseline PATH] FOLDER…
+#
+# e.g. scripts/bench-reading.sh --catalogue ../shared/data/library-dataset/catalogue.csv \
+#          --baseline /tmp/shelfd-before ../shared/data/home-shelf samples
+set -euo pipefail
+
+catalogue="" baseline="" folders=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --catalogue) catalogue="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+        --baseline) baseline="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+        *) folders+=("$(cd "$1" && pwd)"); shift ;;
+    esac
+done
+if [ -z "$catalogue" ] || [ ${#folders[@]} -eq 0 ]; then
+    echo "usage: scripts/bench-reading.sh --catalogue CSV [--baseline PATH] FOLDER…" >&2
+    exit 2
+fi
+cd "$(dirname "$0")/.."
+swift build -c release --static-swift-stdlib --product shelfd
+current="$(swift build -c release --static-swift-stdlib --show-bin-path)/shelfd"
+
+# The overall figures of one binary on one folder: accepted right, found, expected, wrong among accepted, s a photo.
+measure() {
+    "$1" eval --truth "$2" --provider ocr --catalogue "$catalogue" --add-listed-books --json 2>/dev/null \
+        | jq -r '.overall | "\(.accepted_right) \(.found) \(.expected) \(.accepted_wrong) \(.seconds_per_photo)"'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "–"; else printf "%.2f", a / b }'; }
+
+printf '%-28s %-10s %16s %10s %18s %12s\n' folder binary "accepted right" found "wrong/accepted" "s a photo"
+for folder in "${folders[@]}"; do
+    read -r right found expected wrong seconds <<< "$(measure "$current" "$folder")"
+    name=$(basename "$folder")
+    printf '%-28s %-10s %10s of %-3s %10s %12s of %-3s %12.2f\n' "$name" this "$right" "$expected" "$found" "$wrong" \
+        "$((right + wrong))" "$seconds"
+    if [ -n "$baseline" ]; then
+        read -r b_right b_found _ b_wrong b_seconds <<< "$(measure "$baseline" "$folder")"
+        printf '%-28s %-10s %10s of %-3s %10s %12s of %-3s %12.2f\n' "" baseline "$b_right" "$expected" "$b_found" \
+            "$b_wrong" "$((b_right + b_wrong))" "$b_seconds"
+        printf '%-28s %-10s %16s %10s %18s %12s\n' "" "ratio" "$(ratio "$right" "$b_right")" "$(ratio "$found" "$b_found")" \
+            "$(ratio "$wrong" "$b_wrong")" "$(ratio "$seconds" "$b_seconds")"
+    fi
+done
