@@ -224,12 +224,12 @@ package enum LineSpines {
         let xa = a.corners.map(\.x), xb = b.corners.map(\.x)
         let direction = a.length >= b.length ? a.along / a.length : b.along / b.length
         let slope = direction.y / max(1e-9, abs(direction.x))
-        // `t` runs across the edge (over the gap), `s` along it; a pixel is at (x, y) = stacked ? (s, t) : (t, s).
-        let stacked = max(a0, b0) - min(a1, b1) > 0
-        let (gapStart, gapEnd, sideStart, sideEnd, drift): (Double, Double, Double, Double, Double) = stacked
+        // `t` runs across the edge (over the gap), `s` along it; a pixel is at (x, y) = oneAbove ? (s, t) : (t, s).
+        let oneAbove = max(a0, b0) - min(a1, b1) > 0
+        let (gapStart, gapEnd, sideStart, sideEnd, drift): (Double, Double, Double, Double, Double) = oneAbove
             ? (min(a1, b1), max(a0, b0), min(xa.min()!, xb.min()!), max(xa.max()!, xb.max()!), slope)
             : (min(xa.max()!, xb.max()!), max(xa.min()!, xb.min()!), min(a0, b0), max(a1, b1), -slope)
-        let (tLimit, sLimit) = stacked ? (picture.height, picture.width) : (picture.width, picture.height)
+        let (tLimit, sLimit) = oneAbove ? (picture.height, picture.width) : (picture.width, picture.height)
         let t0 = max(0, Int(gapStart)), t1 = min(tLimit, Int(gapEnd.rounded(.up)))
         let s0 = max(0, Int(sideStart)), s1 = min(sLimit, Int(sideEnd))
         let strips = min(edgeStrips, (s1 - s0) / 4)
@@ -239,7 +239,7 @@ package enum LineSpines {
         picture.pixels.withUnsafeBufferPointer { pixels in
             for strip in 0..<strips {
                 let from = s0 + strip * (s1 - s0) / strips, to = s0 + (strip + 1) * (s1 - s0) / strips
-                let means = brightness(pixels, width: picture.width, strip: from..<to, over: t0..<t1, rowsAcross: stacked)
+                let means = brightness(pixels, width: picture.width, strip: from..<to, over: t0..<t1, rowsAcross: oneAbove)
                 // Each edge as it would lie at the strips' middle, had it followed the lines' slope.
                 let shift = drift * (Double(from + to) / 2 - middle)
                 edgeAt.append((2..<means.count).filter { abs(means[$0] - means[$0 - 2]) >= edgeStep }
