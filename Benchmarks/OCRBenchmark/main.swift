@@ -63,6 +63,10 @@ let provider = OCRProvider(settings: OCRSettings(engine: engine, languages: lang
 // The spines' texts are matched as the pipeline matches them: checked, then enriched.
 let enricher = Enricher(sources: sources, reviewThreshold: 0.6)
 if case .failure(let error) = await provider.checkReachable() { fail(error.message) }
+// With --lines, the lines are read again by models of their own, loaded once for all the photos.
+let lineReader: PPOCREngine? = if showLines, case .ppocr(let files) = engine {
+    PPOCREngine(files: files, threads: ProcessInfo.processInfo.activeProcessorCount)
+} else { nil }
 var total = 0.0
 for path in photos {
     guard let bytes = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
@@ -78,9 +82,9 @@ for path in photos {
         let box = String(format: "x %.2f–%.2f y %.2f–%.2f", spine.box.x1, spine.box.x2, spine.box.y1, spine.box.y2)
         print("  [\(spine.reading.rawValue) \(String(format: "%.0f", spine.confidence * 100)) \(box)] \(spine.text)")
     }
-    if showLines, case .ppocr(let files) = engine {
+    if showLines, let lineReader {
         let image = try Preprocessor.rgb(Array(bytes), maxSide: maxSide)
-        let lines = try await PPOCREngine(files: files, threads: ProcessInfo.processInfo.activeProcessorCount).lines(in: image)
+        let lines = try await lineReader.lines(in: image)
         print("  lines on the \(image.width)×\(image.height) picture read:")
         for line in lines.sorted(by: { $0.frame.centre.x < $1.frame.centre.x }) {
             let frame = line.frame

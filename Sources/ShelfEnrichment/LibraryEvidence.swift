@@ -63,7 +63,7 @@ package struct LibraryEvidence: Sendable {
             let surname = TextNormalization.surname(book.author)
             let fitting = sameTitle.filter { surname.isEmpty || TextNormalization.surname($0.author) == surname }
             guard !fitting.isEmpty else { return book }
-            if let shelf, book.form == .structured || Self.isRead(book, as: fitting[0]), fitting.count == 1, sameTitle.count == 1,
+            if let shelf, book.form == .structured || isRead(book, as: fitting[0]), fitting.count == 1, sameTitle.count == 1,
                fitting[0].shelves.contains(shelf),
                !(book.candidates ?? []).contains(where: { Self.isOther($0.record, than: fitting[0], title: title) }) {
                 return taken(book, as: fitting[0], shelf: shelf)
@@ -72,15 +72,15 @@ package struct LibraryEvidence: Sendable {
         }
     }
 
-    /// Whether a spine's text was read as the work's own record, ahead of any other record by the acceptance rule's lead:
-    /// the only doubt left was whether the spine confirms that record, and the work standing on this shelf does.
-    static func isRead(_ book: Book, as work: LibraryWork) -> Bool {
+    /// Whether a spine's text was read as the work's own record, ahead of any other record by the matcher's acceptance
+    /// lead: the only doubt left was whether the spine confirms that record, and the work standing on this shelf does.
+    func isRead(_ book: Book, as work: LibraryWork) -> Bool {
         guard book.form == .spineText, let match = book.match, let record = work.match,
               match.source == record.source, match.key == record.key,
               let candidates = book.candidates, let best = candidates.first,
               best.record.source == match.source, best.record.key == match.key else { return false }
         let runnerUp = candidates.dropFirst().first { $0.record.source != match.source || $0.record.key != match.key }
-        return best.score - (runnerUp?.score ?? 0) >= AcceptanceRule.standard.lead
+        return best.score - (runnerUp?.score ?? 0) >= matcher.acceptance.lead
     }
 
     /// A source's candidate of the same title that is another work: not the work's record, and by another author

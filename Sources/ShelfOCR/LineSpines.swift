@@ -86,7 +86,7 @@ package enum LineSpines {
                 && liesAcross(lines[i].frame, standingLine: lines[j].frame) }
                 .min { offAxis(lines[i].frame, lines[$0].frame) < offAxis(lines[i].frame, lines[$1].frame) }
         }
-        /// Whether the picture shows two books' sides or edges between two lines.
+        // Whether the picture shows two books' sides or edges between two lines.
         func edgeBetween(_ i: Int, _ j: Int) -> Bool {
             picture.map { showsStraightEdge($0, between: lines[i].frame, and: lines[j].frame) } ?? false
         }

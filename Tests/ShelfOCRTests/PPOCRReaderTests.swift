@@ -302,11 +302,15 @@ struct PPOCRGeometryTests {
         TextLine(text: text, confidence: 0.9, frame: LineFrame(origin: SIMD2(x, y), along: SIMD2(length, 0), across: SIMD2(0, 30)))
     }
 
-    /// A 1000×900 picture of one colour, with the rows `edges` (each a band three rows tall) darker.
-    static func picture(darkRows edges: [Int] = [], darkColumns columns: [Int] = []) -> RGBImage {
+    /// A 1000×900 picture of one colour, with dark lines three pixels wide: across it from each of `darkRows`, down it
+    /// from each of `darkColumns`.
+    static func picture(darkRows rows: [Int] = [], darkColumns columns: [Int] = []) -> RGBImage {
         var pixels = [UInt8](repeating: 180, count: 1000 * 900 * 3)
-        for row in edges { for i in (row * 1000 * 3)..<((row + 3) * 1000 * 3) { pixels[i] = 40 } }
-        for column in columns { for y in 0..<900 { for x in column..<(column + 3) { for c in 0..<3 { pixels[(y * 1000 + x) * 3 + c] = 40 } } } }
+        func darken(_ xs: Range<Int>, _ ys: Range<Int>) {
+            for y in ys { for x in xs { for c in 0..<3 { pixels[(y * 1000 + x) * 3 + c] = 40 } } }
+        }
+        for row in rows { darken(0..<1000, row..<(row + 3)) }
+        for column in columns { darken(column..<(column + 3), 0..<900) }
         return RGBImage(width: 1000, height: 900, pixels: pixels)
     }
 

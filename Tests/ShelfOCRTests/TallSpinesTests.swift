@@ -1,10 +1,5 @@
-import Foundation
-import Logging
 import ShelfCore
-import ShelfEnrichment
-@testable import ShelfOCR
-import ShelfProviders
-import ShelfStore
+import ShelfOCR
 import Testing
 
 /// A rendered shelf of twelve standing books, each title at its spine's head and its author at the foot, read by the
