@@ -158,8 +158,10 @@ let package = Package(
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
         // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).
         .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
-                                                        "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "CPty",
+                                                        "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "ShelfApp", "ShelfDaemon",
+                                                        "ShelfPipeline", "CPty",
                                                         .product(name: "Logging", package: "swift-log"),
+                                                        .product(name: "InMemoryLogging", package: "swift-log"),
                                                         .product(name: "Hummingbird", package: "hummingbird")],
                     swiftSettings: settings),
 

@@ -1,40 +1,49 @@
 #!/usr/bin/env bash
-# The test suite, as CI runs it. Builds the tests once, then runs them in two lanes at the same time, each lane one
-# test after another: the suites that mostly wait on the clock (a two-minute outage, requests "in any 60 s", workers
-# sharing one PostgreSQL queue at a rate limit, the Batch API's polls, retries' backoff) in one, everything else in the
-# other, so that their waiting overlaps the other lane's work instead of adding to it. Both lanes' output is kept; the
-# run fails if either fails. At the end it prints how long each lane took and the ten slowest tests, so that growth is
-# seen when it happens.
+# The test suite, as CI runs it. Builds the tests once, then runs them in two processes at the same time, so that both
+# cores are used:
+# - one after another, the suites that must have the process to themselves: those on a manual clock (ManualClock moves
+#   time when the process is quiet, so another test's work would look like theirs), the web page under a crowd
+#   (LoadTests: a thousand connections would push other tests' descriptors past select()'s limit), and the binary's
+#   tests of outages, rate limits, workers, batches, retries and hybrid, which measure the daemon's pace;
+# - everything else in parallel, three tests at a time (more start browsers and daemons faster than two processors
+#   serve them, and their deadlines pass); suites that share a resource are `.serialized`.
+# Both outputs are kept; the run fails if either fails. At the end it prints how long each took and the ten slowest
+# tests of each, so that growth is seen when it happens.
 #
 #   scripts/test.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-waiting='ShelfdTests\.(OutageTests|RateLimitTests|SharedStoreTests|BatchModeTests|FailureTests|HybridTests|StoreMigrationTests)/'
+alone='ShelfdTests\.([A-Za-z]*OnTheClockTests|LoadTests|OutageTests|RateLimitTests|SharedStoreTests|BatchModeTests|FailureTests|HybridTests|StoreMigrationTests)/'
 
 swift build --build-tests || exit 1
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # The test bundle is run directly: two `swift test` processes would wait on each other's lock on .build.
 bundle="$(swift build --show-bin-path)/shelfdPackageTests.xctest"
-tests() { NO_COLOR=1 "$bundle" --testing-library swift-testing --no-parallel "$@"; }
+tests() { NO_COLOR=1 "$bundle" --testing-library swift-testing "$@"; }
 
 started=$SECONDS
-( tests --filter "$waiting" > "$logs/waiting.log" 2>&1
-  echo $? > "$logs/waiting.status"; echo $((SECONDS - started)) > "$logs/waiting.seconds" ) &
-tests --skip "$waiting" 2>&1 | tee "$logs/rest.log"
+( tests --no-parallel --filter "$alone" > "$logs/alone.log" 2>&1
+  echo $? > "$logs/alone.status"; echo $((SECONDS - started)) > "$logs/alone.seconds" ) &
+tests --experimental-maximum-parallelization-width 3 --skip "$alone" 2>&1 | tee "$logs/rest.log"
 rest=${PIPESTATUS[0]}
 rest_seconds=$((SECONDS - started))
 wait
-echo "test: the waiting lane ($waiting):"
-cat "$logs/waiting.log"
-waited=$(cat "$logs/waiting.status" 2>/dev/null || echo 1)
+echo "test: one after another ($alone):"
+cat "$logs/alone.log"
+alone_status=$(cat "$logs/alone.status" 2>/dev/null || echo 1)
 
-echo "test: the other lane took $rest_seconds s (status $rest), the waiting lane $(cat "$logs/waiting.seconds" 2>/dev/null) s (status $waited)"
-echo "test: the ten slowest tests:"
-cat "$logs/rest.log" "$logs/waiting.log" \
-    | sed -nE 's/^.*Test (.*) (passed|failed) after ([0-9.]+) seconds.*$/\3 \1 (\2)/p' \
-    | grep -v '^[0-9.]* run with ' | sort -rn | head -n 10 \
-    | awk '{ printf "  %8.1f s  ", $1; $1 = ""; sub(/^ /, ""); print }'
+echo "test: in parallel took $rest_seconds s (status $rest), one after another $(cat "$logs/alone.seconds" 2>/dev/null) s (status $alone_status)"
+# A test in parallel takes longer than alone (its cases and its neighbours share the processors): each list is its own.
+slowest() {
+    sed -nE 's/^.*Test (.*) (passed|failed) after ([0-9.]+) seconds.*$/\3 \1 (\2)/p' "$1" \
+        | grep -v '^[0-9.]* run with ' | sort -rn | head -n 10 \
+        | awk '{ printf "  %8.1f s  ", $1; $1 = ""; sub(/^ /, ""); print }'
+}
+echo "test: the ten slowest one after another:"
+slowest "$logs/alone.log"
+echo "test: the ten slowest in parallel:"
+slowest "$logs/rest.log"
 
-[ "$rest" -eq 0 ] && [ "$waited" -eq 0 ]
+[ "$rest" -eq 0 ] && [ "$alone_status" -eq 0 ]

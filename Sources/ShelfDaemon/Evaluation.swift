@@ -171,7 +171,7 @@ package struct Evaluator: Sendable {
             if let problem = Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) { throw StartupError(problem) }
         }
         let reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: config.pipeline.reviewThreshold,
-                                 maxPixels: maxPixels, health: UntrackedProviderHealth())
+                                 maxPixels: maxPixels, health: UntrackedProviderHealth(), time: .system)
         var judged: [EvalDocument.Photo] = []
         for photo in photos {
             var logger = self.logger

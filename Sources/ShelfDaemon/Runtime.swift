@@ -24,8 +24,11 @@ package struct Runtime: Sendable {
 
     /// `choice` overrides `pipeline.provider` for this process (`scan --provider`, `rescan --provider`);
     /// `refreshLookups` asks OpenLibrary and Google Books again instead of using their cached answers.
+    /// `time`: the daemon's is the machine's; tests give a manual clock. `owner`: whose claims and leases this
+    /// process's are (tests run several workers in one process).
     package static func start(config: Configuration, secrets: Secrets, logger: Logger,
-                              choice: Configuration.Provider? = nil, refreshLookups: Bool = false) throws -> Runtime {
+                              choice: Configuration.Provider? = nil, refreshLookups: Bool = false,
+                              time: TimeSource = .system, owner: String = ProcessIdentity.current) throws -> Runtime {
         let paths = config.paths
         // Judged before incoming/ is made in the root. A node that leaves the files to another makes no results/.
         let writesFiles = FilesRole.decideAtStart(config: config, shared: config.store.postgres != nil)
@@ -97,7 +100,7 @@ package struct Runtime: Sendable {
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, library: store.library, providers: store.providers, sharedResults: store.results,
                                           lineup: lineup, choice: choice,
-                                          enricher: enricher, logger: logger, onIdle: { store.releaseMemory(); IdleMemory.release() }),
+                                          enricher: enricher, logger: logger, owner: owner, time: time, onIdle: { store.releaseMemory(); IdleMemory.release() }),
                        chosen: chosen, secrets: secrets)
     }
 

@@ -188,7 +188,7 @@ package struct SystemdNotifierService: Service {
         let watchdog = SystemdNotify.watchdogInterval
         var last = ""
         var stuck = false
-        let ticks = AsyncTimerSequence.repeating(every: min(watchdog ?? .seconds(10), .seconds(10)))
+        let ticks = AsyncTimerSequence(interval: min(watchdog ?? .seconds(10), .seconds(10)), clock: pipeline.time.clock)
         for await _ in ticks.cancelOnGracefulShutdown() {
             if let watchdog {
                 // Fed only while the scheduler's loop turns (or rests) and the database answers: a hung

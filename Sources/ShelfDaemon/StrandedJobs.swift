@@ -53,7 +53,7 @@ package final class StrandedJobs: Sendable {
     /// `watch`: at start, then every `interval`, until graceful shutdown or cancellation.
     package func keepFinishing(every interval: Duration = .seconds(60)) async {
         await finish()
-        for await _ in AsyncTimerSequence.repeating(every: interval).cancelOnGracefulShutdown() {
+        for await _ in AsyncTimerSequence(interval: interval, clock: runtime.pipeline.time.clock).cancelOnGracefulShutdown() {
             await finish()
         }
     }
@@ -86,7 +86,7 @@ package final class StrandedJobs: Sendable {
             pipeline = Pipeline(settings: main.settings, store: runtime.store, library: runtime.store.library, providers: runtime.store.providers,
                                 sharedResults: runtime.store.results, lineup: lineup, choice: kind,
                                 enricher: main.enricher, logger: main.logger, owner: main.owner,
-                                onIdle: main.onIdle)
+                                time: main.time, onIdle: main.onIdle)
         } catch {
             main.logger.error("Cannot set up the provider stranded jobs asked for",
                               metadata: ["provider": "\(choice)", "error": "\(error)"])

@@ -42,7 +42,7 @@ package struct WatchService {
         let pipeline = runtime.pipeline
         let store = runtime.store
         let owner = ProcessIdentity.current
-        let now = Date()
+        let now = pipeline.time.now
         // Workers killed without a word: those of this machine that are gone, and any silent for ten minutes.
         let isAlive = ProcessIdentity.aliveCheck(sharedStore: store.isShared)
         for gone in try store.workers.all() where !isAlive(gone.owner) {

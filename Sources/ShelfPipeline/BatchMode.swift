@@ -30,6 +30,7 @@ package struct BatchRunner: Sendable {
     }
 
     private var logger: Logger { pipeline.logger }
+    private var time: TimeSource { pipeline.time }
     /// The provider whose saved answers the usual path replays (same name and model as the batch's requests).
     private var provider: any VisionProvider { pipeline.lineup.channels.first?.provider ?? client.provider }
 
@@ -44,23 +45,23 @@ package struct BatchRunner: Sendable {
             let pollFailed = await beating { await pollInFlight() }
             if pipeline.shutdown.isSet { return PassSummary(stop: .shutdown) }
             // Gemini paused (a bad key), rate-limited or down: nothing is submitted until its health says so.
-            if submits, let health = pipeline.gateHealth(), health.isInForce(at: Date()) {
+            if submits, let health = pipeline.gateHealth(now: time.now), health.isInForce(at: time.now) {
                 if untilDone && health.state == .paused {
                     return PassSummary(stop: .providerPaused(health.message ?? "provider paused"))
                 }
                 if untilDone && ((try? queue.batchesInFlight()) ?? []).isEmpty {
                     return health.isOutage ? PassSummary(stop: .providerDown(health))
-                        : PassSummary(stop: .providerWaiting(until: health.until ?? Date(), health.message ?? "provider backing off"))
+                        : PassSummary(stop: .providerWaiting(until: health.until ?? time.now, health.message ?? "provider backing off"))
                 }
             }
-            let open = !(pipeline.gateHealth()?.isInForce(at: Date()) ?? false)
-            let (submitted, submitFailed) = submits && open && (untilDone || gathered()) ? await beating { await submitDue() } : (0, false)
+            let open = !(pipeline.gateHealth(now: time.now)?.isInForce(at: time.now) ?? false)
+            let (submitted, submitFailed) = submits && open && (untilDone || gathered(now: time.now)) ? await beating { await submitDue() } : (0, false)
             // Gemini out of reach: a pass gives up after a while, leaving batches and photos for the next one.
             if pollFailed || submitFailed {
-                let since = unreachableSince ?? Date()
+                let since = unreachableSince ?? time.now
                 unreachableSince = since
-                if untilDone && Date().timeIntervalSince(since) > pipeline.settings.maxWaitInPass {
-                    return PassSummary(stop: .providerWaiting(until: Date().addingTimeInterval(Double(pollInterval.components.seconds)),
+                if untilDone && time.now.timeIntervalSince(since) > pipeline.settings.maxWaitInPass {
+                    return PassSummary(stop: .providerWaiting(until: time.now.addingTimeInterval(Double(pollInterval.components.seconds)),
                         "Gemini's Batch API cannot be reached; batches in flight and queued photos wait for the next run or the daemon"))
                 }
             } else {
@@ -69,16 +70,16 @@ package struct BatchRunner: Sendable {
             let inFlight = (try? queue.batchesInFlight()) ?? []
             if untilDone && inFlight.isEmpty && submitted == 0 {
                 guard let retry = try? pipeline.store.nextRetryDate() else { return PassSummary(stop: .idle) }
-                if retry.timeIntervalSinceNow > pipeline.settings.maxWaitInPass { return PassSummary(stop: .retriesLater(retry)) }
-                _ = await pipeline.wake.wait(timeout: .seconds(max(0.05, retry.timeIntervalSinceNow)))
+                if retry.timeIntervalSince(time.now) > pipeline.settings.maxWaitInPass { return PassSummary(stop: .retriesLater(retry)) }
+                _ = await pipeline.wake.wait(timeout: .seconds(max(0.05, retry.timeIntervalSince(time.now))))
                 continue
             }
             if submits {
                 _ = await pipeline.wake.wait(timeout: pollInterval)
             } else {
                 // Beside the scheduler, which owns the wake-ups: a plain sleep, a second at a time to see a stop.
-                let until = ContinuousClock.now + pollInterval
-                while ContinuousClock.now < until && !pipeline.shutdown.isSet { try? await Task.sleep(for: .seconds(1)) }
+                let until = time.clock.now.advanced(by: pollInterval)
+                while time.clock.now < until && !pipeline.shutdown.isSet { try? await time.sleep(for: .seconds(1)) }
             }
         }
     }
@@ -90,7 +91,7 @@ package struct BatchRunner: Sendable {
             group.addTask { [pulse = pipeline.pulse] in
                 while !Task.isCancelled {
                     pulse.beat()
-                    try? await Task.sleep(for: .seconds(5))
+                    try? await time.sleep(for: .seconds(5))
                 }
             }
             let result = await body()
@@ -113,7 +114,7 @@ package struct BatchRunner: Sendable {
 
     /// The daemon sends a batch once photos stop arriving for a poll interval (a backlog being copied in goes as one
     /// batch), or as soon as a full batch is waiting.
-    func gathered(now: Date = Date()) -> Bool {
+    func gathered(now: Date) -> Bool {
         guard let due = try? queue.duePhotos(now: now), due.count > 0 else { return false }
         guard due.count < maxPhotos, let newest = due.newest else { return true }
         return now.timeIntervalSince(newest) >= Double(pollInterval.components.seconds)
@@ -127,7 +128,7 @@ package struct BatchRunner: Sendable {
             let jobs: [ClaimedJob]
             do {
                 jobs = try pipeline.store.claim(limit: maxPhotos, provider: provider.name, choice: nil, owner: pipeline.owner,
-                                                lease: pipeline.settings.lease, now: Date())
+                                                lease: pipeline.settings.lease, now: time.now)
             } catch {
                 logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                 return (sent, false)
@@ -168,18 +169,18 @@ package struct BatchRunner: Sendable {
     private func submit(_ jobs: [ClaimedJob], requests: [GeminiBatchClient.Request]) async -> Bool {
         let batch: ProviderBatch
         do {
-            batch = try queue.openBatch(provider: provider.name, jobs: jobs, owner: pipeline.owner, now: Date())
+            batch = try queue.openBatch(provider: provider.name, jobs: jobs, owner: pipeline.owner, now: time.now)
         } catch {
             logger.error("Cannot record a batch; its photos stay queued", metadata: ["error": "\(error)"])
             _ = try? pipeline.store.finish(jobs.map { JobOutcome(job: $0, result: .released(nil, message: "batch not recorded", refundAttempt: false)) },
-                                           shelfOf: { _ in nil }, now: Date())
+                                           shelfOf: { _ in nil }, now: time.now)
             return false
         }
         Failpoint.hit("batch_before_submit")
         do {
             let status = try await client.create(displayName: batch.displayName, requests: requests)
             Failpoint.hit("batch_after_submit")
-            try queue.recordBatchName(id: batch.id, name: status.name, state: status.state.word, now: Date())
+            try queue.recordBatchName(id: batch.id, name: status.name, state: status.state.word, now: time.now)
             pipeline.health.answered(provider.name)
             logger.info("Batch submitted", metadata: ["event": "batch_submitted", "batch": "\(status.name)",
                                                       "photos": "\(jobs.count)", "display_name": "\(batch.displayName)"])
@@ -193,7 +194,7 @@ package struct BatchRunner: Sendable {
             } else {
                 logger.error("Gemini refused the batch; its photos stay queued", metadata: ["error": "\(error.message)"])
                 _ = try? queue.closeBatch(id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
-                                          lease: pipeline.settings.lease, now: Date())
+                                          lease: pipeline.settings.lease, now: time.now)
             }
             return false
         } catch {
@@ -219,11 +220,11 @@ package struct BatchRunner: Sendable {
                 if listed == nil { listed = try? await client.list() }
                 guard let listed else { failed = true; continue }
                 if let found = listed.first(where: { $0.displayName == batch.displayName }) {
-                    try? queue.recordBatchName(id: batch.id, name: found.name, state: found.state.word, now: Date())
+                    try? queue.recordBatchName(id: batch.id, name: found.name, state: found.state.word, now: time.now)
                     logger.info("Found a batch whose name was not saved", metadata: ["batch": "\(found.name)"])
-                } else if Date().timeIntervalSince(batch.createdAt) > unsentAfter {
+                } else if time.now.timeIntervalSince(batch.createdAt) > unsentAfter {
                     _ = try? queue.closeBatch(id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
-                                              lease: pipeline.settings.lease, now: Date())
+                                              lease: pipeline.settings.lease, now: time.now)
                     logger.warning("A batch never reached Gemini; its photos are queued again",
                                    metadata: ["display_name": "\(batch.displayName)"])
                 }
@@ -247,7 +248,7 @@ package struct BatchRunner: Sendable {
                     "batch": "\(name)", "state": "\(status.state.word)"])
                 close(batch, state: status.state.word)
             case .pending, .running, .unspecified:
-                if status.state.word != batch.state { try? queue.recordBatchState(id: batch.id, state: status.state.word, now: Date()) }
+                if status.state.word != batch.state { try? queue.recordBatchState(id: batch.id, state: status.state.word, now: time.now) }
             }
         }
         return failed
@@ -257,7 +258,7 @@ package struct BatchRunner: Sendable {
     private func close(_ batch: ProviderBatch, state: String) {
         do {
             _ = try queue.closeBatch(id: batch.id, state: state, answered: false, owner: pipeline.owner,
-                                     lease: pipeline.settings.lease, now: Date())
+                                     lease: pipeline.settings.lease, now: time.now)
         } catch {
             logger.error("Cannot close a batch", metadata: ["error": "\(error)"])
         }
@@ -281,17 +282,17 @@ package struct BatchRunner: Sendable {
             guard case .response(_, let body) = byKey[Self.key(job)],
                   (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)) == nil
             else { continue }
-            let stages = StageRecorder(store: pipeline.store, job: job)
+            let stages = StageRecorder(store: pipeline.store, job: job, time: time)
             let answers = QueueAnswers(store: pipeline.store, job: job,
-                                       attempt: AttemptCounter(store: pipeline.store, job: job, stages: stages), stages: stages,
-                                       responses: pipeline.settings.responses, logger: logger)
-            _ = answers.save(RawResponse(body: body, receivedAt: Date()), from: provider, latencyMs: 0)
+                                       attempt: AttemptCounter(store: pipeline.store, job: job, stages: stages, time: time), stages: stages,
+                                       responses: pipeline.settings.responses, logger: logger, time: time)
+            _ = answers.save(RawResponse(body: body, receivedAt: time.now), from: provider, latencyMs: 0)
         }
         Failpoint.hit("batch_answers_saved")
         let jobs: [ClaimedJob]
         do {
             jobs = try queue.closeBatch(id: batch.id, state: "succeeded", answered: true, owner: pipeline.owner,
-                                        lease: pipeline.settings.lease, now: Date())
+                                        lease: pipeline.settings.lease, now: time.now)
         } catch {
             logger.error("Cannot close a batch", metadata: ["error": "\(error)"])
             return
@@ -314,7 +315,7 @@ package struct BatchRunner: Sendable {
             }
         }
         if !others.isEmpty {
-            do { try pipeline.store.finish(others, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: Date()) } catch {
+            do { try pipeline.store.finish(others, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: time.now) } catch {
                 logger.error("Cannot put photos back in the queue", metadata: ["error": "\(error)"])
             }
         }
@@ -326,7 +327,7 @@ package struct BatchRunner: Sendable {
     /// An error line: the photo's own trouble costs the attempt it was charged at submission (it goes again alone,
     /// up to `max_attempts`); the provider's trouble gives it back.
     private func ending(_ error: PhotoError, job: ClaimedJob) -> JobOutcome.Result {
-        pipeline.settings.failures.outcome(for: error, jobID: job.id, attempts: job.attempts, charged: true, inBatch: true)
+        pipeline.settings.failures.outcome(for: error, jobID: job.id, attempts: job.attempts, charged: true, inBatch: true, now: time.now)
     }
 
     // MARK: Commands

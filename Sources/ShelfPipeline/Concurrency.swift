@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import Synchronization
 
 /// At most `limit` holders at once, first come first served. `close()` turns every waiter away
@@ -62,13 +63,15 @@ package final class WorkSignal: Sendable {
         var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         /// Waits in progress (with when their timeout ends), and those whose timeout fired before their
         /// continuation was stored.
-        var outstanding: [UInt64: ContinuousClock.Instant] = [:]
+        var outstanding: [UInt64: SomeClock.Instant] = [:]
         var expired: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
     private let state = Mutex(State())
+    /// The clock the waits' timeouts run on.
+    private let clock: SomeClock
 
-    package init() {}
+    package init(clock: SomeClock) { self.clock = clock }
 
     package func notify() {
         let waiting = state.withLock { state in
@@ -85,13 +88,13 @@ package final class WorkSignal: Sendable {
         let id: UInt64? = state.withLock { state in
             if state.pending { state.pending = false; return nil }
             state.nextID += 1
-            state.outstanding[state.nextID] = .now + timeout
+            state.outstanding[state.nextID] = clock.now.advanced(by: timeout)
             return state.nextID
         }
         guard let id else { return true }
         // The timer and the wait race as two children; the first to end decides, the other is cancelled.
         let notified = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { try? await Task.sleep(for: timeout); return false }
+            group.addTask { [clock] in try? await clock.sleep(for: timeout); return false }
             group.addTask { await self.waitForNotify(id) }
             let first = await group.next() ?? false
             group.cancelAll()
@@ -122,7 +125,7 @@ package final class WorkSignal: Sendable {
     }
 
     /// While someone waits: when the latest of their timeouts ends (a wait is a loop resting, not stuck).
-    package var restingUntil: ContinuousClock.Instant? {
+    package var restingUntil: SomeClock.Instant? {
         state.withLock { $0.outstanding.values.max() }
     }
 
@@ -138,17 +141,19 @@ package final class WorkSignal: Sendable {
 
 /// The scheduler's loop beats at each turn: a loop that neither turns nor rests is stuck (the watchdog).
 package final class LoopPulse: Sendable {
-    private let last = Mutex<ContinuousClock.Instant?>(nil)
+    private let last = Mutex<SomeClock.Instant?>(nil)
+    private let clock: SomeClock
 
-    package init() {}
+    package init(clock: SomeClock) { self.clock = clock }
 
-    package func beat() { last.withLock { $0 = .now } }
+    package func beat() { last.withLock { $0 = clock.now } }
 
     /// True when the loop turned within `margin`, or rests on `wake` for a time not yet `margin` past.
-    package func isAlive(resting wake: WorkSignal, within margin: Duration, now: ContinuousClock.Instant = .now) -> Bool {
-        if let until = wake.restingUntil, now < until + margin { return true }
+    package func isAlive(resting wake: WorkSignal, within margin: Duration) -> Bool {
+        let now = clock.now
+        if let until = wake.restingUntil, now < until.advanced(by: margin) { return true }
         guard let last = last.withLock({ $0 }) else { return false }
-        return now - last < margin
+        return last.duration(to: now) < margin
     }
 }
 

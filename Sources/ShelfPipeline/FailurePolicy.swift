@@ -49,7 +49,7 @@ package struct FailurePolicy: Sendable {
     /// `maxAttempts`. `inBatch`: an answer line of a batch; the photo goes again alone even when the provider
     /// called its trouble final, since a batch is not how the photo is usually asked.
     package func outcome(for error: PhotoError, jobID: Int64, attempts: Int, charged: Bool,
-                         inBatch: Bool = false) -> JobOutcome.Result {
+                         inBatch: Bool = false, now: Date) -> JobOutcome.Result {
         guard Self.isPhotosOwn(error) else {
             // The reader told the provider's health when the request failed: the photo only goes back, uncharged.
             return .released(error.code, message: error.message, refundAttempt: charged)
@@ -59,6 +59,6 @@ package struct FailurePolicy: Sendable {
             return .dead(error.code, message: "\(error.message) (gave up after \(attempts) attempts; 'shelfd retry \(jobID)' tries again)")
         }
         let after: TimeInterval? = if case .retry(let after) = error.disposition { after } else { nil }
-        return .failed(error.code, message: error.message, retryAt: Date().addingTimeInterval(after ?? Self.backoff(attempt: attempts)))
+        return .failed(error.code, message: error.message, retryAt: now.addingTimeInterval(after ?? Self.backoff(attempt: attempts)))
     }
 }

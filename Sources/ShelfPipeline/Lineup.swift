@@ -42,33 +42,33 @@ package struct ProviderChannel: Sendable {
     /// when it is due, never reserved ahead, so a photo that gives up waiting leaves nothing for others to
     /// wait out. `shouldStop` is asked at least every half second while waiting. `charging`: the attempt this
     /// request costs, charged with the turn that is granted (in its transaction).
-    func waitForTurn(logger: Logger, shouldStop: () -> Bool, charging meter: (any AttemptMeter)? = nil) async -> TurnWait {
+    func waitForTurn(time: TimeSource, logger: Logger, shouldStop: () -> Bool, charging meter: (any AttemptMeter)? = nil) async -> TurnWait {
         guard let limits else { return shouldStop() ? .stopped : .granted }
         while true {
             if shouldStop() { return .stopped }
             var turn: RequestTurn
             do {
                 if let meter, let job = meter.unchargedJob {
-                    let taken = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, charging: job, now: nil)
+                    let taken = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, charging: job, now: time.now)
                     turn = taken.turn
                     if let attempts = taken.attempts { meter.charged(attempts: attempts) }
                 } else {
-                    turn = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, now: nil)
+                    turn = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, now: time.now)
                 }
             } catch {
                 // Never send uncounted: wait for the database (busy with a long write, or the disk full).
                 logger.warning("Cannot take a request turn", metadata: ["provider": "\(name)", "error": "\(error)"])
-                turn = .notBefore(Date().addingTimeInterval(1))
+                turn = .notBefore(time.now.addingTimeInterval(1))
             }
             switch turn {
             case .granted:
                 return .granted
             case .notBefore(let date):
-                var wait = date.timeIntervalSinceNow
+                var wait = date.timeIntervalSince(time.now)
                 while wait > 0 {
                     if shouldStop() { return .stopped }
-                    do { try await Task.sleep(for: .seconds(min(wait, 0.5))) } catch { return .stopped }
-                    wait = date.timeIntervalSinceNow
+                    do { try await time.sleep(for: .seconds(min(wait, 0.5))) } catch { return .stopped }
+                    wait = date.timeIntervalSince(time.now)
                 }
             case .dayUsedUp(let until, let used):
                 let reset = ISO8601DateFormatter().string(from: until)
@@ -83,24 +83,24 @@ package struct ProviderChannel: Sendable {
     /// One request, tried again at once for a short outage (5xx, network) within the same attempt, each
     /// retry after its own turn. `record` hears each request's latency and outcome (`ok` or the error's code);
     /// `shouldStop` ends the retries (shutting down).
-    func send(_ upload: PhotoUpload, logger: Logger, shouldStop: () -> Bool = { false },
+    func send(_ upload: PhotoUpload, time: TimeSource, logger: Logger, shouldStop: () -> Bool = { false },
               record: (Duration, String) -> Void = { _, _ in }) async -> Result<RawResponse, PhotoError> {
         var tries = 1
         while true {
-            let started = ContinuousClock.now
+            let started = time.clock.now
             do {
                 var raw = try await provider.send(upload)
-                if raw.latency == nil { raw.latency = ContinuousClock.now - started }
+                if raw.latency == nil { raw.latency = started.duration(to: time.clock.now) }
                 record(raw.latency ?? .zero, "ok")
                 return .success(raw)
             } catch let error {
-                record(ContinuousClock.now - started, error.code.rawValue)
+                record(started.duration(to: time.clock.now), error.code.rawValue)
                 guard tries < FailurePolicy.triesPerAttempt, !shouldStop(), let delay = FailurePolicy.quickRetryDelay(for: error, try: tries)
                 else { return .failure(error) }
                 logger.warning("Provider request failed; trying again", metadata: [
                     "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])
-                try? await Task.sleep(for: .seconds(delay))
-                switch await waitForTurn(logger: logger, shouldStop: shouldStop) {
+                try? await time.sleep(for: .seconds(delay))
+                switch await waitForTurn(time: time, logger: logger, shouldStop: shouldStop) {
                 case .granted: break
                 case .stopped: return .failure(error)
                 case .dayUsedUp(let quota): return .failure(quota)

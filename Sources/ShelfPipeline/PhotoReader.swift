@@ -150,6 +150,8 @@ package struct PhotoReader: Sendable {
     /// Larger photos are refused.
     package let maxPixels: Int
     package let health: any ProviderHealthRecorder
+    /// The clock a turn is waited for and a quick retry waits on; the date a provider's pause is judged at.
+    package let time: TimeSource
     /// Bounds the requests this process has in flight; nil: no bound (eval asks one photo at a time).
     package var slots: RequestSlots? = nil
     /// Shutting down: no new request goes out.
@@ -158,9 +160,9 @@ package struct PhotoReader: Sendable {
     package var onStage: @Sendable (JobStage) -> Void = { _ in }
 
     package init(lineup: Lineup, enricher: Enricher, reviewThreshold: Double, maxPixels: Int, health: any ProviderHealthRecorder,
-                 slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }) {
+                 time: TimeSource, slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }) {
         self.lineup = lineup; self.enricher = enricher; self.reviewThreshold = reviewThreshold; self.maxPixels = maxPixels
-        self.health = health; self.slots = slots; self.shouldStop = shouldStop
+        self.health = health; self.time = time; self.slots = slots; self.shouldStop = shouldStop
     }
 
     /// The books of a photo. `logger` carries the photo's metadata.
@@ -335,7 +337,7 @@ package struct PhotoReader: Sendable {
         }
         // It may have gone down while this photo waited: the health read as the turn was taken says so; only a
         // provider seen down is asked again (its probe taken in the database).
-        if !probing, let seen, seen.isOutage || seen.isInForce(at: Date()) {
+        if !probing, let seen, seen.isOutage || seen.isInForce(at: time.now) {
             switch health.turn(channel.name) {
             case .wait(let health): return .failure(StepEnd(.unavailable(health)))
             case .probe: probing = true
@@ -398,10 +400,10 @@ package struct PhotoReader: Sendable {
         func pause() -> ProviderHealth? {
             guard !probing else { return nil }
             last = health.current(channel.name)
-            return last.flatMap { $0.isInForce(at: Date()) ? $0 : nil }
+            return last.flatMap { $0.isInForce(at: time.now) ? $0 : nil }
         }
         defer { seen = last }
-        switch await channel.waitForTurn(logger: logger, shouldStop: { shouldStop() || pause() != nil }, charging: meter) {
+        switch await channel.waitForTurn(time: time, logger: logger, shouldStop: { shouldStop() || pause() != nil }, charging: meter) {
         case .granted:
             return nil
         case .stopped:
@@ -419,7 +421,7 @@ package struct PhotoReader: Sendable {
     /// `answersLogged`: the journal logs the request that answered as it saves the answer.
     private func send(_ photo: PreparedPhoto, to channel: ProviderChannel, probe: Bool, answersLogged: Bool,
                       logger: Logger) async -> Result<RawResponse, PhotoError> {
-        await channel.send(PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg"), logger: logger,
+        await channel.send(PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg"), time: time, logger: logger,
                            shouldStop: { probe || shouldStop() }) { latency, outcome in
             if outcome != "ok" || !answersLogged { health.requested(channel.name, latency: latency, outcome: outcome) }
         }

@@ -49,7 +49,7 @@ extension Pipeline {
 
         // Writing result files: on a shared store they go to the database with the commit, no step to show.
         let answered = ends.compactMap { job, end in if case .answered = end { job.id } else { nil } }
-        if !store.isShared { try? store.recordStage(.writing, jobIDs: answered, now: Date()) }
+        if !store.isShared { try? store.recordStage(.writing, jobIDs: answered, now: time.now) }
         // The works the batch's photos verified, each a work its other photos' readings may be.
         let verifiedHere = ends.flatMap { job, end -> [VerifiedHere] in
             guard case .answered(let answer) = end else { return [] }
@@ -91,7 +91,7 @@ extension Pipeline {
                 }
                 Failpoint.hit("before_commit")
                 return outcomes
-            }, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: Date())
+            }, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: time.now)
         } catch {
             // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.
@@ -151,7 +151,7 @@ extension Pipeline {
         } catch {
             // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
             logger.error("Cannot write a result", metadata: ["photo.path": "\(job.relativePath)", "error": "\(error)"])
-            return JobOutcome(job: job, result: .failed(.internal, message: "\(error)", retryAt: Date().addingTimeInterval(60)))
+            return JobOutcome(job: job, result: .failed(.internal, message: "\(error)", retryAt: time.now.addingTimeInterval(60)))
         }
     }
 
@@ -282,7 +282,7 @@ extension Pipeline {
                 do {
                     if let previous = location.previous { keep(previous, from: location.url, newJobID: result.jobID) }
                     try AtomicFile.write(result.document, to: location.url)
-                    try sharedResults.markWritten(jobID: result.jobID, path: location.url.path, now: Date())
+                    try sharedResults.markWritten(jobID: result.jobID, path: location.url.path, now: time.now)
                 } catch {
                     // The disk is full or the folder unwritable: the result stays in the database for the next turn.
                     logger.error("Cannot write a result", metadata: ["photo.path": "\(result.relativePath)", "error": "\(error)"])

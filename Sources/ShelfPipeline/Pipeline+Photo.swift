@@ -16,14 +16,15 @@ final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecke
     private let stages: StageRecorder
     private(set) var attempts: Int
     private(set) var charged = false
+    private let time: TimeSource
 
-    init(store: any JobQueue, job: ClaimedJob, stages: StageRecorder) {
-        self.store = store; jobID = job.id; attempts = job.attempts; self.stages = stages
+    init(store: any JobQueue, job: ClaimedJob, stages: StageRecorder, time: TimeSource) {
+        self.store = store; jobID = job.id; attempts = job.attempts; self.stages = stages; self.time = time
     }
 
     func charge() throws -> Int {
         guard !charged else { return attempts }
-        charged(attempts: try store.chargeAttempt(jobID: jobID, now: Date()))
+        charged(attempts: try store.chargeAttempt(jobID: jobID, now: time.now))
         return attempts
     }
 
@@ -41,12 +42,13 @@ final class StageRecorder: Sendable {
     private let store: any JobQueue
     private let jobID: Int64
     private let last = Mutex<JobStage?>(nil)
+    private let time: TimeSource
 
-    init(store: any JobQueue, job: ClaimedJob) { self.store = store; jobID = job.id }
+    init(store: any JobQueue, job: ClaimedJob, time: TimeSource) { self.store = store; jobID = job.id; self.time = time }
 
     func reached(_ stage: JobStage) {
         guard last.withLock({ last in defer { last = stage }; return last != stage }) else { return }
-        try? store.recordStage(stage, jobIDs: [jobID], now: Date())      // the overview's, not worth failing a photo for
+        try? store.recordStage(stage, jobIDs: [jobID], now: time.now)      // the overview's, not worth failing a photo for
     }
 
     /// The stage was written with another change of the job (an attempt charged, an answer saved): reaching it
@@ -64,6 +66,7 @@ struct QueueAnswers: AnswerJournal {
     let stages: StageRecorder
     let responses: URL
     let logger: Logger
+    let time: TimeSource
 
     var logsAnsweredRequests: Bool { true }
 
@@ -76,7 +79,7 @@ struct QueueAnswers: AnswerJournal {
             try? store.markResponseUnusable(id: saved.id)       // killed before its file was written
             return nil
         }
-        return SavedAnswer(id: saved.id, raw: RawResponse(body: body, receivedAt: Date(), latency: nil),
+        return SavedAnswer(id: saved.id, raw: RawResponse(body: body, receivedAt: time.now, latency: nil),
                            file: saved.file, latencyMs: saved.latencyMs)
     }
 
@@ -89,7 +92,7 @@ struct QueueAnswers: AnswerJournal {
             id = try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name,
                                           model: provider.model, file: file.path, bytes: raw.body.count,
                                           body: store.isShared ? raw.body : nil, latencyMs: latencyMs,
-                                          request: raw.latency != nil, now: Date())   // a batch's answer came by no request of its own
+                                          request: raw.latency != nil, now: time.now)   // a batch's answer came by no request of its own
             stages.recorded(.matching)
             try AtomicFile.write(Data(raw.body), to: file)
         } catch {
@@ -108,12 +111,12 @@ extension Pipeline {
     /// How this pipeline reads photos: its lineup, its request slots, its providers' health in the database.
     var reader: PhotoReader {
         PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: settings.reviewThreshold, maxPixels: settings.maxPixels,
-                    health: health, slots: slots, shouldStop: { [shutdown] in shutdown.isSet })
+                    health: health, time: time, slots: slots, shouldStop: { [shutdown] in shutdown.isSet })
     }
 
     /// The outcome for a photo that failed or was set aside, or the answer to write for one that worked.
     func process(photo job: ClaimedJob) async -> PhotoEnd {
-        let started = ContinuousClock.now
+        let started = time.clock.now
         let bytes: [UInt8]
         switch readPhoto(job) {
         case .success(let data): bytes = data
@@ -126,10 +129,10 @@ extension Pipeline {
         var logger = self.logger
         logger[metadataKey: "photo.path"] = "\(job.relativePath)"
         logger[metadataKey: "job.id"] = "\(job.id)"
-        let stages = StageRecorder(store: store, job: job)
-        let attempt = AttemptCounter(store: store, job: job, stages: stages)
+        let stages = StageRecorder(store: store, job: job, time: time)
+        let attempt = AttemptCounter(store: store, job: job, stages: stages, time: time)
         let answers = QueueAnswers(store: store, job: job, attempt: attempt, stages: stages, responses: settings.responses,
-                                   logger: logger)
+                                   logger: logger, time: time)
         var reader = self.reader
         reader.onStage = { stages.reached($0) }
         var read: ReadPhoto
@@ -137,7 +140,7 @@ extension Pipeline {
         case .read(let done): read = done
         case .unread(let step, let channel, _): return .ended(ending(step, channel: channel, job: job, attempt: attempt))
         }
-        SourceHealthRecord.save(enricher.sources, to: providers)
+        SourceHealthRecord.save(enricher.sources, to: providers, now: time.now)
         // Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
         // waits again only when the accurate provider still gave no verdict on the photo.
         let recheck = read.notAsked != nil && ((try? store.isRecheck(jobID: job.id)) ?? false)
@@ -146,7 +149,7 @@ extension Pipeline {
         }
         let notes = read.notes + [read.notAsked?.note].compactMap { $0 }
         let books = read.books
-        let elapsed = (ContinuousClock.now - started).milliseconds
+        let elapsed = started.duration(to: time.clock.now).milliseconds
         logger.info("Scan completed", metadata: [
             "event": "scan_completed", "provider": "\(read.decided.provider)",
             "books": "\(books.count)", "seconds": "\(Double(elapsed) / 1000)",
@@ -155,7 +158,7 @@ extension Pipeline {
             photo: .init(path: job.relativePath, sha256: job.sha256, bytes: bytes.count, format: info.format.rawValue,
                          width: info.displayWidth, height: info.displayHeight, orientation: info.orientation),
             provider: read.decided.provider, model: read.decided.model,
-            timings: .init(queuedAt: nil, finishedAt: Date(), providerMs: read.decided.latencyMs, totalMs: elapsed),
+            timings: .init(queuedAt: nil, finishedAt: time.now, providerMs: read.decided.latencyMs, totalMs: elapsed),
             books: books,
             suggestions: SuggestionRules.combine(model: read.answer.suggestions, measured: read.signals?.suggestions ?? [],
                                                  answer: read.answer),
@@ -178,7 +181,7 @@ extension Pipeline {
         switch step {
         case .answered: preconditionFailure("an answer is not an ending")
         case .failed(let error, _):
-            settings.failures.outcome(for: error, jobID: job.id, attempts: attempt.attempts, charged: attempt.charged)
+            settings.failures.outcome(for: error, jobID: job.id, attempts: attempt.attempts, charged: attempt.charged, now: time.now)
         case .unavailable: .released(nil, message: "provider unavailable", refundAttempt: attempt.charged)
         case .stopped: .released(nil, message: "shutting down", refundAttempt: attempt.charged)
         }

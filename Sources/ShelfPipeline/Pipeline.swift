@@ -31,13 +31,15 @@ package final class Pipeline: Sendable {
     package let enricher: Enricher
     package let logger: Logger
     package let owner: String
+    /// The date for records and the clock for every wait: leases, backoff, probes, rate turns, batch polls.
+    package let time: TimeSource
     /// Called once when the queue has been idle a while: the daemon gives memory back to the system.
     package let onIdle: @Sendable () -> Void
     let slots: RequestSlots
     package let shutdown = ShutdownFlag()
-    package let wake = WorkSignal()
+    package let wake: WorkSignal
     /// The scheduler's loop beats here; the systemd watchdog is fed only while it does.
-    package let pulse = LoopPulse()
+    package let pulse: LoopPulse
     private let jobsInHand = Mutex<Set<Int64>>([])
     /// Photos found but not recorded in the queue because the database refused (`run` says so and exits 3): they
     /// stay in `incoming/` and the next scan finds them again.
@@ -48,18 +50,20 @@ package final class Pipeline: Sendable {
     let filesWritten = Mutex<Int64?>(nil)
     /// Wakes the loop that keeps the files current on a shared store (`SharedFilesService`) before its next turn:
     /// for whatever learns of another process's change first (a LISTEN/NOTIFY listener).
-    package let filesWake = WorkSignal()
+    package let filesWake: WorkSignal
     /// library.json, review/ and exports/: each commit hands its change here and goes on.
     package let files: FilesWriter
 
     package init(settings: PipelineSettings, store: any JobQueue, library: any LibraryStore, providers: any ProviderHealthStore,
                  sharedResults: any SharedFilesStore, lineup: Lineup, choice: ProviderName? = nil, enricher: Enricher? = nil,
-                 logger: Logger, owner: String = ProcessIdentity.current, onIdle: @escaping @Sendable () -> Void = {}) {
+                 logger: Logger, owner: String = ProcessIdentity.current, time: TimeSource,
+                 onIdle: @escaping @Sendable () -> Void = {}) {
         self.settings = settings; self.store = store; self.library = library; self.providers = providers; self.sharedResults = sharedResults
         self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
-        self.logger = logger; self.owner = owner; self.onIdle = onIdle
+        self.logger = logger; self.owner = owner; self.time = time; self.onIdle = onIdle
         slots = RequestSlots(limit: settings.concurrency)
+        wake = WorkSignal(clock: time.clock); filesWake = WorkSignal(clock: time.clock); pulse = LoopPulse(clock: time.clock)
         files = FilesWriter(files: LibraryFiles(
             libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
             exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,
@@ -163,7 +167,7 @@ package final class Pipeline: Sendable {
         if store.isShared { storeImagesForOtherWorkers(&hashed) }
         do {
             let recorded = try store.recordSightings(hashed.map(\.file), provider: lineup.name, providerChoice: choice?.rawValue,
-                                                     resultNode: settings.writesFiles ? settings.node : nil, now: Date())
+                                                     resultNode: settings.writesFiles ? settings.node : nil, now: time.now)
             for ((index, file), outcome) in zip(hashed, recorded) {
                 outcomes[index] = outcome
                 log(outcome, of: file)
@@ -213,7 +217,7 @@ package final class Pipeline: Sendable {
 
     private func record(pathProblem path: String, code: PhotoError.Code, message: String) {
         logger.warning("Photo cannot be read", metadata: ["photo.path": "\(path)", "reason": "\(message)"])
-        try? store.recordPathProblem(path: path, code: code, message: message, size: nil, mtime: nil, now: Date())
+        try? store.recordPathProblem(path: path, code: code, message: message, size: nil, mtime: nil, now: time.now)
     }
 
     static func relativePath(of path: String, under base: URL) -> String {
@@ -232,7 +236,7 @@ package final class Pipeline: Sendable {
     // MARK: Provider health
 
     /// Where this pipeline's providers' health is kept and written.
-    var health: StoredProviderHealth { StoredProviderHealth(store: providers, probeMax: settings.probeMax, logger: logger) }
+    var health: StoredProviderHealth { StoredProviderHealth(store: providers, probeMax: settings.probeMax, time: time, logger: logger) }
 
     func setProviderHealth(_ health: ProviderHealth) { self.health.set(health) }
 
@@ -247,9 +251,9 @@ package final class Pipeline: Sendable {
 
     /// Extends the leases of every job in hand until cancelled.
     package func heartbeatLoop() async {
-        for await _ in AsyncTimerSequence.repeating(every: .seconds(max(5, settings.lease / 6))) {
+        for await _ in AsyncTimerSequence(interval: .seconds(max(5, settings.lease / 6)), clock: time.clock) {
             let ids = Array(jobsInHand.withLock { $0 })
-            do { try store.heartbeat(jobIDs: ids, owner: owner, lease: settings.lease, now: Date()) } catch {
+            do { try store.heartbeat(jobIDs: ids, owner: owner, lease: settings.lease, now: time.now) } catch {
                 logger.warning("Lease heartbeat failed", metadata: ["error": "\(error)"])
             }
         }
@@ -262,10 +266,11 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     let store: any ProviderHealthStore
     /// The longest wait between two probes of a provider that is down.
     let probeMax: TimeInterval
+    let time: TimeSource
     package let logger: Logger
 
     func turn(_ provider: String) -> ProviderTurn {
-        do { return try store.takeTurn(provider, ceiling: probeMax, now: Date()) } catch {
+        do { return try store.takeTurn(provider, ceiling: probeMax, now: time.now) } catch {
             logger.error("Cannot read the provider's state", metadata: ["error": "\(error)"])
             return .open
         }
@@ -276,7 +281,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     }
 
     func requested(_ provider: String, latency: Duration, outcome: String) {
-        try? store.recordRequest(provider: provider, latencyMs: latency.milliseconds, outcome: outcome, now: Date())
+        try? store.recordRequest(provider: provider, latencyMs: latency.milliseconds, outcome: outcome, now: time.now)
     }
 
     func answered(_ provider: String) {
@@ -312,7 +317,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     }
 
     func set(_ health: ProviderHealth) {
-        do { try store.setProviderHealth(health, now: Date()) } catch {
+        do { try store.setProviderHealth(health, now: time.now) } catch {
             logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
         }
         if health.state == .paused {
@@ -327,7 +332,7 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     /// photo's. The provider is marked down and probed with one real request at growing intervals.
     private func recordOutage(_ provider: String, error: PhotoError, probe: Bool, retryAfter: TimeInterval?) -> ProviderHealth? {
         let state: ProviderHealth.State = error.code == .network ? .unreachable : .unavailable
-        let now = Date()
+        let now = time.now
         do {
             let health = try store.recordOutage(provider, state: state, code: error.code.rawValue,
                                                 message: error.shortReason, probe: probe,

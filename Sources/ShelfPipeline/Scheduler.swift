@@ -30,7 +30,7 @@ extension Pipeline {
     package func processQueue(untilIdle: Bool, keepsLeases: Bool = true) async -> PassSummary {
         async let _ = keepsLeases ? heartbeatLoop() : ()      // cancelled and awaited when the pass returns
         let enough = settings.concurrency + settings.batchSize
-        var idleSince: ContinuousClock.Instant?     // nothing to do since then (watch)
+        var idleSince: SomeClock.Instant?     // nothing to do since then (watch)
         var released = false                        // memory given back during this idle time
         return await withDiscardingTaskGroup { group in
             while true {
@@ -46,8 +46,8 @@ extension Pipeline {
                 }
 
                 // Is the provider available at all?
-                let gate = gateHealth()
-                if let health = gate, health.isInForce(at: Date()) {
+                let gate = gateHealth(now: time.now)
+                if let health = gate, health.isInForce(at: time.now) {
                     if holding > 0 { await wake.wait(timeout: .seconds(5)); continue }
                     if health.state == .paused {
                         if untilIdle { return PassSummary(stop: .providerPaused(health.message ?? "provider paused")) }
@@ -56,14 +56,14 @@ extension Pipeline {
                         if !shutdown.isSet { setProviderHealth(ProviderHealth(name: health.name, state: .ok)) }
                         continue
                     }
-                    let wait = health.until.map { $0.timeIntervalSinceNow } ?? .infinity
+                    let wait = health.until.map { $0.timeIntervalSince(time.now) } ?? .infinity
                     // A pass gives a provider that is down one probe after the quick retries; then it leaves the
                     // photos queued, uncharged, for the next pass or the daemon.
                     if untilIdle && health.isOutage && (health.probes > 0 || wait > settings.maxWaitInPass) {
                         return PassSummary(stop: .providerDown(health))
                     }
                     if untilIdle && wait > settings.maxWaitInPass {
-                        return PassSummary(stop: .providerWaiting(until: health.until ?? Date(), health.message ?? "provider backing off"))
+                        return PassSummary(stop: .providerWaiting(until: health.until ?? time.now, health.message ?? "provider backing off"))
                     }
                     await wake.wait(timeout: .seconds(wait))
                     continue
@@ -75,7 +75,7 @@ extension Pipeline {
                 let jobs: [ClaimedJob]
                 do {
                     jobs = try store.claim(limit: probeOnly ? 1 : min(settings.batchSize, enough - holding),
-                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease, now: Date())
+                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease, now: time.now)
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                     await wake.wait(timeout: .seconds(5))
@@ -89,7 +89,7 @@ extension Pipeline {
                     let nextRetry = try? store.nextRetryDate()
                     if untilIdle {
                         guard let nextRetry else { return PassSummary(stop: .idle) }
-                        let wait = nextRetry.timeIntervalSinceNow
+                        let wait = nextRetry.timeIntervalSince(time.now)
                         if wait > settings.maxWaitInPass { return PassSummary(stop: .retriesLater(nextRetry)) }
                         await wake.wait(timeout: .seconds(max(0.05, wait)))
                         continue
@@ -98,13 +98,13 @@ extension Pipeline {
                     // retry, or `idlePoll`: another process (`shelfd retry`) may have requeued jobs, and on SQLite
                     // only the database knows.
                     // Idle for a while (start-up, or the last batch, is over): give memory back until work comes.
-                    let since = idleSince ?? .now
+                    let since = idleSince ?? time.clock.now
                     idleSince = since
-                    if !released && ContinuousClock.now - since >= .seconds(9) {
+                    if !released && since.duration(to: time.clock.now) >= .seconds(9) {
                         released = true
                         onIdle()
                     }
-                    let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSinceNow) } ?? 3600
+                    let untilRetry = nextRetry.map { max(0.05, $0.timeIntervalSince(time.now)) } ?? 3600
                     await wake.wait(timeout: .seconds(min(untilRetry, settings.idlePoll)))
                     continue
                 }
@@ -125,7 +125,7 @@ extension Pipeline {
     /// The health that decides whether photos can be processed at all. Hybrid goes on while either provider
     /// can be asked: the accurate one alone when the fast one is down, the fast one alone (its readings kept
     /// for review) when the accurate one is; with both down, the one expected back first.
-    func gateHealth(now: Date = Date()) -> ProviderHealth? {
+    func gateHealth(now: Date) -> ProviderHealth? {
         let healths = lineup.channels.map { try? providers.providerHealth($0.name) }
         if let usable = healths.last(where: { !($0?.isInForce(at: now) ?? false) }) { return usable }
         return healths.compactMap { $0 }.min { ($0.until ?? .distantFuture) < ($1.until ?? .distantFuture) }
@@ -139,8 +139,8 @@ extension Pipeline {
         guard ((try? store.awaitingCount(provider: accurate.name)) ?? 0) > 0 else { return }
         let health = try? providers.providerHealth(accurate.name)
         do {
-            let mayAsk = !(health?.isInForce(at: Date()) ?? false) && !(untilIdle && health?.isOutage == true)
-            let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk, now: Date())
+            let mayAsk = !(health?.isInForce(at: time.now) ?? false) && !(untilIdle && health?.isOutage == true)
+            let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk, now: time.now)
             if !jobs.isEmpty {
                 logger.info("Asking the accurate provider again about fast readings", metadata: [
                     "provider": "\(accurate.name)", "photos": "\(jobs.count)", "event": "recheck"])

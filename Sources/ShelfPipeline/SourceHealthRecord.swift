@@ -6,7 +6,7 @@ import ShelfStore
 /// `status` (another process) can show it, beside the providers'.
 package enum SourceHealthRecord {
     /// Writes each remote source's health where it differs from what is stored.
-    package static func save(_ sources: [any BookSource], to store: any ProviderHealthStore) {
+    package static func save(_ sources: [any BookSource], to store: any ProviderHealthStore, now: Date) {
         for case let source as any RemoteBookSource in sources {
             let health = source.health
             let state: ProviderHealth.State = switch health.state {
@@ -18,7 +18,7 @@ package enum SourceHealthRecord {
                 name: health.source, state: state,
                 until: health.until, code: health.state == .ok ? nil : "source_\(health.state.rawValue)", message: health.message)
             let stored = try? store.providerHealth(health.source)
-            if stored != record && !(stored == nil && record.state == .ok) { try? store.setProviderHealth(record, now: Date()) }
+            if stored != record && !(stored == nil && record.state == .ok) { try? store.setProviderHealth(record, now: now) }
         }
     }
 

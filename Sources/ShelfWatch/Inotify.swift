@@ -29,11 +29,18 @@ struct InotifySession: Sendable {
             if shouldStop() { return }
         }
         defer { inotifyLibrary.unlock() }
+        let before = Self.inotifyDescriptors()
         guard inotifytools_initialize() == 1 else {
             fail(errno: inotifytools_error(), path: root)
             return
         }
         defer { inotifytools_cleanup() }
+        // libinotifytools waits with select(), which aborts the process on a descriptor past FD_SETSIZE (1024): a
+        // process holding that many files and connections polls instead.
+        if let descriptor = Self.inotifyDescriptors().subtracting(before).max(), descriptor >= FD_SETSIZE {
+            mailbox.post { $0.watch = .failed(reason: "polling: this process holds over \(FD_SETSIZE) open files, more than inotify can be waited on with") }
+            return
+        }
         guard inotifytools_watch_recursively(root, Self.mask) == 1 else {
             fail(errno: inotifytools_error(), path: root)
             return
@@ -100,6 +107,18 @@ struct InotifySession: Sendable {
                 mailbox.post { $0.folders.append(path) }   // files may have landed before the watch
             }
         }
+    }
+
+    /// The inotify descriptors this process holds (libinotifytools does not say which one it opened).
+    private static func inotifyDescriptors() -> Set<Int32> {
+        let folder = "/proc/self/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return Set(entries.compactMap { entry in
+            guard let descriptor = Int32(entry),
+                  (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(entry)")) == "anon_inode:inotify"
+            else { return nil }
+            return descriptor
+        })
     }
 
     private func fail(errno error: Int32, path: String) {

@@ -1,40 +1,52 @@
 import Foundation
+import ShelfCore
+import ShelfTesting
 import Testing
 @testable import ShelfPipeline
 
 @Suite struct WorkSignalTests {
     @Test("A timed-out wait does not end the signal: later waits still wait, and a notify still wakes them",
           .timeLimit(.minutes(1)))
-    func timeoutsDoNotEndTheSignal() async {
-        let signal = WorkSignal()
+    func timeoutsDoNotEndTheSignal() async throws {
+        let clock = ManualClock()
+        let signal = WorkSignal(clock: clock.time.clock)
         for _ in 0..<3 {
-            let started = ContinuousClock.now
-            await signal.wait(timeout: .milliseconds(50))
-            #expect(ContinuousClock.now - started >= .milliseconds(50), "an idle daemon must sleep, not spin")
+            let started = clock.now
+            async let woken = signal.wait(timeout: .seconds(50))
+            while clock.sleepers == 0 { await Task.yield() }
+            clock.advance(by: .seconds(49))
+            #expect(clock.sleepers == 1, "an idle daemon sleeps its whole timeout, it does not spin")
+            clock.advance(by: .seconds(1))
+            #expect(await woken == false)
+            #expect(started.duration(to: clock.now) == .seconds(50))
         }
-        let waker = Task {
-            try await Task.sleep(for: .milliseconds(100))
-            signal.notify()
-        }
-        #expect(await signal.wait(timeout: .seconds(600)), "woken by the notify, not by its timeout")
-        try? await waker.value
+        async let woken = signal.wait(timeout: .seconds(600))
+        while signal.restingUntil == nil { await Task.yield() }
+        signal.notify()
+        #expect(await woken, "woken by the notify, not by its timeout")
+        #expect(clock.sleepers == 0, "the timeout's sleep ends with the wait")
     }
 
     @Test("A notify with nobody waiting is kept for the next wait", .timeLimit(.minutes(1)))
     func notifyBeforeWaitIsKept() async {
-        let signal = WorkSignal()
+        let clock = ManualClock()
+        let signal = WorkSignal(clock: clock.time.clock)
         signal.notify()
         #expect(await signal.wait(timeout: .seconds(600)), "the kept notify ends the wait at once")
-        #expect(await signal.wait(timeout: .milliseconds(20)) == false, "a notify is kept for one wait only")
+        async let second = signal.wait(timeout: .seconds(20))
+        while clock.sleepers == 0 { await Task.yield() }
+        clock.advance(by: .seconds(20))
+        #expect(await second == false, "a notify is kept for one wait only")
     }
 
     @Test("A wait in progress tells until when it rests; none is known once it ends", .timeLimit(.minutes(1)))
     func restingUntilFollowsTheWait() async {
-        let signal = WorkSignal()
+        let clock = ManualClock()
+        let signal = WorkSignal(clock: clock.time.clock)
         #expect(signal.restingUntil == nil)
         async let woken = signal.wait(timeout: .seconds(600))
         while signal.restingUntil == nil { await Task.yield() }
-        #expect(signal.restingUntil.map { $0 > .now + .seconds(500) } == true)
+        #expect(signal.restingUntil == clock.time.clock.now.advanced(by: .seconds(600)))
         signal.notify()
         #expect(await woken)
         #expect(signal.restingUntil == nil)
@@ -44,14 +56,17 @@ import Testing
 @Suite struct LoopPulseTests {
     @Test("A loop that neither turns nor rests is not alive; a turn or a rest makes it so")
     func pulseTellsALiveLoopFromAStuckOne() async {
-        let pulse = LoopPulse(), signal = WorkSignal()
+        let clock = ManualClock()
+        let pulse = LoopPulse(clock: clock.time.clock), signal = WorkSignal(clock: clock.time.clock)
         #expect(!pulse.isAlive(resting: signal, within: .seconds(1)), "never turned")
         pulse.beat()
         #expect(pulse.isAlive(resting: signal, within: .seconds(1)))
-        #expect(!pulse.isAlive(resting: signal, within: .seconds(1), now: .now + .seconds(2)), "stuck since its last turn")
+        clock.advance(by: .seconds(2))
+        #expect(!pulse.isAlive(resting: signal, within: .seconds(1)), "stuck since its last turn")
         async let rest: Bool = signal.wait(timeout: .seconds(600))
-        while signal.restingUntil == nil { await Task.yield() }
-        #expect(pulse.isAlive(resting: signal, within: .seconds(1), now: .now + .seconds(2)), "resting on the signal")
+        while clock.sleepers == 0 { await Task.yield() }
+        clock.advance(by: .seconds(2))
+        #expect(pulse.isAlive(resting: signal, within: .seconds(1)), "resting on the signal")
         signal.notify()
         _ = await rest
     }

@@ -7,11 +7,12 @@ import Testing
 /// What a failure does to a photo: the provider's trouble gives it back, the photo's own costs an attempt.
 struct FailurePolicyTests {
     let policy = FailurePolicy(maxAttempts: 3)
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
 
     func describe(_ result: JobOutcome.Result) -> String {
         switch result {
         case .released(_, _, let refund): "released, attempt \(refund ? "refunded" : "kept")"
-        case .failed(_, let message, let at): "failed: \(message), in \(Int(at.timeIntervalSinceNow.rounded())) s"
+        case .failed(_, let message, let at): "failed: \(message), in \(Int(at.timeIntervalSince(now).rounded())) s"
         case .dead(_, let message): "dead: \(message)"
         default: "\(result)"
         }
@@ -23,24 +24,24 @@ struct FailurePolicyTests {
                       PhotoError(.providerUnavailable, "503", disposition: .retry(after: 5)),
                       PhotoError(.providerQuota, "quota", disposition: .providerWait(until: Date())),
                       PhotoError(.providerAuth, "bad key", disposition: .providerBroken)] {
-            #expect(describe(policy.outcome(for: error, jobID: 7, attempts: 3, charged: true)) == "released, attempt refunded")
+            #expect(describe(policy.outcome(for: error, jobID: 7, attempts: 3, charged: true, now: now)) == "released, attempt refunded")
         }
     }
 
     @Test("The photo's own trouble waits the provider's delay, and after the last attempt says how to try again")
     func photosOwnTroubleCounts() {
         let rejected = PhotoError(.providerRejected, "400 on this photo", disposition: .retry(after: 30))
-        #expect(describe(policy.outcome(for: rejected, jobID: 7, attempts: 1, charged: true)) == "failed: 400 on this photo, in 30 s")
-        #expect(describe(policy.outcome(for: rejected, jobID: 7, attempts: 3, charged: true))
+        #expect(describe(policy.outcome(for: rejected, jobID: 7, attempts: 1, charged: true, now: now)) == "failed: 400 on this photo, in 30 s")
+        #expect(describe(policy.outcome(for: rejected, jobID: 7, attempts: 3, charged: true, now: now))
                 == "dead: 400 on this photo (gave up after 3 attempts; 'shelfd retry 7' tries again)")
     }
 
     @Test("A final answer about the photo is final, except from a batch, where the photo goes again alone")
     func finalUnlessFromABatch() {
         let blocked = PhotoError(.providerBlocked, "blocked", disposition: .dead)
-        #expect(describe(policy.outcome(for: blocked, jobID: 7, attempts: 1, charged: true)) == "dead: blocked")
-        #expect(describe(policy.outcome(for: blocked, jobID: 7, attempts: 1, charged: true, inBatch: true)).hasPrefix("failed: blocked"))
-        #expect(describe(policy.outcome(for: blocked, jobID: 7, attempts: 3, charged: true, inBatch: true)).hasPrefix("dead: blocked (gave up"))
+        #expect(describe(policy.outcome(for: blocked, jobID: 7, attempts: 1, charged: true, now: now)) == "dead: blocked")
+        #expect(describe(policy.outcome(for: blocked, jobID: 7, attempts: 1, charged: true, inBatch: true, now: now)).hasPrefix("failed: blocked"))
+        #expect(describe(policy.outcome(for: blocked, jobID: 7, attempts: 3, charged: true, inBatch: true, now: now)).hasPrefix("dead: blocked (gave up"))
     }
 
     @Test("Quick retries within an attempt: only for an outage, the server's Retry-After up to 30 s")

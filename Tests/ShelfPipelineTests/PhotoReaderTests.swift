@@ -102,7 +102,7 @@ final class RecordingHealth: ProviderHealthRecorder {
 
     static func reader(_ lineup: Lineup) -> PhotoReader {
         PhotoReader(lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-                    maxPixels: 64_000_000, health: UntrackedProviderHealth())
+                    maxPixels: 64_000_000, health: UntrackedProviderHealth(), time: .system)
     }
 
     static func books(_ reading: PhotoReading) throws -> ReadPhoto {
@@ -200,7 +200,7 @@ final class RecordingHealth: ProviderHealthRecorder {
         let lineup = Lineup.hybrid(fast: channel(fast), accurate: channel(accurate),
                                    escalateBelow: 0.7)
         let reader = PhotoReader(lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-                                 maxPixels: 64_000_000, health: health)
+                                 maxPixels: 64_000_000, health: health, time: .system)
         let read = try Self.books(await reader.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
         #expect(accurate.uploads.isEmpty)
         #expect(read.notAsked?.provider == "gemini" && read.notAsked?.error == nil)
@@ -211,7 +211,7 @@ final class RecordingHealth: ProviderHealthRecorder {
         let failing = ScriptedProvider("gemini", [.failure(PhotoError(.providerAuth, "The key was refused.", disposition: .providerBroken))])
         let single = PhotoReader(lineup: .single(channel(failing)),
                                  enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-                                 maxPixels: 64_000_000, health: reported)
+                                 maxPixels: 64_000_000, health: reported, time: .system)
         let unread = await single.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger)
         guard case .unread(.failed(let error, _), let channel, let runs) = unread else {
             Issue.record("expected a failure: \(unread)"); return

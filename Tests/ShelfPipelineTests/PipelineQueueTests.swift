@@ -155,7 +155,8 @@ struct NoSharedResults: SharedFilesStore {
     func pipeline(_ queue: FakeQueue, providers: FakeProviders = FakeProviders(), replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
         let provider = ScriptedProvider("gemini", replies)
         return Pipeline(settings: settings(), store: queue, library: EmptyLibrary(), providers: providers, sharedResults: NoSharedResults(),
-                        lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"))
+                        lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"),
+                        time: .system)
     }
 
     @Test("A pass over an empty queue claims once, up to a batch, and stops idle")

@@ -71,7 +71,7 @@ extension GeminiEmulator {
 
     /// The batch state a client sees now.
     package func batchState(_ name: String) -> String? {
-        host.read { state in state.batches.batches.first { $0.name == name }.map { Self.state(of: $0, script: state.script.batch) } }
+        host.read { state in state.batches.batches.first { $0.name == name }.map { Self.state(of: $0, script: state.script.batch, now: state.script.now) } }
     }
 
     static func isBatchPath(_ path: String) -> Bool {
@@ -89,24 +89,24 @@ extension GeminiEmulator {
             return create(request, model: model, shared: shared)
         case ("GET", "/v1beta/batches"):
             return shared.update { s in
-                let operations = s.batches.batches.reversed().map { operation($0, script: s.script.batch, withOutput: false) }
+                let operations = s.batches.batches.reversed().map { operation($0, script: s.script.batch, withOutput: false, now: s.script.now) }
                 return .json(json(["operations": Array(operations)]))
             }
         case ("GET", let p) where p.hasPrefix("/v1beta/batches/"):
             let name = String(p.dropFirst("/v1beta/".count))
             return shared.update { s in
                 guard let batch = s.batches.batches.first(where: { $0.name == name }) else { return notFound(name) }
-                if state(of: batch, script: s.script.batch) == "BATCH_STATE_SUCCEEDED", resultsInFile(batch, s.script.batch) {
+                if state(of: batch, script: s.script.batch, now: s.script.now) == "BATCH_STATE_SUCCEEDED", resultsInFile(batch, s.script.batch) {
                     s.batches.files["files/batch-\(batch.id)"] = resultLines(batch, script: s.script.batch)
                 }
-                return .json(json(operation(batch, script: s.script.batch, withOutput: true)))
+                return .json(json(operation(batch, script: s.script.batch, withOutput: true, now: s.script.now)))
             }
         case ("POST", let p) where p.hasPrefix("/v1beta/batches/") && p.hasSuffix(":cancel"):
             let name = String(p.dropFirst("/v1beta/".count).dropLast(":cancel".count))
             return shared.update { s in
                 guard let index = s.batches.batches.firstIndex(where: { $0.name == name }) else { return notFound(name) }
-                if !state(of: s.batches.batches[index], script: s.script.batch).hasSuffix("SUCCEEDED") {
-                    s.batches.batches[index].cancelled = s.batches.batches[index].cancelled ?? Date()
+                if !state(of: s.batches.batches[index], script: s.script.batch, now: s.script.now).hasSuffix("SUCCEEDED") {
+                    s.batches.batches[index].cancelled = s.batches.batches[index].cancelled ?? s.script.now
                 }
                 return .json("{}")
             }
@@ -137,7 +137,7 @@ extension GeminiEmulator {
                 s.batches.files[name] = request.body
                 return .json(json(["file": [
                     "name": name, "displayName": displayName, "mimeType": "application/jsonl", "sizeBytes": "\(request.body.count)",
-                    "createTime": iso(Date()), "expirationTime": iso(Date().addingTimeInterval(172_800)),
+                    "createTime": iso(s.script.now), "expirationTime": iso(s.script.now.addingTimeInterval(172_800)),
                     "uri": "\(shared.baseURL.withLock { $0 })/v1beta/\(name)", "state": "ACTIVE",
                 ] as [String: Any]]))
             }
@@ -208,7 +208,7 @@ extension GeminiEmulator {
         }
         return shared.update { s in
             var made = EmulatedBatch(id: s.batches.nextID(), ordinal: s.batches.batches.count + 1, displayName: displayName,
-                                     model: model, created: Date(), keys: images.map(\.0), photos: images.map(\.2),
+                                     model: model, created: s.script.now, keys: images.map(\.0), photos: images.map(\.2),
                                      fromFile: fromFile)
             for (_, image, sha) in images {
                 let (reply, _) = s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: .zero, image: image, sha256: sha)
@@ -221,13 +221,13 @@ extension GeminiEmulator {
                 }
             }
             s.batches.batches.append(made)
-            return .json(json(operation(made, script: s.script.batch, withOutput: false)))
+            return .json(json(operation(made, script: s.script.batch, withOutput: false, now: s.script.now)))
         }
     }
 
-    static func state(of batch: EmulatedBatch, script: BatchScript) -> String {
+    static func state(of batch: EmulatedBatch, script: BatchScript, now: Date) -> String {
         if batch.cancelled != nil { return "BATCH_STATE_CANCELLED" }
-        let age = Date().timeIntervalSince(batch.created)
+        let age = now.timeIntervalSince(batch.created)
         if age < seconds(script.pendingFor) { return "BATCH_STATE_PENDING" }
         if age < seconds(script.pendingFor + script.runningFor) { return "BATCH_STATE_RUNNING" }
         return batch.ordinal <= script.outcomes.count ? script.outcomes[batch.ordinal - 1] : "BATCH_STATE_SUCCEEDED"
@@ -241,13 +241,13 @@ extension GeminiEmulator {
 
     /// An `Operation` whose metadata is the `GenerateContentBatch`; a succeeded one carries its output (as the real API
     /// does, in `metadata.output` and in `response`).
-    private static func operation(_ batch: EmulatedBatch, script: BatchScript, withOutput: Bool) -> [String: Any] {
-        let state = state(of: batch, script: script)
+    private static func operation(_ batch: EmulatedBatch, script: BatchScript, withOutput: Bool, now: Date) -> [String: Any] {
+        let state = state(of: batch, script: script, now: now)
         let finished = ["BATCH_STATE_SUCCEEDED", "BATCH_STATE_FAILED", "BATCH_STATE_CANCELLED", "BATCH_STATE_EXPIRED"].contains(state)
         var metadata: [String: Any] = [
             "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch",
             "model": "models/\(batch.model)", "displayName": batch.displayName, "state": state,
-            "createTime": iso(batch.created), "updateTime": iso(Date()),
+            "createTime": iso(batch.created), "updateTime": iso(now),
             "batchStats": ["requestCount": "\(batch.keys.count)", "pendingRequestCount": finished ? "0" : "\(batch.keys.count)"],
         ]
         var operation: [String: Any] = ["name": batch.name, "done": finished]

@@ -60,6 +60,11 @@ package final class GeminiEmulator: ModelEmulator {
         /// How much later than it was sent each photo request reaches the provider, in turn (the list repeats): a
         /// network delivers requests sooner or later, and the quota counts them as they arrive. Empty: at once.
         package var travel: [Duration] = []
+        /// The provider's clock, which its quota window and arrival times are read on: nil for the wall's, or a
+        /// test's manual clock (`ManualClock.time`), on which a request's travel is added to its arrival, not slept.
+        package var clock: TimeSource?
+        /// The provider's time now.
+        var now: Date { clock?.now ?? Date() }
         /// The Batch API's behaviour (GeminiBatchEmulator.swift).
         package var batch = BatchScript()
 
@@ -137,7 +142,7 @@ package final class GeminiEmulator: ModelEmulator {
         if let header = request.header("x-goog-api-key") { keySource = .header; key = header }
         else if let query = request.query["key"] { keySource = .query; key = query }
         var entry = LoggedRequest(method: request.method, path: path, model: model, keySource: keySource,
-                                  headers: request.headers, body: request.body, photoSHA256: nil, status: 0, arrivedAt: Date())
+                                  headers: request.headers, body: request.body, photoSHA256: nil, status: 0, arrivedAt: script.now)
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             shared.log(entry)
@@ -181,7 +186,9 @@ package final class GeminiEmulator: ModelEmulator {
             defer { s.travelled += 1 }
             return s.script.travel.isEmpty ? .zero : s.script.travel[s.travelled % s.script.travel.count]
         }
-        if travel > .zero {
+        if travel > .zero, script.clock != nil {
+            entry.arrivedAt = entry.arrivedAt.addingTimeInterval(seconds(travel))
+        } else if travel > .zero {
             Thread.sleep(forTimeInterval: seconds(travel))
             entry.arrivedAt = Date()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfApp
 import ShelfCore
 import ShelfStore
 import ShelfTesting
@@ -12,63 +13,6 @@ func chargedAttempts(_ root: ShelfRoot) throws -> [Int] {
 
 @Suite("A provider outage costs no photo", .serialized)
 struct OutageTests {
-    /// Probes at most every 5 s, so the photos go through within seconds of the provider's return.
-    static func root(_ gemini: GeminiEmulator) throws -> ShelfRoot {
-        try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "5"]])
-    }
-
-    @Test("The provider's port closed for two minutes under watch: no photo failed, all done soon after it returns, few requests meanwhile",
-          .timeLimit(.minutes(5)))
-    func twoMinuteOutageUnderWatch() async throws {
-        // Answers take a second, so photos are in flight when the port closes.
-        try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(1), reply: .books([dune]))) { gemini in
-            let root = try Self.root(gemini)
-            let daemon = try root.startDaemon()
-            for seed in 1100..<1108 { try root.drop(JPEGFactory.shelf(seed: seed), as: "\(seed).jpg") }
-            try await waitUntil("the first photo is in flight") { !gemini.requests.isEmpty }
-            gemini.setDown(true)
-            let outage = ContinuousClock.now
-
-            try await waitUntil("status says the provider is unreachable", timeout: .seconds(30)) {
-                try await root.status().provider.state == "unreachable"
-            }
-            let during = try await root.status()
-            #expect(during.provider.since != nil && during.provider.nextTry != nil)
-            #expect((during.provider.photosWaiting ?? 0) > 0)
-            let text = try await root.shelfd("status")
-            #expect(text.status == 3)
-            #expect(text.stdout.contains("provider: gemini — unreachable since "), "\(text.stdout)")
-            #expect(text.stdout.contains("next try") && text.stdout.contains("photos waiting"), "\(text.stdout)")
-
-            // Two minutes down; nothing may fail meanwhile, and the daemon keeps running.
-            while ContinuousClock.now - outage < .seconds(120) {
-                let status = try await root.status()
-                #expect(status.queue.dead == 0 && status.queue.failed == 0, "an outage is not the photos' fault")
-                #expect(daemon.process.isRunning)
-                try await Task.sleep(for: .seconds(10))
-            }
-            let tried = gemini.droppedConnections
-            gemini.setDown(false)
-
-            // Probes every 4–6 s at most: back within seconds.
-            try await waitUntil("all eight photos are done after the provider returns", timeout: .seconds(20)) {
-                try await root.status().queue.done == 8
-            }
-            let after = try await root.status()
-            #expect(after.queue.dead == 0 && after.queue.failed == 0 && after.provider.state == "ok")
-            #expect(try root.resultDocuments().count == 8)
-            // The requests in flight when it closed (concurrency 2, three quick tries each), then one probe per
-            // interval of at least 4 s over 120 s.
-            let allowed = 2 * 3 + 120 / 4 + 1
-            #expect(tried > 0, "the daemon did probe during the outage")
-            #expect(tried <= allowed, "\(tried) connection attempts in two minutes; the probe schedule allows \(allowed)")
-            #expect(try chargedAttempts(root).allSatisfy { $0 <= 1 }, "only the answered request is charged")
-            #expect(daemon.process.isRunning)
-            #expect(try await daemon.stop() == 0)
-            #expect(daemon.logText.contains("Provider back"))
-        }
-    }
-
     @Test("run during an outage exits 3 with the provider's sentence; the photos stay queued, uncharged, and go through later",
           .timeLimit(.minutes(2)))
     func runDuringOutage() async throws {
@@ -103,25 +47,92 @@ struct OutageTests {
             #expect(done.queue.done == 3 && done.provider.state == "ok")
         }
     }
+}
+
+/// The outage's course on a manual clock, in this process (`InProcessShelf`): minutes of it in a few seconds.
+@Suite("A provider outage costs no photo, on the clock")
+struct OutageOnTheClockTests {
+    /// Probes at most every 5 s, so the photos go through within seconds of the provider's return.
+    static func root(_ gemini: GeminiEmulator) throws -> ShelfRoot {
+        try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "5"]])
+    }
+
+    @Test("A two-minute outage under watch loses no photo: none failed, all done within seconds of the provider's return, few requests meanwhile",
+          .timeLimit(.minutes(1)))
+    func twoMinuteOutageUnderWatch() async throws {
+        let clock = ManualClock()
+        var script = GeminiEmulator.Script.always(.books([dune]))
+        script.clock = clock.time
+        try await withGeminiEmulator(script) { gemini in
+            let shelf = try InProcessShelf(try Self.root(gemini), clock: clock)
+            for seed in 1100..<1108 { try shelf.root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg") }
+            try shelf.recordIncoming()
+            try await shelf.watching {
+                try await shelf.runClock(until: "the first photo is asked about", within: .seconds(60)) { !gemini.requests.isEmpty }
+                gemini.setDown(true)
+                let outage = clock.now
+
+                try await shelf.runClock(until: "status says the provider is unreachable", within: .seconds(30)) {
+                    try shelf.status().provider.state == "unreachable"
+                }
+                let during = try shelf.status()
+                #expect(during.provider.since != nil && during.provider.nextTry != nil)
+                #expect((during.provider.photosWaiting ?? 0) > 0)
+                let text = try #require(StatusReport.outageSentence(during.provider, now: clock.time.now))
+                #expect(text.contains("provider: gemini — unreachable since "), "\(text)")
+                #expect(text.contains("next try") && text.contains("photos waiting"), "\(text)")
+
+                // Two minutes down; nothing may fail meanwhile.
+                try await shelf.runClock(until: "two minutes have passed", within: .seconds(130)) {
+                    let queue = try shelf.queue()
+                    #expect(queue.dead == 0 && queue.failed == 0, "an outage is not the photos' fault")
+                    return outage.duration(to: clock.now) >= .seconds(120)
+                }
+                let tried = gemini.droppedConnections
+                gemini.setDown(false)
+
+                // Probes every 4–6 s at most: back within seconds.
+                let back = try await shelf.runClock(until: "all eight photos are done after the provider returns", within: .seconds(20)) {
+                    try shelf.queue().done == 8
+                }
+                #expect(back <= .seconds(10), "the next probe (at most 5 s away) finds it back: \(back)")
+                let after = try shelf.status()
+                #expect(after.queue.dead == 0 && after.queue.failed == 0 && after.provider.state == "ok")
+                // The requests in flight when it closed (concurrency 2, three quick tries each), then one probe per
+                // interval of at least 4 s over 120 s.
+                let allowed = 2 * 3 + 120 / 4 + 1
+                #expect(tried > 0, "the daemon did probe during the outage")
+                #expect(tried <= allowed, "\(tried) connection attempts in two minutes; the probe schedule allows \(allowed)")
+            }
+            #expect(try shelf.root.resultDocuments().count == 8)
+            #expect(try chargedAttempts(shelf.root).allSatisfy { $0 <= 1 }, "only the answered request is charged")
+            #expect(shelf.logText.contains("Provider back"))
+        }
+    }
 
     @Test("503s for a while under watch: the provider is unavailable, probed once per interval, no photo charged",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(1)))
     func serverErrorsAreTheProvidersTrouble() async throws {
         // Twelve 503s: three quick tries of each request in flight, then single probes.
-        try await withGeminiEmulator(.failing(times: 12, with: .overloaded, then: .books([dune]))) { gemini in
+        let clock = ManualClock()
+        var script = GeminiEmulator.Script.failing(times: 12, with: .overloaded, then: .books([dune]))
+        script.clock = clock.time
+        try await withGeminiEmulator(script) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "1", "max_attempts": "1"]])
-            let daemon = try root.startDaemon()
-            for seed in 1130..<1134 { try root.drop(JPEGFactory.shelf(seed: seed), as: "\(seed).jpg") }
-            try await waitUntil("status says the provider is unavailable") {
-                try await root.status().provider.state == "unavailable"
+            for seed in 1130..<1134 { try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg") }
+            let shelf = try InProcessShelf(root, clock: clock)
+            try shelf.recordIncoming()
+            try await shelf.watching {
+                try await shelf.runClock(until: "status says the provider is unavailable", within: .seconds(30)) {
+                    try shelf.status().provider.state == "unavailable"
+                }
+                #expect(try shelf.status().provider.reason?.contains("HTTP 503") == true)
+                try await shelf.runClock(until: "all four photos are done", within: .seconds(60)) { try shelf.queue().done == 4 }
             }
-            #expect(try await root.status().provider.reason?.contains("HTTP 503") == true)
-            try await waitUntil("all four photos are done", timeout: .seconds(60)) { try await root.status().queue.done == 4 }
-            let status = try await root.status()
+            let status = try shelf.status()
             #expect(status.queue.dead == 0 && status.queue.failed == 0, "max_attempts = 1, and no photo used it up")
             #expect(status.provider.state == "ok")
             #expect(gemini.requests.count == 12 + 4, "every 503 was a request the schedule sent; then one per photo")
-            #expect(try await daemon.stop() == 0)
         }
     }
 }

@@ -7,19 +7,16 @@ import Testing
 /// Several `shelfd watch` workers, each with folders of its own, sharing one PostgreSQL database (`[store] url`).
 @Suite("Workers sharing one PostgreSQL store", .serialized)
 struct SharedStoreTests {
-    @Test("Three workers, 200 photos dropped at one, one worker killed twice: each photo done once, one library entry, the limit kept",
-          .timeLimit(.minutes(6)))
+    /// The per-minute limit the three keep together is shown on a manual clock (RateLimitsOnTheClockTests); here the
+    /// processes themselves: kill -9, a lease given back by the pid it named, workers registered and gone.
+    @Test("Three workers, 60 photos dropped at one, one worker killed twice: each photo done once, one library entry",
+          .timeLimit(.minutes(4)))
     func threeWorkersOneQueue() async throws {
-        let photos = 200, limit = 150
+        let photos = 60
         try await withPostgres { server in
             let url = server.url(database: try server.createDatabase())
-            // The emulator refuses (429) a request beyond Gemini's per-minute quota: a limit each worker kept alone shows.
-            try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(300), reply: .books([dune]),
-                                                               requestsPerMinute: limit)) { gemini in
-                let overrides: [String: [String: String]] = [
-                    "store": ["url": "\"\(url)\""],
-                    "gemini": ["requests_per_minute": "\(limit)"],
-                ]
+            try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(300), reply: .books([dune]))) { gemini in
+                let overrides: [String: [String: String]] = ["store": ["url": "\"\(url)\""]]
                 // Each worker its own root and state, as on three machines: only the first sees the photos, and only
                 // the first keeps the files for people.
                 let roots = try (0..<3).map { index in
@@ -36,10 +33,9 @@ struct SharedStoreTests {
                 let listed = try await roots[1].status()
                 #expect(listed.workers?.count == 3, "any worker's status lists all three")
                 #expect(Set(listed.workers?.map(\.pid) ?? []).count == 3)
-                #expect(listed.limits?.first?.requestsPerMinute == limit, "status shows the shared limit")
 
                 // The second worker is killed twice mid-way, and started again each time.
-                for doneBefore in [50, 120] {
+                for doneBefore in [15, 35] {
                     try await waitUntil("\(doneBefore) photos are done", timeout: .seconds(180)) {
                         try await roots[0].status().queue.done >= doneBefore
                     }
@@ -69,12 +65,7 @@ struct SharedStoreTests {
                 #expect(library.books.first?.sightingsCount == photos)
                 #expect(roots[1...].allSatisfy { !FileManager.default.fileExists(atPath: $0.root.appendingPathComponent("library.json").path) })
 
-                // The per-minute limit held across the three: the provider refused nothing, no minute held more.
                 let sent = gemini.requests.filter { $0.photoSHA256 != nil }
-                #expect(sent.allSatisfy { $0.status == 200 }, "the provider refused none for its per-minute quota")
-                let arrivals = sent.map(\.arrivedAt).sorted()
-                let crowded = zip(arrivals, arrivals.dropFirst(limit)).filter { $1.timeIntervalSince($0) < 59.5 }
-                #expect(crowded.isEmpty, "\(crowded.count) minutes held more than \(limit) requests")
                 // A lost lease costs at most the photos the killed worker held (its batches of up to five, twice).
                 #expect(sent.count <= photos + 2 * 2 * 5, "\(sent.count) requests for \(photos) photos")
             }
