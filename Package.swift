@@ -156,7 +156,8 @@ let package = Package(
         .testTarget(name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
-        // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one).
+        // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one); and the daemon's
+        // runtime in the tests' own process on a manual clock (InProcessShelf), where time is what a test is about.
         .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
                                                         "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "ShelfApp", "ShelfDaemon",
                                                         "ShelfPipeline", "CPty",
