@@ -33,7 +33,9 @@ package final class ManualClock: Clock, Sendable {
         self.start = start
     }
 
-    /// The time source the machinery is given: this clock, and a wall date that moves with it.
+    /// The time source the machinery is given: this clock, and a wall date that moves with it. Its instants count from
+    /// the moment it is taken (`SomeClock`), so take it before the clock first moves and give the same to everything
+    /// whose instants are compared.
     package var time: TimeSource {
         TimeSource(clock: self, wall: { [self] in start.addingTimeInterval(now.offset.seconds) })
     }
