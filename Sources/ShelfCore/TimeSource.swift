@@ -25,12 +25,6 @@ package struct TimeSource: Sendable {
     package func sleep(for duration: Duration) async throws {
         try await clock.sleep(for: duration)
     }
-
-    /// Sleeps until `date` on the wall, measured on the clock (at once when it has passed).
-    package func sleep(until date: Date) async throws {
-        let seconds = date.timeIntervalSince(now)
-        if seconds > 0 { try await sleep(for: .seconds(seconds)) }
-    }
 }
 
 /// Any clock counted in `Duration`, behind one type, so that the code taking a `TimeSource` is not generic over it.
