@@ -21,7 +21,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # The test bundle is run directly: two `swift test` processes would wait on each other's lock on .build.
 bundle="$(swift build --show-bin-path)/shelfdPackageTests.xctest"
-tests() { NO_COLOR=1 "$bundle" --testing-library swift-testing "$@"; }
+tests() { NO_COLOR=1 "$bundle" --testing-library swift-testing --verbose "$@"; }
 
 started=$SECONDS
 ( tests --no-parallel --filter "$alone" > "$logs/alone.log" 2>&1
@@ -36,10 +36,13 @@ alone_status=$(cat "$logs/alone.status" 2>/dev/null || echo 1)
 
 echo "test: in parallel took $rest_seconds s (status $rest), one after another $(cat "$logs/alone.seconds" 2>/dev/null) s (status $alone_status)"
 # A test in parallel takes longer than alone (its cases and its neighbours share the processors): each list is its own.
+# Verbose output times each case of a parameterized test; the line of the test as a whole would count the time its
+# cases waited for one another, so it is left out.
 slowest() {
-    sed -nE 's/^.*Test (.*) (passed|failed) after ([0-9.]+) seconds.*$/\3 \1 (\2)/p' "$1" \
-        | grep -v '^[0-9.]* run with ' | sort -rn | head -n 10 \
-        | awk '{ printf "  %8.1f s  ", $1; $1 = ""; sub(/^ /, ""); print }'
+    sed -nE -e '/with [0-9]+ test cases|Test run with|Suite /d' \
+        -e "s/^.*Test case passing (.*) to \"(.*)\" \(aka '[^']*'\) (passed|failed) after ([0-9.]+) seconds.*\$/\4 \"\2\" [\1] (\3)/p" \
+        -e "s/^.*Test \"(.*)\" (\(aka '[^']*'\) )?(passed|failed) after ([0-9.]+) seconds.*\$/\4 \"\1\" (\3)/p" "$1" \
+        | sort -rn | head -n 10 | awk '{ printf "  %8.1f s  ", $1; $1 = ""; sub(/^ /, ""); print }'
 }
 echo "test: the ten slowest one after another:"
 slowest "$logs/alone.log"

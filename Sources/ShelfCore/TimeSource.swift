@@ -36,6 +36,10 @@ package struct SomeClock: Clock {
         package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
         package func duration(to other: Instant) -> Duration { other.offset - offset }
         package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        package static func + (lhs: Instant, rhs: Duration) -> Instant { lhs.advanced(by: rhs) }
+        package static func - (lhs: Instant, rhs: Duration) -> Instant { lhs.advanced(by: .zero - rhs) }
+        package static func - (lhs: Instant, rhs: Instant) -> Duration { rhs.duration(to: lhs) }
+        package static func += (lhs: inout Instant, rhs: Duration) { lhs = lhs + rhs }
     }
 
     private let elapsed: @Sendable () -> Duration

@@ -33,7 +33,8 @@ package struct OneShot {
     /// `run`: rescan incoming/, then process.
     package func run() async throws -> Report {
         runtime.pruning.prune()
-        let files = await scanOnce(root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings)
+        let files = await scanOnce(root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings,
+                                    time: runtime.pipeline.time)
         let queued = runtime.pipeline.ingest(files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) })
             .count(where: { if case .queued = $0 { true } else { false } })
         runtime.pipeline.forgetVanishedProblems()
@@ -53,7 +54,7 @@ package struct OneShot {
                 throw StartupError("\(path): no such file or folder.")
             }
             let files: [(String, URL)] = isFolder.boolValue
-                ? await scanOnce(root: url, settings: settings).map { ($0.path, url) }.sorted { $0.0 < $1.0 }
+                ? await scanOnce(root: url, settings: settings, time: runtime.pipeline.time).map { ($0.path, url) }.sorted { $0.0 < $1.0 }
                 : [(url.path, url.deletingLastPathComponent())]
             for (file, base) in files {
                 let incoming = URL(fileURLWithPath: runtime.config.paths.incoming)

@@ -146,7 +146,7 @@ package struct WatcherService: Service {
     package func run() async {
         let config = runtime.config, pipeline = runtime.pipeline, store = runtime.store
         let watcher = FolderWatcher(root: URL(fileURLWithPath: config.paths.incoming), settings: config.watchSettings,
-                                    logger: Logger(label: "shelfd.watch"))
+                                    logger: Logger(label: "shelfd.watch"), time: pipeline.time)
         await withTaskCancellationOrGracefulShutdownHandler {
             var ready = false
             for await event in watcher.events() {

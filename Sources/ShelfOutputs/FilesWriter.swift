@@ -16,6 +16,8 @@ import Synchronization
 package final class FilesWriter: Sendable {
     package let files: LibraryFiles
     private let immediately: Bool
+    /// The clock of the rewrite's pauses, and of the daily reconcile.
+    private let time: TimeSource
     private let reviewQueue = DispatchQueue(label: "shelfd.files.review")
     private let libraryQueue = DispatchQueue(label: "shelfd.files.library")
     private let state: Mutex<State>
@@ -29,13 +31,14 @@ package final class FilesWriter: Sendable {
         var libraryQueued = false
         /// Photos of the batch just committed, by hash: their review crops are cut without reading them again.
         var originals: [String: [UInt8]] = [:]
-        var lastReconcile = ContinuousClock.now
+        var lastReconcile: SomeClock.Instant
     }
 
-    package init(files: LibraryFiles, immediately: Bool = false, settle: Duration = .milliseconds(100),
+    package init(files: LibraryFiles, immediately: Bool = false, time: TimeSource = .system, settle: Duration = .milliseconds(100),
                  minimumSpacing: Duration = .milliseconds(250), maximumSpacing: Duration = .seconds(3)) {
-        self.files = files; self.immediately = immediately
-        state = Mutex(State(library: RewriteSchedule(settle: settle, minimumSpacing: minimumSpacing, maximumSpacing: maximumSpacing)))
+        self.files = files; self.immediately = immediately; self.time = time
+        state = Mutex(State(library: RewriteSchedule(settle: settle, minimumSpacing: minimumSpacing, maximumSpacing: maximumSpacing),
+                            lastReconcile: time.clock.now))
     }
 
     /// A commit's report of what it changed. `originals`: the photos a batch read, still in memory, by hash.
@@ -49,9 +52,10 @@ package final class FilesWriter: Sendable {
             if library { files.updateLibrary() }
             return
         }
-        let (queueReview, libraryDue) = state.withLock { state -> (Bool, ContinuousClock.Instant?) in
+        let now = time.clock.now
+        let (queueReview, libraryDue) = state.withLock { state -> (Bool, SomeClock.Instant?) in
             if review { state.review.formUnion(change) }
-            if library { state.library.changed(at: .now) }
+            if library { state.library.changed(at: now) }
             state.originals.merge(originals) { new, _ in new }
             let queueReview = review && !state.reviewQueued
             if queueReview { state.reviewQueued = true }
@@ -69,20 +73,22 @@ package final class FilesWriter: Sendable {
         libraryQueue.sync { writeLibrary(now: true) }
     }
 
-    private func scheduleLibrary(at due: ContinuousClock.Instant) {
-        let (seconds, attoseconds) = max(.zero, due - .now).components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        libraryQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.writeLibrary() }
+    private func scheduleLibrary(at due: SomeClock.Instant) {
+        Task { [time] in
+            try? await time.clock.sleep(until: due)
+            libraryQueue.async { self.writeLibrary() }
+        }
     }
 
     private func writeReview() {
         // Flags are cleared before reading the database: a change committed meanwhile queues the next pass.
+        let now = time.clock.now
         let (pending, originals) = state.withLock { state -> (FilesChange?, [String: [UInt8]]) in
             defer { state.review = FilesChange(); state.reviewQueued = false; state.originals = [:] }
             guard state.review.changesReview else { return (nil, [:]) }
             var pending = state.review
-            if ContinuousClock.now - state.lastReconcile > .seconds(86_400) { pending.reconcile = true }
-            if pending.reconcile { state.lastReconcile = .now }
+            if state.lastReconcile.duration(to: now) > .seconds(86_400) { pending.reconcile = true }
+            if pending.reconcile { state.lastReconcile = now }
             return (pending, state.originals)
         }
         guard let pending else { return }
@@ -94,13 +100,14 @@ package final class FilesWriter: Sendable {
     /// Rewrites library.json and the exports when they are due (`now`: whatever is pending, at once).
     private func writeLibrary(now: Bool = false) {
         // A change that came after this pass was queued can move the time: wait for it instead.
-        enum Pass { case write, wait(ContinuousClock.Instant), none }
+        enum Pass { case write, wait(SomeClock.Instant), none }
+        let clock = time.clock
         let pass = state.withLock { state -> Pass in
             guard let due = state.library.due else {
                 if !now { state.libraryQueued = false }         // this was the queued pass
                 return .none
             }
-            guard now || due <= .now else { return .wait(due) }
+            guard now || due <= clock.now else { return .wait(due) }
             state.library.writing()
             return .write
         }
@@ -109,9 +116,10 @@ package final class FilesWriter: Sendable {
         case .wait(let due): return scheduleLibrary(at: due)
         case .write: break
         }
-        let took = ContinuousClock().measure { files.updateLibrary() }
-        let next = state.withLock { state -> ContinuousClock.Instant? in
-            state.library.wrote(at: .now, took: took)
+        let took = clock.measure { files.updateLibrary() }
+        let finished = clock.now
+        let next = state.withLock { state -> SomeClock.Instant? in
+            state.library.wrote(at: finished, took: took)
             if now && state.libraryQueued { return nil }        // the queued pass takes what came meanwhile
             state.libraryQueued = state.library.due != nil
             return state.library.due
@@ -132,22 +140,22 @@ package struct RewriteSchedule: Sendable {
     package var minimumSpacing: Duration
     package var maximumSpacing: Duration
     /// The first and the last change not yet written.
-    private var firstChange: ContinuousClock.Instant?
-    private var lastChange: ContinuousClock.Instant?
-    private var lastWrite: ContinuousClock.Instant?
+    private var firstChange: SomeClock.Instant?
+    private var lastChange: SomeClock.Instant?
+    private var lastWrite: SomeClock.Instant?
     private var took: Duration = .zero
 
     package init(settle: Duration, minimumSpacing: Duration, maximumSpacing: Duration) {
         self.settle = settle; self.minimumSpacing = minimumSpacing; self.maximumSpacing = maximumSpacing
     }
 
-    package mutating func changed(at instant: ContinuousClock.Instant) {
+    package mutating func changed(at instant: SomeClock.Instant) {
         firstChange = firstChange ?? instant
         lastChange = instant
     }
 
     /// When the pending changes are to be written; nil when nothing is pending.
-    package var due: ContinuousClock.Instant? {
+    package var due: SomeClock.Instant? {
         guard let firstChange, let lastChange else { return nil }
         let paused = lastChange + min(maximumSpacing, max(settle, took))
         let due = min(paused, firstChange + maximumSpacing * 2)
@@ -158,7 +166,7 @@ package struct RewriteSchedule: Sendable {
     /// A rewrite starts: it carries every change so far (it reads the database after this).
     package mutating func writing() { firstChange = nil; lastChange = nil }
 
-    package mutating func wrote(at instant: ContinuousClock.Instant, took: Duration) {
+    package mutating func wrote(at instant: SomeClock.Instant, took: Duration) {
         lastWrite = instant; self.took = took
     }
 }

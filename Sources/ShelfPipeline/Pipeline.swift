@@ -67,7 +67,7 @@ package final class Pipeline: Sendable {
         files = FilesWriter(files: LibraryFiles(
             libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
             exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,
-            filesLock: settings.filesLock, store: library, logger: logger))
+            filesLock: settings.filesLock, store: library, logger: logger), time: time)
     }
 
     /// Graceful stop: the scheduler claims nothing more, photos waiting for a request slot go back to the

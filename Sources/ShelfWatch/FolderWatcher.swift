@@ -1,23 +1,27 @@
 import Foundation
 import Logging
+import ShelfCore
 import Synchronization
 
 /// Watches the incoming folder and reports files that are complete.
 ///
 /// Two threads of our own: the engine (scans, stability, timers; sleeps on a condition until the next
-/// deadline) and, with inotify, the inotify session (blocked in `next_event(1)`). Nothing blocks the
-/// cooperative pool.
+/// deadline on the watcher's clock) and, with inotify, the inotify session (blocked in `next_event(1)`). Nothing
+/// blocks the cooperative pool.
 package final class FolderWatcher: Sendable {
     private let root: String
     private let settings: WatchSettings
     private let logger: Logger
+    private let time: TimeSource
     private let mailbox = Mailbox()
     private let stopRequested = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
 
-    package init(root: URL, settings: WatchSettings, logger: Logger) {
+    /// `time`: the clock settle times, gathering and rescans are counted on.
+    package init(root: URL, settings: WatchSettings, logger: Logger, time: TimeSource = .system) {
         self.root = canonicalRoot(root)
         self.settings = settings
+        self.time = time
         var logger = logger
         logger[metadataKey: "watch.root"] = "\(self.root)"
         self.logger = logger
@@ -34,7 +38,7 @@ package final class FolderWatcher: Sendable {
         }
         continuation.onTermination = { [self] _ in stop() }
         let engine = WatchEngine(
-            root: root, settings: settings, logger: logger, mailbox: mailbox, continuation: continuation,
+            root: root, settings: settings, logger: logger, time: time, mailbox: mailbox, continuation: continuation,
             inotify: InotifySession(root: root, mailbox: mailbox, logger: logger,
                                     shouldStop: { [self] in stopRequested.load(ordering: .relaxed) }))
         let thread = Thread { engine.run() }
@@ -60,6 +64,7 @@ private struct WatchEngine: Sendable {
     let root: String
     let settings: WatchSettings
     let logger: Logger
+    let time: TimeSource
     let mailbox: Mailbox
     let continuation: AsyncStream<WatchEvent>.Continuation
     let inotify: InotifySession
@@ -68,7 +73,7 @@ private struct WatchEngine: Sendable {
         defer { continuation.finish() }
         var state = EngineState(
             scanner: TreeScanner(root: root, rules: IgnoreRules(extra: settings.extraIgnore)),
-            tracker: StabilityTracker(settle: settings.settle))
+            tracker: StabilityTracker(settle: settings.settle, now: { [clock = time.clock] in clock.now }))
 
         let (mode, reason) = initialMode()
         if mode == .inotify {
@@ -78,9 +83,9 @@ private struct WatchEngine: Sendable {
             fullScan(trigger: "startup", in: &state)
         }
 
-        while let inbox = mailbox.take(until: state.nextWakeUp) {
+        while let inbox = mailbox.take(until: state.nextWakeUp, on: time.clock) {
             handle(inbox, in: &state)
-            if let due = state.nextFullScan, due <= .now {
+            if let due = state.nextFullScan, due <= time.clock.now {
                 fullScan(trigger: state.mode == .poll ? "poll" : "periodic", in: &state)
             }
             let stable = state.tracker.takeStable()
@@ -144,11 +149,11 @@ private struct WatchEngine: Sendable {
         let candidates = state.scanner.scan()
         for candidate in candidates {
             state.tracker.sighted(candidate.path, snapshot: candidate.snapshot,
-                                  settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle))
+                                  settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle, now: time.now))
         }
         state.tracker.keepEmitted(only: Set(candidates.map(\.path)))
         let interval = state.mode == .poll ? settings.pollInterval : settings.rescanInterval
-        state.nextFullScan = .now + interval
+        state.nextFullScan = time.clock.now + interval
         let metadata: Logger.Metadata = ["watch.files": "\(candidates.count)", "watch.trigger": "\(trigger)"]
         switch trigger {
         case "startup": logger.notice("Full scan finished", metadata: metadata)
@@ -164,13 +169,13 @@ private struct EngineState {
     var tracker: StabilityTracker
     var mode: WatchMode = .inotify
     /// nil until the startup scan has run.
-    var nextFullScan: ContinuousClock.Instant?
+    var nextFullScan: SomeClock.Instant?
 
     /// A file's check waits this much longer (a tenth of the settle time, at most a quarter of a second), so that
     /// the files of a burst (a phone's sync, a copied folder) become stable at one look and are queued together.
     var gather: Duration { min(tracker.settle / 10, .milliseconds(250)) }
 
-    var nextWakeUp: ContinuousClock.Instant? {
+    var nextWakeUp: SomeClock.Instant? {
         [tracker.nextCheck.map { $0 + gather }, nextFullScan].compactMap { $0 }.min()
     }
 }

@@ -23,7 +23,7 @@ struct Inbox {
     }
 }
 
-/// A condition-guarded `Inbox`; the engine sleeps on it until a post, a deadline or `close()`.
+/// A condition-guarded `Inbox`; the engine sleeps on it until a post, a deadline on the watcher's clock, or `close()`.
 final class Mailbox: @unchecked Sendable {   // unchecked: `inbox` and `closed` are only touched under `condition`
     private let condition = NSCondition()
     private var inbox = Inbox()
@@ -36,6 +36,13 @@ final class Mailbox: @unchecked Sendable {   // unchecked: `inbox` and `closed` 
         condition.signal()
     }
 
+    /// Wakes the engine to look at its deadline.
+    private func wake() {
+        condition.lock()
+        defer { condition.unlock() }
+        condition.signal()
+    }
+
     func close() {
         condition.lock()
         defer { condition.unlock() }
@@ -43,18 +50,21 @@ final class Mailbox: @unchecked Sendable {   // unchecked: `inbox` and `closed` 
         condition.signal()
     }
 
-    /// Waits for posts (or `deadline`) and takes them all; nil once closed.
-    func take(until deadline: ContinuousClock.Instant?) -> Inbox? {
+    /// Waits for posts (or `deadline` on `clock`) and takes them all; nil once closed. The deadline is kept by a task
+    /// sleeping on the clock, so a test's manual clock wakes the engine as the machine's would.
+    func take(until deadline: SomeClock.Instant?, on clock: SomeClock) -> Inbox? {
+        let alarm = deadline.map { deadline in
+            Task { [self] in
+                try await clock.sleep(until: deadline)
+                wake()
+            }
+        }
+        defer { alarm?.cancel() }
         condition.lock()
         defer { condition.unlock() }
         while !closed && inbox.isEmpty {
-            guard let deadline else {
-                condition.wait()
-                continue
-            }
-            let remaining = deadline - .now
-            if remaining <= .zero { break }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.seconds))
+            if let deadline, clock.now >= deadline { break }
+            condition.wait()
         }
         if closed { return nil }
         defer { inbox = Inbox() }

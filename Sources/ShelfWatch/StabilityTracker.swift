@@ -1,7 +1,9 @@
 import Foundation
+import ShelfCore
 
 /// Decides when a file is complete: its snapshot (size, mtime, inode) must stay unchanged for `settle`
-/// after the last sign of activity. Time and `stat` are injected so the rules can be tested without waiting.
+/// after the last sign of activity. Time (the watcher's clock) and `stat` are injected so the rules can be tested
+/// without waiting.
 ///
 /// Not thread-safe; the watcher uses it from its engine thread only.
 package struct StabilityTracker {
@@ -12,7 +14,7 @@ package struct StabilityTracker {
 
     private struct Pending {
         var snapshot: FileSnapshot
-        var since: ContinuousClock.Instant
+        var since: SomeClock.Instant
         var writerOpen: Bool
     }
 
@@ -20,7 +22,7 @@ package struct StabilityTracker {
     /// How long a file still open for writing (IN_MODIFY seen, IN_CLOSE_WRITE not yet) must stay unchanged
     /// before we stop waiting for the close, in case that event was lost.
     package let openWriterLimit: Duration
-    private let now: () -> ContinuousClock.Instant
+    private let now: () -> SomeClock.Instant
     private let stat: (String) -> FileSnapshot?
     private var pending: [String: Pending] = [:]
     /// What was emitted, so a rescan does not emit an unchanged file again.
@@ -29,7 +31,7 @@ package struct StabilityTracker {
     package init(
         settle: Duration,
         openWriterLimit: Duration = .seconds(60),
-        now: @escaping () -> ContinuousClock.Instant = { .now },
+        now: @escaping () -> SomeClock.Instant,
         stat: @escaping (String) -> FileSnapshot? = FileSnapshot.of(path:)
     ) {
         self.settle = settle
@@ -42,7 +44,7 @@ package struct StabilityTracker {
     package var pendingCount: Int { pending.count }
 
     /// When `takeStable()` may next return something, or nil when nothing is pending.
-    package var nextCheck: ContinuousClock.Instant? {
+    package var nextCheck: SomeClock.Instant? {
         pending.values.map { $0.since + quietPeriod($0) }.min()
     }
 

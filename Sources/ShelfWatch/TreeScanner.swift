@@ -48,10 +48,10 @@ struct TreeScanner {
     }
 }
 
-/// A file last modified this long ago is taken as finished when a scan first sees it. The margin is wide
-/// because a network share's clock can run behind ours.
-func isSettledAlready(_ snapshot: FileSnapshot, settle: Duration) -> Bool {
-    let age = Date().timeIntervalSince(snapshot.modified)
+/// A file last modified this long ago (`now` is the watcher's wall date) is taken as finished when a scan first sees
+/// it. The margin is wide because a network share's clock can run behind ours.
+func isSettledAlready(_ snapshot: FileSnapshot, settle: Duration, now: Date) -> Bool {
+    let age = now.timeIntervalSince(snapshot.modified)
     return age >= max(settle, .seconds(60)).seconds
 }
 
@@ -63,20 +63,20 @@ func canonicalRoot(_ root: URL) -> String {
 }
 
 /// One-shot scan for `shelfd run`: every candidate file under `root`, waiting out `settle` for files changed
-/// recently. Files still changing a minute after that are left for the next run.
-package func scanOnce(root: URL, settings: WatchSettings) async -> [StableFile] {
+/// recently (on `time`'s clock). Files still changing a minute after that are left for the next run.
+package func scanOnce(root: URL, settings: WatchSettings, time: TimeSource) async -> [StableFile] {
     let scanner = TreeScanner(root: canonicalRoot(root), rules: IgnoreRules(extra: settings.extraIgnore))
-    var tracker = StabilityTracker(settle: settings.settle)
+    var tracker = StabilityTracker(settle: settings.settle, now: { time.clock.now })
     for candidate in scanner.scan() {
         tracker.sighted(candidate.path, snapshot: candidate.snapshot,
-                        settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle))
+                        settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle, now: time.now))
     }
-    let giveUp = ContinuousClock.now + settings.settle + .seconds(60)
+    let giveUp = time.clock.now + settings.settle + .seconds(60)
     var stable: [StabilityTracker.Stable] = []
     while true {
         stable += tracker.takeStable()
         guard let next = tracker.nextCheck, next <= giveUp else { break }
-        do { try await Task.sleep(until: next, clock: .continuous) } catch { break }   // cancelled: return what we have
+        do { try await time.clock.sleep(until: next) } catch { break }   // cancelled: return what we have
     }
     return stable.map { scanner.stableFile($0) }.sorted { $0.path < $1.path }
 }

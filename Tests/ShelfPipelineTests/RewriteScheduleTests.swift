@@ -1,10 +1,10 @@
+import ShelfCore
 import ShelfOutputs
 import Testing
 
 /// When library.json and the exports are rewritten, as a sequence of changes and rewrites would have it.
 struct RewriteScheduleTests {
-    let start = ContinuousClock.now
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+    func at(_ milliseconds: Int) -> SomeClock.Instant { SomeClock.Instant(offset: .milliseconds(milliseconds)) }
 
     func schedule() -> RewriteSchedule {
         RewriteSchedule(settle: .milliseconds(100), minimumSpacing: .milliseconds(250), maximumSpacing: .seconds(3))

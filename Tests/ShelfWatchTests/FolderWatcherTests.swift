@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import ShelfTesting
 import ShelfWatch
 import Testing
@@ -33,29 +34,64 @@ struct FolderWatcherTests {
         }
     }
 
-    @Test("A photo written slowly in chunks is emitted once, after the last chunk, with the final size")
+    @Test("A photo copied slowly (a chunk every 3 s, settle 5 s) is emitted once, whole, 5 s after its writer closes it")
     func slowWriteIsEmittedAfterLastChunk() async throws {
+        let clock = ManualClock()
+        let settings = WatchSettings(mode: .inotify, settle: .seconds(5), rescanInterval: .seconds(3600))
+        let gather = Duration.milliseconds(250)     // a file's check waits a tenth of settle longer, at most this
         try await withIncoming { incoming in
-            try await withWatcher(incoming) { _, recorder in
+            try await withWatcher(incoming, settings, time: clock.time) { _, recorder in
                 try await recorder.waitForStartupScan()
                 let url = incoming.appendingPathComponent("slow.jpg")
                 #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
                 let handle = try FileHandle(forWritingTo: url)
                 let chunk = Data(repeating: 0x42, count: 64 * 1024)
                 for index in 0..<4 {
-                    if index > 0 { try await Task.sleep(for: .milliseconds(400)) }   // the writer's pace
+                    if index > 0 { clock.advance(by: .seconds(3)) }                   // the writer's pace
                     try handle.write(contentsOf: chunk)
+                    // Each write restarts the wait; while the writer has the file open, the watcher waits for its close
+                    // (at most a minute, in case the close was missed).
+                    try await waitForWatcher(clock, toLookAt: .seconds(3 * index) + .seconds(60) + gather, recorder)
+                    #expect(recorder.stable(named: "slow.jpg").isEmpty, "emitted while still being written")
                 }
                 try handle.close()
-                let closedAt = ContinuousClock.now
+                try await waitForWatcher(clock, toLookAt: .seconds(9) + .seconds(5) + gather, recorder)
+                clock.advance(by: .seconds(5))
+                #expect(recorder.stable(named: "slow.jpg").isEmpty, "emitted before the settle time had passed")
+                clock.advance(by: gather)
                 try await recorder.waitForStable("slow.jpg")
-                try await dropSentinel(in: incoming, recorder)
-                let emitted = recorder.stable.filter { $0.file.path == url.path }
-                #expect(emitted.count == 1)
-                #expect(emitted.first?.file.size == Int64(4 * chunk.count))
-                #expect(emitted.first.map { $0.at >= closedAt } == true)
+                #expect(recorder.stable(named: "slow.jpg").map(\.size) == [Int64(4 * chunk.count)])
             }
         }
+    }
+
+    @Test("A photo whose writer keeps it open (no close seen) waits a minute, not the settle time, then is emitted")
+    func openWriterWaitsAMinute() async throws {
+        let clock = ManualClock()
+        let settings = WatchSettings(mode: .inotify, settle: .seconds(2), rescanInterval: .seconds(3600))
+        let gather = Duration.milliseconds(200)
+        try await withIncoming { incoming in
+            try await withWatcher(incoming, settings, time: clock.time) { _, recorder in
+                try await recorder.waitForStartupScan()
+                let url = incoming.appendingPathComponent("open.jpg")
+                #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+                let handle = try FileHandle(forWritingTo: url)
+                defer { try? handle.close() }
+                try handle.write(contentsOf: Data(repeating: 0x42, count: 10_000))
+                try await waitForWatcher(clock, toLookAt: .seconds(60) + gather, recorder)
+                clock.advance(by: .seconds(30))
+                #expect(recorder.stable(named: "open.jpg").isEmpty, "emitted while its writer still had it open")
+                clock.advance(by: .seconds(30) + gather)
+                try await recorder.waitForStable("open.jpg")
+                #expect(recorder.stable(named: "open.jpg").map(\.size) == [10_000])
+            }
+        }
+    }
+
+    /// Waits (in real time) until the watcher has seen the last write and set its next look for `deadline` on the
+    /// manual clock.
+    private func waitForWatcher(_ clock: ManualClock, toLookAt deadline: Duration, _ recorder: EventRecorder) async throws {
+        try await recorder.wait(for: "the watcher's next look at \(deadline)") { clock.nextDeadline == deadline }
     }
 
     @Test("A Syncthing temporary renamed into place is emitted under its final name only")

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import ShelfTesting
 @testable import ShelfWatch
 import Testing
@@ -16,7 +17,7 @@ struct ScanOnceTests {
             try writeFakePhoto("@eaDir/IMG_1.jpg/SYNOFILE_THUMB_M.jpg", in: root)
             try writeFakePhoto("notes.txt", in: root)
 
-            let files = await scanOnce(root: root, settings: .testing())
+            let files = await scanOnce(root: root, settings: .testing(), time: .system)
             let base = root.resolvingSymlinksInPath().path
             #expect(files.map(\.path) == [
                 base + "/IMG_2.sync-conflict-20240101-120000-ABCDEFG.jpg", base + "/new.png", base + "/old/IMG_1.jpg",
@@ -30,7 +31,7 @@ struct ScanOnceTests {
     @Test("scanOnce of a missing folder returns nothing")
     func scanOnceOfMissingFolder() async {
         let files = await scanOnce(root: URL(fileURLWithPath: "/nonexistent/shelfd-\(UUID().uuidString)"),
-                                   settings: .testing())
+                                   settings: .testing(), time: .system)
         #expect(files.isEmpty)
     }
 

@@ -1,9 +1,10 @@
+import ShelfCore
 import ShelfWatch
 import Testing
 
 /// Time and files that the test moves by hand.
 private final class FakeWorld {
-    var now = ContinuousClock.now
+    var now = SomeClock.Instant(offset: .seconds(1_000))
     var files: [String: FileSnapshot] = [:]
     private var nextInode: UInt64 = 1
     private var writes = 0

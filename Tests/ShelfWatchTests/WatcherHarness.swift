@@ -1,13 +1,10 @@
 import Foundation
 import Logging
+import ShelfCore
 import ShelfTesting
 import ShelfWatch
 import Synchronization
 import Testing
-
-struct WaitTimedOut: Error, CustomStringConvertible {
-    var description: String
-}
 
 /// Everything a watcher emitted, with the time it arrived.
 final class EventRecorder: Sendable {
@@ -42,11 +39,7 @@ final class EventRecorder: Sendable {
 
     /// Checks `condition` every 20 ms until it holds; throws after `timeout`.
     func wait(for what: String, timeout: Duration = .seconds(10), until condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw WaitTimedOut(description: "timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil(what, timeout: timeout, every: .milliseconds(20), condition)
     }
 
     func waitForStartupScan() async throws {
@@ -65,13 +58,14 @@ extension WatchSettings {
     }
 }
 
-/// Runs a real watcher on `root` for the duration of `body`; stops it and waits for its stream to end.
+/// Runs a real watcher on `root` for the duration of `body`, on `time` (the machine's, or a test's manual clock); stops
+/// it and waits for its stream to end.
 func withWatcher(
-    _ root: URL, _ settings: WatchSettings = .testing(),
+    _ root: URL, _ settings: WatchSettings = .testing(), time: TimeSource = .system,
     _ body: (FolderWatcher, EventRecorder) async throws -> Void
 ) async throws {
     let watcher = FolderWatcher(root: root, settings: settings,
-                                logger: Logger(label: "test.watch") { _ in SwiftLogNoOpLogHandler() })
+                                logger: Logger(label: "test.watch") { _ in SwiftLogNoOpLogHandler() }, time: time)
     let recorder = EventRecorder()
     let stream = watcher.events()
     let reader = Task {

@@ -250,19 +250,6 @@ final class Daemon: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` until it holds, failing the test (with `what`) after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    Issue.record("Timed out waiting until \(what)")
-    throw WaitTimeout(what: what)
-}
-
-struct WaitTimeout: Error { var what: String }
-
 /// The binary the tests would run is not the one built from the current sources.
 struct StaleBinary: Error, CustomStringConvertible { var description: String }
 
