@@ -16,7 +16,9 @@ cd "$(dirname "$0")/.."
 
 alone='ShelfdTests\.([A-Za-z]*OnTheClockTests|LoadTests|OutageTests|RateLimitTests|SharedStoreTests|BatchModeTests|FailureTests|HybridTests|StoreMigrationTests)/'
 
+building=$SECONDS
 swift build --build-tests || exit 1
+echo "test: the build took $((SECONDS - building)) s"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # The test bundle is run directly: two `swift test` processes would wait on each other's lock on .build.

@@ -80,8 +80,9 @@ print("rows: " + counts.map { "\($0.0) \($0.1)" }.joined(separator: " · "))
 
 let pruneStarted = ContinuousClock.now
 let report = withStore(path) { store in
-    Pruning(store: store, responses: responses, keepDays: keepDays, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
-        .prune(now: now)
+    Pruning(store: store, responses: responses, keepDays: keepDays, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() },
+            time: TimeSource(clock: ContinuousClock(), wall: { now }))
+        .prune()
 }
 let pruneTook = ContinuousClock.now - pruneStarted
 let after = withStore(path) { try $0.maintenance.size() }

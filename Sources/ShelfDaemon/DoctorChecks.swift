@@ -29,7 +29,7 @@ package enum DoctorChecks {
         checks.append(.pass("configuration", configSource.map { "read \($0)" } ?? "no file found; built-in defaults"))
         let chosen = ProviderChoice.resolve(config: config, secrets: secrets)
         let lineup: Lineup
-        do { lineup = try Runtime.makeLineup(config: config, secrets: secrets, chosen: chosen) } catch {
+        do { lineup = try Runtime.makeLineup(config: config, secrets: secrets, chosen: chosen, time: .system) } catch {
             return checks + [.fail("provider", "\(error)")]
         }
         checks.append(.pass("provider choice", chosen.reason))

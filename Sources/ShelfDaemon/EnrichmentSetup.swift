@@ -12,7 +12,7 @@ extension Runtime {
     /// the lookup cache (`refresh` asks them again). One HTTP client for both: their requests are few and spaced.
     /// `catalogue`: the local catalogue, in the database `StoreAccess.catalogue` opens.
     package static func makeSources(config: Configuration, secrets: Secrets, cache: LookupCache, catalogue: Catalogue,
-                                    refresh: Bool, logger: Logger) throws -> [any BookSource] {
+                                    refresh: Bool, logger: Logger, time: TimeSource) throws -> [any BookSource] {
         let http = HTTPClient(maxConcurrent: 2)
         let maxAge = CacheAge(days: config.enrich.cacheDays)
         return try config.enrich.sources.map { kind throws -> any BookSource in
@@ -23,12 +23,12 @@ extension Runtime {
                 }
             case .openlibrary:
                 let source = OpenLibrarySource(baseURL: config.enrich.openlibraryBaseURL, contact: config.enrich.contact,
-                                               http: http, logger: Logger(label: "shelfd.openlibrary"))
-                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh)
+                                               http: http, logger: Logger(label: "shelfd.openlibrary"), now: { time.now })
+                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh, now: { time.now })
             case .googlebooks:
                 let source = GoogleBooksSource(baseURL: config.enrich.googlebooksBaseURL, apiKey: secrets.googleBooksAPIKey,
-                                               http: http, logger: Logger(label: "shelfd.googlebooks"))
-                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh)
+                                               http: http, logger: Logger(label: "shelfd.googlebooks"), now: { time.now })
+                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh, now: { time.now })
             }
         }
     }

@@ -114,7 +114,8 @@ package struct Evaluator: Sendable {
         self.limits = limits ?? store
         memory = StoredProviderMemory(store: store)
         enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, cache: store.lookupCache,
-                                                             catalogue: store.catalogue, refresh: false, logger: logger),
+                                                             catalogue: store.catalogue, refresh: false, logger: logger,
+                                                             time: .system),
                             reviewThreshold: config.pipeline.reviewThreshold)
     }
 
@@ -166,7 +167,7 @@ package struct Evaluator: Sendable {
     /// - Throws: `StartupError` when the provider cannot be set up or its key is missing.
     package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws -> EvalDocument.Provider {
         let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, memory: memory,
-                                            limits: limits)
+                                            limits: limits, time: .system)
         for channel in lineup.channels {
             if let problem = Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) { throw StartupError(problem) }
         }

@@ -15,22 +15,23 @@ enum ProviderFactory {
     static func make(_ kind: ProviderKind, config: Configuration, secrets: Secrets, context: ProviderContext) -> any VisionProvider {
         switch kind {
         case .gemini:
-            GeminiProvider(settings: gemini(config, secrets), http: context.http, logger: Logger(label: "shelfd.gemini"))
+            GeminiProvider(settings: gemini(config, secrets), http: context.http, logger: Logger(label: "shelfd.gemini"),
+                           time: context.time)
         case .cloudflare:
             CloudflareProvider(settings: CloudflareSettings(model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
                                                             accountID: secrets.cloudflareAccountID ?? Secret(""),
                                                             apiToken: secrets.cloudflareAPIToken ?? Secret(""),
                                                             timeout: .seconds(config.cloudflare.timeoutS)),
                                http: context.http, logger: Logger(label: "shelfd.cloudflare"),
-                               licenseStore: RememberedLicenses(memory: context.memory))
+                               licenseStore: RememberedLicenses(memory: context.memory), time: context.time)
         case .openai:
             OpenAICompatibleProvider(settings: OpenAICompatibleSettings(model: config.openai.model, baseURL: config.openai.baseURL,
                                                                         apiKey: secrets.openAIAPIKey,
                                                                         timeout: .seconds(config.openai.timeoutS),
                                                                         maxSide: config.openai.maxSide, quality: config.openai.jpegQuality),
-                                     http: context.http, logger: Logger(label: "shelfd.openai"))
+                                     http: context.http, logger: Logger(label: "shelfd.openai"), time: context.time)
         case .ocr:
-            OCRProvider(settings: config.ocrSettings, logger: Logger(label: "shelfd.ocr"))
+            OCRProvider(settings: config.ocrSettings, logger: Logger(label: "shelfd.ocr"), time: context.time)
         }
     }
 
@@ -46,8 +47,12 @@ package struct ProviderContext: Sendable {
     package var http: HTTPClient
     /// What it remembers across restarts (Cloudflare: the license agreements it sent).
     package var memory: any ProviderMemory
+    /// The date its answers and errors are stamped with (a Retry-After's end), and the clock of its latency.
+    package var time: TimeSource
 
-    package init(http: HTTPClient, memory: any ProviderMemory) { self.http = http; self.memory = memory }
+    package init(http: HTTPClient, memory: any ProviderMemory, time: TimeSource) {
+        self.http = http; self.memory = memory; self.time = time
+    }
 }
 
 /// Small facts a provider keeps across restarts, by key; the daemon keeps them in its database.

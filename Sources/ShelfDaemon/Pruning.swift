@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import ShelfConfig
+import ShelfCore
 import ShelfPipeline
 import ShelfStore
 
@@ -14,17 +15,19 @@ package struct Pruning: Sendable {
     package var responses: URL
     package var keepDays: Int
     package var logger: Logger
+    /// The date "finished more than `keepDays` ago" is counted from, and the clock of the daily prune.
+    package var time: TimeSource
 
-    package init(store: Store, responses: URL, keepDays: Int, logger: Logger) {
-        self.store = store; self.responses = responses; self.keepDays = keepDays; self.logger = logger
+    package init(store: Store, responses: URL, keepDays: Int, logger: Logger, time: TimeSource) {
+        self.store = store; self.responses = responses; self.keepDays = keepDays; self.logger = logger; self.time = time
     }
 
     /// One prune; returns what it removed (nil when off, or the database could not be written).
     @discardableResult
-    package func prune(now: Date = Date()) -> PruneReport? {
+    package func prune() -> PruneReport? {
         guard keepDays > 0 else { return nil }
         let report: PruneReport
-        do { report = try store.maintenance.prune(finishedBefore: now.addingTimeInterval(-Double(keepDays) * 86_400)) } catch {
+        do { report = try store.maintenance.prune(finishedBefore: time.now.addingTimeInterval(-Double(keepDays) * 86_400)) } catch {
             logger.warning("Cannot prune old events and saved answers", metadata: ["error": "\(error)"])
             return nil
         }
@@ -44,7 +47,7 @@ package struct Pruning: Sendable {
     /// `watch`: at start, then once a day, until graceful shutdown or cancellation.
     package func daily() async {
         prune()
-        for await _ in AsyncTimerSequence.repeating(every: .seconds(86_400)).cancelOnGracefulShutdown() { prune() }
+        for await _ in AsyncTimerSequence(interval: .seconds(86_400), clock: time.clock).cancelOnGracefulShutdown() { prune() }
     }
 }
 
@@ -52,6 +55,6 @@ extension Runtime {
     /// The prune `[pipeline] keep_days` asks for, on this runtime's store and responses folder.
     package var pruning: Pruning {
         Pruning(store: store, responses: URL(fileURLWithPath: config.paths.responses), keepDays: config.pipeline.keepDays,
-                logger: pipeline.logger)
+                logger: pipeline.logger, time: pipeline.time)
     }
 }

@@ -57,10 +57,10 @@ package struct Runtime: Sendable {
         }
         let sources = try makeSources(config: config, secrets: secrets, cache: store.lookupCache,
                                       catalogue: StoreAccess.catalogue(config: config, shared: store).catalogue,
-                                      refresh: refreshLookups, logger: logger)
+                                      refresh: refreshLookups, logger: logger, time: time)
         SourceHealthRecord.liftPauses(sources, in: store.providers)
         let lineup = try makeLineup(config: config, secrets: secrets, chosen: chosen,
-                                    memory: StoredProviderMemory(store: store), limits: store)
+                                    memory: StoredProviderMemory(store: store), limits: store, time: time)
         try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
         if let choice { try store.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
@@ -116,7 +116,8 @@ package struct Runtime: Sendable {
             throw StartupError("Batch mode is Gemini's Batch API, but the provider is \(pipeline.lineup.name). Set "
                 + "pipeline.provider = \"gemini\", or [gemini] mode = \"sync\" and drop --batch.")
         }
-        var runner = BatchRunner(pipeline: pipeline, queue: store.batches, client: Self.batchClient(config: config, secrets: secrets),
+        var runner = BatchRunner(pipeline: pipeline, queue: store.batches,
+                                 client: Self.batchClient(config: config, secrets: secrets, time: pipeline.time),
                                  maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
         runner.submits = sends
         return runner
@@ -128,9 +129,9 @@ package struct Runtime: Sendable {
     }
 
     /// Gemini's Batch and Files APIs as configured (`shelfd batch cancel` needs no more).
-    package static func batchClient(config: Configuration, secrets: Secrets) -> GeminiBatchClient {
+    package static func batchClient(config: Configuration, secrets: Secrets, time: TimeSource = .system) -> GeminiBatchClient {
         GeminiBatchClient(settings: ProviderFactory.gemini(config, secrets), http: HTTPClient(maxConcurrent: 2),
-                          logger: Logger(label: "shelfd.gemini.batch"))
+                          logger: Logger(label: "shelfd.gemini.batch"), time: time)
     }
 
     /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `limits` is
@@ -138,16 +139,16 @@ package struct Runtime: Sendable {
     package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
                                    choice: Configuration.Provider? = nil,
                                    memory: any ProviderMemory = InMemoryProviderMemory(),
-                                   limits: Store? = nil) throws -> Lineup {
+                                   limits: Store? = nil, time: TimeSource) throws -> Lineup {
         try makeLineup(config: config, secrets: secrets, chosen: ProviderChoice.resolve(config: config, secrets: secrets, override: choice),
-                       memory: memory, limits: limits)
+                       memory: memory, limits: limits, time: time)
     }
 
     /// The lineup of a provider already chosen.
     package static func makeLineup(config: Configuration, secrets: Secrets, chosen: ProviderChoice,
                                    memory: any ProviderMemory = InMemoryProviderMemory(),
-                                   limits: Store? = nil) throws -> Lineup {
-        let context = ProviderContext(http: HTTPClient(maxConcurrent: config.pipeline.concurrency), memory: memory)
+                                   limits: Store? = nil, time: TimeSource) throws -> Lineup {
+        let context = ProviderContext(http: HTTPClient(maxConcurrent: config.pipeline.concurrency), memory: memory, time: time)
         func channel(_ kind: ProviderKind) -> ProviderChannel {
             let facts = kind.facts
             // The request budget every process shares for this kind; none when shelfd sets no limit of its own.

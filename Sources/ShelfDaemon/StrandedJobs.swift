@@ -81,7 +81,7 @@ package final class StrandedJobs: Sendable {
         do {
             let lineup = try Runtime.makeLineup(config: runtime.config, secrets: runtime.secrets, logger: main.logger,
                                                 choice: kind, memory: StoredProviderMemory(store: runtime.store),
-                                                limits: runtime.store)
+                                                limits: runtime.store, time: main.time)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
             pipeline = Pipeline(settings: main.settings, store: runtime.store, library: runtime.store.library, providers: runtime.store.providers,
                                 sharedResults: runtime.store.results, lineup: lineup, choice: kind,

@@ -60,12 +60,14 @@ package final class OCRProvider: VisionProvider {
     package let settings: OCRSettings
     private let lane: OCRLane
     private let logger: Logger
+    /// The date a reading is recorded at, and the clock its time is measured on.
+    private let time: TimeSource
 
     /// PP-OCR's models, loaded on the first photo and dropped when idle; nil with Tesseract.
     private let ppocr: PPOCREngine?
 
-    package init(settings: OCRSettings, logger: Logger) {
-        self.settings = settings; self.logger = logger
+    package init(settings: OCRSettings, logger: Logger, time: TimeSource = .system) {
+        self.settings = settings; self.logger = logger; self.time = time
         lane = OCRLane(languages: settings.languages, dataPath: settings.dataPath)
         if case .ppocr(let files) = settings.engine { ppocr = PPOCREngine(files: files, threads: settings.threads) } else { ppocr = nil }
     }
@@ -86,7 +88,7 @@ package final class OCRProvider: VisionProvider {
     }
 
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
-        let started = ContinuousClock.now
+        let started = time.clock.now
         let (spines, width, height) = try await read(photo.bytes)
         let languages = ppocr == nil ? settings.languages : []
         let response = OCRResponse(languages: languages, width: width, height: height,
@@ -96,7 +98,7 @@ package final class OCRProvider: VisionProvider {
             throw PhotoError(.internal, "could not encode the OCR reading: \(error)", disposition: .retry(after: nil))
         }
         logger.debug("Photo read", metadata: ["ocr.spines": "\(spines.count)"])
-        return RawResponse(body: Array(body), receivedAt: Date(), latency: ContinuousClock.now - started)
+        return RawResponse(body: Array(body), receivedAt: time.now, latency: time.clock.now - started)
     }
 
     package func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer {

@@ -36,6 +36,8 @@ package final class FilesWriter: Sendable {
 
     package init(files: LibraryFiles, immediately: Bool = false, time: TimeSource = .system, settle: Duration = .milliseconds(100),
                  minimumSpacing: Duration = .milliseconds(250), maximumSpacing: Duration = .seconds(3)) {
+        var files = files
+        files.time = time
         self.files = files; self.immediately = immediately; self.time = time
         state = Mutex(State(library: RewriteSchedule(settle: settle, minimumSpacing: minimumSpacing, maximumSpacing: maximumSpacing),
                             lastReconcile: time.clock.now))

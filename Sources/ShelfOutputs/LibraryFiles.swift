@@ -34,6 +34,8 @@ package struct LibraryFiles: Sendable {
     /// Photos already in memory, by hash (the batch just processed): their review crops are cut without
     /// reading and hashing the originals again.
     package var originals: [String: [UInt8]] = [:]
+    /// The date library.json says it was generated at: the daemon's time source (`FilesWriter` gives its own).
+    package var time: TimeSource = .system
 
     package init(libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
                  maxPixels: Int = 64_000_000, filesLock: URL, store: any LibraryStore, logger: Logger) {
@@ -136,7 +138,7 @@ package struct LibraryFiles: Sendable {
     private func writeLibrary() {
         do {
             try AtomicFile.write(to: libraryFile) { append in
-                try LibraryDocument.stream(generatedAt: Date(), pages: { try store.libraryPages(size: Self.pageSize, $0) },
+                try LibraryDocument.stream(generatedAt: time.now, pages: { try store.libraryPages(size: Self.pageSize, $0) },
                                            to: append)
             }
         } catch {

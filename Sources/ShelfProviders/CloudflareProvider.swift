@@ -60,10 +60,12 @@ package struct CloudflareProvider: VisionProvider {
     private let http: HTTPClient
     private let logger: Logger
     private let licenses: any CloudflareLicenseMemory
+    /// The date a Retry-After is counted from, and the clock a request's latency is measured on.
+    private let time: TimeSource
 
     package init(settings: CloudflareSettings, http: HTTPClient, logger: Logger,
-                 licenseStore: any CloudflareLicenseMemory) {
-        self.settings = settings; self.http = http; self.logger = logger; self.licenses = licenseStore
+                 licenseStore: any CloudflareLicenseMemory, time: TimeSource = .system) {
+        self.settings = settings; self.http = http; self.logger = logger; self.licenses = licenseStore; self.time = time
     }
 
     package var model: String { settings.model }
@@ -88,7 +90,7 @@ package struct CloudflareProvider: VisionProvider {
 
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
         let body = try requestBody(for: photo)
-        let started = ContinuousClock.now
+        let started = time.clock.now
         var response = try await post(body)
         if CloudflareEnvelope(response.body).codes.contains(5016) {
             // The model's license has not been agreed to on this account: agree once, then ask again.
@@ -99,18 +101,18 @@ package struct CloudflareProvider: VisionProvider {
             }
             response = try await post(body)
         }
-        let latency = started.duration(to: .now)
+        let latency = started.duration(to: time.clock.now)
         guard response.status == 200, CloudflareEnvelope(response.body).success != false else {
-            throw classify(response, now: Date(), requestBytes: body.count)
+            throw classify(response, now: time.now, requestBytes: body.count)
         }
-        return RawResponse(body: response.body, receivedAt: Date(), latency: latency)
+        return RawResponse(body: response.body, receivedAt: time.now, latency: latency)
     }
 
     /// One `ai/run` request; logs status, sizes and duration only.
     private func post(_ body: [UInt8]) async throws(PhotoError) -> HTTPResponse {
         let request = HTTPRequest(method: "POST", url: runURL, headers: headers, body: body, timeout: settings.timeout)
         do {
-            return try await http.exchange(request, provider: name, model: settings.model, logger: logger).0
+            return try await http.exchange(request, provider: name, model: settings.model, logger: logger, clock: time.clock).0
         } catch {
             throw networkError(error)
         }
@@ -122,7 +124,7 @@ package struct CloudflareProvider: VisionProvider {
         let response = try await post(Array(#"{"prompt":"agree"}"#.utf8))
         let text = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200 || text.localizedCaseInsensitiveContains("thank you for agreeing") else {
-            throw classify(response, now: Date())
+            throw classify(response, now: time.now)
         }
         logger.notice("Agreed to the model's license on Cloudflare", metadata: ["provider": "cloudflare",
                                                                                 "model": "\(settings.model)"])
@@ -143,7 +145,7 @@ package struct CloudflareProvider: VisionProvider {
             return .failure(networkError(error))
         }
         guard response.status == 200, CloudflareEnvelope(response.body).success != false else {
-            return .failure(classify(response, now: Date()))
+            return .failure(classify(response, now: time.now))
         }
         let root = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         let names = (root?["result"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }

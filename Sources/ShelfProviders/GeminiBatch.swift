@@ -58,8 +58,8 @@ package struct GeminiBatchClient: Sendable {
     /// A batch's requests inline must stay under 20 MB in all; above, they go as a JSONL file.
     package static let inlineBatchLimit = 20 * 1024 * 1024
 
-    package init(settings: GeminiSettings, http: HTTPClient, logger: Logger) {
-        provider = GeminiProvider(settings: settings, http: http, logger: logger)
+    package init(settings: GeminiSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
+        provider = GeminiProvider(settings: settings, http: http, logger: logger, time: time)
         self.http = http; self.logger = logger
     }
 
@@ -184,11 +184,12 @@ package struct GeminiBatchClient: Sendable {
         let request = HTTPRequest(method: method, url: url, headers: all, body: body, timeout: provider.settings.timeout)
         let response: HTTPResponse
         do {
-            (response, _) = try await http.exchange(request, provider: "gemini-batch", model: provider.settings.model, logger: logger)
+            (response, _) = try await http.exchange(request, provider: "gemini-batch", model: provider.settings.model, logger: logger,
+                                                    clock: provider.time.clock)
         } catch {
             throw provider.networkError(error)
         }
-        guard response.status == 200 else { throw provider.classify(response, now: Date()) }
+        guard response.status == 200 else { throw provider.classify(response, now: provider.time.now) }
         return response
     }
 
@@ -255,6 +256,6 @@ package struct GeminiBatchClient: Sendable {
     /// What an error line means for its photo: the provider's reading of the same HTTP status.
     package func error(code: Int, status: String?, message: String) -> PhotoError {
         let body = (try? GeminiProvider.serialize(["error": ["code": code, "status": status ?? "", "message": message]])) ?? []
-        return provider.classify(HTTPResponse(status: code == 0 ? 500 : code, body: body), now: Date())
+        return provider.classify(HTTPResponse(status: code == 0 ? 500 : code, body: body), now: provider.time.now)
     }
 }

@@ -32,12 +32,14 @@ package struct GeminiProvider: VisionProvider {
     package let settings: GeminiSettings
     private let http: HTTPClient
     private let logger: Logger
+    /// The date a quota's reset or a Retry-After is counted from, and the clock a request's latency is measured on.
+    let time: TimeSource
 
     /// Inline data limit for the whole request (base64 included); checked before sending.
     package static let inlineLimit = 20 * 1024 * 1024
 
-    package init(settings: GeminiSettings, http: HTTPClient, logger: Logger) {
-        self.settings = settings; self.http = http; self.logger = logger
+    package init(settings: GeminiSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
+        self.settings = settings; self.http = http; self.logger = logger; self.time = time
     }
 
     package var model: String { settings.model }
@@ -58,8 +60,8 @@ package struct GeminiProvider: VisionProvider {
         let request = HTTPRequest(method: "POST", url: endpoint,
                                   headers: [("Content-Type", "application/json"), ("x-goog-api-key", settings.apiKey.value)],
                                   body: body, timeout: settings.timeout)
-        return try await http.answer(request, provider: name, model: settings.model, logger: logger,
-                                     networkError: networkError, classify: { classify($0, now: Date()) })
+        return try await http.answer(request, provider: name, model: settings.model, logger: logger, time: time,
+                                     networkError: networkError, classify: { classify($0, now: time.now) })
     }
 
     /// `GET {base}/v1beta/models/{model}`: checks the key and the model without generating anything.
@@ -69,7 +71,7 @@ package struct GeminiProvider: VisionProvider {
                                   timeout: .seconds(15))
         do {
             let response = try await http.send(request)
-            guard response.status == 200 else { return .failure(classify(response, now: Date())) }
+            guard response.status == 200 else { return .failure(classify(response, now: time.now)) }
             return .success("Gemini answers; model \(settings.model) is available")
         } catch {
             return .failure(networkError(error))

@@ -37,8 +37,11 @@ package struct OpenAICompatibleProvider: VisionProvider {
     package let settings: OpenAICompatibleSettings
     private let http: HTTPClient
     private let logger: Logger
+    /// The date a Retry-After is counted from, and the clock a request's latency is measured on.
+    private let time: TimeSource
 
-    package init(settings: OpenAICompatibleSettings, http: HTTPClient, logger: Logger) {
+    package init(settings: OpenAICompatibleSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
+        self.time = time
         self.settings = settings; self.http = http; self.logger = logger
     }
 
@@ -74,7 +77,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
         let request = HTTPRequest(method: "POST", url: endpoint, headers: headers(json: true), body: body,
                                   timeout: settings.timeout)
         return try await http.answer(request, provider: name, model: settings.model, logger: logger,
-                                     networkError: networkError, classify: { classify($0, now: Date()) })
+                                     time: time, networkError: networkError, classify: { classify($0, now: time.now) })
     }
 
     /// `GET {base}/models`: the server is up and lists the configured model. Generates nothing.
@@ -86,7 +89,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
         } catch {
             return .failure(networkError(error))
         }
-        guard response.status == 200 else { return .failure(classify(response, now: Date())) }
+        guard response.status == 200 else { return .failure(classify(response, now: time.now)) }
         guard let ids = Self.modelIDs(in: response.body) else {
             return .failure(PhotoError(.providerNonsense,
                 "The server at \(base) answered GET /models with something that is not a model list. Check that "

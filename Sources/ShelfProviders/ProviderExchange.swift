@@ -7,11 +7,11 @@ extension HTTPClient {
     /// One request to a provider, logged (at debug) with status, sizes and duration only: never headers,
     /// bodies or keys. Returns the answer and how long it took; transport failures are thrown as they are.
     package func exchange(_ request: HTTPRequest, provider: String, model: String,
-                          logger: Logger) async throws(HTTPError) -> (HTTPResponse, Duration) {
-        let started = ContinuousClock.now
+                          logger: Logger, clock: SomeClock) async throws(HTTPError) -> (HTTPResponse, Duration) {
+        let started = clock.now
         do {
             let response = try await send(request)
-            let latency = started.duration(to: .now)
+            let latency = started.duration(to: clock.now)
             logger.debug("Provider answered", metadata: [
                 "provider": "\(provider)", "model": "\(model)", "http.status": "\(response.status)",
                 "http.request.bytes": "\(request.body.count)", "http.response.bytes": "\(response.body.count)",
@@ -29,16 +29,16 @@ extension HTTPClient {
 extension HTTPClient {
     /// A provider request whose only good answer is 200: the answer as received, else the provider's own
     /// reading of the failure (`networkError` for no answer, `classify` for any other status).
-    func answer(_ request: HTTPRequest, provider: String, model: String, logger: Logger,
+    func answer(_ request: HTTPRequest, provider: String, model: String, logger: Logger, time: TimeSource,
                 networkError: (HTTPError) -> PhotoError, classify: (HTTPResponse) -> PhotoError) async throws(PhotoError) -> RawResponse {
         let response: HTTPResponse, latency: Duration
         do {
-            (response, latency) = try await exchange(request, provider: provider, model: model, logger: logger)
+            (response, latency) = try await exchange(request, provider: provider, model: model, logger: logger, clock: time.clock)
         } catch {
             throw networkError(error)
         }
         guard response.status == 200 else { throw classify(response) }
-        return RawResponse(body: response.body, receivedAt: Date(), latency: latency)
+        return RawResponse(body: response.body, receivedAt: time.now, latency: latency)
     }
 }
 

@@ -110,29 +110,54 @@ struct OutageOnTheClockTests {
         }
     }
 
+    @Test("Gemini rate-limits (429, retry in 90 s): the photos wait the provider's 90 s on the clock, none charged, then go through",
+          .timeLimit(.minutes(1)))
+    func rateLimitWaitsTheProvidersWord() async throws {
+        let (requests, status, root) = try await rideOut(.rateLimited(retryDelay: "90s"), times: 1, photos: 1140..<1143,
+                                                         pipeline: ["concurrency": "1"], state: "backoff", saying: "HTTP 429")
+        #expect(requests.count == 1 + 3, "the 429, then one request per photo")
+        let limited = try #require(requests.first).arrivedAt
+        let waited = requests.dropFirst().map { $0.arrivedAt.timeIntervalSince(limited) }
+        #expect(waited.allSatisfy { $0 >= 90 }, "asked again \(waited.min() ?? 0) s after the 429; Gemini said 90 s")
+        #expect(waited.allSatisfy { $0 < 120 }, "the photos waited \(waited.max() ?? 0) s, long after the 90 s were up")
+        #expect(status.queue.dead == 0 && status.queue.failed == 0, "max_attempts = 1, and the 429 used none")
+        #expect(try chargedAttempts(root).allSatisfy { $0 <= 1 })
+    }
+
     @Test("503s for a while under watch: the provider is unavailable, probed once per interval, no photo charged",
           .timeLimit(.minutes(1)))
     func serverErrorsAreTheProvidersTrouble() async throws {
         // Twelve 503s: three quick tries of each request in flight, then single probes.
+        let (requests, status, _) = try await rideOut(.overloaded, times: 12, photos: 1130..<1134,
+                                                      pipeline: ["probe_max_s": "1"], state: "unavailable", saying: "HTTP 503")
+        #expect(status.queue.dead == 0 && status.queue.failed == 0, "max_attempts = 1, and no photo used it up")
+        #expect(status.provider.state == "ok")
+        #expect(requests.count == 12 + 4, "every 503 was a request the schedule sent; then one per photo")
+    }
+
+    /// Photos (one per seed) in a shelf run in this process on a manual clock with `max_attempts = 1`, against a
+    /// Gemini that answers `failure` `times` times, then Dune: the clock runs until status shows the provider `state`
+    /// with a reason `saying` so, then until every photo is done. Returns what Gemini was asked, the status after,
+    /// and the root.
+    private func rideOut(_ failure: GeminiEmulator.Reply, times: Int, photos seeds: Range<Int>, pipeline: [String: String],
+                         state: String, saying reason: String) async throws
+        -> ([GeminiEmulator.LoggedRequest], StatusDocument, ShelfRoot) {
         let clock = ManualClock()
-        var script = GeminiEmulator.Script.failing(times: 12, with: .overloaded, then: .books([dune]))
+        var script = GeminiEmulator.Script.failing(times: times, with: failure, then: .books([dune]))
         script.clock = clock.time
-        try await withGeminiEmulator(script) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "1", "max_attempts": "1"]])
-            for seed in 1130..<1134 { try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg") }
+        return try await withGeminiEmulator(script) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": pipeline.merging(["max_attempts": "1"]) { $1 }])
+            for seed in seeds { try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg") }
             let shelf = try InProcessShelf(root, clock: clock)
             try shelf.recordIncoming()
             try await shelf.watching {
-                try await shelf.runClock(until: "status says the provider is unavailable", within: .seconds(30)) {
-                    try shelf.status().provider.state == "unavailable"
+                try await shelf.runClock(until: "status says the provider is \(state)", within: .seconds(30)) {
+                    try shelf.status().provider.state == state
                 }
-                #expect(try shelf.status().provider.reason?.contains("HTTP 503") == true)
-                try await shelf.runClock(until: "all four photos are done", within: .seconds(60)) { try shelf.queue().done == 4 }
+                #expect(try shelf.status().provider.reason?.contains(reason) == true)
+                try await shelf.runClock(until: "every photo is done", within: .seconds(300)) { try shelf.queue().done == seeds.count }
             }
-            let status = try shelf.status()
-            #expect(status.queue.dead == 0 && status.queue.failed == 0, "max_attempts = 1, and no photo used it up")
-            #expect(status.provider.state == "ok")
-            #expect(gemini.requests.count == 12 + 4, "every 503 was a request the schedule sent; then one per photo")
+            return (gemini.requests, try shelf.status(), root)
         }
     }
 }
