@@ -16,8 +16,6 @@ import Synchronization
 package final class FilesWriter: Sendable {
     package let files: LibraryFiles
     private let immediately: Bool
-    /// The clock of the rewrite's pauses, and of the daily reconcile.
-    private let time: TimeSource
     private let reviewQueue = DispatchQueue(label: "shelfd.files.review")
     private let libraryQueue = DispatchQueue(label: "shelfd.files.library")
     private let state: Mutex<State>
@@ -38,7 +36,7 @@ package final class FilesWriter: Sendable {
                  minimumSpacing: Duration = .milliseconds(250), maximumSpacing: Duration = .seconds(3)) {
         var files = files
         files.time = time
-        self.files = files; self.immediately = immediately; self.time = time
+        self.files = files; self.immediately = immediately
         state = Mutex(State(library: RewriteSchedule(settle: settle, minimumSpacing: minimumSpacing, maximumSpacing: maximumSpacing),
                             lastReconcile: time.clock.now))
     }
@@ -75,6 +73,9 @@ package final class FilesWriter: Sendable {
         libraryQueue.sync { writeLibrary(now: true) }
     }
 
+    /// The clock of the rewrite's pauses and of the daily reconcile: the one library.json's date is read from.
+    private var time: TimeSource { files.time }
+
     private func scheduleLibrary(at due: SomeClock.Instant) {
         Task { [time] in
             try? await time.clock.sleep(until: due)
@@ -89,7 +90,7 @@ package final class FilesWriter: Sendable {
             defer { state.review = FilesChange(); state.reviewQueued = false; state.originals = [:] }
             guard state.review.changesReview else { return (nil, [:]) }
             var pending = state.review
-            if state.lastReconcile.duration(to: now) > .seconds(86_400) { pending.reconcile = true }
+            if now - state.lastReconcile > .seconds(86_400) { pending.reconcile = true }
             if pending.reconcile { state.lastReconcile = now }
             return (pending, state.originals)
         }
