@@ -181,7 +181,7 @@ let package = Package(
             "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", "ShelfTesting", .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
-        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP", "ShelfOutputs", .product(name: "Logging", package: "swift-log")],
+        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfStore", "ShelfHTTP", "ShelfOutputs", .product(name: "Logging", package: "swift-log")],
                           path: "Benchmarks/WebBenchmark", swiftSettings: settings),
         // The library as the first source, end to end: the twins a second day of photos leaves, on the same shelves and
         // on others.

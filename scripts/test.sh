@@ -50,5 +50,19 @@ echo "test: the ten slowest one after another:"
 slowest "$logs/alone.log"
 echo "test: the ten slowest in parallel:"
 slowest "$logs/rest.log"
+# Failures last, where a log's tail shows them: each failed test and the issues it recorded, or, when the process
+# ended without naming one (a crash), its last lines.
+report_failures() {
+    local name=$1 status=$2 log=$3
+    [ "$status" -eq 0 ] && return
+    echo "test: $name failed (status $status):"
+    if grep -q '✘' "$log"; then
+        grep '✘' "$log" | head -n 60
+    else
+        tail -n 40 "$log"
+    fi
+}
+report_failures "one after another" "$alone_status" "$logs/alone.log"
+report_failures "in parallel" "$rest" "$logs/rest.log"
 
 [ "$rest" -eq 0 ] && [ "$alone_status" -eq 0 ]

@@ -15,6 +15,9 @@
 //  - the seconds until library.json reflects one more decision (its next rewrite after the answer);
 //  - a photo of 40 spines left for review cleared as its review page clears it by keys: the page, then 40 decisions
 //    through /api/v1 one after another (10 first candidates, 30 "not a book"); the median of 3 such photos;
+//  - a shelf's round closed: a shelf of 60 books of its own, the same at every size, photographed in rounds of three
+//    shots, each round taking one book away and bringing one; the comparison of a round with the shelf (`closeDue`),
+//    median of 5 rounds, and the shelf's page (`/shelves/{name}`), median of 20;
 //  - a batch commit's time per photo: 100 more photos committed five at a time through the store, each commit's
 //    change handed to a files writer as the pipeline hands it (review/ at once, library.json and the exports
 //    coalesced in the background), once the daemon's files have followed the last decision;
@@ -28,6 +31,8 @@
 import Foundation
 import Glibc
 import Logging
+import ShelfCore
+import ShelfDigest
 import ShelfHTTP
 import ShelfOutputs
 import ShelfStore
@@ -84,6 +89,7 @@ struct Size: CustomStringConvertible {
 struct Figures {
     var catchUpSeconds = 0.0
     var healthzMs = 0.0, libraryMs = 0.0, decisionMs = 0.0, commitMsPerPhoto = 0.0, libraryFileLag = 0.0, photoClearSeconds = 0.0
+    var roundCloseMs = 0.0, shelfPageMs = 0.0
     var statusRate = 0.0, healthzRate = 0.0, rssBefore = 0.0, rssAfter = 0.0, rssLater = 0.0
 }
 
@@ -276,6 +282,43 @@ func modified(_ url: URL) -> Date? {
         return milliseconds(ContinuousClock.now - start) / 1000
     }
 
+    /// One more round of the shelf "bench-round" (60 books, three shots of 20, the window of titles moved on by one
+    /// each round: the book at its left end taken away, one new at its right), then the round closed as the daemon
+    /// closes it once quiet. The closing's milliseconds. The rounds are dated days ahead, so the daemon beside (on the
+    /// machine's clock) leaves them to this benchmark.
+    var shelfRounds = 0
+    func shelfRound() -> Double {
+        shelfRounds += 1
+        let round = shelfRounds
+        let at = Date().addingTimeInterval(Double(30 + round) * 86_400)
+        do {
+            for shot in 0..<3 {
+                let name = "bench-round/R\(round)-\(shot).jpg"
+                _ = try store.recordSighting(path: "/home/me/Shelves/incoming/\(name)", relativePath: name,
+                                             sha256: SHA256.hex(of: Array("round \(round) shot \(shot)".utf8)), size: 3_500_000,
+                                             mtime: at.timeIntervalSince1970, provider: "gemini", now: at.addingTimeInterval(Double(shot) * 60))
+            }
+            let jobs = try store.claim(limit: 3, provider: "gemini", owner: "bench", lease: 600, now: at.addingTimeInterval(180))
+            let outcomes = jobs.map { job in
+                let shot = Int(job.relativePath.split(separator: "-").last?.prefix { $0.isNumber } ?? "0") ?? 0
+                let books = (0..<20).map { k in
+                    let number = round + shot * 20 + k
+                    let x = 0.1 + 0.8 * Double(k) / 19
+                    return Book(title: "Round shelf book \(number)", author: "Bench Author \(number)", isbn13: nil, isbn10: nil,
+                                confidence: 0.95, box: Box(x1: x - 0.01, y1: 0.1, x2: x + 0.01, y2: 0.9), status: .verified, source: "gemini")
+                }
+                return JobOutcome(job: job, result: .finished(books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",
+                                                              review: false))
+            }
+            files.changed(try store.finish(outcomes, shelfOf: { _ in "bench-round" }, now: at.addingTimeInterval(240)))
+            let start = ContinuousClock.now
+            let change = try store.shelves.closeDue(now: at.addingTimeInterval(40 * 60))
+            let took = milliseconds(ContinuousClock.now - start)
+            files.changed(change)
+            return took
+        } catch { fail("a round of the shelf: \(error)") }
+    }
+
     /// The seconds from one more decision's answer to library.json's next rewrite.
     func libraryFileLag() async -> Double {
         let libraryFile = root.appendingPathComponent("library.json")
@@ -340,6 +383,14 @@ for (site, seconds) in zip(sites, clears) { site.figures.photoClearSeconds = sec
 print("a photo of 40 spines cleared by keys, page + 40 decisions (median of 3): "
       + clears.map { String(format: "%.2f s", $0) }.joined(separator: " · "))
 
+// A shelf of 60 books of its own at every size: a round's comparison costs what the round and the shelf hold.
+let rounds = await inTurns(sites, rounds: 5) { _, site in site.shelfRound() }
+for (site, ms) in zip(sites, rounds) { site.figures.roundCloseMs = ms }
+print("a round of 3 photos closed on a shelf of 60 books (median of 5): " + rounds.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
+let shelfPages = await inTurns(sites) { await $1.get("/shelves/bench-round").ms }
+for (site, ms) in zip(sites, shelfPages) { site.figures.shelfPageMs = ms }
+print("its shelf page (median of 20): " + shelfPages.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
+
 // One more decision once library.json has settled: the time from its answer to the file's next rewrite.
 try? await Task.sleep(for: .seconds(12))
 for site in sites { site.figures.libraryFileLag = await site.libraryFileLag() }
@@ -385,12 +436,13 @@ guard let first = results.first?.1 else { exit(0) }
 func cell(_ value: Double, _ reference: Double, _ format: String) -> String {
     String(format: format, value) + (reference > 0 && value.isFinite ? String(format: " (%.2f×)", value / reference) : "")
 }
-print("\n| size | start-up catch-up s | decision ms | 40-spine photo cleared s | commit ms/photo | library.json s | library page ms | status req/s | healthz req/s | RSS before / after wrk / 20 s later MB |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("\n| size | start-up catch-up s | decision ms | 40-spine photo cleared s | commit ms/photo | library.json s | library page ms | round closed ms | shelf page ms | status req/s | healthz req/s | RSS before / after wrk / 20 s later MB |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (size, f) in results {
     print("| \(size) | \(String(format: "%.1f", f.catchUpSeconds)) | \(cell(f.decisionMs, first.decisionMs, "%.1f")) "
           + "| \(cell(f.photoClearSeconds, first.photoClearSeconds, "%.2f")) | \(cell(f.commitMsPerPhoto, first.commitMsPerPhoto, "%.2f")) "
           + "| \(String(format: "%.1f", f.libraryFileLag)) | \(cell(f.libraryMs, first.libraryMs, "%.1f")) "
+          + "| \(cell(f.roundCloseMs, first.roundCloseMs, "%.1f")) | \(cell(f.shelfPageMs, first.shelfPageMs, "%.1f")) "
           + "| \(cell(f.statusRate, first.statusRate, "%.0f")) | \(String(format: "%.0f", f.healthzRate)) "
           + "| \(String(format: "%.0f / %.0f / %.0f", f.rssBefore, f.rssAfter, f.rssLater)) |")
 }

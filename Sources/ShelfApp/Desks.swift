@@ -12,6 +12,8 @@ package struct Desks: Sendable {
     package let review: ReviewDesk
     /// Edits of whole works, shared with `shelfd library`.
     package let library: LibraryDesk
+    /// Shelves, their rounds and answers, shared with `shelfd shelf`.
+    package let shelves: ShelfDesk
     package let exports: ExportDesk
     /// The photos' result documents, as `shelfd scan` reads them.
     package let results: PhotoResults
@@ -32,6 +34,7 @@ package struct Desks: Sendable {
         let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger))
         review = ReviewDesk(config: config, store: store, logger: logger, writer: files)
         library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
+        shelves = ShelfDesk(config: config, store: store, logger: logger, writer: files)
         exports = ExportDesk(config: config, store: store)
         results = PhotoResults(store: store)
         photos = PhotoDesk(store: store)

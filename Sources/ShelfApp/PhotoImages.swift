@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import ShelfConfig
+import ShelfCore
 import ShelfDigest
 import ShelfImaging
 import ShelfOutputs
@@ -60,15 +61,38 @@ package struct PhotoImages: Sendable {
         }
     }
 
+    /// A book where it stood in a photo (`box`, of the upright photo), cut from the page's picture of the photo and
+    /// kept in the cache beside it: the shelf page's missing books and the library's "where is it".
+    package func crop(sha256: String, relativePath: String, box: Box) async -> [UInt8]? {
+        await withCheckedContinuation { done in
+            Self.lane.async { done.resume(returning: makeCrop(sha256: sha256, relativePath: relativePath, box: box)) }
+        }
+    }
+
+    private func makeCrop(sha256: String, relativePath: String, box: Box) -> [UInt8]? {
+        let place = SHA256.hex(of: Array("\(box.x1) \(box.y1) \(box.x2) \(box.y2)".utf8)).prefix(16)
+        return cached(cache.appendingPathComponent("\(sha256)-crop-\(place).jpg"), sha256: sha256, making: "cut a book from") {
+            try make(sha256: sha256, relativePath: relativePath, size: .image).map { try Preprocessor.crop($0, box: box, margin: 0.01) }
+        }
+    }
+
     private func make(sha256: String, relativePath: String, size: Size) -> [UInt8]? {
-        let url = cacheURL(sha256: sha256, size: size)
+        cached(cacheURL(sha256: sha256, size: size), sha256: sha256, making: "make a picture of") {
+            try locator.bytes(sha256: sha256, relativePath: relativePath, confined: true).map {
+                try Preprocessor.prepare($0, preset: size.preset).jpeg
+            }
+        }
+    }
+
+    /// The picture at `url` in the cache, or `produce`d now and kept there; nil when there is nothing to make it from
+    /// or it cannot be made (logged: "Cannot \(making) a photo").
+    private func cached(_ url: URL, sha256: String, making: String, _ produce: () throws -> [UInt8]?) -> [UInt8]? {
         if let cached = FileManager.default.contents(atPath: url.path), !cached.isEmpty {
             utimes(url.path, nil)                                  // used now: the last to go
             return Array(cached)
         }
-        guard let original = locator.bytes(sha256: sha256, relativePath: relativePath, confined: true) else { return nil }
         do {
-            let jpeg = try Preprocessor.prepare(original, preset: size.preset).jpeg
+            guard let jpeg = try produce() else { return nil }
             do {
                 try AtomicFile.write(Data(jpeg), to: url)
                 keepCacheWithinLimit(added: jpeg.count)
@@ -77,7 +101,7 @@ package struct PhotoImages: Sendable {
             }
             return jpeg
         } catch {
-            logger.warning("Cannot make a picture of a photo", metadata: ["photo.sha256": "\(sha256.prefix(12))", "error": "\(error)"])
+            logger.warning("Cannot \(making) a photo", metadata: ["photo.sha256": "\(sha256.prefix(12))", "error": "\(error)"])
             return nil
         }
     }

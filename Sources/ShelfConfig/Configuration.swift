@@ -9,6 +9,7 @@ package struct Configuration: Sendable, Equatable {
     package var watch = Watch()
     package var hybrid = Hybrid()
     package var enrich = Enrich()
+    package var shelves = Shelves()
     package var export = Export()
     package var log = Log()
     package var web = Web()
@@ -117,6 +118,16 @@ package struct Configuration: Sendable, Equatable {
         /// How long a remote lookup that found a book is reused (one that found nothing: a week at most).
         package var cacheDays = 90
         package init() {}
+    }
+
+    /// Shelves as places: a shelf's photos are taken in rounds, each compared with the shelf's books.
+    package struct Shelves: Sendable, Equatable {
+        /// Photos of one shelf arriving within this many minutes of each other are one round; a round closes once
+        /// quiet this long. People photograph a bookcase in several shots, minutes apart.
+        package var roundMinutes = 30
+        package init() {}
+        /// The quiet time that ends a round.
+        package var roundQuiet: Double { Double(roundMinutes * 60) }
     }
 
     package struct Export: Sendable, Equatable {

@@ -11,6 +11,7 @@ extension Configuration {
     ] + ProviderKind.allCases.map { (section: $0.facts.section, keys: $0.facts.keys) } + [
         ("hybrid", ["fast", "accurate", "escalate_below"]),
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
+        ("shelves", ["round_minutes"]),
         ("export", ["exclusive_shelf"]),
         ("log", ["level"]),
         ("web", ["listen", "enabled", "max_upload_mb", "cache_mb"]),
@@ -82,6 +83,9 @@ extension Configuration {
             e.contact = try reader.string(t, "enrich", "contact", e.contact)
             e.cacheDays = try reader.int(t, "enrich", "cache_days", e.cacheDays, 0...3650)
             config.enrich = e
+        }
+        if let t = reader.section(document, "shelves") {
+            config.shelves.roundMinutes = try reader.int(t, "shelves", "round_minutes", config.shelves.roundMinutes, 1...10_080)
         }
         if let t = reader.section(document, "export") {
             config.export.exclusiveShelf = try reader.choice(t, "export", "exclusive_shelf", config.export.exclusiveShelf)

@@ -119,6 +119,9 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
         package var editions: [Edition]
         /// Every shelf (sub-folder of incoming/) it was seen on, sorted.
         package var shelves: [String]
+        /// The shelf it stands on now: that of its latest verified sighting, by the photo's arrival (nil when it was
+        /// seen at the top of incoming/ only, or said to be gone). The exports write it where each app keeps a place.
+        package var shelf: String?
         /// Every sighting, oldest first; in library.json only the latest on each shelf (`bounded()`).
         package var sightings: [Sighting]
         /// How many sightings the work has in all.
@@ -129,15 +132,22 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
         package var historyCount: Int
         /// `review/<id>.json` while a person has not yet decided.
         package var reviewID: String?
+        /// Set while the work is missing from its shelf: the arrival of the first photo of the round that did not
+        /// see it where it stood (README, "Shelves").
+        package var missingSince: Date?
+        /// Set while the work is lent, until a photo sees it again.
+        package var lentTo: String?
         enum CodingKeys: String, CodingKey {
             case work, title, author, isbn13, isbn10, confidence, status, source, match, editions, shelves, sightings,
                  history, firstSeen = "first_seen", lastSeen = "last_seen", sightingsCount = "sightings_count",
-                 historyCount = "history_count", reviewID = "review_id"
+                 historyCount = "history_count", reviewID = "review_id", missingSince = "missing_since", lentTo = "lent_to", shelf
         }
         package init(work: String, title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double,
                      status: Book.Status, source: String, match: BookMatch? = nil, firstSeen: Date, lastSeen: Date? = nil,
-                     editions: [Edition] = [], shelves: [String] = [], sightings: [Sighting], sightingsCount: Int? = nil,
-                     history: [Decision] = [], historyCount: Int? = nil, reviewID: String? = nil) {
+                     editions: [Edition] = [], shelves: [String] = [], shelf: String? = nil, sightings: [Sighting], sightingsCount: Int? = nil,
+                     history: [Decision] = [], historyCount: Int? = nil, reviewID: String? = nil,
+                     missingSince: Date? = nil, lentTo: String? = nil) {
+            self.shelf = shelf; self.missingSince = missingSince; self.lentTo = lentTo
             self.work = work; self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
             self.confidence = confidence; self.status = status; self.source = source; self.match = match
             self.firstSeen = firstSeen; self.editions = editions; self.shelves = shelves; self.sightings = sightings

@@ -27,6 +27,16 @@ extension LibraryDesk {
     }
 }
 
+extension ShelfDesk {
+    /// Opens the database for rounds and answers (the daemon may be running: each change is one write transaction).
+    package init(config: Configuration, logger: Logger) throws {
+        guard StoreAccess.exists(config: config) else {
+            throw LibraryError(.notFound, "No shelf yet: shelfd has not catalogued any photo.")
+        }
+        self.init(config: config, store: try StoreAccess.open(config: config), logger: logger)
+    }
+}
+
 extension StatusReport {
     /// The status of the database this configuration names, opened for this report (nil: none yet).
     package static func build(config: Configuration, secrets: Secrets? = nil, now: Date = Date()) throws -> StatusDocument {

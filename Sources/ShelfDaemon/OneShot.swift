@@ -106,6 +106,7 @@ package struct OneShot {
             return summary
         } ?? PassSummary(stop: .shutdown)
         _ = try runtime.store.releaseLeases(owner: ProcessIdentity.current)
+        pipeline.closeDueRounds()
         pipeline.writeLibrary(full: true)
         let status = try StatusReport.build(config: runtime.config)
         let formatter = ISO8601DateFormatter()

@@ -84,6 +84,7 @@ package struct Runtime: Sendable {
         settings.exports = URL(fileURLWithPath: paths.exports)
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
+        settings.roundQuiet = config.shelves.roundQuiet
         // On PostgreSQL a watch hears of every job made due (JobNotificationService): its idle poll is only a safety net.
         if store.isShared { settings.idlePoll = 30 }
         settings.writesFiles = writesFiles
@@ -99,7 +100,7 @@ package struct Runtime: Sendable {
         }
         return Runtime(config: config, store: store,
                        pipeline: Pipeline(settings: settings, store: store, library: store.library, providers: store.providers, sharedResults: store.results,
-                                          lineup: lineup, choice: choice,
+                                          rounds: store.shelves, lineup: lineup, choice: choice,
                                           enricher: enricher, logger: logger, owner: owner, time: time, onIdle: { store.releaseMemory(); IdleMemory.release() }),
                        chosen: chosen, secrets: secrets)
     }

@@ -65,8 +65,8 @@ package enum Shutdown {
     }
 }
 
-/// The queue's processing in `watch`: the configured provider's scheduler, and the jobs stranded by a
-/// stopped `--provider` process (every 60 s). A graceful shutdown stops both from claiming; their
+/// The queue's processing in `watch`: the configured provider's scheduler, the jobs stranded by a
+/// stopped `--provider` process (every 60 s), and the shelves' rounds closed once quiet (every 30 s). A graceful shutdown stops both from claiming; their
 /// requests in flight finish (or are cancelled when the grace ends).
 package final class SchedulerService: Service {
     let pipeline: Pipeline
@@ -94,6 +94,7 @@ package final class SchedulerService: Service {
                     group.addTask { _ = await batches.pass(untilDone: false) }
                 }
                 group.addTask { await self.stranded.keepFinishing() }
+                group.addTask { await cancelWhenGracefulShutdown { await self.pipeline.keepClosingRounds() } }
             }
         } onGracefulShutdown: { [pipeline, stranded] in
             pipeline.stop()

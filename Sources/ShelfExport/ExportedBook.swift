@@ -10,8 +10,8 @@ struct ExportedBook {
     var isbn: ISBN?
     /// Every edition, the shown one first.
     var isbns: [ISBN]
-    /// Sub-folders of incoming/ the book was seen in, sorted.
-    var shelves: [String]
+    /// The shelf (sub-folder of incoming/) the book stands on now, where each app keeps a place.
+    var shelf: String?
     var added: Date
     /// From the matched record, when there is one.
     var year: Int?
@@ -24,7 +24,7 @@ struct ExportedBook {
         for edition in entry.editions { if let isbn = ISBN(edition.isbn13), !all.contains(isbn) { all.append(isbn) } }
         isbns = all
         isbn = all.first
-        shelves = entry.shelves.filter { !$0.isEmpty }
+        shelf = entry.shelf.flatMap { $0.isEmpty ? nil : $0 }
         added = entry.firstSeen
         year = entry.match?.year
     }
@@ -32,10 +32,9 @@ struct ExportedBook {
     var mainAuthor: String { authors.first ?? "" }
     var otherAuthors: [String] { Array(authors.dropFirst()) }
 
-    /// Shelves as a comma-separated tag list; a comma inside a folder name would split the tag, so it goes.
+    /// The shelf as a tag; a comma inside a folder name would split it in a tag list, so it goes.
     func tagList(_ rename: (String) -> String = { $0 }) -> String {
-        shelves.map { rename($0).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
-            .joined(separator: ", ")
+        shelf.map { rename($0).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") } ?? ""
     }
 }
 

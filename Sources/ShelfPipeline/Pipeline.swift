@@ -24,6 +24,8 @@ package final class Pipeline: Sendable {
     /// A shared store's result documents, written here when this node writes them, and the files' change counter
     /// (`Store.results`).
     package let sharedResults: any SharedFilesStore
+    /// Shelves' rounds (`Store.shelves`), closed on this pipeline's clock; nil where no shelf is kept (a test's fake).
+    package let rounds: (any ShelfRoundStore)?
     package let lineup: Lineup
     /// Set when this process runs with `--provider`: it takes only the jobs that asked for that provider.
     package let choice: ProviderName?
@@ -55,10 +57,12 @@ package final class Pipeline: Sendable {
     package let files: FilesWriter
 
     package init(settings: PipelineSettings, store: any JobQueue, library: any LibraryStore, providers: any ProviderHealthStore,
-                 sharedResults: any SharedFilesStore, lineup: Lineup, choice: ProviderName? = nil, enricher: Enricher? = nil,
+                 sharedResults: any SharedFilesStore, rounds: (any ShelfRoundStore)? = nil, lineup: Lineup,
+                 choice: ProviderName? = nil, enricher: Enricher? = nil,
                  logger: Logger, owner: String = ProcessIdentity.current, time: TimeSource,
                  onIdle: @escaping @Sendable () -> Void = {}) {
         self.settings = settings; self.store = store; self.library = library; self.providers = providers; self.sharedResults = sharedResults
+        self.rounds = rounds
         self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner; self.time = time; self.onIdle = onIdle
@@ -68,6 +72,25 @@ package final class Pipeline: Sendable {
             libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
             exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,
             filesLock: settings.filesLock, store: library, logger: logger), time: time)
+    }
+
+    // MARK: Shelves
+
+    /// Closes the shelves' rounds that are quiet and read, and hands what that changed to the files writer.
+    package func closeDueRounds() {
+        guard let rounds else { return }
+        do {
+            let change = try rounds.closeDue(quiet: settings.roundQuiet, now: time.now)
+            if change.changesLibrary, settings.writesFiles { files.changed(change) }
+        } catch {
+            logger.error("Cannot close the shelves' rounds", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// `watch`: closes rounds as they become due, looking every `interval` on this pipeline's clock, until cancelled.
+    package func keepClosingRounds(every interval: Duration = .seconds(30)) async {
+        closeDueRounds()
+        for await _ in AsyncTimerSequence(interval: interval, clock: time.clock) { closeDueRounds() }
     }
 
     /// Graceful stop: the scheduler claims nothing more, photos waiting for a request slot go back to the
@@ -167,7 +190,8 @@ package final class Pipeline: Sendable {
         if store.isShared { storeImagesForOtherWorkers(&hashed) }
         do {
             let recorded = try store.recordSightings(hashed.map(\.file), provider: lineup.name, providerChoice: choice?.rawValue,
-                                                     resultNode: settings.writesFiles ? settings.node : nil, now: time.now)
+                                                     resultNode: settings.writesFiles ? settings.node : nil,
+                                                     roundQuiet: settings.roundQuiet, now: time.now)
             for ((index, file), outcome) in zip(hashed, recorded) {
                 outcomes[index] = outcome
                 log(outcome, of: file)

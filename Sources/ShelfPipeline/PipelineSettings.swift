@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfStore
 
 /// What the pipeline needs from the configuration, resolved to absolute paths.
 package struct PipelineSettings: Sendable {
@@ -31,6 +32,8 @@ package struct PipelineSettings: Sendable {
     package var node: String?
     /// Shared store, `writes_files = true`: this node also writes the results of photos whose node writes no files.
     package var writesOthersResults = false
+    /// `[shelves] round_minutes`: a shelf quiet this long ends its round (ShelfRounds.swift).
+    package var roundQuiet: TimeInterval = ShelfRounds.defaultQuiet
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600
     /// Photos above this are refused before decoding (decompression bombs, 100 MP panoramas).

@@ -234,6 +234,7 @@ extension LibraryRecords {
         try db.execute("DELETE FROM book_sighting WHERE book_id = ?", [from])     // the same photo on both: one is enough
         try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [target, from])
         try db.execute("UPDATE review_item SET book_id = ? WHERE book_id = ?", [target, from])
+        try ShelfRounds.merge(from, into: target, db)
         // The work was first seen when the earlier of the two was, by whoever read it then.
         try db.execute("""
             UPDATE book SET (first_seen, source) = (SELECT o.first_seen, o.source FROM book o WHERE o.id = ?1)
@@ -487,6 +488,8 @@ extension LibraryRecords {
             """, arguments) {
             if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id }   // the oldest wins
         }
+        let marks = try ShelfRounds.standingMarks(db, among: bookIDs)
+        let standsOn = try ShelfRounds.currentShelves(db, among: bookIDs)
         return try db.query("SELECT * FROM book \(only("id")) ORDER BY first_seen, id", arguments).compactMap { row in
             guard let id = row.int("id") else { return nil }
             let match = row.string("match_source").flatMap { source in
@@ -508,9 +511,11 @@ extension LibraryRecords {
                 status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
                 source: row.string("source") ?? "", match: match, firstSeen: firstSeen,
                 lastSeen: bounded ? sightingCounts[id]?.last ?? firstSeen : nil,
-                editions: editions[id] ?? [], shelves: Set(seenIn.compactMap(\.shelf)).sorted(), sightings: seenIn,
+                editions: editions[id] ?? [], shelves: Set(seenIn.compactMap(\.shelf)).sorted(),
+                shelf: marks[id]?.kind == "gone" ? nil : standsOn[id], sightings: seenIn,
                 sightingsCount: bounded ? sightingCounts[id]?.count ?? 0 : nil,
-                history: history[id] ?? [], historyCount: bounded ? historyCounts[id] ?? 0 : nil, reviewID: reviewIDs[id])
+                history: history[id] ?? [], historyCount: bounded ? historyCounts[id] ?? 0 : nil, reviewID: reviewIDs[id],
+                missingSince: marks[id]?.missingSince, lentTo: marks[id]?.lentTo)
         }
     }
 }

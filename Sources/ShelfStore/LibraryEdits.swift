@@ -243,6 +243,7 @@ extension LibraryRecords {
             return try refresh(db, work.id, now: now)
         }
         try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [target, work.id])
+        try ShelfRounds.merge(work.id, into: target, db)
         try db.execute("""
             UPDATE book SET (first_seen, source) = (SELECT o.first_seen, o.source FROM book o WHERE o.id = ?1)
             WHERE id = ?2 AND first_seen > (SELECT o.first_seen FROM book o WHERE o.id = ?1)

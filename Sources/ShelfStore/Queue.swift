@@ -131,7 +131,8 @@ extension Store {
     /// with the same new content is a sighting of the first's photo), with one statement per table for them all: a
     /// burst of photos from a phone's sync costs a few round trips, not a few per photo. One outcome per file.
     package func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String? = nil,
-                                 resultNode: String? = nil, now: Date = Date()) throws -> [SightingOutcome] {
+                                 resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
+                                 now: Date = Date()) throws -> [SightingOutcome] {
         guard !files.isEmpty else { return [] }
         // A path given twice is recorded as its last content.
         var latest: [String: Int] = [:]
@@ -147,6 +148,10 @@ extension Store {
                 """, recorded.flatMap { i -> [any SQLBindable] in
                     [files[i].sha256, files[i].size, files[i].relativePath, now, resultNode]
                 }).compactMap { $0.string("sha256") })
+            // A new photo in a shelf's folder joins the shelf's round (ShelfRounds.swift).
+            var joining = Set<String>()
+            try ShelfRounds.join(db, photos: recorded.filter { newPhotos.contains(files[$0].sha256) && joining.insert(files[$0].sha256).inserted }
+                                     .map { (files[$0].sha256, files[$0].relativePath) }, quiet: roundQuiet, now: now)
             // Returned unless this path was seen with this photo, size and time already.
             let changedPaths = Set(try db.query("""
                 INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)

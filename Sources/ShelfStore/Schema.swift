@@ -473,6 +473,52 @@ enum Schema {
         """
         CREATE INDEX book_sighting_title_part ON book_sighting(substr(title_key, 1, instr(title_key, '|')));
         """,
+        // 23: shelves as places (ShelfRounds.swift). A round is the photos of one shelf that arrived within
+        // `[shelves] round_minutes` of each other; when it closes it is compared with the shelf's inventory before it.
+        // A work is on the shelf of its latest verified sighting (by the photo's arrival); `shelf_place` keeps the
+        // shelf's order left to right as its last round saw it; `shelf_mark` what is known of a work not seen
+        // (missing, lent or gone), void once a later photo sees it; `shelf_change` a round's changes.
+        """
+        CREATE TABLE shelf_round (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            shelf TEXT NOT NULL,
+            opened_at REAL NOT NULL,              -- the first photo's arrival
+            last_photo_at REAL NOT NULL,          -- the latest photo's arrival: quiet from then on
+            ends_at REAL,                         -- set by `shelf close` or a photo arriving after the quiet time
+            closed_at REAL,                       -- NULL until compared with the inventory
+            photos INTEGER NOT NULL DEFAULT 0,
+            books INTEGER,                        -- the inventory once closed
+            unread INTEGER NOT NULL DEFAULT 0     -- photos that could not be read: nothing is called missing
+        );
+        CREATE INDEX shelf_round_open ON shelf_round(shelf, id) WHERE closed_at IS NULL;
+        CREATE INDEX shelf_round_shelf ON shelf_round(shelf, closed_at);
+        ALTER TABLE photo ADD COLUMN round_id INTEGER REFERENCES shelf_round(id);
+        CREATE INDEX photo_round ON photo(round_id) WHERE round_id IS NOT NULL;
+        CREATE INDEX book_sighting_shelf ON book_sighting(shelf, book_id) WHERE shelf IS NOT NULL;
+        CREATE TABLE shelf_place (
+            book_id INTEGER PRIMARY KEY REFERENCES book(id) ON DELETE CASCADE,
+            shelf TEXT NOT NULL,
+            position INTEGER NOT NULL
+        );
+        CREATE INDEX shelf_place_order ON shelf_place(shelf, position);
+        CREATE TABLE shelf_mark (
+            book_id INTEGER PRIMARY KEY REFERENCES book(id) ON DELETE CASCADE,
+            shelf TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('missing', 'lent', 'gone')),
+            since REAL NOT NULL,                  -- missing: the round's first photo; otherwise the answer's time
+            name TEXT,                            -- lent: to whom
+            round_id INTEGER REFERENCES shelf_round(id)
+        );
+        CREATE INDEX shelf_mark_shelf ON shelf_mark(shelf, kind);
+        CREATE TABLE shelf_change (
+            round_id INTEGER NOT NULL REFERENCES shelf_round(id),
+            book_id INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('arrived', 'missing', 'moved_out')),
+            other_shelf TEXT,                     -- arrived: from (NULL: new to the library); moved_out: to
+            PRIMARY KEY (round_id, book_id)
+        );
+        CREATE INDEX shelf_change_book ON shelf_change(book_id);
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

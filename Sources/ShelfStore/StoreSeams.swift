@@ -34,8 +34,9 @@ package protocol JobQueue: Sendable {
     /// The stored sightings of these paths, by path: an unchanged file is not hashed again.
     func knownSightings(paths: [String]) throws -> [String: KnownSighting]
     /// Hashed files recorded in one transaction: new content becomes a job, a known photo a sighting.
+    /// A new photo in a shelf's folder joins the shelf's round, or opens one after `roundQuiet` (ShelfRounds.swift).
     func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
-                         now: Date) throws -> [SightingOutcome]
+                         roundQuiet: TimeInterval, now: Date) throws -> [SightingOutcome]
     /// Which of these contents were seen before (at any path).
     func knownPhotos(among sha256s: [String]) throws -> Set<String>
     func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
@@ -91,13 +92,23 @@ extension JobQueue {
     /// sighting (`ResultDocuments.swift`).
     package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
                                 syncConflict: Bool = false, provider: String, providerChoice: String? = nil, image: [UInt8]? = nil,
-                                resultNode: String? = nil, now: Date = Date()) throws -> SightingOutcome {
+                                resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
+                                now: Date = Date()) throws -> SightingOutcome {
         let file = HashedFile(path: path, relativePath: relativePath, sha256: sha256, size: size, mtime: mtime,
                               syncConflict: syncConflict, image: image)
         return try recordSightings([file], provider: provider, providerChoice: providerChoice, resultNode: resultNode,
+                                   roundQuiet: roundQuiet,
                                    now: now)[0]
     }
 }
+
+/// Shelves' rounds as the pipeline sees them: closed once quiet and read (`ShelfRounds`).
+package protocol ShelfRoundStore: Sendable {
+    /// Closes the rounds due; returns what that changed of the files for people.
+    func closeDue(quiet: TimeInterval, now: Date) throws -> FilesChange
+}
+
+extension ShelfRounds: ShelfRoundStore {}
 
 /// The providers' and book sources' health, shared by every shelfd process.
 package protocol ProviderHealthStore: Sendable {

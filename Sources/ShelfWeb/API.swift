@@ -92,6 +92,22 @@ enum API {
                 throw APIError(.notFound, error.code.rawValue, error.message)
             }
         }
+
+        registerShelves(on: api, site: site)
+    }
+
+    /// The shelves (`shelfd shelf list --json`) and one shelf (`shelfd shelf show --json`), its name percent-encoded into
+    /// one path segment (`den%2Ftop`), as the shelf pages' links are.
+    static func registerShelves(on api: RouterGroup<WebContext>, site: WebSite) {
+        api.get("shelves") { _, _ -> Response in
+            try json(site.desks.shelves.list())
+        }
+        api.get("shelves/{name}") { _, context -> Response in
+            let name = try context.parameters.require("name").removingPercentEncoding ?? ""
+            do { return try json(site.desks.shelves.show(name)) } catch let error as LibraryError where error.code == .notFound {
+                throw APIError(.notFound, error.code.rawValue, error.message)
+            }
+        }
     }
 
     /// A photo's id: its 64-hex SHA-256, nothing else.

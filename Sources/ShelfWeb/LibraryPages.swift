@@ -18,8 +18,11 @@ enum LibraryPages {
             let search = query["q"] ?? ""
             let page = PageNumber.parse(query["page"])
             let found = try site.desks.library.page(search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
+            // A search answers "where is it" too: the shelf, the place on it, and where it stood in its latest photo.
+            let whereabouts = search.isEmpty ? [] : try site.desks.shelves.whereabouts(of: found.rows.map(\.work))
             return site.templates.page("library", title: "Library",
-                                       LibraryView(found, search: search, sort: sort, page: page, notice: query["done"]), context: context)
+                                       LibraryView(found, search: search, sort: sort, page: page, notice: query["done"],
+                                                   whereabouts: whereabouts), context: context)
         }
         router.get("library/:work") { request, context in
             guard let work = workKey(context) else { return notFound(site, context) }
@@ -109,7 +112,7 @@ enum LibraryPages {
         if let mergeSearch, !mergeSearch.trimmingCharacters(in: .whitespaces).isEmpty {
             let found = try site.desks.library.page(search: mergeSearch, sort: .title, offset: 0, limit: 20, photoLimit: 0)
             merge = MergeView(query: mergeSearch, from: work,
-                              works: found.rows.filter { $0.work != work }.map(RowView.init))
+                              works: found.rows.filter { $0.work != work }.map { RowView($0) })
         }
         var view = WorkView(entry, merge: merge, notice: notice, error: error)
         if let (title, author, isbn) = typed {             // refused: the form keeps what was typed, to correct it
@@ -167,7 +170,10 @@ enum LibraryPages {
         let exports: [Link]
         let notice: String?
 
-        init(_ found: LibraryPage, search: String, sort: LibrarySort, page: Int, notice: String?) {
+        let searching: Bool
+
+        init(_ found: LibraryPage, search: String, sort: LibrarySort, page: Int, notice: String?, whereabouts: [BookWhereabouts] = []) {
+            searching = !whereabouts.isEmpty
             self.search = search
             self.sort = sort.rawValue
             total = found.total
@@ -175,7 +181,8 @@ enum LibraryPages {
             showing = !found.rows.isEmpty ? "\(first + 1)–\(first + found.rows.count) of \(found.total)"
                 : found.total > 0 ? "Page \(page) is past the last of \(found.total) books."
                 : search.isEmpty ? "No books yet." : "No book matches “\(search)”."
-            rows = found.rows.map(RowView.init)
+            let places = Dictionary(whereabouts.map { ($0.work, $0) }, uniquingKeysWith: { first, _ in first })
+            rows = found.rows.map { RowView($0, whereabouts: places[$0.work]) }
             func link(sort: LibrarySort, page: Int) -> String {
                 var query = ["sort=\(sort.rawValue)"]
                 if !search.isEmpty { query.append("q=" + (search.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "")) }
@@ -209,8 +216,15 @@ enum LibraryPages {
         let more: String?
         /// ` — author`, when there is one.
         let byline: String?
+        /// Where it is, when the page answers a search: "3rd from the left on den", and where it stood in that photo.
+        let place: String?
+        let cropURL: String?
 
-        init(_ row: LibraryRow) {
+        init(_ row: LibraryRow, whereabouts: BookWhereabouts? = nil) {
+            place = whereabouts.map { found in
+                found.placeInWords + (found.lentTo.map { ", lent to \($0)" } ?? "") + (found.missingSince != nil ? ", missing" : "")
+            }
+            cropURL = whereabouts?.box == nil ? nil : LibraryPages.href(row.work) + "/crop"
             work = row.work
             href = LibraryPages.href(row.work)
             title = row.title

@@ -26,6 +26,7 @@ package struct Templates: Sendable {
         ("photo", PackageResources.photo_mustache),
         ("login", PackageResources.login_mustache),
         ("library", PackageResources.library_mustache), ("work", PackageResources.work_mustache), ("upload", PackageResources.upload_mustache),
+        ("shelves", PackageResources.shelves_mustache), ("shelf", PackageResources.shelf_mustache),
     ]
 
     /// `data` is any value: structs are read through their stored properties, arrays become sections.

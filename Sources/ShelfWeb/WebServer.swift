@@ -105,6 +105,7 @@ package struct WebServer: Service {
         PhotoReviewPage.register(on: router, site: site); ReviewPages.register(on: router, site: site)
         PhotoPages.register(on: router, site: site)
         LibraryPages.register(on: router, site: site); UploadPage.register(on: router, site: site)
+        ShelfPages.register(on: router, site: site)
         return router
     }
 }

@@ -13,7 +13,7 @@ struct Library: AsyncParsableCommand {
             are rewritten before the command exits. Works while the daemon runs. 'show' prints a work's whole \
             history, which library.json keeps bounded.
             """,
-        subcommands: [LibraryShow.self, LibraryEdit.self, LibraryRemove.self, LibraryMerge.self])
+        subcommands: [LibraryShow.self, LibraryFind.self, LibraryEdit.self, LibraryRemove.self, LibraryMerge.self])
 }
 
 struct LibraryShow: AsyncParsableCommand {
@@ -40,6 +40,28 @@ struct LibraryShow: AsyncParsableCommand {
         lines.append("  history:")
         lines += entry.history.map { "    \(day.string(from: $0.at))  \($0.action) by \($0.by)" + ($0.detail.map { ": \($0)" } ?? "") }
         print(lines.joined(separator: "\n"))
+    }
+}
+
+struct LibraryFind: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find", abstract: "Where is my book: the shelf, its place, and the photo that saw it last.",
+        discussion: "Searches titles, authors and ISBNs. The place is counted from the left, as the shelf's rounds ordered it.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print the books found as JSON.") var json = false
+    @Argument(help: ArgumentHelp("Words of the title or the author, or an ISBN.", valueName: "text")) var text: String
+
+    func run() async throws {
+        let (config, _, logger) = try global.load(quiet: true)
+        let found = try ShelfDesk(config: config, logger: logger).find(text)
+        if json { return try printJSON(found) }
+        guard !found.isEmpty else { throw LibraryError(.notFound, "No book in the library matches '\(text)'.") }
+        for book in found {
+            var line = book.title + (book.author.map { " — \($0)" } ?? "") + ": " + book.placeInWords
+            if let name = book.lentTo { line += ", lent to \(name)" }
+            if book.missingSince != nil { line += ", missing since the last round" }
+            print(line + " (last seen in \(book.photo))")
+        }
     }
 }
 

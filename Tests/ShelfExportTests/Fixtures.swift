@@ -21,28 +21,28 @@ enum Fixtures {
             firstSeen: date("2024-03-05T10:00:00Z"),
             editions: [.init(isbn13: "9780441172719", isbn10: "0441172717", source: "gemini"),
                        .init(isbn13: "9780340960196", isbn10: "0340960191", source: "openlibrary")],
-            shelves: ["living-room"], sightings: [sighting("living-room", "2024-03-05T10:00:00Z")]),
+            shelves: ["living-room"], shelf: "living-room", sightings: [sighting("living-room", "2024-03-05T10:00:00Z")]),
         LibraryDocument.Entry(
             work: "title:left hand of darkness|guin", title: "The Left Hand of Darkness", author: "Ursula K. Le Guin",
             isbn13: nil, isbn10: nil, confidence: 0.88, status: .verified, source: "gemini",
             firstSeen: date("2024-03-06T23:30:00Z"),
-            shelves: ["Bedroom", "living-room"],
+            shelves: ["Bedroom", "living-room"], shelf: "living-room",
             sightings: [sighting("Bedroom", "2024-03-06T23:30:00Z"), sighting("living-room", "2024-03-07T08:00:00Z")]),
         LibraryDocument.Entry(
             work: "title:good omens|gaiman", title: "Good Omens", author: "Neil Gaiman & Terry Pratchett",
             isbn13: "9791032305690", isbn10: nil, confidence: 0.81, status: .verified, source: "gemini",
             firstSeen: date("2024-03-07T08:00:00Z"),
-            shelves: ["living-room"], sightings: [sighting("living-room", "2024-03-07T08:00:00Z")]),
+            shelves: ["living-room"], shelf: "living-room", sightings: [sighting("living-room", "2024-03-07T08:00:00Z")]),
         LibraryDocument.Entry(
             work: "title:eats shoots leaves|truss", title: "Eats, Shoots & Leaves: The \"Zero Tolerance\" Approach",
             author: "Truss, Lynne", isbn13: "9781592400874", isbn10: "1592400876", confidence: 0.77, status: .verified,
             source: "gemini", firstSeen: date("2024-03-07T08:00:00Z"),
-            shelves: ["Study, top"], sightings: [sighting("Study, top", "2024-03-07T08:00:00Z")]),
+            shelves: ["Study, top"], shelf: "Study, top", sightings: [sighting("Study, top", "2024-03-07T08:00:00Z")]),
         LibraryDocument.Entry(
             work: "title:cien anos de soledad|marquez", title: "Cien años de soledad", author: "Gabriel García Márquez",
             isbn13: "9780307474728", isbn10: "0307474720", confidence: 0.9, status: .verified, source: "gemini",
             firstSeen: date("2024-03-08T12:00:00Z"),
-            shelves: ["Estantería/Arriba"], sightings: [sighting("Estantería/Arriba", "2024-03-08T12:00:00Z")]),
+            shelves: ["Estantería/Arriba"], shelf: "Estantería/Arriba", sightings: [sighting("Estantería/Arriba", "2024-03-08T12:00:00Z")]),
         LibraryDocument.Entry(
             work: "title:smudged spine|", title: "Smudged Spine", author: nil, isbn13: nil, isbn10: nil,
             confidence: 0.31, status: .needsReview, source: "gemini", firstSeen: date("2024-03-08T12:00:00Z"),

@@ -48,7 +48,7 @@ final class FakeQueue: JobQueue {
         }
     }
     func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
-                         now: Date) throws -> [SightingOutcome] {
+                         roundQuiet: TimeInterval, now: Date) throws -> [SightingOutcome] {
         if files.contains(where: { $0.image != nil }) { Issue.record("an image stored for a queue no one shares") }
         return state.withLock { state in
             state.recordCalls += 1

@@ -223,6 +223,11 @@ package final class Browser: Sendable {
         }
     }
 
+    /// The errors in the console since the last call (a missing favicon aside): a script's, a refused load's, the CSP's.
+    package func severeErrors() async throws -> [ConsoleMessage] {
+        try await consoleMessages().filter { $0.level == "SEVERE" && !$0.message.contains("favicon") }
+    }
+
     // MARK: Viewport and screenshots
 
     package var viewport: Viewport { currentViewport.withLock { $0 } }

@@ -102,6 +102,15 @@ struct HostileRequestTests {
         Route("POST", "/library/merge", [.form("from"), .form("into"), .form("into", with: ["from": "x"])],
               contentType: "application/x-www-form-urlencoded"),
         Route("GET", "/exports/{format}", [.path("format")]),
+        Route("GET", "/shelves", [.query("done")]),
+        Route("GET", "/shelves/{name}", [.path("name"), .query("done")]),
+        Route("POST", "/shelves/{name}/answer", [.path("name"), .form("work"), .form("answer", with: ["work": "x"]),
+                                                 .form("lent_to", with: ["answer": "lent"])],
+              contentType: "application/x-www-form-urlencoded"),
+        Route("POST", "/shelves/{name}/close", [.path("name")]),
+        Route("GET", "/library/{work}/crop", [.path("work"), .header("If-None-Match")]),
+        Route("GET", "/api/v1/shelves"),
+        Route("GET", "/api/v1/shelves/{name}", [.path("name")]),
         Route("GET", "/upload"),
         Route("POST", "/upload", [.query("shelf"), .query("name"), .header("Content-Type", prefix: "multipart/form-data; boundary="),
                                   .multipart("shelf"), .multipart("filename")], contentType: "application/octet-stream"),
@@ -246,7 +255,7 @@ struct HostileRequestTests {
             try await waitUntil("library.json follows", timeout: .seconds(10)) { (try? root.library())?.books.isEmpty == false }
             let work = try #require(try root.library().books.first?.work)
             let samples = ["sha": item.photo.sha256, "id": item.id, "format": "goodreads", "code": String(repeating: "ab", count: 32),
-                           "work": work.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? work]
+                           "work": work.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? work, "name": "den"]
             let upload = JPEGFactory.shelf(seed: 91)
             let http = RawHTTP(url: url)
 

@@ -58,10 +58,6 @@ struct PhotoReviewPageTests {
         try String(contentsOf: root.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
     }
 
-    func severeErrors(_ browser: Browser) async throws -> [ConsoleMessage] {
-        try await browser.consoleMessages().filter { $0.level == "SEVERE" && !$0.message.contains("favicon") }
-    }
-
     @Test("Forty spines cleared with keys alone, at most 60 presses; the library, exports and review/ follow",
           .timeLimit(.minutes(4)))
     func clearedByKeys() async throws {
@@ -106,7 +102,7 @@ struct PhotoReviewPageTests {
                 let asRead = "Qzv Wrt \(FortySpines.scrap(0))"
                 #expect(library.books.contains { $0.title == asRead && $0.status == .verified })
                 #expect(!library.books.contains { $0.title.hasPrefix("Qzv Wrt") && $0.status == .verified && $0.title != asRead })
-                let errors = try await severeErrors(browser)
+                let errors = try await browser.severeErrors()
                 #expect(errors.isEmpty, "\(errors)")
             }
         }
@@ -150,7 +146,7 @@ struct PhotoReviewPageTests {
                 try await browser.pressKeys(Browser.Key.escape)
                 #expect(try await browser.find("[data-plan]").isDisplayed() == false)
                 #expect(try await root.reviewList().count == 80)
-                let errors = try await severeErrors(browser)
+                let errors = try await browser.severeErrors()
                 #expect(errors.isEmpty, "\(errors)")
             }
         }
@@ -183,7 +179,7 @@ struct PhotoReviewPageTests {
                     try await !root.reviewList().contains { $0.id == fifth }
                 }
                 try await browser.screenshot("photo-review-phone")
-                let errors = try await severeErrors(browser)
+                let errors = try await browser.severeErrors()
                 #expect(errors.isEmpty, "\(errors)")
             }
         }

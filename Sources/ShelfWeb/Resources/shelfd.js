@@ -446,3 +446,47 @@
   }
 }
 // --- end library and upload ---
+
+// --- shelves ---
+// The shelf page's missing books: one selected at a time (j/k or a tap), a key per answer: l lent (the name's field,
+// then Enter), g gone, h still there. Without the script each answer is a form of its own.
+{
+  const missing = document.querySelector('[data-missing]');
+  if (missing) {
+    const items = [...missing.querySelectorAll('[data-missing-item]')];
+    let current = 0;
+    const select = (index) => {
+      current = Math.max(0, Math.min(items.length - 1, index));
+      items.forEach((item, at) => item.classList.toggle('selected', at === current));
+      items[current]?.scrollIntoView({ block: 'nearest' });
+    };
+    items.forEach((item, at) => item.addEventListener('click', () => select(at)));
+    select(0);
+    let sent = false;
+    window.addEventListener('pageshow', () => { sent = false; });
+    document.addEventListener('keydown', (event) => {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target;
+      if (target instanceof Element && target.closest('input, textarea, select, [contenteditable]')) {
+        if (event.key === 'Escape') target.blur();
+        return;
+      }
+      const key = event.key.toLowerCase();
+      const item = items[current];
+      if (!item) return;
+      if (key === 'j' || key === 'arrowdown') { event.preventDefault(); select(current + 1); return; }
+      if (key === 'k' || key === 'arrowup') { event.preventDefault(); select(current - 1); return; }
+      if (key === 'l') {
+        event.preventDefault();
+        item.querySelector('[data-answer="lent"] input[name=lent_to]')?.focus();
+        return;
+      }
+      const answer = { g: 'gone', h: 'here' }[key];
+      if (!answer || sent) return;
+      event.preventDefault();
+      sent = true;
+      item.querySelector(`[data-answer="${answer}"]`)?.requestSubmit();
+    });
+  }
+}
+// --- end shelves ---
