@@ -181,8 +181,11 @@ let package = Package(
             "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", "ShelfTesting", .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
-        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfStore", "ShelfHTTP", "ShelfOutputs", .product(name: "Logging", package: "swift-log")],
+        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP", "ShelfOutputs", .product(name: "Logging", package: "swift-log")],
                           path: "Benchmarks/WebBenchmark", swiftSettings: settings),
+        // A shelf's round, its page and "where is my book" at 1,000 and 30,000 works, on SQLite and PostgreSQL.
+        .executableTarget(name: "shelfd-bench-shelves", dependencies: ["ShelfTesting", "ShelfCore", "ShelfStore", "ShelfPostgres"],
+                          path: "Benchmarks/ShelvesBenchmark", swiftSettings: settings),
         // The library as the first source, end to end: the twins a second day of photos leaves, on the same shelves and
         // on others.
         .executableTarget(name: "shelfd-bench-twins", dependencies: ["ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfImaging"],

@@ -31,8 +31,6 @@
 import Foundation
 import Glibc
 import Logging
-import ShelfCore
-import ShelfDigest
 import ShelfHTTP
 import ShelfOutputs
 import ShelfStore
@@ -282,35 +280,15 @@ func modified(_ url: URL) -> Date? {
         return milliseconds(ContinuousClock.now - start) / 1000
     }
 
-    /// One more round of the shelf "bench-round" (60 books, three shots of 20, the window of titles moved on by one
-    /// each round: the book at its left end taken away, one new at its right), then the round closed as the daemon
+    /// One more round of the shelf "bench-round" (`YearOfPhotos.shelfRound`), then the round closed as the daemon
     /// closes it once quiet. The closing's milliseconds. The rounds are dated days ahead, so the daemon beside (on the
     /// machine's clock) leaves them to this benchmark.
     var shelfRounds = 0
     func shelfRound() -> Double {
         shelfRounds += 1
-        let round = shelfRounds
-        let at = Date().addingTimeInterval(Double(30 + round) * 86_400)
+        let at = Date().addingTimeInterval(Double(30 + shelfRounds) * 86_400)
         do {
-            for shot in 0..<3 {
-                let name = "bench-round/R\(round)-\(shot).jpg"
-                _ = try store.recordSighting(path: "/home/me/Shelves/incoming/\(name)", relativePath: name,
-                                             sha256: SHA256.hex(of: Array("round \(round) shot \(shot)".utf8)), size: 3_500_000,
-                                             mtime: at.timeIntervalSince1970, provider: "gemini", now: at.addingTimeInterval(Double(shot) * 60))
-            }
-            let jobs = try store.claim(limit: 3, provider: "gemini", owner: "bench", lease: 600, now: at.addingTimeInterval(180))
-            let outcomes = jobs.map { job in
-                let shot = Int(job.relativePath.split(separator: "-").last?.prefix { $0.isNumber } ?? "0") ?? 0
-                let books = (0..<20).map { k in
-                    let number = round + shot * 20 + k
-                    let x = 0.1 + 0.8 * Double(k) / 19
-                    return Book(title: "Round shelf book \(number)", author: "Bench Author \(number)", isbn13: nil, isbn10: nil,
-                                confidence: 0.95, box: Box(x1: x - 0.01, y1: 0.1, x2: x + 0.01, y2: 0.9), status: .verified, source: "gemini")
-                }
-                return JobOutcome(job: job, result: .finished(books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",
-                                                              review: false))
-            }
-            files.changed(try store.finish(outcomes, shelfOf: { _ in "bench-round" }, now: at.addingTimeInterval(240)))
+            files.changed(try year.shelfRound(store, number: shelfRounds, at: at))
             let start = ContinuousClock.now
             let change = try store.shelves.closeDue(now: at.addingTimeInterval(40 * 60))
             let took = milliseconds(ContinuousClock.now - start)

@@ -79,7 +79,7 @@ func expectPause(_ provider: some VisionProvider, seconds: Double,
     let before = Date()
     let error = try #require(await failure(provider), sourceLocation: sourceLocation)
     let after = Date()
-    let until = try #require(error.disposition.waitUntil, sourceLocation: sourceLocation)
+    let until = try #require(error.disposition.waitUntil, "\(error.code): \(error.message)", sourceLocation: sourceLocation)
     #expect(until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds),
             sourceLocation: sourceLocation)
     return error

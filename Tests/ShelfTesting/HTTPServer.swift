@@ -111,26 +111,26 @@ package final class HTTPServer: Sendable {
     }
 
     /// Stops accepting and closes every open connection. Safe to call twice.
+    ///
+    /// Shut down only, under the lock the threads close their sockets under: the threads blocked on these sockets
+    /// wake up and close them, and no descriptor is shut down after its thread closed it. Its number may by then be
+    /// another test's socket in this process (tests run side by side), which a late shutdown would cut.
     package func stop() {
-        let (listener, connections) = state.withLock { s -> (Int32, Set<Int32>) in
-            let result = (s.listener, s.connections)
-            s.stopped = true; s.listener = -1; s.connections = []
-            return result
+        state.withLock { s in
+            s.stopped = true
+            if s.listener >= 0 { shutdown(s.listener, Int32(SHUT_RDWR)) }
+            for fd in s.connections { shutdown(fd, Int32(SHUT_RDWR)) }
+            s.listener = -1; s.connections = []
         }
-        // Shut down only: the threads blocked on these sockets wake up and close them, so a descriptor
-        // number is never reused by another socket while a thread still uses it.
-        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
-        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// Simulates an outage on the same port: while down, open connections are cut (a request in flight gets
     /// no answer) and every new connection is closed as soon as it is accepted, counted in `droppedConnections`.
     package func setDown(_ down: Bool) {
-        let open = state.withLock { s -> Set<Int32> in
+        state.withLock { s in
             s.down = down
-            return down ? s.connections : []
+            if down { for fd in s.connections { shutdown(fd, Int32(SHUT_RDWR)) } }
         }
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// Connections closed unanswered while the server was down: the attempts a client made during an outage.
@@ -147,7 +147,12 @@ package final class HTTPServer: Sendable {
     package var connectionCount: Int { state.withLock { $0.connectionCount } }
 
     private func acceptLoop(_ listener: Int32) {
-        defer { close(listener) }
+        defer {
+            state.withLock { s in
+                close(listener)
+                if s.listener == listener { s.listener = -1 }
+            }
+        }
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
@@ -173,8 +178,10 @@ package final class HTTPServer: Sendable {
     private func serve(_ fd: Int32, _ number: Int) {
         var connection = Connection(fd: fd)
         defer {
-            state.withLock { _ = $0.connections.remove(fd) }
-            close(fd)
+            state.withLock { s in
+                s.connections.remove(fd)
+                close(fd)
+            }
         }
         while let request = connection.readRequest(number) {
             state.withLock { s in

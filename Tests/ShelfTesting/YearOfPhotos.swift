@@ -73,6 +73,32 @@ package struct YearOfPhotos {
         }
     }
 
+    /// One round of the shelf `shelf`, its own, the same at any size of library: 60 books in three shots of 20, read and
+    /// committed; round `number` shows books `number` to `number + 59`, so from one round to the next the book at the
+    /// left end is taken away (its place seen: the photos show room beyond the outer books) and one new comes at the
+    /// right. The shots arrive a minute apart from `at`. Returns what the commit changed of the files.
+    package func shelfRound(_ store: Store, number: Int, shelf: String = "bench-round", at: Date) throws -> FilesChange {
+        for shot in 0..<3 {
+            let name = "\(shelf)/R\(number)-\(shot).jpg"
+            _ = try store.recordSighting(path: "/home/me/Shelves/incoming/\(name)", relativePath: name,
+                                         sha256: SHA256.hex(of: Array("\(shelf) round \(number) shot \(shot)".utf8)), size: 3_500_000,
+                                         mtime: at.timeIntervalSince1970, provider: "gemini", now: at.addingTimeInterval(Double(shot) * 60))
+        }
+        let jobs = try store.claim(limit: 3, provider: "gemini", owner: "bench", lease: 600, now: at.addingTimeInterval(180))
+        let outcomes = jobs.map { job in
+            let shot = Int(job.relativePath.split(separator: "-").last?.prefix { $0.isNumber } ?? "0") ?? 0
+            let books = (0..<20).map { k in
+                let book = number + shot * 20 + k
+                let x = 0.1 + 0.8 * Double(k) / 19
+                return Book(title: "Round shelf book \(book)", author: "Bench Author \(book)", isbn13: nil, isbn10: nil,
+                            confidence: 0.95, box: Box(x1: x - 0.01, y1: 0.1, x2: x + 0.01, y2: 0.9), status: .verified, source: "gemini")
+            }
+            return JobOutcome(job: job, result: .finished(books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",
+                                                          review: false))
+        }
+        return try store.finish(outcomes, shelfOf: { _ in shelf }, now: at.addingTimeInterval(240))
+    }
+
     /// One more photo of shelf 0 whose `spines` readings all wait for a person, as a phone photo read badly leaves
     /// them: every fourth with candidates (library works), the rest scraps no source knows. Returns its sha256.
     package func photoToReview(_ store: Store, number: Int, spines: Int = 40, now: Date = Date(),

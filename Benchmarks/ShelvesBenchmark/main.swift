@@ -1,0 +1,125 @@
+// Shelves benchmark: what a shelf's round costs as the library grows, on both engines. For each engine (SQLite in a
+// temporary file, PostgreSQL on a server of the benchmark's own, started as the tests start theirs) and each size
+// (by default 1,000 and 30,000 works on about two photos each: `YearOfPhotos`, through the store's API), a shelf of
+// 60 books of its own, the same at every size, is photographed in rounds of three shots, each round taking the book
+// at its left end away and bringing one new (`YearOfPhotos.shelfRound`), and
+//  - the round's comparison with the shelf when it closes (`ShelfRounds.closeDue`),
+//  - the shelf read as `shelfd shelf show` and its page read it (`ShelfRounds.shelf`),
+//  - where a book is (`ShelfRounds.whereabouts`, `shelfd library find`),
+// each the median of 9, after one to warm up; the sizes of one engine take turns round by round, so that what else
+// the machine does weighs on each alike. Then a table with each figure's ratio to the first size's of its engine.
+// Numbers are printed, never asserted.
+//
+//   shelfd-bench-shelves [--sizes 1000x2,30000x2] [--engines sqlite,postgres]
+import Foundation
+import ShelfCore
+import ShelfPostgres
+import ShelfStore
+import ShelfTesting
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("shelfd-bench-shelves: \(message)\n".utf8))
+    exit(1)
+}
+
+func option(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func timed(_ body: () throws -> Void) -> Double {
+    let start = ContinuousClock.now
+    do { try body() } catch { fail("\(error)") }
+    return milliseconds(ContinuousClock.now - start)
+}
+
+struct Size: CustomStringConvertible {
+    var works: Int
+    var sightings: Int
+    var photos: Int { max(1, works * sightings / 12) }
+    var description: String { "\(works.formatted()) works × \(sightings)" }
+}
+
+struct Figures { var close = 0.0, show = 0.0, find = 0.0 }
+
+let sizes: [Size] = (option("--sizes") ?? "1000x2,30000x2").split(separator: ",").map { spec in
+    let parts = spec.split(separator: "x").compactMap { Int($0) }
+    guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--sizes takes WORKSxSIGHTINGS, comma-separated") }
+    return Size(works: parts[0], sightings: parts[1])
+}
+let engines = (option("--engines") ?? "sqlite,postgres").split(separator: ",").map(String.init)
+let base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-shelves-\(UUID().uuidString.prefix(8))")
+defer { try? FileManager.default.removeItem(at: base) }
+let server: PostgresServer? = engines.contains("postgres") ? try await PostgresServer.start() : nil
+defer { server?.close() }
+
+var table: [(engine: String, size: Size, figures: Figures)] = []
+for engine in engines {
+    // One store per size, filled as a year of use fills it.
+    var stores: [(size: Size, store: Store, year: YearOfPhotos)] = []
+    for (index, size) in sizes.enumerated() {
+        let folder = base.appendingPathComponent("\(engine)-\(index)")
+        let responses = folder.appendingPathComponent("responses")
+        do {
+            try FileManager.default.createDirectory(at: responses, withIntermediateDirectories: true)
+            let store: Store
+            if engine == "postgres", let server {
+                store = try PostgresStore.open(.init(host: server.host, port: server.port, user: server.user,
+                                                     database: try server.createDatabase(), tls: .disable))
+            } else {
+                store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
+            }
+            let year = YearOfPhotos(photos: size.photos, booksPerPhoto: 12, works: size.works)
+            let filling = ContinuousClock.now
+            try year.fill(store, responses: responses)
+            print("\(engine), \(size): filled with \(size.photos.formatted()) photos in \(Int(milliseconds(ContinuousClock.now - filling) / 1000)) s")
+            stores.append((size, store, year))
+        } catch { fail("filling \(engine), \(size): \(error)") }
+    }
+    var samples = Array(repeating: (close: [Double](), show: [Double](), find: [Double]()), count: stores.count)
+    for round in 0...9 {
+        for (index, site) in stores.enumerated() {
+            // Dated after the year, a day apart: each round is quiet long before the next.
+            let at = Date().addingTimeInterval(Double(1 + round) * 86_400)
+            do { _ = try site.year.shelfRound(site.store, number: round + 1, at: at) } catch { fail("a round: \(error)") }
+            let close = timed { _ = try site.store.shelves.closeDue(now: at.addingTimeInterval(40 * 60)) }
+            var middle = ""
+            let show = timed {
+                guard let shelf = try site.store.shelves.shelf("bench-round"), shelf.books.count == 60 + round else {
+                    fail("the shelf does not hold its \(60 + round) books")
+                }
+                middle = shelf.books[shelf.books.count / 2].work
+            }
+            let find = timed {
+                guard try site.store.shelves.whereabouts(of: [middle]).first?.position != nil else { fail("no place for \(middle)") }
+            }
+            if round > 0 {
+                samples[index].close.append(close); samples[index].show.append(show); samples[index].find.append(find)
+            }
+        }
+    }
+    for (site, sample) in zip(stores, samples) {
+        let figures = Figures(close: median(sample.close), show: median(sample.show), find: median(sample.find))
+        print(String(format: "%@, %@: round closed %.1f ms · shelf read %.1f ms · where is a book %.1f ms",
+                     engine, site.size.description, figures.close, figures.show, figures.find))
+        table.append((engine, site.size, figures))
+    }
+}
+
+func cell(_ value: Double, _ reference: Double) -> String {
+    String(format: "%.1f", value) + (reference > 0 ? String(format: " (%.2f×)", value / reference) : "")
+}
+print("\n| engine | size | round closed ms | shelf read ms | where is a book ms |")
+print("|---|---|---|---|---|")
+for row in table {
+    guard let first = table.first(where: { $0.engine == row.engine })?.figures else { continue }
+    print("| \(row.engine) | \(row.size) | \(cell(row.figures.close, first.close)) | \(cell(row.figures.show, first.show)) "
+          + "| \(cell(row.figures.find, first.find)) |")
+}
