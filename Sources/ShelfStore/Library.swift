@@ -488,7 +488,7 @@ extension LibraryRecords {
             """, arguments) {
             if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id }   // the oldest wins
         }
-        let marks = try ShelfRounds.standingMarks(db, among: bookIDs)
+        let marks = try ShelfRounds.marks(db, of: bookIDs)
         let standsOn = try ShelfRounds.currentShelves(db, among: bookIDs)
         return try db.query("SELECT * FROM book \(only("id")) ORDER BY first_seen, id", arguments).compactMap { row in
             guard let id = row.int("id") else { return nil }

@@ -277,7 +277,7 @@ package struct ShelfRounds: Sendable {
             placed[id] = Placed(bookID: id, lastSeen: at, sha256: sha, photo: photo, box: Self.box(row.string("box")))
         }
         // Seen on another shelf since: it stands there now.
-        let elsewhere = try latestShelves(db, of: Array(placed.keys), until: cutoff, besides: shelf, withTimes: true)
+        let elsewhere = try latestSightings(db, of: Array(placed.keys), until: cutoff, besides: shelf)
         for (id, seen) in elsewhere.times where seen > placed[id]?.lastSeen ?? .infinity { placed[id] = nil }
         // Said to be gone since it was last seen here.
         for row in try db.query("SELECT book_id, since FROM shelf_mark WHERE shelf = ? AND kind = 'gone'", [shelf]) {
@@ -330,11 +330,12 @@ package struct ShelfRounds: Sendable {
     static func latestShelves(_ db: any DatabaseConnection, of works: [Int64], since: Double = 0,
                               until: Double = Date.distantFuture.timeIntervalSince1970,
                               besides: String?) throws -> [Int64: String] {
-        try latestShelves(db, of: works, since: since, until: until, besides: besides, withTimes: false).shelves
+        try latestSightings(db, of: works, since: since, until: until, besides: besides).shelves
     }
 
-    static func latestShelves(_ db: any DatabaseConnection, of works: [Int64], since: Double = 0, until: Double,
-                              besides: String?, withTimes: Bool) throws -> (shelves: [Int64: String], times: [Int64: Double]) {
+    /// The same, with the arrival of the photo that saw each there.
+    static func latestSightings(_ db: any DatabaseConnection, of works: [Int64], since: Double = 0, until: Double,
+                                besides: String?) throws -> (shelves: [Int64: String], times: [Int64: Double]) {
         var shelves: [Int64: String] = [:], times: [Int64: Double] = [:]
         for part in Store.parts(of: works) {
             for row in try db.query("""
@@ -354,7 +355,6 @@ package struct ShelfRounds: Sendable {
         var shelf: String
         var since: Double
         var name: String?
-        var roundID: Int64?
 
         /// What library.json, `shelf show` and `library find` say of the work.
         var missingSince: Date? { kind == "missing" ? Date(timeIntervalSince1970: since) : nil }
@@ -362,20 +362,10 @@ package struct ShelfRounds: Sendable {
         var lentSince: Date? { kind == "lent" ? Date(timeIntervalSince1970: since) : nil }
     }
 
-    /// The marks of these works that still hold: a mark is void once a photo that arrived after it saw the work.
-    static func marks(_ db: any DatabaseConnection, of works: [Int64]) throws -> [Int64: Mark] {
+    /// The marks of these works (of every work, when nil) that still hold, as library.json says them: a mark is void
+    /// once a photo that arrived after it saw the work.
+    static func marks(_ db: any DatabaseConnection, of works: [Int64]?) throws -> [Int64: Mark] {
         try valid(db, recordedMarks(db, of: works))
-    }
-
-    /// The marks that hold of these works (of every work, when nil): what library.json says of each.
-    static func standingMarks(_ db: any DatabaseConnection, among works: [Int64]?) throws -> [Int64: Mark] {
-        guard works == nil else { return try marks(db, of: works ?? []) }
-        var marks: [Int64: Mark] = [:]
-        for row in try db.query("SELECT * FROM shelf_mark") {
-            guard let id = row.int("book_id"), let kind = row.string("kind"), let since = row.double("since") else { continue }
-            marks[id] = Mark(kind: kind, shelf: row.string("shelf") ?? "", since: since, name: row.string("name"))
-        }
-        return try valid(db, marks)
     }
 
     /// The shelf each of these works (every work, when nil) stands on: that of its latest verified sighting.
@@ -392,23 +382,26 @@ package struct ShelfRounds: Sendable {
         return latest.mapValues(\.shelf)
     }
 
-    /// The marks of these works as recorded, void or not (a round that sees a work clears them).
-    static func recordedMarks(_ db: any DatabaseConnection, of works: [Int64]) throws -> [Int64: Mark] {
-        var marks: [Int64: Mark] = [:]
-        for part in Store.parts(of: works) {
-            for row in try db.query("SELECT * FROM shelf_mark WHERE book_id IN (\(Store.placeholders(part.count)))", part) {
-                guard let id = row.int("book_id"), let kind = row.string("kind"), let since = row.double("since") else { continue }
-                marks[id] = Mark(kind: kind, shelf: row.string("shelf") ?? "", since: since, name: row.string("name"),
-                                 roundID: row.int("round_id"))
+    /// The marks of these works (of every work, when nil) as recorded, void or not (a round that sees a work clears
+    /// them).
+    static func recordedMarks(_ db: any DatabaseConnection, of works: [Int64]?) throws -> [Int64: Mark] {
+        let rows = try works.map { works in
+            try Store.parts(of: works).flatMap { part in
+                try db.query("SELECT * FROM shelf_mark WHERE book_id IN (\(Store.placeholders(part.count)))", part)
             }
+        } ?? db.query("SELECT * FROM shelf_mark")
+        var marks: [Int64: Mark] = [:]
+        for row in rows {
+            guard let id = row.int("book_id"), let kind = row.string("kind"), let since = row.double("since") else { continue }
+            marks[id] = Mark(kind: kind, shelf: row.string("shelf") ?? "", since: since, name: row.string("name"))
         }
         return marks
     }
 
     static func valid(_ db: any DatabaseConnection, _ marks: [Int64: Mark]) throws -> [Int64: Mark] {
         guard !marks.isEmpty else { return marks }
-        let seen = try latestShelves(db, of: Array(marks.keys), until: Date.distantFuture.timeIntervalSince1970,
-                                     besides: nil, withTimes: true).times
+        let seen = try latestSightings(db, of: Array(marks.keys), until: Date.distantFuture.timeIntervalSince1970,
+                                       besides: nil).times
         return marks.filter { id, mark in (seen[id] ?? -.infinity) < mark.since }
     }
 
@@ -465,7 +458,7 @@ package struct ShelfRounds: Sendable {
     package func shelves() throws -> [ShelfSummary] {
         try database.read { db in
             let latest = try db.query("SELECT shelf, MAX(id) AS last FROM shelf_round GROUP BY shelf ORDER BY shelf")
-            let standing = try Self.standingMarks(db, among: nil).values
+            let standing = try Self.marks(db, of: nil).values
             return try latest.compactMap { row -> ShelfSummary? in
                 guard let shelf = row.string("shelf") else { return nil }
                 let last = try db.queryOne("""
@@ -483,7 +476,7 @@ package struct ShelfRounds: Sendable {
     /// The books lent now, on every shelf, by shelf then title.
     package func lent() throws -> [(shelf: String, entry: ShelfDocument.Entry)] {
         try database.read { db in
-            let standing = try Self.standingMarks(db, among: nil).filter { $0.value.kind == "lent" }
+            let standing = try Self.marks(db, of: nil).filter { $0.value.kind == "lent" }
             let works = try Self.works(db, Array(standing.keys))
             return standing.compactMap { id, mark -> (String, ShelfDocument.Entry)? in
                 guard let work = works[id] else { return nil }

@@ -78,8 +78,11 @@ enum LibraryPages {
 
     /// `/library/<key>`, the key percent-encoded so that it is one path segment.
     static func href(_ work: String) -> String {
-        "/library/" + (work.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "")
+        "/library/" + encoded(work)
     }
+
+    /// `text` as one segment of a path or a query's value: everything but unreserved characters percent-encoded.
+    static func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "" }
 
     private static let pathSafe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 
@@ -88,7 +91,7 @@ enum LibraryPages {
                                _ body: () throws -> LibraryChange) throws -> Response {
         do {
             let change = try body()
-            let notice = "done=" + (change.detail.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "")
+            let notice = "done=" + encoded(change.detail)
             return redirect(to: (change.work.map(href) ?? "/library") + "?" + notice)
         } catch let error as LibraryError where error.code == .notFound {
             return notFound(site, context)
@@ -98,7 +101,7 @@ enum LibraryPages {
     }
 
     /// 303: the browser follows with a GET, so reloading the page does not post the form again.
-    private static func redirect(to location: String) -> Response {
+    static func redirect(to location: String) -> Response {
         var headers = HTTPFields()
         headers[.location] = location
         return Response(status: .seeOther, headers: headers)
@@ -185,7 +188,7 @@ enum LibraryPages {
             rows = found.rows.map { RowView($0, whereabouts: places[$0.work]) }
             func link(sort: LibrarySort, page: Int) -> String {
                 var query = ["sort=\(sort.rawValue)"]
-                if !search.isEmpty { query.append("q=" + (search.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "")) }
+                if !search.isEmpty { query.append("q=" + LibraryPages.encoded(search)) }
                 if page > 1 { query.append("page=\(page)") }
                 return "/library?" + query.joined(separator: "&")
             }

@@ -49,7 +49,7 @@ enum ShelfPages {
             case .gone: "\(title): gone from the shelf."
             case .here: "\(title): still there."
             }
-            return redirect(to: href(name) + "?done=" + encoded(said))
+            return LibraryPages.redirect(to: href(name) + "?done=" + LibraryPages.encoded(said))
         }
         router.post("shelves/:name/close") { _, context in
             guard let name = shelfName(context) else { return notFound(site, context) }
@@ -59,7 +59,7 @@ enum ShelfPages {
             case .waiting(let photos): "The round ends now; it is compared once its \(photos) photo\(photos == 1 ? "" : "s") still queued are read."
             case .nothingOpen: "No round was open."
             }
-            return redirect(to: href(name) + "?done=" + encoded(said))
+            return LibraryPages.redirect(to: href(name) + "?done=" + LibraryPages.encoded(said))
         }
         // Where a book last stood: the shelf page's missing books, the library's search.
         router.get("library/:work/crop") { request, context in
@@ -79,22 +79,10 @@ enum ShelfPages {
         }
     }
 
-    static func href(_ shelf: String) -> String { "/shelves/" + encoded(shelf) }
-
-    private static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? ""
-    }
-
-    private static let pathSafe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+    static func href(_ shelf: String) -> String { "/shelves/" + LibraryPages.encoded(shelf) }
 
     private static func shelfName(_ context: WebContext) -> String? {
         context.parameters.get("name")?.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    private static func redirect(to location: String) -> Response {
-        var headers = HTTPFields()
-        headers[.location] = location
-        return Response(status: .seeOther, headers: headers)
     }
 
     private static func shelfPage(_ site: WebSite, _ name: String, context: WebContext, notice: String? = nil, error: String? = nil,
