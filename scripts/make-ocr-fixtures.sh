@@ -9,6 +9,8 @@
 #     spine word by word (small pictures between some words), one with its author's name across the head above
 #     an upright title, five with upright lettering; and beside them three books lying flat in a pile, each
 #     title across its own spine.
+#   - small-print.jpg: twenty-four thin books standing on one shelf, titles and authors in small print along their
+#     spines, as a library's shelf shows them from across the room.
 # Run by developers, not CI: the picture is committed. Pillow is installed into a temporary folder for the
 # drawing only; shelfd itself runs no Python.
 set -euo pipefail
@@ -153,4 +155,48 @@ for title, author, thickness, colour, ink in [
     draw.text((x + 210, y + thickness // 2), author, font=font("DejaVuSans.ttf", 24), fill=ink, anchor="mm")
 image.save(out, quality=90)
 PY
-echo "make-ocr-fixtures: wrote Tests/ShelfOCRTests/Fixtures/flat-spines.jpg, tall-spines.jpg and across-words.jpg"
+PYTHONPATH="$work" python3 - "$fonts" Tests/ShelfOCRTests/Fixtures/small-print.jpg <<'PY'
+import sys, random
+from PIL import Image, ImageDraw, ImageFont
+fonts, out = sys.argv[1], sys.argv[2]
+big_size, small_size = 16, 13                                  # pixels: lettering about 11 and 9 high
+books = [  # title, author: thin paperbacks from samples/catalogue.csv
+    ("Middlemarch", "George Eliot"), ("The Trial", "Franz Kafka"), ("Persuasion", "Jane Austen"),
+    ("Siddhartha", "Hermann Hesse"), ("The Bell Jar", "Sylvia Plath"), ("Lolita", "Vladimir Nabokov"),
+    ("Rebecca", "Daphne du Maurier"), ("Ulysses", "James Joyce"), ("Cannery Row", "John Steinbeck"),
+    ("Catch-22", "Joseph Heller"), ("Dracula", "Bram Stoker"), ("Frankenstein", "Mary Shelley"),
+    ("The Hobbit", "J. R. R. Tolkien"), ("Walden", "Henry David Thoreau"), ("Beloved", "Toni Morrison"),
+    ("Moby-Dick", "Herman Melville"), ("Jane Eyre", "Charlotte Bronte"), ("Hamlet", "William Shakespeare"),
+    ("The Stranger", "Albert Camus"), ("Candide", "Voltaire"), ("Dubliners", "James Joyce"),
+    ("Emma", "Jane Austen"), ("Kindred", "Octavia E. Butler"), ("Solaris", "Stanislaw Lem"),
+]
+faces = ["DejaVuSerif-Bold.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSans.ttf", "DejaVuSansCondensed-Bold.ttf"]
+colours = [((120, 30, 34), (240, 226, 190)), ((232, 222, 200), (30, 30, 40)), ((28, 60, 96), (250, 250, 245)),
+           ((214, 160, 52), (20, 20, 20)), ((30, 30, 30), (235, 235, 235)), ((70, 110, 60), (245, 240, 220))]
+W, H, floor = 2400, 1200, 1130
+image = Image.new("RGB", (W, H), (208, 204, 196))               # the wall
+draw = ImageDraw.Draw(image)
+draw.rectangle((0, floor, W, H), fill=(150, 105, 65))            # the shelf's board
+rnd = random.Random(7)
+x = 60
+for n, (title, author) in enumerate(books):
+    width, height = rnd.randint(34, 44), rnd.randint(820, 900)
+    colour, ink = colours[n % len(colours)]
+    name = faces[n % len(faces)]
+    top = floor - height
+    draw.rectangle((x, top, x + width - 1, floor - 1), fill=colour)
+    reading = "down" if n % 3 else "up"
+    def along(text, font, inset, at_head):
+        # Drawn flat, then turned to run along the spine, centred across it.
+        box = font.getbbox(text)
+        flat = Image.new("RGBA", (box[2] + 6, box[3] + 6), (0, 0, 0, 0))
+        ImageDraw.Draw(flat).text((3, 3), text, font=font, fill=ink)
+        turned = flat.rotate(-90 if reading == "down" else 90, expand=True)
+        py = top + inset if at_head else floor - inset - turned.height
+        image.paste(turned, (x + (width - turned.width) // 2, py), turned)
+    along(title, ImageFont.truetype(f"{fonts}/{name}", big_size), 30, True)
+    along(author, ImageFont.truetype(f"{fonts}/{name}", small_size), 30, False)
+    x += width + 4
+image.save(out, quality=90)
+PY
+echo "make-ocr-fixtures: wrote Tests/ShelfOCRTests/Fixtures/flat-spines.jpg, tall-spines.jpg, across-words.jpg and small-print.jpg"

@@ -2,7 +2,8 @@
 // spines it read and the books the enrichment made of them, so a person can judge them by eye. With --catalogue the
 // catalogue (a CSV the importer reads) is imported into a temporary database first and matched against. With --lines,
 // PP-OCR's lines are printed as read, before they are grouped into spines (their centre, size and direction in the
-// picture read), to see why lines join or stay apart. Numbers are printed, never asserted.
+// picture read), to see why lines join or stay apart, with how many the detector's first look alone finds. Numbers are
+// printed, never asserted.
 //
 //   shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400] [--lines]
 import Foundation
@@ -85,7 +86,8 @@ for path in photos {
     if showLines, let lineReader {
         let image = try Preprocessor.rgb(Array(bytes), maxSide: maxSide)
         let lines = try await lineReader.lines(in: image)
-        print("  lines on the \(image.width)×\(image.height) picture read:")
+        let firstLook = try await lineReader.lines(in: image, lookCloser: false)
+        print("  lines on the \(image.width)×\(image.height) picture read: \(lines.count) (the first look alone: \(firstLook.count)):")
         for line in lines.sorted(by: { $0.frame.centre.x < $1.frame.centre.x }) {
             let frame = line.frame
             print(String(format: "    centre %4.0f,%4.0f  length %4.0f  thickness %3.0f  along %5.2f,%5.2f  %3.0f%%  ",

@@ -14,6 +14,14 @@ package struct RGBImage: Sendable {
         withView { Resampler.render($0, width: width, height: height, orientation: Orientation(1)) }
     }
 
+    /// The rectangle `x..<x+width`, `y..<y+height`, which must lie inside, as a picture of its own.
+    package func cut(x: Int, y: Int, width: Int, height: Int) -> RGBImage {
+        precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height)
+        var rows = [UInt8](); rows.reserveCapacity(width * height * 3)
+        for row in y..<(y + height) { rows += pixels[((row * self.width + x) * 3)..<((row * self.width + x + width) * 3)] }
+        return RGBImage(width: width, height: height, pixels: rows)
+    }
+
     /// Turned a quarter, clockwise or anticlockwise: width and height swap.
     package func quarterTurned(clockwise: Bool) -> RGBImage {
         var turned = [UInt8](repeating: 0, count: pixels.count)

@@ -42,14 +42,17 @@ package final class PPOCREngine: @unchecked Sendable {      // unchecked: `model
     }
 
     /// The lines on `image`, read on the queue.
-    package func lines(in image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide) async throws(OCRError) -> [TextLine] {
-        try await read(image, detectorSide: detectorSide).lines
+    package func lines(in image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide,
+                       lookCloser: Bool = true) async throws(OCRError) -> [TextLine] {
+        try await read(image, detectorSide: detectorSide, lookCloser: lookCloser).lines
     }
 
     /// The lines on `image`, read on the queue, and how long each model took.
-    package func read(_ image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide) async throws(OCRError)
-        -> (lines: [TextLine], times: PPOCRReader.StageTimes) {
-        try await run { models throws(OCRError) in try PPOCRReader.read(image, models: models, detectorSide: detectorSide) }.get()
+    package func read(_ image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide,
+                      lookCloser: Bool = true) async throws(OCRError) -> (lines: [TextLine], times: PPOCRReader.StageTimes) {
+        try await run { models throws(OCRError) in
+            try PPOCRReader.read(image, models: models, detectorSide: detectorSide, lookCloser: lookCloser)
+        }.get()
     }
 
     private func scheduleRelease() {

@@ -19,6 +19,16 @@ package struct LineFrame: Sendable, Equatable {
     /// The same place read the other way round (the text was upside down).
     package var turned: LineFrame { LineFrame(origin: origin + along + across, along: -along, across: -across) }
 
+    /// Whether `point` lies inside.
+    func contains(_ point: SIMD2<Double>) -> Bool {
+        let d = point - origin
+        let a = (d * along).sum() / (along * along).sum(), b = (d * across).sum() / (across * across).sum()
+        return (0...1).contains(a) && (0...1).contains(b)
+    }
+
+    /// Whether the two lie on the same ground: either's centre is inside the other.
+    func overlaps(_ other: LineFrame) -> Bool { contains(other.centre) || other.contains(centre) }
+
     /// Scaled about the picture's origin, as when the picture is resized by `scale`.
     func scaled(_ scale: Double) -> LineFrame { LineFrame(origin: origin * scale, along: along * scale, across: across * scale) }
 
