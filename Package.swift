@@ -31,11 +31,13 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
         .systemLibrary(name: "CMalloc"),
-        // libheif and libtesseract: headers only (in the compiler's default paths); the libraries are opened
+        // libheif, libtesseract and libzbar: headers only (in the compiler's default paths); the libraries are opened
         // with dlopen on first use (see their shim.h), so no pkgConfig, whose libs would link them at start.
         .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CTesseract", providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
+        // libzbar: EAN-13 barcodes (ISBNs) on photos; headers only, opened with dlopen like libheif.
+        .systemLibrary(name: "CZBar", providers: [.apt(["libzbar-dev"])]),
         // libcrypto is on the machine anyway (libcurl links it); swift-crypto would add minutes to every CI build.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -58,8 +60,9 @@ let package = Package(
             "ShelfCore", "ShelfStore", .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
-        // Photo inspection and preprocessing: JPEG (TurboJPEG) and HEIC (libheif) in, upright resized JPEG out.
-        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif"], swiftSettings: settings),
+        // Photo inspection and preprocessing: JPEG (TurboJPEG) and HEIC (libheif) in, upright resized JPEG out; the ISBN
+        // barcodes on a photo (ZBar).
+        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif", "CZBar"], swiftSettings: settings),
         // One libcurl-based async HTTP client.
         .target(name: "ShelfHTTP", dependencies: ["CCurl"], swiftSettings: settings),
         // Vision providers: request, parse, classify errors.
@@ -137,7 +140,7 @@ let package = Package(
         // reaches it.
         .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfPostgres", "ShelfCore", "ShelfTesting"],
                     swiftSettings: settings),
-        .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfCore", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfProvidersTests", dependencies: [

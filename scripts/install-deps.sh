@@ -2,7 +2,7 @@
 # Installs the Debian packages shelfd builds against, and those its tests and benchmarks use, then ONNX Runtime
 # and the PP-OCR models the offline reader uses. Safe to run again: only what is missing is installed.
 set -euo pipefail
-build=(libcurl4-openssl-dev libssl-dev libturbojpeg0-dev libexif-dev libsqlite3-dev libinotifytools0-dev libsystemd-dev libheif-dev zlib1g-dev libtesseract-dev tesseract-ocr-eng pkg-config)
+build=(libcurl4-openssl-dev libssl-dev libturbojpeg0-dev libexif-dev libsqlite3-dev libinotifytools0-dev libsystemd-dev libheif-dev libzbar-dev zlib1g-dev libtesseract-dev tesseract-ocr-eng pkg-config)
 # Tests of the web pages drive a headless Chromium over WebDriver (chromedriver); the fonts make their
 # screenshots readable; wrk loads the web server in its benchmark. Without their recommends: a desktop's
 # printing, notification and power daemons are of no use to a headless browser. The PostgreSQL store's tests

@@ -1,6 +1,7 @@
 // Preprocessing benchmark: median milliseconds and peak RSS of `Preprocessor.prepare` per preset, beside
 // libjpeg-turbo's own command-line pipeline doing the same DCT scaling at the same quality
-// (`djpeg -scale M/8 photo | cjpeg -quality Q`), timed in the same run. Numbers are printed, never asserted.
+// (`djpeg -scale M/8 photo | cjpeg -quality Q`), timed in the same run; then reading each photo's ISBN barcodes
+// beside preparing it for Gemini. Numbers are printed, never asserted.
 //
 //   shelfd-bench-preprocess [--runs N] [--photo FILE.jpg]…
 //
@@ -53,21 +54,32 @@ func spawn(_ argv: [String], stdout: String? = nil) -> (status: Int32, ms: Doubl
     return (status, elapsed, output)
 }
 
-/// Child mode: prepares `photo` with `preset` `runs` times after one warm-up; prints one line of figures.
+/// Child mode: prepares `photo` with `preset` `runs` times after one warm-up; prints one line of figures. The
+/// preset `barcodes` reads the photo's ISBN barcodes instead (`[pipeline] barcodes`, on every photo by default).
 func child(preset name: String, photo: String, runs: Int) -> Never {
-    guard let preset = presets.first(where: { $0.name == name })?.preset,
-          let data = FileManager.default.contents(atPath: photo) else { print("error: bad child arguments"); exit(2) }
+    guard let data = FileManager.default.contents(atPath: photo) else { print("error: bad child arguments"); exit(2) }
     let bytes = [UInt8](data)
     let baselineMB = selfPeakMB()
-    do {
-        let first = try Preprocessor.prepare(bytes, preset: preset)     // warm-up, and the result to report
+    /// `work` once as a warm-up (its result reported), then `runs` times: the result and the median milliseconds.
+    func timed<T>(_ work: () throws -> T) rethrows -> (first: T, ms: Double) {
+        let first = try work()
         var times: [Double] = []
         for _ in 0..<runs {
             let start = ContinuousClock.now
-            _ = try Preprocessor.prepare(bytes, preset: preset)
+            _ = try work()
             times.append(milliseconds(ContinuousClock.now - start))
         }
-        print("\(median(times)) \(first.width) \(first.height) \(first.quality) \(first.jpeg.count) \(baselineMB) \(selfPeakMB())")
+        return (first, median(times))
+    }
+    do {
+        if name == "barcodes" {
+            let (found, ms) = try timed { try BarcodeReader.isbns(inPhoto: bytes, maxPixels: 64_000_000) }
+            print("\(ms) \(found.count) \(baselineMB) \(selfPeakMB())")
+            exit(0)
+        }
+        guard let preset = presets.first(where: { $0.name == name })?.preset else { print("error: bad child arguments"); exit(2) }
+        let (first, ms) = try timed { try Preprocessor.prepare(bytes, preset: preset) }
+        print("\(ms) \(first.width) \(first.height) \(first.quality) \(first.jpeg.count) \(baselineMB) \(selfPeakMB())")
         exit(0)
     } catch {
         print("error: \(error)")
@@ -171,3 +183,21 @@ for input in inputs {
     }
 }
 if djpeg == nil || cjpeg == nil { print("djpeg/cjpeg not found (Debian: libjpeg-turbo-progs): no pipeline figures.") }
+
+// What `[pipeline] barcodes = "also"` adds to every photo: the upright grey picture at full size, scanned by ZBar,
+// beside preparing the same photo for Gemini, in the same run.
+print(String(repeating: "-", count: 118))
+print("input                      barcodes ms  gemini ms  ratio   MB (idle)  ISBNs")
+for input in inputs {
+    let barcodes = spawn([me, "--child", "barcodes", input.path, "\(runs)"])
+    let gemini = spawn([me, "--child", "gemini", input.path, "\(runs)"])
+    let b = barcodes.output.split(whereSeparator: \.isWhitespace).map(String.init)
+    let g = gemini.output.split(whereSeparator: \.isWhitespace).map(String.init)
+    guard barcodes.status == 0, gemini.status == 0, b.count == 4, let ms = Double(b[0]), let geminiMS = Double(g.first ?? "")
+    else {
+        print("\(input.label): failed: \(barcodes.output) \(gemini.output)")
+        continue
+    }
+    print("\(input.label.padding(toLength: 26, withPad: " ", startingAt: 0)) \(String(format: "%11.1f  %9.1f  %5.2f×", ms, geminiMS, ms / geminiMS))  "
+        + "\(String(format: "%5.1f (%5.1f)", Double(b[3])!, Double(b[2])!))  \(b[1])")
+}

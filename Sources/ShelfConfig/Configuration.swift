@@ -77,6 +77,8 @@ package struct Configuration: Sendable, Equatable {
         package var keepDays = 30
         /// The longest wait between two probes of a provider that is down (5 s doubling up to this), 1…86400.
         package var probeMaxS = 300
+        /// Whether the ISBN barcodes on a photo are read, and whether they spare the provider.
+        package var barcodes = BarcodeMode.also
         package init() {}
     }
 

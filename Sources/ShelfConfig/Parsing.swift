@@ -6,7 +6,7 @@ extension Configuration {
     /// Every section and its keys, in the order of `etc/shelfd.toml`. Anything else in a file is an error.
     static let schema: [(section: String, keys: [String])] = [
         ("paths", ["root", "state"]),
-        ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s"]),
+        ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s", "barcodes"]),
         ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
     ] + ProviderKind.allCases.map { (section: $0.facts.section, keys: $0.facts.keys) } + [
         ("hybrid", ["fast", "accurate", "escalate_below"]),
@@ -53,6 +53,7 @@ extension Configuration {
             p.maxAttempts = try reader.int(t, "pipeline", "max_attempts", p.maxAttempts, 1...Int.max)
             p.keepDays = try reader.int(t, "pipeline", "keep_days", p.keepDays, 0...36_500)
             p.probeMaxS = try reader.int(t, "pipeline", "probe_max_s", p.probeMaxS, 1...86_400)
+            p.barcodes = try reader.choice(t, "pipeline", "barcodes", p.barcodes)
             config.pipeline = p
         }
         if let t = reader.section(document, "watch") {

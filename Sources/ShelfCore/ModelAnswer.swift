@@ -15,6 +15,18 @@ package struct ModelAnswer: Sendable, Equatable {
 package enum ReadingForm: String, Sendable, Codable {
     case structured
     case spineText = "spine_text"
+    /// An ISBN read from its EAN-13 barcode: exact, so the book is the record of that ISBN and nothing else.
+    case barcode
+}
+
+/// `[pipeline] barcodes`: whether the ISBN barcodes on a photo are read, and whether they spare the provider.
+package enum BarcodeMode: String, Sendable, CaseIterable {
+    /// Barcodes are read and the provider is asked too; a book both read is one book (the default).
+    case also
+    /// A photo on which barcodes are found is not sent to the provider: its books are its barcodes (a pile of
+    /// backs costs no request). A photo with none is sent as usual.
+    case only
+    case off
 }
 
 /// Which way a spine's text runs on the upright photo, when the reader knows it (the offline reader does; a model

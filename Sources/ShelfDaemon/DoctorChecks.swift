@@ -3,6 +3,7 @@ import Logging
 import ShelfApp
 import ShelfConfig
 import ShelfCore
+import ShelfImaging
 import ShelfOCR
 import ShelfPipeline
 import ShelfProviders
@@ -41,6 +42,7 @@ package enum DoctorChecks {
         checks.append(contentsOf: watchChecks(config: config))
         checks.append(webCheck(config: config, secrets: secrets))
         checks.append(ocrFilesCheck(config: config, uses: lineup.channels.contains { $0.kind == .ocr }))
+        if let barcodes = barcodeCheck(config: config) { checks.append(barcodes) }
         checks.append(contentsOf: enrichmentChecks(config: config))
         checks.append(storeCheck(config: config, secrets: secrets))
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
@@ -84,6 +86,17 @@ package enum DoctorChecks {
         let missing = Traineddata.missing(config.ocr.languages, in: folder)
         guard missing.isEmpty else { return lacking("ocr languages", Traineddata.advice(missing: missing, folder: folder)) }
         return .pass("ocr languages", "\(config.ocr.languages.map { "\($0).traineddata" }.joined(separator: ", ")) in \(folder ?? "?")")
+    }
+
+    /// Whether the photos' ISBN barcodes can be read (`[pipeline] barcodes`); nil when they are not to be. Without
+    /// libzbar photos are still read, by the provider alone: a warning, not an error.
+    static func barcodeCheck(config: Configuration) -> DoctorCheck? {
+        guard config.pipeline.barcodes != .off else { return nil }
+        do {
+            return .pass("barcodes", "ZBar \(try BarcodeReader.version()) reads each photo's ISBN barcodes (barcodes = \"\(config.pipeline.barcodes.rawValue)\")")
+        } catch {
+            return .warn("barcodes", error.description)
+        }
     }
 
     /// What books are looked up in: how many the local catalogue holds, and whether OpenLibrary knows whom to

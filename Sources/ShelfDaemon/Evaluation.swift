@@ -171,8 +171,9 @@ package struct Evaluator: Sendable {
         for channel in lineup.channels {
             if let problem = Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) { throw StartupError(problem) }
         }
-        let reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: config.pipeline.reviewThreshold,
+        var reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: config.pipeline.reviewThreshold,
                                  maxPixels: maxPixels, health: UntrackedProviderHealth(), time: .system)
+        reader.barcodes = config.pipeline.barcodes
         var judged: [EvalDocument.Photo] = []
         for photo in photos {
             var logger = self.logger

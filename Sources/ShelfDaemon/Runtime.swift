@@ -84,6 +84,7 @@ package struct Runtime: Sendable {
         settings.exports = URL(fileURLWithPath: paths.exports)
         settings.exclusiveShelf = config.export.exclusiveShelf
         settings.probeMax = TimeInterval(config.pipeline.probeMaxS)
+        settings.barcodes = config.pipeline.barcodes
         settings.roundQuiet = config.shelves.roundQuiet
         // On PostgreSQL a watch hears of every job made due (JobNotificationService): its idle poll is only a safety net.
         if store.isShared { settings.idlePoll = 30 }

@@ -42,8 +42,11 @@ package struct CandidateSearch: Sendable {
                         isbnRecords[index] = record
                         Self.add(record, to: &pools[index])
                     }
-                    for record in try await source.candidates(for: queries[index], limit: perSource) {
-                        Self.add(record, to: &pools[index])
+                    // A barcode's query is its ISBN alone: there are no words to search by.
+                    if !queries[index].text.isEmpty {
+                        for record in try await source.candidates(for: queries[index], limit: perSource) {
+                            Self.add(record, to: &pools[index])
+                        }
                     }
                     consulted[index] = true
                 } catch {
@@ -70,6 +73,7 @@ package struct CandidateSearch: Sendable {
 
     /// A spine already has an accepted match: later sources are not asked about it.
     private func isSettled(_ query: SpineQuery, _ pool: [CatalogueRecord]) -> Bool {
-        !pool.isEmpty && matcher.decide(query, among: pool).decision == .accepted
+        if query.text.isEmpty { return query.isbn != nil && !pool.isEmpty }
+        return !pool.isEmpty && matcher.decide(query, among: pool).decision == .accepted
     }
 }

@@ -32,6 +32,9 @@ package struct Enricher: Sendable {
     package enum Reason {
         package static let lowConfidence = "low_confidence", weakMatch = "weak_match", noMatch = "no_match"
         package static let all: Set<String> = [lowConfidence, weakMatch, noMatch]
+        /// A barcode's ISBN that no source knows (offline, or a book too new or too rare): the ISBN is exact, only
+        /// the book's name is missing.
+        package static let isbnUnresolved = "isbn_unresolved"
     }
 
     /// How much of a spine text's confidence is its match score; the rest is the reading's own (the OCR's).
@@ -75,6 +78,8 @@ package struct Enricher: Sendable {
         switch book.form {
         case .structured: SpineQuery(title: book.title, author: book.author, isbn: book.isbn13.flatMap(ISBN.init))
         case .spineText: SpineQuery(text: book.title)
+        // Only the ISBN: the words a model may have read beside the barcode do not make another book of it.
+        case .barcode: SpineQuery(title: nil, author: nil, isbn: book.checkedISBN)
         }
     }
 
@@ -113,6 +118,7 @@ package struct Enricher: Sendable {
     }
 
     func decide(_ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?) -> Book {
+        if book.form == .barcode { return Self.resolved(book, as: isbnRecord) }
         var book = book
         var notes = book.notes ?? []
         if book.form == .spineText { book = read(book, as: result) }
@@ -163,6 +169,20 @@ package struct Enricher: Sendable {
             book.reviewReasons = reasons
         }
         book.notes = notes.isEmpty ? nil : notes
+        return book
+    }
+
+    /// A barcode's book as the record a source knows by its ISBN, verified; with none it stays for review as it was
+    /// read (`Book.init(barcode:)`), its ISBN kept.
+    static func resolved(_ book: Book, as record: CatalogueRecord?) -> Book {
+        guard let record else { return book }
+        var book = book
+        book.spineText = book.title
+        book.title = record.title.trimmingCharacters(in: .whitespaces)
+        book.author = record.author ?? book.author
+        book.match = BookMatch(source: record.source, key: record.key, score: 1, year: record.year)
+        book.status = .verified
+        book.reviewReasons = nil; book.candidates = nil
         return book
     }
 

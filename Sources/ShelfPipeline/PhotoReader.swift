@@ -6,6 +6,7 @@ import ShelfEnrichment
 import ShelfImaging
 import ShelfProviders
 import ShelfStore
+import Synchronization
 
 /// One provider's go at a photo.
 package enum Step: Sendable {
@@ -128,6 +129,36 @@ package struct ReadPhoto: Sendable {
 /// and one photo at a time (a 48-megapixel photo needs tens of megabytes while it is prepared).
 private let imagingQueue = DispatchQueue(label: "shelfd.imaging")
 
+/// The ISBN barcodes on a photo, read on the imaging queue; none when libzbar cannot be opened, which the log says
+/// once (`shelfd doctor` says it too).
+private let barcodeReaderMissing = Mutex(false)
+
+extension PhotoReader {
+    static func barcodesOffPool(_ bytes: [UInt8], maxPixels: Int, logger: Logger) async -> [ISBNBarcode] {
+        let result = await withCheckedContinuation { continuation in
+            imagingQueue.async {
+                continuation.resume(returning: Result { () throws(BarcodeReaderUnavailable) in
+                    try BarcodeReader.isbns(inPhoto: bytes, maxPixels: maxPixels)
+                })
+            }
+        }
+        switch result {
+        case .success(let found):
+            if !found.isEmpty { logger.debug("Barcodes read", metadata: ["isbns": "\(found.map(\.isbn.isbn13))"]) }
+            return found
+        case .failure(let problem):
+            let first = barcodeReaderMissing.withLock { said in
+                defer { said = true }
+                return !said
+            }
+            if first {
+                logger.warning("Photos are read without their barcodes", metadata: ["problem": "\(problem)"])
+            }
+            return []
+        }
+    }
+}
+
 package func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async -> Result<PreparedPhoto, PhotoError> {
     await withCheckedContinuation { continuation in
         imagingQueue.async {
@@ -158,6 +189,8 @@ package struct PhotoReader: Sendable {
     package var shouldStop: @Sendable () -> Bool = { Task.isCancelled }
     /// Hears the steps a photo reaches while it is read: a request sent (`asking`), the books being matched.
     package var onStage: @Sendable (JobStage) -> Void = { _ in }
+    /// `[pipeline] barcodes`: whether the photo's ISBN barcodes are read first, and whether they spare the provider.
+    package var barcodes = BarcodeMode.off
 
     package init(lineup: Lineup, enricher: Enricher, reviewThreshold: Double, maxPixels: Int, health: any ProviderHealthRecorder,
                  time: TimeSource, slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }) {
@@ -170,13 +203,59 @@ package struct PhotoReader: Sendable {
         var prepared: [ImagePreset: PreparedPhoto] = [:]
         func signals() -> QualitySignals? { prepared.values.first?.signals }   // they describe the photo, not the preset
 
-        let decided: (answer: ModelAnswer, run: ResultDocument.Run, runs: [ResultDocument.Run], books: [Book])
-        var notAsked: AccurateNotAsked?
+        let symbols = barcodes == .off ? [] : await Self.barcodesOffPool(bytes, maxPixels: maxPixels, logger: logger)
+        let decided: Decided
+        if barcodes == .only, !symbols.isEmpty {
+            logger.info("The photo's barcodes are its books; the provider is not asked", metadata: ["barcodes": "\(symbols.count)"])
+            let run = ResultDocument.Run(provider: BarcodeBooks.source, model: BarcodeBooks.reader, books: symbols.count,
+                                         latencyMs: nil, response: nil, sent: nil, error: nil)
+            decided = Decided(answer: ModelAnswer(books: []), run: run, runs: [run], books: [])
+        } else {
+            switch await askLineup(bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger) {
+            case .decided(let reading): decided = reading
+            case .unread(let step, let channel, let runs): return .unread(step, channel, runs: runs)
+            }
+        }
+
+        onStage(.matching)
+        let enrichment = await enricher.enrich(BarcodeBooks.merged(symbols, into: decided.books))
+        var books = enrichment.books
+        let notes = decided.answer.notes + enrichment.notes
+        if decided.notAsked != nil {
+            // A barcode's book is exact whichever provider read the photo.
+            for index in books.indices where books[index].form != .barcode {
+                books[index].status = .needsReview
+                books[index].reviewReasons = (books[index].reviewReasons ?? []) + [AccurateNotAsked.reviewReason]
+            }
+        }
+        return .read(ReadPhoto(answer: decided.answer, decided: decided.run, runs: decided.runs, books: books, notes: notes,
+                               notAsked: decided.notAsked, signals: signals()))
+    }
+
+    /// The answer that decides a photo's books, the run it came from, every run made, the books checked, and why
+    /// hybrid's accurate provider was not asked, if it was not.
+    struct Decided {
+        var answer: ModelAnswer
+        var run: ResultDocument.Run
+        var runs: [ResultDocument.Run]
+        var books: [Book]
+        var notAsked: AccurateNotAsked? = nil
+    }
+
+    /// How the lineup's providers read a photo: an answer that decides, or how the last one asked ended.
+    enum LineupReading {
+        case decided(Decided)
+        case unread(Step, ProviderChannel, runs: [ResultDocument.Run])
+    }
+
+    /// Asks the lineup's provider, or hybrid's fast one and, when it is unsure, the accurate one.
+    private func askLineup(_ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
+                           prepared: inout [ImagePreset: PreparedPhoto], logger: Logger) async -> LineupReading {
         switch lineup {
         case .single(let channel):
             let step = await ask(channel, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
             guard case .answered(let answer, let run) = step else { return .unread(step, channel, runs: Self.runs(of: step)) }
-            decided = (answer, run, [run], check(answer, source: channel.name))
+            return .decided(Decided(answer: answer, run: run, runs: [run], books: check(answer, source: channel.name)))
         case .hybrid(let fast, let accurate, let escalateBelow):
             let first = await ask(fast, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
             var runs: [ResultDocument.Run] = []
@@ -195,41 +274,29 @@ package struct PhotoReader: Sendable {
                 return .unread(first, fast, runs: runs)
             }
             if let fastAnswer, !Self.needsAccurateProvider(fastAnswer.answer, escalateBelow: escalateBelow) {
-                decided = (fastAnswer.answer, fastAnswer.run, runs, fastBooks)
+                return .decided(Decided(answer: fastAnswer.answer, run: fastAnswer.run, runs: runs, books: fastBooks))
             } else {
                 logger.info("Asking the accurate provider", metadata: ["provider": "\(accurate.name)"])
                 let second = await ask(accurate, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
                 switch second {
                 case .answered(let answer, let run):
-                    decided = (answer, run, runs + [run], Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks))
+                    return .decided(Decided(answer: answer, run: run, runs: runs + [run],
+                                            books: Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks)))
                 // The accurate provider is down, paused, out of quota or failed on this photo: the fast reading
                 // is kept for a person to review, not thrown away (with no fast reading, the photo ends as usual).
                 case .failed(let error, let run):
                     guard let fastAnswer else { return .unread(second, accurate, runs: runs + [run]) }
-                    notAsked = Self.notAsked(accurate, reason: error.shortReason, error: error, logger: logger)
-                    decided = (fastAnswer.answer, fastAnswer.run, runs + [run], fastBooks)
+                    return .decided(Decided(answer: fastAnswer.answer, run: fastAnswer.run, runs: runs + [run], books: fastBooks,
+                                            notAsked: Self.notAsked(accurate, reason: error.shortReason, error: error, logger: logger)))
                 case .unavailable(let health):
                     guard let fastAnswer else { return .unread(second, accurate, runs: runs) }
-                    notAsked = Self.notAsked(accurate, reason: health.summary, error: nil, logger: logger)
-                    decided = (fastAnswer.answer, fastAnswer.run, runs, fastBooks)
+                    return .decided(Decided(answer: fastAnswer.answer, run: fastAnswer.run, runs: runs, books: fastBooks,
+                                            notAsked: Self.notAsked(accurate, reason: health.summary, error: nil, logger: logger)))
                 case .stopped:
                     return .unread(second, accurate, runs: runs)
                 }
             }
         }
-
-        onStage(.matching)
-        let enrichment = await enricher.enrich(decided.books)
-        var books = enrichment.books
-        let notes = decided.answer.notes + enrichment.notes
-        if notAsked != nil {
-            for index in books.indices {
-                books[index].status = .needsReview
-                books[index].reviewReasons = (books[index].reviewReasons ?? []) + [AccurateNotAsked.reviewReason]
-            }
-        }
-        return .read(ReadPhoto(answer: decided.answer, decided: decided.run, runs: decided.runs, books: books, notes: notes,
-                               notAsked: notAsked, signals: signals()))
     }
 
     private static func runs(of step: Step) -> [ResultDocument.Run] {

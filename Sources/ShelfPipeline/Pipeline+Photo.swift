@@ -110,8 +110,11 @@ struct QueueAnswers: AnswerJournal {
 extension Pipeline {
     /// How this pipeline reads photos: its lineup, its request slots, its providers' health in the database.
     var reader: PhotoReader {
-        PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: settings.reviewThreshold, maxPixels: settings.maxPixels,
-                    health: health, time: time, slots: slots, shouldStop: { [shutdown] in shutdown.isSet })
+        var reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: settings.reviewThreshold,
+                                 maxPixels: settings.maxPixels, health: health, time: time, slots: slots,
+                                 shouldStop: { [shutdown] in shutdown.isSet })
+        reader.barcodes = settings.barcodes
+        return reader
     }
 
     /// The outcome for a photo that failed or was set aside, or the answer to write for one that worked.

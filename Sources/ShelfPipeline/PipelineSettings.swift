@@ -34,6 +34,8 @@ package struct PipelineSettings: Sendable {
     package var writesOthersResults = false
     /// `[shelves] round_minutes`: a shelf quiet this long ends its round (ShelfRounds.swift).
     package var roundQuiet: TimeInterval = ShelfRounds.defaultQuiet
+    /// `[pipeline] barcodes`: whether each photo's ISBN barcodes are read, and whether they spare the provider.
+    package var barcodes = BarcodeMode.also
     /// How long a claim holds a job without a heartbeat.
     package var lease: TimeInterval = 600
     /// Photos above this are refused before decoding (decompression bombs, 100 MP panoramas).

@@ -222,6 +222,6 @@ final class RecordingHealth: ProviderHealthRecorder {
 }
 
 /// A scripted provider as the pipeline holds it: its kind is the one its name says, with no request limit.
-private func channel(_ provider: ScriptedProvider) -> ProviderChannel {
+func channel(_ provider: ScriptedProvider) -> ProviderChannel {
     ProviderChannel(provider, kind: ProviderKind(rawValue: provider.name) ?? .gemini, limits: nil)
 }

@@ -1,0 +1,41 @@
+import ShelfCore
+import ShelfImaging
+import ShelfTesting
+import Testing
+
+/// ISBN barcodes read with the real libzbar (scripts/install-deps.sh installs it), on rendered photos of book backs.
+@Suite("Reading ISBN barcodes")
+struct ISBNBarcodesTests {
+    @Test("Every ISBN on a photo of backs is read exactly, whichever way each book lies, and none is invented")
+    func backs() throws {
+        let photo = BookBacks.photo([
+            .init(digits: "9780451524935", centre: (0.2, 0.25)),                         // upright
+            .init(digits: "9780141439518", centre: (0.5, 0.25), quarterTurns: 1),        // turned a quarter
+            .init(digits: "9780743273565", centre: (0.8, 0.25), quarterTurns: 2),        // upside down
+            .init(digits: "9791032305690", centre: (0.2, 0.75), quarterTurns: 3),        // a 979 ISBN, turned back
+            .init(digits: "9780061120084", centre: (0.45, 0.75), module: 2),             // small: 2 pixels a bar
+            .init(digits: "9780441172718", centre: (0.65, 0.75)),                        // a wrong check digit
+            .init(digits: "4006381333931", centre: (0.85, 0.75)),                        // an EAN-13 that is no ISBN
+        ])
+        let found = try BarcodeReader.isbns(inPhoto: photo, maxPixels: 64_000_000)
+        #expect(Set(found.map(\.isbn.isbn13)) == ["9780451524935", "9780141439518", "9780743273565", "9791032305690",
+                                                  "9780061120084"])
+        #expect(found.count == 5, "each symbol once: \(found.map(\.isbn.isbn13))")
+        // Each box is where its symbol is drawn.
+        let upright = try #require(found.first { $0.isbn.isbn13 == "9780451524935" })
+        #expect(upright.box.x1 < 0.2 && upright.box.x2 > 0.2 && upright.box.y1 < 0.25 && upright.box.y2 > 0.25, "\(upright.box)")
+        let turned = try #require(found.first { $0.isbn.isbn13 == "9780141439518" })
+        #expect(turned.box.x1 < 0.5 && turned.box.x2 > 0.5 && turned.box.y1 < 0.25 && turned.box.y2 > 0.25, "\(turned.box)")
+    }
+
+    @Test("A photo with no barcode, or one that is not a photo, reads no ISBN")
+    func nothing() throws {
+        #expect(try BarcodeReader.isbns(inPhoto: JPEGFactory.shelf(width: 800, height: 600, seed: 3), maxPixels: 64_000_000).isEmpty)
+        #expect(try BarcodeReader.isbns(inPhoto: Array("not a photo".utf8), maxPixels: 64_000_000).isEmpty)
+    }
+
+    @Test("The reader names ZBar's version")
+    func version() throws {
+        #expect(try BarcodeReader.version().split(separator: ".").count == 3)
+    }
+}
