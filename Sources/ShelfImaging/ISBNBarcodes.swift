@@ -42,7 +42,7 @@ package enum BarcodeReader {
         _ = zbar.zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         _ = zbar.zbar_image_scanner_set_config(scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, 1)
         // Every other row and column: a symbol is tens of rows tall however small it is printed, and on a
-        // 12-megapixel photo this takes the read from about 570 to 390 ms (scripts/bench-preprocess.sh).
+        // 12-megapixel photo this took the read from about 570 to 390 ms (scripts/bench-preprocess.sh).
         _ = zbar.zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, scanDensity)
         _ = zbar.zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, scanDensity)
         guard let picture = zbar.zbar_image_create() else { return [] }
@@ -65,12 +65,13 @@ package enum BarcodeReader {
         return found.sorted { $0.box.x1 < $1.box.x1 }
     }
 
-    /// The ISBNs on a photo, read on its upright grey picture at its full size (thin bars do not survive scaling).
+    /// The ISBNs on a photo, read on its grey picture at its full size (thin bars do not survive scaling), their
+    /// boxes on the upright photo.
     /// - Throws: `BarcodeReaderUnavailable`; a photo that cannot be decoded has no barcodes to read (empty).
     package static func isbns(inPhoto bytes: [UInt8], maxPixels: Int) throws(BarcodeReaderUnavailable) -> [ISBNBarcode] {
         _ = try library()
-        guard let image = try? Preprocessor.grey(bytes, maxSide: .max, maxPixels: maxPixels) else { return [] }
-        return try isbns(in: image)
+        guard let (picture, orientation) = try? Preprocessor.storedLuma(bytes, maxPixels: maxPixels) else { return [] }
+        return try isbns(in: picture).map { ISBNBarcode(isbn: $0.isbn, box: orientation.displayed($0.box).rounded) }
     }
 
     /// The rectangle around the points where ZBar decoded the symbol (along each scan line that crossed it).

@@ -1,3 +1,5 @@
+import ShelfCore
+
 /// 8-bit interleaved RGB pixels, rows packed (no padding).
 package struct RGBImage: Sendable {
     package var width: Int
@@ -91,6 +93,24 @@ struct Orientation {
         default: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, 1, 0)
         }
         return (cy * displayWidth + cx, ay * displayWidth + ax, by * displayWidth + bx)
+    }
+
+    /// `box`, normalised to the stored picture, normalised to the display picture.
+    func displayed(_ box: Box) -> Box {
+        func point(_ u: Double, _ v: Double) -> (Double, Double) {
+            switch value {
+            case 2: (1 - u, v)
+            case 3: (1 - u, 1 - v)
+            case 4: (u, 1 - v)
+            case 5: (v, u)
+            case 6: (1 - v, u)
+            case 7: (1 - v, 1 - u)
+            case 8: (v, 1 - u)
+            default: (u, v)
+            }
+        }
+        let (x1, y1) = point(box.x1, box.y1), (x2, y2) = point(box.x2, box.y2)
+        return Box(x1: x1, y1: y1, x2: x2, y2: y2)      // Box orders the corners
     }
 
     /// The stored rectangle holding display rectangle `x..<x+w`, `y..<y+h` of a `width`×`height` stored picture.
