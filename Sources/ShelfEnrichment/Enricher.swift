@@ -172,8 +172,8 @@ package struct Enricher: Sendable {
         return book
     }
 
-    /// A barcode's book as the record a source knows by its ISBN, verified; with none it stays for review as it was
-    /// read (`Book.init(barcode:)`), its ISBN kept.
+    /// A barcode's book as the record a source knows by its ISBN, verified; with none it stays for review as the
+    /// pipeline made it (`isbn_unresolved`), its ISBN kept.
     static func resolved(_ book: Book, as record: CatalogueRecord?) -> Book {
         guard let record else { return book }
         var book = book

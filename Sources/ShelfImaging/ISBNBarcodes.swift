@@ -32,7 +32,7 @@ package enum BarcodeReader {
         return "\(major).\(minor).\(patch)"
     }
 
-    /// The ISBNs on `image`, left to right: the EAN-13 symbols whose digits begin 978 or 979 and pass the ISBN
+    /// The ISBNs on `image`, left to right, boxes normalised to it: the EAN-13 symbols whose digits begin 978 or 979 and pass the ISBN
     /// check (another EAN-13, a tin of soup's, is no book). The 5-digit price add-on beside an ISBN is not read.
     package static func isbns(in image: GreyImage) throws(BarcodeReaderUnavailable) -> [ISBNBarcode] {
         let zbar = try library()
@@ -62,17 +62,20 @@ package enum BarcodeReader {
                 found.append(ISBNBarcode(isbn: isbn, box: box(of: current, zbar: zbar, width: image.width, height: image.height)))
             }
         }
-        return found.sorted { $0.box.x1 < $1.box.x1 }
+        return found.sorted(by: leftToRight)
     }
 
-    /// The ISBNs on a photo, read on its grey picture at its full size (thin bars do not survive scaling), their
-    /// boxes on the upright photo.
+    /// The ISBNs on a photo, left to right as it is shown, read on its grey picture at its full size (thin bars do
+    /// not survive scaling), their boxes on the upright photo.
     /// - Throws: `BarcodeReaderUnavailable`; a photo that cannot be decoded has no barcodes to read (empty).
     package static func isbns(inPhoto bytes: [UInt8], maxPixels: Int) throws(BarcodeReaderUnavailable) -> [ISBNBarcode] {
         _ = try library()
         guard let (picture, orientation) = try? Preprocessor.storedLuma(bytes, maxPixels: maxPixels) else { return [] }
         return try isbns(in: picture).map { ISBNBarcode(isbn: $0.isbn, box: orientation.displayed($0.box).rounded) }
+            .sorted(by: leftToRight)
     }
+
+    private static func leftToRight(_ a: ISBNBarcode, _ b: ISBNBarcode) -> Bool { a.box.x1 < b.box.x1 }
 
     /// The rectangle around the points where ZBar decoded the symbol (along each scan line that crossed it).
     private static func box(of symbol: OpaquePointer, zbar: ShelfZBar, width: Int, height: Int) -> Box {
@@ -84,7 +87,7 @@ package enum BarcodeReader {
         }
         let w = Double(width), h = Double(height)
         return Box(x1: Double(xs.min()!) / w, y1: Double(ys.min()!) / h,
-                   x2: Double(xs.max()! + 1) / w, y2: Double(ys.max()! + 1) / h).rounded
+                   x2: Double(xs.max()! + 1) / w, y2: Double(ys.max()! + 1) / h)
     }
 
     private static func library() throws(BarcodeReaderUnavailable) -> ShelfZBar {

@@ -30,15 +30,16 @@ struct ISBNBarcodesTests {
 
     @Test("A symbol's box is on the photo as shown, after its EXIF orientation")
     func orientedBox() throws {
-        let stored = BookBacks.photo([.init(digits: "9780451524935", centre: (0.2, 0.25))], width: 1200, height: 800)
+        let stored = BookBacks.photo([.init(digits: "9780451524935", centre: (0.2, 0.25)),
+                                      .init(digits: "9780141439518", centre: (0.75, 0.75))], width: 1600, height: 1000)
         // Orientation 6: the stored picture is shown turned a quarter clockwise, so its point (0.2, 0.25) shows at
-        // (0.75, 0.2).
+        // (0.75, 0.2), and (0.75, 0.75) at (0.25, 0.75): left of it.
         let found = try BarcodeReader.isbns(inPhoto: JPEGFactory.withOrientation(stored, 6), maxPixels: 64_000_000)
-        let box = try #require(found.first?.box)
-        #expect(found.map(\.isbn.isbn13) == ["9780451524935"])
+        #expect(found.map(\.isbn.isbn13) == ["9780141439518", "9780451524935"], "left to right as shown")
+        let box = try #require(found.last?.box)
         #expect(box.x1 < 0.75 && box.x2 > 0.75 && box.y1 < 0.2 && box.y2 > 0.2, "\(box)")
-        // Shown 800 wide and 1,200 tall, the symbol (380 by 240 pixels as stored) stands upright.
-        #expect((box.y2 - box.y1) * 1200 > 1.3 * (box.x2 - box.x1) * 800, "the symbol is turned with the photo: \(box)")
+        // Shown 1,000 wide and 1,600 tall, the symbol (380 by 240 pixels as stored) stands upright.
+        #expect((box.y2 - box.y1) * 1600 > 1.3 * (box.x2 - box.x1) * 1000, "the symbol is turned with the photo: \(box)")
     }
 
     @Test("A photo with no barcode, or one that is not a photo, reads no ISBN")

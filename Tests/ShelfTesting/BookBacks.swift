@@ -36,7 +36,7 @@ package enum BookBacks {
             let turned = back.quarterTurns % 2 == 1
             let (w, h) = turned ? (short, long) : (long, short)
             let cx = Int(back.centre.x * Double(width)), cy = Int(back.centre.y * Double(height))
-            fill(cx - w, cy - h * 2, cx + w, cy + h * 2, covers[n % covers.count])         // the cover around it
+            fill(cx - w / 2 - 60, cy - h / 2 - 60, cx + w / 2 + 60, cy + h / 2 + 60, covers[n % covers.count])  // the cover
             fill(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2, (250, 250, 248))          // the label
             for (index, bar) in bars.enumerated() where bar {
                 // Module `index` along the symbol's length, in the direction its quarter turns give.
