@@ -177,7 +177,6 @@ package struct Enricher: Sendable {
     static func resolved(_ book: Book, as record: CatalogueRecord?) -> Book {
         guard let record else { return book }
         var book = book
-        book.spineText = book.title
         book.title = record.title.trimmingCharacters(in: .whitespaces)
         book.author = record.author ?? book.author
         book.match = BookMatch(source: record.source, key: record.key, score: 1, year: record.year)

@@ -54,6 +54,7 @@ import Testing
         #expect(read.books.count == 4, "\(read.books.map { "\($0.title) \($0.isbn13 ?? "-")" })")
         let pride = try #require(byISBN["9780141439518"]?.first)
         #expect(pride.title == "Pride and Prejudice" && pride.status == .verified && pride.source == BarcodeBooks.source)
+        #expect(pride.spineText == nil, "a barcode is no spine's words: \(pride.spineText ?? "")")
         #expect(pride.box.map { $0.x1 > 0.1 && $0.x2 < 0.3 } == true, "its box is the symbol's: \(String(describing: pride.box))")
         let gatsby = try #require(byISBN["9780743273565"]?.first)
         #expect(gatsby.title == "The Great Gatsby" && gatsby.author == "F. Scott Fitzgerald" && gatsby.status == .verified)
