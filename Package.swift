@@ -77,6 +77,10 @@ let package = Package(
         .target(name: "ShelfEnrichment", dependencies: [
             "ShelfCore", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
+        // Hardcover's GraphQL API, and the push of verified works to a person's library there.
+        .target(name: "ShelfHardcover", dependencies: [
+            "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: settings),
         // The offline provider: Tesseract reads the spines; the enrichment matches their text like any reading.
         .target(name: "ShelfOCR", dependencies: [
             "ShelfCore", "ShelfImaging", "ShelfProviders", "CTesseract", "CMalloc",
@@ -98,13 +102,13 @@ let package = Package(
         // rescan, which provider `auto` picks, whether this node writes the files for people.
         .target(name: "ShelfApp", dependencies: [
             "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfImaging", "ShelfOutputs", "ShelfPipeline",
-            "ShelfOCR", "CMalloc",
+            "ShelfOCR", "ShelfHardcover", "ShelfHTTP", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // The wiring: configuration → runtime (providers, sources, either store), `watch` as services in one ServiceGroup, doctor, eval, sd_notify.
         .target(name: "ShelfDaemon", dependencies: [
             "ShelfApp", "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch",
-            "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "ShelfPostgres", "CMalloc",
+            "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "ShelfPostgres", "ShelfHardcover", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -154,6 +158,8 @@ let package = Package(
         .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfStore",
                                                           .product(name: "Logging", package: "swift-log")],
                     exclude: ["Fixtures"], swiftSettings: settings),
+        .testTarget(name: "ShelfHardcoverTests", dependencies: ["ShelfHardcover", "ShelfStore", "ShelfApp", "ShelfConfig", "ShelfTesting", .product(name: "Logging", package: "swift-log")],
+                    swiftSettings: settings),
         .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
         .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),

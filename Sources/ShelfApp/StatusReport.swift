@@ -1,6 +1,7 @@
 import Foundation
 import ShelfConfig
 import ShelfCore
+import ShelfHardcover
 import ShelfPipeline
 import ShelfStore
 
@@ -60,6 +61,11 @@ package enum StatusReport {
             let until = health.until.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
             problems.append(.init(code: health.code ?? "source_unavailable", severity: "warning",
                                   message: "\(source.rawValue)\(until): \(health.message ?? health.state.rawValue)"))
+        }
+        // Pushing to Hardcover waits (a refused token, a rate limit, an outage); the photos do not.
+        if let health = try store.providers.providerHealth(HardcoverPusher.name), health.isInForce(at: now) {
+            problems.append(.init(code: health.code ?? "hardcover_paused", severity: "warning",
+                                  message: "Hardcover: \(health.message ?? health.state.rawValue)"))
         }
         for problem in try store.status.jobProblems() {
             let message = problem.state == .dead

@@ -11,6 +11,7 @@ package struct Configuration: Sendable, Equatable {
     package var enrich = Enrich()
     package var shelves = Shelves()
     package var export = Export()
+    package var hardcover = Hardcover()
     package var log = Log()
     package var web = Web()
     /// `[store]`: SQLite (the default) or a shared PostgreSQL server (StoreURL.swift).
@@ -137,6 +138,21 @@ package struct Configuration: Sendable, Equatable {
         /// shelf is owned, not necessarily read, and claiming "read" would fill a reading history with books
         /// nobody finished. `--exclusive-shelf` overrides it.
         package var exclusiveShelf = ReadingShelf.toRead
+        package init() {}
+    }
+
+    /// Hardcover (hardcover.app), where shelfd adds the works it verified to the person's library as owned. Nothing
+    /// happens without the secret `hardcover_token`.
+    package struct Hardcover: Sendable, Equatable {
+        /// When works go to Hardcover: `watch` adds each newly verified work in the background (`background`), or only
+        /// `shelfd hardcover push` does (`command`).
+        package enum Push: String, Sendable, CaseIterable { case background, command }
+        /// Hardcover's GraphQL endpoint; another only for a test's emulator.
+        package var url = "https://api.hardcover.app/v1/graphql"
+        package var push = Push.background
+        /// Also put each work on a Hardcover list named after its shelf (the sub-folder of incoming/ it stands on),
+        /// made when missing. Lists are public on Hardcover unless the person changes them.
+        package var shelvesAsLists = false
         package init() {}
     }
 

@@ -13,6 +13,7 @@ extension Configuration {
         ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
         ("shelves", ["round_minutes"]),
         ("export", ["exclusive_shelf"]),
+        ("hardcover", ["url", "push", "shelves_as_lists"]),
         ("log", ["level"]),
         ("web", ["listen", "enabled", "max_upload_mb", "cache_mb"]),
         ("store", ["url", "writes_files"]),
@@ -90,6 +91,13 @@ extension Configuration {
         }
         if let t = reader.section(document, "export") {
             config.export.exclusiveShelf = try reader.choice(t, "export", "exclusive_shelf", config.export.exclusiveShelf)
+        }
+        if let t = reader.section(document, "hardcover") {
+            var h = config.hardcover
+            h.url = try reader.url(t, "hardcover", "url", h.url)
+            h.push = try reader.choice(t, "hardcover", "push", h.push)
+            h.shelvesAsLists = try reader.bool(t, "hardcover", "shelves_as_lists", h.shelvesAsLists)
+            config.hardcover = h
         }
         if let t = reader.section(document, "log") {
             config.log.level = try reader.choice(t, "log", "level", config.log.level)

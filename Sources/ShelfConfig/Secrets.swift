@@ -21,11 +21,13 @@ package struct Secrets: Sendable, Equatable {
         package static let webToken = Name("web_token")
         /// The PostgreSQL password of `[store] url` (it may also be in the URL itself).
         package static let storePassword = Name("store_password")
+        /// A Hardcover API token (hardcover.app → Settings → API), for `[hardcover]`.
+        package static let hardcoverToken = Name("hardcover_token")
 
-        /// The providers' secrets in the order of `ProviderKind`, then the book sources', the web page's and the store's.
+        /// The providers' secrets in the order of `ProviderKind`, then the book sources', the web page's, the store's and Hardcover's.
         package static var allCases: [Name] {
             var names: [Name] = []
-            for name in ProviderKind.allCases.flatMap({ $0.facts.required + $0.facts.optional }) + [googleBooksAPIKey, webToken, storePassword]
+            for name in ProviderKind.allCases.flatMap({ $0.facts.required + $0.facts.optional }) + [googleBooksAPIKey, webToken, storePassword, hardcoverToken]
             where !names.contains(name) { names.append(name) }
             return names
         }
@@ -52,6 +54,7 @@ package struct Secrets: Sendable, Equatable {
 
     package var googleBooksAPIKey: Secret? { values[.googleBooksAPIKey] }
     package var webToken: Secret? { values[.webToken] }
+    package var hardcoverToken: Secret? { values[.hardcoverToken] }
 
     /// The shortest `web_token` the web page takes: beyond loopback it is all that stands between the network and
     /// the library, and the throttle only slows guessing (README, "The web page: who may open it").

@@ -3,6 +3,7 @@ import Logging
 import ShelfApp
 import ShelfConfig
 import ShelfCore
+import ShelfHardcover
 import ShelfImaging
 import ShelfOCR
 import ShelfPipeline
@@ -45,6 +46,7 @@ package enum DoctorChecks {
         if let barcodes = barcodeCheck(config: config) { checks.append(barcodes) }
         checks.append(contentsOf: enrichmentChecks(config: config))
         checks.append(storeCheck(config: config, secrets: secrets))
+        if let hardcover = await hardcoverCheck(config: config, secrets: secrets) { checks.append(hardcover) }
         for channel in lineup.channels { checks.append(await providerCheck(channel, secrets: secrets)) }
         return checks
     }
@@ -96,6 +98,18 @@ package enum DoctorChecks {
             return .pass("barcodes", "ZBar \(try BarcodeReader.version()) reads each photo's ISBN barcodes (barcodes = \"\(config.pipeline.barcodes.rawValue)\")")
         } catch {
             return .warn("barcodes", error.description)
+        }
+    }
+
+    /// Whether Hardcover takes the token (`me`); nil when none is set. A refused token is an error (nothing is pushed);
+    /// Hardcover not answering is a warning (pushing waits for it).
+    static func hardcoverCheck(config: Configuration, secrets: Secrets) async -> DoctorCheck? {
+        switch await HardcoverDesk.checkToken(config: config, secrets: secrets) {
+        case nil: nil
+        case .success(let user):
+            .pass("hardcover", "the token is \(user)'s; verified works are added \(config.hardcover.push == .background ? "as `watch` verifies them" : "by 'shelfd hardcover push'")")
+        case .failure(let error): error.code == HardcoverError.tokenRefused("").code
+            ? .fail("hardcover", error.description) : .warn("hardcover", error.description)
         }
     }
 

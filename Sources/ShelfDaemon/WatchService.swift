@@ -65,6 +65,12 @@ package struct WatchService {
         let jobNotifications: [any Service] = config.store.postgres.map { url in
             [JobNotificationService(endpoint: StoreAccess.endpoint(url, secrets: runtime.secrets), pipeline: pipeline, logger: logger)]
         } ?? []
+        // On a shared store, the nodes that write the files for people push; the others leave it to them.
+        let hardcover: [any Service] = config.hardcover.push == .background && pipeline.settings.writesFiles
+            ? HardcoverDesk(config: config, secrets: runtime.secrets, store: store, time: pipeline.time).map {
+                [HardcoverService(desk: $0, time: pipeline.time, worksChanged: pipeline.worksChanged, logger: Logger(label: "shelfd.hardcover"))]
+            } ?? []
+            : []
         let services: [any Service] = [
             SystemdNotifierService(runtime: runtime, logger: logger),
             LeaseHeartbeatService(pipeline: pipeline),
@@ -73,7 +79,7 @@ package struct WatchService {
             scheduler,
         ] + jobNotifications + [
             WatcherService(runtime: runtime, logger: logger),
-        ] + companions + [
+        ] + hardcover + companions + [
             StopNotice(logger: logger),
         ]
         var failure: (any Error)?

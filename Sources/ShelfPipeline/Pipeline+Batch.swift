@@ -224,6 +224,7 @@ extension Pipeline {
     /// writes files writes: first its results any worker left in the database, then the rest when the library or the
     /// review queue changed since it last looked.
     package func writeLibrary(_ change: FilesChange? = nil, originals: [String: [UInt8]] = [:], full: Bool = false) {
+        if change?.works.isEmpty == false { worksChanged.notify() }
         if store.isShared {
             guard settings.writesFiles else { return }
             // This process's commit, and nothing else since the files were written: they follow it alone, and

@@ -53,6 +53,9 @@ package final class Pipeline: Sendable {
     /// Wakes the loop that keeps the files current on a shared store (`SharedFilesService`) before its next turn:
     /// for whatever learns of another process's change first (a LISTEN/NOTIFY listener).
     package let filesWake: WorkSignal
+    /// Notified when this process's commit changed the library's works: wakes what follows them (`watch`'s push to
+    /// Hardcover) before its next look.
+    package let worksChanged: WorkSignal
     /// library.json, review/ and exports/: each commit hands its change here and goes on.
     package let files: FilesWriter
 
@@ -67,7 +70,8 @@ package final class Pipeline: Sendable {
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
         self.logger = logger; self.owner = owner; self.time = time; self.onIdle = onIdle
         slots = RequestSlots(limit: settings.concurrency)
-        wake = WorkSignal(clock: time.clock); filesWake = WorkSignal(clock: time.clock); pulse = LoopPulse(clock: time.clock)
+        wake = WorkSignal(clock: time.clock); filesWake = WorkSignal(clock: time.clock)
+        worksChanged = WorkSignal(clock: time.clock); pulse = LoopPulse(clock: time.clock)
         files = FilesWriter(files: LibraryFiles(
             libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
             exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,

@@ -436,6 +436,21 @@ enum PostgresSchema {
         CREATE TRIGGER shelf_mark_files_change AFTER INSERT OR UPDATE OR DELETE ON shelf_mark
             FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
         """,
+        // 14: SQLite's step 24, works added to Hardcover.
+        """
+        CREATE TABLE hardcover_push (
+            book_id bigint NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+            isbn13 text NOT NULL,
+            outcome text NOT NULL CHECK (outcome IN ('added', 'there', 'unknown')),
+            hardcover_book bigint,
+            edition bigint,
+            user_book bigint,
+            list text,
+            at double precision NOT NULL,
+            PRIMARY KEY (book_id, isbn13)
+        );
+        CREATE INDEX book_updated ON book(updated_at, id);
+        """,
     ]
 
     /// The version this shelfd knows: a database at a higher one was migrated by a newer shelfd.

@@ -519,6 +519,23 @@ enum Schema {
         );
         CREATE INDEX shelf_change_book ON shelf_change(book_id);
         """,
+        // 24: works added to Hardcover (HardcoverPushes.swift), one row per work and edition, so a restart or a re-read
+        // adds nothing twice; `outcome` is `added`, `there` (the person had it already) or `unknown` (no Hardcover
+        // edition has that ISBN). The works changed since a moment, in that order, for the background push.
+        """
+        CREATE TABLE hardcover_push (
+            book_id INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+            isbn13 TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('added', 'there', 'unknown')),
+            hardcover_book INTEGER,
+            edition INTEGER,
+            user_book INTEGER,
+            list TEXT,
+            at REAL NOT NULL,
+            PRIMARY KEY (book_id, isbn13)
+        );
+        CREATE INDEX book_updated ON book(updated_at, id);
+        """,
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two

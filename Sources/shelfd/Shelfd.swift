@@ -11,7 +11,7 @@ struct Shelfd: AsyncParsableCommand {
         abstract: "Turns photos of bookshelves into a catalogue of books.",
         discussion: "Drop shelf photos into ~/Shelves/incoming; 'shelfd watch' catalogues them as they arrive.",
         subcommands: [Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self,
-                      Library.self, Shelf.self, Catalogue.self, Doctor.self, Eval.self, Web.self, Batch.self, StoreCommand.self])
+                      Library.self, Shelf.self, Catalogue.self, Hardcover.self, Doctor.self, Eval.self, Web.self, Batch.self, StoreCommand.self])
 
     /// Usage errors exit 2 (README, "Commands"), not ArgumentParser's 64; anything else that stops a command exits 1.
     static func main() async {
