@@ -539,12 +539,19 @@ enum Schema {
     ]
 
     /// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two
-    /// processes starting together never apply the same step twice.
+    /// processes starting together never apply the same step twice. A database a newer shelfd migrated is refused.
     static func migrate(_ db: SQLiteConnection) throws(StoreError) {
         while true {
             try db.executeScript("BEGIN IMMEDIATE")
-            do {
+            do throws(StoreError) {
                 let current = Int(try db.queryOne("PRAGMA user_version")?.int("user_version") ?? 0)
+                if current > migrations.count {
+                    // Its tables may mean what this shelfd does not know: nothing is touched.
+                    throw StoreError(code: StoreError.serverCode, message: """
+                        the database is at schema version \(current), newer than this shelfd knows (\(migrations.count)): \
+                        a newer shelfd has used it. Upgrade shelfd on this machine, or restore a backup taken before
+                        """)
+                }
                 guard current < migrations.count else {
                     try db.executeScript("COMMIT")
                     return

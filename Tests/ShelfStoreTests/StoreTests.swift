@@ -26,6 +26,16 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
 }
 
 @Suite(.postgresServer, .serialized) struct StoreTests {
+    @Test("A SQLite database a newer shelfd migrated is refused, untouched, with what to do")
+    func newerDatabaseRefused() throws {
+        let steps = Schema.migrations.count
+        #expect {
+            try withOlderDatabase(steps: steps, rows: "PRAGMA user_version = \(steps + 1);") { _ in }
+        } throws: { error in
+            "\(error)".contains("newer than this shelfd knows (\(steps))") && "\(error)".contains("Upgrade shelfd")
+        }
+    }
+
     @Test("A copy or a renamed copy of a photo is a sighting, not a second job", arguments: StoreKind.allCases)
     func copiesAreSightings(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
