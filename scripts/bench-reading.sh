@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Offline reading benchmark on shelves whose books are listed: `shelfd eval --provider ocr --add-listed-books` on each
-# folder given (photos beside their `.truth.json` lists, as README's "Measuring a provider" describes), each folder's
+# folder given (photos beside their `.truth.json` lists, as docs/reading.md, "Measuring a provider", describes), each folder's
 # books added to the catalogue among CATALOGUE's, for this build and, with --baseline, another shelfd binary (an
 # earlier build) in the same run on the same machine, then each figure's ratio to the baseline's. No network.
 # Builds the release binary first (the README's build). Needs jq (scripts/install-deps.sh installs it).

@@ -32,7 +32,7 @@ fi
 # wheel and PaddleOCR's models (Apache-2.0) from PyPI's rapidocr wheel. pip only downloads the wheels; shelfd runs
 # no Python. Each wheel and each file taken from it is checked against the SHA-256 pinned here. As root they go
 # under /usr/local, otherwise under ~/.local: lib/shelfd/libonnxruntime.so.<version> and share/shelfd/ocr/*.onnx,
-# where shelfd looks by default (README, "The offline reader"). Files already there with the right checksum are
+# where shelfd looks by default (docs/running.md, "Installing"). Files already there with the right checksum are
 # left alone, so a second run downloads nothing.
 ort_version=1.32.0
 ort_wheel="onnxruntime-${ort_version}-cp312-cp312-manylinux_2_28_x86_64.whl"

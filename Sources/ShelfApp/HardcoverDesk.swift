@@ -7,7 +7,7 @@ import ShelfHTTP
 import ShelfStore
 
 /// Hardcover as the doors meet it: `shelfd hardcover push`, the background push of `watch`, and doctor's check of the
-/// token. One pusher, whichever door asked (README, "Hardcover").
+/// token. One pusher, whichever door asked (docs/library.md, "Hardcover").
 package struct HardcoverDesk: Sendable {
     package let pusher: HardcoverPusher
     let pushes: HardcoverPushes

@@ -5,7 +5,7 @@ import ShelfCore
 import ShelfOutputs
 import ShelfStore
 
-/// `shelfd shelf`, `shelfd library find` and the shelf pages (README, "Shelves"): each shelf's books in order, what
+/// `shelfd shelf`, `shelfd library find` and the shelf pages (docs/library.md, "Shelves"): each shelf's books in order, what
 /// its last round changed, a person's answers about books not seen, and where a book is. The rounds and their
 /// comparison are the store's (`ShelfRounds`): one code path for the command and the page. After an answer or a round
 /// closed, library.json and the exports follow the database (through the process's `FilesWriter`).

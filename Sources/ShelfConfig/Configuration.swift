@@ -1,6 +1,6 @@
 package import ShelfCore
 
-/// Everything `shelfd.toml` can say (README, "Configuration"), with paths already expanded and absolute.
+/// Everything `shelfd.toml` can say (docs/configuration.md), with paths already expanded and absolute.
 /// The defaults written on each property are the built-in defaults; `etc/shelfd.toml` repeats them
 /// (a test keeps the two equal).
 package struct Configuration: Sendable, Equatable {

@@ -57,7 +57,7 @@ package struct Secrets: Sendable, Equatable {
     package var hardcoverToken: Secret? { values[.hardcoverToken] }
 
     /// The shortest `web_token` the web page takes: beyond loopback it is all that stands between the network and
-    /// the library, and the throttle only slows guessing (README, "The web page: who may open it").
+    /// the library, and the throttle only slows guessing (docs/web.md, "The web page: who may open it").
     package static let webTokenMinimumLength = 32
 
     /// Why `web_token` cannot be used (too short), with how to make one; nil when it is absent or long enough.

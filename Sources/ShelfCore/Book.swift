@@ -75,7 +75,7 @@ package struct Book: Sendable, Equatable, Codable {
 
 /// Turns a model's detections into checked books: ISBN checksum, one threshold, dedupe within the photo.
 package struct BookChecker: Sendable {
-    /// Below it a book is `needs_review` (README, "How a book is decided": one threshold, default 0.60).
+    /// Below it a book is `needs_review` (docs/reading.md, "How a book is decided": one threshold, default 0.60).
     package var reviewThreshold: Double
 
     package init(reviewThreshold: Double = 0.60) { self.reviewThreshold = reviewThreshold }

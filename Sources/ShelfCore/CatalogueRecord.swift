@@ -71,7 +71,7 @@ package struct LibraryWork: Sendable, Equatable {
     package static let sightingNote = "library_sighting"
 }
 
-/// A book's accepted match, as written in results and the library (README, "The main job").
+/// A book's accepted match, as written in results and the library (docs/photos.md).
 package struct BookMatch: Codable, Sendable, Hashable {
     package var source: String
     package var key: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `results/<name>.json`: what one photo gave (README, "The main job").
+/// `results/<name>.json`: what one photo gave (docs/photos.md).
 package struct ResultDocument: Codable, Sendable, Equatable {
     package struct Photo: Codable, Sendable, Equatable {
         /// Relative to incoming/.
@@ -133,7 +133,7 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
         /// `review/<id>.json` while a person has not yet decided.
         package var reviewID: String?
         /// Set while the work is missing from its shelf: the arrival of the first photo of the round that did not
-        /// see it where it stood (README, "Shelves").
+        /// see it where it stood (docs/library.md, "Shelves").
         package var missingSince: Date?
         /// Set while the work is lent, until a photo sees it again.
         package var lentTo: String?
@@ -253,7 +253,7 @@ extension LibraryDocument {
     }
 }
 
-/// `review/<id>.json`: one book a person is asked about (README, "The main job").
+/// `review/<id>.json`: one book a person is asked about (docs/photos.md).
 package struct ReviewDocument: Codable, Sendable, Equatable {
     package struct Photo: Codable, Sendable, Hashable {
         /// Relative to incoming/.
@@ -288,7 +288,7 @@ package struct ReviewDocument: Codable, Sendable, Equatable {
     }
 }
 
-/// `shelfd status --json` (README, "Commands").
+/// `shelfd status --json` (docs/commands.md).
 package struct StatusDocument: Codable, Sendable, Equatable {
     package struct Daemon: Codable, Sendable, Equatable {
         package var running: Bool

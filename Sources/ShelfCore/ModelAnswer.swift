@@ -1,4 +1,4 @@
-/// What every vision provider is asked for, converted at the provider's edge (README, "Choosing a provider").
+/// What every vision provider is asked for, converted at the provider's edge (docs/reading.md, "Choosing a provider").
 package struct ModelAnswer: Sendable, Equatable {
     package var books: [Detection]
     package var suggestions: [Suggestion]

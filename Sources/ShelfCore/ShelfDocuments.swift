@@ -1,6 +1,6 @@
 import Foundation
 
-/// `shelfd shelf show --json` and `/api/v1/shelves/<name>` (README, "Shelves"): a shelf's inventory in order, left to
+/// `shelfd shelf show --json` and `/api/v1/shelves/<name>` (docs/library.md, "Shelves"): a shelf's inventory in order, left to
 /// right, and what its last closed round changed.
 package struct ShelfDocument: Codable, Sendable, Equatable {
     /// One work on the shelf.

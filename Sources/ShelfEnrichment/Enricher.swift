@@ -4,7 +4,7 @@ import ShelfCore
 
 /// Turns a photo's checked books into trusted ones: looks each up in the configured sources, in order,
 /// scores the candidates itself, assigns records one-to-one across the photo, checks the model's ISBN,
-/// and decides `verified` or `needs_review` (ARCHITECTURE.md, "One entry per work"; README, "How a book is decided").
+/// and decides `verified` or `needs_review` (ARCHITECTURE.md, "One entry per work"; docs/reading.md, "How a book is decided").
 package struct Enricher: Sendable {
     package var sources: [any BookSource]
     package var matcher: SpineMatcher

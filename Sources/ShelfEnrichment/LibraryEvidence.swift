@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-/// The library as a source (README, "How a book is decided"): a person's library is the best catalogue shelfd has.
+/// The library as a source (docs/reading.md, "How a book is decided"): a person's library is the best catalogue shelfd has.
 /// A reading the sources left for review is compared with the verified works of the library under the same
 /// normalised title, whose surname is the reading's or who was read with none:
 /// - such a work is offered first among the candidates, labelled with the shelf it was seen on;

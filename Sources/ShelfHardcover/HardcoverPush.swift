@@ -3,7 +3,7 @@ import Logging
 import ShelfCore
 import ShelfStore
 
-/// Adds verified works to the person's Hardcover library as owned (README, "Hardcover"): each work's edition is
+/// Adds verified works to the person's Hardcover library as owned (docs/library.md, "Hardcover"): each work's edition is
 /// found by its ISBN-13, added with the reading status of `[export] exclusive_shelf` unless the person has the book
 /// already (whatever its status, which is theirs), marked owned unless it is, and put on the list named after its
 /// shelf when `[hardcover] shelves_as_lists` says so. What each work's edition got is recorded as soon as it is done,

@@ -1,6 +1,6 @@
 internal import ShelfCore
 
-/// What every provider is asked (README, "Choosing a provider"): one instruction, with the box format and the answer's
+/// What every provider is asked (docs/reading.md, "Choosing a provider"): one instruction, with the box format and the answer's
 /// shape stated the way each provider's output control needs.
 enum CataloguePrompt {
     static let userText = "Catalogue every book in this photo."

@@ -52,7 +52,7 @@ package enum CloudflareRequestStyle: Sendable, Equatable {
 }
 
 /// Cloudflare Workers AI `POST {base}/client/v4/accounts/{account}/ai/run/{model}` with the photo and
-/// a request for the common answer (README, "Choosing a provider"). Boxes are asked for as `box_2d` `[ymin, xmin, ymax, xmax]`
+/// a request for the common answer (docs/reading.md, "Choosing a provider"). Boxes are asked for as `box_2d` `[ymin, xmin, ymax, xmax]`
 /// on a 0–1000 grid, the same as Gemini, so one parser converts them to `Box`.
 package struct CloudflareProvider: VisionProvider {
     package let name = "cloudflare"

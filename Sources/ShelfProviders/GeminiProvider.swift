@@ -26,7 +26,7 @@ package struct GeminiSettings: Sendable {
     }
 }
 
-/// Google Gemini `generateContent` with the photo inline and structured JSON output (README, "Choosing a provider").
+/// Google Gemini `generateContent` with the photo inline and structured JSON output (docs/reading.md, "Choosing a provider").
 package struct GeminiProvider: VisionProvider {
     package let name = "gemini"
     package let settings: GeminiSettings

@@ -29,7 +29,7 @@ package struct OpenAICompatibleSettings: Sendable {
 }
 
 /// Any server speaking OpenAI's chat completions with images: Ollama, llama.cpp `llama-server`, vLLM
-/// (README, "Choosing a provider"). The photo goes as a data-URI `image_url` part, the answer is constrained with a
+/// (docs/reading.md, "Choosing a provider"). The photo goes as a data-URI `image_url` part, the answer is constrained with a
 /// `json_schema` response format, and each book's box is asked for as `box: [x1, y1, x2, y2]` in
 /// fractions 0–1 of the width and height, x first: the order open vision models are trained on.
 package struct OpenAICompatibleProvider: VisionProvider {

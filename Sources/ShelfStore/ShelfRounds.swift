@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-/// Shelves as places (README, "Shelves"): a concern of the store with a type of its own over the shared database
+/// Shelves as places (docs/library.md, "Shelves"): a concern of the store with a type of its own over the shared database
 /// (`Store.shelves`).
 ///
 /// A shelf is the sub-folder of incoming/ its photos arrive in. A work is on the shelf of its latest verified

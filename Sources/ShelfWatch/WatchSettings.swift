@@ -10,7 +10,7 @@ package enum WatchMode: String, Sendable {
     case poll
 }
 
-/// The `[watch]` section of the configuration, with the defaults README, "Configuration" gives.
+/// The `[watch]` section of the configuration, with the defaults etc/shelfd.toml gives.
 package struct WatchSettings: Sendable {
     package var mode: WatchMode
     /// A file is stable once its size, mtime and inode stay unchanged this long (`watch.settle_ms`).

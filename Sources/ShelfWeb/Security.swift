@@ -11,7 +11,7 @@ import ShelfConfig
 import ShelfCore
 import Synchronization
 
-/// The door of the web page, in front of every route (README, "The web page: who may open it"):
+/// The door of the web page, in front of every route (docs/web.md, "The web page: who may open it"):
 /// - `Host` must name this server (a page on another site that rebinds its name to 127.0.0.1 is refused: 421);
 /// - beyond loopback, a request needs a logged-in session or `Authorization: Bearer <web_token>` (401); wrong
 ///   tokens are throttled per client (`TokenThrottle`);

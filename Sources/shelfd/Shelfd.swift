@@ -13,7 +13,7 @@ struct Shelfd: AsyncParsableCommand {
         subcommands: [Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self,
                       Library.self, Shelf.self, Catalogue.self, Hardcover.self, Doctor.self, Eval.self, Web.self, Batch.self, StoreCommand.self])
 
-    /// Usage errors exit 2 (README, "Commands"), not ArgumentParser's 64; anything else that stops a command exits 1.
+    /// Usage errors exit 2 (docs/commands.md), not ArgumentParser's 64; anything else that stops a command exits 1.
     static func main() async {
         IdleMemory.limitArenas()
         do {

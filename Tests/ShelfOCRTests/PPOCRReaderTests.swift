@@ -60,7 +60,7 @@ struct PPOCRReaderTests {
 
     @Test("The recogniser writes European accents but no letter of the scripts Tesseract is kept for")
     func scriptsRead() async throws {
-        // README ("Choosing a provider") keeps Tesseract for shelves in scripts PP-OCR cannot write at all.
+        // docs/reading.md ("Choosing a provider") keeps Tesseract for shelves in scripts PP-OCR cannot write at all.
         let characters = try await Self.engine.run { models in models.characters }.get()
         let scalars = Set(characters.joined().unicodeScalars.map(\.value))
         for letter in "éèàçñüöäßøåłœ" {

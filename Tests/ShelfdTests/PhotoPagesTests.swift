@@ -243,7 +243,7 @@ struct PhotoPagesTests {
         }
     }
 
-    @Test("In a browser: the photo with its boxes over it, inside the picture; a screenshot for the README",
+    @Test("In a browser: the photo with its boxes over it, inside the picture; a screenshot for docs/photos.md",
           .timeLimit(.minutes(3)))
     func browserShowsBoxes() async throws {
         let tip = GeminiEmulator.Suggestion(type: "distance_too_far", severity: "info",
@@ -254,7 +254,7 @@ struct PhotoPagesTests {
             let sha = SHA256.hex(of: photo)
             try root.drop(photo, as: "living-room/IMG_3.jpg")
             #expect(try await root.shelfd("run").status == 0)
-            // Every state on the page (and in the README's screenshot): one rejected, one edited, one left to review.
+            // Every state on the page (and in docs/photos.md's screenshot): one rejected, one edited, one left to review.
             #expect(try await root.shelfd("review", "reject", try await root.openItem("Smudged Spine")).status == 0)
             #expect(try await root.shelfd("review", "edit", try await root.openItem("Dnue"), "--title", "Dune Messiah",
                                           "--author", "Frank Herbert").status == 0)

@@ -3,7 +3,7 @@ import ShelfCore
 import ShelfTesting
 import Testing
 
-/// Shelves as places through the binary (README, "Shelves"): photos dropped in incoming/den and incoming/office,
+/// Shelves as places through the binary (docs/library.md, "Shelves"): photos dropped in incoming/den and incoming/office,
 /// read by `shelfd run` with the emulated model, rounds closed with `shelfd shelf close`, and what a person then reads
 /// in `shelf show`, `shelf list`, `library find` and library.json. The rules themselves, on both engines and a clock
 /// the test moves, are in `ShelfRoundsTests`.
