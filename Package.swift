@@ -73,9 +73,11 @@ let package = Package(
         .target(name: "ShelfWatch", dependencies: [
             "ShelfCore", "CInotifyTools", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
-        // Books: the local catalogue, OpenLibrary and Google Books, the matcher and its scoring.
+        // Spine text against records: the matcher, its scoring and the acceptance rule. Pure: no store, no I/O.
+        .target(name: "ShelfMatching", dependencies: ["ShelfCore"], swiftSettings: settings),
+        // Books: the local catalogue, OpenLibrary and Google Books, the lookup cache, the enricher.
         .target(name: "ShelfEnrichment", dependencies: [
-            "ShelfCore", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
+            "ShelfCore", "ShelfMatching", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: settings),
         // Hardcover's GraphQL API, and the push of verified works to a person's library there.
         .target(name: "ShelfHardcover", dependencies: [
@@ -150,8 +152,9 @@ let package = Package(
         .testTarget(name: "ShelfProvidersTests", dependencies: [
             "ShelfProviders", "ShelfDigest", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),
+        .testTarget(name: "ShelfMatchingTests", dependencies: ["ShelfMatching", "ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfEnrichmentTests", dependencies: [
-            "ShelfEnrichment", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
+            "ShelfEnrichment", "ShelfMatching", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
         ], swiftSettings: settings),
         // The PP-OCR reader's tests use the real ONNX Runtime and models (scripts/install-deps.sh) and rendered pictures
         // (Fixtures/, made by scripts/make-ocr-fixtures.sh), some matched against samples/catalogue.csv.
@@ -183,7 +186,7 @@ let package = Package(
         .executableTarget(name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],
                           path: "Benchmarks/PreprocessBenchmark", swiftSettings: settings),
         // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
-        .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfStore", "ShelfCore"],
+        .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfMatching", "ShelfStore", "ShelfCore"],
                           path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
         // The database after a year of photos, before and after pruning (`[pipeline] keep_days`): bytes per photo.
         .executableTarget(name: "shelfd-bench-store", dependencies: [

@@ -28,6 +28,7 @@
 // the same work (folded title and surname; a spine cannot tell two editions of one work apart).
 import Foundation
 import ShelfCore
+import ShelfMatching
 import ShelfEnrichment
 import ShelfStore
 

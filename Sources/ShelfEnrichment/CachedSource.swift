@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfMatching
 import ShelfStore
 
 /// How long cached lookups are believed.

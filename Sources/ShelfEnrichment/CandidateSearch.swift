@@ -1,4 +1,5 @@
 import ShelfCore
+import ShelfMatching
 
 /// Candidates for one photo's spines, from the sources in order: a source is asked only about the spines no
 /// earlier one matched, a source that fails is not asked about the next spine, and the records are then

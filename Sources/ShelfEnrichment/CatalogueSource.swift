@@ -1,4 +1,5 @@
 import ShelfCore
+import ShelfMatching
 import ShelfStore
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ShelfCore
+import ShelfMatching
 
 /// Turns a photo's checked books into trusted ones: looks each up in the configured sources, in order,
 /// scores the candidates itself, assigns records one-to-one across the photo, checks the model's ISBN,

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ShelfCore
+import ShelfMatching
 import ShelfHTTP
 
 /// Google Books `volumes`: `q=intitle:… inauthor:…` for a spine, `q=isbn:…` for a checked ISBN.

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfMatching
 
 /// The library as a source (docs/reading.md, "How a book is decided"): a person's library is the best catalogue shelfd has.
 /// A reading the sources left for review is compared with the verified works of the library under the same

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ShelfCore
+import ShelfMatching
 import ShelfHTTP
 
 /// openlibrary.org: `search.json` for a spine, `/isbn/{isbn}.json` for a checked ISBN. Records are

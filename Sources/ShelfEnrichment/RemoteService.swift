@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ShelfCore
+import ShelfMatching
 import ShelfHTTP
 
 /// What OpenLibrary and Google Books share: the process-wide request spacing, the gate that keeps a

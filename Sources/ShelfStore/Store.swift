@@ -120,7 +120,7 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         try lock.withLock { try body(connection) }
     }
 
-    /// What this store sent its database since it was opened (StoreActivity.swift).
+    /// What this store sent its database since it was opened (CountingConnection.swift).
     package var activity: StoreActivity {
         lock.withLock {
             var activity = activityCounts

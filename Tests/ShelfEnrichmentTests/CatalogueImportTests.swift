@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import ShelfCore
+import ShelfMatching
 import ShelfStore
 import ShelfTesting
 import Testing

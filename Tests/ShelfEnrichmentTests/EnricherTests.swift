@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfMatching
 @testable import ShelfEnrichment
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfMatching
 import ShelfEnrichment
 import Testing
 

@@ -1,4 +1,5 @@
 import ShelfCore
+@testable import ShelfMatching
 @testable import ShelfEnrichment
 import Testing
 

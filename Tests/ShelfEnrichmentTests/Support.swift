@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import ShelfCore
+import ShelfMatching
 import ShelfEnrichment
 import ShelfHTTP
 import ShelfStore

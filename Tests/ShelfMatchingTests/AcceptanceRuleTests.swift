@@ -1,6 +1,6 @@
 import ShelfCore
+@testable import ShelfMatching
 import Testing
-@testable import ShelfEnrichment
 
 /// A library's shelf as its catalogue lists it: "Last, First" authors and the call number printed on each spine.
 private let library: [CatalogueRecord] = [

@@ -1,5 +1,5 @@
 import ShelfCore
-import ShelfEnrichment
+@testable import ShelfMatching
 import Testing
 
 @Suite struct SpineQueryTests {

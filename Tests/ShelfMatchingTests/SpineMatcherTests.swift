@@ -1,6 +1,6 @@
 import ShelfCore
+@testable import ShelfMatching
 import Testing
-@testable import ShelfEnrichment
 
 /// A small catalogue of hand-made hard cases: near-identical titles, series, one-word and generic titles.
 private let shelf: [CatalogueRecord] = [

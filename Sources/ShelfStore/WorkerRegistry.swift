@@ -1,0 +1,82 @@
+import Foundation
+import ShelfCore
+
+/// A `shelfd watch` process on this database, as it registered itself: one on a machine of its own, several when
+/// workers share a PostgreSQL database.
+package struct WorkerRecord: Sendable, Equatable {
+    /// ProcessIdentity's name for it (boot id, pid, start time): its leases carry it.
+    package var owner: String
+    package var host: String
+    package var pid: Int32
+    package var version: String
+    package var since: Date
+    package var watchMode: String?
+    /// It keeps the files people read (results, library.json, review/, exports) current.
+    package var writesFiles: Bool
+    package var heartbeat: Date
+    /// Photos it holds leased now (filled in by `WorkerRegistry.all`).
+    package var inFlight: Int
+
+    package init(owner: String, host: String, pid: Int32, version: String, since: Date, watchMode: String? = nil,
+                 writesFiles: Bool, heartbeat: Date, inFlight: Int = 0) {
+        self.owner = owner; self.host = host; self.pid = pid; self.version = version; self.since = since
+        self.watchMode = watchMode; self.writesFiles = writesFiles; self.heartbeat = heartbeat; self.inFlight = inFlight
+    }
+}
+
+extension Store {
+    /// The workers sharing this store, as each registers itself.
+    package var workers: WorkerRegistry { WorkerRegistry(database: self) }
+}
+
+/// The shelfd processes working from this store (`watch`, `run`), each registered with its heartbeat: what
+/// `status` lists and `doctor` checks. A concern of the store with a type of its own (`Store.workers`).
+package struct WorkerRegistry: Sendable {
+    let database: Store
+
+    package func register(_ worker: WorkerRecord) throws {
+        try database.write { db in
+            try db.execute("""
+                INSERT INTO worker (owner, host, pid, version, since, watch_mode, writes_files, heartbeat)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (owner) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
+                    since = excluded.since, watch_mode = excluded.watch_mode, writes_files = excluded.writes_files,
+                    heartbeat = excluded.heartbeat
+                """, [worker.owner, worker.host, Int(worker.pid), worker.version, worker.since, worker.watchMode,
+                      worker.writesFiles, worker.heartbeat])
+        }
+    }
+
+    /// The worker is alive (every few seconds), and its watch mode when that changed.
+    package func heartbeat(owner: String, watchMode: String?, now: Date = Date()) throws {
+        try database.write { db in
+            try db.execute("UPDATE worker SET watch_mode = COALESCE(?, watch_mode), heartbeat = ? WHERE owner = ?",
+                           [watchMode, now, owner])
+        }
+    }
+
+    package func unregister(owner: String) throws {
+        try database.write { db in try db.execute("DELETE FROM worker WHERE owner = ?", [owner]) }
+    }
+
+    /// Every registered worker with the photos it holds, the most recently alive first. A worker killed without a
+    /// chance to unregister stays, with its last heartbeat, until `forget(silentSince:)` drops it.
+    package func all() throws -> [WorkerRecord] {
+        try database.readStatement { db in
+            try db.query("""
+                SELECT w.*, (SELECT COUNT(*) FROM job j WHERE j.state = 'leased' AND j.lease_owner = w.owner) AS in_flight
+                FROM worker w ORDER BY w.heartbeat DESC, w.owner
+                """).map { row in
+                WorkerRecord(owner: row.string("owner") ?? "", host: row.string("host") ?? "", pid: Int32(row.int("pid") ?? 0),
+                             version: row.string("version") ?? "", since: row.date("since") ?? Date(),
+                             watchMode: row.string("watch_mode"), writesFiles: row.int("writes_files") == 1,
+                             heartbeat: row.date("heartbeat") ?? Date(), inFlight: Int(row.int("in_flight") ?? 0))
+            }
+        }
+    }
+
+    /// Drops workers silent since before `date` (killed, or their machine gone); their leases run out on their own.
+    package func forget(silentSince date: Date) throws {
+        try database.write { db in try db.execute("DELETE FROM worker WHERE heartbeat < ?", [date]) }
+    }
+}
