@@ -49,167 +49,251 @@ let package = Package(
         .target(name: "ShelfDigest", dependencies: ["CCrypto"], swiftSettings: settings),
         // shelfd.toml: lookup, parsing, validation, secrets; each provider kind described once (Providers/), down to
         // how its wire format is built, so a new provider is one file there beside its wire format.
-        .target(name: "ShelfConfig", dependencies: [
-            "ShelfCore", .product(name: "TOMLKit", package: "TOMLKit"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfConfig",
+            dependencies: [
+                "ShelfCore", .product(name: "TOMLKit", package: "TOMLKit"),
+            ], swiftSettings: settings),
         // SQLite: schema, migrations, job queue, library, provider state, events.
         .target(name: "ShelfStore", dependencies: ["ShelfCore", "ShelfDigest", "CSQLite"], swiftSettings: settings),
         // PostgreSQL behind the store's seams (StoreSeams.swift), for several workers on one database. A target of its
         // own so that SQLite-only code does not link PostgresNIO.
-        .target(name: "ShelfPostgres", dependencies: [
-            "ShelfCore", "ShelfStore", .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfPostgres",
+            dependencies: [
+                "ShelfCore", "ShelfStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // Photo inspection and preprocessing: JPEG (TurboJPEG) and HEIC (libheif) in, upright resized JPEG out; the ISBN
         // barcodes on a photo (ZBar).
-        .target(name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif", "CZBar"], swiftSettings: settings),
+        .target(
+            name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif", "CZBar"],
+            swiftSettings: settings),
         // One libcurl-based async HTTP client.
         .target(name: "ShelfHTTP", dependencies: ["CCurl"], swiftSettings: settings),
         // Vision providers: request, parse, classify errors.
-        .target(name: "ShelfProviders", dependencies: [
-            "ShelfCore", "ShelfHTTP", "ShelfImaging", .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfProviders",
+            dependencies: [
+                "ShelfCore", "ShelfHTTP", "ShelfImaging", .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // inotify + polling, stability tracking, ignore rules.
-        .target(name: "ShelfWatch", dependencies: [
-            "ShelfCore", "CInotifyTools", .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfWatch",
+            dependencies: [
+                "ShelfCore", "CInotifyTools", .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // Spine text against records: the matcher, its scoring and the acceptance rule. Pure: no store, no I/O.
         .target(name: "ShelfMatching", dependencies: ["ShelfCore"], swiftSettings: settings),
         // Books: the local catalogue, OpenLibrary and Google Books, the lookup cache, the enricher.
-        .target(name: "ShelfEnrichment", dependencies: [
-            "ShelfCore", "ShelfMatching", "ShelfStore", "ShelfHTTP", "CZlib", .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfEnrichment",
+            dependencies: [
+                "ShelfCore", "ShelfMatching", "ShelfStore", "ShelfHTTP", "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // Hardcover's GraphQL API, and the push of verified works to a person's library there.
-        .target(name: "ShelfHardcover", dependencies: [
-            "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfHardcover",
+            dependencies: [
+                "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // The offline provider: Tesseract reads the spines; the enrichment matches their text like any reading.
-        .target(name: "ShelfOCR", dependencies: [
-            "ShelfCore", "ShelfImaging", "ShelfProviders", "CTesseract", "CMalloc",
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfOCR",
+            dependencies: [
+                "ShelfCore", "ShelfImaging", "ShelfProviders", "CTesseract", "CMalloc",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
         // The files a person reads: results' writing primitive (AtomicFile), library.json, review/, the exports kept current.
-        .target(name: "ShelfOutputs", dependencies: [
-            "ShelfCore", "ShelfDigest", "ShelfExport", "ShelfImaging", "ShelfStore", .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfOutputs",
+            dependencies: [
+                "ShelfCore", "ShelfDigest", "ShelfExport", "ShelfImaging", "ShelfStore",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // The queue pipeline: ingest, schedule, read a photo (the one PhotoReader), write its result, commit a batch.
-        .target(name: "ShelfPipeline", dependencies: [
-            "ShelfCore", "ShelfDigest", "ShelfStore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfOutputs",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfPipeline",
+            dependencies: [
+                "ShelfCore", "ShelfDigest", "ShelfStore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment",
+                "ShelfOutputs",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ], swiftSettings: settings),
         // The application layer the doors (command line, web) meet: the review and library desks, status, requeue,
         // rescan, which provider `auto` picks, whether this node writes the files for people.
-        .target(name: "ShelfApp", dependencies: [
-            "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfImaging", "ShelfOutputs", "ShelfPipeline",
-            "ShelfOCR", "ShelfHardcover", "ShelfHTTP", "CMalloc",
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfApp",
+            dependencies: [
+                "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfImaging",
+                "ShelfOutputs", "ShelfPipeline",
+                "ShelfOCR", "ShelfHardcover", "ShelfHTTP", "CMalloc",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
         // The wiring: configuration → runtime (providers, sources, either store), `watch` as services in one ServiceGroup, doctor, eval, sd_notify.
-        .target(name: "ShelfDaemon", dependencies: [
-            "ShelfApp", "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging", "ShelfHTTP", "ShelfProviders", "ShelfWatch",
-            "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "ShelfPostgres", "ShelfHardcover", "CMalloc",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-        ], swiftSettings: settings),
+        .target(
+            name: "ShelfDaemon",
+            dependencies: [
+                "ShelfApp", "ShelfCore", "ShelfDigest", "CSystemd", "ShelfConfig", "ShelfStore", "ShelfImaging",
+                "ShelfHTTP", "ShelfProviders", "ShelfWatch",
+                "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "ShelfPostgres", "ShelfHardcover",
+                "CMalloc",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ], swiftSettings: settings),
         // The web page and the API for scripts: one more service of `watch`, or `shelfd web` alone. Templates,
         // stylesheet and script are compiled into the binary (embedInCode): an installed shelfd is one file.
-        .target(name: "ShelfWeb", dependencies: [
-            "ShelfCore", "ShelfConfig", "ShelfApp",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ], resources: [.embedInCode("Resources")], swiftSettings: settings),
+        .target(
+            name: "ShelfWeb",
+            dependencies: [
+                "ShelfCore", "ShelfConfig", "ShelfApp",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ], resources: [.embedInCode("Resources")], swiftSettings: settings),
         // The command line.
-        .executableTarget(name: "shelfd", dependencies: [
-            "ShelfDaemon", "ShelfApp", "ShelfWeb", "ShelfCore", "ShelfConfig",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd",
+            dependencies: [
+                "ShelfDaemon", "ShelfApp", "ShelfWeb", "ShelfCore", "ShelfConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: settings),
 
         // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary, a WebDriver browser,
         // a PostgreSQL server of the tests' own. The benchmarks use it too, so it does not import Testing.
-        .target(name: "ShelfTesting", dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "ShelfStore", "CTurboJPEG", "CHeif"], path: "Tests/ShelfTesting",
-                swiftSettings: settings),
+        .target(
+            name: "ShelfTesting",
+            dependencies: ["ShelfCore", "ShelfDigest", "ShelfHTTP", "ShelfStore", "CTurboJPEG", "CHeif"],
+            path: "Tests/ShelfTesting",
+            swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
-        .testTarget(name: "ShelfConfigTests", dependencies: ["ShelfConfig", "ShelfApp", "ShelfOCR"], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfConfigTests", dependencies: ["ShelfConfig", "ShelfApp", "ShelfOCR"], swiftSettings: settings),
         // The store's statements and its contract, each test on SQLite and on PostgreSQL (one server per suite, a database
         // per test: StoreSites.swift, with Swift Testing's `.postgresServer` trait), so the one set of statements is
         // checked on both engines. Test support that needs Swift Testing lives in a test target: a release build never
         // reaches it.
-        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfPostgres", "ShelfCore", "ShelfTesting"],
-                    swiftSettings: settings),
-        .testTarget(name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfCore", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfPostgres", "ShelfCore", "ShelfTesting"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfCore", "ShelfTesting"],
+            swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
         .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
-        .testTarget(name: "ShelfProvidersTests", dependencies: [
-            "ShelfProviders", "ShelfDigest", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfProvidersTests",
+            dependencies: [
+                "ShelfProviders", "ShelfDigest", "ShelfTesting",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ], swiftSettings: settings),
         .testTarget(name: "ShelfMatchingTests", dependencies: ["ShelfMatching", "ShelfCore"], swiftSettings: settings),
-        .testTarget(name: "ShelfEnrichmentTests", dependencies: [
-            "ShelfEnrichment", "ShelfMatching", "ShelfStore", "ShelfTesting", .product(name: "InMemoryLogging", package: "swift-log"),
-        ], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfEnrichmentTests",
+            dependencies: [
+                "ShelfEnrichment", "ShelfMatching", "ShelfStore", "ShelfTesting",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ], swiftSettings: settings),
         // The PP-OCR reader's tests use the real ONNX Runtime and models (scripts/install-deps.sh) and rendered pictures
         // (Fixtures/, made by scripts/make-ocr-fixtures.sh), some matched against samples/catalogue.csv.
-        .testTarget(name: "ShelfOCRTests", dependencies: ["ShelfOCR", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfStore",
-                                                          .product(name: "Logging", package: "swift-log")],
-                    exclude: ["Fixtures"], swiftSettings: settings),
-        .testTarget(name: "ShelfHardcoverTests", dependencies: ["ShelfHardcover", "ShelfStore", "ShelfApp", "ShelfConfig", "ShelfTesting", .product(name: "Logging", package: "swift-log")],
-                    swiftSettings: settings),
-        .testTarget(name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
-        .testTarget(name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting"], swiftSettings: settings),
-        .testTarget(name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfOCRTests",
+            dependencies: [
+                "ShelfOCR", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfHardcoverTests",
+            dependencies: [
+                "ShelfHardcover", "ShelfStore", "ShelfApp", "ShelfConfig", "ShelfTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: settings),
+        .testTarget(
+            name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"],
+            swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
         // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one); and the daemon's
         // runtime in the tests' own process on a manual clock (InProcessShelf), where time is what a test is about.
-        .testTarget(name: "ShelfdTests", dependencies: ["shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
-                                                        "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "ShelfApp", "ShelfDaemon",
-                                                        "ShelfPipeline", "CPty",
-                                                        .product(name: "Logging", package: "swift-log"),
-                                                        .product(name: "InMemoryLogging", package: "swift-log"),
-                                                        .product(name: "Hummingbird", package: "hummingbird")],
-                    swiftSettings: settings),
+        .testTarget(
+            name: "ShelfdTests",
+            dependencies: [
+                "shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
+                "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "ShelfApp", "ShelfDaemon",
+                "ShelfPipeline", "CPty",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: settings),
 
         // Benchmarks: the built `shelfd` against the emulators; numbers are printed, never asserted.
-        .executableTarget(name: "shelfd-bench", dependencies: [
-            "ShelfTesting", "ShelfCore", "ShelfStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Benchmarks/ThroughputBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench",
+            dependencies: [
+                "ShelfTesting", "ShelfCore", "ShelfStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/ThroughputBenchmark", swiftSettings: settings),
         // Preprocessing: milliseconds and peak RSS per preset, beside djpeg | cjpeg.
-        .executableTarget(name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],
-                          path: "Benchmarks/PreprocessBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],
+            path: "Benchmarks/PreprocessBenchmark", swiftSettings: settings),
         // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
-        .executableTarget(name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfMatching", "ShelfStore", "ShelfCore"],
-                          path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-match", dependencies: ["ShelfEnrichment", "ShelfMatching", "ShelfStore", "ShelfCore"],
+            path: "Benchmarks/MatchBenchmark", swiftSettings: settings),
         // The database after a year of photos, before and after pruning (`[pipeline] keep_days`): bytes per photo.
-        .executableTarget(name: "shelfd-bench-store", dependencies: [
-            "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", "ShelfTesting", .product(name: "Logging", package: "swift-log"),
-        ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-store",
+            dependencies: [
+                "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", "ShelfTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
-        .executableTarget(name: "shelfd-bench-web", dependencies: ["ShelfTesting", "ShelfStore", "ShelfHTTP", "ShelfOutputs", .product(name: "Logging", package: "swift-log")],
-                          path: "Benchmarks/WebBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-web",
+            dependencies: [
+                "ShelfTesting", "ShelfStore", "ShelfHTTP", "ShelfOutputs",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/WebBenchmark", swiftSettings: settings),
         // A shelf's round, its page and "where is my book" at 1,000 and 30,000 works, on SQLite and PostgreSQL.
-        .executableTarget(name: "shelfd-bench-shelves", dependencies: ["ShelfTesting", "ShelfCore", "ShelfStore", "ShelfPostgres"],
-                          path: "Benchmarks/ShelvesBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-shelves", dependencies: ["ShelfTesting", "ShelfCore", "ShelfStore", "ShelfPostgres"],
+            path: "Benchmarks/ShelvesBenchmark", swiftSettings: settings),
         // The library as the first source, end to end: the twins a second day of photos leaves, on the same shelves and
         // on others.
-        .executableTarget(name: "shelfd-bench-twins", dependencies: ["ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfImaging"],
-                          path: "Benchmarks/TwinsBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-twins", dependencies: ["ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfImaging"],
+            path: "Benchmarks/TwinsBenchmark", swiftSettings: settings),
         // Several `watch` workers on one PostgreSQL: photos/s with 1, 2 and 4 beside the ideal and one worker on SQLite,
         // and the database's statements, transactions and claim time per photo.
-        .executableTarget(name: "shelfd-bench-workers", dependencies: ["ShelfTesting", "ShelfCore", "ShelfStore", "ShelfPostgres", "ShelfHTTP"],
-                          path: "Benchmarks/WorkersBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-workers",
+            dependencies: ["ShelfTesting", "ShelfCore", "ShelfStore", "ShelfPostgres", "ShelfHTTP"],
+            path: "Benchmarks/WorkersBenchmark", swiftSettings: settings),
         // The offline OCR provider on real photos: seconds per photo, the spines read and the books made of them.
-        .executableTarget(name: "shelfd-bench-ocr", dependencies: [
-            "ShelfOCR", "ShelfEnrichment", "ShelfImaging", "ShelfStore", "ShelfCore", "ShelfProviders",
-            .product(name: "Logging", package: "swift-log"),
-        ], path: "Benchmarks/OCRBenchmark", swiftSettings: settings),
+        .executableTarget(
+            name: "shelfd-bench-ocr",
+            dependencies: [
+                "ShelfOCR", "ShelfEnrichment", "ShelfImaging", "ShelfStore", "ShelfCore", "ShelfProviders",
+                .product(name: "Logging", package: "swift-log"),
+            ], path: "Benchmarks/OCRBenchmark", swiftSettings: settings),
     ]
 )

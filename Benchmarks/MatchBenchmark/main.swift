@@ -39,7 +39,8 @@ func milliseconds(_ duration: Duration) -> Double {
 func median(_ values: [Double]) -> Double {
     guard !values.isEmpty else { return 0 }
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 func percent(_ part: Int, _ whole: Int) -> String {
@@ -56,8 +57,10 @@ func readCSV(_ path: String) throws -> [[String: String]] {
     guard let (reader, header) = try DelimitedReader.open(LineReader(path: path)) else { return [] }
     var rows: [[String: String]] = []
     while let fields = try reader.next() {
-        rows.append(Dictionary(zip(header, fields + Array(repeating: "", count: max(0, header.count - fields.count))),
-                               uniquingKeysWith: { a, _ in a }))
+        rows.append(
+            Dictionary(
+                zip(header, fields + Array(repeating: "", count: max(0, header.count - fields.count))),
+                uniquingKeysWith: { a, _ in a }))
     }
     return rows
 }
@@ -109,9 +112,10 @@ let matcher = SpineMatcher()
 
 let annotations: [Annotation] = try readCSV(annotationsPath).compactMap { row in
     guard row["not_book"] == "False" else { return nil }
-    return Annotation(image: row["image_name"] ?? "", ocr: row["ocr"] ?? "", isbn13: row["isbn"].flatMap(ISBN.init)?.isbn13,
-                      work: CatalogueRecord.workKey(title: row["title"] ?? "", author: row["author"]),
-                      inCatalogue: row["not_in_db"] != "True", merged: row["segmentation_merged_books"] == "True")
+    return Annotation(
+        image: row["image_name"] ?? "", ocr: row["ocr"] ?? "", isbn13: row["isbn"].flatMap(ISBN.init)?.isbn13,
+        work: CatalogueRecord.workKey(title: row["title"] ?? "", author: row["author"]),
+        inCatalogue: row["not_in_db"] != "True", merged: row["segmentation_merged_books"] == "True")
 }
 
 // MARK: Matching
@@ -133,10 +137,13 @@ for annotation in annotations {
     let records = try source.search(query, limit: limit)
     let result = matcher.decide(query, among: records)
     let ms = milliseconds(clock.now - start)
-    let leftOut = annotation.inCatalogue && !annotation.merged
+    let leftOut =
+        annotation.inCatalogue && !annotation.merged
         ? matcher.decide(query, among: records.filter { !annotation.isRight($0) }).evidence : nil
-    outcomes.append(Outcome(annotation: annotation, result: result, found: records.contains(where: annotation.isRight),
-                            ms: ms, leftOut: leftOut))
+    outcomes.append(
+        Outcome(
+            annotation: annotation, result: result, found: records.contains(where: annotation.isRight),
+            ms: ms, leftOut: leftOut))
 }
 // A second pass, as in a running daemon that has seen these records before: search and decide timed apart.
 var searchMs: [Double] = [], decideMs: [Double] = []
@@ -202,8 +209,9 @@ struct TrigramTFIDF {
 
 let catalogueRows = try readCSV(cataloguePath)
 let baselineRecords = catalogueRows.enumerated().map { index, row in
-    CatalogueRecord(source: "baseline", key: "\(index)", title: row["title"] ?? "", author: row["author"],
-                    isbn13: row["isbn"].flatMap { ISBN($0) }?.isbn13)
+    CatalogueRecord(
+        source: "baseline", key: "\(index)", title: row["title"] ?? "", author: row["author"],
+        isbn13: row["isbn"].flatMap { ISBN($0) }?.isbn13)
 }
 let baseline = TrigramTFIDF(baselineRecords.map { "\($0.title) \($0.author ?? "")" })
 var baselineRight = 0, baselineTotal = 0, baselineAccepted = 0, baselineAcceptedWrong = 0
@@ -233,55 +241,82 @@ let acceptedWrong = accepted.filter { !$0.annotation.isRight($0.result.best?.rec
 let outsideAccepted = outside.filter { $0.result.decision == .accepted }
 
 #if DEBUG
-let build = "debug build: times are not representative"
+    let build = "debug build: times are not representative"
 #else
-let build = "release build"
+    let build = "release build"
 #endif
 print("Spine matching on \(dataset.lastPathComponent) (\(build))")
-print("catalogue:   \(report.imported) entries imported, \(report.duplicates) duplicates, \(report.skipped) skipped "
-      + String(format: "in %.0f ms", importMs))
-print("spines:      \(annotations.count) usable: \(inCatalogue.count) in the catalogue, \(outside.count) not, "
-      + "\(merged.count) merged segmentations (left out of top-1)")
+print(
+    "catalogue:   \(report.imported) entries imported, \(report.duplicates) duplicates, \(report.skipped) skipped "
+        + String(format: "in %.0f ms", importMs))
+print(
+    "spines:      \(annotations.count) usable: \(inCatalogue.count) in the catalogue, \(outside.count) not, "
+        + "\(merged.count) merged segmentations (left out of top-1)")
 print("")
-print("top-1:                   \(percent(right.count, inCatalogue.count))  (\(right.count)/\(inCatalogue.count))"
-      + "    target ≥ 93 %")
-print("  found among \(limit):      \(percent(inCatalogue.filter(\.found).count, inCatalogue.count))  (retrieval recall)")
-let buckets: [(String, ClosedRange<Int>)] = [("< 20 chars", 0...19), ("20–39", 20...39), ("40–79", 40...79), ("≥ 80", 80...Int.max)]
+print(
+    "top-1:                   \(percent(right.count, inCatalogue.count))  (\(right.count)/\(inCatalogue.count))"
+        + "    target ≥ 93 %")
+print(
+    "  found among \(limit):      \(percent(inCatalogue.filter(\.found).count, inCatalogue.count))  (retrieval recall)")
+let buckets: [(String, ClosedRange<Int>)] = [
+    ("< 20 chars", 0...19), ("20–39", 20...39), ("40–79", 40...79), ("≥ 80", 80...Int.max),
+]
 for (name, range) in buckets {
     let inBucket = inCatalogue.filter { range.contains($0.annotation.ocr.count) }
     let rightInBucket = inBucket.filter { $0.annotation.isRight($0.result.candidates.first?.record) }
-    print("  \(name.padding(toLength: 11, withPad: " ", startingAt: 0))            \(percent(rightInBucket.count, inBucket.count))  (\(rightInBucket.count)/\(inBucket.count))")
+    print(
+        "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0))            \(percent(rightInBucket.count, inBucket.count))  (\(rightInBucket.count)/\(inBucket.count))"
+    )
 }
-print("auto-accepted:           \(percent(accepted.count, inCatalogue.count))  (\(accepted.count)/\(inCatalogue.count))"
-      + "    target ≥ 88 %")
-print("  wrong among accepted:  \(percent(acceptedWrong.count, accepted.count))  (\(acceptedWrong.count)/\(accepted.count))"
-      + "    target ≤ 0.5 %")
-print("  sent to review:        \(percent(inCatalogue.filter { $0.result.decision == .review }.count, inCatalogue.count))")
-print("not in catalogue, auto-accepted: \(percent(outsideAccepted.count, outside.count))  (\(outsideAccepted.count)/\(outside.count))"
-      + "    target ≤ 5 %")
-print("merged segmentations, auto-accepted: \(percent(merged.filter { $0.result.decision == .accepted }.count, merged.count))"
-      + "  (\(merged.filter { $0.result.decision == .accepted }.count)/\(merged.count))")
+print(
+    "auto-accepted:           \(percent(accepted.count, inCatalogue.count))  (\(accepted.count)/\(inCatalogue.count))"
+        + "    target ≥ 88 %")
+print(
+    "  wrong among accepted:  \(percent(acceptedWrong.count, accepted.count))  (\(acceptedWrong.count)/\(accepted.count))"
+        + "    target ≤ 0.5 %")
+print(
+    "  sent to review:        \(percent(inCatalogue.filter { $0.result.decision == .review }.count, inCatalogue.count))"
+)
+print(
+    "not in catalogue, auto-accepted: \(percent(outsideAccepted.count, outside.count))  (\(outsideAccepted.count)/\(outside.count))"
+        + "    target ≤ 5 %")
+print(
+    "merged segmentations, auto-accepted: \(percent(merged.filter { $0.result.decision == .accepted }.count, merged.count))"
+        + "  (\(merged.filter { $0.result.decision == .accepted }.count)/\(merged.count))")
 func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(values.count, 1)) }
 let allMs = outcomes.map(\.ms)
-print(String(format: "ms per spine, search + decide, first pass: median %.3f, mean %.3f    target ≤ 1", median(allMs), mean(allMs)))
-print(String(format: "  second pass: search median %.3f (mean %.3f), decide median %.3f (mean %.3f)",
-             median(searchMs), mean(searchMs), median(decideMs), mean(decideMs)))
+print(
+    String(
+        format: "ms per spine, search + decide, first pass: median %.3f, mean %.3f    target ≤ 1", median(allMs),
+        mean(allMs)))
+print(
+    String(
+        format: "  second pass: search median %.3f (mean %.3f), decide median %.3f (mean %.3f)",
+        median(searchMs), mean(searchMs), median(decideMs), mean(decideMs)))
 print("")
 print("baseline, trigram TF-IDF cosine over title + author, same run:")
-print("  top-1 \(percent(baselineRight, baselineTotal)); score ≥ 0.5: \(percent(baselineAccepted, baselineTotal)) accepted, "
-      + "\(percent(baselineAcceptedWrong, baselineAccepted)) wrong; not in catalogue accepted \(percent(baselineOutsideAccepted, baselineOutside))")
+print(
+    "  top-1 \(percent(baselineRight, baselineTotal)); score ≥ 0.5: \(percent(baselineAccepted, baselineTotal)) accepted, "
+        + "\(percent(baselineAcceptedWrong, baselineAccepted)) wrong; not in catalogue accepted \(percent(baselineOutsideAccepted, baselineOutside))"
+)
 
 if ProcessInfo.processInfo.environment["BENCH_MATCH_ERRORS"] != nil {
     print("")
-    for outcome in inCatalogue where !outcome.annotation.isRight(outcome.result.candidates.first?.record) || (outcome.result.decision == .accepted && !outcome.annotation.isRight(outcome.result.best?.record)) {
+    for outcome in inCatalogue
+    where !outcome.annotation.isRight(outcome.result.candidates.first?.record)
+        || (outcome.result.decision == .accepted && !outcome.annotation.isRight(outcome.result.best?.record))
+    {
         let top = outcome.result.candidates.first
-        print("WRONG \(outcome.result.decision.rawValue) \(String(format: "%.3f", top?.score ?? 0)) | \(outcome.annotation.ocr.prefix(70)) | \(top?.record.title.prefix(50) ?? "-")")
+        print(
+            "WRONG \(outcome.result.decision.rawValue) \(String(format: "%.3f", top?.score ?? 0)) | \(outcome.annotation.ocr.prefix(70)) | \(top?.record.title.prefix(50) ?? "-")"
+        )
     }
     for outcome in outsideAccepted {
-        print("OUTSIDE \(String(format: "%.3f", outcome.result.best?.score ?? 0)) | \(outcome.annotation.ocr.prefix(70)) | \(outcome.result.best?.record.title.prefix(50) ?? "-")")
+        print(
+            "OUTSIDE \(String(format: "%.3f", outcome.result.best?.score ?? 0)) | \(outcome.annotation.ocr.prefix(70)) | \(outcome.result.best?.record.title.prefix(50) ?? "-")"
+        )
     }
 }
-
 
 // MARK: Acceptance, fitted and cross-validated
 
@@ -291,10 +326,11 @@ struct Tally {
     var leftOut = 0, leftOutAccepted = 0
 
     static func + (a: Tally, b: Tally) -> Tally {
-        Tally(top1: a.top1 + b.top1, inCatalogue: a.inCatalogue + b.inCatalogue, accepted: a.accepted + b.accepted,
-              acceptedWrong: a.acceptedWrong + b.acceptedWrong, outside: a.outside + b.outside,
-              outsideAccepted: a.outsideAccepted + b.outsideAccepted, leftOut: a.leftOut + b.leftOut,
-              leftOutAccepted: a.leftOutAccepted + b.leftOutAccepted)
+        Tally(
+            top1: a.top1 + b.top1, inCatalogue: a.inCatalogue + b.inCatalogue, accepted: a.accepted + b.accepted,
+            acceptedWrong: a.acceptedWrong + b.acceptedWrong, outside: a.outside + b.outside,
+            outsideAccepted: a.outsideAccepted + b.outsideAccepted, leftOut: a.leftOut + b.leftOut,
+            leftOutAccepted: a.leftOutAccepted + b.leftOutAccepted)
     }
 
     /// The targets for unseen spines, with the stand-in for books not in the catalogue held a point under.
@@ -338,7 +374,9 @@ struct RuleFamily {
             if result.withinLimits && result.accepted > best?.accepted ?? -1 { best = (constants, result.accepted) }
         }
         // Nothing within the limits: the strictest rule of the grid.
-        return best?.constants ?? grid.min { tally(rule($0), on: spines).accepted < tally(rule($1), on: spines).accepted }!
+        return best?.constants ?? grid.min {
+            tally(rule($0), on: spines).accepted < tally(rule($1), on: spines).accepted
+        }!
     }
 }
 
@@ -354,18 +392,20 @@ func folds(_ spines: [Outcome], count: Int) -> [[Outcome]] {
     return (0..<count).map { k in spines.filter { fold[$0.annotation.image] == k } }
 }
 
-let never = 1.1     // a way of accepting that the grid may switch off
+let never = 1.1 // a way of accepting that the grid may switch off
 let families = [
-    RuleFamily(name: "before: score and lead",
-               grid: product([[0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7], [0.05, 0.1, 0.15, 0.2, 0.25]]),
-               rule: { c in { $0.score >= c[0] && $0.lead >= c[1] } },
-               describe: { c in String(format: "score ≥ %.2f, lead ≥ %.2f", c[0], c[1]) }),
-    RuleFamily(name: "after: confirmed by surname or call number, or a whole title; siblings told apart",
-               grid: product([[0.45, 0.5, 0.55, 0.6, 0.65], [0.05, 0.1, 0.15, 0.2], [0.2, 0.3, 0.4, never]]),
-               rule: { c in
-                   AcceptanceRule(score: c[0], lead: c[1], titleAloneLead: c[2]).accepts
-               },
-               describe: { c in String(format: "score ≥ %.2f, lead ≥ %.2f, title alone: lead ≥ %.2f", c[0], c[1], c[2]) }),
+    RuleFamily(
+        name: "before: score and lead",
+        grid: product([[0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7], [0.05, 0.1, 0.15, 0.2, 0.25]]),
+        rule: { c in { $0.score >= c[0] && $0.lead >= c[1] } },
+        describe: { c in String(format: "score ≥ %.2f, lead ≥ %.2f", c[0], c[1]) }),
+    RuleFamily(
+        name: "after: confirmed by surname or call number, or a whole title; siblings told apart",
+        grid: product([[0.45, 0.5, 0.55, 0.6, 0.65], [0.05, 0.1, 0.15, 0.2], [0.2, 0.3, 0.4, never]]),
+        rule: { c in
+            AcceptanceRule(score: c[0], lead: c[1], titleAloneLead: c[2]).accepts
+        },
+        describe: { c in String(format: "score ≥ %.2f, lead ≥ %.2f, title alone: lead ≥ %.2f", c[0], c[1], c[2]) }),
 ]
 let shipped: [(String, (MatchEvidence) -> Bool)] = [
     ("before, shipped (0.60, 0.10)", { $0.score >= 0.6 && $0.lead >= 0.1 }),
@@ -376,21 +416,25 @@ let heldOut = folds(outcomes, count: foldCount)
 
 func row(_ label: String, _ t: Tally) -> String {
     label.padding(toLength: 34, withPad: " ", startingAt: 0)
-        + [percent(t.top1, t.inCatalogue), percent(t.accepted, t.inCatalogue), percent(t.acceptedWrong, t.accepted),
-           percent(t.outsideAccepted, t.outside), percent(t.leftOutAccepted, t.leftOut)].joined(separator: "  ")
+        + [
+            percent(t.top1, t.inCatalogue), percent(t.accepted, t.inCatalogue), percent(t.acceptedWrong, t.accepted),
+            percent(t.outsideAccepted, t.outside), percent(t.leftOutAccepted, t.leftOut),
+        ].joined(separator: "  ")
         + String(format: "  %7.3f", median(allMs))
         + "   (\(t.accepted)/\(t.inCatalogue), \(t.acceptedWrong) wrong, \(t.outsideAccepted)/\(t.outside), \(t.leftOutAccepted)/\(t.leftOut))"
 }
 
 print("")
-print("acceptance rules, fitted (train = test, all \(Set(outcomes.map(\.annotation.image)).count) images) and "
-      + "cross-validated (\(foldCount) folds of whole images: fitted on 9, counted on the 10th, pooled)")
+print(
+    "acceptance rules, fitted (train = test, all \(Set(outcomes.map(\.annotation.image)).count) images) and "
+        + "cross-validated (\(foldCount) folds of whole images: fitted on 9, counted on the 10th, pooled)")
 print("  targets for unseen spines: accepted ≥ 88 %, wrong among accepted ≤ 0.5 %, not in catalogue accepted ≤ 5 %")
 print("  left out: spines in the catalogue matched with their book taken out of it (a stand-in for books it lacks)")
 print("  ms: median per spine, search + decide, first pass (one measurement: the rule itself costs nothing)")
 print("  shipped: the constants in the code, on all images; before = score ≥ 0.60 and lead ≥ 0.10")
-print("".padding(toLength: 34, withPad: " ", startingAt: 0)
-      + "  top-1  accepted   wrong/acc  not-in-cat  left out       ms")
+print(
+    "".padding(toLength: 34, withPad: " ", startingAt: 0)
+        + "  top-1  accepted   wrong/acc  not-in-cat  left out       ms")
 for (label, accepts) in shipped { print(row(label, tally(accepts, on: outcomes))) }
 for family in families {
     let constants = family.fitted(on: outcomes)

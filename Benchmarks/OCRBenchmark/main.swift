@@ -45,7 +45,11 @@ while let argument = arguments.popFirst() {
     default: photos.append(argument)
     }
 }
-if photos.isEmpty { fail("usage: shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400] [--lines]") }
+if photos.isEmpty {
+    fail(
+        "usage: shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400] [--lines]"
+    )
+}
 
 var sources: [any BookSource] = []
 if let catalogue {
@@ -58,16 +62,19 @@ if let catalogue {
     sources = [try CatalogueSource(catalogue: store.catalogue)]
 }
 
-let provider = OCRProvider(settings: OCRSettings(engine: engine, languages: languages, maxSide: maxSide,
-                                                  threads: ProcessInfo.processInfo.activeProcessorCount),
-                           logger: Logger(label: "shelfd-bench-ocr"))
+let provider = OCRProvider(
+    settings: OCRSettings(
+        engine: engine, languages: languages, maxSide: maxSide,
+        threads: ProcessInfo.processInfo.activeProcessorCount),
+    logger: Logger(label: "shelfd-bench-ocr"))
 // The spines' texts are matched as the pipeline matches them: checked, then enriched.
 let enricher = Enricher(sources: sources, reviewThreshold: 0.6)
 if case .failure(let error) = await provider.checkReachable() { fail(error.message) }
 // With --lines, the lines are read again by models of their own, loaded once for all the photos.
-let lineReader: PPOCREngine? = if showLines, case .ppocr(let files) = engine {
-    PPOCREngine(files: files, threads: ProcessInfo.processInfo.activeProcessorCount)
-} else { nil }
+let lineReader: PPOCREngine? =
+    if showLines, case .ppocr(let files) = engine {
+        PPOCREngine(files: files, threads: ProcessInfo.processInfo.activeProcessorCount)
+    } else { nil }
 var total = 0.0
 for path in photos {
     guard let bytes = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
@@ -77,7 +84,9 @@ for path in photos {
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     total += seconds
     let response = try JSONStyle.decoder().decode(OCRResponse.self, from: Data(raw.body))
-    print("\(path): \(response.width)×\(response.height), \(response.spines.count) spines, \(String(format: "%.1f", seconds)) s")
+    print(
+        "\(path): \(response.width)×\(response.height), \(response.spines.count) spines, \(String(format: "%.1f", seconds)) s"
+    )
     for reading in response.spines {
         let spine = reading.spine
         let box = String(format: "x %.2f–%.2f y %.2f–%.2f", spine.box.x1, spine.box.x2, spine.box.y1, spine.box.y2)
@@ -87,18 +96,24 @@ for path in photos {
         let image = try Preprocessor.rgb(Array(bytes), maxSide: maxSide)
         let lines = try await lineReader.lines(in: image)
         let firstLook = try await lineReader.lines(in: image, lookCloser: false)
-        print("  lines on the \(image.width)×\(image.height) picture read: \(lines.count) (the first look alone: \(firstLook.count)):")
+        print(
+            "  lines on the \(image.width)×\(image.height) picture read: \(lines.count) (the first look alone: \(firstLook.count)):"
+        )
         for line in lines.sorted(by: { $0.frame.centre.x < $1.frame.centre.x }) {
             let frame = line.frame
-            print(String(format: "    centre %4.0f,%4.0f  length %4.0f  thickness %3.0f  along %5.2f,%5.2f  %3.0f%%  ",
-                         frame.centre.x, frame.centre.y, frame.length, frame.thickness,
-                         frame.along.x / frame.length, frame.along.y / frame.length, line.confidence * 100) + line.text)
+            print(
+                String(
+                    format: "    centre %4.0f,%4.0f  length %4.0f  thickness %3.0f  along %5.2f,%5.2f  %3.0f%%  ",
+                    frame.centre.x, frame.centre.y, frame.length, frame.thickness,
+                    frame.along.x / frame.length, frame.along.y / frame.length, line.confidence * 100) + line.text)
         }
     }
-    let checked = BookChecker(reviewThreshold: enricher.reviewThreshold).check(try provider.parse(raw).books, source: provider.name)
+    let checked = BookChecker(reviewThreshold: enricher.reviewThreshold).check(
+        try provider.parse(raw).books, source: provider.name)
     for book in await enricher.enrich(checked).books where book.match != nil || book.status == .verified {
-        print("  → \(book.status.rawValue) \(book.title) — \(book.author ?? "?") (\(String(format: "%.2f", book.confidence)))"
-              + (book.spineText.map { " ← \($0)" } ?? ""))
+        print(
+            "  → \(book.status.rawValue) \(book.title) — \(book.author ?? "?") (\(String(format: "%.2f", book.confidence)))"
+                + (book.spineText.map { " ← \($0)" } ?? ""))
     }
 }
 print(String(format: "seconds per photo: %.1f", total / Double(photos.count)))

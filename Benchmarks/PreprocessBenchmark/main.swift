@@ -18,7 +18,8 @@ let presets: [(name: String, preset: ImagePreset)] = [
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 func milliseconds(_ duration: Duration) -> Double {
@@ -77,7 +78,9 @@ func child(preset name: String, photo: String, runs: Int) -> Never {
             print("\(ms) \(found.count) \(baselineMB) \(selfPeakMB())")
             exit(0)
         }
-        guard let preset = presets.first(where: { $0.name == name })?.preset else { print("error: bad child arguments"); exit(2) }
+        guard let preset = presets.first(where: { $0.name == name })?.preset else {
+            print("error: bad child arguments"); exit(2)
+        }
         let (first, ms) = try timed { try Preprocessor.prepare(bytes, preset: preset) }
         print("\(ms) \(first.width) \(first.height) \(first.quality) \(first.jpeg.count) \(baselineMB) \(selfPeakMB())")
         exit(0)
@@ -109,7 +112,9 @@ try FileManager.default.createDirectory(atPath: work, withIntermediateDirectorie
 defer { try? FileManager.default.removeItem(atPath: work) }
 let me = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
 let djpeg = ["/usr/bin/djpeg", "/usr/local/bin/djpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
-let heifConvert = ["/usr/bin/heif-convert", "/usr/local/bin/heif-convert"].first { FileManager.default.isExecutableFile(atPath: $0) }
+let heifConvert = ["/usr/bin/heif-convert", "/usr/local/bin/heif-convert"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 let cjpeg = ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
 // MARK: Inputs
@@ -119,7 +124,8 @@ print("Generating a 4000×3000 textured photo (JPEG q92, and HEIC via libheif/x2
 let pixels = JPEGFactory.texturedPixels(width: 4000, height: 3000, seed: 12)
 var inputs: [(label: String, path: String, isJPEG: Bool)] = []
 let generated = work + "/generated-12mp.jpg"
-_ = FileManager.default.createFile(atPath: generated, contents: Data(JPEGFactory.jpeg(rgb: pixels, width: 4000, height: 3000, quality: 92)))
+_ = FileManager.default.createFile(
+    atPath: generated, contents: Data(JPEGFactory.jpeg(rgb: pixels, width: 4000, height: 3000, quality: 92)))
 inputs.append(("generated 4000×3000 JPEG", generated, true))
 for photo in photos { inputs.append((URL(fileURLWithPath: photo).lastPathComponent, photo, true)) }
 if let heic = JPEGFactory.heic(rgb: pixels, width: 4000, height: 3000, quality: 80) {
@@ -152,14 +158,16 @@ for input in inputs {
             let header = try PhotoInspector.inspect([UInt8](FileManager.default.contents(atPath: input.path)!))
             let long = max(header.width, header.height), target = min(preset.maxSide, long)
             let eighths = (1...8).first { (long * $0 + 7) / 8 >= target } ?? 8
-            var command = "\(djpeg) -scale \(eighths)/8 '\(input.path)' | \(cjpeg) -quality \(quality) > '\(work)/pipeline.jpg'"
+            var command =
+                "\(djpeg) -scale \(eighths)/8 '\(input.path)' | \(cjpeg) -quality \(quality) > '\(work)/pipeline.jpg'"
             if !input.isJPEG, let heifConvert {
                 // HEIC: libheif's own converter decodes it to a full-size JPEG, which the same djpeg | cjpeg scales.
                 let full = "\(work)/heif-full.jpg"
-                command = "\(heifConvert) -q 95 '\(input.path)' '\(full)' > /dev/null && "
+                command =
+                    "\(heifConvert) -q 95 '\(input.path)' '\(full)' > /dev/null && "
                     + "\(djpeg) -scale \(eighths)/8 '\(full)' | \(cjpeg) -quality \(quality) > '\(work)/pipeline.jpg'"
             }
-            _ = spawn(["/bin/sh", "-c", command])                          // warm-up
+            _ = spawn(["/bin/sh", "-c", command]) // warm-up
             var times: [Double] = []
             for _ in 0..<runs { times.append(spawn(["/bin/sh", "-c", command]).ms) }
             // Peak RSS from GNU time, which forks from its own small process: ru_maxrss of a child exec'd straight
@@ -177,9 +185,10 @@ for input in inputs {
             pipelineMBText = peak > 0 ? String(format: "%11.1f", peak) : "        n/a"
         }
         let label = input.label.padding(toLength: 26, withPad: " ", startingAt: 0)
-        print("\(label) \(name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(String(format: "%8.1f", oursMS))  \(pipelineText)  \(ratioText)  "
-            + "\(String(format: "%7.1f (%5.1f)", Double(fields[6])!, Double(fields[5])!))  \(pipelineMBText)  "
-            + "\(fields[1])×\(fields[2]) q\(quality) \(Int(fields[4])! / 1000) KB (from \(size / 1000) KB)")
+        print(
+            "\(label) \(name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(String(format: "%8.1f", oursMS))  \(pipelineText)  \(ratioText)  "
+                + "\(String(format: "%7.1f (%5.1f)", Double(fields[6])!, Double(fields[5])!))  \(pipelineMBText)  "
+                + "\(fields[1])×\(fields[2]) q\(quality) \(Int(fields[4])! / 1000) KB (from \(size / 1000) KB)")
     }
 }
 if djpeg == nil || cjpeg == nil { print("djpeg/cjpeg not found (Debian: libjpeg-turbo-progs): no pipeline figures.") }
@@ -193,11 +202,13 @@ for input in inputs {
     let gemini = spawn([me, "--child", "gemini", input.path, "\(runs)"])
     let b = barcodes.output.split(whereSeparator: \.isWhitespace).map(String.init)
     let g = gemini.output.split(whereSeparator: \.isWhitespace).map(String.init)
-    guard barcodes.status == 0, gemini.status == 0, b.count == 4, let ms = Double(b[0]), let geminiMS = Double(g.first ?? "")
+    guard barcodes.status == 0, gemini.status == 0, b.count == 4, let ms = Double(b[0]),
+        let geminiMS = Double(g.first ?? "")
     else {
         print("\(input.label): failed: \(barcodes.output) \(gemini.output)")
         continue
     }
-    print("\(input.label.padding(toLength: 26, withPad: " ", startingAt: 0)) \(String(format: "%11.1f  %9.1f  %5.2f×", ms, geminiMS, ms / geminiMS))  "
-        + "\(String(format: "%5.1f (%5.1f)", Double(b[3])!, Double(b[2])!))  \(b[1])")
+    print(
+        "\(input.label.padding(toLength: 26, withPad: " ", startingAt: 0)) \(String(format: "%11.1f  %9.1f  %5.2f×", ms, geminiMS, ms / geminiMS))  "
+            + "\(String(format: "%5.1f (%5.1f)", Double(b[3])!, Double(b[2])!))  \(b[1])")
 }

@@ -55,7 +55,8 @@ let sizes: [Size] = (option("--sizes") ?? "1000x2,30000x2").split(separator: ","
     return Size(works: parts[0], sightings: parts[1])
 }
 let engines = (option("--engines") ?? "sqlite,postgres").split(separator: ",").map(String.init)
-let base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-shelves-\(UUID().uuidString.prefix(8))")
+let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "shelfd-bench-shelves-\(UUID().uuidString.prefix(8))")
 defer { try? FileManager.default.removeItem(at: base) }
 let server: PostgresServer? = engines.contains("postgres") ? try await PostgresServer.start() : nil
 defer { server?.close() }
@@ -71,15 +72,19 @@ for engine in engines {
             try FileManager.default.createDirectory(at: responses, withIntermediateDirectories: true)
             let store: Store
             if engine == "postgres", let server {
-                store = try PostgresStore.open(.init(host: server.host, port: server.port, user: server.user,
-                                                     database: try server.createDatabase(), tls: .disable))
+                store = try PostgresStore.open(
+                    .init(
+                        host: server.host, port: server.port, user: server.user,
+                        database: try server.createDatabase(), tls: .disable))
             } else {
                 store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
             }
             let year = YearOfPhotos(photos: size.photos, booksPerPhoto: 12, works: size.works)
             let filling = ContinuousClock.now
             try year.fill(store, responses: responses)
-            print("\(engine), \(size): filled with \(size.photos.formatted()) photos in \(Int(milliseconds(ContinuousClock.now - filling) / 1000)) s")
+            print(
+                "\(engine), \(size): filled with \(size.photos.formatted()) photos in \(Int(milliseconds(ContinuousClock.now - filling) / 1000)) s"
+            )
             stores.append((size, store, year))
         } catch { fail("filling \(engine), \(size): \(error)") }
     }
@@ -88,7 +93,9 @@ for engine in engines {
         for (index, site) in stores.enumerated() {
             // Dated after the year, a day apart: each round is quiet long before the next.
             let at = Date().addingTimeInterval(Double(1 + round) * 86_400)
-            do { _ = try site.year.shelfRound(site.store, number: round + 1, at: at) } catch { fail("a round: \(error)") }
+            do { _ = try site.year.shelfRound(site.store, number: round + 1, at: at) } catch {
+                fail("a round: \(error)")
+            }
             let close = timed { _ = try site.store.shelves.closeDue(now: at.addingTimeInterval(40 * 60)) }
             var middle = ""
             let show = timed {
@@ -98,7 +105,9 @@ for engine in engines {
                 middle = shelf.books[shelf.books.count / 2].work
             }
             let find = timed {
-                guard try site.store.shelves.whereabouts(of: [middle]).first?.position != nil else { fail("no place for \(middle)") }
+                guard try site.store.shelves.whereabouts(of: [middle]).first?.position != nil else {
+                    fail("no place for \(middle)")
+                }
             }
             if round > 0 {
                 samples[index].close.append(close); samples[index].show.append(show); samples[index].find.append(find)
@@ -107,8 +116,10 @@ for engine in engines {
     }
     for (site, sample) in zip(stores, samples) {
         let figures = Figures(close: median(sample.close), show: median(sample.show), find: median(sample.find))
-        print(String(format: "%@, %@: round closed %.1f ms · shelf read %.1f ms · where is a book %.1f ms",
-                     engine, site.size.description, figures.close, figures.show, figures.find))
+        print(
+            String(
+                format: "%@, %@: round closed %.1f ms · shelf read %.1f ms · where is a book %.1f ms",
+                engine, site.size.description, figures.close, figures.show, figures.find))
         table.append((engine, site.size, figures))
     }
 }
@@ -120,6 +131,7 @@ print("\n| engine | size | round closed ms | shelf read ms | where is a book ms 
 print("|---|---|---|---|---|")
 for row in table {
     guard let first = table.first(where: { $0.engine == row.engine })?.figures else { continue }
-    print("| \(row.engine) | \(row.size) | \(cell(row.figures.close, first.close)) | \(cell(row.figures.show, first.show)) "
-          + "| \(cell(row.figures.find, first.find)) |")
+    print(
+        "| \(row.engine) | \(row.size) | \(cell(row.figures.close, first.close)) | \(cell(row.figures.show, first.show)) "
+            + "| \(cell(row.figures.find, first.find)) |")
 }

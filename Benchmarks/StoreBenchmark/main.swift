@@ -22,7 +22,9 @@ func fail(_ message: String) -> Never {
 func option(_ name: String, default value: Int) -> Int {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: name) else { return value }
-    guard index + 1 < arguments.count, let number = Int(arguments[index + 1]), number >= 0 else { fail("\(name) takes a number") }
+    guard index + 1 < arguments.count, let number = Int(arguments[index + 1]), number >= 0 else {
+        fail("\(name) takes a number")
+    }
     return number
 }
 
@@ -35,13 +37,16 @@ func megabytes(_ bytes: Int64) -> String { String(format: "%8.2f MB", Double(byt
 func folderBytes(_ url: URL) -> (files: Int, bytes: Int64) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
     let bytes = names.reduce(Int64(0)) { total, name in
-        total + ((try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path)[.size] as? NSNumber)?.int64Value ?? 0)
+        total
+            + ((try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path)[.size]
+                as? NSNumber)?.int64Value ?? 0)
     }
     return (names.count, bytes)
 }
 
 func rows(_ store: Store, _ table: String) -> Int {
-    (try? store.read { db in try db.queryOne("SELECT COUNT(*) AS n FROM \(table)")?.int("n") }).flatMap { $0 }.map(Int.init) ?? 0
+    (try? store.read { db in try db.queryOne("SELECT COUNT(*) AS n FROM \(table)")?.int("n") }).flatMap { $0 }.map(
+        Int.init) ?? 0
 }
 
 /// Runs `body` on the store alone: when it returns, the last connection closes and checkpoints the
@@ -54,19 +59,25 @@ let photos = option("--photos", default: 10_000)
 let booksPerPhoto = option("--books-per-photo", default: 12)
 let keepDays = option("--keep-days", default: 30)
 let days = max(1, option("--days", default: 365))
-let works = max(1, photos * booksPerPhoto / 40)            // a work is seen on about 40 photos over the year
+let works = max(1, photos * booksPerPhoto / 40) // a work is seen on about 40 photos over the year
 
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-store-\(UUID().uuidString.prefix(8))")
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "shelfd-bench-store-\(UUID().uuidString.prefix(8))")
 let responses = folder.appendingPathComponent("responses")
 defer { try? FileManager.default.removeItem(at: folder) }
-do { try FileManager.default.createDirectory(at: responses, withIntermediateDirectories: true) } catch { fail("\(error)") }
+do { try FileManager.default.createDirectory(at: responses, withIntermediateDirectories: true) } catch {
+    fail("\(error)")
+}
 let path = folder.appendingPathComponent("shelfd.db").path
 
-print("shelfd-bench-store: \(photos) photos over \(days) days, \(booksPerPhoto) books each from \(works) works, keep_days = \(keepDays)")
+print(
+    "shelfd-bench-store: \(photos) photos over \(days) days, \(booksPerPhoto) books each from \(works) works, keep_days = \(keepDays)"
+)
 let now = Date()
 let started = ContinuousClock.now
 withStore(path) { store in
-    try YearOfPhotos(photos: photos, booksPerPhoto: booksPerPhoto, works: works, days: days).fill(store, responses: responses, now: now)
+    try YearOfPhotos(photos: photos, booksPerPhoto: booksPerPhoto, works: works, days: days).fill(
+        store, responses: responses, now: now)
 }
 let filled = ContinuousClock.now - started
 
@@ -80,9 +91,12 @@ print("rows: " + counts.map { "\($0.0) \($0.1)" }.joined(separator: " · "))
 
 let pruneStarted = ContinuousClock.now
 let report = withStore(path) { store in
-    Pruning(store: store, responses: responses, keepDays: keepDays, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() },
-            time: TimeSource(clock: ContinuousClock(), wall: { now }))
-        .prune()
+    Pruning(
+        store: store, responses: responses, keepDays: keepDays,
+        logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() },
+        time: TimeSource(clock: ContinuousClock(), wall: { now })
+    )
+    .prune()
 }
 let pruneTook = ContinuousClock.now - pruneStarted
 let after = withStore(path) { try $0.maintenance.size() }
@@ -94,8 +108,10 @@ let compact = withStore(path) { try $0.maintenance.size() }
 
 func line(_ label: String, _ size: StoreSize, _ files: (files: Int, bytes: Int64)) {
     let perPhoto = Double(size.usedBytes) / Double(max(1, photos))
-    print("\(label)  database file \(megabytes(size.fileBytes)) · in use \(megabytes(size.usedBytes)) "
-          + "(\(String(format: "%6.0f", perPhoto)) bytes per photo) · responses/ \(files.files) files \(megabytes(files.bytes))")
+    print(
+        "\(label)  database file \(megabytes(size.fileBytes)) · in use \(megabytes(size.usedBytes)) "
+            + "(\(String(format: "%6.0f", perPhoto)) bytes per photo) · responses/ \(files.files) files \(megabytes(files.bytes))"
+    )
 }
 line("before prune ", before, beforeFiles)
 line("after prune  ", after, afterFiles)

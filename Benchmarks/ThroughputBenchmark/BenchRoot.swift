@@ -14,10 +14,15 @@ struct BenchRoot {
 
     /// `requestsPerMinute`: `[gemini] requests_per_minute`; nil leaves it high enough never to pace.
     /// `offline`: the default a new user gets without keys (`auto` → the local OCR provider).
-    init(geminiURL: String, apiKey: String, concurrency: Int, batchSize: Int, requestsPerMinute: Int? = nil,
-         offline: Bool = false) throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-\(UUID().uuidString.prefix(8))")
-        environment = offline ? ["HOME": base.path, "PATH": "/usr/bin:/bin"]
+    init(
+        geminiURL: String, apiKey: String, concurrency: Int, batchSize: Int, requestsPerMinute: Int? = nil,
+        offline: Bool = false
+    ) throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shelfd-bench-\(UUID().uuidString.prefix(8))")
+        environment =
+            offline
+            ? ["HOME": base.path, "PATH": "/usr/bin:/bin"]
             : ["HOME": base.path, "PATH": "/usr/bin:/bin", "GEMINI_API_KEY": apiKey]
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         let config = """
@@ -63,7 +68,8 @@ struct BenchRoot {
     func resultDocuments(prefix: String) throws -> [ResultDocument] {
         let names = try FileManager.default.contentsOfDirectory(atPath: results.path)
         return try names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }.map { name in
-            try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: results.appendingPathComponent(name)))
+            try JSONStyle.decoder().decode(
+                ResultDocument.self, from: Data(contentsOf: results.appendingPathComponent(name)))
         }
     }
 

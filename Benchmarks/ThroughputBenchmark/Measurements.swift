@@ -38,11 +38,11 @@ final class Child: Sendable {
     func waitForExit(timeout: Duration) -> (status: Int32, at: ContinuousClock.Instant)? {
         guard exit.semaphore.wait(timeout: .now() + .milliseconds(Int(timeout / .milliseconds(1)))) == .success
         else { return nil }
-        exit.semaphore.signal()                            // a later wait returns at once
+        exit.semaphore.signal() // a later wait returns at once
         return (process.terminationStatus, exit.time.withLock { $0 } ?? .now)
     }
 
-    func terminate() { process.terminate() }          // SIGTERM
+    func terminate() { process.terminate() } // SIGTERM
     func kill() { Glibc.kill(pid, SIGKILL) }
 }
 
@@ -75,7 +75,7 @@ enum ProcFS {
         var counts: [String: Int] = [:]
         for thread in threads {
             guard let text = read("/proc/\(pid)/task/\(thread)/status") else { continue }
-            for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {   // voluntary + nonvoluntary
+            for line in text.split(separator: "\n") where line.contains("ctxt_switches:") { // voluntary + nonvoluntary
                 counts[thread, default: 0] += Int(line.split(separator: "\t").last ?? "") ?? 0
             }
         }

@@ -21,18 +21,21 @@ struct ThroughputBenchmark: ParsableCommand {
             """)
 
     @Option(help: "Photos per phase.") var photos = 60
-    @Option(name: .customLong("latency-ms"), help: "The emulator's answer latency, in milliseconds.") var latencyMs = 1000
+    @Option(name: .customLong("latency-ms"), help: "The emulator's answer latency, in milliseconds.") var latencyMs =
+        1000
     @Option(help: "[pipeline] concurrency: requests in flight.") var concurrency = 2
     @Option(name: .customLong("batch-size"), help: "[pipeline] batch_size.") var batchSize = 5
     // 15 s: the scheduler gives memory back 9 s after the queue went idle, at its next wake-up (every 5 s at
     // most), so 2 + 15 s after the last result the RSS read is the one an idle daemon keeps; at 2 + 10 s it was
     // read before or after that release by chance.
     @Option(name: .customLong("idle-s"), help: "How long the idle daemon is watched, in seconds.") var idleSeconds = 15
-    @Option(name: .customLong("requests-per-minute"),
-            help: "[gemini] requests_per_minute: measure pacing against this limit (default: no limit).")
+    @Option(
+        name: .customLong("requests-per-minute"),
+        help: "[gemini] requests_per_minute: measure pacing against this limit (default: no limit).")
     var requestsPerMinute: Int?
-    @Flag(name: .customLong("provider-quota"),
-          help: "The emulator refuses (HTTP 429) requests beyond --requests-per-minute in a minute, as Gemini does.")
+    @Flag(
+        name: .customLong("provider-quota"),
+        help: "The emulator refuses (HTTP 429) requests beyond --requests-per-minute in a minute, as Gemini does.")
     var providerQuota = false
     @Option(help: "The shelfd binary (default: the one beside shelfd-bench).") var shelfd: String?
     @Flag(name: .customLong("keep"), help: "Keep the temporary root (logs, database, results) and print its path.")
@@ -41,45 +44,65 @@ struct ThroughputBenchmark: ParsableCommand {
     func validate() throws {
         guard photos >= 1 else { throw ValidationError("--photos must be at least 1.") }
         guard latencyMs >= 1 else { throw ValidationError("--latency-ms must be at least 1.") }
-        guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be 1…16, as in shelfd.toml.") }
+        guard (1...16).contains(concurrency) else {
+            throw ValidationError("--concurrency must be 1…16, as in shelfd.toml.")
+        }
         guard (1...5).contains(batchSize) else { throw ValidationError("--batch-size must be 1…5, as in shelfd.toml.") }
         guard idleSeconds >= 1 else { throw ValidationError("--idle-s must be at least 1.") }
-        if let requestsPerMinute, requestsPerMinute < 1 { throw ValidationError("--requests-per-minute must be at least 1.") }
-        if providerQuota && requestsPerMinute == nil { throw ValidationError("--provider-quota needs --requests-per-minute.") }
+        if let requestsPerMinute, requestsPerMinute < 1 {
+            throw ValidationError("--requests-per-minute must be at least 1.")
+        }
+        if providerQuota && requestsPerMinute == nil {
+            throw ValidationError("--provider-quota needs --requests-per-minute.")
+        }
     }
 
     func run() throws {
         let binary = try shelfdBinary()
-        let books = [GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
-                                         box2D: [120, 410, 880, 450]),
-                     GeminiEmulator.Book(title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540]),
-                     GeminiEmulator.Book(title: "Solaris", author: "Stanisław Lem", confidence: 0.81, box2D: [130, 560, 890, 590])]
-        let emulator = try GeminiEmulator.start(script: .init(latency: .milliseconds(latencyMs), reply: .books(books),
-                                                              requestsPerMinute: providerQuota ? requestsPerMinute : nil))
+        let books = [
+            GeminiEmulator.Book(
+                title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+                box2D: [120, 410, 880, 450]),
+            GeminiEmulator.Book(
+                title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540]),
+            GeminiEmulator.Book(
+                title: "Solaris", author: "Stanisław Lem", confidence: 0.81, box2D: [130, 560, 890, 590]),
+        ]
+        let emulator = try GeminiEmulator.start(
+            script: .init(
+                latency: .milliseconds(latencyMs), reply: .books(books),
+                requestsPerMinute: providerQuota ? requestsPerMinute : nil))
         defer { emulator.stop() }
         let requests = RequestClock(emulator)
         defer { requests.stop() }
-        let root = try BenchRoot(geminiURL: emulator.baseURL, apiKey: GeminiEmulator.defaultKey,
-                                 concurrency: concurrency, batchSize: batchSize, requestsPerMinute: requestsPerMinute)
+        let root = try BenchRoot(
+            geminiURL: emulator.baseURL, apiKey: GeminiEmulator.defaultKey,
+            concurrency: concurrency, batchSize: batchSize, requestsPerMinute: requestsPerMinute)
         defer { if keep { print("Kept \(root.base.path)") } else { root.remove() } }
 
-        print("shelfd-bench: \(photos) photos per phase, provider latency \(latencyMs) ms, concurrency \(concurrency), "
-              + "batch size \(batchSize)" + (requestsPerMinute.map { ", requests_per_minute \($0)" } ?? ""))
+        print(
+            "shelfd-bench: \(photos) photos per phase, provider latency \(latencyMs) ms, concurrency \(concurrency), "
+                + "batch size \(batchSize)" + (requestsPerMinute.map { ", requests_per_minute \($0)" } ?? ""))
         print("measuring a new daemon with the offline default, idle from the start…")
         let fresh = try measureFreshIdle(binary, geminiURL: emulator.baseURL)
-        print("ideal \(requestsPerMinute == nil ? "C/L" : "min(C/L, limit)") = \(fixed(ideal, 3)) photos/s; measuring 'shelfd run'…")
+        print(
+            "ideal \(requestsPerMinute == nil ? "C/L" : "min(C/L, limit)") = \(fixed(ideal, 3)) photos/s; measuring 'shelfd run'…"
+        )
         let oneShot = try measureRun(binary, root: root, requests: requests)
         print("measuring 'shelfd watch'…")
         let (daemon, together, idle) = try measureWatch(binary, root: root, requests: requests)
         print()
         printTable(oneShot, daemon, idle)
-        print("new daemon, offline default, nothing queued, \(Self.freshIdleSeconds) s after start: RSS \(fixed(fresh.rssMB, 1)) MB "
-              + "(anonymous \(fixed(fresh.anonymousRssMB, 1)) MB), \(fixed(fresh.wakeupsPerS, 1)) wake-ups/s")
+        print(
+            "new daemon, offline default, nothing queued, \(Self.freshIdleSeconds) s after start: RSS \(fixed(fresh.rssMB, 1)) MB "
+                + "(anonymous \(fixed(fresh.anonymousRssMB, 1)) MB), \(fixed(fresh.wakeupsPerS, 1)) wake-ups/s")
         if let together { printPacing(oneShot, daemon, together) }
 
-        let report = Report(photos: photos, latencyMs: latencyMs, concurrency: concurrency, batchSize: batchSize,
-                            requestsPerMinute: requestsPerMinute, providerQuota: providerQuota, idealPhotosPerS: ideal, run: oneShot, watch: daemon,
-                            runBesideWatch: together, idle: idle, freshIdle: fresh)
+        let report = Report(
+            photos: photos, latencyMs: latencyMs, concurrency: concurrency, batchSize: batchSize,
+            requestsPerMinute: requestsPerMinute, providerQuota: providerQuota, idealPhotosPerS: ideal, run: oneShot,
+            watch: daemon,
+            runBesideWatch: together, idle: idle, freshIdle: fresh)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -108,8 +131,9 @@ struct ThroughputBenchmark: ParsableCommand {
         let seenBefore = requests.all.count
         let cpuBefore = childrenCPUSeconds()
         let start = ContinuousClock.now
-        let child = try Child(binary, ["run", "--config", root.configFile.path], environment: root.environment,
-                              log: root.log("run"))
+        let child = try Child(
+            binary, ["run", "--config", root.configFile.path], environment: root.environment,
+            log: root.log("run"))
         // VmHWM is a high-water mark, so sampling it every 20 ms until the exit misses at most the last moments.
         var peakRSS = 0.0
         var exit: (status: Int32, at: ContinuousClock.Instant)?
@@ -119,19 +143,24 @@ struct ThroughputBenchmark: ParsableCommand {
         }
         guard let (status, end) = exit else {
             child.kill()
-            throw BenchError("shelfd run did not finish within \(phaseTimeout); see \(root.log("run").path) (use --keep)")
+            throw BenchError(
+                "shelfd run did not finish within \(phaseTimeout); see \(root.log("run").path) (use --keep)")
         }
         let cpuAfter = childrenCPUSeconds()
-        guard status == 0 else { throw BenchError("shelfd run exited with status \(status):\n\(tail(root.log("run")))") }
+        guard status == 0 else {
+            throw BenchError("shelfd run exited with status \(status):\n\(tail(root.log("run")))")
+        }
         let documents = try root.resultDocuments(prefix: "run-")
         guard documents.count == photos else {
-            throw BenchError("shelfd run wrote \(documents.count) results for \(photos) photos:\n\(tail(root.log("run")))")
+            throw BenchError(
+                "shelfd run wrote \(documents.count) results for \(photos) photos:\n\(tail(root.log("run")))")
         }
         let arrivals = Array(requests.all.dropFirst(seenBefore))
-        return phase(wall: end - start, startup: arrivals.first.map { $0 - start },
-                     providerMs: documents.compactMap(\.timings.providerMs),
-                     cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakRSS, arrivals: arrivals,
-                     refused: requests.refused(from: seenBefore))
+        return phase(
+            wall: end - start, startup: arrivals.first.map { $0 - start },
+            providerMs: documents.compactMap(\.timings.providerMs),
+            cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakRSS, arrivals: arrivals,
+            refused: requests.refused(from: seenBefore))
     }
 
     static let freshIdleSeconds = 25
@@ -139,28 +168,34 @@ struct ThroughputBenchmark: ParsableCommand {
     /// Phase 0: `shelfd watch` as a new user starts it (no key: the offline provider; nothing queued), its RSS
     /// 25 s after start: what the daemon costs a machine on which it mostly waits.
     func measureFreshIdle(_ binary: URL, geminiURL: String) throws -> Idle {
-        let root = try BenchRoot(geminiURL: geminiURL, apiKey: "", concurrency: concurrency, batchSize: batchSize, offline: true)
+        let root = try BenchRoot(
+            geminiURL: geminiURL, apiKey: "", concurrency: concurrency, batchSize: batchSize, offline: true)
         defer { if !keep { root.remove() } }
         let log = root.log("fresh")
-        let child = try Child(binary, ["watch", "--config", root.configFile.path], environment: root.environment, log: log)
+        let child = try Child(
+            binary, ["watch", "--config", root.configFile.path], environment: root.environment, log: log)
         defer { child.terminate(); if child.waitForExit(timeout: .seconds(30)) == nil { child.kill() } }
         Thread.sleep(forTimeInterval: Double(Self.freshIdleSeconds - 10))
         let switchesBefore = ProcFS.contextSwitches(child.pid), cpuBefore = ProcFS.cpuSeconds(child.pid) ?? 0
         Thread.sleep(forTimeInterval: 10)
         let switchesAfter = ProcFS.contextSwitches(child.pid), cpuAfter = ProcFS.cpuSeconds(child.pid) ?? 0
-        guard let rss = ProcFS.memoryMB(child.pid, "VmRSS") else { throw BenchError("the new daemon stopped:\n\(tail(log))") }
-        return Idle(seconds: 10, cpuMs: (cpuAfter - cpuBefore) * 1000,
-                    wakeupsPerS: Double(ProcFS.contextSwitches(from: switchesBefore, to: switchesAfter)) / 10, rssMB: rss,
-                    anonymousRssMB: ProcFS.memoryMB(child.pid, "RssAnon") ?? 0, exitStatus: 0, stopS: 0)
+        guard let rss = ProcFS.memoryMB(child.pid, "VmRSS") else {
+            throw BenchError("the new daemon stopped:\n\(tail(log))")
+        }
+        return Idle(
+            seconds: 10, cpuMs: (cpuAfter - cpuBefore) * 1000,
+            wakeupsPerS: Double(ProcFS.contextSwitches(from: switchesBefore, to: switchesAfter)) / 10, rssMB: rss,
+            anonymousRssMB: ProcFS.memoryMB(child.pid, "RssAnon") ?? 0, exitStatus: 0, stopS: 0)
     }
 
     /// Phase 2: `shelfd watch`; new photos are timed from the drop to their last result file. With a rate
     /// limit, phase 3 follows (`measureRunBesideWatch`). Then the daemon is left alone for `idleSeconds` and
     /// stopped with SIGTERM.
     func measureWatch(_ binary: URL, root: BenchRoot, requests: RequestClock) throws -> (Phase, Pacing?, Idle) {
-        let jpegs = (0..<photos).map { JPEGFactory.shelf(seed: photos + $0) }    // made before the clock starts
+        let jpegs = (0..<photos).map { JPEGFactory.shelf(seed: photos + $0) } // made before the clock starts
         let log = root.log("watch")
-        let child = try Child(binary, ["watch", "--config", root.configFile.path], environment: root.environment, log: log)
+        let child = try Child(
+            binary, ["watch", "--config", root.configFile.path], environment: root.environment, log: log)
         var stopped = false
         defer { if !stopped { child.kill(); _ = child.waitForExit(timeout: .seconds(10)) } }
         let pid = child.pid
@@ -173,14 +208,17 @@ struct ThroughputBenchmark: ParsableCommand {
         let cpuBefore = ProcFS.cpuSeconds(pid) ?? 0
         let start = ContinuousClock.now
         for (i, jpeg) in jpegs.enumerated() { try root.drop(jpeg, as: name("watch", i)) }
-        try waitUntil("\(photos) results", timeout: phaseTimeout, log: log) { root.resultCount(prefix: "watch-") == photos }
+        try waitUntil("\(photos) results", timeout: phaseTimeout, log: log) {
+            root.resultCount(prefix: "watch-") == photos
+        }
         let end = ContinuousClock.now
         let cpuAfter = ProcFS.cpuSeconds(pid) ?? 0
         let peakWhileWorking = ProcFS.memoryMB(pid, "VmHWM") ?? 0
         let documents = try root.resultDocuments(prefix: "watch-")
         let arrivals = Array(requests.all.dropFirst(seenBefore))
         let refused = requests.refused(from: seenBefore)
-        let together = requestsPerMinute == nil ? nil : try measureRunBesideWatch(binary, root: root, requests: requests)
+        let together =
+            requestsPerMinute == nil ? nil : try measureRunBesideWatch(binary, root: root, requests: requests)
 
         // Idle: the last batch commits and library.json is written just after its results; let that pass.
         Thread.sleep(forTimeInterval: 2)
@@ -197,14 +235,17 @@ struct ThroughputBenchmark: ParsableCommand {
         }
         stopped = true
 
-        let daemon = phase(wall: end - start, startup: arrivals.first.map { $0 - start },
-                           providerMs: documents.compactMap(\.timings.providerMs),
-                           cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakWhileWorking, arrivals: arrivals,
-                           refused: refused)
-        let idle = Idle(seconds: idleSeconds, cpuMs: (idleCPUAfter - idleCPUBefore) * 1000,
-                        wakeupsPerS: Double(ProcFS.contextSwitches(from: switchesBefore, to: switchesAfter)) / Double(idleSeconds), rssMB: rss,
-                        anonymousRssMB: anonymous,
-                        exitStatus: status, stopS: (exit - stopStart).seconds)
+        let daemon = phase(
+            wall: end - start, startup: arrivals.first.map { $0 - start },
+            providerMs: documents.compactMap(\.timings.providerMs),
+            cpuSeconds: cpuAfter - cpuBefore, peakRSSMB: peakWhileWorking, arrivals: arrivals,
+            refused: refused)
+        let idle = Idle(
+            seconds: idleSeconds, cpuMs: (idleCPUAfter - idleCPUBefore) * 1000,
+            wakeupsPerS: Double(ProcFS.contextSwitches(from: switchesBefore, to: switchesAfter)) / Double(idleSeconds),
+            rssMB: rss,
+            anonymousRssMB: anonymous,
+            exitStatus: status, stopS: (exit - stopStart).seconds)
         return (daemon, together, idle)
     }
 
@@ -216,11 +257,13 @@ struct ThroughputBenchmark: ParsableCommand {
         let seenBefore = requests.all.count
         let start = ContinuousClock.now
         for (i, jpeg) in jpegs.enumerated() { try root.drop(jpeg, as: name("both", i)) }
-        let child = try Child(binary, ["run", "--config", root.configFile.path], environment: root.environment,
-                              log: root.log("run-beside-watch"))
+        let child = try Child(
+            binary, ["run", "--config", root.configFile.path], environment: root.environment,
+            log: root.log("run-beside-watch"))
         var exited = false
         defer { if !exited { child.kill(); _ = child.waitForExit(timeout: .seconds(10)) } }
-        try waitUntil("\(photos) results of run beside watch", timeout: phaseTimeout, log: root.log("run-beside-watch")) {
+        try waitUntil("\(photos) results of run beside watch", timeout: phaseTimeout, log: root.log("run-beside-watch"))
+        {
             root.resultCount(prefix: "both-") == photos
         }
         let end = ContinuousClock.now
@@ -229,24 +272,29 @@ struct ThroughputBenchmark: ParsableCommand {
         }
         exited = true
         guard status == 0 else {
-            throw BenchError("shelfd run beside watch exited with status \(status):\n\(tail(root.log("run-beside-watch")))")
+            throw BenchError(
+                "shelfd run beside watch exited with status \(status):\n\(tail(root.log("run-beside-watch")))")
         }
-        return pacing(wall: end - start, arrivals: Array(requests.all.dropFirst(seenBefore)),
-                      refused: requests.refused(from: seenBefore))!
+        return pacing(
+            wall: end - start, arrivals: Array(requests.all.dropFirst(seenBefore)),
+            refused: requests.refused(from: seenBefore))!
     }
 
-    func phase(wall: Duration, startup: Duration?, providerMs: [Int], cpuSeconds: Double, peakRSSMB: Double,
-               arrivals: [ContinuousClock.Instant], refused: Int) -> Phase {
+    func phase(
+        wall: Duration, startup: Duration?, providerMs: [Int], cpuSeconds: Double, peakRSSMB: Double,
+        arrivals: [ContinuousClock.Instant], refused: Int
+    ) -> Phase {
         let perSecond = Double(photos) / wall.seconds
         let afterStartup = startup.map { Double(photos) / (wall - $0).seconds }
         let meanProviderMs = providerMs.isEmpty ? nil : Double(providerMs.reduce(0, +)) / Double(providerMs.count)
         // The same slots kept busy by requests that really took `meanProviderMs` (emulator work, loopback, curl).
         let idealAtServiceTime = meanProviderMs.map { Double(concurrency) / ($0 / 1000) }
-        return Phase(wallS: wall.seconds, startupS: startup?.seconds, photosPerS: perSecond, ratioToIdeal: perSecond / ideal,
-                     ratioToIdealAfterStartup: afterStartup.map { $0 / ideal }, meanProviderMs: meanProviderMs,
-                     ratioToServiceTimeAfterStartup: afterStartup.flatMap { a in idealAtServiceTime.map { a / $0 } },
-                     cpuMsPerPhoto: cpuSeconds * 1000 / Double(photos), peakRssMB: peakRSSMB,
-                     pacing: pacing(wall: wall, arrivals: arrivals, refused: refused))
+        return Phase(
+            wallS: wall.seconds, startupS: startup?.seconds, photosPerS: perSecond, ratioToIdeal: perSecond / ideal,
+            ratioToIdealAfterStartup: afterStartup.map { $0 / ideal }, meanProviderMs: meanProviderMs,
+            ratioToServiceTimeAfterStartup: afterStartup.flatMap { a in idealAtServiceTime.map { a / $0 } },
+            cpuMsPerPhoto: cpuSeconds * 1000 / Double(photos), peakRssMB: peakRSSMB,
+            pacing: pacing(wall: wall, arrivals: arrivals, refused: refused))
     }
 
     /// Against the rate limit: photos per minute over the phase, the most requests any 60 s held, and the
@@ -261,8 +309,9 @@ struct ThroughputBenchmark: ParsableCommand {
             most = max(most, last - first + 1)
         }
         let gaps = zip(arrivals, arrivals.dropFirst()).map { ($1 - $0).seconds }
-        return Pacing(photosPerMinute: perMinute, ratioToLimit: perMinute / Double(limit), requests: arrivals.count,
-                      refused: refused, maxRequestsIn60S: most, longestGapS: gaps.max() ?? 0, wallS: wall.seconds)
+        return Pacing(
+            photosPerMinute: perMinute, ratioToLimit: perMinute / Double(limit), requests: arrivals.count,
+            refused: refused, maxRequestsIn60S: most, longestGapS: gaps.max() ?? 0, wallS: wall.seconds)
     }
 
     // MARK: Output
@@ -277,29 +326,38 @@ struct ThroughputBenchmark: ParsableCommand {
         row("start-up: first request after (s)", opt(run.startupS, 2), opt(watch.startupS, 2))
         row("photos/s", fixed(run.photosPerS, 3), fixed(watch.photosPerS, 3))
         row("  ÷ ideal C/L", fixed(run.ratioToIdeal, 3), fixed(watch.ratioToIdeal, 3))
-        row("  ÷ ideal C/L, start-up excluded", opt(run.ratioToIdealAfterStartup, 3), opt(watch.ratioToIdealAfterStartup, 3))
+        row(
+            "  ÷ ideal C/L, start-up excluded", opt(run.ratioToIdealAfterStartup, 3),
+            opt(watch.ratioToIdealAfterStartup, 3))
         row("provider round trip, mean (ms)", opt(run.meanProviderMs, 1), opt(watch.meanProviderMs, 1))
-        row("  ÷ C/round trip, start-up excluded", opt(run.ratioToServiceTimeAfterStartup, 3),
+        row(
+            "  ÷ C/round trip, start-up excluded", opt(run.ratioToServiceTimeAfterStartup, 3),
             opt(watch.ratioToServiceTimeAfterStartup, 3))
         row("CPU per photo (ms)", fixed(run.cpuMsPerPhoto, 1), fixed(watch.cpuMsPerPhoto, 1))
         row("peak RSS (MB)", fixed(run.peakRssMB, 1), fixed(watch.peakRssMB, 1))
         print()
-        print("idle daemon over \(idle.seconds) s: CPU \(fixed(idle.cpuMs, 0)) ms, \(fixed(idle.wakeupsPerS, 1)) wake-ups/s, "
-              + "RSS \(fixed(idle.rssMB, 1)) MB (anonymous \(fixed(idle.anonymousRssMB, 1)) MB, the rest shared libraries)")
+        print(
+            "idle daemon over \(idle.seconds) s: CPU \(fixed(idle.cpuMs, 0)) ms, \(fixed(idle.wakeupsPerS, 1)) wake-ups/s, "
+                + "RSS \(fixed(idle.rssMB, 1)) MB (anonymous \(fixed(idle.anonymousRssMB, 1)) MB, the rest shared libraries)"
+        )
         print("SIGTERM: exit status \(idle.exitStatus) after \(fixed(idle.stopS, 2)) s")
     }
 
     func printPacing(_ run: Phase, _ watch: Phase, _ both: Pacing) {
         guard let limit = requestsPerMinute, let a = run.pacing, let b = watch.pacing else { return }
         func row(_ label: String, _ values: [String]) {
-            print(label.padding(toLength: 40, withPad: " ", startingAt: 0) + zip(values, [12, 14, 20]).map { pad($0, $1) }.joined())
+            print(
+                label.padding(toLength: 40, withPad: " ", startingAt: 0)
+                    + zip(values, [12, 14, 20]).map { pad($0, $1) }.joined())
         }
         print()
-        print("pacing at requests_per_minute = \(limit) (one request every \(fixed(turnInterval ?? 0, 2)) s)"
-              + (providerQuota ? ", the provider refusing more than \(limit) a minute:" : ":"))
+        print(
+            "pacing at requests_per_minute = \(limit) (one request every \(fixed(turnInterval ?? 0, 2)) s)"
+                + (providerQuota ? ", the provider refusing more than \(limit) a minute:" : ":"))
         row("", ["shelfd run", "shelfd watch", "run beside watch"])
         row("photos per minute", [a, b, both].map { fixed($0.photosPerMinute, 2) })
-        row("  ÷ requests_per_minute (ideal \(fixed(60 / (turnInterval ?? 1) / Double(limit), 3)))",
+        row(
+            "  ÷ requests_per_minute (ideal \(fixed(60 / (turnInterval ?? 1) / Double(limit), 3)))",
             [a, b, both].map { fixed($0.ratioToLimit, 3) })
         row("requests (one per photo: \(photos))", [a, b, both].map { "\($0.requests)" })
         row("  refused by the provider (HTTP 429)", [a, b, both].map { "\($0.refused)" })
@@ -311,12 +369,17 @@ struct ThroughputBenchmark: ParsableCommand {
 
     func shelfdBinary() throws -> URL {
         let url: URL
-        if let shelfd { url = URL(fileURLWithPath: shelfd) } else {
-            let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        if let shelfd {
+            url = URL(fileURLWithPath: shelfd)
+        } else {
+            let me =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
             url = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("shelfd")
         }
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw ValidationError("No shelfd at \(url.path). Build it ('swift build -c release') or pass --shelfd PATH.")
+            throw ValidationError(
+                "No shelfd at \(url.path). Build it ('swift build -c release') or pass --shelfd PATH.")
         }
         return url
     }
@@ -327,7 +390,9 @@ struct ThroughputBenchmark: ParsableCommand {
     func waitUntil(_ what: String, timeout: Duration, log: URL, _ condition: () -> Bool) throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw BenchError("Timed out waiting for \(what):\n\(tail(log))") }
+            guard ContinuousClock.now < deadline else {
+                throw BenchError("Timed out waiting for \(what):\n\(tail(log))")
+            }
             Thread.sleep(forTimeInterval: 0.01)
         }
     }

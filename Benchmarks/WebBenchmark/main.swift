@@ -86,7 +86,8 @@ struct Size: CustomStringConvertible {
 /// One size's figures.
 struct Figures {
     var catchUpSeconds = 0.0
-    var healthzMs = 0.0, libraryMs = 0.0, decisionMs = 0.0, commitMsPerPhoto = 0.0, libraryFileLag = 0.0, photoClearSeconds = 0.0
+    var healthzMs = 0.0, libraryMs = 0.0, decisionMs = 0.0, commitMsPerPhoto = 0.0, libraryFileLag = 0.0,
+        photoClearSeconds = 0.0
     var roundCloseMs = 0.0, shelfPageMs = 0.0
     var statusRate = 0.0, healthzRate = 0.0, rssBefore = 0.0, rssAfter = 0.0, rssLater = 0.0
 }
@@ -96,11 +97,16 @@ let sizes: [Size] = (option("--sizes") ?? "1000x2,30000x2,10000x40").split(separ
     guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--sizes takes WORKSxSIGHTINGS, comma-separated") }
     return Size(works: parts[0], sightings: parts[1])
 }
-let binary: URL = option("--shelfd").map { URL(fileURLWithPath: $0) } ?? {
-    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("shelfd")
-}()
-guard FileManager.default.isExecutableFile(atPath: binary.path) else { fail("no shelfd at \(binary.path); pass --shelfd PATH") }
+let binary: URL =
+    option("--shelfd").map { URL(fileURLWithPath: $0) }
+    ?? {
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("shelfd")
+    }()
+guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+    fail("no shelfd at \(binary.path); pass --shelfd PATH")
+}
 let http = HTTPClient(maxConcurrent: 4)
 
 /// Requests/s and p99 of `wrk` against `url`, 50 connections, 10 s.
@@ -139,27 +145,30 @@ func modified(_ url: URL) -> Date? {
 
     init(_ size: Size) {
         self.size = size
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-web-\(UUID().uuidString.prefix(8))")
+        base = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shelfd-bench-web-\(UUID().uuidString.prefix(8))")
         let state = base.appendingPathComponent("state")
         responses = state.appendingPathComponent("responses")
         root = base.appendingPathComponent("Shelves")
         do {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("incoming"), withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("exports"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("incoming"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("exports"), withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: responses, withIntermediateDirectories: true)
             // An export a person made once under its default name: kept current by every change.
             try Data().write(to: root.appendingPathComponent("exports/goodreads.csv"))
             try """
-                [paths]
-                root = "\(root.path)"
-                state = "\(state.path)"
-                [pipeline]
-                provider = "ocr"
-                [enrich]
-                sources = ["catalogue"]
-                [web]
-                listen = "127.0.0.1:0"
-                """.write(to: base.appendingPathComponent("shelfd.toml"), atomically: true, encoding: .utf8)
+            [paths]
+            root = "\(root.path)"
+            state = "\(state.path)"
+            [pipeline]
+            provider = "ocr"
+            [enrich]
+            sources = ["catalogue"]
+            [web]
+            listen = "127.0.0.1:0"
+            """.write(to: base.appendingPathComponent("shelfd.toml"), atomically: true, encoding: .utf8)
         } catch { fail("\(error)") }
 
         print("\n== \(size): filling a database with \(size.photos.formatted()) photos…")
@@ -168,10 +177,12 @@ func modified(_ url: URL) -> Date? {
             store = try Store.open(path: state.appendingPathComponent("shelfd.db").path)
             try year.fill(store, responses: responses, upTo: size.photos)
         } catch { fail("filling the database: \(error)") }
-        files = FilesWriter(files: LibraryFiles(
-            libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
-            processed: root.appendingPathComponent("processed"), exports: root.appendingPathComponent("exports"),
-            filesLock: state.appendingPathComponent("files.lock"), store: store.library, logger: Logger(label: "shelfd-bench-web", factory: { _ in SwiftLogNoOpLogHandler() })))
+        files = FilesWriter(
+            files: LibraryFiles(
+                libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
+                processed: root.appendingPathComponent("processed"), exports: root.appendingPathComponent("exports"),
+                filesLock: state.appendingPathComponent("files.lock"), store: store.library,
+                logger: Logger(label: "shelfd-bench-web", factory: { _ in SwiftLogNoOpLogHandler() })))
     }
 
     /// Starts the daemon and lets its start-up catch-up finish.
@@ -179,9 +190,13 @@ func modified(_ url: URL) -> Date? {
         // A copy of its own: daemons of one file share its pages, which none of them can then give back when idle
         // (`IdleMemory`), so each RSS would count the others' running.
         let copy = base.appendingPathComponent("shelfd")
-        do { try FileManager.default.copyItem(at: binary, to: copy) } catch { fail("cannot copy \(binary.path): \(error)") }
+        do { try FileManager.default.copyItem(at: binary, to: copy) } catch {
+            fail("cannot copy \(binary.path): \(error)")
+        }
         daemon.executableURL = copy
-        daemon.arguments = ["watch", "--config", base.appendingPathComponent("shelfd.toml").path, "--log-level", "warning"]
+        daemon.arguments = [
+            "watch", "--config", base.appendingPathComponent("shelfd.toml").path, "--log-level", "warning",
+        ]
         daemon.environment = ["HOME": base.path, "PATH": "/usr/bin:/bin"]
         daemon.standardError = FileHandle.nullDevice
         do { try daemon.run() } catch { fail("cannot start \(binary.path): \(error)") }
@@ -218,7 +233,11 @@ func modified(_ url: URL) -> Date? {
         daemon.terminate()
         daemon.waitUntilExit()
         // `--keep` leaves the root and database for a look afterwards.
-        if CommandLine.arguments.contains("--keep") { print("Kept \(base.path)") } else { try? FileManager.default.removeItem(at: base) }
+        if CommandLine.arguments.contains("--keep") {
+            print("Kept \(base.path)")
+        } else {
+            try? FileManager.default.removeItem(at: base)
+        }
     }
 
     var rss: Double { rssMB(daemon.processIdentifier) }
@@ -235,8 +254,10 @@ func modified(_ url: URL) -> Date? {
     /// A review decision as the page makes it: the session cookie and CSRF token come with the item's page.
     func decide() async -> Double {
         let start = ContinuousClock.now
-        guard let first = try? await http.send(HTTPRequest(url: url + "/review")), first.status == 302 || first.status == 303,
-              let location = first.header("location") else { fail("GET /review did not lead to an item") }
+        guard let first = try? await http.send(HTTPRequest(url: url + "/review")),
+            first.status == 302 || first.status == 303,
+            let location = first.header("location")
+        else { fail("GET /review did not lead to an item") }
         let itemURL = location.hasPrefix("http") ? location : url + location
         let cookie = first.header("set-cookie")?.split(separator: ";").first.map(String.init)
         var headers: [(name: String, value: String)] = cookie.map { [("Cookie", $0)] } ?? []
@@ -249,8 +270,10 @@ func modified(_ url: URL) -> Date? {
         if let set = item.header("set-cookie")?.split(separator: ";").first { headers = [("Cookie", String(set))] }
         headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         headers.append(("Origin", url))
-        let post = try? await http.send(HTTPRequest(method: "POST", url: itemURL, headers: headers,
-                                                    body: Array("csrf=\(token)&action=accept".utf8)))
+        let post = try? await http.send(
+            HTTPRequest(
+                method: "POST", url: itemURL, headers: headers,
+                body: Array("csrf=\(token)&action=accept".utf8)))
         guard let post, post.status == 303 else { fail("POST \(itemURL) answered \(post?.status ?? 0)") }
         return milliseconds(ContinuousClock.now - start)
     }
@@ -259,22 +282,35 @@ func modified(_ url: URL) -> Date? {
     /// token), then each spine's decision through the API, one after another as the page sends them. Seconds.
     func clearPhoto(_ number: Int) async -> Double {
         let sha: String
-        do { sha = try year.photoToReview(store, number: number) { files.changed($0) } } catch { fail("a photo to review: \(error)") }
+        do { sha = try year.photoToReview(store, number: number) { files.changed($0) } } catch {
+            fail("a photo to review: \(error)")
+        }
         let start = ContinuousClock.now
-        guard let page = try? await http.send(HTTPRequest(url: url + "/photos/\(sha)/review")), page.status == 200 else {
+        guard let page = try? await http.send(HTTPRequest(url: url + "/photos/\(sha)/review")), page.status == 200
+        else {
             fail("GET /photos/\(sha)/review did not answer 200")
         }
         let html = String(decoding: page.body, as: UTF8.self)
-        guard let range = html.range(of: "name=\"csrf-token\" content=\"") else { fail("no CSRF token on the photo's review page") }
+        guard let range = html.range(of: "name=\"csrf-token\" content=\"") else {
+            fail("no CSRF token on the photo's review page")
+        }
         let token = String(html[range.upperBound...].prefix { $0 != "\"" })
-        var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("X-CSRF-Token", token), ("Origin", url)]
-        if let cookie = page.header("set-cookie")?.split(separator: ";").first { headers.append(("Cookie", String(cookie))) }
-        let items = html.matches(of: /data-item="([0-9a-f]+)" data-candidates="([0-9]+)"/).map { (String($0.1), Int($0.2) ?? 0) }
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/json"), ("X-CSRF-Token", token), ("Origin", url),
+        ]
+        if let cookie = page.header("set-cookie")?.split(separator: ";").first {
+            headers.append(("Cookie", String(cookie)))
+        }
+        let items = html.matches(of: /data-item="([0-9a-f]+)" data-candidates="([0-9]+)"/).map {
+            (String($0.1), Int($0.2) ?? 0)
+        }
         guard items.count == 40 else { fail("the photo's review page lists \(items.count) spines, not 40") }
         for (id, candidates) in items {
             let body = candidates > 0 ? #"{"decision": "candidate", "candidate": 1}"# : #"{"decision": "reject"}"#
-            let answer = try? await http.send(HTTPRequest(method: "POST", url: url + "/api/v1/review/\(id)", headers: headers,
-                                                          body: Array(body.utf8)))
+            let answer = try? await http.send(
+                HTTPRequest(
+                    method: "POST", url: url + "/api/v1/review/\(id)", headers: headers,
+                    body: Array(body.utf8)))
             guard answer?.status == 200 else { fail("POST /api/v1/review/\(id) answered \(answer?.status ?? 0)") }
         }
         return milliseconds(ContinuousClock.now - start) / 1000
@@ -304,7 +340,9 @@ func modified(_ url: URL) -> Date? {
         _ = await decide()
         let answered = ContinuousClock.now
         for _ in 0..<600 {
-            if let now = modified(libraryFile), now != before { return milliseconds(ContinuousClock.now - answered) / 1000 }
+            if let now = modified(libraryFile), now != before {
+                return milliseconds(ContinuousClock.now - answered) / 1000
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return .infinity
@@ -334,8 +372,10 @@ print("\n== every size in turns: \(sites.map(\.size.description).joined(separato
 let healthz = await inTurns(sites) { await $1.get("/healthz").ms }
 for (site, ms) in zip(sites, healthz) { site.figures.healthzMs = ms }
 print("baseline, /healthz: " + healthz.map { String(format: "%.2f ms", $0) }.joined(separator: " · "))
-for (label, path) in [("library, first page", "/library"), ("library, search", "/library?q=Surname4242"),
-                      ("library, page 50", "/library?page=50"), ("library, by author", "/library?sort=author")] {
+for (label, path) in [
+    ("library, first page", "/library"), ("library, search", "/library?q=Surname4242"),
+    ("library, page 50", "/library?page=50"), ("library, by author", "/library?sort=author"),
+] {
     var bytes = Array(repeating: 0, count: sites.count)
     let times = await inTurns(sites) { index, site in
         let page = await site.get(path)
@@ -343,14 +383,18 @@ for (label, path) in [("library, first page", "/library"), ("library, search", "
         return page.ms
     }
     if path == "/library" { for (site, ms) in zip(sites, times) { site.figures.libraryMs = ms } }
-    print(String(format: "%-22@ ", label as NSString) + zip(times, zip(bytes, healthz)).map { ms, other in
-        String(format: "%.2f ms (%.1f× /healthz), %.1f KB", ms, ms / other.1, Double(other.0) / 1024)
-    }.joined(separator: " · "))
+    print(
+        String(format: "%-22@ ", label as NSString)
+            + zip(times, zip(bytes, healthz)).map { ms, other in
+                String(format: "%.2f ms (%.1f× /healthz), %.1f KB", ms, ms / other.1, Double(other.0) / 1024)
+            }.joined(separator: " · "))
 }
 
 let decisions = await inTurns(sites) { await $1.decide() }
 for (site, ms) in zip(sites, decisions) { site.figures.decisionMs = ms }
-print("review decision, page → accept → next (median of 20): " + decisions.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
+print(
+    "review decision, page → accept → next (median of 20): "
+        + decisions.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
 
 var clearNumber = 0
 let clears = await inTurns(sites, rounds: 3) { _, site in
@@ -358,13 +402,16 @@ let clears = await inTurns(sites, rounds: 3) { _, site in
     return await site.clearPhoto(clearNumber)
 }
 for (site, seconds) in zip(sites, clears) { site.figures.photoClearSeconds = seconds }
-print("a photo of 40 spines cleared by keys, page + 40 decisions (median of 3): "
-      + clears.map { String(format: "%.2f s", $0) }.joined(separator: " · "))
+print(
+    "a photo of 40 spines cleared by keys, page + 40 decisions (median of 3): "
+        + clears.map { String(format: "%.2f s", $0) }.joined(separator: " · "))
 
 // A shelf of 60 books of its own at every size: a round's comparison costs what the round and the shelf hold.
 let rounds = await inTurns(sites, rounds: 5) { _, site in site.shelfRound() }
 for (site, ms) in zip(sites, rounds) { site.figures.roundCloseMs = ms }
-print("a round of 3 photos closed on a shelf of 60 books (median of 5): " + rounds.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
+print(
+    "a round of 3 photos closed on a shelf of 60 books (median of 5): "
+        + rounds.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
 let shelfPages = await inTurns(sites) { await $1.get("/shelves/bench-round").ms }
 for (site, ms) in zip(sites, shelfPages) { site.figures.shelfPageMs = ms }
 print("its shelf page (median of 20): " + shelfPages.map { String(format: "%.1f ms", $0) }.joined(separator: " · "))
@@ -372,7 +419,9 @@ print("its shelf page (median of 20): " + shelfPages.map { String(format: "%.1f 
 // One more decision once library.json has settled: the time from its answer to the file's next rewrite.
 try? await Task.sleep(for: .seconds(12))
 for site in sites { site.figures.libraryFileLag = await site.libraryFileLag() }
-print("library.json reflects a decision after " + sites.map { String(format: "%.1f s", $0.figures.libraryFileLag) }.joined(separator: " · "))
+print(
+    "library.json reflects a decision after "
+        + sites.map { String(format: "%.1f s", $0.figures.libraryFileLag) }.joined(separator: " · "))
 
 // A batch commit's time per photo: 100 more photos each, five at a time, the sizes taking turns, once the files
 // have followed the last decision (library.json, then the exports).
@@ -382,14 +431,18 @@ for batch in 0..<20 {
     for (index, site) in sites.enumerated() {
         let start = ContinuousClock.now
         do {
-            try site.year.fill(site.store, responses: site.responses, from: site.size.photos + batch * 5,
-                               upTo: site.size.photos + batch * 5 + 5) { site.files.changed($0) }
+            try site.year.fill(
+                site.store, responses: site.responses, from: site.size.photos + batch * 5,
+                upTo: site.size.photos + batch * 5 + 5
+            ) { site.files.changed($0) }
         } catch { fail("committing more photos: \(error)") }
         commitSeconds[index] += milliseconds(ContinuousClock.now - start) / 1000
     }
 }
 for (site, seconds) in zip(sites, commitSeconds) { site.figures.commitMsPerPhoto = seconds * 1000 / 100 }
-print("batch commit (100 photos, five a batch): " + sites.map { String(format: "%.2f ms a photo", $0.figures.commitMsPerPhoto) }.joined(separator: " · "))
+print(
+    "batch commit (100 photos, five a batch): "
+        + sites.map { String(format: "%.2f ms a photo", $0.figures.commitMsPerPhoto) }.joined(separator: " · "))
 try? await Task.sleep(for: .seconds(12))
 
 // wrk takes the machine's cores: one size at a time.
@@ -399,12 +452,16 @@ for site in sites {
     let healthz = wrk(site.url + "/healthz")
     site.figures.statusRate = status.rate
     site.figures.healthzRate = healthz.rate
-    print(String(format: "%@: wrk, 50 connections, 10 s: /api/v1/status %.0f req/s (p99 %@) · /healthz %.0f req/s (p99 %@)",
-                 site.size.description, status.rate, status.p99, healthz.rate, healthz.p99))
+    print(
+        String(
+            format: "%@: wrk, 50 connections, 10 s: /api/v1/status %.0f req/s (p99 %@) · /healthz %.0f req/s (p99 %@)",
+            site.size.description, status.rate, status.p99, healthz.rate, healthz.p99))
     try? await Task.sleep(for: .seconds(20))
     site.figures.rssLater = site.rss
-    print(String(format: "%@: daemon RSS: before %.1f MB · right after wrk on status %.1f MB · 20 s after both %.1f MB",
-                 site.size.description, site.figures.rssBefore, site.figures.rssAfter, site.figures.rssLater))
+    print(
+        String(
+            format: "%@: daemon RSS: before %.1f MB · right after wrk on status %.1f MB · 20 s after both %.1f MB",
+            site.size.description, site.figures.rssBefore, site.figures.rssAfter, site.figures.rssLater))
 }
 for site in sites { site.stop() }
 let results = sites.map { ($0.size, $0.figures) }
@@ -412,15 +469,19 @@ let results = sites.map { ($0.size, $0.figures) }
 // Every figure beside its ratio to the first size's, measured in this same run.
 guard let first = results.first?.1 else { exit(0) }
 func cell(_ value: Double, _ reference: Double, _ format: String) -> String {
-    String(format: format, value) + (reference > 0 && value.isFinite ? String(format: " (%.2f×)", value / reference) : "")
+    String(format: format, value)
+        + (reference > 0 && value.isFinite ? String(format: " (%.2f×)", value / reference) : "")
 }
-print("\n| size | start-up catch-up s | decision ms | 40-spine photo cleared s | commit ms/photo | library.json s | library page ms | round closed ms | shelf page ms | status req/s | healthz req/s | RSS before / after wrk / 20 s later MB |")
+print(
+    "\n| size | start-up catch-up s | decision ms | 40-spine photo cleared s | commit ms/photo | library.json s | library page ms | round closed ms | shelf page ms | status req/s | healthz req/s | RSS before / after wrk / 20 s later MB |"
+)
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (size, f) in results {
-    print("| \(size) | \(String(format: "%.1f", f.catchUpSeconds)) | \(cell(f.decisionMs, first.decisionMs, "%.1f")) "
-          + "| \(cell(f.photoClearSeconds, first.photoClearSeconds, "%.2f")) | \(cell(f.commitMsPerPhoto, first.commitMsPerPhoto, "%.2f")) "
-          + "| \(String(format: "%.1f", f.libraryFileLag)) | \(cell(f.libraryMs, first.libraryMs, "%.1f")) "
-          + "| \(cell(f.roundCloseMs, first.roundCloseMs, "%.1f")) | \(cell(f.shelfPageMs, first.shelfPageMs, "%.1f")) "
-          + "| \(cell(f.statusRate, first.statusRate, "%.0f")) | \(String(format: "%.0f", f.healthzRate)) "
-          + "| \(String(format: "%.0f / %.0f / %.0f", f.rssBefore, f.rssAfter, f.rssLater)) |")
+    print(
+        "| \(size) | \(String(format: "%.1f", f.catchUpSeconds)) | \(cell(f.decisionMs, first.decisionMs, "%.1f")) "
+            + "| \(cell(f.photoClearSeconds, first.photoClearSeconds, "%.2f")) | \(cell(f.commitMsPerPhoto, first.commitMsPerPhoto, "%.2f")) "
+            + "| \(String(format: "%.1f", f.libraryFileLag)) | \(cell(f.libraryMs, first.libraryMs, "%.1f")) "
+            + "| \(cell(f.roundCloseMs, first.roundCloseMs, "%.1f")) | \(cell(f.shelfPageMs, first.shelfPageMs, "%.1f")) "
+            + "| \(cell(f.statusRate, first.statusRate, "%.0f")) | \(String(format: "%.0f", f.healthzRate)) "
+            + "| \(String(format: "%.0f / %.0f / %.0f", f.rssBefore, f.rssAfter, f.rssLater)) |")
 }

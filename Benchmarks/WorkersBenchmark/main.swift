@@ -48,19 +48,23 @@ struct Activity {
     var statements = 0.0, transactions = 0.0, writeTransactions = 0.0, claims = 0.0, claimSeconds = 0.0
 
     static func - (a: Activity, b: Activity) -> Activity {
-        Activity(statements: a.statements - b.statements, transactions: a.transactions - b.transactions,
-                 writeTransactions: a.writeTransactions - b.writeTransactions,
-                 claims: a.claims - b.claims, claimSeconds: a.claimSeconds - b.claimSeconds)
+        Activity(
+            statements: a.statements - b.statements, transactions: a.transactions - b.transactions,
+            writeTransactions: a.writeTransactions - b.writeTransactions,
+            claims: a.claims - b.claims, claimSeconds: a.claimSeconds - b.claimSeconds)
     }
 
     static func + (a: Activity, b: Activity) -> Activity {
-        Activity(statements: a.statements + b.statements, transactions: a.transactions + b.transactions,
-                 writeTransactions: a.writeTransactions + b.writeTransactions,
-                 claims: a.claims + b.claims, claimSeconds: a.claimSeconds + b.claimSeconds)
+        Activity(
+            statements: a.statements + b.statements, transactions: a.transactions + b.transactions,
+            writeTransactions: a.writeTransactions + b.writeTransactions,
+            claims: a.claims + b.claims, claimSeconds: a.claimSeconds + b.claimSeconds)
     }
 
-    init(statements: Double = 0, transactions: Double = 0, writeTransactions: Double = 0, claims: Double = 0,
-         claimSeconds: Double = 0) {
+    init(
+        statements: Double = 0, transactions: Double = 0, writeTransactions: Double = 0, claims: Double = 0,
+        claimSeconds: Double = 0
+    ) {
         self.statements = statements; self.transactions = transactions; self.writeTransactions = writeTransactions
         self.claims = claims; self.claimSeconds = claimSeconds
     }
@@ -72,13 +76,17 @@ struct Activity {
             let parts = line.split(separator: " ")
             if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
         }
-        guard let statements = values["shelfd_store_statements_total"], let transactions = values["shelfd_store_transactions_total"],
-              let writes = values["shelfd_store_write_transactions_total"],
-              let claims = values["shelfd_store_claims_total"], let claimSeconds = values["shelfd_store_claim_seconds_total"] else {
+        guard let statements = values["shelfd_store_statements_total"],
+            let transactions = values["shelfd_store_transactions_total"],
+            let writes = values["shelfd_store_write_transactions_total"],
+            let claims = values["shelfd_store_claims_total"],
+            let claimSeconds = values["shelfd_store_claim_seconds_total"]
+        else {
             throw BenchError("/metrics has no shelfd_store_* counters: is this shelfd older than the benchmark?")
         }
-        self.init(statements: statements, transactions: transactions, writeTransactions: writes, claims: claims,
-                  claimSeconds: claimSeconds)
+        self.init(
+            statements: statements, transactions: transactions, writeTransactions: writes, claims: claims,
+            claimSeconds: claimSeconds)
     }
 }
 
@@ -88,16 +96,19 @@ func machineTicks() -> (busy: Double, total: Double) {
     let fields = (text.split(separator: "\n").first ?? "").split(separator: " ").dropFirst().compactMap { Double($0) }
     guard fields.count >= 5 else { return (0, 0) }
     let total = fields.prefix(8).reduce(0, +)
-    return (total - fields[3] - fields[4], total)       // idle and iowait are not busy
+    return (total - fields[3] - fields[4], total) // idle and iowait are not busy
 }
 
 func loadAverage() -> Double {
-    Double(((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first ?? "") ?? 0
+    Double(((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first ?? "")
+        ?? 0
 }
 
 /// User + system CPU of a process so far, in seconds.
 func cpuSeconds(_ pid: pid_t) -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let paren = text.lastIndex(of: ")") else { return 0 }
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let paren = text.lastIndex(of: ")")
+    else { return 0 }
     let fields = text[text.index(after: paren)...].split(separator: " ")
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
@@ -115,38 +126,41 @@ final class Worker {
     init(_ binary: URL, folder: URL, storeURL: String?, geminiURL: String, concurrency: Int, batchSize: Int) throws {
         self.folder = folder
         port = try freeLoopbackPort()
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Shelves/incoming"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("Shelves/incoming"), withIntermediateDirectories: true)
         let config = folder.appendingPathComponent("shelfd.toml")
         // No book source: on SQLite the local catalogue is the store's own file, on PostgreSQL a file beside it, so its
         // lookups would count on one side only.
         try """
-            \(storeURL.map { "[store]\nurl = \"\($0)\"\n" } ?? "")
-            [paths]
-            root = "\(folder.path)/Shelves"
-            state = "\(folder.path)/state"
+        \(storeURL.map { "[store]\nurl = \"\($0)\"\n" } ?? "")
+        [paths]
+        root = "\(folder.path)/Shelves"
+        state = "\(folder.path)/state"
 
-            [pipeline]
-            concurrency = \(concurrency)
-            batch_size = \(batchSize)
+        [pipeline]
+        concurrency = \(concurrency)
+        batch_size = \(batchSize)
 
-            [watch]
-            mode = "inotify"
-            settle_ms = 200
+        [watch]
+        mode = "inotify"
+        settle_ms = 200
 
-            [gemini]
-            base_url = "\(geminiURL)"
-            requests_per_minute = 100000
-            timeout_s = 120
+        [gemini]
+        base_url = "\(geminiURL)"
+        requests_per_minute = 100000
+        timeout_s = 120
 
-            [enrich]
-            sources = []
+        [enrich]
+        sources = []
 
-            [web]
-            listen = "127.0.0.1:\(port)"
-            """.write(to: config, atomically: true, encoding: .utf8)
+        [web]
+        listen = "127.0.0.1:\(port)"
+        """.write(to: config, atomically: true, encoding: .utf8)
         process.executableURL = binary
         process.arguments = ["watch", "--config", config.path]
-        process.environment = ["HOME": folder.path, "PATH": "/usr/bin:/bin", "GEMINI_API_KEY": GeminiEmulator.defaultKey]
+        process.environment = [
+            "HOME": folder.path, "PATH": "/usr/bin:/bin", "GEMINI_API_KEY": GeminiEmulator.defaultKey,
+        ]
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
@@ -156,12 +170,15 @@ final class Worker {
     }
 
     func tail() -> String {
-        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").suffix(15).joined(separator: "\n")
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").suffix(15).joined(
+            separator: "\n")
     }
 
     func activity(_ http: HTTPClient) async throws -> Activity {
         let response = try await http.send(HTTPRequest(url: "http://127.0.0.1:\(port)/metrics", timeout: .seconds(10)))
-        guard response.status == 200 else { throw BenchError("GET /metrics of the worker on :\(port) answered \(response.status)") }
+        guard response.status == 200 else {
+            throw BenchError("GET /metrics of the worker on :\(port) answered \(response.status)")
+        }
         return try Activity(prometheus: String(decoding: response.body, as: UTF8.self))
     }
 
@@ -242,59 +259,80 @@ func runBenchmark() async throws {
     let latencyMs = try number("--latency-ms", default: 1000)
     let concurrency = try number("--concurrency", default: 4)
     let batchSize = try number("--batch-size", default: 5)
-    guard concurrency <= 16, batchSize <= 5 else { throw BenchError("--concurrency is 1…16 and --batch-size 1…5, as in shelfd.toml") }
+    guard concurrency <= 16, batchSize <= 5 else {
+        throw BenchError("--concurrency is 1…16 and --batch-size 1…5, as in shelfd.toml")
+    }
     let workerCounts = try (option("--workers") ?? "1,2,4").split(separator: ",").map { word in
-        guard let n = Int(word), (1...16).contains(n) else { throw BenchError("--workers takes counts of 1…16 separated by commas") }
+        guard let n = Int(word), (1...16).contains(n) else {
+            throw BenchError("--workers takes counts of 1…16 separated by commas")
+        }
         return n
     }
     let keep = CommandLine.arguments.contains("--keep")
-    let binary = option("--shelfd").map { URL(fileURLWithPath: $0) } ?? {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("shelfd")
-    }()
+    let binary =
+        option("--shelfd").map { URL(fileURLWithPath: $0) }
+        ?? {
+            let me =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+            return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("shelfd")
+        }()
     guard FileManager.default.isExecutableFile(atPath: binary.path) else {
         throw BenchError("no shelfd at \(binary.path): build it ('swift build -c release') or pass --shelfd PATH")
     }
 
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-bench-workers-\(UUID().uuidString.prefix(8))")
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "shelfd-bench-workers-\(UUID().uuidString.prefix(8))")
     defer { if keep { print("Kept \(base.path)") } else { try? FileManager.default.removeItem(at: base) } }
-    let books = [GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
-                                     box2D: [120, 410, 880, 450]),
-                 GeminiEmulator.Book(title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540]),
-                 GeminiEmulator.Book(title: "Solaris", author: "Stanisław Lem", confidence: 0.81, box2D: [130, 560, 890, 590])]
+    let books = [
+        GeminiEmulator.Book(
+            title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+            box2D: [120, 410, 880, 450]),
+        GeminiEmulator.Book(
+            title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540]),
+        GeminiEmulator.Book(title: "Solaris", author: "Stanisław Lem", confidence: 0.81, box2D: [130, 560, 890, 590]),
+    ]
     let gemini = try GeminiEmulator.start(script: .init(latency: .milliseconds(latencyMs), reply: .books(books)))
     defer { gemini.stop() }
     let server = try await PostgresServer.start()
     defer { server.close() }
     let http = HTTPClient(maxConcurrent: 4)
-    let jpegs = (0..<photos).map { JPEGFactory.shelf(seed: 9_000 + $0) }     // made before any clock starts
+    let jpegs = (0..<photos).map { JPEGFactory.shelf(seed: 9_000 + $0) } // made before any clock starts
 
-    print("shelfd-bench-workers: \(photos) photos per phase, provider latency \(latencyMs) ms, concurrency \(concurrency) "
-          + "and batch size \(batchSize) in each worker; \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-          + "load average \(fixed(loadAverage(), 2)) at start")
+    print(
+        "shelfd-bench-workers: \(photos) photos per phase, provider latency \(latencyMs) ms, concurrency \(concurrency) "
+            + "and batch size \(batchSize) in each worker; \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+            + "load average \(fixed(loadAverage(), 2)) at start")
 
     let plan = [("sqlite", 1)] + workerCounts.map { ("postgres", $0) }
     var phases: [Phase] = []
     for (index, (engine, count)) in plan.enumerated() {
         let ideal = Double(count * concurrency) / (Double(latencyMs) / 1000)
-        print("\(engine == "sqlite" ? "SQLite" : "PostgreSQL"), \(count) worker\(count == 1 ? "" : "s"): ideal \(fixed(ideal, 2)) photos/s…")
+        print(
+            "\(engine == "sqlite" ? "SQLite" : "PostgreSQL"), \(count) worker\(count == 1 ? "" : "s"): ideal \(fixed(ideal, 2)) photos/s…"
+        )
         let database = engine == "sqlite" ? nil : try server.createDatabase()
         let storeURL = database.map { server.url(database: $0) }
         let folder = base.appendingPathComponent("\(index)-\(engine)-\(count)")
         var workers: [Worker] = []
         defer { for worker in workers where worker.process.isRunning { _ = worker.stop() } }
         for i in 0..<count {
-            workers.append(try Worker(binary, folder: folder.appendingPathComponent("worker-\(i + 1)"), storeURL: storeURL,
-                                      geminiURL: gemini.baseURL, concurrency: concurrency, batchSize: batchSize))
+            workers.append(
+                try Worker(
+                    binary, folder: folder.appendingPathComponent("worker-\(i + 1)"), storeURL: storeURL,
+                    geminiURL: gemini.baseURL, concurrency: concurrency, batchSize: batchSize))
             // The first creates the database; the others start once it is there.
             if i == 0 { try await workers[0].waitUntilReady(http) }
         }
         for worker in workers.dropFirst() { try await worker.waitUntilReady(http) }
         let queue: Store
         if let database {
-            queue = try PostgresStore.open(.init(host: server.host, port: server.port, user: server.user, database: database, tls: .disable))
+            queue = try PostgresStore.open(
+                .init(host: server.host, port: server.port, user: server.user, database: database, tls: .disable))
         } else {
-            guard let store = try Store.openForReading(path: workers[0].database) else { throw BenchError("the SQLite worker made no database") }
+            guard let store = try Store.openForReading(path: workers[0].database) else {
+                throw BenchError("the SQLite worker made no database")
+            }
             queue = store
         }
 
@@ -313,12 +351,19 @@ func runBenchmark() async throws {
         var samples: [Sample] = []
         let deadline = dropped + .seconds(3 * Double(photos) / ideal + 120)
         while samples.last?.finished ?? 0 < photos {
-            guard ContinuousClock.now < deadline else { throw BenchError("the photos were not done in time:\n\(workers[0].tail())") }
-            if let stopped = workers.first(where: { !$0.process.isRunning }) { throw BenchError("a worker stopped:\n\(stopped.tail())") }
+            guard ContinuousClock.now < deadline else {
+                throw BenchError("the photos were not done in time:\n\(workers[0].tail())")
+            }
+            if let stopped = workers.first(where: { !$0.process.isRunning }) {
+                throw BenchError("a worker stopped:\n\(stopped.tail())")
+            }
             let counts = try queue.status.queueCounts()
             let busy = try queue.workers.all().filter { $0.inFlight > 0 }.count
-            samples.append(Sample(at: .now, queued: counts.pending + counts.leased + counts.done + counts.review + counts.failed + counts.dead,
-                                  finished: counts.done + counts.review + counts.dead, busyWorkers: busy))
+            samples.append(
+                Sample(
+                    at: .now,
+                    queued: counts.pending + counts.leased + counts.done + counts.review + counts.failed + counts.dead,
+                    finished: counts.done + counts.review + counts.dead, busyWorkers: busy))
             if counts.dead > 0 { throw BenchError("\(counts.dead) photos failed for good:\n\(workers[0].tail())") }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -338,26 +383,33 @@ func runBenchmark() async throws {
         let window: (first: Sample, last: Sample)? = steady.count >= 2 ? (steady[0], steady[steady.count - 1]) : nil
         let busyRate = window.flatMap { window in
             window.last.at > window.first.at
-                ? Double(window.last.finished - window.first.finished) / (window.last.at - window.first.at).seconds : nil
+                ? Double(window.last.finished - window.first.finished) / (window.last.at - window.first.at).seconds
+                : nil
         }
         let spent = after - before
         let perPhoto = Double(photos)
         let phase = Phase(
             engine: engine, workers: count, photos: photos, idealPhotosPerS: ideal,
             queuedToDoneS: (end - firstQueued).seconds, dropToQueuedS: (firstQueued - dropped).seconds,
-            photosPerS: perPhoto / (end - firstQueued).seconds, ratioToIdeal: perPhoto / (end - firstQueued).seconds / ideal,
+            photosPerS: perPhoto / (end - firstQueued).seconds,
+            ratioToIdeal: perPhoto / (end - firstQueued).seconds / ideal,
             everyWorkerBusyAfterS: busy.first.map { ($0.at - firstQueued).seconds },
             busyPhotosPerS: busyRate, busyRatioToIdeal: busyRate.map { $0 / ideal },
             busyWindowS: window.map { ($0.last.at - $0.first.at).seconds },
             statementsPerPhoto: spent.statements / perPhoto, transactionsPerPhoto: spent.transactions / perPhoto,
             writeTransactionsPerPhoto: spent.writeTransactions / perPhoto,
-            claimsPerPhoto: spent.claims / perPhoto, claimMeanMs: spent.claims > 0 ? spent.claimSeconds / spent.claims * 1000 : 0,
-            providerRequestsPerPhoto: Double(requests) / perPhoto, workersCPUMsPerPhoto: (cpuAfter - cpuBefore) * 1000 / perPhoto,
-            machineCPUBusyPercent: 100 * (ticksAfter.busy - ticksBefore.busy) / max(1, ticksAfter.total - ticksBefore.total),
+            claimsPerPhoto: spent.claims / perPhoto,
+            claimMeanMs: spent.claims > 0 ? spent.claimSeconds / spent.claims * 1000 : 0,
+            providerRequestsPerPhoto: Double(requests) / perPhoto,
+            workersCPUMsPerPhoto: (cpuAfter - cpuBefore) * 1000 / perPhoto,
+            machineCPUBusyPercent: 100 * (ticksAfter.busy - ticksBefore.busy)
+                / max(1, ticksAfter.total - ticksBefore.total),
             loadAverageAtStart: loadAtStart, exitStatuses: statuses)
-        print("  \(fixed(phase.photosPerS, 2)) photos/s (\(fixed(phase.ratioToIdeal, 3)) of ideal); per photo "
-              + "\(fixed(phase.statementsPerPhoto, 1)) statements, \(fixed(phase.transactionsPerPhoto, 2)) transactions of which "
-              + "\(fixed(phase.writeTransactionsPerPhoto, 2)) write; claims \(fixed(phase.claimMeanMs, 2)) ms on average")
+        print(
+            "  \(fixed(phase.photosPerS, 2)) photos/s (\(fixed(phase.ratioToIdeal, 3)) of ideal); per photo "
+                + "\(fixed(phase.statementsPerPhoto, 1)) statements, \(fixed(phase.transactionsPerPhoto, 2)) transactions of which "
+                + "\(fixed(phase.writeTransactionsPerPhoto, 2)) write; claims \(fixed(phase.claimMeanMs, 2)) ms on average"
+        )
         phases.append(phase)
     }
 
@@ -366,15 +418,20 @@ func runBenchmark() async throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.keyEncodingStrategy = .convertToSnakeCase
-    print(String(decoding: try encoder.encode(Report(photos: photos, latencyMs: latencyMs, concurrency: concurrency,
-                                                      batchSize: batchSize, phases: phases)), as: UTF8.self))
+    print(
+        String(
+            decoding: try encoder.encode(
+                Report(
+                    photos: photos, latencyMs: latencyMs, concurrency: concurrency,
+                    batchSize: batchSize, phases: phases)), as: UTF8.self))
 }
 
 func printTable(_ phases: [Phase], latencyMs: Int, concurrency: Int) {
     guard let baseline = phases.first else { return }
     func row(_ label: String, _ value: (Phase) -> String) {
-        print(label.padding(toLength: 44, withPad: " ", startingAt: 0)
-              + phases.map { String(repeating: " ", count: max(0, 13 - value($0).count)) + value($0) }.joined())
+        print(
+            label.padding(toLength: 44, withPad: " ", startingAt: 0)
+                + phases.map { String(repeating: " ", count: max(0, 13 - value($0).count)) + value($0) }.joined())
     }
     row("") { $0.engine == "sqlite" ? "SQLite" : "PostgreSQL" }
     row("workers") { "\($0.workers)" }

@@ -30,7 +30,9 @@ package struct CatalogueDesk: Sendable {
 
         package func match(_ text: String) throws -> SpineMatchLine {
             let query = SpineQuery(text: text)
-            return SpineMatchLine(text: text, result: matcher.decide(query, among: try source.search(query, limit: CatalogueSource.searchLimit)))
+            return SpineMatchLine(
+                text: text,
+                result: matcher.decide(query, among: try source.search(query, limit: CatalogueSource.searchLimit)))
         }
     }
 }

@@ -13,7 +13,9 @@ package final class DaemonLock {
     /// Takes the lock, or returns nil when another process holds it.
     package static func acquire(stateFolder: String) throws -> DaemonLock? {
         let fd = open(path(stateFolder: stateFolder), O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StartupError("Cannot open \(path(stateFolder: stateFolder)): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw StartupError("Cannot open \(path(stateFolder: stateFolder)): \(String(cString: strerror(errno)))")
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); return nil }
         return DaemonLock(fd: fd)
     }

@@ -24,8 +24,10 @@ package struct ExportDesk: Sendable {
         URL(fileURLWithPath: config.paths.exports).appendingPathComponent(format.defaultFileName)
     }
 
-    package func write(_ format: ExportFormat, exclusiveShelf: ReadingShelf?, includeUnverified: Bool,
-                       to destination: Destination) throws -> ExportResult {
+    package func write(
+        _ format: ExportFormat, exclusiveShelf: ReadingShelf?, includeUnverified: Bool,
+        to destination: Destination
+    ) throws -> ExportResult {
         func write(to append: (Data) throws -> Void) throws -> ExportResult {
             try stream(format, exclusiveShelf: exclusiveShelf, includeUnverified: includeUnverified, to: append)
         }
@@ -41,10 +43,13 @@ package struct ExportDesk: Sendable {
 
     /// The export handed on a piece at a time as it is made (the web page's download); by default as
     /// `shelfd export --format` writes it.
-    package func stream(_ format: ExportFormat, exclusiveShelf: ReadingShelf? = nil, includeUnverified: Bool = false,
-                        to append: (Data) throws -> Void) throws -> ExportResult {
-        try LibraryFiles.export(format, from: store?.library, review: URL(fileURLWithPath: config.paths.review),
-                                exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
-                                includeUnverified: includeUnverified, to: append)
+    package func stream(
+        _ format: ExportFormat, exclusiveShelf: ReadingShelf? = nil, includeUnverified: Bool = false,
+        to append: (Data) throws -> Void
+    ) throws -> ExportResult {
+        try LibraryFiles.export(
+            format, from: store?.library, review: URL(fileURLWithPath: config.paths.review),
+            exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
+            includeUnverified: includeUnverified, to: append)
     }
 }

@@ -16,7 +16,8 @@ package enum FilesRole {
         guard shared else { return true }
         if let set = config.store.writesFiles { return set }
         let mark = URL(fileURLWithPath: config.paths.state).appendingPathComponent(markName).path
-        return FileManager.default.fileExists(atPath: config.paths.root) && !FileManager.default.fileExists(atPath: mark)
+        return FileManager.default.fileExists(atPath: config.paths.root)
+            && !FileManager.default.fileExists(atPath: mark)
     }
 
     /// This node's name on a shared store: the host and a random part, made at the first start and kept in the state
@@ -48,8 +49,9 @@ package enum FilesRole {
         let writes = writesFiles(config: config, shared: shared)
         if !writes && config.store.writesFiles == nil {
             try? FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: URL(fileURLWithPath: config.paths.state).appendingPathComponent(markName).path,
-                                           contents: Data("[paths] root did not exist at the first start: another node writes the files\n".utf8))
+            FileManager.default.createFile(
+                atPath: URL(fileURLWithPath: config.paths.state).appendingPathComponent(markName).path,
+                contents: Data("[paths] root did not exist at the first start: another node writes the files\n".utf8))
         }
         return writes
     }

@@ -13,14 +13,18 @@ package struct HardcoverDesk: Sendable {
     let pushes: HardcoverPushes
 
     /// nil when the secret `hardcover_token` is not set: nothing goes to Hardcover.
-    package init?(config: Configuration, secrets: Secrets, store: Store, time: TimeSource = .system,
-                  logger: Logger = Logger(label: "shelfd.hardcover")) {
+    package init?(
+        config: Configuration, secrets: Secrets, store: Store, time: TimeSource = .system,
+        logger: Logger = Logger(label: "shelfd.hardcover")
+    ) {
         guard let token = secrets.hardcoverToken else { return nil }
-        let client = HardcoverClient(url: config.hardcover.url, token: token, http: HTTPClient(maxConcurrent: 1), time: time,
-                                     logger: logger, turn: HardcoverClient.sharedTurns(store.providers, time: time))
+        let client = HardcoverClient(
+            url: config.hardcover.url, token: token, http: HTTPClient(maxConcurrent: 1), time: time,
+            logger: logger, turn: HardcoverClient.sharedTurns(store.providers, time: time))
         pushes = store.hardcover
-        pusher = HardcoverPusher(client: client, pushes: pushes, health: store.providers, status: config.export.exclusiveShelf,
-                                 shelvesAsLists: config.hardcover.shelvesAsLists, time: time, logger: logger)
+        pusher = HardcoverPusher(
+            client: client, pushes: pushes, health: store.providers, status: config.export.exclusiveShelf,
+            shelvesAsLists: config.hardcover.shelvesAsLists, time: time, logger: logger)
     }
 
     /// `shelfd hardcover push`: every verified work not yet on Hardcover for its edition, those Hardcover did not
@@ -67,8 +71,9 @@ package struct HardcoverDesk: Sendable {
     /// why Hardcover refused it; nil when no token is set.
     package static func checkToken(config: Configuration, secrets: Secrets) async -> Result<String, HardcoverError>? {
         guard let token = secrets.hardcoverToken else { return nil }
-        let client = HardcoverClient(url: config.hardcover.url, token: token, http: HTTPClient(maxConcurrent: 1), time: .system,
-                                     logger: Logger(label: "shelfd.hardcover"), turn: {})
+        let client = HardcoverClient(
+            url: config.hardcover.url, token: token, http: HTTPClient(maxConcurrent: 1), time: .system,
+            logger: Logger(label: "shelfd.hardcover"), turn: {})
         do { return .success(try await client.me().username) } catch { return .failure(error) }
     }
 }

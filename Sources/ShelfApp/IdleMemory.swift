@@ -22,14 +22,19 @@ package enum IdleMemory {
     package static func release() {
         malloc_trim(0)
         guard let maps = FileManager.default.contents(atPath: "/proc/self/maps"),
-              let text = String(data: maps, encoding: .utf8) else { return }
+            let text = String(data: maps, encoding: .utf8)
+        else { return }
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             // address perms offset device inode path: only files (not the heap or stacks), never writable ones.
-            guard fields.count >= 6, fields[5].hasPrefix("/"), fields[1].hasPrefix("r"), !fields[1].contains("w") else { continue }
+            guard fields.count >= 6, fields[5].hasPrefix("/"), fields[1].hasPrefix("r"), !fields[1].contains("w") else {
+                continue
+            }
             let bounds = fields[0].split(separator: "-")
-            guard bounds.count == 2, let low = UInt(bounds[0], radix: 16), let high = UInt(bounds[1], radix: 16), high > low,
-                  let start = UnsafeMutableRawPointer(bitPattern: low) else { continue }
+            guard bounds.count == 2, let low = UInt(bounds[0], radix: 16), let high = UInt(bounds[1], radix: 16),
+                high > low,
+                let start = UnsafeMutableRawPointer(bitPattern: low)
+            else { continue }
             _ = madvise(start, Int(high - low), pageOut)
         }
     }

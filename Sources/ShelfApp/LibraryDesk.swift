@@ -18,14 +18,18 @@ package struct LibraryDesk: Sendable {
     /// Edits on a database already open (the web page shares the daemon's, and its `writer`); without a writer
     /// the files are written before an edit returns.
     package init(config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil) {
-        self.writer = writer ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
+        self.writer =
+            writer
+            ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
         library = store.library
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
         libraryFile = config.paths.libraryFile
     }
 
     /// One page of the library page's list: the works matching `search` (title, author or ISBN) in `sort` order.
-    package func page(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws -> LibraryPage {
+    package func page(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws
+        -> LibraryPage
+    {
         try library.libraryPage(search: search, sort: sort, offset: offset, limit: limit, photoLimit: photoLimit)
     }
 
@@ -37,9 +41,11 @@ package struct LibraryDesk: Sendable {
     package func document() throws -> [UInt8] {
         if let data = FileManager.default.contents(atPath: libraryFile) { return Array(data) }
         var data = Data()
-        try LibraryDocument.stream(generatedAt: Date(), pages: { page in
-            if library.isShared { try library.libraryPages(size: 250, page) }
-        }, to: { data += $0 })
+        try LibraryDocument.stream(
+            generatedAt: Date(),
+            pages: { page in
+                if library.isShared { try library.libraryPages(size: 250, page) }
+            }, to: { data += $0 })
         return Array(data) + Array("\n".utf8)
     }
 

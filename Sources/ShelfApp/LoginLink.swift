@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ShelfConfig
 import ShelfStore
@@ -20,7 +20,8 @@ package enum LoginLink {
     static func baseURL(config: Configuration, store: Store) -> String {
         var address: ListenAddress? = config.web.address
         if let running = (try? StatusReport.webAddress(store)) ?? nil,
-           let parsed = ListenAddress(String(running.dropFirst("http://".count).prefix { $0 != "/" })) {
+            let parsed = ListenAddress(String(running.dropFirst("http://".count).prefix { $0 != "/" }))
+        {
             address = parsed
         }
         guard var address else { return "http://127.0.0.1:8787/" }
@@ -35,9 +36,14 @@ package enum LoginLink {
         var entry: UnsafeMutablePointer<ifaddrs>? = first
         while let current = entry {
             defer { entry = current.pointee.ifa_next }
-            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else {
+                continue
+            }
             var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0
+            guard
+                getnameinfo(
+                    address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0,
+                    NI_NUMERICHOST) == 0
             else { continue }
             let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !text.hasPrefix("127.") { return text }

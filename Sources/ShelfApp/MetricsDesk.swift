@@ -24,7 +24,8 @@ package struct MetricsDesk: Sendable {
 
     package func read() throws -> Reading {
         let activity = store.activity
-        return Reading(activity: activity, queue: try store.status.queueCounts(),
-                       requests: try store.metrics.requestCounts(), latencies: try store.metrics.answeredLatencies())
+        return Reading(
+            activity: activity, queue: try store.status.queueCounts(),
+            requests: try store.metrics.requestCounts(), latencies: try store.metrics.answeredLatencies())
     }
 }

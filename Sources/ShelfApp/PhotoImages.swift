@@ -71,8 +71,12 @@ package struct PhotoImages: Sendable {
 
     private func makeCrop(sha256: String, relativePath: String, box: Box) -> [UInt8]? {
         let place = SHA256.hex(of: Array("\(box.x1) \(box.y1) \(box.x2) \(box.y2)".utf8)).prefix(16)
-        return cached(cache.appendingPathComponent("\(sha256)-crop-\(place).jpg"), sha256: sha256, making: "cut a book from") {
-            try make(sha256: sha256, relativePath: relativePath, size: .image).map { try Preprocessor.crop($0, box: box, margin: 0.01) }
+        return cached(
+            cache.appendingPathComponent("\(sha256)-crop-\(place).jpg"), sha256: sha256, making: "cut a book from"
+        ) {
+            try make(sha256: sha256, relativePath: relativePath, size: .image).map {
+                try Preprocessor.crop($0, box: box, margin: 0.01)
+            }
         }
     }
 
@@ -88,7 +92,7 @@ package struct PhotoImages: Sendable {
     /// or it cannot be made (logged: "Cannot \(making) a photo").
     private func cached(_ url: URL, sha256: String, making: String, _ produce: () throws -> [UInt8]?) -> [UInt8]? {
         if let cached = FileManager.default.contents(atPath: url.path), !cached.isEmpty {
-            utimes(url.path, nil)                                  // used now: the last to go
+            utimes(url.path, nil) // used now: the last to go
             return Array(cached)
         }
         do {
@@ -97,11 +101,13 @@ package struct PhotoImages: Sendable {
                 try AtomicFile.write(Data(jpeg), to: url)
                 keepCacheWithinLimit(added: jpeg.count)
             } catch {
-                logger.warning("Cannot keep a picture for the web page", metadata: ["path": "\(url.path)", "error": "\(error)"])
+                logger.warning(
+                    "Cannot keep a picture for the web page", metadata: ["path": "\(url.path)", "error": "\(error)"])
             }
             return jpeg
         } catch {
-            logger.warning("Cannot \(making) a photo", metadata: ["photo.sha256": "\(sha256.prefix(12))", "error": "\(error)"])
+            logger.warning(
+                "Cannot \(making) a photo", metadata: ["photo.sha256": "\(sha256.prefix(12))", "error": "\(error)"])
             return nil
         }
     }
@@ -124,8 +130,11 @@ package struct PhotoImages: Sendable {
             }
         }
         cacheSize.set(kept)
-        logger.info("Pictures used longest ago removed from the web page's cache", metadata: [
-            "event": "web_cache_pruned", "removed": "\(removed)", "kept_mb": "\(kept / 1_048_576)"])
+        logger.info(
+            "Pictures used longest ago removed from the web page's cache",
+            metadata: [
+                "event": "web_cache_pruned", "removed": "\(removed)", "kept_mb": "\(kept / 1_048_576)",
+            ])
     }
 
     private func cacheFiles() -> [(path: String, size: Int, used: Date)] {
@@ -133,8 +142,9 @@ package struct PhotoImages: Sendable {
         return names.compactMap { name in
             let path = cache.appendingPathComponent(name).path
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let size = attributes[.size] as? Int, let used = attributes[.modificationDate] as? Date else { return nil }
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                let size = attributes[.size] as? Int, let used = attributes[.modificationDate] as? Date
+            else { return nil }
             return (path, size, used)
         }
     }
@@ -147,7 +157,7 @@ private final class CacheSize: Sendable {
     /// The new total; `measure` gives the folder's size the first time.
     func add(_ added: Int, measure: () -> Int) -> Int {
         bytes.withLock { total in
-            let now = total.map { $0 + added } ?? measure()     // the first listing already holds the new picture
+            let now = total.map { $0 + added } ?? measure() // the first listing already holds the new picture
             total = now
             return now
         }

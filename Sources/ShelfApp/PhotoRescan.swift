@@ -24,20 +24,26 @@ package enum PhotoRescan {
             case .failure(let error): throw StartupError("\(photo): \(error.message)")
             }
         } else if photo.count < 6 || !photo.allSatisfy(\.isHexDigit) {
-            throw StartupError("\(photo): no such file, and not a photo hash (give a path, or at least 6 characters of the sha256 that 'shelfd status' or a result file shows).")
+            throw StartupError(
+                "\(photo): no such file, and not a photo hash (give a path, or at least 6 characters of the sha256 that 'shelfd status' or a result file shows)."
+            )
         }
         return try queue(sha256: sha, providerChoice: providerChoice, store: store, naming: photo)
     }
 
     /// A photo by its hash, or the start of it; `naming` is how the person gave it, for the error.
-    package static func queue(sha256 sha: String, providerChoice: String?, store: Store,
-                              naming: String? = nil) throws -> Outcome {
+    package static func queue(
+        sha256 sha: String, providerChoice: String?, store: Store,
+        naming: String? = nil
+    ) throws -> Outcome {
         if let job = try store.rescan(sha256: sha, providerChoice: providerChoice) {
             return .queued(jobID: job.jobID, sha256: job.sha256)
         }
         // No new job: either one is open already, or the photo is unknown (a prefix is looked up whole here).
         if try store.finishedJob(sha256: sha) == nil {
-            throw StartupError("\(naming ?? sha): shelfd has not seen this photo (or the hash prefix matches several); 'shelfd scan' queues a new one.")
+            throw StartupError(
+                "\(naming ?? sha): shelfd has not seen this photo (or the hash prefix matches several); 'shelfd scan' queues a new one."
+            )
         }
         return .alreadyQueued(sha256: sha)
     }

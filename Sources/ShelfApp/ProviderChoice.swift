@@ -13,8 +13,12 @@ package struct ProviderChoice: Sendable, Equatable {
 
     /// `override` (a `--provider` option) wins; else `pipeline.provider`, with `auto` resolved from the keys
     /// present: the first provider in `ProviderKind.autoOrder` whose required secrets are all there.
-    package static func resolve(config: Configuration, secrets: Secrets, override: Configuration.Provider? = nil) -> ProviderChoice {
-        if let override, override != .auto { return ProviderChoice(provider: override, reason: "--provider \(override.rawValue)") }
+    package static func resolve(config: Configuration, secrets: Secrets, override: Configuration.Provider? = nil)
+        -> ProviderChoice
+    {
+        if let override, override != .auto {
+            return ProviderChoice(provider: override, reason: "--provider \(override.rawValue)")
+        }
         let configured = config.pipeline.provider
         guard configured == .auto else {
             return ProviderChoice(provider: configured, reason: "pipeline.provider = \(configured.rawValue)")
@@ -24,7 +28,9 @@ package struct ProviderChoice: Sendable, Equatable {
             let facts = kind.facts
             guard facts.missing(in: secrets).isEmpty else { lacking.append(facts.secretsLabel); continue }
             let skipped = lacking.isEmpty ? "" : "no \(lacking.joined(separator: " or ")), "
-            return ProviderChoice(provider: Configuration.Provider(kind), reason: "pipeline.provider = auto: \(skipped)\(facts.autoReason)")
+            return ProviderChoice(
+                provider: Configuration.Provider(kind),
+                reason: "pipeline.provider = auto: \(skipped)\(facts.autoReason)")
         }
         // The offline OCR needs no secret; it is always there to fall back on.
         return ProviderChoice(provider: .ocr, reason: "pipeline.provider = auto: \(ProviderKind.ocr.facts.autoReason)")

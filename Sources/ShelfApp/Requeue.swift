@@ -15,7 +15,9 @@ package enum Requeue {
 
         /// "Requeued 2 photos."
         package var summary: String { Self.summary(requeued: requeued.count) }
-        package static func summary(requeued count: Int) -> String { "Requeued \(count) photo\(count == 1 ? "" : "s")." }
+        package static func summary(requeued count: Int) -> String {
+            "Requeued \(count) photo\(count == 1 ? "" : "s")."
+        }
         /// One line per refused job: "job 12 not requeued: it is done, not failed".
         package var refusals: [String] { refused.keys.sorted().map { "job \($0) not requeued: \(refused[$0]!)" } }
     }

@@ -74,7 +74,8 @@ package struct ReviewDesk: Sendable {
     package func cropJPEG(_ item: ReviewItem) -> [UInt8]? {
         if let path = cropPath(item), let data = FileManager.default.contents(atPath: path) { return Array(data) }
         guard !writesFiles, let files, let box = item.book.box,
-              let image = try? files.store.photoImage(sha256: item.photo.sha256) else { return nil }
+            let image = try? files.store.photoImage(sha256: item.photo.sha256)
+        else { return nil }
         return try? Preprocessor.crop(image, box: box, readAcross: true, textRun: item.book.textRun)
     }
 
@@ -152,11 +153,15 @@ package struct ReviewDesk: Sendable {
         let photo = items.first?.photo
         let shelf = photo?.shelf
         let shelfPhotos = photo == nil ? [] : try store.openReviewPhotos(shelf: shelf)
-        var next = shelfPhotos.first { $0.photo.path > (photo?.path ?? "") }?.photo
+        var next =
+            shelfPhotos.first { $0.photo.path > (photo?.path ?? "") }?.photo
             ?? shelfPhotos.first { $0.photo.sha256 != sha256 }?.photo
         if next == nil {
             // The queue's next item after this photo's last (its items came in one commit: they stand together).
-            let after = try items.max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map { try store.openReviewID(after: $0) }
+            let after =
+                try items.max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map {
+                    try store.openReviewID(after: $0)
+                }
                 ?? store.firstOpenReviewID()
             next = try after.map { try store.reviewItem($0).photo }.flatMap { $0.sha256 == sha256 ? nil : $0 }
         }
@@ -172,8 +177,10 @@ package struct ReviewDesk: Sendable {
     /// Returns the ids of the items open again.
     package func undo(_ token: String) throws -> [String] {
         guard let store, let decisions = undoable.take(token, now: Date()) else {
-            throw ReviewError(code: .notFound, message: "Too late to undo: decisions can be taken back for a minute. "
-                              + "Find the book in the library to change it.")
+            throw ReviewError(
+                code: .notFound,
+                message: "Too late to undo: decisions can be taken back for a minute. "
+                    + "Find the book in the library to change it.")
         }
         let change = try store.reopen(decisions, now: Date())
         if writesFiles { writer?.changed(change) }
@@ -189,10 +196,11 @@ extension LibraryFiles {
     /// The files of the configured root (library.json, review/, exports/), kept by any process that changes the library.
     package init(config: Configuration, store: any LibraryStore, logger: Logger) {
         let paths = config.paths
-        self.init(libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
-                  processed: URL(fileURLWithPath: paths.processed), exports: URL(fileURLWithPath: paths.exports),
-                  exclusiveShelf: config.export.exclusiveShelf, filesLock: URL(fileURLWithPath: paths.filesLock),
-                  store: store, logger: logger)
+        self.init(
+            libraryFile: URL(fileURLWithPath: paths.libraryFile), review: URL(fileURLWithPath: paths.review),
+            processed: URL(fileURLWithPath: paths.processed), exports: URL(fileURLWithPath: paths.exports),
+            exclusiveShelf: config.export.exclusiveShelf, filesLock: URL(fileURLWithPath: paths.filesLock),
+            store: store, logger: logger)
     }
 }
 
@@ -200,8 +208,10 @@ extension PhotoLocator {
     /// Where the configured root keeps photos: incoming/, processed/ and review/'s copies.
     package init(config: Configuration, store: any LibraryStore) {
         let paths = config.paths
-        self.init(store: store, incoming: URL(fileURLWithPath: paths.incoming), processed: URL(fileURLWithPath: paths.processed),
-                  reviewCopies: URL(fileURLWithPath: paths.review).appendingPathComponent("photos"))
+        self.init(
+            store: store, incoming: URL(fileURLWithPath: paths.incoming),
+            processed: URL(fileURLWithPath: paths.processed),
+            reviewCopies: URL(fileURLWithPath: paths.review).appendingPathComponent("photos"))
     }
 }
 
@@ -218,7 +228,7 @@ package final class UndoableDecisions: Sendable {
     package func keep(_ decisions: [ReviewUndo], now: Date) -> String {
         let token = UUID().uuidString.lowercased()
         kept.withLock { kept in
-            kept = kept.filter { $0.value.until > now }              // what is past its minute goes
+            kept = kept.filter { $0.value.until > now } // what is past its minute goes
             if kept.count >= Self.limit, let oldest = kept.min(by: { $0.value.until < $1.value.until })?.key {
                 kept.removeValue(forKey: oldest)
             }

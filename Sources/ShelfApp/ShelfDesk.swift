@@ -19,8 +19,12 @@ package struct ShelfDesk: Sendable {
 
     /// On a database already open (the web page shares the daemon's, and its `writer`); without a writer the files
     /// are written before a change returns.
-    package init(config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system) {
-        self.writer = writer ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
+    package init(
+        config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system
+    ) {
+        self.writer =
+            writer
+            ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
         rounds = store.shelves
         library = store.library
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
@@ -82,7 +86,9 @@ package struct ShelfDesk: Sendable {
     }
 
     static func noSuchShelf(_ name: String) -> LibraryError {
-        LibraryError(.notFound, "No shelf '\(name)': a shelf is a sub-folder of incoming/ photos arrived in since shelves were kept. "
-                     + "'shelfd shelf list' lists them.")
+        LibraryError(
+            .notFound,
+            "No shelf '\(name)': a shelf is a sub-folder of incoming/ photos arrived in since shelves were kept. "
+                + "'shelfd shelf list' lists them.")
     }
 }

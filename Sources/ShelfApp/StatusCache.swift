@@ -12,7 +12,9 @@ package final class StatusCache: Sendable {
 
     package init() {}
 
-    package func document(config: Configuration, secrets: Secrets?, store: Store, now: Date = Date()) throws -> StatusDocument {
+    package func document(config: Configuration, secrets: Secrets?, store: Store, now: Date = Date()) throws
+        -> StatusDocument
+    {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
         guard let stamp = try store.status.changeStamp() else {
             return try StatusReport.build(config: config, secrets: secrets, store: store, now: now)

@@ -13,10 +13,13 @@ package enum StatusReport {
 
     /// `secrets` decide what `pipeline.provider = "auto"` picks (by default this process's own). `store`: the
     /// database, open (the web server's, or opened for this report); nil when there is none yet.
-    package static func build(config: Configuration, secrets: Secrets? = nil, store: Store?,
-                              now: Date = Date()) throws -> StatusDocument {
-        let chosen = ProviderChoice.resolve(config: config,
-                                            secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
+    package static func build(
+        config: Configuration, secrets: Secrets? = nil, store: Store?,
+        now: Date = Date()
+    ) throws -> StatusDocument {
+        let chosen = ProviderChoice.resolve(
+            config: config,
+            secrets: secrets ?? Secrets.load(environment: ProcessInfo.processInfo.environment))
         let kinds = chosen.kinds(config)
         let running = DaemonLock.isHeld(stateFolder: config.paths.state)
         let waiting = try store?.status.queueCounts(now: now)
@@ -25,7 +28,7 @@ package enum StatusReport {
             if provider.isDown { provider.photosWaiting = waiting.map { $0.pending + $0.leased + $0.failed } ?? 0 }
             return provider
         }
-        var overall = providers.last!                 // single: the one; hybrid: the accurate one decides
+        var overall = providers.last! // single: the one; hybrid: the accurate one decides
         overall.chosenBecause = chosen.reason
         if chosen.provider == .hybrid {
             overall.name = "hybrid"
@@ -40,71 +43,100 @@ package enum StatusReport {
         let workers = try store.workers.all()
         // This machine's daemon: the worker here whose state folder's lock is held.
         let record = running ? workers.first { $0.host == ProcessIdentity.host } : nil
-        let awaiting = chosen.provider == .hybrid ? try store.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
+        let awaiting =
+            chosen.provider == .hybrid ? try store.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
 
         var problems: [StatusDocument.Problem] = []
         for provider in providers where provider.state != "ok" {
             let health = try store.providers.providerHealth(provider.name)
             // The last provider decides (hybrid carries on without its fast one: a warning, not an error).
             let blocking = provider == providers.last
-            problems.append(.init(code: health?.code ?? "provider_\(provider.state)",
-                                  severity: provider.state == "paused" && blocking ? "error" : "warning",
-                                  message: outageSentence(provider, now: now) ?? "\(provider.name): \(provider.reason ?? provider.state)"))
+            problems.append(
+                .init(
+                    code: health?.code ?? "provider_\(provider.state)",
+                    severity: provider.state == "paused" && blocking ? "error" : "warning",
+                    message: outageSentence(provider, now: now)
+                        ?? "\(provider.name): \(provider.reason ?? provider.state)"))
         }
         if awaiting > 0 {
-            problems.append(.init(code: "accurate_not_asked", severity: "warning",
-                                  message: "\(awaiting) photo\(awaiting == 1 ? "" : "s") kept the fast reading for review; they are read again when \(config.hybrid.accurate.rawValue) answers"))
+            problems.append(
+                .init(
+                    code: "accurate_not_asked", severity: "warning",
+                    message:
+                        "\(awaiting) photo\(awaiting == 1 ? "" : "s") kept the fast reading for review; they are read again when \(config.hybrid.accurate.rawValue) answers"
+                ))
         }
         for source in config.enrich.sources where source != .catalogue {
             // A book source that is not being asked: books are decided without it (a warning, not an error).
-            guard let health = try store.providers.providerHealth(source.rawValue), health.isInForce(at: now) else { continue }
+            guard let health = try store.providers.providerHealth(source.rawValue), health.isInForce(at: now) else {
+                continue
+            }
             let until = health.until.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-            problems.append(.init(code: health.code ?? "source_unavailable", severity: "warning",
-                                  message: "\(source.rawValue)\(until): \(health.message ?? health.state.rawValue)"))
+            problems.append(
+                .init(
+                    code: health.code ?? "source_unavailable", severity: "warning",
+                    message: "\(source.rawValue)\(until): \(health.message ?? health.state.rawValue)"))
         }
         // Pushing to Hardcover waits (a refused token, a rate limit, an outage); the photos do not.
         if let health = try store.providers.providerHealth(HardcoverPusher.name), health.isInForce(at: now) {
-            problems.append(.init(code: health.code ?? "hardcover_paused", severity: "warning",
-                                  message: "Hardcover: \(health.message ?? health.state.rawValue)"))
+            problems.append(
+                .init(
+                    code: health.code ?? "hardcover_paused", severity: "warning",
+                    message: "Hardcover: \(health.message ?? health.state.rawValue)"))
         }
         for problem in try store.status.jobProblems() {
-            let message = problem.state == .dead
+            let message =
+                problem.state == .dead
                 ? problem.message
                 : "\(problem.message) (attempt \(problem.attempts); retrying\(problem.retryAt.map { " at \(ISO8601DateFormatter().string(from: $0))" } ?? ""))"
-            problems.append(.init(code: problem.code, severity: problem.state == .dead ? "error" : "warning", message: message,
-                                  path: problem.path, job: problem.jobID))
+            problems.append(
+                .init(
+                    code: problem.code, severity: problem.state == .dead ? "error" : "warning", message: message,
+                    path: problem.path, job: problem.jobID))
         }
         // A node with writes_files = true takes them within seconds: none runs.
-        let unwritten = store.isShared ? try store.results.withoutWriter(finishedBefore: now.addingTimeInterval(-30)) : 0
+        let unwritten =
+            store.isShared ? try store.results.withoutWriter(finishedBefore: now.addingTimeInterval(-30)) : 0
         if unwritten > 0 {
-            problems.append(.init(code: "results_without_writer", severity: "warning", message: """
-                \(unwritten) result\(unwritten == 1 ? "" : "s") of photos found at nodes with writes_files = false wait for a node \
-                with writes_files = true: set it on the node that should keep them
-                """))
+            problems.append(
+                .init(
+                    code: "results_without_writer", severity: "warning",
+                    message: """
+                        \(unwritten) result\(unwritten == 1 ? "" : "s") of photos found at nodes with writes_files = false wait for a node \
+                        with writes_files = true: set it on the node that should keep them
+                        """))
         }
         for problem in try store.status.pathProblems() {
             problems.append(.init(code: problem.code, severity: "error", message: problem.message, path: problem.path))
         }
         var document = StatusDocument(
             daemon: .init(running: running, pid: record?.pid, since: record?.since, watchMode: record?.watchMode),
-            queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
-                         failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
+            queue: .init(
+                pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
+                failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
             provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store),
             web: try webAddress(store).map(StatusDocument.Web.init))
         // A database a newer binary is still migrating has no batch table yet: no batches.
         let batches = ((try? store.batches.batchesInFlight()) ?? []).map { batch in
-            StatusDocument.Batch(name: batch.name, displayName: batch.displayName, state: batch.state, photos: batch.photos,
-                                 ageS: max(0, Int(now.timeIntervalSince(batch.createdAt))))
+            StatusDocument.Batch(
+                name: batch.name, displayName: batch.displayName, state: batch.state, photos: batch.photos,
+                ageS: max(0, Int(now.timeIntervalSince(batch.createdAt))))
         }
         document.batches = batches.isEmpty ? nil : batches
-        document.workers = workers.isEmpty ? nil : workers.map {
-            StatusDocument.Worker(host: $0.host, pid: $0.pid, version: $0.version, since: $0.since, heartbeat: $0.heartbeat,
-                                  inFlight: $0.inFlight, writesFiles: $0.writesFiles)
-        }
+        document.workers =
+            workers.isEmpty
+            ? nil
+            : workers.map {
+                StatusDocument.Worker(
+                    host: $0.host, pid: $0.pid, version: $0.version, since: $0.since, heartbeat: $0.heartbeat,
+                    inFlight: $0.inFlight, writesFiles: $0.writesFiles)
+            }
         let limits = try kinds.compactMap { kind -> StatusDocument.Limit? in
             guard let limits = kind.facts.limits(config) else { return nil }
-            return StatusDocument.Limit(provider: kind.rawValue, requestsPerMinute: limits.perMinute, requestsPerDay: limits.perDay > 0 ? limits.perDay : nil,
-                                        usedToday: try store.providers.requestsToday(provider: kind.rawValue, now: now)?.used ?? 0)
+            return StatusDocument.Limit(
+                provider: kind.rawValue, requestsPerMinute: limits.perMinute,
+                requestsPerDay: limits.perDay > 0 ? limits.perDay : nil,
+                usedToday: try store.providers.requestsToday(provider: kind.rawValue, now: now)?.used ?? 0)
         }
         document.limits = limits.isEmpty ? nil : limits
         return document
@@ -116,7 +148,9 @@ package enum StatusReport {
     /// The address of the web page, while the process that serves it lives (a killed one cannot clear it).
     package static func webAddress(_ store: Store) throws -> String? {
         guard let url = try store.setting(webURLSetting), !url.isEmpty else { return nil }
-        if let pid = try store.setting(webPIDSetting).flatMap({ Int32($0) }), kill(pid, 0) != 0, errno == ESRCH { return nil }
+        if let pid = try store.setting(webPIDSetting).flatMap({ Int32($0) }), kill(pid, 0) != 0, errno == ESRCH {
+            return nil
+        }
         return url
     }
 
@@ -127,21 +161,25 @@ package enum StatusReport {
     /// store, whichever node wrote the file).
     static func recentPhotos(_ store: Store) throws -> [StatusDocument.RecentPhoto] {
         try PhotoResults(store: store).recent(limit: recentLimit).map { recent in
-            .init(photo: recent.relativePath, finishedAt: recent.finishedAt, books: recent.document.books.count,
-                  suggestions: recent.document.suggestions)
+            .init(
+                photo: recent.relativePath, finishedAt: recent.finishedAt, books: recent.document.books.count,
+                suggestions: recent.document.suggestions)
         }
     }
 
-    static func provider(_ kind: ProviderKind, config: Configuration, store: Store?, now: Date) throws -> StatusDocument.Provider {
+    static func provider(_ kind: ProviderKind, config: Configuration, store: Store?, now: Date) throws
+        -> StatusDocument.Provider
+    {
         let model = ProviderModel.name(of: kind, config: config)
         let health = try store?.providers.providerHealth(kind.rawValue)
         // An outage lasts until a probe gets an answer, also while its next probe is due.
         let state = health.map { $0.isInForce(at: now) || $0.isOutage ? $0.state.rawValue : "ok" } ?? "ok"
         let latency = try store?.status.latencyPercentiles(provider: kind.rawValue)
-        var provider = StatusDocument.Provider(name: kind.rawValue, model: model, state: state,
-                                               backoffUntil: state == "backoff" ? health?.until : nil,
-                                               reason: state == "ok" ? nil : health?.message,
-                                               latencyMs: latency.map { .init(p50: $0.p50, p95: $0.p95) })
+        var provider = StatusDocument.Provider(
+            name: kind.rawValue, model: model, state: state,
+            backoffUntil: state == "backoff" ? health?.until : nil,
+            reason: state == "ok" ? nil : health?.message,
+            latencyMs: latency.map { .init(p50: $0.p50, p95: $0.p95) })
         if let health, health.isOutage {
             provider.since = health.since
             provider.nextTry = health.until
@@ -174,16 +212,20 @@ package enum StatusReport {
 
     /// The same line from the daemon's own store, without the rest of the report (no problems, latencies or
     /// result files): what `STATUS=` shows every few seconds.
-    package static func summary(config: Configuration, chosen: Configuration.Provider, store: Store,
-                                now: Date = Date()) throws -> String {
+    package static func summary(
+        config: Configuration, chosen: Configuration.Provider, store: Store,
+        now: Date = Date()
+    ) throws -> String {
         // `chosen` is resolved (never `auto`); hybrid is decided by its accurate provider.
         guard let kind = chosen == .hybrid ? config.hybrid.accurate : chosen.kind else { return "" }
         let counts = try store.status.queueCounts(now: now)
         var deciding = try provider(kind, config: config, store: store, now: now)
         if chosen == .hybrid { deciding.name = "hybrid" }
-        return summary(queue: .init(pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
-                                    failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
-                       provider: deciding)
+        return summary(
+            queue: .init(
+                pending: counts.pending, leased: counts.leased, done: counts.done, review: counts.review,
+                failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
+            provider: deciding)
     }
 
     static func summary(queue q: StatusDocument.Queue, provider: StatusDocument.Provider) -> String {

@@ -3,16 +3,16 @@
 /// No message ever contains the value of a secret.
 package struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     package enum Code: String, Sendable {
-        case notFound = "config_not_found"            // --config or $SHELFD_CONFIG names a missing file
+        case notFound = "config_not_found" // --config or $SHELFD_CONFIG names a missing file
         case unreadable = "config_unreadable"
-        case syntax = "config_syntax"                 // not valid TOML
+        case syntax = "config_syntax" // not valid TOML
         case unknownKey = "config_unknown_key"
         case secretInFile = "config_secret_in_file"
         case wrongType = "config_wrong_type"
         case outOfRange = "config_out_of_range"
-        case invalidValue = "config_invalid_value"    // not one of the allowed words, not a URL, empty
-        case pathConflict = "config_path_conflict"    // state inside incoming/
-        case noHome = "config_no_home"                // `~` used but $HOME is not set
+        case invalidValue = "config_invalid_value" // not one of the allowed words, not a URL, empty
+        case pathConflict = "config_path_conflict" // state inside incoming/
+        case noHome = "config_no_home" // `~` used but $HOME is not set
     }
 
     package var code: Code

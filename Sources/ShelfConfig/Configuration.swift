@@ -23,8 +23,9 @@ package struct Configuration: Sendable, Equatable {
 
     /// The built-in configuration, used when no file is found. `home` expands the `~` in the default paths.
     package static func defaults(home: String) -> Configuration {
-        let paths = Paths(root: PathRules.normalize(PathRules.join(home, "Shelves")),
-                          state: PathRules.normalize(PathRules.join(home, ".local/state/shelfd")))
+        let paths = Paths(
+            root: PathRules.normalize(PathRules.join(home, "Shelves")),
+            state: PathRules.normalize(PathRules.join(home, ".local/state/shelfd")))
         return Configuration(paths: paths)
     }
 
@@ -59,8 +60,8 @@ package struct Configuration: Sendable, Equatable {
 
     /// What happens to an original once its photo is done.
     package enum AfterProcessing: String, Sendable, CaseIterable {
-        case keep   // leave it where it is (moving a file out of a synced folder deletes it on the phone)
-        case move   // to root/processed/
+        case keep // leave it where it is (moving a file out of a synced folder deletes it on the phone)
+        case move // to root/processed/
     }
 
     package struct Pipeline: Sendable, Equatable {
@@ -84,7 +85,7 @@ package struct Configuration: Sendable, Equatable {
     }
 
     package enum WatchMode: String, Sendable, CaseIterable {
-        case auto, inotify, poll   // auto: poll on nfs/cifs/fuse
+        case auto, inotify, poll // auto: poll on nfs/cifs/fuse
     }
 
     package struct Watch: Sendable, Equatable {
@@ -203,7 +204,9 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             host = text[..<colon]
             port = text[text.index(after: colon)...]
         }
-        guard !host.isEmpty, !host.contains(" "), let number = Int(port), (0...65_535).contains(number) else { return nil }
+        guard !host.isEmpty, !host.contains(" "), let number = Int(port), (0...65_535).contains(number) else {
+            return nil
+        }
         self.host = String(host)
         self.port = number
     }

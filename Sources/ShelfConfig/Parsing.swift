@@ -4,32 +4,43 @@ import TOMLKit
 
 extension Configuration {
     /// Every section and its keys, in the order of `etc/shelfd.toml`. Anything else in a file is an error.
-    static let schema: [(section: String, keys: [String])] = [
-        ("paths", ["root", "state"]),
-        ("pipeline", ["provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days", "probe_max_s", "barcodes"]),
-        ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
-    ] + ProviderKind.allCases.map { (section: $0.facts.section, keys: $0.facts.keys) } + [
-        ("hybrid", ["fast", "accurate", "escalate_below"]),
-        ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
-        ("shelves", ["round_minutes"]),
-        ("export", ["exclusive_shelf"]),
-        ("hardcover", ["url", "push", "shelves_as_lists"]),
-        ("log", ["level"]),
-        ("web", ["listen", "enabled", "max_upload_mb", "cache_mb"]),
-        ("store", ["url", "writes_files"]),
-    ]
+    static let schema: [(section: String, keys: [String])] =
+        [
+            ("paths", ["root", "state"]),
+            (
+                "pipeline",
+                [
+                    "provider", "batch_size", "concurrency", "review_threshold", "after", "max_attempts", "keep_days",
+                    "probe_max_s", "barcodes",
+                ]
+            ),
+            ("watch", ["mode", "settle_ms", "poll_interval_s", "rescan_interval_s", "ignore"]),
+        ] + ProviderKind.allCases.map { (section: $0.facts.section, keys: $0.facts.keys) } + [
+            ("hybrid", ["fast", "accurate", "escalate_below"]),
+            ("enrich", ["sources", "openlibrary_base_url", "googlebooks_base_url", "contact", "cache_days"]),
+            ("shelves", ["round_minutes"]),
+            ("export", ["exclusive_shelf"]),
+            ("hardcover", ["url", "push", "shelves_as_lists"]),
+            ("log", ["level"]),
+            ("web", ["listen", "enabled", "max_upload_mb", "cache_mb"]),
+            ("store", ["url", "writes_files"]),
+        ]
 
     /// Parses the text of a configuration file. `file` names it in errors, and relative paths in it
     /// are relative to its folder; `HOME` from `environment` expands `~`.
-    package static func parse(toml: String, file: String,
-                              environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(ConfigError) -> Configuration {
+    package static func parse(
+        toml: String, file: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
+        throws(ConfigError) -> Configuration
+    {
         let document: TOMLTable
         do {
             document = try TOMLTable(string: toml)
         } catch let error as TOMLParseError {
             let at = error.source.begin
-            throw ConfigError(.syntax, "\(file):\(at.line):\(at.column): not valid TOML: \(error.description)", file: file)
+            throw ConfigError(
+                .syntax, "\(file):\(at.line):\(at.column): not valid TOML: \(error.description)", file: file)
         } catch {
             throw ConfigError(.syntax, "\(file): not valid TOML: \(error)", file: file)
         }
@@ -87,10 +98,12 @@ extension Configuration {
             config.enrich = e
         }
         if let t = reader.section(document, "shelves") {
-            config.shelves.roundMinutes = try reader.int(t, "shelves", "round_minutes", config.shelves.roundMinutes, 1...10_080)
+            config.shelves.roundMinutes = try reader.int(
+                t, "shelves", "round_minutes", config.shelves.roundMinutes, 1...10_080)
         }
         if let t = reader.section(document, "export") {
-            config.export.exclusiveShelf = try reader.choice(t, "export", "exclusive_shelf", config.export.exclusiveShelf)
+            config.export.exclusiveShelf = try reader.choice(
+                t, "export", "exclusive_shelf", config.export.exclusiveShelf)
         }
         if let t = reader.section(document, "hardcover") {
             var h = config.hardcover
@@ -109,37 +122,45 @@ extension Configuration {
             w.maxUploadMB = try reader.int(t, "web", "max_upload_mb", w.maxUploadMB, 1...4096)
             w.cacheMB = try reader.int(t, "web", "cache_mb", w.cacheMB, 1...100_000)
             if !w.listen.isEmpty && ListenAddress(w.listen) == nil {
-                throw reader.invalid("web", "listen", "is \"\(w.listen)\"; write host:port, e.g. \"127.0.0.1:8787\" (\"\" turns the web page off)")
+                throw reader.invalid(
+                    "web", "listen",
+                    "is \"\(w.listen)\"; write host:port, e.g. \"127.0.0.1:8787\" (\"\" turns the web page off)")
             }
             config.web = w
         }
         if let t = reader.section(document, "store") {
             config.store.url = try reader.string(t, "store", "url", config.store.url)
             if !config.store.url.isEmpty {
-                do { _ = try PostgresURL(config.store.url) } catch { throw reader.invalid("store", "url", error.description) }
+                do { _ = try PostgresURL(config.store.url) } catch {
+                    throw reader.invalid("store", "url", error.description)
+                }
             }
-            if let value = t["writes_files"], value.string != "auto" {       // "auto": decided at start
+            if let value = t["writes_files"], value.string != "auto" { // "auto": decided at start
                 config.store.writesFiles = try reader.bool(t, "store", "writes_files", true)
             }
         }
 
-        config.paths = try resolvePaths(root: paths.root, state: paths.state, home: environment["HOME"],
-                                        base: folder(of: file), file: file)
+        config.paths = try resolvePaths(
+            root: paths.root, state: paths.state, home: environment["HOME"],
+            base: folder(of: file), file: file)
         return config
     }
 
     /// Expands and checks `[paths]`. The output folders (results/, review/, …) are siblings of
     /// incoming/ by construction, so only `state` can end up inside the watched folder.
-    static func resolvePaths(root rawRoot: String, state rawState: String, home: String?, base: String,
-                             file: String?) throws(ConfigError) -> Paths {
+    static func resolvePaths(
+        root rawRoot: String, state rawState: String, home: String?, base: String,
+        file: String?
+    ) throws(ConfigError) -> Paths {
         let root = try PathRules.resolve(rawRoot, key: "paths.root", home: home, base: base, file: file)
         let state = try PathRules.resolve(rawState, key: "paths.state", home: home, base: base, file: file)
         let paths = Paths(root: root, state: state)
         if PathRules.isInside(state, paths.incoming) {
-            throw ConfigError(.pathConflict,
-                              "\(file.map { "\($0): " } ?? "")paths.state (\(state)) is inside \(paths.incoming), the folder "
-                              + "shelfd watches for photos. Put the state elsewhere, for example state = \"\(defaultState)\".",
-                              file: file, key: "paths.state")
+            throw ConfigError(
+                .pathConflict,
+                "\(file.map { "\($0): " } ?? "")paths.state (\(state)) is inside \(paths.incoming), the folder "
+                    + "shelfd watches for photos. Put the state elsewhere, for example state = \"\(defaultState)\".",
+                file: file, key: "paths.state")
         }
         return paths
     }
@@ -176,7 +197,12 @@ struct Reader {
                 note("", name) { SecretHint.error(at: $0, section: "", key: name, file: file) }
             } else if let keys = Configuration.schema.first(where: { $0.section == name })?.keys {
                 guard let table = value.table else {
-                    note("", name) { ConfigError(.wrongType, "\($0): \(name) must be a table: write [\(name)] on a line of its own and its keys below it.", file: file, key: name) }
+                    note("", name) {
+                        ConfigError(
+                            .wrongType,
+                            "\($0): \(name) must be a table: write [\(name)] on a line of its own and its keys below it.",
+                            file: file, key: name)
+                    }
                     continue
                 }
                 for (key, _) in table {
@@ -187,7 +213,9 @@ struct Reader {
                     }
                 }
             } else {
-                note("", name) { unknownKey(at: $0, section: "", key: name, known: Configuration.schema.map(\.section)) }
+                note("", name) {
+                    unknownKey(at: $0, section: "", key: name, known: Configuration.schema.map(\.section))
+                }
             }
         }
         if let first = problems.min(by: { $0.line < $1.line }) { throw first.error }
@@ -217,12 +245,17 @@ struct Reader {
         document[name]?.table
     }
 
-    func int(_ t: TOMLTable, _ section: String, _ key: String, _ current: Int,
-             _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+    func int(
+        _ t: TOMLTable, _ section: String, _ key: String, _ current: Int,
+        _ range: ClosedRange<Int>
+    ) throws(ConfigError) -> Int {
         guard let value = t[key] else { return current }
-        guard let int = value.int else { throw wrongType(section, key, value, expected: "a whole number", example: "\(current)") }
+        guard let int = value.int else {
+            throw wrongType(section, key, value, expected: "a whole number", example: "\(current)")
+        }
         guard range.contains(int) else {
-            let allowed = range.upperBound == .max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
+            let allowed =
+                range.upperBound == .max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
             throw outOfRange(section, key, "\(int)", allowed: allowed)
         }
         return int
@@ -230,7 +263,9 @@ struct Reader {
 
     func bool(_ t: TOMLTable, _ section: String, _ key: String, _ current: Bool) throws(ConfigError) -> Bool {
         guard let value = t[key] else { return current }
-        guard let bool = value.bool else { throw wrongType(section, key, value, expected: "true or false", example: "\(current)") }
+        guard let bool = value.bool else {
+            throw wrongType(section, key, value, expected: "true or false", example: "\(current)")
+        }
         return bool
     }
 
@@ -264,14 +299,16 @@ struct Reader {
     func url(_ t: TOMLTable, _ section: String, _ key: String, _ current: String) throws(ConfigError) -> String {
         var string = try self.string(t, section, key, current)
         guard let url = URL(string: string), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             throw invalid(section, key, "= \"\(string)\" is not an http(s) URL. For example \(key) = \"\(current)\".")
         }
         while string.hasSuffix("/") { string.removeLast() }
         return string
     }
 
-    func strings(_ t: TOMLTable, _ section: String, _ key: String, _ current: [String]) throws(ConfigError) -> [String] {
+    func strings(_ t: TOMLTable, _ section: String, _ key: String, _ current: [String]) throws(ConfigError) -> [String]
+    {
         guard let value = t[key] else { return current }
         let example = "[" + (current.isEmpty ? "\"*.tmp\"" : current.map { "\"\($0)\"" }.joined(separator: ", ")) + "]"
         guard let array = value.array else {
@@ -287,18 +324,23 @@ struct Reader {
         return strings
     }
 
-    func choice<E: RawRepresentable & CaseIterable>(_ t: TOMLTable, _ section: String, _ key: String, _ current: E,
-                                                    allowed: [E] = Array(E.allCases)) throws(ConfigError) -> E
+    func choice<E: RawRepresentable & CaseIterable>(
+        _ t: TOMLTable, _ section: String, _ key: String, _ current: E,
+        allowed: [E] = Array(E.allCases)
+    ) throws(ConfigError) -> E
     where E.RawValue == String {
         guard let value = t[key] else { return current }
         guard let word = value.string else {
-            throw wrongType(section, key, value, expected: "one of \(list(allowed)) in quotes", example: "\"\(current.rawValue)\"")
+            throw wrongType(
+                section, key, value, expected: "one of \(list(allowed)) in quotes", example: "\"\(current.rawValue)\"")
         }
         return try parseChoice(word, section, key, allowed: allowed)
     }
 
-    func choices<E: RawRepresentable & CaseIterable>(_ t: TOMLTable, _ section: String, _ key: String,
-                                                     _ current: [E]) throws(ConfigError) -> [E]
+    func choices<E: RawRepresentable & CaseIterable>(
+        _ t: TOMLTable, _ section: String, _ key: String,
+        _ current: [E]
+    ) throws(ConfigError) -> [E]
     where E.RawValue == String {
         let words = try strings(t, section, key, current.map(\.rawValue))
         var result: [E] = []
@@ -306,12 +348,15 @@ struct Reader {
         return result
     }
 
-    private func parseChoice<E: RawRepresentable>(_ word: String, _ section: String, _ key: String,
-                                                  allowed: [E]) throws(ConfigError) -> E where E.RawValue == String {
+    private func parseChoice<E: RawRepresentable>(
+        _ word: String, _ section: String, _ key: String,
+        allowed: [E]
+    ) throws(ConfigError) -> E where E.RawValue == String {
         if let choice = allowed.first(where: { $0.rawValue == word }) { return choice }
         let names = allowed.map(\.rawValue)
         let guess = Suggest.closest(word, names).map { " Did you mean \"\($0)\"?" } ?? ""
-        throw invalid(section, key, "= \"\(word)\" is not allowed. Use one of: \(names.joined(separator: ", ")).\(guess)")
+        throw invalid(
+            section, key, "= \"\(word)\" is not allowed. Use one of: \(names.joined(separator: ", ")).\(guess)")
     }
 
     private func list<E: RawRepresentable>(_ cases: [E]) -> String where E.RawValue == String {
@@ -320,19 +365,27 @@ struct Reader {
 
     // MARK: Errors
 
-    private func wrongType(_ section: String, _ key: String, _ value: any TOMLValueConvertible,
-                           expected: String, example: String) -> ConfigError {
-        ConfigError(.wrongType, "\(location(line(section, key))): \(section).\(key) must be \(expected), not \(describe(value.type)). "
-                    + "For example: \(key) = \(example)", file: file, key: "\(section).\(key)")
+    private func wrongType(
+        _ section: String, _ key: String, _ value: any TOMLValueConvertible,
+        expected: String, example: String
+    ) -> ConfigError {
+        ConfigError(
+            .wrongType,
+            "\(location(line(section, key))): \(section).\(key) must be \(expected), not \(describe(value.type)). "
+                + "For example: \(key) = \(example)", file: file, key: "\(section).\(key)")
     }
 
     private func outOfRange(_ section: String, _ key: String, _ value: String, allowed: String) -> ConfigError {
-        ConfigError(.outOfRange, "\(location(line(section, key))): \(section).\(key) = \(value) is out of range; allowed: \(allowed).",
-                    file: file, key: "\(section).\(key)")
+        ConfigError(
+            .outOfRange,
+            "\(location(line(section, key))): \(section).\(key) = \(value) is out of range; allowed: \(allowed).",
+            file: file, key: "\(section).\(key)")
     }
 
     func invalid(_ section: String, _ key: String, _ problem: String) -> ConfigError {
-        ConfigError(.invalidValue, "\(location(line(section, key))): \(section).\(key) \(problem)", file: file, key: "\(section).\(key)")
+        ConfigError(
+            .invalidValue, "\(location(line(section, key))): \(section).\(key) \(problem)", file: file,
+            key: "\(section).\(key)")
     }
 
     private func describe(_ type: TOMLType) -> String {
@@ -427,14 +480,18 @@ enum SecretHint {
         let path = section.isEmpty ? key : "\(section).\(key)"
         let places: String
         if let name = secretName(section: section, key: key) {
-            places = "the environment variable \(name.environmentVariable), or a systemd credential "
+            places =
+                "the environment variable \(name.environmentVariable), or a systemd credential "
                 + "(LoadCredential=\(name.credentialName):/path/to/file in the unit)"
         } else {
-            places = "environment variables (" + Secrets.Name.allCases.map(\.environmentVariable).joined(separator: ", ")
+            places =
+                "environment variables (" + Secrets.Name.allCases.map(\.environmentVariable).joined(separator: ", ")
                 + "), or systemd credentials with the same names in lower case (LoadCredential=)"
         }
-        return ConfigError(.secretInFile, "\(location): \(path) looks like a secret. Secrets don't go in the configuration "
-                           + "file: remove it from there and put it in \(places).", file: file, key: path)
+        return ConfigError(
+            .secretInFile,
+            "\(location): \(path) looks like a secret. Secrets don't go in the configuration "
+                + "file: remove it from there and put it in \(places).", file: file, key: path)
     }
 
     private static func secretName(section: String, key: String) -> Secrets.Name? {
@@ -444,7 +501,9 @@ enum SecretHint {
         if let facts = ProviderKind.allCases.map(\.facts).first(where: { text.contains($0.section) }) {
             let names = facts.required + facts.optional
             // A key about an account is the account's ID, anything else the key or token.
-            if let named = names.first(where: { text.contains("account") == $0.rawValue.contains("account") }) ?? names.first {
+            if let named = names.first(where: { text.contains("account") == $0.rawValue.contains("account") })
+                ?? names.first
+            {
                 return named
             }
         }

@@ -30,10 +30,12 @@ package struct ProviderFacts: Sendable {
     /// Reads its `[section]` into the configuration, checking every value.
     let parse: @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void
 
-    init(kind: ProviderKind, keys: [String], label: String, required: [Secrets.Name] = [], optional: [Secrets.Name] = [],
-         secretsLabel: String = "", autoRank: Int? = nil, autoReason: String = "", missingAdvice: String = "",
-         limits: @escaping @Sendable (Configuration) -> RequestLimits? = { _ in nil },
-         parse: @escaping @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void) {
+    init(
+        kind: ProviderKind, keys: [String], label: String, required: [Secrets.Name] = [], optional: [Secrets.Name] = [],
+        secretsLabel: String = "", autoRank: Int? = nil, autoReason: String = "", missingAdvice: String = "",
+        limits: @escaping @Sendable (Configuration) -> RequestLimits? = { _ in nil },
+        parse: @escaping @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void
+    ) {
         self.kind = kind; self.keys = keys; self.label = label; self.required = required; self.optional = optional
         self.secretsLabel = secretsLabel; self.autoRank = autoRank; self.autoReason = autoReason
         self.missingAdvice = missingAdvice; self.limits = limits; self.parse = parse
@@ -75,7 +77,11 @@ package struct ProviderSections: Sendable, Equatable {
 
     package static func == (a: ProviderSections, b: ProviderSections) -> Bool {
         Set(a.sections.keys).union(b.sections.keys).allSatisfy { key in
-            if let section = a.sections[key] { section.isSame(as: b.sections[key]) } else { b.sections[key]!.isSame(as: nil) }
+            if let section = a.sections[key] {
+                section.isSame(as: b.sections[key])
+            } else {
+                b.sections[key]!.isSame(as: nil)
+            }
         }
     }
 }
@@ -102,7 +108,9 @@ package struct RequestLimits: Sendable, Equatable {
     package var perDay: Int
     package var day: QuotaDay
 
-    package init(perMinute: Int, perDay: Int, day: QuotaDay) { self.perMinute = perMinute; self.perDay = perDay; self.day = day }
+    package init(perMinute: Int, perDay: Int, day: QuotaDay) {
+        self.perMinute = perMinute; self.perDay = perDay; self.day = day
+    }
 }
 
 /// The section of a hosted model service (Gemini, Workers AI): the same keys, read and limited the same way.
@@ -132,5 +140,7 @@ extension HostedModelSection {
     }
 
     /// Its request limits; `day` is when the service's day starts again.
-    func limits(day: QuotaDay) -> RequestLimits { RequestLimits(perMinute: requestsPerMinute, perDay: requestsPerDay, day: day) }
+    func limits(day: QuotaDay) -> RequestLimits {
+        RequestLimits(perMinute: requestsPerMinute, perDay: requestsPerDay, day: day)
+    }
 }

@@ -27,7 +27,9 @@ package struct Secrets: Sendable, Equatable {
         /// The providers' secrets in the order of `ProviderKind`, then the book sources', the web page's, the store's and Hardcover's.
         package static var allCases: [Name] {
             var names: [Name] = []
-            for name in ProviderKind.allCases.flatMap({ $0.facts.required + $0.facts.optional }) + [googleBooksAPIKey, webToken, storePassword, hardcoverToken]
+            for name in ProviderKind.allCases.flatMap({ $0.facts.required + $0.facts.optional }) + [
+                googleBooksAPIKey, webToken, storePassword, hardcoverToken,
+            ]
             where !names.contains(name) { names.append(name) }
             return names
         }
@@ -64,7 +66,8 @@ package struct Secrets: Sendable, Equatable {
     /// The token itself is never shown.
     package var webTokenProblem: String? {
         guard let token = webToken?.value, token.count < Self.webTokenMinimumLength else { return nil }
-        return "The secret web_token is \(token.count) characters; the web page takes one of at least \(Self.webTokenMinimumLength), "
+        return
+            "The secret web_token is \(token.count) characters; the web page takes one of at least \(Self.webTokenMinimumLength), "
             + "so that it cannot be guessed. Make one with 'openssl rand -hex 32' and set it as WEB_TOKEN or a systemd credential."
     }
 
@@ -88,7 +91,8 @@ package struct Secrets: Sendable, Equatable {
             let path = PathRules.join(directory, file)
             // An unreadable or empty credential falls through to the environment, like a missing one.
             guard let data = FileManager.default.contents(atPath: path),
-                  let text = String(data: data, encoding: .utf8) else { continue }
+                let text = String(data: data, encoding: .utf8)
+            else { continue }
             let value = trimmed(text)
             if !value.isEmpty { return value }
         }

@@ -64,8 +64,9 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
                 throw Problem(description: "= \"\(shown)\": unknown parameter \(item.name); only sslmode is read")
             }
             guard let mode = item.value.flatMap(SSLMode.init(rawValue:)) else {
-                throw Problem(description: "= \"\(shown)\": sslmode must be one of "
-                              + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
+                throw Problem(
+                    description: "= \"\(shown)\": sslmode must be one of "
+                        + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
             }
             sslMode = mode
         }
@@ -85,7 +86,8 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// The URL for people and logs: never the password.
     package var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "postgresql://\(user)@\(shownHost):\(port)/\(database)" + (sslMode == .prefer ? "" : "?sslmode=\(sslMode.rawValue)")
+        return "postgresql://\(user)@\(shownHost):\(port)/\(database)"
+            + (sslMode == .prefer ? "" : "?sslmode=\(sslMode.rawValue)")
     }
 
     private static func redact(_ components: URLComponents) -> String {

@@ -33,11 +33,13 @@ package struct Book: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case title, author, isbn13, isbn10, confidence, box, status, source, notes, match, candidates,
-             reviewReasons = "review_reasons", reviewID = "review_id", textRun = "text_run", spineText = "spine_text"
+            reviewReasons = "review_reasons", reviewID = "review_id", textRun = "text_run", spineText = "spine_text"
     }
 
-    package init(title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double, box: Box?,
-                 status: Status, source: String, notes: [String]? = nil, match: BookMatch? = nil) {
+    package init(
+        title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double, box: Box?,
+        status: Status, source: String, notes: [String]? = nil, match: BookMatch? = nil
+    ) {
         self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
         self.confidence = confidence; self.box = box; self.status = status; self.source = source; self.notes = notes
         self.match = match
@@ -92,11 +94,12 @@ package struct BookChecker: Sendable {
                 isbn = ISBN(raw)
                 if isbn == nil { notes.append("isbn_checksum_failed: \(raw)") }
             }
-            var book = Book(title: title, author: (author?.isEmpty ?? true) ? nil : author,
-                            isbn13: isbn?.isbn13, isbn10: isbn?.isbn10,
-                            confidence: detection.confidence, box: detection.box?.rounded,
-                            status: detection.confidence >= reviewThreshold ? .verified : .needsReview,
-                            source: source, notes: notes.isEmpty ? nil : notes)
+            var book = Book(
+                title: title, author: (author?.isEmpty ?? true) ? nil : author,
+                isbn13: isbn?.isbn13, isbn10: isbn?.isbn10,
+                confidence: detection.confidence, box: detection.box?.rounded,
+                status: detection.confidence >= reviewThreshold ? .verified : .needsReview,
+                source: source, notes: notes.isEmpty ? nil : notes)
             book.form = detection.form
             book.textRun = detection.textRun
             if let existing = books.firstIndex(where: { $0.isSameWork(as: book) }) {

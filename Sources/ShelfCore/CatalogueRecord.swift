@@ -14,8 +14,10 @@ package struct CatalogueRecord: Codable, Sendable, Hashable {
     package var tag: String?
     package var series: String?
 
-    package init(source: String, key: String, title: String, author: String? = nil, isbn13: String? = nil,
-                 isbn10: String? = nil, year: Int? = nil, tag: String? = nil, series: String? = nil) {
+    package init(
+        source: String, key: String, title: String, author: String? = nil, isbn13: String? = nil,
+        isbn10: String? = nil, year: Int? = nil, tag: String? = nil, series: String? = nil
+    ) {
         self.source = source; self.key = key; self.title = title; self.author = author
         self.isbn13 = isbn13; self.isbn10 = isbn10; self.year = year; self.tag = tag; self.series = series
     }
@@ -52,16 +54,19 @@ package struct LibraryWork: Sendable, Equatable {
     package var shelves: Set<String>
     package var lastShelf: String
 
-    package init(key: String, title: String, author: String?, isbn13: String?, isbn10: String?, match: BookMatch?,
-                 shelves: Set<String>, lastShelf: String) {
+    package init(
+        key: String, title: String, author: String?, isbn13: String?, isbn10: String?, match: BookMatch?,
+        shelves: Set<String>, lastShelf: String
+    ) {
         self.key = key; self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
         self.match = match; self.shelves = shelves; self.lastShelf = lastShelf
     }
 
     /// The work as a candidate's record: its matched record, else the work itself (source `library`).
     package var record: CatalogueRecord {
-        CatalogueRecord(source: match?.source ?? Self.source, key: match?.key ?? key, title: title, author: author,
-                        isbn13: isbn13, isbn10: isbn10, year: match?.year)
+        CatalogueRecord(
+            source: match?.source ?? Self.source, key: match?.key ?? key, title: title, author: author,
+            isbn13: isbn13, isbn10: isbn10, year: match?.year)
     }
 
     /// The source of a candidate that is a work of the library with no record of its own.

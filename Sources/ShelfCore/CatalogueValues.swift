@@ -18,7 +18,9 @@ package struct CatalogueImportReport: Sendable, Equatable, Codable {
         self.skipped = skipped; self.skipReasons = skipReasons
     }
 
-    enum CodingKeys: String, CodingKey { case path, format, imported, duplicates, skipped, skipReasons = "skip_reasons" }
+    enum CodingKeys: String, CodingKey {
+        case path, format, imported, duplicates, skipped, skipReasons = "skip_reasons"
+    }
 }
 
 /// What the local catalogue holds (`shelfd catalogue stats`).
@@ -33,7 +35,10 @@ package struct CatalogueStats: Sendable, Codable, Equatable {
         package var duplicates: Int
         package var skipped: Int
 
-        package init(path: String, format: String, startedAt: Date, finishedAt: Date?, imported: Int, duplicates: Int, skipped: Int) {
+        package init(
+            path: String, format: String, startedAt: Date, finishedAt: Date?, imported: Int, duplicates: Int,
+            skipped: Int
+        ) {
             self.path = path; self.format = format; self.startedAt = startedAt; self.finishedAt = finishedAt
             self.imported = imported; self.duplicates = duplicates; self.skipped = skipped
         }

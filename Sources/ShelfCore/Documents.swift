@@ -12,7 +12,9 @@ package struct ResultDocument: Codable, Sendable, Equatable {
         package var width: Int
         package var height: Int
         package var orientation: Int
-        package init(path: String, sha256: String, bytes: Int, format: String, width: Int, height: Int, orientation: Int) {
+        package init(
+            path: String, sha256: String, bytes: Int, format: String, width: Int, height: Int, orientation: Int
+        ) {
             self.path = path; self.sha256 = sha256; self.bytes = bytes; self.format = format
             self.width = width; self.height = height; self.orientation = orientation
         }
@@ -59,8 +61,13 @@ package struct ResultDocument: Codable, Sendable, Equatable {
         package var sent: Sent?
         /// Why this provider gave no answer.
         package var error: String?
-        enum CodingKeys: String, CodingKey { case provider, model, books, response, sent, error, latencyMs = "latency_ms" }
-        package init(provider: String, model: String, books: Int?, latencyMs: Int?, response: Response?, sent: Sent?, error: String?) {
+        enum CodingKeys: String, CodingKey {
+            case provider, model, books, response, sent, error, latencyMs = "latency_ms"
+        }
+        package init(
+            provider: String, model: String, books: Int?, latencyMs: Int?, response: Response?, sent: Sent?,
+            error: String?
+        ) {
             self.provider = provider; self.model = model; self.books = books; self.latencyMs = latencyMs
             self.response = response; self.sent = sent; self.error = error
         }
@@ -84,12 +91,14 @@ package struct ResultDocument: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case schema, photo, provider, model, timings, books, suggestions, notes, response, runs, signals,
-             decidedBy = "decided_by"
+            decidedBy = "decided_by"
     }
 
-    package init(photo: Photo, provider: String, model: String, timings: Timings, books: [Book],
-                 suggestions: [Suggestion], notes: [String], response: Response, runs: [Run], decidedBy: String,
-                 signals: QualitySignals?) {
+    package init(
+        photo: Photo, provider: String, model: String, timings: Timings, books: [Book],
+        suggestions: [Suggestion], notes: [String], response: Response, runs: [Run], decidedBy: String,
+        signals: QualitySignals?
+    ) {
         self.photo = photo; self.provider = provider; self.model = model; self.timings = timings
         self.books = books; self.suggestions = suggestions; self.notes = notes; self.response = response
         self.runs = runs; self.decidedBy = decidedBy; self.signals = signals
@@ -139,14 +148,18 @@ package struct LibraryDocument: Codable, Sendable, Equatable {
         package var lentTo: String?
         enum CodingKeys: String, CodingKey {
             case work, title, author, isbn13, isbn10, confidence, status, source, match, editions, shelves, sightings,
-                 history, firstSeen = "first_seen", lastSeen = "last_seen", sightingsCount = "sightings_count",
-                 historyCount = "history_count", reviewID = "review_id", missingSince = "missing_since", lentTo = "lent_to", shelf
+                history, firstSeen = "first_seen", lastSeen = "last_seen", sightingsCount = "sightings_count",
+                historyCount = "history_count", reviewID = "review_id", missingSince = "missing_since", lentTo =
+                "lent_to", shelf
         }
-        package init(work: String, title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double,
-                     status: Book.Status, source: String, match: BookMatch? = nil, firstSeen: Date, lastSeen: Date? = nil,
-                     editions: [Edition] = [], shelves: [String] = [], shelf: String? = nil, sightings: [Sighting], sightingsCount: Int? = nil,
-                     history: [Decision] = [], historyCount: Int? = nil, reviewID: String? = nil,
-                     missingSince: Date? = nil, lentTo: String? = nil) {
+        package init(
+            work: String, title: String, author: String?, isbn13: String?, isbn10: String?, confidence: Double,
+            status: Book.Status, source: String, match: BookMatch? = nil, firstSeen: Date, lastSeen: Date? = nil,
+            editions: [Edition] = [], shelves: [String] = [], shelf: String? = nil, sightings: [Sighting],
+            sightingsCount: Int? = nil,
+            history: [Decision] = [], historyCount: Int? = nil, reviewID: String? = nil,
+            missingSince: Date? = nil, lentTo: String? = nil
+        ) {
             self.shelf = shelf; self.missingSince = missingSince; self.lentTo = lentTo
             self.work = work; self.title = title; self.author = author; self.isbn13 = isbn13; self.isbn10 = isbn10
             self.confidence = confidence; self.status = status; self.source = source; self.match = match
@@ -225,31 +238,36 @@ extension LibraryDocument {
     /// The whole document, a page of works at a time, each entry bounded (`Entry.bounded()`): the bytes
     /// `JSONStyle.encoder()` makes of the document, without ever holding more than one page. `pages` calls its
     /// argument once per page, first seen first.
-    package static func stream(generatedAt: Date, pages: (_ page: ([Entry]) throws -> Void) throws -> Void,
-                               to append: (Data) throws -> Void) throws {
+    package static func stream(
+        generatedAt: Date, pages: (_ page: ([Entry]) throws -> Void) throws -> Void,
+        to append: (Data) throws -> Void
+    ) throws {
         let encoder = JSONStyle.encoder()
         try append(Data("{\n  \"books\" : [".utf8))
         var none = true
         // Each page is appended as it is made; `append` is only called while `pages` runs.
-        try withoutActuallyEscaping(append) { append in try pages { page in
-            var chunk: [UInt8] = []
-            for entry in page {
-                // The entry as the whole document's encoder nests it: two levels deeper, blank lines left blank.
-                // Byte by byte: a library of works seen on many shelves is hundreds of megabytes of JSON.
-                chunk.append(contentsOf: (none ? "\n" : ",\n").utf8)
-                var lineStart = true
-                for byte in try encoder.encode(entry.bounded()) {
-                    if lineStart && byte != UInt8(ascii: "\n") { chunk.append(contentsOf: "    ".utf8) }
-                    chunk.append(byte)
-                    lineStart = byte == UInt8(ascii: "\n")
+        try withoutActuallyEscaping(append) { append in
+            try pages { page in
+                var chunk: [UInt8] = []
+                for entry in page {
+                    // The entry as the whole document's encoder nests it: two levels deeper, blank lines left blank.
+                    // Byte by byte: a library of works seen on many shelves is hundreds of megabytes of JSON.
+                    chunk.append(contentsOf: (none ? "\n" : ",\n").utf8)
+                    var lineStart = true
+                    for byte in try encoder.encode(entry.bounded()) {
+                        if lineStart && byte != UInt8(ascii: "\n") { chunk.append(contentsOf: "    ".utf8) }
+                        chunk.append(byte)
+                        lineStart = byte == UInt8(ascii: "\n")
+                    }
+                    none = false
                 }
-                none = false
+                try append(Data(chunk))
             }
-            try append(Data(chunk))
-        } }
+        }
         let date = String(decoding: try encoder.encode(generatedAt), as: UTF8.self)
         let schema = LibraryDocument(generatedAt: generatedAt, books: []).schema
-        try append(Data("\(none ? "\n" : "")\n  ],\n  \"generated_at\" : \(date),\n  \"schema\" : \"\(schema)\"\n}".utf8))
+        try append(
+            Data("\(none ? "\n" : "")\n  ],\n  \"generated_at\" : \(date),\n  \"schema\" : \"\(schema)\"\n}".utf8))
     }
 }
 
@@ -280,9 +298,13 @@ package struct ReviewDocument: Codable, Sendable, Equatable {
     /// `<id>.jpg` beside this file: the spine cut from the upright photo; nil when it could not be cut.
     package var crop: String?
     package var createdAt: Date
-    enum CodingKeys: String, CodingKey { case schema, id, photo, book, candidates, reasons, crop, createdAt = "created_at" }
-    package init(id: String, photo: Photo, book: Book, candidates: [MatchCandidate], reasons: [String], crop: String?,
-                 createdAt: Date) {
+    enum CodingKeys: String, CodingKey {
+        case schema, id, photo, book, candidates, reasons, crop, createdAt = "created_at"
+    }
+    package init(
+        id: String, photo: Photo, book: Book, candidates: [MatchCandidate], reasons: [String], crop: String?,
+        createdAt: Date
+    ) {
         self.id = id; self.photo = photo; self.book = book; self.candidates = candidates; self.reasons = reasons
         self.crop = crop; self.createdAt = createdAt
     }
@@ -336,8 +358,10 @@ package struct StatusDocument: Codable, Sendable, Equatable {
 
         /// Down for an outage: unreachable or unavailable.
         package var isDown: Bool { state == "unreachable" || state == "unavailable" }
-        package init(name: String, model: String, state: String, backoffUntil: Date?, reason: String?, latencyMs: Latency?,
-                     chosenBecause: String? = nil) {
+        package init(
+            name: String, model: String, state: String, backoffUntil: Date?, reason: String?, latencyMs: Latency?,
+            chosenBecause: String? = nil
+        ) {
             self.name = name; self.model = model; self.state = state; self.backoffUntil = backoffUntil
             self.reason = reason; self.latencyMs = latencyMs; self.chosenBecause = chosenBecause
         }
@@ -413,7 +437,9 @@ package struct StatusDocument: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey {
             case host, pid, version, since, heartbeat, inFlight = "in_flight", writesFiles = "writes_files"
         }
-        package init(host: String, pid: Int32, version: String, since: Date, heartbeat: Date, inFlight: Int, writesFiles: Bool) {
+        package init(
+            host: String, pid: Int32, version: String, since: Date, heartbeat: Date, inFlight: Int, writesFiles: Bool
+        ) {
             self.host = host; self.pid = pid; self.version = version; self.since = since; self.heartbeat = heartbeat
             self.inFlight = inFlight; self.writesFiles = writesFiles
         }
@@ -429,7 +455,8 @@ package struct StatusDocument: Codable, Sendable, Equatable {
         /// Requests sent in the provider's current day, by every worker.
         package var usedToday: Int
         enum CodingKeys: String, CodingKey {
-            case provider, requestsPerMinute = "requests_per_minute", requestsPerDay = "requests_per_day", usedToday = "used_today"
+            case provider, requestsPerMinute = "requests_per_minute", requestsPerDay = "requests_per_day", usedToday =
+                "used_today"
         }
         package init(provider: String, requestsPerMinute: Int, requestsPerDay: Int?, usedToday: Int) {
             self.provider = provider; self.requestsPerMinute = requestsPerMinute; self.requestsPerDay = requestsPerDay
@@ -441,8 +468,10 @@ package struct StatusDocument: Codable, Sendable, Equatable {
 
     /// Added after the schema's first version: older documents lack it, and it is absent while no server listens.
     package var web: Web?
-    package init(daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem],
-                 recent: [RecentPhoto] = [], web: Web? = nil) {
+    package init(
+        daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem],
+        recent: [RecentPhoto] = [], web: Web? = nil
+    ) {
         self.daemon = daemon; self.queue = queue; self.provider = provider; self.providers = providers
         self.problems = problems; self.recent = recent; self.web = web
     }
@@ -457,7 +486,8 @@ package struct StatusDocument: Codable, Sendable, Equatable {
 package enum JSONStyle {
     package static func encoder(pretty: Bool = true) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }

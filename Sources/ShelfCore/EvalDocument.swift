@@ -31,8 +31,10 @@ package struct EvalDocument: Codable, Sendable, Equatable {
             case photo, score, books, missed, error, notFound = "not_found"
         }
 
-        package init(photo: String, score: EvalScore, books: [JudgedBook], missed: [Int], notFound: [Int]? = nil,
-                     error: String? = nil) {
+        package init(
+            photo: String, score: EvalScore, books: [JudgedBook], missed: [Int], notFound: [Int]? = nil,
+            error: String? = nil
+        ) {
             self.photo = photo; self.score = score; self.books = books; self.missed = missed; self.notFound = notFound
             self.error = error
         }
@@ -58,7 +60,7 @@ package struct EvalDocument: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case title, author, isbn13, status, confidence, box, truth, wrongISBN = "wrong_isbn",
-                 spineText = "spine_text", firstCandidate = "first_candidate", countedAs = "counted_as"
+                spineText = "spine_text", firstCandidate = "first_candidate", countedAs = "counted_as"
         }
 
         package init(_ book: Book, truth: Int?, wrongISBN: Bool, countedAs: Int? = nil) {
@@ -90,18 +92,22 @@ package struct EvalDocument: Codable, Sendable, Equatable {
 
 extension EvalDocument.Photo {
     /// One photo's books judged against its truth (`seconds`: the time the provider and enrichment took).
-    package static func judged(_ photo: String, books: [Book], truth: [TruthDocument.Book], seconds: Double,
-                               error: String? = nil) -> EvalDocument.Photo {
+    package static func judged(
+        _ photo: String, books: [Book], truth: [TruthDocument.Book], seconds: Double,
+        error: String? = nil
+    ) -> EvalDocument.Photo {
         let judgement = EvalScoring.judge(books, against: truth)
         let tally = EvalScoring.tally(books, against: truth)
         var score = judgement.score
         score.seconds = seconds
         score.acceptedRight = tally.acceptedRight; score.found = tally.found; score.acceptedWrong = tally.acceptedWrong
         let judged = books.indices.map { index in
-            EvalDocument.JudgedBook(books[index], truth: judgement.matches[index],
-                                    wrongISBN: judgement.wrongISBN.contains(index), countedAs: tally.countedAs[index])
+            EvalDocument.JudgedBook(
+                books[index], truth: judgement.matches[index],
+                wrongISBN: judgement.wrongISBN.contains(index), countedAs: tally.countedAs[index])
         }
-        return EvalDocument.Photo(photo: photo, score: score, books: judged, missed: judgement.missed,
-                                  notFound: tally.notFound, error: error)
+        return EvalDocument.Photo(
+            photo: photo, score: score, books: judged, missed: judgement.missed,
+            notFound: tally.notFound, error: error)
     }
 }

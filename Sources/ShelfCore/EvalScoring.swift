@@ -22,8 +22,10 @@ package struct EvalScore: Sendable, Equatable {
     /// Accepted books that are no truth book.
     package var acceptedWrong = 0
 
-    package init(photos: Int = 0, expected: Int = 0, reported: Int = 0, right: Int = 0, wrongISBNs: Int = 0,
-                 needsReview: Int = 0, seconds: Double = 0, acceptedRight: Int = 0, found: Int = 0, acceptedWrong: Int = 0) {
+    package init(
+        photos: Int = 0, expected: Int = 0, reported: Int = 0, right: Int = 0, wrongISBNs: Int = 0,
+        needsReview: Int = 0, seconds: Double = 0, acceptedRight: Int = 0, found: Int = 0, acceptedWrong: Int = 0
+    ) {
         self.photos = photos; self.expected = expected; self.reported = reported; self.right = right
         self.wrongISBNs = wrongISBNs; self.needsReview = needsReview; self.seconds = seconds
         self.acceptedRight = acceptedRight; self.found = found; self.acceptedWrong = acceptedWrong
@@ -39,11 +41,12 @@ package struct EvalScore: Sendable, Equatable {
     package var secondsPerPhoto: Double? { photos == 0 ? nil : seconds / Double(photos) }
 
     package static func + (a: EvalScore, b: EvalScore) -> EvalScore {
-        EvalScore(photos: a.photos + b.photos, expected: a.expected + b.expected, reported: a.reported + b.reported,
-                  right: a.right + b.right, wrongISBNs: a.wrongISBNs + b.wrongISBNs,
-                  needsReview: a.needsReview + b.needsReview, seconds: a.seconds + b.seconds,
-                  acceptedRight: a.acceptedRight + b.acceptedRight, found: a.found + b.found,
-                  acceptedWrong: a.acceptedWrong + b.acceptedWrong)
+        EvalScore(
+            photos: a.photos + b.photos, expected: a.expected + b.expected, reported: a.reported + b.reported,
+            right: a.right + b.right, wrongISBNs: a.wrongISBNs + b.wrongISBNs,
+            needsReview: a.needsReview + b.needsReview, seconds: a.seconds + b.seconds,
+            acceptedRight: a.acceptedRight + b.acceptedRight, found: a.found + b.found,
+            acceptedWrong: a.acceptedWrong + b.acceptedWrong)
     }
 }
 
@@ -64,21 +67,24 @@ extension EvalScore: Codable {
         try c.encode(wrongISBNs, forKey: .wrongISBNs); try c.encode(needsReview, forKey: .needsReview)
         try c.encode(seconds, forKey: .seconds)
         try c.encode(recall, forKey: .recall); try c.encode(precision, forKey: .precision)
-        try c.encode(needsReviewShare, forKey: .needsReviewShare); try c.encode(secondsPerPhoto, forKey: .secondsPerPhoto)
+        try c.encode(needsReviewShare, forKey: .needsReviewShare);
+        try c.encode(secondsPerPhoto, forKey: .secondsPerPhoto)
         try c.encode(acceptedRight, forKey: .acceptedRight); try c.encode(found, forKey: .found)
         try c.encode(acceptedWrong, forKey: .acceptedWrong)
     }
 
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(photos: try c.decode(Int.self, forKey: .photos), expected: try c.decode(Int.self, forKey: .expected),
-                  reported: try c.decode(Int.self, forKey: .reported), right: try c.decode(Int.self, forKey: .right),
-                  wrongISBNs: try c.decode(Int.self, forKey: .wrongISBNs),
-                  needsReview: try c.decode(Int.self, forKey: .needsReview), seconds: try c.decode(Double.self, forKey: .seconds),
-                  // Documents written before these counts had none.
-                  acceptedRight: try c.decodeIfPresent(Int.self, forKey: .acceptedRight) ?? 0,
-                  found: try c.decodeIfPresent(Int.self, forKey: .found) ?? 0,
-                  acceptedWrong: try c.decodeIfPresent(Int.self, forKey: .acceptedWrong) ?? 0)
+        self.init(
+            photos: try c.decode(Int.self, forKey: .photos), expected: try c.decode(Int.self, forKey: .expected),
+            reported: try c.decode(Int.self, forKey: .reported), right: try c.decode(Int.self, forKey: .right),
+            wrongISBNs: try c.decode(Int.self, forKey: .wrongISBNs),
+            needsReview: try c.decode(Int.self, forKey: .needsReview),
+            seconds: try c.decode(Double.self, forKey: .seconds),
+            // Documents written before these counts had none.
+            acceptedRight: try c.decodeIfPresent(Int.self, forKey: .acceptedRight) ?? 0,
+            found: try c.decodeIfPresent(Int.self, forKey: .found) ?? 0,
+            acceptedWrong: try c.decodeIfPresent(Int.self, forKey: .acceptedWrong) ?? 0)
     }
 }
 
@@ -103,14 +109,17 @@ package enum EvalScoring {
         let matches = pairing(allowed, truthCount: truth.count, order: Array(reported.indices))
         let wrongISBN = reported.indices.filter { r in
             guard let t = matches[r], let mine = reported[r].isbn13,
-                  let theirs = truth[t].isbn13.flatMap(ISBN.init)?.isbn13 else { return false }
+                let theirs = truth[t].isbn13.flatMap(ISBN.init)?.isbn13
+            else { return false }
             return mine != theirs
         }
-        let score = EvalScore(photos: 1, expected: truth.count, reported: reported.count,
-                              right: matches.compactMap { $0 }.count, wrongISBNs: wrongISBN.count,
-                              needsReview: reported.filter { $0.status == .needsReview }.count)
-        return Judgement(matches: matches, missed: truth.indices.filter { !matches.contains($0) }, wrongISBN: wrongISBN,
-                         score: score)
+        let score = EvalScore(
+            photos: 1, expected: truth.count, reported: reported.count,
+            right: matches.compactMap { $0 }.count, wrongISBNs: wrongISBN.count,
+            needsReview: reported.filter { $0.status == .needsReview }.count)
+        return Judgement(
+            matches: matches, missed: truth.indices.filter { !matches.contains($0) }, wrongISBN: wrongISBN,
+            score: score)
     }
 
     /// What shelfd would file from one photo, against its truth: a book it accepted (`verified`) is what it
@@ -131,26 +140,28 @@ package enum EvalScoring {
     package static func tally(_ reported: [Book], against truth: [TruthDocument.Book]) -> Tally {
         let accepted = reported.indices.filter { reported[$0].status == .verified }
         let allowed = reported.map { book -> [Int] in
-            let filed: (title: String, author: String?)? = switch book.status {
-            case .verified: (title: book.title, author: book.author)
-            case .needsReview: book.candidates?.first.map { (title: $0.record.title, author: $0.record.author) }
-            }
+            let filed: (title: String, author: String?)? =
+                switch book.status {
+                case .verified: (title: book.title, author: book.author)
+                case .needsReview: book.candidates?.first.map { (title: $0.record.title, author: $0.record.author) }
+                }
             guard let filed else { return [] }
             return truth.indices.filter { isSameBook(title: filed.title, author: filed.author, truth[$0]) }
         }
         let order = accepted + reported.indices.filter { reported[$0].status != .verified }
         let countedAs = pairing(allowed, truthCount: truth.count, order: order)
-        return Tally(countedAs: countedAs, notFound: truth.indices.filter { !countedAs.contains($0) },
-                     acceptedRight: accepted.filter { countedAs[$0] != nil }.count,
-                     found: countedAs.compactMap { $0 }.count,
-                     acceptedWrong: truth.isEmpty ? 0 : accepted.filter { allowed[$0].isEmpty }.count)
+        return Tally(
+            countedAs: countedAs, notFound: truth.indices.filter { !countedAs.contains($0) },
+            acceptedRight: accepted.filter { countedAs[$0] != nil }.count,
+            found: countedAs.compactMap { $0 }.count,
+            acceptedWrong: truth.isEmpty ? 0 : accepted.filter { allowed[$0].isEmpty }.count)
     }
 
     /// A maximum pairing of reported books (each allowed some truth indices) with truth books, each at most once,
     /// placing the books in `order`: a book placed stays placed as later ones are, though its truth book may change.
     /// For each reported book, the truth index it is paired with.
     static func pairing(_ allowed: [[Int]], truthCount: Int, order: [Int]) -> [Int?] {
-        var owner = [Int?](repeating: nil, count: truthCount)      // truth index → reported index
+        var owner = [Int?](repeating: nil, count: truthCount) // truth index → reported index
         // Kuhn's augmenting paths: a handful of books per photo, so the simple form is enough.
         func place(_ r: Int, _ seen: inout [Bool]) -> Bool {
             for t in allowed[r] where !seen[t] {
@@ -177,7 +188,10 @@ package enum EvalScoring {
 
     static func isSameBook(title: String, author: String?, _ truth: TruthDocument.Book) -> Bool {
         if let truthAuthor = truth.author, !TextNormalization.surname(truthAuthor).isEmpty,
-           TextNormalization.surname(author) != TextNormalization.surname(truthAuthor) { return false }
+            TextNormalization.surname(author) != TextNormalization.surname(truthAuthor)
+        {
+            return false
+        }
         return !titleForms(title).isDisjoint(with: titleForms(truth.title))
     }
 

@@ -37,8 +37,10 @@ package struct ExportOptions: Sendable, Equatable {
     /// Put before each crop's file name in the review CSV (`review/<id>.jpg`).
     package var reviewFolder: String
 
-    package init(exclusiveShelf: ReadingShelf = .toRead, includeUnverified: Bool = false, timeZone: TimeZone = .current,
-                 reviewFolder: String = "review") {
+    package init(
+        exclusiveShelf: ReadingShelf = .toRead, includeUnverified: Bool = false, timeZone: TimeZone = .current,
+        reviewFolder: String = "review"
+    ) {
         self.exclusiveShelf = exclusiveShelf; self.includeUnverified = includeUnverified
         self.timeZone = timeZone; self.reviewFolder = reviewFolder
     }

@@ -21,8 +21,10 @@ package struct FilesChange: Sendable, Equatable {
     package var filesVersionBefore: Int64?
     package var filesVersionAfter: Int64?
 
-    package init(works: Set<Int64> = [], openedItems: Set<String> = [], closedItems: Set<String> = [],
-                 photos: Set<String> = [], storedResults: Set<Int64> = [], reconcile: Bool = false) {
+    package init(
+        works: Set<Int64> = [], openedItems: Set<String> = [], closedItems: Set<String> = [],
+        photos: Set<String> = [], storedResults: Set<Int64> = [], reconcile: Bool = false
+    ) {
         self.works = works; self.openedItems = openedItems; self.closedItems = closedItems; self.photos = photos
         self.storedResults = storedResults; self.reconcile = reconcile
     }
@@ -34,6 +36,7 @@ package struct FilesChange: Sendable, Equatable {
 
     package mutating func formUnion(_ other: FilesChange) {
         works.formUnion(other.works); openedItems.formUnion(other.openedItems); closedItems.formUnion(other.closedItems)
-        photos.formUnion(other.photos); storedResults.formUnion(other.storedResults); reconcile = reconcile || other.reconcile
+        photos.formUnion(other.photos); storedResults.formUnion(other.storedResults);
+        reconcile = reconcile || other.reconcile
     }
 }

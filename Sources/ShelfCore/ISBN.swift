@@ -33,7 +33,13 @@ package struct ISBN: Hashable, Sendable, Codable, CustomStringConvertible {
         var sum = 0
         for (i, c) in chars.enumerated() {
             let value: Int
-            if let digit = c.wholeNumberValue { value = digit } else if c == "X" && i == 9 { value = 10 } else { return false }
+            if let digit = c.wholeNumberValue {
+                value = digit
+            } else if c == "X" && i == 9 {
+                value = 10
+            } else {
+                return false
+            }
             sum += value * (10 - i)
         }
         return sum % 11 == 0
@@ -47,7 +53,9 @@ package struct ISBN: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     static func checkDigit13(_ first12: String) -> Int {
-        let sum = first12.compactMap(\.wholeNumberValue).enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
+        let sum = first12.compactMap(\.wholeNumberValue).enumerated().reduce(0) {
+            $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3)
+        }
         return (10 - sum % 10) % 10
     }
 

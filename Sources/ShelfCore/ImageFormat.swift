@@ -52,7 +52,7 @@ package enum ImageFormat: String, Sendable, Codable {
         let boxSize = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
         let end = min(head.count, max(boxSize, 12))
         var brands = [String(decoding: head[8..<12], as: UTF8.self)]
-        var offset = 16                                 // skips minor_version
+        var offset = 16 // skips minor_version
         while offset + 4 <= end {
             brands.append(String(decoding: head[offset..<offset + 4], as: UTF8.self))
             offset += 4

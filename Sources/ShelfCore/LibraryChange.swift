@@ -2,14 +2,17 @@ import Foundation
 
 /// A library edit that cannot be carried out, with what to do instead.
 package struct LibraryError: Error, Sendable, CustomStringConvertible {
-    package enum Code: String, Sendable { case notFound = "not_found", sameWork = "same_work", nothingToChange = "nothing_to_change" }
+    package enum Code: String, Sendable {
+        case notFound = "not_found", sameWork = "same_work", nothingToChange = "nothing_to_change"
+    }
     package var code: Code
     package var message: String
     package var description: String { message }
     package init(_ code: Code, _ message: String) { self.code = code; self.message = message }
 
     package static func noSuchWork(_ key: String) -> LibraryError {
-        LibraryError(.notFound, "No work '\(key)' in the library: give a work's key as library.json writes it (\"work\").")
+        LibraryError(
+            .notFound, "No work '\(key)' in the library: give a work's key as library.json writes it (\"work\").")
     }
 }
 

@@ -19,8 +19,10 @@ package struct LibraryRow: Sendable, Equatable {
     package var photoCount: Int
     package var firstSeen: Date
 
-    package init(work: String, title: String, author: String? = nil, isbn13: String? = nil, status: Book.Status,
-                 shelves: [String], photos: [String], photoCount: Int, firstSeen: Date) {
+    package init(
+        work: String, title: String, author: String? = nil, isbn13: String? = nil, status: Book.Status,
+        shelves: [String], photos: [String], photoCount: Int, firstSeen: Date
+    ) {
         self.work = work; self.title = title; self.author = author; self.isbn13 = isbn13; self.status = status
         self.shelves = shelves; self.photos = photos; self.photoCount = photoCount; self.firstSeen = firstSeen
     }

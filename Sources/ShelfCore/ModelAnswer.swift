@@ -32,9 +32,9 @@ package enum BarcodeMode: String, Sendable, CaseIterable {
 /// Which way a spine's text runs on the upright photo, when the reader knows it (the offline reader does; a model
 /// does not say). The review page turns a spine's crop by it so that its text reads across.
 package enum TextRun: String, Sendable, Codable, CaseIterable {
-    case upward      // bottom to top: read with the photo turned a quarter clockwise
-    case downward    // top to bottom (most English spines): turned anticlockwise
-    case across      // left to right: a book lying flat
+    case upward // bottom to top: read with the photo turned a quarter clockwise
+    case downward // top to bottom (most English spines): turned anticlockwise
+    case across // left to right: a book lying flat
 }
 
 /// One book as a model read it: a guess, not yet checked.
@@ -51,8 +51,10 @@ package struct Detection: Sendable, Equatable, Codable {
     /// Which way the text runs, when the reader knows it.
     package var textRun: TextRun?
 
-    package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double, box: Box? = nil,
-                 form: ReadingForm = .structured, textRun: TextRun? = nil) {
+    package init(
+        title: String, author: String? = nil, isbn: String? = nil, confidence: Double, box: Box? = nil,
+        form: ReadingForm = .structured, textRun: TextRun? = nil
+    ) {
         self.title = title; self.author = author; self.isbn = isbn
         self.confidence = confidence.isFinite ? min(1, max(0, confidence)) : 0
         self.box = box; self.form = form; self.textRun = textRun
@@ -63,11 +65,14 @@ package struct Detection: Sendable, Equatable, Codable {
     /// `form` is absent from detections saved before it existed: they are structured readings.
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(title: try c.decode(String.self, forKey: .title), author: try c.decodeIfPresent(String.self, forKey: .author),
-                  isbn: try c.decodeIfPresent(String.self, forKey: .isbn), confidence: try c.decode(Double.self, forKey: .confidence),
-                  box: try c.decodeIfPresent(Box.self, forKey: .box),
-                  form: try c.decodeIfPresent(ReadingForm.self, forKey: .form) ?? .structured,
-                  textRun: try c.decodeIfPresent(TextRun.self, forKey: .textRun))
+        self.init(
+            title: try c.decode(String.self, forKey: .title),
+            author: try c.decodeIfPresent(String.self, forKey: .author),
+            isbn: try c.decodeIfPresent(String.self, forKey: .isbn),
+            confidence: try c.decode(Double.self, forKey: .confidence),
+            box: try c.decodeIfPresent(Box.self, forKey: .box),
+            form: try c.decodeIfPresent(ReadingForm.self, forKey: .form) ?? .structured,
+            textRun: try c.decodeIfPresent(TextRun.self, forKey: .textRun))
     }
 }
 

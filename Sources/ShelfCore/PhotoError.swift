@@ -4,20 +4,20 @@ import Foundation
 /// `code` is stable: it is `status --json`'s `problems[].code`. `message` is for a person.
 package struct PhotoError: Error, Sendable, CustomStringConvertible, Equatable {
     package enum Code: String, Sendable, Codable {
-        case unreadableImage = "unreadable_image"      // not an image, truncated, corrupt
-        case unsupportedFormat = "unsupported_format"  // PNG/HEIC/WebP for now
+        case unreadableImage = "unreadable_image" // not an image, truncated, corrupt
+        case unsupportedFormat = "unsupported_format" // PNG/HEIC/WebP for now
         case photoTooLarge = "photo_too_large"
-        case photoVanished = "photo_vanished"          // deleted before it was taken
+        case photoVanished = "photo_vanished" // deleted before it was taken
         case permissionDenied = "permission_denied"
-        case providerAuth = "provider_auth"            // bad key, missing key, no permission
-        case providerModel = "provider_model"          // unknown or retired model
-        case providerQuota = "provider_quota"          // daily quota used up
+        case providerAuth = "provider_auth" // bad key, missing key, no permission
+        case providerModel = "provider_model" // unknown or retired model
+        case providerQuota = "provider_quota" // daily quota used up
         case providerRateLimited = "provider_rate_limited"
         case providerUnavailable = "provider_unavailable" // 5xx, overloaded
-        case providerRejected = "provider_rejected"    // 400 on this photo
-        case providerBlocked = "provider_blocked"      // safety filters, blocked prompt
-        case providerTruncated = "provider_truncated"  // MAX_TOKENS
-        case providerNonsense = "provider_nonsense"    // an answer that is not the JSON asked for
+        case providerRejected = "provider_rejected" // 400 on this photo
+        case providerBlocked = "provider_blocked" // safety filters, blocked prompt
+        case providerTruncated = "provider_truncated" // MAX_TOKENS
+        case providerNonsense = "provider_nonsense" // an answer that is not the JSON asked for
         case network = "network"
         case `internal` = "internal"
     }

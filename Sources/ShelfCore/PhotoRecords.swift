@@ -13,8 +13,10 @@ package struct PhotoSummary: Sendable, Equatable {
     package var resultPath: String?
     package var finishedAt: Date?
 
-    package init(sha256: String, relativePath: String, firstSeen: Date, state: JobState? = nil,
-                 provider: String? = nil, resultPath: String? = nil, finishedAt: Date? = nil) {
+    package init(
+        sha256: String, relativePath: String, firstSeen: Date, state: JobState? = nil,
+        provider: String? = nil, resultPath: String? = nil, finishedAt: Date? = nil
+    ) {
         self.sha256 = sha256; self.relativePath = relativePath; self.firstSeen = firstSeen; self.state = state
         self.provider = provider; self.resultPath = resultPath; self.finishedAt = finishedAt
     }

@@ -17,8 +17,10 @@ package struct ProviderBatch: Sendable, Equatable, Codable {
     /// Nil while in flight.
     package var finishedAt: Date?
 
-    package init(id: Int64, provider: String, displayName: String, name: String?, state: String, photos: Int,
-                 createdAt: Date, updatedAt: Date, finishedAt: Date?) {
+    package init(
+        id: Int64, provider: String, displayName: String, name: String?, state: String, photos: Int,
+        createdAt: Date, updatedAt: Date, finishedAt: Date?
+    ) {
         self.id = id; self.provider = provider; self.displayName = displayName; self.name = name; self.state = state
         self.photos = photos; self.createdAt = createdAt; self.updatedAt = updatedAt; self.finishedAt = finishedAt
     }

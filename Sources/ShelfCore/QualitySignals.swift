@@ -16,11 +16,13 @@ package struct QualitySignals: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case sharpness, suggestions, darkFraction = "dark_fraction", brightFraction = "bright_fraction",
-             glareFraction = "glare_fraction", longSide = "long_side"
+            glareFraction = "glare_fraction", longSide = "long_side"
     }
 
-    package init(sharpness: Double, darkFraction: Double, brightFraction: Double, glareFraction: Double,
-                 longSide: Int, suggestions: [Suggestion]) {
+    package init(
+        sharpness: Double, darkFraction: Double, brightFraction: Double, glareFraction: Double,
+        longSide: Int, suggestions: [Suggestion]
+    ) {
         self.sharpness = sharpness; self.darkFraction = darkFraction; self.brightFraction = brightFraction
         self.glareFraction = glareFraction; self.longSide = longSide; self.suggestions = suggestions
     }

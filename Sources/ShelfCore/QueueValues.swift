@@ -65,8 +65,10 @@ package struct QueueProgress: Sendable, Equatable {
         /// Waiting to retry: when.
         package var retryAt: Date?
 
-        package init(jobID: Int64, sha256: String, path: String, stage: JobStage, since: Date? = nil,
-                     retryAt: Date? = nil) {
+        package init(
+            jobID: Int64, sha256: String, path: String, stage: JobStage, since: Date? = nil,
+            retryAt: Date? = nil
+        ) {
             self.jobID = jobID; self.sha256 = sha256; self.path = path; self.stage = stage; self.since = since
             self.retryAt = retryAt
         }

@@ -15,7 +15,8 @@ package enum QuotaTimes {
 
     /// Google's per-day quotas (Gemini, Google Books) reset at midnight Pacific time.
     package static func nextPacificMidnight(after now: Date) -> Date {
-        nextMidnight(in: TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!, after: now)
+        nextMidnight(
+            in: TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!, after: now)
     }
 
     /// Cloudflare's daily neuron allocation resets at midnight UTC.

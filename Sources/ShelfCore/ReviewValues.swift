@@ -17,8 +17,9 @@ package struct ReviewItem: Sendable, Equatable {
 
     /// As written to review/<id>.json; `crop` names the spine's crop beside it, when one was cut.
     package func document(crop: String?) -> ReviewDocument {
-        ReviewDocument(id: id, photo: photo, book: book, candidates: candidates, reasons: reasons, crop: crop,
-                       createdAt: createdAt)
+        ReviewDocument(
+            id: id, photo: photo, book: book, candidates: candidates, reasons: reasons, crop: crop,
+            createdAt: createdAt)
     }
 }
 
@@ -47,8 +48,10 @@ package struct ReviewResolution: Sendable, Equatable {
     /// What undoing it needs (`ReviewStore.reopen`).
     package var undo: ReviewUndo?
 
-    package init(id: String, photoSHA256: String, book: Book?, detail: String, files: FilesChange = FilesChange(),
-                 undo: ReviewUndo? = nil) {
+    package init(
+        id: String, photoSHA256: String, book: Book?, detail: String, files: FilesChange = FilesChange(),
+        undo: ReviewUndo? = nil
+    ) {
         self.id = id; self.photoSHA256 = photoSHA256; self.book = book; self.detail = detail; self.files = files
         self.undo = undo
     }
@@ -77,8 +80,10 @@ package struct PhotoReview: Sendable {
     package var shelfPhotos: [OpenPhoto]
     package var next: ReviewDocument.Photo?
 
-    package init(sha256: String, photo: ReviewDocument.Photo?, items: [ReviewItem], shelfPhotos: [OpenPhoto],
-                 next: ReviewDocument.Photo?) {
+    package init(
+        sha256: String, photo: ReviewDocument.Photo?, items: [ReviewItem], shelfPhotos: [OpenPhoto],
+        next: ReviewDocument.Photo?
+    ) {
         self.sha256 = sha256; self.photo = photo; self.items = items; self.shelfPhotos = shelfPhotos; self.next = next
     }
 
@@ -95,7 +100,9 @@ package struct OpenPhoto: Sendable, Equatable {
 
 /// A review command that cannot be carried out, with what to do instead.
 package struct ReviewError: Error, Sendable, CustomStringConvertible {
-    package enum Code: String, Sendable { case notFound = "not_found", ambiguous, noSuchCandidate = "no_such_candidate" }
+    package enum Code: String, Sendable {
+        case notFound = "not_found", ambiguous, noSuchCandidate = "no_such_candidate"
+    }
     package var code: Code
     package var message: String
     package var description: String { message }

@@ -7,5 +7,5 @@ package struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebug
 
     package var description: String { "<redacted>" }
     package var debugDescription: String { "<redacted>" }
-    package var customMirror: Mirror { Mirror(self, children: []) }   // without it, dump() shows `value`
+    package var customMirror: Mirror { Mirror(self, children: []) } // without it, dump() shows `value`
 }

@@ -23,11 +23,14 @@ package struct ShelfDocument: Codable, Sendable, Equatable {
         package var lentSince: Date?
         enum CodingKeys: String, CodingKey {
             case work, title, author, position, photo, box, lastSeen = "last_seen", photoSHA256 = "photo_sha256",
-                 missingSince = "missing_since", lentTo = "lent_to", lentSince = "lent_since"
+                missingSince = "missing_since", lentTo = "lent_to", lentSince = "lent_since"
         }
-        package init(work: String, title: String, author: String?, position: Int, lastSeen: Date, photo: String,
-                     photoSHA256: String, box: Box?, missingSince: Date? = nil, lentTo: String? = nil, lentSince: Date? = nil) {
-            self.work = work; self.title = title; self.author = author; self.position = position; self.lastSeen = lastSeen
+        package init(
+            work: String, title: String, author: String?, position: Int, lastSeen: Date, photo: String,
+            photoSHA256: String, box: Box?, missingSince: Date? = nil, lentTo: String? = nil, lentSince: Date? = nil
+        ) {
+            self.work = work; self.title = title; self.author = author; self.position = position;
+            self.lastSeen = lastSeen
             self.photo = photo; self.photoSHA256 = photoSHA256; self.box = box; self.missingSince = missingSince
             self.lentTo = lentTo; self.lentSince = lentSince
         }
@@ -42,8 +45,12 @@ package struct ShelfDocument: Codable, Sendable, Equatable {
         package var isArrival: Bool
         package var from: String?
         package var to: String?
-        package init(work: String, title: String, author: String?, isArrival: Bool = false, from: String? = nil, to: String? = nil) {
-            self.work = work; self.title = title; self.author = author; self.isArrival = isArrival; self.from = from; self.to = to
+        package init(
+            work: String, title: String, author: String?, isArrival: Bool = false, from: String? = nil,
+            to: String? = nil
+        ) {
+            self.work = work; self.title = title; self.author = author; self.isArrival = isArrival; self.from = from;
+            self.to = to
         }
         enum CodingKeys: String, CodingKey { case work, title, author, from, to }
         package func encode(to encoder: any Encoder) throws {
@@ -106,7 +113,8 @@ package struct ShelfDocument: Codable, Sendable, Equatable {
         case schema, shelf, books, changes, lastRound = "last_round", openRound = "open_round"
     }
     package init(shelf: String, books: [Entry], lastRound: Round?, openRound: Round?, changes: Changes) {
-        self.shelf = shelf; self.books = books; self.lastRound = lastRound; self.openRound = openRound; self.changes = changes
+        self.shelf = shelf; self.books = books; self.lastRound = lastRound; self.openRound = openRound;
+        self.changes = changes
     }
 }
 
@@ -123,8 +131,10 @@ package struct ShelfSummary: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case shelf, books, missing, lent, lastRound = "last_round", openRound = "open_round"
     }
-    package init(shelf: String, books: Int?, lastRound: ShelfDocument.Round?, openRound: ShelfDocument.Round?,
-                 missing: Int, lent: Int) {
+    package init(
+        shelf: String, books: Int?, lastRound: ShelfDocument.Round?, openRound: ShelfDocument.Round?,
+        missing: Int, lent: Int
+    ) {
         self.shelf = shelf; self.books = books; self.lastRound = lastRound; self.openRound = openRound
         self.missing = missing; self.lent = lent
     }
@@ -174,10 +184,12 @@ package struct BookWhereabouts: Codable, Sendable, Equatable {
     package var lentTo: String?
     enum CodingKeys: String, CodingKey {
         case work, title, author, shelf, position, photo, box, lastSeen = "last_seen", photoSHA256 = "photo_sha256",
-             missingSince = "missing_since", lentTo = "lent_to"
+            missingSince = "missing_since", lentTo = "lent_to"
     }
-    package init(work: String, title: String, author: String?, shelf: String, position: Int?, lastSeen: Date,
-                 photo: String, photoSHA256: String, box: Box?, missingSince: Date? = nil, lentTo: String? = nil) {
+    package init(
+        work: String, title: String, author: String?, shelf: String, position: Int?, lastSeen: Date,
+        photo: String, photoSHA256: String, box: Box?, missingSince: Date? = nil, lentTo: String? = nil
+    ) {
         self.work = work; self.title = title; self.author = author; self.shelf = shelf; self.position = position
         self.lastSeen = lastSeen; self.photo = photo; self.photoSHA256 = photoSHA256; self.box = box
         self.missingSince = missingSince; self.lentTo = lentTo
@@ -191,7 +203,8 @@ package struct BookWhereabouts: Codable, Sendable, Equatable {
     }
 
     package static func ordinal(_ n: Int) -> String {
-        let suffix = (11...13).contains(n % 100) ? "th" : ["th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"][n % 10]
+        let suffix =
+            (11...13).contains(n % 100) ? "th" : ["th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"][n % 10]
         return "\(n)\(suffix)"
     }
 }

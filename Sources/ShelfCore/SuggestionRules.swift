@@ -12,24 +12,38 @@ package enum SuggestionRules {
         let untitled = answer.notes.filter { $0.hasPrefix("book_without_title_dropped") }.count
         // A spine text (the offline OCR) is the spine's words as a whole, title and author together: read in
         // full when it has any, though no author was told apart.
-        let readable = answer.books.filter { !$0.title.isEmpty && ($0.form == .spineText || !($0.author ?? "").isEmpty) }
+        let readable = answer.books.filter {
+            !$0.title.isEmpty && ($0.form == .spineText || !($0.author ?? "").isEmpty)
+        }
         let unreadable = untitled + answer.books.count - readable.count
         let uncertain = readable.filter { $0.confidence < uncertainBelow }.count
 
         var suggestions: [Suggestion] = []
         if unreadable >= 2 {
-            suggestions.append(Suggestion(type: .unreadableBooks, severity: .warning, message:
-                "\(unreadable) books could not be read in full: move closer so the spines fill the photo, or take the shelf in two halves."))
+            suggestions.append(
+                Suggestion(
+                    type: .unreadableBooks, severity: .warning,
+                    message:
+                        "\(unreadable) books could not be read in full: move closer so the spines fill the photo, or take the shelf in two halves."
+                ))
         }
         if uncertain >= 3 {
-            suggestions.append(Suggestion(type: .lowConfidence, severity: .info, message:
-                "\(uncertain) books were read with low confidence: hold the phone straight on to the shelf and let it focus before taking the photo."))
+            suggestions.append(
+                Suggestion(
+                    type: .lowConfidence, severity: .info,
+                    message:
+                        "\(uncertain) books were read with low confidence: hold the phone straight on to the shelf and let it focus before taking the photo."
+                ))
         }
         if suggestions.isEmpty, !answer.books.isEmpty {
             let mean = answer.books.map(\.confidence).reduce(0, +) / Double(answer.books.count)
             if mean < dimBelow {
-                suggestions.append(Suggestion(type: .lightingIssues, severity: .warning, message:
-                    "Most spines were hard to read: light the shelf evenly (a room light on, no shadows across the spines)."))
+                suggestions.append(
+                    Suggestion(
+                        type: .lightingIssues, severity: .warning,
+                        message:
+                            "Most spines were hard to read: light the shelf evenly (a room light on, no shadows across the spines)."
+                    ))
             }
         }
         return suggestions

@@ -60,7 +60,9 @@ package enum TextNormalization {
     private static func foldedIndex(_ value: UInt32) -> Int? {
         if value >= 0x80 && value < 0x250 { return Int(value) - 0x80 }
         // Zero-width and invisible formatting characters fold differently inside a word: Foundation's.
-        if value >= 0x2000 && value < 0x2060 && !(0x200B...0x200F).contains(value) { return 0x250 - 0x80 + Int(value - 0x2000) }
+        if value >= 0x2000 && value < 0x2060 && !(0x200B...0x200F).contains(value) {
+            return 0x250 - 0x80 + Int(value - 0x2000)
+        }
         return nil
     }
 
@@ -68,12 +70,12 @@ package enum TextNormalization {
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
             .lowercased()
         var out = ""
-        var lastWasSpace = trim              // trimming: no leading space
+        var lastWasSpace = trim // trimming: no leading space
         for scalar in folded.unicodeScalars {
             if CharacterSet.alphanumerics.contains(scalar) {
                 out.unicodeScalars.append(scalar); lastWasSpace = false
             } else if scalar == "'" || scalar == "’" {
-                continue                                   // "Dragon's" → "dragons"
+                continue // "Dragon's" → "dragons"
             } else if !lastWasSpace {
                 out.append(" "); lastWasSpace = true
             }
@@ -81,8 +83,10 @@ package enum TextNormalization {
         return trim ? out.trimmingCharacters(in: .whitespaces) : out
     }
 
-    static let leadingArticles: Set<String> = ["the", "a", "an", "el", "la", "los", "las", "le", "les", "l", "der",
-                                               "die", "das", "il", "lo", "els", "un", "una"]
+    static let leadingArticles: Set<String> = [
+        "the", "a", "an", "el", "la", "los", "las", "le", "les", "l", "der",
+        "die", "das", "il", "lo", "els", "un", "una",
+    ]
 
     /// The matching form of a title: drops `(…)` and `[…]`, cuts a subtitle after `:` or ` - `
     /// when what precedes it is a real title (two letters or more), folds, drops a leading article.
@@ -108,7 +112,8 @@ package enum TextNormalization {
     package static func surname(_ author: String?) -> String {
         guard let author, !author.allSatisfy(\.isWhitespace) else { return "" }
         // Several authors: the first one decides.
-        let first = author.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ";" || $0 == "&" }).first ?? ""
+        let first =
+            author.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ";" || $0 == "&" }).first ?? ""
         if let comma = first.firstIndex(of: ",") {
             return fold(String(first[..<comma])).split(separator: " ").last.map(String.init) ?? ""
         }

@@ -38,15 +38,22 @@ extension TruthDocument {
     /// A list of books as a truth document. Several authors go in one field, "; " between them, as a catalogue
     /// import keeps a list of authors: the first is the one scored (`TextNormalization.surname`).
     package init(photo: String, listed: [ListedBook]) {
-        self.init(photo: photo, books: listed.map { book in
-            let authors = (book.authors ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            return Book(title: book.title, author: authors.isEmpty ? nil : authors.joined(separator: "; "))
-        })
+        self.init(
+            photo: photo,
+            books: listed.map { book in
+                let authors = (book.authors ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty
+                }
+                return Book(title: book.title, author: authors.isEmpty ? nil : authors.joined(separator: "; "))
+            })
     }
 
     /// Whether a truth file holds a list of books (a JSON array) rather than a shelfd.truth/1 document (an object).
     package static func isList(_ json: some Collection<UInt8>) -> Bool {
-        json.first { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"), 0xEF, 0xBB, 0xBF].contains($0) }
+        json.first {
+            ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"), 0xEF, 0xBB, 0xBF].contains(
+                $0)
+        }
             == UInt8(ascii: "[")
     }
 }

@@ -11,7 +11,8 @@ import ShelfStore
 extension ReviewDesk {
     /// `writing`: open the database for decisions; otherwise read-only (`list`, `show`).
     package init(config: Configuration, writing: Bool, logger: Logger) throws {
-        let store: Store? = writing && StoreAccess.exists(config: config)
+        let store: Store? =
+            writing && StoreAccess.exists(config: config)
             ? try StoreAccess.open(config: config) : try StoreAccess.openForReading(config: config)
         self.init(config: config, store: store, logger: logger)
     }
@@ -39,7 +40,11 @@ extension ShelfDesk {
 
 extension StatusReport {
     /// The status of the database this configuration names, opened for this report (nil: none yet).
-    package static func build(config: Configuration, secrets: Secrets? = nil, now: Date = Date()) throws -> StatusDocument {
-        try build(config: config, secrets: secrets, store: try StoreAccess.openForReading(config: config, secrets: secrets), now: now)
+    package static func build(config: Configuration, secrets: Secrets? = nil, now: Date = Date()) throws
+        -> StatusDocument
+    {
+        try build(
+            config: config, secrets: secrets, store: try StoreAccess.openForReading(config: config, secrets: secrets),
+            now: now)
     }
 }

@@ -11,8 +11,10 @@ extension Runtime {
     /// The sources of `enrich.sources`, in their order: the local catalogue as it is, the remote ones behind
     /// the lookup cache (`refresh` asks them again). One HTTP client for both: their requests are few and spaced.
     /// `catalogue`: the local catalogue, in the database `StoreAccess.catalogue` opens.
-    package static func makeSources(config: Configuration, secrets: Secrets, cache: LookupCache, catalogue: Catalogue,
-                                    refresh: Bool, logger: Logger, time: TimeSource) throws -> [any BookSource] {
+    package static func makeSources(
+        config: Configuration, secrets: Secrets, cache: LookupCache, catalogue: Catalogue,
+        refresh: Bool, logger: Logger, time: TimeSource
+    ) throws -> [any BookSource] {
         let http = HTTPClient(maxConcurrent: 2)
         let maxAge = CacheAge(days: config.enrich.cacheDays)
         return try config.enrich.sources.map { kind throws -> any BookSource in
@@ -22,12 +24,14 @@ extension Runtime {
                     throw StartupError("Cannot read the local catalogue in \(config.paths.database): \(error)")
                 }
             case .openlibrary:
-                let source = OpenLibrarySource(baseURL: config.enrich.openlibraryBaseURL, contact: config.enrich.contact,
-                                               http: http, logger: Logger(label: "shelfd.openlibrary"), now: { time.now })
+                let source = OpenLibrarySource(
+                    baseURL: config.enrich.openlibraryBaseURL, contact: config.enrich.contact,
+                    http: http, logger: Logger(label: "shelfd.openlibrary"), now: { time.now })
                 return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh, now: { time.now })
             case .googlebooks:
-                let source = GoogleBooksSource(baseURL: config.enrich.googlebooksBaseURL, apiKey: secrets.googleBooksAPIKey,
-                                               http: http, logger: Logger(label: "shelfd.googlebooks"), now: { time.now })
+                let source = GoogleBooksSource(
+                    baseURL: config.enrich.googlebooksBaseURL, apiKey: secrets.googleBooksAPIKey,
+                    http: http, logger: Logger(label: "shelfd.googlebooks"), now: { time.now })
                 return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh, now: { time.now })
             }
         }

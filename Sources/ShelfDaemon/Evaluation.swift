@@ -31,16 +31,20 @@ package struct EvalPhoto: Sendable {
     package static func all(in folder: URL) throws -> [EvalPhoto] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
-            throw StartupError("Cannot read the truth folder \(folder.path): \((error as NSError).localizedDescription).")
+            throw StartupError(
+                "Cannot read the truth folder \(folder.path): \((error as NSError).localizedDescription).")
         }
         return try names.filter { $0.hasSuffix(truthSuffix) && !$0.hasPrefix(".") }.sorted().map { name in
             let file = folder.appendingPathComponent(name)
             let data: Data
             do { data = try Data(contentsOf: file) } catch {
-                throw StartupError("Cannot read the truth file \(file.path): \((error as NSError).localizedDescription).")
+                throw StartupError(
+                    "Cannot read the truth file \(file.path): \((error as NSError).localizedDescription).")
             }
-            let truth = TruthDocument.isList(data) ? try listed(data, file: file, names: names)
-                                                   : try document(data, file: file)
+            let truth =
+                TruthDocument.isList(data)
+                ? try listed(data, file: file, names: names)
+                : try document(data, file: file)
             let url = folder.appendingPathComponent(truth.photo)
             switch PhotoFile.read(url.path) {
             case .success(let bytes):
@@ -54,7 +58,9 @@ package struct EvalPhoto: Sendable {
     private static func document(_ data: Data, file: URL) throws -> TruthDocument {
         let truth: TruthDocument
         do { truth = try JSONStyle.decoder().decode(TruthDocument.self, from: data) } catch {
-            throw StartupError("\(file.path) is not a truth file (shelfd.truth/1: {photo, books: [{title, author, isbn13?, box?}]}, or a list [{title, authors}]): \(error)")
+            throw StartupError(
+                "\(file.path) is not a truth file (shelfd.truth/1: {photo, books: [{title, author, isbn13?, box?}]}, or a list [{title, authors}]): \(error)"
+            )
         }
         guard truth.schema == TruthDocument(photo: "", books: []).schema else {
             throw StartupError("\(file.path) has schema \"\(truth.schema)\"; this shelfd reads shelfd.truth/1.")
@@ -80,10 +86,14 @@ package struct EvalPhoto: Sendable {
             return ImageFormat.sniff(head) != .unknown
         }.sorted()
         guard let photo = photos.first else {
-            throw StartupError("\(file.lastPathComponent) lists books, but there is no photo \(stem).jpg (or .jpeg, .png, .heic …) beside it in \(folder.path). Put the photo there, named like its truth file without .truth.json.")
+            throw StartupError(
+                "\(file.lastPathComponent) lists books, but there is no photo \(stem).jpg (or .jpeg, .png, .heic …) beside it in \(folder.path). Put the photo there, named like its truth file without .truth.json."
+            )
         }
         guard photos.count == 1 else {
-            throw StartupError("\(file.lastPathComponent) could be the list of \(photos.joined(separator: " or ")). Keep one photo named \(stem), or rename the others.")
+            throw StartupError(
+                "\(file.lastPathComponent) could be the list of \(photos.joined(separator: " or ")). Keep one photo named \(stem), or rename the others."
+            )
         }
         return TruthDocument(photo: photo, listed: books)
     }
@@ -113,10 +123,12 @@ package struct Evaluator: Sendable {
         self.config = config; self.secrets = secrets; self.logger = logger
         self.limits = limits ?? store
         memory = StoredProviderMemory(store: store)
-        enricher = Enricher(sources: try Runtime.makeSources(config: config, secrets: secrets, cache: store.lookupCache,
-                                                             catalogue: store.catalogue, refresh: false, logger: logger,
-                                                             time: .system),
-                            reviewThreshold: config.pipeline.reviewThreshold)
+        enricher = Enricher(
+            sources: try Runtime.makeSources(
+                config: config, secrets: secrets, cache: store.lookupCache,
+                catalogue: store.catalogue, refresh: false, logger: logger,
+                time: .system),
+            reviewThreshold: config.pipeline.reviewThreshold)
     }
 
     /// The evaluator `shelfd eval` runs: its enrichment reads `catalogue` imported into a scratch database under
@@ -124,16 +136,20 @@ package struct Evaluator: Sendable {
     /// empty scratch one; `listedBooks` (the truth files' books, `--add-listed-books`) are added to the scratch
     /// catalogue, on top of `catalogue`'s books or alone, never to the user's. Its requests take their turns from
     /// the user's database, when there is one, as a running daemon's do.
-    package static func forCommand(config: Configuration, secrets: Secrets, catalogue: String?,
-                                   listedBooks: [TruthDocument.Book] = [], scratch: URL, logger: Logger) throws -> Evaluator {
-        let users = FileManager.default.fileExists(atPath: config.paths.database)
+    package static func forCommand(
+        config: Configuration, secrets: Secrets, catalogue: String?,
+        listedBooks: [TruthDocument.Book] = [], scratch: URL, logger: Logger
+    ) throws -> Evaluator {
+        let users =
+            FileManager.default.fileExists(atPath: config.paths.database)
             ? try StoreAccess.catalogue(config: config, shared: nil) : nil
         func scratchStore() throws -> Store {
             do {
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
                 return try Store.open(path: scratch.appendingPathComponent("eval.db").path)
             } catch {
-                throw StartupError("Cannot make a temporary database in \(scratch.path): \(error). Set TMPDIR to a writable folder.")
+                throw StartupError(
+                    "Cannot make a temporary database in \(scratch.path): \(error). Set TMPDIR to a writable folder.")
             }
         }
         let store: Store
@@ -165,14 +181,20 @@ package struct Evaluator: Sendable {
 
     /// One provider (or hybrid pair) over every photo, one photo at a time so each photo's seconds are its own.
     /// - Throws: `StartupError` when the provider cannot be set up or its key is missing.
-    package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws -> EvalDocument.Provider {
-        let lineup = try Runtime.makeLineup(config: config, secrets: secrets, logger: logger, choice: kind, memory: memory,
-                                            limits: limits, time: .system)
+    package func evaluate(_ photos: [EvalPhoto], with kind: Configuration.Provider) async throws
+        -> EvalDocument.Provider
+    {
+        let lineup = try Runtime.makeLineup(
+            config: config, secrets: secrets, logger: logger, choice: kind, memory: memory,
+            limits: limits, time: .system)
         for channel in lineup.channels {
-            if let problem = Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) { throw StartupError(problem) }
+            if let problem = Runtime.missingKeyProblem(for: channel.kind, secrets: secrets) {
+                throw StartupError(problem)
+            }
         }
-        var reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: config.pipeline.reviewThreshold,
-                                 maxPixels: maxPixels, health: UntrackedProviderHealth(), time: .system)
+        var reader = PhotoReader(
+            lineup: lineup, enricher: enricher, reviewThreshold: config.pipeline.reviewThreshold,
+            maxPixels: maxPixels, health: UntrackedProviderHealth(), time: .system)
         reader.barcodes = config.pipeline.barcodes
         var judged: [EvalDocument.Photo] = []
         for photo in photos {
@@ -180,8 +202,10 @@ package struct Evaluator: Sendable {
             logger[metadataKey: "photo.path"] = "\(photo.name)"
             logger[metadataKey: "provider"] = "\(lineup.name)"
             let started = ContinuousClock.now
-            let books = Self.books(of: await reader.read(photo.bytes, journal: answers.of(photo), meter: EvalAttempt(),
-                                                         logger: logger))
+            let books = Self.books(
+                of: await reader.read(
+                    photo.bytes, journal: answers.of(photo), meter: EvalAttempt(),
+                    logger: logger))
             // An answer replayed from an earlier provider of this run costs the seconds it took then.
             let replayed = books.runs.filter { $0.response?.replayed == true }.compactMap(\.latencyMs).reduce(0, +)
             let seconds = (ContinuousClock.now - started).seconds + Double(replayed) / 1000
@@ -190,31 +214,40 @@ package struct Evaluator: Sendable {
                 judged.append(.judged(photo.name, books: books, truth: photo.truth.books, seconds: seconds))
                 logger.info("Photo evaluated", metadata: ["books": "\(books.count)", "seconds": "\(seconds)"])
             case .failure(let error):
-                judged.append(.judged(photo.name, books: [], truth: photo.truth.books, seconds: seconds,
-                                      error: error.description))
+                judged.append(
+                    .judged(
+                        photo.name, books: [], truth: photo.truth.books, seconds: seconds,
+                        error: error.description))
                 logger.warning("The provider gave no answer", metadata: ["error": "\(error)"])
             }
         }
         // A choice made at run time (`auto`) names what it chose.
         let model = lineup.name == kind.rawValue ? lineup.model : "\(lineup.name):\(lineup.model)"
-        return EvalDocument.Provider(provider: kind.rawValue, model: model,
-                                     score: judged.map(\.score).reduce(EvalScore(), +), photos: judged)
+        return EvalDocument.Provider(
+            provider: kind.rawValue, model: model,
+            score: judged.map(\.score).reduce(EvalScore(), +), photos: judged)
     }
 
     /// The books eval judges: the reading's, or the error of the provider that gave none. A hybrid reading
     /// whose accurate provider failed counts as that failure (eval measures the pair, not the fallback).
-    private static func books(of reading: PhotoReading) -> (result: Result<[Book], PhotoError>, runs: [ResultDocument.Run]) {
+    private static func books(of reading: PhotoReading) -> (
+        result: Result<[Book], PhotoError>, runs: [ResultDocument.Run]
+    ) {
         switch reading {
         case .read(let read):
             if let error = read.notAsked?.error { return (.failure(error), read.runs) }
             return (.success(read.books), read.runs)
         case .unread(let step, let channel, let runs):
-            let error: PhotoError = switch step {
-            case .failed(let error, _): error
-            case .unavailable(let health): PhotoError(.providerUnavailable, "\(channel.name) is \(health.summary)",
-                                                      disposition: .dead)
-            case .answered, .stopped: PhotoError(.internal, "stopped before the request was sent", disposition: .dead)
-            }
+            let error: PhotoError =
+                switch step {
+                case .failed(let error, _): error
+                case .unavailable(let health):
+                    PhotoError(
+                        .providerUnavailable, "\(channel.name) is \(health.summary)",
+                        disposition: .dead)
+                case .answered, .stopped:
+                    PhotoError(.internal, "stopped before the request was sent", disposition: .dead)
+                }
             return (.failure(error), runs)
         }
     }

@@ -33,9 +33,12 @@ struct HardcoverService: Service {
                         let (reached, report) = try await desk.pushChanged(after: cursor)
                         cursor = reached
                         if !report.added.isEmpty || !report.there.isEmpty {
-                            logger.notice("Hardcover brought up to date", metadata: [
-                                "added": "\(report.added.count)", "already_there": "\(report.there.count)",
-                                "unknown_isbn": "\(report.unknown.count)"])
+                            logger.notice(
+                                "Hardcover brought up to date",
+                                metadata: [
+                                    "added": "\(report.added.count)", "already_there": "\(report.there.count)",
+                                    "unknown_isbn": "\(report.unknown.count)",
+                                ])
                         }
                     } catch {
                         logger.error("Could not read the works to add to Hardcover", metadata: ["error": "\(error)"])

@@ -9,8 +9,10 @@ package struct StderrLogHandler: LogHandler {
     private let label: String
     private let journald: Bool
 
-    package init(label: String, level: Logger.Level,
-                 journald: Bool = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil) {
+    package init(
+        label: String, level: Logger.Level,
+        journald: Bool = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
+    ) {
         self.label = label; self.logLevel = level; self.journald = journald
     }
 
@@ -22,12 +24,14 @@ package struct StderrLogHandler: LogHandler {
     package func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }
-        let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quoted("\($0.value)"))" }.joined(separator: " ")
+        let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quoted("\($0.value)"))" }.joined(
+            separator: " ")
         let text = fields.isEmpty ? "\(event.message)" : "\(event.message) \(fields)"
-        let line = journald
+        let line =
+            journald
             ? "<\(Self.priority(event.level))>\(label): \(text)\n"
             : "\(Self.timestamp()) \(event.level.rawValue.uppercased()) \(label): \(text)\n"
-        line.utf8CString.withUnsafeBufferPointer { _ = write(2, $0.baseAddress, $0.count - 1) }   // one write per line
+        line.utf8CString.withUnsafeBufferPointer { _ = write(2, $0.baseAddress, $0.count - 1) } // one write per line
     }
 
     static func priority(_ level: Logger.Level) -> Int {
@@ -51,7 +55,8 @@ package struct StderrLogHandler: LogHandler {
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
     }
 }

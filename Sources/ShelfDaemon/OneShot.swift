@@ -33,10 +33,13 @@ package struct OneShot {
     /// `run`: rescan incoming/, then process.
     package func run() async throws -> Report {
         runtime.pruning.prune()
-        let files = await scanOnce(root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings,
-                                    time: runtime.pipeline.time)
-        let queued = runtime.pipeline.ingest(files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) })
-            .count(where: { if case .queued = $0 { true } else { false } })
+        let files = await scanOnce(
+            root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings,
+            time: runtime.pipeline.time)
+        let queued = runtime.pipeline.ingest(
+            files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) }
+        )
+        .count(where: { if case .queued = $0 { true } else { false } })
         runtime.pipeline.forgetVanishedProblems()
         return try await process(queued: queued)
     }
@@ -53,8 +56,10 @@ package struct OneShot {
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
                 throw StartupError("\(path): no such file or folder.")
             }
-            let files: [(String, URL)] = isFolder.boolValue
-                ? await scanOnce(root: url, settings: settings, time: runtime.pipeline.time).map { ($0.path, url) }.sorted { $0.0 < $1.0 }
+            let files: [(String, URL)] =
+                isFolder.boolValue
+                ? await scanOnce(root: url, settings: settings, time: runtime.pipeline.time).map { ($0.path, url) }
+                    .sorted { $0.0 < $1.0 }
                 : [(url.path, url.deletingLastPathComponent())]
             for (file, base) in files {
                 let incoming = URL(fileURLWithPath: runtime.config.paths.incoming)
@@ -63,8 +68,9 @@ package struct OneShot {
                 let sha = try runtime.store.knownSighting(path: file)?.sha256
                 // `scan --provider P` on a photo another provider already read: read it again with P.
                 if let choice = runtime.pipeline.choice, let sha, let job = try runtime.store.finishedJob(sha256: sha),
-                   job.state == .done || job.state == .review, job.provider != choice.rawValue,
-                   try runtime.store.rescan(sha256: sha, providerChoice: choice.rawValue) != nil {
+                    job.state == .done || job.state == .review, job.provider != choice.rawValue,
+                    try runtime.store.rescan(sha256: sha, providerChoice: choice.rawValue) != nil
+                {
                     queued += 1
                 }
                 photos.append((file, sha))
@@ -79,12 +85,13 @@ package struct OneShot {
         var found: [(String, String?)] = []
         var queued = 0
         for photo in photos {
-            switch try PhotoRescan.queue(photo, providerChoice: runtime.pipeline.choice?.rawValue, store: runtime.store) {
+            switch try PhotoRescan.queue(photo, providerChoice: runtime.pipeline.choice?.rawValue, store: runtime.store)
+            {
             case .queued(_, let sha):
                 queued += 1
                 found.append((photo, sha))
             case .alreadyQueued(let sha):
-                found.append((photo, sha))                      // already queued: it is processed below
+                found.append((photo, sha)) // already queued: it is processed below
             }
         }
         return (try await process(queued: queued), found)
@@ -96,15 +103,21 @@ package struct OneShot {
         let runner = try runtime.batchRunner(force: batch)
         // SIGTERM/SIGINT: the same graceful stop as the daemon's (nothing more claimed, requests in flight
         // get the grace to finish). Batches in flight go on at the provider; the next pass or the daemon polls them.
-        let summary = try await Shutdown.runPass(logger: logger, stop: { pipeline.stop(); stranded.stop() }) {
-            if let runner, runner.submits { return await runner.pass(untilDone: true) }
-            _ = await runner?.pollInFlight()                    // sync mode: batches left from batch mode are collected
-            let summary = await pipeline.processQueue(untilIdle: true)
-            if pipeline.choice == nil && summary.stop != .shutdown {
-                await stranded.finish()                         // what a stopped `--provider` process left
-            }
-            return summary
-        } ?? PassSummary(stop: .shutdown)
+        let summary =
+            try await Shutdown.runPass(
+                logger: logger,
+                stop: {
+                    pipeline.stop(); stranded.stop()
+                }
+            ) {
+                if let runner, runner.submits { return await runner.pass(untilDone: true) }
+                _ = await runner?.pollInFlight() // sync mode: batches left from batch mode are collected
+                let summary = await pipeline.processQueue(untilIdle: true)
+                if pipeline.choice == nil && summary.stop != .shutdown {
+                    await stranded.finish() // what a stopped `--provider` process left
+                }
+                return summary
+            } ?? PassSummary(stop: .shutdown)
         _ = try runtime.store.releaseLeases(owner: ProcessIdentity.current)
         pipeline.closeDueRounds()
         pipeline.writeLibrary(full: true)
@@ -112,27 +125,33 @@ package struct OneShot {
         let formatter = ISO8601DateFormatter()
         let unrecorded = pipeline.unrecorded
         if unrecorded.count > 0 {
-            return Report(queued: queued, stop: summary.stop, status: status,
-                          warning: "\(unrecorded.count) photo\(unrecorded.count == 1 ? "" : "s") (\(unrecorded.first.joined(separator: ", "))) "
-                            + "could not be recorded in the database (see the log); they stay in incoming/ for the next run.")
+            return Report(
+                queued: queued, stop: summary.stop, status: status,
+                warning:
+                    "\(unrecorded.count) photo\(unrecorded.count == 1 ? "" : "s") (\(unrecorded.first.joined(separator: ", "))) "
+                    + "could not be recorded in the database (see the log); they stay in incoming/ for the next run.")
         }
-        let warning: String? = switch summary.stop {
-        case .idle: nil
-        case .shutdown: "Stopped before the queue was empty; the rest stays queued."
-        case .providerPaused(let reason): "\(pipeline.lineup.name) is paused: \(reason)"
-        case .providerWaiting(let until, let reason):
-            "\(pipeline.lineup.name) asks to wait until \(formatter.string(from: until)) (\(reason)); queued photos stay queued. Run again later."
-        case .retriesLater(let date):
-            "Some photos failed and are retried at \(formatter.string(from: date)) or later; see 'shelfd status'."
-        case .providerDown:
-            (status.providers.compactMap { StatusReport.outageSentence($0) }.first ?? "\(pipeline.lineup.name) is down")
-                + ". Nothing is lost: the photos stay queued, no attempt used, for the next run or the daemon."
-        }
+        let warning: String? =
+            switch summary.stop {
+            case .idle: nil
+            case .shutdown: "Stopped before the queue was empty; the rest stays queued."
+            case .providerPaused(let reason): "\(pipeline.lineup.name) is paused: \(reason)"
+            case .providerWaiting(let until, let reason):
+                "\(pipeline.lineup.name) asks to wait until \(formatter.string(from: until)) (\(reason)); queued photos stay queued. Run again later."
+            case .retriesLater(let date):
+                "Some photos failed and are retried at \(formatter.string(from: date)) or later; see 'shelfd status'."
+            case .providerDown:
+                (status.providers.compactMap { StatusReport.outageSentence($0) }.first
+                    ?? "\(pipeline.lineup.name) is down")
+                    + ". Nothing is lost: the photos stay queued, no attempt used, for the next run or the daemon."
+            }
         // Hybrid finished every photo with the fast provider while the accurate one is down: say so.
         if warning == nil, status.providers.count > 1, let accurate = status.providers.last,
-           let down = StatusReport.outageSentence(accurate) {
-            return Report(queued: queued, stop: summary.stop, status: status,
-                          warning: down + ". The fast readings wait for review and are read again when it answers.")
+            let down = StatusReport.outageSentence(accurate)
+        {
+            return Report(
+                queued: queued, stop: summary.stop, status: status,
+                warning: down + ". The fast readings wait for review and are read again when it answers.")
         }
         return Report(queued: queued, stop: summary.stop, status: status, warning: warning)
     }

@@ -12,24 +12,31 @@ import Synchronization
 /// configuration reads the sections (`ShelfConfig/Providers/*Facts.swift`); the wire formats are ShelfProviders' and
 /// ShelfOCR's.
 enum ProviderFactory {
-    static func make(_ kind: ProviderKind, config: Configuration, secrets: Secrets, context: ProviderContext) -> any VisionProvider {
+    static func make(_ kind: ProviderKind, config: Configuration, secrets: Secrets, context: ProviderContext)
+        -> any VisionProvider
+    {
         switch kind {
         case .gemini:
-            GeminiProvider(settings: gemini(config, secrets), http: context.http, logger: Logger(label: "shelfd.gemini"),
-                           time: context.time)
+            GeminiProvider(
+                settings: gemini(config, secrets), http: context.http, logger: Logger(label: "shelfd.gemini"),
+                time: context.time)
         case .cloudflare:
-            CloudflareProvider(settings: CloudflareSettings(model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
-                                                            accountID: secrets.cloudflareAccountID ?? Secret(""),
-                                                            apiToken: secrets.cloudflareAPIToken ?? Secret(""),
-                                                            timeout: .seconds(config.cloudflare.timeoutS)),
-                               http: context.http, logger: Logger(label: "shelfd.cloudflare"),
-                               licenseStore: RememberedLicenses(memory: context.memory), time: context.time)
+            CloudflareProvider(
+                settings: CloudflareSettings(
+                    model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
+                    accountID: secrets.cloudflareAccountID ?? Secret(""),
+                    apiToken: secrets.cloudflareAPIToken ?? Secret(""),
+                    timeout: .seconds(config.cloudflare.timeoutS)),
+                http: context.http, logger: Logger(label: "shelfd.cloudflare"),
+                licenseStore: RememberedLicenses(memory: context.memory), time: context.time)
         case .openai:
-            OpenAICompatibleProvider(settings: OpenAICompatibleSettings(model: config.openai.model, baseURL: config.openai.baseURL,
-                                                                        apiKey: secrets.openAIAPIKey,
-                                                                        timeout: .seconds(config.openai.timeoutS),
-                                                                        maxSide: config.openai.maxSide, quality: config.openai.jpegQuality),
-                                     http: context.http, logger: Logger(label: "shelfd.openai"), time: context.time)
+            OpenAICompatibleProvider(
+                settings: OpenAICompatibleSettings(
+                    model: config.openai.model, baseURL: config.openai.baseURL,
+                    apiKey: secrets.openAIAPIKey,
+                    timeout: .seconds(config.openai.timeoutS),
+                    maxSide: config.openai.maxSide, quality: config.openai.jpegQuality),
+                http: context.http, logger: Logger(label: "shelfd.openai"), time: context.time)
         case .ocr:
             OCRProvider(settings: config.ocrSettings, logger: Logger(label: "shelfd.ocr"), time: context.time)
         }
@@ -37,8 +44,9 @@ enum ProviderFactory {
 
     /// Gemini's settings, for its provider and for the Batch API's client alike.
     static func gemini(_ config: Configuration, _ secrets: Secrets) -> GeminiSettings {
-        GeminiSettings(model: config.gemini.model, baseURL: config.gemini.baseURL, apiKey: secrets.geminiAPIKey ?? Secret(""),
-                       timeout: .seconds(config.gemini.timeoutS))
+        GeminiSettings(
+            model: config.gemini.model, baseURL: config.gemini.baseURL, apiKey: secrets.geminiAPIKey ?? Secret(""),
+            timeout: .seconds(config.gemini.timeoutS))
     }
 }
 

@@ -27,7 +27,10 @@ package struct Pruning: Sendable {
     package func prune() -> PruneReport? {
         guard keepDays > 0 else { return nil }
         let report: PruneReport
-        do { report = try store.maintenance.prune(finishedBefore: time.now.addingTimeInterval(-Double(keepDays) * 86_400)) } catch {
+        do {
+            report = try store.maintenance.prune(
+                finishedBefore: time.now.addingTimeInterval(-Double(keepDays) * 86_400))
+        } catch {
             logger.warning("Cannot prune old events and saved answers", metadata: ["error": "\(error)"])
             return nil
         }
@@ -37,9 +40,12 @@ package struct Pruning: Sendable {
             if (try? FileManager.default.removeItem(atPath: file)) != nil { deleted += 1 }
         }
         if report.events + report.responses > 0 {
-            logger.notice("Pruned finished photos' events and saved answers", metadata: [
-                "keep_days": "\(keepDays)", "events": "\(report.events)", "responses": "\(report.responses)",
-                "files": "\(deleted)"])
+            logger.notice(
+                "Pruned finished photos' events and saved answers",
+                metadata: [
+                    "keep_days": "\(keepDays)", "events": "\(report.events)", "responses": "\(report.responses)",
+                    "files": "\(deleted)",
+                ])
         }
         return report
     }
@@ -47,14 +53,17 @@ package struct Pruning: Sendable {
     /// `watch`: at start, then once a day, until graceful shutdown or cancellation.
     package func daily() async {
         prune()
-        for await _ in AsyncTimerSequence(interval: .seconds(86_400), clock: time.clock).cancelOnGracefulShutdown() { prune() }
+        for await _ in AsyncTimerSequence(interval: .seconds(86_400), clock: time.clock).cancelOnGracefulShutdown() {
+            prune()
+        }
     }
 }
 
 extension Runtime {
     /// The prune `[pipeline] keep_days` asks for, on this runtime's store and responses folder.
     package var pruning: Pruning {
-        Pruning(store: store, responses: URL(fileURLWithPath: config.paths.responses), keepDays: config.pipeline.keepDays,
-                logger: pipeline.logger, time: pipeline.time)
+        Pruning(
+            store: store, responses: URL(fileURLWithPath: config.paths.responses), keepDays: config.pipeline.keepDays,
+            logger: pipeline.logger, time: pipeline.time)
     }
 }

@@ -26,15 +26,20 @@ package struct Runtime: Sendable {
     /// `refreshLookups` asks OpenLibrary and Google Books again instead of using their cached answers.
     /// `time`: the daemon's is the machine's; tests give a manual clock. `owner`: whose claims and leases this
     /// process's are (tests run several workers in one process).
-    package static func start(config: Configuration, secrets: Secrets, logger: Logger,
-                              choice: Configuration.Provider? = nil, refreshLookups: Bool = false,
-                              time: TimeSource = .system, owner: String = ProcessIdentity.current) throws -> Runtime {
+    package static func start(
+        config: Configuration, secrets: Secrets, logger: Logger,
+        choice: Configuration.Provider? = nil, refreshLookups: Bool = false,
+        time: TimeSource = .system, owner: String = ProcessIdentity.current
+    ) throws -> Runtime {
         let paths = config.paths
         // Judged before incoming/ is made in the root. A node that leaves the files to another makes no results/.
         let writesFiles = FilesRole.decideAtStart(config: config, shared: config.store.postgres != nil)
-        for folder in [paths.root, paths.incoming, paths.state, paths.responses] + (writesFiles ? [paths.results] : []) {
+        for folder in [paths.root, paths.incoming, paths.state, paths.responses] + (writesFiles ? [paths.results] : [])
+        {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
-                throw StartupError("Cannot create \(folder): \((error as NSError).localizedDescription). Check paths.root and paths.state in the configuration.")
+                throw StartupError(
+                    "Cannot create \(folder): \((error as NSError).localizedDescription). Check paths.root and paths.state in the configuration."
+                )
             }
         }
         // Only the folders shelfd writes, and only its own names (TemporaryFile.prefix): the root may be `~`.
@@ -52,21 +57,29 @@ package struct Runtime: Sendable {
 
         let chosen = ProviderChoice.resolve(config: config, secrets: secrets, override: choice)
         if config.pipeline.provider == .auto && choice == nil {
-            logger.notice("Provider chosen", metadata: ["event": "provider_chosen", "provider": "\(chosen.provider.rawValue)",
-                                                        "reason": "\(chosen.reason)"])
+            logger.notice(
+                "Provider chosen",
+                metadata: [
+                    "event": "provider_chosen", "provider": "\(chosen.provider.rawValue)",
+                    "reason": "\(chosen.reason)",
+                ])
         }
-        let sources = try makeSources(config: config, secrets: secrets, cache: store.lookupCache,
-                                      catalogue: StoreAccess.catalogue(config: config, shared: store).catalogue,
-                                      refresh: refreshLookups, logger: logger, time: time)
+        let sources = try makeSources(
+            config: config, secrets: secrets, cache: store.lookupCache,
+            catalogue: StoreAccess.catalogue(config: config, shared: store).catalogue,
+            refresh: refreshLookups, logger: logger, time: time)
         SourceHealthRecord.liftPauses(sources, in: store.providers)
-        let lineup = try makeLineup(config: config, secrets: secrets, chosen: chosen,
-                                    memory: StoredProviderMemory(store: store), limits: store, time: time)
+        let lineup = try makeLineup(
+            config: config, secrets: secrets, chosen: chosen,
+            memory: StoredProviderMemory(store: store), limits: store, time: time)
         try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
         if let choice { try store.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
         if choice == nil {
             if let previous = try store.setting("provider"), previous != current {
-                logger.notice("Provider switched", metadata: ["event": "provider_switched", "from": "\(previous)", "to": "\(current)"])
+                logger.notice(
+                    "Provider switched",
+                    metadata: ["event": "provider_switched", "from": "\(previous)", "to": "\(current)"])
                 try store.addEvent("provider_switched", message: "\(previous) → \(current)")
             }
             try store.setSetting("provider", current)
@@ -96,14 +109,21 @@ package struct Runtime: Sendable {
             if !writesFiles { try store.results.leave(node: node) }
         }
         if !writesFiles {
-            logger.notice("This worker writes no files for people: a node with writes_files = true writes the results of the photos found here",
-                          metadata: ["event": "files_elsewhere"])
+            logger.notice(
+                "This worker writes no files for people: a node with writes_files = true writes the results of the photos found here",
+                metadata: ["event": "files_elsewhere"])
         }
-        return Runtime(config: config, store: store,
-                       pipeline: Pipeline(settings: settings, store: store, library: store.library, providers: store.providers, sharedResults: store.results,
-                                          rounds: store.shelves, lineup: lineup, choice: choice,
-                                          enricher: enricher, logger: logger, owner: owner, time: time, onIdle: { store.releaseMemory(); IdleMemory.release() }),
-                       chosen: chosen, secrets: secrets)
+        return Runtime(
+            config: config, store: store,
+            pipeline: Pipeline(
+                settings: settings, store: store, library: store.library, providers: store.providers,
+                sharedResults: store.results,
+                rounds: store.shelves, lineup: lineup, choice: choice,
+                enricher: enricher, logger: logger, owner: owner, time: time,
+                onIdle: {
+                    store.releaseMemory(); IdleMemory.release()
+                }),
+            chosen: chosen, secrets: secrets)
     }
 
     /// Batch mode's runner when `[gemini] mode = "batch"` or `force` (`run --batch`) with Gemini as the provider; in
@@ -114,13 +134,15 @@ package struct Runtime: Sendable {
         let sends = force || config.gemini.mode == .batch
         guard sends || !((try? store.batches.batchesInFlight()) ?? []).isEmpty else { return nil }
         guard case .single(let channel) = pipeline.lineup, channel.kind == .gemini else {
-            guard sends else { return nil }      // collected when Gemini is the provider again
-            throw StartupError("Batch mode is Gemini's Batch API, but the provider is \(pipeline.lineup.name). Set "
-                + "pipeline.provider = \"gemini\", or [gemini] mode = \"sync\" and drop --batch.")
+            guard sends else { return nil } // collected when Gemini is the provider again
+            throw StartupError(
+                "Batch mode is Gemini's Batch API, but the provider is \(pipeline.lineup.name). Set "
+                    + "pipeline.provider = \"gemini\", or [gemini] mode = \"sync\" and drop --batch.")
         }
-        var runner = BatchRunner(pipeline: pipeline, queue: store.batches,
-                                 client: Self.batchClient(config: config, secrets: secrets, time: pipeline.time),
-                                 maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
+        var runner = BatchRunner(
+            pipeline: pipeline, queue: store.batches,
+            client: Self.batchClient(config: config, secrets: secrets, time: pipeline.time),
+            maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
         runner.submits = sends
         return runner
     }
@@ -131,42 +153,58 @@ package struct Runtime: Sendable {
     }
 
     /// Gemini's Batch and Files APIs as configured (`shelfd batch cancel` needs no more).
-    package static func batchClient(config: Configuration, secrets: Secrets, time: TimeSource = .system) -> GeminiBatchClient {
-        GeminiBatchClient(settings: ProviderFactory.gemini(config, secrets), http: HTTPClient(maxConcurrent: 2),
-                          logger: Logger(label: "shelfd.gemini.batch"), time: time)
+    package static func batchClient(config: Configuration, secrets: Secrets, time: TimeSource = .system)
+        -> GeminiBatchClient
+    {
+        GeminiBatchClient(
+            settings: ProviderFactory.gemini(config, secrets), http: HTTPClient(maxConcurrent: 2),
+            logger: Logger(label: "shelfd.gemini.batch"), time: time)
     }
 
     /// The configured provider (`auto` resolved), or the fast and accurate pair for hybrid. `limits` is
     /// the database whose request budgets every process shares (nil: no limit, for `doctor`, which sends no photo).
-    package static func makeLineup(config: Configuration, secrets: Secrets, logger: Logger,
-                                   choice: Configuration.Provider? = nil,
-                                   memory: any ProviderMemory = InMemoryProviderMemory(),
-                                   limits: Store? = nil, time: TimeSource) throws -> Lineup {
-        try makeLineup(config: config, secrets: secrets, chosen: ProviderChoice.resolve(config: config, secrets: secrets, override: choice),
-                       memory: memory, limits: limits, time: time)
+    package static func makeLineup(
+        config: Configuration, secrets: Secrets, logger: Logger,
+        choice: Configuration.Provider? = nil,
+        memory: any ProviderMemory = InMemoryProviderMemory(),
+        limits: Store? = nil, time: TimeSource
+    ) throws -> Lineup {
+        try makeLineup(
+            config: config, secrets: secrets,
+            chosen: ProviderChoice.resolve(config: config, secrets: secrets, override: choice),
+            memory: memory, limits: limits, time: time)
     }
 
     /// The lineup of a provider already chosen.
-    package static func makeLineup(config: Configuration, secrets: Secrets, chosen: ProviderChoice,
-                                   memory: any ProviderMemory = InMemoryProviderMemory(),
-                                   limits: Store? = nil, time: TimeSource) throws -> Lineup {
-        let context = ProviderContext(http: HTTPClient(maxConcurrent: config.pipeline.concurrency), memory: memory, time: time)
+    package static func makeLineup(
+        config: Configuration, secrets: Secrets, chosen: ProviderChoice,
+        memory: any ProviderMemory = InMemoryProviderMemory(),
+        limits: Store? = nil, time: TimeSource
+    ) throws -> Lineup {
+        let context = ProviderContext(
+            http: HTTPClient(maxConcurrent: config.pipeline.concurrency), memory: memory, time: time)
         func channel(_ kind: ProviderKind) -> ProviderChannel {
             let facts = kind.facts
             // The request budget every process shares for this kind; none when shelfd sets no limit of its own.
             let budget = facts.limits(config).map { limits in
-                RequestBudget(requestsPerMinute: limits.perMinute, perDay: limits.perDay, dayEnds: { limits.day.end(after: $0) })
+                RequestBudget(
+                    requestsPerMinute: limits.perMinute, perDay: limits.perDay, dayEnds: { limits.day.end(after: $0) })
             }
-            return ProviderChannel(ProviderFactory.make(kind, config: config, secrets: secrets, context: context),
-                                   kind: kind, limits: limits.flatMap { store in budget.map { SharedLimits(store: store.providers, budget: $0) } })
+            return ProviderChannel(
+                ProviderFactory.make(kind, config: config, secrets: secrets, context: context),
+                kind: kind,
+                limits: limits.flatMap { store in budget.map { SharedLimits(store: store.providers, budget: $0) } })
         }
         if chosen.provider == .hybrid {
-            return .hybrid(fast: channel(config.hybrid.fast), accurate: channel(config.hybrid.accurate),
-                           escalateBelow: config.hybrid.escalateBelow)
+            return .hybrid(
+                fast: channel(config.hybrid.fast), accurate: channel(config.hybrid.accurate),
+                escalateBelow: config.hybrid.escalateBelow)
         }
         guard let kind = chosen.provider.kind else {
             // `resolve` never answers `auto`.
-            throw StartupError("pipeline.provider = \"\(chosen.provider.rawValue)\" names no provider to ask; use gemini, cloudflare, openai, ocr or hybrid.")
+            throw StartupError(
+                "pipeline.provider = \"\(chosen.provider.rawValue)\" names no provider to ask; use gemini, cloudflare, openai, ocr or hybrid."
+            )
         }
         return .single(channel(kind))
     }
@@ -176,10 +214,14 @@ package struct Runtime: Sendable {
     static func checkKeys(of lineup: Lineup, store: Store, secrets: Secrets, logger: Logger) throws {
         for channel in lineup.channels {
             try store.providers.liftPause(channel.name)
-            if let limits = channel.limits { try store.providers.liftDailyLimitPause(provider: channel.name, budget: limits.budget) }
+            if let limits = channel.limits {
+                try store.providers.liftDailyLimitPause(provider: channel.name, budget: limits.budget)
+            }
             if let problem = missingKeyProblem(for: channel.kind, secrets: secrets) {
-                try store.providers.setProviderHealth(ProviderHealth(name: channel.name, state: .paused,
-                                                           code: PhotoError.Code.providerAuth.rawValue, message: problem))
+                try store.providers.setProviderHealth(
+                    ProviderHealth(
+                        name: channel.name, state: .paused,
+                        code: PhotoError.Code.providerAuth.rawValue, message: problem))
                 logger.error("Provider paused", metadata: ["provider": "\(channel.name)", "reason": "\(problem)"])
             }
         }

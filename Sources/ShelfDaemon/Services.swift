@@ -24,7 +24,7 @@ package enum Shutdown {
     /// process starts (store opened and migrated, files caught up) is remembered, and stops the group gracefully
     /// as soon as it runs. Without it the signal's default action kills the process before the group listens.
     package static func rememberEarlySignals() {
-        _ = earlySignal.load(ordering: .relaxed)        // the global exists before a handler touches it
+        _ = earlySignal.load(ordering: .relaxed) // the global exists before a handler touches it
         for number in [SIGTERM, SIGINT] {
             signal(number) { _ in earlySignal.store(true, ordering: .relaxed) }
         }
@@ -36,27 +36,37 @@ package enum Shutdown {
         try await run(services.map { .init(service: $0) }, grace: grace, logger: logger)
     }
 
-    private static func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], grace: Duration,
-                            logger: Logger) async throws {
+    private static func run(
+        _ services: [ServiceGroupConfiguration.ServiceConfiguration], grace: Duration,
+        logger: Logger
+    ) async throws {
         // Services start once the group listens for signals; this one hands over a signal that came before.
         let early = ClosureService {
             if !earlySignal.load(ordering: .relaxed) { try? await gracefulShutdown() }
         }
-        var configuration = ServiceGroupConfiguration(services: services + [.init(service: early, successTerminationBehavior: .gracefullyShutdownGroup)],
-                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var configuration = ServiceGroupConfiguration(
+            services: services + [.init(service: early, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = grace
         try await ServiceGroup(configuration: configuration).run()
     }
 
     /// `run` and `scan`: `work` is the group's one service; `stop` is what a graceful shutdown does to it.
-    package static func runPass<T: Sendable>(grace: Duration = grace, logger: Logger, stop: @escaping @Sendable () -> Void,
-                                             _ work: @escaping @Sendable () async -> T) async throws -> T? {
+    package static func runPass<T: Sendable>(
+        grace: Duration = grace, logger: Logger, stop: @escaping @Sendable () -> Void,
+        _ work: @escaping @Sendable () async -> T
+    ) async throws -> T? {
         let result = Outcome<T>()
         let pass = ClosureService {
-            let value = await withGracefulShutdownHandler { await work() } onGracefulShutdown: { stop() }
+            let value = await withGracefulShutdownHandler {
+                await work()
+            } onGracefulShutdown: {
+                stop()
+            }
             result.value.withLock { $0 = value }
         }
-        try await run([.init(service: pass, successTerminationBehavior: .gracefullyShutdownGroup)], grace: grace, logger: logger)
+        try await run(
+            [.init(service: pass, successTerminationBehavior: .gracefullyShutdownGroup)], grace: grace, logger: logger)
         return result.value.withLock { $0 }
     }
 
@@ -146,8 +156,9 @@ package struct WatcherService: Service {
 
     package func run() async {
         let config = runtime.config, pipeline = runtime.pipeline, store = runtime.store
-        let watcher = FolderWatcher(root: URL(fileURLWithPath: config.paths.incoming), settings: config.watchSettings,
-                                    logger: Logger(label: "shelfd.watch"), time: pipeline.time)
+        let watcher = FolderWatcher(
+            root: URL(fileURLWithPath: config.paths.incoming), settings: config.watchSettings,
+            logger: Logger(label: "shelfd.watch"), time: pipeline.time)
         await withTaskCancellationOrGracefulShutdownHandler {
             var ready = false
             for await event in watcher.events() {
@@ -161,7 +172,7 @@ package struct WatcherService: Service {
                     logger.debug("Full scan done", metadata: ["files": "\(count)"])
                     pipeline.forgetVanishedProblems()
                     if !ready {
-                        ready = true                    // the startup scan is queued: systemd may call us started
+                        ready = true // the startup scan is queued: systemd may call us started
                         // The status line goes first, so whoever hears READY=1 already has it.
                         if let status = try? StatusReport.build(config: config) {
                             SystemdNotify.send("STATUS=\(StatusReport.summary(status))")
@@ -189,7 +200,8 @@ package struct SystemdNotifierService: Service {
         let watchdog = SystemdNotify.watchdogInterval
         var last = ""
         var stuck = false
-        let ticks = AsyncTimerSequence(interval: min(watchdog ?? .seconds(10), .seconds(10)), clock: pipeline.time.clock)
+        let ticks = AsyncTimerSequence(
+            interval: min(watchdog ?? .seconds(10), .seconds(10)), clock: pipeline.time.clock)
         for await _ in ticks.cancelOnGracefulShutdown() {
             if let watchdog {
                 // Fed only while the scheduler's loop turns (or rests) and the database answers: a hung
@@ -200,12 +212,14 @@ package struct SystemdNotifierService: Service {
                     stuck = false
                 } else if !alive && !stuck {
                     stuck = true
-                    logger.error("The scheduler's loop is stuck; the systemd watchdog will restart shelfd",
-                                 metadata: ["event": "scheduler_stuck"])
+                    logger.error(
+                        "The scheduler's loop is stuck; the systemd watchdog will restart shelfd",
+                        metadata: ["event": "scheduler_stuck"])
                 }
             }
             if let line = try? StatusReport.summary(config: config, chosen: runtime.chosen.provider, store: store),
-               line != last {
+                line != last
+            {
                 SystemdNotify.send("STATUS=\(line)"); last = line
             }
             try? store.workers.heartbeat(owner: ProcessIdentity.current, watchMode: nil)
@@ -219,7 +233,7 @@ package struct StopNotice: Service {
     package init(logger: Logger) { self.logger = logger }
 
     package func run() async {
-        do { try await gracefulShutdown() } catch { return }     // cancelled: the group ends some other way
+        do { try await gracefulShutdown() } catch { return } // cancelled: the group ends some other way
         logger.notice("Stopping")
         SystemdNotify.send("STOPPING=1")
     }

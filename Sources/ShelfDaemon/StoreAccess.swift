@@ -49,8 +49,9 @@ package enum StoreAccess {
     }
 
     static func endpoint(_ url: PostgresURL, secrets: Secrets) -> PostgresStore.Endpoint {
-        PostgresStore.Endpoint(host: url.host, port: url.port, user: url.user,
-                               password: secrets[.storePassword] ?? url.password, database: url.database,
-                               tls: PostgresStore.TLSMode(rawValue: url.sslMode.rawValue) ?? .prefer)
+        PostgresStore.Endpoint(
+            host: url.host, port: url.port, user: url.user,
+            password: secrets[.storePassword] ?? url.password, database: url.database,
+            tls: PostgresStore.TLSMode(rawValue: url.sslMode.rawValue) ?? .prefer)
     }
 }

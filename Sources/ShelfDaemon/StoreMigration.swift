@@ -27,17 +27,25 @@ package enum StoreMigration {
             var lines = [dryRun ? "Would copy \(source) into \(target):" : "Copied \(source) into \(target):"]
             for table in tables {
                 let replaced = table.replaced == 0 ? "" : " (replacing the \(table.replaced) PostgreSQL had)"
-                lines.append("  \(table.table.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows) row\(table.rows == 1 ? "" : "s")\(replaced)")
+                lines.append(
+                    "  \(table.table.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows) row\(table.rows == 1 ? "" : "s")\(replaced)"
+                )
             }
-            lines.append("  \(StoreCopy.processes): not copied (the processes that ran here; each `shelfd watch` registers itself).")
+            lines.append(
+                "  \(StoreCopy.processes): not copied (the processes that ran here; each `shelfd watch` registers itself)."
+            )
             if !stayLocal.isEmpty {
-                lines.append("The local catalogue (\(stayLocal.joined(separator: ", "))) stays in \(source): each worker keeps its own.")
+                lines.append(
+                    "The local catalogue (\(stayLocal.joined(separator: ", "))) stays in \(source): each worker keeps its own."
+                )
             }
             if dryRun {
-                lines.append("\(totalRows) rows in \(tables.count) tables would be copied. Nothing was changed (--dry-run).")
+                lines.append(
+                    "\(totalRows) rows in \(tables.count) tables would be copied. Nothing was changed (--dry-run).")
             } else {
-                lines.append("\(totalRows) rows in \(tables.count) tables copied; PostgreSQL's counts match SQLite's. "
-                             + "Every shelfd with this [store] url now works on PostgreSQL.")
+                lines.append(
+                    "\(totalRows) rows in \(tables.count) tables copied; PostgreSQL's counts match SQLite's. "
+                        + "Every shelfd with this [store] url now works on PostgreSQL.")
             }
             return lines
         }
@@ -46,7 +54,9 @@ package enum StoreMigration {
     /// Copies (or with `dryRun` counts) this machine's SQLite state into `[store] url`'s PostgreSQL database.
     package static func fromSQLite(config: Configuration, secrets: Secrets, dryRun: Bool) throws -> Report {
         guard config.store.postgres != nil else {
-            throw Refusal("[store] url is empty: set it to the PostgreSQL database to copy into (postgresql://user@host/database), then run this again.")
+            throw Refusal(
+                "[store] url is empty: set it to the PostgreSQL database to copy into (postgresql://user@host/database), then run this again."
+            )
         }
         let path = config.paths.database
         guard FileManager.default.fileExists(atPath: path) else {
@@ -54,7 +64,9 @@ package enum StoreMigration {
         }
         // Held until the copy is over: no `shelfd watch` starts on this state meanwhile.
         guard let lock = try DaemonLock.acquire(stateFolder: config.paths.state) else {
-            throw Refusal("A shelfd watch is running on \(config.paths.state): stop it first (systemctl --user stop shelfd), then run this again.")
+            throw Refusal(
+                "A shelfd watch is running on \(config.paths.state): stop it first (systemctl --user stop shelfd), then run this again."
+            )
         }
         defer { withExtendedLifetime(lock) {} }
 
@@ -66,7 +78,8 @@ package enum StoreMigration {
         } catch {
             throw StartupError("Cannot open the SQLite database \(path): \(error)")
         }
-        let (tables, stayLocal) = try StoreCopy.copy(from: sqlite, into: postgres, skipping: PostgresStore.tablesOfItsOwn, dryRun: dryRun)
+        let (tables, stayLocal) = try StoreCopy.copy(
+            from: sqlite, into: postgres, skipping: PostgresStore.tablesOfItsOwn, dryRun: dryRun)
         return Report(source: path, target: postgres.location, dryRun: dryRun, tables: tables, stayLocal: stayLocal)
     }
 }

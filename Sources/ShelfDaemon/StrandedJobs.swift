@@ -27,7 +27,10 @@ package final class StrandedJobs: Sendable {
     package func finish() async -> [String: PassSummary.Stop] {
         let main = runtime.pipeline
         let choices: [String]
-        do { choices = try runtime.store.strandedProviderChoices(isAlive: ProcessIdentity.aliveCheck(sharedStore: runtime.store.isShared)) } catch {
+        do {
+            choices = try runtime.store.strandedProviderChoices(
+                isAlive: ProcessIdentity.aliveCheck(sharedStore: runtime.store.isShared))
+        } catch {
             main.logger.warning("Cannot look for stranded jobs", metadata: ["error": "\(error)"])
             return [:]
         }
@@ -36,15 +39,19 @@ package final class StrandedJobs: Sendable {
             guard let pipeline = pipeline(for: choice) else { continue }
             let last = lastStops.withLock { $0[choice] }
             if last == nil || last == .idle {
-                main.logger.notice("Finishing jobs another process left unfinished",
-                                   metadata: ["event": "stranded_jobs", "provider": "\(choice)"])
+                main.logger.notice(
+                    "Finishing jobs another process left unfinished",
+                    metadata: ["event": "stranded_jobs", "provider": "\(choice)"])
             }
             let stop = await pipeline.processQueue(untilIdle: true).stop
             stops[choice] = stop
             lastStops.withLock { $0[choice] = stop }
             if stop != .idle && stop != .shutdown && stop != last {
-                main.logger.warning("Jobs that asked for another provider wait", metadata: [
-                    "provider": "\(choice)", "stop": "\(stop)"])
+                main.logger.warning(
+                    "Jobs that asked for another provider wait",
+                    metadata: [
+                        "provider": "\(choice)", "stop": "\(stop)",
+                    ])
             }
         }
         return stops
@@ -53,7 +60,9 @@ package final class StrandedJobs: Sendable {
     /// `watch`: at start, then every `interval`, until graceful shutdown or cancellation.
     package func keepFinishing(every interval: Duration = .seconds(60)) async {
         await finish()
-        for await _ in AsyncTimerSequence(interval: interval, clock: runtime.pipeline.time.clock).cancelOnGracefulShutdown() {
+        for await _ in AsyncTimerSequence(interval: interval, clock: runtime.pipeline.time.clock)
+            .cancelOnGracefulShutdown()
+        {
             await finish()
         }
     }
@@ -73,30 +82,35 @@ package final class StrandedJobs: Sendable {
         if let known = pipelines.withLock({ $0.built[choice] }) { return known }
         let main = runtime.pipeline
         guard let kind = Configuration.Provider(rawValue: choice) else {
-            main.logger.error("Jobs ask for an unknown provider; 'shelfd rescan --provider' them again",
-                              metadata: ["provider": "\(choice)"])
+            main.logger.error(
+                "Jobs ask for an unknown provider; 'shelfd rescan --provider' them again",
+                metadata: ["provider": "\(choice)"])
             return nil
         }
         let pipeline: Pipeline
         do {
-            let lineup = try Runtime.makeLineup(config: runtime.config, secrets: runtime.secrets, logger: main.logger,
-                                                choice: kind, memory: StoredProviderMemory(store: runtime.store),
-                                                limits: runtime.store, time: main.time)
+            let lineup = try Runtime.makeLineup(
+                config: runtime.config, secrets: runtime.secrets, logger: main.logger,
+                choice: kind, memory: StoredProviderMemory(store: runtime.store),
+                limits: runtime.store, time: main.time)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
-            pipeline = Pipeline(settings: main.settings, store: runtime.store, library: runtime.store.library, providers: runtime.store.providers,
-                                sharedResults: runtime.store.results, lineup: lineup, choice: kind,
-                                enricher: main.enricher, logger: main.logger, owner: main.owner,
-                                time: main.time, onIdle: main.onIdle)
+            pipeline = Pipeline(
+                settings: main.settings, store: runtime.store, library: runtime.store.library,
+                providers: runtime.store.providers,
+                sharedResults: runtime.store.results, lineup: lineup, choice: kind,
+                enricher: main.enricher, logger: main.logger, owner: main.owner,
+                time: main.time, onIdle: main.onIdle)
         } catch {
-            main.logger.error("Cannot set up the provider stranded jobs asked for",
-                              metadata: ["provider": "\(choice)", "error": "\(error)"])
+            main.logger.error(
+                "Cannot set up the provider stranded jobs asked for",
+                metadata: ["provider": "\(choice)", "error": "\(error)"])
             return nil
         }
         let stopped = pipelines.withLock { state in
             state.built[choice] = pipeline
             return state.stopped
         }
-        if stopped || main.shutdown.isSet { pipeline.stop() }     // a stop of the process stops this pipeline too
+        if stopped || main.shutdown.isSet { pipeline.stop() } // a stop of the process stops this pipeline too
         return pipeline
     }
 }

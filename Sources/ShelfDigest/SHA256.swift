@@ -8,8 +8,10 @@ package struct SHA256 {
         let pointer: OpaquePointer
         init(copying other: Context? = nil) {
             guard let pointer = EVP_MD_CTX_new() else { fatalError("libcrypto could not allocate a digest") }
-            let started = if let other { EVP_MD_CTX_copy_ex(pointer, other.pointer) }
-                          else { EVP_DigestInit_ex(pointer, EVP_sha256(), nil) }
+            let started =
+                if let other { EVP_MD_CTX_copy_ex(pointer, other.pointer) } else {
+                    EVP_DigestInit_ex(pointer, EVP_sha256(), nil)
+                }
             guard started == 1 else { fatalError("libcrypto could not start a SHA-256 digest") }
             self.pointer = pointer
         }
@@ -24,11 +26,13 @@ package struct SHA256 {
     package static func hex<Bytes: Collection<UInt8>>(of bytes: Bytes) -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let hashed = bytes.withContiguousStorageIfAvailable { buffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
-        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
-        }
+        let hashed =
+            bytes.withContiguousStorageIfAvailable { buffer in
+                EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
+            }
+            ?? Array(bytes).withUnsafeBufferPointer { buffer in
+                EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
+            }
         guard hashed == 1 else { fatalError("libcrypto could not compute a SHA-256 digest") }
         return hexDigits(digest.prefix(Int(length)))
     }

@@ -28,8 +28,10 @@ package struct CachedSource: RemoteBookSource {
     private let refresh: Bool
     private let now: @Sendable () -> Date
 
-    package init(wrapping source: any BookSource, cache: LookupCache, maxAge: CacheAge = CacheAge(), refresh: Bool = false,
-                 now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(
+        wrapping source: any BookSource, cache: LookupCache, maxAge: CacheAge = CacheAge(), refresh: Bool = false,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.source = source; self.cache = cache; self.maxAge = maxAge; self.refresh = refresh; self.now = now
     }
 
@@ -65,7 +67,8 @@ package struct CachedSource: RemoteBookSource {
     private func save(_ key: String, _ records: [CatalogueRecord], requested: Int) {
         // A cache that cannot be written costs a request next time, nothing more; the pipeline reports a
         // failing database through its own writes.
-        try? cache.save(source: source.name, request: key,
-                        CachedLookup(records: records, requested: requested, fetchedAt: now()))
+        try? cache.save(
+            source: source.name, request: key,
+            CachedLookup(records: records, requested: requested, fetchedAt: now()))
     }
 }

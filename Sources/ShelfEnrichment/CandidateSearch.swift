@@ -39,7 +39,8 @@ package struct CandidateSearch: Sendable {
             for index in queries.indices where !isSettled(queries[index], pools[index]) {
                 do {
                     if let isbn = queries[index].isbn, isbnRecords[index] == nil,
-                       let record = try await source.record(isbn: isbn) {
+                        let record = try await source.record(isbn: isbn)
+                    {
                         isbnRecords[index] = record
                         Self.add(record, to: &pools[index])
                     }
@@ -57,8 +58,9 @@ package struct CandidateSearch: Sendable {
                 }
             }
         }
-        return Found(results: matcher.assign(queries, candidates: pools), isbnRecords: isbnRecords,
-                     consulted: consulted, notes: notes, anyUsable: !usable.isEmpty)
+        return Found(
+            results: matcher.assign(queries, candidates: pools), isbnRecords: isbnRecords,
+            consulted: consulted, notes: notes, anyUsable: !usable.isEmpty)
     }
 
     /// One record per work and source: an edition found by its ISBN and the same work found by a search are

@@ -30,7 +30,8 @@ package struct CatalogueImporter: Sendable {
             try importDelimited(lines, into: &tally, importID: importID)
         }
         try database {
-            try catalogue.finishImport(importID, imported: tally.imported, duplicates: tally.duplicates, skipped: tally.skipped)
+            try catalogue.finishImport(
+                importID, imported: tally.imported, duplicates: tally.duplicates, skipped: tally.skipped)
         }
         return tally.report
     }
@@ -73,7 +74,9 @@ package struct CatalogueImporter: Sendable {
             func first(_ candidates: [String]) -> Int? { candidates.lazy.compactMap { names.firstIndex(of: $0) }.first }
             func all(_ candidates: [String]) -> [Int] { candidates.compactMap { names.firstIndex(of: $0) } }
             guard let title = first(["title", "book title"]) else {
-                throw CatalogueError(.unknownFormat, """
+                throw CatalogueError(
+                    .unknownFormat,
+                    """
                     \(path) has no "title" column (its header is: \(header.prefix(8).joined(separator: ", "))). \
                     Give a CSV with at least title and author columns, a Goodreads, StoryGraph or LibraryThing export, \
                     or an OpenLibrary dump (ol_dump_editions_*.txt.gz).
@@ -83,14 +86,18 @@ package struct CatalogueImporter: Sendable {
             author = first(["author", "authors", "primary author", "author l-f", "author (last, first)"])
             authorsAreAList = author.map { names[$0] == "authors" } ?? false
             isbns = all(["isbn13", "isbn 13", "isbn", "isbn/uid", "isbns", "isbn10", "ean"])
-            years = all(["year", "original publication year", "year published", "publication year", "date",
-                         "publication date", "published"])
+            years = all([
+                "year", "original publication year", "year published", "publication year", "date",
+                "publication date", "published",
+            ])
             tag = first(["tag", "call number", "callnumber", "call no", "other call number", "signatura"])
             series = first(["series"])
-            flavour = if names.contains("exclusive shelf") || names.contains("author l-f") { "goodreads" }
-                else if names.contains("isbn/uid") { "storygraph" }
-                else if names.contains("primary author") { "librarything" }
-                else { "csv" }
+            flavour =
+                if names.contains("exclusive shelf") || names.contains("author l-f") {
+                    "goodreads"
+                } else if names.contains("isbn/uid") { "storygraph" } else if names.contains("primary author") {
+                    "librarything"
+                } else { "csv" }
         }
 
         struct Reason: Error { var text: String }
@@ -104,19 +111,24 @@ package struct CatalogueImporter: Sendable {
             guard let title = field(title) else { return .failure(Reason(text: "no title")) }
             var author = field(author)
             if authorsAreAList, let list = author {
-                author = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+                author = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+                    separator: "; ")
             }
             let isbn = isbns.lazy.compactMap { field($0).flatMap(Self.isbn(in:)) }.first
             let year = years.lazy.compactMap { field($0).flatMap(Self.year(in:)) }.first
-            return .success(CatalogueRow(title: title, author: author, isbn: isbn, year: year, tag: field(tag),
-                                         series: field(series)))
+            return .success(
+                CatalogueRow(
+                    title: title, author: author, isbn: isbn, year: year, tag: field(tag),
+                    series: field(series)))
         }
 
         /// The first valid ISBN in a field: `="0441172717"` (Goodreads), `[0441172717]` (LibraryThing),
         /// several separated by commas, or one followed by a note ("9788497662406 (Eumo)").
         static func isbn(in text: String) -> ISBN? {
-            text.split(whereSeparator: { !($0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x" || $0 == "-" || $0 == " ")) })
-                .lazy.compactMap { ISBN(String($0)) }.first
+            text.split(whereSeparator: {
+                !($0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x" || $0 == "-" || $0 == " "))
+            })
+            .lazy.compactMap { ISBN(String($0)) }.first
         }
 
         /// A four-digit year in a date ("1965", "2019/03/02", "March 1965").
@@ -136,29 +148,48 @@ package struct CatalogueImporter: Sendable {
         /// From the dump's file name, as OpenLibrary publishes it (`ol_dump_editions_2024-01-31.txt.gz`).
         init?(path: String) {
             let name = (path as NSString).lastPathComponent.lowercased()
-            if name.hasPrefix("ol_dump_editions") { self = .editions }
-            else if name.hasPrefix("ol_dump_works") { self = .works }
-            else if name.hasPrefix("ol_dump_authors") { self = .authors }
-            else { return nil }
+            if name.hasPrefix("ol_dump_editions") {
+                self = .editions
+            } else if name.hasPrefix("ol_dump_works") {
+                self = .works
+            } else if name.hasPrefix("ol_dump_authors") {
+                self = .authors
+            } else {
+                return nil
+            }
         }
 
         var format: String {
-            switch self { case .editions: "openlibrary-editions"; case .works: "openlibrary-works"; case .authors: "openlibrary-authors" }
+            switch self {
+            case .editions: "openlibrary-editions";
+            case .works: "openlibrary-works";
+            case .authors: "openlibrary-authors"
+            }
         }
         var type: String {
-            switch self { case .editions: "/type/edition"; case .works: "/type/work"; case .authors: "/type/author" }
+            switch self {
+            case .editions: "/type/edition";
+            case .works: "/type/work";
+            case .authors: "/type/author"
+            }
         }
     }
 
-    private func importDump(_ dump: OpenLibraryDump, _ lines: LineReader, into tally: inout Tally,
-                            importID: Int64) throws(CatalogueError) {
+    private func importDump(
+        _ dump: OpenLibraryDump, _ lines: LineReader, into tally: inout Tally,
+        importID: Int64
+    ) throws(CatalogueError) {
         var rows: [CatalogueRow] = [], authors: [(key: String, name: String)] = []
         while let line = try lines.next() {
             if line.isEmpty { continue }
             // type, key, revision, last modified, JSON
             let fields = line.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5 else { tally.skip("line \(lines.lineNumber): not 5 tab-separated fields"); continue }
-            guard fields[0] == dump.type else { tally.skip("line \(lines.lineNumber): a \(fields[0]), not a \(dump.type)"); continue }
+            guard fields.count == 5 else {
+                tally.skip("line \(lines.lineNumber): not 5 tab-separated fields"); continue
+            }
+            guard fields[0] == dump.type else {
+                tally.skip("line \(lines.lineNumber): a \(fields[0]), not a \(dump.type)"); continue
+            }
             guard let object = (try? JSONSerialization.jsonObject(with: Data(fields[4].utf8))) as? [String: Any] else {
                 tally.skip("line \(lines.lineNumber): the record is not a JSON object"); continue
             }
@@ -183,17 +214,22 @@ package struct CatalogueImporter: Sendable {
 
     /// An edition or work as a catalogue row; authors are named from the authors dump imported before.
     static func row(_ dump: OpenLibraryDump, key: String, _ object: [String: Any]) -> CatalogueRow? {
-        guard var title = (object["title"] as? String)?.trimmingCharacters(in: .whitespaces), !title.isEmpty else { return nil }
+        guard var title = (object["title"] as? String)?.trimmingCharacters(in: .whitespaces), !title.isEmpty else {
+            return nil
+        }
         if let subtitle = (object["subtitle"] as? String)?.trimmingCharacters(in: .whitespaces), !subtitle.isEmpty {
             title += ": \(subtitle)"
         }
         let authors = object["authors"] as? [[String: Any]] ?? []
         // Editions: [{"key": "/authors/…"}]; works: [{"author": {"key": "/authors/…"}, "type": …}].
-        let authorKeys = authors.compactMap { ($0["key"] as? String) ?? (($0["author"] as? [String: Any])?["key"] as? String) }
+        let authorKeys = authors.compactMap {
+            ($0["key"] as? String) ?? (($0["author"] as? [String: Any])?["key"] as? String)
+        }
         let isbns = (object["isbn_13"] as? [String] ?? []) + (object["isbn_10"] as? [String] ?? [])
         let date = (object["publish_date"] as? String) ?? (object["first_publish_date"] as? String)
-        return CatalogueRow(title: title, isbn: isbns.lazy.compactMap(ISBN.init).first, year: date.flatMap(Columns.year(in:)),
-                            series: (object["series"] as? [String])?.first, originKey: key, authorKeys: authorKeys)
+        return CatalogueRow(
+            title: title, isbn: isbns.lazy.compactMap(ISBN.init).first, year: date.flatMap(Columns.year(in:)),
+            series: (object["series"] as? [String])?.first, originKey: key, authorKeys: authorKeys)
     }
 
     // MARK: Writing
@@ -210,8 +246,9 @@ package struct CatalogueImporter: Sendable {
         }
 
         var report: CatalogueImportReport {
-            CatalogueImportReport(path: path, format: format, imported: imported, duplicates: duplicates, skipped: skipped,
-                                  skipReasons: reasons)
+            CatalogueImportReport(
+                path: path, format: format, imported: imported, duplicates: duplicates, skipped: skipped,
+                skipReasons: reasons)
         }
     }
 
@@ -224,7 +261,9 @@ package struct CatalogueImporter: Sendable {
         rows.removeAll(keepingCapacity: true)
     }
 
-    private func flushAuthors(_ authors: inout [(key: String, name: String)], into tally: inout Tally) throws(CatalogueError) {
+    private func flushAuthors(_ authors: inout [(key: String, name: String)], into tally: inout Tally)
+        throws(CatalogueError)
+    {
         guard !authors.isEmpty else { return }
         let batch = authors
         try database { try catalogue.addAuthors(batch) }

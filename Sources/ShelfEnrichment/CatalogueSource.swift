@@ -73,7 +73,9 @@ package final class CatalogueSource: BookSource {
     /// words are left out unless there is nothing else.
     func ftsQuery(_ text: String) -> String? {
         var seen = Set<String>()
-        let words = TextNormalization.fold(text).split(separator: " ").map(String.init).filter { seen.insert($0).inserted }
+        let words = TextNormalization.fold(text).split(separator: " ").map(String.init).filter {
+            seen.insert($0).inserted
+        }
         let common = commonWords.withLock { $0 }
         let rare = words.filter { !common.contains($0) }
         let chosen = (rare.isEmpty ? words : rare).prefix(Self.maximumWords)
@@ -82,6 +84,8 @@ package final class CatalogueSource: BookSource {
     }
 
     private func lookup<T>(_ body: () throws -> T) throws(LookupError) -> T {
-        do { return try body() } catch { throw LookupError.unavailable("the local catalogue could not be read: \(error)") }
+        do { return try body() } catch {
+            throw LookupError.unavailable("the local catalogue could not be read: \(error)")
+        }
     }
 }

@@ -14,7 +14,8 @@ package struct DelimitedReader {
     let delimiter: Character
 
     /// Reads the header and picks the delimiter from it: a tab when it has more tabs than commas.
-    package static func open(_ lines: LineReader) throws(CatalogueError) -> (reader: DelimitedReader, header: [String])? {
+    package static func open(_ lines: LineReader) throws(CatalogueError) -> (reader: DelimitedReader, header: [String])?
+    {
         guard let first = try lines.next() else { return nil }
         let delimiter: Character = first.filter { $0 == "\t" }.count > first.filter { $0 == "," }.count ? "\t" : ","
         let reader = DelimitedReader(lines: lines, delimiter: delimiter)

@@ -59,13 +59,15 @@ package struct Enricher: Sendable {
                 enriched[index].notes = (enriched[index].notes ?? []) + ["not_enriched: no source answered"]
                 continue
             }
-            enriched[index] = decide(books[index], query: queries[index], result: found.results[index],
-                                     isbnRecord: found.isbnRecords[index])
+            enriched[index] = decide(
+                books[index], query: queries[index], result: found.results[index],
+                isbnRecord: found.isbnRecords[index])
         }
         var notes = found.notes
-        let fragments = Set(books.indices.filter { index in
-            books[index].form == .spineText && Self.isFragment(at: index, texts: books, results: found.results)
-        })
+        let fragments = Set(
+            books.indices.filter { index in
+                books[index].form == .spineText && Self.isFragment(at: index, texts: books, results: found.results)
+            })
         if !fragments.isEmpty {
             notes.append("spine_fragments_dropped: \(fragments.count)")
             enriched = enriched.indices.filter { !fragments.contains($0) }.map { enriched[$0] }
@@ -99,13 +101,15 @@ package struct Enricher: Sendable {
     /// `texts` are the books as read (their titles the spines' texts); `results` what each matched.
     static func isFragment(at index: Int, texts: [Book], results: [MatchResult]) -> Bool {
         guard results[index].decision == .review, let record = results[index].best?.record,
-              !showsTitle(texts[index].title, of: record), let a = texts[index].box else { return false }
+            !showsTitle(texts[index].title, of: record), let a = texts[index].box
+        else { return false }
         let surname = TextNormalization.surname(record.author)
         guard !surname.isEmpty else { return false }
         return texts.indices.contains { other in
             guard other != index, texts[other].form == .spineText, results[other].decision != .none,
-                  let book = results[other].best?.record, showsTitle(texts[other].title, of: book),
-                  TextNormalization.surname(book.author) == surname, let b = texts[other].box else { return false }
+                let book = results[other].best?.record, showsTitle(texts[other].title, of: book),
+                TextNormalization.surname(book.author) == surname, let b = texts[other].box
+            else { return false }
             let overlap = min(a.x2, b.x2) - max(a.x1, b.x1)
             return overlap > 0 || abs((a.x1 + a.x2) - (b.x1 + b.x2)) / 2 < 1.5 * max(a.x2 - a.x1, b.x2 - b.x1)
         }
@@ -125,14 +129,17 @@ package struct Enricher: Sendable {
         if book.form == .spineText { book = read(book, as: result) }
         // A spine's text has no title of its own worth keeping: a plausible record (one for review) is its best
         // reading, so the book takes that record's identity, and a person confirms it (`weak_match`).
-        let accepted = result.decision == .accepted || (book.form == .spineText && result.decision == .review)
+        let accepted =
+            result.decision == .accepted || (book.form == .spineText && result.decision == .review)
             ? result.best : nil
 
         // The model's ISBN is a hint: kept only when the record it names is the book read on the spine.
         if let isbn = book.isbn13 {
-            let confirmed = isbnRecord.map { record in
-                matcher.decide(SpineQuery(title: query.title, author: query.author), among: [record]).decision == .accepted
-            } ?? false
+            let confirmed =
+                isbnRecord.map { record in
+                    matcher.decide(SpineQuery(title: query.title, author: query.author), among: [record]).decision
+                        == .accepted
+                } ?? false
             if !confirmed {
                 let named = isbnRecord.map { " names «\($0.title)»" } ?? " is in no source"
                 book.isbn13 = nil; book.isbn10 = nil
@@ -148,8 +155,9 @@ package struct Enricher: Sendable {
         }
 
         if let accepted {
-            book.match = BookMatch(source: accepted.record.source, key: accepted.record.key,
-                                   score: (accepted.score * 1000).rounded() / 1000, year: accepted.record.year)
+            book.match = BookMatch(
+                source: accepted.record.source, key: accepted.record.key,
+                score: (accepted.score * 1000).rounded() / 1000, year: accepted.record.year)
             if book.author == nil { book.author = accepted.record.author }
         }
 

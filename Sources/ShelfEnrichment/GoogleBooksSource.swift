@@ -21,17 +21,20 @@ package struct GoogleBooksSource: RemoteBookSource {
     ///   - apiKey: `GOOGLE_BOOKS_API_KEY` (or the `google_books_api_key` credential), when there is one.
     ///   - limiter: the process-wide one unless a test needs its own.
     ///   - now: the clock that decides when a paused source is asked again.
-    package init(baseURL: String, apiKey: Secret?, http: HTTPClient, logger: Logger, limiter: RateLimiter? = nil,
-                 timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30,
-                 now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(
+        baseURL: String, apiKey: Secret?, http: HTTPClient, logger: Logger, limiter: RateLimiter? = nil,
+        timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }
-        service = RemoteService(source: "googlebooks", http: http, limiter: limiter ?? Self.processLimiter,
-                                gate: SourceGate(source: "googlebooks"), logger: logger,
-                                userAgent: RemoteService.userAgent(contact: ""), timeout: timeout,
-                                unavailablePause: unavailablePause, now: now)
+        service = RemoteService(
+            source: "googlebooks", http: http, limiter: limiter ?? Self.processLimiter,
+            gate: SourceGate(source: "googlebooks"), logger: logger,
+            userAgent: RemoteService.userAgent(contact: ""), timeout: timeout,
+            unavailablePause: unavailablePause, now: now)
     }
 
     package var health: SourceHealth { service.gate.health }
@@ -77,28 +80,38 @@ package struct GoogleBooksSource: RemoteBookSource {
         let said = serverMessage(error?.message)
         let status = response.status
 
-        let rateLimited = status == 429
-            || (status == 403 && !reasons.isDisjoint(with: ["dailyLimitExceeded", "rateLimitExceeded", "userRateLimitExceeded",
-                                                              "quotaExceeded", "RATE_LIMIT_EXCEEDED"]))
+        let rateLimited =
+            status == 429
+            || (status == 403
+                && !reasons.isDisjoint(with: [
+                    "dailyLimitExceeded", "rateLimitExceeded", "userRateLimitExceeded",
+                    "quotaExceeded", "RATE_LIMIT_EXCEEDED",
+                ]))
         if rateLimited {
-            let daily = reasons.contains("dailyLimitExceeded")
+            let daily =
+                reasons.contains("dailyLimitExceeded")
                 || (error?.message ?? "").range(of: "per day", options: .caseInsensitive) != nil
                 || quotaLimits.contains { $0.contains("PerDay") }
             if daily {
                 let until = QuotaTimes.nextPacificMidnight(after: now)
-                let advice = apiKey == nil
+                let advice =
+                    apiKey == nil
                     ? "Set GOOGLE_BOOKS_API_KEY to a key of your own (its quota is not shared) to go on sooner."
                     : "Ask for a higher quota in the Google Cloud console to go on sooner."
-                return service.close(.rateLimited(until: until), .rateLimited, until: until,
-                    "Google Books' daily quota is used up (HTTP \(status)\(said)); it is asked again after midnight Pacific time. \(advice)")
+                return service.close(
+                    .rateLimited(until: until), .rateLimited, until: until,
+                    "Google Books' daily quota is used up (HTTP \(status)\(said)); it is asked again after midnight Pacific time. \(advice)"
+                )
             }
             return service.rateLimited(response, said: said)
         }
-        let badKey = !reasons.isDisjoint(with: ["keyInvalid", "API_KEY_INVALID", "keyExpired", "API_KEY_EXPIRED"])
+        let badKey =
+            !reasons.isDisjoint(with: ["keyInvalid", "API_KEY_INVALID", "keyExpired", "API_KEY_EXPIRED"])
             || (error?.message ?? "").contains("API key")
         switch status {
         case 400 where badKey, 401, 403:
-            let message = badKey || status == 401
+            let message =
+                badKey || status == 401
                 ? "Google Books rejected the API key (HTTP \(status)\(said)). Set GOOGLE_BOOKS_API_KEY (or the "
                     + "google_books_api_key credential) to a valid key, or unset it to use the shared quota; then restart shelfd."
                 : "Google Books refused shelfd's requests (HTTP \(status)\(said)). Enable the Books API for the key's "
@@ -143,9 +156,10 @@ package struct GoogleBooksSource: RemoteBookSource {
             let isbn = ["ISBN_13", "ISBN_10"].lazy.compactMap { type in
                 identifiers.first { $0.type == type }?.identifier.flatMap(ISBN.init)
             }.first
-            return CatalogueRecord(source: "googlebooks", key: id, title: CatalogueRecord.displayTitle(title, subtitle: info.subtitle),
-                                   author: CatalogueRecord.joinedAuthors(info.authors), isbn13: isbn?.isbn13,
-                                   isbn10: isbn?.isbn10, year: CatalogueRecord.year(in: info.publishedDate))
+            return CatalogueRecord(
+                source: "googlebooks", key: id, title: CatalogueRecord.displayTitle(title, subtitle: info.subtitle),
+                author: CatalogueRecord.joinedAuthors(info.authors), isbn13: isbn?.isbn13,
+                isbn10: isbn?.isbn10, year: CatalogueRecord.year(in: info.publishedDate))
         }
     }
 

@@ -27,21 +27,27 @@ package struct LibraryEvidence: Sendable {
     /// on its photo's shelf (nil: the top of incoming/). A book that is the same work as a stored one or one added
     /// before (`Book.isSameWork`, the rule the commit files it by) adds its shelf to that work rather than being a
     /// second work of the title.
-    package static func works(_ stored: [String: [LibraryWork]], adding books: [(book: Book, shelf: String?)]) -> [String: [LibraryWork]] {
+    package static func works(_ stored: [String: [LibraryWork]], adding books: [(book: Book, shelf: String?)])
+        -> [String: [LibraryWork]]
+    {
         var works = stored
         for (book, shelf) in books {
             let title = TextNormalization.title(book.title), here = shelf ?? ""
             var list = works[title] ?? []
             let same = list.firstIndex { work in
-                book.isSameWork(as: Book(title: work.title, author: work.author, isbn13: work.isbn13, isbn10: work.isbn10,
-                                         confidence: 1, box: nil, status: .verified, source: LibraryWork.source, match: work.match))
+                book.isSameWork(
+                    as: Book(
+                        title: work.title, author: work.author, isbn13: work.isbn13, isbn10: work.isbn10,
+                        confidence: 1, box: nil, status: .verified, source: LibraryWork.source, match: work.match))
             }
             if let same {
                 list[same].shelves.insert(here)
                 list[same].lastShelf = here
             } else {
-                list.append(LibraryWork(key: book.workKey, title: book.title, author: book.author, isbn13: book.isbn13,
-                                        isbn10: book.isbn10, match: book.match, shelves: [here], lastShelf: here))
+                list.append(
+                    LibraryWork(
+                        key: book.workKey, title: book.title, author: book.author, isbn13: book.isbn13,
+                        isbn10: book.isbn10, match: book.match, shelves: [here], lastShelf: here))
             }
             works[title] = list
         }
@@ -64,9 +70,11 @@ package struct LibraryEvidence: Sendable {
             let surname = TextNormalization.surname(book.author)
             let fitting = sameTitle.filter { surname.isEmpty || TextNormalization.surname($0.author) == surname }
             guard !fitting.isEmpty else { return book }
-            if let shelf, book.form == .structured || isRead(book, as: fitting[0]), fitting.count == 1, sameTitle.count == 1,
-               fitting[0].shelves.contains(shelf),
-               !(book.candidates ?? []).contains(where: { Self.isOther($0.record, than: fitting[0], title: title) }) {
+            if let shelf, book.form == .structured || isRead(book, as: fitting[0]), fitting.count == 1,
+                sameTitle.count == 1,
+                fitting[0].shelves.contains(shelf),
+                !(book.candidates ?? []).contains(where: { Self.isOther($0.record, than: fitting[0], title: title) })
+            {
                 return taken(book, as: fitting[0], shelf: shelf)
             }
             return offered(book, fitting, shelf: shelf)
@@ -77,9 +85,10 @@ package struct LibraryEvidence: Sendable {
     /// lead: the only doubt left was whether the spine confirms that record, and the work standing on this shelf does.
     func isRead(_ book: Book, as work: LibraryWork) -> Bool {
         guard book.form == .spineText, let match = book.match, let record = work.match,
-              match.source == record.source, match.key == record.key,
-              let candidates = book.candidates, let best = candidates.first,
-              best.record.source == match.source, best.record.key == match.key else { return false }
+            match.source == record.source, match.key == record.key,
+            let candidates = book.candidates, let best = candidates.first,
+            best.record.source == match.source, best.record.key == match.key
+        else { return false }
         let runnerUp = candidates.dropFirst().first { $0.record.source != match.source || $0.record.key != match.key }
         return best.score - (runnerUp?.score ?? 0) >= matcher.acceptance.lead
     }
@@ -100,7 +109,10 @@ package struct LibraryEvidence: Sendable {
         book.match = work.match
         book.status = .verified
         book.candidates = nil; book.reviewReasons = nil
-        book.notes = (book.notes ?? []) + ["\(LibraryWork.sightingNote): «\(work.title)» (\(work.key)), seen on shelf \(shelf) before"]
+        book.notes =
+            (book.notes ?? []) + [
+                "\(LibraryWork.sightingNote): «\(work.title)» (\(work.key)), seen on shelf \(shelf) before"
+            ]
         return book
     }
 
@@ -109,14 +121,16 @@ package struct LibraryEvidence: Sendable {
     func offered(_ book: Book, _ works: [LibraryWork], shelf: String?) -> Book {
         var book = book
         let query = Enricher.query(book)
-        let here = shelf ?? ""                       // the top of incoming/ is "" in a work's shelves
+        let here = shelf ?? "" // the top of incoming/ is "" in a work's shelves
         let ordered = works.filter { $0.shelves.contains(here) } + works.filter { !$0.shelves.contains(here) }
         let library = ordered.map { work in
-            MatchCandidate(record: work.record, score: matcher.decide(query, among: [work.record]).best?.score ?? 0,
-                           libraryShelf: work.shelves.contains(here) ? here : work.lastShelf)
+            MatchCandidate(
+                record: work.record, score: matcher.decide(query, among: [work.record]).best?.score ?? 0,
+                libraryShelf: work.shelves.contains(here) ? here : work.lastShelf)
         }
         let keys = Set(library.map { "\($0.record.source):\($0.record.key)" })
-        book.candidates = library + (book.candidates ?? []).filter { !keys.contains("\($0.record.source):\($0.record.key)") }
+        book.candidates =
+            library + (book.candidates ?? []).filter { !keys.contains("\($0.record.source):\($0.record.key)") }
         return book
     }
 }

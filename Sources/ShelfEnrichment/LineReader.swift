@@ -47,7 +47,7 @@ package final class LineReader {
         lineNumber += 1
         var line = bytes
         if line.last == 13 { line.removeLast() }
-        if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }   // a spreadsheet's BOM
+        if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) } // a spreadsheet's BOM
         return String(decoding: line, as: UTF8.self)
     }
 
@@ -56,7 +56,8 @@ package final class LineReader {
         guard count >= 0 else {
             var code: Int32 = 0
             let message = gzerror(file, &code).map { String(cString: $0) } ?? "read error"
-            throw CatalogueError(.unreadableFile, "Cannot read \(path) past line \(lineNumber): \(message). Is the file complete?")
+            throw CatalogueError(
+                .unreadableFile, "Cannot read \(path) past line \(lineNumber): \(message). Is the file complete?")
         }
         start = 0
         end = Int(count)

@@ -26,18 +26,21 @@ package struct OpenLibrarySource: RemoteBookSource {
     ///     a third of the rate, and may refuse shelfd altogether.
     ///   - limiter: the process-wide one unless a test needs its own.
     ///   - now: the clock that decides when a paused source is asked again.
-    package init(baseURL: String, contact: String, http: HTTPClient, logger: Logger, limiter: RateLimiter? = nil,
-                 timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30,
-                 now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(
+        baseURL: String, contact: String, http: HTTPClient, logger: Logger, limiter: RateLimiter? = nil,
+        timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         identified = !contact.trimmingCharacters(in: .whitespaces).isEmpty
-        service = RemoteService(source: "openlibrary", http: http,
-                                limiter: limiter ?? (identified ? Self.identifiedLimiter : Self.anonymousLimiter),
-                                gate: SourceGate(source: "openlibrary"), logger: logger,
-                                userAgent: RemoteService.userAgent(contact: contact), timeout: timeout,
-                                unavailablePause: unavailablePause, now: now)
+        service = RemoteService(
+            source: "openlibrary", http: http,
+            limiter: limiter ?? (identified ? Self.identifiedLimiter : Self.anonymousLimiter),
+            gate: SourceGate(source: "openlibrary"), logger: logger,
+            userAgent: RemoteService.userAgent(contact: contact), timeout: timeout,
+            unavailablePause: unavailablePause, now: now)
     }
 
     package var health: SourceHealth { service.gate.health }
@@ -72,13 +75,15 @@ package struct OpenLibrarySource: RemoteBookSource {
         if let key = edition.authors?.first?.key {
             author = try await fetch(Author.self, "\(key).json")?.displayName
         } else if let workKey = edition.works?.first?.key,
-                  let key = try await fetch(Work.self, "\(workKey).json")?.authors?.first?.authorKey {
+            let key = try await fetch(Work.self, "\(workKey).json")?.authors?.first?.authorKey
+        {
             author = try await fetch(Author.self, "\(key).json")?.displayName
         }
         guard let title = edition.title, !title.isEmpty else { return nil }
-        return CatalogueRecord(source: name, key: edition.works?.first?.key ?? edition.key ?? "/isbn/\(isbn.isbn13)",
-                               title: CatalogueRecord.displayTitle(title, subtitle: edition.subtitle), author: author,
-                               isbn13: isbn.isbn13, isbn10: isbn.isbn10, year: CatalogueRecord.year(in: edition.publishDate))
+        return CatalogueRecord(
+            source: name, key: edition.works?.first?.key ?? edition.key ?? "/isbn/\(isbn.isbn13)",
+            title: CatalogueRecord.displayTitle(title, subtitle: edition.subtitle), author: author,
+            isbn13: isbn.isbn13, isbn10: isbn.isbn10, year: CatalogueRecord.year(in: edition.publishDate))
     }
 
     /// GETs a JSON document by path, following up to three redirects; nil on 404.
@@ -112,7 +117,8 @@ package struct OpenLibrarySource: RemoteBookSource {
         case 429:
             return service.rateLimited(response)
         case 401, 403:
-            let message = identified
+            let message =
+                identified
                 ? "OpenLibrary refused shelfd's requests (HTTP \(response.status)) although they name [enrich] contact; "
                     + "it is not asked again until shelfd restarts. Check the contact, or remove openlibrary from [enrich] sources."
                 : "OpenLibrary refused shelfd's requests (HTTP \(response.status)). Set [enrich] contact in shelfd.toml to "
@@ -148,11 +154,13 @@ package struct OpenLibrarySource: RemoteBookSource {
         func record(preferring hint: ISBN?) -> CatalogueRecord? {
             guard let key, let title, !title.isEmpty else { return nil }
             let isbns = isbn ?? []
-            let chosen = hint.flatMap { hint in isbns.contains { ISBN($0) == hint } ? hint : nil }
+            let chosen =
+                hint.flatMap { hint in isbns.contains { ISBN($0) == hint } ? hint : nil }
                 ?? isbns.lazy.compactMap { ISBN($0) }.first
-            return CatalogueRecord(source: "openlibrary", key: key, title: CatalogueRecord.displayTitle(title, subtitle: subtitle),
-                                   author: CatalogueRecord.joinedAuthors(authorName), isbn13: chosen?.isbn13,
-                                   isbn10: chosen?.isbn10, year: firstPublishYear)
+            return CatalogueRecord(
+                source: "openlibrary", key: key, title: CatalogueRecord.displayTitle(title, subtitle: subtitle),
+                author: CatalogueRecord.joinedAuthors(authorName), isbn13: chosen?.isbn13,
+                isbn10: chosen?.isbn10, year: firstPublishYear)
         }
     }
 
@@ -177,7 +185,7 @@ package struct OpenLibrarySource: RemoteBookSource {
     private struct Work: Decodable {
         struct Role: Decodable {
             var author: Reference?
-            var key: String?                          // a few old records list the author directly
+            var key: String? // a few old records list the author directly
             var authorKey: String? { author?.key ?? key }
         }
         var authors: [Role]?

@@ -28,22 +28,28 @@ struct RemoteService: Sendable {
         } catch {
             throw LookupError.unavailable("cancelled")
         }
-        try gate.admit(now: now())                  // another lookup may have closed it while this one waited
-        let request = HTTPRequest(url: url, headers: [("User-Agent", userAgent), ("Accept", "application/json")],
-                                  timeout: timeout, connectTimeout: .seconds(5))
+        try gate.admit(now: now()) // another lookup may have closed it while this one waited
+        let request = HTTPRequest(
+            url: url, headers: [("User-Agent", userAgent), ("Accept", "application/json")],
+            timeout: timeout, connectTimeout: .seconds(5))
         let path = Self.pathOf(url)
         let started = ContinuousClock.now
         do {
             let response = try await http.send(request)
-            logger.debug("Book source answered", metadata: [
-                "source": "\(source)", "http.path": "\(path)", "http.status": "\(response.status)",
-                "http.response.bytes": "\(response.body.count)",
-                "duration_ms": "\(started.duration(to: .now).milliseconds)",
-            ])
+            logger.debug(
+                "Book source answered",
+                metadata: [
+                    "source": "\(source)", "http.path": "\(path)", "http.status": "\(response.status)",
+                    "http.response.bytes": "\(response.body.count)",
+                    "duration_ms": "\(started.duration(to: .now).milliseconds)",
+                ])
             return response
         } catch {
-            logger.debug("Book source request failed", metadata: [
-                "source": "\(source)", "http.path": "\(path)", "http.error": "\(error.kind.rawValue)"])
+            logger.debug(
+                "Book source request failed",
+                metadata: [
+                    "source": "\(source)", "http.path": "\(path)", "http.error": "\(error.kind.rawValue)",
+                ])
             if error.kind == .cancelled { throw LookupError.unavailable("cancelled") }
             throw unavailable("\(displayName) could not be reached (\(error.kind.rawValue): \(error.message)).")
         }
@@ -60,9 +66,13 @@ struct RemoteService: Sendable {
         let wasOpen = gate.health.state == .ok
         gate.close(error, state: state, until: until, message: message)
         if wasOpen {
-            logger.warning("Book source paused", metadata: [
-                "source": "\(source)", "state": "\(state.rawValue)", "until": "\(until.map { "\($0)" } ?? "configuration change")",
-                "reason": "\(message)"])
+            logger.warning(
+                "Book source paused",
+                metadata: [
+                    "source": "\(source)", "state": "\(state.rawValue)",
+                    "until": "\(until.map { "\($0)" } ?? "configuration change")",
+                    "reason": "\(message)",
+                ])
         }
         return error
     }
@@ -71,10 +81,14 @@ struct RemoteService: Sendable {
     /// minute that doubles with each one in a row.
     func rateLimited(_ response: HTTPResponse, said: String = "") -> LookupError {
         let now = now()
-        let delay = response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) } ?? gate.nextRateLimitBackoff()
+        let delay =
+            response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
+            ?? gate.nextRateLimitBackoff()
         let until = now.addingTimeInterval(delay)
-        return close(.rateLimited(until: until), .rateLimited, until: until,
-                     "\(displayName) is rate-limiting shelfd (HTTP \(response.status)\(said)); it is asked again in \(Int(delay.rounded(.up))) s.")
+        return close(
+            .rateLimited(until: until), .rateLimited, until: until,
+            "\(displayName) is rate-limiting shelfd (HTTP \(response.status)\(said)); it is asked again in \(Int(delay.rounded(.up))) s."
+        )
     }
 
     /// Any other answer that is not the data: 408 and 5xx pause the source briefly; another 4xx is about
@@ -83,7 +97,8 @@ struct RemoteService: Sendable {
         if status == 408 || (500...599).contains(status) {
             return unavailable("\(displayName) is unavailable (HTTP \(status)\(said)).")
         }
-        return .unavailable("\(displayName) rejected the request (HTTP \(status)\(said)); check [enrich] \(source)_base_url.")
+        return .unavailable(
+            "\(displayName) rejected the request (HTTP \(status)\(said)); check [enrich] \(source)_base_url.")
     }
 
     /// Decodes a 200 answer; anything else closes the gate briefly.
@@ -91,11 +106,14 @@ struct RemoteService: Sendable {
         do {
             return try JSONDecoder().decode(type, from: Data(response.body))
         } catch {
-            throw unavailable("\(displayName) answered HTTP \(response.status) with something that is not the JSON it documents.")
+            throw unavailable(
+                "\(displayName) answered HTTP \(response.status) with something that is not the JSON it documents.")
         }
     }
 
-    var displayName: String { source == "googlebooks" ? "Google Books" : source == "openlibrary" ? "OpenLibrary" : source }
+    var displayName: String {
+        source == "googlebooks" ? "Google Books" : source == "openlibrary" ? "OpenLibrary" : source
+    }
 
     /// `scheme://host/path?query` → `/path`.
     static func pathOf(_ url: String) -> String {
@@ -110,8 +128,9 @@ struct RemoteService: Sendable {
         pairs.map { "\($0.0)=\(escape($0.1))" }.joined(separator: "&")
     }
 
-    private static let kept = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:, ")
+    private static let kept = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:, ")
 
     private static func escape(_ value: String) -> String {
         (value.addingPercentEncoding(withAllowedCharacters: kept) ?? "").replacingOccurrences(of: " ", with: "+")
@@ -170,7 +189,9 @@ extension CatalogueRecord {
 
     /// The first plausible year in a publication date ("1965", "June 1, 1990", "2005-11-15").
     static func year(in date: String?) -> Int? {
-        guard let date, let range = date.range(of: #"(1[5-9]|20)[0-9]{2}"#, options: .regularExpression) else { return nil }
+        guard let date, let range = date.range(of: #"(1[5-9]|20)[0-9]{2}"#, options: .regularExpression) else {
+            return nil
+        }
         return Int(date[range])
     }
 }

@@ -29,8 +29,10 @@ package enum AuthorNames {
     // MARK: -
 
     /// Words that belong to the surname when they stand before it: "Le Guin", "van der Berg", "de la Foret".
-    private static let particles: Set<String> = ["da", "das", "de", "degli", "dei", "del", "della", "den", "der", "des", "di",
-                                                 "do", "dos", "du", "la", "le", "st.", "ten", "ter", "van", "von", "zu", "al", "bin", "ibn"]
+    private static let particles: Set<String> = [
+        "da", "das", "de", "degli", "dei", "del", "della", "den", "der", "des", "di",
+        "do", "dos", "du", "la", "le", "st.", "ten", "ter", "van", "von", "zu", "al", "bin", "ibn",
+    ]
     private static let suffixes: Set<String> = ["jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "phd", "ph.d."]
 
     private static func parts(_ name: String) -> (given: String, family: String, suffix: String?) {
@@ -60,7 +62,11 @@ package enum AuthorNames {
         }
         var names: [String] = []
         for piece in pieces {
-            if suffixes.contains(piece.lowercased()), let last = names.popLast() { names.append("\(last) \(piece)") } else { names.append(piece) }
+            if suffixes.contains(piece.lowercased()), let last = names.popLast() {
+                names.append("\(last) \(piece)")
+            } else {
+                names.append(piece)
+            }
         }
         return names
     }

@@ -34,7 +34,9 @@ struct ExportedBook {
 
     /// The shelf as a tag; a comma inside a folder name would split it in a tag list, so it goes.
     func tagList(_ rename: (String) -> String = { $0 }) -> String {
-        shelf.map { rename($0).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") } ?? ""
+        shelf.map {
+            rename($0).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        } ?? ""
     }
 }
 
@@ -51,7 +53,10 @@ struct DayStamp {
     /// `2024/03/05` with "/", `2024-03-05` with "-".
     func string(_ date: Date, separator: String) -> String {
         let day = calendar.dateComponents([.year, .month, .day], from: date)
-        return [String(format: "%04d", day.year ?? 0), String(format: "%02d", day.month ?? 0), String(format: "%02d", day.day ?? 0)]
-            .joined(separator: separator)
+        return [
+            String(format: "%04d", day.year ?? 0), String(format: "%02d", day.month ?? 0),
+            String(format: "%02d", day.day ?? 0),
+        ]
+        .joined(separator: separator)
     }
 }

@@ -14,20 +14,20 @@ struct GoodreadsExport: BookTable {
     var days: DayStamp
 
     func row(_ book: ExportedBook) -> [String] {
-        Self.row([                                                     // "Book Id", Goodreads' own: unknown here
+        Self.row([ // "Book Id", Goodreads' own: unknown here
             "Title": book.title,
             "Author": book.mainAuthor,
             "Author l-f": book.authors.first.map(AuthorNames.lastFirst),
             "Additional Authors": book.otherAuthors.joined(separator: ", "),
-            "ISBN": Self.formula(book.isbn?.isbn10),                   // ="…" keeps a spreadsheet from eating
-            "ISBN13": Self.formula(book.isbn?.isbn13),                 // the leading zero, as Goodreads does
-            "My Rating": "0",                                          // not rated
-            "Original Publication Year": book.year.map(String.init),  // a matched work's first publication
+            "ISBN": Self.formula(book.isbn?.isbn10), // ="…" keeps a spreadsheet from eating
+            "ISBN13": Self.formula(book.isbn?.isbn13), // the leading zero, as Goodreads does
+            "My Rating": "0", // not rated
+            "Original Publication Year": book.year.map(String.init), // a matched work's first publication
             "Date Added": days.string(book.added, separator: "/"),
             "Bookshelves": book.tagList(Self.shelfName),
             "Exclusive Shelf": shelf.rawValue,
             "Read Count": shelf == .read ? "1" : "0",
-            "Owned Copies": "1",                                       // it was photographed on a shelf: owned
+            "Owned Copies": "1", // it was photographed on a shelf: owned
         ])
     }
 

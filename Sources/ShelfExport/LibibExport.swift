@@ -23,7 +23,7 @@ struct LibibExport: BookTable {
             "last_name": main?.family,
             "ean_isbn13": book.isbn?.isbn13,
             "upc_isbn10": book.isbn?.isbn10,
-            "group": book.tagList(),                                  // Libib's groups are where items are kept
+            "group": book.tagList(), // Libib's groups are where items are kept
             "added": days.string(book.added, separator: "-"),
             "copies": "1",
         ])

@@ -23,7 +23,7 @@ struct LibraryThingExport: BookTable {
         fields["Secondary Author"] = book.otherAuthors.map(AuthorNames.lastFirst).joined(separator: "|")
         fields["Date"] = book.year.map(String.init)
         fields["Tags"] = book.tagList()
-        fields["ISBN"] = book.isbn.map { "[\($0.isbn13)]" }             // its own export brackets the ISBN
+        fields["ISBN"] = book.isbn.map { "[\($0.isbn13)]" } // its own export brackets the ISBN
         fields["ISBNs"] = book.isbns.flatMap { [$0.isbn13] + ($0.isbn10.map { [$0] } ?? []) }.joined(separator: ", ")
         fields["Copies"] = "1"
         fields["Entry Date"] = days.string(book.added, separator: "-")

@@ -14,7 +14,7 @@ struct StoryGraphExport: BookTable {
     var days: DayStamp
 
     func row(_ book: ExportedBook) -> [String] {
-        Self.row([                                                     // Format (paperback, hardcover): not known
+        Self.row([ // Format (paperback, hardcover): not known
             "Title": book.title,
             "Authors": book.authors.joined(separator: ", "),
             "ISBN/UID": book.isbn?.isbn13,
@@ -22,7 +22,7 @@ struct StoryGraphExport: BookTable {
             "Date Added": days.string(book.added, separator: "/"),
             "Read Count": status == .read ? "1" : "0",
             "Tags": book.tagList(),
-            "Owned?": "Yes",                                           // photographed on a shelf: owned
+            "Owned?": "Yes", // photographed on a shelf: owned
         ])
     }
 }

@@ -23,11 +23,11 @@ final class CurlEasy {
     /// Runs one transfer, blocking the calling thread until it ends.
     func perform(_ request: HTTPRequest, cancel: CancelFlag) -> Result<HTTPResponse, HTTPError> {
         let h = handle
-        curl_easy_reset(h)                                  // keeps the connection cache
+        curl_easy_reset(h) // keeps the connection cache
         let sink = Sink(cancel: cancel)
         var headerList: UnsafeMutablePointer<curl_slist>?
         for header in request.headers { headerList = curl_slist_append(headerList, "\(header.name): \(header.value)") }
-        headerList = curl_slist_append(headerList, "Expect:")   // no 100-continue round trip before a body
+        headerList = curl_slist_append(headerList, "Expect:") // no 100-continue round trip before a body
         defer { curl_slist_free_all(headerList) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
@@ -110,7 +110,7 @@ final class CurlEasy {
         let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
         let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: size * count), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
-            sink.headers = [:]                              // a new header block (after 100 Continue, say)
+            sink.headers = [:] // a new header block (after 100 Continue, say)
         } else if let colon = line.firstIndex(of: ":") {
             let name = line[..<colon].trimmingWhitespace().lowercased()
             let value = line[line.index(after: colon)...].trimmingWhitespace()

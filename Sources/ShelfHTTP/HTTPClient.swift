@@ -32,11 +32,13 @@ package final class HTTPClient: Sendable {
 }
 
 /// A serial queue and the easy handle confined to it.
-private final class Lane: @unchecked Sendable {   // unchecked: `easy` is only touched on `queue`
+private final class Lane: @unchecked Sendable { // unchecked: `easy` is only touched on `queue`
     let queue: DispatchQueue
     /// Made for the first request, with `curl_global_init`: an idle daemon that has sent nothing keeps
     /// libcurl's TLS libraries uninitialised (a few MB of resident memory).
-    lazy var easy: CurlEasy = { _ = curlGlobalInit; return CurlEasy() }()
+    lazy var easy: CurlEasy = {
+        _ = curlGlobalInit; return CurlEasy()
+    }()
     init(label: String) { queue = DispatchQueue(label: label) }
 }
 
@@ -53,7 +55,9 @@ private final class LanePool: Sendable {
 
     /// A free lane, or nil when the task is cancelled while waiting.
     func acquire() async -> Lane? {
-        let id = state.withLock { s in s.nextID += 1; return s.nextID }
+        let id = state.withLock { s in
+            s.nextID += 1; return s.nextID
+        }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Lane?, Never>) in
                 enum Outcome { case lane(Lane), cancelled, queued }

@@ -8,8 +8,10 @@ package struct HTTPRequest: Sendable {
     package var timeout: Duration
     package var connectTimeout: Duration
 
-    package init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
-                 timeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10)) {
+    package init(
+        method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+        timeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10)
+    ) {
         self.method = method; self.url = url; self.headers = headers; self.body = body
         self.timeout = timeout; self.connectTimeout = connectTimeout
     }

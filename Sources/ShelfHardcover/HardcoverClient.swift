@@ -19,12 +19,16 @@ package struct HardcoverClient: Sendable {
     /// A 429 is waited out (its Retry-After, else a minute) and the request sent again, this many times.
     static let throttleRetries = 2
 
-    package init(url: String, token: Secret, http: HTTPClient, time: TimeSource, logger: Logger,
-                 turn: @escaping @Sendable () async throws(HardcoverError) -> Void) {
+    package init(
+        url: String, token: Secret, http: HTTPClient, time: TimeSource, logger: Logger,
+        turn: @escaping @Sendable () async throws(HardcoverError) -> Void
+    ) {
         self.url = url; self.http = http; self.time = time; self.logger = logger; self.turn = turn
         // Hardcover's settings page shows the token with its "Bearer " in front; people paste either.
         let value = token.value.trimmingCharacters(in: .whitespacesAndNewlines)
-        self.token = Secret(value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : value)
+        self.token = Secret(
+            value.lowercased().hasPrefix("bearer ")
+                ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : value)
     }
 
     // MARK: - Reading
@@ -54,7 +58,8 @@ package struct HardcoverClient: Sendable {
     /// The editions with these ISBN-13s (one request for up to `pageSize`).
     package func editions(isbn13 isbns: [String]) async throws(HardcoverError) -> [Edition] {
         struct Answer: Decodable { var editions: [Edition] }
-        let answer: Answer = try await send("""
+        let answer: Answer = try await send(
+            """
             query Editions($isbns: [String!]!) { editions(where: {isbn_13: {_in: $isbns}}) { id isbn_13 book_id } }
             """, ["isbns": isbns])
         return answer.editions
@@ -70,7 +75,8 @@ package struct HardcoverClient: Sendable {
     /// Which of these books the person already has in their Hardcover library, whatever their status.
     package func userBooks(user: Int, books: [Int]) async throws(HardcoverError) -> [UserBook] {
         struct Answer: Decodable { var user_books: [UserBook] }
-        let answer: Answer = try await send("""
+        let answer: Answer = try await send(
+            """
             query UserBooks($user: Int!, $books: [Int!]!) { user_books(where: {user_id: {_eq: $user}, book_id: {_in: $books}}) { id book_id edition_id } }
             """, ["user": user, "books": books])
         return answer.user_books
@@ -91,7 +97,8 @@ package struct HardcoverClient: Sendable {
     /// The person's list of that name (the Owned list is "Owned"), with those of `books` on it; nil when there is none.
     package func list(named name: String, user: Int, books: [Int]) async throws(HardcoverError) -> List? {
         struct Answer: Decodable { var lists: [List] }
-        let answer: Answer = try await send("""
+        let answer: Answer = try await send(
+            """
             query Lists($user: Int!, $name: String!, $books: [Int!]!) { lists(where: {user_id: {_eq: $user}, name: {_eq: $name}}) { id list_books(where: {book_id: {_in: $books}}) { book_id edition_id } } }
             """, ["user": user, "name": name, "books": books])
         return answer.lists.first
@@ -104,7 +111,8 @@ package struct HardcoverClient: Sendable {
     package func insertUserBook(book: Int, edition: Int, status: Int) async throws(HardcoverError) -> Int {
         struct Result: Decodable { var id: Int?; var error: String? }
         struct Answer: Decodable { var insert_user_book: Result }
-        let answer: Answer = try await send("""
+        let answer: Answer = try await send(
+            """
             mutation InsertUserBook($object: UserBookCreateInput!) { insert_user_book(object: $object) { id error } }
             """, ["object": ["book_id": book, "edition_id": edition, "status_id": status]])
         guard let id = answer.insert_user_book.id else {
@@ -119,7 +127,8 @@ package struct HardcoverClient: Sendable {
         struct ListBook: Decodable { var id: Int }
         struct Result: Decodable { var id: Int?; var list_book: ListBook? }
         struct Answer: Decodable { var ownership: Result }
-        let answer: Answer = try await send("""
+        let answer: Answer = try await send(
+            """
             mutation EditionOwned($id: Int!) { ownership: edition_owned(id: $id) { id list_book { id book_id edition_id } } }
             """, ["id": edition])
         return answer.ownership.list_book != nil
@@ -129,7 +138,8 @@ package struct HardcoverClient: Sendable {
     package func insertList(named name: String) async throws(HardcoverError) -> Int {
         struct Result: Decodable { var id: Int? }
         struct Answer: Decodable { var insert_list: Result }
-        let answer: Answer = try await send("""
+        let answer: Answer = try await send(
+            """
             mutation InsertList($object: ListInput!) { insert_list(object: $object) { id errors } }
             """, ["object": ["name": name, "privacy_setting_id": 1] as [String: any Sendable]])
         guard let id = answer.insert_list.id else { throw .refused("Hardcover did not make the list «\(name)»") }
@@ -140,7 +150,8 @@ package struct HardcoverClient: Sendable {
     package func insertListBook(list: Int, book: Int, edition: Int) async throws(HardcoverError) {
         struct Result: Decodable { var id: Int? }
         struct Answer: Decodable { var insert_list_book: Result }
-        let _: Answer = try await send("""
+        let _: Answer = try await send(
+            """
             mutation InsertListBook($object: ListBookInput!) { insert_list_book(object: $object) { id } }
             """, ["object": ["list_id": list, "book_id": book, "edition_id": edition]])
     }
@@ -158,18 +169,27 @@ package struct HardcoverClient: Sendable {
     }
 
     /// Sends one document when its turn comes; a 429 is waited out and sent again (`throttleRetries`).
-    private func send<T: Decodable>(_ document: String, _ variables: [String: any Sendable]) async throws(HardcoverError) -> T {
+    private func send<T: Decodable>(_ document: String, _ variables: [String: any Sendable])
+        async throws(HardcoverError) -> T
+    {
         let body: [UInt8]
         do {
-            body = Array(try JSONSerialization.data(withJSONObject: ["query": document, "variables": variables] as [String: Any]))
+            body = Array(
+                try JSONSerialization.data(
+                    withJSONObject: ["query": document, "variables": variables] as [String: Any]))
         } catch {
             throw .refused("could not encode a request: \(error)")
         }
-        let request = HTTPRequest(method: "POST", url: url, headers: [
-            ("authorization", "Bearer \(token.value)"), ("content-type", "application/json"), ("accept", "application/json"),
-            ("user-agent", "shelfd/\(ShelfdVersion.current)"),
-        ], body: body, timeout: .seconds(35), connectTimeout: .seconds(10))
-        let operation = document.split(separator: "(").first.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: [
+                ("authorization", "Bearer \(token.value)"), ("content-type", "application/json"),
+                ("accept", "application/json"),
+                ("user-agent", "shelfd/\(ShelfdVersion.current)"),
+            ], body: body, timeout: .seconds(35), connectTimeout: .seconds(10))
+        let operation =
+            document.split(separator: "(").first.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+            ?? ""
         var throttled = 0
         while true {
             try await turn()
@@ -180,7 +200,8 @@ package struct HardcoverClient: Sendable {
                 if error.kind == .cancelled { throw .cancelled }
                 throw .unavailable("Hardcover could not be reached (\(error.kind.rawValue): \(error.message))")
             }
-            logger.debug("Hardcover answered", metadata: ["operation": "\(operation)", "http.status": "\(response.status)"])
+            logger.debug(
+                "Hardcover answered", metadata: ["operation": "\(operation)", "http.status": "\(response.status)"])
             switch response.status {
             case 200..<300:
                 break
@@ -204,12 +225,15 @@ package struct HardcoverClient: Sendable {
             do {
                 envelope = try JSONDecoder().decode(Envelope<T>.self, from: Data(response.body))
             } catch {
-                throw .refused("Hardcover answered \(operation) with something that is not the answer its schema describes")
+                throw .refused(
+                    "Hardcover answered \(operation) with something that is not the answer its schema describes")
             }
             if let problems = envelope.errors, !problems.isEmpty {
                 let messages = problems.compactMap(\.message).joined(separator: "; ")
                 // Hasura's own codes for a token it cannot verify (expired, revoked).
-                if problems.contains(where: { ["invalid-jwt", "invalid-headers", "access-denied"].contains($0.extensions?.code ?? "") }) {
+                if problems.contains(where: {
+                    ["invalid-jwt", "invalid-headers", "access-denied"].contains($0.extensions?.code ?? "")
+                }) {
                     throw .tokenRefused("Hardcover refused the token (\(messages))")
                 }
                 throw .refused("Hardcover refused \(operation): \(messages)")

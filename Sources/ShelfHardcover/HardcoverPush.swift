@@ -25,19 +25,28 @@ package struct HardcoverPusher: Sendable {
     /// ISBNs or books asked about in one request.
     static let pageSize = 50
 
-    package init(client: HardcoverClient, pushes: HardcoverPushes, health: any ProviderHealthStore, status: ReadingShelf,
-                 shelvesAsLists: Bool, time: TimeSource, logger: Logger) {
+    package init(
+        client: HardcoverClient, pushes: HardcoverPushes, health: any ProviderHealthStore, status: ReadingShelf,
+        shelvesAsLists: Bool, time: TimeSource, logger: Logger
+    ) {
         self.client = client; self.pushes = pushes; self.health = health; self.shelvesAsLists = shelvesAsLists
         self.time = time; self.logger = logger
-        self.status = switch status { case .toRead: 1; case .currentlyReading: 2; case .read: 3 }
+        self.status =
+            switch status {
+            case .toRead: 1
+            case .currentlyReading: 2
+            case .read: 3
+            }
     }
 
     /// Pushes `works` (those already recorded for their edition are not among them). `dryRun`: reads what is on
     /// Hardcover and says what would be added, and writes nothing, there or here. A refused token, a rate limit that
     /// outlasts its retries or an outage stops the push, records it as Hardcover's health and throws; what was done
     /// before is recorded.
-    package func push(_ works: [HardcoverWork], dryRun: Bool,
-                      into report: inout HardcoverPushDocument) async throws(HardcoverError) {
+    package func push(
+        _ works: [HardcoverWork], dryRun: Bool,
+        into report: inout HardcoverPushDocument
+    ) async throws(HardcoverError) {
         do {
             try await pushPages(works, dryRun: dryRun, into: &report)
             if !dryRun { clearProblem() }
@@ -47,8 +56,10 @@ package struct HardcoverPusher: Sendable {
         }
     }
 
-    private func pushPages(_ works: [HardcoverWork], dryRun: Bool,
-                           into report: inout HardcoverPushDocument) async throws(HardcoverError) {
+    private func pushPages(
+        _ works: [HardcoverWork], dryRun: Bool,
+        into report: inout HardcoverPushDocument
+    ) async throws(HardcoverError) {
         // Whom the token belongs to, first: a refused token is said even when there is nothing to add.
         let user = try await userID(&report)
         for work in works where work.isbn13 == nil {
@@ -59,15 +70,19 @@ package struct HardcoverPusher: Sendable {
         for start in stride(from: 0, to: withISBN.count, by: Self.pageSize) {
             let page = Array(withISBN[start..<min(start + Self.pageSize, withISBN.count)])
             let isbns = Array(Set(page.compactMap(\.isbn13))).sorted()
-            let editions = Dictionary(try await client.editions(isbn13: isbns).compactMap { edition in
-                edition.isbn13.map { ($0, edition) }
-            }, uniquingKeysWith: { first, _ in first })
+            let editions = Dictionary(
+                try await client.editions(isbn13: isbns).compactMap { edition in
+                    edition.isbn13.map { ($0, edition) }
+                }, uniquingKeysWith: { first, _ in first })
             let books = Array(Set(editions.values.map(\.bookID))).sorted()
-            var had: [Int: Int] = [:]              // Hardcover book → the person's user book
+            var had: [Int: Int] = [:] // Hardcover book → the person's user book
             var owned: Set<Int> = []
             if !books.isEmpty {
-                for userBook in try await client.userBooks(user: user, books: books) { had[userBook.bookID] = userBook.id }
-                owned = Set(try await client.list(named: "Owned", user: user, books: books)?.entries.map(\.bookID) ?? [])
+                for userBook in try await client.userBooks(user: user, books: books) {
+                    had[userBook.bookID] = userBook.id
+                }
+                owned = Set(
+                    try await client.list(named: "Owned", user: user, books: books)?.entries.map(\.bookID) ?? [])
             }
             var onList: [String: Set<Int>] = [:]
             for work in page {
@@ -83,17 +98,24 @@ package struct HardcoverPusher: Sendable {
                 line.list = shelf
                 let alreadyHad = had[edition.bookID]
                 if dryRun {
-                    if alreadyHad != nil && owned.contains(edition.bookID) { report.there.append(line) } else { report.added.append(line) }
+                    if alreadyHad != nil && owned.contains(edition.bookID) {
+                        report.there.append(line)
+                    } else {
+                        report.added.append(line)
+                    }
                     continue
                 }
                 var userBook = alreadyHad
                 if userBook == nil {
-                    userBook = try await client.insertUserBook(book: edition.bookID, edition: edition.id, status: status)
+                    userBook = try await client.insertUserBook(
+                        book: edition.bookID, edition: edition.id, status: status)
                     had[edition.bookID] = userBook
                 }
                 if !owned.contains(edition.bookID) {
                     // A toggle: an answer without the list entry means it was owned after all; once more puts it back.
-                    if try await !client.markOwned(edition: edition.id) { _ = try await client.markOwned(edition: edition.id) }
+                    if try await !client.markOwned(edition: edition.id) {
+                        _ = try await client.markOwned(edition: edition.id)
+                    }
                     owned.insert(edition.bookID)
                 }
                 if let shelf {
@@ -110,11 +132,16 @@ package struct HardcoverPusher: Sendable {
                 }
                 line.userBook = userBook
                 if alreadyHad == nil { report.added.append(line) } else { report.there.append(line) }
-                try save(.init(bookID: work.bookID, isbn13: isbn, outcome: alreadyHad == nil ? .added : .there,
-                               hardcoverBook: edition.bookID, edition: edition.id, userBook: userBook, list: shelf))
-                logger.info("Added to Hardcover", metadata: [
-                    "work": "\(work.work)", "isbn13": "\(isbn)", "hardcover.book": "\(edition.bookID)",
-                    "had": "\(alreadyHad != nil)"])
+                try save(
+                    .init(
+                        bookID: work.bookID, isbn13: isbn, outcome: alreadyHad == nil ? .added : .there,
+                        hardcoverBook: edition.bookID, edition: edition.id, userBook: userBook, list: shelf))
+                logger.info(
+                    "Added to Hardcover",
+                    metadata: [
+                        "work": "\(work.work)", "isbn13": "\(isbn)", "hardcover.book": "\(edition.bookID)",
+                        "had": "\(alreadyHad != nil)",
+                    ])
             }
         }
     }
@@ -142,10 +169,12 @@ package struct HardcoverPusher: Sendable {
         case .tokenRefused:
             health = ProviderHealth(name: Self.name, state: .paused, code: error.code, message: error.description)
         case .throttled(let until):
-            health = ProviderHealth(name: Self.name, state: .backoff, until: until, code: error.code, message: error.description)
+            health = ProviderHealth(
+                name: Self.name, state: .backoff, until: until, code: error.code, message: error.description)
         case .unavailable:
-            health = ProviderHealth(name: Self.name, state: .unavailable, until: now.addingTimeInterval(Self.outagePause),
-                                    code: error.code, message: error.description, since: now)
+            health = ProviderHealth(
+                name: Self.name, state: .unavailable, until: now.addingTimeInterval(Self.outagePause),
+                code: error.code, message: error.description, since: now)
         case .refused, .cancelled:
             return
         }
@@ -173,8 +202,10 @@ package struct HardcoverPusher: Sendable {
 extension HardcoverClient {
     /// Requests take their turns from the budget in the database that every shelfd process shares, as the vision
     /// providers' do (ShelfStore's RateBuckets.swift): Hardcover allows 60 a minute per token.
-    package static func sharedTurns(_ budgets: any RequestBudgetStore, time: TimeSource,
-                                    perMinute: Int = 60) -> @Sendable () async throws(HardcoverError) -> Void {
+    package static func sharedTurns(
+        _ budgets: any RequestBudgetStore, time: TimeSource,
+        perMinute: Int = 60
+    ) -> @Sendable () async throws(HardcoverError) -> Void {
         let budget = RequestBudget(requestsPerMinute: perMinute, dayEnds: { $0.addingTimeInterval(86_400) })
         return { () async throws(HardcoverError) -> Void in
             while true {
@@ -188,7 +219,8 @@ extension HardcoverClient {
                 case .granted: return
                 case .notBefore(let date), .dayUsedUp(let date, _):
                     do {
-                        try await time.sleep(for: .milliseconds(max(1, Int64((date.timeIntervalSince(time.now) * 1000).rounded(.up)))))
+                        try await time.sleep(
+                            for: .milliseconds(max(1, Int64((date.timeIntervalSince(time.now) * 1000).rounded(.up)))))
                     } catch { throw .cancelled }
                 }
             }

@@ -30,7 +30,7 @@ package enum EXIFOrientation {
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
         exif.withUnsafeBufferPointer { exif_data_load_data(data, $0.baseAddress, UInt32($0.count)) }
         guard let entry = shelf_exif_ifd0_entry(data, EXIF_TAG_ORIENTATION)?.pointee,
-              entry.format == EXIF_FORMAT_SHORT, entry.components >= 1, entry.size >= 2, let bytes = entry.data
+            entry.format == EXIF_FORMAT_SHORT, entry.components >= 1, entry.size >= 2, let bytes = entry.data
         else { return nil }
         let value = Int(exif_get_short(bytes, exif_data_get_byte_order(data)))
         return (1...8).contains(value) ? value : nil

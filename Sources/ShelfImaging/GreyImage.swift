@@ -77,14 +77,17 @@ extension Preprocessor {
 
     /// The photo upright, its long side scaled to `maxSide` (never enlarged), in grey: as `rgb`, then luma.
     /// - Throws: `PhotoError` as `prepare` does.
-    package static func grey(_ bytes: [UInt8], maxSide: Int, maxPixels: Int = 64_000_000) throws(PhotoError) -> GreyImage {
+    package static func grey(_ bytes: [UInt8], maxSide: Int, maxPixels: Int = 64_000_000) throws(PhotoError)
+        -> GreyImage
+    {
         GreyImage(try rgb(bytes, maxSide: maxSide, maxPixels: maxPixels))
     }
 
     /// The photo upright, its long side scaled to `maxSide` (never enlarged), in colour: JPEG (decoded at the
     /// smallest DCT scale still large enough) or HEIC/HEIF, EXIF orientation applied.
     /// - Throws: `PhotoError` as `prepare` does.
-    package static func rgb(_ bytes: [UInt8], maxSide: Int, maxPixels: Int = 64_000_000) throws(PhotoError) -> RGBImage {
+    package static func rgb(_ bytes: [UInt8], maxSide: Int, maxPixels: Int = 64_000_000) throws(PhotoError) -> RGBImage
+    {
         let opened = try PhotoInspector.open(bytes, maxPixels: maxPixels)
         let info = opened.info
         let longSide = max(info.width, info.height)
@@ -92,14 +95,16 @@ extension Preprocessor {
         let orientation = Orientation(info.orientation)
         func render(_ view: PixelView) -> RGBImage {
             let scale = Double(target) / Double(max(view.width, view.height))
-            return Resampler.render(view, width: Int((Double(view.width) * scale).rounded()),
-                                    height: Int((Double(view.height) * scale).rounded()), orientation: orientation)
+            return Resampler.render(
+                view, width: Int((Double(view.width) * scale).rounded()),
+                height: Int((Double(view.height) * scale).rounded()), orientation: orientation)
         }
         if let (decoder, header) = opened.jpeg {
             let decoded: RGBImage
             do {
-                decoded = try decoder.decode(bytes, header: header,
-                                             eighths: JPEGDecompressor.eighths(longSide: longSide, target: target))
+                decoded = try decoder.decode(
+                    bytes, header: header,
+                    eighths: JPEGDecompressor.eighths(longSide: longSide, target: target))
             } catch { throw PhotoInspector.corrupt(error.message) }
             guard JPEGMarkers.reachesEndOfImage(bytes) else { throw PhotoInspector.truncatedJPEG() }
             return decoded.withView(render)

@@ -58,8 +58,11 @@ package enum BarcodeReader {
             while let current = symbol {
                 defer { symbol = zbar.zbar_symbol_next(current) }
                 guard zbar.zbar_symbol_get_type(current) == ZBAR_EAN13, let data = zbar.zbar_symbol_get_data(current),
-                      let isbn = ISBN(String(cString: data)), !found.contains(where: { $0.isbn == isbn }) else { continue }
-                found.append(ISBNBarcode(isbn: isbn, box: box(of: current, zbar: zbar, width: image.width, height: image.height)))
+                    let isbn = ISBN(String(cString: data)), !found.contains(where: { $0.isbn == isbn })
+                else { continue }
+                found.append(
+                    ISBNBarcode(isbn: isbn, box: box(of: current, zbar: zbar, width: image.width, height: image.height))
+                )
             }
         }
         return found.sorted(by: leftToRight)
@@ -68,7 +71,8 @@ package enum BarcodeReader {
     /// The ISBNs on a photo, left to right as it is shown, read on its grey picture at its full size (thin bars do
     /// not survive scaling), their boxes on the upright photo.
     /// - Throws: `BarcodeReaderUnavailable`; a photo that cannot be decoded has no barcodes to read (empty).
-    package static func isbns(inPhoto bytes: [UInt8], maxPixels: Int) throws(BarcodeReaderUnavailable) -> [ISBNBarcode] {
+    package static func isbns(inPhoto bytes: [UInt8], maxPixels: Int) throws(BarcodeReaderUnavailable) -> [ISBNBarcode]
+    {
         _ = try library()
         guard let (picture, orientation) = try? Preprocessor.storedLuma(bytes, maxPixels: maxPixels) else { return [] }
         return try isbns(in: picture).map { ISBNBarcode(isbn: $0.isbn, box: orientation.displayed($0.box).rounded) }
@@ -86,14 +90,17 @@ package enum BarcodeReader {
             xs.append(zbar.zbar_symbol_get_loc_x(symbol, index)); ys.append(zbar.zbar_symbol_get_loc_y(symbol, index))
         }
         let w = Double(width), h = Double(height)
-        return Box(x1: Double(xs.min()!) / w, y1: Double(ys.min()!) / h,
-                   x2: Double(xs.max()! + 1) / w, y2: Double(ys.max()! + 1) / h)
+        return Box(
+            x1: Double(xs.min()!) / w, y1: Double(ys.min()!) / h,
+            x2: Double(xs.max()! + 1) / w, y2: Double(ys.max()! + 1) / h)
     }
 
     private static func library() throws(BarcodeReaderUnavailable) -> ShelfZBar {
         guard let table = shelf_zbar() else {
-            throw BarcodeReaderUnavailable(description: "libzbar cannot be opened (\(String(cString: shelf_zbar_error()))). "
-                + "Install it with scripts/install-deps.sh (Debian: apt-get install libzbar0), or set [pipeline] barcodes = \"off\".")
+            throw BarcodeReaderUnavailable(
+                description: "libzbar cannot be opened (\(String(cString: shelf_zbar_error()))). "
+                    + "Install it with scripts/install-deps.sh (Debian: apt-get install libzbar0), or set [pipeline] barcodes = \"off\"."
+            )
         }
         return table.pointee
     }

@@ -14,7 +14,9 @@ package struct ImagePreset: Sendable, Hashable, Codable {
     /// Gemini: accurate, reads small spine text; 3072 px, quality 0.90, 400–600 KB.
     package static let gemini = ImagePreset(maxSide: 3072, quality: 90, targetBytes: 400_000...600_000, minQuality: 70)
     /// Cloudflare Workers AI: 1536 px, quality 0.85, 150–300 KB.
-    package static let cloudflare = ImagePreset(maxSide: 1536, quality: 85, targetBytes: 150_000...300_000, minQuality: 65)
+    package static let cloudflare = ImagePreset(
+        maxSide: 1536, quality: 85, targetBytes: 150_000...300_000, minQuality: 65)
     /// A local OpenAI-compatible model: 1536 px by default (configurable), quality 0.85.
-    package static let openAICompatible = ImagePreset(maxSide: 1536, quality: 85, targetBytes: 150_000...400_000, minQuality: 65)
+    package static let openAICompatible = ImagePreset(
+        maxSide: 1536, quality: 85, targetBytes: 150_000...400_000, minQuality: 65)
 }

@@ -22,8 +22,9 @@ final class JPEGCompressor {
     func compress(_ image: RGBImage, quality: Int, subsampling: Int32 = 2) throws(TurboJPEGError) -> [UInt8] {
         var size = try reserve(width: image.width, height: image.height)
         let status = image.pixels.withUnsafeBufferPointer { pixels in
-            tjCompress2(handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
-                        &buffer, &size, subsampling, Int32(quality), TJFLAG_NOREALLOC)
+            tjCompress2(
+                handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
+                &buffer, &size, subsampling, Int32(quality), TJFLAG_NOREALLOC)
         }
         guard status == 0, let buffer else { throw TurboJPEGError(message: String(cString: tjGetErrorStr2(handle))) }
         return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
@@ -35,8 +36,9 @@ final class JPEGCompressor {
         let status = image.pixels.withUnsafeBufferPointer { pixels in
             var sources: [UnsafePointer<UInt8>?] = image.planes.map { pixels.baseAddress! + $0.offset }
             var strides: [Int32] = image.planes.map { Int32($0.rowBytes) }
-            return tjCompressFromYUVPlanes(handle, &sources, Int32(image.width), &strides, Int32(image.height),
-                                           Int32(TJSAMP_420.rawValue), &buffer, &size, Int32(quality), TJFLAG_NOREALLOC)
+            return tjCompressFromYUVPlanes(
+                handle, &sources, Int32(image.width), &strides, Int32(image.height),
+                Int32(TJSAMP_420.rawValue), &buffer, &size, Int32(quality), TJFLAG_NOREALLOC)
         }
         guard status == 0, let buffer else { throw TurboJPEGError(message: String(cString: tjGetErrorStr2(handle))) }
         return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))

@@ -1,4 +1,4 @@
-internal import CTurboJPEG   // internal: no TurboJPEG type can reach a package signature
+internal import CTurboJPEG // internal: no TurboJPEG type can reach a package signature
 
 /// A TurboJPEG failure, with libjpeg's own message. Converted to a `PhotoError` by the caller.
 struct TurboJPEGError: Error {
@@ -20,7 +20,9 @@ final class JPEGDecompressor {
     private let handle: tjhandle
 
     init() throws(TurboJPEGError) {
-        guard let handle = tjInitDecompress() else { throw TurboJPEGError(message: String(cString: tjGetErrorStr2(nil))) }
+        guard let handle = tjInitDecompress() else {
+            throw TurboJPEGError(message: String(cString: tjGetErrorStr2(nil)))
+        }
         self.handle = handle
     }
 
@@ -40,8 +42,10 @@ final class JPEGDecompressor {
     func verifyDecodes(_ jpeg: [UInt8], header: Header) throws(TurboJPEGError) {
         let width = Self.scaled(header.width, eighths: 1), height = Self.scaled(header.height, eighths: 1)
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        guard tjDecompress2(handle, jpeg, UInt(jpeg.count), &pixels, Int32(width), 0, Int32(height),
-                            Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING) == 0
+        guard
+            tjDecompress2(
+                handle, jpeg, UInt(jpeg.count), &pixels, Int32(width), 0, Int32(height),
+                Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING) == 0
         else { throw lastError() }
     }
 
@@ -52,8 +56,9 @@ final class JPEGDecompressor {
         var status: Int32 = 0
         // Not zero-filled first: TurboJPEG writes every byte, or fails and the buffer is dropped.
         let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, initialised in
-            status = tjDecompress2(handle, jpeg, UInt(jpeg.count), buffer.baseAddress, Int32(width), 0, Int32(height),
-                                   Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING)
+            status = tjDecompress2(
+                handle, jpeg, UInt(jpeg.count), buffer.baseAddress, Int32(width), 0, Int32(height),
+                Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING)
             initialised = buffer.count
         }
         guard status == 0 else { throw lastError() }
@@ -74,7 +79,8 @@ final class JPEGDecompressor {
             guard rowBytes > 0, rows > 0 else { throw lastError() }
             // What the padded plane holds of the picture: luma exactly; chroma, all of it (rounded up).
             let planeWidth = index == 0 ? width : rowBytes, planeHeight = index == 0 ? height : rows
-            planes.append(YUVImage.Plane(offset: total, width: planeWidth, height: planeHeight, rowBytes: rowBytes, rows: rows))
+            planes.append(
+                YUVImage.Plane(offset: total, width: planeWidth, height: planeHeight, rowBytes: rowBytes, rows: rows))
             total += rowBytes * rows
         }
         var status: Int32 = 0
@@ -82,8 +88,9 @@ final class JPEGDecompressor {
             let base = buffer.baseAddress!
             var destinations: [UnsafeMutablePointer<UInt8>?] = planes.map { base + $0.offset }
             var strides: [Int32] = planes.map { Int32($0.rowBytes) }
-            status = tjDecompressToYUVPlanes(handle, jpeg, UInt(jpeg.count), &destinations, Int32(width), &strides,
-                                             Int32(height), TJFLAG_STOPONWARNING)
+            status = tjDecompressToYUVPlanes(
+                handle, jpeg, UInt(jpeg.count), &destinations, Int32(width), &strides,
+                Int32(height), TJFLAG_STOPONWARNING)
             initialised = total
         }
         guard status == 0 else { throw lastError() }

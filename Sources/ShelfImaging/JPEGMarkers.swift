@@ -17,7 +17,7 @@ enum JPEGMarkers {
         var index = 2
         while index < jpeg.count, jpeg[index] == 0xFF {
             var markerIndex = index + 1
-            while markerIndex < jpeg.count, jpeg[markerIndex] == 0xFF { markerIndex += 1 }   // fill bytes
+            while markerIndex < jpeg.count, jpeg[markerIndex] == 0xFF { markerIndex += 1 } // fill bytes
             guard markerIndex < jpeg.count else { break }
             let marker = jpeg[markerIndex]
             if marker == startOfScan || marker == endOfImage { break }
@@ -43,7 +43,7 @@ enum JPEGMarkers {
             guard markerIndex < jpeg.count else { return false }
             let marker = jpeg[markerIndex]
             if marker == endOfImage { return true }
-            if marker == 0x00 || hasNoLength(marker) {      // a stuffed 0xFF or a restart marker inside a scan
+            if marker == 0x00 || hasNoLength(marker) { // a stuffed 0xFF or a restart marker inside a scan
                 index = markerIndex + 1
                 continue
             }

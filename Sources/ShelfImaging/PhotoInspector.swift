@@ -43,37 +43,47 @@ package enum PhotoInspector {
             do { header = try HEIFDecoder.readHeader(bytes) } catch { throw corruptHEIF(error.message) }
             try checkSize(width: header.width, height: header.height, maxPixels: maxPixels)
             // libheif applies the file's rotation and mirroring itself: the size is as displayed, orientation 1.
-            return Opened(info: PhotoInfo(format: .heic, width: header.width, height: header.height, orientation: 1,
-                                          byteCount: bytes.count), jpeg: nil)
+            return Opened(
+                info: PhotoInfo(
+                    format: .heic, width: header.width, height: header.height, orientation: 1,
+                    byteCount: bytes.count), jpeg: nil)
         case .unknown:
             throw dead(.unreadableImage, "not an image: \(describeNonImage(bytes)); shelfd reads JPEG and HEIC photos")
         case .png, .webp, .gif, .tiff:
-            throw dead(.unsupportedFormat, "\(format.displayName) photos are recognised but not supported yet; "
-                + "convert to JPEG and add the JPEG instead")
+            throw dead(
+                .unsupportedFormat,
+                "\(format.displayName) photos are recognised but not supported yet; "
+                    + "convert to JPEG and add the JPEG instead")
         }
 
         let decoder: JPEGDecompressor
         do { decoder = try JPEGDecompressor() } catch {
-            throw PhotoError(.internal, "could not start the JPEG decoder: \(error.message)", disposition: .retry(after: nil))
+            throw PhotoError(
+                .internal, "could not start the JPEG decoder: \(error.message)", disposition: .retry(after: nil))
         }
         let header: JPEGDecompressor.Header
         do { header = try decoder.readHeader(bytes) } catch { throw corrupt(error.message) }
         try checkSize(width: header.width, height: header.height, maxPixels: maxPixels)
         guard !header.isCMYK else {
-            throw dead(.unsupportedFormat, "CMYK JPEGs are recognised but not supported yet; "
-                + "convert to an RGB JPEG and add it again")
+            throw dead(
+                .unsupportedFormat,
+                "CMYK JPEGs are recognised but not supported yet; "
+                    + "convert to an RGB JPEG and add it again")
         }
-        let info = PhotoInfo(format: .jpeg, width: header.width, height: header.height,
-                             orientation: EXIFOrientation.read(fromJPEG: bytes) ?? 1, byteCount: bytes.count)
+        let info = PhotoInfo(
+            format: .jpeg, width: header.width, height: header.height,
+            orientation: EXIFOrientation.read(fromJPEG: bytes) ?? 1, byteCount: bytes.count)
         return Opened(info: info, jpeg: (decoder, header))
     }
 
     private static func checkSize(width: Int, height: Int, maxPixels: Int) throws(PhotoError) {
         let pixels = width * height
         guard pixels <= maxPixels else {
-            throw dead(.photoTooLarge, "photo is \(width)×\(height) = \(pixels) pixels "
-                + "(\(megapixels(pixels)) MP), over the limit of \(maxPixels) pixels (\(megapixels(maxPixels)) MP); "
-                + "scale it down and add it again")
+            throw dead(
+                .photoTooLarge,
+                "photo is \(width)×\(height) = \(pixels) pixels "
+                    + "(\(megapixels(pixels)) MP), over the limit of \(maxPixels) pixels (\(megapixels(maxPixels)) MP); "
+                    + "scale it down and add it again")
         }
         guard pixels > 0 else { throw dead(.unreadableImage, "photo declares a size of \(width)×\(height) pixels") }
     }
@@ -91,7 +101,9 @@ package enum PhotoInspector {
     }
 
     static func corruptHEIF(_ detail: String) -> PhotoError {
-        dead(.unreadableImage, "truncated or corrupt HEIC/HEIF: \(detail); copy the photo again from the camera or phone")
+        dead(
+            .unreadableImage, "truncated or corrupt HEIC/HEIF: \(detail); copy the photo again from the camera or phone"
+        )
     }
 
     private static func megapixels(_ pixels: Int) -> String {
@@ -103,10 +115,13 @@ package enum PhotoInspector {
         let head = Array(bytes.prefix(64))
         if head.starts(with: Array("%PDF".utf8)) { return "a PDF document" }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "a ZIP archive (or an office document)" }
-        if let brand = ImageFormat.ftypBrands(head).first { return "a video or other ISO media file (brand '\(brand)')" }
+        if let brand = ImageFormat.ftypBrands(head).first {
+            return "a video or other ISO media file (brand '\(brand)')"
+        }
         let isText = head.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         if isText {
-            let start = String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            let start = String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                .lowercased()
             if start.hasPrefix("<!doctype html") || start.hasPrefix("<html") { return "starts with HTML (a web page)" }
             return "starts with text"
         }

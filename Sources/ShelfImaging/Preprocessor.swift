@@ -35,8 +35,10 @@ package enum Preprocessor {
     /// JPEG is decoded at the smallest DCT scale n/8 still at least the target size (the full-size picture is never
     /// made), then area-averaged down to the preset's side; a photo smaller than that is not enlarged.
     /// - Throws: `PhotoError` as `PhotoInspector.inspect` does (all `.dead` but `.internal`).
-    package static func prepare(_ bytes: [UInt8], preset: ImagePreset,
-                                maxPixels: Int = 64_000_000) throws(PhotoError) -> PreparedPhoto {
+    package static func prepare(
+        _ bytes: [UInt8], preset: ImagePreset,
+        maxPixels: Int = 64_000_000
+    ) throws(PhotoError) -> PreparedPhoto {
         let opened = try PhotoInspector.open(bytes, maxPixels: maxPixels)
         let info = opened.info
         let longSide = max(info.width, info.height)
@@ -53,8 +55,10 @@ package enum Preprocessor {
                     throw PhotoInspector.corrupt(error.message)
                 }
                 guard JPEGMarkers.reachesEndOfImage(bytes) else { throw PhotoInspector.truncatedJPEG() }
-                result = encode(width: decoded.width, height: decoded.height, target: target, longSide: longSide,
-                                preset: preset) { width, height in
+                result = encode(
+                    width: decoded.width, height: decoded.height, target: target, longSide: longSide,
+                    preset: preset
+                ) { width, height in
                     YUVImage.render(decoded, width: width, height: height, orientation: orientation)
                 }
             } else {
@@ -63,7 +67,9 @@ package enum Preprocessor {
                     throw PhotoInspector.corrupt(error.message)
                 }
                 guard JPEGMarkers.reachesEndOfImage(bytes) else { throw PhotoInspector.truncatedJPEG() }
-                result = decoded.withView { encode($0, orientation: orientation, target: target, longSide: longSide, preset: preset) }
+                result = decoded.withView {
+                    encode($0, orientation: orientation, target: target, longSide: longSide, preset: preset)
+                }
             }
         } else {
             do {
@@ -74,8 +80,9 @@ package enum Preprocessor {
         }
         switch result {
         case .success(let encoded):
-            return PreparedPhoto(jpeg: encoded.jpeg, width: encoded.width, height: encoded.height, quality: encoded.quality,
-                                 source: info, signals: encoded.signals)
+            return PreparedPhoto(
+                jpeg: encoded.jpeg, width: encoded.width, height: encoded.height, quality: encoded.quality,
+                source: info, signals: encoded.signals)
         case .failure(let error):
             throw PhotoError(.internal, "could not encode the JPEG: \(error.message)", disposition: .retry(after: nil))
         }
@@ -85,8 +92,10 @@ package enum Preprocessor {
     /// width and height) on each side, cut out at full resolution, upright, as a quality-90 JPEG without metadata.
     /// `readAcross`: a standing spine (taller than wide) is turned a quarter so that its text reads left to right,
     /// by `textRun` when the reader knew it, else anticlockwise, as most English spines read top to bottom.
-    package static func crop(_ bytes: [UInt8], box: Box, margin: Double = 0.02, maxPixels: Int = 64_000_000,
-                             readAcross: Bool = false, textRun: TextRun? = nil) throws(PhotoError) -> [UInt8] {
+    package static func crop(
+        _ bytes: [UInt8], box: Box, margin: Double = 0.02, maxPixels: Int = 64_000_000,
+        readAcross: Bool = false, textRun: TextRun? = nil
+    ) throws(PhotoError) -> [UInt8] {
         let opened = try PhotoInspector.open(bytes, maxPixels: maxPixels)
         let info = opened.info
         let rect = pixelRect(box, margin: margin, width: info.displayWidth, height: info.displayHeight)
@@ -122,7 +131,9 @@ package enum Preprocessor {
 
     /// Each of `boxes` cut from the photo upright with its long side at `maxSide`, grown by `margin` as `crop`
     /// does, as quality-85 JPEGs: one decoding for all of them, for a page that shows many spines of one photo.
-    package static func crops(_ bytes: [UInt8], boxes: [Box], maxSide: Int, margin: Double = 0.005) throws(PhotoError) -> [[UInt8]] {
+    package static func crops(_ bytes: [UInt8], boxes: [Box], maxSide: Int, margin: Double = 0.005) throws(PhotoError)
+        -> [[UInt8]]
+    {
         let image = try rgb(bytes, maxSide: maxSide)
         do throws(TurboJPEGError) {
             let compressor = try JPEGCompressor()
@@ -165,9 +176,12 @@ package enum Preprocessor {
     /// quality (from the preset's, in steps of 5) that fits the byte target; when even `minQuality` does not fit,
     /// the size shrinks and the search repeats, down to the floor. The quality signals are measured on the first
     /// resized picture on one core while the size estimate runs on the other.
-    static func encode(_ view: PixelView, orientation: Orientation, target: Int, longSide: Int,
-                       preset: ImagePreset) -> Result<Encoded, TurboJPEGError> {
-        encode(width: view.width, height: view.height, target: target, longSide: longSide, preset: preset) { width, height in
+    static func encode(
+        _ view: PixelView, orientation: Orientation, target: Int, longSide: Int,
+        preset: ImagePreset
+    ) -> Result<Encoded, TurboJPEGError> {
+        encode(width: view.width, height: view.height, target: target, longSide: longSide, preset: preset) {
+            width, height in
             Resampler.render(view, width: width, height: height, orientation: orientation)
         }
     }
@@ -178,9 +192,12 @@ package enum Preprocessor {
 
     /// The search behind `encode`, for a `width`×`height` stored picture that `render` scales (stored sizes given)
     /// and turns upright.
-    static func encode<Picture: EncodablePicture>(width viewWidth: Int, height viewHeight: Int, target: Int, longSide: Int,
-                                                  preset: ImagePreset, render: (Int, Int) -> Picture)
-        -> Result<Encoded, TurboJPEGError> {
+    static func encode<Picture: EncodablePicture>(
+        width viewWidth: Int, height viewHeight: Int, target: Int, longSide: Int,
+        preset: ImagePreset, render: (Int, Int) -> Picture
+    )
+        -> Result<Encoded, TurboJPEGError>
+    {
         Result { () throws(TurboJPEGError) in
             // Two compressors: trial encodes run two at a time, one per core.
             let compressors = [try JPEGCompressor(), try JPEGCompressor()]
@@ -190,14 +207,19 @@ package enum Preprocessor {
             var signals: QualitySignals?
             while true {
                 let scale = Double(side) / Double(viewLong)
-                let image = render(max(1, Int((Double(viewWidth) * scale).rounded())),
-                                   max(1, Int((Double(viewHeight) * scale).rounded())))
+                let image = render(
+                    max(1, Int((Double(viewWidth) * scale).rounded())),
+                    max(1, Int((Double(viewHeight) * scale).rounded())))
                 let measure: (() -> QualitySignals)? = signals == nil ? { image.signals(longSide: longSide) } : nil
-                let (quality, measured) = try startingQuality(image, preset: preset, compressors: compressors, beside: measure)
+                let (quality, measured) = try startingQuality(
+                    image, preset: preset, compressors: compressors, beside: measure)
                 if let measured { signals = measured }
-                if let (jpeg, quality) = try fit(image, from: quality, preset: preset, compressors: compressors,
-                                                 last: side <= floor) {
-                    return Encoded(jpeg: jpeg, width: image.width, height: image.height, quality: quality, signals: signals!)
+                if let (jpeg, quality) = try fit(
+                    image, from: quality, preset: preset, compressors: compressors,
+                    last: side <= floor)
+                {
+                    return Encoded(
+                        jpeg: jpeg, width: image.width, height: image.height, quality: quality, signals: signals!)
                 }
                 side = max(floor, min(side - 1, Int(Double(side) * shrinkFactor)))
             }
@@ -208,8 +230,10 @@ package enum Preprocessor {
     /// target, or nil when even `minQuality` is too big (unless `last`: then that one is returned anyway).
     /// When the estimate left little room, the next step down is encoded on the other core at the same time, so a
     /// near miss costs no second full encode in sequence.
-    static func fit<Picture: EncodablePicture>(_ image: Picture, from quality: Int, preset: ImagePreset, compressors: [JPEGCompressor],
-                    last: Bool) throws(TurboJPEGError) -> (jpeg: [UInt8], quality: Int)? {
+    static func fit<Picture: EncodablePicture>(
+        _ image: Picture, from quality: Int, preset: ImagePreset, compressors: [JPEGCompressor],
+        last: Bool
+    ) throws(TurboJPEGError) -> (jpeg: [UInt8], quality: Int)? {
         let limit = preset.targetBytes.upperBound
         var quality = quality
         while true {
@@ -220,7 +244,9 @@ package enum Preprocessor {
                     Result { () throws(TurboJPEGError) in try image.encoded(by: compressors[index], quality: quality) }
                 }
             } else {
-                results = [Result { () throws(TurboJPEGError) in try image.encoded(by: compressors[0], quality: quality) }]
+                results = [
+                    Result { () throws(TurboJPEGError) in try image.encoded(by: compressors[0], quality: quality) }
+                ]
             }
             for (offset, result) in results.enumerated() {
                 let jpeg = try result.get()
@@ -240,8 +266,10 @@ package enum Preprocessor {
     /// codes as it does in place) at the preset's quality and at its lowest, both at once, scales each by the rows
     /// left out, and interpolates the steps between on a log scale (JPEG size falls roughly geometrically with
     /// quality): two quarter-size encodes, whatever step the photo needs.
-    static func startingQuality<Picture: EncodablePicture>(_ image: Picture, preset: ImagePreset, compressors: [JPEGCompressor],
-                                beside: (() -> QualitySignals)?) throws(TurboJPEGError) -> (Int, QualitySignals?) {
+    static func startingQuality<Picture: EncodablePicture>(
+        _ image: Picture, preset: ImagePreset, compressors: [JPEGCompressor],
+        beside: (() -> QualitySignals)?
+    ) throws(TurboJPEGError) -> (Int, QualitySignals?) {
         guard image.width * image.height > sampledAbove, preset.quality > preset.minQuality else {
             return (preset.quality, beside?())
         }
@@ -251,9 +279,11 @@ package enum Preprocessor {
         let tasks = beside == nil ? 2 : 3
         let outcomes = Parallel.map(Array(0..<tasks)) { _, task -> (Result<Double, TurboJPEGError>, QualitySignals?) in
             if task == 2 { return (.success(0), beside!()) }
-            return (Result { () throws(TurboJPEGError) in
-                Double(try sample.encoded(by: compressors[task], quality: ends[task]).count) * scale
-            }, nil)
+            return (
+                Result { () throws(TurboJPEGError) in
+                    Double(try sample.encoded(by: compressors[task], quality: ends[task]).count) * scale
+                }, nil
+            )
         }
         let high = try outcomes[0].0.get(), low = try outcomes[1].0.get()
         let signals = tasks == 3 ? outcomes[2].1 : nil

@@ -23,8 +23,9 @@ extension QualitySignals {
     static func measure(_ image: RGBImage, longSide: Int) -> QualitySignals {
         let scale = min(1, Double(measuredSide) / Double(max(image.width, image.height)))
         let small = image.withView { view in
-            Resampler.render(view, width: Int((Double(image.width) * scale).rounded()),
-                             height: Int((Double(image.height) * scale).rounded()), orientation: Orientation(1))
+            Resampler.render(
+                view, width: Int((Double(image.width) * scale).rounded()),
+                height: Int((Double(image.height) * scale).rounded()), orientation: Orientation(1))
         }
         return measure(small: small, longSide: longSide)
     }
@@ -32,8 +33,9 @@ extension QualitySignals {
     /// The same for an upright 4:2:0 picture: each plane is scaled down on its own, then the small one made RGB.
     static func measure(_ image: YUVImage, longSide: Int) -> QualitySignals {
         let scale = min(1, Double(measuredSide) / Double(max(image.width, image.height)))
-        let small = image.rgb(width: max(1, Int((Double(image.width) * scale).rounded())),
-                              height: max(1, Int((Double(image.height) * scale).rounded())))
+        let small = image.rgb(
+            width: max(1, Int((Double(image.width) * scale).rounded())),
+            height: max(1, Int((Double(image.height) * scale).rounded())))
         return measure(small: small, longSide: longSide)
     }
 
@@ -46,7 +48,7 @@ extension QualitySignals {
         small.pixels.withUnsafeBufferPointer { rgb in
             for i in 0..<count {
                 let r = Int32(rgb[i * 3]), g = Int32(rgb[i * 3 + 1]), b = Int32(rgb[i * 3 + 2])
-                let luma = (77 * r + 150 * g + 29 * b) >> 8      // BT.601 weights in 8-bit fixed point
+                let luma = (77 * r + 150 * g + 29 * b) >> 8 // BT.601 weights in 8-bit fixed point
                 grey[i] = luma
                 if luma < 32 { dark += 1 } else if luma > 240 { bright += 1 }
                 glare[i] = luma >= 250 && max(r, g, b) - min(r, g, b) <= 24
@@ -59,18 +61,22 @@ extension QualitySignals {
                 for y in 1..<height - 1 {
                     for x in 1..<width - 1 {
                         let i = y * width + x
-                        let laplacian = Double(4 * grey[i] - grey[i - 1] - grey[i + 1] - grey[i - width] - grey[i + width])
+                        let laplacian = Double(
+                            4 * grey[i] - grey[i - 1] - grey[i + 1] - grey[i - width] - grey[i + width])
                         sum += laplacian; sumOfSquares += laplacian * laplacian
-                        if glare[i] && glare[i - 1] && glare[i + 1] && glare[i - width] && glare[i + width] { glareInterior += 1 }
+                        if glare[i] && glare[i - 1] && glare[i + 1] && glare[i - width] && glare[i + width] {
+                            glareInterior += 1
+                        }
                     }
                 }
             }
         }
         let inner = Double(max(1, (width - 2) * (height - 2)))
         let mean = sum / inner
-        var signals = QualitySignals(sharpness: max(0, sumOfSquares / inner - mean * mean),
-                                     darkFraction: Double(dark) / Double(count), brightFraction: Double(bright) / Double(count),
-                                     glareFraction: Double(glareInterior) / inner, longSide: longSide, suggestions: [])
+        var signals = QualitySignals(
+            sharpness: max(0, sumOfSquares / inner - mean * mean),
+            darkFraction: Double(dark) / Double(count), brightFraction: Double(bright) / Double(count),
+            glareFraction: Double(glareInterior) / inner, longSide: longSide, suggestions: [])
         signals.suggestions = signals.suggest()
         return signals
     }
@@ -81,24 +87,43 @@ extension QualitySignals {
         let underexposed = darkFraction > Threshold.darkFraction
         let overexposed = brightFraction > Threshold.brightFraction
         if underexposed {
-            suggestions.append(Suggestion(type: .lightingIssues, severity: .warning, message:
-                "The photo is too dark (\(percent(darkFraction)) of it is nearly black): turn on a light or use the flash."))
+            suggestions.append(
+                Suggestion(
+                    type: .lightingIssues, severity: .warning,
+                    message:
+                        "The photo is too dark (\(percent(darkFraction)) of it is nearly black): turn on a light or use the flash."
+                ))
         } else if overexposed {
-            suggestions.append(Suggestion(type: .lightingIssues, severity: .warning, message:
-                "The photo is overexposed (\(percent(brightFraction)) of it is nearly white): avoid direct light or lower the exposure."))
+            suggestions.append(
+                Suggestion(
+                    type: .lightingIssues, severity: .warning,
+                    message:
+                        "The photo is overexposed (\(percent(brightFraction)) of it is nearly white): avoid direct light or lower the exposure."
+                ))
         }
         // A dark or washed-out photo has few edges anyway: only call it blurred when the exposure is fine.
         if !underexposed && !overexposed && sharpness < Threshold.blurrySharpness {
-            suggestions.append(Suggestion(type: .blurryImage, severity: .warning, message:
-                "The photo looks blurred: hold the phone still and tap the spines to focus."))
+            suggestions.append(
+                Suggestion(
+                    type: .blurryImage, severity: .warning,
+                    message:
+                        "The photo looks blurred: hold the phone still and tap the spines to focus."))
         }
         if !overexposed && glareFraction > Threshold.glareFraction {
-            suggestions.append(Suggestion(type: .glareDetected, severity: .warning, message:
-                "Reflections cover \(percent(glareFraction)) of the photo: tilt the phone or move the light to avoid glare."))
+            suggestions.append(
+                Suggestion(
+                    type: .glareDetected, severity: .warning,
+                    message:
+                        "Reflections cover \(percent(glareFraction)) of the photo: tilt the phone or move the light to avoid glare."
+                ))
         }
         if longSide < Threshold.minimumLongSide {
-            suggestions.append(Suggestion(type: .distanceTooFar, severity: .info, message:
-                "The photo is only \(longSide) px on its long side, too small for spine text: use the full camera resolution or move closer."))
+            suggestions.append(
+                Suggestion(
+                    type: .distanceTooFar, severity: .info,
+                    message:
+                        "The photo is only \(longSide) px on its long side, too small for spine text: use the full camera resolution or move closer."
+                ))
         }
         return suggestions
     }

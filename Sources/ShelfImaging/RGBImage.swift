@@ -18,9 +18,12 @@ package struct RGBImage: Sendable {
 
     /// The rectangle `x..<x+width`, `y..<y+height`, which must lie inside, as a picture of its own.
     package func cut(x: Int, y: Int, width: Int, height: Int) -> RGBImage {
-        precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height)
+        precondition(
+            x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height)
         var rows = [UInt8](); rows.reserveCapacity(width * height * 3)
-        for row in y..<(y + height) { rows += pixels[((row * self.width + x) * 3)..<((row * self.width + x + width) * 3)] }
+        for row in y..<(y + height) {
+            rows += pixels[((row * self.width + x) * 3)..<((row * self.width + x + width) * 3)]
+        }
         return RGBImage(width: width, height: height, pixels: rows)
     }
 
@@ -60,9 +63,11 @@ struct PixelView {
 
     /// The rectangle `x..<x+width`, `y..<y+height` of this view, which must lie inside it.
     func cropped(x: Int, y: Int, width: Int, height: Int) -> PixelView {
-        precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height)
-        return PixelView(base: base + y * rowBytes + x * channels, width: width, height: height, rowBytes: rowBytes,
-                         channels: channels)
+        precondition(
+            x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height)
+        return PixelView(
+            base: base + y * rowBytes + x * channels, width: width, height: height, rowBytes: rowBytes,
+            channels: channels)
     }
 }
 
@@ -83,13 +88,13 @@ struct Orientation {
         // dx = ax·x + bx·y + cx, dy = ay·x + by·y + cy (EXIF 2.32, tag 0x0112)
         let (ax, bx, cx, ay, by, cy): (Int, Int, Int, Int, Int, Int)
         switch value {
-        case 2: (ax, bx, cx, ay, by, cy) = (-1, 0, width - 1, 0, 1, 0)                 // mirrored left-right
-        case 3: (ax, bx, cx, ay, by, cy) = (-1, 0, width - 1, 0, -1, height - 1)       // turned 180°
-        case 4: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, -1, height - 1)                // mirrored top-bottom
-        case 5: (ax, bx, cx, ay, by, cy) = (0, 1, 0, 1, 0, 0)                          // transposed
-        case 6: (ax, bx, cx, ay, by, cy) = (0, -1, height - 1, 1, 0, 0)                // needs 90° clockwise
-        case 7: (ax, bx, cx, ay, by, cy) = (0, -1, height - 1, -1, 0, width - 1)       // transversed
-        case 8: (ax, bx, cx, ay, by, cy) = (0, 1, 0, -1, 0, width - 1)                 // needs 90° anticlockwise
+        case 2: (ax, bx, cx, ay, by, cy) = (-1, 0, width - 1, 0, 1, 0) // mirrored left-right
+        case 3: (ax, bx, cx, ay, by, cy) = (-1, 0, width - 1, 0, -1, height - 1) // turned 180°
+        case 4: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, -1, height - 1) // mirrored top-bottom
+        case 5: (ax, bx, cx, ay, by, cy) = (0, 1, 0, 1, 0, 0) // transposed
+        case 6: (ax, bx, cx, ay, by, cy) = (0, -1, height - 1, 1, 0, 0) // needs 90° clockwise
+        case 7: (ax, bx, cx, ay, by, cy) = (0, -1, height - 1, -1, 0, width - 1) // transversed
+        case 8: (ax, bx, cx, ay, by, cy) = (0, 1, 0, -1, 0, width - 1) // needs 90° anticlockwise
         default: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, 1, 0)
         }
         return (cy * displayWidth + cx, ay * displayWidth + ax, by * displayWidth + bx)
@@ -110,12 +115,13 @@ struct Orientation {
             }
         }
         let (x1, y1) = point(box.x1, box.y1), (x2, y2) = point(box.x2, box.y2)
-        return Box(x1: x1, y1: y1, x2: x2, y2: y2)      // Box orders the corners
+        return Box(x1: x1, y1: y1, x2: x2, y2: y2) // Box orders the corners
     }
 
     /// The stored rectangle holding display rectangle `x..<x+w`, `y..<y+h` of a `width`×`height` stored picture.
     func storedRect(ofDisplay rect: (x: Int, y: Int, w: Int, h: Int), width: Int, height: Int)
-        -> (x: Int, y: Int, w: Int, h: Int) {
+        -> (x: Int, y: Int, w: Int, h: Int)
+    {
         let (x, y, w, h) = rect
         switch value {
         case 2: return (width - x - w, y, w, h)

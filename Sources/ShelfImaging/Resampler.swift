@@ -14,19 +14,23 @@ enum Resampler {
     static func render(_ source: PixelView, width: Int, height: Int, orientation: Orientation) -> RGBImage {
         let width = max(1, min(width, source.width)), height = max(1, min(height, source.height))
         let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, initialised in
-            draw(source, width: width, height: height, orientation: orientation, into: out.baseAddress!,
-                 rowPixels: orientation.swapsAxes ? height : width)
+            draw(
+                source, width: width, height: height, orientation: orientation, into: out.baseAddress!,
+                rowPixels: orientation.swapsAxes ? height : width)
             initialised = width * height * 3
         }
-        return RGBImage(width: orientation.swapsAxes ? height : width, height: orientation.swapsAxes ? width : height,
-                        pixels: pixels)
+        return RGBImage(
+            width: orientation.swapsAxes ? height : width, height: orientation.swapsAxes ? width : height,
+            pixels: pixels)
     }
 
     /// Scales `source` (its `channels` interleaved samples a pixel: 3 for RGB, 1 for a plane of Y, Cb or Cr) to
     /// `width`×`height` (stored orientation, each ≤ the source's) and writes it turned to `orientation` into `out`,
     /// whose display rows are `rowPixels` pixels apart.
-    static func draw(_ source: PixelView, width: Int, height: Int, orientation: Orientation,
-                     into out: UnsafeMutablePointer<UInt8>, rowPixels: Int) {
+    static func draw(
+        _ source: PixelView, width: Int, height: Int, orientation: Orientation,
+        into out: UnsafeMutablePointer<UInt8>, rowPixels: Int
+    ) {
         precondition(width <= source.width && height <= source.height)
         let channels = source.channels
         let horizontal = Taps(source: source.width, target: width)
@@ -60,11 +64,13 @@ enum Resampler {
                 case (3, 1): along(row, horizontal, taps: 1, channels: 3, into: base, step: step, width: width)
                 case (3, 2): along(row, horizontal, taps: 2, channels: 3, into: base, step: step, width: width)
                 case (3, 3): along(row, horizontal, taps: 3, channels: 3, into: base, step: step, width: width)
-                case (3, _): along(row, horizontal, taps: horizontal.count, channels: 3, into: base, step: step, width: width)
+                case (3, _):
+                    along(row, horizontal, taps: horizontal.count, channels: 3, into: base, step: step, width: width)
                 case (_, 1): along(row, horizontal, taps: 1, channels: 1, into: base, step: step, width: width)
                 case (_, 2): along(row, horizontal, taps: 2, channels: 1, into: base, step: step, width: width)
                 case (_, 3): along(row, horizontal, taps: 3, channels: 1, into: base, step: step, width: width)
-                default: along(row, horizontal, taps: horizontal.count, channels: 1, into: base, step: step, width: width)
+                default:
+                    along(row, horizontal, taps: horizontal.count, channels: 1, into: base, step: step, width: width)
                 }
             }
         }
@@ -78,8 +84,10 @@ enum Resampler {
 
     /// One row along: `taps` and `channels` are constants at the call sites, so the inner loops unroll.
     @inline(__always)
-    private static func along(_ row: UnsafeMutableBufferPointer<UInt8>, _ taps: Taps, taps count: Int, channels: Int,
-                              into out: UnsafeMutablePointer<UInt8>, step: Int, width: Int) {
+    private static func along(
+        _ row: UnsafeMutableBufferPointer<UInt8>, _ taps: Taps, taps count: Int, channels: Int,
+        into out: UnsafeMutablePointer<UInt8>, step: Int, width: Int
+    ) {
         taps.weights.withUnsafeBufferPointer { weights in
             taps.starts.withUnsafeBufferPointer { starts in
                 let weights = weights.baseAddress!, starts = starts.baseAddress!, row = row.baseAddress!
@@ -122,7 +130,7 @@ enum Resampler {
         var count: Int
 
         init(source: Int, target: Int) {
-            let scale = Double(source) / Double(target)       // ≥ 1: only ever downscaling
+            let scale = Double(source) / Double(target) // ≥ 1: only ever downscaling
             // An area of `scale` pixels touches at most ⌈scale⌉ + 1 of them; a same-size copy needs one.
             count = target == source ? 1 : min(Int(scale.rounded(.up)) + 1, source)
             starts = []; starts.reserveCapacity(target)
@@ -141,7 +149,7 @@ enum Resampler {
                     total += w
                     if w > weights[i * count + largest] { largest = t }
                 }
-                weights[i * count + largest] += one - total     // rounding residue: the sum is exactly one
+                weights[i * count + largest] += one - total // rounding residue: the sum is exactly one
             }
         }
     }

@@ -21,8 +21,10 @@ struct YUVImage {
     func withView<T>(plane index: Int, _ body: (PixelView) throws -> T) rethrows -> T {
         let plane = planes[index]
         return try pixels.withUnsafeBufferPointer { buffer in
-            try body(PixelView(base: buffer.baseAddress! + plane.offset, width: plane.width, height: plane.height,
-                               rowBytes: plane.rowBytes, channels: 1))
+            try body(
+                PixelView(
+                    base: buffer.baseAddress! + plane.offset, width: plane.width, height: plane.height,
+                    rowBytes: plane.rowBytes, channels: 1))
         }
     }
 
@@ -31,8 +33,9 @@ struct YUVImage {
         let lumaWidth = (width + 1) & ~1, lumaRows = (height + 1) & ~1
         let chromaWidth = lumaWidth / 2, chromaRows = lumaRows / 2
         let luma = Plane(offset: 0, width: width, height: height, rowBytes: lumaWidth, rows: lumaRows)
-        let cb = Plane(offset: lumaWidth * lumaRows, width: chromaWidth, height: chromaRows, rowBytes: chromaWidth,
-                       rows: chromaRows)
+        let cb = Plane(
+            offset: lumaWidth * lumaRows, width: chromaWidth, height: chromaRows, rowBytes: chromaWidth,
+            rows: chromaRows)
         var cr = cb
         cr.offset = cb.offset + chromaWidth * chromaRows
         return [luma, cb, cr]
@@ -43,30 +46,36 @@ struct YUVImage {
     /// source must not be smaller than the 4:2:0 one it becomes (4:1:1 would need enlarging).
     static func render(_ source: YUVImage, width: Int, height: Int, orientation: Orientation) -> YUVImage {
         let width = max(1, min(width, source.width)), height = max(1, min(height, source.height))
-        let displayWidth = orientation.swapsAxes ? height : width, displayHeight = orientation.swapsAxes ? width : height
+        let displayWidth = orientation.swapsAxes ? height : width,
+            displayHeight = orientation.swapsAxes ? width : height
         let planes = planes420(width: displayWidth, height: displayHeight)
         // The chroma planes in stored orientation.
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-        precondition(source.planes.count == 3
-            && source.planes[1].width >= chromaWidth && source.planes[1].height >= chromaHeight
-            && source.planes[2].width >= chromaWidth && source.planes[2].height >= chromaHeight)
+        precondition(
+            source.planes.count == 3
+                && source.planes[1].width >= chromaWidth && source.planes[1].height >= chromaHeight
+                && source.planes[2].width >= chromaWidth && source.planes[2].height >= chromaHeight)
         let total = planes[2].offset + planes[2].rowBytes * planes[2].rows
         let pixels = [UInt8](unsafeUninitializedCapacity: total) { out, initialised in
             let base = out.baseAddress!
             for index in 0..<3 {
                 let (w, h) = index == 0 ? (width, height) : (chromaWidth, chromaHeight)
                 source.withView(plane: index) { view in
-                    Resampler.draw(view, width: w, height: h, orientation: orientation,
-                                   into: base + planes[index].offset, rowPixels: planes[index].rowBytes)
+                    Resampler.draw(
+                        view, width: w, height: h, orientation: orientation,
+                        into: base + planes[index].offset, rowPixels: planes[index].rowBytes)
                 }
             }
             // Luma padding (odd sizes): the last column and row repeated, as an encoder would pad.
             let luma = planes[0]
             if luma.rowBytes > luma.width {
-                for y in 0..<luma.height { base[y * luma.rowBytes + luma.width] = base[y * luma.rowBytes + luma.width - 1] }
+                for y in 0..<luma.height {
+                    base[y * luma.rowBytes + luma.width] = base[y * luma.rowBytes + luma.width - 1]
+                }
             }
             if luma.rows > luma.height {
-                (base + luma.height * luma.rowBytes).update(from: base + (luma.height - 1) * luma.rowBytes, count: luma.rowBytes)
+                (base + luma.height * luma.rowBytes).update(
+                    from: base + (luma.height - 1) * luma.rowBytes, count: luma.rowBytes)
             }
             initialised = total
         }
@@ -109,24 +118,28 @@ struct YUVImage {
         let outWidth = max(1, min(outWidth, width)), outHeight = max(1, min(outHeight, height))
         var scaled: [[UInt8]] = []
         for index in 0..<3 {
-            scaled.append([UInt8](unsafeUninitializedCapacity: outWidth * outHeight) { out, initialised in
-                withView(plane: index) { view in
-                    // Chroma planes are at least half the size: enlarge them by repeating, not averaging.
-                    let w = min(outWidth, view.width), h = min(outHeight, view.height)
-                    if w == outWidth && h == outHeight {
-                        Resampler.draw(view, width: w, height: h, orientation: Orientation(1), into: out.baseAddress!,
-                                       rowPixels: outWidth)
-                    } else {
-                        for y in 0..<outHeight {
-                            for x in 0..<outWidth {
-                                out[y * outWidth + x] = view.base[(y * view.height / outHeight) * view.rowBytes
-                                    + x * view.width / outWidth]
+            scaled.append(
+                [UInt8](unsafeUninitializedCapacity: outWidth * outHeight) { out, initialised in
+                    withView(plane: index) { view in
+                        // Chroma planes are at least half the size: enlarge them by repeating, not averaging.
+                        let w = min(outWidth, view.width), h = min(outHeight, view.height)
+                        if w == outWidth && h == outHeight {
+                            Resampler.draw(
+                                view, width: w, height: h, orientation: Orientation(1), into: out.baseAddress!,
+                                rowPixels: outWidth)
+                        } else {
+                            for y in 0..<outHeight {
+                                for x in 0..<outWidth {
+                                    out[y * outWidth + x] =
+                                        view.base[
+                                            (y * view.height / outHeight) * view.rowBytes
+                                                + x * view.width / outWidth]
+                                }
                             }
                         }
                     }
-                }
-                initialised = outWidth * outHeight
-            })
+                    initialised = outWidth * outHeight
+                })
         }
         let pixels = [UInt8](unsafeUninitializedCapacity: outWidth * outHeight * 3) { out, initialised in
             for i in 0..<outWidth * outHeight {
@@ -135,7 +148,8 @@ struct YUVImage {
                 let r = (y + 91881 * cr + 32768) >> 16
                 let g = (y - 22554 * cb - 46802 * cr + 32768) >> 16
                 let b = (y + 116130 * cb + 32768) >> 16
-                out[i * 3] = UInt8(clamping: r); out[i * 3 + 1] = UInt8(clamping: g); out[i * 3 + 2] = UInt8(clamping: b)
+                out[i * 3] = UInt8(clamping: r); out[i * 3 + 1] = UInt8(clamping: g);
+                out[i * 3 + 2] = UInt8(clamping: b)
             }
             initialised = outWidth * outHeight * 3
         }

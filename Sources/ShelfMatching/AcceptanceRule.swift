@@ -21,9 +21,11 @@ package struct MatchEvidence: Sendable, Equatable {
     /// sibling volume whose distinguishing word the text shows is no rival); at least `lead`.
     package var distinctLead: Double
 
-    package init(score: Double, lead: Double, title: Double, titleMass: Double, author: Double, tag: Double,
-                 explained: Double, callNumberDisagrees: Bool = false, numberDisagrees: Bool = false,
-                 distinctLead: Double? = nil) {
+    package init(
+        score: Double, lead: Double, title: Double, titleMass: Double, author: Double, tag: Double,
+        explained: Double, callNumberDisagrees: Bool = false, numberDisagrees: Bool = false,
+        distinctLead: Double? = nil
+    ) {
         self.score = score; self.lead = lead; self.title = title; self.titleMass = titleMass
         self.author = author; self.tag = tag; self.explained = explained; self.callNumberDisagrees = callNumberDisagrees
         self.numberDisagrees = numberDisagrees; self.distinctLead = distinctLead ?? lead
@@ -98,10 +100,15 @@ package struct AcceptanceRule: Sendable, Equatable {
     static let confirmedTwiceExplained = 0.9, confirmedTwiceLead = 0.1
 
     package func accepts(_ evidence: MatchEvidence) -> Bool {
-        guard evidence.distinctLead >= lead, !evidence.callNumberDisagrees, !evidence.numberDisagrees else { return false }
+        guard evidence.distinctLead >= lead, !evidence.callNumberDisagrees, !evidence.numberDisagrees else {
+            return false
+        }
         let author = evidence.author >= Self.authorRead, callNumber = evidence.tag >= Self.callNumberRead
         if author && callNumber && evidence.explained >= Self.confirmedTwiceExplained
-            && evidence.distinctLead >= Self.confirmedTwiceLead { return true }
+            && evidence.distinctLead >= Self.confirmedTwiceLead
+        {
+            return true
+        }
         guard evidence.score >= score, evidence.title >= Self.someTitle else { return false }
         if author || (callNumber && evidence.titleMass >= Self.callNumberTitleMass) { return true }
         return evidence.title >= Self.wholeTitle && evidence.titleMass >= Self.titleAloneMass

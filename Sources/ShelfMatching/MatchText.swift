@@ -66,12 +66,12 @@ struct Word {
     /// The trigrams of the word padded with a space on each side.
     static func forEachTrigram(of bytes: ArraySlice<UInt8>, _ body: (Trigram) -> Void) {
         guard !bytes.isEmpty else { return }
-        var window: Trigram = 32                          // the leading pad
+        var window: Trigram = 32 // the leading pad
         for (offset, byte) in bytes.enumerated() {
             window = (window << 8 | Trigram(byte)) & 0xFF_FFFF
             if offset >= 1 { body(window) }
         }
-        body((window << 8 | 32) & 0xFF_FFFF)              // the trailing pad
+        body((window << 8 | 32) & 0xFF_FFFF) // the trailing pad
     }
 
     /// The words of a folded text (single spaces between words), split on bytes: no Strings made.
@@ -203,14 +203,15 @@ struct PreparedQuery {
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         var readings: [[UInt8]] = []
         if word.contains(where: isDigit) && word.contains(where: { !isDigit($0) }) {
-            readings.append(word.map { byte in
-                switch byte {
-                case UInt8(ascii: "0"): UInt8(ascii: "o")
-                case UInt8(ascii: "1"): UInt8(ascii: "l")
-                case UInt8(ascii: "5"): UInt8(ascii: "s")
-                default: byte
-                }
-            })
+            readings.append(
+                word.map { byte in
+                    switch byte {
+                    case UInt8(ascii: "0"): UInt8(ascii: "o")
+                    case UInt8(ascii: "1"): UInt8(ascii: "l")
+                    case UInt8(ascii: "5"): UInt8(ascii: "s")
+                    default: byte
+                    }
+                })
         }
         for reading in [word] + readings where reading.contains(bytes: Array("rn".utf8)) {
             readings.append(replacing(Array("rn".utf8), with: UInt8(ascii: "m"), in: reading))
@@ -278,7 +279,8 @@ struct PreparedRecord: Sendable {
 
     init(_ record: CatalogueRecord) {
         mainTitle = Word.split(TextNormalization.title(record.title))
-        firstAlternative = mainTitle.contains { Self.alternativeWords.contains($0.hash) }
+        firstAlternative =
+            mainTitle.contains { Self.alternativeWords.contains($0.hash) }
             ? Self.firstAlternative(record.title).map { Word.split(TextNormalization.title($0)) } ?? [] : []
         let foldedTitle = TextNormalization.fold(record.title)
         let full = Word.split(foldedTitle)
@@ -325,11 +327,12 @@ struct PreparedRecord: Sendable {
     static func surnames(_ author: String?, surname: String) -> [String] {
         guard let author else { return [] }
         let first = author.split(whereSeparator: { $0 == ";" || $0 == "&" }).first ?? ""
-        let words = if let comma = first.firstIndex(of: ",") {
-            TextNormalization.fold(String(first[..<comma])).split(separator: " ").map(String.init)
-        } else {
-            surname.isEmpty ? [] : [surname]
-        }
+        let words =
+            if let comma = first.firstIndex(of: ",") {
+                TextNormalization.fold(String(first[..<comma])).split(separator: " ").map(String.init)
+            } else {
+                surname.isEmpty ? [] : [surname]
+            }
         return words.filter { $0.utf8.count >= 2 && !WordWeight.function.contains(Word.hash(Array($0.utf8))) }
     }
 }

@@ -11,8 +11,10 @@ package struct MatchResult: Sendable, Equatable {
     /// What the best candidate's score rests on; nil when there is no best candidate.
     package var evidence: MatchEvidence?
 
-    package init(best: MatchCandidate?, candidates: [MatchCandidate], decision: MatchDecision,
-                 evidence: MatchEvidence? = nil) {
+    package init(
+        best: MatchCandidate?, candidates: [MatchCandidate], decision: MatchDecision,
+        evidence: MatchEvidence? = nil
+    ) {
         self.best = best; self.candidates = candidates; self.decision = decision; self.evidence = evidence
     }
 }
@@ -55,10 +57,12 @@ package struct SpineMatcher: Sendable {
 
     package func decide(_ query: SpineQuery, among records: [CatalogueRecord]) -> MatchResult {
         let spine = PreparedQuery(query)
-        return result(ranked(unique(records).map { record in
-            let ready = prepared[record]
-            return Scored(evidence(spine, ready), record: record, prepared: ready)
-        }), for: spine)
+        return result(
+            ranked(
+                unique(records).map { record in
+                    let ready = prepared[record]
+                    return Scored(evidence(spine, ready), record: record, prepared: ready)
+                }), for: spine)
     }
 
     /// One photo: each record used at most once (a one-to-one assignment, not independent searches).
@@ -70,12 +74,13 @@ package struct SpineMatcher: Sendable {
         let scored: [[Scored]] = queries.indices.map { i in
             let query = spines[i]
             let records = i < candidates.count ? unique(candidates[i]) : []
-            return ranked(records.map { record in
-                let id = Self.identity(record)
-                if columns[id] == nil { columns[id] = columns.count }
-                let ready = prepared[record]
-                return Scored(evidence(query, ready), record: record, prepared: ready)
-            })
+            return ranked(
+                records.map { record in
+                    let id = Self.identity(record)
+                    if columns[id] == nil { columns[id] = columns.count }
+                    let ready = prepared[record]
+                    return Scored(evidence(query, ready), record: record, prepared: ready)
+                })
         }
         var benefit = [[Double]](repeating: [Double](repeating: 0, count: columns.count), count: queries.count)
         for (i, list) in scored.enumerated() {
@@ -130,10 +135,11 @@ package struct SpineMatcher: Sendable {
         }
         // A text mostly about something else (a longer title that merely contains this one) is not this book.
         if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
-        return MatchEvidence(score: min(score, 1), lead: 0, title: title, titleMass: titleMass, author: author,
-                             tag: tag, explained: explained,
-                             callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query),
-                             numberDisagrees: numberDisagrees(record, query))
+        return MatchEvidence(
+            score: min(score, 1), lead: 0, title: title, titleMass: titleMass, author: author,
+            tag: tag, explained: explained,
+            callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query),
+            numberDisagrees: numberDisagrees(record, query))
     }
 
     /// Whether the record's title ends in a volume number ("Gramática ativa. 2", "Francés 2 : curso…") that
@@ -142,12 +148,15 @@ package struct SpineMatcher: Sendable {
     /// ("50 excursions") is the title, not a volume.
     private func numberDisagrees(_ record: PreparedRecord, _ query: PreparedQuery) -> Bool {
         guard let volume = record.mainTitle.last, record.mainTitle.count > 1, Self.isVolumeNumber(volume.bytes),
-              !query.contains(volume) else { return false }
+            !query.contains(volume)
+        else { return false }
         let label = Set(record.tag.map(\.hash))
         return query.words.contains { Self.isVolumeNumber($0.bytes) && !label.contains($0.hash) }
     }
 
-    private static func isVolumeNumber(_ bytes: [UInt8]) -> Bool { (1...2).contains(bytes.count) && bytes.allSatisfy(isDigit) }
+    private static func isVolumeNumber(_ bytes: [UInt8]) -> Bool {
+        (1...2).contains(bytes.count) && bytes.allSatisfy(isDigit)
+    }
 
     /// Whether the text tells `record` apart from `rival`: it shows a word of the record's title that the
     /// rival's lacks (a volume number, "Intermediate", "Norte") and no word of the rival's that the record's
@@ -178,9 +187,15 @@ package struct SpineMatcher: Sendable {
         for index in words.indices.dropLast() {
             let (word, next) = (words[index], words[index + 1])
             if word.hash == lastClass.hash && (3...4).contains(next.bytes.count) && next.bytes.allSatisfy(Self.isLetter)
-                && Self.differences(next.bytes, code.bytes) >= 2 && !record.vocabulary.contains(next.hash) { return true }
+                && Self.differences(next.bytes, code.bytes) >= 2 && !record.vocabulary.contains(next.hash)
+            {
+                return true
+            }
             if next.hash == code.hash && !numbers.isEmpty && word.bytes.allSatisfy(Self.isDigit)
-                && !numbers.contains(where: { Self.nearly(word.bytes, $0.bytes) }) { return true }
+                && !numbers.contains(where: { Self.nearly(word.bytes, $0.bytes) })
+            {
+                return true
+            }
         }
         return false
     }
@@ -216,7 +231,8 @@ package struct SpineMatcher: Sendable {
         if query.paddedText.contains(bytes: record.paddedTag) { return 1 }
         let codeRead = query.contains(code) ? 1.0 : 0
         let classes = record.tag.dropLast()
-        let classesRead = classes.isEmpty ? codeRead : Double(classes.filter(query.contains).count) / Double(classes.count)
+        let classesRead =
+            classes.isEmpty ? codeRead : Double(classes.filter(query.contains).count) / Double(classes.count)
         return 0.5 * codeRead + 0.4 * classesRead
     }
 
@@ -271,8 +287,9 @@ package struct SpineMatcher: Sendable {
         let untold = rivals.first { !tellsApart(query, top.prepared, from: $0.prepared) }
         evidence.distinctLead = top.candidate.score - (untold?.candidate.score ?? 0)
         let accepted = acceptance.accepts(evidence)
-        return MatchResult(best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review,
-                           evidence: evidence)
+        return MatchResult(
+            best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review,
+            evidence: evidence)
     }
 
     private func unique(_ records: [CatalogueRecord]) -> [CatalogueRecord] {

@@ -82,9 +82,11 @@ package enum LineSpines {
             guard boardsJudged, isAcross(lines[i].frame), !boards.contains(where: { $0.crosses(lines[i].frame) }) else {
                 return nil
             }
-            return lines.indices.filter { j in isUpright(lines[j].frame) && !apart(i, j)
-                && liesAcross(lines[i].frame, standingLine: lines[j].frame) }
-                .min { offAxis(lines[i].frame, lines[$0].frame) < offAxis(lines[i].frame, lines[$1].frame) }
+            return lines.indices.filter { j in
+                isUpright(lines[j].frame) && !apart(i, j)
+                    && liesAcross(lines[i].frame, standingLine: lines[j].frame)
+            }
+            .min { offAxis(lines[i].frame, lines[$0].frame) < offAxis(lines[i].frame, lines[$1].frame) }
         }
         // Whether the picture shows two books' sides or edges between two lines.
         func edgeBetween(_ i: Int, _ j: Int) -> Bool {
@@ -96,7 +98,9 @@ package enum LineSpines {
                 let joins: Bool
                 if boardsJudged && isAcross(lines[i].frame) && isAcross(lines[j].frame) {
                     let lying = [lyingOn[i], lyingOn[j]].compactMap { $0 }.count
-                    joins = (lying == 0 && sameSpine(lines[i].frame, lines[j].frame, boardsJudged: true) && !edgeBetween(i, j))
+                    joins =
+                        (lying == 0 && sameSpine(lines[i].frame, lines[j].frame, boardsJudged: true)
+                            && !edgeBetween(i, j))
                         || (lying < 2 && stacked(lines[i].frame, lines[j].frame, picture: picture))
                 } else {
                     joins = sameSpine(lines[i].frame, lines[j].frame, boardsJudged: boardsJudged)
@@ -151,7 +155,8 @@ package enum LineSpines {
             let top = rows(frame).0
             if top - reach >= thickness && above >= boardLines && upright.count - above >= boardLines {
                 let band = Board(top: reach, bottom: top)
-                let oneShelf = continued(upright.filter { rows($0).1 <= band.top }, upright.filter { rows($0).0 >= band.bottom })
+                let oneShelf =
+                    continued(upright.filter { rows($0).1 <= band.top }, upright.filter { rows($0).0 >= band.bottom })
                     && !(picture.map { showsEdge($0, across: band, under: upright) } ?? false)
                 if !oneShelf { boards.append(band) }
             }
@@ -226,7 +231,8 @@ package enum LineSpines {
         let slope = direction.y / max(1e-9, abs(direction.x))
         // `t` runs across the edge (over the gap), `s` along it; a pixel is at (x, y) = oneAbove ? (s, t) : (t, s).
         let oneAbove = max(a0, b0) - min(a1, b1) > 0
-        let (gapStart, gapEnd, sideStart, sideEnd, drift): (Double, Double, Double, Double, Double) = oneAbove
+        let (gapStart, gapEnd, sideStart, sideEnd, drift): (Double, Double, Double, Double, Double) =
+            oneAbove
             ? (min(a1, b1), max(a0, b0), min(xa.min()!, xb.min()!), max(xa.max()!, xb.max()!), slope)
             : (min(xa.max()!, xb.max()!), max(xa.min()!, xb.min()!), min(a0, b0), max(a1, b1), -slope)
         let (tLimit, sLimit) = oneAbove ? (picture.height, picture.width) : (picture.width, picture.height)
@@ -239,15 +245,18 @@ package enum LineSpines {
         picture.pixels.withUnsafeBufferPointer { pixels in
             for strip in 0..<strips {
                 let from = s0 + strip * (s1 - s0) / strips, to = s0 + (strip + 1) * (s1 - s0) / strips
-                let means = brightness(pixels, width: picture.width, strip: from..<to, over: t0..<t1, rowsAcross: oneAbove)
+                let means = brightness(
+                    pixels, width: picture.width, strip: from..<to, over: t0..<t1, rowsAcross: oneAbove)
                 // Each edge as it would lie at the strips' middle, had it followed the lines' slope.
                 let shift = drift * (Double(from + to) / 2 - middle)
-                edgeAt.append((2..<means.count).filter { abs(means[$0] - means[$0 - 2]) >= edgeStep }
-                    .map { Int((Double($0) - shift).rounded()) })
+                edgeAt.append(
+                    (2..<means.count).filter { abs(means[$0] - means[$0 - 2]) >= edgeStep }
+                        .map { Int((Double($0) - shift).rounded()) })
             }
         }
         return (-edgeSlack..<(t1 - t0 + edgeSlack)).contains { t in
-            Double(edgeAt.filter { edges in edges.contains { abs($0 - t) <= edgeSlack } }.count) >= edgeShare * Double(strips)
+            Double(edgeAt.filter { edges in edges.contains { abs($0 - t) <= edgeSlack } }.count) >= edgeShare
+                * Double(strips)
         }
     }
 
@@ -262,8 +271,10 @@ package enum LineSpines {
         var edged = 0
         picture.pixels.withUnsafeBufferPointer { pixels in
             for strip in 0..<edgeStrips {
-                let x0 = left + strip * (right - left) / edgeStrips, x1 = left + (strip + 1) * (right - left) / edgeStrips
-                let means = brightness(pixels, width: picture.width, strip: x0..<x1, over: top..<bottom, rowsAcross: true)
+                let x0 = left + strip * (right - left) / edgeStrips,
+                    x1 = left + (strip + 1) * (right - left) / edgeStrips
+                let means = brightness(
+                    pixels, width: picture.width, strip: x0..<x1, over: top..<bottom, rowsAcross: true)
                 if (2..<means.count).contains(where: { abs(means[$0] - means[$0 - 2]) >= edgeStep }) { edged += 1 }
             }
         }
@@ -272,8 +283,10 @@ package enum LineSpines {
 
     /// The mean brightness of an RGB picture `width` pixels wide, across `strip`, at each of `over`: rows of a strip
     /// of columns (`rowsAcross`), or columns of a strip of rows.
-    static func brightness(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, strip: Range<Int>, over: Range<Int>,
-                           rowsAcross: Bool) -> [Double] {
+    static func brightness(
+        _ pixels: UnsafeBufferPointer<UInt8>, width: Int, strip: Range<Int>, over: Range<Int>,
+        rowsAcross: Bool
+    ) -> [Double] {
         over.map { t in
             var sum = 0
             for s in strip {
@@ -300,7 +313,9 @@ package enum LineSpines {
         let longer = a.length >= b.length ? ua : ub
         let sideBySide = overlap(longer) > 0
         let surer = a.thickness / max(1e-9, a.length) <= b.thickness / max(1e-9, b.length) ? ua : ub
-        let across = sideBySide ? min(overlap(SIMD2(-ua.y, ua.x)), overlap(SIMD2(-ub.y, ub.x))) : overlap(SIMD2(-surer.y, surer.x))
+        let across =
+            sideBySide
+            ? min(overlap(SIMD2(-ua.y, ua.x)), overlap(SIMD2(-ub.y, ub.x))) : overlap(SIMD2(-surer.y, surer.x))
         return across >= acrossOverlap * min(a.thickness, b.thickness)
     }
 
@@ -330,24 +345,31 @@ package enum LineSpines {
         if isAcross(leading.frame) {
             var rowsFromTop: [[TextLine]] = []
             for line in lines.sorted(by: { rows($0.frame).0 < rows($1.frame).0 }) {
-                if let last = rowsFromTop.last?.last, rows(line.frame).0 < rows(last.frame).1 - 0.5 * last.frame.thickness {
+                if let last = rowsFromTop.last?.last,
+                    rows(line.frame).0 < rows(last.frame).1 - 0.5 * last.frame.thickness
+                {
                     rowsFromTop[rowsFromTop.count - 1].append(line)
                 } else {
                     rowsFromTop.append([line])
                 }
             }
-            ordered = rowsFromTop.flatMap { row in row.sorted { ($0.frame.centre * direction).sum() < ($1.frame.centre * direction).sum() } }
+            ordered = rowsFromTop.flatMap { row in
+                row.sorted { ($0.frame.centre * direction).sum() < ($1.frame.centre * direction).sum() }
+            }
         }
         let corners = lines.flatMap(\.frame.corners)
-        let box = Box(x1: max(0, corners.map(\.x).min()! / Double(width)), y1: max(0, corners.map(\.y).min()! / Double(height)),
-                      x2: min(1, corners.map(\.x).max()! / Double(width)), y2: min(1, corners.map(\.y).max()! / Double(height)))
+        let box = Box(
+            x1: max(0, corners.map(\.x).min()! / Double(width)), y1: max(0, corners.map(\.y).min()! / Double(height)),
+            x2: min(1, corners.map(\.x).max()! / Double(width)), y2: min(1, corners.map(\.y).max()! / Double(height)))
         var letters = 0.0, weighted = 0.0
         for line in lines {
             let count = Double(max(1, line.text.unicodeScalars.filter(Character.isLetterOrDigit).count))
             letters += count; weighted += count * line.confidence
         }
-        let reading: Spine.Reading = abs(direction.x) >= abs(direction.y) ? .across : direction.y > 0 ? .downward : .upward
-        return Spine(text: ordered.map(\.text).joined(separator: " "), box: box.rounded, confidence: weighted / letters,
-                     reading: reading)
+        let reading: Spine.Reading =
+            abs(direction.x) >= abs(direction.y) ? .across : direction.y > 0 ? .downward : .upward
+        return Spine(
+            text: ordered.map(\.text).joined(separator: " "), box: box.rounded, confidence: weighted / letters,
+            reading: reading)
     }
 }

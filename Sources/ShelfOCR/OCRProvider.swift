@@ -23,8 +23,10 @@ package struct OCRSettings: Sendable {
     /// Threads PP-OCR's models use: `[pipeline] concurrency`, at most the machine's cores.
     package var threads: Int
 
-    package init(engine: Engine = .tesseract, languages: [String] = ["eng"], dataPath: String? = Traineddata.folder(),
-                 maxSide: Int = 2400, threads: Int = 2) {
+    package init(
+        engine: Engine = .tesseract, languages: [String] = ["eng"], dataPath: String? = Traineddata.folder(),
+        maxSide: Int = 2400, threads: Int = 2
+    ) {
         self.engine = engine; self.languages = languages; self.dataPath = dataPath; self.maxSide = maxSide
         self.threads = threads
     }
@@ -69,7 +71,11 @@ package final class OCRProvider: VisionProvider {
     package init(settings: OCRSettings, logger: Logger, time: TimeSource = .system) {
         self.settings = settings; self.logger = logger; self.time = time
         lane = OCRLane(languages: settings.languages, dataPath: settings.dataPath)
-        if case .ppocr(let files) = settings.engine { ppocr = PPOCREngine(files: files, threads: settings.threads) } else { ppocr = nil }
+        if case .ppocr(let files) = settings.engine {
+            ppocr = PPOCREngine(files: files, threads: settings.threads)
+        } else {
+            ppocr = nil
+        }
     }
 
     package var model: String { Self.model(settings) }
@@ -84,15 +90,18 @@ package final class OCRProvider: VisionProvider {
 
     /// Near-lossless at the size Tesseract reads: the JPEG made for it is only decoded again.
     package var preset: ImagePreset {
-        ImagePreset(maxSide: settings.maxSide, quality: 95, targetBytes: 0...(settings.maxSide * settings.maxSide), minQuality: 90)
+        ImagePreset(
+            maxSide: settings.maxSide, quality: 95, targetBytes: 0...(settings.maxSide * settings.maxSide),
+            minQuality: 90)
     }
 
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
         let started = time.clock.now
         let (spines, width, height) = try await read(photo.bytes)
         let languages = ppocr == nil ? settings.languages : []
-        let response = OCRResponse(languages: languages, width: width, height: height,
-                                   spines: spines.map { OCRResponse.Reading(spine: $0) })
+        let response = OCRResponse(
+            languages: languages, width: width, height: height,
+            spines: spines.map { OCRResponse.Reading(spine: $0) })
         let body: Data
         do { body = try JSONStyle.encoder(pretty: false).encode(response) } catch {
             throw PhotoError(.internal, "could not encode the OCR reading: \(error)", disposition: .retry(after: nil))
@@ -104,15 +113,17 @@ package final class OCRProvider: VisionProvider {
     package func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer {
         let response: OCRResponse
         do { response = try JSONStyle.decoder().decode(OCRResponse.self, from: Data(raw.body)) } catch {
-            throw PhotoError(.providerNonsense, "the saved OCR reading is not a \(OCRResponse.schema) document: \(error)",
-                             disposition: .retry(after: nil))
+            throw PhotoError(
+                .providerNonsense, "the saved OCR reading is not a \(OCRResponse.schema) document: \(error)",
+                disposition: .retry(after: nil))
         }
         return ModelAnswer(books: response.spines.map { Self.book($0.spine) })
     }
 
     /// A spine as a book: its text as the title, to be matched by the enrichment.
     static func book(_ spine: Spine) -> Detection {
-        Detection(title: spine.text, confidence: spine.confidence, box: spine.box, form: .spineText, textRun: spine.reading)
+        Detection(
+            title: spine.text, confidence: spine.confidence, box: spine.box, form: .spineText, textRun: spine.reading)
     }
 
     package func checkReachable() async -> Result<String, PhotoError> {
@@ -121,7 +132,8 @@ package final class OCRProvider: VisionProvider {
             do throws(OCRError) {
                 if let missing = files.missing() { throw missing }
                 let runtime = try OnnxRuntime.load(files.library)
-                return .success("PP-OCRv6 with ONNX Runtime \(runtime.version) reads with the models in \(files.modelsFolder)")
+                return .success(
+                    "PP-OCRv6 with ONNX Runtime \(runtime.version) reads with the models in \(files.modelsFolder)")
             } catch {
                 return .failure(error.photoError)
             }
@@ -129,18 +141,24 @@ package final class OCRProvider: VisionProvider {
         if let problem = languageProblem() { return .failure(problem) }
         // `doctor` opens the library, to say whether it is installed; the daemon opens it on its first photo.
         guard let installed = TesseractEngine.installedVersion else {
-            return .failure(PhotoError(.providerModel, "libtesseract could not be opened. Install it: sudo apt-get install libtesseract5",
-                                       disposition: .providerBroken))
+            return .failure(
+                PhotoError(
+                    .providerModel, "libtesseract could not be opened. Install it: sudo apt-get install libtesseract5",
+                    disposition: .providerBroken))
         }
-        return .success("Tesseract \(installed) reads \(settings.languages.joined(separator: "+")) from \(settings.dataPath ?? "?")")
+        return .success(
+            "Tesseract \(installed) reads \(settings.languages.joined(separator: "+")) from \(settings.dataPath ?? "?")"
+        )
     }
 
     /// The configured languages' traineddata, when some are missing.
     func languageProblem() -> PhotoError? {
         let missing = Traineddata.missing(settings.languages, in: settings.dataPath)
         guard !missing.isEmpty else { return nil }
-        return PhotoError(.providerModel, Traineddata.advice(missing: missing, folder: settings.dataPath) + ", then run 'shelfd doctor'.",
-                          disposition: .providerBroken)
+        return PhotoError(
+            .providerModel,
+            Traineddata.advice(missing: missing, folder: settings.dataPath) + ", then run 'shelfd doctor'.",
+            disposition: .providerBroken)
     }
 
     /// The spines on the photo, read on the OCR lane (CPU-bound C work, never on the cooperative pool).
@@ -149,10 +167,17 @@ package final class OCRProvider: VisionProvider {
             let image = try Preprocessor.rgb(bytes, maxSide: settings.maxSide)
             do throws(OCRError) {
                 let (lines, times) = try await ppocr.read(image)
-                logger.debug("Models ran", metadata: ["ocr.lines": "\(lines.count)", "ocr.detector_ms": "\(times.detector.milliseconds)",
-                                                      "ocr.classifier_ms": "\(times.classifier.milliseconds)",
-                                                      "ocr.recogniser_ms": "\(times.recogniser.milliseconds)"])
-                return (LineSpines.spines(lines, width: image.width, height: image.height, picture: image), image.width, image.height)
+                logger.debug(
+                    "Models ran",
+                    metadata: [
+                        "ocr.lines": "\(lines.count)", "ocr.detector_ms": "\(times.detector.milliseconds)",
+                        "ocr.classifier_ms": "\(times.classifier.milliseconds)",
+                        "ocr.recogniser_ms": "\(times.recogniser.milliseconds)",
+                    ])
+                return (
+                    LineSpines.spines(lines, width: image.width, height: image.height, picture: image), image.width,
+                    image.height
+                )
             } catch {
                 throw error.photoError
             }
@@ -162,7 +187,9 @@ package final class OCRProvider: VisionProvider {
         let result = await lane.run { engine throws(PhotoError) in
             let image = try Preprocessor.grey(bytes, maxSide: maxSide)
             do throws(OCRError) {
-                let spines = try SpineFinder.spines(in: image) { picture throws(OCRError) in try engine().words(in: picture) }
+                let spines = try SpineFinder.spines(in: image) { picture throws(OCRError) in
+                    try engine().words(in: picture)
+                }
                 return (spines, image.width, image.height)
             } catch {
                 throw error.photoError
@@ -174,7 +201,7 @@ package final class OCRProvider: VisionProvider {
 
 /// The Tesseract engine on a serial queue of its own, made on first use and kept: loading a language takes
 /// a good fraction of a second, reading a photo several seconds of one core.
-final class OCRLane: @unchecked Sendable {      // unchecked: `engine` is only touched on `queue`
+final class OCRLane: @unchecked Sendable { // unchecked: `engine` is only touched on `queue`
     private let queue = DispatchQueue(label: "shelfd.ocr")
     private let languages: [String], dataPath: String?
     private var engine: TesseractEngine?
@@ -184,8 +211,11 @@ final class OCRLane: @unchecked Sendable {      // unchecked: `engine` is only t
     static var version: String { TesseractEngine.version }
 
     /// Runs `body` on the lane; `engine()` gives the loaded engine (loading it the first time).
-    func run<T: Sendable>(_ body: @escaping @Sendable (_ engine: () throws(OCRError) -> TesseractEngine) throws(PhotoError) -> T) async
-        -> Result<T, PhotoError> {
+    func run<T: Sendable>(
+        _ body: @escaping @Sendable (_ engine: () throws(OCRError) -> TesseractEngine) throws(PhotoError) -> T
+    ) async
+        -> Result<T, PhotoError>
+    {
         await withCheckedContinuation { continuation in
             queue.async {
                 let load = { () throws(OCRError) -> TesseractEngine in

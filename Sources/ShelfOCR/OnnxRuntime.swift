@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 
@@ -11,7 +11,7 @@ import Foundation
 /// The positions are those of `struct OrtApi` in ONNX Runtime's `onnxruntime_c_api.h` (the entries of version 1,
 /// 0…101, and of version 2, 102…; unchanged since, the table being append-only). Handles are opaque pointers;
 /// every call that returns an `OrtStatus` is checked and a failure becomes an `OCRError` with ONNX Runtime's message.
-package final class OnnxRuntime: @unchecked Sendable {    // unchecked: the table is read-only once loaded
+package final class OnnxRuntime: @unchecked Sendable { // unchecked: the table is read-only once loaded
     /// The `ORT_API_VERSION` the declarations below were checked against (ONNX Runtime 1.32, which
     /// scripts/install-deps.sh installs): the library must offer at least this version of the table.
     static let apiVersion: UInt32 = 32
@@ -25,7 +25,8 @@ package final class OnnxRuntime: @unchecked Sendable {    // unchecked: the tabl
         case disableCpuMemArena = 19, setSessionGraphOptimizationLevel = 23, setIntraOpNumThreads = 24
         case setInterOpNumThreads = 25, sessionGetInputName = 36, sessionGetOutputName = 37
         case createTensorWithDataAsOrtValue = 49, getTensorMutableData = 51, getDimensionsCount = 61, getDimensions = 62
-        case getTensorTypeAndShape = 65, createCpuMemoryInfo = 69, allocatorFree = 76, getAllocatorWithDefaultOptions = 78
+        case getTensorTypeAndShape = 65, createCpuMemoryInfo = 69, allocatorFree = 76, getAllocatorWithDefaultOptions =
+            78
         case releaseEnv = 92, releaseStatus = 93, releaseMemoryInfo = 94, releaseSession = 95, releaseValue = 96
         case releaseTensorTypeAndShapeInfo = 99, releaseSessionOptions = 100, sessionGetModelMetadata = 111
         case modelMetadataLookupCustomMetadataMap = 116, releaseModelMetadata = 118
@@ -38,13 +39,18 @@ package final class OnnxRuntime: @unchecked Sendable {    // unchecked: the tabl
     typealias GetErrorMessage = @convention(c) (OpaquePointer) -> UnsafePointer<CChar>?
     typealias CreateEnv = @convention(c) (Int32, UnsafePointer<CChar>, Out) -> Status
     typealias CreateSession = @convention(c) (OpaquePointer, UnsafePointer<CChar>, OpaquePointer, Out) -> Status
-    typealias Run = @convention(c) (OpaquePointer, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>,
-                                    UnsafePointer<OpaquePointer?>, Int, UnsafePointer<UnsafePointer<CChar>?>, Int, Out) -> Status
+    typealias Run =
+        @convention(c) (
+            OpaquePointer, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>,
+            UnsafePointer<OpaquePointer?>, Int, UnsafePointer<UnsafePointer<CChar>?>, Int, Out
+        ) -> Status
     typealias CreateOptions = @convention(c) (Out) -> Status
     typealias OnOptions = @convention(c) (OpaquePointer) -> Status
     typealias SetOption = @convention(c) (OpaquePointer, Int32) -> Status
-    typealias GetName = @convention(c) (OpaquePointer, Int, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Status
-    typealias CreateTensor = @convention(c) (OpaquePointer, UnsafeMutableRawPointer, Int, UnsafePointer<Int64>, Int, Int32, Out) -> Status
+    typealias GetName =
+        @convention(c) (OpaquePointer, Int, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Status
+    typealias CreateTensor =
+        @convention(c) (OpaquePointer, UnsafeMutableRawPointer, Int, UnsafePointer<Int64>, Int, Int32, Out) -> Status
     typealias GetData = @convention(c) (OpaquePointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Status
     typealias GetCount = @convention(c) (OpaquePointer, UnsafeMutablePointer<Int>) -> Status
     typealias GetDimensions = @convention(c) (OpaquePointer, UnsafeMutablePointer<Int64>, Int) -> Status
@@ -53,8 +59,11 @@ package final class OnnxRuntime: @unchecked Sendable {    // unchecked: the tabl
     typealias AllocatorFree = @convention(c) (OpaquePointer, UnsafeMutableRawPointer?) -> Status
     typealias GetAllocator = @convention(c) (Out) -> Status
     typealias Release = @convention(c) (OpaquePointer?) -> Void
-    typealias LookupMetadata = @convention(c) (OpaquePointer, OpaquePointer, UnsafePointer<CChar>,
-                                               UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Status
+    typealias LookupMetadata =
+        @convention(c) (
+            OpaquePointer, OpaquePointer, UnsafePointer<CChar>,
+            UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+        ) -> Status
 
     // C enum values (onnxruntime_c_api.h).
     static let loggingLevelFatal: Int32 = 4
@@ -91,7 +100,9 @@ package final class OnnxRuntime: @unchecked Sendable {    // unchecked: the tabl
     /// Throws ONNX Runtime's message when `status` is a failure (and releases it).
     func check(_ status: Status, doing what: String) throws(OCRError) { try Self.check(table, status, doing: what) }
 
-    private static func check(_ table: UnsafePointer<UnsafeRawPointer?>, _ status: Status, doing what: String) throws(OCRError) {
+    private static func check(_ table: UnsafePointer<UnsafeRawPointer?>, _ status: Status, doing what: String)
+        throws(OCRError)
+    {
         guard let status else { return }
         let message: GetErrorMessage = entry(table, .getErrorMessage)
         let code: GetErrorCode = entry(table, .getErrorCode)
@@ -120,28 +131,36 @@ package final class OnnxRuntime: @unchecked Sendable {    // unchecked: the tabl
         defer { lock.unlock() }
         if let runtime = loaded[path] { return runtime }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw OCRError(.missingFiles, "ONNX Runtime is not installed: \(path) is missing. Install it with scripts/install-deps.sh, "
-                           + "or set [ocr] library to the file, then run 'shelfd doctor'.")
+            throw OCRError(
+                .missingFiles,
+                "ONNX Runtime is not installed: \(path) is missing. Install it with scripts/install-deps.sh, "
+                    + "or set [ocr] library to the file, then run 'shelfd doctor'.")
         }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
-            throw OCRError(.engineInit, "ONNX Runtime could not be opened (\(reason)). Reinstall it with scripts/install-deps.sh.")
+            throw OCRError(
+                .engineInit, "ONNX Runtime could not be opened (\(reason)). Reinstall it with scripts/install-deps.sh.")
         }
         guard let symbol = dlsym(handle, "OrtGetApiBase") else {
             dlclose(handle)
-            throw OCRError(.engineInit, "\(path) is not ONNX Runtime (no OrtGetApiBase). Reinstall it with scripts/install-deps.sh.")
+            throw OCRError(
+                .engineInit,
+                "\(path) is not ONNX Runtime (no OrtGetApiBase). Reinstall it with scripts/install-deps.sh.")
         }
         // struct OrtApiBase { const OrtApi *(*GetApi)(uint32_t version); const char *(*GetVersionString)(void); }
         typealias GetApiBase = @convention(c) () -> UnsafePointer<UnsafeRawPointer?>?
         typealias GetApi = @convention(c) (UInt32) -> UnsafePointer<UnsafeRawPointer?>?
         typealias GetVersionString = @convention(c) () -> UnsafePointer<CChar>?
-        guard let base = unsafeBitCast(symbol, to: GetApiBase.self)(), let getApi = base[0], let getVersion = base[1] else {
+        guard let base = unsafeBitCast(symbol, to: GetApiBase.self)(), let getApi = base[0], let getVersion = base[1]
+        else {
             throw OCRError(.engineInit, "\(path) gave no API. Reinstall it with scripts/install-deps.sh.")
         }
         let version = unsafeBitCast(getVersion, to: GetVersionString.self)().map { String(cString: $0) } ?? "?"
         guard let table = unsafeBitCast(getApi, to: GetApi.self)(apiVersion) else {
-            throw OCRError(.engineInit, "ONNX Runtime \(version) at \(path) is older than the 1.\(apiVersion) shelfd needs. "
-                           + "Install \(libraryName) with scripts/install-deps.sh.")
+            throw OCRError(
+                .engineInit,
+                "ONNX Runtime \(version) at \(path) is older than the 1.\(apiVersion) shelfd needs. "
+                    + "Install \(libraryName) with scripts/install-deps.sh.")
         }
         let runtime = try OnnxRuntime(table: table, version: version)
         loaded[path] = runtime
@@ -162,7 +181,7 @@ package struct Tensor: Sendable {
 
 /// One model loaded in ONNX Runtime (an `OrtSession`) with one float input and one float output. Running it from
 /// several threads at once is safe (ONNX Runtime's sessions are); its threads are those given when it was made.
-final class OnnxSession: @unchecked Sendable {      // unchecked: the session is immutable once made
+final class OnnxSession: @unchecked Sendable { // unchecked: the session is immutable once made
     let runtime: OnnxRuntime
     private let session: OpaquePointer
     private let input: String, output: String
@@ -208,7 +227,9 @@ final class OnnxSession: @unchecked Sendable {      // unchecked: the session is
         release(session)
     }
 
-    private static func name(_ runtime: OnnxRuntime, _ session: OpaquePointer, entry: OnnxRuntime.Entry) throws(OCRError) -> String {
+    private static func name(_ runtime: OnnxRuntime, _ session: OpaquePointer, entry: OnnxRuntime.Entry)
+        throws(OCRError) -> String
+    {
         var name: UnsafeMutablePointer<CChar>?
         let get: OnnxRuntime.GetName = runtime.entry(entry)
         try runtime.check(get(session, 0, runtime.allocator, &name), doing: "name the model's input and output")
@@ -243,17 +264,22 @@ final class OnnxSession: @unchecked Sendable {      // unchecked: the session is
     }
 
     /// `bytes` stays valid for the whole run: ONNX Runtime reads the input where it is.
-    private func run(_ bytes: UnsafeMutableRawBufferPointer, shape: UnsafeBufferPointer<Int64>) throws(OCRError) -> Tensor {
+    private func run(_ bytes: UnsafeMutableRawBufferPointer, shape: UnsafeBufferPointer<Int64>) throws(OCRError)
+        -> Tensor
+    {
         let releaseValue: OnnxRuntime.Release = runtime.entry(.releaseValue)
         var inputValue: OpaquePointer?, outputValue: OpaquePointer?
         defer { releaseValue(inputValue); releaseValue(outputValue) }
         let create: OnnxRuntime.CreateTensor = runtime.entry(.createTensorWithDataAsOrtValue)
-        try runtime.check(create(runtime.memoryInfo, bytes.baseAddress!, bytes.count, shape.baseAddress!, shape.count,
-                                 OnnxRuntime.elementFloat, &inputValue), doing: "make the input tensor")
+        try runtime.check(
+            create(
+                runtime.memoryInfo, bytes.baseAddress!, bytes.count, shape.baseAddress!, shape.count,
+                OnnxRuntime.elementFloat, &inputValue), doing: "make the input tensor")
         let run: OnnxRuntime.Run = runtime.entry(.run)
         let status: OnnxRuntime.Status = input.withCString { inputName in
             output.withCString { outputName in
-                var inputNames: [UnsafePointer<CChar>?] = [inputName], outputNames: [UnsafePointer<CChar>?] = [outputName]
+                var inputNames: [UnsafePointer<CChar>?] = [inputName],
+                    outputNames: [UnsafePointer<CChar>?] = [outputName]
                 var inputs: [OpaquePointer?] = [inputValue]
                 return run(session, nil, &inputNames, &inputs, 1, &outputNames, 1, &outputValue)
             }
@@ -279,7 +305,9 @@ final class OnnxSession: @unchecked Sendable {      // unchecked: the session is
         try runtime.check(getData(value, &data), doing: "read the output")
         let shape = dimensions.map { Int($0) }
         let total = shape.reduce(1, *)
-        guard total >= 0, let data else { throw OCRError(.modelRun, "the model's output has an unknown shape \(shape)") }
+        guard total >= 0, let data else {
+            throw OCRError(.modelRun, "the model's output has an unknown shape \(shape)")
+        }
         let values = Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: total))
         return Tensor(shape: shape, values: values)
     }

@@ -5,7 +5,7 @@ package import ShelfImaging
 /// The PP-OCR models of the process, on a serial queue of their own: loaded on the first photo (a second or so),
 /// kept while photos come, and released after `idleRelease` without one, so an idle daemon holds none of their
 /// memory. Photos are read one at a time; each model spreads its work over `threads` threads.
-package final class PPOCREngine: @unchecked Sendable {      // unchecked: `models` and `lastUse` are only touched on `queue`
+package final class PPOCREngine: @unchecked Sendable { // unchecked: `models` and `lastUse` are only touched on `queue`
     package let files: PPOCRFiles
     package let threads: Int
     package let idleRelease: Duration
@@ -23,12 +23,16 @@ package final class PPOCREngine: @unchecked Sendable {      // unchecked: `model
     package var isLoaded: Bool { queue.sync { models != nil } }
 
     /// Runs `body` on the queue with the models, loading them first if they are not.
-    package func run<T: Sendable>(_ body: @escaping @Sendable (PPOCRModels) throws(OCRError) -> T) async -> Result<T, OCRError> {
+    package func run<T: Sendable>(_ body: @escaping @Sendable (PPOCRModels) throws(OCRError) -> T) async -> Result<
+        T, OCRError
+    > {
         await withCheckedContinuation { continuation in
             queue.async {
                 let result = Result { () throws(OCRError) -> T in
                     let models: PPOCRModels
-                    if let loaded = self.models { models = loaded } else {
+                    if let loaded = self.models {
+                        models = loaded
+                    } else {
                         models = try PPOCRModels(files: self.files, threads: self.threads)
                         self.models = models
                     }
@@ -42,14 +46,18 @@ package final class PPOCREngine: @unchecked Sendable {      // unchecked: `model
     }
 
     /// The lines on `image`, read on the queue.
-    package func lines(in image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide,
-                       lookCloser: Bool = true) async throws(OCRError) -> [TextLine] {
+    package func lines(
+        in image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide,
+        lookCloser: Bool = true
+    ) async throws(OCRError) -> [TextLine] {
         try await read(image, detectorSide: detectorSide, lookCloser: lookCloser).lines
     }
 
     /// The lines on `image`, read on the queue, and how long each model took.
-    package func read(_ image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide,
-                      lookCloser: Bool = true) async throws(OCRError) -> (lines: [TextLine], times: PPOCRReader.StageTimes) {
+    package func read(
+        _ image: RGBImage, detectorSide: Int = PPOCRReader.detectorSide,
+        lookCloser: Bool = true
+    ) async throws(OCRError) -> (lines: [TextLine], times: PPOCRReader.StageTimes) {
         try await run { models throws(OCRError) in
             try PPOCRReader.read(image, models: models, detectorSide: detectorSide, lookCloser: lookCloser)
         }.get()

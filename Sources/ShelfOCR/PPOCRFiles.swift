@@ -20,8 +20,10 @@ package struct PPOCRFiles: Sendable, Equatable {
 
     /// The prefixes looked in, in order: ~/.local, the one the executable is installed in (`<exe>/..`, so a
     /// `make install`-style tree finds its own files), /usr/local, /usr.
-    package static func prefixes(home: String? = ProcessInfo.processInfo.environment["HOME"],
-                                 executable: String? = Bundle.main.executablePath) -> [String] {
+    package static func prefixes(
+        home: String? = ProcessInfo.processInfo.environment["HOME"],
+        executable: String? = Bundle.main.executablePath
+    ) -> [String] {
         var prefixes: [String] = []
         if let home, !home.isEmpty { prefixes.append("\(home)/.local") }
         if let executable {
@@ -35,12 +37,17 @@ package struct PPOCRFiles: Sendable, Equatable {
 
     /// The files to use: `library` and `modelsFolder` when configured (`[ocr] library`, `[ocr] models_dir`), else
     /// the first prefix that has them (the first prefix when none has, so the error names where they belong).
-    package static func locate(library: String? = nil, modelsFolder: String? = nil,
-                               prefixes: [String] = prefixes()) -> PPOCRFiles {
+    package static func locate(
+        library: String? = nil, modelsFolder: String? = nil,
+        prefixes: [String] = prefixes()
+    ) -> PPOCRFiles {
         let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
-        let folder = modelsFolder ?? prefixes.map { "\($0)/share/shelfd/ocr" }
-            .first { folder in models.allSatisfy { exists("\(folder)/\($0)") } } ?? "\(prefixes.first ?? "/usr/local")/share/shelfd/ocr"
-        let library = library ?? prefixes.map { "\($0)/lib/shelfd/\(OnnxRuntime.libraryName)" }.first(where: exists)
+        let folder =
+            modelsFolder ?? prefixes.map { "\($0)/share/shelfd/ocr" }
+            .first { folder in models.allSatisfy { exists("\(folder)/\($0)") } }
+            ?? "\(prefixes.first ?? "/usr/local")/share/shelfd/ocr"
+        let library =
+            library ?? prefixes.map { "\($0)/lib/shelfd/\(OnnxRuntime.libraryName)" }.first(where: exists)
             ?? "\(prefixes.first ?? "/usr/local")/lib/shelfd/\(OnnxRuntime.libraryName)"
         return PPOCRFiles(library: library, modelsFolder: folder)
     }
@@ -50,8 +57,10 @@ package struct PPOCRFiles: Sendable, Equatable {
         let paths = [library, detectorPath, recogniserPath, classifierPath]
         let absent = paths.filter { !FileManager.default.fileExists(atPath: $0) }
         guard !absent.isEmpty else { return nil }
-        return OCRError(.missingFiles, "The offline reader's files are missing: \(absent.joined(separator: ", ")). "
-                        + "Install them with scripts/install-deps.sh (or set [ocr] models_dir and [ocr] library to where "
-                        + "they are), then run 'shelfd doctor'.")
+        return OCRError(
+            .missingFiles,
+            "The offline reader's files are missing: \(absent.joined(separator: ", ")). "
+                + "Install them with scripts/install-deps.sh (or set [ocr] models_dir and [ocr] library to where "
+                + "they are), then run 'shelfd doctor'.")
     }
 }

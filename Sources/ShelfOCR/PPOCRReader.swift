@@ -35,7 +35,10 @@ package final class PPOCRModels: Sendable {
         classifier = try OnnxSession(runtime: runtime, path: files.classifierPath, threads: threads)
         recogniser = try OnnxSession(runtime: runtime, path: files.recogniserPath, threads: threads)
         guard let list = try recogniser.metadata("character") else {
-            throw OCRError(.modelLoad, "\(files.recogniserPath) has no character list in its metadata. Reinstall the models with scripts/install-deps.sh.")
+            throw OCRError(
+                .modelLoad,
+                "\(files.recogniserPath) has no character list in its metadata. Reinstall the models with scripts/install-deps.sh."
+            )
         }
         characters = ["blank"] + CTCDecoder.lines(list) + [" "]
     }
@@ -76,16 +79,20 @@ package enum PPOCRReader {
     }
 
     /// The lines on `image` (upright), in its pixels.
-    package static func lines(in image: RGBImage, models: PPOCRModels, detectorSide: Int = detectorSide,
-                              lookCloser: Bool = true) throws(OCRError) -> [TextLine] {
+    package static func lines(
+        in image: RGBImage, models: PPOCRModels, detectorSide: Int = detectorSide,
+        lookCloser: Bool = true
+    ) throws(OCRError) -> [TextLine] {
         try read(image, models: models, detectorSide: detectorSide, lookCloser: lookCloser).lines
     }
 
     /// The lines on `image` (upright), in its pixels, and how long each model took. The detector sees the picture
     /// at `detectorSide`, then, with `lookCloser`, where most of the print it found is small, at the picture's own
     /// size too (`smallPrintRegion`).
-    package static func read(_ image: RGBImage, models: PPOCRModels, detectorSide: Int = detectorSide,
-                             lookCloser: Bool = true) throws(OCRError) -> (lines: [TextLine], times: StageTimes) {
+    package static func read(
+        _ image: RGBImage, models: PPOCRModels, detectorSide: Int = detectorSide,
+        lookCloser: Bool = true
+    ) throws(OCRError) -> (lines: [TextLine], times: StageTimes) {
         // The heap ONNX Runtime's tensors leave behind is given back after each stage, so that the next stage (and
         // the next photo) starts from the models' own memory rather than on top of the last one's leftovers.
         defer { malloc_trim(0) }
@@ -102,8 +109,10 @@ package enum PPOCRReader {
         times.recogniser = clock.now - start
         let lines = zip(upright, read).compactMap { frame, reading -> TextLine? in
             guard reading.confidence >= minimumConfidence,
-                  reading.text.unicodeScalars.contains(where: Character.isLetterOrDigit) else { return nil }
-            return TextLine(text: reading.text.trimmingCharacters(in: .whitespaces), confidence: reading.confidence, frame: frame)
+                reading.text.unicodeScalars.contains(where: Character.isLetterOrDigit)
+            else { return nil }
+            return TextLine(
+                text: reading.text.trimmingCharacters(in: .whitespaces), confidence: reading.confidence, frame: frame)
         }
         return (lines, times)
     }
@@ -121,20 +130,29 @@ package enum PPOCRReader {
     /// second look costs about as much again as the whole first reading.
     static let smallPrintShare = 1.0 / 3, smallPrintLines = 3
 
-    static func detect(_ image: RGBImage, model: OnnxSession, side: Int, lookCloser: Bool) throws(OCRError) -> [LineFrame] {
+    static func detect(_ image: RGBImage, model: OnnxSession, side: Int, lookCloser: Bool) throws(OCRError)
+        -> [LineFrame]
+    {
         let scale = min(1, Double(side) / Double(max(image.width, image.height)))
-        let small = scale < 1 ? image.resized(width: Int((Double(image.width) * scale).rounded()),
-                                              height: Int((Double(image.height) * scale).rounded())) : image
+        let small =
+            scale < 1
+            ? image.resized(
+                width: Int((Double(image.width) * scale).rounded()),
+                height: Int((Double(image.height) * scale).rounded())) : image
         let actualScale = Double(small.width) / Double(image.width)
         let first = try lines(small, model: model).map { $0.scaled(1 / actualScale) }
         guard lookCloser, actualScale < 1,
-              let region = smallPrintRegion(first, scale: actualScale, width: image.width, height: image.height)
+            let region = smallPrintRegion(first, scale: actualScale, width: image.width, height: image.height)
         else { return first }
         // The second look keeps only lines the first did not find: large lettering is found best at the first
         // look's size, and a line found at both is read once.
         let offset = SIMD2(Double(region.x), Double(region.y))
-        let closer = try lines(image.cut(x: region.x, y: region.y, width: region.width, height: region.height), model: model)
-            .map { frame in var frame = frame; frame.origin += offset; return frame }
+        let closer = try lines(
+            image.cut(x: region.x, y: region.y, width: region.width, height: region.height), model: model
+        )
+        .map { frame in
+            var frame = frame; frame.origin += offset; return frame
+        }
         return first + closer.filter { line in !first.contains { $0.overlaps(line) } }
     }
 
@@ -148,9 +166,12 @@ package enum PPOCRReader {
     /// grown on each side by their mean length, so that the thin spines beside them are inside; nil when the
     /// picture's print is not mostly small.
     static func smallPrintRegion(_ lines: [LineFrame], scale: Double, width: Int, height: Int)
-        -> (x: Int, y: Int, width: Int, height: Int)? {
+        -> (x: Int, y: Int, width: Int, height: Int)?
+    {
         let small = lines.filter { $0.thickness * scale < smallPrint }
-        guard small.count >= smallPrintLines, Double(small.count) >= smallPrintShare * Double(lines.count) else { return nil }
+        guard small.count >= smallPrintLines, Double(small.count) >= smallPrintShare * Double(lines.count) else {
+            return nil
+        }
         let corners = small.flatMap(\.corners)
         let reach = small.map(\.length).reduce(0, +) / Double(small.count)
         let x0 = max(0, Int(corners.map(\.x).min()! - reach)), x1 = min(width, Int(corners.map(\.x).max()! + reach))
@@ -166,13 +187,16 @@ package enum PPOCRReader {
     /// weighs its channels by their mean over what it is shown, so a tile's map is not exactly that part of the
     /// whole picture's (6–7 % of the text pixels of a 12-megapixel shelf photo fall on the other side of the
     /// threshold); the model was trained on 640-pixel crops, and samples/ reads the same either way.
-    static func probabilities(_ picture: RGBImage, model: OnnxSession) throws(OCRError) -> (values: [Float], width: Int, height: Int) {
+    static func probabilities(_ picture: RGBImage, model: OnnxSession) throws(OCRError) -> (
+        values: [Float], width: Int, height: Int
+    ) {
         let width = (picture.width + 31) / 32 * 32, height = (picture.height + 31) / 32 * 32
         var map = [Float](repeating: 0, count: width * height)
         for rows in parts(height) {
             for columns in parts(width) {
                 let x0 = max(0, columns.lowerBound - tileMargin), y0 = max(0, rows.lowerBound - tileMargin)
-                let w = min(width, columns.upperBound + tileMargin) - x0, h = min(height, rows.upperBound + tileMargin) - y0
+                let w = min(width, columns.upperBound + tileMargin) - x0,
+                    h = min(height, rows.upperBound + tileMargin) - y0
                 var values = [Float](repeating: 0, count: 3 * w * h)
                 picture.pixels.withUnsafeBufferPointer { pixels in
                     for y in y0..<min(y0 + h, picture.height) {
@@ -212,8 +236,9 @@ package enum PPOCRReader {
             let batch = Array(start..<min(frames.count, start + batchSize))
             var values = [Float](repeating: 0, count: batch.count * 3 * height * width)
             for (n, index) in batch.enumerated() {
-                LineSampler.fill(&values, at: n * 3 * height * width, tensorWidth: width, height: height, from: image,
-                                 frame: frames[index], maximumWidth: width)
+                LineSampler.fill(
+                    &values, at: n * 3 * height * width, tensorWidth: width, height: height, from: image,
+                    frame: frames[index], maximumWidth: width)
             }
             let output = try model.run(Tensor(shape: [batch.count, 3, height, width], values: values))
             guard output.shape == [batch.count, 2] else {
@@ -228,26 +253,35 @@ package enum PPOCRReader {
 
     // MARK: recognition
 
-    static func recognise(_ image: RGBImage, frames: [LineFrame], models: PPOCRModels) throws(OCRError) -> [(text: String, confidence: Double)] {
+    static func recognise(_ image: RGBImage, frames: [LineFrame], models: PPOCRModels) throws(OCRError) -> [(
+        text: String, confidence: Double
+    )] {
         let height = recogniserHeight
-        let widths = frames.map { min(recogniserMaximumWidth, max(1, Int((Double(height) * $0.length / max(1, $0.thickness)).rounded(.up)))) }
+        let widths = frames.map {
+            min(recogniserMaximumWidth, max(1, Int((Double(height) * $0.length / max(1, $0.thickness)).rounded(.up))))
+        }
         var results = [(text: String, confidence: Double)](repeating: ("", 0), count: frames.count)
         for batch in batches(widths) {
             let width = max(recogniserMinimumWidth, batch.map { widths[$0] }.max()!)
             var values = [Float](repeating: 0, count: batch.count * 3 * height * width)
             for (n, index) in batch.enumerated() {
-                LineSampler.fill(&values, at: n * 3 * height * width, tensorWidth: width, height: height, from: image,
-                                 frame: frames[index], maximumWidth: widths[index])
+                LineSampler.fill(
+                    &values, at: n * 3 * height * width, tensorWidth: width, height: height, from: image,
+                    frame: frames[index], maximumWidth: widths[index])
             }
             let output = try models.recogniser.run(Tensor(shape: [batch.count, 3, height, width], values: values))
-            guard output.shape.count == 3, output.shape[0] == batch.count, output.shape[2] == models.characters.count else {
-                throw OCRError(.modelRun, "the recogniser gave an output of shape \(output.shape) for \(models.characters.count) characters")
+            guard output.shape.count == 3, output.shape[0] == batch.count, output.shape[2] == models.characters.count
+            else {
+                throw OCRError(
+                    .modelRun,
+                    "the recogniser gave an output of shape \(output.shape) for \(models.characters.count) characters")
             }
             let steps = output.shape[1], classes = output.shape[2]
             for (n, index) in batch.enumerated() {
                 results[index] = output.values.withUnsafeBufferPointer { values in
-                    CTCDecoder.decode(UnsafeBufferPointer(rebasing: values[(n * steps * classes)..<((n + 1) * steps * classes)]),
-                                      steps: steps, classes: classes, characters: models.characters)
+                    CTCDecoder.decode(
+                        UnsafeBufferPointer(rebasing: values[(n * steps * classes)..<((n + 1) * steps * classes)]),
+                        steps: steps, classes: classes, characters: models.characters)
                 }
             }
         }
@@ -277,8 +311,10 @@ extension PPOCRReader {
 enum CTCDecoder {
     /// `probabilities` is `steps`×`classes`; class 0 is the blank. The confidence is the mean probability of the
     /// characters kept (0 when none is).
-    static func decode(_ probabilities: UnsafeBufferPointer<Float>, steps: Int, classes: Int,
-                       characters: [String]) -> (text: String, confidence: Double) {
+    static func decode(
+        _ probabilities: UnsafeBufferPointer<Float>, steps: Int, classes: Int,
+        characters: [String]
+    ) -> (text: String, confidence: Double) {
         var text = "", sum = 0.0, kept = 0, previous = -1
         for t in 0..<steps {
             var best = 0, bestValue = -Float.infinity
@@ -295,7 +331,9 @@ enum CTCDecoder {
     /// The model's character list split into lines as Python's `str.splitlines` does (RapidOCR reads it so):
     /// at \n, \r, \r\n, \u{0B}, \u{0C}, \u{1C}, \u{1D}, \u{1E}, \u{85}, \u{2028} and \u{2029}; no empty last line.
     static func lines(_ text: String) -> [String] {
-        let breaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{0B}", "\u{0C}", "\u{1C}", "\u{1D}", "\u{1E}", "\u{85}", "\u{2028}", "\u{2029}"]
+        let breaks: Set<Unicode.Scalar> = [
+            "\n", "\r", "\u{0B}", "\u{0C}", "\u{1C}", "\u{1D}", "\u{1E}", "\u{85}", "\u{2028}", "\u{2029}",
+        ]
         var lines: [String] = [], current = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         var pending = scalars.next()
@@ -316,8 +354,10 @@ enum LineSampler {
     /// proportions otherwise), into a 3×`height`×`tensorWidth` block of `values` at `offset`: BGR, each channel
     /// to -1…1, the columns past the line left at 0. Each output pixel averages a few bilinear samples when the
     /// line is larger than the output, so small print is not aliased.
-    static func fill(_ values: inout [Float], at offset: Int, tensorWidth: Int, height: Int, from image: RGBImage,
-                     frame: LineFrame, maximumWidth: Int) {
+    static func fill(
+        _ values: inout [Float], at offset: Int, tensorWidth: Int, height: Int, from image: RGBImage,
+        frame: LineFrame, maximumWidth: Int
+    ) {
         let natural = Int((Double(height) * frame.length / max(1, frame.thickness)).rounded(.up))
         let width = max(1, min(maximumWidth, tensorWidth, natural))
         let along = frame.along / Double(width), across = frame.across / Double(height)
@@ -331,7 +371,8 @@ enum LineSampler {
                         var r = 0.0, g = 0.0, b = 0.0
                         for sj in 0..<k {
                             for si in 0..<k {
-                                let point = frame.origin + along * ((Double(i) + (Double(si) + 0.5) / Double(k)))
+                                let point =
+                                    frame.origin + along * ((Double(i) + (Double(si) + 0.5) / Double(k)))
                                     + across * ((Double(j) + (Double(sj) + 0.5) / Double(k)))
                                 let (sr, sg, sb) = bilinear(pixels, width: image.width, height: image.height, at: point)
                                 r += sr; g += sg; b += sb
@@ -350,13 +391,17 @@ enum LineSampler {
 
     /// The colour at continuous `point` (pixel centres at +0.5), edges repeated outwards.
     @inline(__always)
-    static func bilinear(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, at point: SIMD2<Double>) -> (Double, Double, Double) {
+    static func bilinear(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, at point: SIMD2<Double>) -> (
+        Double, Double, Double
+    ) {
         let x = min(max(point.x - 0.5, 0), Double(width - 1)), y = min(max(point.y - 0.5, 0), Double(height - 1))
         let x0 = Int(x), y0 = Int(y), x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
         let fx = x - Double(x0), fy = y - Double(y0)
         func channel(_ c: Int) -> Double {
-            let top = Double(pixels[(y0 * width + x0) * 3 + c]) * (1 - fx) + Double(pixels[(y0 * width + x1) * 3 + c]) * fx
-            let bottom = Double(pixels[(y1 * width + x0) * 3 + c]) * (1 - fx) + Double(pixels[(y1 * width + x1) * 3 + c]) * fx
+            let top =
+                Double(pixels[(y0 * width + x0) * 3 + c]) * (1 - fx) + Double(pixels[(y0 * width + x1) * 3 + c]) * fx
+            let bottom =
+                Double(pixels[(y1 * width + x0) * 3 + c]) * (1 - fx) + Double(pixels[(y1 * width + x1) * 3 + c]) * fx
             return top * (1 - fy) + bottom * fy
         }
         return (channel(0), channel(1), channel(2))

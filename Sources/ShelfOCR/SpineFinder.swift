@@ -35,15 +35,18 @@ package enum SpineFinder {
     static let sameSpineOverlap = 0.4
 
     /// The spines on `image` (upright, grey), left to right (top to bottom among books lying flat).
-    package static func spines(in image: GreyImage, readings: [Spine.Reading] = Spine.Reading.allCases,
-                               read: (GreyImage) throws(OCRError) -> [RecognisedWord]) throws(OCRError) -> [Spine] {
+    package static func spines(
+        in image: GreyImage, readings: [Spine.Reading] = Spine.Reading.allCases,
+        read: (GreyImage) throws(OCRError) -> [RecognisedWord]
+    ) throws(OCRError) -> [Spine] {
         var found: [Candidate] = []
         for reading in readings {
-            let turned: GreyImage = switch reading {
-            case .upward: image.rotated(clockwise: true)
-            case .downward: image.rotated(clockwise: false)
-            case .across: image
-            }
+            let turned: GreyImage =
+                switch reading {
+                case .upward: image.rotated(clockwise: true)
+                case .downward: image.rotated(clockwise: false)
+                case .across: image
+                }
             let words = try read(turned).filter(isEvidence)
             for line in lines(words) {
                 found.append(candidate(line, reading: reading, width: image.width, height: image.height))
@@ -51,7 +54,9 @@ package enum SpineFinder {
         }
         var kept: [Candidate] = []
         for candidate in found.sorted(by: { $0.evidence > $1.evidence }) {
-            if !kept.contains(where: { overlap($0.spine.box, candidate.spine.box) > sameSpineOverlap }) { kept.append(candidate) }
+            if !kept.contains(where: { overlap($0.spine.box, candidate.spine.box) > sameSpineOverlap }) {
+                kept.append(candidate)
+            }
         }
         return merged(kept, aspect: Double(image.width) / Double(image.height))
             .filter { $0.evidence >= minimumEvidence }.map(\.spine)
@@ -64,17 +69,22 @@ package enum SpineFinder {
         var spines: [Candidate] = []
         for piece in pieces.sorted(by: { $0.spine.box.y1 < $1.spine.box.y1 }) {
             guard piece.spine.reading != .across,
-                  let index = spines.firstIndex(where: { sameColumn($0.spine.box, piece.spine.box, aspect: aspect) && $0.spine.reading != .across })
+                let index = spines.firstIndex(where: {
+                    sameColumn($0.spine.box, piece.spine.box, aspect: aspect) && $0.spine.reading != .across
+                })
             else { spines.append(piece); continue }
             let a = spines[index], b = piece
             let letters = { (c: Candidate) in max(1e-9, c.evidence / max(1e-9, c.spine.confidence)) }
             let confidence = (a.evidence + b.evidence) / (letters(a) + letters(b))
-            let box = Box(x1: min(a.spine.box.x1, b.spine.box.x1), y1: min(a.spine.box.y1, b.spine.box.y1),
-                          x2: max(a.spine.box.x2, b.spine.box.x2), y2: max(a.spine.box.y2, b.spine.box.y2))
+            let box = Box(
+                x1: min(a.spine.box.x1, b.spine.box.x1), y1: min(a.spine.box.y1, b.spine.box.y1),
+                x2: max(a.spine.box.x2, b.spine.box.x2), y2: max(a.spine.box.y2, b.spine.box.y2))
             let reading = a.evidence >= b.evidence ? a.spine.reading : b.spine.reading
-            spines[index] = Candidate(spine: Spine(text: a.spine.text + " " + b.spine.text, box: box.rounded,
-                                                   confidence: confidence, reading: reading),
-                                      evidence: a.evidence + b.evidence)
+            spines[index] = Candidate(
+                spine: Spine(
+                    text: a.spine.text + " " + b.spine.text, box: box.rounded,
+                    confidence: confidence, reading: reading),
+                evidence: a.evidence + b.evidence)
         }
         return spines
     }
@@ -109,7 +119,8 @@ package enum SpineFinder {
             let index = bands.lastIndex { band in
                 let bandHeight = median(band.map { Double($0.bottom - $0.top) })
                 let bandCentre = median(band.map { Double($0.top + $0.bottom) / 2 })
-                return abs(centre - bandCentre) < 0.5 * max(height, bandHeight) && (0.5...2).contains(height / max(1, bandHeight))
+                return abs(centre - bandCentre) < 0.5 * max(height, bandHeight)
+                    && (0.5...2).contains(height / max(1, bandHeight))
             }
             if let index { bands[index].append(word) } else { bands.append([word]) }
         }
@@ -119,7 +130,11 @@ package enum SpineFinder {
             var pieces: [[RecognisedWord]] = [[ordered[0]]]
             for word in ordered.dropFirst() {
                 let last = pieces[pieces.count - 1].map(\.right).max()!
-                if Double(word.left - last) > limit { pieces.append([word]) } else { pieces[pieces.count - 1].append(word) }
+                if Double(word.left - last) > limit {
+                    pieces.append([word])
+                } else {
+                    pieces[pieces.count - 1].append(word)
+                }
             }
             return pieces
         }
@@ -129,22 +144,26 @@ package enum SpineFinder {
     static func candidate(_ line: [RecognisedWord], reading: Spine.Reading, width: Int, height: Int) -> Candidate {
         let left = line.map(\.left).min()!, right = line.map(\.right).max()!
         let top = line.map(\.top).min()!, bottom = line.map(\.bottom).max()!
-        let (x1, x2, y1, y2): (Int, Int, Int, Int) = switch reading {
-        case .upward: (top, bottom, height - right, height - left)      // turned clockwise: x = row, y = H - column
-        case .downward: (width - bottom, width - top, left, right)      // turned anticlockwise: x = W - row, y = column
-        case .across: (left, right, top, bottom)
-        }
-        let box = Box(x1: Double(x1) / Double(width), y1: Double(y1) / Double(height),
-                      x2: Double(x2) / Double(width), y2: Double(y2) / Double(height))
+        let (x1, x2, y1, y2): (Int, Int, Int, Int) =
+            switch reading {
+            case .upward: (top, bottom, height - right, height - left) // turned clockwise: x = row, y = H - column
+            case .downward: (width - bottom, width - top, left, right) // turned anticlockwise: x = W - row, y = column
+            case .across: (left, right, top, bottom)
+            }
+        let box = Box(
+            x1: Double(x1) / Double(width), y1: Double(y1) / Double(height),
+            x2: Double(x2) / Double(width), y2: Double(y2) / Double(height))
         var letters = 0.0, weighted = 0.0
         for word in line {
             let count = Double(word.text.unicodeScalars.filter(Character.isLetterOrDigit).count)
             letters += count; weighted += count * word.confidence / 100
         }
         let text = line.map(\.text).joined(separator: " ")
-        return Candidate(spine: Spine(text: text, box: box.rounded, confidence: letters > 0 ? weighted / letters : 0,
-                                      reading: reading),
-                         evidence: weighted)
+        return Candidate(
+            spine: Spine(
+                text: text, box: box.rounded, confidence: letters > 0 ? weighted / letters : 0,
+                reading: reading),
+            evidence: weighted)
     }
 
     /// The share of the smaller box that the two have in common.

@@ -1,5 +1,5 @@
 import Foundation
-internal import CTesseract   // internal: no Tesseract type reaches a package signature
+internal import CTesseract // internal: no Tesseract type reaches a package signature
 package import ShelfCore
 package import ShelfImaging
 
@@ -50,15 +50,21 @@ package final class TesseractEngine {
     /// Loads `languages` (traineddata names such as "eng", "spa") from `dataPath`.
     package init(languages: [String], dataPath: String) throws(OCRError) {
         guard let api = shelf_tesseract()?.pointee else {
-            throw OCRError(.engineInit, "libtesseract could not be opened (\(String(cString: shelf_tesseract_error()))). "
-                           + "Install it: sudo apt-get install libtesseract5")
+            throw OCRError(
+                .engineInit,
+                "libtesseract could not be opened (\(String(cString: shelf_tesseract_error()))). "
+                    + "Install it: sudo apt-get install libtesseract5")
         }
-        guard let handle = api.TessBaseAPICreate() else { throw OCRError(.engineInit, "Tesseract could not be started.") }
+        guard let handle = api.TessBaseAPICreate() else {
+            throw OCRError(.engineInit, "Tesseract could not be started.")
+        }
         // The LSTM engine (OEM 1): the only one the packaged "fast/best" traineddata carry.
         let status = api.TessBaseAPIInit2(handle, dataPath, languages.joined(separator: "+"), OEM_LSTM_ONLY)
         guard status == 0 else {
             api.TessBaseAPIDelete(handle)
-            throw OCRError(.engineInit, "Tesseract could not load \(languages.joined(separator: "+")) from \(dataPath); run 'shelfd doctor'.")
+            throw OCRError(
+                .engineInit,
+                "Tesseract could not load \(languages.joined(separator: "+")) from \(dataPath); run 'shelfd doctor'.")
         }
         // No debug output on stderr (Tesseract writes warnings there by default).
         _ = api.TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
@@ -72,7 +78,9 @@ package final class TesseractEngine {
     package static var version: String { TESSERACT_VERSION_STR }
 
     /// The version of the library that is installed, opening it; nil when it cannot be opened.
-    package static var installedVersion: String? { shelf_tesseract()?.pointee.TessVersion().map { String(cString: $0) } }
+    package static var installedVersion: String? {
+        shelf_tesseract()?.pointee.TessVersion().map { String(cString: $0) }
+    }
 
     deinit {
         api.TessBaseAPIEnd(handle)
@@ -84,12 +92,15 @@ package final class TesseractEngine {
     package func words(in image: GreyImage) throws(OCRError) -> [RecognisedWord] {
         api.TessBaseAPISetPageSegMode(handle, PSM_SPARSE_TEXT)
         image.pixels.withUnsafeBufferPointer { pixels in
-            api.TessBaseAPISetImage(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
+            api.TessBaseAPISetImage(
+                handle, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
         }
         // The photo has no meaningful resolution; 300 dpi keeps Tesseract from guessing (and warning).
         api.TessBaseAPISetSourceResolution(handle, 300)
         defer { api.TessBaseAPIClear(handle) }
-        guard api.TessBaseAPIRecognize(handle, nil) == 0 else { throw OCRError(.recognition, "Tesseract could not read the photo.") }
+        guard api.TessBaseAPIRecognize(handle, nil) == 0 else {
+            throw OCRError(.recognition, "Tesseract could not read the photo.")
+        }
         guard let iterator = api.TessBaseAPIGetIterator(handle) else { return [] }
         defer { api.TessResultIteratorDelete(iterator) }
         var words: [RecognisedWord] = []
@@ -100,8 +111,10 @@ package final class TesseractEngine {
             api.TessDeleteText(raw)
             var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
             guard api.TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
-            words.append(RecognisedWord(text: text, confidence: Double(api.TessResultIteratorConfidence(iterator, RIL_WORD)),
-                                        left: Int(left), top: Int(top), right: Int(right), bottom: Int(bottom)))
+            words.append(
+                RecognisedWord(
+                    text: text, confidence: Double(api.TessResultIteratorConfidence(iterator, RIL_WORD)),
+                    left: Int(left), top: Int(top), right: Int(right), bottom: Int(bottom)))
         } while api.TessResultIteratorNext(iterator, RIL_WORD) != 0
         return words
     }
@@ -112,8 +125,10 @@ package enum Traineddata {
     /// `TESSDATA_PREFIX` when set, else the first folder Debian, Fedora or a source build uses that exists.
     package static func folder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let prefix = environment["TESSDATA_PREFIX"], !prefix.isEmpty { return prefix }
-        let known = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
-                     "/usr/share/tessdata", "/usr/local/share/tessdata"]
+        let known = [
+            "/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+            "/usr/share/tessdata", "/usr/local/share/tessdata",
+        ]
         return known.first { FileManager.default.fileExists(atPath: $0) }
     }
 

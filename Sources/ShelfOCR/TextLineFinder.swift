@@ -30,7 +30,9 @@ package struct LineFrame: Sendable, Equatable {
     func overlaps(_ other: LineFrame) -> Bool { contains(other.centre) || other.contains(centre) }
 
     /// Scaled about the picture's origin, as when the picture is resized by `scale`.
-    func scaled(_ scale: Double) -> LineFrame { LineFrame(origin: origin * scale, along: along * scale, across: across * scale) }
+    func scaled(_ scale: Double) -> LineFrame {
+        LineFrame(origin: origin * scale, along: along * scale, across: across * scale)
+    }
 
     /// A rectangle of `width` along `axis` (a unit vector) and `height` across it, centred at `centre`, in the
     /// frame a reader would take: a line much taller than wide is read down its length (as an English spine),
@@ -63,7 +65,8 @@ package enum TextLineFinder {
     static let maximumCandidates = 1000
 
     /// The lines on a `width`×`height` probability map, in map pixels, with their mean probabilities.
-    package static func lines(probabilities p: [Float], width: Int, height: Int) -> [(frame: LineFrame, score: Double)] {
+    package static func lines(probabilities p: [Float], width: Int, height: Int) -> [(frame: LineFrame, score: Double)]
+    {
         precondition(p.count == width * height)
         // Thresholded, then dilated by a 2×2 kernel (each pixel takes the maximum of itself, left, up, up-left).
         var mask = [Bool](repeating: false, count: width * height)
@@ -71,7 +74,9 @@ package enum TextLineFinder {
             for x in 0..<width {
                 var on = p[y * width + x] > threshold
                 if !on, x > 0 { on = p[y * width + x - 1] > threshold }
-                if !on, y > 0 { on = p[(y - 1) * width + x] > threshold || (x > 0 && p[(y - 1) * width + x - 1] > threshold) }
+                if !on, y > 0 {
+                    on = p[(y - 1) * width + x] > threshold || (x > 0 && p[(y - 1) * width + x - 1] > threshold)
+                }
                 mask[y * width + x] = on
             }
         }
@@ -107,13 +112,18 @@ package enum TextLineFinder {
                 points.append(SIMD2(Double(row.0) + 0.5, Double(y) + 0.5))
                 if row.1 != row.0 { points.append(SIMD2(Double(row.1) + 0.5, Double(y) + 0.5)) }
             }
-            guard let rect = minimumAreaRectangle(convexHull(points)), min(rect.width, rect.height) >= minimumSide else { continue }
+            guard let rect = minimumAreaRectangle(convexHull(points)), min(rect.width, rect.height) >= minimumSide
+            else { continue }
             let score = meanProbability(p, width: width, height: height, rect: rect)
             guard score >= boxThreshold else { continue }
             let distance = rect.width * rect.height * unclipRatio / (2 * (rect.width + rect.height))
             let grown = (width: rect.width + 2 * distance, height: rect.height + 2 * distance)
             guard min(grown.width, grown.height) >= minimumSide + 2 else { continue }
-            found.append((LineFrame.reading(centre: rect.centre, axis: rect.axis, width: grown.width, height: grown.height), score))
+            found.append(
+                (
+                    LineFrame.reading(centre: rect.centre, axis: rect.axis, width: grown.width, height: grown.height),
+                    score
+                ))
         }
         return found
     }
@@ -141,11 +151,15 @@ package enum TextLineFinder {
         }
         var lower: [SIMD2<Double>] = [], upper: [SIMD2<Double>] = []
         for point in sorted {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], point) <= 0 { lower.removeLast() }
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], point) <= 0 {
+                lower.removeLast()
+            }
             lower.append(point)
         }
         for point in sorted.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], point) <= 0 { upper.removeLast() }
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], point) <= 0 {
+                upper.removeLast()
+            }
             upper.append(point)
         }
         return Array(lower.dropLast() + upper.dropLast())
@@ -168,8 +182,9 @@ package enum TextLineFinder {
             let area = (maxU - minU) * (maxV - minV)
             if area < bestArea {
                 bestArea = area
-                best = Rectangle(centre: u * ((minU + maxU) / 2) + v * ((minV + maxV) / 2), axis: u,
-                                 width: maxU - minU, height: maxV - minV)
+                best = Rectangle(
+                    centre: u * ((minU + maxU) / 2) + v * ((minV + maxV) / 2), axis: u,
+                    width: maxU - minU, height: maxV - minV)
             }
         }
         return best
@@ -179,8 +194,10 @@ package enum TextLineFinder {
     static func meanProbability(_ p: [Float], width: Int, height: Int, rect: Rectangle) -> Double {
         let halfX: Double = abs(rect.axis.x) * rect.width / 2 + abs(rect.axis.y) * rect.height / 2
         let halfY: Double = abs(rect.axis.y) * rect.width / 2 + abs(rect.axis.x) * rect.height / 2
-        let x0 = max(0, Int((rect.centre.x - halfX).rounded(.down))), x1 = min(width - 1, Int((rect.centre.x + halfX).rounded(.up)))
-        let y0 = max(0, Int((rect.centre.y - halfY).rounded(.down))), y1 = min(height - 1, Int((rect.centre.y + halfY).rounded(.up)))
+        let x0 = max(0, Int((rect.centre.x - halfX).rounded(.down))),
+            x1 = min(width - 1, Int((rect.centre.x + halfX).rounded(.up)))
+        let y0 = max(0, Int((rect.centre.y - halfY).rounded(.down))),
+            y1 = min(height - 1, Int((rect.centre.y + halfY).rounded(.up)))
         guard x0 <= x1, y0 <= y1 else { return 0 }
         var sum = 0.0, count = 0
         for y in y0...y1 {

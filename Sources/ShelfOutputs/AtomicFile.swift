@@ -9,7 +9,9 @@ package enum AtomicFile {
         package var errno: Int32
         package var description: String {
             let reason = String(cString: strerror(errno))
-            let hint = errno == ENOSPC ? " (the disk is full: free some space; nothing was lost, shelfd will write it again)" : ""
+            let hint =
+                errno == ENOSPC
+                ? " (the disk is full: free some space; nothing was lost, shelfd will write it again)" : ""
             return "cannot write \(path): \(reason)\(hint)"
         }
     }
@@ -100,12 +102,14 @@ package enum AtomicFile {
     /// its sub-folders too, hidden ones such as results/.history included). A file whose writer is still running
     /// (a `watch` while a `run` starts, or this process) is being written, and stays.
     package static func removeLeftovers(in folder: URL, recursive: Bool = false) {
-        let names = recursive
+        let names =
+            recursive
             ? (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String]) ?? []
             : (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names {
             guard let pid = temporaryWriter(of: (name as NSString).lastPathComponent),
-                  kill(pid, 0) != 0 && errno != EPERM else { continue }          // EPERM: alive, another user's
+                kill(pid, 0) != 0 && errno != EPERM
+            else { continue } // EPERM: alive, another user's
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
     }

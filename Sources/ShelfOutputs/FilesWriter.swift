@@ -32,13 +32,19 @@ package final class FilesWriter: Sendable {
         var lastReconcile: SomeClock.Instant
     }
 
-    package init(files: LibraryFiles, immediately: Bool = false, time: TimeSource = .system, settle: Duration = .milliseconds(100),
-                 minimumSpacing: Duration = .milliseconds(250), maximumSpacing: Duration = .seconds(3)) {
+    package init(
+        files: LibraryFiles, immediately: Bool = false, time: TimeSource = .system,
+        settle: Duration = .milliseconds(100),
+        minimumSpacing: Duration = .milliseconds(250), maximumSpacing: Duration = .seconds(3)
+    ) {
         var files = files
         files.time = time
         self.files = files; self.immediately = immediately
-        state = Mutex(State(library: RewriteSchedule(settle: settle, minimumSpacing: minimumSpacing, maximumSpacing: maximumSpacing),
-                            lastReconcile: time.clock.now))
+        state = Mutex(
+            State(
+                library: RewriteSchedule(
+                    settle: settle, minimumSpacing: minimumSpacing, maximumSpacing: maximumSpacing),
+                lastReconcile: time.clock.now))
     }
 
     /// A commit's report of what it changed. `originals`: the photos a batch read, still in memory, by hash.
@@ -107,7 +113,7 @@ package final class FilesWriter: Sendable {
         let clock = time.clock
         let pass = state.withLock { state -> Pass in
             guard let due = state.library.due else {
-                if !now { state.libraryQueued = false }         // this was the queued pass
+                if !now { state.libraryQueued = false } // this was the queued pass
                 return .none
             }
             guard now || due <= clock.now else { return .wait(due) }
@@ -123,7 +129,7 @@ package final class FilesWriter: Sendable {
         let finished = clock.now
         let next = state.withLock { state -> SomeClock.Instant? in
             state.library.wrote(at: finished, took: took)
-            if now && state.libraryQueued { return nil }        // the queued pass takes what came meanwhile
+            if now && state.libraryQueued { return nil } // the queued pass takes what came meanwhile
             state.libraryQueued = state.library.due != nil
             return state.library.due
         }

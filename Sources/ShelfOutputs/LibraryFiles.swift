@@ -37,8 +37,10 @@ package struct LibraryFiles: Sendable {
     /// The date library.json says it was generated at: the daemon's time source (`FilesWriter` gives its own).
     package var time: TimeSource = .system
 
-    package init(libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
-                 maxPixels: Int = 64_000_000, filesLock: URL, store: any LibraryStore, logger: Logger) {
+    package init(
+        libraryFile: URL, review: URL, processed: URL, exports: URL? = nil, exclusiveShelf: ReadingShelf = .toRead,
+        maxPixels: Int = 64_000_000, filesLock: URL, store: any LibraryStore, logger: Logger
+    ) {
         self.libraryFile = libraryFile; self.review = review; self.processed = processed; self.maxPixels = maxPixels
         self.exports = exports; self.exclusiveShelf = exclusiveShelf; self.filesLock = filesLock
         self.store = store; self.logger = logger
@@ -79,19 +81,27 @@ package struct LibraryFiles: Sendable {
     /// An export as every door makes it (`shelfd export`, the web page's download, exports/ kept current): the
     /// library streamed a page of works at a time, the review queue as review/ holds it. With the default options
     /// unless given (`export.exclusive_shelf`, verified books only).
-    package func export(_ format: ExportFormat, exclusiveShelf: ReadingShelf? = nil, includeUnverified: Bool = false,
-                        to append: (Data) throws -> Void) throws -> ExportResult {
-        try Self.export(format, from: store, review: review, exclusiveShelf: exclusiveShelf ?? self.exclusiveShelf,
-                        includeUnverified: includeUnverified, to: append)
+    package func export(
+        _ format: ExportFormat, exclusiveShelf: ReadingShelf? = nil, includeUnverified: Bool = false,
+        to append: (Data) throws -> Void
+    ) throws -> ExportResult {
+        try Self.export(
+            format, from: store, review: review, exclusiveShelf: exclusiveShelf ?? self.exclusiveShelf,
+            includeUnverified: includeUnverified, to: append)
     }
 
     /// `export`, from a store that may not exist yet (`shelfd export` before the first photo): an empty export.
-    package static func export(_ format: ExportFormat, from store: (any LibraryStore)?, review: URL, exclusiveShelf: ReadingShelf,
-                               includeUnverified: Bool, to append: (Data) throws -> Void) throws -> ExportResult {
-        let options = ExportOptions(exclusiveShelf: exclusiveShelf, includeUnverified: includeUnverified, reviewFolder: review.path)
+    package static func export(
+        _ format: ExportFormat, from store: (any LibraryStore)?, review: URL, exclusiveShelf: ReadingShelf,
+        includeUnverified: Bool, to append: (Data) throws -> Void
+    ) throws -> ExportResult {
+        let options = ExportOptions(
+            exclusiveShelf: exclusiveShelf, includeUnverified: includeUnverified, reviewFolder: review.path)
         return try LibraryExport.stream(
             format, pages: { try store?.libraryPages(size: pageSize, $0) },
-            reviews: { page in try store?.openReviewPages(size: pageSize) { try page($0.map { document($0, review: review) }) } },
+            reviews: { page in
+                try store?.openReviewPages(size: pageSize) { try page($0.map { document($0, review: review) }) }
+            },
             options: options, generatedAt: Date(), to: append)
     }
 
@@ -113,7 +123,8 @@ package struct LibraryFiles: Sendable {
             do {
                 try AtomicFile.write(to: url) { append in _ = try export(format, to: append) }
             } catch {
-                logger.warning("Cannot bring an export up to date", metadata: ["path": "\(url.path)", "error": "\(error)"])
+                logger.warning(
+                    "Cannot bring an export up to date", metadata: ["path": "\(url.path)", "error": "\(error)"])
             }
         }
     }
@@ -125,12 +136,16 @@ package struct LibraryFiles: Sendable {
         let path = filesLock.path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 {
-            logger.warning("Cannot take the files lock; writing without it", metadata: ["path": "\(path)",
-                                                                                      "error": "\(String(cString: strerror(errno)))"])
+            logger.warning(
+                "Cannot take the files lock; writing without it",
+                metadata: [
+                    "path": "\(path)",
+                    "error": "\(String(cString: strerror(errno)))",
+                ])
         } else {
             while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
         }
-        defer { if fd >= 0 { close(fd) } }          // closing drops the lock
+        defer { if fd >= 0 { close(fd) } } // closing drops the lock
         body()
     }
 
@@ -138,8 +153,9 @@ package struct LibraryFiles: Sendable {
     private func writeLibrary() {
         do {
             try AtomicFile.write(to: libraryFile) { append in
-                try LibraryDocument.stream(generatedAt: time.now, pages: { try store.libraryPages(size: Self.pageSize, $0) },
-                                           to: append)
+                try LibraryDocument.stream(
+                    generatedAt: time.now, pages: { try store.libraryPages(size: Self.pageSize, $0) },
+                    to: append)
             }
         } catch {
             logger.error("Cannot write library.json", metadata: ["error": "\(error)"])
@@ -188,11 +204,14 @@ package struct LibraryFiles: Sendable {
 
     /// Each item's files, and a copy of each of their photos not yet kept.
     private func write(_ items: [ReviewItem], originals: inout OriginalCache) {
-        for sha in Set(items.map(\.photo.sha256)) where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
-            guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "") else { continue }
+        for sha in Set(items.map(\.photo.sha256))
+        where !FileManager.default.fileExists(atPath: contextURL(sha256: sha).path) {
+            guard let bytes = originals.bytes(of: sha, path: items.first { $0.photo.sha256 == sha }?.photo.path ?? "")
+            else { continue }
             attempt("Cannot keep a copy of the photo for review", sha) {
-                try AtomicFile.write(Data(try Preprocessor.prepare(bytes, preset: Self.contextPreset, maxPixels: maxPixels).jpeg),
-                                     to: contextURL(sha256: sha))
+                try AtomicFile.write(
+                    Data(try Preprocessor.prepare(bytes, preset: Self.contextPreset, maxPixels: maxPixels).jpeg),
+                    to: contextURL(sha256: sha))
             }
         }
         for item in items { write(item, originals: &originals) }
@@ -209,8 +228,11 @@ package struct LibraryFiles: Sendable {
                 crop = previous?.crop
             } else if let bytes = originals.bytes(of: item.photo.sha256, path: item.photo.path) {
                 attempt("Cannot cut the spine for review", item.photo.sha256) {
-                    try AtomicFile.write(Data(try Preprocessor.crop(bytes, box: box, maxPixels: maxPixels, readAcross: true,
-                                                                                   textRun: item.book.textRun)), to: cropURL(id: item.id))
+                    try AtomicFile.write(
+                        Data(
+                            try Preprocessor.crop(
+                                bytes, box: box, maxPixels: maxPixels, readAcross: true,
+                                textRun: item.book.textRun)), to: cropURL(id: item.id))
                     crop = "\(item.id).jpg"
                 }
             }
@@ -223,9 +245,12 @@ package struct LibraryFiles: Sendable {
     }
 
     private func removeStale(in folder: URL, keeping names: Set<String>, extensions: Set<String>) {
-        guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) else { return }
-        for file in files where extensions.contains(file.pathExtension) && !file.lastPathComponent.hasPrefix(".")
-            && !names.contains(file.deletingPathExtension().lastPathComponent) {
+        guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        else { return }
+        for file in files
+        where extensions.contains(file.pathExtension) && !file.lastPathComponent.hasPrefix(".")
+            && !names.contains(file.deletingPathExtension().lastPathComponent)
+        {
             try? FileManager.default.removeItem(at: file)
         }
         AtomicFile.removeLeftovers(in: folder)

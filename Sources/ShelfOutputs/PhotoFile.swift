@@ -11,8 +11,12 @@ package enum PhotoFile {
             if code == ENOENT {
                 return .failure(PhotoError(.photoVanished, "the file is gone", disposition: .dead))
             }
-            let hint = code == EACCES ? " (check its permissions: shelfd runs as user \(ProcessInfo.processInfo.userName))" : ""
-            return .failure(PhotoError(.permissionDenied, "cannot open: \(String(cString: strerror(code)))\(hint)", disposition: .dead))
+            let hint =
+                code == EACCES
+                ? " (check its permissions: shelfd runs as user \(ProcessInfo.processInfo.userName))" : ""
+            return .failure(
+                PhotoError(
+                    .permissionDenied, "cannot open: \(String(cString: strerror(code)))\(hint)", disposition: .dead))
         }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -21,7 +25,9 @@ package enum PhotoFile {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return .failure(PhotoError(.unreadableImage, "read failed: \(String(cString: strerror(errno)))", disposition: .dead))
+                return .failure(
+                    PhotoError(.unreadableImage, "read failed: \(String(cString: strerror(errno)))", disposition: .dead)
+                )
             }
             if n == 0 { break }
             bytes += chunk[0..<n]

@@ -16,7 +16,8 @@ package enum BarcodeBooks {
         var books = read
         var found: [Book] = []
         for barcode in barcodes {
-            let same = books.firstIndex { $0.checkedISBN == barcode.isbn }
+            let same =
+                books.firstIndex { $0.checkedISBN == barcode.isbn }
                 ?? books.firstIndex { $0.box.map { holds($0, barcode.box) } ?? false }
             found.append(book(barcode, reading: same.map { books[$0] }))
             if let same { books.remove(at: same) }
@@ -28,9 +29,10 @@ package enum BarcodeBooks {
     /// (`Enricher.Reason.isbnUnresolved`). Meanwhile the reading of the same book, if any, gives it a title and an
     /// author; otherwise it is titled by its ISBN.
     static func book(_ barcode: ISBNBarcode, reading: Book?) -> Book {
-        var book = Book(title: reading?.title ?? "ISBN \(barcode.isbn.isbn13)", author: reading?.author,
-                        isbn13: barcode.isbn.isbn13, isbn10: barcode.isbn.isbn10, confidence: 1, box: barcode.box,
-                        status: .needsReview, source: source, notes: reading?.notes)
+        var book = Book(
+            title: reading?.title ?? "ISBN \(barcode.isbn.isbn13)", author: reading?.author,
+            isbn13: barcode.isbn.isbn13, isbn10: barcode.isbn.isbn10, confidence: 1, box: barcode.box,
+            status: .needsReview, source: source, notes: reading?.notes)
         book.form = .barcode
         book.textRun = reading?.textRun
         book.reviewReasons = [Enricher.Reason.isbnUnresolved]

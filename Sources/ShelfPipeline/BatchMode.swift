@@ -24,7 +24,9 @@ package struct BatchRunner: Sendable {
     /// batch is sent.
     package var submits = true
 
-    package init(pipeline: Pipeline, queue: any BatchQueue, client: GeminiBatchClient, maxPhotos: Int, pollInterval: Duration) {
+    package init(
+        pipeline: Pipeline, queue: any BatchQueue, client: GeminiBatchClient, maxPhotos: Int, pollInterval: Duration
+    ) {
         self.pipeline = pipeline; self.queue = queue; self.client = client; self.maxPhotos = maxPhotos
         self.pollInterval = pollInterval
     }
@@ -50,19 +52,27 @@ package struct BatchRunner: Sendable {
                     return PassSummary(stop: .providerPaused(health.message ?? "provider paused"))
                 }
                 if untilDone && ((try? queue.batchesInFlight()) ?? []).isEmpty {
-                    return health.isOutage ? PassSummary(stop: .providerDown(health))
-                        : PassSummary(stop: .providerWaiting(until: health.until ?? time.now, health.message ?? "provider backing off"))
+                    return health.isOutage
+                        ? PassSummary(stop: .providerDown(health))
+                        : PassSummary(
+                            stop: .providerWaiting(
+                                until: health.until ?? time.now, health.message ?? "provider backing off"))
                 }
             }
             let open = !(pipeline.gateHealth(now: time.now)?.isInForce(at: time.now) ?? false)
-            let (submitted, submitFailed) = submits && open && (untilDone || gathered(now: time.now)) ? await beating { await submitDue() } : (0, false)
+            let (submitted, submitFailed) =
+                submits && open && (untilDone || gathered(now: time.now))
+                ? await beating { await submitDue() } : (0, false)
             // Gemini out of reach: a pass gives up after a while, leaving batches and photos for the next one.
             if pollFailed || submitFailed {
                 let since = unreachableSince ?? time.now
                 unreachableSince = since
                 if untilDone && time.now.timeIntervalSince(since) > pipeline.settings.maxWaitInPass {
-                    return PassSummary(stop: .providerWaiting(until: time.now.addingTimeInterval(Double(pollInterval.components.seconds)),
-                        "Gemini's Batch API cannot be reached; batches in flight and queued photos wait for the next run or the daemon"))
+                    return PassSummary(
+                        stop: .providerWaiting(
+                            until: time.now.addingTimeInterval(Double(pollInterval.components.seconds)),
+                            "Gemini's Batch API cannot be reached; batches in flight and queued photos wait for the next run or the daemon"
+                        ))
                 }
             } else {
                 unreachableSince = nil
@@ -70,7 +80,9 @@ package struct BatchRunner: Sendable {
             let inFlight = (try? queue.batchesInFlight()) ?? []
             if untilDone && inFlight.isEmpty && submitted == 0 {
                 guard let retry = try? pipeline.store.nextRetryDate() else { return PassSummary(stop: .idle) }
-                if retry.timeIntervalSince(time.now) > pipeline.settings.maxWaitInPass { return PassSummary(stop: .retriesLater(retry)) }
+                if retry.timeIntervalSince(time.now) > pipeline.settings.maxWaitInPass {
+                    return PassSummary(stop: .retriesLater(retry))
+                }
                 _ = await pipeline.wake.wait(timeout: .seconds(max(0.05, retry.timeIntervalSince(time.now))))
                 continue
             }
@@ -127,8 +139,9 @@ package struct BatchRunner: Sendable {
         while !pipeline.shutdown.isSet {
             let jobs: [ClaimedJob]
             do {
-                jobs = try pipeline.store.claim(limit: maxPhotos, provider: provider.name, choice: nil, owner: pipeline.owner,
-                                                lease: pipeline.settings.lease, now: time.now)
+                jobs = try pipeline.store.claim(
+                    limit: maxPhotos, provider: provider.name, choice: nil, owner: pipeline.owner,
+                    lease: pipeline.settings.lease, now: time.now)
             } catch {
                 logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                 return (sent, false)
@@ -138,7 +151,8 @@ package struct BatchRunner: Sendable {
             defer { pipeline.dropLeases(on: jobs.map(\.id)) }
             // A photo whose answer is already saved (a batch applied before a crash) is replayed, not sent again.
             let replay = jobs.filter { job in
-                (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)) != nil
+                (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model))
+                    != nil
             }
             if !replay.isEmpty { await process(replay) }
 
@@ -147,12 +161,15 @@ package struct BatchRunner: Sendable {
             var unprepared: [ClaimedJob] = []
             for job in jobs where !replay.contains(job) {
                 guard case .success(let bytes) = pipeline.readPhoto(job),
-                      case .success(let photo) = await prepareOffPool(bytes, preset: client.provider.preset,
-                                                                      maxPixels: pipeline.settings.maxPixels) else {
+                    case .success(let photo) = await prepareOffPool(
+                        bytes, preset: client.provider.preset,
+                        maxPixels: pipeline.settings.maxPixels)
+                else {
                     unprepared.append(job)
                     continue
                 }
-                requests.append(.init(key: Self.key(job), photo: PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg")))
+                requests.append(
+                    .init(key: Self.key(job), photo: PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg")))
                 ready.append(job)
             }
             // The usual path ends a photo that cannot be read or prepared, before any request.
@@ -172,8 +189,11 @@ package struct BatchRunner: Sendable {
             batch = try queue.openBatch(provider: provider.name, jobs: jobs, owner: pipeline.owner, now: time.now)
         } catch {
             logger.error("Cannot record a batch; its photos stay queued", metadata: ["error": "\(error)"])
-            _ = try? pipeline.store.finish(jobs.map { JobOutcome(job: $0, result: .released(nil, message: "batch not recorded", refundAttempt: false)) },
-                                           shelfOf: { _ in nil }, now: time.now)
+            _ = try? pipeline.store.finish(
+                jobs.map {
+                    JobOutcome(job: $0, result: .released(nil, message: "batch not recorded", refundAttempt: false))
+                },
+                shelfOf: { _ in nil }, now: time.now)
             return false
         }
         Failpoint.hit("batch_before_submit")
@@ -182,19 +202,28 @@ package struct BatchRunner: Sendable {
             Failpoint.hit("batch_after_submit")
             try queue.recordBatchName(id: batch.id, name: status.name, state: status.state.word, now: time.now)
             pipeline.health.answered(provider.name)
-            logger.info("Batch submitted", metadata: ["event": "batch_submitted", "batch": "\(status.name)",
-                                                      "photos": "\(jobs.count)", "display_name": "\(batch.displayName)"])
+            logger.info(
+                "Batch submitted",
+                metadata: [
+                    "event": "batch_submitted", "batch": "\(status.name)",
+                    "photos": "\(jobs.count)", "display_name": "\(batch.displayName)",
+                ])
             return true
         } catch let error as PhotoError {
-            pipeline.health.failed(provider.name, error: error, probe: false)      // status shows why; submissions wait
+            pipeline.health.failed(provider.name, error: error, probe: false) // status shows why; submissions wait
             if FailurePolicy.isOutage(error) {
                 // It may have arrived: the next round looks for it by its display name before taking the photos back.
-                logger.warning("Batch submission unanswered; it is looked for again", metadata: [
-                    "display_name": "\(batch.displayName)", "error": "\(error.message)"])
+                logger.warning(
+                    "Batch submission unanswered; it is looked for again",
+                    metadata: [
+                        "display_name": "\(batch.displayName)", "error": "\(error.message)",
+                    ])
             } else {
-                logger.error("Gemini refused the batch; its photos stay queued", metadata: ["error": "\(error.message)"])
-                _ = try? queue.closeBatch(id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
-                                          lease: pipeline.settings.lease, now: time.now)
+                logger.error(
+                    "Gemini refused the batch; its photos stay queued", metadata: ["error": "\(error.message)"])
+                _ = try? queue.closeBatch(
+                    id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
+                    lease: pipeline.settings.lease, now: time.now)
             }
             return false
         } catch {
@@ -223,19 +252,23 @@ package struct BatchRunner: Sendable {
                     try? queue.recordBatchName(id: batch.id, name: found.name, state: found.state.word, now: time.now)
                     logger.info("Found a batch whose name was not saved", metadata: ["batch": "\(found.name)"])
                 } else if time.now.timeIntervalSince(batch.createdAt) > unsentAfter {
-                    _ = try? queue.closeBatch(id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
-                                              lease: pipeline.settings.lease, now: time.now)
-                    logger.warning("A batch never reached Gemini; its photos are queued again",
-                                   metadata: ["display_name": "\(batch.displayName)"])
+                    _ = try? queue.closeBatch(
+                        id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
+                        lease: pipeline.settings.lease, now: time.now)
+                    logger.warning(
+                        "A batch never reached Gemini; its photos are queued again",
+                        metadata: ["display_name": "\(batch.displayName)"])
                 }
                 continue
             }
             let status: GeminiBatchStatus
             do { status = try await client.get(name) } catch {
-                if error.code == .providerRejected || error.code == .providerModel {      // 404: Gemini forgot it
+                if error.code == .providerRejected || error.code == .providerModel { // 404: Gemini forgot it
                     close(batch, state: "expired")
                 } else {
-                    logger.warning("Cannot ask about a batch; asking again later", metadata: ["batch": "\(name)", "error": "\(error.message)"])
+                    logger.warning(
+                        "Cannot ask about a batch; asking again later",
+                        metadata: ["batch": "\(name)", "error": "\(error.message)"])
                     failed = true
                 }
                 continue
@@ -244,11 +277,16 @@ package struct BatchRunner: Sendable {
             case .succeeded:
                 await apply(batch, status)
             case .failed, .cancelled, .expired:
-                logger.warning("Batch ended without answers; its photos are queued again", metadata: [
-                    "batch": "\(name)", "state": "\(status.state.word)"])
+                logger.warning(
+                    "Batch ended without answers; its photos are queued again",
+                    metadata: [
+                        "batch": "\(name)", "state": "\(status.state.word)",
+                    ])
                 close(batch, state: status.state.word)
             case .pending, .running, .unspecified:
-                if status.state.word != batch.state { try? queue.recordBatchState(id: batch.id, state: status.state.word, now: time.now) }
+                if status.state.word != batch.state {
+                    try? queue.recordBatchState(id: batch.id, state: status.state.word, now: time.now)
+                }
             }
         }
         return failed
@@ -257,8 +295,9 @@ package struct BatchRunner: Sendable {
     /// Photos back to the queue, their attempts refunded (the batch's trouble, not theirs).
     private func close(_ batch: ProviderBatch, state: String) {
         do {
-            _ = try queue.closeBatch(id: batch.id, state: state, answered: false, owner: pipeline.owner,
-                                     lease: pipeline.settings.lease, now: time.now)
+            _ = try queue.closeBatch(
+                id: batch.id, state: state, answered: false, owner: pipeline.owner,
+                lease: pipeline.settings.lease, now: time.now)
         } catch {
             logger.error("Cannot close a batch", metadata: ["error": "\(error)"])
         }
@@ -273,26 +312,31 @@ package struct BatchRunner: Sendable {
             lines = try await client.results(of: status)
             members = try queue.batchJobs(id: batch.id)
         } catch {
-            logger.warning("Cannot fetch a batch's results; asking again later", metadata: ["batch": "\(status.name)", "error": "\(error)"])
+            logger.warning(
+                "Cannot fetch a batch's results; asking again later",
+                metadata: ["batch": "\(status.name)", "error": "\(error)"])
             return
         }
         var byKey: [String: GeminiBatchLine] = [:]
         for line in lines { if let key = line.key { byKey[key] = line } }
         for job in members {
             guard case .response(_, let body) = byKey[Self.key(job)],
-                  (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)) == nil
+                (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model))
+                    == nil
             else { continue }
             let stages = StageRecorder(store: pipeline.store, job: job, time: time)
-            let answers = QueueAnswers(store: pipeline.store, job: job,
-                                       attempt: AttemptCounter(store: pipeline.store, job: job, stages: stages, time: time), stages: stages,
-                                       responses: pipeline.settings.responses, logger: logger, time: time)
+            let answers = QueueAnswers(
+                store: pipeline.store, job: job,
+                attempt: AttemptCounter(store: pipeline.store, job: job, stages: stages, time: time), stages: stages,
+                responses: pipeline.settings.responses, logger: logger, time: time)
             _ = answers.save(RawResponse(body: body, receivedAt: time.now), from: provider, latencyMs: 0)
         }
         Failpoint.hit("batch_answers_saved")
         let jobs: [ClaimedJob]
         do {
-            jobs = try queue.closeBatch(id: batch.id, state: "succeeded", answered: true, owner: pipeline.owner,
-                                        lease: pipeline.settings.lease, now: time.now)
+            jobs = try queue.closeBatch(
+                id: batch.id, state: "succeeded", answered: true, owner: pipeline.owner,
+                lease: pipeline.settings.lease, now: time.now)
         } catch {
             logger.error("Cannot close a batch", metadata: ["error": "\(error)"])
             return
@@ -306,28 +350,45 @@ package struct BatchRunner: Sendable {
             case .response?:
                 answered.append(job)
             case .error(_, let code, let state, let message)?:
-                others.append(JobOutcome(job: job, result: ending(client.error(code: code, status: state, message: message), job: job)))
+                others.append(
+                    JobOutcome(
+                        job: job, result: ending(client.error(code: code, status: state, message: message), job: job)))
             case .broken?, nil:
-                logger.warning("A photo has no answer in the batch's results; it is sent again", metadata: [
-                    "photo.path": "\(job.relativePath)", "batch": "\(status.name)"])
-                others.append(JobOutcome(job: job, result: .released(nil, message: "no answer in the batch's results",
-                                                                     refundAttempt: true)))
+                logger.warning(
+                    "A photo has no answer in the batch's results; it is sent again",
+                    metadata: [
+                        "photo.path": "\(job.relativePath)", "batch": "\(status.name)",
+                    ])
+                others.append(
+                    JobOutcome(
+                        job: job,
+                        result: .released(
+                            nil, message: "no answer in the batch's results",
+                            refundAttempt: true)))
             }
         }
         if !others.isEmpty {
-            do { try pipeline.store.finish(others, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: time.now) } catch {
+            do {
+                try pipeline.store.finish(
+                    others, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: time.now)
+            } catch {
                 logger.error("Cannot put photos back in the queue", metadata: ["error": "\(error)"])
             }
         }
-        logger.info("Batch answered", metadata: ["event": "batch_answered", "batch": "\(status.name)",
-                                                 "answers": "\(answered.count)", "photos": "\(jobs.count)"])
+        logger.info(
+            "Batch answered",
+            metadata: [
+                "event": "batch_answered", "batch": "\(status.name)",
+                "answers": "\(answered.count)", "photos": "\(jobs.count)",
+            ])
         if !answered.isEmpty { await process(answered) }
     }
 
     /// An error line: the photo's own trouble costs the attempt it was charged at submission (it goes again alone,
     /// up to `max_attempts`); the provider's trouble gives it back.
     private func ending(_ error: PhotoError, job: ClaimedJob) -> JobOutcome.Result {
-        pipeline.settings.failures.outcome(for: error, jobID: job.id, attempts: job.attempts, charged: true, inBatch: true, now: time.now)
+        pipeline.settings.failures.outcome(
+            for: error, jobID: job.id, attempts: job.attempts, charged: true, inBatch: true, now: time.now)
     }
 
     // MARK: Commands

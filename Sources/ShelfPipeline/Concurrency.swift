@@ -94,7 +94,9 @@ package final class WorkSignal: Sendable {
         guard let id else { return true }
         // The timer and the wait race as two children; the first to end decides, the other is cancelled.
         let notified = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [clock] in try? await clock.sleep(for: timeout); return false }
+            group.addTask { [clock] in
+                try? await clock.sleep(for: timeout); return false
+            }
             group.addTask { await self.waitForNotify(id) }
             let first = await group.next() ?? false
             group.cancelAll()

@@ -27,7 +27,9 @@ package enum Failpoint {
 
     private static func reached(_ name: String) -> Bool {
         guard let configured, configured.name == name else { return false }
-        let count = hits.withLock { $0 += 1; return $0 }
+        let count = hits.withLock {
+            $0 += 1; return $0
+        }
         return count >= configured.count
     }
 }

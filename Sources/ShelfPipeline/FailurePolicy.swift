@@ -33,7 +33,8 @@ package struct FailurePolicy: Sendable {
     /// 30 s), else 1 s, 2 s … with ±20 % jitter. Nil when the error is not worth an immediate retry.
     package static func quickRetryDelay(for error: PhotoError, try number: Int) -> TimeInterval? {
         guard error.code == .providerUnavailable || error.code == .network,
-              case .retry(let after) = error.disposition else { return nil }
+            case .retry(let after) = error.disposition
+        else { return nil }
         if let after { return after <= 30 ? after : nil }
         return pow(2, Double(number - 1)) * Double.random(in: 0.8...1.2)
     }
@@ -48,17 +49,23 @@ package struct FailurePolicy: Sendable {
     /// trouble gives the photo back, with the attempt if it was `charged`; the photo's own costs the attempt, up to
     /// `maxAttempts`. `inBatch`: an answer line of a batch; the photo goes again alone even when the provider
     /// called its trouble final, since a batch is not how the photo is usually asked.
-    package func outcome(for error: PhotoError, jobID: Int64, attempts: Int, charged: Bool,
-                         inBatch: Bool = false, now: Date) -> JobOutcome.Result {
+    package func outcome(
+        for error: PhotoError, jobID: Int64, attempts: Int, charged: Bool,
+        inBatch: Bool = false, now: Date
+    ) -> JobOutcome.Result {
         guard Self.isPhotosOwn(error) else {
             // The reader told the provider's health when the request failed: the photo only goes back, uncharged.
             return .released(error.code, message: error.message, refundAttempt: charged)
         }
         if case .dead = error.disposition, !inBatch { return .dead(error.code, message: error.message) }
         if attempts >= maxAttempts {
-            return .dead(error.code, message: "\(error.message) (gave up after \(attempts) attempts; 'shelfd retry \(jobID)' tries again)")
+            return .dead(
+                error.code,
+                message: "\(error.message) (gave up after \(attempts) attempts; 'shelfd retry \(jobID)' tries again)")
         }
         let after: TimeInterval? = if case .retry(let after) = error.disposition { after } else { nil }
-        return .failed(error.code, message: error.message, retryAt: now.addingTimeInterval(after ?? Self.backoff(attempt: attempts)))
+        return .failed(
+            error.code, message: error.message,
+            retryAt: now.addingTimeInterval(after ?? Self.backoff(attempt: attempts)))
     }
 }

@@ -42,14 +42,17 @@ package struct ProviderChannel: Sendable {
     /// when it is due, never reserved ahead, so a photo that gives up waiting leaves nothing for others to
     /// wait out. `shouldStop` is asked at least every half second while waiting. `charging`: the attempt this
     /// request costs, charged with the turn that is granted (in its transaction).
-    func waitForTurn(time: TimeSource, logger: Logger, shouldStop: () -> Bool, charging meter: (any AttemptMeter)? = nil) async -> TurnWait {
+    func waitForTurn(
+        time: TimeSource, logger: Logger, shouldStop: () -> Bool, charging meter: (any AttemptMeter)? = nil
+    ) async -> TurnWait {
         guard let limits else { return shouldStop() ? .stopped : .granted }
         while true {
             if shouldStop() { return .stopped }
             var turn: RequestTurn
             do {
                 if let meter, let job = meter.unchargedJob {
-                    let taken = try limits.store.takeRequestTurn(provider: name, budget: limits.budget, charging: job, now: time.now)
+                    let taken = try limits.store.takeRequestTurn(
+                        provider: name, budget: limits.budget, charging: job, now: time.now)
                     turn = taken.turn
                     if let attempts = taken.attempts { meter.charged(attempts: attempts) }
                 } else {
@@ -72,10 +75,12 @@ package struct ProviderChannel: Sendable {
                 }
             case .dayUsedUp(let until, let used):
                 let reset = ISO8601DateFormatter().string(from: until)
-                return .dayUsedUp(PhotoError(.providerQuota,
-                    "\(name) reached the daily limit set in shelfd.toml ([\(name)] requests_per_day: \(used) requests "
-                    + "sent today). Photos wait until the provider's day ends at \(reset); raise or remove the limit "
-                    + "and restart shelfd to go on sooner.", disposition: .providerWait(until: until)))
+                return .dayUsedUp(
+                    PhotoError(
+                        .providerQuota,
+                        "\(name) reached the daily limit set in shelfd.toml ([\(name)] requests_per_day: \(used) requests "
+                            + "sent today). Photos wait until the provider's day ends at \(reset); raise or remove the limit "
+                            + "and restart shelfd to go on sooner.", disposition: .providerWait(until: until)))
             }
         }
     }
@@ -83,8 +88,10 @@ package struct ProviderChannel: Sendable {
     /// One request, tried again at once for a short outage (5xx, network) within the same attempt, each
     /// retry after its own turn. `record` hears each request's latency and outcome (`ok` or the error's code);
     /// `shouldStop` ends the retries (shutting down).
-    func send(_ upload: PhotoUpload, time: TimeSource, logger: Logger, shouldStop: () -> Bool = { false },
-              record: (Duration, String) -> Void = { _, _ in }) async -> Result<RawResponse, PhotoError> {
+    func send(
+        _ upload: PhotoUpload, time: TimeSource, logger: Logger, shouldStop: () -> Bool = { false },
+        record: (Duration, String) -> Void = { _, _ in }
+    ) async -> Result<RawResponse, PhotoError> {
         var tries = 1
         while true {
             let started = time.clock.now
@@ -95,10 +102,15 @@ package struct ProviderChannel: Sendable {
                 return .success(raw)
             } catch let error {
                 record(started.duration(to: time.clock.now), error.code.rawValue)
-                guard tries < FailurePolicy.triesPerAttempt, !shouldStop(), let delay = FailurePolicy.quickRetryDelay(for: error, try: tries)
+                guard tries < FailurePolicy.triesPerAttempt, !shouldStop(),
+                    let delay = FailurePolicy.quickRetryDelay(for: error, try: tries)
                 else { return .failure(error) }
-                logger.warning("Provider request failed; trying again", metadata: [
-                    "code": "\(error.code.rawValue)", "try": "\(tries)", "delay_s": "\(String(format: "%.1f", delay))"])
+                logger.warning(
+                    "Provider request failed; trying again",
+                    metadata: [
+                        "code": "\(error.code.rawValue)", "try": "\(tries)",
+                        "delay_s": "\(String(format: "%.1f", delay))",
+                    ])
                 try? await time.sleep(for: .seconds(delay))
                 switch await waitForTurn(time: time, logger: logger, shouldStop: shouldStop) {
                 case .granted: break
@@ -128,7 +140,8 @@ package enum Lineup: Sendable {
     package var model: String {
         switch self {
         case .single(let channel): channel.provider.model
-        case .hybrid(let fast, let accurate, _): "\(fast.name):\(fast.provider.model)+\(accurate.name):\(accurate.provider.model)"
+        case .hybrid(let fast, let accurate, _):
+            "\(fast.name):\(fast.provider.model)+\(accurate.name):\(accurate.provider.model)"
         }
     }
 

@@ -137,9 +137,10 @@ extension PhotoReader {
     static func barcodesOffPool(_ bytes: [UInt8], maxPixels: Int, logger: Logger) async -> [ISBNBarcode] {
         let result = await withCheckedContinuation { continuation in
             imagingQueue.async {
-                continuation.resume(returning: Result { () throws(BarcodeReaderUnavailable) in
-                    try BarcodeReader.isbns(inPhoto: bytes, maxPixels: maxPixels)
-                })
+                continuation.resume(
+                    returning: Result { () throws(BarcodeReaderUnavailable) in
+                        try BarcodeReader.isbns(inPhoto: bytes, maxPixels: maxPixels)
+                    })
             }
         }
         switch result {
@@ -159,12 +160,15 @@ extension PhotoReader {
     }
 }
 
-package func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async -> Result<PreparedPhoto, PhotoError> {
+package func prepareOffPool(_ bytes: [UInt8], preset: ImagePreset, maxPixels: Int) async -> Result<
+    PreparedPhoto, PhotoError
+> {
     await withCheckedContinuation { continuation in
         imagingQueue.async {
-            continuation.resume(returning: Result { () throws(PhotoError) in
-                try Preprocessor.prepare(bytes, preset: preset, maxPixels: maxPixels)
-            })
+            continuation.resume(
+                returning: Result { () throws(PhotoError) in
+                    try Preprocessor.prepare(bytes, preset: preset, maxPixels: maxPixels)
+                })
         }
     }
 }
@@ -192,23 +196,31 @@ package struct PhotoReader: Sendable {
     /// `[pipeline] barcodes`: whether the photo's ISBN barcodes are read first, and whether they spare the provider.
     package var barcodes = BarcodeMode.off
 
-    package init(lineup: Lineup, enricher: Enricher, reviewThreshold: Double, maxPixels: Int, health: any ProviderHealthRecorder,
-                 time: TimeSource, slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }) {
-        self.lineup = lineup; self.enricher = enricher; self.reviewThreshold = reviewThreshold; self.maxPixels = maxPixels
+    package init(
+        lineup: Lineup, enricher: Enricher, reviewThreshold: Double, maxPixels: Int, health: any ProviderHealthRecorder,
+        time: TimeSource, slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }
+    ) {
+        self.lineup = lineup; self.enricher = enricher; self.reviewThreshold = reviewThreshold;
+        self.maxPixels = maxPixels
         self.health = health; self.time = time; self.slots = slots; self.shouldStop = shouldStop
     }
 
     /// The books of a photo. `logger` carries the photo's metadata.
-    package func read(_ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter, logger: Logger) async -> PhotoReading {
+    package func read(_ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter, logger: Logger) async
+        -> PhotoReading
+    {
         var prepared: [ImagePreset: PreparedPhoto] = [:]
-        func signals() -> QualitySignals? { prepared.values.first?.signals }   // they describe the photo, not the preset
+        func signals() -> QualitySignals? { prepared.values.first?.signals } // they describe the photo, not the preset
 
         let symbols = barcodes == .off ? [] : await Self.barcodesOffPool(bytes, maxPixels: maxPixels, logger: logger)
         let decided: Decided
         if barcodes == .only, !symbols.isEmpty {
-            logger.info("The photo's barcodes are its books; the provider is not asked", metadata: ["barcodes": "\(symbols.count)"])
-            let run = ResultDocument.Run(provider: BarcodeBooks.source, model: BarcodeBooks.reader, books: symbols.count,
-                                         latencyMs: nil, response: nil, sent: nil, error: nil)
+            logger.info(
+                "The photo's barcodes are its books; the provider is not asked",
+                metadata: ["barcodes": "\(symbols.count)"])
+            let run = ResultDocument.Run(
+                provider: BarcodeBooks.source, model: BarcodeBooks.reader, books: symbols.count,
+                latencyMs: nil, response: nil, sent: nil, error: nil)
             decided = Decided(answer: ModelAnswer(books: []), run: run, runs: [run], books: [])
         } else {
             switch await askLineup(bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger) {
@@ -228,8 +240,10 @@ package struct PhotoReader: Sendable {
                 books[index].reviewReasons = (books[index].reviewReasons ?? []) + [AccurateNotAsked.reviewReason]
             }
         }
-        return .read(ReadPhoto(answer: decided.answer, decided: decided.run, runs: decided.runs, books: books, notes: notes,
-                               notAsked: decided.notAsked, signals: signals()))
+        return .read(
+            ReadPhoto(
+                answer: decided.answer, decided: decided.run, runs: decided.runs, books: books, notes: notes,
+                notAsked: decided.notAsked, signals: signals()))
     }
 
     /// The answer that decides a photo's books, the run it came from, every run made, the books checked, and why
@@ -249,15 +263,21 @@ package struct PhotoReader: Sendable {
     }
 
     /// Asks the lineup's provider, or hybrid's fast one and, when it is unsure, the accurate one.
-    private func askLineup(_ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
-                           prepared: inout [ImagePreset: PreparedPhoto], logger: Logger) async -> LineupReading {
+    private func askLineup(
+        _ bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
+        prepared: inout [ImagePreset: PreparedPhoto], logger: Logger
+    ) async -> LineupReading {
         switch lineup {
         case .single(let channel):
-            let step = await ask(channel, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
-            guard case .answered(let answer, let run) = step else { return .unread(step, channel, runs: Self.runs(of: step)) }
+            let step = await ask(
+                channel, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
+            guard case .answered(let answer, let run) = step else {
+                return .unread(step, channel, runs: Self.runs(of: step))
+            }
             return .decided(Decided(answer: answer, run: run, runs: [run], books: check(answer, source: channel.name)))
         case .hybrid(let fast, let accurate, let escalateBelow):
-            let first = await ask(fast, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
+            let first = await ask(
+                fast, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
             var runs: [ResultDocument.Run] = []
             var fastBooks: [Book] = []
             var fastAnswer: (answer: ModelAnswer, run: ResultDocument.Run)?
@@ -267,7 +287,7 @@ package struct PhotoReader: Sendable {
                 fastBooks = check(answer, source: fast.name)
                 fastAnswer = (answer, run)
             case .failed(_, let run):
-                runs.append(run)                   // a failed fast answer escalates (the fast provider may be paused)
+                runs.append(run) // a failed fast answer escalates (the fast provider may be paused)
             case .unavailable:
                 break
             case .stopped:
@@ -277,21 +297,28 @@ package struct PhotoReader: Sendable {
                 return .decided(Decided(answer: fastAnswer.answer, run: fastAnswer.run, runs: runs, books: fastBooks))
             } else {
                 logger.info("Asking the accurate provider", metadata: ["provider": "\(accurate.name)"])
-                let second = await ask(accurate, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
+                let second = await ask(
+                    accurate, bytes: bytes, journal: journal, meter: meter, prepared: &prepared, logger: logger)
                 switch second {
                 case .answered(let answer, let run):
-                    return .decided(Decided(answer: answer, run: run, runs: runs + [run],
-                                            books: Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks)))
+                    return .decided(
+                        Decided(
+                            answer: answer, run: run, runs: runs + [run],
+                            books: Self.merge(accurate: check(answer, source: accurate.name), fast: fastBooks)))
                 // The accurate provider is down, paused, out of quota or failed on this photo: the fast reading
                 // is kept for a person to review, not thrown away (with no fast reading, the photo ends as usual).
                 case .failed(let error, let run):
                     guard let fastAnswer else { return .unread(second, accurate, runs: runs + [run]) }
-                    return .decided(Decided(answer: fastAnswer.answer, run: fastAnswer.run, runs: runs + [run], books: fastBooks,
-                                            notAsked: Self.notAsked(accurate, reason: error.shortReason, error: error, logger: logger)))
+                    return .decided(
+                        Decided(
+                            answer: fastAnswer.answer, run: fastAnswer.run, runs: runs + [run], books: fastBooks,
+                            notAsked: Self.notAsked(accurate, reason: error.shortReason, error: error, logger: logger)))
                 case .unavailable(let health):
                     guard let fastAnswer else { return .unread(second, accurate, runs: runs) }
-                    return .decided(Decided(answer: fastAnswer.answer, run: fastAnswer.run, runs: runs, books: fastBooks,
-                                            notAsked: Self.notAsked(accurate, reason: health.summary, error: nil, logger: logger)))
+                    return .decided(
+                        Decided(
+                            answer: fastAnswer.answer, run: fastAnswer.run, runs: runs, books: fastBooks,
+                            notAsked: Self.notAsked(accurate, reason: health.summary, error: nil, logger: logger)))
                 case .stopped:
                     return .unread(second, accurate, runs: runs)
                 }
@@ -306,9 +333,14 @@ package struct PhotoReader: Sendable {
         }
     }
 
-    private static func notAsked(_ accurate: ProviderChannel, reason: String, error: PhotoError?, logger: Logger) -> AccurateNotAsked {
-        logger.warning("Keeping the fast reading for review; the accurate provider was not asked", metadata: [
-            "provider": "\(accurate.name)", "reason": "\(reason)"])
+    private static func notAsked(_ accurate: ProviderChannel, reason: String, error: PhotoError?, logger: Logger)
+        -> AccurateNotAsked
+    {
+        logger.warning(
+            "Keeping the fast reading for review; the accurate provider was not asked",
+            metadata: [
+                "provider": "\(accurate.name)", "reason": "\(reason)",
+            ])
         return AccurateNotAsked(provider: accurate.name, reason: reason, awaiting: true, error: error)
     }
 
@@ -329,13 +361,16 @@ package struct PhotoReader: Sendable {
     }
 
     /// Asks one provider: its saved answer if there is one (never paid twice), else a request.
-    package func ask(_ channel: ProviderChannel, bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
-             prepared: inout [ImagePreset: PreparedPhoto], logger: Logger) async -> Step {
+    package func ask(
+        _ channel: ProviderChannel, bytes: [UInt8], journal: any AnswerJournal, meter: any AttemptMeter,
+        prepared: inout [ImagePreset: PreparedPhoto], logger: Logger
+    ) async -> Step {
         let provider = channel.provider
         var logger = logger
         logger[metadataKey: "provider"] = "\(provider.name)"
-        var run = ResultDocument.Run(provider: provider.name, model: provider.model, books: nil, latencyMs: nil,
-                                     response: nil, sent: nil, error: nil)
+        var run = ResultDocument.Run(
+            provider: provider.name, model: provider.model, books: nil, latencyMs: nil,
+            response: nil, sent: nil, error: nil)
         let kept: SavedAnswer
         if let saved = journal.saved(from: provider) {
             kept = saved
@@ -346,8 +381,10 @@ package struct PhotoReader: Sendable {
             run.error = error.description
             return .failed(error, run)
         } else {
-            switch await request(channel, bytes: bytes, meter: meter, prepared: &prepared, run: &run,
-                                 answersLogged: journal.logsAnsweredRequests, logger: logger) {
+            switch await request(
+                channel, bytes: bytes, meter: meter, prepared: &prepared, run: &run,
+                answersLogged: journal.logsAnsweredRequests, logger: logger)
+            {
             case .success(let raw):
                 let ms = (raw.latency ?? .zero).milliseconds
                 run.latencyMs = ms
@@ -371,9 +408,11 @@ package struct PhotoReader: Sendable {
 
     /// A request for a photo: turn, preparation, request slot, rate limit, attempt charge, sending, and once a
     /// smaller photo when the provider says it is too large. Fails with how the photo's go ended.
-    private func request(_ channel: ProviderChannel, bytes: [UInt8], meter: any AttemptMeter,
-                         prepared: inout [ImagePreset: PreparedPhoto], run: inout ResultDocument.Run,
-                         answersLogged: Bool, logger: Logger) async -> Result<RawResponse, StepEnd> {
+    private func request(
+        _ channel: ProviderChannel, bytes: [UInt8], meter: any AttemptMeter,
+        prepared: inout [ImagePreset: PreparedPhoto], run: inout ResultDocument.Run,
+        answersLogged: Bool, logger: Logger
+    ) async -> Result<RawResponse, StepEnd> {
         let provider = channel.provider
         // A provider that is down is asked by one photo per probe interval; the others wait in the queue.
         var probing = false
@@ -385,7 +424,9 @@ package struct PhotoReader: Sendable {
         // Upright, resized to the provider's preset, no metadata (no GPS position leaves the machine).
         var preset = provider.preset
         var photo: PreparedPhoto
-        if let done = prepared[preset] { photo = done } else {
+        if let done = prepared[preset] {
+            photo = done
+        } else {
             switch await prepareOffPool(bytes, preset: preset, maxPixels: maxPixels) {
             case .success(let made): photo = made; prepared[preset] = made
             case .failure(let error): run.error = error.description; return .failure(StepEnd(.failed(error, run)))
@@ -399,7 +440,9 @@ package struct PhotoReader: Sendable {
         // The turn is taken holding the slot: at most `concurrency` photos of this process wait for one, and
         // the request goes out the moment it is granted.
         var seen: ProviderHealth?
-        if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger, charging: meter, seen: &seen) {
+        if let ended = await waitForTurn(
+            on: channel, probing: probing, run: run, logger: logger, charging: meter, seen: &seen)
+        {
             return .failure(ended)
         }
         // It may have gone down while this photo waited: the health read as the turn was taken says so; only a
@@ -415,20 +458,25 @@ package struct PhotoReader: Sendable {
         do { attempt = try meter.charge() } catch {
             return .failure(StepEnd(.failed(PhotoError(.internal, "\(error)", disposition: .retry(after: 60)), run)))
         }
-        logger.info("Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)", "attempt": "\(attempt)"])
+        logger.info(
+            "Scan started", metadata: ["event": "scan_started", "model": "\(provider.model)", "attempt": "\(attempt)"])
         onStage(.asking)
         var sent = await send(photo, to: channel, probe: probing, answersLogged: answersLogged, logger: logger)
         if case .failure(let error) = sent, error.code == .photoTooLarge {
             // The provider's own limit is lower than its preset: shrink once and try again.
-            preset = ImagePreset(maxSide: preset.maxSide * 7 / 10, quality: preset.minQuality,
-                                 targetBytes: preset.targetBytes.lowerBound / 2...preset.targetBytes.upperBound / 2,
-                                 minQuality: preset.minQuality)
-            logger.warning("Photo too large for the provider; sending a smaller one", metadata: ["max_side": "\(preset.maxSide)"])
+            preset = ImagePreset(
+                maxSide: preset.maxSide * 7 / 10, quality: preset.minQuality,
+                targetBytes: preset.targetBytes.lowerBound / 2...preset.targetBytes.upperBound / 2,
+                minQuality: preset.minQuality)
+            logger.warning(
+                "Photo too large for the provider; sending a smaller one", metadata: ["max_side": "\(preset.maxSide)"])
             if case .success(let smaller) = await prepareOffPool(bytes, preset: preset, maxPixels: maxPixels) {
                 photo = smaller
                 // A second request: a turn of its own.
                 var ignored: ProviderHealth?
-                if let ended = await waitForTurn(on: channel, probing: probing, run: run, logger: logger, seen: &ignored) {
+                if let ended = await waitForTurn(
+                    on: channel, probing: probing, run: run, logger: logger, seen: &ignored)
+                {
                     return .failure(ended)
                 }
                 sent = await send(photo, to: channel, probe: probing, answersLogged: answersLogged, logger: logger)
@@ -440,7 +488,7 @@ package struct PhotoReader: Sendable {
             health.answered(channel.name)
             return .success(raw)
         case .failure(let error):
-            if Task.isCancelled { return .failure(StepEnd(.stopped)) }     // the grace period ran out: back to the queue
+            if Task.isCancelled { return .failure(StepEnd(.stopped)) } // the grace period ran out: back to the queue
             run.error = error.description
             // Recorded before the slot is given back, so no photo waiting for it is sent to a provider that
             // has just said no.
@@ -461,8 +509,10 @@ package struct PhotoReader: Sendable {
     /// shows why, and the photo goes back to the queue with no attempt charged.
     /// `probing`: this photo is the probe of a provider that is down, whose health stays in force meanwhile.
     /// Nil when the turn is granted; `seen` is then the provider's health as last read, just before the turn.
-    private func waitForTurn(on channel: ProviderChannel, probing: Bool, run: ResultDocument.Run,
-                             logger: Logger, charging meter: (any AttemptMeter)? = nil, seen: inout ProviderHealth?) async -> StepEnd? {
+    private func waitForTurn(
+        on channel: ProviderChannel, probing: Bool, run: ResultDocument.Run,
+        logger: Logger, charging meter: (any AttemptMeter)? = nil, seen: inout ProviderHealth?
+    ) async -> StepEnd? {
         var last: ProviderHealth?
         func pause() -> ProviderHealth? {
             guard !probing else { return nil }
@@ -470,13 +520,17 @@ package struct PhotoReader: Sendable {
             return last.flatMap { $0.isInForce(at: time.now) ? $0 : nil }
         }
         defer { seen = last }
-        switch await channel.waitForTurn(time: time, logger: logger, shouldStop: { shouldStop() || pause() != nil }, charging: meter) {
+        switch await channel.waitForTurn(
+            time: time, logger: logger, shouldStop: { shouldStop() || pause() != nil }, charging: meter)
+        {
         case .granted:
             return nil
         case .stopped:
             return StepEnd(pause().map { .unavailable($0) } ?? .stopped)
         case .dayUsedUp(let error):
-            if let backoff = health.failed(channel.name, error: error, probe: probing) { return StepEnd(.unavailable(backoff)) }
+            if let backoff = health.failed(channel.name, error: error, probe: probing) {
+                return StepEnd(.unavailable(backoff))
+            }
             var run = run
             run.error = error.description
             return StepEnd(.failed(error, run))
@@ -486,10 +540,14 @@ package struct PhotoReader: Sendable {
     /// One request through the channel's quick retries, each recorded for the latency figures of `status`.
     /// A probe of a provider that is down is one request: no quick retries.
     /// `answersLogged`: the journal logs the request that answered as it saves the answer.
-    private func send(_ photo: PreparedPhoto, to channel: ProviderChannel, probe: Bool, answersLogged: Bool,
-                      logger: Logger) async -> Result<RawResponse, PhotoError> {
-        await channel.send(PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg"), time: time, logger: logger,
-                           shouldStop: { probe || shouldStop() }) { latency, outcome in
+    private func send(
+        _ photo: PreparedPhoto, to channel: ProviderChannel, probe: Bool, answersLogged: Bool,
+        logger: Logger
+    ) async -> Result<RawResponse, PhotoError> {
+        await channel.send(
+            PhotoUpload(bytes: photo.jpeg, mimeType: "image/jpeg"), time: time, logger: logger,
+            shouldStop: { probe || shouldStop() }
+        ) { latency, outcome in
             if outcome != "ok" || !answersLogged { health.requested(channel.name, latency: latency, outcome: outcome) }
         }
     }

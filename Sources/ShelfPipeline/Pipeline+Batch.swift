@@ -59,21 +59,27 @@ extension Pipeline {
         var outcomes: [JobOutcome] = []
         // The answered photos with readings in doubt: where their outcome is, their answer, the titles in doubt, the
         // library's works of those titles they were settled on, and the readings a person decided.
-        var inDoubt: [(index: Int, answer: PhotoAnswer, titles: Set<String>, works: [String: [LibraryWork]], decided: Set<String>)] = []
+        var inDoubt:
+            [(
+                index: Int, answer: PhotoAnswer, titles: Set<String>, works: [String: [LibraryWork]],
+                decided: Set<String>
+            )] = []
         var written = 0
         for (job, end) in ends {
             guard case .answered(let answer) = end else {
                 if case .ended(let result) = end { outcomes.append(JobOutcome(job: job, result: result)) }
                 continue
             }
-            let decided = job.mayHaveDecisions ? (try? library.decidedReadings(sha256: answer.document.photo.sha256)) ?? [] : []
+            let decided =
+                job.mayHaveDecisions ? (try? library.decidedReadings(sha256: answer.document.photo.sha256)) ?? [] : []
             if let previous = answer.previous, !store.isShared || writesResultHere(job) {
                 keep(previous, from: answer.resultURL, newJobID: job.id)
             }
             let titles = LibraryEvidence.titles(of: answer.document.books)
             let works = titles.isEmpty ? [:] : (try? library.works(titled: titles, besides: job.sha256)) ?? [:]
             if !titles.isEmpty { inDoubt.append((outcomes.count, answer, titles, works, decided)) }
-            outcomes.append(settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided, written: &written))
+            outcomes.append(
+                settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided, written: &written))
         }
 
         let change: FilesChange
@@ -82,29 +88,35 @@ extension Pipeline {
             // library as every commit before this one left it. When a batch committed meanwhile (in this process or
             // by another worker) changed what they may be, the photo is settled again on that and its result written
             // again; otherwise the files written above stand, and no file is written while the lock is held.
-            change = try store.finish(settling: { lookup in
-                for photo in inDoubt {
-                    let job = outcomes[photo.index].job
-                    guard let works = try? lookup.works(photo.titles, job.sha256), works != photo.works else { continue }
-                    outcomes[photo.index] = settle(job, photo.answer, on: works, verifiedHere: verifiedHere, decided: photo.decided,
-                                                   written: &written)
-                }
-                Failpoint.hit("before_commit")
-                return outcomes
-            }, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: time.now)
+            change = try store.finish(
+                settling: { lookup in
+                    for photo in inDoubt {
+                        let job = outcomes[photo.index].job
+                        guard let works = try? lookup.works(photo.titles, job.sha256), works != photo.works else {
+                            continue
+                        }
+                        outcomes[photo.index] = settle(
+                            job, photo.answer, on: works, verifiedHere: verifiedHere, decided: photo.decided,
+                            written: &written)
+                    }
+                    Failpoint.hit("before_commit")
+                    return outcomes
+                }, shelfOf: { ReviewDocument.Photo.shelf(of: $0.relativePath) }, now: time.now)
         } catch {
             // Nothing is lost: the jobs stay leased until their lease runs out, are claimed again, and
             // their saved answers are replayed without a new request.
             logger.error("Cannot commit a batch", metadata: ["error": "\(error)", "batch.size": "\(jobs.count)"])
             return
         }
-        Failpoint.hit("after_commit")           // committed, its files not yet written: the next start catches up
+        Failpoint.hit("after_commit") // committed, its files not yet written: the next start catches up
         var originals: [String: [UInt8]] = [:]
         for case (_, .answered(let answer)) in ends {
             if let photo = answer.photo { originals[answer.document.photo.sha256] = photo }
         }
-        await withCheckedContinuation { done in       // crops decode whole photos: off the cooperative pool
-            filesQueue.async { [originals] in self.writeLibrary(change, originals: originals); done.resume() }
+        await withCheckedContinuation { done in // crops decode whole photos: off the cooperative pool
+            filesQueue.async { [originals] in
+                self.writeLibrary(change, originals: originals); done.resume()
+            }
         }
         for outcome in outcomes { afterCommit(outcome) }
     }
@@ -118,9 +130,11 @@ extension Pipeline {
     /// batch's other photos verified), their review ids, and its result written (on a shared store, into the outcome
     /// for the database, and to disk when the photo arrived here). A result that cannot be written keeps the job
     /// (its answer is saved) and says so.
-    private func settle(_ job: ClaimedJob, _ answer: PhotoAnswer, on works: [String: [LibraryWork]],
-                        verifiedHere: [VerifiedHere], decided: Set<String>,
-                        written: inout Int) -> JobOutcome {
+    private func settle(
+        _ job: ClaimedJob, _ answer: PhotoAnswer, on works: [String: [LibraryWork]],
+        verifiedHere: [VerifiedHere], decided: Set<String>,
+        written: inout Int
+    ) -> JobOutcome {
         do {
             var document = answer.document
             document.books = withLibraryEvidence(document.books, of: job, works: works, verifiedHere: verifiedHere)
@@ -137,21 +151,29 @@ extension Pipeline {
                         try AtomicFile.write(data, to: answer.resultURL)
                         resultPath = answer.resultURL.path
                     } catch {
-                        logger.error("Cannot write a result; it waits in the database", metadata: [
-                            "photo.path": "\(job.relativePath)", "error": "\(error)"])
+                        logger.error(
+                            "Cannot write a result; it waits in the database",
+                            metadata: [
+                                "photo.path": "\(job.relativePath)", "error": "\(error)",
+                            ])
                     }
                 }
-                return JobOutcome(job: job, result: .finished(books: document.books, resultPath: resultPath, review: answer.review),
-                                  awaiting: answer.awaiting, document: data)
+                return JobOutcome(
+                    job: job, result: .finished(books: document.books, resultPath: resultPath, review: answer.review),
+                    awaiting: answer.awaiting, document: data)
             }
-            try AtomicFile.write(data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
+            try AtomicFile.write(
+                data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
             written += 1
-            return JobOutcome(job: job, result: .finished(books: document.books, resultPath: answer.resultURL.path, review: answer.review),
-                              awaiting: answer.awaiting)
+            return JobOutcome(
+                job: job,
+                result: .finished(books: document.books, resultPath: answer.resultURL.path, review: answer.review),
+                awaiting: answer.awaiting)
         } catch {
             // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
             logger.error("Cannot write a result", metadata: ["photo.path": "\(job.relativePath)", "error": "\(error)"])
-            return JobOutcome(job: job, result: .failed(.internal, message: "\(error)", retryAt: time.now.addingTimeInterval(60)))
+            return JobOutcome(
+                job: job, result: .failed(.internal, message: "\(error)", retryAt: time.now.addingTimeInterval(60)))
         }
     }
 
@@ -159,14 +181,19 @@ extension Pipeline {
     /// their candidates, or taken as a sighting of the one work of that title seen on this shelf before. The works are
     /// the library's (`works`, by title) and those the batch's other photos verified. A library that cannot be read
     /// lends nothing: the readings wait for a person as they are.
-    private func withLibraryEvidence(_ books: [Book], of job: ClaimedJob, works stored: [String: [LibraryWork]],
-                                     verifiedHere: [VerifiedHere]) -> [Book] {
+    private func withLibraryEvidence(
+        _ books: [Book], of job: ClaimedJob, works stored: [String: [LibraryWork]],
+        verifiedHere: [VerifiedHere]
+    ) -> [Book] {
         let titles = LibraryEvidence.titles(of: books)
         guard !titles.isEmpty else { return books }
-        let others = verifiedHere.filter { $0.sha256 != job.sha256 && titles.contains(TextNormalization.title($0.book.title)) }
+        let others = verifiedHere.filter {
+            $0.sha256 != job.sha256 && titles.contains(TextNormalization.title($0.book.title))
+        }
         let works = LibraryEvidence.works(stored, adding: others.map { ($0.book, $0.shelf) })
         guard !works.isEmpty else { return books }
-        return LibraryEvidence(matcher: enricher.matcher).apply(to: books, shelf: ReviewDocument.Photo.shelf(of: job.relativePath), works: works)
+        return LibraryEvidence(matcher: enricher.matcher).apply(
+            to: books, shelf: ReviewDocument.Photo.shelf(of: job.relativePath), works: works)
     }
 
     /// Gives each book that will wait for a person its review id, so the result names `review/<id>.json`; a
@@ -175,7 +202,8 @@ extension Pipeline {
     private func markOpenReviews(in document: inout ResultDocument, decided: Set<String>) {
         for i in document.books.indices where document.books[i].status == .needsReview {
             let book = document.books[i]
-            document.books[i].reviewID = decided.contains(book.titleKey)
+            document.books[i].reviewID =
+                decided.contains(book.titleKey)
                 ? nil : ReviewDocument.id(photoSHA256: document.photo.sha256, reading: book)
         }
     }
@@ -187,15 +215,27 @@ extension Pipeline {
         logger[metadataKey: "job.id"] = "\(job.id)"
         switch outcome.result {
         case .finished(let books, let resultPath, let review):
-            logger.info("Photo done", metadata: ["books": "\(books.count)", "review": "\(review)",
-                                                 "result": "\(resultPath ?? "in the database")"])
+            logger.info(
+                "Photo done",
+                metadata: [
+                    "books": "\(books.count)", "review": "\(review)",
+                    "result": "\(resultPath ?? "in the database")",
+                ])
             if settings.moveAfter { moveOriginal(job) }
         case .failed(let code, let message, let retryAt):
-            logger.warning("Photo failed; will retry", metadata: ["code": "\(code.rawValue)", "reason": "\(message)",
-                                                                 "retry_at": "\(retryAt)"])
+            logger.warning(
+                "Photo failed; will retry",
+                metadata: [
+                    "code": "\(code.rawValue)", "reason": "\(message)",
+                    "retry_at": "\(retryAt)",
+                ])
         case .dead(let code, let message):
-            logger.error("Photo failed for good", metadata: ["code": "\(code.rawValue)", "reason": "\(message)",
-                                                            "event": "photo_dead"])
+            logger.error(
+                "Photo failed for good",
+                metadata: [
+                    "code": "\(code.rawValue)", "reason": "\(message)",
+                    "event": "photo_dead",
+                ])
         case .released:
             break
         }
@@ -206,7 +246,8 @@ extension Pipeline {
     private func keep(_ previous: ResultDocument, from url: URL, newJobID: Int64) {
         guard let previousJob = try? store.jobID(resultPath: url.path), previousJob != newJobID else { return }
         let relative = String(url.deletingPathExtension().path.dropFirst(settings.results.path.count + 1))
-        let target = settings.results.appendingPathComponent(".history/\(relative)/\(previous.decidedBy)-\(previousJob).json")
+        let target = settings.results.appendingPathComponent(
+            ".history/\(relative)/\(previous.decidedBy)-\(previousJob).json")
         do {
             if !FileManager.default.fileExists(atPath: target.path) {
                 try AtomicFile.write(try Data(contentsOf: url), to: target, afterTemp: { Failpoint.hit("mid_history") })
@@ -230,11 +271,12 @@ extension Pipeline {
             // This process's commit, and nothing else since the files were written: they follow it alone, and
             // other workers' results wait for the next turn of `keepFilesCurrent`.
             if let change, !full, let before = change.filesVersionBefore, let after = change.filesVersionAfter,
-               filesWritten.withLock({ written in
-                   guard written == before else { return false }
-                   written = after
-                   return true
-               }) {
+                filesWritten.withLock({ written in
+                    guard written == before else { return false }
+                    written = after
+                    return true
+                })
+            {
                 files.changed(change, originals: originals)
                 return
             }
@@ -273,7 +315,10 @@ extension Pipeline {
         guard let node = settings.node else { return }
         while true {
             let pending: [StoredResult]
-            do { pending = try sharedResults.unwritten(node: node, takingOthers: settings.writesOthersResults, limit: 100) } catch {
+            do {
+                pending = try sharedResults.unwritten(
+                    node: node, takingOthers: settings.writesOthersResults, limit: 100)
+            } catch {
                 logger.error("Cannot read the results to write", metadata: ["error": "\(error)"])
                 return
             }
@@ -286,7 +331,9 @@ extension Pipeline {
                     try sharedResults.markWritten(jobID: result.jobID, path: location.url.path, now: time.now)
                 } catch {
                     // The disk is full or the folder unwritable: the result stays in the database for the next turn.
-                    logger.error("Cannot write a result", metadata: ["photo.path": "\(result.relativePath)", "error": "\(error)"])
+                    logger.error(
+                        "Cannot write a result",
+                        metadata: ["photo.path": "\(result.relativePath)", "error": "\(error)"])
                     return
                 }
             }
@@ -297,7 +344,9 @@ extension Pipeline {
     /// cooperative pool and one turn at a time with the writes after this process's own commits.
     package func keepFilesCurrent() async {
         await withCheckedContinuation { done in
-            filesQueue.async { self.writeLibrary(); done.resume() }
+            filesQueue.async {
+                self.writeLibrary(); done.resume()
+            }
         }
     }
 
@@ -311,14 +360,18 @@ extension Pipeline {
             let target = settings.processed.appendingPathComponent(path.relativePath)
             guard !FileManager.default.fileExists(atPath: target.path) else { continue }
             guard case .success(let bytes) = PhotoFile.read(path.path), SHA256.hex(of: bytes) == job.sha256 else {
-                logger.notice("Not moving a path that holds another photo now", metadata: ["photo.path": "\(path.relativePath)"])
+                logger.notice(
+                    "Not moving a path that holds another photo now", metadata: ["photo.path": "\(path.relativePath)"])
                 continue
             }
             do {
-                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try FileManager.default.moveItem(atPath: path.path, toPath: target.path)
             } catch {
-                logger.warning("Cannot move a finished photo", metadata: ["photo.path": "\(path.relativePath)", "error": "\(error)"])
+                logger.warning(
+                    "Cannot move a finished photo",
+                    metadata: ["photo.path": "\(path.relativePath)", "error": "\(error)"])
             }
         }
     }
@@ -331,7 +384,9 @@ extension Pipeline {
 
     func resultLocation(relativePath: String, sha256: String) -> (url: URL, previous: ResultDocument?) {
         func existing(_ url: URL) -> ResultDocument? {
-            FileManager.default.contents(atPath: url.path).flatMap { try? JSONStyle.decoder().decode(ResultDocument.self, from: $0) }
+            FileManager.default.contents(atPath: url.path).flatMap {
+                try? JSONStyle.decoder().decode(ResultDocument.self, from: $0)
+            }
         }
         let relative = (relativePath as NSString).deletingPathExtension
         let url = settings.results.appendingPathComponent(relative + ".json")

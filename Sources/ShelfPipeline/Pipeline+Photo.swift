@@ -10,7 +10,7 @@ import ShelfStore
 import Synchronization
 
 /// The attempt a photo is on: charged once, just before the first request that costs anything.
-final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecked: used by one photo's task only
+final class AttemptCounter: AttemptMeter, @unchecked Sendable { // unchecked: used by one photo's task only
     private let store: any JobQueue
     private let jobID: Int64
     private let stages: StageRecorder
@@ -33,7 +33,7 @@ final class AttemptCounter: AttemptMeter, @unchecked Sendable {      // unchecke
     func charged(attempts: Int) {
         self.attempts = attempts
         charged = true
-        stages.recorded(.asking)                       // by the charge's own statement
+        stages.recorded(.asking) // by the charge's own statement
     }
 }
 
@@ -44,11 +44,17 @@ final class StageRecorder: Sendable {
     private let last = Mutex<JobStage?>(nil)
     private let time: TimeSource
 
-    init(store: any JobQueue, job: ClaimedJob, time: TimeSource) { self.store = store; jobID = job.id; self.time = time }
+    init(store: any JobQueue, job: ClaimedJob, time: TimeSource) {
+        self.store = store; jobID = job.id; self.time = time
+    }
 
     func reached(_ stage: JobStage) {
-        guard last.withLock({ last in defer { last = stage }; return last != stage }) else { return }
-        try? store.recordStage(stage, jobIDs: [jobID], now: time.now)      // the overview's, not worth failing a photo for
+        guard
+            last.withLock({ last in
+                defer { last = stage }; return last != stage
+            })
+        else { return }
+        try? store.recordStage(stage, jobIDs: [jobID], now: time.now) // the overview's, not worth failing a photo for
     }
 
     /// The stage was written with another change of the job (an attempt charged, an answer saved): reaching it
@@ -73,14 +79,16 @@ struct QueueAnswers: AnswerJournal {
     func saved(from provider: any VisionProvider) -> SavedAnswer? {
         // An answer saved from here on is this run's own: one before it is one the claim saw.
         guard job.mayHaveAnswer,
-              let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model) else { return nil }
+            let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)
+        else { return nil }
         // The file here, else (another machine's worker saved it) the copy in the database.
         guard let body = FileManager.default.contents(atPath: saved.file).map(Array.init) ?? saved.body else {
-            try? store.markResponseUnusable(id: saved.id)       // killed before its file was written
+            try? store.markResponseUnusable(id: saved.id) // killed before its file was written
             return nil
         }
-        return SavedAnswer(id: saved.id, raw: RawResponse(body: body, receivedAt: time.now, latency: nil),
-                           file: saved.file, latencyMs: saved.latencyMs)
+        return SavedAnswer(
+            id: saved.id, raw: RawResponse(body: body, receivedAt: time.now, latency: nil),
+            file: saved.file, latencyMs: saved.latencyMs)
     }
 
     /// The row goes in first, so a file on disk is always findable; a row whose file never appeared is
@@ -89,10 +97,11 @@ struct QueueAnswers: AnswerJournal {
         let file = responses.appendingPathComponent("\(job.sha256)-\(job.id)-\(attempt.attempts)-\(provider.name).json")
         var id: Int64?
         do {
-            id = try store.recordResponse(jobID: job.id, sha256: job.sha256, provider: provider.name,
-                                          model: provider.model, file: file.path, bytes: raw.body.count,
-                                          body: store.isShared ? raw.body : nil, latencyMs: latencyMs,
-                                          request: raw.latency != nil, now: time.now)   // a batch's answer came by no request of its own
+            id = try store.recordResponse(
+                jobID: job.id, sha256: job.sha256, provider: provider.name,
+                model: provider.model, file: file.path, bytes: raw.body.count,
+                body: store.isShared ? raw.body : nil, latencyMs: latencyMs,
+                request: raw.latency != nil, now: time.now) // a batch's answer came by no request of its own
             stages.recorded(.matching)
             try AtomicFile.write(Data(raw.body), to: file)
         } catch {
@@ -110,9 +119,10 @@ struct QueueAnswers: AnswerJournal {
 extension Pipeline {
     /// How this pipeline reads photos: its lineup, its request slots, its providers' health in the database.
     var reader: PhotoReader {
-        var reader = PhotoReader(lineup: lineup, enricher: enricher, reviewThreshold: settings.reviewThreshold,
-                                 maxPixels: settings.maxPixels, health: health, time: time, slots: slots,
-                                 shouldStop: { [shutdown] in shutdown.isSet })
+        var reader = PhotoReader(
+            lineup: lineup, enricher: enricher, reviewThreshold: settings.reviewThreshold,
+            maxPixels: settings.maxPixels, health: health, time: time, slots: slots,
+            shouldStop: { [shutdown] in shutdown.isSet })
         reader.barcodes = settings.barcodes
         return reader
     }
@@ -134,14 +144,16 @@ extension Pipeline {
         logger[metadataKey: "job.id"] = "\(job.id)"
         let stages = StageRecorder(store: store, job: job, time: time)
         let attempt = AttemptCounter(store: store, job: job, stages: stages, time: time)
-        let answers = QueueAnswers(store: store, job: job, attempt: attempt, stages: stages, responses: settings.responses,
-                                   logger: logger, time: time)
+        let answers = QueueAnswers(
+            store: store, job: job, attempt: attempt, stages: stages, responses: settings.responses,
+            logger: logger, time: time)
         var reader = self.reader
         reader.onStage = { stages.reached($0) }
         var read: ReadPhoto
         switch await reader.read(bytes, journal: answers, meter: attempt, logger: logger) {
         case .read(let done): read = done
-        case .unread(let step, let channel, _): return .ended(ending(step, channel: channel, job: job, attempt: attempt))
+        case .unread(let step, let channel, _):
+            return .ended(ending(step, channel: channel, job: job, attempt: attempt))
         }
         SourceHealthRecord.save(enricher.sources, to: providers, now: time.now)
         // Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
@@ -153,18 +165,23 @@ extension Pipeline {
         let notes = read.notes + [read.notAsked?.note].compactMap { $0 }
         let books = read.books
         let elapsed = started.duration(to: time.clock.now).milliseconds
-        logger.info("Scan completed", metadata: [
-            "event": "scan_completed", "provider": "\(read.decided.provider)",
-            "books": "\(books.count)", "seconds": "\(Double(elapsed) / 1000)",
-            "replayed": "\(read.decided.response?.replayed ?? false)"])
+        logger.info(
+            "Scan completed",
+            metadata: [
+                "event": "scan_completed", "provider": "\(read.decided.provider)",
+                "books": "\(books.count)", "seconds": "\(Double(elapsed) / 1000)",
+                "replayed": "\(read.decided.response?.replayed ?? false)",
+            ])
         let document = ResultDocument(
-            photo: .init(path: job.relativePath, sha256: job.sha256, bytes: bytes.count, format: info.format.rawValue,
-                         width: info.displayWidth, height: info.displayHeight, orientation: info.orientation),
+            photo: .init(
+                path: job.relativePath, sha256: job.sha256, bytes: bytes.count, format: info.format.rawValue,
+                width: info.displayWidth, height: info.displayHeight, orientation: info.orientation),
             provider: read.decided.provider, model: read.decided.model,
             timings: .init(queuedAt: nil, finishedAt: time.now, providerMs: read.decided.latencyMs, totalMs: elapsed),
             books: books,
-            suggestions: SuggestionRules.combine(model: read.answer.suggestions, measured: read.signals?.suggestions ?? [],
-                                                 answer: read.answer),
+            suggestions: SuggestionRules.combine(
+                model: read.answer.suggestions, measured: read.signals?.suggestions ?? [],
+                answer: read.answer),
             notes: notes + books.flatMap { $0.notes ?? [] },
             response: read.decided.response ?? .init(file: "", replayed: false),
             runs: read.runs, decidedBy: read.decided.provider, signals: read.signals)
@@ -173,18 +190,20 @@ extension Pipeline {
         // A recheck that still could not ask the accurate provider wrote the same fast reading as the result it
         // replaces: that one is not kept in the history again (a long outage would leave a copy per probe).
         let stillWaiting = recheck && read.notAsked?.awaiting == true
-        return .answered(PhotoAnswer(document: document, resultURL: location.url, previous: stillWaiting ? nil : location.previous,
-                                     review: review, awaiting: read.notAsked?.awaiting == true ? read.notAsked?.provider : nil,
-                                     photo: review ? bytes : nil))
+        return .answered(
+            PhotoAnswer(
+                document: document, resultURL: location.url, previous: stillWaiting ? nil : location.previous,
+                review: review, awaiting: read.notAsked?.awaiting == true ? read.notAsked?.provider : nil,
+                photo: review ? bytes : nil))
     }
-
 
     /// How a photo ends when a provider gave no answer.
     func ending(_ step: Step, channel: ProviderChannel, job: ClaimedJob, attempt: AttemptCounter) -> JobOutcome.Result {
         switch step {
         case .answered: preconditionFailure("an answer is not an ending")
         case .failed(let error, _):
-            settings.failures.outcome(for: error, jobID: job.id, attempts: attempt.attempts, charged: attempt.charged, now: time.now)
+            settings.failures.outcome(
+                for: error, jobID: job.id, attempts: attempt.attempts, charged: attempt.charged, now: time.now)
         case .unavailable: .released(nil, message: "provider unavailable", refundAttempt: attempt.charged)
         case .stopped: .released(nil, message: "shutting down", refundAttempt: attempt.charged)
         }
@@ -192,22 +211,28 @@ extension Pipeline {
 
     /// The photo's bytes, read once for the whole job: the reader, the result and the review crops use them.
     func readPhoto(_ job: ClaimedJob) -> Result<[UInt8], PhotoError> {
-        var lastError = PhotoError(.photoVanished, "the photo is no longer in incoming/ (it was \(job.relativePath))",
-                                   disposition: .dead)
+        var lastError = PhotoError(
+            .photoVanished, "the photo is no longer in incoming/ (it was \(job.relativePath))",
+            disposition: .dead)
         for path in job.paths {
             // The file is the one hashed when it was seen (same size and time, as ingest judges it): its bytes are
             // that photo without hashing them again. Otherwise they are hashed to know.
             // As the claim read the sighting (a store that gave no stamps is asked).
-            let seen = path.size.flatMap { size in path.mtime.map { KnownSighting(size: size, mtime: $0, sha256: job.sha256) } }
+            let seen =
+                path.size.flatMap { size in path.mtime.map { KnownSighting(size: size, mtime: $0, sha256: job.sha256) }
+                }
                 ?? (try? store.knownSighting(path: path.path)) ?? nil
-            let unchanged = seen.map { seen in
-                seen.sha256 == job.sha256 && Self.sizeAndMTime(path.path).map { $0 == (seen.size, seen.mtime) } == true
-            } ?? false
+            let unchanged =
+                seen.map { seen in
+                    seen.sha256 == job.sha256
+                        && Self.sizeAndMTime(path.path).map { $0 == (seen.size, seen.mtime) } == true
+                } ?? false
             switch PhotoFile.read(path.path) {
             case .success(let bytes):
                 if unchanged && Int64(bytes.count) == seen?.size { return .success(bytes) }
                 if SHA256.hex(of: bytes) == job.sha256 { return .success(bytes) }
-                lastError = PhotoError(.photoVanished, "\(path.relativePath) was replaced by a different photo", disposition: .dead)
+                lastError = PhotoError(
+                    .photoVanished, "\(path.relativePath) was replaced by a different photo", disposition: .dead)
             case .failure(let error):
                 if error.code != .photoVanished { lastError = error }
             }
@@ -216,6 +241,5 @@ extension Pipeline {
         if store.isShared, let stored = try? store.photoImage(sha256: job.sha256) { return .success(stored) }
         return .failure(lastError)
     }
-
 
 }

@@ -59,12 +59,15 @@ package final class Pipeline: Sendable {
     /// library.json, review/ and exports/: each commit hands its change here and goes on.
     package let files: FilesWriter
 
-    package init(settings: PipelineSettings, store: any JobQueue, library: any LibraryStore, providers: any ProviderHealthStore,
-                 sharedResults: any SharedFilesStore, rounds: (any ShelfRoundStore)? = nil, lineup: Lineup,
-                 choice: ProviderName? = nil, enricher: Enricher? = nil,
-                 logger: Logger, owner: String = ProcessIdentity.current, time: TimeSource,
-                 onIdle: @escaping @Sendable () -> Void = {}) {
-        self.settings = settings; self.store = store; self.library = library; self.providers = providers; self.sharedResults = sharedResults
+    package init(
+        settings: PipelineSettings, store: any JobQueue, library: any LibraryStore, providers: any ProviderHealthStore,
+        sharedResults: any SharedFilesStore, rounds: (any ShelfRoundStore)? = nil, lineup: Lineup,
+        choice: ProviderName? = nil, enricher: Enricher? = nil,
+        logger: Logger, owner: String = ProcessIdentity.current, time: TimeSource,
+        onIdle: @escaping @Sendable () -> Void = {}
+    ) {
+        self.settings = settings; self.store = store; self.library = library; self.providers = providers;
+        self.sharedResults = sharedResults
         self.rounds = rounds
         self.lineup = lineup; self.choice = choice
         self.enricher = enricher ?? Enricher(sources: [], reviewThreshold: settings.reviewThreshold)
@@ -72,10 +75,11 @@ package final class Pipeline: Sendable {
         slots = RequestSlots(limit: settings.concurrency)
         wake = WorkSignal(clock: time.clock); filesWake = WorkSignal(clock: time.clock)
         worksChanged = WorkSignal(clock: time.clock); pulse = LoopPulse(clock: time.clock)
-        files = FilesWriter(files: LibraryFiles(
-            libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
-            exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,
-            filesLock: settings.filesLock, store: library, logger: logger), time: time)
+        files = FilesWriter(
+            files: LibraryFiles(
+                libraryFile: settings.libraryFile, review: settings.review, processed: settings.processed,
+                exports: settings.exports, exclusiveShelf: settings.exclusiveShelf, maxPixels: settings.maxPixels,
+                filesLock: settings.filesLock, store: library, logger: logger), time: time)
     }
 
     // MARK: Shelves
@@ -115,8 +119,9 @@ package final class Pipeline: Sendable {
         do {
             return try Preprocessor.prepare(bytes, preset: preset, maxPixels: settings.maxPixels).jpeg
         } catch {
-            logger.warning("The photo's image was not stored for other workers",
-                           metadata: ["photo.path": "\(relative)", "error": "\(error)"])
+            logger.warning(
+                "The photo's image was not stored for other workers",
+                metadata: ["photo.path": "\(relative)", "error": "\(error)"])
             return nil
         }
     }
@@ -158,9 +163,10 @@ package final class Pipeline: Sendable {
         var seen: [(index: Int, size: Int64, mtime: Double)] = []
         for (index, file) in files.enumerated() {
             guard let (size, mtime) = Self.sizeAndMTime(file.path) else {
-                if errno != ENOENT {            // gone before it was taken: nothing to do
-                    record(pathProblem: file.path, code: .permissionDenied,
-                           message: "cannot read \(relatives[index]): \(String(cString: strerror(errno)))")
+                if errno != ENOENT { // gone before it was taken: nothing to do
+                    record(
+                        pathProblem: file.path, code: .permissionDenied,
+                        message: "cannot read \(relatives[index]): \(String(cString: strerror(errno)))")
                 }
                 continue
             }
@@ -182,8 +188,13 @@ package final class Pipeline: Sendable {
             }
             switch PhotoFile.read(file.path) {
             case .success(let bytes):
-                hashed.append((index, HashedFile(path: file.path, relativePath: relatives[index], sha256: SHA256.hex(of: bytes),
-                                                 size: size, mtime: mtime, syncConflict: file.syncConflict)))
+                hashed.append(
+                    (
+                        index,
+                        HashedFile(
+                            path: file.path, relativePath: relatives[index], sha256: SHA256.hex(of: bytes),
+                            size: size, mtime: mtime, syncConflict: file.syncConflict)
+                    ))
             case .failure(let error):
                 if error.code != .photoVanished {
                     record(pathProblem: file.path, code: error.code, message: "\(relatives[index]): \(error.message)")
@@ -193,20 +204,26 @@ package final class Pipeline: Sendable {
         guard !hashed.isEmpty else { return outcomes }
         if store.isShared { storeImagesForOtherWorkers(&hashed) }
         do {
-            let recorded = try store.recordSightings(hashed.map(\.file), provider: lineup.name, providerChoice: choice?.rawValue,
-                                                     resultNode: settings.writesFiles ? settings.node : nil,
-                                                     roundQuiet: settings.roundQuiet, now: time.now)
+            let recorded = try store.recordSightings(
+                hashed.map(\.file), provider: lineup.name, providerChoice: choice?.rawValue,
+                resultNode: settings.writesFiles ? settings.node : nil,
+                roundQuiet: settings.roundQuiet, now: time.now)
             for ((index, file), outcome) in zip(hashed, recorded) {
                 outcomes[index] = outcome
                 log(outcome, of: file)
             }
             if recorded.contains(where: { if case .queued = $0 { true } else { false } }) { wake.notify() }
         } catch {
-            logger.error("Cannot record photos", metadata: ["photo.path": "\(hashed[0].file.relativePath)",
-                                                            "photos": "\(hashed.count)", "error": "\(error)"])
+            logger.error(
+                "Cannot record photos",
+                metadata: [
+                    "photo.path": "\(hashed[0].file.relativePath)",
+                    "photos": "\(hashed.count)", "error": "\(error)",
+                ])
             unrecordedPhotos.withLock { unrecorded in
                 unrecorded.count += hashed.count
-                unrecorded.first.append(contentsOf: hashed.prefix(3 - min(3, unrecorded.first.count)).map(\.file.relativePath))
+                unrecorded.first.append(
+                    contentsOf: hashed.prefix(3 - min(3, unrecorded.first.count)).map(\.file.relativePath))
             }
         }
         return outcomes
@@ -218,7 +235,9 @@ package final class Pipeline: Sendable {
         guard let known = try? store.knownPhotos(among: hashed.map(\.file.sha256)) else { return }
         for position in hashed.indices where !known.contains(hashed[position].file.sha256) {
             let file = hashed[position].file
-            guard case .success(let bytes) = PhotoFile.read(file.path), SHA256.hex(of: bytes) == file.sha256 else { continue }
+            guard case .success(let bytes) = PhotoFile.read(file.path), SHA256.hex(of: bytes) == file.sha256 else {
+                continue
+            }
             hashed[position].file.image = imageForOtherWorkers(of: bytes, relative: file.relativePath)
         }
     }
@@ -226,11 +245,19 @@ package final class Pipeline: Sendable {
     private func log(_ outcome: SightingOutcome, of file: HashedFile) {
         switch outcome {
         case .queued(let jobID):
-            logger.info("Photo queued", metadata: ["photo.path": "\(file.relativePath)", "photo.sha256": "\(file.sha256.prefix(12))",
-                                                   "job.id": "\(jobID)", "event": "photo_queued"])
+            logger.info(
+                "Photo queued",
+                metadata: [
+                    "photo.path": "\(file.relativePath)", "photo.sha256": "\(file.sha256.prefix(12))",
+                    "job.id": "\(jobID)", "event": "photo_queued",
+                ])
         case .knownPhoto:
-            logger.info("Photo already known: recorded as a sighting",
-                        metadata: ["photo.path": "\(file.relativePath)", "photo.sha256": "\(file.sha256.prefix(12))", "event": "sighting"])
+            logger.info(
+                "Photo already known: recorded as a sighting",
+                metadata: [
+                    "photo.path": "\(file.relativePath)", "photo.sha256": "\(file.sha256.prefix(12))",
+                    "event": "sighting",
+                ])
         case .unchanged: break
         }
         if file.syncConflict, outcome != .unchanged {
@@ -249,9 +276,12 @@ package final class Pipeline: Sendable {
     }
 
     static func relativePath(of path: String, under base: URL) -> String {
-        let prefix = base.standardizedFileURL.path.hasSuffix("/") ? base.standardizedFileURL.path : base.standardizedFileURL.path + "/"
+        let prefix =
+            base.standardizedFileURL.path.hasSuffix("/")
+            ? base.standardizedFileURL.path : base.standardizedFileURL.path + "/"
         let full = URL(fileURLWithPath: path).standardizedFileURL.path
-        return full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : URL(fileURLWithPath: path).lastPathComponent
+        return full.hasPrefix(prefix)
+            ? String(full.dropFirst(prefix.count)) : URL(fileURLWithPath: path).lastPathComponent
     }
 
     /// A file's size and modification time, as sightings record them; nil (with `errno` set) when it cannot be seen.
@@ -264,10 +294,11 @@ package final class Pipeline: Sendable {
     // MARK: Provider health
 
     /// Where this pipeline's providers' health is kept and written.
-    var health: StoredProviderHealth { StoredProviderHealth(store: providers, probeMax: settings.probeMax, time: time, logger: logger) }
+    var health: StoredProviderHealth {
+        StoredProviderHealth(store: providers, probeMax: settings.probeMax, time: time, logger: logger)
+    }
 
     func setProviderHealth(_ health: ProviderHealth) { self.health.set(health) }
-
 
     // MARK: Heartbeat
 
@@ -275,7 +306,6 @@ package final class Pipeline: Sendable {
     var photosInHand: Int { jobsInHand.withLock { $0.count } }
     func holdLeases(on ids: [Int64]) { jobsInHand.withLock { $0.formUnion(ids) } }
     func dropLeases(on ids: [Int64]) { jobsInHand.withLock { $0.subtract(ids) } }
-
 
     /// Extends the leases of every job in hand until cancelled.
     package func heartbeatLoop() async {
@@ -315,8 +345,12 @@ struct StoredProviderHealth: ProviderHealthRecorder {
     func answered(_ provider: String) {
         guard let health = try? store.providerHealth(provider), health.state != .ok else { return }
         if health.isOutage {
-            logger.notice("Provider back", metadata: ["provider": "\(provider)", "event": "provider_back",
-                                                      "down_since": "\(health.since.map { "\($0)" } ?? "-")"])
+            logger.notice(
+                "Provider back",
+                metadata: [
+                    "provider": "\(provider)", "event": "provider_back",
+                    "down_since": "\(health.since.map { "\($0)" } ?? "-")",
+                ])
         }
         set(ProviderHealth(name: provider, state: .ok))
     }
@@ -330,13 +364,15 @@ struct StoredProviderHealth: ProviderHealthRecorder {
         case .retry(let after) where FailurePolicy.isOutage(error):
             return recordOutage(provider, error: error, probe: probe, retryAfter: after)
         case .providerWait(let until):
-            let health = ProviderHealth(name: provider, state: .backoff, until: until, code: error.code.rawValue,
-                                        message: error.message)
+            let health = ProviderHealth(
+                name: provider, state: .backoff, until: until, code: error.code.rawValue,
+                message: error.message)
             set(health)
             return health
         case .providerBroken:
-            let health = ProviderHealth(name: provider, state: .paused, until: nil, code: error.code.rawValue,
-                                        message: error.message)
+            let health = ProviderHealth(
+                name: provider, state: .paused, until: nil, code: error.code.rawValue,
+                message: error.message)
             set(health)
             return health
         case .retry, .dead:
@@ -349,29 +385,40 @@ struct StoredProviderHealth: ProviderHealthRecorder {
             logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])
         }
         if health.state == .paused {
-            logger.error("Provider paused", metadata: ["provider": "\(health.name)", "reason": "\(health.message ?? "")"])
+            logger.error(
+                "Provider paused", metadata: ["provider": "\(health.name)", "reason": "\(health.message ?? "")"])
         } else if health.state == .backoff {
-            logger.warning("Provider backing off", metadata: ["provider": "\(health.name)", "until": "\(health.until.map { "\($0)" } ?? "-")",
-                                                            "reason": "\(health.message ?? "")"])
+            logger.warning(
+                "Provider backing off",
+                metadata: [
+                    "provider": "\(health.name)", "until": "\(health.until.map { "\($0)" } ?? "-")",
+                    "reason": "\(health.message ?? "")",
+                ])
         }
     }
 
     /// No connection, DNS, a timeout or a server error after the quick retries: the provider's trouble, not the
     /// photo's. The provider is marked down and probed with one real request at growing intervals.
-    private func recordOutage(_ provider: String, error: PhotoError, probe: Bool, retryAfter: TimeInterval?) -> ProviderHealth? {
+    private func recordOutage(_ provider: String, error: PhotoError, probe: Bool, retryAfter: TimeInterval?)
+        -> ProviderHealth?
+    {
         let state: ProviderHealth.State = error.code == .network ? .unreachable : .unavailable
         let now = time.now
         do {
-            let health = try store.recordOutage(provider, state: state, code: error.code.rawValue,
-                                                message: error.shortReason, probe: probe,
-                                                ceiling: probeMax,
-                                                notBefore: retryAfter.map { now.addingTimeInterval($0) }, now: now)
-            guard probe || health.since == now else { return health }       // a request already in flight: nothing new
-            logger.warning(probe ? "Provider still down" : "Provider down; photos wait for it without using an attempt",
-                           metadata: ["provider": "\(provider)", "state": "\(health.state.rawValue)",
-                                      "reason": "\(health.message ?? "")",
-                                      "next_try": "\(health.until.map { "\($0)" } ?? "-")",
-                                      "event": "provider_\(health.state.rawValue)"])
+            let health = try store.recordOutage(
+                provider, state: state, code: error.code.rawValue,
+                message: error.shortReason, probe: probe,
+                ceiling: probeMax,
+                notBefore: retryAfter.map { now.addingTimeInterval($0) }, now: now)
+            guard probe || health.since == now else { return health } // a request already in flight: nothing new
+            logger.warning(
+                probe ? "Provider still down" : "Provider down; photos wait for it without using an attempt",
+                metadata: [
+                    "provider": "\(provider)", "state": "\(health.state.rawValue)",
+                    "reason": "\(health.message ?? "")",
+                    "next_try": "\(health.until.map { "\($0)" } ?? "-")",
+                    "event": "provider_\(health.state.rawValue)",
+                ])
             return health
         } catch {
             logger.error("Cannot record the provider's state", metadata: ["error": "\(error)"])

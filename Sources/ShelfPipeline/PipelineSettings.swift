@@ -48,8 +48,10 @@ package struct PipelineSettings: Sendable {
     /// given back). On PostgreSQL, where such jobs are announced (LISTEN/NOTIFY), it can be long.
     package var idlePoll: TimeInterval = 5
 
-    package init(batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
-                 incoming: URL, results: URL, processed: URL, libraryFile: URL, review: URL, responses: URL, filesLock: URL) {
+    package init(
+        batchSize: Int, concurrency: Int, reviewThreshold: Double, maxAttempts: Int, moveAfter: Bool,
+        incoming: URL, results: URL, processed: URL, libraryFile: URL, review: URL, responses: URL, filesLock: URL
+    ) {
         self.batchSize = batchSize; self.concurrency = concurrency; self.reviewThreshold = reviewThreshold
         self.maxAttempts = maxAttempts; self.moveAfter = moveAfter; self.incoming = incoming; self.results = results
         self.processed = processed; self.libraryFile = libraryFile; self.review = review

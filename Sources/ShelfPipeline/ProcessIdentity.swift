@@ -13,7 +13,7 @@ package enum ProcessIdentity {
     package static func isAlive(_ owner: String) -> Bool {
         let parts = owner.split(separator: ":").map(String.init)
         guard parts.count == 3, let pid = Int32(parts[1]) else { return false }
-        guard parts[0] == bootID else { return false }            // a reboot ended every old owner
+        guard parts[0] == bootID else { return false } // a reboot ended every old owner
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
         return startTime(pid: pid) == parts[2]
     }
@@ -47,7 +47,8 @@ package enum ProcessIdentity {
     /// Field 22 of /proc/PID/stat (after the parenthesised command name, which may hold spaces).
     static func startTime(pid: Int32) -> String? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         return fields.count > 19 ? String(fields[19]) : nil
     }

@@ -7,12 +7,12 @@ import ShelfStore
 /// How a pass over the queue ended.
 package struct PassSummary: Sendable, Equatable {
     package enum Stop: Sendable, Equatable {
-        case idle                               // nothing left that is due
+        case idle // nothing left that is due
         case shutdown
-        case providerPaused(String)             // a configuration problem: nothing more can be sent
-        case providerWaiting(until: Date, String)   // quota or rate limit beyond what a pass waits for
-        case providerDown(ProviderHealth)       // unreachable or unavailable, and its probe failed too
-        case retriesLater(Date)                 // failed photos are due again after this pass
+        case providerPaused(String) // a configuration problem: nothing more can be sent
+        case providerWaiting(until: Date, String) // quota or rate limit beyond what a pass waits for
+        case providerDown(ProviderHealth) // unreachable or unavailable, and its probe failed too
+        case retriesLater(Date) // failed photos are due again after this pass
     }
     package var stop: Stop
 
@@ -28,15 +28,15 @@ extension Pipeline {
     /// The leases of the photos in hand are kept alive by this pass (`keepsLeases`), or by the daemon's
     /// `LeaseHeartbeatService`, which outlives the scheduler so that a draining batch keeps its leases.
     package func processQueue(untilIdle: Bool, keepsLeases: Bool = true) async -> PassSummary {
-        async let _ = keepsLeases ? heartbeatLoop() : ()      // cancelled and awaited when the pass returns
+        async let _ = keepsLeases ? heartbeatLoop() : () // cancelled and awaited when the pass returns
         let enough = settings.concurrency + settings.batchSize
-        var idleSince: SomeClock.Instant?     // nothing to do since then (watch)
-        var released = false                        // memory given back during this idle time
+        var idleSince: SomeClock.Instant? // nothing to do since then (watch)
+        var released = false // memory given back during this idle time
         return await withDiscardingTaskGroup { group in
             while true {
                 pulse.beat()
                 if shutdown.isSet {
-                    slots.close()                    // photos waiting for a slot go back to the queue
+                    slots.close() // photos waiting for a slot go back to the queue
                     return PassSummary(stop: .shutdown)
                 }
                 let holding = photosInHand
@@ -63,7 +63,9 @@ extension Pipeline {
                         return PassSummary(stop: .providerDown(health))
                     }
                     if untilIdle && wait > settings.maxWaitInPass {
-                        return PassSummary(stop: .providerWaiting(until: health.until ?? time.now, health.message ?? "provider backing off"))
+                        return PassSummary(
+                            stop: .providerWaiting(
+                                until: health.until ?? time.now, health.message ?? "provider backing off"))
                     }
                     await wake.wait(timeout: .seconds(wait))
                     continue
@@ -74,15 +76,17 @@ extension Pipeline {
                 let probeOnly = gate?.isOutage == true && lineup.channels.count == 1
                 let jobs: [ClaimedJob]
                 do {
-                    jobs = try store.claim(limit: probeOnly ? 1 : min(settings.batchSize, enough - holding),
-                                           provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease, now: time.now)
+                    jobs = try store.claim(
+                        limit: probeOnly ? 1 : min(settings.batchSize, enough - holding),
+                        provider: lineup.name, choice: choice?.rawValue, owner: owner, lease: settings.lease,
+                        now: time.now)
                 } catch {
                     logger.error("Cannot claim jobs", metadata: ["error": "\(error)"])
                     await wake.wait(timeout: .seconds(5))
                     continue
                 }
                 if jobs.isEmpty {
-                    if holding > 0 {                 // a batch finishing, or a photo arriving, wakes us
+                    if holding > 0 { // a batch finishing, or a photo arriving, wakes us
                         await wake.wait(timeout: .seconds(5))
                         continue
                     }
@@ -142,8 +146,11 @@ extension Pipeline {
             let mayAsk = !(health?.isInForce(at: time.now) ?? false) && !(untilIdle && health?.isOutage == true)
             let jobs = try store.requeueAwaiting(provider: accurate.name, oneMore: mayAsk, now: time.now)
             if !jobs.isEmpty {
-                logger.info("Asking the accurate provider again about fast readings", metadata: [
-                    "provider": "\(accurate.name)", "photos": "\(jobs.count)", "event": "recheck"])
+                logger.info(
+                    "Asking the accurate provider again about fast readings",
+                    metadata: [
+                        "provider": "\(accurate.name)", "photos": "\(jobs.count)", "event": "recheck",
+                    ])
             }
         } catch {
             logger.error("Cannot requeue photos for the accurate provider", metadata: ["error": "\(error)"])

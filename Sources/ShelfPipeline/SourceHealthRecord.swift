@@ -9,16 +9,20 @@ package enum SourceHealthRecord {
     package static func save(_ sources: [any BookSource], to store: any ProviderHealthStore, now: Date) {
         for case let source as any RemoteBookSource in sources {
             let health = source.health
-            let state: ProviderHealth.State = switch health.state {
-            case .ok: .ok
-            case .refused: .paused
-            case .rateLimited, .unavailable: .backoff
-            }
+            let state: ProviderHealth.State =
+                switch health.state {
+                case .ok: .ok
+                case .refused: .paused
+                case .rateLimited, .unavailable: .backoff
+                }
             let record = ProviderHealth(
                 name: health.source, state: state,
-                until: health.until, code: health.state == .ok ? nil : "source_\(health.state.rawValue)", message: health.message)
+                until: health.until, code: health.state == .ok ? nil : "source_\(health.state.rawValue)",
+                message: health.message)
             let stored = try? store.providerHealth(health.source)
-            if stored != record && !(stored == nil && record.state == .ok) { try? store.setProviderHealth(record, now: now) }
+            if stored != record && !(stored == nil && record.state == .ok) {
+                try? store.setProviderHealth(record, now: now)
+            }
         }
     }
 

@@ -13,17 +13,23 @@ extension PostgresStore {
     /// Runs until cancelled. A lost connection is logged once and made again every 5 s; `wake` is also called after
     /// each connection is made, since whatever was announced while nobody listened is gone. Meanwhile the
     /// scheduler's idle poll still finds the jobs, only later.
-    package static func listenForJobs(_ endpoint: Endpoint, logger: Logger = Logger(label: "shelfd.postgres"), wake: @escaping @Sendable () -> Void) async {
+    package static func listenForJobs(
+        _ endpoint: Endpoint, logger: Logger = Logger(label: "shelfd.postgres"), wake: @escaping @Sendable () -> Void
+    ) async {
         var lost = false
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(on: PostgresDatabase.eventLoop,
-                                                                      configuration: try endpoint.configuration(),
-                                                                      id: 2, logger: logger)
+                let connection = try await PostgresConnection.connect(
+                    on: PostgresDatabase.eventLoop,
+                    configuration: try endpoint.configuration(),
+                    id: 2, logger: logger)
                 var failure: (any Error)?
                 do {
                     try await connection.listen(on: jobsChannel) { notifications in
-                        if lost { logger.notice("Listening for queued jobs again", metadata: ["store": "\(endpoint.redacted)"]) }
+                        if lost {
+                            logger.notice(
+                                "Listening for queued jobs again", metadata: ["store": "\(endpoint.redacted)"])
+                        }
                         lost = false
                         wake()
                         for try await _ in notifications { wake() }
@@ -33,12 +39,15 @@ extension PostgresStore {
                 }
                 try? await connection.close()
                 if let failure { throw failure }
-                if !Task.isCancelled { throw PostgresStoreError(.connection, "the server ended the listening connection") }
+                if !Task.isCancelled {
+                    throw PostgresStoreError(.connection, "the server ended the listening connection")
+                }
             } catch {
                 if Task.isCancelled { return }
                 if !lost {
-                    logger.warning("Not listening for queued jobs on PostgreSQL; connecting again every 5 s, and polling the queue meanwhile",
-                                   metadata: ["store": "\(endpoint.redacted)", "error": "\(Session.describe(error))"])
+                    logger.warning(
+                        "Not listening for queued jobs on PostgreSQL; connecting again every 5 s, and polling the queue meanwhile",
+                        metadata: ["store": "\(endpoint.redacted)", "error": "\(Session.describe(error))"])
                 }
                 lost = true
             }

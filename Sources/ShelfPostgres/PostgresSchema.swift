@@ -457,7 +457,7 @@ enum PostgresSchema {
     static var latest: Int { migrations.count }
 
     /// Any number fixed for shelfd: the advisory lock that lets one process at a time migrate.
-    static let lockKey: Int64 = 0x7368_656C_6664    // "shelfd"
+    static let lockKey: Int64 = 0x7368_656C_6664 // "shelfd"
 
     /// Brings the schema up to date under a session advisory lock: a second process starting at the same time waits
     /// for the first, then finds nothing left to do. Each step is its own transaction. Refuses a database whose
@@ -466,7 +466,8 @@ enum PostgresSchema {
         // Waiting for another process's migrations may take longer than a statement's usual deadline.
         try session.query("SELECT pg_advisory_lock(\(lockKey))", timeout: 600)
         do {
-            try session.script("""
+            try session.script(
+                """
                 CREATE TABLE IF NOT EXISTS shelfd_schema (
                     id integer PRIMARY KEY CHECK (id = 1),
                     version integer NOT NULL,
@@ -476,7 +477,9 @@ enum PostgresSchema {
             try session.script("INSERT INTO shelfd_schema (id, version) VALUES (1, 0) ON CONFLICT (id) DO NOTHING")
             let current = try version(session)
             guard current <= latest else {
-                throw PostgresStoreError(.schemaTooNew, """
+                throw PostgresStoreError(
+                    .schemaTooNew,
+                    """
                     the database is at schema version \(current), newer than this shelfd knows (\(latest)): \
                     a newer shelfd has used it. Upgrade shelfd on this machine; do not point an older one at it
                     """)
@@ -486,7 +489,8 @@ enum PostgresSchema {
                 do {
                     // Several statements in one message: as a PL/pgSQL block (PostgresNIO has no simple query protocol).
                     try session.script("DO $migration$ BEGIN\n\(migrations[step])\nEND $migration$")
-                    try session.query("UPDATE shelfd_schema SET version = \(step + 1), migrated_at = now() WHERE id = 1")
+                    try session.query(
+                        "UPDATE shelfd_schema SET version = \(step + 1), migrated_at = now() WHERE id = 1")
                     try session.script("COMMIT")
                 } catch {
                     try? session.script("ROLLBACK")

@@ -46,10 +46,12 @@ final class PostgresDatabase: DatabaseConnection {
     var engine: DatabaseEngine { .postgres }
 
     /// Any number fixed for shelfd: the lock every write transaction of every worker holds (SQLite's one writer).
-    static let writeLockKey: Int64 = 0x7368_656C_6677    // "shelfw"
+    static let writeLockKey: Int64 = 0x7368_656C_6677 // "shelfw"
 
     func migrate() throws(StoreError) {
-        try translatingErrors("migrations") { try PostgresSchema.migrate(Session(connection: try connected(), logger: logger)) }
+        try translatingErrors("migrations") {
+            try PostgresSchema.migrate(Session(connection: try connected(), logger: logger))
+        }
     }
 
     func execute(_ sql: String, _ arguments: [any SQLBindable]) throws(StoreError) {
@@ -103,9 +105,11 @@ final class PostgresDatabase: DatabaseConnection {
         if let connection, !connection.isClosed { return connection }
         connection = nil
         if inTransaction {
-            throw PostgresStoreError(.connection, "the connection to PostgreSQL was lost during a transaction, which was rolled back")
+            throw PostgresStoreError(
+                .connection, "the connection to PostgreSQL was lost during a transaction, which was rolled back")
         }
-        let future = PostgresConnection.connect(on: Self.eventLoop, configuration: try endpoint.configuration(), id: 1, logger: logger)
+        let future = PostgresConnection.connect(
+            on: Self.eventLoop, configuration: try endpoint.configuration(), id: 1, logger: logger)
         do {
             let made = try Session.wait(future, timeout: 30)
             connection = made
@@ -113,7 +117,8 @@ final class PostgresDatabase: DatabaseConnection {
         } catch let error as PostgresStoreError {
             throw error
         } catch {
-            throw PostgresStoreError(.connection, "cannot connect to PostgreSQL at \(endpoint.redacted): \(Session.describe(error))")
+            throw PostgresStoreError(
+                .connection, "cannot connect to PostgreSQL at \(endpoint.redacted): \(Session.describe(error))")
         }
     }
 
@@ -224,8 +229,10 @@ extension PostgresStore {
         package var database: String
         package var tls: TLSMode
 
-        package init(host: String, port: Int = 5432, user: String, password: Secret? = nil, database: String,
-                     tls: TLSMode = .prefer) {
+        package init(
+            host: String, port: Int = 5432, user: String, password: Secret? = nil, database: String,
+            tls: TLSMode = .prefer
+        ) {
             self.host = host; self.port = port; self.user = user; self.password = password
             self.database = database; self.tls = tls
         }
@@ -251,8 +258,9 @@ extension PostgresStore {
             } catch {
                 throw PostgresStoreError(.connection, "cannot set up TLS for \(redacted): \(error)")
             }
-            return PostgresConnection.Configuration(host: host, port: port, username: user, password: password?.value,
-                                                    database: database, tls: tls)
+            return PostgresConnection.Configuration(
+                host: host, port: port, username: user, password: password?.value,
+                database: database, tls: tls)
         }
     }
 
@@ -291,7 +299,9 @@ struct Session {
     /// One statement without values (BEGIN, COMMIT, DDL). PostgresNIO speaks only the extended protocol, one
     /// statement a message: a migration's several statements run as one `DO` block (PostgresSchema.migrate).
     func script(_ sql: String) throws {
-        _ = try run(sql) { try Self.wait(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), timeout: Session.deadline) }
+        _ = try run(sql) {
+            try Self.wait(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), timeout: Session.deadline)
+        }
     }
 
     private func run<T>(_ sql: String, _ body: () throws -> T) throws -> T {
@@ -311,14 +321,17 @@ struct Session {
     /// The connection is gone (closed, cut, or ended by the server: shutdown, an administrator): the next call
     /// connects again.
     static func isConnectionLost(_ error: PSQLError) -> Bool {
-        if [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(error.code) { return true }
+        if [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(error.code) {
+            return true
+        }
         guard let state = error.serverInfo?[.sqlState] else { return false }
         return state.hasPrefix("08") || state.hasPrefix("57P")
     }
 
     /// Waits on the calling thread for a future NIO completes on its own threads, for at most `timeout` seconds.
     static func wait<T>(_ future: EventLoopFuture<T>, timeout: TimeInterval) throws -> T {
-        precondition(!future.eventLoop.inEventLoop, "PostgresStore called on its own event loop: it would wait for itself")
+        precondition(
+            !future.eventLoop.inEventLoop, "PostgresStore called on its own event loop: it would wait for itself")
         let outcome = Outcome<T>()
         let done = DispatchSemaphore(value: 0)
         future.whenComplete { result in
@@ -326,7 +339,8 @@ struct Session {
             done.signal()
         }
         guard done.wait(timeout: .now() + timeout) == .success else {
-            throw PostgresStoreError(.timedOut, "PostgreSQL did not answer within \(Int(timeout)) s (is the server up and reachable?)")
+            throw PostgresStoreError(
+                .timedOut, "PostgreSQL did not answer within \(Int(timeout)) s (is the server up and reachable?)")
         }
         return try outcome.get()
     }
@@ -343,7 +357,7 @@ struct Session {
     }
 }
 
-private final class Outcome<T>: @unchecked Sendable {      // unchecked: written once before the semaphore is signalled
+private final class Outcome<T>: @unchecked Sendable { // unchecked: written once before the semaphore is signalled
     private var result: Result<T, any Error>?
     func set(_ result: Result<T, any Error>) { self.result = result }
     func get() throws -> T {

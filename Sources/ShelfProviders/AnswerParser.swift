@@ -31,15 +31,20 @@ package enum AnswerParser {
             guard let kind = Suggestion.Kind(rawValue: type.lowercased()) else {
                 notes.append("unknown_suggestion_type_ignored: \(type)"); continue
             }
-            let severity = string(suggestion["severity"]).flatMap { Suggestion.Severity(rawValue: $0.lowercased()) } ?? .info
+            let severity =
+                string(suggestion["severity"]).flatMap { Suggestion.Severity(rawValue: $0.lowercased()) } ?? .info
             suggestions.append(Suggestion(type: kind, severity: severity, message: string(suggestion["message"]) ?? ""))
         }
         return ModelAnswer(books: detections, suggestions: suggestions, notes: notes)
     }
 
-    private static func detection(from book: [String: Any], index: Int, boxes: BoxFormat,
-                                  notes: inout [String]) -> Detection? {
-        guard let title = string(book["title"]) else { notes.append("book_without_title_dropped: #\(index + 1)"); return nil }
+    private static func detection(
+        from book: [String: Any], index: Int, boxes: BoxFormat,
+        notes: inout [String]
+    ) -> Detection? {
+        guard let title = string(book["title"]) else {
+            notes.append("book_without_title_dropped: #\(index + 1)"); return nil
+        }
         var confidence = 0.0
         if let value = number(book["confidence"]) {
             confidence = value
@@ -51,16 +56,23 @@ package enum AnswerParser {
         if boxes == .corners, let raw = book["box"], !(raw is NSNull) {
             let values = (raw as? [Any])?.compactMap(number) ?? []
             box = values.count == 4 ? Box(x1: values[0], y1: values[1], x2: values[2], y2: values[3]) : nil
-            if box == nil { notes.append("box_invalid: \(title)") }
-            else if values.contains(where: { !(0...1).contains($0) }) { notes.append("box_clamped: \(title)") }
+            if box == nil {
+                notes.append("box_invalid: \(title)")
+            } else if values.contains(where: { !(0...1).contains($0) }) {
+                notes.append("box_clamped: \(title)")
+            }
         } else if let raw = book["box_2d"] ?? book["box2d"], !(raw is NSNull) {
             let values = (raw as? [Any])?.compactMap(number) ?? []
             box = values.count == 4 ? Box(gemini: values) : nil
-            if box == nil { notes.append("box_invalid: \(title)") }
-            else if values.contains(where: { !(0...1000).contains($0) }) { notes.append("box_clamped: \(title)") }
+            if box == nil {
+                notes.append("box_invalid: \(title)")
+            } else if values.contains(where: { !(0...1000).contains($0) }) {
+                notes.append("box_clamped: \(title)")
+            }
         }
-        return Detection(title: title, author: string(book["author"]), isbn: string(book["isbn"]),
-                         confidence: confidence, box: box)
+        return Detection(
+            title: title, author: string(book["author"]), isbn: string(book["isbn"]),
+            confidence: confidence, box: box)
     }
 
     /// A non-empty trimmed string; numbers (an ISBN given as a number) become text.
@@ -89,8 +101,9 @@ package enum AnswerParser {
         var start = bytes.firstIndex(of: UInt8(ascii: "{"))
         while let begin = start {
             if let end = balancedEnd(bytes, from: begin),
-               let object = (try? JSONSerialization.jsonObject(with: Data(bytes[begin...end]))) as? [String: Any],
-               object["books"] != nil {
+                let object = (try? JSONSerialization.jsonObject(with: Data(bytes[begin...end]))) as? [String: Any],
+                object["books"] != nil
+            {
                 return object
             }
             start = bytes[(begin + 1)...].firstIndex(of: UInt8(ascii: "{"))
@@ -118,9 +131,13 @@ package enum AnswerParser {
         for index in start..<bytes.count {
             let byte = bytes[index]
             if inString {
-                if escaped { escaped = false }
-                else if byte == UInt8(ascii: "\\") { escaped = true }
-                else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {

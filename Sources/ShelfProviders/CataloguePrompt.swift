@@ -40,7 +40,9 @@ enum CataloguePrompt {
         if closed { suggestion["additionalProperties"] = false }
         var answer: [String: Any] = [
             "type": "object",
-            "properties": ["books": ["type": "array", "items": book], "suggestions": ["type": "array", "items": suggestion]],
+            "properties": [
+                "books": ["type": "array", "items": book], "suggestions": ["type": "array", "items": suggestion],
+            ],
             "required": ["books", "suggestions"],
         ]
         if closed { answer["additionalProperties"] = false }
@@ -48,6 +50,7 @@ enum CataloguePrompt {
     }
 
     /// Gemini's native detection format, also asked of Cloudflare's models.
-    static let box2DSentence = "Give box_2d for the spine as [ymin, xmin, ymax, xmax]: integers from 0 to 1000, y measured "
+    static let box2DSentence =
+        "Give box_2d for the spine as [ymin, xmin, ymax, xmax]: integers from 0 to 1000, y measured "
         + "down the photo's height and x across its width, y first."
 }

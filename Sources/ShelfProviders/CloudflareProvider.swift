@@ -15,8 +15,10 @@ package struct CloudflareSettings: Sendable {
     /// Sent explicitly: Llama 3.2 Vision's default of 256 tokens cuts a full shelf off mid-answer.
     package var maxTokens: Int
 
-    package init(model: String = "@cf/meta/llama-3.2-11b-vision-instruct", baseURL: String = "https://api.cloudflare.com",
-                 accountID: Secret, apiToken: Secret, timeout: Duration = .seconds(60), maxTokens: Int = 4096) {
+    package init(
+        model: String = "@cf/meta/llama-3.2-11b-vision-instruct", baseURL: String = "https://api.cloudflare.com",
+        accountID: Secret, apiToken: Secret, timeout: Duration = .seconds(60), maxTokens: Int = 4096
+    ) {
         self.model = model; self.baseURL = baseURL; self.accountID = accountID; self.apiToken = apiToken
         self.timeout = timeout; self.maxTokens = maxTokens
     }
@@ -40,11 +42,17 @@ package enum CloudflareRequestStyle: Sendable, Equatable {
 
     package init(model: String) {
         let name = model.lowercased()
-        if name.contains("llama-3.2") && name.contains("vision") { self = .llamaVision }
-        else if name.contains("llava") { self = .llava }
-        else if name.contains("mistral-small") { self = .mistral }
-        else if name.contains("gemma-4") || name.contains("kimi-k2") { self = .openAIShape }
-        else { self = .chatVision }
+        if name.contains("llama-3.2") && name.contains("vision") {
+            self = .llamaVision
+        } else if name.contains("llava") {
+            self = .llava
+        } else if name.contains("mistral-small") {
+            self = .mistral
+        } else if name.contains("gemma-4") || name.contains("kimi-k2") {
+            self = .openAIShape
+        } else {
+            self = .chatVision
+        }
     }
 
     /// The image goes as a top-level array of byte values rather than a data URI.
@@ -63,8 +71,10 @@ package struct CloudflareProvider: VisionProvider {
     /// The date a Retry-After is counted from, and the clock a request's latency is measured on.
     private let time: TimeSource
 
-    package init(settings: CloudflareSettings, http: HTTPClient, logger: Logger,
-                 licenseStore: any CloudflareLicenseMemory, time: TimeSource = .system) {
+    package init(
+        settings: CloudflareSettings, http: HTTPClient, logger: Logger,
+        licenseStore: any CloudflareLicenseMemory, time: TimeSource = .system
+    ) {
         self.settings = settings; self.http = http; self.logger = logger; self.licenses = licenseStore; self.time = time
     }
 
@@ -112,7 +122,9 @@ package struct CloudflareProvider: VisionProvider {
     private func post(_ body: [UInt8]) async throws(PhotoError) -> HTTPResponse {
         let request = HTTPRequest(method: "POST", url: runURL, headers: headers, body: body, timeout: settings.timeout)
         do {
-            return try await http.exchange(request, provider: name, model: settings.model, logger: logger, clock: time.clock).0
+            return try await http.exchange(
+                request, provider: name, model: settings.model, logger: logger, clock: time.clock
+            ).0
         } catch {
             throw networkError(error)
         }
@@ -126,8 +138,12 @@ package struct CloudflareProvider: VisionProvider {
         guard response.status == 200 || text.localizedCaseInsensitiveContains("thank you for agreeing") else {
             throw classify(response, now: time.now)
         }
-        logger.notice("Agreed to the model's license on Cloudflare", metadata: ["provider": "cloudflare",
-                                                                                "model": "\(settings.model)"])
+        logger.notice(
+            "Agreed to the model's license on Cloudflare",
+            metadata: [
+                "provider": "cloudflare",
+                "model": "\(settings.model)",
+            ])
     }
 
     /// `GET …/ai/models/search?search={model}`: proves the token and the account ID and that the model
@@ -136,8 +152,9 @@ package struct CloudflareProvider: VisionProvider {
         let shortName = settings.model.split(separator: "/").last.map(String.init) ?? settings.model
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         let query = shortName.addingPercentEncoding(withAllowedCharacters: allowed) ?? shortName
-        let request = HTTPRequest(method: "GET", url: "\(accountURL)/ai/models/search?search=\(query)",
-                                  headers: [("Authorization", "Bearer \(settings.apiToken.value)")], timeout: .seconds(15))
+        let request = HTTPRequest(
+            method: "GET", url: "\(accountURL)/ai/models/search?search=\(query)",
+            headers: [("Authorization", "Bearer \(settings.apiToken.value)")], timeout: .seconds(15))
         let response: HTTPResponse
         do {
             response = try await http.send(request)
@@ -152,7 +169,8 @@ package struct CloudflareProvider: VisionProvider {
         guard names.contains(settings.model) else {
             return .failure(unknownModel(said: " (the account's model search does not list it)"))
         }
-        return .success("Cloudflare Workers AI answers; the token and account work and model \(settings.model) is available")
+        return .success(
+            "Cloudflare Workers AI answers; the token and account work and model \(settings.model) is available")
     }
 
     // MARK: Request
@@ -174,18 +192,24 @@ package struct CloudflareProvider: VisionProvider {
             let dataURI = "data:\(photo.mimeType);base64,\(Data(photo.bytes).base64EncodedString())"
             body["messages"] = [
                 ["role": "system", "content": Self.instruction],
-                ["role": "user", "content": [
-                    ["type": "text", "text": Self.prompt],
-                    ["type": "image_url", "image_url": ["url": dataURI]],
-                ]] as [String: Any],
+                [
+                    "role": "user",
+                    "content": [
+                        ["type": "text", "text": Self.prompt],
+                        ["type": "image_url", "image_url": ["url": dataURI]],
+                    ],
+                ] as [String: Any],
             ]
             switch style {
             case .mistral:
                 body["guided_json"] = Self.answerSchema
                 body["max_tokens"] = settings.maxTokens
             case .openAIShape:
-                body["response_format"] = ["type": "json_schema",
-                                           "json_schema": ["name": "bookshelf", "schema": Self.answerSchema]] as [String: Any]
+                body["response_format"] =
+                    [
+                        "type": "json_schema",
+                        "json_schema": ["name": "bookshelf", "schema": Self.answerSchema],
+                    ] as [String: Any]
                 body["max_completion_tokens"] = settings.maxTokens
             default:
                 body["response_format"] = ["type": "json_schema", "json_schema": Self.answerSchema] as [String: Any]
@@ -194,7 +218,8 @@ package struct CloudflareProvider: VisionProvider {
         }
         let json: [UInt8]
         do {
-            json = [UInt8](try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]))
+            json = [UInt8](
+                try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]))
         } catch {
             throw PhotoError(.internal, "Could not build the Cloudflare request: \(error)", disposition: .dead)
         }
@@ -239,8 +264,8 @@ package struct CloudflareProvider: VisionProvider {
             "type": "object",
             "properties": [
                 "title": ["type": "string"],
-                "author": ["type": "string"],   // optional rather than a ["string", "null"] type: not every
-                "isbn": ["type": "string"],     // guided-decoding backend takes type arrays
+                "author": ["type": "string"], // optional rather than a ["string", "null"] type: not every
+                "isbn": ["type": "string"], // guided-decoding backend takes type arrays
                 "confidence": ["type": "number"],
                 "box_2d": ["type": "array", "items": ["type": "integer"]],
             ] as [String: Any],
@@ -253,31 +278,36 @@ package struct CloudflareProvider: VisionProvider {
 
     package func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(raw.body))) as? [String: Any] else {
-            throw PhotoError(.providerNonsense,
+            throw PhotoError(
+                .providerNonsense,
                 "Cloudflare's answer (\(raw.body.count) bytes) was not a Workers AI response. It will be retried; "
-                + "if it keeps happening, check [cloudflare] base_url.", disposition: .retry(after: nil))
+                    + "if it keeps happening, check [cloudflare] base_url.", disposition: .retry(after: nil))
         }
         if root["success"] as? Bool == false {
             throw classify(HTTPResponse(status: 200, body: raw.body), now: raw.receivedAt)
         }
         guard let result = root["result"], !(result is NSNull) else {
-            throw PhotoError(.providerNonsense, "Cloudflare answered without a result. It will be retried.",
-                             disposition: .retry(after: nil))
+            throw PhotoError(
+                .providerNonsense, "Cloudflare answered without a result. It will be retried.",
+                disposition: .retry(after: nil))
         }
         let output = CloudflareModelOutput(result: result)
         if let answer = AnswerParser.answer(from: output.text) { return answer }
 
         let limitReached = output.finishReason == "length" || (output.completionTokens ?? 0) >= settings.maxTokens
         if limitReached || AnswerParser.isCutOff(output.text) {
-            throw PhotoError(.providerTruncated,
+            throw PhotoError(
+                .providerTruncated,
                 "Cloudflare's \(settings.model) stopped before finishing its answer (output limit \(settings.maxTokens) "
-                + "tokens); no books are taken from a cut answer. It will be retried; if it keeps happening, photograph "
-                + "the shelf in two halves.", disposition: .retry(after: nil))
+                    + "tokens); no books are taken from a cut answer. It will be retried; if it keeps happening, photograph "
+                    + "the shelf in two halves.", disposition: .retry(after: nil))
         }
-        let what = output.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        let what =
+            output.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
             ? "no text" : "text that is not the JSON asked for"
-        throw PhotoError(.providerNonsense, "Cloudflare's \(settings.model) answered with \(what). It will be retried.",
-                         disposition: .retry(after: nil))
+        throw PhotoError(
+            .providerNonsense, "Cloudflare's \(settings.model) answered with \(what). It will be retried.",
+            disposition: .retry(after: nil))
     }
 
     // MARK: Errors
@@ -286,17 +316,24 @@ package struct CloudflareProvider: VisionProvider {
         let host = URL(string: settings.baseURL)?.host ?? "the configured base_url"
         switch error.kind {
         case .timeout:
-            return PhotoError(.network, "Cloudflare did not answer within \(settings.timeout.components.seconds) s "
-                + "([cloudflare] timeout_s). It will be retried.", disposition: .retry(after: nil))
+            return PhotoError(
+                .network,
+                "Cloudflare did not answer within \(settings.timeout.components.seconds) s "
+                    + "([cloudflare] timeout_s). It will be retried.", disposition: .retry(after: nil))
         case .cancelled:
-            return PhotoError(.network, "The request to Cloudflare was cancelled (shelfd is stopping). It will be sent again.",
-                              disposition: .retry(after: nil))
+            return PhotoError(
+                .network, "The request to Cloudflare was cancelled (shelfd is stopping). It will be sent again.",
+                disposition: .retry(after: nil))
         case .connect:
-            return PhotoError(.network, "Could not connect to Cloudflare at \(host) (\(redacting(secrets, in: error.message))). Check the "
-                + "network and [cloudflare] base_url; it will be retried.", disposition: .retry(after: nil))
+            return PhotoError(
+                .network,
+                "Could not connect to Cloudflare at \(host) (\(redacting(secrets, in: error.message))). Check the "
+                    + "network and [cloudflare] base_url; it will be retried.", disposition: .retry(after: nil))
         case .send, .receive, .other:
-            return PhotoError(.network, "The connection to Cloudflare at \(host) failed (\(redacting(secrets, in: error.message))). "
-                + "It will be retried.", disposition: .retry(after: nil))
+            return PhotoError(
+                .network,
+                "The connection to Cloudflare at \(host) failed (\(redacting(secrets, in: error.message))). "
+                    + "It will be retried.", disposition: .retry(after: nil))
         }
     }
 
@@ -311,43 +348,59 @@ package struct CloudflareProvider: VisionProvider {
         let fixThen = "then run 'shelfd doctor'."
 
         if envelope.messages.contains(where: { $0.localizedCaseInsensitiveContains("JSON Mode couldn't be met") }) {
-            return PhotoError(.providerNonsense, "Cloudflare's \(model) could not produce the JSON asked for "
-                + "(HTTP \(status)\(said)). It will be retried.", disposition: .retry(after: nil))
+            return PhotoError(
+                .providerNonsense,
+                "Cloudflare's \(model) could not produce the JSON asked for "
+                    + "(HTTP \(status)\(said)). It will be retried.", disposition: .retry(after: nil))
         }
         if codes.contains(3040) {
             let when = retryAfter.map { " in \(Int($0.rounded(.up))) s" } ?? ""
-            return PhotoError(.providerUnavailable, "Cloudflare Workers AI is out of capacity for \(model) "
-                + "(HTTP \(status)\(said)). It will be retried\(when).", disposition: .retry(after: retryAfter))
+            return PhotoError(
+                .providerUnavailable,
+                "Cloudflare Workers AI is out of capacity for \(model) "
+                    + "(HTTP \(status)\(said)). It will be retried\(when).", disposition: .retry(after: retryAfter))
         }
         if codes.contains(3036) {
-            return PhotoError(.providerQuota, "The Cloudflare account's daily free Workers AI allocation is used up "
-                + "(HTTP \(status)\(said)). Photos wait until it resets at 00:00 UTC; the Workers Paid plan goes on sooner.",
+            return PhotoError(
+                .providerQuota,
+                "The Cloudflare account's daily free Workers AI allocation is used up "
+                    + "(HTTP \(status)\(said)). Photos wait until it resets at 00:00 UTC; the Workers Paid plan goes on sooner.",
                 disposition: .providerWait(until: QuotaTimes.nextUTCMidnight(after: now)))
         }
         if codes.contains(5016) {
-            return PhotoError(.providerAuth, "Cloudflare says the license of \(model) has not been agreed to "
-                + "(HTTP \(status)\(said)), although shelfd sent the agreement. Send {\"prompt\": \"agree\"} to the model "
-                + "once by hand with the same token and account (Cloudflare's Llama 3.2 Vision tutorial shows how), \(fixThen)",
+            return PhotoError(
+                .providerAuth,
+                "Cloudflare says the license of \(model) has not been agreed to "
+                    + "(HTTP \(status)\(said)), although shelfd sent the agreement. Send {\"prompt\": \"agree\"} to the model "
+                    + "once by hand with the same token and account (Cloudflare's Llama 3.2 Vision tutorial shows how), \(fixThen)",
                 disposition: .providerBroken)
         }
         if codes.contains(5035) {
-            return PhotoError(.providerAuth, "Cloudflare's \(model) needs the Workers Paid plan (HTTP \(status)\(said)). "
-                + "Upgrade the account, or set [cloudflare] model to a model the free plan includes, \(fixThen)",
+            return PhotoError(
+                .providerAuth,
+                "Cloudflare's \(model) needs the Workers Paid plan (HTTP \(status)\(said)). "
+                    + "Upgrade the account, or set [cloudflare] model to a model the free plan includes, \(fixThen)",
                 disposition: .providerBroken)
         }
         if codes.contains(10000) || status == 401 {
-            return PhotoError(.providerAuth, "Cloudflare rejected the API token (HTTP \(status)\(said)). Set "
-                + "CLOUDFLARE_API_TOKEN to a token with the Workers AI Read and Edit permissions, and CLOUDFLARE_ACCOUNT_ID "
-                + "to the account it belongs to, \(fixThen)", disposition: .providerBroken)
+            return PhotoError(
+                .providerAuth,
+                "Cloudflare rejected the API token (HTTP \(status)\(said)). Set "
+                    + "CLOUDFLARE_API_TOKEN to a token with the Workers AI Read and Edit permissions, and CLOUDFLARE_ACCOUNT_ID "
+                    + "to the account it belongs to, \(fixThen)", disposition: .providerBroken)
         }
         if codes.contains(7003) || codes.contains(7000) {
-            return PhotoError(.providerAuth, "Cloudflare has no such route (HTTP \(status)\(said)): the account ID is "
-                + "probably wrong. Set CLOUDFLARE_ACCOUNT_ID to the account ID shown in the Cloudflare dashboard and check "
-                + "[cloudflare] base_url, \(fixThen)", disposition: .providerBroken)
+            return PhotoError(
+                .providerAuth,
+                "Cloudflare has no such route (HTTP \(status)\(said)): the account ID is "
+                    + "probably wrong. Set CLOUDFLARE_ACCOUNT_ID to the account ID shown in the Cloudflare dashboard and check "
+                    + "[cloudflare] base_url, \(fixThen)", disposition: .providerBroken)
         }
         if codes.contains(3023) || codes.contains(5018) || codes.contains(3041) {
-            return PhotoError(.providerAuth, "Cloudflare does not let this account use \(model) (HTTP \(status)\(said)). "
-                + "Check the account in the Cloudflare dashboard or set [cloudflare] model to another model, \(fixThen)",
+            return PhotoError(
+                .providerAuth,
+                "Cloudflare does not let this account use \(model) (HTTP \(status)\(said)). "
+                    + "Check the account in the Cloudflare dashboard or set [cloudflare] model to another model, \(fixThen)",
                 disposition: .providerBroken)
         }
         if codes.contains(5007) || codes.contains(3042) {
@@ -355,44 +408,63 @@ package struct CloudflareProvider: VisionProvider {
         }
         if codes.contains(3006) || status == 413 {
             let size = requestBytes.map { " (the request was \(($0 + 1023) / 1024) KB)" } ?? ""
-            return PhotoError(.photoTooLarge, "Cloudflare refused the photo as too large\(size) (HTTP \(status)\(said)). "
-                + "Export a smaller JPEG (about 1500 px on the long side) and drop it in again.", disposition: .dead)
+            return PhotoError(
+                .photoTooLarge,
+                "Cloudflare refused the photo as too large\(size) (HTTP \(status)\(said)). "
+                    + "Export a smaller JPEG (about 1500 px on the long side) and drop it in again.", disposition: .dead
+            )
         }
         if codes.contains(3007) || codes.contains(3008) {
-            return PhotoError(.providerUnavailable, "Cloudflare timed out on the request (HTTP \(status)\(said)). "
-                + "It will be retried.", disposition: .retry(after: retryAfter))
+            return PhotoError(
+                .providerUnavailable,
+                "Cloudflare timed out on the request (HTTP \(status)\(said)). "
+                    + "It will be retried.", disposition: .retry(after: retryAfter))
         }
         switch status {
         case 403:
-            return PhotoError(.providerAuth, "Cloudflare refused the request (HTTP 403\(said)). Check that the token in "
-                + "CLOUDFLARE_API_TOKEN has the Workers AI permissions for the account in CLOUDFLARE_ACCOUNT_ID and that the "
-                + "account's plan includes \(model), \(fixThen)", disposition: .providerBroken)
+            return PhotoError(
+                .providerAuth,
+                "Cloudflare refused the request (HTTP 403\(said)). Check that the token in "
+                    + "CLOUDFLARE_API_TOKEN has the Workers AI permissions for the account in CLOUDFLARE_ACCOUNT_ID and that the "
+                    + "account's plan includes \(model), \(fixThen)", disposition: .providerBroken)
         case 404:
-            return PhotoError(.providerModel, "Cloudflare found nothing at the model's address (HTTP 404\(said)). Check "
-                + "[cloudflare] model ('\(model)'), CLOUDFLARE_ACCOUNT_ID and [cloudflare] base_url, \(fixThen)",
+            return PhotoError(
+                .providerModel,
+                "Cloudflare found nothing at the model's address (HTTP 404\(said)). Check "
+                    + "[cloudflare] model ('\(model)'), CLOUDFLARE_ACCOUNT_ID and [cloudflare] base_url, \(fixThen)",
                 disposition: .providerBroken)
         case 429:
             // The API-wide limit blocks every call for five minutes unless `retry-after` says otherwise.
             let delay = retryAfter ?? 300
-            return PhotoError(.providerRateLimited, "Cloudflare is rate-limiting requests (HTTP 429\(said)). Sending "
-                + "resumes in \(Int(delay.rounded(.up))) s; lower [cloudflare] requests_per_minute if this keeps happening.",
+            return PhotoError(
+                .providerRateLimited,
+                "Cloudflare is rate-limiting requests (HTTP 429\(said)). Sending "
+                    + "resumes in \(Int(delay.rounded(.up))) s; lower [cloudflare] requests_per_minute if this keeps happening.",
                 disposition: .providerWait(until: now.addingTimeInterval(delay)))
         case 408, 500...599:
-            return PhotoError(.providerUnavailable, "Cloudflare Workers AI is unavailable (HTTP \(status)\(said)). "
-                + "It will be retried.", disposition: .retry(after: retryAfter))
+            return PhotoError(
+                .providerUnavailable,
+                "Cloudflare Workers AI is unavailable (HTTP \(status)\(said)). "
+                    + "It will be retried.", disposition: .retry(after: retryAfter))
         case 200, 400...499:
-            return PhotoError(.providerRejected, "Cloudflare rejected the request for this photo (HTTP \(status)\(said)). "
-                + "It will not be retried.", disposition: .dead)
+            return PhotoError(
+                .providerRejected,
+                "Cloudflare rejected the request for this photo (HTTP \(status)\(said)). "
+                    + "It will not be retried.", disposition: .dead)
         default:
-            return PhotoError(.providerNonsense, "Cloudflare answered with HTTP \(status), which shelfd does not expect. "
-                + "It will be retried; check [cloudflare] base_url.", disposition: .retry(after: nil))
+            return PhotoError(
+                .providerNonsense,
+                "Cloudflare answered with HTTP \(status), which shelfd does not expect. "
+                    + "It will be retried; check [cloudflare] base_url.", disposition: .retry(after: nil))
         }
     }
 
     private func unknownModel(said: String) -> PhotoError {
-        PhotoError(.providerModel, "Cloudflare Workers AI has no model '\(settings.model)'\(said); it may be misspelt or "
-            + "retired. Set [cloudflare] model in shelfd.toml to a current vision model (for example "
-            + "@cf/meta/llama-3.2-11b-vision-instruct), then run 'shelfd doctor'.", disposition: .providerBroken)
+        PhotoError(
+            .providerModel,
+            "Cloudflare Workers AI has no model '\(settings.model)'\(said); it may be misspelt or "
+                + "retired. Set [cloudflare] model in shelfd.toml to a current vision model (for example "
+                + "@cf/meta/llama-3.2-11b-vision-instruct), then run 'shelfd doctor'.", disposition: .providerBroken)
     }
 
     /// ", code 3040: Capacity temporarily exceeded…" from the envelope, shortened, credentials scrubbed.
@@ -464,11 +536,16 @@ struct CloudflareModelOutput {
         case let array as [Any]:
             var texts: [String] = [], books: [Any] = []
             for item in array {
-                if let text = item as? String { texts.append(text) }
-                else if let object = item as? [String: Any] {
-                    if let text = object["generated_text"] as? String ?? object["text"] as? String { texts.append(text) }
-                    else if object["books"] != nil { texts.append(json(object)) }
-                    else { books.append(object) }
+                if let text = item as? String {
+                    texts.append(text)
+                } else if let object = item as? [String: Any] {
+                    if let text = object["generated_text"] as? String ?? object["text"] as? String {
+                        texts.append(text)
+                    } else if object["books"] != nil {
+                        texts.append(json(object))
+                    } else {
+                        books.append(object)
+                    }
                 }
             }
             return texts.isEmpty && !books.isEmpty ? json(["books": books]) : texts.joined()

@@ -89,16 +89,20 @@ package struct GeminiBatchClient: Sendable {
         for request in requests {
             items.append(["request": try provider.requestObject(for: request.photo), "metadata": ["key": request.key]])
         }
-        return try GeminiProvider.serialize(["batch": [
-            "displayName": displayName, "inputConfig": ["requests": ["requests": items]],
-        ] as [String: Any]])
+        return try GeminiProvider.serialize([
+            "batch": [
+                "displayName": displayName, "inputConfig": ["requests": ["requests": items]],
+            ] as [String: Any]
+        ])
     }
 
     /// The JSONL input file: one `{"key": …, "request": GenerateContentRequest}` a line.
     package func jsonl(_ requests: [Request]) throws(PhotoError) -> [UInt8] {
         var bytes: [UInt8] = []
         for request in requests {
-            bytes += try GeminiProvider.serialize(["key": request.key, "request": try provider.requestObject(for: request.photo)])
+            bytes += try GeminiProvider.serialize([
+                "key": request.key, "request": try provider.requestObject(for: request.photo),
+            ])
             bytes.append(UInt8(ascii: "\n"))
         }
         return bytes
@@ -106,7 +110,9 @@ package struct GeminiBatchClient: Sendable {
 
     /// The `batchGenerateContent` body naming an uploaded input file.
     package func fileBody(displayName: String, file: String) throws(PhotoError) -> [UInt8] {
-        try GeminiProvider.serialize(["batch": ["displayName": displayName, "inputConfig": ["fileName": file]] as [String: Any]])
+        try GeminiProvider.serialize([
+            "batch": ["displayName": displayName, "inputConfig": ["fileName": file]] as [String: Any]
+        ])
     }
 
     // MARK: Calls
@@ -134,7 +140,9 @@ package struct GeminiBatchClient: Sendable {
         var all: [GeminiBatchStatus] = []
         var token: String?
         repeat {
-            let page = token.map { "&pageToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
+            let page =
+                token.map { "&pageToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
+                ?? ""
             let response = try await call("GET", "\(base)/v1beta/batches?pageSize=100\(page)")
             let object = Self.object(response.body) ?? [:]
             for operation in object["operations"] as? [[String: Any]] ?? [] {
@@ -160,32 +168,47 @@ package struct GeminiBatchClient: Sendable {
 
     /// The Files API's resumable upload: a start request, then the bytes with `upload, finalize`. Returns `files/…`.
     package func upload(_ bytes: [UInt8], displayName: String, mimeType: String) async throws(PhotoError) -> String {
-        let start = try await call("POST", "\(base)/upload/v1beta/files", body: try GeminiProvider.serialize(
-            ["file": ["display_name": displayName]]), headers: [
+        let start = try await call(
+            "POST", "\(base)/upload/v1beta/files",
+            body: try GeminiProvider.serialize(
+                ["file": ["display_name": displayName]]),
+            headers: [
                 ("X-Goog-Upload-Protocol", "resumable"), ("X-Goog-Upload-Command", "start"),
-                ("X-Goog-Upload-Header-Content-Length", "\(bytes.count)"), ("X-Goog-Upload-Header-Content-Type", mimeType)])
+                ("X-Goog-Upload-Header-Content-Length", "\(bytes.count)"),
+                ("X-Goog-Upload-Header-Content-Type", mimeType),
+            ])
         guard let url = start.header("x-goog-upload-url") else {
-            throw PhotoError(.providerNonsense, "Gemini's Files API gave no upload URL. The batch will be submitted again later.",
-                             disposition: .retry(after: nil))
+            throw PhotoError(
+                .providerNonsense, "Gemini's Files API gave no upload URL. The batch will be submitted again later.",
+                disposition: .retry(after: nil))
         }
-        let done = try await call("POST", url, body: bytes, headers: [
-            ("X-Goog-Upload-Offset", "0"), ("X-Goog-Upload-Command", "upload, finalize")], contentType: nil)
+        let done = try await call(
+            "POST", url, body: bytes,
+            headers: [
+                ("X-Goog-Upload-Offset", "0"), ("X-Goog-Upload-Command", "upload, finalize"),
+            ], contentType: nil)
         guard let file = (Self.object(done.body)?["file"] as? [String: Any])?["name"] as? String else {
-            throw PhotoError(.providerNonsense, "Gemini's Files API did not name the uploaded file. The batch will be submitted again later.",
-                             disposition: .retry(after: nil))
+            throw PhotoError(
+                .providerNonsense,
+                "Gemini's Files API did not name the uploaded file. The batch will be submitted again later.",
+                disposition: .retry(after: nil))
         }
         return file
     }
 
-    private func call(_ method: String, _ url: String, body: [UInt8] = [], headers: [(name: String, value: String)] = [],
-                      contentType: String? = "application/json") async throws(PhotoError) -> HTTPResponse {
+    private func call(
+        _ method: String, _ url: String, body: [UInt8] = [], headers: [(name: String, value: String)] = [],
+        contentType: String? = "application/json"
+    ) async throws(PhotoError) -> HTTPResponse {
         var all = headers + [("x-goog-api-key", provider.settings.apiKey.value)]
         if let contentType, !body.isEmpty { all.append(("Content-Type", contentType)) }
-        let request = HTTPRequest(method: method, url: url, headers: all, body: body, timeout: provider.settings.timeout)
+        let request = HTTPRequest(
+            method: method, url: url, headers: all, body: body, timeout: provider.settings.timeout)
         let response: HTTPResponse
         do {
-            (response, _) = try await http.exchange(request, provider: "gemini-batch", model: provider.settings.model, logger: logger,
-                                                    clock: provider.time.clock)
+            (response, _) = try await http.exchange(
+                request, provider: "gemini-batch", model: provider.settings.model, logger: logger,
+                clock: provider.time.clock)
         } catch {
             throw provider.networkError(error)
         }
@@ -198,8 +221,10 @@ package struct GeminiBatchClient: Sendable {
     /// A batch from an `Operation` (`name`, `metadata.state`, `metadata.output` or `response`) or a bare `GenerateContentBatch`.
     package static func status(from bytes: [UInt8]) throws(PhotoError) -> GeminiBatchStatus {
         guard let object = object(bytes), let status = status(from: object) else {
-            throw PhotoError(.providerNonsense, "Gemini's answer about a batch job (\(bytes.count) bytes) was not a batch. "
-                + "It is asked again later; check [gemini] base_url.", disposition: .retry(after: nil))
+            throw PhotoError(
+                .providerNonsense,
+                "Gemini's answer about a batch job (\(bytes.count) bytes) was not a batch. "
+                    + "It is asked again later; check [gemini] base_url.", disposition: .retry(after: nil))
         }
         return status
     }
@@ -210,15 +235,19 @@ package struct GeminiBatchClient: Sendable {
         let state = (batch["state"] as? String).flatMap(GeminiBatchState.init(rawValue:)) ?? .unspecified
         let output = batch["output"] as? [String: Any] ?? operation["response"] as? [String: Any] ?? [:]
         var inlined: [GeminiBatchLine]?
-        if let wrapper = output["inlinedResponses"] as? [String: Any], let items = wrapper["inlinedResponses"] as? [[String: Any]] {
+        if let wrapper = output["inlinedResponses"] as? [String: Any],
+            let items = wrapper["inlinedResponses"] as? [[String: Any]]
+        {
             inlined = items.enumerated().map { index, item in
                 // Each answer carries the metadata its request was sent with; without it, the order tells.
-                let key = (item["metadata"] as? [String: Any])?["key"] as? String ?? item["key"] as? String ?? "#\(index)"
+                let key =
+                    (item["metadata"] as? [String: Any])?["key"] as? String ?? item["key"] as? String ?? "#\(index)"
                 return line(item, key: key, number: index + 1)
             }
         }
-        return GeminiBatchStatus(name: name, displayName: batch["displayName"] as? String, state: state, inlined: inlined,
-                                 responsesFile: output["responsesFile"] as? String)
+        return GeminiBatchStatus(
+            name: name, displayName: batch["displayName"] as? String, state: state, inlined: inlined,
+            responsesFile: output["responsesFile"] as? String)
     }
 
     /// The results file: one `{"key": …, "response": {…}}` or `{"key": …, "error": {…}}` a line.
@@ -239,12 +268,14 @@ package struct GeminiBatchClient: Sendable {
 
     private static func line(_ item: [String: Any], key: String, number: Int) -> GeminiBatchLine {
         if let response = item["response"] as? [String: Any],
-           let body = try? JSONSerialization.data(withJSONObject: response, options: [.withoutEscapingSlashes]) {
+            let body = try? JSONSerialization.data(withJSONObject: response, options: [.withoutEscapingSlashes])
+        {
             return .response(key: key, body: [UInt8](body))
         }
         if let error = item["error"] as? [String: Any] {
-            return .error(key: key, code: error["code"] as? Int ?? 0, status: error["status"] as? String,
-                          message: error["message"] as? String ?? "")
+            return .error(
+                key: key, code: error["code"] as? Int ?? 0, status: error["status"] as? String,
+                message: error["message"] as? String ?? "")
         }
         return .broken(line: number)
     }
@@ -255,7 +286,8 @@ package struct GeminiBatchClient: Sendable {
 
     /// What an error line means for its photo: the provider's reading of the same HTTP status.
     package func error(code: Int, status: String?, message: String) -> PhotoError {
-        let body = (try? GeminiProvider.serialize(["error": ["code": code, "status": status ?? "", "message": message]])) ?? []
+        let body =
+            (try? GeminiProvider.serialize(["error": ["code": code, "status": status ?? "", "message": message]])) ?? []
         return provider.classify(HTTPResponse(status: code == 0 ? 500 : code, body: body), now: provider.time.now)
     }
 }

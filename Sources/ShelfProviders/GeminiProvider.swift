@@ -18,9 +18,11 @@ package struct GeminiSettings: Sendable {
     /// For 3.x models (`thinkingConfig.thinkingLevel`).
     package var thinkingLevel: String
 
-    package init(model: String = "gemini-2.5-flash", baseURL: String = "https://generativelanguage.googleapis.com",
-                 apiKey: Secret, timeout: Duration = .seconds(120), maxOutputTokens: Int = 16_384,
-                 thinkingBudget: Int = 1024, thinkingLevel: String = "low") {
+    package init(
+        model: String = "gemini-2.5-flash", baseURL: String = "https://generativelanguage.googleapis.com",
+        apiKey: Secret, timeout: Duration = .seconds(120), maxOutputTokens: Int = 16_384,
+        thinkingBudget: Int = 1024, thinkingLevel: String = "low"
+    ) {
         self.model = model; self.baseURL = baseURL; self.apiKey = apiKey; self.timeout = timeout
         self.maxOutputTokens = maxOutputTokens; self.thinkingBudget = thinkingBudget; self.thinkingLevel = thinkingLevel
     }
@@ -57,18 +59,21 @@ package struct GeminiProvider: VisionProvider {
 
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
         let body = try requestBody(for: photo)
-        let request = HTTPRequest(method: "POST", url: endpoint,
-                                  headers: [("Content-Type", "application/json"), ("x-goog-api-key", settings.apiKey.value)],
-                                  body: body, timeout: settings.timeout)
-        return try await http.answer(request, provider: name, model: settings.model, logger: logger, time: time,
-                                     networkError: networkError, classify: { classify($0, now: time.now) })
+        let request = HTTPRequest(
+            method: "POST", url: endpoint,
+            headers: [("Content-Type", "application/json"), ("x-goog-api-key", settings.apiKey.value)],
+            body: body, timeout: settings.timeout)
+        return try await http.answer(
+            request, provider: name, model: settings.model, logger: logger, time: time,
+            networkError: networkError, classify: { classify($0, now: time.now) })
     }
 
     /// `GET {base}/v1beta/models/{model}`: checks the key and the model without generating anything.
     package func checkReachable() async -> Result<String, PhotoError> {
         let url = endpoint.replacingOccurrences(of: ":generateContent", with: "")
-        let request = HTTPRequest(method: "GET", url: url, headers: [("x-goog-api-key", settings.apiKey.value)],
-                                  timeout: .seconds(15))
+        let request = HTTPRequest(
+            method: "GET", url: url, headers: [("x-goog-api-key", settings.apiKey.value)],
+            timeout: .seconds(15))
         do {
             let response = try await http.send(request)
             guard response.status == 200 else { return .failure(classify(response, now: time.now)) }
@@ -87,19 +92,31 @@ package struct GeminiProvider: VisionProvider {
     package func requestObject(for photo: PhotoUpload) throws(PhotoError) -> [String: Any] {
         let encodedSize = (photo.bytes.count + 2) / 3 * 4
         guard encodedSize + 64 * 1024 <= Self.inlineLimit else {
-            throw PhotoError(.photoTooLarge,
+            throw PhotoError(
+                .photoTooLarge,
                 "The \(megabytes(photo.bytes.count)) MB photo is over Gemini's 20 MB inline limit "
-                + "(\(megabytes(encodedSize)) MB once encoded); shrinking photos arrives with preprocessing. Until then, "
-                + "export a smaller JPEG (about 3000 px on the long side) and drop it in again.", disposition: .dead)
+                    + "(\(megabytes(encodedSize)) MB once encoded); shrinking photos arrives with preprocessing. Until then, "
+                    + "export a smaller JPEG (about 3000 px on the long side) and drop it in again.", disposition: .dead
+            )
         }
-        let thinking: [String: Any] = settings.model.hasPrefix("gemini-3")
+        let thinking: [String: Any] =
+            settings.model.hasPrefix("gemini-3")
             ? ["thinkingLevel": settings.thinkingLevel] : ["thinkingBudget": settings.thinkingBudget]
         let body: [String: Any] = [
             "systemInstruction": ["parts": [["text": Self.systemInstruction]]],
-            "contents": [["role": "user", "parts": [
-                ["inline_data": ["mime_type": photo.mimeType, "data": Data(photo.bytes).base64EncodedString()]],
-                ["text": Self.prompt],
-            ]]],
+            "contents": [
+                [
+                    "role": "user",
+                    "parts": [
+                        [
+                            "inline_data": [
+                                "mime_type": photo.mimeType, "data": Data(photo.bytes).base64EncodedString(),
+                            ]
+                        ],
+                        ["text": Self.prompt],
+                    ],
+                ]
+            ],
             "generationConfig": [
                 "responseMimeType": "application/json",
                 "responseSchema": Self.responseSchema,
@@ -149,7 +166,9 @@ package struct GeminiProvider: VisionProvider {
         ]
         return [
             "type": "OBJECT",
-            "properties": ["books": ["type": "ARRAY", "items": book], "suggestions": ["type": "ARRAY", "items": suggestion]],
+            "properties": [
+                "books": ["type": "ARRAY", "items": book], "suggestions": ["type": "ARRAY", "items": suggestion],
+            ],
             "required": ["books", "suggestions"],
             "propertyOrdering": ["books", "suggestions"],
         ]
@@ -159,36 +178,44 @@ package struct GeminiProvider: VisionProvider {
 
     package func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer {
         guard let response = try? JSONDecoder().decode(GenerateContentResponse.self, from: Data(raw.body)) else {
-            throw PhotoError(.providerNonsense,
+            throw PhotoError(
+                .providerNonsense,
                 "Gemini's answer (\(raw.body.count) bytes) was not a generateContent response. It will be retried; "
-                + "if it keeps happening, check [gemini] base_url.", disposition: .retry(after: nil))
+                    + "if it keeps happening, check [gemini] base_url.", disposition: .retry(after: nil))
         }
         if let reason = response.promptFeedback?.blockReason, response.candidates?.isEmpty ?? true {
-            throw PhotoError(.providerBlocked,
+            throw PhotoError(
+                .providerBlocked,
                 "Gemini refused to look at this photo (prompt blocked: \(reason)). It will not be retried; if it is a "
-                + "bookshelf, retake the photo and drop the new one in.", disposition: .dead)
+                    + "bookshelf, retake the photo and drop the new one in.", disposition: .dead)
         }
         guard let candidate = response.candidates?.first else {
-            throw PhotoError(.providerNonsense, "Gemini answered with no candidates. It will be retried.",
-                             disposition: .retry(after: nil))
+            throw PhotoError(
+                .providerNonsense, "Gemini answered with no candidates. It will be retried.",
+                disposition: .retry(after: nil))
         }
         let text = (candidate.content?.parts ?? []).filter { $0.thought != true }.compactMap(\.text).joined()
         if let answer = AnswerParser.answer(from: text) { return answer }
 
         switch candidate.finishReason ?? "STOP" {
         case "MAX_TOKENS":
-            throw PhotoError(.providerTruncated,
+            throw PhotoError(
+                .providerTruncated,
                 "Gemini ran out of output tokens before finishing its answer (MAX_TOKENS at \(settings.maxOutputTokens), "
-                + "thinking included). It will be retried; if it keeps happening, photograph the shelf in two halves.",
+                    + "thinking included). It will be retried; if it keeps happening, photograph the shelf in two halves.",
                 disposition: .retry(after: nil))
         case "STOP", "FINISH_REASON_UNSPECIFIED":
-            let what = text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "no text" : "text that is not the JSON asked for"
-            throw PhotoError(.providerNonsense, "Gemini answered with \(what). It will be retried.",
-                             disposition: .retry(after: nil))
+            let what =
+                text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                ? "no text" : "text that is not the JSON asked for"
+            throw PhotoError(
+                .providerNonsense, "Gemini answered with \(what). It will be retried.",
+                disposition: .retry(after: nil))
         case let reason:
-            throw PhotoError(.providerBlocked,
+            throw PhotoError(
+                .providerBlocked,
                 "Gemini stopped without an answer (finishReason \(reason)). It will not be retried; if it is a "
-                + "bookshelf, retake the photo and drop the new one in.", disposition: .dead)
+                    + "bookshelf, retake the photo and drop the new one in.", disposition: .dead)
         }
     }
 
@@ -207,17 +234,23 @@ package struct GeminiProvider: VisionProvider {
         let host = URL(string: settings.baseURL)?.host ?? "the configured base_url"
         switch error.kind {
         case .timeout:
-            return PhotoError(.network, "Gemini did not answer within \(settings.timeout.components.seconds) s "
-                + "([gemini] timeout_s). It will be retried.", disposition: .retry(after: nil))
+            return PhotoError(
+                .network,
+                "Gemini did not answer within \(settings.timeout.components.seconds) s "
+                    + "([gemini] timeout_s). It will be retried.", disposition: .retry(after: nil))
         case .cancelled:
-            return PhotoError(.network, "The request to Gemini was cancelled (shelfd is stopping). It will be sent again.",
-                              disposition: .retry(after: nil))
+            return PhotoError(
+                .network, "The request to Gemini was cancelled (shelfd is stopping). It will be sent again.",
+                disposition: .retry(after: nil))
         case .connect:
-            return PhotoError(.network, "Could not connect to Gemini at \(host) (\(error.message)). Check the network "
-                + "and [gemini] base_url; it will be retried.", disposition: .retry(after: nil))
+            return PhotoError(
+                .network,
+                "Could not connect to Gemini at \(host) (\(error.message)). Check the network "
+                    + "and [gemini] base_url; it will be retried.", disposition: .retry(after: nil))
         case .send, .receive, .other:
-            return PhotoError(.network, "The connection to Gemini at \(host) failed (\(error.message)). It will be retried.",
-                              disposition: .retry(after: nil))
+            return PhotoError(
+                .network, "The connection to Gemini at \(host) failed (\(error.message)). It will be retried.",
+                disposition: .retry(after: nil))
         }
     }
 
@@ -230,53 +263,78 @@ package struct GeminiProvider: VisionProvider {
 
         switch status {
         case 400 where details.contains { $0.reason == "API_KEY_INVALID" }:
-            return PhotoError(.providerAuth, "Gemini rejected the API key (HTTP 400, API_KEY_INVALID). Set GEMINI_API_KEY "
-                + "(or the gemini_api_key credential) to a valid key from Google AI Studio, then run 'shelfd doctor'.",
+            return PhotoError(
+                .providerAuth,
+                "Gemini rejected the API key (HTTP 400, API_KEY_INVALID). Set GEMINI_API_KEY "
+                    + "(or the gemini_api_key credential) to a valid key from Google AI Studio, then run 'shelfd doctor'.",
                 disposition: .providerBroken)
         case 400:
-            return PhotoError(.providerRejected, "Gemini rejected the request for this photo (HTTP 400\(said)). "
-                + "It will not be retried.", disposition: .dead)
+            return PhotoError(
+                .providerRejected,
+                "Gemini rejected the request for this photo (HTTP 400\(said)). "
+                    + "It will not be retried.", disposition: .dead)
         case 401, 403:
-            return PhotoError(.providerAuth, "Gemini refused the credential (HTTP \(status)\(said)). Check that "
-                + "GEMINI_API_KEY is a Gemini API key allowed to use the Generative Language API, then run 'shelfd doctor'.",
+            return PhotoError(
+                .providerAuth,
+                "Gemini refused the credential (HTTP \(status)\(said)). Check that "
+                    + "GEMINI_API_KEY is a Gemini API key allowed to use the Generative Language API, then run 'shelfd doctor'.",
                 disposition: .providerBroken)
         case 404:
-            return PhotoError(.providerModel, "Gemini has no model '\(settings.model)' for generateContent (HTTP 404); it "
-                + "may be misspelt or retired. Set [gemini] model in shelfd.toml to a current model (for example "
-                + "gemini-2.5-flash), then run 'shelfd doctor'.", disposition: .providerBroken)
+            return PhotoError(
+                .providerModel,
+                "Gemini has no model '\(settings.model)' for generateContent (HTTP 404); it "
+                    + "may be misspelt or retired. Set [gemini] model in shelfd.toml to a current model (for example "
+                    + "gemini-2.5-flash), then run 'shelfd doctor'.", disposition: .providerBroken)
         case 429:
             let quotaIDs = details.flatMap { $0.violations ?? [] }.compactMap(\.quotaId)
             if quotaIDs.contains(where: { $0.contains("PerDay") || $0.contains("Daily") }) {
                 let reset = QuotaTimes.nextPacificMidnight(after: now)
-                return PhotoError(.providerQuota, "Gemini's daily quota is used up (HTTP 429, \(quotaIDs.first { $0.contains("PerDay") || $0.contains("Daily") } ?? "per-day quota")). "
-                    + "Photos wait until it resets at midnight Pacific time; raise the quota or add billing to go on sooner.",
+                return PhotoError(
+                    .providerQuota,
+                    "Gemini's daily quota is used up (HTTP 429, \(quotaIDs.first { $0.contains("PerDay") || $0.contains("Daily") } ?? "per-day quota")). "
+                        + "Photos wait until it resets at midnight Pacific time; raise the quota or add billing to go on sooner.",
                     disposition: .providerWait(until: reset))
             }
-            let delay = details.compactMap(\.retryDelay).compactMap(Self.seconds).first
+            let delay =
+                details.compactMap(\.retryDelay).compactMap(Self.seconds).first
                 ?? envelope?.message.flatMap(Self.retryInMessage)
                 ?? response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
                 ?? 60
-            return PhotoError(.providerRateLimited, "Gemini is rate-limiting requests (HTTP 429). Sending resumes in "
-                + "\(formatSeconds(delay)) s; lower [gemini] requests_per_minute if this keeps happening.",
+            return PhotoError(
+                .providerRateLimited,
+                "Gemini is rate-limiting requests (HTTP 429). Sending resumes in "
+                    + "\(formatSeconds(delay)) s; lower [gemini] requests_per_minute if this keeps happening.",
                 disposition: .providerWait(until: now.addingTimeInterval(delay)))
         case 408, 500, 502, 503, 504:
-            return PhotoError(.providerUnavailable, "Gemini is unavailable (HTTP \(status)\(said)). It will be retried.",
-                disposition: .retry(after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
+            return PhotoError(
+                .providerUnavailable, "Gemini is unavailable (HTTP \(status)\(said)). It will be retried.",
+                disposition: .retry(
+                    after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
         case 402:
-            return PhotoError(.providerQuota, "Gemini refused for billing reasons (HTTP 402\(said)). Check the project's "
-                + "billing, then run 'shelfd doctor'.", disposition: .providerBroken)
+            return PhotoError(
+                .providerQuota,
+                "Gemini refused for billing reasons (HTTP 402\(said)). Check the project's "
+                    + "billing, then run 'shelfd doctor'.", disposition: .providerBroken)
         case 413:
-            return PhotoError(.photoTooLarge, "Gemini refused the photo as too large (HTTP 413). Export a smaller JPEG "
-                + "and drop it in again.", disposition: .dead)
+            return PhotoError(
+                .photoTooLarge,
+                "Gemini refused the photo as too large (HTTP 413). Export a smaller JPEG "
+                    + "and drop it in again.", disposition: .dead)
         case 500...599:
-            return PhotoError(.providerUnavailable, "Gemini failed (HTTP \(status)\(said)). It will be retried.",
-                disposition: .retry(after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
+            return PhotoError(
+                .providerUnavailable, "Gemini failed (HTTP \(status)\(said)). It will be retried.",
+                disposition: .retry(
+                    after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
         case 400...499:
-            return PhotoError(.providerRejected, "Gemini rejected the request for this photo (HTTP \(status)\(said)). "
-                + "It will not be retried.", disposition: .dead)
+            return PhotoError(
+                .providerRejected,
+                "Gemini rejected the request for this photo (HTTP \(status)\(said)). "
+                    + "It will not be retried.", disposition: .dead)
         default:
-            return PhotoError(.providerNonsense, "Gemini answered with HTTP \(status), which shelfd does not expect. "
-                + "It will be retried; check [gemini] base_url.", disposition: .retry(after: nil))
+            return PhotoError(
+                .providerNonsense,
+                "Gemini answered with HTTP \(status), which shelfd does not expect. "
+                    + "It will be retried; check [gemini] base_url.", disposition: .retry(after: nil))
         }
     }
 
@@ -312,16 +370,22 @@ package struct GeminiProvider: VisionProvider {
     package static func seconds(_ duration: String) -> TimeInterval? {
         let text = duration.trimmingCharacters(in: .whitespaces)
         let value: Double?
-        if text.hasSuffix("ms") { value = Double(text.dropLast(2)).map { $0 / 1000 } }
-        else if text.hasSuffix("s") { value = Double(text.dropLast()) }
-        else { value = nil }
+        if text.hasSuffix("ms") {
+            value = Double(text.dropLast(2)).map { $0 / 1000 }
+        } else if text.hasSuffix("s") {
+            value = Double(text.dropLast())
+        } else {
+            value = nil
+        }
         guard let value, value.isFinite, value >= 0 else { return nil }
         return value
     }
 
     /// "… Please retry in 7.5s." in an error message.
     package static func retryInMessage(_ message: String) -> TimeInterval? {
-        guard let range = message.range(of: #"Please retry in [0-9.]+(ms|s)"#, options: .regularExpression) else { return nil }
+        guard let range = message.range(of: #"Please retry in [0-9.]+(ms|s)"#, options: .regularExpression) else {
+            return nil
+        }
         return seconds(String(message[range].dropFirst("Please retry in ".count)))
     }
 }

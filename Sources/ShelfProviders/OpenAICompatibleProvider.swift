@@ -21,8 +21,10 @@ package struct OpenAICompatibleSettings: Sendable {
     /// `max_tokens`: room for a full shelf (a server default can be as low as 256).
     package var maxTokens: Int
 
-    package init(model: String = "qwen2.5vl:7b", baseURL: String = "http://127.0.0.1:11434/v1", apiKey: Secret? = nil,
-                 timeout: Duration = .seconds(300), maxSide: Int = 1536, quality: Int = 85, maxTokens: Int = 4096) {
+    package init(
+        model: String = "qwen2.5vl:7b", baseURL: String = "http://127.0.0.1:11434/v1", apiKey: Secret? = nil,
+        timeout: Duration = .seconds(300), maxSide: Int = 1536, quality: Int = 85, maxTokens: Int = 4096
+    ) {
         self.model = model; self.baseURL = baseURL; self.apiKey = apiKey; self.timeout = timeout
         self.maxSide = maxSide; self.quality = quality; self.maxTokens = maxTokens
     }
@@ -50,8 +52,9 @@ package struct OpenAICompatibleProvider: VisionProvider {
     /// The configured size and quality; byte target as `.openAICompatible`.
     package var preset: ImagePreset {
         let base = ImagePreset.openAICompatible
-        return ImagePreset(maxSide: settings.maxSide, quality: settings.quality, targetBytes: base.targetBytes,
-                           minQuality: min(base.minQuality, settings.quality))
+        return ImagePreset(
+            maxSide: settings.maxSide, quality: settings.quality, targetBytes: base.targetBytes,
+            minQuality: min(base.minQuality, settings.quality))
     }
 
     /// The base URL without trailing slashes.
@@ -74,15 +77,18 @@ package struct OpenAICompatibleProvider: VisionProvider {
 
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
         let body = try requestBody(for: photo)
-        let request = HTTPRequest(method: "POST", url: endpoint, headers: headers(json: true), body: body,
-                                  timeout: settings.timeout)
-        return try await http.answer(request, provider: name, model: settings.model, logger: logger,
-                                     time: time, networkError: networkError, classify: { classify($0, now: time.now) })
+        let request = HTTPRequest(
+            method: "POST", url: endpoint, headers: headers(json: true), body: body,
+            timeout: settings.timeout)
+        return try await http.answer(
+            request, provider: name, model: settings.model, logger: logger,
+            time: time, networkError: networkError, classify: { classify($0, now: time.now) })
     }
 
     /// `GET {base}/models`: the server is up and lists the configured model. Generates nothing.
     package func checkReachable() async -> Result<String, PhotoError> {
-        let request = HTTPRequest(method: "GET", url: base + "/models", headers: headers(json: false), timeout: .seconds(15))
+        let request = HTTPRequest(
+            method: "GET", url: base + "/models", headers: headers(json: false), timeout: .seconds(15))
         let response: HTTPResponse
         do {
             response = try await http.send(request)
@@ -91,18 +97,23 @@ package struct OpenAICompatibleProvider: VisionProvider {
         }
         guard response.status == 200 else { return .failure(classify(response, now: time.now)) }
         guard let ids = Self.modelIDs(in: response.body) else {
-            return .failure(PhotoError(.providerNonsense,
-                "The server at \(base) answered GET /models with something that is not a model list. Check that "
-                + "[openai] base_url is the server's OpenAI endpoint, ending in /v1.", disposition: .retry(after: nil)))
+            return .failure(
+                PhotoError(
+                    .providerNonsense,
+                    "The server at \(base) answered GET /models with something that is not a model list. Check that "
+                        + "[openai] base_url is the server's OpenAI endpoint, ending in /v1.",
+                    disposition: .retry(after: nil)))
         }
         if ids.contains(where: { Self.sameModel($0, settings.model) }) {
             return .success("The server at \(base) answers; model \(settings.model) is available")
         }
         let offered = ids.isEmpty ? "none" : ids.prefix(10).joined(separator: ", ") + (ids.count > 10 ? ", …" : "")
-        return .failure(PhotoError(.providerModel,
-            "The server at \(base) does not list the model '\(settings.model)' (it offers: \(offered)). Set [openai] model "
-            + "to one of those, or load it (Ollama: 'ollama pull \(settings.model)'), then run 'shelfd doctor'.",
-            disposition: .providerBroken))
+        return .failure(
+            PhotoError(
+                .providerModel,
+                "The server at \(base) does not list the model '\(settings.model)' (it offers: \(offered)). Set [openai] model "
+                    + "to one of those, or load it (Ollama: 'ollama pull \(settings.model)'), then run 'shelfd doctor'.",
+                disposition: .providerBroken))
     }
 
     /// Ollama lists `name:latest` for a model pulled as `name`.
@@ -113,7 +124,8 @@ package struct OpenAICompatibleProvider: VisionProvider {
     /// The ids of `{"data": [{"id": …}, …]}`; nil when the body is not that shape.
     private static func modelIDs(in body: [UInt8]) -> [String]? {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-              let data = root["data"] as? [[String: Any]] else { return nil }
+            let data = root["data"] as? [[String: Any]]
+        else { return nil }
         return data.compactMap { $0["id"] as? String }
     }
 
@@ -125,13 +137,18 @@ package struct OpenAICompatibleProvider: VisionProvider {
             "model": settings.model,
             "messages": [
                 ["role": "system", "content": Self.systemInstruction],
-                ["role": "user", "content": [
-                    ["type": "image_url", "image_url": ["url": dataURI]],
-                    ["type": "text", "text": Self.prompt],
-                ]],
+                [
+                    "role": "user",
+                    "content": [
+                        ["type": "image_url", "image_url": ["url": dataURI]],
+                        ["type": "text", "text": Self.prompt],
+                    ],
+                ],
             ],
-            "response_format": ["type": "json_schema",
-                                "json_schema": ["name": "shelf", "schema": Self.responseSchema] as [String: Any]],
+            "response_format": [
+                "type": "json_schema",
+                "json_schema": ["name": "shelf", "schema": Self.responseSchema] as [String: Any],
+            ],
             "max_tokens": settings.maxTokens,
             "temperature": 0.1,
             "stream": false,
@@ -160,8 +177,10 @@ package struct OpenAICompatibleProvider: VisionProvider {
                 "author": ["type": ["string", "null"]],
                 "isbn": ["type": ["string", "null"]],
                 "confidence": ["type": "number", "minimum": 0, "maximum": 1],
-                "box": ["type": "array", "items": ["type": "number", "minimum": 0, "maximum": 1],
-                        "minItems": 4, "maxItems": 4] as [String: Any],
+                "box": [
+                    "type": "array", "items": ["type": "number", "minimum": 0, "maximum": 1],
+                    "minItems": 4, "maxItems": 4,
+                ] as [String: Any],
             ] as [String: Any],
             "required": ["title", "author", "isbn", "confidence", "box"],
             "additionalProperties": false,
@@ -173,36 +192,48 @@ package struct OpenAICompatibleProvider: VisionProvider {
 
     package func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(raw.body))) as? [String: Any],
-              let choices = root["choices"] as? [[String: Any]] else {
-            throw PhotoError(.providerNonsense,
+            let choices = root["choices"] as? [[String: Any]]
+        else {
+            throw PhotoError(
+                .providerNonsense,
                 "The answer from \(base) (\(raw.body.count) bytes) was not a chat completion. It will be retried; "
-                + "if it keeps happening, check that [openai] base_url is the server's /v1 endpoint.",
+                    + "if it keeps happening, check that [openai] base_url is the server's /v1 endpoint.",
                 disposition: .retry(after: nil))
         }
         guard let choice = choices.first, let message = choice["message"] as? [String: Any] else {
-            throw PhotoError(.providerNonsense, "The model answered with no choices. It will be retried.",
-                             disposition: .retry(after: nil))
+            throw PhotoError(
+                .providerNonsense, "The model answered with no choices. It will be retried.",
+                disposition: .retry(after: nil))
         }
         let text = Self.content(of: message)
         if let answer = AnswerParser.answer(from: text, boxes: .corners) { return answer }
 
         if let refusal = message["refusal"] as? String, !refusal.isEmpty {
-            throw PhotoError(.providerBlocked, "The model refused to read this photo. It will not be retried; if it is "
-                + "a bookshelf, retake the photo and drop the new one in.", disposition: .dead)
+            throw PhotoError(
+                .providerBlocked,
+                "The model refused to read this photo. It will not be retried; if it is "
+                    + "a bookshelf, retake the photo and drop the new one in.", disposition: .dead)
         }
         switch choice["finish_reason"] as? String ?? "stop" {
         case "length":
-            throw PhotoError(.providerTruncated,
+            throw PhotoError(
+                .providerTruncated,
                 "The model ran out of output tokens before finishing its answer (max_tokens \(settings.maxTokens)). "
-                + "It will be retried; if it keeps happening, photograph the shelf in two halves.",
+                    + "It will be retried; if it keeps happening, photograph the shelf in two halves.",
                 disposition: .retry(after: nil))
         case "content_filter":
-            throw PhotoError(.providerBlocked, "The server's content filter stopped the answer. It will not be retried; "
-                + "if it is a bookshelf, retake the photo and drop the new one in.", disposition: .dead)
+            throw PhotoError(
+                .providerBlocked,
+                "The server's content filter stopped the answer. It will not be retried; "
+                    + "if it is a bookshelf, retake the photo and drop the new one in.", disposition: .dead)
         default:
-            let what = text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "no text" : "text that is not the JSON asked for"
-            throw PhotoError(.providerNonsense, "The model answered with \(what). It will be retried; if it keeps "
-                + "happening, check that [openai] model is a vision model that follows instructions.",
+            let what =
+                text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                ? "no text" : "text that is not the JSON asked for"
+            throw PhotoError(
+                .providerNonsense,
+                "The model answered with \(what). It will be retried; if it keeps "
+                    + "happening, check that [openai] model is a vision model that follows instructions.",
                 disposition: .retry(after: nil))
         }
     }
@@ -219,19 +250,25 @@ package struct OpenAICompatibleProvider: VisionProvider {
     private func networkError(_ error: HTTPError) -> PhotoError {
         switch error.kind {
         case .timeout:
-            return PhotoError(.network, "The model at \(base) did not answer within \(settings.timeout.components.seconds) s "
-                + "([openai] timeout_s; a local model on a CPU can need several minutes). It will be retried.",
+            return PhotoError(
+                .network,
+                "The model at \(base) did not answer within \(settings.timeout.components.seconds) s "
+                    + "([openai] timeout_s; a local model on a CPU can need several minutes). It will be retried.",
                 disposition: .retry(after: nil))
         case .cancelled:
-            return PhotoError(.network, "The request to \(base) was cancelled (shelfd is stopping). It will be sent again.",
-                              disposition: .retry(after: nil))
+            return PhotoError(
+                .network, "The request to \(base) was cancelled (shelfd is stopping). It will be sent again.",
+                disposition: .retry(after: nil))
         case .connect:
-            return PhotoError(.network, "The local server at \(base) isn't answering (\(error.message)). Is Ollama (or "
-                + "llama-server, vLLM) running? Start it, or fix [openai] base_url; it will be retried.",
+            return PhotoError(
+                .network,
+                "The local server at \(base) isn't answering (\(error.message)). Is Ollama (or "
+                    + "llama-server, vLLM) running? Start it, or fix [openai] base_url; it will be retried.",
                 disposition: .retry(after: nil))
         case .send, .receive, .other:
-            return PhotoError(.network, "The connection to \(base) failed (\(error.message)). It will be retried.",
-                              disposition: .retry(after: nil))
+            return PhotoError(
+                .network, "The connection to \(base) failed (\(error.message)). It will be retried.",
+                disposition: .retry(after: nil))
         }
     }
 
@@ -245,45 +282,66 @@ package struct OpenAICompatibleProvider: VisionProvider {
 
         // A text-only model, or llama-server started without the model's multimodal projector (HTTP 500).
         if message.contains("image input is not supported") || message.contains("does not support vision")
-            || message.contains("mmproj") {
-            return PhotoError(.providerModel, "The model '\(settings.model)' at \(base) cannot read images (HTTP \(status)"
-                + "\(said)). Pick a vision model in [openai] model, or for llama-server load the model's multimodal "
-                + "projector (--mmproj FILE, or -hf with a vision GGUF), then run 'shelfd doctor'.",
+            || message.contains("mmproj")
+        {
+            return PhotoError(
+                .providerModel,
+                "The model '\(settings.model)' at \(base) cannot read images (HTTP \(status)"
+                    + "\(said)). Pick a vision model in [openai] model, or for llama-server load the model's multimodal "
+                    + "projector (--mmproj FILE, or -hf with a vision GGUF), then run 'shelfd doctor'.",
                 disposition: .providerBroken)
         }
         switch status {
         case 401, 403:
-            return PhotoError(.providerAuth, "The server at \(base) refused the credential (HTTP \(status)\(said)). Set "
-                + "OPENAI_API_KEY (or the openai_api_key credential) to the key the server was started with "
-                + "(--api-key), then run 'shelfd doctor'.", disposition: .providerBroken)
+            return PhotoError(
+                .providerAuth,
+                "The server at \(base) refused the credential (HTTP \(status)\(said)). Set "
+                    + "OPENAI_API_KEY (or the openai_api_key credential) to the key the server was started with "
+                    + "(--api-key), then run 'shelfd doctor'.", disposition: .providerBroken)
         case 404:
-            return PhotoError(.providerModel, "The server at \(base) has no model '\(settings.model)' (HTTP 404\(said)). "
-                + "Pull it ('ollama pull \(settings.model)') or set [openai] model to a model the server has; check too "
-                + "that [openai] base_url ends in /v1. Then run 'shelfd doctor'.", disposition: .providerBroken)
+            return PhotoError(
+                .providerModel,
+                "The server at \(base) has no model '\(settings.model)' (HTTP 404\(said)). "
+                    + "Pull it ('ollama pull \(settings.model)') or set [openai] model to a model the server has; check too "
+                    + "that [openai] base_url ends in /v1. Then run 'shelfd doctor'.", disposition: .providerBroken)
         case 413:
-            return PhotoError(.photoTooLarge, "The server at \(base) refused the photo as too large (HTTP 413). Lower "
-                + "[openai] max_side, or raise the server's request size limit.", disposition: .dead)
+            return PhotoError(
+                .photoTooLarge,
+                "The server at \(base) refused the photo as too large (HTTP 413). Lower "
+                    + "[openai] max_side, or raise the server's request size limit.", disposition: .dead)
         case 429:
-            let delay = response.header("retry-after-ms").flatMap(Double.init).map { max(0, $0 / 1000) }
+            let delay =
+                response.header("retry-after-ms").flatMap(Double.init).map { max(0, $0 / 1000) }
                 ?? retryAfter ?? 60
-            return PhotoError(.providerRateLimited, "The server at \(base) is rate-limiting requests (HTTP 429). Sending "
-                + "resumes in \(formatSeconds(delay)) s; lower [pipeline] concurrency if this keeps happening.",
+            return PhotoError(
+                .providerRateLimited,
+                "The server at \(base) is rate-limiting requests (HTTP 429). Sending "
+                    + "resumes in \(formatSeconds(delay)) s; lower [pipeline] concurrency if this keeps happening.",
                 disposition: .providerWait(until: now.addingTimeInterval(delay)))
         case 503 where message.contains("loading model"):
-            return PhotoError(.providerUnavailable, "The server at \(base) is still loading the model (HTTP 503). It "
-                + "will be retried.", disposition: .retry(after: retryAfter ?? 5))
+            return PhotoError(
+                .providerUnavailable,
+                "The server at \(base) is still loading the model (HTTP 503). It "
+                    + "will be retried.", disposition: .retry(after: retryAfter ?? 5))
         case 408, 500...599:
-            return PhotoError(.providerUnavailable, "The server at \(base) failed (HTTP \(status)\(said)). It will be "
-                + "retried.", disposition: .retry(after: retryAfter))
+            return PhotoError(
+                .providerUnavailable,
+                "The server at \(base) failed (HTTP \(status)\(said)). It will be "
+                    + "retried.", disposition: .retry(after: retryAfter))
         case 400...499:
-            let hint = error?.type == "exceed_context_size_error"
+            let hint =
+                error?.type == "exceed_context_size_error"
                 ? " The image does not fit the model's context: lower [openai] max_side or start the server with a larger context."
                 : ""
-            return PhotoError(.providerRejected, "The server at \(base) rejected the request for this photo (HTTP "
-                + "\(status)\(said)). It will not be retried.\(hint)", disposition: .dead)
+            return PhotoError(
+                .providerRejected,
+                "The server at \(base) rejected the request for this photo (HTTP "
+                    + "\(status)\(said)). It will not be retried.\(hint)", disposition: .dead)
         default:
-            return PhotoError(.providerNonsense, "The server at \(base) answered with HTTP \(status), which shelfd does "
-                + "not expect. It will be retried; check [openai] base_url.", disposition: .retry(after: nil))
+            return PhotoError(
+                .providerNonsense,
+                "The server at \(base) answered with HTTP \(status), which shelfd does "
+                    + "not expect. It will be retried; check [openai] base_url.", disposition: .retry(after: nil))
         }
     }
 

@@ -6,21 +6,29 @@ package import ShelfHTTP
 extension HTTPClient {
     /// One request to a provider, logged (at debug) with status, sizes and duration only: never headers,
     /// bodies or keys. Returns the answer and how long it took; transport failures are thrown as they are.
-    package func exchange(_ request: HTTPRequest, provider: String, model: String,
-                          logger: Logger, clock: SomeClock) async throws(HTTPError) -> (HTTPResponse, Duration) {
+    package func exchange(
+        _ request: HTTPRequest, provider: String, model: String,
+        logger: Logger, clock: SomeClock
+    ) async throws(HTTPError) -> (HTTPResponse, Duration) {
         let started = clock.now
         do {
             let response = try await send(request)
             let latency = started.duration(to: clock.now)
-            logger.debug("Provider answered", metadata: [
-                "provider": "\(provider)", "model": "\(model)", "http.status": "\(response.status)",
-                "http.request.bytes": "\(request.body.count)", "http.response.bytes": "\(response.body.count)",
-                "duration_ms": "\(latency.milliseconds)",
-            ])
+            logger.debug(
+                "Provider answered",
+                metadata: [
+                    "provider": "\(provider)", "model": "\(model)", "http.status": "\(response.status)",
+                    "http.request.bytes": "\(request.body.count)", "http.response.bytes": "\(response.body.count)",
+                    "duration_ms": "\(latency.milliseconds)",
+                ])
             return (response, latency)
         } catch {
-            logger.debug("Provider request failed", metadata: [
-                "provider": "\(provider)", "http.error": "\(error.kind.rawValue)", "http.request.bytes": "\(request.body.count)"])
+            logger.debug(
+                "Provider request failed",
+                metadata: [
+                    "provider": "\(provider)", "http.error": "\(error.kind.rawValue)",
+                    "http.request.bytes": "\(request.body.count)",
+                ])
             throw error
         }
     }
@@ -29,11 +37,14 @@ extension HTTPClient {
 extension HTTPClient {
     /// A provider request whose only good answer is 200: the answer as received, else the provider's own
     /// reading of the failure (`networkError` for no answer, `classify` for any other status).
-    func answer(_ request: HTTPRequest, provider: String, model: String, logger: Logger, time: TimeSource,
-                networkError: (HTTPError) -> PhotoError, classify: (HTTPResponse) -> PhotoError) async throws(PhotoError) -> RawResponse {
+    func answer(
+        _ request: HTTPRequest, provider: String, model: String, logger: Logger, time: TimeSource,
+        networkError: (HTTPError) -> PhotoError, classify: (HTTPResponse) -> PhotoError
+    ) async throws(PhotoError) -> RawResponse {
         let response: HTTPResponse, latency: Duration
         do {
-            (response, latency) = try await exchange(request, provider: provider, model: model, logger: logger, clock: time.clock)
+            (response, latency) = try await exchange(
+                request, provider: provider, model: model, logger: logger, clock: time.clock)
         } catch {
             throw networkError(error)
         }

@@ -11,18 +11,25 @@ extension Store {
     @discardableResult
     package func requeueAwaiting(provider: String, oneMore: Bool, now: Date = Date()) throws -> [Int64] {
         try write { db in
-            guard try db.queryOne("SELECT 1 AS one FROM job WHERE awaiting = ? LIMIT 1", [provider]) != nil else { return [] }
-            let answered = try db.queryOne("SELECT MAX(at) AS t FROM request WHERE provider = ? AND outcome = 'ok'",
-                                           [provider])?.date("t")
-            var due = try db.query("""
+            guard try db.queryOne("SELECT 1 AS one FROM job WHERE awaiting = ? LIMIT 1", [provider]) != nil else {
+                return []
+            }
+            let answered = try db.queryOne(
+                "SELECT MAX(at) AS t FROM request WHERE provider = ? AND outcome = 'ok'",
+                [provider])?.date("t")
+            var due = try db.query(
+                """
                 SELECT id, sha256 FROM job WHERE awaiting = ? AND state IN ('done', 'review') AND finished_at < ?
                 ORDER BY id
                 """, [provider, answered ?? .distantPast])
-            let queued = try db.queryOne("""
-                SELECT 1 AS one FROM job WHERE recheck_of IS NOT NULL AND state IN ('pending','leased','failed_retryable')
-                """) != nil
+            let queued =
+                try db.queryOne(
+                    """
+                    SELECT 1 AS one FROM job WHERE recheck_of IS NOT NULL AND state IN ('pending','leased','failed_retryable')
+                    """) != nil
             if due.isEmpty && oneMore && !queued {
-                due = try db.query("""
+                due = try db.query(
+                    """
                     SELECT id, sha256 FROM job WHERE awaiting = ? AND state IN ('done', 'review') ORDER BY id LIMIT 1
                     """, [provider])
             }
@@ -30,15 +37,20 @@ extension Store {
             for row in due {
                 guard let old = row.int("id"), let sha = row.string("sha256") else { continue }
                 try db.execute("UPDATE job SET awaiting = NULL WHERE id = ?", [old])
-                guard try db.queryOne("""
-                    SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
-                    """, [sha]) == nil else { continue }             // already queued again (a rescan): that one asks
-                let job = try db.insert("""
+                guard
+                    try db.queryOne(
+                        """
+                        SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
+                        """, [sha]) == nil
+                else { continue } // already queued again (a rescan): that one asks
+                let job = try db.insert(
+                    """
                     INSERT INTO job (sha256, provider, state, attempts, created_at, updated_at, recheck_of)
                     VALUES (?, '', 'pending', 0, ?, ?, ?)
                     """, [sha, now, now, old])
                 // The fast provider's answer is replayed, not asked for again.
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO response (job_id, sha256, provider, model, file, bytes, latency_ms, received_at)
                     SELECT ?, sha256, provider, model, file, bytes, latency_ms, received_at FROM response
                     WHERE job_id = ? AND provider <> ? AND usable = 1
@@ -52,7 +64,9 @@ extension Store {
 
     /// Whether this job asks the accurate provider again for an earlier fast reading (it does so once).
     package func isRecheck(jobID: Int64) throws -> Bool {
-        try readStatement { db in try db.queryOne("SELECT recheck_of FROM job WHERE id = ?", [jobID])?.int("recheck_of") != nil }
+        try readStatement { db in
+            try db.queryOne("SELECT recheck_of FROM job WHERE id = ?", [jobID])?.int("recheck_of") != nil
+        }
     }
 
     /// Photos whose fast reading waits for `provider`.

@@ -14,8 +14,10 @@ package struct CatalogueRow: Sendable, Equatable {
     /// OpenLibrary author keys, named from the authors imported before, when `author` is nil.
     package var authorKeys: [String]
 
-    package init(title: String, author: String? = nil, isbn: ISBN? = nil, year: Int? = nil, tag: String? = nil,
-                 series: String? = nil, originKey: String? = nil, authorKeys: [String] = []) {
+    package init(
+        title: String, author: String? = nil, isbn: ISBN? = nil, year: Int? = nil, tag: String? = nil,
+        series: String? = nil, originKey: String? = nil, authorKeys: [String] = []
+    ) {
         self.title = title; self.author = author; self.isbn = isbn; self.year = year; self.tag = tag
         self.series = series; self.originKey = originKey; self.authorKeys = authorKeys
     }
@@ -37,7 +39,8 @@ package struct Catalogue: Sendable {
 
     package func beginImport(path: String, format: String, now: Date = Date()) throws -> Int64 {
         try database.write { db in
-            return try db.insert("INSERT INTO catalogue_import (path, format, started_at) VALUES (?, ?, ?)", [path, format, now])
+            return try db.insert(
+                "INSERT INTO catalogue_import (path, format, started_at) VALUES (?, ?, ?)", [path, format, now])
         }
     }
 
@@ -45,7 +48,8 @@ package struct Catalogue: Sendable {
     /// segments, and a search reads every segment (merged, a search on the library data set takes half the time).
     package func finishImport(_ id: Int64, imported: Int, duplicates: Int, skipped: Int, now: Date = Date()) throws {
         try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE catalogue_import SET finished_at = ?, imported = ?, duplicates = ?, skipped = ? WHERE id = ?
                 """, [now, imported, duplicates, skipped, id])
             try db.execute("INSERT INTO catalogue_fts (catalogue_fts) VALUES ('optimize')")
@@ -60,32 +64,45 @@ package struct Catalogue: Sendable {
         try database.write { db in
             var added = 0
             for var row in rows {
-                if row.author == nil, !row.authorKeys.isEmpty { row.author = try Self.authorName(db, keys: row.authorKeys) }
+                if row.author == nil, !row.authorKeys.isEmpty {
+                    row.author = try Self.authorName(db, keys: row.authorKeys)
+                }
                 if try Self.addCatalogueRow(db, row, importID: importID) { added += 1 }
             }
             return (added, rows.count - added)
         }
     }
 
-    private static func addCatalogueRow(_ db: any DatabaseConnection, _ row: CatalogueRow, importID: Int64?) throws -> Bool {
+    private static func addCatalogueRow(_ db: any DatabaseConnection, _ row: CatalogueRow, importID: Int64?) throws
+        -> Bool
+    {
         let isbn13 = row.isbn?.isbn13
         let work = CatalogueRecord.workKey(title: row.title, author: row.author)
-        if let isbn13, try db.queryOne("SELECT id FROM catalogue_entry WHERE isbn13 = ?", [isbn13]) != nil { return false }
-        if let same = try db.queryOne("""
+        if let isbn13, try db.queryOne("SELECT id FROM catalogue_entry WHERE isbn13 = ?", [isbn13]) != nil {
+            return false
+        }
+        if let same = try db.queryOne(
+            """
             SELECT id FROM catalogue_entry WHERE work_key = ? AND (isbn13 IS NULL OR ? IS NULL) ORDER BY id LIMIT 1
-            """, [work, isbn13]) {
+            """, [work, isbn13])
+        {
             if isbn13 != nil, let id = same.int("id") {
-                try db.execute("UPDATE catalogue_entry SET isbn13 = ?, isbn10 = ? WHERE id = ?", [isbn13, row.isbn?.isbn10, id])
+                try db.execute(
+                    "UPDATE catalogue_entry SET isbn13 = ?, isbn10 = ? WHERE id = ?", [isbn13, row.isbn?.isbn10, id])
             }
             return false
         }
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO catalogue_entry (title, author, isbn13, isbn10, year, tag, series, origin_key, work_key,
                                          title_folded, author_folded, tag_folded, series_folded, import_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [row.title, row.author, isbn13, row.isbn?.isbn10, row.year, row.tag, row.series, row.originKey, work,
-                  TextNormalization.fold(row.title), TextNormalization.fold(row.author ?? ""),
-                  TextNormalization.fold(row.tag ?? ""), TextNormalization.fold(row.series ?? ""), importID])
+            """,
+            [
+                row.title, row.author, isbn13, row.isbn?.isbn10, row.year, row.tag, row.series, row.originKey, work,
+                TextNormalization.fold(row.title), TextNormalization.fold(row.author ?? ""),
+                TextNormalization.fold(row.tag ?? ""), TextNormalization.fold(row.series ?? ""), importID,
+            ])
         return true
     }
 
@@ -93,7 +110,8 @@ package struct Catalogue: Sendable {
     package func addAuthors(_ authors: [(key: String, name: String)]) throws {
         try database.write { db in
             for author in authors {
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO catalogue_author (key, name) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET name = excluded.name
                     """, [author.key, author.name])
             }
@@ -114,21 +132,25 @@ package struct Catalogue: Sendable {
     /// query, best ranked (bm25, title first) first.
     package func search(_ match: String, limit: Int) throws -> [CatalogueRecord] {
         try database.read { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT e.id, e.title, e.author, e.isbn13, e.isbn10, e.year, e.tag, e.series
                 FROM (SELECT rowid, bm25(catalogue_fts, 3.0, 2.0, 2.0, 1.0) AS rank FROM catalogue_fts
                       WHERE catalogue_fts MATCH ? ORDER BY rank LIMIT ?) AS found
                 JOIN catalogue_entry e ON e.id = found.rowid
                 ORDER BY found.rank
-                """, [match, limit]).map(Self.catalogueRecord)
+                """, [match, limit]
+            ).map(Self.catalogueRecord)
         }
     }
 
     package func record(isbn13: String) throws -> CatalogueRecord? {
         try database.read { db in
-            try db.queryOne("""
+            try db.queryOne(
+                """
                 SELECT id, title, author, isbn13, isbn10, year, tag, series FROM catalogue_entry WHERE isbn13 = ?
-                """, [isbn13]).map(Self.catalogueRecord)
+                """, [isbn13]
+            ).map(Self.catalogueRecord)
         }
     }
 
@@ -138,8 +160,9 @@ package struct Catalogue: Sendable {
     package func commonWords(share: Double, minimum: Int) throws -> (words: Set<String>, entries: Int) {
         try database.read { db in
             let entries = try db.queryOne("SELECT COUNT(*) AS n FROM catalogue_entry")?.int("n") ?? 0
-            let rows = try db.query("SELECT term FROM catalogue_vocabulary WHERE doc > ?",
-                                    [max(Double(entries) * share, Double(minimum))])
+            let rows = try db.query(
+                "SELECT term FROM catalogue_vocabulary WHERE doc > ?",
+                [max(Double(entries) * share, Double(minimum))])
             return (Set(rows.compactMap { $0.string("term") }), Int(entries))
         }
     }
@@ -152,23 +175,27 @@ package struct Catalogue: Sendable {
 
     package func stats() throws -> CatalogueStats {
         try database.read { db in
-            let counts = try db.queryOne("""
+            let counts = try db.queryOne(
+                """
                 SELECT COUNT(*) AS entries, COUNT(isbn13) AS isbn, COUNT(NULLIF(tag_folded, '')) AS tag FROM catalogue_entry
                 """)
             let imports = try db.query("SELECT * FROM catalogue_import ORDER BY id").map { row in
-                CatalogueStats.Import(path: row.string("path") ?? "", format: row.string("format") ?? "",
-                                      startedAt: row.date("started_at") ?? Date(timeIntervalSince1970: 0),
-                                      finishedAt: row.date("finished_at"), imported: Int(row.int("imported") ?? 0),
-                                      duplicates: Int(row.int("duplicates") ?? 0), skipped: Int(row.int("skipped") ?? 0))
+                CatalogueStats.Import(
+                    path: row.string("path") ?? "", format: row.string("format") ?? "",
+                    startedAt: row.date("started_at") ?? Date(timeIntervalSince1970: 0),
+                    finishedAt: row.date("finished_at"), imported: Int(row.int("imported") ?? 0),
+                    duplicates: Int(row.int("duplicates") ?? 0), skipped: Int(row.int("skipped") ?? 0))
             }
-            return CatalogueStats(entries: Int(counts?.int("entries") ?? 0), withISBN: Int(counts?.int("isbn") ?? 0),
-                                  withTag: Int(counts?.int("tag") ?? 0), imports: imports)
+            return CatalogueStats(
+                entries: Int(counts?.int("entries") ?? 0), withISBN: Int(counts?.int("isbn") ?? 0),
+                withTag: Int(counts?.int("tag") ?? 0), imports: imports)
         }
     }
 
     private static func catalogueRecord(_ row: Row) -> CatalogueRecord {
-        CatalogueRecord(source: Store.catalogueSource, key: "catalogue:\(row.int("id") ?? 0)", title: row.string("title") ?? "",
-                        author: row.string("author"), isbn13: row.string("isbn13"), isbn10: row.string("isbn10"),
-                        year: row.int("year").map(Int.init), tag: row.string("tag"), series: row.string("series"))
+        CatalogueRecord(
+            source: Store.catalogueSource, key: "catalogue:\(row.int("id") ?? 0)", title: row.string("title") ?? "",
+            author: row.string("author"), isbn13: row.string("isbn13"), isbn10: row.string("isbn10"),
+            year: row.int("year").map(Int.init), tag: row.string("tag"), series: row.string("series"))
     }
 }

@@ -34,8 +34,10 @@ package struct HardcoverPushRecord: Sendable, Equatable {
     /// The list named after the shelf it was put on.
     package var list: String?
 
-    package init(bookID: Int64, isbn13: String, outcome: Outcome, hardcoverBook: Int? = nil, edition: Int? = nil,
-                 userBook: Int? = nil, list: String? = nil) {
+    package init(
+        bookID: Int64, isbn13: String, outcome: Outcome, hardcoverBook: Int? = nil, edition: Int? = nil,
+        userBook: Int? = nil, list: String? = nil
+    ) {
         self.bookID = bookID; self.isbn13 = isbn13; self.outcome = outcome; self.hardcoverBook = hardcoverBook
         self.edition = edition; self.userBook = userBook; self.list = list
     }
@@ -59,10 +61,12 @@ package struct HardcoverPushes: Sendable {
     /// when none was), and whether more were changed after it. `retryUnknown`: a work whose edition Hardcover did not
     /// know comes again (its catalogue grows).
     package func changedWorks(after cursor: HardcoverCursor?, limit: Int = 200, retryUnknown: Bool = false)
-        throws -> (works: [HardcoverWork], last: HardcoverCursor?, more: Bool) {
+        throws -> (works: [HardcoverWork], last: HardcoverCursor?, more: Bool)
+    {
         try database.readStatement { db in
             let keyset: [any SQLBindable] = cursor.map { [$0.changed, $0.changed, $0.bookID] } ?? []
-            let rows = try db.query("""
+            let rows = try db.query(
+                """
                 SELECT id, updated_at FROM book
                 WHERE \(cursor == nil ? "1 = 1" : "(updated_at > ? OR (updated_at = ? AND id > ?))")
                 ORDER BY updated_at, id LIMIT ?
@@ -74,23 +78,29 @@ package struct HardcoverPushes: Sendable {
             let ids = rows.compactMap { $0.int("id") }
             var done: Set<String> = []
             do {
-                for row in try db.query("""
+                for row in try db.query(
+                    """
                     SELECT book_id, isbn13, outcome FROM hardcover_push
                     WHERE book_id IN (\(ids.map(String.init).joined(separator: ",")))
-                    """) where !(retryUnknown && row.string("outcome") == "unknown") {
+                    """) where !(retryUnknown && row.string("outcome") == "unknown")
+                {
                     done.insert("\(row.int("book_id") ?? 0)|\(row.string("isbn13") ?? "")")
                 }
             }
             var rowOf: [String: Int64] = [:]
-            for row in try db.query("SELECT id, work_key FROM book WHERE id IN (\(ids.map(String.init).joined(separator: ",")))") {
+            for row in try db.query(
+                "SELECT id, work_key FROM book WHERE id IN (\(ids.map(String.init).joined(separator: ",")))")
+            {
                 if let key = row.string("work_key"), let id = row.int("id") { rowOf[key] = id }
             }
             var works: [HardcoverWork] = []
             for entry in entries {
                 guard let bookID = rowOf[entry.work] else { continue }
                 if let isbn = entry.isbn13, done.contains("\(bookID)|\(isbn)") { continue }
-                works.append(HardcoverWork(bookID: bookID, work: entry.work, title: entry.title, author: entry.author,
-                                           isbn13: entry.isbn13, shelf: entry.shelf))
+                works.append(
+                    HardcoverWork(
+                        bookID: bookID, work: entry.work, title: entry.title, author: entry.author,
+                        isbn13: entry.isbn13, shelf: entry.shelf))
             }
             return (works, next, rows.count == limit)
         }
@@ -110,14 +120,18 @@ package struct HardcoverPushes: Sendable {
     /// Records what a push did for a work's edition (a later push of the same edition replaces it).
     package func record(_ record: HardcoverPushRecord, now: Date) throws {
         try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO hardcover_push (book_id, isbn13, outcome, hardcover_book, edition, user_book, list, at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (book_id, isbn13) DO UPDATE SET outcome = excluded.outcome,
                     hardcover_book = excluded.hardcover_book, edition = excluded.edition,
                     user_book = excluded.user_book, list = excluded.list, at = excluded.at
-                """, [record.bookID, record.isbn13, record.outcome.rawValue, record.hardcoverBook.map(Int64.init),
-                      record.edition.map(Int64.init), record.userBook.map(Int64.init), record.list, now])
+                """,
+                [
+                    record.bookID, record.isbn13, record.outcome.rawValue, record.hardcoverBook.map(Int64.init),
+                    record.edition.map(Int64.init), record.userBook.map(Int64.init), record.list, now,
+                ])
         }
     }
 
@@ -125,11 +139,12 @@ package struct HardcoverPushes: Sendable {
     package func records() throws -> [HardcoverPushRecord] {
         try database.readStatement { db in
             try db.query("SELECT * FROM hardcover_push ORDER BY at, book_id").map { row in
-                HardcoverPushRecord(bookID: row.int("book_id") ?? 0, isbn13: row.string("isbn13") ?? "",
-                                    outcome: HardcoverPushRecord.Outcome(rawValue: row.string("outcome") ?? "") ?? .unknown,
-                                    hardcoverBook: row.int("hardcover_book").map(Int.init),
-                                    edition: row.int("edition").map(Int.init), userBook: row.int("user_book").map(Int.init),
-                                    list: row.string("list"))
+                HardcoverPushRecord(
+                    bookID: row.int("book_id") ?? 0, isbn13: row.string("isbn13") ?? "",
+                    outcome: HardcoverPushRecord.Outcome(rawValue: row.string("outcome") ?? "") ?? .unknown,
+                    hardcoverBook: row.int("hardcover_book").map(Int.init),
+                    edition: row.int("edition").map(Int.init), userBook: row.int("user_book").map(Int.init),
+                    list: row.string("list"))
             }
         }
     }

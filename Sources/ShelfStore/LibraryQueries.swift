@@ -4,49 +4,65 @@ import ShelfCore
 extension LibraryRecords {
     /// The works matching `search` (in the title, the author or an ISBN), in `sort` order, `limit` of them from
     /// `offset`. One page is a few indexed queries, whatever the size of the library.
-    package func libraryPage(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws -> LibraryPage {
+    package func libraryPage(search: String, sort: LibrarySort, offset: Int, limit: Int, photoLimit: Int = 4) throws
+        -> LibraryPage
+    {
         try read { db in
             let (condition, arguments) = Self.searchCondition(search, like: db.engine == .sqlite ? "LIKE" : "ILIKE")
-            let total = Int(try db.queryOne("SELECT COUNT(*) AS n FROM book b WHERE \(condition)", arguments)?.int("n") ?? 0)
+            let total = Int(
+                try db.queryOne("SELECT COUNT(*) AS n FROM book b WHERE \(condition)", arguments)?.int("n") ?? 0)
             // Title and added read their index (book_title_order, book_first_seen); shelf joins each work's first shelf.
-            let order = switch sort {
-            case .title: "\(db.caseless("b.title")), b.id"
-            case .author: "b.author IS NULL, \(db.caseless("b.author")), \(db.caseless("b.title")), b.id"
-            case .added: "b.first_seen DESC, b.id DESC"
-            case .shelf: "f.shelf IS NULL, \(db.caseless("f.shelf")), \(db.caseless("b.title")), b.id"
-            }
-            let shelves = sort == .shelf
-                ? "LEFT JOIN (SELECT book_id, MIN(shelf) AS shelf FROM book_sighting GROUP BY book_id) f ON f.book_id = b.id" : ""
-            let books = try db.query("""
+            let order =
+                switch sort {
+                case .title: "\(db.caseless("b.title")), b.id"
+                case .author: "b.author IS NULL, \(db.caseless("b.author")), \(db.caseless("b.title")), b.id"
+                case .added: "b.first_seen DESC, b.id DESC"
+                case .shelf: "f.shelf IS NULL, \(db.caseless("f.shelf")), \(db.caseless("b.title")), b.id"
+                }
+            let shelves =
+                sort == .shelf
+                ? "LEFT JOIN (SELECT book_id, MIN(shelf) AS shelf FROM book_sighting GROUP BY book_id) f ON f.book_id = b.id"
+                : ""
+            let books = try db.query(
+                """
                 SELECT b.id, b.work_key, b.title, b.author, b.status, b.first_seen
                 FROM book b \(shelves) WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?
                 """, arguments + [max(0, limit), max(0, offset)] as [any SQLBindable])
             let ids = books.compactMap { $0.int("id") }
             guard !ids.isEmpty else { return LibraryPage(rows: [], total: total) }
 
-            struct Seen { var shelves: Set<String> = []; var photos: [String] = []; var isbns: [String: (count: Int, last: Double)] = [:] }
+            struct Seen {
+                var shelves: Set<String> = []; var photos: [String] = [];
+                var isbns: [String: (count: Int, last: Double)] = [:]
+            }
             var seen: [Int64: Seen] = [:]
             let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT book_id, sha256, shelf, isbn13, seen_at FROM book_sighting WHERE book_id IN (\(placeholders))
                 ORDER BY seen_at DESC, sha256
-                """, ids) {
+                """, ids)
+            {
                 guard let id = row.int("book_id"), let sha = row.string("sha256") else { continue }
                 if let shelf = row.string("shelf") { seen[id, default: Seen()].shelves.insert(shelf) }
                 seen[id, default: Seen()].photos.append(sha)
                 if let isbn = row.string("isbn13") {
                     let previous = seen[id]?.isbns[isbn]
-                    seen[id]?.isbns[isbn] = ((previous?.count ?? 0) + 1, max(previous?.last ?? 0, row.double("seen_at") ?? 0))
+                    seen[id]?.isbns[isbn] = (
+                        (previous?.count ?? 0) + 1, max(previous?.last ?? 0, row.double("seen_at") ?? 0)
+                    )
                 }
             }
             let rows = books.compactMap { row -> LibraryRow? in
                 guard let id = row.int("id") else { return nil }
                 let facts = seen[id] ?? Seen()
-                let isbn = facts.isbns.max { a, b in (a.value.count, a.value.last) < (b.value.count, b.value.last) }?.key
-                return LibraryRow(work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
-                                  isbn13: isbn, status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
-                                  shelves: facts.shelves.sorted(), photos: Array(facts.photos.prefix(photoLimit)),
-                                  photoCount: facts.photos.count, firstSeen: row.date("first_seen") ?? Date(timeIntervalSince1970: 0))
+                let isbn = facts.isbns.max { a, b in (a.value.count, a.value.last) < (b.value.count, b.value.last) }?
+                    .key
+                return LibraryRow(
+                    work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
+                    isbn13: isbn, status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
+                    shelves: facts.shelves.sorted(), photos: Array(facts.photos.prefix(photoLimit)),
+                    photoCount: facts.photos.count, firstSeen: row.date("first_seen") ?? Date(timeIntervalSince1970: 0))
             }
             return LibraryPage(rows: rows, total: total)
         }
@@ -65,10 +81,12 @@ extension LibraryRecords {
             return ("(b.title \(like) ?1 ESCAPE '\\' OR b.author \(like) ?1 ESCAPE '\\')", [pattern])
         }
         let isbn = ISBN(digits).map { $0.isbn13 } ?? "%\(digits)%"
-        return ("""
+        return (
+            """
             (b.title \(like) ?1 ESCAPE '\\' OR b.author \(like) ?1 ESCAPE '\\'
              OR b.id IN (SELECT book_id FROM book_sighting WHERE isbn13 LIKE ?2 OR isbn10 LIKE ?2))
-            """, [pattern, isbn])
+            """, [pattern, isbn]
+        )
     }
 }
 
@@ -82,10 +100,13 @@ extension LibraryRecords {
     }
 
     /// `works(titled:besides:)` on `db`, inside the caller's transaction (a batch's commit).
-    static func works(_ db: any DatabaseConnection, titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] {
+    static func works(_ db: any DatabaseConnection, titled titles: Set<String>, besides photo: String) throws
+        -> [String: [LibraryWork]]
+    {
         var found: [String: [LibraryWork]] = [:]
         for title in titles {
-            let rows = try db.query("""
+            let rows = try db.query(
+                """
                 SELECT b.id, b.work_key, b.title, b.author, b.match_source, b.match_key, b.match_score, b.match_year,
                        s.shelf, s.isbn13, s.isbn10
                 FROM book_sighting s JOIN book b ON b.id = s.book_id
@@ -100,16 +121,20 @@ extension LibraryRecords {
                 if works[id] == nil {
                     order.append(id)
                     let match = row.string("match_key").map { key in
-                        BookMatch(source: row.string("match_source") ?? "", key: key, score: row.double("match_score") ?? 0,
-                                  year: row.int("match_year").map(Int.init))
+                        BookMatch(
+                            source: row.string("match_source") ?? "", key: key, score: row.double("match_score") ?? 0,
+                            year: row.int("match_year").map(Int.init))
                     }
-                    works[id] = LibraryWork(key: row.string("work_key") ?? "", title: row.string("title") ?? "",
-                                            author: row.string("author"), isbn13: row.string("isbn13"),
-                                            isbn10: row.string("isbn10"), match: match, shelves: [], lastShelf: shelf)
+                    works[id] = LibraryWork(
+                        key: row.string("work_key") ?? "", title: row.string("title") ?? "",
+                        author: row.string("author"), isbn13: row.string("isbn13"),
+                        isbn10: row.string("isbn10"), match: match, shelves: [], lastShelf: shelf)
                 }
                 works[id]?.shelves.insert(shelf)
                 works[id]?.lastShelf = shelf
-                if let isbn = row.string("isbn13") { works[id]?.isbn13 = isbn; works[id]?.isbn10 = row.string("isbn10") }
+                if let isbn = row.string("isbn13") {
+                    works[id]?.isbn13 = isbn; works[id]?.isbn10 = row.string("isbn10")
+                }
             }
             if !order.isEmpty { found[title] = order.compactMap { works[$0] } }
         }

@@ -11,32 +11,41 @@ extension LibraryRecords {
     /// `steps`: more steps of the reading's history, recorded with its detection (one statement for them all).
     /// `pending`: a batch commit's buffer, where the sighting and the steps wait to be written with the photo's others.
     @discardableResult
-    static func addReading(_ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
-                           decided: Bool = false, isbnSource: String? = nil, refresh: Bool = true,
-                           steps: [LibraryDocument.Decision] = [], pending: PendingReadings? = nil, now: Date) throws -> Int64 {
-        let isbn = book.checkedISBN                    // only a checked ISBN counts, always as ISBN-13
+    static func addReading(
+        _ db: any DatabaseConnection, _ book: Book, photo: ReviewDocument.Photo, shelf: String?,
+        decided: Bool = false, isbnSource: String? = nil, refresh: Bool = true,
+        steps: [LibraryDocument.Decision] = [], pending: PendingReadings? = nil, now: Date
+    ) throws -> Int64 {
+        let isbn = book.checkedISBN // only a checked ISBN counts, always as ISBN-13
         if let pending, pending.mayBeSeen(by: book) { try pending.flush(db) }
-        let bookID = try work(for: book, photo: photo, decided: decided, db, pending: pending,
-                              beforeMerge: { try pending?.flush(db) }, now: now)
+        let bookID = try work(
+            for: book, photo: photo, decided: decided, db, pending: pending,
+            beforeMerge: { try pending?.flush(db) }, now: now)
         let box = try book.box.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let verified = decided || book.status == .verified
         let isbnSource = isbn == nil ? nil : isbnSource ?? book.match?.source ?? book.source
         var history: [LibraryDocument.Decision] = []
-        if !decided {                                    // a decided reading's detection is in the history already
+        if !decided { // a decided reading's detection is in the history already
             history.append(LibraryDocument.Decision(action: "detected", by: book.source, at: now, detail: photo.path))
             let notePrefix = LibraryWork.sightingNote + ": "
             if let taken = book.notes?.first(where: { $0.hasPrefix(notePrefix) }) {
-                history.append(LibraryDocument.Decision(action: "matched", by: LibraryWork.source, at: now,
-                                                        detail: String(taken.dropFirst(notePrefix.count))))
+                history.append(
+                    LibraryDocument.Decision(
+                        action: "matched", by: LibraryWork.source, at: now,
+                        detail: String(taken.dropFirst(notePrefix.count))))
             } else if let match = book.match {
-                history.append(LibraryDocument.Decision(
-                    action: "matched", by: match.source, at: now, detail: "\(match.key) (score \(String(format: "%.2f", match.score)))"))
+                history.append(
+                    LibraryDocument.Decision(
+                        action: "matched", by: match.source, at: now,
+                        detail: "\(match.key) (score \(String(format: "%.2f", match.score)))"))
             }
         }
         if let pending {
-            pending.add(bookID: bookID, sha256: photo.sha256, box: box, confidence: book.confidence, shelf: shelf, seenAt: now,
-                        verified: verified, title: book.title, author: book.author, titleKey: book.titleKey,
-                        isbn13: isbn?.isbn13, isbn10: isbn?.isbn10, isbnSource: isbnSource, decided: decided, matchKey: book.matchKey)
+            pending.add(
+                bookID: bookID, sha256: photo.sha256, box: box, confidence: book.confidence, shelf: shelf, seenAt: now,
+                verified: verified, title: book.title, author: book.author, titleKey: book.titleKey,
+                isbn13: isbn?.isbn13, isbn10: isbn?.isbn10, isbnSource: isbnSource, decided: decided,
+                matchKey: book.matchKey)
             pending.add(history + steps, of: bookID)
             if refresh {
                 try pending.flush(db)
@@ -44,9 +53,15 @@ extension LibraryRecords {
             }
             return bookID
         }
-        try insertSightings(db, [[bookID, photo.sha256, box, book.confidence, shelf, now,
-                                  (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
-                                  isbn?.isbn13, isbn?.isbn10, isbnSource, decided, book.matchKey]])
+        try insertSightings(
+            db,
+            [
+                [
+                    bookID, photo.sha256, box, book.confidence, shelf, now,
+                    (verified ? Book.Status.verified : .needsReview).rawValue, book.title, book.author, book.titleKey,
+                    isbn?.isbn13, isbn?.isbn10, isbnSource, decided, book.matchKey,
+                ]
+            ])
         if refresh { try Self.refresh(db, [bookID], now: now) }
         try recordHistory(db, history.map { (bookID, $0) } + steps.map { (bookID, $0) })
         return bookID
@@ -57,7 +72,8 @@ extension LibraryRecords {
     /// the matcher uses each record once per photo) share the sighting: the best confidence, verified if either was.
     static func insertSightings(_ db: any DatabaseConnection, _ rows: [[any SQLBindable]]) throws(StoreError) {
         guard !rows.isEmpty else { return }
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO book_sighting (book_id, sha256, box, confidence, shelf, seen_at, status, title, author, title_key,
                                        isbn13, isbn10, isbn_source, decided, match_key)
             VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", "))
@@ -87,12 +103,14 @@ extension LibraryRecords {
     /// The other records of the work stay on their sightings (`book_sighting.match_key`), where they are found.
     /// `beforeMerge` runs before works are merged (a batch commit writes its pending rows then).
     /// `pending`: a batch commit's buffer, which may hold the reading's links read with the photo's others.
-    static func work(for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: any DatabaseConnection,
-                     pending: PendingReadings? = nil, beforeMerge: () throws -> Void = {}, now: Date) throws -> Int64 {
+    static func work(
+        for book: Book, photo: ReviewDocument.Photo, decided: Bool, _ db: any DatabaseConnection,
+        pending: PendingReadings? = nil, beforeMerge: () throws -> Void = {}, now: Date
+    ) throws -> Int64 {
         // Every work linked to the reading, in one query: by a checked ISBN (1), the matched record (2) or the title and
         // surname (3), each arm on its own index; a work linked several ways comes first by its strongest link.
-        var why: [Int64: String] = [:]           // per linked work, what links it, for the history
-        var linked: [LinkedWork] = []            // oldest first
+        var why: [Int64: String] = [:] // per linked work, what links it, for the history
+        var linked: [LinkedWork] = [] // oldest first
         let isbn = book.checkedISBN?.isbn13
         let lookup = WorkLookup(book)
         let rows = try pending?.linkedWorks(for: lookup) ?? linkedWorks(db, [lookup])[lookup] ?? []
@@ -103,13 +121,17 @@ extension LibraryRecords {
             case 2: why[id] = "record \(book.matchKey ?? "")"
             default: why[id] = "title and author"
             }
-            linked.append(LinkedWork(id: id, key: row.string("work_key") ?? "", title: row.string("title") ?? "",
-                                     matched: row.string("match_key") != nil))
+            linked.append(
+                LinkedWork(
+                    id: id, key: row.string("work_key") ?? "", title: row.string("title") ?? "",
+                    matched: row.string("match_key") != nil))
         }
         let strong = Set(why.filter { $0.value != "title and author" }.keys)
         let groupMatched = book.match != nil || linked.contains { strong.contains($0.id) && $0.matched }
         var chosen = strong.union(linked.filter { !strong.contains($0.id) && !$0.matched }.map(\.id))
-        if !groupMatched, let oldest = linked.first(where: { !strong.contains($0.id) && $0.matched }) { chosen.insert(oldest.id) }
+        if !groupMatched, let oldest = linked.first(where: { !strong.contains($0.id) && $0.matched }) {
+            chosen.insert(oldest.id)
+        }
         let group = linked.filter { chosen.contains($0.id) }
         guard let target = group.first(where: \.matched) ?? group.first else {
             let id = try insertWork(db, book, now: now)
@@ -120,21 +142,25 @@ extension LibraryRecords {
 
         if let match = book.match, let key = book.matchKey {
             if !target.matched {
-                try db.execute("""
+                try db.execute(
+                    """
                     UPDATE book SET work_key = ?, match_source = ?, match_key = ?, match_score = ?, match_year = ? WHERE id = ?
                     """, [key, match.source, match.key, match.score, match.year, target.id])
             } else if target.key == key {
-                try db.execute("UPDATE book SET match_score = CASE WHEN match_score < ?1 THEN ?1 ELSE match_score END WHERE id = ?2",
-                               [match.score, target.id])
+                try db.execute(
+                    "UPDATE book SET match_score = CASE WHEN match_score < ?1 THEN ?1 ELSE match_score END WHERE id = ?2",
+                    [match.score, target.id])
             }
         }
         let by = decided ? "user" : book.match?.source ?? book.source
         if group.count > 1 { try beforeMerge() }
         for other in group where other.id != target.id {
-            try merge(other.id, into: target.id, db, now: now, history: LibraryDocument.Decision(
-                action: "merged", by: by, at: now,
-                detail: "«\(other.title)» (\(other.key)) into «\(target.title)» (\(target.key)): \(photo.path) has "
-                    + "the \(why[other.id] ?? "") of the first and the \(why[target.id] ?? "") of the second"))
+            try merge(
+                other.id, into: target.id, db, now: now,
+                history: LibraryDocument.Decision(
+                    action: "merged", by: by, at: now,
+                    detail: "«\(other.title)» (\(other.key)) into «\(target.title)» (\(target.key)): \(photo.path) has "
+                        + "the \(why[other.id] ?? "") of the first and the \(why[target.id] ?? "") of the second"))
         }
         return target.id
     }
@@ -158,15 +184,18 @@ extension LibraryRecords {
                 arguments += [key, key]
             }
             arms.append("SELECT \(index) AS r, id, 3 AS link FROM book WHERE work_key = ?")
-            arms.append("SELECT \(index) AS r, book_id AS id, 3 AS link FROM book_sighting WHERE title_key = ?"
-                        + (lookup.unmatched ? "" : " AND match_key IS NULL"))
+            arms.append(
+                "SELECT \(index) AS r, book_id AS id, 3 AS link FROM book_sighting WHERE title_key = ?"
+                    + (lookup.unmatched ? "" : " AND match_key IS NULL"))
             arguments += [lookup.titleKey, lookup.titleKey]
         }
         var linked = Dictionary(uniqueKeysWithValues: lookups.map { ($0, [Row]()) })
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT l.r, b.id, b.work_key, b.title, b.match_key, l.link FROM book b JOIN (\(arms.joined(separator: " UNION ")))
             l ON l.id = b.id ORDER BY l.r, b.first_seen, b.id, l.link
-            """, arguments) {
+            """, arguments)
+        {
             guard let index = row.int("r") else { continue }
             linked[lookups[Int(index)], default: []].append(row)
         }
@@ -182,7 +211,8 @@ extension LibraryRecords {
         var unmatched: Bool
 
         init(_ book: Book) {
-            isbn13 = book.checkedISBN?.isbn13; matchKey = book.matchKey; titleKey = book.titleKey; unmatched = book.match == nil
+            isbn13 = book.checkedISBN?.isbn13; matchKey = book.matchKey; titleKey = book.titleKey;
+            unmatched = book.match == nil
         }
 
         /// Every key a sighting or a work of this reading could be found by.
@@ -201,42 +231,56 @@ extension LibraryRecords {
     private static func works(_ ids: [Int64], _ db: any DatabaseConnection) throws(StoreError) -> [LinkedWork] {
         guard !ids.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
-        return try db.query("""
+        return try db.query(
+            """
             SELECT id, work_key, title, match_key FROM book WHERE id IN (\(placeholders)) ORDER BY first_seen, id
-            """, ids).compactMap { row in
-            row.int("id").map { LinkedWork(id: $0, key: row.string("work_key") ?? "", title: row.string("title") ?? "",
-                                           matched: row.string("match_key") != nil) }
+            """, ids
+        ).compactMap { row in
+            row.int("id").map {
+                LinkedWork(
+                    id: $0, key: row.string("work_key") ?? "", title: row.string("title") ?? "",
+                    matched: row.string("match_key") != nil)
+            }
         }
     }
 
     private static func insertWork(_ db: any DatabaseConnection, _ book: Book, now: Date) throws -> Int64 {
-        try db.insert("""
+        try db.insert(
+            """
             INSERT INTO book (work_key, title, author, confidence, status, source, match_source, match_key, match_score,
                               match_year, first_seen, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [book.workKey, book.title, book.author, book.confidence, book.status.rawValue, book.source,
-                  book.match?.source, book.match?.key, book.match?.score, book.match?.year, now, now])
+            """,
+            [
+                book.workKey, book.title, book.author, book.confidence, book.status.rawValue, book.source,
+                book.match?.source, book.match?.key, book.match?.score, book.match?.year, now, now,
+            ])
     }
 
     /// Moves everything of work `from` to `target` (sightings, history, open review items), removes it, and
     /// records `history` (the `merged` step naming both). A photo seen in both keeps one sighting: the one a
     /// person decided, so a merge never undoes a review decision.
-    static func merge(_ from: Int64, into target: Int64, _ db: any DatabaseConnection, now: Date,
-                      history: LibraryDocument.Decision) throws(StoreError) {
-        try db.execute("""
+    static func merge(
+        _ from: Int64, into target: Int64, _ db: any DatabaseConnection, now: Date,
+        history: LibraryDocument.Decision
+    ) throws(StoreError) {
+        try db.execute(
+            """
             DELETE FROM book_sighting WHERE book_id = ?2 AND decided = 0
                 AND sha256 IN (SELECT sha256 FROM book_sighting WHERE book_id = ?1 AND decided = 1)
             """, [from, target])
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE book_sighting SET book_id = ?1
             WHERE book_id = ?2 AND sha256 NOT IN (SELECT sha256 FROM book_sighting WHERE book_id = ?1)
             """, [target, from])
-        try db.execute("DELETE FROM book_sighting WHERE book_id = ?", [from])     // the same photo on both: one is enough
+        try db.execute("DELETE FROM book_sighting WHERE book_id = ?", [from]) // the same photo on both: one is enough
         try db.execute("UPDATE book_history SET book_id = ? WHERE book_id = ?", [target, from])
         try db.execute("UPDATE review_item SET book_id = ? WHERE book_id = ?", [target, from])
         try ShelfRounds.merge(from, into: target, db)
         // The work was first seen when the earlier of the two was, by whoever read it then.
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE book SET (first_seen, source) = (SELECT o.first_seen, o.source FROM book o WHERE o.id = ?1)
             WHERE id = ?2 AND first_seen > (SELECT o.first_seen FROM book o WHERE o.id = ?1)
             """, [from, target])
@@ -257,23 +301,30 @@ extension LibraryRecords {
                     guard let stored = row.string("isbn13") else { continue }
                     let checked = ISBN(stored)
                     guard checked?.isbn13 != stored else { continue }
-                    try db.execute("""
+                    try db.execute(
+                        """
                         UPDATE book_sighting SET isbn13 = ?1, isbn10 = ?2, isbn_source = CASE WHEN ?1 IS NULL THEN NULL ELSE isbn_source END
                         WHERE isbn13 = ?3
                         """, [checked?.isbn13, checked?.isbn10, stored])
                 }
-                for row in try db.query("""
+                for row in try db.query(
+                    """
                     SELECT isbn13 FROM book_sighting WHERE isbn13 IS NOT NULL GROUP BY isbn13 HAVING COUNT(DISTINCT book_id) > 1
-                    """) {
+                    """)
+                {
                     guard let isbn = row.string("isbn13") else { continue }
                     let ids = try db.query("SELECT DISTINCT book_id FROM book_sighting WHERE isbn13 = ?", [isbn])
                         .compactMap { $0.int("book_id") }
                     let group = try works(ids, db)
                     guard let target = group.first(where: \.matched) ?? group.first else { continue }
                     for other in group where other.id != target.id {
-                        try merge(other.id, into: target.id, db, now: now, history: LibraryDocument.Decision(
-                            action: "merged", by: "shelfd", at: now,
-                            detail: "«\(other.title)» (\(other.key)) into «\(target.title)» (\(target.key)): both were seen with ISBN \(isbn)"))
+                        try merge(
+                            other.id, into: target.id, db, now: now,
+                            history: LibraryDocument.Decision(
+                                action: "merged", by: "shelfd", at: now,
+                                detail:
+                                    "«\(other.title)» (\(other.key)) into «\(target.title)» (\(target.key)): both were seen with ISBN \(isbn)"
+                            ))
                     }
                 }
                 try db.execute("DELETE FROM setting WHERE key = 'merge_by_isbn'")
@@ -296,7 +347,8 @@ extension LibraryRecords {
     static func refresh(_ db: any DatabaseConnection, _ ids: Set<Int64>, now: Date) throws(StoreError) {
         guard !ids.isEmpty else { return }
         let list = ids.sorted().map(String.init).joined(separator: ",")
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE book SET (title, author, confidence, status) = (
                 SELECT s.title,
                        COALESCE(s.author, (SELECT a.author FROM book_sighting a WHERE a.book_id = book.id AND a.author IS NOT NULL
@@ -309,38 +361,50 @@ extension LibraryRecords {
             WHERE id IN (\(list)) AND EXISTS (SELECT 1 FROM book_sighting e WHERE e.book_id = book.id)
             """, [now])
         guard db.changes < ids.count else { return }
-        try db.execute("DELETE FROM book WHERE id IN (\(list)) AND NOT EXISTS (SELECT 1 FROM book_sighting e WHERE e.book_id = book.id)")
+        try db.execute(
+            "DELETE FROM book WHERE id IN (\(list)) AND NOT EXISTS (SELECT 1 FROM book_sighting e WHERE e.book_id = book.id)"
+        )
     }
 
     /// Removes a photo's sightings before its new reading is added. Returns the books that lost one: the caller
     /// refreshes them once the new reading is in, so a book read again keeps its row, history and first sighting.
     static func forgetSightings(_ db: any DatabaseConnection, of sha256: String) throws -> [Int64] {
-        try db.query("DELETE FROM book_sighting WHERE sha256 = ? RETURNING book_id", [sha256]).compactMap { $0.int("book_id") }
+        try db.query("DELETE FROM book_sighting WHERE sha256 = ? RETURNING book_id", [sha256]).compactMap {
+            $0.int("book_id")
+        }
     }
 
     /// Adds a step to a work's history, unless the same step (action, by whom, detail) is already there: reading
     /// the same photo again does not repeat it.
-    static func recordHistory(_ db: any DatabaseConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision) throws(StoreError) {
+    static func recordHistory(_ db: any DatabaseConnection, _ bookID: Int64, _ decision: LibraryDocument.Decision)
+        throws(StoreError)
+    {
         try recordHistory(db, [(bookID, decision)])
     }
 
     /// Steps of one work or several in one statement (a photo's readings: detection, match, review), in this order.
-    static func recordHistory(_ db: any DatabaseConnection,
-                              _ decisions: [(bookID: Int64, step: LibraryDocument.Decision)]) throws(StoreError) {
+    static func recordHistory(
+        _ db: any DatabaseConnection,
+        _ decisions: [(bookID: Int64, step: LibraryDocument.Decision)]
+    ) throws(StoreError) {
         var steps: [(bookID: Int64, step: LibraryDocument.Decision)] = []
-        for (bookID, step) in decisions where !steps.contains(where: {
+        for (bookID, step) in decisions
+        where !steps.contains(where: {
             ($0.bookID, $0.step.action, $0.step.by, $0.step.detail) == (bookID, step.action, step.by, step.detail)
         }) {
             steps.append((bookID, step))
         }
         guard !steps.isEmpty else { return }
-        let rows = Array(repeating: "SELECT ? AS book_id, ? AS action, ? AS agent, ? AS at, ? AS detail", count: steps.count)
-        try db.execute("""
+        let rows = Array(
+            repeating: "SELECT ? AS book_id, ? AS action, ? AS agent, ? AS at, ? AS detail", count: steps.count)
+        try db.execute(
+            """
             INSERT INTO book_history (book_id, action, agent, at, detail)
             SELECT s.book_id, s.action, s.agent, s.at, s.detail FROM (\(rows.joined(separator: " UNION ALL "))) AS s
             WHERE NOT EXISTS (SELECT 1 FROM book_history h WHERE h.book_id = s.book_id AND h.action = s.action
                               AND h.agent = s.agent AND h.detail IS NOT DISTINCT FROM s.detail)
-            """, steps.flatMap { [$0.bookID, $0.step.action, $0.step.by, $0.step.at, $0.step.detail] as [any SQLBindable] })
+            """,
+            steps.flatMap { [$0.bookID, $0.step.action, $0.step.by, $0.step.at, $0.step.detail] as [any SQLBindable] })
     }
 
     /// Every work with its editions, shelves, sightings, history and open review item, in the order first seen.
@@ -358,14 +422,17 @@ extension LibraryRecords {
         while true {
             let keyset: [any SQLBindable] = after.map { [$0.firstSeen, $0.firstSeen, $0.id] } ?? []
             let (page, last) = try readAside { db -> ([LibraryDocument.Entry], (firstSeen: Double, id: Int64)?) in
-                let rows = try db.query("""
+                let rows = try db.query(
+                    """
                     SELECT id, first_seen FROM book
                     WHERE \(after == nil ? "1 = 1" : "first_seen > ? OR (first_seen = ? AND id > ?)")
                     ORDER BY first_seen, id LIMIT ?
                     """, keyset + [Int64(size)])
                 guard let row = rows.last, let id = row.int("id") else { return ([], nil) }
-                return (try Self.entries(db, among: rows.compactMap { $0.int("id") }, bounded: true),
-                        (row.double("first_seen") ?? 0, id))
+                return (
+                    try Self.entries(db, among: rows.compactMap { $0.int("id") }, bounded: true),
+                    (row.double("first_seen") ?? 0, id)
+                )
             }
             guard let last else { return }
             try body(page)
@@ -383,14 +450,22 @@ extension LibraryRecords {
     /// library.json holds them (`Entry.bounded()`), worked out by the database, so a work seen in a thousand photos
     /// costs a page what a work seen once does: the latest sighting per shelf, the latest steps, the counts, and
     /// each edition once with how often and how lately it was seen.
-    static func entries(_ db: any DatabaseConnection, among bookIDs: [Int64]?,
-                        bounded: Bool = false) throws -> [LibraryDocument.Entry] {
+    static func entries(
+        _ db: any DatabaseConnection, among bookIDs: [Int64]?,
+        bounded: Bool = false
+    ) throws -> [LibraryDocument.Entry] {
         // Some works: each query its own indexed WHERE (a `?1 IS NULL OR` would read every row).
         func only(_ column: String, and condition: String? = nil) -> String {
             let clauses: [String]
             if let bookIDs {
-                clauses = [bookIDs.isEmpty ? "1 = 0" : bookIDs.count == 1 ? "\(column) = ?"
-                    : "\(column) IN (\(Array(repeating: "?", count: bookIDs.count).joined(separator: ", ")))"] + [condition].compactMap { $0 }
+                clauses =
+                    [
+                        bookIDs.isEmpty
+                            ? "1 = 0"
+                            : bookIDs.count == 1
+                                ? "\(column) = ?"
+                                : "\(column) IN (\(Array(repeating: "?", count: bookIDs.count).joined(separator: ", ")))"
+                    ] + [condition].compactMap { $0 }
             } else {
                 clauses = [condition].compactMap { $0 }
             }
@@ -405,35 +480,41 @@ extension LibraryRecords {
                 seenAt: row.date("seen_at") ?? Date(timeIntervalSince1970: 0))
         }
         func decision(_ row: Row) -> LibraryDocument.Decision {
-            LibraryDocument.Decision(action: row.string("action") ?? "", by: row.string("agent") ?? "",
-                                     at: row.date("at") ?? Date(timeIntervalSince1970: 0), detail: row.string("detail"))
+            LibraryDocument.Decision(
+                action: row.string("action") ?? "", by: row.string("agent") ?? "",
+                at: row.date("at") ?? Date(timeIntervalSince1970: 0), detail: row.string("detail"))
         }
         var sightings: [Int64: [LibraryDocument.Sighting]] = [:]
         var editions: [Int64: [LibraryDocument.Edition]] = [:]
-        var seen: [Int64: [String: (count: Int, last: Int)]] = [:]      // per work and ISBN: sightings, the newest
+        var seen: [Int64: [String: (count: Int, last: Int)]] = [:] // per work and ISBN: sightings, the newest
         var sightingCounts: [Int64: (count: Int, last: Date?)] = [:]
         var history: [Int64: [LibraryDocument.Decision]] = [:]
         var historyCounts: [Int64: Int] = [:]
         if bounded {
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT s.*, p.relative_path FROM (
                     SELECT book_id, sha256, box, confidence, shelf, seen_at,
                            ROW_NUMBER() OVER (PARTITION BY book_id, shelf ORDER BY seen_at DESC, sha256 DESC) AS recent
                     FROM book_sighting \(only("book_id"))) AS s
                 JOIN photo p ON p.sha256 = s.sha256 WHERE s.recent = 1 ORDER BY s.seen_at, s.sha256
-                """, arguments) {
+                """, arguments)
+            {
                 guard let bookID = row.int("book_id") else { continue }
                 sightings[bookID, default: []].append(sighting(row))
             }
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT book_id, COUNT(*) AS n, MAX(seen_at) AS newest FROM book_sighting \(only("book_id")) GROUP BY book_id
-                """, arguments) {
+                """, arguments)
+            {
                 guard let bookID = row.int("book_id") else { continue }
                 sightingCounts[bookID] = (Int(row.int("n") ?? 0), row.date("newest"))
             }
             // Each edition once, with the sighting that first showed it (its ISBN-10 and who gave it), how many showed
             // it, and where the newest of them falls in the work's sightings.
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT book_id, isbn13, isbn10, isbn_source, n, newest FROM (
                     SELECT book_id, isbn13, isbn10, isbn_source, seen_at, sha256,
                            ROW_NUMBER() OVER (PARTITION BY book_id, isbn13 ORDER BY seen_at, sha256) AS earliest,
@@ -443,38 +524,45 @@ extension LibraryRecords {
                                  ROW_NUMBER() OVER (PARTITION BY book_id ORDER BY seen_at, sha256) AS place
                           FROM book_sighting \(only("book_id", and: "isbn13 IS NOT NULL"))) AS ordered) AS shown
                 WHERE earliest = 1 ORDER BY book_id, seen_at, sha256
-                """, arguments) {
+                """, arguments)
+            {
                 guard let bookID = row.int("book_id"), let isbn13 = row.string("isbn13") else { continue }
-                editions[bookID, default: []].append(LibraryDocument.Edition(
-                    isbn13: isbn13, isbn10: row.string("isbn10"), source: row.string("isbn_source") ?? ""))
+                editions[bookID, default: []].append(
+                    LibraryDocument.Edition(
+                        isbn13: isbn13, isbn10: row.string("isbn10"), source: row.string("isbn_source") ?? ""))
                 seen[bookID, default: [:]][isbn13] = (Int(row.int("n") ?? 0), Int(row.int("newest") ?? 0))
             }
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT * FROM (
                     SELECT book_id, action, agent, at, detail, id,
                            ROW_NUMBER() OVER (PARTITION BY book_id ORDER BY at DESC, id DESC) AS recent,
                            COUNT(*) OVER (PARTITION BY book_id) AS steps
                     FROM book_history \(only("book_id"))) AS h
                 WHERE recent <= \(LibraryDocument.Entry.boundedHistory) ORDER BY at, id
-                """, arguments) {
+                """, arguments)
+            {
                 guard let bookID = row.int("book_id") else { continue }
                 history[bookID, default: []].append(decision(row))
                 historyCounts[bookID] = Int(row.int("steps") ?? 0)
             }
         } else {
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT s.*, p.relative_path FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
                 \(only("s.book_id")) ORDER BY s.seen_at, s.sha256
-                """, arguments) {
+                """, arguments)
+            {
                 guard let bookID = row.int("book_id") else { continue }
                 sightings[bookID, default: []].append(sighting(row))
                 // An edition is an ISBN some sighting showed (or a person gave), listed once, first seen first.
                 guard let isbn13 = row.string("isbn13") else { continue }
                 if !(editions[bookID] ?? []).contains(where: { $0.isbn13 == isbn13 }) {
-                    editions[bookID, default: []].append(LibraryDocument.Edition(
-                        isbn13: isbn13, isbn10: row.string("isbn10"), source: row.string("isbn_source") ?? ""))
+                    editions[bookID, default: []].append(
+                        LibraryDocument.Edition(
+                            isbn13: isbn13, isbn10: row.string("isbn10"), source: row.string("isbn_source") ?? ""))
                 }
-                let order = sightings[bookID]?.count ?? 0                     // sightings come oldest first
+                let order = sightings[bookID]?.count ?? 0 // sightings come oldest first
                 seen[bookID, default: [:]][isbn13] = ((seen[bookID]?[isbn13]?.count ?? 0) + 1, order)
             }
             for row in try db.query("SELECT * FROM book_history \(only("book_id")) ORDER BY at, id", arguments) {
@@ -483,18 +571,23 @@ extension LibraryRecords {
             }
         }
         var reviewIDs: [Int64: String] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT id, book_id FROM review_item \(only("book_id")) ORDER BY created_at DESC, id DESC
-            """, arguments) {
-            if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id }   // the oldest wins
+            """, arguments)
+        {
+            if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id } // the oldest wins
         }
         let marks = try ShelfRounds.marks(db, of: bookIDs)
         let standsOn = try ShelfRounds.currentShelves(db, among: bookIDs)
         return try db.query("SELECT * FROM book \(only("id")) ORDER BY first_seen, id", arguments).compactMap { row in
             guard let id = row.int("id") else { return nil }
             let match = row.string("match_source").flatMap { source in
-                row.string("match_key").map { BookMatch(source: source, key: $0, score: row.double("match_score") ?? 0,
-                                                        year: row.int("match_year").map(Int.init)) }
+                row.string("match_key").map {
+                    BookMatch(
+                        source: source, key: $0, score: row.double("match_score") ?? 0,
+                        year: row.int("match_year").map(Int.init))
+                }
             }
             let seenIn = sightings[id] ?? []
             // The edition shown, and written by the exports: the one seen most; of those, the one seen last.
@@ -514,7 +607,8 @@ extension LibraryRecords {
                 editions: editions[id] ?? [], shelves: Set(seenIn.compactMap(\.shelf)).sorted(),
                 shelf: marks[id]?.kind == "gone" ? nil : standsOn[id], sightings: seenIn,
                 sightingsCount: bounded ? sightingCounts[id]?.count ?? 0 : nil,
-                history: history[id] ?? [], historyCount: bounded ? historyCounts[id] ?? 0 : nil, reviewID: reviewIDs[id],
+                history: history[id] ?? [], historyCount: bounded ? historyCounts[id] ?? 0 : nil,
+                reviewID: reviewIDs[id],
                 missingSince: marks[id]?.missingSince, lentTo: marks[id]?.lentTo)
         }
     }

@@ -30,9 +30,11 @@ package struct LookupCache: Sendable {
     /// The cached answer of `source` to `request`, however old; nil when never asked (or unreadable).
     package func answer(source: String, request: String) throws -> CachedLookup? {
         try database.read { db in
-            guard let row = try db.queryOne("SELECT * FROM lookup_cache WHERE source = ? AND request = ?", [source, request]),
-                  let json = row.string("records"), let fetchedAt = row.date("fetched_at"),
-                  let records = try? JSONDecoder().decode([CatalogueRecord].self, from: Data(json.utf8))
+            guard
+                let row = try db.queryOne(
+                    "SELECT * FROM lookup_cache WHERE source = ? AND request = ?", [source, request]),
+                let json = row.string("records"), let fetchedAt = row.date("fetched_at"),
+                let records = try? JSONDecoder().decode([CatalogueRecord].self, from: Data(json.utf8))
             else { return nil }
             return CachedLookup(records: records, requested: Int(row.int("requested") ?? 0), fetchedAt: fetchedAt)
         }
@@ -42,7 +44,8 @@ package struct LookupCache: Sendable {
     package func save(source: String, request: String, _ lookup: CachedLookup) throws {
         let json = String(decoding: try JSONStyle.encoder(pretty: false).encode(lookup.records), as: UTF8.self)
         try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO lookup_cache (source, request, records, requested, fetched_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(source, request) DO UPDATE SET records = excluded.records, requested = excluded.requested,
                     fetched_at = excluded.fetched_at

@@ -13,17 +13,21 @@ package struct MetricsQueries: Sendable {
     /// Every provider request ever recorded, by provider and outcome (`ok`, `quota`, `server_error`, …).
     package func requestCounts() throws -> [(provider: String, outcome: String, count: Int)] {
         try database.readStatement { db in
-            try db.query("SELECT provider, outcome, COUNT(*) AS n FROM request GROUP BY provider, outcome ORDER BY provider, outcome")
-                .map { ($0.string("provider") ?? "", $0.string("outcome") ?? "", Int($0.int("n") ?? 0)) }
+            try db.query(
+                "SELECT provider, outcome, COUNT(*) AS n FROM request GROUP BY provider, outcome ORDER BY provider, outcome"
+            )
+            .map { ($0.string("provider") ?? "", $0.string("outcome") ?? "", Int($0.int("n") ?? 0)) }
         }
     }
 
     /// The latency of every answered request, by provider, in milliseconds (counted per distinct value).
     package func answeredLatencies() throws -> [(provider: String, latencyMs: Int, count: Int)] {
         try database.readStatement { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT provider, latency_ms, COUNT(*) AS n FROM request WHERE outcome = 'ok' GROUP BY provider, latency_ms
-                """).map { ($0.string("provider") ?? "", Int($0.int("latency_ms") ?? 0), Int($0.int("n") ?? 0)) }
+                """
+            ).map { ($0.string("provider") ?? "", Int($0.int("latency_ms") ?? 0), Int($0.int("n") ?? 0)) }
         }
     }
 }

@@ -33,7 +33,8 @@ final class PendingReadings {
     /// The links read for this reading, while nothing taken since could have changed them; nil: look them up.
     func linkedWorks(for lookup: LibraryRecords.WorkLookup) -> [Row]? {
         guard let rows = links[lookup], takenKeys.isDisjoint(with: lookup.keys),
-              !rows.contains(where: { touchedWorks.contains($0.int("id") ?? -1) }) else { return nil }
+            !rows.contains(where: { touchedWorks.contains($0.int("id") ?? -1) })
+        else { return nil }
         return rows
     }
 
@@ -52,9 +53,11 @@ final class PendingReadings {
 
     /// A sighting to write. Two readings of one photo on the same work share it, as the statement's ON CONFLICT
     /// would have them: the best confidence, verified or decided if either was, the first ISBN and record kept.
-    func add(bookID: Int64, sha256: String, box: String?, confidence: Double, shelf: String?, seenAt: Date, verified: Bool,
-             title: String, author: String?, titleKey: String, isbn13: String?, isbn10: String?, isbnSource: String?,
-             decided: Bool, matchKey: String?) {
+    func add(
+        bookID: Int64, sha256: String, box: String?, confidence: Double, shelf: String?, seenAt: Date, verified: Bool,
+        title: String, author: String?, titleKey: String, isbn13: String?, isbn10: String?, isbnSource: String?,
+        decided: Bool, matchKey: String?
+    ) {
         pendingKeys.formUnion([isbn13, matchKey, titleKey].compactMap { $0 })
         if let index = sightings.firstIndex(where: { $0.bookID == bookID && $0.sha256 == sha256 }) {
             var shared = sightings[index]
@@ -67,9 +70,11 @@ final class PendingReadings {
             sightings[index] = shared
             return
         }
-        sightings.append(Sighting(bookID: bookID, sha256: sha256, box: box, confidence: confidence, shelf: shelf, seenAt: seenAt,
-                                  verified: verified, title: title, author: author, titleKey: titleKey, isbn13: isbn13,
-                                  isbn10: isbn10, isbnSource: isbnSource, decided: decided, matchKey: matchKey))
+        sightings.append(
+            Sighting(
+                bookID: bookID, sha256: sha256, box: box, confidence: confidence, shelf: shelf, seenAt: seenAt,
+                verified: verified, title: title, author: author, titleKey: titleKey, isbn13: isbn13,
+                isbn10: isbn10, isbnSource: isbnSource, decided: decided, matchKey: matchKey))
     }
 
     func add(_ steps: [LibraryDocument.Decision], of bookID: Int64) {
@@ -79,11 +84,15 @@ final class PendingReadings {
     /// Writes what is pending: the sightings in one statement, then the history in one.
     func flush(_ db: any DatabaseConnection) throws(StoreError) {
         if !sightings.isEmpty {
-            try LibraryRecords.insertSightings(db, sightings.map { s in
-                [s.bookID, s.sha256, s.box, s.confidence, s.shelf, s.seenAt,
-                 (s.verified ? Book.Status.verified : .needsReview).rawValue, s.title, s.author, s.titleKey,
-                 s.isbn13, s.isbn10, s.isbnSource, s.decided, s.matchKey]
-            })
+            try LibraryRecords.insertSightings(
+                db,
+                sightings.map { s in
+                    [
+                        s.bookID, s.sha256, s.box, s.confidence, s.shelf, s.seenAt,
+                        (s.verified ? Book.Status.verified : .needsReview).rawValue, s.title, s.author, s.titleKey,
+                        s.isbn13, s.isbn10, s.isbnSource, s.decided, s.matchKey,
+                    ]
+                })
             sightings = []; pendingKeys = []
         }
         if !history.isEmpty {

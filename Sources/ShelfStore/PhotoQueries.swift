@@ -17,7 +17,9 @@ extension Store {
     /// One photo by its full hash; nil when shelfd has not seen it.
     package func photoSummary(sha256: String) throws -> PhotoSummary? {
         try read { db in
-            guard let row = try db.queryOne("SELECT sha256, relative_path, first_seen FROM photo WHERE sha256 = ?", [sha256])
+            guard
+                let row = try db.queryOne(
+                    "SELECT sha256, relative_path, first_seen FROM photo WHERE sha256 = ?", [sha256])
             else { return nil }
             return Self.summary(row, job: try Self.newestJobs(db, where: "sha256 = ?", [sha256])[sha256])
         }
@@ -28,16 +30,20 @@ extension Store {
         try read { db in
             var decisions: [String: String] = [:]
             var decided: [String: Book] = [:]
-            for row in try db.query("SELECT reading_key, action, book FROM review_decision WHERE sha256 = ?", [sha256]) {
+            for row in try db.query("SELECT reading_key, action, book FROM review_decision WHERE sha256 = ?", [sha256])
+            {
                 guard let key = row.string("reading_key"), let action = row.string("action") else { continue }
                 decisions[key] = action
                 decided[key] = row.string("book").flatMap { try? JSONDecoder().decode(Book.self, from: Data($0.utf8)) }
             }
-            let open = Set(try db.query("SELECT id FROM review_item WHERE sha256 = ?", [sha256]).compactMap { $0.string("id") })
-            let sightings = try db.query("""
+            let open = Set(
+                try db.query("SELECT id FROM review_item WHERE sha256 = ?", [sha256]).compactMap { $0.string("id") })
+            let sightings = try db.query(
+                """
                 SELECT b.work_key, s.title_key, s.box FROM book_sighting s JOIN book b ON b.id = s.book_id
                 WHERE s.sha256 = ? ORDER BY s.seen_at, b.id
-                """, [sha256]).compactMap { row -> PhotoReadings.Sighting? in
+                """, [sha256]
+            ).compactMap { row -> PhotoReadings.Sighting? in
                 guard let work = row.string("work_key") else { return nil }
                 let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
                 return PhotoReadings.Sighting(work: work, titleKey: row.string("title_key"), box: box)
@@ -54,13 +60,17 @@ extension Store {
     }
 
     /// Per photo: the newest job's state and provider, and the newest result any of its jobs wrote.
-    private static func newestJobs(_ db: any DatabaseConnection, where condition: String,
-                                   _ arguments: [any SQLBindable]) throws -> [String: NewestJob] {
+    private static func newestJobs(
+        _ db: any DatabaseConnection, where condition: String,
+        _ arguments: [any SQLBindable]
+    ) throws -> [String: NewestJob] {
         var jobs: [String: NewestJob] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT sha256, state, provider, provider_choice, result_path, finished_at FROM job
             WHERE \(condition) ORDER BY id
-            """, arguments) {
+            """, arguments)
+        {
             guard let sha = row.string("sha256") else { continue }
             var job = jobs[sha] ?? NewestJob()
             job.state = JobState(rawValue: row.string("state") ?? "")
@@ -76,8 +86,9 @@ extension Store {
     }
 
     private static func summary(_ row: Row, job: NewestJob?) -> PhotoSummary {
-        PhotoSummary(sha256: row.string("sha256") ?? "", relativePath: row.string("relative_path") ?? "",
-                     firstSeen: row.date("first_seen") ?? Date(timeIntervalSince1970: 0), state: job?.state,
-                     provider: job?.provider, resultPath: job?.resultPath, finishedAt: job?.finishedAt)
+        PhotoSummary(
+            sha256: row.string("sha256") ?? "", relativePath: row.string("relative_path") ?? "",
+            firstSeen: row.date("first_seen") ?? Date(timeIntervalSince1970: 0), state: job?.state,
+            provider: job?.provider, resultPath: job?.resultPath, finishedAt: job?.finishedAt)
     }
 }

@@ -7,7 +7,8 @@ extension Store {
     package func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws {
         guard !jobIDs.isEmpty else { return }
         try write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE job SET stage = ?, stage_at = ? WHERE state = 'leased' AND id IN (\(jobIDs.map(String.init).joined(separator: ",")))
                 """, [stage.rawValue, now])
         }
@@ -27,13 +28,15 @@ extension Store {
                                FROM job j JOIN photo p ON p.sha256 = j.sha256 WHERE j.state = '\(state.rawValue)' ORDER BY j.id LIMIT \(openLimit)) o
                 """
             }
-            let open = try db.query("""
+            let open = try db.query(
+                """
                 SELECT * FROM (\(first(.leased)) UNION ALL \(first(.pending)) UNION ALL \(first(.failedRetryable))) open
                 ORDER BY CASE state WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END, id LIMIT ?
                 """, [openLimit])
             // `+state` (SQLite's way to leave an index out): walk job_finished from the newest, not every finished job
             // sorted (10,000 in a year). PostgreSQL's planner finds that way by itself.
-            let recent = try db.query("""
+            let recent = try db.query(
+                """
                 SELECT j.id, j.sha256, j.state, j.finished_at, p.relative_path
                 FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE \(db.engine == .sqlite ? "+" : "")j.state IN ('done', 'review', 'dead') AND j.finished_at IS NOT NULL
@@ -42,22 +45,25 @@ extension Store {
             var photos: [QueueProgress.Photo] = []
             for row in open + recent {
                 guard let id = row.int("id"), let sha = row.string("sha256"),
-                      let state = JobState(rawValue: row.string("state") ?? "") else { continue }
+                    let state = JobState(rawValue: row.string("state") ?? "")
+                else { continue }
                 var stage = JobStage(state: state, recorded: row.string("stage"))
-                var since = switch stage {
-                case .queued, .retrying: row.date("queued")
-                case .done, .review, .failed: row.date("finished_at")
-                default: row.date("stage_at")
-                }
+                var since =
+                    switch stage {
+                    case .queued, .retrying: row.date("queued")
+                    case .done, .review, .failed: row.date("finished_at")
+                    default: row.date("stage_at")
+                    }
                 // Asked, and the answer saved since: matching it (`recordResponse` records no stage of its own).
                 if stage == .asking, let answered = row.date("answered_at"), let asked = since, answered >= asked {
                     (stage, since) = (.matching, answered)
                 }
-                photos.append(.init(jobID: id, sha256: sha, path: row.string("relative_path") ?? "", stage: stage, since: since,
-                                    retryAt: stage == .retrying ? row.date("not_before") : nil))
+                photos.append(
+                    .init(
+                        jobID: id, sha256: sha, path: row.string("relative_path") ?? "", stage: stage, since: since,
+                        retryAt: stage == .retrying ? row.date("not_before") : nil))
             }
             return QueueProgress(counts: counts, pass: pass, photos: photos)
         }
     }
 }
-

@@ -20,8 +20,10 @@ package protocol BatchQueue: Sendable {
     func batchJobs(id: Int64) throws -> [ClaimedJob]
     /// Ends a batch. `answered`: its photos are leased to `owner` (their answers are saved, they are processed
     /// next) and returned; otherwise they go back to pending with their attempt refunded.
-    func closeBatch(id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
-                    now: Date) throws -> [ClaimedJob]
+    func closeBatch(
+        id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
+        now: Date
+    ) throws -> [ClaimedJob]
 }
 
 extension Store {
@@ -34,23 +36,28 @@ extension Store {
 package struct ProviderBatches: BatchQueue {
     let database: Store
 
-    package func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws -> ProviderBatch {
+    package func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws
+        -> ProviderBatch
+    {
         try database.write { db in
             let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            let id = try db.insert("""
+            let id = try db.insert(
+                """
                 INSERT INTO provider_batch (provider, display_name, state, photos, created_at, updated_at)
                 VALUES (?, ?, 'submitting', ?, ?, ?)
                 """, [provider, "pending-\(token)", jobs.count, now, now])
             let displayName = "shelfd-\(id)-\(token)"
             try db.execute("UPDATE provider_batch SET display_name = ? WHERE id = ?", [displayName, id])
             for job in jobs {
-                try db.execute("""
+                try db.execute(
+                    """
                     UPDATE job SET state = 'pending', provider_batch_id = ?, attempts = attempts + 1, lease_owner = NULL,
                         lease_expiry = NULL, stage = NULL, updated_at = ? WHERE id = ? AND state = 'leased' AND lease_owner = ?
                     """, [id, now, job.id, owner])
             }
-            try db.execute("UPDATE provider_batch SET photos = (SELECT COUNT(*) FROM job WHERE provider_batch_id = ?) WHERE id = ?",
-                           [id, id])
+            try db.execute(
+                "UPDATE provider_batch SET photos = (SELECT COUNT(*) FROM job WHERE provider_batch_id = ?) WHERE id = ?",
+                [id, id])
             try Store.addEvent(db, "batch_opened", message: "\(displayName): \(jobs.count) photos", now: now)
             return try Self.batch(db, id: id)!
         }
@@ -58,14 +65,17 @@ package struct ProviderBatches: BatchQueue {
 
     package func recordBatchName(id: Int64, name: String, state: String, now: Date = Date()) throws {
         try database.write { db in
-            try db.execute("UPDATE provider_batch SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
+            try db.execute(
+                "UPDATE provider_batch SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
             try Store.addEvent(db, "batch_submitted", message: name, now: now)
         }
     }
 
     package func recordBatchState(id: Int64, state: String, now: Date = Date()) throws {
         try database.write { db in
-            try db.execute("UPDATE provider_batch SET state = ?, updated_at = ? WHERE id = ? AND state != ?", [state, now, id, state])
+            try db.execute(
+                "UPDATE provider_batch SET state = ?, updated_at = ? WHERE id = ? AND state != ?",
+                [state, now, id, state])
         }
     }
 
@@ -81,24 +91,31 @@ package struct ProviderBatches: BatchQueue {
         }
     }
 
-    package func closeBatch(id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
-                            now: Date = Date()) throws -> [ClaimedJob] {
+    package func closeBatch(
+        id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
+        now: Date = Date()
+    ) throws -> [ClaimedJob] {
         try database.write { db in
-            try db.execute("UPDATE provider_batch SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?", [state, now, now, id])
+            try db.execute(
+                "UPDATE provider_batch SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?",
+                [state, now, now, id])
             try Store.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
             guard answered else {
-                try db.execute("""
+                try db.execute(
+                    """
                     UPDATE job SET provider_batch_id = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ?
                     WHERE provider_batch_id = ? AND state = 'pending'
                     """, [now, id])
                 return []
             }
             let claim = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
-            let rows = try db.query("""
+            let rows = try db.query(
+                """
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
                 """, [id])
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE job SET state = 'leased', provider_batch_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
                     updated_at = ?, stage = 'matching', stage_at = ? WHERE provider_batch_id = ? AND state = 'pending'
                 """, [owner, now.addingTimeInterval(lease), claim, now, now, id])
@@ -108,7 +125,8 @@ package struct ProviderBatches: BatchQueue {
 
     package func duePhotos(now: Date = Date()) throws -> (count: Int, newest: Date?) {
         try database.read { db in
-            let row = try db.queryOne("""
+            let row = try db.queryOne(
+                """
                 SELECT COUNT(*) AS n, MAX(COALESCE(queued_at, created_at)) AS newest FROM job
                 WHERE (state = 'pending' OR (state = 'failed_retryable' AND not_before <= ?)) AND provider_batch_id IS NULL
                   AND provider_choice IS NULL
@@ -119,10 +137,13 @@ package struct ProviderBatches: BatchQueue {
 
     package func batchJobs(id: Int64) throws -> [ClaimedJob] {
         try database.read { db in
-            try Store.claimedJobs(db, try db.query("""
-                SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
-                """, [id]), batchID: 0)
+            try Store.claimedJobs(
+                db,
+                try db.query(
+                    """
+                    SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
+                    WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
+                    """, [id]), batchID: 0)
         }
     }
 
@@ -130,8 +151,10 @@ package struct ProviderBatches: BatchQueue {
     /// several.
     package func batch(named name: String) throws -> ProviderBatch? {
         try database.read { db in
-            try db.queryOne("SELECT * FROM provider_batch WHERE name = ? OR display_name = ? ORDER BY id DESC LIMIT 1",
-                            [name, name]).flatMap(Self.batch)
+            try db.queryOne(
+                "SELECT * FROM provider_batch WHERE name = ? OR display_name = ? ORDER BY id DESC LIMIT 1",
+                [name, name]
+            ).flatMap(Self.batch)
         }
     }
 
@@ -141,8 +164,9 @@ package struct ProviderBatches: BatchQueue {
 
     static func batch(_ row: Row) -> ProviderBatch? {
         guard let id = row.int("id"), let created = row.date("created_at") else { return nil }
-        return ProviderBatch(id: id, provider: row.string("provider") ?? "", displayName: row.string("display_name") ?? "",
-                             name: row.string("name"), state: row.string("state") ?? "", photos: Int(row.int("photos") ?? 0),
-                             createdAt: created, updatedAt: row.date("updated_at") ?? created, finishedAt: row.date("finished_at"))
+        return ProviderBatch(
+            id: id, provider: row.string("provider") ?? "", displayName: row.string("display_name") ?? "",
+            name: row.string("name"), state: row.string("state") ?? "", photos: Int(row.int("photos") ?? 0),
+            createdAt: created, updatedAt: row.date("updated_at") ?? created, finishedAt: row.date("finished_at"))
     }
 }

@@ -7,8 +7,9 @@ extension Store {
     /// Says that `owner` (a running process) is working through the jobs that asked for `choice`.
     package func holdProviderChoice(_ choice: String, owner: String) throws {
         try write { db in
-            try db.execute("INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           [Self.choiceHolderPrefix + owner, choice])
+            try db.execute(
+                "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [Self.choiceHolderPrefix + owner, choice])
         }
     }
 
@@ -17,7 +18,8 @@ extension Store {
     package func strandedProviderChoices(isAlive: (String) -> Bool) throws -> [String] {
         try write { db in
             var held: Set<String> = []
-            for row in try db.query("SELECT key, value FROM setting WHERE key LIKE ?", [Self.choiceHolderPrefix + "%"]) {
+            for row in try db.query("SELECT key, value FROM setting WHERE key LIKE ?", [Self.choiceHolderPrefix + "%"])
+            {
                 guard let key = row.string("key"), let choice = row.string("value") else { continue }
                 if isAlive(String(key.dropFirst(Self.choiceHolderPrefix.count))) {
                     held.insert(choice)
@@ -25,11 +27,13 @@ extension Store {
                     try db.execute("DELETE FROM setting WHERE key = ?", [key])
                 }
             }
-            return try db.query("""
+            return try db.query(
+                """
                 SELECT DISTINCT provider_choice FROM job
                 WHERE provider_choice IS NOT NULL AND state IN ('pending','leased','failed_retryable')
                 ORDER BY provider_choice
-                """).compactMap { $0.string("provider_choice") }.filter { !held.contains($0) }
+                """
+            ).compactMap { $0.string("provider_choice") }.filter { !held.contains($0) }
         }
     }
 

@@ -17,8 +17,10 @@ package struct ProviderHealth: Sendable, Equatable, Codable {
     /// Probes that failed since the outage began: the next interval doubles with each.
     package var probes: Int
 
-    package init(name: String, state: State, until: Date? = nil, code: String? = nil, message: String? = nil,
-                 since: Date? = nil, probes: Int = 0) {
+    package init(
+        name: String, state: State, until: Date? = nil, code: String? = nil, message: String? = nil,
+        since: Date? = nil, probes: Int = 0
+    ) {
         self.name = name; self.state = state; self.until = until; self.code = code; self.message = message
         self.since = since; self.probes = probes
     }
@@ -75,9 +77,12 @@ extension Store {
 
     /// One provider request in the caller's transaction; the oldest beyond 1,000 go, a hundred at a time (one
     /// statement in a hundred), so the table stays small without a second statement per request.
-    static func logRequest(_ db: any DatabaseConnection, provider: String, latencyMs: Int, outcome: String, now: Date) throws {
-        let id = try db.insert("INSERT INTO request (provider, at, latency_ms, outcome) VALUES (?, ?, ?, ?)",
-                               [provider, now, latencyMs, outcome])
+    static func logRequest(_ db: any DatabaseConnection, provider: String, latencyMs: Int, outcome: String, now: Date)
+        throws
+    {
+        let id = try db.insert(
+            "INSERT INTO request (provider, at, latency_ms, outcome) VALUES (?, ?, ?, ?)",
+            [provider, now, latencyMs, outcome])
         if id % 100 == 0 { try db.execute("DELETE FROM request WHERE id <= ?", [id - 1000]) }
     }
 }
@@ -86,24 +91,31 @@ extension ProviderState {
     package func setProviderHealth(_ health: ProviderHealth, now: Date = Date()) throws {
         defer { forgetFine(health.name) }
         try database.write { db in
-            let previous = try db.queryOne("SELECT state FROM provider_state WHERE name = ?", [health.name])?.string("state")
+            let previous = try db.queryOne("SELECT state FROM provider_state WHERE name = ?", [health.name])?.string(
+                "state")
             try Self.saveHealth(db, health, now: now)
             if previous != health.state.rawValue {
-                try Store.addEvent(db, "provider_\(health.state.rawValue)", message: "\(health.name): \(health.message ?? "")", now: now)
+                try Store.addEvent(
+                    db, "provider_\(health.state.rawValue)", message: "\(health.name): \(health.message ?? "")",
+                    now: now)
             }
         }
     }
 
     /// Writes a provider's whole state row (inside the caller's transaction).
     private static func saveHealth(_ db: any DatabaseConnection, _ health: ProviderHealth, now: Date) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(name) DO UPDATE SET state = excluded.state, until = excluded.until, code = excluded.code,
                 message = excluded.message, since = excluded.since, probes = excluded.probes,
                 updated_at = excluded.updated_at
-            """, [health.name, health.state.rawValue, health.until, health.code, health.message, health.since,
-                  health.probes, now])
+            """,
+            [
+                health.name, health.state.rawValue, health.until, health.code, health.message, health.since,
+                health.probes, now,
+            ])
     }
 
     /// A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted (it
@@ -119,7 +131,9 @@ extension ProviderState {
     /// every time, and this store's own writes are seen at once. Another process's outage is seen within a second.
     package func providerHealth(_ name: String) throws -> ProviderHealth? {
         let now = ContinuousClock.now
-        if let fine = database.fineProviders.withLock({ $0[name] }), now - fine.read < .seconds(1) { return fine.health }
+        if let fine = database.fineProviders.withLock({ $0[name] }), now - fine.read < .seconds(1) {
+            return fine.health
+        }
         let health = try database.readStatement { db in try providerHealthIn(db, name) }
         database.fineProviders.withLock { fine in
             if health == nil || health?.state == .ok { fine[name] = (health, now) } else { fine[name] = nil }
@@ -145,8 +159,9 @@ extension ProviderState {
             if health.isInForce(at: now) { return .wait(health) }
             guard health.isOutage else { return .open }
             let interval = ProviderHealth.probeInterval(failedProbes: health.probes + 1, ceiling: ceiling)
-            try db.execute("UPDATE provider_state SET until = ?, updated_at = ? WHERE name = ?",
-                           [now.addingTimeInterval(interval), now, name])
+            try db.execute(
+                "UPDATE provider_state SET until = ?, updated_at = ? WHERE name = ?",
+                [now.addingTimeInterval(interval), now, name])
             return .probe
         }
     }
@@ -154,13 +169,17 @@ extension ProviderState {
     /// An outage seen by a request: the provider becomes unreachable or unavailable (since now), or, when it
     /// already was and this request was the probe, its next probe waits twice as long. A request that was
     /// already in flight when the outage began changes nothing.
-    package func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
-                              ceiling: TimeInterval, notBefore: Date? = nil, now: Date = Date()) throws -> ProviderHealth {
+    package func recordOutage(
+        _ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
+        ceiling: TimeInterval, notBefore: Date? = nil, now: Date = Date()
+    ) throws -> ProviderHealth {
         defer { forgetFine(name) }
         return try database.write { db in
             let current = try providerHealthIn(db, name)
-            guard let health = ProviderHealth.outage(after: current, name: name, state: state, code: code, message: message,
-                                                     probe: probe, ceiling: ceiling, notBefore: notBefore, now: now)
+            guard
+                let health = ProviderHealth.outage(
+                    after: current, name: name, state: state, code: code, message: message,
+                    probe: probe, ceiling: ceiling, notBefore: notBefore, now: now)
             else { return current! }
             try Self.saveHealth(db, health, now: now)
             if current?.isOutage != true {
@@ -172,14 +191,18 @@ extension ProviderState {
 
     private func providerHealthIn(_ db: any DatabaseConnection, _ name: String) throws -> ProviderHealth? {
         guard let row = try db.queryOne("SELECT * FROM provider_state WHERE name = ?", [name]),
-              let state = ProviderHealth.State(rawValue: row.string("state") ?? "") else { return nil }
-        return ProviderHealth(name: name, state: state, until: row.date("until"), code: row.string("code"),
-                              message: row.string("message"), since: row.date("since"), probes: Int(row.int("probes") ?? 0))
+            let state = ProviderHealth.State(rawValue: row.string("state") ?? "")
+        else { return nil }
+        return ProviderHealth(
+            name: name, state: state, until: row.date("until"), code: row.string("code"),
+            message: row.string("message"), since: row.date("since"), probes: Int(row.int("probes") ?? 0))
     }
 
     /// One provider request, for the latency figures of `status`. Keeps the newest 1,000 (and up to 99 more).
     package func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date = Date()) throws {
-        try database.write { db in try Store.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now) }
+        try database.write { db in
+            try Store.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now)
+        }
     }
 }
 
@@ -187,8 +210,10 @@ extension ProviderHealth {
     /// The rule of an outage seen by a request, for every store: the provider becomes unreachable or unavailable
     /// (since now), or, when it already was and this request was the probe, its next probe waits twice as long.
     /// Nil: nothing changes (the outage is in force and this request was not its probe).
-    package static func outage(after current: ProviderHealth?, name: String, state: State, code: String, message: String,
-                               probe: Bool, ceiling: TimeInterval, notBefore: Date?, now: Date) -> ProviderHealth? {
+    package static func outage(
+        after current: ProviderHealth?, name: String, state: State, code: String, message: String,
+        probe: Bool, ceiling: TimeInterval, notBefore: Date?, now: Date
+    ) -> ProviderHealth? {
         var health: ProviderHealth
         if let current, current.isOutage {
             guard probe else { return nil }

@@ -32,8 +32,10 @@ package struct ClaimedJob: Sendable, Equatable {
     /// Shared store: the node whose results/ gets the photo's result (`ResultDocuments.swift`), when the claim read it.
     package var resultNode: String?
 
-    package init(id: Int64, sha256: String, attempts: Int, batchID: Int64, relativePath: String, paths: [PhotoPath],
-                 mayHaveAnswer: Bool = true, mayHaveDecisions: Bool = true, resultNode: String? = nil) {
+    package init(
+        id: Int64, sha256: String, attempts: Int, batchID: Int64, relativePath: String, paths: [PhotoPath],
+        mayHaveAnswer: Bool = true, mayHaveDecisions: Bool = true, resultNode: String? = nil
+    ) {
         self.id = id; self.sha256 = sha256; self.attempts = attempts; self.batchID = batchID
         self.relativePath = relativePath; self.paths = paths; self.mayHaveAnswer = mayHaveAnswer
         self.mayHaveDecisions = mayHaveDecisions; self.resultNode = resultNode
@@ -42,9 +44,9 @@ package struct ClaimedJob: Sendable, Equatable {
 
 /// What recording a stable file did.
 package enum SightingOutcome: Sendable, Equatable {
-    case queued(jobID: Int64)           // new content: a job
-    case knownPhoto(sha256: String)     // the same photo again (a copy, a rename): a sighting only
-    case unchanged                      // this path, this size and mtime: seen before
+    case queued(jobID: Int64) // new content: a job
+    case knownPhoto(sha256: String) // the same photo again (a copy, a rename): a sighting only
+    case unchanged // this path, this size and mtime: seen before
 }
 
 /// What the queue knows of a path: the file's size and modification time when it was hashed, and its content.
@@ -52,7 +54,9 @@ package struct KnownSighting: Sendable, Equatable {
     package var size: Int64
     package var mtime: Double
     package var sha256: String
-    package init(size: Int64, mtime: Double, sha256: String) { self.size = size; self.mtime = mtime; self.sha256 = sha256 }
+    package init(size: Int64, mtime: Double, sha256: String) {
+        self.size = size; self.mtime = mtime; self.sha256 = sha256
+    }
 }
 
 /// A stable file read and hashed, to be recorded as a sighting of its photo.
@@ -66,8 +70,10 @@ package struct HashedFile: Sendable, Equatable {
     /// A new photo's provider-ready image, stored with its job on a shared store (`JobQueue.isShared`).
     package var image: [UInt8]?
 
-    package init(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool = false,
-                 image: [UInt8]? = nil) {
+    package init(
+        path: String, relativePath: String, sha256: String, size: Int64, mtime: Double, syncConflict: Bool = false,
+        image: [UInt8]? = nil
+    ) {
         self.path = path; self.relativePath = relativePath; self.sha256 = sha256; self.size = size; self.mtime = mtime
         self.syncConflict = syncConflict; self.image = image
     }
@@ -104,9 +110,13 @@ extension Store {
         var known: [String: KnownSighting] = [:]
         for part in Self.parts(of: Array(Set(paths))) {
             try readStatement { db in
-                for row in try db.query("SELECT path, size, mtime, sha256 FROM sighting WHERE path IN (\(Self.placeholders(part.count)))", part) {
+                for row in try db.query(
+                    "SELECT path, size, mtime, sha256 FROM sighting WHERE path IN (\(Self.placeholders(part.count)))",
+                    part)
+                {
                     guard let path = row.string("path"), let size = row.int("size"), let mtime = row.double("mtime"),
-                          let sha = row.string("sha256") else { continue }
+                        let sha = row.string("sha256")
+                    else { continue }
                     known[path] = KnownSighting(size: size, mtime: mtime, sha256: sha)
                 }
             }
@@ -119,7 +129,9 @@ extension Store {
         var known: Set<String> = []
         for part in Self.parts(of: Array(Set(sha256s))) {
             try readStatement { db in
-                for row in try db.query("SELECT sha256 FROM photo WHERE sha256 IN (\(Self.placeholders(part.count)))", part) {
+                for row in try db.query(
+                    "SELECT sha256 FROM photo WHERE sha256 IN (\(Self.placeholders(part.count)))", part)
+                {
                     if let sha = row.string("sha256") { known.insert(sha) }
                 }
             }
@@ -130,9 +142,11 @@ extension Store {
     /// Records hashed files in one transaction, each as `recordSighting` would in the files' order (a second path
     /// with the same new content is a sighting of the first's photo), with one statement per table for them all: a
     /// burst of photos from a phone's sync costs a few round trips, not a few per photo. One outcome per file.
-    package func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String? = nil,
-                                 resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
-                                 now: Date = Date()) throws -> [SightingOutcome] {
+    package func recordSightings(
+        _ files: [HashedFile], provider: String, providerChoice: String? = nil,
+        resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
+        now: Date = Date()
+    ) throws -> [SightingOutcome] {
         guard !files.isEmpty else { return [] }
         // A path given twice is recorded as its last content.
         var latest: [String: Int] = [:]
@@ -142,28 +156,40 @@ extension Store {
             let paths = recorded.map { files[$0].path }
             try db.execute("DELETE FROM path_problem WHERE path IN (\(Self.placeholders(paths.count)))", paths)
             // Returned only when new: the photo's first sighting (a copy finds it there).
-            let newPhotos = Set(try db.query("""
-                INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES \(Self.rows(recorded.count, of: 5))
-                ON CONFLICT (sha256) DO NOTHING RETURNING sha256
-                """, recorded.flatMap { i -> [any SQLBindable] in
-                    [files[i].sha256, files[i].size, files[i].relativePath, now, resultNode]
-                }).compactMap { $0.string("sha256") })
+            let newPhotos = Set(
+                try db.query(
+                    """
+                    INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES \(Self.rows(recorded.count, of: 5))
+                    ON CONFLICT (sha256) DO NOTHING RETURNING sha256
+                    """,
+                    recorded.flatMap { i -> [any SQLBindable] in
+                        [files[i].sha256, files[i].size, files[i].relativePath, now, resultNode]
+                    }
+                ).compactMap { $0.string("sha256") })
             // A new photo in a shelf's folder joins the shelf's round (ShelfRounds.swift).
             var joining = Set<String>()
-            try ShelfRounds.join(db, photos: recorded.filter { newPhotos.contains(files[$0].sha256) && joining.insert(files[$0].sha256).inserted }
-                                     .map { (files[$0].sha256, files[$0].relativePath) }, quiet: roundQuiet, now: now)
+            try ShelfRounds.join(
+                db,
+                photos: recorded.filter {
+                    newPhotos.contains(files[$0].sha256) && joining.insert(files[$0].sha256).inserted
+                }
+                .map { (files[$0].sha256, files[$0].relativePath) }, quiet: roundQuiet, now: now)
             // Returned unless this path was seen with this photo, size and time already.
-            let changedPaths = Set(try db.query("""
-                INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)
-                VALUES \(Self.rows(recorded.count, of: 7))
-                ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size,
-                    mtime = excluded.mtime, seen_at = excluded.seen_at, sync_conflict = excluded.sync_conflict
-                WHERE sighting.sha256 <> excluded.sha256 OR sighting.size <> excluded.size OR sighting.mtime <> excluded.mtime
-                RETURNING path
-                """, recorded.flatMap { i -> [any SQLBindable] in
-                    let f = files[i]
-                    return [f.path, f.sha256, f.relativePath, f.size, f.mtime, now, f.syncConflict]
-                }).compactMap { $0.string("path") })
+            let changedPaths = Set(
+                try db.query(
+                    """
+                    INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)
+                    VALUES \(Self.rows(recorded.count, of: 7))
+                    ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size,
+                        mtime = excluded.mtime, seen_at = excluded.seen_at, sync_conflict = excluded.sync_conflict
+                    WHERE sighting.sha256 <> excluded.sha256 OR sighting.size <> excluded.size OR sighting.mtime <> excluded.mtime
+                    RETURNING path
+                    """,
+                    recorded.flatMap { i -> [any SQLBindable] in
+                        let f = files[i]
+                        return [f.path, f.sha256, f.relativePath, f.size, f.mtime, now, f.syncConflict]
+                    }
+                ).compactMap { $0.string("path") })
             // Each new photo becomes one job, at the first of its paths that changed.
             var outcomes = [SightingOutcome](repeating: .unchanged, count: files.count)
             var jobFor: [String: Int] = [:]
@@ -176,29 +202,35 @@ extension Store {
             }
             let jobs = jobFor.values.sorted()
             if !jobs.isEmpty {
-                let ids = try db.query("""
+                let ids = try db.query(
+                    """
                     INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
                     VALUES \(Array(repeating: "(?, ?, ?, 'pending', 0, ?, ?)", count: jobs.count).joined(separator: ", "))
                     RETURNING id, sha256
-                    """, jobs.flatMap { i -> [any SQLBindable] in [files[i].sha256, provider, providerChoice, now, now] })
+                    """,
+                    jobs.flatMap { i -> [any SQLBindable] in [files[i].sha256, provider, providerChoice, now, now] })
                 var jobIDs: [String: Int64] = [:]
                 for row in ids { if let sha = row.string("sha256"), let id = row.int("id") { jobIDs[sha] = id } }
                 for i in jobs { if let id = jobIDs[files[i].sha256] { outcomes[i] = .queued(jobID: id) } }
                 let images = jobs.compactMap { i in files[i].image.map { (files[i].sha256, $0) } }
                 if !images.isEmpty {
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT INTO photo_image (sha256, jpeg, stored_at) VALUES \(Self.rows(images.count, of: 3))
                         ON CONFLICT (sha256) DO NOTHING
                         """, images.flatMap { [$0.0, SQLValue.blob($0.1), now] as [any SQLBindable] })
                 }
             }
-            try Self.addEvents(db, recorded.compactMap { i in
-                switch outcomes[i] {
-                case .queued(let id): Event(kind: "queued", sha256: files[i].sha256, jobID: id, message: files[i].relativePath)
-                case .knownPhoto: Event(kind: "sighting", sha256: files[i].sha256, message: files[i].relativePath)
-                case .unchanged: nil
-                }
-            }, now: now)
+            try Self.addEvents(
+                db,
+                recorded.compactMap { i in
+                    switch outcomes[i] {
+                    case .queued(let id):
+                        Event(kind: "queued", sha256: files[i].sha256, jobID: id, message: files[i].relativePath)
+                    case .knownPhoto: Event(kind: "sighting", sha256: files[i].sha256, message: files[i].relativePath)
+                    case .unchanged: nil
+                    }
+                }, now: now)
             // Outcomes of a path given twice follow its last content.
             for i in files.indices where latest[files[i].path] != i { outcomes[i] = outcomes[latest[files[i].path]!] }
             return outcomes
@@ -206,10 +238,13 @@ extension Store {
     }
 
     /// A file that could not be read to hash it (unreadable, vanished): shown in status until it can.
-    package func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?,
-                                   now: Date = Date()) throws {
+    package func recordPathProblem(
+        path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?,
+        now: Date = Date()
+    ) throws {
         try write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO path_problem (path, code, message, size, mtime, at) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(path) DO UPDATE SET code = excluded.code, message = excluded.message,
                     size = excluded.size, mtime = excluded.mtime, at = excluded.at
@@ -230,8 +265,10 @@ extension Store {
     /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch. A job whose lease ran
     /// out (its holder stopped heartbeating: gone, or stuck) is due again. `choice` nil takes the
     /// jobs for the configured provider; a name takes only the jobs that asked for that provider.
-    package func claim(limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
-                       now: Date = Date()) throws -> [ClaimedJob] {
+    package func claim(
+        limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
+        now: Date = Date()
+    ) throws -> [ClaimedJob] {
         let started = ContinuousClock.now
         defer { recordClaim(seconds: (ContinuousClock.now - started) / .seconds(1)) }
         let due = """
@@ -241,9 +278,11 @@ extension Store {
               AND j.provider_choice IS NOT DISTINCT FROM ? AND j.provider_batch_id IS NULL
             """
         // A look without the write lock first: most claims of a worker waiting for photos find none.
-        guard try readStatement({ db in try db.queryOne("SELECT j.id \(due) LIMIT 1", [now, now, choice]) }) != nil else { return [] }
+        guard try readStatement({ db in try db.queryOne("SELECT j.id \(due) LIMIT 1", [now, now, choice]) }) != nil
+        else { return [] }
         return try write { db in
-            let rows = try db.query("""
+            let rows = try db.query(
+                """
                 SELECT j.id, j.sha256, j.attempts, p.relative_path, p.result_node,
                        CASE WHEN EXISTS (SELECT 1 FROM response r WHERE r.job_id = j.id AND r.usable = 1) THEN 1 ELSE 0 END AS answered,
                        CASE WHEN EXISTS (SELECT 1 FROM review_decision d WHERE d.sha256 = j.sha256) THEN 1 ELSE 0 END AS decided
@@ -252,7 +291,8 @@ extension Store {
             let ids = rows.compactMap { $0.int("id") }
             guard !ids.isEmpty else { return [] }
             let batchID = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE job SET state = 'leased', provider = ?, lease_owner = ?, lease_expiry = ?, batch_id = ?,
                     updated_at = ?, stage = 'preparing', stage_at = ? WHERE id IN (\(ids.map(String.init).joined(separator: ",")))
                 """, [provider, owner, now.addingTimeInterval(lease), batchID, now, now])
@@ -266,20 +306,25 @@ extension Store {
         let photos = Array(Set(rows.compactMap { $0.string("sha256") }))
         guard !photos.isEmpty else { return [] }
         var paths: [String: [PhotoPath]] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT sha256, path, relative_path, size, mtime FROM sighting
             WHERE sha256 IN (\(Array(repeating: "?", count: photos.count).joined(separator: ","))) ORDER BY seen_at DESC
-            """, photos) {
-            paths[row.string("sha256") ?? "", default: []].append(PhotoPath(
-                path: row.string("path") ?? "", relativePath: row.string("relative_path") ?? "", size: row.int("size"),
-                mtime: row.double("mtime")))
+            """, photos)
+        {
+            paths[row.string("sha256") ?? "", default: []].append(
+                PhotoPath(
+                    path: row.string("path") ?? "", relativePath: row.string("relative_path") ?? "",
+                    size: row.int("size"),
+                    mtime: row.double("mtime")))
         }
         return rows.compactMap { row in
             guard let id = row.int("id"), let sha = row.string("sha256") else { return nil }
-            return ClaimedJob(id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
-                              relativePath: row.string("relative_path") ?? "", paths: paths[sha] ?? [],
-                              mayHaveAnswer: row.int("answered") != 0, mayHaveDecisions: row.int("decided") != 0,
-                              resultNode: row.string("result_node"))
+            return ClaimedJob(
+                id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
+                relativePath: row.string("relative_path") ?? "", paths: paths[sha] ?? [],
+                mayHaveAnswer: row.int("answered") != 0, mayHaveDecisions: row.int("decided") != 0,
+                resultNode: row.string("result_node"))
         }
     }
 
@@ -288,8 +333,9 @@ extension Store {
         guard !jobIDs.isEmpty else { return }
         try write { db in
             for id in jobIDs {
-                try db.execute("UPDATE job SET lease_expiry = ? WHERE id = ? AND state = 'leased' AND lease_owner = ?",
-                               [now.addingTimeInterval(lease), id, owner])
+                try db.execute(
+                    "UPDATE job SET lease_expiry = ? WHERE id = ? AND state = 'leased' AND lease_owner = ?",
+                    [now.addingTimeInterval(lease), id, owner])
             }
         }
     }
@@ -302,12 +348,14 @@ extension Store {
     }
 
     static func chargeAttempt(_ db: any DatabaseConnection, jobID: Int64, now: Date) throws -> Int {
-        Int(try db.queryOne("""
-            UPDATE job SET attempts = attempts + 1, updated_at = ?1,
-                stage = CASE WHEN state = 'leased' THEN 'asking' ELSE stage END,
-                stage_at = CASE WHEN state = 'leased' THEN ?1 ELSE stage_at END
-            WHERE id = ?2 RETURNING attempts
-            """, [now, jobID])?.int("attempts") ?? 0)
+        Int(
+            try db.queryOne(
+                """
+                UPDATE job SET attempts = attempts + 1, updated_at = ?1,
+                    stage = CASE WHEN state = 'leased' THEN 'asking' ELSE stage END,
+                    stage_at = CASE WHEN state = 'leased' THEN ?1 ELSE stage_at END
+                WHERE id = ?2 RETURNING attempts
+                """, [now, jobID])?.int("attempts") ?? 0)
     }
 
     /// Puts this owner's leased jobs back to pending, attempts kept (graceful stop).
@@ -317,7 +365,8 @@ extension Store {
             if let jobIDs {
                 var count = 0
                 for id in jobIDs {
-                    try db.execute("""
+                    try db.execute(
+                        """
                         UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, updated_at = ?
                         WHERE id = ? AND state = 'leased' AND lease_owner = ?
                         """, [now, id, owner])
@@ -325,7 +374,8 @@ extension Store {
                 }
                 return count
             }
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, updated_at = ?
                 WHERE state = 'leased' AND lease_owner = ?
                 """, [now, owner])
@@ -345,11 +395,13 @@ extension Store {
                 let owner = row.string("lease_owner") ?? ""
                 let expired = (row.double("lease_expiry") ?? 0) < now.timeIntervalSince1970
                 guard expired || !isAlive(owner) else { continue }
-                try db.execute("""
+                try db.execute(
+                    """
                     UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
                     """, [now, id])
-                try Self.addEvent(db, "lease_recovered", sha256: row.string("sha256"), jobID: id,
-                                  message: "owner \(owner) is gone", now: now)
+                try Self.addEvent(
+                    db, "lease_recovered", sha256: row.string("sha256"), jobID: id,
+                    message: "owner \(owner) is gone", now: now)
                 recovered += 1
             }
             return recovered
@@ -362,10 +414,13 @@ extension Store {
     /// person (a reading a person already decided does not wait again). Returns what it changed of the files for
     /// people: the works, the review items opened and closed, the photos read, the result documents stored.
     @discardableResult
-    package func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?,
-                        now: Date = Date()) throws -> FilesChange {
+    package func finish(
+        settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?,
+        now: Date = Date()
+    ) throws -> FilesChange {
         try write { db in
-            let outcomes = try settle(CommitLookup { titles, photo in try LibraryRecords.works(db, titled: titles, besides: photo) })
+            let outcomes = try settle(
+                CommitLookup { titles, photo in try LibraryRecords.works(db, titled: titles, besides: photo) })
             guard !outcomes.isEmpty else { return FilesChange() }
             var change = FilesChange()
             var events: [Event] = []
@@ -375,9 +430,11 @@ extension Store {
                 if case .finished = outcome.result, outcome.job.mayHaveDecisions { outcome.job.sha256 } else { nil }
             }
             if !read.isEmpty {
-                for row in try db.query("""
+                for row in try db.query(
+                    """
                     SELECT * FROM review_decision WHERE sha256 IN (\(Array(repeating: "?", count: read.count).joined(separator: ",")))
-                    """, read) {
+                    """, read)
+                {
                     decisions[row.string("sha256") ?? "", default: [:]][row.string("reading_key") ?? ""] = row
                 }
             }
@@ -385,7 +442,8 @@ extension Store {
                 let job = outcome.job
                 switch outcome.result {
                 case .finished(let books, let resultPath, let review):
-                    try db.execute("""
+                    try db.execute(
+                        """
                         UPDATE job SET state = ?, result_path = ?, error_code = NULL, error_message = NULL,
                             lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?,
                             awaiting = COALESCE(?, awaiting)
@@ -394,24 +452,29 @@ extension Store {
                     if let document = outcome.document {
                         // Finished twice (a lease lost while the photo was still being read): the newer one is written.
                         // With a result path, the node the photo arrived at wrote it already (this one, before the commit).
-                        try db.execute("""
+                        try db.execute(
+                            """
                             INSERT INTO result_document (job_id, sha256, relative_path, document, finished_at, written_at)
                             VALUES (?, ?, ?, ?, ?, ?)
                             ON CONFLICT (job_id) DO UPDATE SET document = excluded.document, finished_at = excluded.finished_at,
                                 written_at = excluded.written_at
-                            """, [job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)), now,
-                                  resultPath == nil ? nil : now])
+                            """,
+                            [
+                                job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)), now,
+                                resultPath == nil ? nil : now,
+                            ])
                         if resultPath == nil { change.storedResults.insert(job.id) }
                     }
-                    let touched = try LibraryRecords.forgetSightings(db, of: job.sha256)   // a re-run replaces them
+                    let touched = try LibraryRecords.forgetSightings(db, of: job.sha256) // a re-run replaces them
                     var open: [String] = []
                     var refreshed = Set(touched)
                     let pending = PendingReadings()
                     try pending.readLinks(of: books.filter { decisions[job.sha256]?[$0.titleKey] == nil }, db)
                     for book in books {
-                        let committed = try LibraryRecords.commitReading(db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
-                                                               shelf: shelfOf(job), decisions: decisions[job.sha256] ?? [:],
-                                                               pending: pending, now: now)
+                        let committed = try LibraryRecords.commitReading(
+                            db, book, photo: .init(path: job.relativePath, sha256: job.sha256),
+                            shelf: shelfOf(job), decisions: decisions[job.sha256] ?? [:],
+                            pending: pending, now: now)
                         if let id = committed.reviewID { open.append(id) }
                         if let id = committed.bookID { refreshed.insert(id) }
                     }
@@ -420,27 +483,32 @@ extension Store {
                     // `review` only for an item it opened. Before the refresh: a book left without sightings goes,
                     // and its items with it, unreported.
                     if !touched.isEmpty || (review && open.isEmpty) {
-                        change.closedItems.formUnion(try LibraryRecords.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now))
+                        change.closedItems.formUnion(
+                            try LibraryRecords.closeStaleItems(db, sha256: job.sha256, keeping: open, now: now))
                     }
                     try LibraryRecords.refresh(db, refreshed, now: now)
                     change.works.formUnion(refreshed)
                     change.openedItems.formUnion(open)
                     change.photos.insert(job.sha256)
-                    events.append(Event(kind: "photo_done", sha256: job.sha256, jobID: job.id, message: "\(books.count) books"))
+                    events.append(
+                        Event(kind: "photo_done", sha256: job.sha256, jobID: job.id, message: "\(books.count) books"))
                 case .failed(let code, let message, let retryAt):
-                    try db.execute("""
+                    try db.execute(
+                        """
                         UPDATE job SET state = 'failed_retryable', not_before = ?, error_code = ?, error_message = ?,
                             lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
                         """, [retryAt, code.rawValue, message, now, job.id])
                     events.append(Event(kind: "photo_failed", sha256: job.sha256, jobID: job.id, message: message))
                 case .dead(let code, let message):
-                    try db.execute("""
+                    try db.execute(
+                        """
                         UPDATE job SET state = 'dead', error_code = ?, error_message = ?, lease_owner = NULL,
                             lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ? WHERE id = ?
                         """, [code.rawValue, message, now, now, job.id])
                     events.append(Event(kind: "photo_dead", sha256: job.sha256, jobID: job.id, message: message))
                 case .released(let code, let message, let refund):
-                    try db.execute("""
+                    try db.execute(
+                        """
                         UPDATE job SET state = 'pending', attempts = CASE WHEN attempts > ?1 THEN attempts - ?1 ELSE 0 END,
                             error_code = ?2, error_message = ?3, lease_owner = NULL, lease_expiry = NULL, updated_at = ?4
                         WHERE id = ?5
@@ -448,8 +516,9 @@ extension Store {
                 }
             }
             try Self.addEvents(db, events, now: now)
-            try db.execute("UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
-                           [now])
+            try db.execute(
+                "UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
+                [now])
             (change.filesVersionBefore, change.filesVersionAfter) = try Self.filesVersions(db)
             return change
         }
@@ -457,15 +526,22 @@ extension Store {
 
     /// A new job for a photo already seen (`shelfd rescan`): by content hash, or the first photo whose hash
     /// starts with `prefix`. Returns the job, or nil when the photo is unknown or already queued.
-    package func rescan(sha256 prefix: String, providerChoice: String?, now: Date = Date()) throws -> (jobID: Int64, sha256: String)? {
+    package func rescan(sha256 prefix: String, providerChoice: String?, now: Date = Date()) throws -> (
+        jobID: Int64, sha256: String
+    )? {
         try write { db in
-            let matches = try db.query("SELECT sha256 FROM photo WHERE \(Self.hexPrefix(of: "sha256")) LIMIT 2",
-                                       Self.hexPrefixArguments(prefix.lowercased()))
+            let matches = try db.query(
+                "SELECT sha256 FROM photo WHERE \(Self.hexPrefix(of: "sha256")) LIMIT 2",
+                Self.hexPrefixArguments(prefix.lowercased()))
             guard matches.count == 1, let sha = matches.first?.string("sha256") else { return nil }
-            guard try db.queryOne("""
-                SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
-                """, [sha]) == nil else { return nil }
-            let jobID = try db.insert("""
+            guard
+                try db.queryOne(
+                    """
+                    SELECT 1 AS one FROM job WHERE sha256 = ? AND state IN ('pending','leased','failed_retryable')
+                    """, [sha]) == nil
+            else { return nil }
+            let jobID = try db.insert(
+                """
                 INSERT INTO job (sha256, provider, provider_choice, state, attempts, created_at, updated_at)
                 VALUES (?, ?, ?, 'pending', 0, ?, ?)
                 """, [sha, providerChoice ?? "", providerChoice, now, now])
@@ -488,7 +564,8 @@ extension Store {
             }
             let ids = rows.compactMap { $0.int("id") }
             for id in ids {
-                try db.execute("""
+                try db.execute(
+                    """
                     UPDATE job SET state = 'pending', attempts = 0, not_before = NULL, error_code = NULL,
                         error_message = NULL, updated_at = ?, queued_at = ? WHERE id = ?
                     """, [now, now, id])
@@ -504,7 +581,10 @@ extension Store {
             var states: [Int64: JobState] = [:]
             for id in ids {
                 if let raw = try db.queryOne("SELECT state FROM job WHERE id = ?", [id])?.string("state"),
-                   let state = JobState(rawValue: raw) { states[id] = state }
+                    let state = JobState(rawValue: raw)
+                {
+                    states[id] = state
+                }
             }
             return states
         }
@@ -517,13 +597,17 @@ extension Store {
         }
     }
 
-    package func addEvent(_ kind: String, sha256: String? = nil, jobID: Int64? = nil, message: String?,
-                          now: Date = Date()) throws {
+    package func addEvent(
+        _ kind: String, sha256: String? = nil, jobID: Int64? = nil, message: String?,
+        now: Date = Date()
+    ) throws {
         try write { db in try Self.addEvent(db, kind, sha256: sha256, jobID: jobID, message: message, now: now) }
     }
 
-    static func addEvent(_ db: any DatabaseConnection, _ kind: String, sha256: String? = nil, jobID: Int64? = nil,
-                         message: String?, now: Date) throws {
+    static func addEvent(
+        _ db: any DatabaseConnection, _ kind: String, sha256: String? = nil, jobID: Int64? = nil,
+        message: String?, now: Date
+    ) throws {
         try addEvents(db, [Event(kind: kind, sha256: sha256, jobID: jobID, message: message)], now: now)
     }
 
@@ -538,15 +622,17 @@ extension Store {
     /// Events in one statement.
     static func addEvents(_ db: any DatabaseConnection, _ events: [Event], now: Date) throws {
         guard !events.isEmpty else { return }
-        try db.execute("INSERT INTO event (at, kind, sha256, job_id, message) VALUES \(rows(events.count, of: 5))",
-                       events.flatMap { [now, $0.kind, $0.sha256, $0.jobID, $0.message] as [any SQLBindable] })
+        try db.execute(
+            "INSERT INTO event (at, kind, sha256, job_id, message) VALUES \(rows(events.count, of: 5))",
+            events.flatMap { [now, $0.kind, $0.sha256, $0.jobID, $0.message] as [any SQLBindable] })
     }
 
     /// Values of `column` that start with a lowercase hex prefix (an id or a hash as a person types it), as a range
     /// its index walks: `LIKE 'p%'` is case-insensitive in SQLite, so it would read every row. With
     /// `hexPrefixArguments(prefix)` as the arguments.
     static func hexPrefix(of column: String) -> String { "\(column) >= ? AND \(column) < ?" }
-    static func hexPrefixArguments(_ prefix: String) -> [any SQLBindable] { [prefix, prefix + "g"] }   // "g" follows every hex digit
+    // "g" follows every hex digit
+    static func hexPrefixArguments(_ prefix: String) -> [any SQLBindable] { [prefix, prefix + "g"] }
 
     /// "?, ?, ?" for a list of `count` values.
     static func placeholders(_ count: Int) -> String {

@@ -89,8 +89,10 @@ extension ProviderState {
         try database.write { db in try Self.takeTurn(db, provider: provider, budget: budget, now: now ?? Date()) }
     }
 
-    package func takeRequestTurn(provider: String, budget: RequestBudget, charging jobID: Int64,
-                                 now: Date? = nil) throws -> (turn: RequestTurn, attempts: Int?) {
+    package func takeRequestTurn(
+        provider: String, budget: RequestBudget, charging jobID: Int64,
+        now: Date? = nil
+    ) throws -> (turn: RequestTurn, attempts: Int?) {
         try database.write { db in
             let now = now ?? Date()
             let turn = try Self.takeTurn(db, provider: provider, budget: budget, now: now)
@@ -99,13 +101,18 @@ extension ProviderState {
         }
     }
 
-    private static func takeTurn(_ db: any DatabaseConnection, provider: String, budget: RequestBudget,
-                                 now: Date) throws -> RequestTurn {
-        let row = try db.queryOne("SELECT next_start, day_ends, day_count FROM request_budget WHERE provider = ?", [provider])
-        var bucket = BudgetRow(nextStart: row?.date("next_start"), dayEnds: row?.date("day_ends"),
-                               used: Int(row?.int("day_count") ?? 0), dayFullUntil: row?.date("day_full_until"))
+    private static func takeTurn(
+        _ db: any DatabaseConnection, provider: String, budget: RequestBudget,
+        now: Date
+    ) throws -> RequestTurn {
+        let row = try db.queryOne(
+            "SELECT next_start, day_ends, day_count FROM request_budget WHERE provider = ?", [provider])
+        var bucket = BudgetRow(
+            nextStart: row?.date("next_start"), dayEnds: row?.date("day_ends"),
+            used: Int(row?.int("day_count") ?? 0), dayFullUntil: row?.date("day_full_until"))
         let turn = bucket.take(budget, now: now)
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO request_budget (provider, next_start, day_ends, day_count, day_full_until) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(provider) DO UPDATE SET next_start = excluded.next_start, day_ends = excluded.day_ends,
                 day_count = excluded.day_count, day_full_until = excluded.day_full_until
@@ -116,9 +123,13 @@ extension ProviderState {
     /// A fresh process reads shelfd.toml again: when the provider waits for the daily limit and the limit now
     /// allows more today (raised, or turned off), the wait is lifted. A quota the provider itself reported stands.
     package func liftDailyLimitPause(provider: String, budget: RequestBudget, now: Date = Date()) throws {
-        guard let health = try providerHealth(provider), health.state == .backoff, let until = health.until, until > now,
-              let row = try database.read({ try $0.queryOne("SELECT * FROM request_budget WHERE provider = ?", [provider]) }),
-              row.date("day_full_until") == until else { return }
+        guard let health = try providerHealth(provider), health.state == .backoff, let until = health.until,
+            until > now,
+            let row = try database.read({
+                try $0.queryOne("SELECT * FROM request_budget WHERE provider = ?", [provider])
+            }),
+            row.date("day_full_until") == until
+        else { return }
         let used = Int(row.int("day_count") ?? 0)
         if let perDay = budget.perDay, used >= perDay { return }
         try setProviderHealth(ProviderHealth(name: provider, state: .ok), now: now)
@@ -127,8 +138,11 @@ extension ProviderState {
     /// Requests sent to the provider this provider day, and when that day ends; nil before the first.
     package func requestsToday(provider: String, now: Date = Date()) throws -> (used: Int, dayEnds: Date)? {
         try database.readStatement { db in
-            guard let row = try db.queryOne("SELECT day_ends, day_count FROM request_budget WHERE provider = ?", [provider]),
-                  let dayEnds = row.date("day_ends"), dayEnds > now else { return nil }
+            guard
+                let row = try db.queryOne(
+                    "SELECT day_ends, day_count FROM request_budget WHERE provider = ?", [provider]),
+                let dayEnds = row.date("day_ends"), dayEnds > now
+            else { return nil }
             return (Int(row.int("day_count") ?? 0), dayEnds)
         }
     }

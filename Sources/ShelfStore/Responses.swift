@@ -19,14 +19,19 @@ extension Store {
     /// stage costs no statement). With `request` the request that brought the answer is logged in the same
     /// transaction for the latency figures (as `recordRequest` would, without a transaction of its own).
     @discardableResult
-    package func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                                body: [UInt8]? = nil, latencyMs: Int?, request: Bool = false, now: Date = Date()) throws -> Int64 {
+    package func recordResponse(
+        jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
+        body: [UInt8]? = nil, latencyMs: Int?, request: Bool = false, now: Date = Date()
+    ) throws -> Int64 {
         try write { db in
-            let id = try db.insert("""
+            let id = try db.insert(
+                """
                 INSERT INTO response (job_id, sha256, provider, model, file, bytes, body, latency_ms, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [jobID, sha256, provider, model, file, bytes, body.map(SQLValue.blob) ?? .null, latencyMs, now])
-            if request { try Self.logRequest(db, provider: provider, latencyMs: latencyMs ?? 0, outcome: "ok", now: now) }
+            if request {
+                try Self.logRequest(db, provider: provider, latencyMs: latencyMs ?? 0, outcome: "ok", now: now)
+            }
             return id
         }
     }
@@ -35,10 +40,12 @@ extension Store {
     /// finished from disk after a crash or a retry, not sent again. (A rescan is a new job: it asks again.)
     package func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? {
         try readStatement { db in
-            guard let row = try db.queryOne("""
-                SELECT id, file, latency_ms, body FROM response WHERE job_id = ? AND provider = ? AND model = ? AND usable = 1
-                ORDER BY id DESC LIMIT 1
-                """, [jobID, provider, model]), let id = row.int("id"), let file = row.string("file")
+            guard
+                let row = try db.queryOne(
+                    """
+                    SELECT id, file, latency_ms, body FROM response WHERE job_id = ? AND provider = ? AND model = ? AND usable = 1
+                    ORDER BY id DESC LIMIT 1
+                    """, [jobID, provider, model]), let id = row.int("id"), let file = row.string("file")
             else { return nil }
             let body: [UInt8]? = if case .blob(let bytes) = row["body"] { bytes } else { nil }
             return SavedResponse(id: id, file: file, latencyMs: row.int("latency_ms").map { Int($0) }, body: body)

@@ -32,24 +32,33 @@ package struct ResultDocuments: SharedFilesStore {
     /// writes no files, each by one node only; a look finds none most turns, and only then is a write needed.
     package func unwritten(node: String, takingOthers: Bool, limit: Int) throws -> [StoredResult] {
         let others = "r.written_at IS NULL AND r.taken_by IS NULL AND p.result_node IS NULL"
-        if takingOthers, try database.read({ db in
-            try db.queryOne("SELECT 1 AS one FROM result_document r JOIN photo p ON p.sha256 = r.sha256 WHERE \(others) LIMIT 1") != nil
-        }) {
+        if takingOthers,
+            try database.read({ db in
+                try db.queryOne(
+                    "SELECT 1 AS one FROM result_document r JOIN photo p ON p.sha256 = r.sha256 WHERE \(others) LIMIT 1"
+                ) != nil
+            })
+        {
             try database.write { db in
-                try db.execute("""
+                try db.execute(
+                    """
                     UPDATE result_document SET taken_by = ? WHERE job_id IN (
                         SELECT r.job_id FROM result_document r JOIN photo p ON p.sha256 = r.sha256 WHERE \(others))
                     """, [node])
             }
         }
         return try database.readStatement { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT r.job_id, r.sha256, r.relative_path, r.document FROM result_document r JOIN photo p ON p.sha256 = r.sha256
                 WHERE r.written_at IS NULL AND COALESCE(r.taken_by, p.result_node) = ?
                 ORDER BY r.job_id LIMIT ?
-                """, [node, limit]).compactMap { row in
-                guard let id = row.int("job_id"), let sha = row.string("sha256"), let path = row.string("relative_path"),
-                      case .blob(let bytes) = row["document"] else { return nil }
+                """, [node, limit]
+            ).compactMap { row in
+                guard let id = row.int("job_id"), let sha = row.string("sha256"),
+                    let path = row.string("relative_path"),
+                    case .blob(let bytes) = row["document"]
+                else { return nil }
                 return StoredResult(jobID: id, sha256: sha, relativePath: path, document: Data(bytes))
             }
         }
@@ -59,10 +68,12 @@ package struct ResultDocuments: SharedFilesStore {
     /// before `before`: none such runs (a running one takes them within seconds).
     package func withoutWriter(finishedBefore before: Date) throws -> Int {
         try database.read { db in
-            Int(try db.queryOne("""
-                SELECT COUNT(*) AS n FROM result_document r JOIN photo p ON p.sha256 = r.sha256
-                WHERE r.written_at IS NULL AND r.taken_by IS NULL AND p.result_node IS NULL AND r.finished_at < ?
-                """, [before])?.int("n") ?? 0)
+            Int(
+                try db.queryOne(
+                    """
+                    SELECT COUNT(*) AS n FROM result_document r JOIN photo p ON p.sha256 = r.sha256
+                    WHERE r.written_at IS NULL AND r.taken_by IS NULL AND p.result_node IS NULL AND r.finished_at < ?
+                    """, [before])?.int("n") ?? 0)
         }
     }
 
@@ -71,7 +82,8 @@ package struct ResultDocuments: SharedFilesStore {
     package func leave(node: String) throws {
         try database.write { db in
             try db.execute("UPDATE photo SET result_node = NULL WHERE result_node = ?", [node])
-            try db.execute("UPDATE result_document SET taken_by = NULL WHERE taken_by = ? AND written_at IS NULL", [node])
+            try db.execute(
+                "UPDATE result_document SET taken_by = NULL WHERE taken_by = ? AND written_at IS NULL", [node])
         }
     }
 
@@ -96,15 +108,20 @@ package struct ResultDocuments: SharedFilesStore {
     package func recent(limit: Int) throws -> [(relativePath: String, finishedAt: Date, document: Data)] {
         guard database.isShared else {
             return try database.recentResults(limit: limit).compactMap { recent in
-                FileManager.default.contents(atPath: recent.resultPath).map { (recent.relativePath, recent.finishedAt, $0) }
+                FileManager.default.contents(atPath: recent.resultPath).map {
+                    (recent.relativePath, recent.finishedAt, $0)
+                }
             }
         }
         return try database.read { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT relative_path, finished_at, document FROM result_document ORDER BY finished_at DESC, job_id DESC LIMIT ?
-                """, [limit]).compactMap { row in
+                """, [limit]
+            ).compactMap { row in
                 guard let path = row.string("relative_path"), let finished = row.date("finished_at"),
-                      case .blob(let bytes) = row["document"] else { return nil }
+                    case .blob(let bytes) = row["document"]
+                else { return nil }
                 return (path, finished, Data(bytes))
             }
         }
@@ -113,9 +130,12 @@ package struct ResultDocuments: SharedFilesStore {
     /// The newest result a shared store keeps for a photo, written or not. Nil on SQLite, whose results are only files.
     package func stored(sha256: String) throws -> Data? {
         try database.readStatement { db in
-            guard case .blob(let bytes) = try db.queryOne("""
-                SELECT document FROM result_document WHERE sha256 = ? ORDER BY job_id DESC LIMIT 1
-                """, [sha256])?["document"] else { return nil }
+            guard
+                case .blob(let bytes) = try db.queryOne(
+                    """
+                    SELECT document FROM result_document WHERE sha256 = ? ORDER BY job_id DESC LIMIT 1
+                    """, [sha256])?["document"]
+            else { return nil }
             return Data(bytes)
         }
     }
@@ -124,7 +144,9 @@ package struct ResultDocuments: SharedFilesStore {
     /// counts). Nil on SQLite, where each process writes the files after its own changes.
     package func filesVersion() throws -> Int64? {
         guard database.engine == .postgres else { return nil }
-        return try database.readStatement { db in try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter") }
+        return try database.readStatement { db in
+            try db.queryOne("SELECT counter FROM files_change WHERE id = 1")?.int("counter")
+        }
     }
 }
 
@@ -132,9 +154,12 @@ extension Store {
     /// In a write transaction on a shared store, the files version before it and with it: the version moves once per
     /// transaction and records which one moved it last. (nil, nil) on SQLite.
     static func filesVersions(_ db: any DatabaseConnection) throws -> (before: Int64?, after: Int64?) {
-        guard db.engine == .postgres, let row = try db.queryOne("""
-            SELECT counter, CASE WHEN txid = txid_current() THEN 1 ELSE 0 END AS ours FROM files_change WHERE id = 1
-            """), let counter = row.int("counter") else { return (nil, nil) }
+        guard db.engine == .postgres,
+            let row = try db.queryOne(
+                """
+                SELECT counter, CASE WHEN txid = txid_current() THEN 1 ELSE 0 END AS ours FROM files_change WHERE id = 1
+                """), let counter = row.int("counter")
+        else { return (nil, nil) }
         return (row.int("ours") == 1 ? counter - 1 : counter, counter)
     }
 }

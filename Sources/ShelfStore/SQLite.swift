@@ -50,10 +50,18 @@ package struct Row: Sendable {
     package init(values: [String: SQLValue]) { self.values = values }
     package subscript(_ column: String) -> SQLValue { values[column] ?? .null }
     package func int(_ column: String) -> Int64? {
-        switch self[column] { case .integer(let v): v; case .real(let v): Int64(v); default: nil }
+        switch self[column] {
+        case .integer(let v): v
+        case .real(let v): Int64(v)
+        default: nil
+        }
     }
     package func double(_ column: String) -> Double? {
-        switch self[column] { case .integer(let v): Double(v); case .real(let v): v; default: nil }
+        switch self[column] {
+        case .integer(let v): Double(v)
+        case .real(let v): v
+        default: nil
+        }
     }
     package func string(_ column: String) -> String? {
         if case .text(let v) = self[column] { return v }
@@ -77,19 +85,20 @@ package final class SQLiteConnection: DatabaseConnection {
 
     package init(path: String, mode: Mode = .readWriteCreate) throws(StoreError) {
         var db: OpaquePointer?
-        let flags: Int32 = switch mode {
-        case .readWriteCreate: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        case .readWrite: SQLITE_OPEN_READWRITE
-        case .readOnly: SQLITE_OPEN_READONLY
-        }
+        let flags: Int32 =
+            switch mode {
+            case .readWriteCreate: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+            case .readWrite: SQLITE_OPEN_READWRITE
+            case .readOnly: SQLITE_OPEN_READONLY
+            }
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
-            sqlite3_close(db)              // a failed open still allocates a handle
+            sqlite3_close(db) // a failed open still allocates a handle
             throw StoreError(code: rc, message: "\(message): \(path)")
         }
         handle = db
-        sqlite3_busy_timeout(db, 5_000)    // `shelfd retry` may write while the daemon does
+        sqlite3_busy_timeout(db, 5_000) // `shelfd retry` may write while the daemon does
         sqlite3_extended_result_codes(db, 0)
     }
 
@@ -136,7 +145,9 @@ package final class SQLiteConnection: DatabaseConnection {
             case .real(let v): rc = sqlite3_bind_double(statement, position, v)
             case .text(let v): rc = sqlite3_bind_text(statement, position, v, -1, csqlite_transient())
             case .blob(let v):
-                rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+                rc = v.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), csqlite_transient())
+                }
             }
             guard rc == SQLITE_OK else { throw error(rc, sql) }
         }

@@ -547,10 +547,12 @@ enum Schema {
                 let current = Int(try db.queryOne("PRAGMA user_version")?.int("user_version") ?? 0)
                 if current > migrations.count {
                     // Its tables may mean what this shelfd does not know: nothing is touched.
-                    throw StoreError(code: StoreError.serverCode, message: """
-                        the database is at schema version \(current), newer than this shelfd knows (\(migrations.count)): \
-                        a newer shelfd has used it. Upgrade shelfd on this machine, or restore a backup taken before
-                        """)
+                    throw StoreError(
+                        code: StoreError.serverCode,
+                        message: """
+                            the database is at schema version \(current), newer than this shelfd knows (\(migrations.count)): \
+                            a newer shelfd has used it. Upgrade shelfd on this machine, or restore a backup taken before
+                            """)
                 }
                 guard current < migrations.count else {
                     try db.executeScript("COMMIT")

@@ -24,22 +24,29 @@ package struct ShelfRounds: Sendable {
 
     /// At ingest, in its transaction: each new photo in a shelf's folder joins the shelf's open round, or opens one
     /// when the shelf has been quiet for `quiet` (the round before is then due to close).
-    static func join(_ db: any DatabaseConnection, photos: [(sha256: String, relativePath: String)], quiet: TimeInterval,
-                     now: Date) throws(StoreError) {
+    static func join(
+        _ db: any DatabaseConnection, photos: [(sha256: String, relativePath: String)], quiet: TimeInterval,
+        now: Date
+    ) throws(StoreError) {
         var byShelf: [String: [String]] = [:]
         for photo in photos {
-            if let shelf = ReviewDocument.Photo.shelf(of: photo.relativePath) { byShelf[shelf, default: []].append(photo.sha256) }
+            if let shelf = ReviewDocument.Photo.shelf(of: photo.relativePath) {
+                byShelf[shelf, default: []].append(photo.sha256)
+            }
         }
         for (shelf, shas) in byShelf.sorted(by: { $0.key < $1.key }) {
-            let open = try db.queryOne("""
+            let open = try db.queryOne(
+                """
                 SELECT id, last_photo_at FROM shelf_round WHERE shelf = ? AND closed_at IS NULL AND ends_at IS NULL
                 ORDER BY id DESC LIMIT 1
                 """, [shelf])
             let round: Int64
             if let open, let id = open.int("id"), let last = open.double("last_photo_at"),
-               now.timeIntervalSince1970 - last < quiet {
+                now.timeIntervalSince1970 - last < quiet
+            {
                 round = id
-                try db.execute("""
+                try db.execute(
+                    """
                     UPDATE shelf_round SET last_photo_at = CASE WHEN last_photo_at > ? THEN last_photo_at ELSE ? END,
                         photos = photos + ? WHERE id = ?
                     """, [now, now, shas.count, id])
@@ -47,10 +54,12 @@ package struct ShelfRounds: Sendable {
                 if let id = open?.int("id") {
                     try db.execute("UPDATE shelf_round SET ends_at = last_photo_at + ? WHERE id = ?", [quiet, id])
                 }
-                round = try db.insert("INSERT INTO shelf_round (shelf, opened_at, last_photo_at, photos) VALUES (?, ?, ?, ?)",
-                                      [shelf, now, now, shas.count])
+                round = try db.insert(
+                    "INSERT INTO shelf_round (shelf, opened_at, last_photo_at, photos) VALUES (?, ?, ?, ?)",
+                    [shelf, now, now, shas.count])
             }
-            try db.execute("UPDATE photo SET round_id = ? WHERE sha256 IN (\(Store.placeholders(shas.count)))", [round] + shas)
+            try db.execute(
+                "UPDATE photo SET round_id = ? WHERE sha256 IN (\(Store.placeholders(shas.count)))", [round] + shas)
         }
     }
 
@@ -69,20 +78,28 @@ package struct ShelfRounds: Sendable {
     }
 
     /// `shelfd shelf close NAME`: the shelf's open round ends now, and is compared at once if its photos are read.
-    package func close(shelf: String, quiet: TimeInterval = defaultQuiet, now: Date) throws -> (RoundClosing, FilesChange) {
+    package func close(shelf: String, quiet: TimeInterval = defaultQuiet, now: Date) throws -> (
+        RoundClosing, FilesChange
+    ) {
         try database.write { db in
-            guard let open = try db.queryOne("SELECT id FROM shelf_round WHERE shelf = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1",
-                                             [shelf])?.int("id") else { return (.nothingOpen, FilesChange()) }
-            try db.execute("UPDATE shelf_round SET ends_at = ? WHERE shelf = ? AND closed_at IS NULL AND (ends_at IS NULL OR ends_at > ?)",
-                           [now, shelf, now])
+            guard
+                let open = try db.queryOne(
+                    "SELECT id FROM shelf_round WHERE shelf = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1",
+                    [shelf])?.int("id")
+            else { return (.nothingOpen, FilesChange()) }
+            try db.execute(
+                "UPDATE shelf_round SET ends_at = ? WHERE shelf = ? AND closed_at IS NULL AND (ends_at IS NULL OR ends_at > ?)",
+                [now, shelf, now])
             var change = FilesChange()
             for round in try Self.dueRounds(db, quiet: quiet, now: now) {
                 change.works.formUnion(try Self.close(db, round: round, now: now))
             }
-            if let unread = try db.queryOne("""
+            if let unread = try db.queryOne(
+                """
                 SELECT COUNT(*) AS n FROM photo p WHERE p.round_id = ? AND EXISTS (
                     SELECT 1 FROM job j WHERE j.sha256 = p.sha256 AND j.state IN ('pending', 'leased', 'failed_retryable'))
-                """, [open])?.int("n"), unread > 0 {
+                """, [open])?.int("n"), unread > 0
+            {
                 return (.waiting(photos: Int(unread)), change)
             }
             return (.closed(try Self.changes(db, round: open)), change)
@@ -91,23 +108,29 @@ package struct ShelfRounds: Sendable {
 
     /// Open rounds past their end whose photos are all read, oldest first.
     static func dueRounds(_ db: any DatabaseConnection, quiet: TimeInterval, now: Date) throws(StoreError) -> [Int64] {
-        try db.query("""
+        try db.query(
+            """
             SELECT r.id FROM shelf_round r
             WHERE r.closed_at IS NULL AND (CASE WHEN r.ends_at IS NULL THEN r.last_photo_at + ? ELSE r.ends_at END) <= ?
               AND NOT EXISTS (SELECT 1 FROM photo p JOIN job j ON j.sha256 = p.sha256
                               WHERE p.round_id = r.id AND j.state IN ('pending', 'leased', 'failed_retryable'))
             ORDER BY r.id
-            """, [quiet, now]).compactMap { $0.int("id") }
+            """, [quiet, now]
+        ).compactMap { $0.int("id") }
     }
 
     /// Compares a round with the shelf's inventory before it, records its changes and the shelf's new order, and
     /// closes it. Returns the works whose entry changed (now missing, back from a loan, moved).
     static func close(_ db: any DatabaseConnection, round id: Int64, now: Date) throws -> Set<Int64> {
-        guard let round = try db.queryOne("SELECT shelf, opened_at FROM shelf_round WHERE id = ? AND closed_at IS NULL", [id]),
-              let shelf = round.string("shelf"), let opened = round.double("opened_at") else { return [] }
+        guard
+            let round = try db.queryOne(
+                "SELECT shelf, opened_at FROM shelf_round WHERE id = ? AND closed_at IS NULL", [id]),
+            let shelf = round.string("shelf"), let opened = round.double("opened_at")
+        else { return [] }
 
         // The round's photos in name order, each one's sightings left to right.
-        let photos = try db.query("""
+        let photos = try db.query(
+            """
             SELECT p.sha256, p.relative_path,
                    (SELECT j.state FROM job j WHERE j.sha256 = p.sha256 ORDER BY j.id DESC LIMIT 1) AS state
             FROM photo p WHERE p.round_id = ? ORDER BY p.relative_path
@@ -116,15 +139,19 @@ package struct ShelfRounds: Sendable {
         let unread = photos.filter { !["done", "review"].contains($0.string("state") ?? "") }.count
         var seenIn: [String: [SeenBook]] = [:]
         for part in Store.parts(of: shas) {
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT s.book_id, s.sha256, s.box, s.status, r.reading FROM book_sighting s
                 LEFT JOIN review_item r ON r.sha256 = s.sha256 AND r.book_id = s.book_id
                 WHERE s.sha256 IN (\(Store.placeholders(part.count)))
-                """, part) {
+                """, part)
+            {
                 guard let book = row.int("book_id"), let sha = row.string("sha256") else { continue }
-                seenIn[sha, default: []].append(SeenBook(
-                    bookID: book, box: Self.box(row.string("box")), verified: row.string("status") == Book.Status.verified.rawValue,
-                    firstCandidate: row.string("reading").flatMap(Self.firstCandidate)))
+                seenIn[sha, default: []].append(
+                    SeenBook(
+                        bookID: book, box: Self.box(row.string("box")),
+                        verified: row.string("status") == Book.Status.verified.rawValue,
+                        firstCandidate: row.string("reading").flatMap(Self.firstCandidate)))
             }
         }
         let before = try inventory(db, shelf: shelf, before: opened)
@@ -138,9 +165,13 @@ package struct ShelfRounds: Sendable {
         for sha in shas {
             for book in (seenIn[sha] ?? []).sorted(by: { ($0.box?.midX ?? 2) < ($1.box?.midX ?? 2) }) {
                 let work: Int64?
-                if before[book.bookID] != nil { work = book.bookID }
-                else if book.verified { work = book.bookID }
-                else { work = book.firstCandidate.flatMap { keys.work(for: $0) } }
+                if before[book.bookID] != nil {
+                    work = book.bookID
+                } else if book.verified {
+                    work = book.bookID
+                } else {
+                    work = book.firstCandidate.flatMap { keys.work(for: $0) }
+                }
                 if let work, seen.insert(work).inserted { sequence.append(work) }
             }
         }
@@ -175,11 +206,17 @@ package struct ShelfRounds: Sendable {
         // of its history.
         var touched = Set<Int64>()
         var steps: [(bookID: Int64, step: LibraryDocument.Decision)] = []
-        let seenMarked = sequence.filter { recorded[$0] != nil } + unseen.filter { wentTo[$0] != nil && recorded[$0] != nil }
+        let seenMarked =
+            sequence.filter { recorded[$0] != nil } + unseen.filter { wentTo[$0] != nil && recorded[$0] != nil }
         for work in seenMarked {
             if recorded[work]?.kind == "lent" {
-                steps.append((work, LibraryDocument.Decision(action: "returned", by: "shelfd", at: now,
-                                                             detail: "seen again on \(wentTo[work] ?? shelf)")))
+                steps.append(
+                    (
+                        work,
+                        LibraryDocument.Decision(
+                            action: "returned", by: "shelfd", at: now,
+                            detail: "seen again on \(wentTo[work] ?? shelf)")
+                    ))
             }
             touched.insert(work)
         }
@@ -188,13 +225,19 @@ package struct ShelfRounds: Sendable {
         }
         let newlyMissing = missing.filter { marks[$0]?.kind != "missing" }
         for work in newlyMissing {
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO shelf_mark (book_id, shelf, kind, since, name, round_id) VALUES (?, ?, 'missing', ?, NULL, ?)
                 ON CONFLICT (book_id) DO UPDATE SET shelf = excluded.shelf, kind = excluded.kind, since = excluded.since,
                     name = excluded.name, round_id = excluded.round_id
                 """, [work, shelf, opened, id])
-            steps.append((work, LibraryDocument.Decision(action: "missing", by: "shelfd", at: now,
-                                                         detail: "not seen where it stood on \(shelf)")))
+            steps.append(
+                (
+                    work,
+                    LibraryDocument.Decision(
+                        action: "missing", by: "shelfd", at: now,
+                        detail: "not seen where it stood on \(shelf)")
+                ))
             touched.insert(work)
         }
         try LibraryRecords.recordHistory(db, steps)
@@ -204,8 +247,9 @@ package struct ShelfRounds: Sendable {
         changes += missing.map { [id, $0, "missing", String?.none] }
         changes += unseen.compactMap { work in wentTo[work].map { [id, work, "moved_out", $0] } }
         for part in Store.parts(of: changes, size: 100) {
-            try db.execute("INSERT INTO shelf_change (round_id, book_id, kind, other_shelf) VALUES \(Store.rows(part.count, of: 4))",
-                           part.flatMap { $0 })
+            try db.execute(
+                "INSERT INTO shelf_change (round_id, book_id, kind, other_shelf) VALUES \(Store.rows(part.count, of: 4))",
+                part.flatMap { $0 })
         }
         touched.formUnion(unseen.filter { wentTo[$0] != nil })
 
@@ -217,9 +261,12 @@ package struct ShelfRounds: Sendable {
         }
         let places = order.enumerated().map { [$0.element, shelf, $0.offset + 1] as [any SQLBindable] }
         for part in Store.parts(of: places, size: 150) {
-            try db.execute("INSERT INTO shelf_place (book_id, shelf, position) VALUES \(Store.rows(part.count, of: 3))", part.flatMap { $0 })
+            try db.execute(
+                "INSERT INTO shelf_place (book_id, shelf, position) VALUES \(Store.rows(part.count, of: 3))",
+                part.flatMap { $0 })
         }
-        try db.execute("UPDATE shelf_round SET closed_at = ?, books = ?, unread = ? WHERE id = ?", [now, order.count, unread, id])
+        try db.execute(
+            "UPDATE shelf_round SET closed_at = ?, books = ?, unread = ? WHERE id = ?", [now, order.count, unread, id])
         return touched
     }
 
@@ -264,14 +311,19 @@ package struct ShelfRounds: Sendable {
     }
 
     /// The works on `shelf` as the photos that arrived before `before` (all, when nil) place them.
-    static func inventory(_ db: any DatabaseConnection, shelf: String, before: Double? = nil) throws -> [Int64: Placed] {
+    static func inventory(_ db: any DatabaseConnection, shelf: String, before: Double? = nil) throws -> [Int64: Placed]
+    {
         let cutoff = before ?? Date.distantFuture.timeIntervalSince1970
         var placed: [Int64: Placed] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT s.book_id, s.sha256, s.box, p.first_seen, p.relative_path FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
             WHERE s.shelf = ? AND s.status = 'verified' AND p.first_seen < ?
-            """, [shelf, cutoff]) {
-            guard let id = row.int("book_id"), let at = row.double("first_seen"), let sha = row.string("sha256") else { continue }
+            """, [shelf, cutoff])
+        {
+            guard let id = row.int("book_id"), let at = row.double("first_seen"), let sha = row.string("sha256") else {
+                continue
+            }
             let photo = row.string("relative_path") ?? ""
             if let known = placed[id], (known.lastSeen, known.photo) >= (at, photo) { continue }
             placed[id] = Placed(bookID: id, lastSeen: at, sha256: sha, photo: photo, box: Self.box(row.string("box")))
@@ -281,7 +333,9 @@ package struct ShelfRounds: Sendable {
         for (id, seen) in elsewhere.times where seen > placed[id]?.lastSeen ?? .infinity { placed[id] = nil }
         // Said to be gone since it was last seen here.
         for row in try db.query("SELECT book_id, since FROM shelf_mark WHERE shelf = ? AND kind = 'gone'", [shelf]) {
-            if let id = row.int("book_id"), let since = row.double("since"), let work = placed[id], since >= work.lastSeen {
+            if let id = row.int("book_id"), let since = row.double("since"), let work = placed[id],
+                since >= work.lastSeen
+            {
                 placed[id] = nil
             }
         }
@@ -293,7 +347,9 @@ package struct ShelfRounds: Sendable {
     static func order(_ db: any DatabaseConnection, shelf: String, _ works: [Int64: Placed]) throws -> [Int64] {
         var positions: [Int64: Int] = [:]
         for row in try db.query("SELECT book_id, position FROM shelf_place WHERE shelf = ?", [shelf]) {
-            if let id = row.int("book_id"), let position = row.int("position"), works[id] != nil { positions[id] = Int(position) }
+            if let id = row.int("book_id"), let position = row.int("position"), works[id] != nil {
+                positions[id] = Int(position)
+            }
         }
         var result = positions.keys.sorted { positions[$0]! < positions[$1]! }
         let unplaced = works.values.filter { positions[$0.bookID] == nil }
@@ -303,7 +359,7 @@ package struct ShelfRounds: Sendable {
                 .sorted { $0.1 < $1.1 }.map(\.0)
             let newHere = Set(group.map(\.bookID))
             var anchor: Int64?
-            var leading: [Int64] = []              // left of every placed work of the photo: before the first of them
+            var leading: [Int64] = [] // left of every placed work of the photo: before the first of them
             for work in inPhoto {
                 if newHere.contains(work) {
                     if let at = anchor.flatMap({ result.firstIndex(of: $0) }) {
@@ -327,23 +383,30 @@ package struct ShelfRounds: Sendable {
     }
 
     /// Per work, the shelf of its latest verified sighting in a photo that arrived in [since, until), but `besides`.
-    static func latestShelves(_ db: any DatabaseConnection, of works: [Int64], since: Double = 0,
-                              until: Double = Date.distantFuture.timeIntervalSince1970,
-                              besides: String?) throws -> [Int64: String] {
+    static func latestShelves(
+        _ db: any DatabaseConnection, of works: [Int64], since: Double = 0,
+        until: Double = Date.distantFuture.timeIntervalSince1970,
+        besides: String?
+    ) throws -> [Int64: String] {
         try latestSightings(db, of: works, since: since, until: until, besides: besides).shelves
     }
 
     /// The same, with the arrival of the photo that saw each there.
-    static func latestSightings(_ db: any DatabaseConnection, of works: [Int64], since: Double = 0, until: Double,
-                                besides: String?) throws -> (shelves: [Int64: String], times: [Int64: Double]) {
+    static func latestSightings(
+        _ db: any DatabaseConnection, of works: [Int64], since: Double = 0, until: Double,
+        besides: String?
+    ) throws -> (shelves: [Int64: String], times: [Int64: Double]) {
         var shelves: [Int64: String] = [:], times: [Int64: Double] = [:]
         for part in Store.parts(of: works) {
-            for row in try db.query("""
+            for row in try db.query(
+                """
                 SELECT s.book_id, s.shelf, p.first_seen FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
                 WHERE s.book_id IN (\(Store.placeholders(part.count))) AND s.status = 'verified' AND s.shelf IS NOT NULL
                   AND s.shelf IS DISTINCT FROM ? AND p.first_seen >= ? AND p.first_seen < ?
-                """, part + [besides, since, until]) {
-                guard let id = row.int("book_id"), let shelf = row.string("shelf"), let at = row.double("first_seen") else { continue }
+                """, part + [besides, since, until])
+            {
+                guard let id = row.int("book_id"), let shelf = row.string("shelf"), let at = row.double("first_seen")
+                else { continue }
                 if at > times[id] ?? -.infinity { times[id] = at; shelves[id] = shelf }
             }
         }
@@ -372,11 +435,15 @@ package struct ShelfRounds: Sendable {
     static func currentShelves(_ db: any DatabaseConnection, among works: [Int64]?) throws -> [Int64: String] {
         if let works { return try latestShelves(db, of: works, besides: nil) }
         var latest: [Int64: (shelf: String, at: Double)] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT s.book_id, s.shelf, p.first_seen FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
             WHERE s.status = 'verified' AND s.shelf IS NOT NULL
-            """) {
-            guard let id = row.int("book_id"), let shelf = row.string("shelf"), let at = row.double("first_seen") else { continue }
+            """)
+        {
+            guard let id = row.int("book_id"), let shelf = row.string("shelf"), let at = row.double("first_seen") else {
+                continue
+            }
             if at > latest[id]?.at ?? -.infinity { latest[id] = (shelf, at) }
         }
         return latest.mapValues(\.shelf)
@@ -385,14 +452,17 @@ package struct ShelfRounds: Sendable {
     /// The marks of these works (of every work, when nil) as recorded, void or not (a round that sees a work clears
     /// them).
     static func recordedMarks(_ db: any DatabaseConnection, of works: [Int64]?) throws -> [Int64: Mark] {
-        let rows = try works.map { works in
-            try Store.parts(of: works).flatMap { part in
-                try db.query("SELECT * FROM shelf_mark WHERE book_id IN (\(Store.placeholders(part.count)))", part)
-            }
-        } ?? db.query("SELECT * FROM shelf_mark")
+        let rows =
+            try works.map { works in
+                try Store.parts(of: works).flatMap { part in
+                    try db.query("SELECT * FROM shelf_mark WHERE book_id IN (\(Store.placeholders(part.count)))", part)
+                }
+            } ?? db.query("SELECT * FROM shelf_mark")
         var marks: [Int64: Mark] = [:]
         for row in rows {
-            guard let id = row.int("book_id"), let kind = row.string("kind"), let since = row.double("since") else { continue }
+            guard let id = row.int("book_id"), let kind = row.string("kind"), let since = row.double("since") else {
+                continue
+            }
             marks[id] = Mark(kind: kind, shelf: row.string("shelf") ?? "", since: since, name: row.string("name"))
         }
         return marks
@@ -400,18 +470,22 @@ package struct ShelfRounds: Sendable {
 
     static func valid(_ db: any DatabaseConnection, _ marks: [Int64: Mark]) throws -> [Int64: Mark] {
         guard !marks.isEmpty else { return marks }
-        let seen = try latestSightings(db, of: Array(marks.keys), until: Date.distantFuture.timeIntervalSince1970,
-                                       besides: nil).times
+        let seen = try latestSightings(
+            db, of: Array(marks.keys), until: Date.distantFuture.timeIntervalSince1970,
+            besides: nil
+        ).times
         return marks.filter { id, mark in (seen[id] ?? -.infinity) < mark.since }
     }
 
     /// A shelf's inventory in order, its rounds, and its last closed round's changes as they stand now.
     package func shelf(_ name: String) throws -> ShelfDocument? {
         try database.read { db in
-            let lastRow = try db.queryOne("""
+            let lastRow = try db.queryOne(
+                """
                 SELECT * FROM shelf_round WHERE shelf = ? AND closed_at IS NOT NULL ORDER BY closed_at DESC, id DESC LIMIT 1
                 """, [name])
-            let openRow = try db.queryOne("SELECT * FROM shelf_round WHERE shelf = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1", [name])
+            let openRow = try db.queryOne(
+                "SELECT * FROM shelf_round WHERE shelf = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1", [name])
             let placed = try Self.inventory(db, shelf: name)
             guard lastRow != nil || openRow != nil || !placed.isEmpty else { return nil }
             let order = try Self.order(db, shelf: name, placed)
@@ -422,19 +496,23 @@ package struct ShelfRounds: Sendable {
                 let mark = marks[id]
                 return ShelfDocument.Entry(
                     work: work.key, title: work.title, author: work.author, position: index + 1,
-                    lastSeen: Date(timeIntervalSince1970: at.lastSeen), photo: at.photo, photoSHA256: at.sha256, box: at.box,
+                    lastSeen: Date(timeIntervalSince1970: at.lastSeen), photo: at.photo, photoSHA256: at.sha256,
+                    box: at.box,
                     missingSince: mark?.missingSince, lentTo: mark?.lentTo, lentSince: mark?.lentSince)
             }
-            let changes = try lastRow.flatMap { $0.int("id") }.map { try Self.changes(db, round: $0) } ?? ShelfDocument.Changes()
-            return ShelfDocument(shelf: name, books: books, lastRound: lastRow.map(Self.round), openRound: openRow.map(Self.round),
-                                 changes: changes)
+            let changes =
+                try lastRow.flatMap { $0.int("id") }.map { try Self.changes(db, round: $0) } ?? ShelfDocument.Changes()
+            return ShelfDocument(
+                shelf: name, books: books, lastRound: lastRow.map(Self.round), openRound: openRow.map(Self.round),
+                changes: changes)
         }
     }
 
     /// A closed round's changes as they stand now: a work a later photo saw, or a person answered for, is no longer
     /// missing.
     static func changes(_ db: any DatabaseConnection, round: Int64) throws -> ShelfDocument.Changes {
-        let rows = try db.query("""
+        let rows = try db.query(
+            """
             SELECT c.kind, c.book_id, c.other_shelf, b.work_key, b.title, b.author FROM shelf_change c JOIN book b ON b.id = c.book_id
             WHERE c.round_id = ? ORDER BY c.kind, b.title, b.id
             """, [round])
@@ -445,10 +523,13 @@ package struct ShelfRounds: Sendable {
             guard let id = row.int("book_id"), let key = row.string("work_key") else { continue }
             let title = row.string("title") ?? "", author = row.string("author"), other = row.string("other_shelf")
             switch row.string("kind") {
-            case "arrived": changes.arrived.append(.init(work: key, title: title, author: author, isArrival: true, from: other))
+            case "arrived":
+                changes.arrived.append(.init(work: key, title: title, author: author, isArrival: true, from: other))
             case "moved_out": changes.movedOut.append(.init(work: key, title: title, author: author, to: other))
             default:
-                if marks[id]?.kind == "missing" { changes.missing.append(.init(work: key, title: title, author: author)) }
+                if marks[id]?.kind == "missing" {
+                    changes.missing.append(.init(work: key, title: title, author: author))
+                }
             }
         }
         return changes
@@ -461,14 +542,17 @@ package struct ShelfRounds: Sendable {
             let standing = try Self.marks(db, of: nil).values
             return try latest.compactMap { row -> ShelfSummary? in
                 guard let shelf = row.string("shelf") else { return nil }
-                let last = try db.queryOne("""
+                let last = try db.queryOne(
+                    """
                     SELECT * FROM shelf_round WHERE shelf = ? AND closed_at IS NOT NULL ORDER BY closed_at DESC, id DESC LIMIT 1
                     """, [shelf])
-                let open = try db.queryOne("SELECT * FROM shelf_round WHERE shelf = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1", [shelf])
-                return ShelfSummary(shelf: shelf, books: last?.int("books").map(Int.init), lastRound: last.map(Self.round),
-                                    openRound: open.map(Self.round),
-                                    missing: standing.filter { $0.shelf == shelf && $0.kind == "missing" }.count,
-                                    lent: standing.filter { $0.shelf == shelf && $0.kind == "lent" }.count)
+                let open = try db.queryOne(
+                    "SELECT * FROM shelf_round WHERE shelf = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1", [shelf])
+                return ShelfSummary(
+                    shelf: shelf, books: last?.int("books").map(Int.init), lastRound: last.map(Self.round),
+                    openRound: open.map(Self.round),
+                    missing: standing.filter { $0.shelf == shelf && $0.kind == "missing" }.count,
+                    lent: standing.filter { $0.shelf == shelf && $0.kind == "lent" }.count)
             }
         }
     }
@@ -480,9 +564,13 @@ package struct ShelfRounds: Sendable {
             let works = try Self.works(db, Array(standing.keys))
             return standing.compactMap { id, mark -> (String, ShelfDocument.Entry)? in
                 guard let work = works[id] else { return nil }
-                return (mark.shelf, ShelfDocument.Entry(work: work.key, title: work.title, author: work.author, position: 0,
-                                                        lastSeen: Date(timeIntervalSince1970: mark.since), photo: "", photoSHA256: "",
-                                                        box: nil, lentTo: mark.name, lentSince: Date(timeIntervalSince1970: mark.since)))
+                return (
+                    mark.shelf,
+                    ShelfDocument.Entry(
+                        work: work.key, title: work.title, author: work.author, position: 0,
+                        lastSeen: Date(timeIntervalSince1970: mark.since), photo: "", photoSHA256: "",
+                        box: nil, lentTo: mark.name, lentSince: Date(timeIntervalSince1970: mark.since))
+                )
             }.sorted { ($0.0, $0.1.title) < ($1.0, $1.1.title) }
         }
     }
@@ -495,24 +583,31 @@ package struct ShelfRounds: Sendable {
             var found: [BookWhereabouts] = []
             for key in keys {
                 guard let work = try db.queryOne("SELECT id, title, author FROM book WHERE work_key = ?", [key]),
-                      let id = work.int("id"),
-                      let latest = try db.queryOne("""
+                    let id = work.int("id"),
+                    let latest = try db.queryOne(
+                        """
                         SELECT s.sha256, s.box, s.shelf, p.first_seen, p.relative_path FROM book_sighting s
                         JOIN photo p ON p.sha256 = s.sha256 WHERE s.book_id = ?
                         ORDER BY CASE WHEN s.status = 'verified' THEN 0 ELSE 1 END, p.first_seen DESC, p.relative_path DESC LIMIT 1
-                        """, [id]) else { continue }
+                        """, [id])
+                else { continue }
                 let shelf = latest.string("shelf") ?? ""
                 var position: Int?
                 if !shelf.isEmpty {
-                    if orders[shelf] == nil { orders[shelf] = try Self.order(db, shelf: shelf, Self.inventory(db, shelf: shelf)) }
+                    if orders[shelf] == nil {
+                        orders[shelf] = try Self.order(db, shelf: shelf, Self.inventory(db, shelf: shelf))
+                    }
                     position = orders[shelf]?.firstIndex(of: id).map { $0 + 1 }
                 }
                 let mark = try Self.marks(db, of: [id])[id]
-                found.append(BookWhereabouts(
-                    work: key, title: work.string("title") ?? "", author: work.string("author"), shelf: shelf, position: position,
-                    lastSeen: latest.date("first_seen") ?? .distantPast, photo: latest.string("relative_path") ?? "",
-                    photoSHA256: latest.string("sha256") ?? "", box: Self.box(latest.string("box")),
-                    missingSince: mark?.missingSince, lentTo: mark?.lentTo))
+                found.append(
+                    BookWhereabouts(
+                        work: key, title: work.string("title") ?? "", author: work.string("author"), shelf: shelf,
+                        position: position,
+                        lastSeen: latest.date("first_seen") ?? .distantPast,
+                        photo: latest.string("relative_path") ?? "",
+                        photoSHA256: latest.string("sha256") ?? "", box: Self.box(latest.string("box")),
+                        missingSince: mark?.missingSince, lentTo: mark?.lentTo))
             }
             return found
         }
@@ -522,12 +617,21 @@ package struct ShelfRounds: Sendable {
 
     /// A person's answer about a work on a shelf (`shelfd shelf answer`): lent, gone, or still there. Recorded in the
     /// work's history like any decision. Returns the shelf and what it changed of the files.
-    package func answer(work key: String, _ answer: ShelfAnswer, now: Date) throws -> (shelf: String, files: FilesChange) {
+    package func answer(work key: String, _ answer: ShelfAnswer, now: Date) throws -> (
+        shelf: String, files: FilesChange
+    ) {
         try database.write { db in
             let work = try LibraryRecords.workRow(db, key)
-            guard let shelf = try Self.latestShelves(db, of: [work.id], until: Date.distantFuture.timeIntervalSince1970,
-                                                     besides: nil).values.first else {
-                throw LibraryError(.nothingToChange, "'\(key)' was never seen on a shelf (a sub-folder of incoming/): there is nothing to answer for it.")
+            guard
+                let shelf = try Self.latestShelves(
+                    db, of: [work.id], until: Date.distantFuture.timeIntervalSince1970,
+                    besides: nil
+                ).values.first
+            else {
+                throw LibraryError(
+                    .nothingToChange,
+                    "'\(key)' was never seen on a shelf (a sub-folder of incoming/): there is nothing to answer for it."
+                )
             }
             let detail: String
             switch answer {
@@ -542,14 +646,20 @@ package struct ShelfRounds: Sendable {
                 try db.execute("DELETE FROM shelf_mark WHERE book_id = ?", [work.id])
                 detail = "on \(shelf)"
             }
-            try LibraryRecords.recordHistory(db, work.id, LibraryDocument.Decision(action: answer.action, by: "user", at: now,
-                                                                                     detail: detail))
+            try LibraryRecords.recordHistory(
+                db, work.id,
+                LibraryDocument.Decision(
+                    action: answer.action, by: "user", at: now,
+                    detail: detail))
             return (shelf, FilesChange(works: [work.id]))
         }
     }
 
-    static func mark(_ db: any DatabaseConnection, _ work: Int64, shelf: String, kind: String, name: String?, now: Date) throws(StoreError) {
-        try db.execute("""
+    static func mark(_ db: any DatabaseConnection, _ work: Int64, shelf: String, kind: String, name: String?, now: Date)
+        throws(StoreError)
+    {
+        try db.execute(
+            """
             INSERT INTO shelf_mark (book_id, shelf, kind, since, name, round_id) VALUES (?, ?, ?, ?, ?, NULL)
             ON CONFLICT (book_id) DO UPDATE SET shelf = excluded.shelf, kind = excluded.kind, since = excluded.since,
                 name = excluded.name, round_id = excluded.round_id
@@ -560,11 +670,13 @@ package struct ShelfRounds: Sendable {
     /// unless it has its own.
     static func merge(_ from: Int64, into target: Int64, _ db: any DatabaseConnection) throws(StoreError) {
         for table in ["shelf_place", "shelf_mark"] {
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE \(table) SET book_id = ?1 WHERE book_id = ?2 AND NOT EXISTS (SELECT 1 FROM \(table) o WHERE o.book_id = ?1)
                 """, [target, from])
         }
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE shelf_change SET book_id = ?1 WHERE book_id = ?2
               AND NOT EXISTS (SELECT 1 FROM shelf_change o WHERE o.book_id = ?1 AND o.round_id = shelf_change.round_id)
             """, [target, from])
@@ -584,7 +696,9 @@ package struct ShelfRounds: Sendable {
     static func works(_ db: any DatabaseConnection, _ ids: [Int64]) throws -> [Int64: WorkName] {
         var works: [Int64: WorkName] = [:]
         for part in Store.parts(of: ids) {
-            for row in try db.query("SELECT id, work_key, title, author FROM book WHERE id IN (\(Store.placeholders(part.count)))", part) {
+            for row in try db.query(
+                "SELECT id, work_key, title, author FROM book WHERE id IN (\(Store.placeholders(part.count)))", part)
+            {
                 guard let id = row.int("id"), let key = row.string("work_key") else { continue }
                 works[id] = WorkName(key: key, title: row.string("title") ?? "", author: row.string("author"))
             }
@@ -609,7 +723,9 @@ package struct ShelfRounds: Sendable {
             for row in try db.query("SELECT id, work_key FROM book WHERE id IN (\(list))", part) {
                 if let id = row.int("id"), let key = row.string("work_key") { keys.byKey[key] = id }
             }
-            for row in try db.query("SELECT DISTINCT book_id, match_key, isbn13 FROM book_sighting WHERE book_id IN (\(list))", part) {
+            for row in try db.query(
+                "SELECT DISTINCT book_id, match_key, isbn13 FROM book_sighting WHERE book_id IN (\(list))", part)
+            {
                 guard let id = row.int("book_id") else { continue }
                 if let key = row.string("match_key") { keys.byKey[key] = id }
                 if let isbn = row.string("isbn13") { keys.byKey["isbn:\(isbn)"] = id }
@@ -627,8 +743,9 @@ package struct ShelfRounds: Sendable {
     }
 
     static func round(_ row: Row) -> ShelfDocument.Round {
-        ShelfDocument.Round(openedAt: row.date("opened_at") ?? .distantPast, lastPhotoAt: row.date("last_photo_at") ?? .distantPast,
-                            closedAt: row.date("closed_at"), photos: Int(row.int("photos") ?? 0), unread: Int(row.int("unread") ?? 0))
+        ShelfDocument.Round(
+            openedAt: row.date("opened_at") ?? .distantPast, lastPhotoAt: row.date("last_photo_at") ?? .distantPast,
+            closedAt: row.date("closed_at"), photos: Int(row.int("photos") ?? 0), unread: Int(row.int("unread") ?? 0))
     }
 }
 

@@ -13,7 +13,9 @@ package struct JobProblem: Sendable, Equatable {
 }
 
 /// A photo's latest job: its state, result file, the failure's code and message when it failed, and its provider.
-package typealias FinishedJob = (state: JobState, resultPath: String?, code: String?, message: String?, provider: String)
+package typealias FinishedJob = (
+    state: JobState, resultPath: String?, code: String?, message: String?, provider: String
+)
 
 extension Store {
     /// What `status`, the overview and `/metrics` read of the queue.
@@ -32,7 +34,8 @@ package struct StatusQueries: Sendable {
     package func changeStamp() throws -> String? {
         guard database.engine == .sqlite else { return nil }
         return try database.readStatement { db in
-            try db.queryOne("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes", [])
+            try db.queryOne(
+                "SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes", [])
         }.map { "\($0.int("version") ?? 0):\($0.int("changes") ?? 0)" }
     }
 
@@ -42,14 +45,18 @@ package struct StatusQueries: Sendable {
     }
 
     /// The counts and the current pass, in one statement: `tally`'s rows, and the oldest pending job by its own index.
-    static func tally(_ db: any DatabaseConnection, now: Date) throws -> (counts: QueueCounts, pass: QueueProgress.Pass?) {
+    static func tally(_ db: any DatabaseConnection, now: Date) throws -> (
+        counts: QueueCounts, pass: QueueProgress.Pass?
+    ) {
         var counts = QueueCounts()
         var total = 0, finished = 0
         var started: Date?
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT name, n, at FROM tally
             UNION ALL SELECT 'oldest_pending', 0, (SELECT created_at FROM job WHERE state = 'pending' ORDER BY created_at LIMIT 1)
-            """) {
+            """)
+        {
             let n = Int(row.int("n") ?? 0)
             switch row.string("name") {
             case "pending": counts.pending = n
@@ -73,15 +80,20 @@ package struct StatusQueries: Sendable {
 
     package func jobProblems(limit: Int = 50) throws -> [JobProblem] {
         try database.readStatement { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT j.id, j.state, j.error_code, j.error_message, j.attempts, j.not_before, p.relative_path
                 FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE j.state IN ('dead', 'failed_retryable') ORDER BY j.updated_at DESC LIMIT ?
-                """, [limit]).compactMap { row in
-                guard let id = row.int("id"), let state = JobState(rawValue: row.string("state") ?? "") else { return nil }
-                return JobProblem(jobID: id, state: state, code: row.string("error_code") ?? "unknown",
-                                  message: row.string("error_message") ?? "", path: row.string("relative_path") ?? "",
-                                  attempts: Int(row.int("attempts") ?? 0), retryAt: row.date("not_before"))
+                """, [limit]
+            ).compactMap { row in
+                guard let id = row.int("id"), let state = JobState(rawValue: row.string("state") ?? "") else {
+                    return nil
+                }
+                return JobProblem(
+                    jobID: id, state: state, code: row.string("error_code") ?? "unknown",
+                    message: row.string("error_message") ?? "", path: row.string("relative_path") ?? "",
+                    attempts: Int(row.int("attempts") ?? 0), retryAt: row.date("not_before"))
             }
         }
     }
@@ -97,11 +109,15 @@ package struct StatusQueries: Sendable {
     /// p50 and p95 of the newest successful requests, in milliseconds.
     package func latencyPercentiles(provider: String, window: Int = 100) throws -> (p50: Int, p95: Int)? {
         try database.readStatement { db in
-            let values = try db.query("""
+            let values = try db.query(
+                """
                 SELECT latency_ms FROM request WHERE provider = ? AND outcome = 'ok' ORDER BY id DESC LIMIT ?
-                """, [provider, window]).compactMap { $0.int("latency_ms") }.map(Int.init).sorted()
+                """, [provider, window]
+            ).compactMap { $0.int("latency_ms") }.map(Int.init).sorted()
             guard !values.isEmpty else { return nil }
-            func percentile(_ p: Double) -> Int { values[min(values.count - 1, Int((Double(values.count - 1) * p).rounded()))] }
+            func percentile(_ p: Double) -> Int {
+                values[min(values.count - 1, Int((Double(values.count - 1) * p).rounded()))]
+            }
             return (percentile(0.5), percentile(0.95))
         }
     }
@@ -111,7 +127,8 @@ extension Store {
     /// The newest finished job whose result is at this path.
     package func jobID(resultPath: String) throws -> Int64? {
         try readStatement { db in
-            try db.queryOne("SELECT id FROM job WHERE result_path = ? ORDER BY id DESC LIMIT 1", [resultPath])?.int("id")
+            try db.queryOne("SELECT id FROM job WHERE result_path = ? ORDER BY id DESC LIMIT 1", [resultPath])?.int(
+                "id")
         }
     }
 
@@ -119,14 +136,17 @@ extension Store {
     /// job_finished's newest end (`+state` keeps SQLite off job_state, which would read every finished job).
     package func recentResults(limit: Int) throws -> [(relativePath: String, resultPath: String, finishedAt: Date)] {
         try readStatement { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT p.relative_path, j.result_path, j.finished_at FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE \(db.engine == .sqlite ? "+" : "")j.state IN ('done', 'review') AND j.result_path IS NOT NULL
                     AND j.finished_at IS NOT NULL
                 ORDER BY j.finished_at DESC, j.id DESC LIMIT ?
-                """, [limit]).compactMap { row in
+                """, [limit]
+            ).compactMap { row in
                 guard let path = row.string("relative_path"), let result = row.string("result_path"),
-                      let finished = row.date("finished_at") else { return nil }
+                    let finished = row.date("finished_at")
+                else { return nil }
                 return (path, result, finished)
             }
         }
@@ -135,10 +155,16 @@ extension Store {
     /// The result file of each finished photo, for `scan` to print what it found.
     package func finishedJob(sha256: String) throws -> FinishedJob? {
         try readStatement { db in
-            guard let row = try db.queryOne("""
-                SELECT state, result_path, error_code, error_message, provider FROM job WHERE sha256 = ? ORDER BY id DESC LIMIT 1
-                """, [sha256]), let state = JobState(rawValue: row.string("state") ?? "") else { return nil }
-            return (state, row.string("result_path"), row.string("error_code"), row.string("error_message"), row.string("provider") ?? "")
+            guard
+                let row = try db.queryOne(
+                    """
+                    SELECT state, result_path, error_code, error_message, provider FROM job WHERE sha256 = ? ORDER BY id DESC LIMIT 1
+                    """, [sha256]), let state = JobState(rawValue: row.string("state") ?? "")
+            else { return nil }
+            return (
+                state, row.string("result_path"), row.string("error_code"), row.string("error_message"),
+                row.string("provider") ?? ""
+            )
         }
     }
 }
@@ -150,8 +176,9 @@ extension Store {
 
     package func setSetting(_ key: String, _ value: String) throws {
         try write { db in
-            try db.execute("INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           [key, value])
+            try db.execute(
+                "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value])
         }
     }
 

@@ -6,7 +6,8 @@ import Synchronization
 /// workers share (`[store] url`, opened by ShelfPostgres). Every call is short and serialised behind a lock, so the
 /// store is safe to share between tasks; other processes (`shelfd status`, `shelfd retry`, other workers) open
 /// their own connection, and every write transaction holds the database's one write lock (`TransactionKind.write`).
-package final class Store: @unchecked Sendable {    // unchecked: `connection` is only used under `lock`, `aside` under `asideLock`
+// unchecked: `connection` is only used under `lock`, `aside` under `asideLock`
+package final class Store: @unchecked Sendable {
     private let connection: CountingConnection
     private let lock = NSLock()
     /// Transactions and claims so far (under `lock`); the statements are the connection's count.
@@ -16,15 +17,17 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
     /// A second connection for the long reads of the files for people (`readAside`), opened on first use: SQLite
     /// lets it read beside the first one's writes, so a decision never waits for a page of library.json.
     private let openAside: (@Sendable () throws(StoreError) -> any DatabaseConnection)?
-    private var aside: (any DatabaseConnection)?    // only used under `asideLock`
+    private var aside: (any DatabaseConnection)? // only used under `asideLock`
     private let asideLock = NSLock()
     /// Providers lately read to be fine: what was read, and when (`providerHealth`).
     let fineProviders = Mutex<[String: (health: ProviderHealth?, read: ContinuousClock.Instant)]>([:])
 
     /// A store on a connection whose schema is already up to date (ShelfPostgres opens PostgreSQL's this way).
     /// `openAside`, when given, opens another connection to the same database for `readAside`.
-    package init(connection: any DatabaseConnection, location: String,
-                 openAside: (@Sendable () throws(StoreError) -> any DatabaseConnection)? = nil) {
+    package init(
+        connection: any DatabaseConnection, location: String,
+        openAside: (@Sendable () throws(StoreError) -> any DatabaseConnection)? = nil
+    ) {
         self.connection = CountingConnection(connection)
         self.location = location
         self.openAside = openAside
@@ -36,14 +39,17 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
     /// Opens (creating if needed) the database and brings its schema up to date.
     package static func open(path: String) throws(StoreError) -> Store {
         let connection = try SQLiteConnection(path: path)
-        try connection.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        try connection.executeScript(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         try Schema.migrate(connection)
         try LibraryRecords.mergeWorksSharingAnISBN(connection, now: Date())
-        return Store(connection: connection, location: path, openAside: { () throws(StoreError) in
-            let aside = try SQLiteConnection(path: path, mode: .readWrite)
-            try aside.executeScript("PRAGMA query_only = 1;")
-            return aside
-        })
+        return Store(
+            connection: connection, location: path,
+            openAside: { () throws(StoreError) in
+                let aside = try SQLiteConnection(path: path, mode: .readWrite)
+                try aside.executeScript("PRAGMA query_only = 1;")
+                return aside
+            })
     }
 
     /// Opens an existing database for reading only (`status`, `review list`). Nil when there is none yet.
@@ -53,7 +59,7 @@ package final class Store: @unchecked Sendable {    // unchecked: `connection` i
         do {
             connection = try SQLiteConnection(path: path, mode: .readWrite)
         } catch {
-            connection = try SQLiteConnection(path: path, mode: .readOnly)   // not our file: read what we may
+            connection = try SQLiteConnection(path: path, mode: .readOnly) // not our file: read what we may
         }
         // Read once: a daemon may be creating or upgrading the file right now. Before its first step there is
         // nothing yet; part way, its remaining steps are finished here rather than a table this binary reads found

@@ -30,22 +30,30 @@ package enum StoreCopy {
 
     /// Copies (or with `dryRun` counts) `sqlite` into `postgres`: the tables in the order copied, and SQLite's tables
     /// PostgreSQL does not have (the local catalogue), which stay where they are.
-    package static func copy(from sqlite: Store, into postgres: Store, skipping: Set<String>,
-                             dryRun: Bool) throws -> (tables: [TableRows], stayLocal: [String]) {
+    package static func copy(
+        from sqlite: Store, into postgres: Store, skipping: Set<String>,
+        dryRun: Bool
+    ) throws -> (tables: [TableRows], stayLocal: [String]) {
         try sqlite.read { local in
             try postgres.write { remote in
                 let plan = try Plan.make(local: local, remote: remote, skipping: skipping)
                 try refuseUnlessEmpty(remote, target: postgres.location)
-                let copied = try plan.tables.map { TableRows(table: $0.name, rows: try count($0.name, in: local),
-                                                             replaced: try count($0.name, in: remote)) }
+                let copied = try plan.tables.map {
+                    TableRows(
+                        table: $0.name, rows: try count($0.name, in: local),
+                        replaced: try count($0.name, in: remote))
+                }
                 if !dryRun {
                     // Children first, so that no foreign key is left dangling.
-                    for table in copied.reversed() where table.replaced > 0 { try remote.execute("DELETE FROM \"\(table.table)\"") }
+                    for table in copied.reversed() where table.replaced > 0 {
+                        try remote.execute("DELETE FROM \"\(table.table)\"")
+                    }
                     for (table, expected) in zip(plan.tables, copied) {
                         try copy(table, from: local, to: remote)
                         let arrived = try count(table.name, in: remote)
                         guard arrived == expected.rows else {
-                            throw Refusal("""
+                            throw Refusal(
+                                """
                                 \(table.name): SQLite has \(expected.rows) rows but PostgreSQL \(arrived) after the copy. \
                                 Nothing was copied (the transaction was rolled back).
                                 """)
@@ -54,7 +62,8 @@ package enum StoreCopy {
                     // Past the copied ids, so the next photo's job (and every other new row) gets an id of its own.
                     for table in plan.tables {
                         for column in table.identities {
-                            _ = try remote.query("""
+                            _ = try remote.query(
+                                """
                                 SELECT setval(pg_get_serial_sequence('\(table.name)', '\(column)'), max("\(column)")) AS value
                                 FROM "\(table.name)" HAVING max("\(column)") IS NOT NULL
                                 """)
@@ -70,7 +79,8 @@ package enum StoreCopy {
     private static func refuseUnlessEmpty(_ remote: any DatabaseConnection, target: String) throws {
         let photos = try count("photo", in: remote), jobs = try count("job", in: remote)
         guard photos == 0 && jobs == 0 else {
-            throw Refusal("""
+            throw Refusal(
+                """
                 \(target) already holds \(photos) photo\(photos == 1 ? "" : "s") and \(jobs) job\(jobs == 1 ? "" : "s"): \
                 the copy goes only into a database no shelfd has processed photos in. Nothing was changed.
                 """)
@@ -83,12 +93,15 @@ package enum StoreCopy {
 
     /// A table's rows, a page at a time in SQLite's row order (ids ascending, so a job's `recheck_of` arrives after
     /// the job it names), each page one multi-row INSERT.
-    private static func copy(_ table: Plan.Table, from local: any DatabaseConnection, to remote: any DatabaseConnection) throws {
+    private static func copy(_ table: Plan.Table, from local: any DatabaseConnection, to remote: any DatabaseConnection)
+        throws
+    {
         let columns = table.columns.map { "\"\($0)\"" }.joined(separator: ", ")
-        let page = max(1, min(500, 30_000 / table.columns.count))     // PostgreSQL binds at most 65,535 values
+        let page = max(1, min(500, 30_000 / table.columns.count)) // PostgreSQL binds at most 65,535 values
         var after: Int64 = Int64.min
         while true {
-            let rows = try local.query("""
+            let rows = try local.query(
+                """
                 SELECT rowid AS shelfd_rowid, \(columns) FROM "\(table.name)" WHERE rowid > ? ORDER BY rowid LIMIT \(page)
                 """, [after])
             guard let last = rows.last?.int("shelfd_rowid") else { return }
@@ -100,7 +113,9 @@ package enum StoreCopy {
             do {
                 try remote.execute("INSERT INTO \"\(table.name)\" (\(columns)) VALUES \(tuples)", values)
             } catch {
-                throw Refusal("PostgreSQL refused rows of \(table.name): \(error.message). Nothing was copied (the transaction was rolled back).")
+                throw Refusal(
+                    "PostgreSQL refused rows of \(table.name): \(error.message). Nothing was copied (the transaction was rolled back)."
+                )
             }
             after = last
         }
@@ -118,44 +133,61 @@ package enum StoreCopy {
         var tables: [Table]
         var stayLocal: [String]
 
-        static func make(local: any DatabaseConnection, remote: any DatabaseConnection, skipping: Set<String>) throws -> Plan {
+        static func make(local: any DatabaseConnection, remote: any DatabaseConnection, skipping: Set<String>) throws
+            -> Plan
+        {
             var columns: [String: [String]] = [:], identities: [String: [String]] = [:]
-            for row in try remote.query("""
+            for row in try remote.query(
+                """
                 SELECT c.table_name::text AS table_name, c.column_name::text AS column_name, c.is_identity::text AS is_identity
                 FROM information_schema.columns c JOIN information_schema.tables t
                   ON t.table_schema = c.table_schema AND t.table_name = c.table_name
                 WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
                 ORDER BY c.table_name, c.ordinal_position
-                """) {
+                """)
+            {
                 guard let table = row.string("table_name"), !skipping.contains(table),
-                      let column = row.string("column_name") else { continue }
+                    let column = row.string("column_name")
+                else { continue }
                 columns[table, default: []].append(column)
                 if row.string("is_identity") == "YES" { identities[table, default: []].append(column) }
             }
             var parents: [String: Set<String>] = [:]
-            for row in try remote.query("""
+            for row in try remote.query(
+                """
                 SELECT child.relname::text AS child, parent.relname::text AS parent
                 FROM pg_constraint c
                 JOIN pg_class child ON child.oid = c.conrelid
                 JOIN pg_class parent ON parent.oid = c.confrelid
                 JOIN pg_namespace n ON n.oid = child.relnamespace
                 WHERE c.contype = 'f' AND n.nspname = current_schema()
-                """) {
-                guard let child = row.string("child"), let parent = row.string("parent"), child != parent else { continue }
+                """)
+            {
+                guard let child = row.string("child"), let parent = row.string("parent"), child != parent else {
+                    continue
+                }
                 parents[child, default: []].insert(parent)
             }
 
-            let localTables = Set(try local.query("""
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'
-                """).compactMap { $0.string("name") })
+            let localTables = Set(
+                try local.query(
+                    """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'
+                    """
+                ).compactMap { $0.string("name") })
             var tables: [Table] = []
-            for name in foreignKeyOrder(Set(columns.keys), parents: parents) where name != StoreCopy.processes && name != Self.counted {
+            for name in foreignKeyOrder(Set(columns.keys), parents: parents)
+            where name != StoreCopy.processes && name != Self.counted {
                 guard localTables.contains(name) else {
-                    throw Refusal("The SQLite database has no table \(name): run any shelfd command on it once, to bring it up to date.")
+                    throw Refusal(
+                        "The SQLite database has no table \(name): run any shelfd command on it once, to bring it up to date."
+                    )
                 }
                 let here = Set(try local.query("PRAGMA table_info(\"\(name)\")").compactMap { $0.string("name") })
-                tables.append(Table(name: name, columns: columns[name, default: []].filter(here.contains),
-                                    identities: identities[name, default: []]))
+                tables.append(
+                    Table(
+                        name: name, columns: columns[name, default: []].filter(here.contains),
+                        identities: identities[name, default: []]))
             }
             // The full-text index's own tables go with the catalogue without being named.
             let stayLocal = localTables.subtracting(columns.keys).filter { !$0.contains("_fts") }.sorted()
@@ -169,7 +201,9 @@ package enum StoreCopy {
         static func foreignKeyOrder(_ tables: Set<String>, parents: [String: Set<String>]) -> [String] {
             var order: [String] = [], placed: Set<String> = []
             while placed.count < tables.count {
-                let ready = tables.subtracting(placed).filter { parents[$0, default: []].intersection(tables).isSubset(of: placed) }.sorted()
+                let ready = tables.subtracting(placed).filter {
+                    parents[$0, default: []].intersection(tables).isSubset(of: placed)
+                }.sorted()
                 let next = ready.isEmpty ? tables.subtracting(placed).sorted() : ready
                 for table in next { order.append(table); placed.insert(table) }
             }

@@ -45,7 +45,8 @@ package struct StoreMaintenance: Sendable {
             report.responses = db.changes
             // Events of those jobs, and of photos whose every job finished before the cutoff; events about
             // the whole daemon (a provider switch) stay.
-            try db.execute("""
+            try db.execute(
+                """
                 DELETE FROM event WHERE at < ?1 AND (job_id IN (\(old)) OR (job_id IS NULL AND sha256 IN (
                     SELECT sha256 FROM job GROUP BY sha256
                     HAVING SUM(CASE WHEN state IN ('pending','leased','failed_retryable') THEN 1 ELSE 0 END) = 0 AND MAX(finished_at) < ?1)))

@@ -10,7 +10,9 @@ import ShelfCore
 extension JobQueue {
     /// Commits outcomes made before the commit.
     @discardableResult
-    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws -> FilesChange {
+    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws
+        -> FilesChange
+    {
         guard !outcomes.isEmpty else { return FilesChange() }
         return try finish(settling: { _ in outcomes }, shelfOf: shelfOf, now: now)
     }
@@ -35,14 +37,18 @@ package protocol JobQueue: Sendable {
     func knownSightings(paths: [String]) throws -> [String: KnownSighting]
     /// Hashed files recorded in one transaction: new content becomes a job, a known photo a sighting.
     /// A new photo in a shelf's folder joins the shelf's round, or opens one after `roundQuiet` (ShelfRounds.swift).
-    func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
-                         roundQuiet: TimeInterval, now: Date) throws -> [SightingOutcome]
+    func recordSightings(
+        _ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
+        roundQuiet: TimeInterval, now: Date
+    ) throws -> [SightingOutcome]
     /// Which of these contents were seen before (at any path).
     func knownPhotos(among sha256s: [String]) throws -> Set<String>
-    func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
+    func recordPathProblem(
+        path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
     func prunePathProblems(stillThere: (String) -> Bool) throws
 
-    func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws -> [ClaimedJob]
+    func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws
+        -> [ClaimedJob]
     func nextRetryDate() throws -> Date?
     func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws
     func chargeAttempt(jobID: Int64, now: Date) throws -> Int
@@ -50,15 +56,18 @@ package protocol JobQueue: Sendable {
     /// commit's own transaction, where `CommitLookup` reads the library as every commit before this one left it
     /// (another worker's too): what photos read together or at once learn of each other's works.
     @discardableResult
-    func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange
+    func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date)
+        throws -> FilesChange
     /// The job whose result is at `resultPath` (the run a rescan keeps in results/.history).
     func jobID(resultPath: String) throws -> Int64?
 
     /// `body`: the answer itself, kept in the database too on a store other machines share (their workers cannot
     /// read this machine's file); nil on one machine. `request`: the request that brought it is logged with it, for
     /// the latency figures (then not through `recordRequest`).
-    func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                        body: [UInt8]?, latencyMs: Int?, request: Bool, now: Date) throws -> Int64
+    func recordResponse(
+        jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
+        body: [UInt8]?, latencyMs: Int?, request: Bool, now: Date
+    ) throws -> Int64
     func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse?
     func markResponseUnusable(id: Int64) throws
 
@@ -90,15 +99,19 @@ extension JobQueue {
     /// `image`: a new photo's provider-ready image, stored in the same transaction as its job (a shared store's).
     /// `resultNode`: on a shared store, the node whose results/ gets the photo's results, kept from its first
     /// sighting (`ResultDocuments.swift`).
-    package func recordSighting(path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
-                                syncConflict: Bool = false, provider: String, providerChoice: String? = nil, image: [UInt8]? = nil,
-                                resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
-                                now: Date = Date()) throws -> SightingOutcome {
-        let file = HashedFile(path: path, relativePath: relativePath, sha256: sha256, size: size, mtime: mtime,
-                              syncConflict: syncConflict, image: image)
-        return try recordSightings([file], provider: provider, providerChoice: providerChoice, resultNode: resultNode,
-                                   roundQuiet: roundQuiet,
-                                   now: now)[0]
+    package func recordSighting(
+        path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
+        syncConflict: Bool = false, provider: String, providerChoice: String? = nil, image: [UInt8]? = nil,
+        resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
+        now: Date = Date()
+    ) throws -> SightingOutcome {
+        let file = HashedFile(
+            path: path, relativePath: relativePath, sha256: sha256, size: size, mtime: mtime,
+            syncConflict: syncConflict, image: image)
+        return try recordSightings(
+            [file], provider: provider, providerChoice: providerChoice, resultNode: resultNode,
+            roundQuiet: roundQuiet,
+            now: now)[0]
     }
 }
 
@@ -115,8 +128,10 @@ package protocol ProviderHealthStore: Sendable {
     func providerHealth(_ name: String) throws -> ProviderHealth?
     func setProviderHealth(_ health: ProviderHealth, now: Date) throws
     func takeTurn(_ name: String, ceiling: TimeInterval, now: Date) throws -> ProviderTurn
-    func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
-                      ceiling: TimeInterval, notBefore: Date?, now: Date) throws -> ProviderHealth
+    func recordOutage(
+        _ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
+        ceiling: TimeInterval, notBefore: Date?, now: Date
+    ) throws -> ProviderHealth
     func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws
     func liftPause(_ name: String) throws
 }
@@ -127,8 +142,10 @@ package protocol RequestBudgetStore: Sendable {
     func takeRequestTurn(provider: String, budget: RequestBudget, now: Date?) throws -> RequestTurn
     /// The same, and when the turn is granted the job's attempt charged in the same transaction (the photo is then
     /// `asking`): a request's two writes before it is sent are one. The attempts are the job's after the charge.
-    func takeRequestTurn(provider: String, budget: RequestBudget, charging jobID: Int64,
-                         now: Date?) throws -> (turn: RequestTurn, attempts: Int?)
+    func takeRequestTurn(
+        provider: String, budget: RequestBudget, charging jobID: Int64,
+        now: Date?
+    ) throws -> (turn: RequestTurn, attempts: Int?)
 }
 
 /// The review queue: the open items and a person's decisions.
@@ -168,9 +185,10 @@ extension ReviewStore {
     package func reviewPlace(of item: ReviewItem) throws -> ReviewPlace {
         let items = try openReviewItems()
         let index = items.firstIndex { $0.id == item.id }
-        return ReviewPlace(position: (index ?? 0) + 1, total: items.count,
-                           previous: index.flatMap { $0 > 0 ? items[$0 - 1].id : nil },
-                           next: index.flatMap { $0 + 1 < items.count ? items[$0 + 1].id : nil })
+        return ReviewPlace(
+            position: (index ?? 0) + 1, total: items.count,
+            previous: index.flatMap { $0 > 0 ? items[$0 - 1].id : nil },
+            next: index.flatMap { $0 + 1 < items.count ? items[$0 + 1].id : nil })
     }
 
     /// One transaction per decision: the store does them in one.

@@ -8,7 +8,10 @@ extension Store {
 
     package func photoImage(sha256: String) throws -> [UInt8]? {
         try readStatement { db in
-            guard case .blob(let bytes) = try db.queryOne("SELECT jpeg FROM photo_image WHERE sha256 = ?", [sha256])?["jpeg"] else {
+            guard
+                case .blob(let bytes) = try db.queryOne("SELECT jpeg FROM photo_image WHERE sha256 = ?", [sha256])?[
+                    "jpeg"]
+            else {
                 return nil
             }
             return bytes
@@ -17,6 +20,7 @@ extension Store {
 
     /// Whether the store keeps the photo's image, without reading it (a page that only links to a crop).
     package func hasPhotoImage(sha256: String) throws -> Bool {
-        try readStatement { db in try db.queryOne("SELECT 1 AS one FROM photo_image WHERE sha256 = ?", [sha256]) != nil }
+        try readStatement { db in try db.queryOne("SELECT 1 AS one FROM photo_image WHERE sha256 = ?", [sha256]) != nil
+        }
     }
 }

@@ -17,13 +17,15 @@ package struct WebSessionStore: Sendable {
     package func create(id: String, csrf: String, loggedIn: Bool, expiresAt: Date, now: Date = Date()) throws {
         try database.write { db in
             try db.execute("DELETE FROM web_session WHERE expires_at <= ?", [now])
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO web_session (id_hash, csrf, logged_in, expires_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id_hash) DO UPDATE SET csrf = excluded.csrf, logged_in = excluded.logged_in, expires_at = excluded.expires_at
                 """, [Self.hash(id), csrf, loggedIn ? 1 : 0, expiresAt])
             if !loggedIn {
                 // All anonymous sessions last as long, so the ones that expire first are the oldest.
-                try db.execute("""
+                try db.execute(
+                    """
                     DELETE FROM web_session WHERE logged_in = 0 AND id_hash IN (
                         SELECT id_hash FROM web_session WHERE logged_in = 0 ORDER BY expires_at DESC, id_hash LIMIT 1000000000 OFFSET ?)
                     """, [Self.anonymousLimit])
@@ -34,9 +36,12 @@ package struct WebSessionStore: Sendable {
     /// The session whose cookie holds `id`, unless it has expired.
     package func session(id: String, now: Date = Date()) throws -> WebSession? {
         try database.readStatement { db in
-            guard let row = try db.queryOne("SELECT csrf, logged_in, expires_at FROM web_session WHERE id_hash = ? AND expires_at > ?",
-                                            [Self.hash(id), now]),
-                  let csrf = row.string("csrf"), let expires = row.date("expires_at") else { return nil }
+            guard
+                let row = try db.queryOne(
+                    "SELECT csrf, logged_in, expires_at FROM web_session WHERE id_hash = ? AND expires_at > ?",
+                    [Self.hash(id), now]),
+                let csrf = row.string("csrf"), let expires = row.date("expires_at")
+            else { return nil }
             return WebSession(csrf: csrf, loggedIn: row.int("logged_in") == 1, expiresAt: expires)
         }
     }
@@ -49,7 +54,8 @@ package struct WebSessionStore: Sendable {
     package func addLoginCode(_ code: String, expiresAt: Date, now: Date = Date()) throws {
         try database.write { db in
             try db.execute("DELETE FROM web_login_code WHERE expires_at <= ?", [now])
-            try db.execute("INSERT INTO web_login_code (code_hash, expires_at) VALUES (?, ?)", [Self.hash(code), expiresAt])
+            try db.execute(
+                "INSERT INTO web_login_code (code_hash, expires_at) VALUES (?, ?)", [Self.hash(code), expiresAt])
         }
     }
 

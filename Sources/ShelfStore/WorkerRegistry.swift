@@ -17,8 +17,10 @@ package struct WorkerRecord: Sendable, Equatable {
     /// Photos it holds leased now (filled in by `WorkerRegistry.all`).
     package var inFlight: Int
 
-    package init(owner: String, host: String, pid: Int32, version: String, since: Date, watchMode: String? = nil,
-                 writesFiles: Bool, heartbeat: Date, inFlight: Int = 0) {
+    package init(
+        owner: String, host: String, pid: Int32, version: String, since: Date, watchMode: String? = nil,
+        writesFiles: Bool, heartbeat: Date, inFlight: Int = 0
+    ) {
         self.owner = owner; self.host = host; self.pid = pid; self.version = version; self.since = since
         self.watchMode = watchMode; self.writesFiles = writesFiles; self.heartbeat = heartbeat; self.inFlight = inFlight
     }
@@ -36,22 +38,27 @@ package struct WorkerRegistry: Sendable {
 
     package func register(_ worker: WorkerRecord) throws {
         try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO worker (owner, host, pid, version, since, watch_mode, writes_files, heartbeat)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (owner) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
                     since = excluded.since, watch_mode = excluded.watch_mode, writes_files = excluded.writes_files,
                     heartbeat = excluded.heartbeat
-                """, [worker.owner, worker.host, Int(worker.pid), worker.version, worker.since, worker.watchMode,
-                      worker.writesFiles, worker.heartbeat])
+                """,
+                [
+                    worker.owner, worker.host, Int(worker.pid), worker.version, worker.since, worker.watchMode,
+                    worker.writesFiles, worker.heartbeat,
+                ])
         }
     }
 
     /// The worker is alive (every few seconds), and its watch mode when that changed.
     package func heartbeat(owner: String, watchMode: String?, now: Date = Date()) throws {
         try database.write { db in
-            try db.execute("UPDATE worker SET watch_mode = COALESCE(?, watch_mode), heartbeat = ? WHERE owner = ?",
-                           [watchMode, now, owner])
+            try db.execute(
+                "UPDATE worker SET watch_mode = COALESCE(?, watch_mode), heartbeat = ? WHERE owner = ?",
+                [watchMode, now, owner])
         }
     }
 
@@ -63,14 +70,17 @@ package struct WorkerRegistry: Sendable {
     /// chance to unregister stays, with its last heartbeat, until `forget(silentSince:)` drops it.
     package func all() throws -> [WorkerRecord] {
         try database.readStatement { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT w.*, (SELECT COUNT(*) FROM job j WHERE j.state = 'leased' AND j.lease_owner = w.owner) AS in_flight
                 FROM worker w ORDER BY w.heartbeat DESC, w.owner
-                """).map { row in
-                WorkerRecord(owner: row.string("owner") ?? "", host: row.string("host") ?? "", pid: Int32(row.int("pid") ?? 0),
-                             version: row.string("version") ?? "", since: row.date("since") ?? Date(),
-                             watchMode: row.string("watch_mode"), writesFiles: row.int("writes_files") == 1,
-                             heartbeat: row.date("heartbeat") ?? Date(), inFlight: Int(row.int("in_flight") ?? 0))
+                """
+            ).map { row in
+                WorkerRecord(
+                    owner: row.string("owner") ?? "", host: row.string("host") ?? "", pid: Int32(row.int("pid") ?? 0),
+                    version: row.string("version") ?? "", since: row.date("since") ?? Date(),
+                    watchMode: row.string("watch_mode"), writesFiles: row.int("writes_files") == 1,
+                    heartbeat: row.date("heartbeat") ?? Date(), inFlight: Int(row.int("in_flight") ?? 0))
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The file system a path lives on, from `statfs`'s magic number.
@@ -21,7 +21,7 @@ package enum FileSystemKind {
 
     /// Glibc's Swift module leaves out <sys/statfs.h>, so the function is looked up in the C library.
     private static let statfsFunction: StatFS? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statfs") else { return nil }   // RTLD_DEFAULT
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statfs") else { return nil } // RTLD_DEFAULT
         return unsafeBitCast(symbol, to: StatFS.self)
     }()
 

@@ -39,8 +39,9 @@ package final class FolderWatcher: Sendable {
         continuation.onTermination = { [self] _ in stop() }
         let engine = WatchEngine(
             root: root, settings: settings, logger: logger, time: time, mailbox: mailbox, continuation: continuation,
-            inotify: InotifySession(root: root, mailbox: mailbox, logger: logger,
-                                    shouldStop: { [self] in stopRequested.load(ordering: .relaxed) }))
+            inotify: InotifySession(
+                root: root, mailbox: mailbox, logger: logger,
+                shouldStop: { [self] in stopRequested.load(ordering: .relaxed) }))
         let thread = Thread { engine.run() }
         thread.name = "shelfd.watch"
         thread.start()
@@ -77,7 +78,7 @@ private struct WatchEngine: Sendable {
 
         let (mode, reason) = initialMode()
         if mode == .inotify {
-            inotify.start()   // the startup scan runs once the watches are in place, so nothing slips between
+            inotify.start() // the startup scan runs once the watches are in place, so nothing slips between
         } else {
             announce(.poll, reason: reason, in: &state)
             fullScan(trigger: "startup", in: &state)
@@ -148,8 +149,9 @@ private struct WatchEngine: Sendable {
     private func fullScan(trigger: String, in state: inout EngineState) {
         let candidates = state.scanner.scan()
         for candidate in candidates {
-            state.tracker.sighted(candidate.path, snapshot: candidate.snapshot,
-                                  settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle, now: time.now))
+            state.tracker.sighted(
+                candidate.path, snapshot: candidate.snapshot,
+                settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle, now: time.now))
         }
         state.tracker.keepEmitted(only: Set(candidates.map(\.path)))
         let interval = state.mode == .poll ? settings.pollInterval : settings.rescanInterval

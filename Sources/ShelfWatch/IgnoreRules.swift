@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which files under the incoming folder are photos to take: an allow-list of image extensions, minus the
@@ -33,7 +33,7 @@ package struct IgnoreRules: Sendable {
             return .ignore("matches watch.ignore pattern \(glob)")
         }
         guard let dot = name.lastIndex(of: "."),
-              Self.imageExtensions.contains(name[name.index(after: dot)...].lowercased())
+            Self.imageExtensions.contains(name[name.index(after: dot)...].lowercased())
         else { return .ignore("not an image file name") }
         return name.contains(".sync-conflict-") ? .conflict : .take
     }
@@ -55,7 +55,7 @@ package struct IgnoreRules: Sendable {
         ("~syncthing~*.tmp", "Syncthing temporary file"),
         ("*.part", "partial download"),
         (".*.partial", "partial download"),
-        ("*.partial", "partial download"),          // rclone: name.XXXXXXXX.partial
+        ("*.partial", "partial download"), // rclone: name.XXXXXXXX.partial
         ("*.filepart", "partial upload (WinSCP)"),
         ("*.crdownload", "partial download (Chrome)"),
         ("~*", "temporary or lock file"),

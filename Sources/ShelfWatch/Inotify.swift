@@ -2,7 +2,7 @@ import CInotifyTools
 import Foundation
 import Logging
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libinotifytools keeps process-global state: one session at a time, every call on the session's thread.
@@ -38,7 +38,12 @@ struct InotifySession: Sendable {
         // libinotifytools waits with select(), which aborts the process on a descriptor past FD_SETSIZE (1024): a
         // process holding that many files and connections polls instead.
         if let descriptor = Self.inotifyDescriptors().subtracting(before).max(), descriptor >= FD_SETSIZE {
-            mailbox.post { $0.watch = .failed(reason: "polling: this process holds over \(FD_SETSIZE) open files, more than inotify can be waited on with") }
+            mailbox.post {
+                $0.watch = .failed(
+                    reason:
+                        "polling: this process holds over \(FD_SETSIZE) open files, more than inotify can be waited on with"
+                )
+            }
             return
         }
         guard inotifytools_watch_recursively(root, Self.mask) == 1 else {
@@ -75,13 +80,15 @@ struct InotifySession: Sendable {
             // The event points into the library's static buffer: copy what we need now.
             var name: UnsafePointer<CChar>?
             var folderLength = 0
-            guard let folder = inotifytools_filename_from_event(event, &name, &folderLength), let name, name.pointee != 0
-            else { continue }   // an event on a watched folder itself
-            let path = String(cString: folder) + String(cString: name)   // the folder ends with "/"
+            guard let folder = inotifytools_filename_from_event(event, &name, &folderLength), let name,
+                name.pointee != 0
+            else { continue } // an event on a watched folder itself
+            let path = String(cString: folder) + String(cString: name) // the folder ends with "/"
 
             if mask & UInt32(IN_ISDIR) == 0 {
                 let hint: Inbox.WriterHint =
-                    mask & UInt32(IN_CREATE | IN_MODIFY) != 0 ? .open
+                    mask & UInt32(IN_CREATE | IN_MODIFY) != 0
+                    ? .open
                     : mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 ? .closed : .unknown
                 mailbox.post { $0.file(path, hint: hint) }
                 continue
@@ -90,7 +97,8 @@ struct InotifySession: Sendable {
                 movedFolder = (path, event.pointee.cookie)
             } else if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                 if mask & UInt32(IN_MOVED_TO) != 0, let moved = movedFolder, moved.cookie == event.pointee.cookie,
-                   inotifytools_wd_from_filename(moved.path + "/") != -1 {
+                    inotifytools_wd_from_filename(moved.path + "/") != -1
+                {
                     // Renamed inside the tree: its watches stay, under the new name (as inotifywait does).
                     inotifytools_replace_filename(moved.path + "/", path + "/")
                 } else if inotifytools_watch_recursively(path, Self.mask) != 1 {
@@ -99,12 +107,14 @@ struct InotifySession: Sendable {
                         fail(errno: error, path: path)
                         return
                     }
-                    logger.warning("Cannot watch new folder", metadata: [
-                        "watch.path": "\(path)", "watch.error": "\(String(cString: strerror(error)))",
-                    ])
+                    logger.warning(
+                        "Cannot watch new folder",
+                        metadata: [
+                            "watch.path": "\(path)", "watch.error": "\(String(cString: strerror(error)))",
+                        ])
                 }
                 movedFolder = nil
-                mailbox.post { $0.folders.append(path) }   // files may have landed before the watch
+                mailbox.post { $0.folders.append(path) } // files may have landed before the watch
             }
         }
     }
@@ -113,16 +123,19 @@ struct InotifySession: Sendable {
     private static func inotifyDescriptors() -> Set<Int32> {
         let folder = "/proc/self/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return Set(entries.compactMap { entry in
-            guard let descriptor = Int32(entry),
-                  (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(entry)")) == "anon_inode:inotify"
-            else { return nil }
-            return descriptor
-        })
+        return Set(
+            entries.compactMap { entry in
+                guard let descriptor = Int32(entry),
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(entry)"))
+                        == "anon_inode:inotify"
+                else { return nil }
+                return descriptor
+            })
     }
 
     private func fail(errno error: Int32, path: String) {
-        let reason = error == ENOSPC
+        let reason =
+            error == ENOSPC
             ? watchLimitReason(currentLimit: currentWatchLimit())
             : "polling: cannot watch \(path) with inotify (\(String(cString: strerror(error))))"
         mailbox.post { $0.watch = .failed(reason: reason) }

@@ -24,7 +24,7 @@ struct Inbox {
 }
 
 /// A condition-guarded `Inbox`; the engine sleeps on it until a post, a deadline on the watcher's clock, or `close()`.
-final class Mailbox: @unchecked Sendable {   // unchecked: `inbox` and `closed` are only touched under `condition`
+final class Mailbox: @unchecked Sendable { // unchecked: `inbox` and `closed` are only touched under `condition`
     private let condition = NSCondition()
     private var inbox = Inbox()
     private var closed = false

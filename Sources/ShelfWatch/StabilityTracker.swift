@@ -55,7 +55,7 @@ package struct StabilityTracker {
             forget(path)
             return
         }
-        if pending[path] == nil, emitted[path] == snapshot { return }   // already emitted, unchanged since
+        if pending[path] == nil, emitted[path] == snapshot { return } // already emitted, unchanged since
         emitted[path] = nil
         let open = writerOpen ?? pending[path]?.writerOpen ?? false
         pending[path] = Pending(snapshot: snapshot, since: now(), writerOpen: open)

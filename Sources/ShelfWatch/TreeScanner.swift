@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Walks the watched tree and lists the candidate photos in it.
@@ -35,13 +35,13 @@ struct TreeScanner {
         for name in names.sorted() {
             let path = folder + "/" + name
             var info = stat()
-            guard lstat(path, &info) == 0 else { continue }     // gone meanwhile
+            guard lstat(path, &info) == 0 else { continue } // gone meanwhile
             if info.st_mode & S_IFMT == S_IFDIR {
                 if IgnoreRules.folderReason(name) == nil { walk(path, into: &found) }
                 continue
             }
             if case .ignore = verdict(path) { continue }
-            if let snapshot = FileSnapshot.of(path: path) {      // regular file, or a symlink to one
+            if let snapshot = FileSnapshot.of(path: path) { // regular file, or a symlink to one
                 found.append(Candidate(path: path, snapshot: snapshot))
             }
         }
@@ -68,22 +68,24 @@ package func scanOnce(root: URL, settings: WatchSettings, time: TimeSource) asyn
     let scanner = TreeScanner(root: canonicalRoot(root), rules: IgnoreRules(extra: settings.extraIgnore))
     var tracker = StabilityTracker(settle: settings.settle, now: { time.clock.now })
     for candidate in scanner.scan() {
-        tracker.sighted(candidate.path, snapshot: candidate.snapshot,
-                        settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle, now: time.now))
+        tracker.sighted(
+            candidate.path, snapshot: candidate.snapshot,
+            settledAlready: isSettledAlready(candidate.snapshot, settle: settings.settle, now: time.now))
     }
     let giveUp = time.clock.now + settings.settle + .seconds(60)
     var stable: [StabilityTracker.Stable] = []
     while true {
         stable += tracker.takeStable()
         guard let next = tracker.nextCheck, next <= giveUp else { break }
-        do { try await time.clock.sleep(until: next) } catch { break }   // cancelled: return what we have
+        do { try await time.clock.sleep(until: next) } catch { break } // cancelled: return what we have
     }
     return stable.map { scanner.stableFile($0) }.sorted { $0.path < $1.path }
 }
 
 extension TreeScanner {
     func stableFile(_ stable: StabilityTracker.Stable) -> StableFile {
-        StableFile(path: stable.path, size: stable.snapshot.size, modified: stable.snapshot.modified,
-                   isSyncConflict: verdict(stable.path) == .conflict)
+        StableFile(
+            path: stable.path, size: stable.snapshot.size, modified: stable.snapshot.modified,
+            isSyncConflict: verdict(stable.path) == .conflict)
     }
 }

@@ -28,7 +28,9 @@ enum API {
         api.get("results/{sha}") { _, context -> Response in
             let sha = try photoID(context)
             guard let data = try site.desks.results.latest(sha256: sha)?.document else {
-                throw APIError(.notFound, "not_found", "No result for photo \(sha) (not catalogued yet, or failed: see /api/v1/status).")
+                throw APIError(
+                    .notFound, "not_found",
+                    "No result for photo \(sha) (not catalogued yet, or failed: see /api/v1/status).")
             }
             return jsonResponse(Array(data))
         }
@@ -47,7 +49,8 @@ enum API {
         // A decision, as `shelfd review accept|edit|reject` takes it.
         api.post("review/{id}") { request, context -> Response in
             let id = try context.parameters.require("id")
-            let decision = try await decoded(DecisionRequest.self, from: request, context: context, usage: DecisionRequest.usage)
+            let decision = try await decoded(
+                DecisionRequest.self, from: request, context: context, usage: DecisionRequest.usage)
             let verdict = try decision.verdict()
             let resolution = try reviewed { try site.desks.review.decide(id, verdict) }
             return try json(DecisionAnswer(resolution, undo: site.desks.review.keepForUndo([resolution])))
@@ -58,14 +61,18 @@ enum API {
         api.post("photos/{sha}/review") { request, context -> Response in
             let sha = try photoID(context)
             let bulk = try await decoded(BulkRequest.self, from: request, context: context, usage: BulkRequest.usage)
-            let plan = try reviewed { try site.desks.review.plan(try bulk.decision(), photo: sha, among: bulk.items.map(Set.init)) }
+            let plan = try reviewed {
+                try site.desks.review.plan(try bulk.decision(), photo: sha, among: bulk.items.map(Set.init))
+            }
             guard bulk.apply == true else { return try json(BulkAnswer(plan, applied: false, undo: nil)) }
             guard bulk.items != nil else {
-                throw APIError(.unprocessableContent, "items_needed", "List the \"items\" to decide: those the plan showed.")
+                throw APIError(
+                    .unprocessableContent, "items_needed", "List the \"items\" to decide: those the plan showed.")
             }
             let resolutions = try reviewed { try site.desks.review.apply(plan) }
-            site.logger.info("Review decisions for a photo from the web page",
-                             metadata: ["event": "review_decided", "photo": "\(sha)", "items": "\(resolutions.count)"])
+            site.logger.info(
+                "Review decisions for a photo from the web page",
+                metadata: ["event": "review_decided", "photo": "\(sha)", "items": "\(resolutions.count)"])
             return try json(BulkAnswer(plan, applied: true, undo: site.desks.review.keepForUndo(resolutions)))
         }
 
@@ -88,7 +95,9 @@ enum API {
         // key percent-encoded into one path segment, as the library page's links are.
         api.get("library/{work}") { _, context -> Response in
             let key = try context.parameters.require("work").removingPercentEncoding ?? ""
-            do { return try json(site.desks.library.work(key)) } catch let error as LibraryError where error.code == .notFound {
+            do { return try json(site.desks.library.work(key)) } catch let error as LibraryError
+                where error.code == .notFound
+            {
                 throw APIError(.notFound, error.code.rawValue, error.message)
             }
         }
@@ -104,7 +113,9 @@ enum API {
         }
         api.get("shelves/{name}") { _, context -> Response in
             let name = try context.parameters.require("name").removingPercentEncoding ?? ""
-            do { return try json(site.desks.shelves.show(name)) } catch let error as LibraryError where error.code == .notFound {
+            do { return try json(site.desks.shelves.show(name)) } catch let error as LibraryError
+                where error.code == .notFound
+            {
                 throw APIError(.notFound, error.code.rawValue, error.message)
             }
         }
@@ -120,7 +131,9 @@ enum API {
     }
 
     /// A JSON body, or 400 with how to write it.
-    static func decoded<T: Decodable>(_ type: T.Type, from request: Request, context: WebContext, usage: String) async throws -> T {
+    static func decoded<T: Decodable>(_ type: T.Type, from request: Request, context: WebContext, usage: String)
+        async throws -> T
+    {
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         do { return try JSONDecoder().decode(T.self, from: Data(Array(buffer: body))) } catch {
@@ -160,7 +173,8 @@ struct DecisionRequest: Decodable {
     var author: String?
     var isbn: String?
 
-    static let usage = #"Send JSON: {"decision": "accept"}, {"decision": "candidate", "candidate": N}, "#
+    static let usage =
+        #"Send JSON: {"decision": "accept"}, {"decision": "candidate", "candidate": N}, "#
         + #"{"decision": "edit", "title": …, "author": …, "isbn": …} or {"decision": "reject"}."#
 
     /// The same checks as `shelfd review accept|edit`, answered with 422 and what to fix.
@@ -173,20 +187,28 @@ struct DecisionRequest: Decodable {
         case "reject": return .reject
         case "candidate", "pick":
             guard let candidate, candidate >= 1 else {
-                throw APIError(.unprocessableContent, "bad_candidate", "\"candidate\" counts from 1, as the review document lists them.")
+                throw APIError(
+                    .unprocessableContent, "bad_candidate",
+                    "\"candidate\" counts from 1, as the review document lists them.")
             }
             return .pick(candidate)
         case "edit":
-            let title = title?.trimmingCharacters(in: .whitespaces), author = author?.trimmingCharacters(in: .whitespaces)
+            let title = title?.trimmingCharacters(in: .whitespaces),
+                author = author?.trimmingCharacters(in: .whitespaces)
             if title == nil && author == nil && isbn == nil {
-                throw APIError(.unprocessableContent, "nothing_to_change", "Nothing to change: give \"title\", \"author\" or \"isbn\".")
+                throw APIError(
+                    .unprocessableContent, "nothing_to_change",
+                    "Nothing to change: give \"title\", \"author\" or \"isbn\".")
             }
-            if let title, title.isEmpty { throw APIError(.unprocessableContent, "empty_title", "The title cannot be empty.") }
+            if let title, title.isEmpty {
+                throw APIError(.unprocessableContent, "empty_title", "The title cannot be empty.")
+            }
             var checked: ISBN?
             if let isbn, !isbn.trimmingCharacters(in: .whitespaces).isEmpty {
                 guard let valid = ISBN(isbn) else {
-                    throw APIError(.unprocessableContent, "invalid_isbn",
-                                   "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
+                    throw APIError(
+                        .unprocessableContent, "invalid_isbn",
+                        "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
                 }
                 checked = valid
             }
@@ -222,7 +244,8 @@ struct BulkRequest: Decodable {
     var below: Double?
     var apply: Bool?
 
-    static let usage = #"Send JSON: {"bulk": "not_books" | "first_candidates", "items": [ids], "below": 0.5, "apply": true}; "#
+    static let usage =
+        #"Send JSON: {"bulk": "not_books" | "first_candidates", "items": [ids], "below": 0.5, "apply": true}; "#
         + #"without "apply" the answer is what it would decide."#
 
     func decision() throws -> ReviewDesk.Bulk {
@@ -247,11 +270,12 @@ struct BulkAnswer: Encodable {
     init(_ plan: [ReviewDesk.Planned], applied: Bool, undo: String?) {
         self.applied = applied; self.undo = undo
         items = plan.map { planned in
-            let decision = switch planned.verdict {
-            case .reject: "not a book"
-            case .pick(let n): "candidate \(n): \(planned.item.candidates[n - 1].record.title)"
-            case .accept, .edit: "accepted"
-            }
+            let decision =
+                switch planned.verdict {
+                case .reject: "not a book"
+                case .pick(let n): "candidate \(n): \(planned.item.candidates[n - 1].record.title)"
+                case .accept, .edit: "accepted"
+                }
             return Item(id: planned.item.id, title: planned.item.book.title, decision: decision)
         }
     }
@@ -280,7 +304,9 @@ struct APIError: HTTPResponseError {
 
     func response() -> Response {
         struct Envelope: Encodable { struct Body: Encodable { let code: String, message: String }; let error: Body }
-        let bytes = (try? JSONStyle.encoder().encode(Envelope(error: .init(code: code, message: message)))).map { Array($0) } ?? []
+        let bytes =
+            (try? JSONStyle.encoder().encode(Envelope(error: .init(code: code, message: message)))).map { Array($0) }
+            ?? []
         return API.jsonResponse(bytes + Array("\n".utf8), status: status)
     }
 }

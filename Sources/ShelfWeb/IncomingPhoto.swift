@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Logging
 import NIOCore
@@ -33,7 +33,9 @@ final class IncomingPhoto {
 
     /// Opens the temporary file for `name` under incoming/<shelf>/ (the folder made when missing).
     init(shelf: String, name: String, into incoming: URL, limitMB: Int) throws(UploadPage.UploadError) {
-        if let problem = UploadPage.shelfProblem(shelf) { throw UploadPage.UploadError(status: .badRequest, message: problem) }
+        if let problem = UploadPage.shelfProblem(shelf) {
+            throw UploadPage.UploadError(status: .badRequest, message: problem)
+        }
         self.shelf = shelf
         self.limitMB = limitMB
         (base, givenExtension) = UploadPage.safeName(name)
@@ -42,8 +44,11 @@ final class IncomingPhoto {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw UploadPage.UploadError(status: .internalServerError,
-                                         message: "Cannot make the folder \(shelf.isEmpty ? "incoming/" : "incoming/\(shelf)/"): \(error.localizedDescription).")
+            throw UploadPage.UploadError(
+                status: .internalServerError,
+                message:
+                    "Cannot make the folder \(shelf.isEmpty ? "incoming/" : "incoming/\(shelf)/"): \(error.localizedDescription)."
+            )
         }
         path = folder.appendingPathComponent(UploadPage.temporaryName(base)).path
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -77,11 +82,14 @@ final class IncomingPhoto {
         let descriptor = fd
         let synced: Int32
         do { synced = try await NIOThreadPool.singleton.runIfActive { fsync(descriptor) == 0 ? 0 : errno } } catch {
-            throw UploadPage.UploadError(status: .serviceUnavailable, message: "The server is stopping; send the photo again.")
+            throw UploadPage.UploadError(
+                status: .serviceUnavailable, message: "The server is stopping; send the photo again.")
         }
         if synced != 0 { throw Self.fileError(synced, "Cannot finish writing the photo") }
         if closeOnce() != 0 { throw Self.fileError(errno, "Cannot finish writing the photo") }
-        guard rename(path, path + Self.syncedSuffix) == 0 else { throw Self.fileError(errno, "Cannot finish writing the photo") }
+        guard rename(path, path + Self.syncedSuffix) == 0 else {
+            throw Self.fileError(errno, "Cannot finish writing the photo")
+        }
         path += Self.syncedSuffix
         let name = try Self.place(path, in: folder, base: base, extension: givenExtension, format: kind)
         path = ""
@@ -112,8 +120,9 @@ final class IncomingPhoto {
         let format = ImageFormat.sniff(head)
         guard format == .jpeg || format == .heic else {
             let what = format == .unknown ? "not a photo" : "a \(format.displayName) image"
-            throw UploadPage.UploadError(status: .unsupportedMediaType,
-                                         message: "This file is \(what): shelfd takes JPEG or HEIC photos (as phones and cameras save them).")
+            throw UploadPage.UploadError(
+                status: .unsupportedMediaType,
+                message: "This file is \(what): shelfd takes JPEG or HEIC photos (as phones and cameras save them).")
         }
         return format
     }
@@ -137,33 +146,41 @@ final class IncomingPhoto {
                 }
             }
         } catch {
-            throw UploadPage.UploadError(status: .serviceUnavailable, message: "The server is stopping; send the photo again.")
+            throw UploadPage.UploadError(
+                status: .serviceUnavailable, message: "The server is stopping; send the photo again.")
         }
         if failure != 0 { throw fileError(failure, "Cannot write the photo") }
     }
 
     static func fileError(_ code: Int32, _ what: String) -> UploadPage.UploadError {
         if code == ENOSPC || code == EDQUOT {
-            return UploadPage.UploadError(status: .init(code: 507, reasonPhrase: "Insufficient Storage"),
-                                          message: "The disk holding incoming/ is full: nothing was kept. Free some space and send the photo again.")
+            return UploadPage.UploadError(
+                status: .init(code: 507, reasonPhrase: "Insufficient Storage"),
+                message:
+                    "The disk holding incoming/ is full: nothing was kept. Free some space and send the photo again.")
         }
-        return UploadPage.UploadError(status: .internalServerError, message: "\(what): \(String(cString: strerror(code))).")
+        return UploadPage.UploadError(
+            status: .internalServerError, message: "\(what): \(String(cString: strerror(code))).")
     }
 
     /// Renames the finished upload to `<base>.<ext>`, or `<base>-2.<ext>`… when that is taken: never over a file.
-    static func place(_ temporary: String, in folder: URL, base: String, extension given: String?,
-                      format: ImageFormat) throws(UploadPage.UploadError) -> String {
-        let ext = given.flatMap { given in
-            (format == .jpeg ? ["jpg", "jpeg"] : ["heic", "heif"]).contains(given) ? given : nil
-        } ?? (format == .jpeg ? "jpg" : "heic")
+    static func place(
+        _ temporary: String, in folder: URL, base: String, extension given: String?,
+        format: ImageFormat
+    ) throws(UploadPage.UploadError) -> String {
+        let ext =
+            given.flatMap { given in
+                (format == .jpeg ? ["jpg", "jpeg"] : ["heic", "heif"]).contains(given) ? given : nil
+            } ?? (format == .jpeg ? "jpg" : "heic")
         for n in 1...1000 {
             let name = n == 1 ? "\(base).\(ext)" : "\(base)-\(n).\(ext)"
             let target = folder.appendingPathComponent(name).path
             if renameNoReplace(temporary, target) == 0 { return name }
             guard errno == EEXIST else { throw fileError(errno, "Cannot put the photo in place") }
         }
-        throw UploadPage.UploadError(status: .conflict,
-                                     message: "Too many photos are called \(base) on this shelf: rename the file and send it again.")
+        throw UploadPage.UploadError(
+            status: .conflict,
+            message: "Too many photos are called \(base) on this shelf: rename the file and send it again.")
     }
 
     /// A rename is kept through a power cut only once its folder is on disk too.
@@ -178,10 +195,10 @@ final class IncomingPhoto {
     /// because Glibc's Swift module does not show it.
     private static func renameNoReplace(_ from: String, _ to: String) -> Int32 {
         typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") {   // RTLD_DEFAULT
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") { // RTLD_DEFAULT
             let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
-            let result = renameat2(AT_FDCWD, from, AT_FDCWD, to, 1)                       // RENAME_NOREPLACE
-            if result == 0 || errno != EINVAL && errno != ENOSYS { return result }      // else: the file system cannot
+            let result = renameat2(AT_FDCWD, from, AT_FDCWD, to, 1) // RENAME_NOREPLACE
+            if result == 0 || errno != EINVAL && errno != ENOSYS { return result } // else: the file system cannot
         }
         if access(to, F_OK) == 0 { errno = EEXIST; return -1 }
         return rename(from, to)
@@ -199,25 +216,34 @@ final class IncomingPhoto {
     /// Each is named in the log.
     static func tidyLeftovers(incoming: URL, logger: Logger, now: Date = Date()) {
         let files = FileManager.default
-        let folders = [incoming] + ((try? files.contentsOfDirectory(atPath: incoming.path)) ?? [])
+        let folders =
+            [incoming]
+            + ((try? files.contentsOfDirectory(atPath: incoming.path)) ?? [])
             .filter { !$0.hasPrefix(".") }.map { incoming.appendingPathComponent($0, isDirectory: true) }
         for folder in folders {
             for name in (try? files.contentsOfDirectory(atPath: folder.path)) ?? [] {
                 guard name.hasPrefix(TemporaryFile.prefix), let marker = name.range(of: ".upload-") else { continue }
                 let path = folder.appendingPathComponent(name).path
                 guard let attributes = try? files.attributesOfItem(atPath: path),
-                      attributes[.type] as? FileAttributeType == .typeRegular,
-                      let modified = attributes[.modificationDate] as? Date,
-                      now.timeIntervalSince(modified) >= leftoverAge else { continue }
+                    attributes[.type] as? FileAttributeType == .typeRegular,
+                    let modified = attributes[.modificationDate] as? Date,
+                    now.timeIntervalSince(modified) >= leftoverAge
+                else { continue }
                 let relative = folder == incoming ? name : "\(folder.lastPathComponent)/\(name)"
-                if name.hasSuffix(syncedSuffix), let finished = finishLeftover(path, in: folder, base: String(name.dropFirst(TemporaryFile.prefix.count)[..<marker.lowerBound])) {
+                if name.hasSuffix(syncedSuffix),
+                    let finished = finishLeftover(
+                        path, in: folder, base: String(name.dropFirst(TemporaryFile.prefix.count)[..<marker.lowerBound])
+                    )
+                {
                     let placed = folder == incoming ? finished : "\(folder.lastPathComponent)/\(finished)"
-                    logger.notice("An upload that stopped before its last step was finished",
-                                  metadata: ["event": "upload_finished", "path": "\(placed)", "leftover": "\(relative)"])
+                    logger.notice(
+                        "An upload that stopped before its last step was finished",
+                        metadata: ["event": "upload_finished", "path": "\(placed)", "leftover": "\(relative)"])
                 } else {
                     unlink(path)
-                    logger.notice("An upload that stopped before it was whole was removed; send the photo again",
-                                  metadata: ["event": "upload_removed", "leftover": "\(relative)"])
+                    logger.notice(
+                        "An upload that stopped before it was whole was removed; send the photo again",
+                        metadata: ["event": "upload_removed", "leftover": "\(relative)"])
                 }
             }
         }
@@ -228,7 +254,9 @@ final class IncomingPhoto {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         let head = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
         try? handle.close()
-        guard let format = try? checked(head), let name = try? place(path, in: folder, base: base, extension: nil, format: format) else {
+        guard let format = try? checked(head),
+            let name = try? place(path, in: folder, base: base, extension: nil, format: format)
+        else {
             return nil
         }
         syncFolder(folder)

@@ -17,12 +17,15 @@ enum LibraryPages {
             let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added
             let search = query["q"] ?? ""
             let page = PageNumber.parse(query["page"])
-            let found = try site.desks.library.page(search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
+            let found = try site.desks.library.page(
+                search: search, sort: sort, offset: (page - 1) * pageSize, limit: pageSize)
             // A search answers "where is it" too: the shelf, the place on it, and where it stood in its latest photo.
             let whereabouts = search.isEmpty ? [] : try site.desks.shelves.whereabouts(of: found.rows.map(\.work))
-            return site.templates.page("library", title: "Library",
-                                       LibraryView(found, search: search, sort: sort, page: page, notice: query["done"],
-                                                   whereabouts: whereabouts), context: context)
+            return site.templates.page(
+                "library", title: "Library",
+                LibraryView(
+                    found, search: search, sort: sort, page: page, notice: query["done"],
+                    whereabouts: whereabouts), context: context)
         }
         router.get("library/:work") { request, context in
             guard let work = workKey(context) else { return notFound(site, context) }
@@ -38,22 +41,26 @@ enum LibraryPages {
             var isbn: ISBN?
             if !isbnText.isEmpty {
                 guard let checked = ISBN(isbnText) else {
-                    return try workPage(site, work, context: context, error: "“\(isbnText)” is not a valid ISBN: its checksum fails. "
-                                        + "Check the digits on the book's back.", typed: (title, author, isbnText),
-                                        status: .unprocessableContent)
+                    return try workPage(
+                        site, work, context: context,
+                        error: "“\(isbnText)” is not a valid ISBN: its checksum fails. "
+                            + "Check the digits on the book's back.", typed: (title, author, isbnText),
+                        status: .unprocessableContent)
                 }
                 isbn = checked
             }
             if title?.isEmpty ?? false {
-                return try workPage(site, work, context: context, error: "The title cannot be empty.", typed: (title, author, isbnText),
-                                    status: .unprocessableContent)
+                return try workPage(
+                    site, work, context: context, error: "The title cannot be empty.", typed: (title, author, isbnText),
+                    status: .unprocessableContent)
             }
             // What the form shows and comes back unchanged is left alone, as options not given to `shelfd library edit`.
             let entry = try site.desks.library.entry(work)
-            if isbn?.isbn13 == entry?.isbn13 { isbn = nil }            // the edition shown, sent back: not a new ISBN
+            if isbn?.isbn13 == entry?.isbn13 { isbn = nil } // the edition shown, sent back: not a new ISBN
             return try change(site, context, work: work) {
-                try site.desks.library.edit(work, title: title == entry?.title ? nil : title,
-                                      author: author == (entry?.author ?? "") ? nil : author, isbn: isbn)
+                try site.desks.library.edit(
+                    work, title: title == entry?.title ? nil : title,
+                    author: author == (entry?.author ?? "") ? nil : author, isbn: isbn)
             }
         }
         router.post("library/:work/remove") { _, context in
@@ -66,7 +73,9 @@ enum LibraryPages {
             return try change(site, context, work: from) { try site.desks.library.merge(from, into: into) }
         }
         router.get("exports/:format") { _, context in
-            guard let format = context.parameters.get("format").flatMap(ExportFormat.init(rawValue:)) else { return notFound(site, context) }
+            guard let format = context.parameters.get("format").flatMap(ExportFormat.init(rawValue:)) else {
+                return notFound(site, context)
+            }
             return try download(site, format)
         }
     }
@@ -84,11 +93,14 @@ enum LibraryPages {
     /// `text` as one segment of a path or a query's value: everything but unreserved characters percent-encoded.
     static func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? "" }
 
-    private static let pathSafe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+    private static let pathSafe = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 
     /// Carries out an edit, then sends the browser to the work as it is now (or to the library once it is gone).
-    private static func change(_ site: WebSite, _ context: WebContext, work: String,
-                               _ body: () throws -> LibraryChange) throws -> Response {
+    private static func change(
+        _ site: WebSite, _ context: WebContext, work: String,
+        _ body: () throws -> LibraryChange
+    ) throws -> Response {
         do {
             let change = try body()
             let notice = "done=" + encoded(change.detail)
@@ -107,22 +119,28 @@ enum LibraryPages {
         return Response(status: .seeOther, headers: headers)
     }
 
-    private static func workPage(_ site: WebSite, _ work: String, context: WebContext, mergeSearch: String? = nil,
-                                 notice: String? = nil, error: String? = nil, typed: (String?, String?, String)? = nil,
-                                 status: HTTPResponse.Status = .ok) throws -> Response {
+    private static func workPage(
+        _ site: WebSite, _ work: String, context: WebContext, mergeSearch: String? = nil,
+        notice: String? = nil, error: String? = nil, typed: (String?, String?, String)? = nil,
+        status: HTTPResponse.Status = .ok
+    ) throws -> Response {
         guard let entry = try site.desks.library.entry(work) else { return notFound(site, context) }
         var merge: MergeView?
         if let mergeSearch, !mergeSearch.trimmingCharacters(in: .whitespaces).isEmpty {
-            let found = try site.desks.library.page(search: mergeSearch, sort: .title, offset: 0, limit: 20, photoLimit: 0)
-            merge = MergeView(query: mergeSearch, from: work,
-                              works: found.rows.filter { $0.work != work }.map { RowView($0) })
+            let found = try site.desks.library.page(
+                search: mergeSearch, sort: .title, offset: 0, limit: 20, photoLimit: 0)
+            merge = MergeView(
+                query: mergeSearch, from: work,
+                works: found.rows.filter { $0.work != work }.map { RowView($0) })
         }
         var view = WorkView(entry, merge: merge, notice: notice, error: error)
-        if let (title, author, isbn) = typed {             // refused: the form keeps what was typed, to correct it
-            view.form = WorkView.EditForm(title: title ?? view.form.title, author: author ?? view.form.author, isbn: isbn)
+        if let (title, author, isbn) = typed { // refused: the form keeps what was typed, to correct it
+            view.form = WorkView.EditForm(
+                title: title ?? view.form.title, author: author ?? view.form.author, isbn: isbn)
         }
-        return site.templates.page("work", title: entry.title, view,
-                                   context: context, status: status)
+        return site.templates.page(
+            "work", title: entry.title, view,
+            context: context, status: status)
     }
 
     private static func notFound(_ site: WebSite, _ context: WebContext) -> Response {
@@ -137,26 +155,29 @@ enum LibraryPages {
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
         }
-        defer { try? FileManager.default.removeItem(at: file) }   // the open handle keeps it readable until sent
+        defer { try? FileManager.default.removeItem(at: file) } // the open handle keeps it readable until sent
         let output = try FileHandle(forWritingTo: file)
         defer { try? output.close() }
         _ = try site.desks.exports.stream(format) { try output.write(contentsOf: $0) }
         let contentLength = Int(try output.offset())
         let input = try FileHandle(forReadingFrom: file)
         var headers = HTTPFields()
-        headers[.contentType] = switch format.fileExtension {
-        case "csv": "text/csv; charset=utf-8"
-        case "tsv": "text/tab-separated-values; charset=utf-8"
-        default: "application/json"
-        }
-        headers[.contentDisposition] = "attachment; filename=\"\(format.defaultFileName)\""
-        return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: contentLength) { writer in
-            defer { try? input.close() }
-            while let chunk = try input.read(upToCount: 64 * 1024), !chunk.isEmpty {
-                try await writer.write(ByteBuffer(bytes: chunk))
+        headers[.contentType] =
+            switch format.fileExtension {
+            case "csv": "text/csv; charset=utf-8"
+            case "tsv": "text/tab-separated-values; charset=utf-8"
+            default: "application/json"
             }
-            try await writer.finish(nil)
-        })
+        headers[.contentDisposition] = "attachment; filename=\"\(format.defaultFileName)\""
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody(contentLength: contentLength) { writer in
+                defer { try? input.close() }
+                while let chunk = try input.read(upToCount: 64 * 1024), !chunk.isEmpty {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                try await writer.finish(nil)
+            })
     }
 
     // MARK: What the templates show
@@ -175,15 +196,21 @@ enum LibraryPages {
 
         let searching: Bool
 
-        init(_ found: LibraryPage, search: String, sort: LibrarySort, page: Int, notice: String?, whereabouts: [BookWhereabouts] = []) {
+        init(
+            _ found: LibraryPage, search: String, sort: LibrarySort, page: Int, notice: String?,
+            whereabouts: [BookWhereabouts] = []
+        ) {
             searching = !whereabouts.isEmpty
             self.search = search
             self.sort = sort.rawValue
             total = found.total
             let first = (page - 1) * LibraryPages.pageSize
-            showing = !found.rows.isEmpty ? "\(first + 1)–\(first + found.rows.count) of \(found.total)"
-                : found.total > 0 ? "Page \(page) is past the last of \(found.total) books."
-                : search.isEmpty ? "No books yet." : "No book matches “\(search)”."
+            showing =
+                !found.rows.isEmpty
+                ? "\(first + 1)–\(first + found.rows.count) of \(found.total)"
+                : found.total > 0
+                    ? "Page \(page) is past the last of \(found.total) books."
+                    : search.isEmpty ? "No books yet." : "No book matches “\(search)”."
             let places = Dictionary(whereabouts.map { ($0.work, $0) }, uniquingKeysWith: { first, _ in first })
             rows = found.rows.map { RowView($0, whereabouts: places[$0.work]) }
             func link(sort: LibrarySort, page: Int) -> String {
@@ -192,10 +219,14 @@ enum LibraryPages {
                 if page > 1 { query.append("page=\(page)") }
                 return "/library?" + query.joined(separator: "&")
             }
-            sorts = LibrarySort.allCases.map { Link(label: $0.rawValue, href: link(sort: $0, page: 1), current: $0 == sort) }
+            sorts = LibrarySort.allCases.map {
+                Link(label: $0.rawValue, href: link(sort: $0, page: 1), current: $0 == sort)
+            }
             previous = page > 1 ? link(sort: sort, page: page - 1) : nil
             next = first + found.rows.count < found.total ? link(sort: sort, page: page + 1) : nil
-            exports = ExportFormat.allCases.map { Link(label: $0.rawValue, href: "/exports/\($0.rawValue)", current: false) }
+            exports = ExportFormat.allCases.map {
+                Link(label: $0.rawValue, href: "/exports/\($0.rawValue)", current: false)
+            }
             self.notice = notice
         }
     }
@@ -225,7 +256,8 @@ enum LibraryPages {
 
         init(_ row: LibraryRow, whereabouts: BookWhereabouts? = nil) {
             place = whereabouts.map { found in
-                found.placeInWords + (found.lentTo.map { ", lent to \($0)" } ?? "") + (found.missingSince != nil ? ", missing" : "")
+                found.placeInWords + (found.lentTo.map { ", lent to \($0)" } ?? "")
+                    + (found.missingSince != nil ? ", missing" : "")
             }
             cropURL = whereabouts?.box == nil ? nil : LibraryPages.href(row.work) + "/crop"
             work = row.work
@@ -271,7 +303,10 @@ enum LibraryPages {
 
         struct EditForm { let title: String; let author: String; let isbn: String }
         struct Edition { let isbn13: String; let isbn10: String?; let source: String }
-        struct Sighting { let href: String; let src: String; let path: String; let shelf: String?; let seen: String; let confidence: String }
+        struct Sighting {
+            let href: String; let src: String; let path: String; let shelf: String?; let seen: String;
+            let confidence: String
+        }
         struct Step { let action: String; let by: String; let at: String; let detail: String? }
 
         init(_ entry: LibraryDocument.Entry, merge: MergeView?, notice: String?, error: String?) {
@@ -287,11 +322,15 @@ enum LibraryPages {
             match = entry.match.map { "\($0.source) \($0.key)" + ($0.year.map { " (\($0))" } ?? "") }
             editions = entry.editions.map { Edition(isbn13: $0.isbn13, isbn10: $0.isbn10, source: $0.source) }
             sightings = entry.sightings.reversed().map {
-                Sighting(href: "/photos/\($0.photoSHA256)", src: "/photos/\($0.photoSHA256)/thumb", path: $0.photo,
-                         shelf: $0.shelf, seen: WorkView.day($0.seenAt), confidence: String(format: "%.2f", $0.confidence))
+                Sighting(
+                    href: "/photos/\($0.photoSHA256)", src: "/photos/\($0.photoSHA256)/thumb", path: $0.photo,
+                    shelf: $0.shelf, seen: WorkView.day($0.seenAt), confidence: String(format: "%.2f", $0.confidence))
             }
-            history = entry.history.map { Step(action: $0.action.replacingOccurrences(of: "_", with: " "), by: $0.by,
-                                               at: WorkView.day($0.at), detail: $0.detail) }
+            history = entry.history.map {
+                Step(
+                    action: $0.action.replacingOccurrences(of: "_", with: " "), by: $0.by,
+                    at: WorkView.day($0.at), detail: $0.detail)
+            }
             review = entry.reviewID.map { "/review/\($0)" }
             self.merge = merge
             self.notice = notice
@@ -300,7 +339,8 @@ enum LibraryPages {
         }
 
         private init() {
-            found = false; work = ""; href = ""; title = ""; author = ""; isbn = ""; isbnShown = nil; state = ""; stateClass = ""; match = nil
+            found = false; work = ""; href = ""; title = ""; author = ""; isbn = ""; isbnShown = nil; state = "";
+            stateClass = ""; match = nil
             editions = []; sightings = []; history = []; review = nil; merge = nil; notice = nil; error = nil
             form = EditForm(title: "", author: "", isbn: "")
         }

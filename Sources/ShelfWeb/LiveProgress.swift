@@ -25,9 +25,10 @@ enum LiveProgress {
                 var headers = HTTPFields()
                 headers[.contentType] = "application/json"
                 headers[.cacheControl] = "no-store"
-                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try feed.current())))
+                return Response(
+                    status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try feed.current())))
             }
-            let client = TokenThrottle.client(context.remoteAddress)       // as the door counts a client
+            let client = TokenThrottle.client(context.remoteAddress) // as the door counts a client
             let slot: ProgressFeed.Slot
             switch feed.join(client: client) {
             case .joined(let joined): slot = joined
@@ -35,7 +36,8 @@ enum LiveProgress {
                 var headers = HTTPFields()
                 headers[.contentType] = "text/plain; charset=utf-8"
                 headers[.retryAfter] = "30"
-                return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+                return Response(
+                    status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
             }
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
@@ -112,8 +114,10 @@ final class ProgressFeed: Service, Sendable {
     let perClient: Int
     let total: Int
 
-    init(queue: QueueDesk, interval: Duration = LiveProgress.interval, perClient: Int = ProgressFeed.perClient,
-         total: Int = ProgressFeed.total) {
+    init(
+        queue: QueueDesk, interval: Duration = LiveProgress.interval, perClient: Int = ProgressFeed.perClient,
+        total: Int = ProgressFeed.total
+    ) {
         self.queue = queue
         self.interval = interval
         self.perClient = perClient
@@ -126,10 +130,13 @@ final class ProgressFeed: Service, Sendable {
     func join(client: String) -> Admission {
         let refusal: Admission? = state.withLock { state in
             if state.open >= total {
-                return .refused(.serviceUnavailable, "Too many live pages are open (\(total)); this one updates every 2 s instead.")
+                return .refused(
+                    .serviceUnavailable, "Too many live pages are open (\(total)); this one updates every 2 s instead.")
             }
             if state.streams[client, default: 0] >= perClient {
-                return .refused(.tooManyRequests, "This address has \(perClient) live pages open; this one updates every 2 s instead.")
+                return .refused(
+                    .tooManyRequests,
+                    "This address has \(perClient) live pages open; this one updates every 2 s instead.")
             }
             state.streams[client, default: 0] += 1
             state.open += 1
@@ -201,14 +208,18 @@ struct ProgressEvent: Codable, Equatable {
 
     init(_ progress: QueueProgress) {
         let q = progress.counts
-        counts = Counts(pending: q.pending, leased: q.leased, done: q.done, review: q.review, failed: q.failed, dead: q.dead)
+        counts = Counts(
+            pending: q.pending, leased: q.leased, done: q.done, review: q.review, failed: q.failed, dead: q.dead)
         pass = progress.pass.map {
-            Pass(finished: $0.finished, total: $0.total,
-                 sentence: OverviewPage.Pass.sentence(finished: $0.finished, total: $0.total, since: $0.startedAt))
+            Pass(
+                finished: $0.finished, total: $0.total,
+                sentence: OverviewPage.Pass.sentence(finished: $0.finished, total: $0.total, since: $0.startedAt))
         }
         photos = progress.photos.map {
             let shown = OverviewPage.Photo($0)
-            return Photo(job: $0.jobID, sha256: $0.sha256, path: $0.path, stage: shown.stage, words: shown.words, when: shown.when)
+            return Photo(
+                job: $0.jobID, sha256: $0.sha256, path: $0.path, stage: shown.stage, words: shown.words,
+                when: shown.when)
         }
     }
 }

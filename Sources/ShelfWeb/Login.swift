@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import HTTPTypes
 import Hummingbird
@@ -28,7 +28,9 @@ enum LoginPages {
             }
             guard SecurityMiddleware.tokenMatches(sent, site.secrets.webToken?.value) else {
                 TokenThrottle.shared.recordFailure(client)
-                site.logger.warning("Web login refused", metadata: ["event": "web_login_refused", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
+                site.logger.warning(
+                    "Web login refused",
+                    metadata: ["event": "web_login_refused", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
                 return page(site: site, context: context, status: .unauthorized, error: "That is not the token.")
             }
             return try loggedIn(site: site, context: context, by: "token")
@@ -37,9 +39,11 @@ enum LoginPages {
         router.get("login/{code}") { _, context -> Response in
             let code = try context.parameters.require("code")
             guard code.count == 64, code.allSatisfy(\.isHexDigit),
-                  try site.desks.sessions.redeem(code: code) else {
-                return page(site: site, context: context, status: .unauthorized,
-                            error: "This login link was used already or has expired: run 'shelfd web --print-login-url' again.")
+                try site.desks.sessions.redeem(code: code)
+            else {
+                return page(
+                    site: site, context: context, status: .unauthorized,
+                    error: "This login link was used already or has expired: run 'shelfd web --print-login-url' again.")
             }
             return try loggedIn(site: site, context: context, by: "link")
         }
@@ -49,7 +53,8 @@ enum LoginPages {
             if let cookie = request.cookies[Session.cookieName]?.value {
                 try site.desks.sessions.end(id: cookie)
             }
-            site.logger.notice("Web logout", metadata: ["event": "web_logout", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
+            site.logger.notice(
+                "Web logout", metadata: ["event": "web_logout", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
             var response = Response(status: .seeOther, headers: [.location: "/login"])
             response.setCookie(Session.cleared)
             return response
@@ -59,17 +64,22 @@ enum LoginPages {
     /// A new logged-in session, and on to the overview.
     static func loggedIn(site: WebSite, context: WebContext, by: String) throws -> Response {
         let (_, cookie) = try Session.create(in: site.desks.sessions, loggedIn: true)
-        site.logger.notice("Web login", metadata: ["event": "web_login", "by": "\(by)", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
+        site.logger.notice(
+            "Web login",
+            metadata: ["event": "web_login", "by": "\(by)", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])
         var response = Response(status: .seeOther, headers: [.location: "/"])
         response.setCookie(cookie)
         return response
     }
 
     /// `notice`: why the page is shown; `error`: what went wrong.
-    static func page(site: WebSite, context: WebContext, status: HTTPResponse.Status, notice: String? = nil,
-                     error: String? = nil) -> Response {
-        site.templates.page("login", title: "Log in", Login(notice: notice, error: error, tokenSet: site.secrets.webToken != nil),
-                            context: context, status: status)
+    static func page(
+        site: WebSite, context: WebContext, status: HTTPResponse.Status, notice: String? = nil,
+        error: String? = nil
+    ) -> Response {
+        site.templates.page(
+            "login", title: "Log in", Login(notice: notice, error: error, tokenSet: site.secrets.webToken != nil),
+            context: context, status: status)
     }
 
     struct Login {

@@ -14,13 +14,16 @@ enum Metrics {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("healthz") { _, _ -> Response in
             let answering = site.desks.metrics.databaseAnswers()
-            return text(answering ? "ok\n" : "the database does not answer\n", status: answering ? .ok : .serviceUnavailable)
+            return text(
+                answering ? "ok\n" : "the database does not answer\n", status: answering ? .ok : .serviceUnavailable)
         }
         router.get("metrics") { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             headers[.cacheControl] = "no-store"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try scrape(site.desks.metrics.read()))))
+            return Response(
+                status: .ok, headers: headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: try scrape(site.desks.metrics.read()))))
         }
     }
 
@@ -33,37 +36,69 @@ enum Metrics {
         // This process's own traffic with the database: a database server's round trips per photo (divide by the
         // photos done), and how long a claim waits for the write lock.
         let activity = reading.activity
-        registry.makeCounter(descriptor: metric("store_statements", "total", "Statements this process sent its database (each a round trip to a server), BEGIN and COMMIT included."))
-            .increment(by: Int64(activity.statements))
-        registry.makeCounter(descriptor: metric("store_transactions", "total", "Transactions this process ran on its database."))
-            .increment(by: Int64(activity.transactions))
-        registry.makeCounter(descriptor: metric("store_write_transactions", "total", "Write transactions this process ran on its database, each holding its one write lock."))
-            .increment(by: Int64(activity.writeTransactions))
-        registry.makeCounter(descriptor: metric("store_claims", "total", "Batches of photos this process tried to claim from the queue."))
-            .increment(by: Int64(activity.claims))
-        registry.makeCounter(descriptor: metric("store_claim", "seconds_total", "Time this process spent claiming, waiting for the write lock included."))
-            .increment(by: activity.claimSeconds)
+        registry.makeCounter(
+            descriptor: metric(
+                "store_statements", "total",
+                "Statements this process sent its database (each a round trip to a server), BEGIN and COMMIT included.")
+        )
+        .increment(by: Int64(activity.statements))
+        registry.makeCounter(
+            descriptor: metric("store_transactions", "total", "Transactions this process ran on its database.")
+        )
+        .increment(by: Int64(activity.transactions))
+        registry.makeCounter(
+            descriptor: metric(
+                "store_write_transactions", "total",
+                "Write transactions this process ran on its database, each holding its one write lock.")
+        )
+        .increment(by: Int64(activity.writeTransactions))
+        registry.makeCounter(
+            descriptor: metric("store_claims", "total", "Batches of photos this process tried to claim from the queue.")
+        )
+        .increment(by: Int64(activity.claims))
+        registry.makeCounter(
+            descriptor: metric(
+                "store_claim", "seconds_total", "Time this process spent claiming, waiting for the write lock included."
+            )
+        )
+        .increment(by: activity.claimSeconds)
         let counts = reading.queue
-        let states: [(String, Int)] = [("pending", counts.pending), ("leased", counts.leased), ("done", counts.done),
-                                       ("review", counts.review), ("failed", counts.failed), ("dead", counts.dead)]
+        let states: [(String, Int)] = [
+            ("pending", counts.pending), ("leased", counts.leased), ("done", counts.done),
+            ("review", counts.review), ("failed", counts.failed), ("dead", counts.dead),
+        ]
         for (state, n) in states {
-            registry.makeGauge(descriptor: metric("photos", "", "Photos by state, as 'shelfd status' counts them (failed: will be retried; dead: will not)."),
-                               labels: [("state", state)]).set(to: Double(n))
+            registry.makeGauge(
+                descriptor: metric(
+                    "photos", "",
+                    "Photos by state, as 'shelfd status' counts them (failed: will be retried; dead: will not)."),
+                labels: [("state", state)]
+            ).set(to: Double(n))
         }
-        registry.makeGauge(descriptor: metric("queue_depth", "", "Photos waiting to be read: pending, in progress, or to be retried."))
-            .set(to: Double(counts.pending + counts.leased + counts.failed))
-        registry.makeGauge(descriptor: metric("oldest_pending", "seconds", "Age of the oldest photo waiting to be claimed (0: none)."))
-            .set(to: Double(counts.oldestPendingSeconds ?? 0))
+        registry.makeGauge(
+            descriptor: metric("queue_depth", "", "Photos waiting to be read: pending, in progress, or to be retried.")
+        )
+        .set(to: Double(counts.pending + counts.leased + counts.failed))
+        registry.makeGauge(
+            descriptor: metric("oldest_pending", "seconds", "Age of the oldest photo waiting to be claimed (0: none).")
+        )
+        .set(to: Double(counts.oldestPendingSeconds ?? 0))
         for row in reading.requests {
-            registry.makeCounter(descriptor: metric("provider_requests", "total", "Requests sent to each provider, by outcome."),
-                                 labels: [("provider", row.provider), ("outcome", row.outcome)])
-                .increment(by: Int64(row.count))
+            registry.makeCounter(
+                descriptor: metric("provider_requests", "total", "Requests sent to each provider, by outcome."),
+                labels: [("provider", row.provider), ("outcome", row.outcome)]
+            )
+            .increment(by: Int64(row.count))
         }
         var histograms: [String: ValueHistogram] = [:]
         for row in reading.latencies {
-            let histogram = histograms[row.provider] ?? registry.makeValueHistogram(
-                descriptor: metric("provider_latency", "seconds", "How long each provider took to answer, for the requests it answered."),
-                labels: [("provider", row.provider)], buckets: latencyBuckets)
+            let histogram =
+                histograms[row.provider]
+                ?? registry.makeValueHistogram(
+                    descriptor: metric(
+                        "provider_latency", "seconds",
+                        "How long each provider took to answer, for the requests it answered."),
+                    labels: [("provider", row.provider)], buckets: latencyBuckets)
             histograms[row.provider] = histogram
             for _ in 0..<row.count { histogram.record(Double(row.latencyMs) / 1000) }
         }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Hummingbird
 import NIOCore
@@ -46,7 +46,7 @@ struct MultipartStream {
                 phase = .afterDelimiter
             case .afterDelimiter:
                 guard pending.count >= 2 else { return events }
-                if pending[0] == 45, pending[1] == 45 {                               // "--": the last delimiter
+                if pending[0] == 45, pending[1] == 45 { // "--": the last delimiter
                     phase = .done
                     pending = []
                     return events
@@ -61,10 +61,14 @@ struct MultipartStream {
                 }
                 let headers = String(decoding: pending[..<end], as: UTF8.self)
                 pending.removeFirst(end + 4)
-                guard let disposition = headers.split(separator: "\r\n")
-                    .first(where: { $0.lowercased().hasPrefix("content-disposition:") }) else { throw Malformed() }
-                events.append(.part(name: Self.parameter("name", in: disposition) ?? "",
-                                    filename: Self.parameter("filename", in: disposition)))
+                guard
+                    let disposition = headers.split(separator: "\r\n")
+                        .first(where: { $0.lowercased().hasPrefix("content-disposition:") })
+                else { throw Malformed() }
+                events.append(
+                    .part(
+                        name: Self.parameter("name", in: disposition) ?? "",
+                        filename: Self.parameter("filename", in: disposition)))
                 phase = .body
             case .body:
                 if let at = Self.find(delimiter, in: pending) {
@@ -100,7 +104,8 @@ struct MultipartStream {
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         haystack.withUnsafeBytes { hay in
             needle.withUnsafeBytes { pin in
-                guard let start = hay.baseAddress, let wanted = pin.baseAddress, pin.count > 0, hay.count >= pin.count else { return nil }
+                guard let start = hay.baseAddress, let wanted = pin.baseAddress, pin.count > 0, hay.count >= pin.count
+                else { return nil }
                 let last = hay.count - pin.count
                 var at = 0
                 while at <= last {

@@ -14,8 +14,9 @@ enum OverviewPage {
             let status = try site.status()
             let progress = try site.desks.queue.progress()
             let notice = Notice(query: request.uri.queryParameters, queue: site.desks.queue)
-            return site.templates.page("overview", title: "Overview", Overview(status, progress, notice: notice),
-                                       context: context)
+            return site.templates.page(
+                "overview", title: "Overview", Overview(status, progress, notice: notice),
+                context: context)
         }
         router.post("/retry") { request, context in
             try await retry(request, context: context, site: site)
@@ -35,12 +36,16 @@ enum OverviewPage {
         switch form?.job {
         case "all": ids = nil
         case let job? where Int64(job) != nil: ids = [Int64(job)!]
-        default: throw HTTPError(.badRequest, message: "Say which photo to retry: job=<ID> (see the overview) or job=all.")
+        default:
+            throw HTTPError(.badRequest, message: "Say which photo to retry: job=<ID> (see the overview) or job=all.")
         }
         let outcome = try site.desks.queue.retry(ids)
-        site.logger.notice("Photos requeued from the web page", metadata: ["event": "requeued", "photos": "\(outcome.requeued.count)"])
+        site.logger.notice(
+            "Photos requeued from the web page", metadata: ["event": "requeued", "photos": "\(outcome.requeued.count)"])
         var target = "/?requeued=\(outcome.requeued.count)"
-        if !outcome.refused.isEmpty { target += "&refused=" + outcome.refused.keys.sorted().map(String.init).joined(separator: ",") }
+        if !outcome.refused.isEmpty {
+            target += "&refused=" + outcome.refused.keys.sorted().map(String.init).joined(separator: ",")
+        }
         return Response(status: .seeOther, headers: [.location: target])
     }
 
@@ -96,7 +101,7 @@ enum OverviewPage {
             pass = progress.pass.map(Pass.init)
             providers = status.providers.map(Provider.init)
             problems = status.problems.map { Problem($0, providers: status.providers) }
-            retryAll = status.problems.filter { $0.job != nil }.count > 1      // one photo has its own button
+            retryAll = status.problems.filter { $0.job != nil }.count > 1 // one photo has its own button
             photos = progress.photos.map(Photo.init)
             hasPhotos = !photos.isEmpty
             failedSeen = "\(q.failed),\(q.dead)"
@@ -147,11 +152,14 @@ enum OverviewPage {
             name = provider.name
             model = provider.model
             state = provider.state
-            latency = provider.latencyMs.map { "p50 \(Clock.seconds($0.p50)) · p95 \(Clock.seconds($0.p95))" } ?? "no requests yet"
+            latency =
+                provider.latencyMs.map { "p50 \(Clock.seconds($0.p50)) · p95 \(Clock.seconds($0.p95))" }
+                ?? "no requests yet"
             if let outage = StatusReport.outageSentence(provider) {
                 sentence = outage
             } else if provider.state == "backoff" {
-                sentence = "backing off\(provider.backoffUntil.map { " until \(Clock.time($0))" } ?? "")\(provider.reason.map { ": \($0)" } ?? "")"
+                sentence =
+                    "backing off\(provider.backoffUntil.map { " until \(Clock.time($0))" } ?? "")\(provider.reason.map { ": \($0)" } ?? "")"
             } else {
                 sentence = provider.reason
             }
@@ -182,16 +190,22 @@ enum OverviewPage {
                     : "shelfd tries it again by itself; Retry sends it now."
             }
             if problem.path != nil {
-                return "Make the file readable, or remove it: shelfd reads it again when it changes or at the next full scan."
+                return
+                    "Make the file readable, or remove it: shelfd reads it again when it changes or at the next full scan."
             }
-            if let provider = providers.first(where: { problem.message.hasPrefix("provider: \($0.name)") || problem.message.hasPrefix("\($0.name):") }) {
+            if let provider = providers.first(where: {
+                problem.message.hasPrefix("provider: \($0.name)") || problem.message.hasPrefix("\($0.name):")
+            }) {
                 switch provider.state {
                 case "paused":
-                    return "Fix what it says (see 'shelfd doctor'), then restart shelfd: a paused provider is asked again when the daemon starts, or after 15 minutes."
+                    return
+                        "Fix what it says (see 'shelfd doctor'), then restart shelfd: a paused provider is asked again when the daemon starts, or after 15 minutes."
                 case "backoff":
-                    return "Nothing to do: shelfd waits for the provider and goes on by itself; photos are not charged an attempt."
+                    return
+                        "Nothing to do: shelfd waits for the provider and goes on by itself; photos are not charged an attempt."
                 default:
-                    return "Nothing to do if the network or the provider is only briefly away: shelfd probes it and goes on when it answers. Otherwise check the connection and the provider's base_url."
+                    return
+                        "Nothing to do if the network or the provider is only briefly away: shelfd probes it and goes on when it answers. Otherwise check the connection and the provider's base_url."
                 }
             }
             return nil

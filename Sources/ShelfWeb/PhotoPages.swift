@@ -17,7 +17,8 @@ enum PhotoPages {
         let images = site.desks.images
         router.get("/photos") { request, context in
             let page = PageNumber.parse(request.uri.queryParameters.get("page"))
-            return site.templates.page("photos", title: "Photos", try PhotoList(site: site, page: page), context: context)
+            return site.templates.page(
+                "photos", title: "Photos", try PhotoList(site: site, page: page), context: context)
         }
         router.get("/photos/{sha}") { request, context in
             let photo = try known(context, site: site)
@@ -38,13 +39,19 @@ enum PhotoPages {
             guard choice.isEmpty || providers.contains(where: { $0.rawValue == choice }) else {
                 throw HTTPError(.badRequest, message: "Unknown provider; choose one of the list.")
             }
-            let outcome = try site.desks.queue.rescan(sha256: photo.sha256, providerChoice: choice.isEmpty ? nil : choice)
-            site.logger.notice("Photo queued to be read again", metadata: [
-                "event": "web_rescan", "photo.sha256": "\(photo.sha256.prefix(12))", "provider": "\(choice.isEmpty ? "configured" : choice)"])
-            let code = switch outcome {
-            case .queued: choice.isEmpty ? "queued" : "queued-\(choice)"
-            case .alreadyQueued: "waiting"
-            }
+            let outcome = try site.desks.queue.rescan(
+                sha256: photo.sha256, providerChoice: choice.isEmpty ? nil : choice)
+            site.logger.notice(
+                "Photo queued to be read again",
+                metadata: [
+                    "event": "web_rescan", "photo.sha256": "\(photo.sha256.prefix(12))",
+                    "provider": "\(choice.isEmpty ? "configured" : choice)",
+                ])
+            let code =
+                switch outcome {
+                case .queued: choice.isEmpty ? "queued" : "queued-\(choice)"
+                case .alreadyQueued: "waiting"
+                }
             return Response.redirect(to: "/photos/\(photo.sha256)?rescan=\(code)", type: .normal)
         }
     }
@@ -59,7 +66,8 @@ enum PhotoPages {
     /// The photo the path names, or a 404: a well-formed hash shelfd knows.
     static func known(_ context: WebContext, site: WebSite) throws -> PhotoSummary {
         guard let sha = context.parameters.get("sha"), isPhotoID(sha),
-              let photo = try site.desks.photos.summary(sha256: sha) else { throw HTTPError(.notFound) }
+            let photo = try site.desks.photos.summary(sha256: sha)
+        else { throw HTTPError(.notFound) }
         return photo
     }
 
@@ -69,8 +77,10 @@ enum PhotoPages {
     }
 
     /// The upright photo or its thumbnail, as JPEG. Its content follows from the hash, so it is cached for long.
-    static func picture(_ request: Request, _ context: WebContext, site: WebSite, images: PhotoImages,
-                        size: PhotoImages.Size) async throws -> Response {
+    static func picture(
+        _ request: Request, _ context: WebContext, site: WebSite, images: PhotoImages,
+        size: PhotoImages.Size
+    ) async throws -> Response {
         let photo = try known(context, site: site)
         var headers = HTTPFields()
         headers[.eTag] = "\"\(photo.sha256)-\(size.rawValue)\""
@@ -93,8 +103,11 @@ enum PhotoPages {
             let when = running ? "The daemon reads it" : "The next 'shelfd run' (or the daemon, once started) reads it"
             if code == "queued" {
                 text = "Queued again. \(when) with the configured provider."
-            } else if code.hasPrefix("queued-"), let provider = providers.first(where: { "queued-\($0.rawValue)" == code }) {
-                text = "Queued again with \(provider.rawValue). \(when)\(running ? " within a minute" : ""); the earlier result is kept under results/.history/."
+            } else if code.hasPrefix("queued-"),
+                let provider = providers.first(where: { "queued-\($0.rawValue)" == code })
+            {
+                text =
+                    "Queued again with \(provider.rawValue). \(when)\(running ? " within a minute" : ""); the earlier result is kept under results/.history/."
             } else if code == "waiting" {
                 text = "This photo is already waiting to be read; it was not queued twice."
             } else {
@@ -129,7 +142,7 @@ extension PhotoPages {
         let next: String?
 
         init(site: WebSite, page: Int) throws {
-            let all = try site.desks.photos.summaries()          // newest first
+            let all = try site.desks.photos.summaries() // newest first
             var order: [String: Int] = [:]
             for photo in all where order[photo.shelf] == nil { order[photo.shelf] = order.count }
             let sorted = all.enumerated().sorted { a, b in
@@ -146,8 +159,9 @@ extension PhotoPages {
             var shelves: [Shelf] = []
             for photo in sorted.dropFirst((pageNumber - 1) * perPage).prefix(perPage) {
                 let state = StateWords(photo.state)
-                let thumb = Thumb(sha: photo.sha256, name: (photo.relativePath as NSString).lastPathComponent,
-                                  state: state.words, stateClass: state.cssClass)
+                let thumb = Thumb(
+                    sha: photo.sha256, name: (photo.relativePath as NSString).lastPathComponent,
+                    state: state.words, stateClass: state.cssClass)
                 let name = photo.shelf.isEmpty ? "Top level of incoming/" : photo.shelf
                 if shelves.last?.shelf == name {
                     shelves[shelves.count - 1] = Shelf(shelf: name, photos: shelves[shelves.count - 1].photos + [thumb])
@@ -164,15 +178,16 @@ extension PhotoPages {
         let words: String
         let cssClass: String
         init(_ state: JobState?) {
-            (words, cssClass) = switch state {
-            case .pending?: ("waiting", "queued")
-            case .leased?: ("being read", "queued")
-            case .done?: ("done", "done")
-            case .review?: ("to review", "review")
-            case .failedRetryable?: ("failed, retried later", "failed")
-            case .dead?: ("failed", "failed")
-            case nil: ("not queued", "queued")
-            }
+            (words, cssClass) =
+                switch state {
+                case .pending?: ("waiting", "queued")
+                case .leased?: ("being read", "queued")
+                case .done?: ("done", "done")
+                case .review?: ("to review", "review")
+                case .failedRetryable?: ("failed, retried later", "failed")
+                case .dead?: ("failed", "failed")
+                case nil: ("not queued", "queued")
+                }
         }
     }
 }
@@ -262,7 +277,8 @@ extension PhotoPages {
             self.note = note?.text
             legend = SpineState.allCases.map { Legend(legendClass: $0.rawValue, legendWords: $0.words) }
             let configured = ProviderChoice.resolve(config: site.config, secrets: site.secrets).provider.rawValue
-            choices = [Choice(value: "", label: "the configured provider (\(configured))")]
+            choices =
+                [Choice(value: "", label: "the configured provider (\(configured))")]
                 + providers.map { Choice(value: $0.rawValue, label: $0.rawValue) }
 
             guard let document = site.desks.results.document(sha256: photo.sha256, resultPath: photo.resultPath) else {
@@ -281,21 +297,26 @@ extension PhotoPages {
                 func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
                 let box = book.box
                 let edited = state == .edited ? readings.decided[book.titleKey] : nil
-                return Spine(number: index + 1, title: book.title, author: book.author, isbn: book.isbn13 ?? book.isbn10,
-                             editedTo: edited.map { [$0.title, $0.author].compactMap { $0 }.joined(separator: " — ") },
-                             confidence: String(format: "%.2f", book.confidence), stateName: state.rawValue,
-                             stateWords: state.words, link: link, hasBox: box != nil,
-                             x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
-                             w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)))
+                return Spine(
+                    number: index + 1, title: book.title, author: book.author, isbn: book.isbn13 ?? book.isbn10,
+                    editedTo: edited.map { [$0.title, $0.author].compactMap { $0 }.joined(separator: " — ") },
+                    confidence: String(format: "%.2f", book.confidence), stateName: state.rawValue,
+                    stateWords: state.words, link: link, hasBox: box != nil,
+                    x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
+                    w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)))
             }
             hasSpines = !spines.isEmpty
-            reviewURL = spines.contains { $0.stateName == SpineState.review.rawValue } ? "/photos/\(photo.sha256)/review" : nil
+            reviewURL =
+                spines.contains { $0.stateName == SpineState.review.rawValue } ? "/photos/\(photo.sha256)/review" : nil
             tips = document.suggestions.map { Tip(severity: $0.severity.rawValue, message: $0.message) }
             hasTips = !tips.isEmpty
             runs = document.runs.map { run in
-                Run(providerName: run.provider, model: run.model,
-                    latency: run.latencyMs.map { "\($0) ms" } ?? (run.response?.replayed == true ? "replayed from disk" : "—"),
-                    booksRead: run.books.map(String.init) ?? "—", failure: run.error, decided: run.provider == document.decidedBy)
+                Run(
+                    providerName: run.provider, model: run.model,
+                    latency: run.latencyMs.map { "\($0) ms" }
+                        ?? (run.response?.replayed == true ? "replayed from disk" : "—"),
+                    booksRead: run.books.map(String.init) ?? "—", failure: run.error,
+                    decided: run.provider == document.decidedBy)
             }
         }
 
@@ -315,7 +336,8 @@ extension PhotoPages {
 
         /// `/library/{work}`, the work's key percent-encoded whole (keys hold `/`, `:` and `|`).
         static func workLink(_ work: String) -> String {
-            let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            let unreserved = CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
             return "/library/" + (work.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
         }
 

@@ -78,15 +78,19 @@ enum PhotoReviewPage {
             func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
             items = review.items.enumerated().map { index, item in
                 let box = item.book.box
-                let candidates = item.candidates.prefix(9).enumerated().map { ReviewPages.CandidateView(number: $0.offset + 1, $0.element) }
-                return Item(number: index + 1, id: item.id, cropURL: hasCrop(item) ? "/review/\(item.id)/crop" : nil,
-                            title: item.book.title, author: item.book.author,
-                            confidence: String(format: "%.2f", item.book.confidence),
-                            reasons: item.reasons.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", "),
-                            candidates: Array(candidates), candidateCount: item.candidates.count,
-                            hasBox: box != nil, x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
-                            w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)),
-                            labelX: percent(((box?.x1 ?? 0) + (box?.x2 ?? 0)) / 2), labelY: percent(min(0.97, (box?.y1 ?? 0) + 0.04)))
+                let candidates = item.candidates.prefix(9).enumerated().map {
+                    ReviewPages.CandidateView(number: $0.offset + 1, $0.element)
+                }
+                return Item(
+                    number: index + 1, id: item.id, cropURL: hasCrop(item) ? "/review/\(item.id)/crop" : nil,
+                    title: item.book.title, author: item.book.author,
+                    confidence: String(format: "%.2f", item.book.confidence),
+                    reasons: item.reasons.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", "),
+                    candidates: Array(candidates), candidateCount: item.candidates.count,
+                    hasBox: box != nil, x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
+                    w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)),
+                    labelX: percent(((box?.x1 ?? 0) + (box?.x2 ?? 0)) / 2),
+                    labelY: percent(min(0.97, (box?.y1 ?? 0) + 0.04)))
             }
             hasItems = !items.isEmpty
             let of = self.of

@@ -22,12 +22,13 @@ enum ReviewPages {
             return try page(item, site: site, context: context)
         }
         router.get("review/:id/crop") { _, context in
-            guard let id = validID(context), let item = try open(id, site), let bytes = site.desks.review.cropJPEG(item) else {
+            guard let id = validID(context), let item = try open(id, site), let bytes = site.desks.review.cropJPEG(item)
+            else {
                 return Response(status: .notFound)
             }
             var headers = HTTPFields()
             headers[.contentType] = "image/jpeg"
-            headers[.cacheControl] = "private, max-age=3600"     // an id names one reading of one photo: its crop stays
+            headers[.cacheControl] = "private, max-age=3600" // an id names one reading of one photo: its crop stays
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         router.post("review/:id") { request, context in
@@ -63,11 +64,15 @@ enum ReviewPages {
         case "reject":
             verdict = .reject
         case "skip":
-            return Response.redirect(to: form.back == "photo" ? photoReview(item) : try next(after: item, site: site, orSelf: true),
-                                     type: .normal)
+            return Response.redirect(
+                to: form.back == "photo" ? photoReview(item) : try next(after: item, site: site, orSelf: true),
+                type: .normal)
         case "candidate":
-            guard let number = form.number.flatMap({ Int($0) }), number >= 1, item.candidates.indices.contains(number - 1) else {
-                let problem = item.candidates.isEmpty
+            guard let number = form.number.flatMap({ Int($0) }), number >= 1,
+                item.candidates.indices.contains(number - 1)
+            else {
+                let problem =
+                    item.candidates.isEmpty
                     ? "This book has no candidates: accept it as read, or edit it."
                     : "There is no candidate \(form.number ?? ""): choose one of 1…\(item.candidates.count)."
                 return try page(item, site: site, context: context, problem: problem, status: .unprocessableContent)
@@ -78,24 +83,28 @@ enum ReviewPages {
             case .success(let edit):
                 verdict = edit
             case .failure(let problem):
-                return try page(item, site: site, context: context, problem: problem.message, typed: form,
-                                status: .unprocessableContent)
+                return try page(
+                    item, site: site, context: context, problem: problem.message, typed: form,
+                    status: .unprocessableContent)
             }
         default:
-            return try page(item, site: site, context: context,
-                            problem: "Unknown decision: choose accept, a candidate, edit, reject or skip.", status: .badRequest)
+            return try page(
+                item, site: site, context: context,
+                problem: "Unknown decision: choose accept, a candidate, edit, reject or skip.", status: .badRequest)
         }
         do {
             let resolution = try site.desks.review.decide(item.id, verdict)
-            site.logger.info("Review decision from the web page",
-                             metadata: ["event": "review_decided", "id": "\(item.id)", "detail": "\(resolution.detail)"])
+            site.logger.info(
+                "Review decision from the web page",
+                metadata: ["event": "review_decided", "id": "\(item.id)", "detail": "\(resolution.detail)"])
         } catch let error as ReviewError where error.code == .notFound {
-            return notFound(site, context)                       // decided elsewhere in the meantime
+            return notFound(site, context) // decided elsewhere in the meantime
         } catch let error as ReviewError {
             return try page(item, site: site, context: context, problem: error.message, status: .unprocessableContent)
         }
-        return Response.redirect(to: form.back == "photo" ? photoReview(item) : try next(after: item, site: site, orSelf: false),
-                                 type: .normal)
+        return Response.redirect(
+            to: form.back == "photo" ? photoReview(item) : try next(after: item, site: site, orSelf: false),
+            type: .normal)
     }
 
     /// The review page of the item's photo.
@@ -112,8 +121,10 @@ enum ReviewPages {
         var isbn: ISBN?
         if !rawISBN.isEmpty {
             guard let checked = ISBN(rawISBN) else {
-                return .failure(EditProblem(message: "“\(rawISBN)” is not a valid ISBN (its checksum fails): check the digits, "
-                                            + "or empty the field to keep the one read."))
+                return .failure(
+                    EditProblem(
+                        message: "“\(rawISBN)” is not a valid ISBN (its checksum fails): check the digits, "
+                            + "or empty the field to keep the one read."))
             }
             isbn = checked
         }
@@ -121,7 +132,9 @@ enum ReviewPages {
         let newAuthor = author == (book.author ?? "") ? nil : author
         let newISBN = isbn?.isbn13 == book.isbn13 ? nil : isbn
         guard newTitle != nil || newAuthor != nil || newISBN != nil else {
-            return .failure(EditProblem(message: "Nothing changed: change the title, author or ISBN, or accept the reading as it is."))
+            return .failure(
+                EditProblem(
+                    message: "Nothing changed: change the title, author or ISBN, or accept the reading as it is."))
         }
         return .success(.edit(title: newTitle, author: newAuthor, isbn: newISBN))
     }
@@ -138,7 +151,8 @@ enum ReviewPages {
     /// A review id as `review list` shows it: lowercase hex. Anything else names no item.
     static func validID(_ context: WebContext) -> String? {
         guard let id = context.parameters.get("id"), (4...64).contains(id.count),
-              id.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+            id.allSatisfy({ $0.isHexDigit && !$0.isUppercase })
+        else { return nil }
         return id
     }
 
@@ -155,11 +169,14 @@ enum ReviewPages {
         site.templates.page("review", title: "Review", ReviewView(gone: true), context: context, status: .notFound)
     }
 
-    static func page(_ item: ReviewItem, site: WebSite, context: WebContext, problem: String? = nil, typed: DecisionForm? = nil,
-                     status: HTTPResponse.Status = .ok) throws -> Response {
+    static func page(
+        _ item: ReviewItem, site: WebSite, context: WebContext, problem: String? = nil, typed: DecisionForm? = nil,
+        status: HTTPResponse.Status = .ok
+    ) throws -> Response {
         let place = try site.desks.review.place(of: item)
-        let view = ItemView(item, hasCrop: site.desks.review.hasCrop(item), position: place.position, total: max(place.total, 1),
-                            previous: place.previous, next: place.next, problem: problem, typed: typed)
+        let view = ItemView(
+            item, hasCrop: site.desks.review.hasCrop(item), position: place.position, total: max(place.total, 1),
+            previous: place.previous, next: place.next, problem: problem, typed: typed)
         return site.templates.page("review", title: "Review", ReviewView(item: view), context: context, status: status)
     }
 
@@ -192,8 +209,10 @@ enum ReviewPages {
         let editTitle: String, editAuthor: String, editISBN: String
         let editProblem: Bool
 
-        init(_ item: ReviewItem, hasCrop: Bool, position: Int, total: Int, previous: String?, next: String?,
-             problem: String?, typed: DecisionForm?) {
+        init(
+            _ item: ReviewItem, hasCrop: Bool, position: Int, total: Int, previous: String?, next: String?,
+            problem: String?, typed: DecisionForm?
+        ) {
             let book = item.book
             id = item.id
             self.position = position; self.total = total; self.previous = previous; self.next = next

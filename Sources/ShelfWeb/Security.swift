@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import HTTPTypes
 import Hummingbird
@@ -27,21 +27,26 @@ struct SecurityMiddleware: RouterMiddleware {
     let site: WebSite
     let hosts: HostRule
 
-    func handle(_ request: Request, context: WebContext,
-                next: (Request, WebContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: WebContext,
+        next: (Request, WebContext) async throws -> Response
+    ) async throws -> Response {
         var response = await guarded(request, context: context, next: next)
         Self.addHeaders(&response)
         return response
     }
 
-    private func guarded(_ request: Request, context: WebContext,
-                         next: (Request, WebContext) async throws -> Response) async -> Response {
+    private func guarded(
+        _ request: Request, context: WebContext,
+        next: (Request, WebContext) async throws -> Response
+    ) async -> Response {
         var request = request
         var context = context
         let path = request.uri.path
         guard hosts.allows(authority: request.head.authority) else {
-            return Self.refusal(.misdirectedRequest, "wrong_host",
-                                "This server answers to the address it listens on (or localhost) only.", path: path)
+            return Self.refusal(
+                .misdirectedRequest, "wrong_host",
+                "This server answers to the address it listens on (or localhost) only.", path: path)
         }
         if NULCharacter.isIn(request.uri.string) {
             return Self.refusal(.badRequest, "nul_character", NULCharacter.message, path: path)
@@ -61,19 +66,22 @@ struct SecurityMiddleware: RouterMiddleware {
 
         if !authenticated && !Self.isPublic(path) {
             if Self.isAPI(path) {
-                var response = Self.refusal(.unauthorized, "unauthorized",
-                                            "Send 'Authorization: Bearer <web_token>', or log in on the page.", path: path)
+                var response = Self.refusal(
+                    .unauthorized, "unauthorized",
+                    "Send 'Authorization: Bearer <web_token>', or log in on the page.", path: path)
                 response.headers[.wwwAuthenticate] = "Bearer"
                 return response
             }
-            return LoginPages.page(site: site, context: context, status: .unauthorized,
-                                   notice: "Log in with the token, or open a link from 'shelfd web --print-login-url'.")
+            return LoginPages.page(
+                site: site, context: context, status: .unauthorized,
+                notice: "Log in with the token, or open a link from 'shelfd web --print-login-url'.")
         }
 
         if Self.changesState(request.method) {
             if !Self.comesFromThisSite(request, hosts: hosts) {
-                return Self.refusal(.forbidden, "cross_origin", "A request from another site cannot change anything here.",
-                                    path: path)
+                return Self.refusal(
+                    .forbidden, "cross_origin", "A request from another site cannot change anything here.",
+                    path: path)
             }
             // The login form has no session yet: the token it carries is its proof.
             if !bearer && path != "/login" {
@@ -82,9 +90,10 @@ struct SecurityMiddleware: RouterMiddleware {
                     return Self.refusal(.badRequest, "bad_body", "The request's body could not be read.", path: path)
                 }
                 guard let session, let sent, Self.constantTimeEquals(sent, session.csrf) else {
-                    return Self.refusal(.forbidden, "csrf",
-                                        "The form is out of date or came from elsewhere: reload the page and try again.",
-                                        path: path)
+                    return Self.refusal(
+                        .forbidden, "csrf",
+                        "The form is out of date or came from elsewhere: reload the page and try again.",
+                        path: path)
                 }
             }
         }
@@ -107,14 +116,18 @@ struct SecurityMiddleware: RouterMiddleware {
             response = error.response()
         } catch let error as any HTTPResponseError where Self.isAPI(path) {
             // The router's own errors (no such route, a body too large) in the API's shape.
-            response = APIError(error.status, error.status.code == 404 ? "not_found" : "http_\(error.status.code)",
-                                error.status.reasonPhrase).response()
+            response = APIError(
+                error.status, error.status.code == 404 ? "not_found" : "http_\(error.status.code)",
+                error.status.reasonPhrase
+            ).response()
         } catch let error as any HTTPResponseError {
             response = (try? error.response(from: request, context: context)) ?? Response(status: error.status)
         } catch {
-            context.logger.error("Web request failed", metadata: ["event": "web_error", "path": "\(path)", "error": "\(error)"])
-            response = Self.refusal(.internalServerError, "internal", "Something went wrong; the daemon's log says what.",
-                                    path: path)
+            context.logger.error(
+                "Web request failed", metadata: ["event": "web_error", "path": "\(path)", "error": "\(error)"])
+            response = Self.refusal(
+                .internalServerError, "internal", "Something went wrong; the daemon's log says what.",
+                path: path)
         }
         if let created { response.setCookie(created) }
         return response
@@ -139,9 +152,11 @@ struct SecurityMiddleware: RouterMiddleware {
     /// which is `SameSite=Strict`); none of that makes a session.
     static func wantsSession(_ request: Request) -> Bool {
         let path = request.uri.path
-        guard request.method == .get, !isAPI(path), !path.hasPrefix("/static/"), path != "/healthz", !path.hasPrefix("/login/"),
-              path != "/events", !path.hasPrefix("/exports/"),
-              !["/image", "/thumb", "/crop"].contains(where: { path.hasSuffix($0) }) else { return false }
+        guard request.method == .get, !isAPI(path), !path.hasPrefix("/static/"), path != "/healthz",
+            !path.hasPrefix("/login/"),
+            path != "/events", !path.hasPrefix("/exports/"),
+            !["/image", "/thumb", "/crop"].contains(where: { path.hasSuffix($0) })
+        else { return false }
         return request.headers[fetchDestination].map { $0.lowercased() == "document" } ?? true
     }
 
@@ -191,7 +206,9 @@ struct SecurityMiddleware: RouterMiddleware {
             let body = try await request.collectBody(upTo: 64 * 1024)
             return FormFields.urlEncoded(String(buffer: body))["csrf"]
         }
-        if type.hasPrefix("multipart/form-data"), let boundary = FormFields.boundary(of: request.headers[.contentType] ?? "") {
+        if type.hasPrefix("multipart/form-data"),
+            let boundary = FormFields.boundary(of: request.headers[.contentType] ?? "")
+        {
             return try await request.firstMultipartField("csrf", boundary: boundary)
         }
         return nil
@@ -199,7 +216,8 @@ struct SecurityMiddleware: RouterMiddleware {
 
     // MARK: Responses
 
-    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
+    static let contentSecurityPolicy =
+        "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
         + "object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
     static func addHeaders(_ response: inout Response) {
@@ -225,13 +243,15 @@ enum Session {
     static func create(in sessions: SessionDesk, loggedIn: Bool) throws -> (session: WebSession, cookie: Cookie) {
         let (id, session) = try sessions.open(loggedIn: loggedIn)
         // Not Secure: the page is served over plain HTTP (a Secure cookie would never come back).
-        let cookie = Cookie(name: cookieName, value: id, maxAge: Int(SessionDesk.lifetime(loggedIn: loggedIn)), path: "/",
-                            secure: false, httpOnly: true, sameSite: .strict)
+        let cookie = Cookie(
+            name: cookieName, value: id, maxAge: Int(SessionDesk.lifetime(loggedIn: loggedIn)), path: "/",
+            secure: false, httpOnly: true, sameSite: .strict)
         return (session, cookie)
     }
 
     /// The cookie that makes a browser forget its session (logging out).
-    static let cleared = Cookie(name: cookieName, value: "", maxAge: 0, path: "/", secure: false, httpOnly: true, sameSite: .strict)
+    static let cleared = Cookie(
+        name: cookieName, value: "", maxAge: 0, path: "/", secure: false, httpOnly: true, sameSite: .strict)
 }
 
 /// Which `Host` a request may name: this server's own address, loopback names, and beyond loopback this
@@ -263,7 +283,8 @@ struct HostRule: Sendable {
     /// `Origin` is `http://` and the authority the request named (already checked by `allows`).
     func isSameOrigin(_ origin: String, authority: String?) -> Bool {
         guard let authority, origin.lowercased().hasPrefix("http://"),
-              let sent = Self.split(String(origin.dropFirst("http://".count))), let named = Self.split(authority) else { return false }
+            let sent = Self.split(String(origin.dropFirst("http://".count))), let named = Self.split(authority)
+        else { return false }
         return sent.host == named.host && (sent.port ?? 80) == (named.port ?? 80)
     }
 
@@ -292,7 +313,7 @@ struct HostRule: Sendable {
     }
 
     static func isIPLiteral(_ host: String) -> Bool {
-        var bytes = [UInt8](repeating: 0, count: 16)            // room for an in6_addr (or an in_addr)
+        var bytes = [UInt8](repeating: 0, count: 16) // room for an in6_addr (or an in_addr)
         return inet_pton(AF_INET, host, &bytes) == 1 || inet_pton(AF_INET6, host, &bytes) == 1
     }
 
@@ -360,7 +381,10 @@ final class TokenThrottle: Sendable {
             if mine.isEmpty && state.clients.count >= maxClients {
                 state.clients = state.clients.filter { ($0.value.last ?? .distantPast) >= now - window }
                 if state.clients.count >= maxClients,
-                   let stalest = state.clients.min(by: { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) }) {
+                    let stalest = state.clients.min(by: {
+                        ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast)
+                    })
+                {
                     state.clients[stalest.key] = nil
                 }
             }
@@ -377,7 +401,7 @@ final class TokenThrottle: Sendable {
     static func client(_ address: SocketAddress?) -> String {
         guard let ip = address?.ipAddress else { return "unknown" }
         if ip.hasPrefix("::ffff:"), ip.contains(".") { return String(ip.dropFirst("::ffff:".count)) }
-        var bytes = [UInt8](repeating: 0, count: 16)            // an in6_addr
+        var bytes = [UInt8](repeating: 0, count: 16) // an in6_addr
         guard ip.contains(":"), inet_pton(AF_INET6, ip, &bytes) == 1 else { return ip }
         return bytes.prefix(8).map { String(format: "%02x", $0) }.joined() + "::/64"
     }

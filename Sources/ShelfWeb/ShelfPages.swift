@@ -12,7 +12,8 @@ enum ShelfPages {
     static func register(on router: Router<WebContext>, site: WebSite) {
         router.get("shelves") { request, context in
             let notice = LibraryPages.Fields(request.uri.query ?? "")["done"]
-            let view = ListView(shelves: try site.desks.shelves.list(), lent: try site.desks.shelves.lent(), notice: notice)
+            let view = ListView(
+                shelves: try site.desks.shelves.list(), lent: try site.desks.shelves.lent(), notice: notice)
             return site.templates.page("shelves", title: "Shelves", view, context: context)
         }
         router.get("shelves/:name") { request, context in
@@ -29,14 +30,17 @@ enum ShelfPages {
             case "lent":
                 let to = form["lent_to"]?.trimmingCharacters(in: .whitespaces) ?? ""
                 guard !to.isEmpty else {
-                    return try shelfPage(site, name, context: context, error: "Say who has it: type a name, then lend.",
-                                         status: .unprocessableContent)
+                    return try shelfPage(
+                        site, name, context: context, error: "Say who has it: type a name, then lend.",
+                        status: .unprocessableContent)
                 }
                 answer = .lent(to: to)
             case "gone": answer = .gone
             case "here": answer = .here
-            default: return try shelfPage(site, name, context: context, error: "Answer lent, gone or still there.",
-                                          status: .unprocessableContent)
+            default:
+                return try shelfPage(
+                    site, name, context: context, error: "Answer lent, gone or still there.",
+                    status: .unprocessableContent)
             }
             do {
                 _ = try site.desks.shelves.answer(work: work, answer)
@@ -44,34 +48,42 @@ enum ShelfPages {
                 return try shelfPage(site, name, context: context, error: error.message, status: .unprocessableContent)
             }
             let title = try site.desks.shelves.whereabouts(work)?.title ?? work
-            let said = switch answer {
-            case .lent(let to): "\(title): lent to \(to)."
-            case .gone: "\(title): gone from the shelf."
-            case .here: "\(title): still there."
-            }
+            let said =
+                switch answer {
+                case .lent(let to): "\(title): lent to \(to)."
+                case .gone: "\(title): gone from the shelf."
+                case .here: "\(title): still there."
+                }
             return LibraryPages.redirect(to: href(name) + "?done=" + LibraryPages.encoded(said))
         }
         router.post("shelves/:name/close") { _, context in
             guard let name = shelfName(context) else { return notFound(site, context) }
-            let said = switch try site.desks.shelves.close(name) {
-            case .closed(let changes):
-                "Round closed: \(changes.arrived.count) arrived, \(changes.missing.count) missing, \(changes.movedOut.count) moved out."
-            case .waiting(let photos): "The round ends now; it is compared once its \(photos) photo\(photos == 1 ? "" : "s") still queued are read."
-            case .nothingOpen: "No round was open."
-            }
+            let said =
+                switch try site.desks.shelves.close(name) {
+                case .closed(let changes):
+                    "Round closed: \(changes.arrived.count) arrived, \(changes.missing.count) missing, \(changes.movedOut.count) moved out."
+                case .waiting(let photos):
+                    "The round ends now; it is compared once its \(photos) photo\(photos == 1 ? "" : "s") still queued are read."
+                case .nothingOpen: "No round was open."
+                }
             return LibraryPages.redirect(to: href(name) + "?done=" + LibraryPages.encoded(said))
         }
         // Where a book last stood: the shelf page's missing books, the library's search.
         router.get("library/:work/crop") { request, context in
             guard let work = context.parameters.get("work")?.removingPercentEncoding,
-                  let found = try site.desks.shelves.whereabouts(work), let box = found.box else {
+                let found = try site.desks.shelves.whereabouts(work), let box = found.box
+            else {
                 throw HTTPError(.notFound, message: "No photo shows where this book stood.")
             }
             var headers = HTTPFields()
             headers[.eTag] = "\"\(found.photoSHA256)-\(box.x1)-\(box.y1)-\(box.x2)-\(box.y2)\""
             headers[.cacheControl] = "private, no-cache"
-            if request.headers[.ifNoneMatch] == headers[.eTag] { return Response(status: .notModified, headers: headers) }
-            guard let jpeg = await site.desks.images.crop(sha256: found.photoSHA256, relativePath: found.photo, box: box) else {
+            if request.headers[.ifNoneMatch] == headers[.eTag] {
+                return Response(status: .notModified, headers: headers)
+            }
+            guard
+                let jpeg = await site.desks.images.crop(sha256: found.photoSHA256, relativePath: found.photo, box: box)
+            else {
                 throw HTTPError(.notFound, message: "The photo's file is gone and no copy is kept.")
             }
             headers[.contentType] = "image/jpeg"
@@ -85,14 +97,17 @@ enum ShelfPages {
         context.parameters.get("name")?.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    private static func shelfPage(_ site: WebSite, _ name: String, context: WebContext, notice: String? = nil, error: String? = nil,
-                                  status: HTTPResponse.Status = .ok) throws -> Response {
+    private static func shelfPage(
+        _ site: WebSite, _ name: String, context: WebContext, notice: String? = nil, error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) throws -> Response {
         let shelf: ShelfDocument
         do { shelf = try site.desks.shelves.show(name) } catch let error as LibraryError where error.code == .notFound {
             return notFound(site, context)
         }
-        return site.templates.page("shelf", title: "Shelf \(shelf.shelf)", ShelfView(shelf, notice: notice, error: error),
-                                   context: context, status: status)
+        return site.templates.page(
+            "shelf", title: "Shelf \(shelf.shelf)", ShelfView(shelf, notice: notice, error: error),
+            context: context, status: status)
     }
 
     private static func notFound(_ site: WebSite, _ context: WebContext) -> Response {
@@ -105,9 +120,15 @@ enum ShelfPages {
     static func day(_ date: Date) -> String { LibraryPages.WorkView.day(date) }
 
     struct ListView {
-        struct Line { let name: String; let href: String; let books: String; let last: String?; let open: String?; let missing: Int; let lent: Int }
-        struct Loan { let title: String; let author: String?; let work: String; let workHref: String; let shelf: String; let shelfHref: String
-                      let to: String; let since: String }
+        struct Line {
+            let name: String; let href: String; let books: String; let last: String?; let open: String?;
+            let missing: Int; let lent: Int
+        }
+        struct Loan {
+            let title: String; let author: String?; let work: String; let workHref: String; let shelf: String;
+            let shelfHref: String
+            let to: String; let since: String
+        }
         let found: Bool
         let shelves: [Line]
         let none: Bool
@@ -118,17 +139,20 @@ enum ShelfPages {
         init(shelves: [ShelfSummary], lent: [(shelf: String, entry: ShelfDocument.Entry)], notice: String?) {
             found = true
             self.shelves = shelves.map { shelf in
-                Line(name: shelf.shelf, href: ShelfPages.href(shelf.shelf),
-                     books: shelf.books.map { "\($0) book\($0 == 1 ? "" : "s")" } ?? "no round closed yet",
-                     last: shelf.lastRound.map { "last round \(ShelfPages.day($0.closedAt ?? $0.lastPhotoAt))" },
-                     open: shelf.openRound.map { "round open since \(ShelfPages.day($0.openedAt))" },
-                     missing: shelf.missing, lent: shelf.lent)
+                Line(
+                    name: shelf.shelf, href: ShelfPages.href(shelf.shelf),
+                    books: shelf.books.map { "\($0) book\($0 == 1 ? "" : "s")" } ?? "no round closed yet",
+                    last: shelf.lastRound.map { "last round \(ShelfPages.day($0.closedAt ?? $0.lastPhotoAt))" },
+                    open: shelf.openRound.map { "round open since \(ShelfPages.day($0.openedAt))" },
+                    missing: shelf.missing, lent: shelf.lent)
             }
             none = shelves.isEmpty
             self.lent = lent.map { loan in
-                Loan(title: loan.entry.title, author: loan.entry.author, work: loan.entry.work, workHref: LibraryPages.href(loan.entry.work),
-                     shelf: loan.shelf, shelfHref: ShelfPages.href(loan.shelf), to: loan.entry.lentTo ?? "",
-                     since: loan.entry.lentSince.map(ShelfPages.day) ?? "")
+                Loan(
+                    title: loan.entry.title, author: loan.entry.author, work: loan.entry.work,
+                    workHref: LibraryPages.href(loan.entry.work),
+                    shelf: loan.shelf, shelfHref: ShelfPages.href(loan.shelf), to: loan.entry.lentTo ?? "",
+                    since: loan.entry.lentSince.map(ShelfPages.day) ?? "")
             }
             hasLent = !self.lent.isEmpty
             self.notice = notice
@@ -140,10 +164,14 @@ enum ShelfPages {
 
     struct ShelfView {
         struct Book {
-            let position: Int; let title: String; let author: String?; let work: String; let href: String; let seen: String
+            let position: Int; let title: String; let author: String?; let work: String; let href: String;
+            let seen: String
             let missing: String?; let lent: String?
         }
-        struct Change { let title: String; let author: String?; let work: String; let href: String; let cropURL: String; let other: String? }
+        struct Change {
+            let title: String; let author: String?; let work: String; let href: String; let cropURL: String;
+            let other: String?
+        }
         struct Photo {
             struct Box { let title: String; let x: String; let y: String; let w: String; let h: String }
             let sha: String; let path: String; let boxes: [Box]
@@ -173,10 +201,13 @@ enum ShelfPages {
                 "Last round \(ShelfPages.day(round.openedAt)), \(round.photos) photo\(round.photos == 1 ? "" : "s")"
                     + (round.unread > 0 ? "; \(round.unread) could not be read, so nothing is called missing" : "")
             }
-            open = shelf.openRound.map { "A round is open since \(ShelfPages.day($0.openedAt)) (\($0.photos) photo\($0.photos == 1 ? "" : "s"))." }
+            open = shelf.openRound.map {
+                "A round is open since \(ShelfPages.day($0.openedAt)) (\($0.photos) photo\($0.photos == 1 ? "" : "s"))."
+            }
             func change(_ change: ShelfDocument.Change, other: String?) -> Change {
-                Change(title: change.title, author: change.author, work: change.work, href: LibraryPages.href(change.work),
-                       cropURL: LibraryPages.href(change.work) + "/crop", other: other)
+                Change(
+                    title: change.title, author: change.author, work: change.work, href: LibraryPages.href(change.work),
+                    cropURL: LibraryPages.href(change.work) + "/crop", other: other)
             }
             arrived = shelf.changes.arrived.map { change($0, other: $0.from.map { "from \($0)" } ?? "new") }
             missing = shelf.changes.missing.map { change($0, other: nil) }
@@ -184,20 +215,27 @@ enum ShelfPages {
             hasArrived = !arrived.isEmpty; hasMissing = !missing.isEmpty; hasMovedOut = !movedOut.isEmpty
             unchanged = shelf.lastRound != nil && shelf.changes.isEmpty
             books = shelf.books.map { book in
-                Book(position: book.position, title: book.title, author: book.author, work: book.work, href: LibraryPages.href(book.work),
-                     seen: ShelfPages.day(book.lastSeen), missing: book.missingSince.map { "missing since \(ShelfPages.day($0))" },
-                     lent: book.lentTo.map { "lent to \($0)" })
+                Book(
+                    position: book.position, title: book.title, author: book.author, work: book.work,
+                    href: LibraryPages.href(book.work),
+                    seen: ShelfPages.day(book.lastSeen),
+                    missing: book.missingSince.map { "missing since \(ShelfPages.day($0))" },
+                    lent: book.lentTo.map { "lent to \($0)" })
             }
             // The photos of the last round that saw books here, the books that arrived boxed on them.
             let since = shelf.lastRound?.openedAt ?? .distantFuture
             let arrivedWorks = Set(shelf.changes.arrived.map(\.work))
             var photos: [Photo] = []
-            for book in shelf.books where book.lastSeen >= since && !photos.contains(where: { $0.sha == book.photoSHA256 }) {
+            for book in shelf.books
+            where book.lastSeen >= since && !photos.contains(where: { $0.sha == book.photoSHA256 }) {
                 let boxes = shelf.books.filter { $0.photoSHA256 == book.photoSHA256 && arrivedWorks.contains($0.work) }
-                    .compactMap { book in book.box.map { box in
-                        Photo.Box(title: book.title, x: Self.percent(box.x1), y: Self.percent(box.y1),
-                                  w: Self.percent(box.x2 - box.x1), h: Self.percent(box.y2 - box.y1))
-                    } }
+                    .compactMap { book in
+                        book.box.map { box in
+                            Photo.Box(
+                                title: book.title, x: Self.percent(box.x1), y: Self.percent(box.y1),
+                                w: Self.percent(box.x2 - box.x1), h: Self.percent(box.y2 - box.y1))
+                        }
+                    }
                 photos.append(Photo(sha: book.photoSHA256, path: book.photo, boxes: boxes))
             }
             self.photos = photos.sorted { $0.path < $1.path }

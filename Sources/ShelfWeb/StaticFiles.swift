@@ -6,7 +6,9 @@ import Hummingbird
 enum StaticFiles {
     static func register(on router: Router<WebContext>) {
         router.get("static/shelfd.css") { _, _ in file(PackageResources.shelfd_css, type: "text/css; charset=utf-8") }
-        router.get("static/shelfd.js") { _, _ in file(PackageResources.shelfd_js, type: "text/javascript; charset=utf-8") }
+        router.get("static/shelfd.js") { _, _ in
+            file(PackageResources.shelfd_js, type: "text/javascript; charset=utf-8")
+        }
     }
 
     private static func file(_ bytes: [UInt8], type: String) -> Response {

@@ -25,7 +25,8 @@ package struct Templates: Sendable {
         ("photos", PackageResources.photos_mustache),
         ("photo", PackageResources.photo_mustache),
         ("login", PackageResources.login_mustache),
-        ("library", PackageResources.library_mustache), ("work", PackageResources.work_mustache), ("upload", PackageResources.upload_mustache),
+        ("library", PackageResources.library_mustache), ("work", PackageResources.work_mustache),
+        ("upload", PackageResources.upload_mustache),
         ("shelves", PackageResources.shelves_mustache), ("shelf", PackageResources.shelf_mustache),
     ]
 
@@ -38,9 +39,12 @@ package struct Templates: Sendable {
     }
 
     /// A whole page, with the layout's fields (`title`, `csrf`, `loggedIn`) beside the page's own under `page`.
-    package func page(_ name: String, title: String, _ data: Any, context: WebContext,
-                      status: HTTPResponse.Status = .ok) -> Response {
-        let html = render(name, PageFrame(title: title, csrf: context.csrfToken, loggedIn: context.loggedIn, page: data))
+    package func page(
+        _ name: String, title: String, _ data: Any, context: WebContext,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        let html = render(
+            name, PageFrame(title: title, csrf: context.csrfToken, loggedIn: context.loggedIn, page: data))
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))

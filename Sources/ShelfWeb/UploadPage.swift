@@ -27,7 +27,8 @@ enum UploadPage {
                 let placed = try await receive(request, into: incoming, limitMB: limit)
                 return json(.created, ["path": placed, "message": "Added as \(placed); it is read shortly."])
             } catch let error as UploadError {
-                site.logger.notice("Upload refused", metadata: ["event": "upload_refused", "error": "\(error.message)"])
+                site.logger.notice(
+                    "Upload refused", metadata: ["event": "upload_refused", "error": "\(error.message)"])
                 return json(error.status, ["error": error.message])
             }
         }
@@ -40,7 +41,8 @@ enum UploadPage {
 
         static func tooLarge(bytes: Int?, limitMB: Int) -> UploadError {
             let size = bytes.map { "This photo is \(megabytes($0)) MB" } ?? "This photo is more than \(limitMB) MB"
-            return UploadError(status: .contentTooLarge, message: "\(size); the limit is \(limitMB) MB ([web] max_upload_mb).")
+            return UploadError(
+                status: .contentTooLarge, message: "\(size); the limit is \(limitMB) MB ([web] max_upload_mb).")
         }
 
         static func megabytes(_ bytes: Int) -> String {
@@ -55,7 +57,7 @@ enum UploadPage {
         let shelf = (query["shelf"] ?? "").trimmingCharacters(in: .whitespaces)
         if let problem = shelfProblem(shelf) { throw UploadError(status: .badRequest, message: problem) }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limitMB * 1_048_576 {
-            throw .tooLarge(bytes: length, limitMB: limitMB)               // refused before a byte is written
+            throw .tooLarge(bytes: length, limitMB: limitMB) // refused before a byte is written
         }
         let photo = try IncomingPhoto(shelf: shelf, name: query["name"] ?? "", into: incoming, limitMB: limitMB)
         do {
@@ -66,7 +68,8 @@ enum UploadPage {
             throw error
         } catch {
             photo.discard()
-            throw UploadError(status: .badRequest, message: "The upload broke off before the whole photo arrived; send it again.")
+            throw UploadError(
+                status: .badRequest, message: "The upload broke off before the whole photo arrived; send it again.")
         }
     }
 
@@ -74,8 +77,10 @@ enum UploadPage {
     /// token (the door checked it), `shelf` comes before the photos (the template's order), and each photo is
     /// written to its temporary file as its bytes come, checked and placed as a script's upload is. The page
     /// again with what became of each.
-    static func receiveForm(_ request: Request, type: String, into incoming: URL, site: WebSite,
-                            context: WebContext) async throws -> Response {
+    static func receiveForm(
+        _ request: Request, type: String, into incoming: URL, site: WebSite,
+        context: WebContext
+    ) async throws -> Response {
         let limitMB = site.config.web.maxUploadMB
         guard let boundary = FormFields.boundary(of: type) else {
             return json(.badRequest, ["error": "The form has no boundary: send it again from the page."])
@@ -96,12 +101,15 @@ enum UploadPage {
                     switch event {
                     case .part(_, let filename?) where !filename.isEmpty:
                         do {
-                            current = (filename, try IncomingPhoto(shelf: shelf, name: filename, into: incoming, limitMB: limitMB), nil)
+                            current = (
+                                filename,
+                                try IncomingPhoto(shelf: shelf, name: filename, into: incoming, limitMB: limitMB), nil
+                            )
                         } catch {
                             current = (filename, nil, error)
                         }
                     case .part(let name, let filename):
-                        field = filename == nil ? (name, []) : nil          // a file input left empty: skipped
+                        field = filename == nil ? (name, []) : nil // a file input left empty: skipped
                     case .bytes(let bytes):
                         if let photo = current?.photo {
                             do { try await photo.append(ByteBuffer(bytes: bytes)) } catch {
@@ -117,7 +125,8 @@ enum UploadPage {
                             if let photo {
                                 do {
                                     let placed = try await photo.finish()
-                                    results.append(.init(name: name, message: "Added as \(placed); it is read shortly.", ok: true))
+                                    results.append(
+                                        .init(name: name, message: "Added as \(placed); it is read shortly.", ok: true))
                                 } catch {
                                     photo.discard()
                                     refused(name, error)
@@ -137,7 +146,10 @@ enum UploadPage {
         } catch {
             current?.photo?.discard()
             if let name = current?.name {
-                results.append(.init(name: name, message: "The upload broke off before the whole photo arrived; send it again.", ok: false))
+                results.append(
+                    .init(
+                        name: name, message: "The upload broke off before the whole photo arrived; send it again.",
+                        ok: false))
             } else if results.isEmpty {
                 return json(.badRequest, ["error": "The form broke off or is not a form; send it again from the page."])
             }
@@ -145,8 +157,9 @@ enum UploadPage {
         if results.isEmpty { results.append(.init(name: "", message: "No photo was chosen.", ok: false)) }
         var view = UploadView(site)
         view.results = results
-        return site.templates.page("upload", title: "Add photos", view, context: context,
-                                   status: results.allSatisfy(\.ok) ? .ok : .unprocessableContent)
+        return site.templates.page(
+            "upload", title: "Add photos", view, context: context,
+            status: results.allSatisfy(\.ok) ? .ok : .unprocessableContent)
     }
 
     /// Why this shelf name is refused, or nil: one folder under incoming/, in letters, digits, space, `-` and `_`.
@@ -154,7 +167,8 @@ enum UploadPage {
         guard !shelf.isEmpty else { return nil }
         let allowed = shelf.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" || $0 == "_" }
         guard allowed, shelf.count <= 64 else {
-            return "The shelf “\(shelf)” cannot be a folder name: use letters, digits, spaces, - and _ (at most 64), one folder, no slashes."
+            return
+                "The shelf “\(shelf)” cannot be a folder name: use letters, digits, spaces, - and _ (at most 64), one folder, no slashes."
         }
         return nil
     }
@@ -168,8 +182,10 @@ enum UploadPage {
             base = last[..<dot]
             ext = last[last.index(after: dot)...].lowercased()
         }
-        let cleaned = String(base.map { $0.isASCII && ($0.isLetter || $0.isNumber) || $0 == "-" || $0 == "_" ? $0 : "_" })
-            .trimmingCharacters(in: CharacterSet(charactersIn: "_-"))
+        let cleaned = String(
+            base.map { $0.isASCII && ($0.isLetter || $0.isNumber) || $0 == "-" || $0 == "_" ? $0 : "_" }
+        )
+        .trimmingCharacters(in: CharacterSet(charactersIn: "_-"))
         return (cleaned.isEmpty ? "upload" : String(cleaned.prefix(80)), ext)
     }
 
@@ -182,7 +198,9 @@ enum UploadPage {
     private static func json(_ status: HTTPResponse.Status, _ fields: [String: String]) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
@@ -205,7 +223,8 @@ enum UploadPage {
             shelves = names.filter { name in
                 var isFolder: ObjCBool = false
                 return UploadPage.shelfProblem(name) == nil && !name.hasPrefix(".")
-                    && FileManager.default.fileExists(atPath: site.config.paths.incoming + "/" + name, isDirectory: &isFolder)
+                    && FileManager.default.fileExists(
+                        atPath: site.config.paths.incoming + "/" + name, isDirectory: &isFolder)
                     && isFolder.boolValue
             }.sorted()
         }

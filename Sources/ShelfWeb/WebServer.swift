@@ -37,8 +37,10 @@ package struct WebServer: Service {
             // A connection with no request in flight is closed after the idle time (an open `/events` stream or
             // an upload is a request in flight), and past the limit a new one is closed at once, so a crowd of
             // idle sockets can neither pile up nor take the descriptors the pipeline needs.
-            server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()],
-                                                idleTimeout: Self.idleTimeout)),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [connections.handler()],
+                    idleTimeout: Self.idleTimeout)),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { channel in
                 // The port actually bound (`:0` picks one), for `Host` checks, `status`, `doctor` and the log.
@@ -56,10 +58,11 @@ package struct WebServer: Service {
         defer { site.desks.presence.withdraw(url: Self.url(address, port: port.value)) }
         do {
             try await app.run()
-        } catch where isCompanion && !Task.isCancelled {
-            site.logger.error("The web page is off: cannot listen on \(address) (\(error)); photos are still processed. Free the port or change [web] listen.",
-                              metadata: ["event": "web_failed"])
-            try? await gracefulShutdown()       // a service that returns would end the daemon
+        } catch  where isCompanion && !Task.isCancelled {
+            site.logger.error(
+                "The web page is off: cannot listen on \(address) (\(error)); photos are still processed. Free the port or change [web] listen.",
+                metadata: ["event": "web_failed"])
+            try? await gracefulShutdown() // a service that returns would end the daemon
         }
     }
 
@@ -116,8 +119,10 @@ extension WebServer {
     /// `watch` and `shelfd web` call it as they start, so it first deals with the uploads a stopped server left
     /// half done (`IncomingPhoto.tidyLeftovers`), whether or not the page is on now.
     /// `desks`: over the daemon's database and its writer of the files for people (`shelfd web` alone: its own).
-    package static func forDaemon(config: Configuration, secrets: Secrets, desks: Desks, logger: Logger,
-                                  isCompanion: Bool = true) throws -> WebServer? {
+    package static func forDaemon(
+        config: Configuration, secrets: Secrets, desks: Desks, logger: Logger,
+        isCompanion: Bool = true
+    ) throws -> WebServer? {
         IncomingPhoto.tidyLeftovers(incoming: URL(fileURLWithPath: config.paths.incoming), logger: logger)
         guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
         guard let address = config.web.address else {
@@ -127,8 +132,9 @@ extension WebServer {
             throw WebError.tokenRequired(address)
         }
         if let problem = secrets.webTokenProblem { throw WebError.weakToken(problem) }
-        return WebServer(site: try WebSite(config: config, secrets: secrets, desks: desks, logger: logger), address: address,
-                         isCompanion: isCompanion)
+        return WebServer(
+            site: try WebSite(config: config, secrets: secrets, desks: desks, logger: logger), address: address,
+            isCompanion: isCompanion)
     }
 }
 

@@ -30,8 +30,9 @@ struct BatchList: AsyncParsableCommand {
         let formatter = ISO8601DateFormatter()
         for batch in batches {
             let ended = batch.finishedAt.map { ", ended \(formatter.string(from: $0))" } ?? ", in flight"
-            print("\(batch.name ?? "(not named yet)")  \(batch.displayName)  \(batch.state)  \(batch.photos) photo\(batch.photos == 1 ? "" : "s")  "
-                  + "submitted \(formatter.string(from: batch.createdAt))\(ended)")
+            print(
+                "\(batch.name ?? "(not named yet)")  \(batch.displayName)  \(batch.state)  \(batch.photos) photo\(batch.photos == 1 ? "" : "s")  "
+                    + "submitted \(formatter.string(from: batch.createdAt))\(ended)")
         }
     }
 }
@@ -39,21 +40,28 @@ struct BatchList: AsyncParsableCommand {
 struct BatchCancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel", abstract: "Ask Gemini to cancel a batch; its photos go back to the queue when it has.",
-        discussion: "The next poll (the daemon's, or the next 'shelfd run --batch') sees it cancelled and queues its photos again, no attempt used.")
+        discussion:
+            "The next poll (the daemon's, or the next 'shelfd run --batch') sees it cancelled and queues its photos again, no attempt used."
+    )
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("The batch, as 'shelfd batch list' shows it (batches/…, or its shelfd-… display name).", valueName: "name"))
+    @Argument(
+        help: ArgumentHelp(
+            "The batch, as 'shelfd batch list' shows it (batches/…, or its shelfd-… display name).", valueName: "name"))
     var name: String
 
     func run() async throws {
         let (config, secrets, _) = try global.load(quiet: true)
         guard let store = try StoreAccess.openForReading(config: config, secrets: secrets),
-              let batch = try BatchHistory(store: store).named(name) else {
+            let batch = try BatchHistory(store: store).named(name)
+        else {
             throw ValidationError("No batch named \(name); 'shelfd batch list' shows them.")
         }
         guard batch.finishedAt == nil, let remote = batch.name else {
-            print(batch.finishedAt == nil ? "\(name) has no name from Gemini yet; try again in a minute."
-                                          : "\(name) already ended (\(batch.state)).")
+            print(
+                batch.finishedAt == nil
+                    ? "\(name) has no name from Gemini yet; try again in a minute."
+                    : "\(name) already ended (\(batch.state)).")
             return
         }
         do {

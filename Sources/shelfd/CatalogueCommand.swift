@@ -7,7 +7,8 @@ import ShelfDaemon
 struct Catalogue: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The local catalogue: books you already have, the first place a spine is looked up.",
-        discussion: "Import a library export or an OpenLibrary dump, ask why a spine did (not) match, see what is there.",
+        discussion:
+            "Import a library export or an OpenLibrary dump, ask why a spine did (not) match, see what is there.",
         subcommands: [CatalogueImport.self, CatalogueMatch.self, CatalogueStatsCommand.self])
 
     /// The catalogue in the database it lives in; nil when there is none yet and `create` is false.

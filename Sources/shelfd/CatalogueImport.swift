@@ -15,10 +15,14 @@ struct CatalogueImport: ParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("CSV, TSV or OpenLibrary dump files (.gz or not).", valueName: "file")) var files: [String] = []
+    @Argument(help: ArgumentHelp("CSV, TSV or OpenLibrary dump files (.gz or not).", valueName: "file")) var files:
+        [String] = []
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("Give at least one file, e.g. 'shelfd catalogue import goodreads_library_export.csv'.") }
+        if files.isEmpty {
+            throw ValidationError(
+                "Give at least one file, e.g. 'shelfd catalogue import goodreads_library_export.csv'.")
+        }
     }
 
     func run() throws {
@@ -28,12 +32,15 @@ struct CatalogueImport: ParsableCommand {
         for file in CatalogueDesk.importOrder(files) {
             do {
                 let report = try catalogue.importFile(file)
-                print("\(file): \(report.imported) imported, \(report.duplicates) already there, \(report.skipped) skipped (\(report.format))")
+                print(
+                    "\(file): \(report.imported) imported, \(report.duplicates) already there, \(report.skipped) skipped (\(report.format))"
+                )
                 for reason in report.skipReasons {
                     FileHandle.standardError.write(Data("shelfd: \(file): skipped \(reason)\n".utf8))
                 }
                 if report.skipped > report.skipReasons.count {
-                    FileHandle.standardError.write(Data("shelfd: \(file): … and \(report.skipped - report.skipReasons.count) more skipped\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("shelfd: \(file): … and \(report.skipped - report.skipReasons.count) more skipped\n".utf8))
                 }
             } catch {
                 failed = true

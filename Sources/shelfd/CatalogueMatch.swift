@@ -19,14 +19,21 @@ struct CatalogueMatch: ParsableCommand {
     var texts: [String] = []
 
     func validate() throws {
-        if texts.isEmpty { throw ValidationError("Give spine texts, e.g. 'shelfd catalogue match \"DUNE HERBERT\"', or - to read them from standard input.") }
+        if texts.isEmpty {
+            throw ValidationError(
+                "Give spine texts, e.g. 'shelfd catalogue match \"DUNE HERBERT\"', or - to read them from standard input."
+            )
+        }
         if texts.count > 1 && texts.contains("-") { throw ValidationError("Give spine texts or -, not both.") }
     }
 
     func run() throws {
         let (config, _, _) = try global.load(quiet: true)
         guard let catalogue = try Catalogue.desk(config, create: false), try catalogue.stats().entries > 0 else {
-            FileHandle.standardError.write(Data("shelfd: the local catalogue is empty: import your books first with 'shelfd catalogue import FILE' (a CSV export or an OpenLibrary dump).\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "shelfd: the local catalogue is empty: import your books first with 'shelfd catalogue import FILE' (a CSV export or an OpenLibrary dump).\n"
+                        .utf8))
             throw ExitCode(1)
         }
         let matching = try catalogue.matching()

@@ -17,8 +17,12 @@ struct CatalogueStatsCommand: ParsableCommand {
         print("entries:  \(stats.entries) (\(stats.withISBN) with an ISBN, \(stats.withTag) with a call number)")
         let formatter = ISO8601DateFormatter()
         for file in stats.imports {
-            let when = file.finishedAt.map { formatter.string(from: $0) } ?? "interrupted (started \(formatter.string(from: file.startedAt)))"
-            print("imported: \(file.path) (\(file.format)) \(when): \(file.imported) new, \(file.duplicates) already there, \(file.skipped) skipped")
+            let when =
+                file.finishedAt.map { formatter.string(from: $0) }
+                ?? "interrupted (started \(formatter.string(from: file.startedAt)))"
+            print(
+                "imported: \(file.path) (\(file.format)) \(when): \(file.imported) new, \(file.duplicates) already there, \(file.skipped) skipped"
+            )
         }
         if stats.imports.isEmpty { print("imported: nothing yet; add books with 'shelfd catalogue import FILE'") }
     }

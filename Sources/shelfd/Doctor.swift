@@ -20,8 +20,9 @@ struct Doctor: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let (config, _, logger) = try global.load(quiet: true)
-        let checks = await DoctorChecks.run(config: config, configSource: loaded.1, secrets: Secrets.load(environment: environment),
-                                            logger: logger)
+        let checks = await DoctorChecks.run(
+            config: config, configSource: loaded.1, secrets: Secrets.load(environment: environment),
+            logger: logger)
         if json {
             try printJSON(checks)
         } else {

@@ -19,9 +19,12 @@ struct Library: AsyncParsableCommand {
 struct LibraryShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "A work's whole history: every photo it was seen in and every step.",
-        discussion: "library.json keeps a work's latest sighting on each shelf and its latest steps; the database keeps them all.")
+        discussion:
+            "library.json keeps a work's latest sighting on each shelf and its latest steps; the database keeps them all."
+    )
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print the work as JSON (library.json's entry, with every sighting and step).") var json = false
+    @Flag(name: .long, help: "Print the work as JSON (library.json's entry, with every sighting and step).") var json =
+        false
     @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
 
     func run() async throws {
@@ -32,13 +35,19 @@ struct LibraryShow: AsyncParsableCommand {
         let entry = try LibraryDesk(config: config, store: store, logger: logger).work(work)
         if json { return try printJSON(entry) }
         let day = ISO8601DateFormatter()
-        var lines = ["\(entry.title)" + (entry.author.map { " — \($0)" } ?? "") + " (\(entry.work))",
-                     "  \(entry.status.rawValue)" + (entry.isbn13.map { ", ISBN \($0)" } ?? "")
-                        + ", first seen \(day.string(from: entry.firstSeen)), last seen \(day.string(from: entry.lastSeen))",
-                     "  \(entry.sightingsCount) sighting\(entry.sightingsCount == 1 ? "" : "s"):"]
-        lines += entry.sightings.map { "    \(day.string(from: $0.seenAt))  \($0.photo)  (\(String(format: "%.2f", $0.confidence)))" }
+        var lines = [
+            "\(entry.title)" + (entry.author.map { " — \($0)" } ?? "") + " (\(entry.work))",
+            "  \(entry.status.rawValue)" + (entry.isbn13.map { ", ISBN \($0)" } ?? "")
+                + ", first seen \(day.string(from: entry.firstSeen)), last seen \(day.string(from: entry.lastSeen))",
+            "  \(entry.sightingsCount) sighting\(entry.sightingsCount == 1 ? "" : "s"):",
+        ]
+        lines += entry.sightings.map {
+            "    \(day.string(from: $0.seenAt))  \($0.photo)  (\(String(format: "%.2f", $0.confidence)))"
+        }
         lines.append("  history:")
-        lines += entry.history.map { "    \(day.string(from: $0.at))  \($0.action) by \($0.by)" + ($0.detail.map { ": \($0)" } ?? "") }
+        lines += entry.history.map {
+            "    \(day.string(from: $0.at))  \($0.action) by \($0.by)" + ($0.detail.map { ": \($0)" } ?? "")
+        }
         print(lines.joined(separator: "\n"))
     }
 }
@@ -46,7 +55,8 @@ struct LibraryShow: AsyncParsableCommand {
 struct LibraryFind: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "find", abstract: "Where is my book: the shelf, its place, and the photo that saw it last.",
-        discussion: "Searches titles, authors and ISBNs. The place is counted from the left, as the shelf's rounds ordered it.")
+        discussion:
+            "Searches titles, authors and ISBNs. The place is counted from the left, as the shelf's rounds ordered it.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the books found as JSON.") var json = false
     @Argument(help: ArgumentHelp("Words of the title or the author, or an ISBN.", valueName: "text")) var text: String
@@ -77,17 +87,24 @@ struct LibraryEdit: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
 
     func validate() throws {
-        if title == nil && author == nil && isbn == nil { throw ValidationError("Nothing to change: give --title, --author or --isbn.") }
-        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--title cannot be empty.") }
+        if title == nil && author == nil && isbn == nil {
+            throw ValidationError("Nothing to change: give --title, --author or --isbn.")
+        }
+        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--title cannot be empty.")
+        }
         if let isbn, ISBN(isbn) == nil {
-            throw ValidationError("'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
+            throw ValidationError(
+                "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
         }
     }
 
     func run() async throws {
         try change(global, json: json) {
-            try $0.edit(work, title: title?.trimmingCharacters(in: .whitespaces), author: author?.trimmingCharacters(in: .whitespaces),
-                        isbn: isbn.flatMap(ISBN.init))
+            try $0.edit(
+                work, title: title?.trimmingCharacters(in: .whitespaces),
+                author: author?.trimmingCharacters(in: .whitespaces),
+                isbn: isbn.flatMap(ISBN.init))
         }
     }
 }
@@ -116,7 +133,9 @@ struct LibraryMerge: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The work that stays.", valueName: "into")) var into: String
 
     func validate() throws {
-        if from == into { throw ValidationError("Give two different works: the one that goes, then the one that stays.") }
+        if from == into {
+            throw ValidationError("Give two different works: the one that goes, then the one that stays.")
+        }
     }
 
     func run() async throws { try change(global, json: json) { try $0.merge(from, into: into) } }
@@ -128,7 +147,9 @@ private func change(_ global: GlobalOptions, json: Bool, _ body: (LibraryDesk) t
     do {
         let change = try body(try LibraryDesk(config: config, logger: logger))
         if json { return try printJSON(change) }
-        print("\(change.detail.prefix(1).uppercased())\(change.detail.dropFirst())" + (change.work.map { " (\($0))" } ?? "") + ".")
+        print(
+            "\(change.detail.prefix(1).uppercased())\(change.detail.dropFirst())"
+                + (change.work.map { " (\($0))" } ?? "") + ".")
     } catch let error as LibraryError where error.code == .sameWork {
         throw ValidationError(error.message)
     }

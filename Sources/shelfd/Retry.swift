@@ -16,7 +16,9 @@ struct Retry: AsyncParsableCommand {
 
     func validate() throws {
         if failed && !ids.isEmpty { throw ValidationError("Give job IDs or --failed, not both.") }
-        if !failed && ids.isEmpty { throw ValidationError("Nothing to retry: give job IDs (see 'shelfd status') or --failed.") }
+        if !failed && ids.isEmpty {
+            throw ValidationError("Nothing to retry: give job IDs (see 'shelfd status') or --failed.")
+        }
     }
 
     func run() async throws {

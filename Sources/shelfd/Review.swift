@@ -28,7 +28,8 @@ struct Review: AsyncParsableCommand {
 }
 
 struct ReviewList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "The books waiting for a decision, oldest first.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "The books waiting for a decision, oldest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the review documents (schema shelfd.review/1) as a JSON array.") var json = false
 
@@ -41,10 +42,13 @@ struct ReviewList: AsyncParsableCommand {
 }
 
 struct ReviewShow: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "One book: what was read, why it is asked, its candidates.")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "One book: what was read, why it is asked, its candidates.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the review document (schema shelfd.review/1) as JSON.") var json = false
-    @Argument(help: ArgumentHelp("The review id, as 'shelfd review list' shows it (its first characters are enough).", valueName: "id"))
+    @Argument(
+        help: ArgumentHelp(
+            "The review id, as 'shelfd review list' shows it (its first characters are enough).", valueName: "id"))
     var id: String
 
     func run() async throws {
@@ -65,13 +69,18 @@ struct ReviewAccept: AsyncParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var photo: PhotoDecisionOptions
-    @Option(name: .long, help: ArgumentHelp("Take candidate N instead (1 is the best, as 'shelfd review show' numbers them).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Take candidate N instead (1 is the best, as 'shelfd review show' numbers them).", valueName: "n"))
     var candidate: Int?
     @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String?
 
     func validate() throws {
         try photo.validate(id: id)
-        if let candidate, candidate < 1 { throw ValidationError("--candidate counts from 1 (see 'shelfd review show \(id ?? "<id>")').") }
+        if let candidate, candidate < 1 {
+            throw ValidationError("--candidate counts from 1 (see 'shelfd review show \(id ?? "<id>")').")
+        }
         if photo.photo != nil && candidate != 1 {
             throw ValidationError("With --photo, accept takes each item's first candidate: add --candidate 1.")
         }
@@ -98,23 +107,31 @@ struct ReviewEdit: AsyncParsableCommand {
 
     func validate() throws {
         if title == nil && author == nil && isbn == nil {
-            throw ValidationError("Nothing to change: give --title, --author or --isbn (or use 'shelfd review accept \(id)').")
+            throw ValidationError(
+                "Nothing to change: give --title, --author or --isbn (or use 'shelfd review accept \(id)').")
         }
-        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--title cannot be empty.") }
+        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--title cannot be empty.")
+        }
         if let isbn, ISBN(isbn) == nil {
-            throw ValidationError("'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
+            throw ValidationError(
+                "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
         }
     }
 
     func run() async throws {
-        try decide(global, id, .edit(title: title?.trimmingCharacters(in: .whitespaces),
-                                     author: author?.trimmingCharacters(in: .whitespaces), isbn: isbn.flatMap(ISBN.init)))
+        try decide(
+            global, id,
+            .edit(
+                title: title?.trimmingCharacters(in: .whitespaces),
+                author: author?.trimmingCharacters(in: .whitespaces), isbn: isbn.flatMap(ISBN.init)))
     }
 }
 
 struct ReviewReject: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "reject", abstract: "Not a book, or not this one: out of the library, and kept out when the photo is read again.",
+        commandName: "reject",
+        abstract: "Not a book, or not this one: out of the library, and kept out when the photo is read again.",
         discussion: """
             With --photo SHA, every open item of that photo at once; with --no-candidate as well, only the items with \
             no candidate and a confidence below --below (0.5 unless given): the scraps a glance at the photo dismisses. \
@@ -122,8 +139,11 @@ struct ReviewReject: AsyncParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var photo: PhotoDecisionOptions
-    @Flag(name: .long, help: "With --photo: only the items with no candidate and a confidence below --below.") var noCandidate = false
-    @Option(name: .long, help: ArgumentHelp("With --no-candidate: the confidence an item must be under (default 0.5).", valueName: "c"))
+    @Flag(name: .long, help: "With --photo: only the items with no candidate and a confidence below --below.")
+    var noCandidate = false
+    @Option(
+        name: .long,
+        help: ArgumentHelp("With --no-candidate: the confidence an item must be under (default 0.5).", valueName: "c"))
     var below: Double?
     @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String?
 
@@ -140,17 +160,23 @@ struct ReviewReject: AsyncParsableCommand {
         if let id {
             try decide(global, id, .reject)
         } else if let sha = photo.photo {
-            try decideMany(global, .notBooks(unmatchedBelow: noCandidate ? below ?? ReviewDesk.Bulk.scrapThreshold : nil), photo: sha, dryRun: photo.dryRun)
+            try decideMany(
+                global, .notBooks(unmatchedBelow: noCandidate ? below ?? ReviewDesk.Bulk.scrapThreshold : nil),
+                photo: sha, dryRun: photo.dryRun)
         }
     }
 }
 
 /// One photo's items decided at once: `--photo` instead of a review id.
 struct PhotoDecisionOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Decide the open items of this photo at once: its sha256, or at least its first 6 characters.",
-                                             valueName: "sha256"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Decide the open items of this photo at once: its sha256, or at least its first 6 characters.",
+            valueName: "sha256"))
     var photo: String?
-    @Flag(name: .long, help: "With --photo: list the items and what each would become, and decide nothing.") var dryRun = false
+    @Flag(name: .long, help: "With --photo: list the items and what each would become, and decide nothing.")
+    var dryRun = false
 
     func validate(id: String?) throws {
         switch (id, photo) {
@@ -189,7 +215,8 @@ enum ReviewText {
         return items.map { item in
             let count = item.candidates.count
             let candidates = count == 0 ? "" : ", \(count) candidate\(count == 1 ? "" : "s")"
-            return "\(item.id)  \(String(format: "%.2f", item.book.confidence))  \(book(item.book))  [\(item.photo.path)]  "
+            return
+                "\(item.id)  \(String(format: "%.2f", item.book.confidence))  \(book(item.book))  [\(item.photo.path)]  "
                 + item.reasons.joined(separator: ", ") + candidates
         }.joined(separator: "\n")
     }
@@ -222,17 +249,23 @@ enum ReviewText {
 
     /// "Rejecting 3 items of shelf.jpg (no candidate, confidence below 0.50):" and a line per item.
     static func plan(_ plan: [ReviewDesk.Planned], _ bulk: ReviewDesk.Bulk, dryRun: Bool) -> String {
-        let (verb, doing, which) = switch bulk {
-        case .notBooks(let below?): ("reject", "Rejecting", " (no candidate, confidence below \(String(format: "%.2f", below)))")
-        case .notBooks(nil): ("reject", "Rejecting", "")
-        case .firstCandidates: ("accept", "Accepting", " as their first candidate")
+        let (verb, doing, which) =
+            switch bulk {
+            case .notBooks(let below?):
+                ("reject", "Rejecting", " (no candidate, confidence below \(String(format: "%.2f", below)))")
+            case .notBooks(nil): ("reject", "Rejecting", "")
+            case .firstCandidates: ("accept", "Accepting", " as their first candidate")
+            }
+        guard let photo = plan.first?.item.photo.path else {
+            return "Nothing to \(verb): no open item of that photo fits."
         }
-        guard let photo = plan.first?.item.photo.path else { return "Nothing to \(verb): no open item of that photo fits." }
         let count = "\(plan.count) item\(plan.count == 1 ? "" : "s")"
         var lines = ["\(dryRun ? "Would \(verb)" : doing) \(count) of \(photo)\(which):"]
         for (item, verdict) in plan {
             var line = "  \(item.id)  \(String(format: "%.2f", item.book.confidence))  \(book(item.book))"
-            if verdict == .pick(1), let record = item.candidates.first?.record { line += "  →  \(book(title: record.title, author: record.author))" }
+            if verdict == .pick(1), let record = item.candidates.first?.record {
+                line += "  →  \(book(title: record.title, author: record.author))"
+            }
             lines.append(line)
         }
         return lines.joined(separator: "\n")
@@ -240,7 +273,8 @@ enum ReviewText {
 
     static func resolution(_ resolution: ReviewResolution) -> String {
         guard let book = resolution.book else { return "Rejected \(resolution.id): it is out of the library." }
-        return "\(resolution.detail.prefix(1).uppercased())\(resolution.detail.dropFirst()) (\(resolution.id)): \(Self.book(book))."
+        return
+            "\(resolution.detail.prefix(1).uppercased())\(resolution.detail.dropFirst()) (\(resolution.id)): \(Self.book(book))."
     }
 
     static func book(_ book: Book) -> String { self.book(title: book.title, author: book.author) }

@@ -18,14 +18,16 @@ struct ReviewWalk {
         walk: for (n, listed) in walked.enumerated() {
             // Another `shelfd review` or a rescan may have closed it since the list was read.
             guard let item = try? desk.item(listed.item.id) else { continue }
-            terminal.say("\n[\(n + 1)/\(total)] \(item.photo.path), spine \(listed.spine) of \(listed.of)\n"
-                + ReviewText.details(item, desk: desk))
+            terminal.say(
+                "\n[\(n + 1)/\(total)] \(item.photo.path), spine \(listed.spine) of \(listed.of)\n"
+                    + ReviewText.details(item, desk: desk))
             let picks = min(9, item.candidates.count)
-            let keys = "a accept" + (picks == 0 ? "" : picks == 1 ? " · 1 pick" : " · 1-\(picks) pick")
+            let keys =
+                "a accept" + (picks == 0 ? "" : picks == 1 ? " · 1 pick" : " · 1-\(picks) pick")
                 + " · e edit · r reject · s skip · q quit"
             while true {
                 terminal.say("\(keys) > ", newline: false)
-                guard let key = terminal.readKey() else { break walk }          // end of input
+                guard let key = terminal.readKey() else { break walk } // end of input
                 let verdict: ReviewVerdict
                 switch key {
                 case "a", "r":
@@ -46,11 +48,11 @@ struct ReviewWalk {
                     terminal.say("s — skipped")
                     skipped += 1
                     continue walk
-                case "q", "\u{3}", "\u{4}":                                    // q, Ctrl-C, Ctrl-D
+                case "q", "\u{3}", "\u{4}": // q, Ctrl-C, Ctrl-D
                     terminal.say("q")
                     break walk
                 default:
-                    continue                                                   // Enter, space, anything else
+                    continue // Enter, space, anything else
                 }
                 do {
                     terminal.say("→ " + ReviewText.resolution(try desk.decide(item.id, verdict)))
@@ -68,13 +70,15 @@ struct ReviewWalk {
     /// Asks for title, author and ISBN; Enter keeps what was read. Nil when nothing changed (or input ended).
     private func edit(_ book: Book) -> ReviewVerdict? {
         guard let title = terminal.readLine("  title [\(book.title)]: "),
-              let author = terminal.readLine("  author [\(book.author ?? "")]: ") else { return nil }
+            let author = terminal.readLine("  author [\(book.author ?? "")]: ")
+        else { return nil }
         var isbn: ISBN?
         while true {
             guard let raw = terminal.readLine("  ISBN [\(book.isbn13 ?? "")]: ") else { return nil }
             if raw.isEmpty { break }
             if let checked = ISBN(raw) { isbn = checked; break }
-            terminal.say("  '\(raw)' is not a valid ISBN (its checksum fails); try again, or press Enter to keep it as it is.")
+            terminal.say(
+                "  '\(raw)' is not a valid ISBN (its checksum fails); try again, or press Enter to keep it as it is.")
         }
         guard !title.isEmpty || !author.isEmpty || isbn != nil else {
             terminal.say("  Nothing changed.")
@@ -90,7 +94,7 @@ struct Terminal {
     private let input = STDIN_FILENO
 
     func say(_ text: String, newline: Bool = true) {
-        FileHandle.standardOutput.write(Data((newline ? text + "\n" : text).utf8))     // unbuffered: prompts show at once
+        FileHandle.standardOutput.write(Data((newline ? text + "\n" : text).utf8)) // unbuffered: prompts show at once
     }
 
     /// One key press; nil at the end of input.
@@ -113,7 +117,9 @@ struct Terminal {
         say(prompt, newline: false)
         var bytes: [UInt8] = []
         while let byte = readByte() {
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces) }
+            if byte == UInt8(ascii: "\n") {
+                return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            }
             if byte != UInt8(ascii: "\r") { bytes.append(byte) }
         }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)

@@ -15,7 +15,9 @@ struct Scan: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Photo files or folders.", valueName: "path")) var paths: [String]
 
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("Give at least one photo or folder, e.g. 'shelfd scan ~/Pictures/shelf.jpg'.") }
+        if paths.isEmpty {
+            throw ValidationError("Give at least one photo or folder, e.g. 'shelfd scan ~/Pictures/shelf.jpg'.")
+        }
     }
 
     func run() async throws {
@@ -28,14 +30,17 @@ struct Scan: AsyncParsableCommand {
 
 /// What `scan` and `rescan` print: each photo's books (or why it has none), then the pass's warning.
 enum PhotoReport {
-    static func print(_ photos: [(path: String, sha256: String?)], results: PhotoResults, report: OneShot.Report, json: Bool) throws {
+    static func print(
+        _ photos: [(path: String, sha256: String?)], results: PhotoResults, report: OneShot.Report, json: Bool
+    ) throws {
         var documents: [ResultDocument] = []
         var failed = false
         for (path, sha) in photos {
             let outcome = try sha.map(results.outcome) ?? .unknown
             guard case .read(let document) = outcome else {
                 failed = true
-                let reason = if case .unread(let reason) = outcome { reason } else { "could not be read (see 'shelfd status')" }
+                let reason =
+                    if case .unread(let reason) = outcome { reason } else { "could not be read (see 'shelfd status')" }
                 FileHandle.standardError.write(Data("shelfd: \(path): \(reason)\n".utf8))
                 continue
             }
@@ -48,13 +53,19 @@ enum PhotoReport {
     }
 
     static func table(path: String, document: ResultDocument) -> String {
-        var lines = ["\(path): \(document.books.count) book\(document.books.count == 1 ? "" : "s") (\(document.provider), \(document.model))"]
+        var lines = [
+            "\(path): \(document.books.count) book\(document.books.count == 1 ? "" : "s") (\(document.provider), \(document.model))"
+        ]
         for book in document.books {
             let confidence = String(format: "%.2f", book.confidence)
             let review = book.status != .needsReview ? "" : book.reviewID.map { "  [review \($0)]" } ?? "  [reviewed]"
-            lines.append("  \(book.title)\(book.author.map { " — \($0)" } ?? "")\(book.isbn13.map { "  ISBN \($0)" } ?? "")  \(confidence)\(review)")
+            lines.append(
+                "  \(book.title)\(book.author.map { " — \($0)" } ?? "")\(book.isbn13.map { "  ISBN \($0)" } ?? "")  \(confidence)\(review)"
+            )
         }
-        for suggestion in document.suggestions { lines.append("  tip (\(suggestion.type.rawValue)): \(suggestion.message)") }
+        for suggestion in document.suggestions {
+            lines.append("  tip (\(suggestion.type.rawValue)): \(suggestion.message)")
+        }
         return lines.joined(separator: "\n")
     }
 }

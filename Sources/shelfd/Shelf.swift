@@ -6,7 +6,8 @@ import ShelfDaemon
 
 struct Shelf: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Each shelf's books in order, and what changed since its last photos: arrived, missing, moved out, lent.",
+        abstract:
+            "Each shelf's books in order, and what changed since its last photos: arrived, missing, moved out, lent.",
         discussion: """
             A shelf is the sub-folder of incoming/ its photos arrive in (den, den/top). Photos of one shelf that arrive \
             within [shelves] round_minutes of each other are one round; once quiet that long, or at 'shelf close', the \
@@ -17,7 +18,8 @@ struct Shelf: AsyncParsableCommand {
 }
 
 struct ShelfList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "Each shelf: its books, its last round, what is open.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Each shelf: its books, its last round, what is open.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the shelves as JSON.") var json = false
 
@@ -31,8 +33,12 @@ struct ShelfList: AsyncParsableCommand {
         let width = shelves.map(\.shelf.count).max() ?? 0
         for shelf in shelves {
             var parts = [shelf.books.map { "\($0) book\($0 == 1 ? "" : "s")" } ?? "no round closed yet"]
-            if let last = shelf.lastRound { parts.append("last round \(Self.time(last.closedAt ?? last.lastPhotoAt)) (\(Self.photos(last.photos)))") }
-            if let open = shelf.openRound { parts.append("round open since \(Self.time(open.openedAt)) (\(Self.photos(open.photos)))") }
+            if let last = shelf.lastRound {
+                parts.append("last round \(Self.time(last.closedAt ?? last.lastPhotoAt)) (\(Self.photos(last.photos)))")
+            }
+            if let open = shelf.openRound {
+                parts.append("round open since \(Self.time(open.openedAt)) (\(Self.photos(open.photos)))")
+            }
             if shelf.missing > 0 { parts.append("\(shelf.missing) missing") }
             if shelf.lent > 0 { parts.append("\(shelf.lent) lent") }
             print(shelf.shelf.padding(toLength: width + 2, withPad: " ", startingAt: 0) + parts.joined(separator: ", "))
@@ -52,7 +58,8 @@ struct ShelfShow: AsyncParsableCommand {
         commandName: "show", abstract: "A shelf's books left to right, and what its last round changed.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the shelf as JSON (its books, rounds and \"changes\").") var json = false
-    @Argument(help: ArgumentHelp("The shelf: a sub-folder of incoming/, e.g. den/top.", valueName: "name")) var name: String
+    @Argument(help: ArgumentHelp("The shelf: a sub-folder of incoming/, e.g. den/top.", valueName: "name")) var name:
+        String
 
     func run() async throws {
         let (config, _, logger) = try global.load(quiet: true)
@@ -63,16 +70,21 @@ struct ShelfShow: AsyncParsableCommand {
         for book in shelf.books {
             var line = String(format: "%4d  ", book.position) + book.title + (book.author.map { " — \($0)" } ?? "")
             if let since = book.missingSince { line += "   MISSING since \(day(since))" }
-            if let name = book.lentTo { line += "   lent to \(name)" + (book.lentSince.map { " since \(day($0))" } ?? "") }
+            if let name = book.lentTo {
+                line += "   lent to \(name)" + (book.lentSince.map { " since \(day($0))" } ?? "")
+            }
             lines.append(line + "   (\(book.work), last seen \(day(book.lastSeen)))")
         }
         if let open = shelf.openRound {
-            lines.append("Round open since \(ShelfList.time(open.openedAt)): \(ShelfList.photos(open.photos)); it closes "
-                         + "once quiet for [shelves] round_minutes, or with 'shelfd shelf close \(shelf.shelf)'.")
+            lines.append(
+                "Round open since \(ShelfList.time(open.openedAt)): \(ShelfList.photos(open.photos)); it closes "
+                    + "once quiet for [shelves] round_minutes, or with 'shelfd shelf close \(shelf.shelf)'.")
         }
         if let last = shelf.lastRound {
-            lines.append("Last round \(ShelfList.time(last.openedAt))–\(ShelfList.time(last.closedAt ?? last.lastPhotoAt)), "
-                         + ShelfList.photos(last.photos) + (last.unread > 0 ? ", \(last.unread) unreadable (nothing called missing)" : "") + ":")
+            lines.append(
+                "Last round \(ShelfList.time(last.openedAt))–\(ShelfList.time(last.closedAt ?? last.lastPhotoAt)), "
+                    + ShelfList.photos(last.photos)
+                    + (last.unread > 0 ? ", \(last.unread) unreadable (nothing called missing)" : "") + ":")
             lines += Self.describe(shelf.changes).map { "  " + $0 }
         }
         print(lines.joined(separator: "\n"))
@@ -93,17 +105,22 @@ struct ShelfClose: AsyncParsableCommand {
         discussion: "Photos that arrive afterwards start a new round. Photos of the round still queued are read first.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the round's changes as JSON.") var json = false
-    @Argument(help: ArgumentHelp("The shelf: a sub-folder of incoming/, e.g. den/top.", valueName: "name")) var name: String
+    @Argument(help: ArgumentHelp("The shelf: a sub-folder of incoming/, e.g. den/top.", valueName: "name")) var name:
+        String
 
     func run() async throws {
         let (config, _, logger) = try global.load(quiet: true)
         switch try ShelfDesk(config: config, logger: logger).close(name) {
         case .closed(let changes):
             if json { return try printJSON(changes) }
-            print((["Closed the round of \(name):"] + ShelfShow.describe(changes).map { "  " + $0 }).joined(separator: "\n"))
+            print(
+                (["Closed the round of \(name):"] + ShelfShow.describe(changes).map { "  " + $0 }).joined(
+                    separator: "\n"))
         case .waiting(let photos):
             if json { return try printJSON(["waiting_for_photos": photos] as [String: Int]) }
-            print("The round of \(name) ends now; it is compared once its \(ShelfList.photos(photos)) still queued are read.")
+            print(
+                "The round of \(name) ends now; it is compared once its \(ShelfList.photos(photos)) still queued are read."
+            )
         case .nothingOpen:
             throw ValidationError("'\(name)' has no open round: its photos were compared already, or none arrived.")
         }
@@ -121,17 +138,23 @@ struct ShelfAnswerCommand: AsyncParsableCommand {
     @Option(name: .customLong("lent-to"), help: "Lent to this person.") var lentTo: String?
     @Flag(name: .long, help: "Gone for good: it leaves the shelf's books.") var gone = false
     @Flag(name: .long, help: "Still there: the round misjudged its place.") var here = false
-    @Argument(help: ArgumentHelp("The work's key, as library.json and 'shelf show' write it.", valueName: "work")) var work: String
+    @Argument(help: ArgumentHelp("The work's key, as library.json and 'shelf show' write it.", valueName: "work"))
+    var work: String
 
     func validate() throws {
         let given = [lentTo != nil, gone, here].filter { $0 }.count
         if given != 1 { throw ValidationError("Give one answer: --lent-to NAME, --gone or --here.") }
-        if let lentTo, lentTo.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--lent-to needs a name.") }
+        if let lentTo, lentTo.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--lent-to needs a name.")
+        }
     }
 
     func run() async throws {
         let (config, _, logger) = try global.load(quiet: true)
-        let answer: ShelfAnswer = if let lentTo { .lent(to: lentTo.trimmingCharacters(in: .whitespaces)) } else if gone { .gone } else { .here }
+        let answer: ShelfAnswer =
+            if let lentTo { .lent(to: lentTo.trimmingCharacters(in: .whitespaces)) } else if gone { .gone } else {
+                .here
+            }
         let shelf = try ShelfDesk(config: config, logger: logger).answer(work: work, answer)
         switch answer {
         case .lent(let name): print("Lent to \(name), from \(shelf) (\(work)).")

@@ -10,8 +10,11 @@ struct Shelfd: AsyncParsableCommand {
         commandName: "shelfd",
         abstract: "Turns photos of bookshelves into a catalogue of books.",
         discussion: "Drop shelf photos into ~/Shelves/incoming; 'shelfd watch' catalogues them as they arrive.",
-        subcommands: [Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self,
-                      Library.self, Shelf.self, Catalogue.self, Hardcover.self, Doctor.self, Eval.self, Web.self, Batch.self, StoreCommand.self])
+        subcommands: [
+            Watch.self, Run.self, Scan.self, Rescan.self, Status.self, Retry.self, Review.self, Export.self,
+            Library.self, Shelf.self, Catalogue.self, Hardcover.self, Doctor.self, Eval.self, Web.self, Batch.self,
+            StoreCommand.self,
+        ])
 
     /// Usage errors exit 2 (docs/commands.md), not ArgumentParser's 64; anything else that stops a command exits 1.
     static func main() async {
@@ -31,7 +34,7 @@ struct Shelfd: AsyncParsableCommand {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
-            if code == .success {                      // --help, --version
+            if code == .success { // --help, --version
                 Shelfd.exit(withError: error)
             }
             FileHandle.standardError.write(Data("shelfd: \(error)\n".utf8))

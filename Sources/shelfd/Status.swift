@@ -8,7 +8,9 @@ import ShelfDaemon
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "What shelfd is doing, what failed, and what needs a look. Works with the daemon stopped.",
-        discussion: "Exits 0 when healthy, 3 when degraded (failed photos, provider paused or down), 4 with --require-daemon when no daemon runs.")
+        discussion:
+            "Exits 0 when healthy, 3 when degraded (failed photos, provider paused or down), 4 with --require-daemon when no daemon runs."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the status as JSON (schema shelfd.status/1).") var json = false
@@ -27,29 +29,35 @@ struct Status: AsyncParsableCommand {
         var lines: [String] = []
         if status.daemon.running {
             let since = status.daemon.since.map { " since \(formatter.string(from: $0))" } ?? ""
-            lines.append("daemon:   running (pid \(status.daemon.pid.map(String.init) ?? "?")\(since), watching with \(status.daemon.watchMode ?? "…"))")
+            lines.append(
+                "daemon:   running (pid \(status.daemon.pid.map(String.init) ?? "?")\(since), watching with \(status.daemon.watchMode ?? "…"))"
+            )
         } else {
             lines.append("daemon:   not running")
         }
         let q = status.queue
-        var queue = "queue:    \(q.pending) pending · \(q.leased) in progress · \(q.done) done · \(q.review) to review · \(q.failed) retrying · \(q.dead) failed"
+        var queue =
+            "queue:    \(q.pending) pending · \(q.leased) in progress · \(q.done) done · \(q.review) to review · \(q.failed) retrying · \(q.dead) failed"
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
         // Several workers share a PostgreSQL store; one on its own needs no list.
         if let workers = status.workers, workers.count > 1 || workers.first?.host != StatusReport.thisHost {
             for worker in workers {
                 let files = worker.writesFiles ? ", writes the files" : ""
-                lines.append("worker:   \(worker.host) pid \(worker.pid) (shelfd \(worker.version)) — \(worker.inFlight) in flight, "
-                    + "heartbeat \(formatter.string(from: worker.heartbeat))\(files)")
+                lines.append(
+                    "worker:   \(worker.host) pid \(worker.pid) (shelfd \(worker.version)) — \(worker.inFlight) in flight, "
+                        + "heartbeat \(formatter.string(from: worker.heartbeat))\(files)")
             }
         }
         for limit in status.limits ?? [] {
-            let day = limit.requestsPerDay.map { " · \(limit.usedToday) of \($0) today" } ?? " · \(limit.usedToday) today"
+            let day =
+                limit.requestsPerDay.map { " · \(limit.usedToday) of \($0) today" } ?? " · \(limit.usedToday) today"
             lines.append("limit:    \(limit.provider) \(limit.requestsPerMinute)/min\(day), shared by every worker")
         }
         for batch in status.batches ?? [] {
-            lines.append("batch:    \(batch.name ?? batch.displayName) — \(batch.state), \(batch.photos) photo\(batch.photos == 1 ? "" : "s"), "
-                + "submitted \(batch.ageS) s ago")
+            lines.append(
+                "batch:    \(batch.name ?? batch.displayName) — \(batch.state), \(batch.photos) photo\(batch.photos == 1 ? "" : "s"), "
+                    + "submitted \(batch.ageS) s ago")
         }
         for p in status.providers {
             if let down = StatusReport.outageSentence(p) { lines.append(down); continue }
@@ -75,7 +83,9 @@ struct Status: AsyncParsableCommand {
             lines.append("tips for recent photos:")
             for photo in advised {
                 for suggestion in photo.suggestions {
-                    lines.append("  \(photo.photo) (\(suggestion.severity.rawValue), \(suggestion.type.rawValue)): \(suggestion.message)")
+                    lines.append(
+                        "  \(photo.photo) (\(suggestion.severity.rawValue), \(suggestion.type.rawValue)): \(suggestion.message)"
+                    )
                 }
             }
         }

@@ -13,7 +13,8 @@ struct StoreMigrate: AsyncParsableCommand {
     enum Source: String, ExpressibleByArgument, CaseIterable { case sqlite }
 
     static let configuration = CommandConfiguration(
-        commandName: "migrate", abstract: "Copy this machine's SQLite state into the PostgreSQL database of [store] url, once.",
+        commandName: "migrate",
+        abstract: "Copy this machine's SQLite state into the PostgreSQL database of [store] url, once.",
         discussion: """
             Copies the queue, library, review, provider health, budgets and caches in one transaction, keeping ids, and \
             checks that PostgreSQL then holds as many rows as SQLite. Refused when the PostgreSQL database already has \
@@ -21,7 +22,9 @@ struct StoreMigrate: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(name: .long, help: ArgumentHelp("Where the state is now: sqlite (this machine's state folder).", valueName: "store"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Where the state is now: sqlite (this machine's state folder).", valueName: "store"))
     var from: Source
     @Flag(name: .long, help: "Count what would be copied, per table, and change nothing.") var dryRun = false
 

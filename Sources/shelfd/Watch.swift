@@ -7,7 +7,9 @@ import ShelfWeb
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the daemon: catalogue photos as they arrive in incoming/, until SIGTERM or SIGINT.",
-        discussion: "Rescans incoming/ at start, then watches it, and serves the web page on [web] listen. Talks sd_notify when NOTIFY_SOCKET is set.")
+        discussion:
+            "Rescans incoming/ at start, then watches it, and serves the web page on [web] listen. Talks sd_notify when NOTIFY_SOCKET is set."
+    )
 
     @OptionGroup var global: GlobalOptions
 

@@ -46,7 +46,8 @@ struct ParsingTests {
 
     @Test("Every key of every section is read")
     func everySectionIsRead() throws {
-        let config = try parse("""
+        let config = try parse(
+            """
             [paths]
             root = "/data/books"
             state = "/var/lib/shelfd"
@@ -133,7 +134,7 @@ struct ParsingTests {
         #expect(config.cloudflare.timeoutS == 20)
 
         #expect(config.openai.model == "llava")
-        #expect(config.openai.baseURL == "http://10.0.0.2:8080/v1")   // trailing slash dropped
+        #expect(config.openai.baseURL == "http://10.0.0.2:8080/v1") // trailing slash dropped
         #expect(config.openai.timeoutS == 600)
         #expect(config.openai.maxSide == 2048)
         #expect(config.openai.jpegQuality == 90)
@@ -186,9 +187,11 @@ struct ParsingTests {
         #expect(try parse("[paths]\nroot = \"/a\"\nstate = \"/b\"", environment: [:]).paths.root == "/a")
     }
 
-    @Test("A state folder inside incoming/ is rejected", arguments: [
-        "~/Shelves/incoming", "~/Shelves/incoming/.shelfd", "/home/reader/Shelves/./incoming/x/",
-    ])
+    @Test(
+        "A state folder inside incoming/ is rejected",
+        arguments: [
+            "~/Shelves/incoming", "~/Shelves/incoming/.shelfd", "/home/reader/Shelves/./incoming/x/",
+        ])
     func stateInsideIncoming(state: String) throws {
         let error = try rejection("[paths]\nstate = \"\(state)\"")
         #expect(error.code == .pathConflict)
@@ -200,7 +203,9 @@ struct ParsingTests {
     func stateBesideIncoming() throws {
         let config = try parse("[paths]\nstate = \"~/Shelves/.state\"")
         #expect(config.paths.database == "/home/reader/Shelves/.state/shelfd.db")
-        #expect(try parse("[paths]\nstate = \"~/Shelves/incoming-state\"").paths.state == "/home/reader/Shelves/incoming-state")
+        #expect(
+            try parse("[paths]\nstate = \"~/Shelves/incoming-state\"").paths.state
+                == "/home/reader/Shelves/incoming-state")
     }
 }
 
@@ -256,7 +261,7 @@ struct MistakeTests {
         #expect(error.key == "pipeline.batch_size")
         #expect(error.message.contains("\(file):2"))
         #expect(error.message.contains("whole number"))
-        #expect(error.message.contains("batch_size = 5"))   // what to write instead
+        #expect(error.message.contains("batch_size = 5")) // what to write instead
 
         #expect(try rejection("[watch]\nignore = \"*.tmp\"").message.contains("array of strings"))
         #expect(try rejection("[watch]\nignore = [1]").code == .wrongType)
@@ -270,34 +275,36 @@ struct MistakeTests {
         var testDescription: String { "\(section).\(key) = \(value)" }
     }
 
-    @Test("A number outside its range names the key, the value and the range", arguments: [
-        Limit(section: "pipeline", key: "batch_size", value: "0", allowed: "1…5"),
-        Limit(section: "pipeline", key: "batch_size", value: "6", allowed: "1…5"),
-        Limit(section: "pipeline", key: "concurrency", value: "0", allowed: "1…16"),
-        Limit(section: "pipeline", key: "concurrency", value: "17", allowed: "1…16"),
-        Limit(section: "pipeline", key: "review_threshold", value: "-0.1", allowed: "0…1"),
-        Limit(section: "pipeline", key: "review_threshold", value: "1.5", allowed: "0…1"),
-        Limit(section: "pipeline", key: "max_attempts", value: "0", allowed: "1 or more"),
-        Limit(section: "watch", key: "settle_ms", value: "-1", allowed: "0 or more"),
-        Limit(section: "watch", key: "poll_interval_s", value: "0", allowed: "1 or more"),
-        Limit(section: "watch", key: "rescan_interval_s", value: "-5", allowed: "0 or more"),
-        Limit(section: "gemini", key: "requests_per_minute", value: "0", allowed: "1 or more"),
-        Limit(section: "gemini", key: "timeout_s", value: "0", allowed: "1 or more"),
-        Limit(section: "gemini", key: "requests_per_day", value: "-1", allowed: "0 or more"),
-        Limit(section: "cloudflare", key: "requests_per_day", value: "-3", allowed: "0 or more"),
-        Limit(section: "cloudflare", key: "requests_per_minute", value: "-1", allowed: "1 or more"),
-        Limit(section: "cloudflare", key: "timeout_s", value: "0", allowed: "1 or more"),
-        Limit(section: "openai", key: "timeout_s", value: "0", allowed: "1 or more"),
-        Limit(section: "openai", key: "max_side", value: "255", allowed: "256…8192"),
-        Limit(section: "openai", key: "max_side", value: "8193", allowed: "256…8192"),
-        Limit(section: "openai", key: "jpeg_quality", value: "49", allowed: "50…100"),
-        Limit(section: "openai", key: "jpeg_quality", value: "101", allowed: "50…100"),
-        Limit(section: "hybrid", key: "escalate_below", value: "2", allowed: "0…1"),
-        Limit(section: "enrich", key: "cache_days", value: "-1", allowed: "0…3650"),
-        Limit(section: "enrich", key: "cache_days", value: "3651", allowed: "0…3650"),
-        Limit(section: "web", key: "cache_mb", value: "0", allowed: "1…100000"),
-        Limit(section: "web", key: "cache_mb", value: "100001", allowed: "1…100000"),
-    ])
+    @Test(
+        "A number outside its range names the key, the value and the range",
+        arguments: [
+            Limit(section: "pipeline", key: "batch_size", value: "0", allowed: "1…5"),
+            Limit(section: "pipeline", key: "batch_size", value: "6", allowed: "1…5"),
+            Limit(section: "pipeline", key: "concurrency", value: "0", allowed: "1…16"),
+            Limit(section: "pipeline", key: "concurrency", value: "17", allowed: "1…16"),
+            Limit(section: "pipeline", key: "review_threshold", value: "-0.1", allowed: "0…1"),
+            Limit(section: "pipeline", key: "review_threshold", value: "1.5", allowed: "0…1"),
+            Limit(section: "pipeline", key: "max_attempts", value: "0", allowed: "1 or more"),
+            Limit(section: "watch", key: "settle_ms", value: "-1", allowed: "0 or more"),
+            Limit(section: "watch", key: "poll_interval_s", value: "0", allowed: "1 or more"),
+            Limit(section: "watch", key: "rescan_interval_s", value: "-5", allowed: "0 or more"),
+            Limit(section: "gemini", key: "requests_per_minute", value: "0", allowed: "1 or more"),
+            Limit(section: "gemini", key: "timeout_s", value: "0", allowed: "1 or more"),
+            Limit(section: "gemini", key: "requests_per_day", value: "-1", allowed: "0 or more"),
+            Limit(section: "cloudflare", key: "requests_per_day", value: "-3", allowed: "0 or more"),
+            Limit(section: "cloudflare", key: "requests_per_minute", value: "-1", allowed: "1 or more"),
+            Limit(section: "cloudflare", key: "timeout_s", value: "0", allowed: "1 or more"),
+            Limit(section: "openai", key: "timeout_s", value: "0", allowed: "1 or more"),
+            Limit(section: "openai", key: "max_side", value: "255", allowed: "256…8192"),
+            Limit(section: "openai", key: "max_side", value: "8193", allowed: "256…8192"),
+            Limit(section: "openai", key: "jpeg_quality", value: "49", allowed: "50…100"),
+            Limit(section: "openai", key: "jpeg_quality", value: "101", allowed: "50…100"),
+            Limit(section: "hybrid", key: "escalate_below", value: "2", allowed: "0…1"),
+            Limit(section: "enrich", key: "cache_days", value: "-1", allowed: "0…3650"),
+            Limit(section: "enrich", key: "cache_days", value: "3651", allowed: "0…3650"),
+            Limit(section: "web", key: "cache_mb", value: "0", allowed: "1…100000"),
+            Limit(section: "web", key: "cache_mb", value: "100001", allowed: "1…100000"),
+        ])
     func outOfRange(limit: Limit) throws {
         let error = try rejection("[\(limit.section)]\n\(limit.key) = \(limit.value)\n")
         #expect(error.code == .outOfRange)
@@ -315,7 +322,8 @@ struct MistakeTests {
 
     @Test("The ends of each range are accepted")
     func rangeEnds() throws {
-        let low = try parse("""
+        let low = try parse(
+            """
             [pipeline]
             batch_size = 1
             concurrency = 1
@@ -327,7 +335,8 @@ struct MistakeTests {
             rescan_interval_s = 0
             """)
         #expect(low.pipeline.batchSize == 1 && low.pipeline.reviewThreshold == 0 && low.watch.settleMs == 0)
-        let high = try parse("[pipeline]\nbatch_size = 5\nconcurrency = 16\nreview_threshold = 1\n[hybrid]\nescalate_below = 1.0")
+        let high = try parse(
+            "[pipeline]\nbatch_size = 5\nconcurrency = 16\nreview_threshold = 1\n[hybrid]\nescalate_below = 1.0")
         #expect(high.pipeline.concurrency == 16 && high.pipeline.reviewThreshold == 1 && high.hybrid.escalateBelow == 1)
     }
 
@@ -353,9 +362,12 @@ struct MistakeTests {
 
         #expect(try rejection("[pipeline]\nafter = \"delete\"").message.contains("keep, move"))
         #expect(try rejection("[watch]\nmode = \"fanotify\"").message.contains("auto, inotify, poll"))
-        #expect(try rejection("[log]\nlevel = \"verbose\"").message.contains("trace, debug, info, notice, warning, error"))
-        #expect(try rejection("[enrich]\nsources = [\"amazon\"]").message.contains("catalogue, openlibrary, googlebooks"))
-        #expect(try rejection("[export]\nexclusive_shelf = \"owned\"").message.contains("to-read, currently-reading, read"))
+        #expect(
+            try rejection("[log]\nlevel = \"verbose\"").message.contains("trace, debug, info, notice, warning, error"))
+        #expect(
+            try rejection("[enrich]\nsources = [\"amazon\"]").message.contains("catalogue, openlibrary, googlebooks"))
+        #expect(
+            try rejection("[export]\nexclusive_shelf = \"owned\"").message.contains("to-read, currently-reading, read"))
         let hybrid = try rejection("[hybrid]\nfast = \"hybrid\"")
         #expect(hybrid.message.contains("gemini, cloudflare, openai, ocr"))
     }
@@ -397,7 +409,9 @@ struct ExampleFileTests {
             let start = try #require(lines.firstIndex(of: "[\(section)]"), "[\(section)] is missing")
             let body = lines[(start + 1)...].prefix { !$0.hasPrefix("[") }
             for key in keys {
-                #expect(body.contains { $0.hasPrefix("\(key) = ") && $0.contains("#") }, "\(section).\(key) is missing or has no comment")
+                #expect(
+                    body.contains { $0.hasPrefix("\(key) = ") && $0.contains("#") },
+                    "\(section).\(key) is missing or has no comment")
             }
         }
     }
@@ -407,22 +421,29 @@ struct ExampleFileTests {
 struct OCRLanguageTests {
     @Test("Languages are read as Tesseract names")
     func languagesAreRead() throws {
-        let config = try Configuration.parse(toml: "[ocr]\nlanguages = [\"eng\", \"spa\", \"chi_sim\"]\n", file: "/etc/shelfd/shelfd.toml",
-                                             environment: ["HOME": "/home/reader"])
+        let config = try Configuration.parse(
+            toml: "[ocr]\nlanguages = [\"eng\", \"spa\", \"chi_sim\"]\n", file: "/etc/shelfd/shelfd.toml",
+            environment: ["HOME": "/home/reader"])
         #expect(config.ocr.languages == ["eng", "spa", "chi_sim"])
     }
 
-    @Test("A language that is not a Tesseract name, or none at all, is refused", arguments: ["[]", "[\"../eng\"]", "[\"\"]"])
+    @Test(
+        "A language that is not a Tesseract name, or none at all, is refused",
+        arguments: ["[]", "[\"../eng\"]", "[\"\"]"])
     func badLanguagesAreRefused(_ value: String) {
         #expect(throws: ConfigError.self) {
-            try Configuration.parse(toml: "[ocr]\nlanguages = \(value)\n", file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
+            try Configuration.parse(
+                toml: "[ocr]\nlanguages = \(value)\n", file: "/etc/shelfd/shelfd.toml",
+                environment: ["HOME": "/home/reader"])
         }
     }
 
     @Test("auto is no hybrid half")
     func autoIsNoHybridHalf() {
         #expect(throws: ConfigError.self) {
-            try Configuration.parse(toml: "[hybrid]\nfast = \"auto\"\n", file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
+            try Configuration.parse(
+                toml: "[hybrid]\nfast = \"auto\"\n", file: "/etc/shelfd/shelfd.toml",
+                environment: ["HOME": "/home/reader"])
         }
     }
 }
@@ -433,11 +454,19 @@ struct OCREngineTests {
         try Configuration.parse(toml: toml, file: "/etc/shelfd/shelfd.toml", environment: ["HOME": "/home/reader"])
     }
 
-    @Test("engine, models_dir and library are read; the settings take the engine, the files and the pipeline's concurrency")
+    @Test(
+        "engine, models_dir and library are read; the settings take the engine, the files and the pipeline's concurrency"
+    )
     func engineIsRead() throws {
-        let config = try parse("[pipeline]\nconcurrency = 3\n[ocr]\nengine = \"ppocr\"\nmodels_dir = \"/srv/ocr\"\nlibrary = \"/opt/ort/libonnxruntime.so\"\n")
-        #expect(config.ocr.engine == "ppocr" && config.ocr.modelsDir == "/srv/ocr" && config.ocr.library == "/opt/ort/libonnxruntime.so")
-        #expect(config.ocrSettings.engine == .ppocr(PPOCRFiles(library: "/opt/ort/libonnxruntime.so", modelsFolder: "/srv/ocr")))
+        let config = try parse(
+            "[pipeline]\nconcurrency = 3\n[ocr]\nengine = \"ppocr\"\nmodels_dir = \"/srv/ocr\"\nlibrary = \"/opt/ort/libonnxruntime.so\"\n"
+        )
+        #expect(
+            config.ocr.engine == "ppocr" && config.ocr.modelsDir == "/srv/ocr"
+                && config.ocr.library == "/opt/ort/libonnxruntime.so")
+        #expect(
+            config.ocrSettings.engine
+                == .ppocr(PPOCRFiles(library: "/opt/ort/libonnxruntime.so", modelsFolder: "/srv/ocr")))
         #expect(config.ocrSettings.threads == 3)
         #expect(try parse("[ocr]\nengine = \"tesseract\"\n").ocrSettings.engine == .tesseract)
     }
@@ -447,14 +476,19 @@ struct OCREngineTests {
         let absent = try parse("[ocr]\nmodels_dir = \"/nonexistent\"\nlibrary = \"/nonexistent/lib.so\"\n")
         #expect(absent.ocr.engine == nil && absent.ocrSettings.engine == .tesseract)
         let installed = PPOCRFiles.locate()
-        #expect(OCRSettings.defaultEngine(files: installed) == (installed.missing() == nil ? .ppocr(installed) : .tesseract))
+        #expect(
+            OCRSettings.defaultEngine(files: installed) == (installed.missing() == nil ? .ppocr(installed) : .tesseract)
+        )
     }
 
-    @Test("An unknown engine or a relative path is refused, naming the key", arguments: [
-        "engine = \"paddle\"", "models_dir = \"models\"", "library = \"lib/libonnxruntime.so\"",
-    ])
+    @Test(
+        "An unknown engine or a relative path is refused, naming the key",
+        arguments: [
+            "engine = \"paddle\"", "models_dir = \"models\"", "library = \"lib/libonnxruntime.so\"",
+        ])
     func badValuesAreRefused(_ line: String) {
         let error = #expect(throws: ConfigError.self) { try parse("[ocr]\n\(line)\n") }
-        #expect(error.map { "\($0)" }?.contains(String(line.prefix { $0 != " " })) == true, "\(String(describing: error))")
+        #expect(
+            error.map { "\($0)" }?.contains(String(line.prefix { $0 != " " })) == true, "\(String(describing: error))")
     }
 }

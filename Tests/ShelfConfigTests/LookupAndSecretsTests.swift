@@ -12,8 +12,9 @@ func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
 }
 
 func write(_ text: String, to path: String) throws {
-    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                            withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent,
+        withIntermediateDirectories: true)
     try text.write(toFile: path, atomically: true, encoding: .utf8)
 }
 
@@ -29,8 +30,9 @@ struct LookupTests {
             }
             var environment = ["HOME": "\(dir)/home", "SHELFD_CONFIG": named, "XDG_CONFIG_HOME": "\(dir)/xdg"]
             func load(_ explicitPath: String?) throws -> (Int, String?) {
-                let (config, source) = try Configuration.load(explicitPath: explicitPath, environment: environment,
-                                                              systemPath: system)
+                let (config, source) = try Configuration.load(
+                    explicitPath: explicitPath, environment: environment,
+                    systemPath: system)
                 return (config.pipeline.batchSize, source)
             }
 
@@ -41,7 +43,8 @@ struct LookupTests {
             try FileManager.default.removeItem(atPath: xdg)
             #expect(try load(nil) == (4, system))
             try FileManager.default.removeItem(atPath: system)
-            let (config, source) = try Configuration.load(explicitPath: nil, environment: environment, systemPath: system)
+            let (config, source) = try Configuration.load(
+                explicitPath: nil, environment: environment, systemPath: system)
             #expect(source == nil)
             #expect(config == Configuration.defaults(home: "\(dir)/home"))
         }
@@ -52,8 +55,9 @@ struct LookupTests {
         try withTemporaryDirectory { dir in
             let user = "\(dir)/.config/shelfd/shelfd.toml"
             try write("[log]\nlevel = \"trace\"\n", to: user)
-            let (config, source) = try Configuration.load(explicitPath: nil, environment: ["HOME": dir],
-                                                          systemPath: "\(dir)/none.toml")
+            let (config, source) = try Configuration.load(
+                explicitPath: nil, environment: ["HOME": dir],
+                systemPath: "\(dir)/none.toml")
             #expect(source == user)
             #expect(config.log.level == .trace)
         }
@@ -63,7 +67,8 @@ struct LookupTests {
     func pathsRelativeToFile() throws {
         try withTemporaryDirectory { dir in
             try write("[paths]\nroot = \"books\"\nstate = \"../state\"\n", to: "\(dir)/conf/shelfd.toml")
-            let (config, _) = try Configuration.load(explicitPath: "\(dir)/conf/shelfd.toml", environment: ["HOME": dir])
+            let (config, _) = try Configuration.load(
+                explicitPath: "\(dir)/conf/shelfd.toml", environment: ["HOME": dir])
             #expect(config.paths.root == "\(dir)/conf/books")
             #expect(config.paths.state == "\(dir)/state")
         }
@@ -74,8 +79,9 @@ struct LookupTests {
         try withTemporaryDirectory { dir in
             try write("", to: "\(dir)/etc/shelfd.toml")
             let error = try #require(throws: ConfigError.self) {
-                try Configuration.load(explicitPath: "\(dir)/typo.toml", environment: ["HOME": dir],
-                                       systemPath: "\(dir)/etc/shelfd.toml")
+                try Configuration.load(
+                    explicitPath: "\(dir)/typo.toml", environment: ["HOME": dir],
+                    systemPath: "\(dir)/etc/shelfd.toml")
             }
             #expect(error.code == .notFound)
             #expect(error.message.contains("\(dir)/typo.toml"))
@@ -87,8 +93,9 @@ struct LookupTests {
     func missingNamedFile() throws {
         try withTemporaryDirectory { dir in
             let error = try #require(throws: ConfigError.self) {
-                try Configuration.load(explicitPath: nil, environment: ["HOME": dir, "SHELFD_CONFIG": "\(dir)/gone.toml"],
-                                       systemPath: "\(dir)/none.toml")
+                try Configuration.load(
+                    explicitPath: nil, environment: ["HOME": dir, "SHELFD_CONFIG": "\(dir)/gone.toml"],
+                    systemPath: "\(dir)/none.toml")
             }
             #expect(error.code == .notFound)
             #expect(error.message.contains("\(dir)/gone.toml"))
@@ -126,7 +133,7 @@ struct SecretsTests {
     func credentialBeatsEnvironment() throws {
         try withTemporaryDirectory { dir in
             try write("from-credential\n", to: "\(dir)/gemini_api_key")
-            try write("TOKEN-UPPER\r\n", to: "\(dir)/CLOUDFLARE_API_TOKEN")   // the upper-case name works too
+            try write("TOKEN-UPPER\r\n", to: "\(dir)/CLOUDFLARE_API_TOKEN") // the upper-case name works too
             let secrets = Secrets.load(environment: [
                 "CREDENTIALS_DIRECTORY": dir,
                 "GEMINI_API_KEY": "from-environment",
@@ -137,8 +144,11 @@ struct SecretsTests {
             #expect(secrets.openAIAPIKey?.value == "sk-local")
             #expect(secrets.cloudflareAccountID == nil)
             #expect(secrets.googleBooksAPIKey == nil)
-            #expect(secrets.origins == [.geminiAPIKey: .credential, .cloudflareAPIToken: .credential,
-                                        .openAIAPIKey: .environment])
+            #expect(
+                secrets.origins == [
+                    .geminiAPIKey: .credential, .cloudflareAPIToken: .credential,
+                    .openAIAPIKey: .environment,
+                ])
         }
     }
 
@@ -147,11 +157,12 @@ struct SecretsTests {
         try withTemporaryDirectory { dir in
             try write("\n", to: "\(dir)/google_books_api_key")
             let secrets = Secrets.load(environment: [
-                "CREDENTIALS_DIRECTORY": dir, "GOOGLE_BOOKS_API_KEY": "gb", "CLOUDFLARE_ACCOUNT_ID": "acct", "GEMINI_API_KEY": "",
+                "CREDENTIALS_DIRECTORY": dir, "GOOGLE_BOOKS_API_KEY": "gb", "CLOUDFLARE_ACCOUNT_ID": "acct",
+                "GEMINI_API_KEY": "",
             ])
             #expect(secrets.googleBooksAPIKey?.value == "gb")
             #expect(secrets.cloudflareAccountID?.value == "acct")
-            #expect(secrets.geminiAPIKey == nil)   // empty counts as unset
+            #expect(secrets.geminiAPIKey == nil) // empty counts as unset
             #expect(secrets.origins[.googleBooksAPIKey] == .environment)
         }
         #expect(Secrets.load(environment: ["GEMINI_API_KEY": "g"])[.geminiAPIKey]?.value == "g")
@@ -165,22 +176,29 @@ struct SecretsTests {
         var dumped = ""
         dump(secret, to: &dumped)
         dump(secrets, to: &dumped)
-        for shown in [String(describing: secret), "\(secret)", String(reflecting: secret), dumped,
-                      String(describing: secrets), String(reflecting: secrets)] {
+        for shown in [
+            String(describing: secret), "\(secret)", String(reflecting: secret), dumped,
+            String(describing: secrets), String(reflecting: secrets),
+        ] {
             #expect(!shown.contains(value))
         }
         #expect("\(secret)" == "<redacted>")
     }
 
-    @Test("A secret in the file is refused without repeating it, and says where it goes", arguments: [
-        ("[gemini]\napi_key = \"AIzaSy-do-not-print\"\n", "gemini.api_key", "GEMINI_API_KEY"),
-        ("gemini_api_key = \"AIzaSy-do-not-print\"\n", "gemini_api_key", "GEMINI_API_KEY"),
-        ("[cloudflare]\naccount_id = \"AIzaSy-do-not-print\"\n", "cloudflare.account_id", "CLOUDFLARE_ACCOUNT_ID"),
-        ("[cloudflare]\ntoken = \"AIzaSy-do-not-print\"\n", "cloudflare.token", "CLOUDFLARE_API_TOKEN"),
-        ("[openai]\nkey = \"AIzaSy-do-not-print\"\n", "openai.key", "OPENAI_API_KEY"),
-        ("[enrich]\ngooglebooks_api_key = \"AIzaSy-do-not-print\"\n", "enrich.googlebooks_api_key", "GOOGLE_BOOKS_API_KEY"),
-        ("[secrets]\ngemini = \"AIzaSy-do-not-print\"\n", "secrets", "GEMINI_API_KEY"),
-    ])
+    @Test(
+        "A secret in the file is refused without repeating it, and says where it goes",
+        arguments: [
+            ("[gemini]\napi_key = \"AIzaSy-do-not-print\"\n", "gemini.api_key", "GEMINI_API_KEY"),
+            ("gemini_api_key = \"AIzaSy-do-not-print\"\n", "gemini_api_key", "GEMINI_API_KEY"),
+            ("[cloudflare]\naccount_id = \"AIzaSy-do-not-print\"\n", "cloudflare.account_id", "CLOUDFLARE_ACCOUNT_ID"),
+            ("[cloudflare]\ntoken = \"AIzaSy-do-not-print\"\n", "cloudflare.token", "CLOUDFLARE_API_TOKEN"),
+            ("[openai]\nkey = \"AIzaSy-do-not-print\"\n", "openai.key", "OPENAI_API_KEY"),
+            (
+                "[enrich]\ngooglebooks_api_key = \"AIzaSy-do-not-print\"\n", "enrich.googlebooks_api_key",
+                "GOOGLE_BOOKS_API_KEY"
+            ),
+            ("[secrets]\ngemini = \"AIzaSy-do-not-print\"\n", "secrets", "GEMINI_API_KEY"),
+        ])
     func secretInFile(toml: String, key: String, variable: String) throws {
         let error = try rejection(toml)
         #expect(error.code == .secretInFile)

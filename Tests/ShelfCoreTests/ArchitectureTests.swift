@@ -22,14 +22,16 @@ struct ArchitectureTests {
             let column = columns[3]
             let names: Set<String>
             if column.hasPrefix("all of the above but ") {
-                let except = Set(column.dropFirst("all of the above but ".count).split(separator: ",")
-                    .map { "Shelf" + $0.trimmingCharacters(in: .whitespaces) })
+                let except = Set(
+                    column.dropFirst("all of the above but ".count).split(separator: ",")
+                        .map { "Shelf" + $0.trimmingCharacters(in: .whitespaces) })
                 names = Set(above).subtracting(except)
                     .union(targets.filter { $0.hasPrefix("C") && !$0.hasPrefix("Shelf") })
             } else {
-                names = Set(column.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                    .filter { $0 != "—" }
-                    .map { targets.contains($0) ? $0 : "Shelf" + $0 })
+                names = Set(
+                    column.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        .filter { $0 != "—" }
+                        .map { targets.contains($0) ? $0 : "Shelf" + $0 })
             }
             allowed[target] = names
             above.append(target)
@@ -46,7 +48,9 @@ struct ArchitectureTests {
             for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
                 let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
                 guard let at = words.firstIndex(of: "import"), at + 1 < words.count,
-                      words[..<at].allSatisfy({ ["package", "internal", "public", "private", "fileprivate"].contains($0) })
+                    words[..<at].allSatisfy({
+                        ["package", "internal", "public", "private", "fileprivate"].contains($0)
+                    })
                 else { continue }
                 let module = String(words[at + 1])
                 if targets.contains(module) && module != target { found.insert(module) }
@@ -57,8 +61,10 @@ struct ArchitectureTests {
 
     @Test("Every target imports only what ARCHITECTURE.md's code map allows it, and every target is in the map")
     func importsFollowTheCodeMap() throws {
-        let targets = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path)
-            .filter { !$0.hasPrefix(".") }.sorted()
+        let targets = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path
+        )
+        .filter { !$0.hasPrefix(".") }.sorted()
         #expect(targets.contains("ShelfCore") && targets.contains("shelfd"), "the sources were found: \(targets)")
         let allowed = try Self.allowedImports(targets: targets)
         for target in targets {
@@ -72,11 +78,18 @@ struct ArchitectureTests {
         }
     }
 
-    @Test("The layers below the doors do not import the doors or the wiring; the web door meets only the application layer")
+    @Test(
+        "The layers below the doors do not import the doors or the wiring; the web door meets only the application layer"
+    )
     func lowerLayersStayBelow() throws {
-        let targets = Set(try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
-        for lower in ["ShelfCore", "ShelfStore", "ShelfPipeline", "ShelfOutputs", "ShelfProviders", "ShelfEnrichment", "ShelfApp"] {
-            let reached = try Self.imports(of: lower, among: targets).intersection(["ShelfDaemon", "ShelfWeb", "shelfd"])
+        let targets = Set(
+            try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        for lower in [
+            "ShelfCore", "ShelfStore", "ShelfPipeline", "ShelfOutputs", "ShelfProviders", "ShelfEnrichment", "ShelfApp",
+        ] {
+            let reached = try Self.imports(of: lower, among: targets).intersection([
+                "ShelfDaemon", "ShelfWeb", "shelfd",
+            ])
             #expect(reached.isEmpty, "\(lower) imports \(reached.sorted())")
         }
         let web = try Self.imports(of: "ShelfWeb", among: targets).subtracting(["ShelfApp", "ShelfCore", "ShelfConfig"])
@@ -85,7 +98,8 @@ struct ArchitectureTests {
 
     @Test("The configuration reads and builds nothing: no wire format; the pipeline does not read the configuration")
     func configurationStaysValues() throws {
-        let targets = Set(try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        let targets = Set(
+            try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
         let config = try Self.imports(of: "ShelfConfig", among: targets)
         #expect(config.subtracting(["ShelfCore"]).isEmpty, "ShelfConfig imports \(config.sorted())")
         #expect(try !Self.imports(of: "ShelfPipeline", among: targets).contains("ShelfConfig"))
@@ -93,7 +107,8 @@ struct ArchitectureTests {
 
     @Test("The command line meets the machinery only through the application layer and the wiring")
     func commandLineStaysAtTheDoor() throws {
-        let targets = Set(try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        let targets = Set(
+            try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
         let machinery = try Self.imports(of: "shelfd", among: targets)
             .subtracting(["ShelfApp", "ShelfDaemon", "ShelfWeb", "ShelfCore", "ShelfConfig"])
         #expect(machinery.isEmpty, "shelfd imports \(machinery.sorted())")

@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct EvalScoringTests {
     static func book(_ title: String, _ author: String?, isbn: String? = nil, status: Book.Status = .verified) -> Book {
-        Book(title: title, author: author, isbn13: isbn, isbn10: nil, confidence: 0.9, box: nil, status: status, source: "test")
+        Book(
+            title: title, author: author, isbn13: isbn, isbn10: nil, confidence: 0.9, box: nil, status: status,
+            source: "test")
     }
 
     static let truth = [
@@ -15,20 +17,25 @@ import Testing
 
     @Test("Two right, one wrong, one missed: recall 2/3 and precision 2/3")
     func countsRightWrongAndMissed() {
-        let reported = [Self.book("Hobbit", "J.R.R. Tolkien"), Self.book("Neuromancer", "William Gibson", status: .needsReview),
-                        Self.book("DUNE: Deluxe Edition", "Herbert, Frank")]
+        let reported = [
+            Self.book("Hobbit", "J.R.R. Tolkien"), Self.book("Neuromancer", "William Gibson", status: .needsReview),
+            Self.book("DUNE: Deluxe Edition", "Herbert, Frank"),
+        ]
         let judgement = EvalScoring.judge(reported, against: Self.truth)
         #expect(judgement.matches == [0, nil, 1])
         #expect(judgement.missed == [2])
-        #expect(judgement.score == EvalScore(photos: 1, expected: 3, reported: 3, right: 2, wrongISBNs: 0, needsReview: 1))
+        #expect(
+            judgement.score == EvalScore(photos: 1, expected: 3, reported: 3, right: 2, wrongISBNs: 0, needsReview: 1))
         #expect(judgement.score.recall == 2.0 / 3 && judgement.score.precision == 2.0 / 3)
         #expect(judgement.score.needsReviewShare == 1.0 / 3)
     }
 
     @Test("A book reported twice is right once; a right book with another ISBN counts as a wrong ISBN")
     func oneToOneAndWrongISBN() {
-        let reported = [Self.book("Dune", "Frank Herbert", isbn: "9780340960196"), Self.book("Dune", "Frank Herbert"),
-                        Self.book("The Hobbit", "Tolkien", isbn: "9780261102217")]
+        let reported = [
+            Self.book("Dune", "Frank Herbert", isbn: "9780340960196"), Self.book("Dune", "Frank Herbert"),
+            Self.book("The Hobbit", "Tolkien", isbn: "9780261102217"),
+        ]
         let judgement = EvalScoring.judge(reported, against: Self.truth)
         #expect(judgement.score.right == 2 && judgement.score.wrong == 1)
         #expect(judgement.wrongISBN == [0], "the truth's ISBN is compared in any notation")
@@ -38,14 +45,20 @@ import Testing
     func authorsDecide() {
         #expect(!EvalScoring.isSameBook(Self.book("Emma", "Emma Donoghue"), Self.truth[2]))
         #expect(!EvalScoring.isSameBook(Self.book("Emma", nil), Self.truth[2]))
-        #expect(EvalScoring.isSameBook(Self.book("The Two Towers", "Tolkien"),
-                                       TruthDocument.Book(title: "The Lord of the Rings: The Two Towers", author: "J.R.R. Tolkien")))
-        #expect(EvalScoring.isSameBook(Self.book("Beowulf", "Seamus Heaney"), TruthDocument.Book(title: "Beowulf", author: nil)))
+        #expect(
+            EvalScoring.isSameBook(
+                Self.book("The Two Towers", "Tolkien"),
+                TruthDocument.Book(title: "The Lord of the Rings: The Two Towers", author: "J.R.R. Tolkien")))
+        #expect(
+            EvalScoring.isSameBook(
+                Self.book("Beowulf", "Seamus Heaney"), TruthDocument.Book(title: "Beowulf", author: nil)))
     }
 
     @Test("The pairing is a maximum matching: reading order does not change the counts")
     func maximumMatching() {
-        let truth = [TruthDocument.Book(title: "Dune", author: nil), TruthDocument.Book(title: "Dune", author: "Frank Herbert")]
+        let truth = [
+            TruthDocument.Book(title: "Dune", author: nil), TruthDocument.Book(title: "Dune", author: "Frank Herbert"),
+        ]
         let reported = [Self.book("Dune", "Frank Herbert"), Self.book("Dune", "Kevin J. Anderson")]
         #expect(EvalScoring.judge(reported, against: truth).score.right == 2)
         #expect(EvalScoring.judge(reported.reversed(), against: truth).score.right == 2)
@@ -56,7 +69,9 @@ import Testing
         let a = EvalScore(photos: 1, expected: 3, reported: 2, right: 2, wrongISBNs: 1, needsReview: 0, seconds: 1.5)
         let b = EvalScore(photos: 1, expected: 1, reported: 2, right: 1, wrongISBNs: 0, needsReview: 1, seconds: 0.5)
         let total = a + b
-        #expect(total == EvalScore(photos: 2, expected: 4, reported: 4, right: 3, wrongISBNs: 1, needsReview: 1, seconds: 2))
+        #expect(
+            total == EvalScore(photos: 2, expected: 4, reported: 4, right: 3, wrongISBNs: 1, needsReview: 1, seconds: 2)
+        )
         #expect(total.secondsPerPhoto == 1)
         let data = try JSONStyle.encoder().encode(total)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -2,15 +2,18 @@ import Testing
 @testable import ShelfCore
 
 @Suite struct ISBNTests {
-    @Test("Accepts every notation of a valid ISBN", arguments: ["9780441172719", "978-0-441-17271-9", "0-441-17271-7", "ISBN 0441172717"])
+    @Test(
+        "Accepts every notation of a valid ISBN",
+        arguments: ["9780441172719", "978-0-441-17271-9", "0-441-17271-7", "ISBN 0441172717"])
     func acceptsValidISBN(_ raw: String) throws {
         let isbn = try #require(ISBN(raw))
         #expect(isbn.isbn13 == "9780441172719")
         #expect(isbn.isbn10 == "0441172717")
     }
 
-    @Test("Rejects a wrong checksum, a wrong length and a bad prefix",
-          arguments: ["9780441172718", "0441172718", "044117271", "9770441172719", "", "abcdefghij"])
+    @Test(
+        "Rejects a wrong checksum, a wrong length and a bad prefix",
+        arguments: ["9780441172718", "0441172718", "044117271", "9770441172719", "", "abcdefghij"])
     func rejectsInvalidISBN(_ raw: String) {
         #expect(ISBN(raw) == nil)
     }
@@ -26,13 +29,16 @@ import Testing
 }
 
 @Suite struct BookCheckerTests {
-    @Test("The same book read twice in one photo, once with its ISBN, is one book with the ISBN and the higher confidence")
+    @Test(
+        "The same book read twice in one photo, once with its ISBN, is one book with the ISBN and the higher confidence"
+    )
     func dedupesAcrossISBNAndTitle() {
-        let books = BookChecker().check([
-            Detection(title: "Dune", author: "Frank Herbert", confidence: 0.7),
-            Detection(title: "DUNE", author: "Herbert, Frank", isbn: "0441172717", confidence: 0.9),
-            Detection(title: "Emma", author: "Jane Austen", isbn: "9780441172718", confidence: 0.5),
-        ], source: "gemini")
+        let books = BookChecker().check(
+            [
+                Detection(title: "Dune", author: "Frank Herbert", confidence: 0.7),
+                Detection(title: "DUNE", author: "Herbert, Frank", isbn: "0441172717", confidence: 0.9),
+                Detection(title: "Emma", author: "Jane Austen", isbn: "9780441172718", confidence: 0.5),
+            ], source: "gemini")
         #expect(books.count == 2)
         #expect(books[0].isbn13 == "9780441172719" && books[0].confidence == 0.9)
         #expect(books[1].isbn13 == nil, "a bad checksum is dropped")
@@ -40,12 +46,14 @@ import Testing
         #expect(books[1].status == .needsReview)
     }
 
-    @Test("Matching folds case, accents, articles, brackets and subtitles", arguments: [
-        ("The Lord of the Rings: The Fellowship of the Ring", "lord of the rings"),
-        ("Cien años de soledad (Edición conmemorativa)", "cien anos de soledad"),
-        ("L'Étranger", "letranger"),
-        ("A", "a"),
-    ])
+    @Test(
+        "Matching folds case, accents, articles, brackets and subtitles",
+        arguments: [
+            ("The Lord of the Rings: The Fellowship of the Ring", "lord of the rings"),
+            ("Cien años de soledad (Edición conmemorativa)", "cien anos de soledad"),
+            ("L'Étranger", "letranger"),
+            ("A", "a"),
+        ])
     func titleNormalisation(title: String, expected: String) {
         #expect(TextNormalization.title(title) == expected)
     }

@@ -13,15 +13,21 @@ struct CachedSourceTests {
         try await withOpenLibraryEmulator { emulator in
             try await withStore { store, path in
                 let clock = TestClock()
-                let cached = CachedSource(wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, now: clock.reading)
+                let cached = CachedSource(
+                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, now: clock.reading)
                 let first = try await cached.candidates(for: dune, limit: 5)
-                #expect(try await cached.candidates(for: SpineQuery(title: "DUNE", author: "Herbert, Frank"), limit: 5) == first)
+                #expect(
+                    try await cached.candidates(for: SpineQuery(title: "DUNE", author: "Herbert, Frank"), limit: 5)
+                        == first)
                 let isbn = try #require(ISBN("0441172717"))
                 let record = try await cached.record(isbn: isbn)
                 #expect(try await cached.record(isbn: isbn) == record)
-                #expect(emulator.requests.count == 4, "one search, then the ISBN's redirect, edition and author; no repeats")
+                #expect(
+                    emulator.requests.count == 4, "one search, then the ISBN's redirect, edition and author; no repeats"
+                )
 
-                let reopened = CachedSource(wrapping: openLibrary(emulator), cache: try Store.open(path: path).lookupCache, now: clock.reading)
+                let reopened = CachedSource(
+                    wrapping: openLibrary(emulator), cache: try Store.open(path: path).lookupCache, now: clock.reading)
                 #expect(try await reopened.candidates(for: dune, limit: 5) == first)
                 #expect(try await reopened.record(isbn: isbn) == record)
                 #expect(emulator.requests.count == 4)
@@ -34,8 +40,9 @@ struct CachedSourceTests {
         try await withOpenLibraryEmulator { emulator in
             try await withStore { store, _ in
                 let clock = TestClock()
-                let cached = CachedSource(wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache,
-                                          maxAge: CacheAge(days: 90), now: clock.reading)
+                let cached = CachedSource(
+                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache,
+                    maxAge: CacheAge(days: 90), now: clock.reading)
                 let nowhere = SpineQuery(title: "A Book Nobody Wrote", author: "Nobody")
                 let unknown = try #require(ISBN("9780306406157"))
                 #expect(try await cached.candidates(for: nowhere, limit: 5).isEmpty)
@@ -45,7 +52,7 @@ struct CachedSourceTests {
                 #expect(try await cached.record(isbn: unknown) == nil)
                 #expect(emulator.requests.count == 3)
 
-                clock.advance(8 * 86_400)                    // past a miss's week, well within a hit's 90 days
+                clock.advance(8 * 86_400) // past a miss's week, well within a hit's 90 days
                 _ = try await cached.candidates(for: nowhere, limit: 5)
                 _ = try await cached.record(isbn: unknown)
                 _ = try await cached.candidates(for: dune, limit: 5)
@@ -59,14 +66,21 @@ struct CachedSourceTests {
         try await withOpenLibraryEmulator(.init(books: [])) { emulator in
             try await withStore { store, _ in
                 let source = openLibrary(emulator)
-                #expect(try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5).isEmpty)
+                #expect(
+                    try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5)
+                        .isEmpty)
 
-                emulator.setScript(.init())                  // OpenLibrary now has the book
-                #expect(try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5).isEmpty,
-                        "the cached miss still answers")
-                let refreshed = try await CachedSource(wrapping: source, cache: store.lookupCache, refresh: true).candidates(for: dune, limit: 5)
+                emulator.setScript(.init()) // OpenLibrary now has the book
+                #expect(
+                    try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5)
+                        .isEmpty,
+                    "the cached miss still answers")
+                let refreshed = try await CachedSource(wrapping: source, cache: store.lookupCache, refresh: true)
+                    .candidates(for: dune, limit: 5)
                 #expect(refreshed.map(\.key) == ["/works/OL893415W"])
-                #expect(try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5) == refreshed)
+                #expect(
+                    try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5)
+                        == refreshed)
                 #expect(emulator.requests.count == 2)
             }
         }
@@ -77,8 +91,11 @@ struct CachedSourceTests {
         try await withOpenLibraryEmulator(.init(replies: [.serverError(503)])) { emulator in
             try await withStore { store, _ in
                 let clock = TestClock()
-                let cached = CachedSource(wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, now: clock.reading)
-                let error = await lookupFailure { () async throws(LookupError) in try await cached.candidates(for: dune, limit: 5) }
+                let cached = CachedSource(
+                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, now: clock.reading)
+                let error = await lookupFailure { () async throws(LookupError) in
+                    try await cached.candidates(for: dune, limit: 5)
+                }
                 guard case .unavailable = error else { Issue.record("expected unavailable"); return }
                 #expect(cached.health.state == .unavailable)
                 clock.advance(31)
@@ -96,7 +113,9 @@ struct CachedSourceTests {
                 let cached = CachedSource(wrapping: openLibrary(emulator), cache: store.lookupCache)
                 let tolkien = SpineQuery(text: "tolkien")
                 var counts: [Int] = []
-                for limit in [1, 5, 3, 1] { counts.append(try await cached.candidates(for: tolkien, limit: limit).count) }
+                for limit in [1, 5, 3, 1] {
+                    counts.append(try await cached.candidates(for: tolkien, limit: limit).count)
+                }
                 // One of one may not have been all (asked again); two of five was everything (not asked again).
                 #expect(counts == [1, 2, 2, 1])
                 #expect(emulator.requests.count == 2)

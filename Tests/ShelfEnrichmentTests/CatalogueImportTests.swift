@@ -42,15 +42,19 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
 }
 
 @Suite struct CatalogueImportTests {
-    @Test("A plain CSV: header in any case, a BOM, CRLF, quoted commas and line breaks; a row without title is skipped and said")
+    @Test(
+        "A plain CSV: header in any case, a BOM, CRLF, quoted commas and line breaks; a row without title is skipped and said"
+    )
     func plainCSV() async throws {
         try await withFixture { fixture in
-            let path = try fixture.file("books.csv", "\u{FEFF}TITLE,Author,isbn,Year\r\n"
-                + "Dune,\"Herbert, Frank\",0441172717,1965\r\n"
-                + "\"Good Omens: The Nice and Accurate Prophecies of Agnes Nutter, Witch\",\"Pratchett, Terry\",,1990\r\n"
-                + "\"A Title\r\nOn Two Lines\",\"Someone \"\"Quoted\"\"\",,\r\n"
-                + ",Nobody,,\r\n"
-                + "\r\n")
+            let path = try fixture.file(
+                "books.csv",
+                "\u{FEFF}TITLE,Author,isbn,Year\r\n"
+                    + "Dune,\"Herbert, Frank\",0441172717,1965\r\n"
+                    + "\"Good Omens: The Nice and Accurate Prophecies of Agnes Nutter, Witch\",\"Pratchett, Terry\",,1990\r\n"
+                    + "\"A Title\r\nOn Two Lines\",\"Someone \"\"Quoted\"\"\",,\r\n"
+                    + ",Nobody,,\r\n"
+                    + "\r\n")
             let report = try fixture.importer.importFile(path)
             #expect(report.format == "csv")
             #expect(report.imported == 3 && report.duplicates == 0 && report.skipped == 1)
@@ -68,15 +72,18 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("A Goodreads export: ISBNs written as =\"…\", the author, the publication year")
     func goodreadsExport() async throws {
         try await withFixture { fixture in
-            let header = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
+            let header =
+                "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
                 + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
                 + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies"
-            let path = try fixture.file("goodreads_library_export.csv", header + "\n"
-                + "2767052,\"The Hunger Games (The Hunger Games, #1)\",Suzanne Collins,\"Collins, Suzanne\",,\"=\"\"0439023483\"\"\","
-                + "\"=\"\"9780439023481\"\"\",5,4.33,Scholastic Press,Hardcover,374,2008,2008,2019/03/02,2018/12/01,,,read,,,,1,0\n"
-                + "234225,Dune,Frank Herbert,\"Herbert, Frank\",,=\"0441172717\",=\"9780441172719\",0,4.25,Ace,Paperback,604,"
-                + "1990,1965,,2020/01/05,to-read,to-read (#1),to-read,,,,0,0\n"
-                + "1,Untitled Draft,Anon,\"Anon, \",,=\"\",=\"\",0,0,,,,,,,2020/01/05,,,to-read,,,,0,0\n")
+            let path = try fixture.file(
+                "goodreads_library_export.csv",
+                header + "\n"
+                    + "2767052,\"The Hunger Games (The Hunger Games, #1)\",Suzanne Collins,\"Collins, Suzanne\",,\"=\"\"0439023483\"\"\","
+                    + "\"=\"\"9780439023481\"\"\",5,4.33,Scholastic Press,Hardcover,374,2008,2008,2019/03/02,2018/12/01,,,read,,,,1,0\n"
+                    + "234225,Dune,Frank Herbert,\"Herbert, Frank\",,=\"0441172717\",=\"9780441172719\",0,4.25,Ace,Paperback,604,"
+                    + "1990,1965,,2020/01/05,to-read,to-read (#1),to-read,,,,0,0\n"
+                    + "1,Untitled Draft,Anon,\"Anon, \",,=\"\",=\"\",0,0,,,,,,,2020/01/05,,,to-read,,,,0,0\n")
             let report = try fixture.importer.importFile(path)
             #expect(report.format == "goodreads")
             #expect(report.imported == 3 && report.skipped == 0)
@@ -92,9 +99,12 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("A StoryGraph export: several authors in one field, ISBN/UID")
     func storyGraphExport() async throws {
         try await withFixture { fixture in
-            let path = try fixture.file("storygraph.csv", "Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,"
-                + "Last Date Read,Dates Read,Read Count,Moods,Pace,Character- or Plot-Driven?,Star Rating,Review,Tags,Owned?\n"
-                + "Good Omens,\"Terry Pratchett, Neil Gaiman\",,9780060853983,paperback,read,2021/04/01,,,1,funny,fast,,4.5,,,Yes\n")
+            let path = try fixture.file(
+                "storygraph.csv",
+                "Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,"
+                    + "Last Date Read,Dates Read,Read Count,Moods,Pace,Character- or Plot-Driven?,Star Rating,Review,Tags,Owned?\n"
+                    + "Good Omens,\"Terry Pratchett, Neil Gaiman\",,9780060853983,paperback,read,2021/04/01,,,1,funny,fast,,4.5,,,Yes\n"
+            )
             let report = try fixture.importer.importFile(path)
             #expect(report.format == "storygraph" && report.imported == 1)
             let omens = try #require(try fixture.record(isbn: "9780060853983"))
@@ -106,14 +116,21 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("A LibraryThing export, tab-separated: ISBN in brackets, several ISBNs, the date's year")
     func libraryThingExport() async throws {
         try await withFixture { fixture in
-            let columns = ["Book Id", "Title", "Sort Character", "Primary Author", "Primary Author Role", "Secondary Author",
-                           "Publication", "Date", "Review", "Rating", "Tags", "Collections", "LC Classification", "ISBN",
-                           "ISBNs", "Dewey Decimal", "Other Call Number"]
+            let columns = [
+                "Book Id", "Title", "Sort Character", "Primary Author", "Primary Author Role", "Secondary Author",
+                "Publication", "Date", "Review", "Rating", "Tags", "Collections", "LC Classification", "ISBN",
+                "ISBNs", "Dewey Decimal", "Other Call Number",
+            ]
             let rows = [
-                ["1", "Dune", "1", "Herbert, Frank", "", "", "Ace (1990), Paperback", "1965", "", "5", "sf, classic",
-                 "Your library", "PS3558.E63 D8", "[0441172717]", "0441172717, 9780441172719", "813.54", "SF Her"],
-                ["2", "Neuromancer", "1", "Gibson, William", "", "", "Ace (1984)", "1984", "", "", "", "Your library", "",
-                 "", "0441569595, 9780441569595", "813.54", ""],
+                [
+                    "1", "Dune", "1", "Herbert, Frank", "", "", "Ace (1990), Paperback", "1965", "", "5", "sf, classic",
+                    "Your library", "PS3558.E63 D8", "[0441172717]", "0441172717, 9780441172719", "813.54", "SF Her",
+                ],
+                [
+                    "2", "Neuromancer", "1", "Gibson, William", "", "", "Ace (1984)", "1984", "", "", "",
+                    "Your library", "",
+                    "", "0441569595, 9780441569595", "813.54", "",
+                ],
             ]
             let text = ([columns] + rows).map { $0.joined(separator: "\t") }.joined(separator: "\n") + "\n"
             let report = try fixture.importer.importFile(try fixture.file("LibraryThing_export.tsv", text))
@@ -127,9 +144,12 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("A library inventory with call numbers and series; an ISBN with a note after it still counts")
     func inventoryWithCallNumbers() async throws {
         try await withFixture { fixture in
-            let path = try fixture.file("catalogue.csv", "title,author,tag,series,isbn\n"
-                + "Mecanoscrit del segon origen ,\"Pedrolo, Manuel de\",N Ped,,9788497662406 (Eumo)\n"
-                + "\"Las Pseudociencias : ¡vaya timo! \",\"Bunge, Mario, 1919-2020\",001 Bun,¡Vaya timo!   14,9788492422241\n")
+            let path = try fixture.file(
+                "catalogue.csv",
+                "title,author,tag,series,isbn\n"
+                    + "Mecanoscrit del segon origen ,\"Pedrolo, Manuel de\",N Ped,,9788497662406 (Eumo)\n"
+                    + "\"Las Pseudociencias : ¡vaya timo! \",\"Bunge, Mario, 1919-2020\",001 Bun,¡Vaya timo!   14,9788492422241\n"
+            )
             #expect(try fixture.importer.importFile(path).imported == 2)
             let novel = try #require(try fixture.record(isbn: "9788497662406"))
             #expect(novel.tag == "N Ped" && novel.series == nil)
@@ -141,20 +161,24 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("OpenLibrary dumps, gzip or not: authors name the editions and works; bad lines are skipped and counted")
     func openLibraryDumps() async throws {
         try await withFixture { fixture in
-            let authors = try fixture.file("ol_dump_authors_2024-01-31.txt",
+            let authors = try fixture.file(
+                "ol_dump_authors_2024-01-31.txt",
                 "/type/author\t/authors/OL1A\t1\t2008-04-01T03:28:50\t{\"name\": \"Frank Herbert\", \"key\": \"/authors/OL1A\"}\n"
-                + "/type/author\t/authors/OL2A\t1\t2008-04-01T03:28:50\t{\"key\": \"/authors/OL2A\"}\n")
-            let editions = fixture.gzip("ol_dump_editions_2024-01-31.txt.gz",
+                    + "/type/author\t/authors/OL2A\t1\t2008-04-01T03:28:50\t{\"key\": \"/authors/OL2A\"}\n")
+            let editions = fixture.gzip(
+                "ol_dump_editions_2024-01-31.txt.gz",
                 "/type/edition\t/books/OL1M\t3\t2010-04-13T00:00:00\t{\"title\": \"Dune\", \"authors\": [{\"key\": \"/authors/OL1A\"}], "
-                + "\"isbn_10\": [\"0441172717\"], \"publish_date\": \"September 1990\", \"key\": \"/books/OL1M\"}\n"
-                + "garbage without any tabs\n"
-                + "/type/edition\t/books/OL2M\t1\t2010-04-13T00:00:00\t{not json\n"
-                + "/type/edition\t/books/OL3M\t1\t2010-04-13T00:00:00\t{\"title\": \"Dune Messiah\", \"subtitle\": \"Dune Chronicles 2\", "
-                + "\"authors\": [{\"key\": \"/authors/OL1A\"}], \"isbn_13\": [\"9780593098233\"], \"series\": [\"Dune Chronicles\"]}\n"
-                + "/type/edition\t/books/OL4M\t1\t2010-04-13T00:00:00\t{\"authors\": []}\n")
-            let works = fixture.gzip("ol_dump_works_2024-01-31.txt.gz",
+                    + "\"isbn_10\": [\"0441172717\"], \"publish_date\": \"September 1990\", \"key\": \"/books/OL1M\"}\n"
+                    + "garbage without any tabs\n"
+                    + "/type/edition\t/books/OL2M\t1\t2010-04-13T00:00:00\t{not json\n"
+                    + "/type/edition\t/books/OL3M\t1\t2010-04-13T00:00:00\t{\"title\": \"Dune Messiah\", \"subtitle\": \"Dune Chronicles 2\", "
+                    + "\"authors\": [{\"key\": \"/authors/OL1A\"}], \"isbn_13\": [\"9780593098233\"], \"series\": [\"Dune Chronicles\"]}\n"
+                    + "/type/edition\t/books/OL4M\t1\t2010-04-13T00:00:00\t{\"authors\": []}\n")
+            let works = fixture.gzip(
+                "ol_dump_works_2024-01-31.txt.gz",
                 "/type/work\t/works/OL1W\t2\t2010-04-13T00:00:00\t{\"title\": \"Children of Dune\", \"authors\": [{\"author\": "
-                + "{\"key\": \"/authors/OL1A\"}, \"type\": {\"key\": \"/type/author_role\"}}], \"first_publish_date\": \"1976\"}\n")
+                    + "{\"key\": \"/authors/OL1A\"}, \"type\": {\"key\": \"/type/author_role\"}}], \"first_publish_date\": \"1976\"}\n"
+            )
             // Editions given first: the authors dump is imported before them all the same.
             let order = CatalogueImporter.importOrder([editions, works, authors])
             #expect(order.first == authors)
@@ -162,8 +186,11 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
             #expect(reports.map(\.format) == ["openlibrary-authors", "openlibrary-editions", "openlibrary-works"])
             #expect(reports[0].imported == 1 && reports[0].skipped == 1)
             #expect(reports[1].imported == 2 && reports[1].skipped == 3)
-            #expect(reports[1].skipReasons == ["line 2: not 5 tab-separated fields", "line 3: the record is not a JSON object",
-                                                "line 5: no title"])
+            #expect(
+                reports[1].skipReasons == [
+                    "line 2: not 5 tab-separated fields", "line 3: the record is not a JSON object",
+                    "line 5: no title",
+                ])
             #expect(reports[2].imported == 1)
             let dune = try #require(try fixture.record(isbn: "0441172717"))
             #expect(dune.author == "Frank Herbert" && dune.year == 1990)
@@ -177,15 +204,20 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("Importing the same files again adds nothing; a later export with the ISBN completes the entry")
     func reimportAddsNothing() async throws {
         try await withFixture { fixture in
-            let plain = try fixture.file("a.csv", "title,author\nDune,Frank Herbert\nEmma,Jane Austen\nEmma,Jane Austen\n")
+            let plain = try fixture.file(
+                "a.csv", "title,author\nDune,Frank Herbert\nEmma,Jane Austen\nEmma,Jane Austen\n")
             let first = try fixture.importer.importFile(plain)
             #expect(first.imported == 2 && first.duplicates == 1)
             let again = try fixture.importer.importFile(plain)
             #expect(again.imported == 0 && again.duplicates == 3)
-            let withISBN = try fixture.file("b.csv", "title,author,isbn\nDune,\"Herbert, Frank\",0441172717\n"
-                + "Dune,\"Herbert, Frank\",9780441104024\n")
+            let withISBN = try fixture.file(
+                "b.csv",
+                "title,author,isbn\nDune,\"Herbert, Frank\",0441172717\n"
+                    + "Dune,\"Herbert, Frank\",9780441104024\n")
             let completed = try fixture.importer.importFile(withISBN)
-            #expect(completed.imported == 1 && completed.duplicates == 1, "the first fills in the ISBN, the second is another edition")
+            #expect(
+                completed.imported == 1 && completed.duplicates == 1,
+                "the first fills in the ISBN, the second is another edition")
             #expect(try fixture.record(isbn: "0441172717")?.key == (try fixture.search("dune").map(\.key).min()))
             let stats = try fixture.store.catalogue.stats()
             #expect(stats.entries == 3 && stats.withISBN == 2)

@@ -18,14 +18,19 @@ import Testing
 
     @Test("Candidates come from any word of the spine: title, author or call number, accents and case ignored")
     func candidatesFromAnyWord() async throws {
-        let rows = [CatalogueRow(title: "Las Pseudociencias : ¡vaya timo!", author: "Bunge, Mario", tag: "001 Bun"),
-                    CatalogueRow(title: "Dune", author: "Frank Herbert", isbn: ISBN("0441172717")),
-                    CatalogueRow(title: "Emma", author: "Jane Austen")]
+        let rows = [
+            CatalogueRow(title: "Las Pseudociencias : ¡vaya timo!", author: "Bunge, Mario", tag: "001 Bun"),
+            CatalogueRow(title: "Dune", author: "Frank Herbert", isbn: ISBN("0441172717")),
+            CatalogueRow(title: "Emma", author: "Jane Austen"),
+        ]
         try await withCatalogue(rows) { source in
             #expect(source.name == "catalogue")
-            #expect(try await source.candidates(for: SpineQuery(text: "PSEUDOCIENCIAS"), limit: 5).first?.author == "Bunge, Mario")
+            #expect(
+                try await source.candidates(for: SpineQuery(text: "PSEUDOCIENCIAS"), limit: 5).first?.author
+                    == "Bunge, Mario")
             #expect(try await source.candidates(for: SpineQuery(text: "bünge"), limit: 5).first?.tag == "001 Bun")
-            let byAuthor = try await source.candidates(for: SpineQuery(title: "Something else", author: "Austen"), limit: 5)
+            let byAuthor = try await source.candidates(
+                for: SpineQuery(title: "Something else", author: "Austen"), limit: 5)
             #expect(byAuthor.map(\.title) == ["Emma"])
             #expect(try await source.candidates(for: SpineQuery(text: "zzz \"OR\" NEAR( *"), limit: 5).isEmpty)
             let dune = try #require(try await source.candidates(for: SpineQuery(text: "dune"), limit: 5).first)
@@ -35,8 +40,10 @@ import Testing
 
     @Test("An ISBN names its record, which comes first among the candidates of a spine carrying it")
     func isbnLookup() async throws {
-        let rows = [CatalogueRow(title: "Dune", author: "Frank Herbert", isbn: ISBN("0441172717")),
-                    CatalogueRow(title: "Dune Messiah", author: "Frank Herbert")]
+        let rows = [
+            CatalogueRow(title: "Dune", author: "Frank Herbert", isbn: ISBN("0441172717")),
+            CatalogueRow(title: "Dune Messiah", author: "Frank Herbert"),
+        ]
         try await withCatalogue(rows) { source in
             #expect(try await source.record(isbn: ISBN("9780441172719")!)?.title == "Dune")
             #expect(try await source.record(isbn: ISBN("9780060853983")!) == nil)
@@ -48,7 +55,8 @@ import Testing
 
     @Test("A word in most entries is not searched for, unless the spine shows nothing else")
     func commonWordsLeftOut() async throws {
-        let rows = (1...120).map { CatalogueRow(title: "Historia \($0)", author: "Autor\($0)") }
+        let rows =
+            (1...120).map { CatalogueRow(title: "Historia \($0)", author: "Autor\($0)") }
             + [CatalogueRow(title: "Historia de Roma", author: "Beard, Mary")]
         try await withCatalogue(rows) { source in
             #expect(source.ftsQuery("HISTORIA ROMA") == "\"roma\"")

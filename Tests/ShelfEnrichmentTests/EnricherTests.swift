@@ -32,15 +32,18 @@ final class ListSource: BookSource, @unchecked Sendable {
     }
 }
 
-private let duneRecord = CatalogueRecord(source: "catalogue", key: "catalogue:1", title: "Dune", author: "Herbert, Frank",
-                                         isbn13: "9780441172719", isbn10: "0441172717", year: 1965)
-private let emmaRecord = CatalogueRecord(source: "catalogue", key: "catalogue:2", title: "Emma", author: "Austen, Jane",
-                                         isbn13: "9780141439587", isbn10: "0141439580", year: 1815)
+private let duneRecord = CatalogueRecord(
+    source: "catalogue", key: "catalogue:1", title: "Dune", author: "Herbert, Frank",
+    isbn13: "9780441172719", isbn10: "0441172717", year: 1965)
+private let emmaRecord = CatalogueRecord(
+    source: "catalogue", key: "catalogue:2", title: "Emma", author: "Austen, Jane",
+    isbn13: "9780141439587", isbn10: "0141439580", year: 1815)
 
 private func read(_ title: String, _ author: String?, isbn: String? = nil, confidence: Double = 0.9) -> Book {
     let checked = isbn.flatMap(ISBN.init)
-    return Book(title: title, author: author, isbn13: checked?.isbn13, isbn10: checked?.isbn10, confidence: confidence,
-                box: nil, status: confidence >= 0.6 ? .verified : .needsReview, source: "gemini")
+    return Book(
+        title: title, author: author, isbn13: checked?.isbn13, isbn10: checked?.isbn10, confidence: confidence,
+        box: nil, status: confidence >= 0.6 ? .verified : .needsReview, source: "gemini")
 }
 
 @Suite struct EnricherTests {
@@ -56,31 +59,35 @@ private func read(_ title: String, _ author: String?, isbn: String? = nil, confi
         #expect(book.status == .verified)
         #expect(book.match?.key == "catalogue:1" && book.match?.source == "catalogue" && book.match?.year == 1965)
         #expect(book.isbn13 == "9780441172719" && book.isbn10 == "0441172717")
-        #expect(book.title == "Dune")                 // the display title stays as read
+        #expect(book.title == "Dune") // the display title stays as read
         #expect(book.candidates == nil && book.reviewReasons == nil)
     }
 
     @Test func aModelsISBNNamingAnotherBookIsReplacedAndNoted() async throws {
         let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
         // A valid checksum, but the catalogue says it is Emma.
-        let book = try #require(await enricher.enrich([read("Dune", "Frank Herbert", isbn: "9780141439587")]).books.first)
+        let book = try #require(
+            await enricher.enrich([read("Dune", "Frank Herbert", isbn: "9780141439587")]).books.first)
         #expect(book.isbn13 == "9780441172719")
         #expect(book.notes?.contains { $0.hasPrefix("isbn_replaced: 9780141439587 names «Emma»") } == true)
         #expect(book.status == .verified)
     }
 
     @Test func anISBNThatNamesTheBookReadIsKept() async throws {
-        let otherEdition = CatalogueRecord(source: "catalogue", key: "catalogue:3", title: "Dune", author: "Frank Herbert",
-                                           isbn13: "9780340960196", isbn10: "0340960191")
+        let otherEdition = CatalogueRecord(
+            source: "catalogue", key: "catalogue:3", title: "Dune", author: "Frank Herbert",
+            isbn13: "9780340960196", isbn10: "0340960191")
         let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, otherEdition])], reviewThreshold: 0.6)
-        let book = try #require(await enricher.enrich([read("Dune", "Frank Herbert", isbn: "9780340960196")]).books.first)
+        let book = try #require(
+            await enricher.enrich([read("Dune", "Frank Herbert", isbn: "9780340960196")]).books.first)
         #expect(book.isbn13 == "9780340960196")
         #expect(book.notes == nil)
     }
 
     @Test func aBookNoSourceKnowsGoesToReview() async throws {
         let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
-        let book = try #require(await enricher.enrich([read("The Left Hand of Darkness", "Ursula K. Le Guin")]).books.first)
+        let book = try #require(
+            await enricher.enrich([read("The Left Hand of Darkness", "Ursula K. Le Guin")]).books.first)
         #expect(book.status == .needsReview)
         #expect(book.match == nil)
         #expect(book.reviewReasons == ["no_match"] || book.reviewReasons == ["weak_match"])
@@ -96,12 +103,13 @@ private func read(_ title: String, _ author: String?, isbn: String? = nil, confi
 
     @Test func laterSourcesAreAskedOnlyAboutBooksStillUnmatched() async throws {
         let catalogue = ListSource("catalogue", [duneRecord])
-        let remoteEmma = CatalogueRecord(source: "openlibrary", key: "/works/OL66554W", title: "Emma", author: "Jane Austen")
+        let remoteEmma = CatalogueRecord(
+            source: "openlibrary", key: "/works/OL66554W", title: "Emma", author: "Jane Austen")
         let openLibrary = ListSource("openlibrary", [remoteEmma])
         let enricher = Enricher(sources: [catalogue, openLibrary], reviewThreshold: 0.6)
         let books = await enricher.enrich([read("Dune", "Frank Herbert"), read("Emma", "Jane Austen")]).books
         #expect(books.map(\.match?.source) == ["catalogue", "openlibrary"])
-        #expect(openLibrary.askedCount == 1)          // only about Emma
+        #expect(openLibrary.askedCount == 1) // only about Emma
     }
 
     @Test func aSourceThatIsDownIsNotedAndTheNextOneIsAsked() async throws {
@@ -109,7 +117,7 @@ private func read(_ title: String, _ author: String?, isbn: String? = nil, confi
         let enricher = Enricher(sources: [down, ListSource("googlebooks", [duneRecord])], reviewThreshold: 0.6)
         let outcome = await enricher.enrich([read("Dune", "Frank Herbert"), read("Dune Messiah", "Frank Herbert")])
         #expect(outcome.notes == ["enrichment_unavailable: openlibrary: unavailable: connection refused"])
-        #expect(down.askedCount == 1)                 // not asked again for the second book
+        #expect(down.askedCount == 1) // not asked again for the second book
         #expect(outcome.books[0].status == .verified)
     }
 
@@ -130,8 +138,9 @@ private func read(_ title: String, _ author: String?, isbn: String? = nil, confi
 
 /// A spine's text as the offline OCR gives it: everything read, in reading order, as the title.
 private func spine(_ text: String, confidence: Double = 0.8) -> Book {
-    var book = Book(title: text, author: nil, isbn13: nil, isbn10: nil, confidence: confidence, box: nil,
-                    status: confidence >= 0.6 ? .verified : .needsReview, source: "ocr")
+    var book = Book(
+        title: text, author: nil, isbn13: nil, isbn10: nil, confidence: confidence, box: nil,
+        status: confidence >= 0.6 ? .verified : .needsReview, source: "ocr")
     book.form = .spineText
     return book
 }
@@ -163,13 +172,15 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
         let enricher = Enricher(sources: [], reviewThreshold: 0.6)
         // As the matcher ranks "HERBERT PENGUIN": the author's book, and a record sharing one stray word.
         let ranked = [MatchCandidate(record: duneRecord, score: 0.22), MatchCandidate(record: emmaRecord, score: 0.03)]
-        let book = enricher.decide(spine("HERBERT PENGUIN", confidence: 0.9), query: SpineQuery(text: "HERBERT PENGUIN"),
-                                   result: MatchResult(best: nil, candidates: ranked, decision: .none), isbnRecord: nil)
+        let book = enricher.decide(
+            spine("HERBERT PENGUIN", confidence: 0.9), query: SpineQuery(text: "HERBERT PENGUIN"),
+            result: MatchResult(best: nil, candidates: ranked, decision: .none), isbnRecord: nil)
         #expect(book.status == .needsReview)
         #expect(book.candidates?.map(\.record.key) == [duneRecord.key])
         // Nothing worth offering: no candidates at all, so the item says it matched nothing.
-        let stray = enricher.decide(spine("PENGUIN", confidence: 0.9), query: SpineQuery(text: "PENGUIN"),
-                                    result: MatchResult(best: nil, candidates: Array(ranked.suffix(1)), decision: .none), isbnRecord: nil)
+        let stray = enricher.decide(
+            spine("PENGUIN", confidence: 0.9), query: SpineQuery(text: "PENGUIN"),
+            result: MatchResult(best: nil, candidates: Array(ranked.suffix(1)), decision: .none), isbnRecord: nil)
         #expect(stray.candidates == nil && stray.reviewReasons?.contains("no_match") == true)
     }
 

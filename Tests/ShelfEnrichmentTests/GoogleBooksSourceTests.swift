@@ -19,8 +19,12 @@ struct GoogleBooksSourceTests {
             #expect(request.target.contains("q=intitle:dune+inauthor:herbert"))
             #expect(request.query["key"] == GoogleBooksEmulator.defaultKey && request.query["maxResults"] == "5")
             #expect(request.header("user-agent")?.hasPrefix("shelfd/") == true)
-            #expect(records == [CatalogueRecord(source: "googlebooks", key: "B1hSG45JCX4C", title: "Dune", author: "Frank Herbert",
-                                                isbn13: "9780441172719", isbn10: "0441172717", year: 1990)])
+            #expect(
+                records == [
+                    CatalogueRecord(
+                        source: "googlebooks", key: "B1hSG45JCX4C", title: "Dune", author: "Frank Herbert",
+                        isbn13: "9780441172719", isbn10: "0441172717", year: 1990)
+                ])
         }
     }
 
@@ -28,10 +32,13 @@ struct GoogleBooksSourceTests {
     func recordMapping() async throws {
         try await withGoogleBooksEmulator { emulator in
             let source = googleBooks(emulator)
-            let hobbit = try await source.candidates(for: SpineQuery(title: "The Hobbit", author: "J. R. R. Tolkien"), limit: 3)
+            let hobbit = try await source.candidates(
+                for: SpineQuery(title: "The Hobbit", author: "J. R. R. Tolkien"), limit: 3)
             #expect(hobbit.map(\.title) == ["The Hobbit: Or, There and Back Again"] && hobbit.first?.year == 2012)
             let omens = try await source.candidates(for: SpineQuery(text: "good omens"), limit: 50)
-            #expect(emulator.requests.last?.query["q"] == "good omens" && emulator.requests.last?.query["maxResults"] == "40")
+            #expect(
+                emulator.requests.last?.query["q"] == "good omens"
+                    && emulator.requests.last?.query["maxResults"] == "40")
             let record = try #require(omens.first)
             #expect(record.author == "Terry Pratchett & Neil Gaiman" && record.isbn13 == nil && record.isbn10 == nil)
         }
@@ -58,8 +65,9 @@ struct GoogleBooksSourceTests {
         }
     }
 
-    @Test("A spent daily quota pauses the source until midnight Pacific time",
-          arguments: [GoogleBooksEmulator.Reply.dailyQuotaExceeded, .dailyLimitExceeded403])
+    @Test(
+        "A spent daily quota pauses the source until midnight Pacific time",
+        arguments: [GoogleBooksEmulator.Reply.dailyQuotaExceeded, .dailyLimitExceeded403])
     func dailyQuota(reply: GoogleBooksEmulator.Reply) async throws {
         try await withGoogleBooksEmulator(.init(replies: [reply])) { emulator in
             let clock = TestClock()
@@ -81,7 +89,8 @@ struct GoogleBooksSourceTests {
         try await withGoogleBooksEmulator(.init(replies: [.rateLimited(retryAfter: 30)])) { emulator in
             let clock = TestClock()
             let source = googleBooks(emulator, clock: clock)
-            #expect(await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
+            #expect(
+                await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
                     == .rateLimited(until: clock.now.addingTimeInterval(30)))
         }
     }
@@ -92,7 +101,9 @@ struct GoogleBooksSourceTests {
             let clock = TestClock()
             let source = googleBooks(emulator, key: "AIzaSy-wrong-SECRET", clock: clock)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            guard case .refused(let message) = await lookupFailure(search) else { Issue.record("expected refused"); return }
+            guard case .refused(let message) = await lookupFailure(search) else {
+                Issue.record("expected refused"); return
+            }
             #expect(message.contains("GOOGLE_BOOKS_API_KEY") && !message.contains("SECRET"))
             clock.advance(7 * 86_400)
             guard case .refused = await lookupFailure(search) else { Issue.record("expected refused"); return }
@@ -104,9 +115,11 @@ struct GoogleBooksSourceTests {
     func accessNotConfigured() async throws {
         try await withGoogleBooksEmulator(.init(then: .accessNotConfigured)) { emulator in
             let source = googleBooks(emulator)
-            guard case .refused(let message) = await lookupFailure({ () async throws(LookupError) in
-                try await source.candidates(for: dune, limit: 5)
-            }) else { Issue.record("expected refused"); return }
+            guard
+                case .refused(let message) = await lookupFailure({ () async throws(LookupError) in
+                    try await source.candidates(for: dune, limit: 5)
+                })
+            else { Issue.record("expected refused"); return }
             #expect(message.contains("Enable the Books API"))
         }
     }
@@ -115,25 +128,32 @@ struct GoogleBooksSourceTests {
     func serverFailure() async throws {
         try await withGoogleBooksEmulator(.init(replies: [.serverError(503)])) { emulator in
             let source = googleBooks(emulator)
-            guard case .unavailable = await lookupFailure({ () async throws(LookupError) in
-                try await source.candidates(for: dune, limit: 5)
-            }) else { Issue.record("expected unavailable"); return }
+            guard
+                case .unavailable = await lookupFailure({ () async throws(LookupError) in
+                    try await source.candidates(for: dune, limit: 5)
+                })
+            else { Issue.record("expected unavailable"); return }
             #expect(source.health.state == .unavailable)
         }
     }
 
     @Test("The key never reaches a log line, an error or the health report")
     func keyStaysSecret() async throws {
-        try await withGoogleBooksEmulator(.init(apiKey: "AIzaSy-good-SECRET", replies: [.normal, .dailyQuotaExceeded])) { emulator in
+        try await withGoogleBooksEmulator(.init(apiKey: "AIzaSy-good-SECRET", replies: [.normal, .dailyQuotaExceeded]))
+        { emulator in
             let (logger, logs) = capturingLogger()
             let source = googleBooks(emulator, key: "AIzaSy-good-SECRET", logger: logger)
             _ = try await source.candidates(for: dune, limit: 5)
             let isbn = try #require(ISBN("0441172717"))
             let error = await lookupFailure { () async throws(LookupError) in try await source.record(isbn: isbn) }
             let bad = googleBooks(emulator, key: "AIzaSy-bad-SECRET", logger: logger)
-            let refused = await lookupFailure { () async throws(LookupError) in try await bad.candidates(for: dune, limit: 5) }
+            let refused = await lookupFailure { () async throws(LookupError) in
+                try await bad.candidates(for: dune, limit: 5)
+            }
             #expect(emulator.requests.count == 3 && logs.entries.count >= 3)
-            let written = logs.entries.map { "\($0.message) \($0.metadata)" } + [error, refused].map { "\(String(describing: $0))" }
+            let written =
+                logs.entries.map { "\($0.message) \($0.metadata)" }
+                + [error, refused].map { "\(String(describing: $0))" }
                 + [source.health, bad.health].map { "\($0)" }
             #expect(!written.contains { $0.contains("SECRET") })
         }

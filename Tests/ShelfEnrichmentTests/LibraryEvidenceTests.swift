@@ -8,15 +8,20 @@ import Testing
 @Suite struct LibraryEvidenceTests {
     let evidence = LibraryEvidence(matcher: SpineMatcher())
 
-    static let herbert = LibraryWork(key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: "9780441172719",
-                                     isbn10: "0441172717", match: nil, shelves: ["living"], lastShelf: "living")
-    static let anderson = LibraryWork(key: "openlibrary:/works/OL1W", title: "Dune", author: "Poul Anderson", isbn13: nil,
-                                      isbn10: nil, match: BookMatch(source: "openlibrary", key: "/works/OL1W", score: 0.9, year: 1990),
-                                      shelves: ["study"], lastShelf: "study")
+    static let herbert = LibraryWork(
+        key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: "9780441172719",
+        isbn10: "0441172717", match: nil, shelves: ["living"], lastShelf: "living")
+    static let anderson = LibraryWork(
+        key: "openlibrary:/works/OL1W", title: "Dune", author: "Poul Anderson", isbn13: nil,
+        isbn10: nil, match: BookMatch(source: "openlibrary", key: "/works/OL1W", score: 0.9, year: 1990),
+        shelves: ["study"], lastShelf: "study")
 
-    func reading(_ title: String, _ author: String?, form: ReadingForm = .structured, candidates: [MatchCandidate]? = nil) -> Book {
-        var book = Book(title: title, author: author, isbn13: nil, isbn10: nil, confidence: 0.4, box: nil,
-                        status: .needsReview, source: "gemini")
+    func reading(
+        _ title: String, _ author: String?, form: ReadingForm = .structured, candidates: [MatchCandidate]? = nil
+    ) -> Book {
+        var book = Book(
+            title: title, author: author, isbn13: nil, isbn10: nil, confidence: 0.4, box: nil,
+            status: .needsReview, source: "gemini")
         book.form = form
         book.candidates = candidates
         book.reviewReasons = ["low_confidence"]
@@ -25,26 +30,37 @@ import Testing
 
     @Test("A title read alone, on the shelf where the one work of that title stands, is that work")
     func takenOnItsShelf() throws {
-        let book = try #require(evidence.apply(to: [reading("Dune", nil)], shelf: "living", works: ["dune": [Self.herbert]]).first)
+        let book = try #require(
+            evidence.apply(to: [reading("Dune", nil)], shelf: "living", works: ["dune": [Self.herbert]]).first)
         #expect(book.status == .verified && book.author == "Frank Herbert" && book.isbn13 == "9780441172719")
         #expect(book.candidates == nil && book.reviewReasons == nil && book.match == nil)
         #expect(book.notes == ["library_sighting: «Dune» (title:dune|herbert), seen on shelf living before"])
-        #expect(book.titleKey == Book(title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil, confidence: 1, box: nil,
-                                      status: .verified, source: "x").titleKey, "it joins the work by its title and author")
+        #expect(
+            book.titleKey
+                == Book(
+                    title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil, confidence: 1, box: nil,
+                    status: .verified, source: "x"
+                ).titleKey, "it joins the work by its title and author")
     }
 
     @Test("A matched work gives the reading its record, so the reading joins it by that record")
     func takenWithItsRecord() throws {
-        let book = try #require(evidence.apply(to: [reading("Dune", "Anderson")], shelf: "study", works: ["dune": [Self.anderson]]).first)
+        let book = try #require(
+            evidence.apply(to: [reading("Dune", "Anderson")], shelf: "study", works: ["dune": [Self.anderson]]).first)
         #expect(book.status == .verified && book.matchKey == "openlibrary:/works/OL1W")
     }
 
     @Test("On another shelf the work is offered first, labelled with its shelf, and nothing is taken")
     func offeredElsewhere() throws {
-        let other = MatchCandidate(record: CatalogueRecord(source: "catalogue", key: "catalogue:9", title: "Dune Messiah",
-                                                           author: "Frank Herbert"), score: 0.5)
-        let book = try #require(evidence.apply(to: [reading("Dune", nil, candidates: [other])], shelf: "study",
-                                               works: ["dune": [Self.herbert]]).first)
+        let other = MatchCandidate(
+            record: CatalogueRecord(
+                source: "catalogue", key: "catalogue:9", title: "Dune Messiah",
+                author: "Frank Herbert"), score: 0.5)
+        let book = try #require(
+            evidence.apply(
+                to: [reading("Dune", nil, candidates: [other])], shelf: "study",
+                works: ["dune": [Self.herbert]]
+            ).first)
         #expect(book.status == .needsReview)
         #expect(book.candidates?.map(\.record.title) == ["Dune", "Dune Messiah"])
         let first = try #require(book.candidates?.first)
@@ -55,8 +71,11 @@ import Testing
 
     @Test("Two works share the title: both are offered, the one on this shelf first, and neither is taken")
     func twoWorksOfOneTitle() throws {
-        let book = try #require(evidence.apply(to: [reading("Dune", nil)], shelf: "study",
-                                               works: ["dune": [Self.herbert, Self.anderson]]).first)
+        let book = try #require(
+            evidence.apply(
+                to: [reading("Dune", nil)], shelf: "study",
+                works: ["dune": [Self.herbert, Self.anderson]]
+            ).first)
         #expect(book.status == .needsReview)
         #expect(book.candidates?.map { $0.record.author } == ["Poul Anderson", "Frank Herbert"])
     }
@@ -64,31 +83,42 @@ import Testing
     @Test("Another surname is another book; a source's other work of that title, or a spine's raw text, is not taken")
     func notTaken() throws {
         let works = ["dune": [Self.herbert]]
-        let byOther = try #require(evidence.apply(to: [reading("Dune", "Anderson")], shelf: "living", works: works).first)
+        let byOther = try #require(
+            evidence.apply(to: [reading("Dune", "Anderson")], shelf: "living", works: works).first)
         #expect(byOther == reading("Dune", "Anderson"), "nothing offered, nothing taken")
 
-        let rival = MatchCandidate(record: CatalogueRecord(source: "catalogue", key: "catalogue:3", title: "Dune",
-                                                           author: "Poul Anderson"), score: 0.7)
-        let contested = try #require(evidence.apply(to: [reading("Dune", nil, candidates: [rival])], shelf: "living", works: works).first)
+        let rival = MatchCandidate(
+            record: CatalogueRecord(
+                source: "catalogue", key: "catalogue:3", title: "Dune",
+                author: "Poul Anderson"), score: 0.7)
+        let contested = try #require(
+            evidence.apply(to: [reading("Dune", nil, candidates: [rival])], shelf: "living", works: works).first)
         #expect(contested.status == .needsReview && contested.candidates?.count == 2)
 
-        let spine = try #require(evidence.apply(to: [reading("Dune", nil, form: .spineText)], shelf: "living", works: works).first)
+        let spine = try #require(
+            evidence.apply(to: [reading("Dune", nil, form: .spineText)], shelf: "living", works: works).first)
         #expect(spine.status == .needsReview && spine.candidates?.first?.libraryShelf == "living")
 
         // A photo at the top of incoming/ has no shelf: a work seen there too is offered, not taken.
-        let topWork = LibraryWork(key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil,
-                                  match: nil, shelves: [""], lastShelf: "")
+        let topWork = LibraryWork(
+            key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil,
+            match: nil, shelves: [""], lastShelf: "")
         let top = try #require(evidence.apply(to: [reading("Dune", nil)], shelf: nil, works: ["dune": [topWork]]).first)
         #expect(top.status == .needsReview && top.candidates?.first?.libraryLabel == "in your library")
     }
 
-    @Test("A spine's text read as the record of the work on this shelf, clearly ahead, is that work; elsewhere, or close behind another record, it is offered")
+    @Test(
+        "A spine's text read as the record of the work on this shelf, clearly ahead, is that work; elsewhere, or close behind another record, it is offered"
+    )
     func spineReadAsTheWorksRecord() throws {
         let record = CatalogueRecord(source: "openlibrary", key: "/works/OL1W", title: "Dune", author: "Poul Anderson")
         let rival = CatalogueRecord(source: "catalogue", key: "catalogue:7", title: "Dune Road", author: "Ann Other")
         func spine(runnerUp: Double) -> Book {
-            var book = reading("Dune", "Poul Anderson", form: .spineText,
-                               candidates: [MatchCandidate(record: record, score: 0.45), MatchCandidate(record: rival, score: runnerUp)])
+            var book = reading(
+                "Dune", "Poul Anderson", form: .spineText,
+                candidates: [
+                    MatchCandidate(record: record, score: 0.45), MatchCandidate(record: rival, score: runnerUp),
+                ])
             book.match = BookMatch(source: "openlibrary", key: "/works/OL1W", score: 0.45, year: nil)
             book.reviewReasons = ["low_confidence", "weak_match"]
             return book

@@ -13,12 +13,20 @@ struct OpenLibrarySourceTests {
             let records = try await openLibrary(emulator).candidates(for: dune, limit: 5)
             let request = try #require(emulator.requests.first)
             #expect(request.path == "/search.json")
-            #expect(request.query["title"] == "dune" && request.query["author"] == "herbert" && request.query["q"] == nil)
+            #expect(
+                request.query["title"] == "dune" && request.query["author"] == "herbert" && request.query["q"] == nil)
             #expect(request.query["limit"] == "5")
-            #expect(Set((request.query["fields"] ?? "").split(separator: ",")).isSuperset(of: ["key", "title", "author_name", "isbn", "first_publish_year"]))
+            #expect(
+                Set((request.query["fields"] ?? "").split(separator: ",")).isSuperset(of: [
+                    "key", "title", "author_name", "isbn", "first_publish_year",
+                ]))
             #expect(request.header("user-agent") == "shelfd/\(ShelfdVersion.current) (\(testContact))")
-            #expect(records == [CatalogueRecord(source: "openlibrary", key: "/works/OL893415W", title: "Dune", author: "Frank Herbert",
-                                                isbn13: "9780441172719", isbn10: "0441172717", year: 1965)])
+            #expect(
+                records == [
+                    CatalogueRecord(
+                        source: "openlibrary", key: "/works/OL893415W", title: "Dune", author: "Frank Herbert",
+                        isbn13: "9780441172719", isbn10: "0441172717", year: 1965)
+                ])
         }
     }
 
@@ -56,9 +64,15 @@ struct OpenLibrarySourceTests {
             let isbn = try #require(ISBN("0441172717"))
             let found = try await openLibrary(emulator).record(isbn: isbn)
             let record = try #require(found)
-            #expect(emulator.requests.map(\.path) == ["/isbn/9780441172719.json", "/books/OL7353617M.json", "/authors/OL79034A.json"])
-            #expect(record == CatalogueRecord(source: "openlibrary", key: "/works/OL893415W", title: "Dune", author: "Frank Herbert",
-                                              isbn13: "9780441172719", isbn10: "0441172717", year: 1990))
+            #expect(
+                emulator.requests.map(\.path) == [
+                    "/isbn/9780441172719.json", "/books/OL7353617M.json", "/authors/OL79034A.json",
+                ])
+            #expect(
+                record
+                    == CatalogueRecord(
+                        source: "openlibrary", key: "/works/OL893415W", title: "Dune", author: "Frank Herbert",
+                        isbn13: "9780441172719", isbn10: "0441172717", year: 1990))
         }
     }
 
@@ -66,8 +80,11 @@ struct OpenLibrarySourceTests {
     func authorFromTheWork() async throws {
         try await withOpenLibraryEmulator { emulator in
             let record = try await openLibrary(emulator).record(isbn: #require(ISBN("9780618640157")))
-            #expect(emulator.requests.map(\.path) == ["/isbn/9780618640157.json", "/books/OL26331930M.json",
-                                                      "/works/OL27448W.json", "/authors/OL26320A.json"])
+            #expect(
+                emulator.requests.map(\.path) == [
+                    "/isbn/9780618640157.json", "/books/OL26331930M.json",
+                    "/works/OL27448W.json", "/authors/OL26320A.json",
+                ])
             #expect(record?.author == "J.R.R. Tolkien" && record?.key == "/works/OL27448W" && record?.year == 2005)
         }
     }
@@ -90,10 +107,12 @@ struct OpenLibrarySourceTests {
             let clock = TestClock()
             let source = openLibrary(emulator, clock: clock)
             let until = clock.now.addingTimeInterval(120)
-            #expect(await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
+            #expect(
+                await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
                     == .rateLimited(until: until))
             let isbn = try #require(ISBN("0441172717"))
-            #expect(await lookupFailure { () async throws(LookupError) in try await source.record(isbn: isbn) }
+            #expect(
+                await lookupFailure { () async throws(LookupError) in try await source.record(isbn: isbn) }
                     == .rateLimited(until: until))
             #expect(emulator.requests.count == 1, "a rate-limited source is not asked again before its time")
             #expect(source.health.state == .rateLimited && source.health.until == until)
@@ -107,7 +126,9 @@ struct OpenLibrarySourceTests {
 
     @Test("A 429 without Retry-After waits a minute, then twice as long when it comes again")
     func rateLimitBacksOff() async throws {
-        try await withOpenLibraryEmulator(.init(replies: [.rateLimited(retryAfter: nil), .rateLimited(retryAfter: nil)])) { emulator in
+        try await withOpenLibraryEmulator(
+            .init(replies: [.rateLimited(retryAfter: nil), .rateLimited(retryAfter: nil)])
+        ) { emulator in
             let clock = TestClock()
             let source = openLibrary(emulator, clock: clock)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
@@ -118,8 +139,9 @@ struct OpenLibrarySourceTests {
         }
     }
 
-    @Test("A failing server makes the source unavailable for a short pause, then it is asked again",
-          arguments: [OpenLibraryEmulator.Reply.serverError(503), .serverError(500), .garbage])
+    @Test(
+        "A failing server makes the source unavailable for a short pause, then it is asked again",
+        arguments: [OpenLibraryEmulator.Reply.serverError(503), .serverError(500), .garbage])
     func serverFailure(reply: OpenLibraryEmulator.Reply) async throws {
         try await withOpenLibraryEmulator(.init(replies: [reply])) { emulator in
             let clock = TestClock()
@@ -137,11 +159,13 @@ struct OpenLibrarySourceTests {
     @Test("A source that cannot be reached is unavailable")
     func unreachable() async throws {
         let emulator = try OpenLibraryEmulator.start()
-        emulator.stop()                                     // the port is closed: connection refused
+        emulator.stop() // the port is closed: connection refused
         let error = await lookupFailure { () async throws(LookupError) in
             try await openLibrary(emulator).candidates(for: dune, limit: 5)
         }
-        guard case .unavailable = error else { Issue.record("expected unavailable, got \(String(describing: error))"); return }
+        guard case .unavailable = error else {
+            Issue.record("expected unavailable, got \(String(describing: error))"); return
+        }
     }
 
     @Test("Refused for having no contact: says to set one, and is not asked again however long it waits")
@@ -150,7 +174,9 @@ struct OpenLibrarySourceTests {
             let clock = TestClock()
             let source = openLibrary(emulator, contact: "", clock: clock)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            guard case .refused(let message) = await lookupFailure(search) else { Issue.record("expected refused"); return }
+            guard case .refused(let message) = await lookupFailure(search) else {
+                Issue.record("expected refused"); return
+            }
             #expect(message.contains("[enrich] contact"))
             #expect(emulator.requests.first?.header("user-agent") == "shelfd/\(ShelfdVersion.current)")
             clock.advance(30 * 86_400)

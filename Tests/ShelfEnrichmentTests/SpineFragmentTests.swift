@@ -11,12 +11,15 @@ struct SpineFragmentTests {
         var result: MatchResult
     }
 
-    func reading(_ text: String, x: ClosedRange<Double>, title: String, author: String,
-                 _ decision: MatchDecision) -> Reading {
+    func reading(
+        _ text: String, x: ClosedRange<Double>, title: String, author: String,
+        _ decision: MatchDecision
+    ) -> Reading {
         let record = CatalogueRecord(source: "catalogue", key: "catalogue:\(title)", title: title, author: author)
         let best = MatchCandidate(record: record, score: decision == .accepted ? 0.8 : 0.5)
-        var book = Book(title: text, author: nil, isbn13: nil, isbn10: nil, confidence: 0.9,
-                        box: Box(x1: x.lowerBound, y1: 0.3, x2: x.upperBound, y2: 0.8), status: .verified, source: "ocr")
+        var book = Book(
+            title: text, author: nil, isbn13: nil, isbn10: nil, confidence: 0.9,
+            box: Box(x1: x.lowerBound, y1: 0.3, x2: x.upperBound, y2: 0.8), status: .verified, source: "ocr")
         book.form = .spineText
         return Reading(book: book, result: MatchResult(best: best, candidates: [best], decision: decision))
     }
@@ -36,8 +39,9 @@ struct SpineFragmentTests {
 
     @Test("An author's name on a spine of its own, or one showing its own title, stays a book")
     func separateSpines() {
-        let pride = reading("Pride and Prejudice Jane Austen", x: 0.06...0.08, title: "Pride and Prejudice",
-                            author: "Austen, Jane", .accepted)
+        let pride = reading(
+            "Pride and Prejudice Jane Austen", x: 0.06...0.08, title: "Pride and Prejudice",
+            author: "Austen, Jane", .accepted)
         let farAway = reading("Jane Austen", x: 0.14...0.15, title: "Emma", author: "Austen, Jane", .review)
         #expect(!isFragment(farAway, among: [pride, farAway]))
         let ownTitle = reading("Emma Austen", x: 0.085...0.10, title: "Emma", author: "Austen, Jane", .review)

@@ -26,16 +26,22 @@ let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 /// Spacing no test notices, so only the test about spacing waits for it.
 func unthrottled() -> RateLimiter { RateLimiter(requestsPerMinute: 600_000, burst: 1_000) }
 
-func openLibrary(_ emulator: OpenLibraryEmulator, contact: String = testContact, clock: TestClock = TestClock(),
-                 logger: Logger = quiet, limiter: RateLimiter? = unthrottled()) -> OpenLibrarySource {
-    OpenLibrarySource(baseURL: emulator.baseURL, contact: contact, http: HTTPClient(maxConcurrent: 4), logger: logger,
-                      limiter: limiter, now: clock.reading)
+func openLibrary(
+    _ emulator: OpenLibraryEmulator, contact: String = testContact, clock: TestClock = TestClock(),
+    logger: Logger = quiet, limiter: RateLimiter? = unthrottled()
+) -> OpenLibrarySource {
+    OpenLibrarySource(
+        baseURL: emulator.baseURL, contact: contact, http: HTTPClient(maxConcurrent: 4), logger: logger,
+        limiter: limiter, now: clock.reading)
 }
 
-func googleBooks(_ emulator: GoogleBooksEmulator, key: String? = GoogleBooksEmulator.defaultKey,
-                 clock: TestClock = TestClock(), logger: Logger = quiet) -> GoogleBooksSource {
-    GoogleBooksSource(baseURL: emulator.baseURL, apiKey: key.map(Secret.init), http: HTTPClient(maxConcurrent: 2),
-                      logger: logger, limiter: unthrottled(), now: clock.reading)
+func googleBooks(
+    _ emulator: GoogleBooksEmulator, key: String? = GoogleBooksEmulator.defaultKey,
+    clock: TestClock = TestClock(), logger: Logger = quiet
+) -> GoogleBooksSource {
+    GoogleBooksSource(
+        baseURL: emulator.baseURL, apiKey: key.map(Secret.init), http: HTTPClient(maxConcurrent: 2),
+        logger: logger, limiter: unthrottled(), now: clock.reading)
 }
 
 /// The LookupError a lookup threw; nil (and a recorded issue) if it answered.

@@ -4,8 +4,10 @@ import ShelfTesting
 import Testing
 
 /// Runs `body` against a loopback server answering with `handler`; always stops it.
-private func withServer<T>(_ handler: @escaping HTTPServer.Handler,
-                           _ body: (HTTPServer) async throws -> T) async throws -> T {
+private func withServer<T>(
+    _ handler: @escaping HTTPServer.Handler,
+    _ body: (HTTPServer) async throws -> T
+) async throws -> T {
     let server = HTTPServer(handler: handler)
     try server.start()
     defer { server.stop() }
@@ -18,8 +20,10 @@ struct HTTPClientTests {
     func getRoundTrip() async throws {
         try await withServer({ _ in .init(status: 200, headers: [("X-Thing", "one")], text: "hello") }) { server in
             let client = HTTPClient(maxConcurrent: 1)
-            let response = try await client.send(HTTPRequest(url: server.baseURL + "/hi?x=1",
-                                                             headers: [("X-Request", "abc")]))
+            let response = try await client.send(
+                HTTPRequest(
+                    url: server.baseURL + "/hi?x=1",
+                    headers: [("X-Request", "abc")]))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "hello")
             #expect(response.header("X-Thing") == "one")
@@ -35,8 +39,10 @@ struct HTTPClientTests {
         let body = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try await withServer({ request in .init(status: 201, body: request.body) }) { server in
             let client = HTTPClient(maxConcurrent: 1)
-            let response = try await client.send(HTTPRequest(method: "POST", url: server.baseURL + "/echo",
-                headers: [("Content-Type", "application/octet-stream")], body: body))
+            let response = try await client.send(
+                HTTPRequest(
+                    method: "POST", url: server.baseURL + "/echo",
+                    headers: [("Content-Type", "application/octet-stream")], body: body))
             #expect(response.status == 201)
             #expect(response.body == body)
             let seen = try #require(server.requests.first)
@@ -60,7 +66,8 @@ struct HTTPClientTests {
         try await withServer({ _ in .init(text: "ok") }) { server in
             let client = HTTPClient(maxConcurrent: 1)
             for _ in 0..<20 {
-                let response = try await client.send(HTTPRequest(method: "POST", url: server.baseURL + "/", body: [1, 2, 3]))
+                let response = try await client.send(
+                    HTTPRequest(method: "POST", url: server.baseURL + "/", body: [1, 2, 3]))
                 #expect(response.status == 200)
             }
             #expect(server.requests.count == 20)
@@ -72,7 +79,8 @@ struct HTTPClientTests {
     func timeout() async throws {
         try await withServer({ _ in .init(text: "late", delay: .seconds(5)) }) { server in
             do {
-                _ = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: server.baseURL + "/", timeout: .milliseconds(300)))
+                _ = try await HTTPClient(maxConcurrent: 1).send(
+                    HTTPRequest(url: server.baseURL + "/", timeout: .milliseconds(300)))
                 Issue.record("expected a timeout")
             } catch let error as HTTPError {
                 #expect(error.kind == .timeout, "it gave up before the server's answer came")
@@ -84,7 +92,7 @@ struct HTTPClientTests {
     func connectionRefused() async throws {
         let server = HTTPServer { _ in .init() }
         let port = try server.start()
-        server.stop()                                          // the port is now closed
+        server.stop() // the port is now closed
         do {
             _ = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: "http://127.0.0.1:\(port)/"))
             Issue.record("expected a connect error")
@@ -100,7 +108,10 @@ struct HTTPClientTests {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for i in 0..<10 {
                     group.addTask {
-                        try await client.send(HTTPRequest(method: "POST", url: server.baseURL + "/\(i)", body: [UInt8](repeating: 7, count: 1000))).status
+                        try await client.send(
+                            HTTPRequest(
+                                method: "POST", url: server.baseURL + "/\(i)", body: [UInt8](repeating: 7, count: 1000))
+                        ).status
                     }
                 }
                 for try await status in group { #expect(status == 200) }
@@ -118,7 +129,8 @@ struct HTTPClientTests {
                 for i in 0..<200 {
                     group.addTask {
                         let body = Array("request \(i)".utf8)
-                        let response = try await client.send(HTTPRequest(method: "POST", url: server.baseURL + "/", body: body))
+                        let response = try await client.send(
+                            HTTPRequest(method: "POST", url: server.baseURL + "/", body: body))
                         #expect(response.body == body)
                     }
                 }
@@ -148,15 +160,21 @@ struct HTTPClientTests {
 
     @Test("A request cancelled while waiting for a lane never starts")
     func cancelWhileQueued() async throws {
-        try await withServer({ request in .init(text: "ok", delay: request.path == "/slow" ? .milliseconds(600) : .zero) }) { server in
+        let slowFirst: HTTPServer.Handler = { request in
+            .init(text: "ok", delay: request.path == "/slow" ? .milliseconds(600) : .zero)
+        }
+        try await withServer(slowFirst) { server in
             let client = HTTPClient(maxConcurrent: 1)
             let slow = Task { try await client.send(HTTPRequest(url: server.baseURL + "/slow")) }
             try await Task.sleep(for: .milliseconds(100))
             let waiting = Task { try await client.send(HTTPRequest(url: server.baseURL + "/queued")) }
             try await Task.sleep(for: .milliseconds(100))
             waiting.cancel()
-            if case .failure(let error as HTTPError) = await waiting.result { #expect(error.kind == .cancelled) }
-            else { Issue.record("expected cancellation") }
+            if case .failure(let error as HTTPError) = await waiting.result {
+                #expect(error.kind == .cancelled)
+            } else {
+                Issue.record("expected cancellation")
+            }
             #expect(try await slow.value.status == 200)
             #expect(!server.requests.contains { $0.path == "/queued" })
         }

@@ -61,12 +61,19 @@ final class HardcoverShelf: Sendable {
     func commit(photo sha: String, shelf: String? = nil, _ books: [Book]) throws {
         let now = time.now
         let relative = (shelf.map { "\($0)/" } ?? "") + "\(sha).jpg"
-        _ = try store.recordSighting(path: "/in/\(relative)", relativePath: relative, sha256: sha, size: 1,
-                                     mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+        _ = try store.recordSighting(
+            path: "/in/\(relative)", relativePath: relative, sha256: sha, size: 1,
+            mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
         let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-        try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/\(sha).json",
-                                                                 review: books.contains { $0.status == .needsReview }))],
-                         shelfOf: { _ in shelf }, now: now)
+        try store.finish(
+            [
+                JobOutcome(
+                    job: job,
+                    result: .finished(
+                        books: books, resultPath: "/r/\(sha).json",
+                        review: books.contains { $0.status == .needsReview }))
+            ],
+            shelfOf: { _ in shelf }, now: now)
     }
 }
 
@@ -85,8 +92,9 @@ func isbn13(_ number: Int) -> String {
 }
 
 func verified(_ title: String, by author: String, isbn: String?) -> Book {
-    Book(title: title, author: author, isbn13: isbn, isbn10: nil, confidence: 0.95,
-         box: Box(x1: 0.1, y1: 0.1, x2: 0.15, y2: 0.9), status: .verified, source: "gemini")
+    Book(
+        title: title, author: author, isbn13: isbn, isbn10: nil, confidence: 0.95,
+        box: Box(x1: 0.1, y1: 0.1, x2: 0.15, y2: 0.9), status: .verified, source: "gemini")
 }
 
 /// Thirty works, each with an edition Hardcover knows (edition 100 + n of book 500 + n).
@@ -94,16 +102,23 @@ let thirty = (1...30).map { n in (title: "Book Number \(n)", author: "Author \(n
 let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, bookID: 500 + n, isbn13: isbn13(n)) }
 
 @Suite struct HardcoverPushOnTheClockTests {
-    @Test("A push of 30 works adds each as owned with the export's status, keeps a book the person had, lists what Hardcover does not know, within 60 requests a minute")
+    @Test(
+        "A push of 30 works adds each as owned with the export's status, keeps a book the person had, lists what Hardcover does not know, within 60 requests a minute"
+    )
     func pushOfThirtyWorks() async throws {
         let shelf = try HardcoverShelf(editions: thirtyEditions)
         for (index, book) in thirty.enumerated() {
             try shelf.commit(photo: "p\(index)", [verified(book.title, by: book.author, isbn: book.isbn)])
         }
-        try shelf.commit(photo: "q1", [verified("A Pamphlet", by: "Nobody", isbn: nil),
-                                      verified("Unknown Edition", by: "Someone", isbn: isbn13(999)),
-                                      Book(title: "Blurry Spine", author: nil, isbn13: isbn13(31), isbn10: nil, confidence: 0.3,
-                                           box: nil, status: .needsReview, source: "gemini")])
+        try shelf.commit(
+            photo: "q1",
+            [
+                verified("A Pamphlet", by: "Nobody", isbn: nil),
+                verified("Unknown Edition", by: "Someone", isbn: isbn13(999)),
+                Book(
+                    title: "Blurry Spine", author: nil, isbn13: isbn13(31), isbn10: nil, confidence: 0.3,
+                    box: nil, status: .needsReview, source: "gemini"),
+            ])
         // The person has book 3 already, read.
         shelf.emulator.add(userBook: 503, editionID: 103, statusID: 3)
 
@@ -122,7 +137,9 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         #expect(Set(books.map(\.bookID)) == Set(501...530))
         #expect(books.count == 30)
         #expect(books.first { $0.bookID == 503 }?.statusID == 3, "a book the person had keeps its status")
-        #expect(books.filter { $0.bookID != 503 }.allSatisfy { $0.statusID == 1 }, "[export] exclusive_shelf to-read is want to read")
+        #expect(
+            books.filter { $0.bookID != 503 }.allSatisfy { $0.statusID == 1 },
+            "[export] exclusive_shelf to-read is want to read")
         #expect(Set(shelf.emulator.listBooks(named: "Owned").map(\.editionID)) == Set((101...130).map { Optional($0) }))
         #expect(shelf.emulator.duplicateInserts == 0 && shelf.emulator.ownershipRemovals == 0)
         // 63 requests (who, editions, books had, Owned, 29 added, 30 owned): the 61st cannot start before a minute has
@@ -135,11 +152,17 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         let before = shelf.emulator.requests.count
         let again = try await shelf.onTheClock { try await desk.pushAll(dryRun: false) }
         #expect(again.added.isEmpty && again.there.isEmpty)
-        #expect(again.unknown.map(\.title) == ["Unknown Edition"], "an unknown edition is asked about again by the command")
-        #expect(shelf.emulator.requests.dropFirst(before).allSatisfy { !$0.field.hasPrefix("insert") && $0.field != "edition_owned" })
+        #expect(
+            again.unknown.map(\.title) == ["Unknown Edition"], "an unknown edition is asked about again by the command")
+        #expect(
+            shelf.emulator.requests.dropFirst(before).allSatisfy {
+                !$0.field.hasPrefix("insert") && $0.field != "edition_owned"
+            })
     }
 
-    @Test("A push cut in the middle, then a restart, adds nothing twice: not even a work Hardcover added whose record was lost")
+    @Test(
+        "A push cut in the middle, then a restart, adds nothing twice: not even a work Hardcover added whose record was lost"
+    )
     func restartAddsNothingTwice() async throws {
         let shelf = try HardcoverShelf(editions: thirtyEditions)
         for (index, book) in thirty.enumerated() {
@@ -156,7 +179,9 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         #expect(recorded.count >= 9 && recorded.count < 30)
         // The worst moment: Hardcover added these, the process died before it recorded them.
         try shelf.store.write { db in
-            try db.execute("DELETE FROM hardcover_push WHERE book_id IN (SELECT book_id FROM hardcover_push ORDER BY at DESC LIMIT 3)")
+            try db.execute(
+                "DELETE FROM hardcover_push WHERE book_id IN (SELECT book_id FROM hardcover_push ORDER BY at DESC LIMIT 3)"
+            )
         }
 
         let report = try await shelf.onTheClock { try await shelf.desk().pushAll(dryRun: false) }
@@ -184,7 +209,9 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         #expect(try shelf.store.hardcover.records().isEmpty)
     }
 
-    @Test("A 429 is waited out on the clock; a refused token pauses pushing with a problem in status, until a push succeeds")
+    @Test(
+        "A 429 is waited out on the clock; a refused token pauses pushing with a problem in status, until a push succeeds"
+    )
     func throttledAndRefusedToken() async throws {
         let shelf = try HardcoverShelf(editions: thirtyEditions)
         try shelf.commit(photo: "p1", [verified(thirty[0].title, by: thirty[0].author, isbn: thirty[0].isbn)])
@@ -203,7 +230,8 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         #expect(refused.stopped?.code == "hardcover_token")
         #expect(refused.stopped?.message.contains("HARDCOVER_TOKEN") == true)
         #expect(!desk.pusher.mayAsk(now: shelf.time.now), "the background push waits for a new token")
-        let status = try StatusReport.build(config: shelf.config, secrets: Secrets(), store: shelf.store, now: shelf.time.now)
+        let status = try StatusReport.build(
+            config: shelf.config, secrets: Secrets(), store: shelf.store, now: shelf.time.now)
         let problem = try #require(status.problems.first { $0.code == "hardcover_token" })
         #expect(problem.severity == "warning" && problem.message.contains("refused the token"))
         #expect(status.queue.pending == 0 && status.queue.dead == 0, "the photos' queue is not touched")
@@ -217,22 +245,29 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         shelf.emulator.set(expired: false)
         let resumed = try await shelf.onTheClock { try await shelf.desk().pushAll(dryRun: false) }
         #expect(resumed.stopped == nil && resumed.added.map(\.title) == [thirty[1].title])
-        let after = try StatusReport.build(config: shelf.config, secrets: Secrets(), store: shelf.store, now: shelf.time.now)
+        let after = try StatusReport.build(
+            config: shelf.config, secrets: Secrets(), store: shelf.store, now: shelf.time.now)
         #expect(!after.problems.contains { $0.code.hasPrefix("hardcover") })
     }
 
     @Test("Shelves as lists: each work goes on the list named after its shelf, made once, never twice")
     func shelvesAsLists() async throws {
         let shelf = try HardcoverShelf(editions: thirtyEditions, shelvesAsLists: true)
-        try shelf.commit(photo: "d1", shelf: "den", [verified(thirty[0].title, by: thirty[0].author, isbn: thirty[0].isbn),
-                                                     verified(thirty[1].title, by: thirty[1].author, isbn: thirty[1].isbn)])
-        try shelf.commit(photo: "h1", shelf: "hall", [verified(thirty[2].title, by: thirty[2].author, isbn: thirty[2].isbn)])
+        try shelf.commit(
+            photo: "d1", shelf: "den",
+            [
+                verified(thirty[0].title, by: thirty[0].author, isbn: thirty[0].isbn),
+                verified(thirty[1].title, by: thirty[1].author, isbn: thirty[1].isbn),
+            ])
+        try shelf.commit(
+            photo: "h1", shelf: "hall", [verified(thirty[2].title, by: thirty[2].author, isbn: thirty[2].isbn)])
         _ = try await shelf.onTheClock { try await shelf.desk().pushAll(dryRun: false) }
         #expect(shelf.emulator.listNames == ["Owned", "den", "hall"])
         #expect(Set(shelf.emulator.listBooks(named: "den").map(\.bookID)) == [501, 502])
         #expect(shelf.emulator.listBooks(named: "hall").map(\.bookID) == [503])
 
-        try shelf.commit(photo: "d2", shelf: "den", [verified(thirty[3].title, by: thirty[3].author, isbn: thirty[3].isbn)])
+        try shelf.commit(
+            photo: "d2", shelf: "den", [verified(thirty[3].title, by: thirty[3].author, isbn: thirty[3].isbn)])
         _ = try await shelf.onTheClock { try await shelf.desk().pushAll(dryRun: false) }
         #expect(shelf.emulator.listNames == ["Owned", "den", "hall"])
         #expect(Set(shelf.emulator.listBooks(named: "den").map(\.bookID)) == [501, 502, 504])

@@ -19,8 +19,8 @@ import Testing
     func headerSegments() {
         let jpeg = JPEGFactory.withOrientation(JPEGFactory.shelf(width: 64, height: 48), 6)
         let markers = JPEGMarkers.headerSegments(of: jpeg).map(\.marker)
-        #expect(markers.first == 0xE1)          // the EXIF segment, inserted after SOI
-        #expect(markers.contains(0xC0))         // SOF0
+        #expect(markers.first == 0xE1) // the EXIF segment, inserted after SOI
+        #expect(markers.contains(0xC0)) // SOF0
         #expect(!markers.contains(0xDA))
     }
 
@@ -28,7 +28,9 @@ import Testing
     func fuzz() {
         var random = SeededGenerator(seed: 3)
         for _ in 0..<1000 {
-            let noise = (0..<Int.random(in: 0..<300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let noise = (0..<Int.random(in: 0..<300, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
             for bytes in [noise, [0xFF, 0xD8] + noise, [0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02] + noise] {
                 _ = JPEGMarkers.reachesEndOfImage(bytes)
                 #expect(JPEGMarkers.headerSegments(of: bytes).allSatisfy { $0.payload.upperBound <= bytes.count })

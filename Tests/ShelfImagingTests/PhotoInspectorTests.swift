@@ -73,7 +73,8 @@ import Testing
 
     @Test("Refuses a HEIC that is only a file type box as unreadable, saying it is HEIC")
     func brokenHEIC() {
-        let fileType = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)    // brands heic, mif1
+        // brands heic, mif1
+        let fileType = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
         let heic = fileType + [UInt8](repeating: 0, count: 64)
         let error = expectPhotoError(.unreadableImage) { try PhotoInspector.inspect(heic) }
         #expect(error?.message.hasPrefix("truncated or corrupt HEIC/HEIF") == true)
@@ -123,7 +124,7 @@ import Testing
     /// (or beside one of its parents, for a git worktree). Nil when absent; the test is then skipped.
     static let realPhotoURL: URL? = {
         var directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()   // repository root
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() // repository root
         for _ in 0..<3 {
             directory = directory.deletingLastPathComponent()
             let photo = directory.appendingPathComponent("shared/data/library-dataset/one_shelf_example.jpg")
@@ -138,14 +139,16 @@ import Testing
         let info = try PhotoInspector.inspect(Array(try Data(contentsOf: url)))
         #expect(info.format == .jpeg)
         #expect(info.width == 4624 && info.height == 3468)
-        #expect(info.orientation == 1)           // its EXIF says 1 (top-left)
+        #expect(info.orientation == 1) // its EXIF says 1 (top-left)
     }
 }
 
 /// Runs `body`, expecting a `PhotoError` with `code` and disposition `.dead`; returns it for further checks.
 @discardableResult
-func expectPhotoError(_ code: PhotoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                      _ body: () throws -> PhotoInfo) -> PhotoError? {
+func expectPhotoError(
+    _ code: PhotoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> PhotoInfo
+) -> PhotoError? {
     do {
         let info = try body()
         Issue.record("expected \(code.rawValue), got \(info)", sourceLocation: sourceLocation)
@@ -159,4 +162,3 @@ func expectPhotoError(_ code: PhotoError.Code, sourceLocation: SourceLocation = 
         return nil
     }
 }
-

@@ -18,20 +18,24 @@ import Testing
 
     // MARK: Size and bytes
 
-    @Test("Sizes and bytes per preset on a detailed photo", arguments: [
-        ("gemini", ImagePreset.gemini, 3600, 2700),
-        ("cloudflare", ImagePreset.cloudflare, 2400, 1800),
-        ("openai", ImagePreset.openAICompatible, 2400, 1800),
-    ])
+    @Test(
+        "Sizes and bytes per preset on a detailed photo",
+        arguments: [
+            ("gemini", ImagePreset.gemini, 3600, 2700),
+            ("cloudflare", ImagePreset.cloudflare, 2400, 1800),
+            ("openai", ImagePreset.openAICompatible, 2400, 1800),
+        ])
     func presetSizes(_ name: String, _ preset: ImagePreset, _ width: Int, _ height: Int) throws {
         let jpeg = JPEGFactory.textured(width: width, height: height, seed: 3)
         let prepared = try Preprocessor.prepare(jpeg, preset: preset)
-        print("\(name): \(width)×\(height) \(jpeg.count) B → \(prepared.width)×\(prepared.height) q\(prepared.quality) \(prepared.jpeg.count) B")
+        print(
+            "\(name): \(width)×\(height) \(jpeg.count) B → \(prepared.width)×\(prepared.height) q\(prepared.quality) \(prepared.jpeg.count) B"
+        )
         #expect(max(prepared.width, prepared.height) <= preset.maxSide)
-        #expect(max(prepared.width, prepared.height) >= preset.maxSide / 2)      // the floor
+        #expect(max(prepared.width, prepared.height) >= preset.maxSide / 2) // the floor
         #expect(prepared.jpeg.count <= preset.targetBytes.upperBound)
         #expect((preset.minQuality...preset.quality).contains(prepared.quality))
-        #expect(abs(Double(prepared.width) / Double(prepared.height) - 4.0 / 3.0) < 0.01)   // aspect kept
+        #expect(abs(Double(prepared.width) / Double(prepared.height) - 4.0 / 3.0) < 0.01) // aspect kept
         let decoded = try #require(JPEGFactory.decode(prepared.jpeg))
         #expect(decoded.width == prepared.width && decoded.height == prepared.height)
     }
@@ -47,12 +51,14 @@ import Testing
         try expectQuadrants(small.jpeg, width: 161, height: 102)
     }
 
-    @Test("Grey, 4:4:4, 4:2:2, 4:4:0 and 4:1:1 JPEGs come out upright and resized like 4:2:0 ones",
-          arguments: [(Int32(3), "grey"), (0, "4:4:4"), (1, "4:2:2"), (4, "4:4:0"), (5, "4:1:1")])
+    @Test(
+        "Grey, 4:4:4, 4:2:2, 4:4:0 and 4:1:1 JPEGs come out upright and resized like 4:2:0 ones",
+        arguments: [(Int32(3), "grey"), (0, "4:4:4"), (1, "4:2:2"), (4, "4:4:0"), (5, "4:1:1")])
     func subsamplings(_ subsampling: Int32, _ name: String) throws {
         let (pixels, width, height) = JPEGFactory.quadrantPixels(width: 640, height: 400, orientation: 6)
-        let stored = try JPEGCompressor().compress(RGBImage(width: width, height: height, pixels: pixels), quality: 90,
-                                                   subsampling: subsampling)
+        let stored = try JPEGCompressor().compress(
+            RGBImage(width: width, height: height, pixels: pixels), quality: 90,
+            subsampling: subsampling)
         let jpeg = JPEGFactory.withOrientation(stored, 6)
         let preset = ImagePreset(maxSide: 300, quality: 85, targetBytes: 1...400_000, minQuality: 65)
         let prepared = try Preprocessor.prepare(jpeg, preset: preset)
@@ -104,7 +110,8 @@ import Testing
         let markers = JPEGMarkers.headerSegments(of: prepared.jpeg).map(\.marker)
         #expect(!markers.isEmpty)
         #expect(markers.allSatisfy { !(0xE1...0xEF).contains($0) }, "APPn segments: \(markers)")
-        #expect(!prepared.jpeg.indices.dropLast(4).contains { i in prepared.jpeg[i...].starts(with: Array("Exif".utf8)) })
+        #expect(
+            !prepared.jpeg.indices.dropLast(4).contains { i in prepared.jpeg[i...].starts(with: Array("Exif".utf8)) })
         #expect(original == copy)
         let crop = try Preprocessor.crop(original, box: Box(x1: 0.2, y1: 0.2, x2: 0.6, y2: 0.8))
         #expect(JPEGMarkers.headerSegments(of: crop).allSatisfy { !(0xE1...0xEF).contains($0.marker) })
@@ -154,7 +161,9 @@ import Testing
         expectPreprocessError(.photoTooLarge) { try Preprocessor.prepare(bomb, preset: .gemini) }
         expectPreprocessError(.photoTooLarge) { try Preprocessor.crop(bomb, box: Box(x1: 0, y1: 0, x2: 1, y2: 1)) }
         let jpeg = JPEGFactory.textured(width: 640, height: 480)
-        expectPreprocessError(.photoTooLarge) { try Preprocessor.prepare(jpeg, preset: .gemini, maxPixels: 640 * 480 - 1) }
+        expectPreprocessError(.photoTooLarge) {
+            try Preprocessor.prepare(jpeg, preset: .gemini, maxPixels: 640 * 480 - 1)
+        }
     }
 
     // MARK: Crop
@@ -171,20 +180,22 @@ import Testing
         for (box, color) in corners {
             let crop = try Preprocessor.crop(jpeg, box: box, margin: 0.02)
             let decoded = try #require(JPEGFactory.decode(crop))
-            #expect(decoded.width == 176 && decoded.height == 132)      // (0.40 + 2 × 0.02) of 400×300
+            #expect(decoded.width == 176 && decoded.height == 132) // (0.40 + 2 × 0.02) of 400×300
             expectColor(mean(decoded.pixels), color, "box \(box)")
         }
     }
 
-    @Test("A standing spine's crop is turned to read across: its top to the left unless its text runs upward",
-          arguments: [nil, TextRun.downward, .upward, .across])
+    @Test(
+        "A standing spine's crop is turned to read across: its top to the left unless its text runs upward",
+        arguments: [nil, TextRun.downward, .upward, .across])
     func cropTurnedToReadAcross(_ run: TextRun?) throws {
         let jpeg = JPEGFactory.quadrants(width: 400, height: 300, orientation: 6)
         // A spine in the left column, from the photo's top (top-left colour) to its bottom (bottom-left colour).
-        let crop = try Preprocessor.crop(jpeg, box: Box(x1: 0.1, y1: 0, x2: 0.3, y2: 1), margin: 0, readAcross: true, textRun: run)
+        let crop = try Preprocessor.crop(
+            jpeg, box: Box(x1: 0.1, y1: 0, x2: 0.3, y2: 1), margin: 0, readAcross: true, textRun: run)
         let decoded = try #require(JPEGFactory.decode(crop))
         guard run != .across else {
-            #expect(decoded.width == 80 && decoded.height == 300)       // a book lying flat is left as it is
+            #expect(decoded.width == 80 && decoded.height == 300) // a book lying flat is left as it is
             return
         }
         #expect(decoded.width == 300 && decoded.height == 80)
@@ -196,7 +207,9 @@ import Testing
             }
             return pixels
         }
-        let (first, second) = run == .upward ? (JPEGFactory.bottomLeft, JPEGFactory.topLeft) : (JPEGFactory.topLeft, JPEGFactory.bottomLeft)
+        let (first, second) =
+            run == .upward
+            ? (JPEGFactory.bottomLeft, JPEGFactory.topLeft) : (JPEGFactory.topLeft, JPEGFactory.bottomLeft)
         expectColor(mean(half(true)), first, "left half, \(String(describing: run))")
         expectColor(mean(half(false)), second, "right half, \(String(describing: run))")
     }
@@ -213,7 +226,8 @@ import Testing
 
     @Test("A sharp, well exposed photo gets no suggestion")
     func sharpPhoto() throws {
-        let prepared = try Preprocessor.prepare(JPEGFactory.textured(width: 1280, height: 960, seed: 8), preset: .cloudflare)
+        let prepared = try Preprocessor.prepare(
+            JPEGFactory.textured(width: 1280, height: 960, seed: 8), preset: .cloudflare)
         print("sharp: \(prepared.signals)")
         #expect(prepared.signals.sharpness > QualitySignals.Threshold.blurrySharpness * 3)
         #expect(prepared.signals.suggestions.isEmpty)
@@ -224,7 +238,8 @@ import Testing
     func blurredPhoto() throws {
         var pixels = JPEGFactory.texturedPixels(width: 1280, height: 960, seed: 8)
         for _ in 0..<3 { boxBlur(&pixels, width: 1280, height: 960, radius: 7) }
-        let prepared = try Preprocessor.prepare(JPEGFactory.jpeg(rgb: pixels, width: 1280, height: 960), preset: .cloudflare)
+        let prepared = try Preprocessor.prepare(
+            JPEGFactory.jpeg(rgb: pixels, width: 1280, height: 960), preset: .cloudflare)
         print("blurred: \(prepared.signals)")
         #expect(prepared.signals.suggestions.map(\.type) == [.blurryImage])
     }
@@ -232,7 +247,8 @@ import Testing
     @Test("A dark photo is flagged lighting_issues")
     func darkPhoto() throws {
         let pixels = JPEGFactory.texturedPixels(width: 1280, height: 960, seed: 8).map { $0 / 10 }
-        let prepared = try Preprocessor.prepare(JPEGFactory.jpeg(rgb: pixels, width: 1280, height: 960), preset: .cloudflare)
+        let prepared = try Preprocessor.prepare(
+            JPEGFactory.jpeg(rgb: pixels, width: 1280, height: 960), preset: .cloudflare)
         print("dark: \(prepared.signals)")
         #expect(prepared.signals.darkFraction > 0.9)
         #expect(prepared.signals.suggestions.map(\.type) == [.lightingIssues])
@@ -247,7 +263,7 @@ import Testing
     @Test("Large bright colourless blobs are flagged glare_detected")
     func glare() throws {
         var pixels = JPEGFactory.texturedPixels(width: 1280, height: 960, seed: 9)
-        for (cx, cy) in [(300, 400), (700, 500), (1000, 350)] {          // three round reflections, r = 70
+        for (cx, cy) in [(300, 400), (700, 500), (1000, 350)] { // three round reflections, r = 70
             for y in cy - 70..<cy + 70 {
                 for x in cx - 70..<cx + 70 where (x - cx) * (x - cx) + (y - cy) * (y - cy) < 70 * 70 {
                     let i = (y * 1280 + x) * 3
@@ -255,7 +271,8 @@ import Testing
                 }
             }
         }
-        let prepared = try Preprocessor.prepare(JPEGFactory.jpeg(rgb: pixels, width: 1280, height: 960), preset: .cloudflare)
+        let prepared = try Preprocessor.prepare(
+            JPEGFactory.jpeg(rgb: pixels, width: 1280, height: 960), preset: .cloudflare)
         print("glare: \(prepared.signals)")
         #expect(prepared.signals.suggestions.map(\.type) == [.glareDetected])
     }
@@ -300,14 +317,18 @@ import Testing
 
     // MARK: Real photos
 
-    @Test("The real shelf photos land within their presets", .enabled(if: realPhotosFolder != nil, "shared data set not found"),
-          arguments: ["one_shelf_example.jpg", "two_shelves_example.jpg"])
+    @Test(
+        "The real shelf photos land within their presets",
+        .enabled(if: realPhotosFolder != nil, "shared data set not found"),
+        arguments: ["one_shelf_example.jpg", "two_shelves_example.jpg"])
     func realPhotos(_ name: String) throws {
         let bytes = Array(try Data(contentsOf: try #require(Self.realPhotosFolder).appendingPathComponent(name)))
         for (presetName, preset) in [("gemini", ImagePreset.gemini), ("cloudflare", .cloudflare)] {
             let prepared = try Preprocessor.prepare(bytes, preset: preset)
-            print("\(name) \(presetName): \(prepared.source.width)×\(prepared.source.height) \(bytes.count) B → "
-                + "\(prepared.width)×\(prepared.height) q\(prepared.quality) \(prepared.jpeg.count) B; \(prepared.signals)")
+            print(
+                "\(name) \(presetName): \(prepared.source.width)×\(prepared.source.height) \(bytes.count) B → "
+                    + "\(prepared.width)×\(prepared.height) q\(prepared.quality) \(prepared.jpeg.count) B; \(prepared.signals)"
+            )
             #expect(max(prepared.width, prepared.height) <= preset.maxSide)
             #expect(prepared.jpeg.count <= preset.targetBytes.upperBound)
             #expect(prepared.signals.suggestions.filter { $0.type == .blurryImage }.isEmpty)
@@ -321,7 +342,8 @@ import Testing
 // MARK: Helpers
 
 /// Checks that a decoded `jpeg` is `width`×`height` with `quadrants`' colours at the centre of each quadrant.
-func expectQuadrants(_ jpeg: [UInt8], width: Int, height: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectQuadrants(_ jpeg: [UInt8], width: Int, height: Int, sourceLocation: SourceLocation = #_sourceLocation) throws
+{
     let decoded = try #require(JPEGFactory.decode(jpeg), sourceLocation: sourceLocation)
     #expect(decoded.width == width && decoded.height == height, sourceLocation: sourceLocation)
     func pixel(_ x: Int, _ y: Int) -> [UInt8] {
@@ -335,7 +357,9 @@ func expectQuadrants(_ jpeg: [UInt8], width: Int, height: Int, sourceLocation: S
     expectColor(pixel(3 * w / 4, 3 * h / 4), JPEGFactory.bottomRight, "bottom-right", sourceLocation: sourceLocation)
 }
 
-func expectColor(_ actual: [UInt8], _ expected: [UInt8], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectColor(
+    _ actual: [UInt8], _ expected: [UInt8], _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
     let close = zip(actual, expected).allSatisfy { abs(Int($0) - Int($1)) <= 24 }
     #expect(close, "\(what): got \(actual), expected \(expected)", sourceLocation: sourceLocation)
 }
@@ -360,15 +384,21 @@ func boxBlur(_ pixels: inout [UInt8], width: Int, height: Int, radius: Int) {
     }
     var line = [Int](repeating: 0, count: max(width, height))
     pixels.withUnsafeMutableBufferPointer { p in
-        for y in 0..<height { for c in 0..<3 { blurLine(p, start: y * width * 3 + c, count: width, step: 3, line: &line) } }
-        for x in 0..<width { for c in 0..<3 { blurLine(p, start: x * 3 + c, count: height, step: width * 3, line: &line) } }
+        for y in 0..<height {
+            for c in 0..<3 { blurLine(p, start: y * width * 3 + c, count: width, step: 3, line: &line) }
+        }
+        for x in 0..<width {
+            for c in 0..<3 { blurLine(p, start: x * 3 + c, count: height, step: width * 3, line: &line) }
+        }
     }
 }
 
 /// Runs `body`, expecting a `PhotoError` with `code` and disposition `.dead`; returns it for further checks.
 @discardableResult
-func expectPreprocessError<T>(_ code: PhotoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                              _ body: () throws -> T) -> PhotoError? {
+func expectPreprocessError<T>(
+    _ code: PhotoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> T
+) -> PhotoError? {
     do {
         _ = try body()
         Issue.record("expected \(code.rawValue), got a result", sourceLocation: sourceLocation)

@@ -6,8 +6,9 @@ import Testing
 private let library: [CatalogueRecord] = [
     book(1, "Poesía completa", "García Lorca, Federico", tag: "P 834 Gar"),
     book(2, "Despilfarro : el escándalo global de la comida", "Stuart, Tristram", tag: "664 Stu"),
-    book(3, "Así se manipula al consumidor : cómo las empresas siguen nuestras emociones", "Lindström, Martin",
-         tag: "658.8 Lin"),
+    book(
+        3, "Así se manipula al consumidor : cómo las empresas siguen nuestras emociones", "Lindström, Martin",
+        tag: "658.8 Lin"),
     book(4, "Portugués", "Caetano Gallego, Ana", tag: "435 Cae"),
     book(5, "Historia de la Edad Media", nil, tag: "9(100) His"),
     book(6, "Caníbales y reyes : los orígenes de la cultura", "Harris, Marvin, 1927-2001", tag: "39 Har"),
@@ -22,7 +23,9 @@ private let library: [CatalogueRecord] = [
 private let siblings: [CatalogueRecord] = [
     book(21, "Gramática ativa. 1", "Coimbra, Isabel", tag: "435.6 Coi"),
     book(22, "Gramática ativa. 2", "Coimbra, Isabel", tag: "435.6 Coi"),
-    book(23, "Business vocabulary in use : self-study and classroom use. Intermediate", "Mascull, Bill", tag: "441.6 Mas"),
+    book(
+        23, "Business vocabulary in use : self-study and classroom use. Intermediate", "Mascull, Bill", tag: "441.6 Mas"
+    ),
     book(24, "Business vocabulary in use : self-study and classroom use. Advanced", "Mascull, Bill", tag: "441.6 Mas"),
     book(25, "India", nil, tag: "91(026)(54) Ind"),
     book(26, "India norte", nil, tag: "91(026)(54) Ind"),
@@ -60,8 +63,9 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         #expect(result.decision == .review)
     }
 
-    @Test("A one-word title read alone, nothing confirming it, is a question: many books show it",
-          arguments: ["PORTUGUÉS LIBRO DEL ALUMNO 435 Sab", "PORTUGUÉS MÉTODO EXPRESS LAROUSSE"])
+    @Test(
+        "A one-word title read alone, nothing confirming it, is a question: many books show it",
+        arguments: ["PORTUGUÉS LIBRO DEL ALUMNO 435 Sab", "PORTUGUÉS MÉTODO EXPRESS LAROUSSE"])
     func shortTitleAlone(_ text: String) {
         let result = decide(text)
         #expect(result.best?.record.title == "Portugués")
@@ -103,9 +107,11 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
     func siblingsToldApart() {
         #expect(accepted("Gramática Ativa 1 435.6 Coi", among: siblings) == "Gramática ativa. 1")
         #expect(accepted("Isabel Coimbra Gramática Ativa 2 435.6 Coi", among: siblings) == "Gramática ativa. 2")
-        #expect(accepted("Bill Mascull BUSINESS VOCABULARY IN USE Intermediate 441.6 Mas", among: siblings)
+        #expect(
+            accepted("Bill Mascull BUSINESS VOCABULARY IN USE Intermediate 441.6 Mas", among: siblings)
                 == "Business vocabulary in use : self-study and classroom use. Intermediate")
-        #expect(accepted("Bill Mascull BUSINESS VOCABULARY IN USE with ebook Advanced 441.6 Mas", among: siblings)
+        #expect(
+            accepted("Bill Mascull BUSINESS VOCABULARY IN USE with ebook Advanced 441.6 Mas", among: siblings)
                 == "Business vocabulary in use : self-study and classroom use. Advanced")
         #expect(accepted("lonely planet India Norte 91(026) (54) Ind", among: siblings) == "India norte")
     }
@@ -142,8 +148,9 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
     @Test("The rule itself: each way of accepting needs what it says")
     func ruleByEvidence() {
         let rule = AcceptanceRule.standard
-        let confirmed = MatchEvidence(score: 0.7, lead: 0.3, title: 0.6, titleMass: 1.2, author: 1, tag: 0,
-                                      explained: 0.8)
+        let confirmed = MatchEvidence(
+            score: 0.7, lead: 0.3, title: 0.6, titleMass: 1.2, author: 1, tag: 0,
+            explained: 0.8)
         #expect(rule.accepts(confirmed))
         var unconfirmed = confirmed
         unconfirmed.author = 0.5
@@ -159,8 +166,9 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         // With no title read, surname and label need a clear lead over the author's other books.
         noTitle.lead = 0.07; noTitle.distinctLead = 0.07
         #expect(!rule.accepts(noTitle))
-        let titleAlone = MatchEvidence(score: 0.6, lead: 0.35, title: 1, titleMass: 3, author: 0, tag: 0,
-                                       explained: 0.9)
+        let titleAlone = MatchEvidence(
+            score: 0.6, lead: 0.35, title: 1, titleMass: 3, author: 0, tag: 0,
+            explained: 0.9)
         #expect(rule.accepts(titleAlone))
         var shortTitle = titleAlone
         shortTitle.titleMass = 1

@@ -26,9 +26,12 @@ private let shelf: [CatalogueRecord] = [
     book(20, "Vacas, cerdos, guerras y brujas : los enigmas de la cultura", "Harris, Marvin, 1927-2001", tag: "39 Har"),
 ]
 
-private func book(_ id: Int, _ title: String, _ author: String?, isbn: String? = nil, year: Int? = nil,
-                  tag: String? = nil) -> CatalogueRecord {
-    CatalogueRecord(source: "catalogue", key: "catalogue:\(id)", title: title, author: author, isbn13: isbn, year: year, tag: tag)
+private func book(
+    _ id: Int, _ title: String, _ author: String?, isbn: String? = nil, year: Int? = nil,
+    tag: String? = nil
+) -> CatalogueRecord {
+    CatalogueRecord(
+        source: "catalogue", key: "catalogue:\(id)", title: title, author: author, isbn13: isbn, year: year, tag: tag)
 }
 
 private func decide(_ text: String) -> MatchResult { SpineMatcher().decide(SpineQuery(text: text), among: shelf) }
@@ -40,21 +43,31 @@ private func accepted(_ text: String) -> String? {
 }
 
 @Suite struct SpineMatcherTests {
-    @Test("Hard readings are the right book: words out of order, OCR confusions (0/O, 1/l, rn/m, l/I), no subtitle, series markers",
-          arguments: [
-              ("HERBERT FRANK DUNE", "Dune"),
-              ("hobbit the tolkien", "The Hobbit, or There and Back Again"),
-              ("THE H0BBIT TOLKIEN", "The Hobbit, or There and Back Again"),
-              ("Harry Potter and the Phi1osopher's Stone ROWLING", "Harry Potter and the Philosopher's Stone (Harry Potter, #1)"),
-              ("A RNODERN UTOPIA H.G. WELLS", "A Modern Utopia"),
-              ("SAPlENS HARARl", "Sapiens: A Brief History of Humankind"),
-              ("SAPIENS Yuval Noah Harari", "Sapiens: A Brief History of Humankind"),
-              ("Tolkien The Hobbit", "The Hobbit, or There and Back Again"),
-              ("ROWLING HARRY POTTER AND THE CHAMBER OF SECRETS 2", "Harry Potter and the Chamber of Secrets (Harry Potter, #2)"),
-              ("Harry Potter and the Prisoner of Azkaban Book 3 Rowling", "Harry Potter and the Prisoner of Azkaban (Harry Potter, #3)"),
-              ("THE TWO TOWERS TOLKIEN #2", "The Two Towers (The Lord of the Rings, #2)"),
-              ("Valdeón Historia de España Vol. II La Edad Media 946 His", "Historia de España. Vol. II, La Edad Media"),
-          ])
+    @Test(
+        "Hard readings are the right book: words out of order, OCR confusions (0/O, 1/l, rn/m, l/I), no subtitle, series markers",
+        arguments: [
+            ("HERBERT FRANK DUNE", "Dune"),
+            ("hobbit the tolkien", "The Hobbit, or There and Back Again"),
+            ("THE H0BBIT TOLKIEN", "The Hobbit, or There and Back Again"),
+            (
+                "Harry Potter and the Phi1osopher's Stone ROWLING",
+                "Harry Potter and the Philosopher's Stone (Harry Potter, #1)"
+            ),
+            ("A RNODERN UTOPIA H.G. WELLS", "A Modern Utopia"),
+            ("SAPlENS HARARl", "Sapiens: A Brief History of Humankind"),
+            ("SAPIENS Yuval Noah Harari", "Sapiens: A Brief History of Humankind"),
+            ("Tolkien The Hobbit", "The Hobbit, or There and Back Again"),
+            (
+                "ROWLING HARRY POTTER AND THE CHAMBER OF SECRETS 2",
+                "Harry Potter and the Chamber of Secrets (Harry Potter, #2)"
+            ),
+            (
+                "Harry Potter and the Prisoner of Azkaban Book 3 Rowling",
+                "Harry Potter and the Prisoner of Azkaban (Harry Potter, #3)"
+            ),
+            ("THE TWO TOWERS TOLKIEN #2", "The Two Towers (The Lord of the Rings, #2)"),
+            ("Valdeón Historia de España Vol. II La Edad Media 946 His", "Historia de España. Vol. II, La Edad Media"),
+        ])
     func hardReadings(_ text: String, _ title: String) {
         #expect(accepted(text) == title)
     }
@@ -89,9 +102,12 @@ private func accepted(_ text: String) -> String? {
         #expect(accepted("García Márquez Collected Stories") == "Collected Stories")
     }
 
-    @Test("A book that is not in the catalogue is not accepted, even by a known author",
-          arguments: ["NEUROMANCER WILLIAM GIBSON", "Dune: House Atreides Brian Herbert Kevin J. Anderson",
-                      "THE SILMARILLION TOLKIEN", "El Origen de la cultura 39 Har Harris"])
+    @Test(
+        "A book that is not in the catalogue is not accepted, even by a known author",
+        arguments: [
+            "NEUROMANCER WILLIAM GIBSON", "Dune: House Atreides Brian Herbert Kevin J. Anderson",
+            "THE SILMARILLION TOLKIEN", "El Origen de la cultura 39 Har Harris",
+        ])
     func notInCatalogue(_ text: String) {
         #expect(decide(text).decision != .accepted)
     }

@@ -19,7 +19,8 @@ struct AcrossWordsTests {
     func stackedWords() async throws {
         let (spines, books) = try await Self.reading.value
         let grapes = spines.filter { RenderedShelf.plain($0.text).contains("grapes") }
-        #expect(grapes.count == 1 && RenderedShelf.plain(grapes[0].text).hasPrefix("thegrapesofwrath")
+        #expect(
+            grapes.count == 1 && RenderedShelf.plain(grapes[0].text).hasPrefix("thegrapesofwrath")
                 && RenderedShelf.plain(grapes[0].text).contains("steinbeck"), "\(spines.map(\.text))")
         let feast = spines.filter { RenderedShelf.plain($0.text).contains("moveable") }
         #expect(feast.count == 1 && RenderedShelf.plain(feast[0].text).contains("hemingway"), "\(spines.map(\.text))")
@@ -42,8 +43,9 @@ struct AcrossWordsTests {
         }
         // No item holds two books' titles.
         let titles = Self.books.map { RenderedShelf.plain($0.title) }
-        #expect(spines.allSatisfy { spine in titles.filter { RenderedShelf.plain(spine.text).contains($0) }.count <= 1 },
-                "\(spines.map(\.text))")
+        #expect(
+            spines.allSatisfy { spine in titles.filter { RenderedShelf.plain(spine.text).contains($0) }.count <= 1 },
+            "\(spines.map(\.text))")
         let accepted = RenderedShelf.accepted(Self.books, among: books)
         #expect(accepted.count == Self.books.count, "accepted: \(accepted.map(\.title))")
         #expect(books.filter { $0.status == .verified }.count == accepted.count)

@@ -26,16 +26,21 @@ struct PPOCRReaderTests {
         var found = 0, total = 0
         for name in ["classics", "europe", "america", "scifi", "modern", "adventure"] {
             let image = try Self.photo("samples/\(name).jpg")
-            let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.repository.appendingPathComponent("samples/\(name).truth.json")))
-            let titles = ((truth as? [String: Any])?["books"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            let truth = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: Self.repository.appendingPathComponent("samples/\(name).truth.json")))
+            let titles = ((truth as? [String: Any])?["books"] as? [[String: Any]] ?? []).compactMap {
+                $0["title"] as? String
+            }
             let clock = ContinuousClock(), start = clock.now
             let lines = try await Self.engine.lines(in: image)
             let spines = LineSpines.spines(lines, width: image.width, height: image.height, picture: image)
             let read = spines.map { Self.plain($0.text) }
             let hits = titles.filter { title in read.contains { $0.contains(Self.plain(title)) } }
-            print("\(name): \(hits.count) of \(titles.count) titles in \(lines.count) lines, \(spines.count) spines, \(clock.now - start)")
+            print(
+                "\(name): \(hits.count) of \(titles.count) titles in \(lines.count) lines, \(spines.count) spines, \(clock.now - start)"
+            )
             found += hits.count; total += titles.count
-            #expect(image.width > image.height)      // america.jpg is stored portrait, upright by its EXIF tag
+            #expect(image.width > image.height) // america.jpg is stored portrait, upright by its EXIF tag
         }
         // Measured: 58 of 59 (Little Women in low contrast reads "Women").
         #expect(Double(found) / Double(total) >= 0.95, "\(found) of \(total) titles")
@@ -47,8 +52,10 @@ struct PPOCRReaderTests {
         for _ in 0..<quarters { image = image.quarterTurned(clockwise: true) }
         let lines = try await Self.engine.lines(in: image)
         let texts = lines.map(\.text)
-        for expected in ["Cien años de soledad", "Gabriel García Márquez", "Les Misérables", "Victor Hugo",
-                         "Le città invisibili", "Italo Calvino"] {
+        for expected in [
+            "Cien años de soledad", "Gabriel García Márquez", "Les Misérables", "Victor Hugo",
+            "Le città invisibili", "Italo Calvino",
+        ] {
             #expect(texts.contains { $0.contains(expected) }, "\(expected) not in \(texts)")
         }
         let spines = LineSpines.spines(lines, width: image.width, height: image.height, picture: image)
@@ -88,7 +95,8 @@ struct PPOCRReaderTests {
                 seed = seed &* 6364136223846793005 &+ 1442695040888963407
                 let grain = Int(seed >> 59), band = Int(30 * sin(Double(x) / 37 + Double(y) / 400))
                 let i = (y * 1200 + x) * 3
-                pixels[i] = UInt8(150 + band + grain); pixels[i + 1] = UInt8(110 + band + grain); pixels[i + 2] = UInt8(70 + band / 2 + grain)
+                pixels[i] = UInt8(150 + band + grain); pixels[i + 1] = UInt8(110 + band + grain);
+                pixels[i + 2] = UInt8(70 + band / 2 + grain)
             }
         }
         let lines = try await Self.engine.lines(in: RGBImage(width: 1200, height: 800, pixels: pixels))
@@ -102,7 +110,8 @@ struct PPOCRReaderTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for name in PPOCRFiles.models {
-            try FileManager.default.copyItem(atPath: "\(installed.modelsFolder)/\(name)", toPath: folder.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: "\(installed.modelsFolder)/\(name)", toPath: folder.appendingPathComponent(name).path)
         }
         let detector = folder.appendingPathComponent(PPOCRFiles.detector)
         let bytes = try Data(contentsOf: detector)
@@ -111,8 +120,10 @@ struct PPOCRReaderTests {
             try PPOCRModels(files: PPOCRFiles(library: installed.library, modelsFolder: folder.path), threads: 1)
         }
         #expect(error?.code == .modelLoad)
-        #expect(error?.message.contains(PPOCRFiles.detector) == true && error?.message.contains("scripts/install-deps.sh") == true,
-                "\(error?.message ?? "")")
+        #expect(
+            error?.message.contains(PPOCRFiles.detector) == true
+                && error?.message.contains("scripts/install-deps.sh") == true,
+            "\(error?.message ?? "")")
     }
 
     @Test("A missing library or model is an error naming scripts/install-deps.sh, found before anything is loaded")
@@ -139,7 +150,8 @@ struct PPOCRReaderTests {
     @Test("The models are released after their idle time and loaded again on the next photo")
     func idleRelease() async throws {
         let engine = PPOCREngine(files: PPOCRFiles.locate(), threads: 1, idleRelease: .milliseconds(200))
-        _ = try await engine.lines(in: RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
+        _ = try await engine.lines(
+            in: RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
         #expect(engine.isLoaded)
         try await Task.sleep(for: .milliseconds(600))
         #expect(!engine.isLoaded)
@@ -163,19 +175,19 @@ struct PPOCRGeometryTests {
         #expect(lines.count == 1)
         guard let line = lines.first else { return }
         #expect(abs(line.frame.centre.x - 150) < 2 && abs(line.frame.centre.y - 150) < 2)
-        #expect(abs(line.frame.along.x / line.frame.length - axis.x) < 0.02)      // reads along the bar, left to right
-        #expect(line.frame.length > 200 && line.frame.thickness > 20)              // grown by DB's unclip margin
-        #expect(line.score > 0.8 && line.score <= 0.9)    // the dilated edge counts too, as in DB
+        #expect(abs(line.frame.along.x / line.frame.length - axis.x) < 0.02) // reads along the bar, left to right
+        #expect(line.frame.length > 200 && line.frame.thickness > 20) // grown by DB's unclip margin
+        #expect(line.score > 0.8 && line.score <= 0.9) // the dilated edge counts too, as in DB
     }
 
     @Test("A line much taller than wide is read downwards; the upside-down one is the same place turned")
     func tallLine() {
         let frame = LineFrame.reading(centre: SIMD2(50, 200), axis: SIMD2(0, 1), width: 300, height: 40)
         #expect(frame.along.y > 0 && abs(frame.along.x) < 1e-9 && abs(frame.length - 300) < 1e-9)
-        #expect(frame.across.x < 0)          // the letters' tops face right: read with the head turned right
+        #expect(frame.across.x < 0) // the letters' tops face right: read with the head turned right
         #expect(frame.turned.centre == frame.centre && frame.turned.along == -frame.along)
         let wide = LineFrame.reading(centre: SIMD2(50, 50), axis: SIMD2(0, 1), width: 30, height: 40)
-        #expect(wide.along.x > 0)           // not half as tall again: read left to right
+        #expect(wide.along.x > 0) // not half as tall again: read left to right
     }
 
     @Test("CTC merges repeats, drops blanks, and averages the kept characters' probabilities")
@@ -185,7 +197,9 @@ struct PPOCRGeometryTests {
         let best = [1, 1, 0, 1, 2, 2, 3], p: [Float] = [0.9, 0.8, 0.99, 0.7, 0.6, 0.9, 0.5]
         var values = [Float](repeating: 0, count: best.count * 4)
         for (t, c) in best.enumerated() { values[t * 4 + c] = p[t]; values[t * 4 + (c + 1) % 4] = (1 - p[t]) / 2 }
-        let decoded = values.withUnsafeBufferPointer { CTCDecoder.decode($0, steps: 7, classes: 4, characters: characters) }
+        let decoded = values.withUnsafeBufferPointer {
+            CTCDecoder.decode($0, steps: 7, classes: 4, characters: characters)
+        }
         #expect(decoded.text == "aañ ")
         #expect(abs(decoded.confidence - Double(0.9 + 0.7 + 0.6 + 0.5) / 4) < 1e-6)
     }
@@ -204,9 +218,11 @@ struct PPOCRGeometryTests {
         let widths = [2400, 100, 2300, 900, 2200, 300, 50, 60, 70, 80]
         let batches = PPOCRReader.batches(widths)
         #expect(batches == [[6, 7, 8, 9, 1, 5], [3, 4], [2, 0]])
-        #expect(batches.allSatisfy { batch in
-            batch.count * max(PPOCRReader.recogniserMinimumWidth, batch.map { widths[$0] }.max()!) <= PPOCRReader.batchColumns
-        })
+        #expect(
+            batches.allSatisfy { batch in
+                batch.count * max(PPOCRReader.recogniserMinimumWidth, batch.map { widths[$0] }.max()!)
+                    <= PPOCRReader.batchColumns
+            })
     }
 
     @Test("The character list splits as Python's splitlines does")
@@ -218,11 +234,16 @@ struct PPOCRGeometryTests {
     @Test("Lines along one spine are one spine text in reading order; a parallel neighbour is another spine")
     func spines() {
         func line(_ text: String, x: Double, y: ClosedRange<Double>) -> TextLine {
-            TextLine(text: text, confidence: 0.9,
-                     frame: LineFrame(origin: SIMD2(x + 20, y.lowerBound), along: SIMD2(0, y.upperBound - y.lowerBound),
-                                      across: SIMD2(-20, 0)))
+            TextLine(
+                text: text, confidence: 0.9,
+                frame: LineFrame(
+                    origin: SIMD2(x + 20, y.lowerBound), along: SIMD2(0, y.upperBound - y.lowerBound),
+                    across: SIMD2(-20, 0)))
         }
-        let lines = [line("Stoker", x: 100, y: 500...600), line("Dracula", x: 102, y: 100...400), line("Emma", x: 200, y: 100...300)]
+        let lines = [
+            line("Stoker", x: 100, y: 500...600), line("Dracula", x: 102, y: 100...400),
+            line("Emma", x: 200, y: 100...300),
+        ]
         let spines = LineSpines.spines(lines, width: 1000, height: 800)
         #expect(spines.map(\.text) == ["Dracula Stoker", "Emma"])
         #expect(spines.allSatisfy { $0.reading == .downward })
@@ -231,16 +252,21 @@ struct PPOCRGeometryTests {
 
     /// An upright line 20 pixels thick at `x`, running down the rows `y`.
     static func upright(_ text: String, x: Double, y: ClosedRange<Double>) -> TextLine {
-        TextLine(text: text, confidence: 0.9,
-                 frame: LineFrame(origin: SIMD2(x + 20, y.lowerBound), along: SIMD2(0, y.upperBound - y.lowerBound),
-                                  across: SIMD2(-20, 0)))
+        TextLine(
+            text: text, confidence: 0.9,
+            frame: LineFrame(
+                origin: SIMD2(x + 20, y.lowerBound), along: SIMD2(0, y.upperBound - y.lowerBound),
+                across: SIMD2(-20, 0)))
     }
 
-    @Test("Books standing on two shelves are two spines, not one text across the board, though some stand one above the other")
+    @Test(
+        "Books standing on two shelves are two spines, not one text across the board, though some stand one above the other"
+    )
     func shelves() {
         // The lower shelf's books stand where they stand: two of five line up with a book above, the others do not.
         let upper = [100.0, 200, 300, 400, 500], lower = [100.0, 165, 265, 365, 500]
-        let lines = upper.map { Self.upright("upper \(Int($0))", x: $0, y: 100...380) }
+        let lines =
+            upper.map { Self.upright("upper \(Int($0))", x: $0, y: 100...380) }
             + lower.map { Self.upright("lower \(Int($0))", x: $0, y: 480...780) }
         let spines = LineSpines.spines(lines, width: 1000, height: 900)
         #expect(spines.count == 10, "\(spines.map(\.text))")
@@ -248,7 +274,9 @@ struct PPOCRGeometryTests {
         #expect(LineSpines.boards(lines) == [LineSpines.Board(top: 380, bottom: 480)])
     }
 
-    @Test("On one shelf whose titles all stand at the head and authors at the foot, each spine is one text, however far apart")
+    @Test(
+        "On one shelf whose titles all stand at the head and authors at the foot, each spine is one text, however far apart"
+    )
     func titlesAboveAuthors() {
         // The rows 260…700 are free across the whole shelf, as between two shelves, but every title's column goes
         // on in its author below; the authors are 22 of their heights below the titles.
@@ -276,8 +304,9 @@ struct PPOCRGeometryTests {
         }
         #expect(LineSpines.boards(lines, picture: picture(board: true)) == [LineSpines.Board(top: 380, bottom: 480)])
         let spines = LineSpines.spines(lines, width: 1000, height: 900, picture: picture(board: true))
-        #expect(spines.count == 10 && spines.allSatisfy { !$0.text.contains("upper") || !$0.text.contains("lower") },
-                "\(spines.map(\.text))")
+        #expect(
+            spines.count == 10 && spines.allSatisfy { !$0.text.contains("upper") || !$0.text.contains("lower") },
+            "\(spines.map(\.text))")
         // The same lines on a picture with nothing across the band: one shelf, each title with the line below it.
         #expect(LineSpines.boards(lines, picture: picture(board: false)).isEmpty)
         #expect(LineSpines.spines(lines, width: 1000, height: 900, picture: picture(board: false)).count == 5)
@@ -291,15 +320,19 @@ struct PPOCRGeometryTests {
         #expect(LineSpines.boards(lines).isEmpty)
         #expect(LineSpines.spines(lines, width: 1000, height: 500).first?.text == "Dracula Bram Stoker")
         // Two books alike, title above and author below: a free band, but too few lines for a board.
-        let pair = [Self.upright("Emma", x: 100, y: 100...250), Self.upright("Austen", x: 100, y: 320...400),
-                    Self.upright("Persuasion", x: 200, y: 100...250), Self.upright("Austen", x: 200, y: 320...400)]
+        let pair = [
+            Self.upright("Emma", x: 100, y: 100...250), Self.upright("Austen", x: 100, y: 320...400),
+            Self.upright("Persuasion", x: 200, y: 100...250), Self.upright("Austen", x: 200, y: 320...400),
+        ]
         #expect(LineSpines.boards(pair).isEmpty)
         #expect(LineSpines.spines(pair, width: 1000, height: 500).map(\.text) == ["Emma Austen", "Persuasion Austen"])
     }
 
     /// A line across the picture `length` wide and 30 pixels tall, its left end at `x`, its top at `y`.
     static func across(_ text: String, x: Double, y: Double, length: Double) -> TextLine {
-        TextLine(text: text, confidence: 0.9, frame: LineFrame(origin: SIMD2(x, y), along: SIMD2(length, 0), across: SIMD2(0, 30)))
+        TextLine(
+            text: text, confidence: 0.9,
+            frame: LineFrame(origin: SIMD2(x, y), along: SIMD2(length, 0), across: SIMD2(0, 30)))
     }
 
     /// A 1000×900 picture of one colour, with dark lines three pixels wide: across it from each of `darkRows`, down it
@@ -332,20 +365,25 @@ struct PPOCRGeometryTests {
     func pile() {
         // Three books, each 80 rows thick, their titles stacked as a thick spine's words are; the books' edges are
         // dark rows between them.
-        let titles = [Self.across("Dune", x: 120, y: 160, length: 110), Self.across("Kim", x: 130, y: 240, length: 90),
-                      Self.across("Heidi", x: 120, y: 320, length: 110)]
+        let titles = [
+            Self.across("Dune", x: 120, y: 160, length: 110), Self.across("Kim", x: 130, y: 240, length: 90),
+            Self.across("Heidi", x: 120, y: 320, length: 110),
+        ]
         let lines = titles + Self.standingBooks
         let pile = LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture(darkRows: [215, 295]))
         #expect(pile.filter { ["Dune", "Kim", "Heidi"].contains($0.text) }.count == 3, "\(pile.map(\.text))")
         // Without the edges the same lines are one spine's words; without a picture words never stack.
-        #expect(LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture()).first?.text == "Dune Kim Heidi")
+        #expect(
+            LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture()).first?.text == "Dune Kim Heidi")
         #expect(LineSpines.spines(lines, width: 1000, height: 900).count == 9)
     }
 
     @Test("A word across a standing spine joins that spine's upright lettering, not its neighbour's")
     func nameAtTheHead() {
         // "LEM" across the head of the book at x 400…420 (its lettering 20 thick, the word 36 wide), above its title.
-        let name = TextLine(text: "LEM", confidence: 0.9, frame: LineFrame(origin: SIMD2(392, 60), along: SIMD2(36, 0), across: SIMD2(0, 24)))
+        let name = TextLine(
+            text: "LEM", confidence: 0.9,
+            frame: LineFrame(origin: SIMD2(392, 60), along: SIMD2(36, 0), across: SIMD2(0, 24)))
         let spines = LineSpines.spines([name] + Self.standingBooks, width: 1000, height: 900, picture: Self.picture())
         #expect(spines.contains { $0.text == "LEM Title 400 Author 400" }, "\(spines.map(\.text))")
         #expect(spines.count == 6)
@@ -354,23 +392,33 @@ struct PPOCRGeometryTests {
     @Test("Words side by side on two standing spines stay apart where the picture shows the spines' sides between them")
     func wordsOnNeighbours() {
         // Two thick books at x 100…240 and 250…400, each with words across it; their bottom words share a row.
-        let lines = [Self.across("WRATH", x: 120, y: 300, length: 100), Self.across("ERNEST", x: 270, y: 300, length: 110)]
+        let lines =
+            [Self.across("WRATH", x: 120, y: 300, length: 100), Self.across("ERNEST", x: 270, y: 300, length: 110)]
             + Self.standingBooks
         let apart = LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture(darkColumns: [244]))
         #expect(apart.contains { $0.text == "WRATH" } && apart.contains { $0.text == "ERNEST" }, "\(apart.map(\.text))")
         // On one book lying flat (nothing between them), a title and its author in one row are one text.
-        #expect(LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture()).contains { $0.text == "WRATH ERNEST" })
+        #expect(
+            LineSpines.spines(lines, width: 1000, height: 900, picture: Self.picture()).contains {
+                $0.text == "WRATH ERNEST"
+            })
     }
 
-    @Test("A box the detector drew around two lines, its direction askew, does not carry a neighbour's author into its spine")
+    @Test(
+        "A box the detector drew around two lines, its direction askew, does not carry a neighbour's author into its spine"
+    )
     func askewBox() {
         // "THE POSSIBILITY OF LIFE" stands at x 1960…2040 (leaning 0.06), its authors' names below it; the box of the
         // neighbour's "NUMBERS DON'T LIE" is three times as thick and leans 0.11, so carried down its own direction it
         // reaches the names.
-        func leaning(_ text: String, centre: SIMD2<Double>, length: Double, thickness: Double, lean: Double) -> TextLine {
+        func leaning(_ text: String, centre: SIMD2<Double>, length: Double, thickness: Double, lean: Double) -> TextLine
+        {
             let along = SIMD2(-lean, 1) / (1 + lean * lean).squareRoot(), across = SIMD2(-along.y, along.x)
-            return TextLine(text: text, confidence: 0.9, frame: LineFrame(origin: centre - length / 2 * along - thickness / 2 * across,
-                                                                           along: along * length, across: across * thickness))
+            return TextLine(
+                text: text, confidence: 0.9,
+                frame: LineFrame(
+                    origin: centre - length / 2 * along - thickness / 2 * across,
+                    along: along * length, across: across * thickness))
         }
         let lines = [
             leaning("THE POSSIBILITY OF LIFE", centre: SIMD2(1998, 912), length: 982, thickness: 79, lean: 0.06),
@@ -379,6 +427,8 @@ struct PPOCRGeometryTests {
             leaning("VACLAV", centre: SIMD2(2187, 1205), length: 314, thickness: 86, lean: 0.09),
         ]
         let spines = LineSpines.spines(lines, width: 2400, height: 1800)
-        #expect(spines.map(\.text).sorted() == ["NUMBERS DON'T LIE VACLAV", "THE POSSIBILITY OF LIFE JAIME"], "\(spines.map(\.text))")
+        #expect(
+            spines.map(\.text).sorted() == ["NUMBERS DON'T LIE VACLAV", "THE POSSIBILITY OF LIFE JAIME"],
+            "\(spines.map(\.text))")
     }
 }

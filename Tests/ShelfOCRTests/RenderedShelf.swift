@@ -11,19 +11,23 @@ import ShelfStore
 enum RenderedShelf {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let provider = OCRProvider(settings: OCRSettings(engine: .ppocr(PPOCRFiles.locate())),
-                                      logger: Logger(label: "shelfd.test.ocr"))
+    static let provider = OCRProvider(
+        settings: OCRSettings(engine: .ppocr(PPOCRFiles.locate())),
+        logger: Logger(label: "shelfd.test.ocr"))
 
     /// The spines the offline provider reads on the fixture, and its books once checked and matched.
     static func read(_ fixture: String) async throws -> (spines: [Spine], books: [Book]) {
-        let bytes = try [UInt8](Data(contentsOf: repository.appendingPathComponent("Tests/ShelfOCRTests/Fixtures/\(fixture)")))
+        let bytes = try [UInt8](
+            Data(contentsOf: repository.appendingPathComponent("Tests/ShelfOCRTests/Fixtures/\(fixture)")))
         let raw = try await provider.send(PhotoUpload(bytes: bytes))
         let spines = try JSONStyle.decoder().decode(OCRResponse.self, from: Data(raw.body)).spines.map(\.spine)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-rendered-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shelfd-rendered-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
-        _ = try CatalogueImporter(catalogue: store.catalogue).importFile(repository.appendingPathComponent("samples/catalogue.csv").path)
+        _ = try CatalogueImporter(catalogue: store.catalogue).importFile(
+            repository.appendingPathComponent("samples/catalogue.csv").path)
         let enricher = Enricher(sources: [try CatalogueSource(catalogue: store.catalogue)], reviewThreshold: 0.6)
         let checked = BookChecker(reviewThreshold: 0.6).check(try provider.parse(raw).books, source: provider.name)
         return (spines, await enricher.enrich(checked).books)
@@ -35,10 +39,14 @@ enum RenderedShelf {
     }
 
     /// The `books` (title, author) accepted as themselves among `read`.
-    static func accepted(_ books: [(title: String, author: String)], among read: [Book]) -> [(title: String, author: String)] {
+    static func accepted(_ books: [(title: String, author: String)], among read: [Book]) -> [(
+        title: String, author: String
+    )] {
         books.filter { truth in
-            read.contains { $0.status == .verified && TextNormalization.title($0.title) == TextNormalization.title(truth.title)
-                && $0.author == truth.author }
+            read.contains {
+                $0.status == .verified && TextNormalization.title($0.title) == TextNormalization.title(truth.title)
+                    && $0.author == truth.author
+            }
         }
     }
 }

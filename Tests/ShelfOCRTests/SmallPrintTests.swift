@@ -14,7 +14,9 @@ struct SmallPrintTests {
     ]
 
     static func titlesRead(in lines: [TextLine]) -> [String] {
-        titles.filter { title in lines.contains { PPOCRReaderTests.plain($0.text).contains(PPOCRReaderTests.plain(title)) } }
+        titles.filter { title in
+            lines.contains { PPOCRReaderTests.plain($0.text).contains(PPOCRReaderTests.plain(title)) }
+        }
     }
 
     @Test("Titles in print too small for the detector's size are read by the second look at the picture's own size")
@@ -27,16 +29,20 @@ struct SmallPrintTests {
         let both = try await PPOCRReaderTests.engine.lines(in: image, detectorSide: side)
         let missed = Self.titlesRead(in: first), read = Self.titlesRead(in: both)
         #expect(missed.count <= Self.titles.count / 2, "the first look alone read \(missed)")
-        #expect(read.count >= 2 * missed.count && read.count >= Self.titles.count * 3 / 4, "read \(read) of \(Self.titles)")
+        #expect(
+            read.count >= 2 * missed.count && read.count >= Self.titles.count * 3 / 4, "read \(read) of \(Self.titles)")
         // What the first look found is kept as it was, and nothing is found twice.
         let found = try await PPOCRReaderTests.engine.run { models throws(OCRError) in
-            (first: try PPOCRReader.detect(image, model: models.detector, side: side, lookCloser: false),
-             both: try PPOCRReader.detect(image, model: models.detector, side: side, lookCloser: true))
+            (
+                first: try PPOCRReader.detect(image, model: models.detector, side: side, lookCloser: false),
+                both: try PPOCRReader.detect(image, model: models.detector, side: side, lookCloser: true)
+            )
         }.get()
         #expect(found.both.count > found.first.count)
         #expect(found.first.allSatisfy(found.both.contains))
         for (i, frame) in found.both.enumerated() {
-            #expect(!found.both[(i + 1)...].contains { $0.overlaps(frame) }, "a line at \(frame.centre) was found twice")
+            #expect(
+                !found.both[(i + 1)...].contains { $0.overlaps(frame) }, "a line at \(frame.centre) was found twice")
         }
     }
 
@@ -60,8 +66,10 @@ struct SmallPrintTests {
         #expect(region.x <= 476 - 200 && region.x + region.width >= 700 + 200, "\(region)")
         #expect(region.y <= 100 && region.y + region.height >= 700, "\(region)")
         #expect(region.x + region.width < 1200, "the large print is not looked at again: \(region)")
-        #expect(PPOCRReader.smallPrintRegion(Array(small.prefix(2)) + large, scale: 0.5, width: 2400, height: 1800) == nil)
-        #expect(PPOCRReader.smallPrintRegion(small + large + large + large, scale: 0.5, width: 2400, height: 1800) == nil)
+        #expect(
+            PPOCRReader.smallPrintRegion(Array(small.prefix(2)) + large, scale: 0.5, width: 2400, height: 1800) == nil)
+        #expect(
+            PPOCRReader.smallPrintRegion(small + large + large + large, scale: 0.5, width: 2400, height: 1800) == nil)
         #expect(PPOCRReader.smallPrintRegion(small, scale: 0.9, width: 2400, height: 1800) == nil)
     }
 }

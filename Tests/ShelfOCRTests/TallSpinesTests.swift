@@ -22,7 +22,9 @@ struct TallSpinesTests {
         let read = spines.map { RenderedShelf.plain($0.text) }
         for book in Self.books {
             let holding = read.filter { $0.contains(RenderedShelf.plain(book.title)) }
-            #expect(holding.count == 1 && holding[0].contains(RenderedShelf.plain(book.author)), "\(book.title) — \(book.author) is in \(holding)")
+            #expect(
+                holding.count == 1 && holding[0].contains(RenderedShelf.plain(book.author)),
+                "\(book.title) — \(book.author) is in \(holding)")
         }
         #expect(spines.count == Self.books.count, "\(spines.map(\.text))")
         let accepted = books.filter { $0.status == .verified }
@@ -36,6 +38,7 @@ struct TallSpinesTests {
         let spines = try await Self.reading.value.spines.map { RenderedShelf.plain($0.text) }
         let emma = spines.filter { $0.contains("emma") }, lolita = spines.filter { $0.contains("lolita") }
         #expect(emma.count == 1 && lolita.count == 1 && emma != lolita, "\(spines)")
-        #expect(emma.allSatisfy { !$0.contains("nabokov") } && lolita.allSatisfy { !$0.contains("austen") }, "\(spines)")
+        #expect(
+            emma.allSatisfy { !$0.contains("nabokov") } && lolita.allSatisfy { !$0.contains("austen") }, "\(spines)")
     }
 }

@@ -5,8 +5,9 @@ import Testing
 @testable import ShelfPipeline
 
 @Suite struct WorkSignalTests {
-    @Test("A timed-out wait does not end the signal: later waits still wait, and a notify still wakes them",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "A timed-out wait does not end the signal: later waits still wait, and a notify still wakes them",
+        .timeLimit(.minutes(1)))
     func timeoutsDoNotEndTheSignal() async throws {
         let clock = ManualClock()
         let signal = WorkSignal(clock: clock.time.clock)

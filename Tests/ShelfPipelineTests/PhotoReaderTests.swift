@@ -28,8 +28,12 @@ final class ScriptedProvider: VisionProvider {
     var uploads: [PhotoUpload] { sent.withLock { $0 } }
 
     func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
-        let index = sent.withLock { $0.append(photo); return $0.count - 1 }
-        let reply = script.withLock { $0.isEmpty ? .failure(PhotoError(.internal, "unscripted request", disposition: .dead)) : $0.removeFirst() }
+        let index = sent.withLock {
+            $0.append(photo); return $0.count - 1
+        }
+        let reply = script.withLock {
+            $0.isEmpty ? .failure(PhotoError(.internal, "unscripted request", disposition: .dead)) : $0.removeFirst()
+        }
         switch reply {
         case .success(let answer):
             answers.withLock { $0[index] = answer }
@@ -40,7 +44,8 @@ final class ScriptedProvider: VisionProvider {
     }
 
     func parse(_ raw: RawResponse) throws(PhotoError) -> ModelAnswer {
-        guard let index = Int(String(decoding: raw.body, as: UTF8.self)), let answer = answers.withLock({ $0[index] }) else {
+        guard let index = Int(String(decoding: raw.body, as: UTF8.self)), let answer = answers.withLock({ $0[index] })
+        else {
             throw PhotoError(.providerNonsense, "not an answer of this provider", disposition: .retry(after: nil))
         }
         return answer
@@ -70,7 +75,11 @@ final class MemoryJournal: AnswerJournal {
 final class CountingMeter: AttemptMeter {
     private let count = Mutex(0)
     var charges: Int { count.withLock { $0 } }
-    func charge() throws -> Int { count.withLock { $0 += 1; return 1 } }
+    func charge() throws -> Int {
+        count.withLock {
+            $0 += 1; return 1
+        }
+    }
 }
 
 /// A provider health that is down for the providers named, and hears every report.
@@ -81,7 +90,8 @@ final class RecordingHealth: ProviderHealthRecorder {
     var heard: [String] { reports.withLock { $0 } }
 
     func turn(_ provider: String) -> ProviderTurn {
-        down.contains(provider) ? .wait(ProviderHealth(name: provider, state: .unreachable, message: "could not connect")) : .open
+        down.contains(provider)
+            ? .wait(ProviderHealth(name: provider, state: .unreachable, message: "could not connect")) : .open
     }
     func current(_ provider: String) -> ProviderHealth? { nil }
     func requested(_ provider: String, latency: Duration, outcome: String) {}
@@ -101,8 +111,9 @@ final class RecordingHealth: ProviderHealthRecorder {
     }
 
     static func reader(_ lineup: Lineup) -> PhotoReader {
-        PhotoReader(lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-                    maxPixels: 64_000_000, health: UntrackedProviderHealth(), time: .system)
+        PhotoReader(
+            lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
+            maxPixels: 64_000_000, health: UntrackedProviderHealth(), time: .system)
     }
 
     static func books(_ reading: PhotoReading) throws -> ReadPhoto {
@@ -114,12 +125,15 @@ final class RecordingHealth: ProviderHealthRecorder {
     func singleProvider() async throws {
         let gemini = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9), ("Emma", 0.8)]))])
         let journal = MemoryJournal(), meter = CountingMeter()
-        let read = try Self.books(await Self.reader(.single(channel(gemini)))
-            .read(Self.photo, journal: journal, meter: meter, logger: Self.logger))
+        let read = try Self.books(
+            await Self.reader(.single(channel(gemini)))
+                .read(Self.photo, journal: journal, meter: meter, logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune", "Emma"])
         #expect(read.books.allSatisfy { $0.source == "gemini" })
         #expect(read.runs.map(\.provider) == ["gemini"] && read.decided.books == 2)
-        #expect(read.decided.response?.replayed == false && journal.savedCount == 1, "the answer is saved before it is used")
+        #expect(
+            read.decided.response?.replayed == false && journal.savedCount == 1, "the answer is saved before it is used"
+        )
         #expect(meter.charges == 1 && gemini.uploads.count == 1)
     }
 
@@ -127,8 +141,9 @@ final class RecordingHealth: ProviderHealthRecorder {
     func shrinksAndRetries() async throws {
         let tooLarge = PhotoError(.photoTooLarge, "request entity too large", disposition: .dead)
         let gemini = ScriptedProvider("gemini", [.failure(tooLarge), .success(Self.answer([("Dune", 0.9)]))])
-        let read = try Self.books(await Self.reader(.single(channel(gemini)))
-            .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let read = try Self.books(
+            await Self.reader(.single(channel(gemini)))
+                .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune"])
         let uploads = gemini.uploads
         #expect(uploads.count == 2)
@@ -141,10 +156,12 @@ final class RecordingHealth: ProviderHealthRecorder {
     func hybridEscalatesAndMerges() async throws {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5), ("Emma", 0.9)]))])
         let accurate = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.95), ("Ulysses", 0.8)]))])
-        let lineup = Lineup.hybrid(fast: channel(fast), accurate: channel(accurate),
-                                   escalateBelow: 0.7)
-        let read = try Self.books(await Self.reader(lineup)
-            .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let lineup = Lineup.hybrid(
+            fast: channel(fast), accurate: channel(accurate),
+            escalateBelow: 0.7)
+        let read = try Self.books(
+            await Self.reader(lineup)
+                .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune", "Ulysses", "Emma"])
         #expect(read.books.map(\.source) == ["gemini", "gemini", "cloudflare"])
         #expect(read.runs.map(\.provider) == ["cloudflare", "gemini"] && read.decided.provider == "gemini")
@@ -152,11 +169,17 @@ final class RecordingHealth: ProviderHealthRecorder {
 
         let sure = ScriptedProvider("cloudflare", [.success(Self.answer([("Emma", 0.9)]))])
         let untouched = ScriptedProvider("gemini", [])
-        let confident = try Self.books(await Self.reader(.hybrid(fast: channel(sure),
-                                                                  accurate: channel(untouched),
-                                                                  escalateBelow: 0.7))
+        let confident = try Self.books(
+            await Self.reader(
+                .hybrid(
+                    fast: channel(sure),
+                    accurate: channel(untouched),
+                    escalateBelow: 0.7)
+            )
             .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
-        #expect(confident.books.map(\.title) == ["Emma"] && untouched.uploads.isEmpty, "a sure fast reading is not escalated")
+        #expect(
+            confident.books.map(\.title) == ["Emma"] && untouched.uploads.isEmpty,
+            "a sure fast reading is not escalated")
     }
 
     @Test("When the accurate provider fails, the fast reading is kept and every book waits for review")
@@ -164,12 +187,17 @@ final class RecordingHealth: ProviderHealthRecorder {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5)]))])
         let blocked = PhotoError(.providerBlocked, "The answer was blocked. Try another photo.", disposition: .dead)
         let accurate = ScriptedProvider("gemini", [.failure(blocked)])
-        let lineup = Lineup.hybrid(fast: channel(fast), accurate: channel(accurate),
-                                   escalateBelow: 0.7)
-        let read = try Self.books(await Self.reader(lineup)
-            .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let lineup = Lineup.hybrid(
+            fast: channel(fast), accurate: channel(accurate),
+            escalateBelow: 0.7)
+        let read = try Self.books(
+            await Self.reader(lineup)
+                .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune"] && read.decided.provider == "cloudflare")
-        #expect(read.books.allSatisfy { $0.status == .needsReview && $0.reviewReasons?.contains(AccurateNotAsked.reviewReason) == true })
+        #expect(
+            read.books.allSatisfy {
+                $0.status == .needsReview && $0.reviewReasons?.contains(AccurateNotAsked.reviewReason) == true
+            })
         let notAsked = try #require(read.notAsked)
         #expect(notAsked.provider == "gemini" && notAsked.error?.code == .providerBlocked)
         #expect(notAsked.note.contains("The answer was blocked"))
@@ -180,13 +208,15 @@ final class RecordingHealth: ProviderHealthRecorder {
     func replaysSavedAnswer() async throws {
         let first = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9)]))])
         let journal = MemoryJournal()
-        _ = try Self.books(await Self.reader(.single(channel(first)))
-            .read(Self.photo, journal: journal, meter: CountingMeter(), logger: Self.logger))
+        _ = try Self.books(
+            await Self.reader(.single(channel(first)))
+                .read(Self.photo, journal: journal, meter: CountingMeter(), logger: Self.logger))
 
         // The same provider after a restart: its script is empty, so any request would fail the photo.
         let meter = CountingMeter()
-        let read = try Self.books(await Self.reader(.single(channel(first)))
-            .read(Self.photo, journal: journal, meter: meter, logger: Self.logger))
+        let read = try Self.books(
+            await Self.reader(.single(channel(first)))
+                .read(Self.photo, journal: journal, meter: meter, logger: Self.logger))
         #expect(read.books.map(\.title) == ["Dune"])
         #expect(read.decided.response?.replayed == true && read.decided.response?.file == "saved/gemini.json")
         #expect(first.uploads.count == 1 && meter.charges == 0)
@@ -197,22 +227,28 @@ final class RecordingHealth: ProviderHealthRecorder {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5)]))])
         let accurate = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9)]))])
         let health = RecordingHealth(down: ["gemini"])
-        let lineup = Lineup.hybrid(fast: channel(fast), accurate: channel(accurate),
-                                   escalateBelow: 0.7)
-        let reader = PhotoReader(lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-                                 maxPixels: 64_000_000, health: health, time: .system)
-        let read = try Self.books(await reader.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let lineup = Lineup.hybrid(
+            fast: channel(fast), accurate: channel(accurate),
+            escalateBelow: 0.7)
+        let reader = PhotoReader(
+            lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
+            maxPixels: 64_000_000, health: health, time: .system)
+        let read = try Self.books(
+            await reader.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
         #expect(accurate.uploads.isEmpty)
         #expect(read.notAsked?.provider == "gemini" && read.notAsked?.error == nil)
         #expect(read.notAsked?.reason.contains("could not connect") == true)
         #expect(health.heard == ["cloudflare answered"])
 
         let reported = RecordingHealth()
-        let failing = ScriptedProvider("gemini", [.failure(PhotoError(.providerAuth, "The key was refused.", disposition: .providerBroken))])
-        let single = PhotoReader(lineup: .single(channel(failing)),
-                                 enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-                                 maxPixels: 64_000_000, health: reported, time: .system)
-        let unread = await single.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger)
+        let failing = ScriptedProvider(
+            "gemini", [.failure(PhotoError(.providerAuth, "The key was refused.", disposition: .providerBroken))])
+        let single = PhotoReader(
+            lineup: .single(channel(failing)),
+            enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
+            maxPixels: 64_000_000, health: reported, time: .system)
+        let unread = await single.read(
+            Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger)
         guard case .unread(.failed(let error, _), let channel, let runs) = unread else {
             Issue.record("expected a failure: \(unread)"); return
         }

@@ -16,13 +16,13 @@ import Testing
 final class FakeQueue: JobQueue {
     struct State {
         var batches: [[ClaimedJob]] = []
-        var claims: [Int] = []                     // the limit of each claim
+        var claims: [Int] = [] // the limit of each claim
         var commits: [[JobOutcome]] = []
         var attempts: [Int64: Int] = [:]
         var responses: Int64 = 0
         var sightings: [String: (size: Int64, mtime: Double, sha256: String, relativePath: String)] = [:]
-        var recorded = 0                           // sightings recorded
-        var recordCalls = 0                        // calls to recordSightings: one transaction each in a store
+        var recorded = 0 // sightings recorded
+        var recordCalls = 0 // calls to recordSightings: one transaction each in a store
         var stages: [(jobIDs: [Int64], stage: JobStage)] = []
     }
     let path: String
@@ -43,12 +43,18 @@ final class FakeQueue: JobQueue {
     func knownSightings(paths: [String]) throws -> [String: KnownSighting] {
         state.withLock { state in
             var known: [String: KnownSighting] = [:]
-            for path in paths { if let s = state.sightings[path] { known[path] = KnownSighting(size: s.size, mtime: s.mtime, sha256: s.sha256) } }
+            for path in paths {
+                if let s = state.sightings[path] {
+                    known[path] = KnownSighting(size: s.size, mtime: s.mtime, sha256: s.sha256)
+                }
+            }
             return known
         }
     }
-    func recordSightings(_ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
-                         roundQuiet: TimeInterval, now: Date) throws -> [SightingOutcome] {
+    func recordSightings(
+        _ files: [HashedFile], provider: String, providerChoice: String?, resultNode: String?,
+        roundQuiet: TimeInterval, now: Date
+    ) throws -> [SightingOutcome] {
         if files.contains(where: { $0.image != nil }) { Issue.record("an image stored for a queue no one shares") }
         return state.withLock { state in
             state.recordCalls += 1
@@ -60,9 +66,13 @@ final class FakeQueue: JobQueue {
             }
         }
     }
-    func recordPathProblem(path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws {}
+    func recordPathProblem(
+        path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date
+    ) throws {}
     func prunePathProblems(stillThere: (String) -> Bool) throws {}
-    func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws -> [ClaimedJob] {
+    func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws
+        -> [ClaimedJob]
+    {
         state.withLock { state in
             state.claims.append(limit)
             return state.batches.isEmpty ? [] : Array(state.batches.removeFirst().prefix(limit))
@@ -72,19 +82,28 @@ final class FakeQueue: JobQueue {
     func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws {}
     /// As the store does: the charge records the photo `asking`, the saved answer `matching`.
     func chargeAttempt(jobID: Int64, now: Date) throws -> Int {
-        state.withLock { $0.stages.append(([jobID], .asking)); $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]! }
+        state.withLock {
+            $0.stages.append(([jobID], .asking)); $0.attempts[jobID, default: 0] += 1; return $0.attempts[jobID]!
+        }
     }
-    func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws -> FilesChange {
-        let outcomes = try settle(CommitLookup { [meanwhile] titles, _ in meanwhile.filter { titles.contains($0.key) } })
+    func finish(settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date)
+        throws -> FilesChange
+    {
+        let outcomes = try settle(
+            CommitLookup { [meanwhile] titles, _ in meanwhile.filter { titles.contains($0.key) } })
         state.withLock { $0.commits.append(outcomes) }
         // As the store reports it: a finished photo's books are works changed (the fake has no rows: the jobs stand in).
         let finished = outcomes.filter { if case .finished = $0.result { true } else { false } }
         return FilesChange(works: Set(finished.map(\.job.id)), photos: Set(finished.map(\.job.sha256)))
     }
     func jobID(resultPath: String) throws -> Int64? { nil }
-    func recordResponse(jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-                        body: [UInt8]?, latencyMs: Int?, request: Bool, now: Date) throws -> Int64 {
-        state.withLock { $0.stages.append(([jobID], .matching)); $0.responses += 1; return $0.responses }
+    func recordResponse(
+        jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
+        body: [UInt8]?, latencyMs: Int?, request: Bool, now: Date
+    ) throws -> Int64 {
+        state.withLock {
+            $0.stages.append(([jobID], .matching)); $0.responses += 1; return $0.responses
+        }
     }
     func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse? { nil }
     func markResponseUnusable(id: Int64) throws {}
@@ -101,7 +120,9 @@ final class FakeQueue: JobQueue {
     }
     func photoImage(sha256: String) throws -> [UInt8]? { nil }
     /// The stages recorded for one job, in order.
-    func stages(of job: Int64) -> [JobStage] { state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) } }
+    func stages(of job: Int64) -> [JobStage] {
+        state.withLock { $0.stages.filter { $0.jobIDs.contains(job) }.map(\.stage) }
+    }
 }
 
 /// A library with no work and no review item: the pipeline's tests look at the queue.
@@ -109,7 +130,9 @@ struct EmptyLibrary: LibraryStore {
     func openReviewItems() throws -> [ReviewItem] { [] }
     func reviewItem(_ id: String) throws -> ReviewItem { throw CancellationError() }
     func decidedReadings(sha256: String) throws -> Set<String> { [] }
-    func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution { throw CancellationError() }
+    func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution {
+        throw CancellationError()
+    }
     func entries() throws -> [LibraryDocument.Entry] { [] }
     func photoLocations(sha256: String) throws -> [String] { [] }
     func photoImage(sha256: String) throws -> [UInt8]? { nil }
@@ -119,13 +142,19 @@ struct EmptyLibrary: LibraryStore {
 final class FakeProviders: ProviderHealthStore {
     private let health: Mutex<[String: ProviderHealth]>
 
-    init(_ health: [ProviderHealth] = []) { self.health = Mutex(Dictionary(uniqueKeysWithValues: health.map { ($0.name, $0) })) }
+    init(_ health: [ProviderHealth] = []) {
+        self.health = Mutex(Dictionary(uniqueKeysWithValues: health.map { ($0.name, $0) }))
+    }
 
     func providerHealth(_ name: String) throws -> ProviderHealth? { health.withLock { $0[name] } }
-    func setProviderHealth(_ health: ProviderHealth, now: Date) throws { self.health.withLock { $0[health.name] = health } }
+    func setProviderHealth(_ health: ProviderHealth, now: Date) throws {
+        self.health.withLock { $0[health.name] = health }
+    }
     func takeTurn(_ name: String, ceiling: TimeInterval, now: Date) throws -> ProviderTurn { .open }
-    func recordOutage(_ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
-                      ceiling: TimeInterval, notBefore: Date?, now: Date) throws -> ProviderHealth {
+    func recordOutage(
+        _ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
+        ceiling: TimeInterval, notBefore: Date?, now: Date
+    ) throws -> ProviderHealth {
         ProviderHealth(name: name, state: state, code: code, message: message)
     }
     func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws {}
@@ -144,19 +173,24 @@ struct NoSharedResults: SharedFilesStore {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-pipeline-\(UUID().uuidString)")
 
     func settings() -> PipelineSettings {
-        PipelineSettings(batchSize: 4, concurrency: 2, reviewThreshold: 0.6, maxAttempts: 3, moveAfter: false,
-                         incoming: root.appendingPathComponent("incoming"), results: root.appendingPathComponent("results"),
-                         processed: root.appendingPathComponent("processed"),
-                         libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
-                         responses: root.appendingPathComponent("state/responses"),
-                         filesLock: root.appendingPathComponent("state/files.lock"))
+        PipelineSettings(
+            batchSize: 4, concurrency: 2, reviewThreshold: 0.6, maxAttempts: 3, moveAfter: false,
+            incoming: root.appendingPathComponent("incoming"), results: root.appendingPathComponent("results"),
+            processed: root.appendingPathComponent("processed"),
+            libraryFile: root.appendingPathComponent("library.json"), review: root.appendingPathComponent("review"),
+            responses: root.appendingPathComponent("state/responses"),
+            filesLock: root.appendingPathComponent("state/files.lock"))
     }
 
-    func pipeline(_ queue: FakeQueue, providers: FakeProviders = FakeProviders(), replies: [Result<ModelAnswer, PhotoError>] = []) -> Pipeline {
+    func pipeline(
+        _ queue: FakeQueue, providers: FakeProviders = FakeProviders(), replies: [Result<ModelAnswer, PhotoError>] = []
+    ) -> Pipeline {
         let provider = ScriptedProvider("gemini", replies)
-        return Pipeline(settings: settings(), store: queue, library: EmptyLibrary(), providers: providers, sharedResults: NoSharedResults(),
-                        lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"),
-                        time: .system)
+        return Pipeline(
+            settings: settings(), store: queue, library: EmptyLibrary(), providers: providers,
+            sharedResults: NoSharedResults(),
+            lineup: .single(ProviderChannel(provider, kind: .gemini, limits: nil)), logger: Logger(label: "test"),
+            time: .system)
     }
 
     @Test("A pass over an empty queue claims once, up to a batch, and stops idle")
@@ -172,15 +206,18 @@ struct NoSharedResults: SharedFilesStore {
     @Test("A paused provider ends a pass before anything is claimed")
     func pausedProvider() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let paused = ProviderHealth(name: "gemini", state: .paused, code: "provider_auth", message: "the API key was refused")
+        let paused = ProviderHealth(
+            name: "gemini", state: .paused, code: "provider_auth", message: "the API key was refused")
         let queue = FakeQueue(folder: root, batches: [[job(1, "a.jpg", sha256: "00")]])
-        let summary = await pipeline(queue, providers: FakeProviders([paused])).processQueue(untilIdle: true, keepsLeases: false)
+        let summary = await pipeline(queue, providers: FakeProviders([paused])).processQueue(
+            untilIdle: true, keepsLeases: false)
         #expect(summary.stop == .providerPaused("the API key was refused"))
         #expect(queue.claims.isEmpty)
         #expect(queue.commits.isEmpty)
     }
 
-    @Test("Ingest hashes a new photo once and queues it; the same file unchanged is not read again; a copy is a sighting")
+    @Test(
+        "Ingest hashes a new photo once and queues it; the same file unchanged is not read again; a copy is a sighting")
     func ingest() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
         let photo = JPEGFactory.shelf(width: 320, height: 240, seed: 5)
@@ -247,12 +284,15 @@ struct NoSharedResults: SharedFilesStore {
             Issue.record("the vanished photo is not dead: \(String(describing: outcomes[2]))"); return
         }
         #expect(code == .photoVanished)
-        pipeline.files.flush()                  // the commit handed library.json to the writer, off its path
-        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("library.json").path),
-                "library.json follows the commit")
+        pipeline.files.flush() // the commit handed library.json to the writer, off its path
+        #expect(
+            FileManager.default.fileExists(atPath: root.appendingPathComponent("library.json").path),
+            "library.json follows the commit")
     }
 
-    @Test("A work another batch committed meanwhile is seen inside the commit: the title read alone on its shelf is that work, its result says so")
+    @Test(
+        "A work another batch committed meanwhile is seen inside the commit: the title read alone on its shelf is that work, its result says so"
+    )
     func worksCommittedMeanwhile() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
         let photo = JPEGFactory.shelf(width: 640, height: 480, seed: 4)
@@ -260,10 +300,12 @@ struct NoSharedResults: SharedFilesStore {
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         try Data(photo).write(to: incoming.appendingPathComponent("again.jpg"))
         // Not in the library when the photo was read: committed by another batch while it was being read.
-        let dune = LibraryWork(key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil,
-                               match: nil, shelves: ["living-room"], lastShelf: "living-room")
-        let queue = FakeQueue(folder: root, batches: [[job(1, "living-room/again.jpg", sha256: SHA256.hex(of: photo))]],
-                              meanwhile: ["dune": [dune]])
+        let dune = LibraryWork(
+            key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil,
+            match: nil, shelves: ["living-room"], lastShelf: "living-room")
+        let queue = FakeQueue(
+            folder: root, batches: [[job(1, "living-room/again.jpg", sha256: SHA256.hex(of: photo))]],
+            meanwhile: ["dune": [dune]])
         let answer = ModelAnswer(books: [Detection(title: "Dune", author: nil, confidence: 0.4)])
         _ = await pipeline(queue, replies: [.success(answer)]).processQueue(untilIdle: true, keepsLeases: false)
 
@@ -271,9 +313,11 @@ struct NoSharedResults: SharedFilesStore {
             Issue.record("not finished: \(queue.commits)"); return
         }
         #expect(books.map(\.status) == [.verified] && books.first?.author == "Frank Herbert", "\(books)")
-        let result = try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: URL(fileURLWithPath: try #require(resultPath))))
+        let result = try JSONStyle.decoder().decode(
+            ResultDocument.self, from: Data(contentsOf: URL(fileURLWithPath: try #require(resultPath))))
         #expect(result.books.first?.status == .verified)
-        #expect(result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true, "\(result.books)")
+        #expect(
+            result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true, "\(result.books)")
     }
 
     @Test("A photo's steps are recorded in the queue in order, each once: asking the provider, matching, writing")
@@ -297,7 +341,8 @@ struct NoSharedResults: SharedFilesStore {
     }
 
     private func job(_ id: Int64, _ relative: String, sha256: String) -> ClaimedJob {
-        ClaimedJob(id: id, sha256: sha256, attempts: 0, batchID: 1, relativePath: relative,
-                   paths: [PhotoPath(path: root.appendingPathComponent("incoming/\(relative)").path, relativePath: relative)])
+        ClaimedJob(
+            id: id, sha256: sha256, attempts: 0, batchID: 1, relativePath: relative,
+            paths: [PhotoPath(path: root.appendingPathComponent("incoming/\(relative)").path, relativePath: relative)])
     }
 }

@@ -17,9 +17,10 @@ final class GrowingLibrary: LibraryStore {
     init(clock: ManualClock) { self.clock = clock }
 
     func add(_ title: String) {
-        let entry = LibraryDocument.Entry(work: "title:\(title)", title: title, author: nil, isbn13: nil, isbn10: nil,
-                                          confidence: 0.9, status: .verified, source: "gemini",
-                                          firstSeen: Date(timeIntervalSince1970: 1_790_000_000), sightings: [])
+        let entry = LibraryDocument.Entry(
+            work: "title:\(title)", title: title, author: nil, isbn13: nil, isbn10: nil,
+            confidence: 0.9, status: .verified, source: "gemini",
+            firstSeen: Date(timeIntervalSince1970: 1_790_000_000), sightings: [])
         state.withLock { $0.works.append(entry) }
     }
 
@@ -56,19 +57,22 @@ struct RewritePauseTests {
         clock = ManualClock()
         library = GrowingLibrary(clock: clock)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let files = LibraryFiles(libraryFile: folder.appendingPathComponent("library.json"),
-                                 review: folder.appendingPathComponent("review"),
-                                 processed: folder.appendingPathComponent("processed"),
-                                 filesLock: folder.appendingPathComponent("files.lock"),
-                                 store: library, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        writer = FilesWriter(files: files, time: clock.time, settle: .milliseconds(100),
-                             minimumSpacing: .milliseconds(250), maximumSpacing: .seconds(3))
+        let files = LibraryFiles(
+            libraryFile: folder.appendingPathComponent("library.json"),
+            review: folder.appendingPathComponent("review"),
+            processed: folder.appendingPathComponent("processed"),
+            filesLock: folder.appendingPathComponent("files.lock"),
+            store: library, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        writer = FilesWriter(
+            files: files, time: clock.time, settle: .milliseconds(100),
+            minimumSpacing: .milliseconds(250), maximumSpacing: .seconds(3))
     }
 
     /// How many works library.json lists now.
     func listed() -> Int {
         guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("library.json").path),
-              let document = try? JSONStyle.decoder().decode(LibraryDocument.self, from: data) else { return 0 }
+            let document = try? JSONStyle.decoder().decode(LibraryDocument.self, from: data)
+        else { return 0 }
         return document.books.count
     }
 
@@ -107,7 +111,7 @@ struct RewritePauseTests {
     func steadyChangesAreWrittenWithinTwiceTheSpacing() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         for n in 1...400 { try await commit(n, after: .milliseconds(50)) }
-        clock.advance(by: .milliseconds(100))                   // the changes pause: the last is written now
+        clock.advance(by: .milliseconds(100)) // the changes pause: the last is written now
         try await waitUntil("library.json lists every change") { listed() == 400 }
 
         let rewrites = library.rewrites

@@ -22,22 +22,29 @@ enum CFModel {
 typealias CFReply = CloudflareEmulator.Reply
 typealias CFBook = CloudflareEmulator.Book
 
-func cfScript(reply: CFReply = .books([]), licenseAgreed: Bool = true, rules: [CloudflareEmulator.Rule] = [],
-              models: Set<String>? = nil, agreementAnswer: CloudflareEmulator.AgreementAnswer = .ok,
-              latency: Duration = .zero) -> CloudflareEmulator.Script {
-    CloudflareEmulator.Script(token: cfToken, accountID: cfAccount, models: models, licenseAgreed: licenseAgreed,
-                              agreementAnswer: agreementAnswer, latency: latency, rules: rules, reply: reply)
+func cfScript(
+    reply: CFReply = .books([]), licenseAgreed: Bool = true, rules: [CloudflareEmulator.Rule] = [],
+    models: Set<String>? = nil, agreementAnswer: CloudflareEmulator.AgreementAnswer = .ok,
+    latency: Duration = .zero
+) -> CloudflareEmulator.Script {
+    CloudflareEmulator.Script(
+        token: cfToken, accountID: cfAccount, models: models, licenseAgreed: licenseAgreed,
+        agreementAnswer: agreementAnswer, latency: latency, rules: rules, reply: reply)
 }
 
 /// A provider pointed at the emulator.
-func cfProvider(_ emulator: CloudflareEmulator, model: String = CFModel.llama32, token: String = cfToken,
-                account: String = cfAccount, maxTokens: Int = 4096, timeout: Duration = .seconds(10),
-                licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
-                logs: CapturedLogs = CapturedLogs()) -> CloudflareProvider {
-    let settings = CloudflareSettings(model: model, baseURL: emulator.baseURL, accountID: Secret(account),
-                                      apiToken: Secret(token), timeout: timeout, maxTokens: maxTokens)
-    return CloudflareProvider(settings: settings, http: HTTPClient(maxConcurrent: 2), logger: logs.logger,
-                              licenseStore: licenses)
+func cfProvider(
+    _ emulator: CloudflareEmulator, model: String = CFModel.llama32, token: String = cfToken,
+    account: String = cfAccount, maxTokens: Int = 4096, timeout: Duration = .seconds(10),
+    licenses: any CloudflareLicenseMemory = InMemoryCloudflareLicenses(),
+    logs: CapturedLogs = CapturedLogs()
+) -> CloudflareProvider {
+    let settings = CloudflareSettings(
+        model: model, baseURL: emulator.baseURL, accountID: Secret(account),
+        apiToken: Secret(token), timeout: timeout, maxTokens: maxTokens)
+    return CloudflareProvider(
+        settings: settings, http: HTTPClient(maxConcurrent: 2), logger: logs.logger,
+        licenseStore: licenses)
 }
 
 func expectNoCredentials(_ error: PhotoError, _ logs: CapturedLogs, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -46,8 +53,9 @@ func expectNoCredentials(_ error: PhotoError, _ logs: CapturedLogs, sourceLocati
 
 @Suite("Cloudflare Workers AI provider against the emulator", .timeLimit(.minutes(1)))
 struct CloudflareProviderTests {
-    static let dune = CFBook(title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
-                             box2D: [120, 410, 880, 450])
+    static let dune = CFBook(
+        title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
+        box2D: [120, 410, 880, 450])
     static let hobbit = CFBook(title: "The Hobbit", confidence: 0.55, box2D: [100, 500, 900, 540])
     static let duneBox = Box(x1: 0.41, y1: 0.12, x2: 0.45, y2: 0.88)
 
@@ -162,20 +170,24 @@ struct CloudflareProviderTests {
         }
     }
 
-    @Test("Models map to request styles", arguments: [
-        (CFModel.llama32, CloudflareRequestStyle.llamaVision), (CFModel.llava, .llava), (CFModel.scout, .chatVision),
-        ("@cf/google/gemma-3-12b-it", .chatVision), (CFModel.mistral, .mistral), (CFModel.gemma4, .openAIShape),
-        ("@cf/moonshotai/kimi-k2.6", .openAIShape),
-    ])
+    @Test(
+        "Models map to request styles",
+        arguments: [
+            (CFModel.llama32, CloudflareRequestStyle.llamaVision), (CFModel.llava, .llava),
+            (CFModel.scout, .chatVision),
+            ("@cf/google/gemma-3-12b-it", .chatVision), (CFModel.mistral, .mistral), (CFModel.gemma4, .openAIShape),
+            ("@cf/moonshotai/kimi-k2.6", .openAIShape),
+        ])
     func styles(model: String, style: CloudflareRequestStyle) {
         #expect(CloudflareRequestStyle(model: model) == style)
     }
 
     // MARK: Answers
 
-    @Test("result.response as string, fenced string, prose, object or array gives the books",
-          arguments: [CFReply.books([dune]), .fenced([dune]), .prose([dune]), .object([dune]), .array([dune])],
-          [CFModel.llama32, CFModel.scout])
+    @Test(
+        "result.response as string, fenced string, prose, object or array gives the books",
+        arguments: [CFReply.books([dune]), .fenced([dune]), .prose([dune]), .object([dune]), .array([dune])],
+        [CFModel.llama32, CFModel.scout])
     func answerShapes(reply: CFReply, model: String) async throws {
         try await withCloudflareEmulator(cfScript(reply: reply)) { cloudflare in
             let answer = try await scan(cfProvider(cloudflare, model: model))
@@ -184,16 +196,19 @@ struct CloudflareProviderTests {
         }
     }
 
-    @Test("Saved results in other shapes parse too", arguments: [
-        #"{"result": {"response": [{"title": "Dune", "confidence": 0.8}]}, "success": true, "errors": [], "messages": []}"#,
-        #"{"result": {"choices": [{"message": {"content": [{"type": "text", "text": "{\"books\": [{\"title\": \"Dune\", \"confidence\": 0.8}]}"}]}, "finish_reason": "stop"}]}, "success": true}"#,
-        #"{"result": {"response": "Sure! ```json\n{\"books\": [{\"title\": \"Dune\", \"confidence\": 0.8}], \"suggestions\": []}\n``` Enjoy."}, "success": true}"#,
-        #"{"result": {"books": [{"title": "Dune", "confidence": 0.8}]}, "success": true}"#,
-    ])
+    @Test(
+        "Saved results in other shapes parse too",
+        arguments: [
+            #"{"result": {"response": [{"title": "Dune", "confidence": 0.8}]}, "success": true, "errors": [], "messages": []}"#,
+            #"{"result": {"choices": [{"message": {"content": [{"type": "text", "text": "{\"books\": [{\"title\": \"Dune\", \"confidence\": 0.8}]}"}]}, "finish_reason": "stop"}]}, "success": true}"#,
+            #"{"result": {"response": "Sure! ```json\n{\"books\": [{\"title\": \"Dune\", \"confidence\": 0.8}], \"suggestions\": []}\n``` Enjoy."}, "success": true}"#,
+            #"{"result": {"books": [{"title": "Dune", "confidence": 0.8}]}, "success": true}"#,
+        ])
     func savedShapes(body: String) throws {
-        let provider = CloudflareProvider(settings: CloudflareSettings(accountID: Secret(cfAccount), apiToken: Secret(cfToken)),
-                                          http: HTTPClient(maxConcurrent: 1), logger: CapturedLogs().logger,
-                                          licenseStore: InMemoryCloudflareLicenses())
+        let provider = CloudflareProvider(
+            settings: CloudflareSettings(accountID: Secret(cfAccount), apiToken: Secret(cfToken)),
+            http: HTTPClient(maxConcurrent: 1), logger: CapturedLogs().logger,
+            licenseStore: InMemoryCloudflareLicenses())
         let answer = try provider.parse(RawResponse(body: Array(body.utf8), receivedAt: Date()))
         #expect(answer.books.map(\.title) == ["Dune"])
     }
@@ -208,22 +223,26 @@ struct CloudflareProviderTests {
 
     @Test("A token limit too small for the shelf is reported as truncated")
     func smallTokenLimit() async throws {
-        let shelf = (1...40).map { CFBook(title: "Volume \($0) of the Collected Works", author: "Someone", box2D: [0, 0, 1000, 20]) }
+        let shelf = (1...40).map {
+            CFBook(title: "Volume \($0) of the Collected Works", author: "Someone", box2D: [0, 0, 1000, 20])
+        }
         try await withCloudflareEmulator(cfScript(reply: .books(shelf))) { cloudflare in
             let error = try #require(await failure(cfProvider(cloudflare, maxTokens: 256)))
             #expect(error.code == .providerTruncated)
-            let answer = try await scan(cfProvider(cloudflare))       // the default limit holds the whole shelf
+            let answer = try await scan(cfProvider(cloudflare)) // the default limit holds the whole shelf
             #expect(answer.books.count == 40)
         }
     }
 
-    @Test("Cut-off detection in free text", arguments: [
-        (#"{"books": [{"title": "Dune", "confidence": 0.9}, {"title": "Emm"#, true),
-        (#"Here you go: ```json\n{"books": ["#, true),
-        (#"{"books": []}"#, false),
-        ("I cannot read these spines.", false),
-        (#"{"shelf": "oak", "#, false),
-    ])
+    @Test(
+        "Cut-off detection in free text",
+        arguments: [
+            (#"{"books": [{"title": "Dune", "confidence": 0.9}, {"title": "Emm"#, true),
+            (#"Here you go: ```json\n{"books": ["#, true),
+            (#"{"books": []}"#, false),
+            ("I cannot read these spines.", false),
+            (#"{"shelf": "oak", "#, false),
+        ])
     func cutOffDetection(text: String, cut: Bool) {
         #expect(AnswerParser.isCutOff(text) == cut)
     }
@@ -255,8 +274,11 @@ struct CloudflareProviderTests {
     @Test("An agreement answered with 403 'Thank you for agreeing' counts as agreed")
     func licenseThankYou403() async throws {
         let licenses = InMemoryCloudflareLicenses()
-        try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]), licenseAgreed: false,
-                                                  agreementAnswer: .forbiddenThankYou)) { cloudflare in
+        try await withCloudflareEmulator(
+            cfScript(
+                reply: .books([Self.dune]), licenseAgreed: false,
+                agreementAnswer: .forbiddenThankYou)
+        ) { cloudflare in
             let answer = try await scan(cfProvider(cloudflare, licenses: licenses))
             #expect(answer.books.count == 1)
             #expect(cloudflare.requests.map(\.status) == [403, 403, 200])
@@ -270,7 +292,7 @@ struct CloudflareProviderTests {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]), licenseAgreed: false)) { cloudflare in
             let error = try #require(await failure(cfProvider(cloudflare, licenses: licenses, logs: logs)))
-            #expect(cloudflare.requests.map(\.isAgreement) == [false, false])    // the photo, asked again once
+            #expect(cloudflare.requests.map(\.isAgreement) == [false, false]) // the photo, asked again once
             #expect(cloudflare.requests.map(\.status) == [403, 403])
             #expect(error.code == .providerAuth && error.disposition == .providerBroken)
             #expect(error.message.contains("agree") && error.message.contains("shelfd doctor"))
@@ -283,39 +305,58 @@ struct CloudflareProviderTests {
     typealias Case = FailureCase<CFReply>
 
     static let failureCases: [Case] = [
-        Case(reply: .capacity(retryAfter: 7), code: .providerUnavailable, check: { $0 == .retry(after: 7) },
-             testDescription: "429/3040 with retry-after"),
-        Case(reply: .capacity(retryAfter: nil), code: .providerUnavailable, check: { $0 == .retry(after: nil) },
-             testDescription: "429/3040"),
-        Case(reply: .dailyAllocation, code: .providerQuota, check: { $0.waitUntil != nil }, testDescription: "429/3036"),
+        Case(
+            reply: .capacity(retryAfter: 7), code: .providerUnavailable, check: { $0 == .retry(after: 7) },
+            testDescription: "429/3040 with retry-after"),
+        Case(
+            reply: .capacity(retryAfter: nil), code: .providerUnavailable, check: { $0 == .retry(after: nil) },
+            testDescription: "429/3040"),
+        Case(
+            reply: .dailyAllocation, code: .providerQuota, check: { $0.waitUntil != nil }, testDescription: "429/3036"),
         Case(reply: .paidOnly, code: .providerAuth, check: { $0 == .providerBroken }, testDescription: "403/5035"),
-        Case(reply: .error(status: 403, code: 3023, message: "Service unavailable for account"), code: .providerAuth,
-             check: { $0 == .providerBroken }, testDescription: "403/3023"),
-        Case(reply: .error(status: 401, code: 10000, message: "Authentication error"), code: .providerAuth,
-             check: { $0 == .providerBroken }, testDescription: "401/10000"),
+        Case(
+            reply: .error(status: 403, code: 3023, message: "Service unavailable for account"), code: .providerAuth,
+            check: { $0 == .providerBroken }, testDescription: "403/3023"),
+        Case(
+            reply: .error(status: 401, code: 10000, message: "Authentication error"), code: .providerAuth,
+            check: { $0 == .providerBroken }, testDescription: "401/10000"),
         Case(reply: .noSuchModel, code: .providerModel, check: { $0 == .providerBroken }, testDescription: "400/5007"),
-        Case(reply: .raw(status: 502, body: "<html>bad gateway</html>"), code: .providerUnavailable, check: { $0.isRetry },
-             testDescription: "502 without an envelope"),
-        Case(reply: .error(status: 408, code: 3007, message: "Request timeout"), code: .providerUnavailable,
-             check: { $0.isRetry }, testDescription: "408/3007"),
-        Case(reply: .jsonModeNotMet, code: .providerNonsense, check: { $0.isRetry }, testDescription: "JSON mode not met"),
-        Case(reply: .error(status: 400, code: 5004, message: "Invalid data type for base64 input: number"),
-             code: .providerRejected, check: { $0 == .dead }, testDescription: "400/5004"),
-        Case(reply: .raw(status: 200, body: #"{"result": null, "success": false, "errors": [{"code": 9999, "message": "Odd"}], "messages": []}"#),
-             code: .providerRejected, check: { $0 == .dead }, testDescription: "200 with success false"),
+        Case(
+            reply: .raw(status: 502, body: "<html>bad gateway</html>"), code: .providerUnavailable,
+            check: { $0.isRetry },
+            testDescription: "502 without an envelope"),
+        Case(
+            reply: .error(status: 408, code: 3007, message: "Request timeout"), code: .providerUnavailable,
+            check: { $0.isRetry }, testDescription: "408/3007"),
+        Case(
+            reply: .jsonModeNotMet, code: .providerNonsense, check: { $0.isRetry }, testDescription: "JSON mode not met"
+        ),
+        Case(
+            reply: .error(status: 400, code: 5004, message: "Invalid data type for base64 input: number"),
+            code: .providerRejected, check: { $0 == .dead }, testDescription: "400/5004"),
+        Case(
+            reply: .raw(
+                status: 200,
+                body:
+                    #"{"result": null, "success": false, "errors": [{"code": 9999, "message": "Odd"}], "messages": []}"#
+            ),
+            code: .providerRejected, check: { $0 == .dead }, testDescription: "200 with success false"),
     ]
 
     @Test("Each failure gets the right code and disposition, and never shows the credentials", arguments: failureCases)
     func failures(_ testCase: Case) async throws {
         let logs = CapturedLogs()
         try await withCloudflareEmulator(cfScript(reply: testCase.reply)) { cloudflare in
-            try await expectFailure(testCase, from: cfProvider(cloudflare, logs: logs), secrets: [cfToken, cfAccount], logs: logs)
+            try await expectFailure(
+                testCase, from: cfProvider(cloudflare, logs: logs), secrets: [cfToken, cfAccount], logs: logs)
         }
     }
 
-    @Test("Configuration problems say what to do", arguments: [
-        (CFReply.paidOnly, "Workers Paid"), (.noSuchModel, "[cloudflare] model"),
-    ])
+    @Test(
+        "Configuration problems say what to do",
+        arguments: [
+            (CFReply.paidOnly, "Workers Paid"), (.noSuchModel, "[cloudflare] model"),
+        ])
     func configurationMessages(reply: CFReply, hint: String) async throws {
         try await withCloudflareEmulator(cfScript(reply: reply)) { cloudflare in
             let error = try #require(await failure(cfProvider(cloudflare)))
@@ -326,7 +367,8 @@ struct CloudflareProviderTests {
     @Test("A wrong token gets Workers AI's 401/10000 to a Bearer header")
     func wrongToken() async throws {
         let logs = CapturedLogs()
-        try await withCloudflareEmulator(CloudflareEmulator.Script(token: "the-real-token", accountID: cfAccount)) { cloudflare in
+        try await withCloudflareEmulator(CloudflareEmulator.Script(token: "the-real-token", accountID: cfAccount)) {
+            cloudflare in
             let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
             // The code, disposition, message and redaction are the provider contract's; this is the wire.
             #expect(cloudflare.requests.first?.status == 401 && cloudflare.requests.first?.errorCode == 10000)
@@ -339,7 +381,8 @@ struct CloudflareProviderTests {
     @Test("A wrong account ID is a broken provider, and the echoed ID is redacted")
     func wrongAccount() async throws {
         let logs = CapturedLogs()
-        try await withCloudflareEmulator(CloudflareEmulator.Script(token: cfToken, accountID: "another-account")) { cloudflare in
+        try await withCloudflareEmulator(CloudflareEmulator.Script(token: cfToken, accountID: "another-account")) {
+            cloudflare in
             let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
             #expect(cloudflare.requests.first?.errorCode == 7003)
             #expect(error.code == .providerAuth && error.disposition == .providerBroken)
@@ -351,7 +394,8 @@ struct CloudflareProviderTests {
     @Test("A server message that echoes the token is redacted")
     func echoedToken() async throws {
         let logs = CapturedLogs()
-        let reply = CFReply.error(status: 400, code: 5004, message: "Bad input from Bearer \(cfToken) on account \(cfAccount)")
+        let reply = CFReply.error(
+            status: 400, code: 5004, message: "Bad input from Bearer \(cfToken) on account \(cfAccount)")
         try await withCloudflareEmulator(cfScript(reply: reply)) { cloudflare in
             let error = try #require(await failure(cfProvider(cloudflare, logs: logs)))
             #expect(error.code == .providerRejected && error.message.contains("<redacted>"))
@@ -371,16 +415,19 @@ struct CloudflareProviderTests {
             #expect(parts.hour == 0 && parts.minute == 0 && parts.second == 0)
             #expect(until > Date() && until.timeIntervalSinceNow <= 24 * 3600)
         }
-        let late = Date(timeIntervalSince1970: 1_790_000_000)     // 2026-09-21 14:13:20 UTC
+        let late = Date(timeIntervalSince1970: 1_790_000_000) // 2026-09-21 14:13:20 UTC
         #expect(QuotaTimes.nextUTCMidnight(after: late) == Date(timeIntervalSince1970: 1_790_035_200))
     }
 
     @Test("Llama 4 Scout rejects an http(s) image URL (the emulator checks what the API checks)")
     func httpImageRejected() async throws {
         try await withCloudflareEmulator(cfScript()) { cloudflare in
-            let request = HTTPRequest(method: "POST", url: "\(cloudflare.baseURL)/client/v4/accounts/\(cfAccount)/ai/run/\(CFModel.scout)",
+            let request = HTTPRequest(
+                method: "POST", url: "\(cloudflare.baseURL)/client/v4/accounts/\(cfAccount)/ai/run/\(CFModel.scout)",
                 headers: [("Authorization", "Bearer \(cfToken)"), ("Content-Type", "application/json")],
-                body: Array(#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/shelf.jpg"}}]}]}"#.utf8))
+                body: Array(
+                    #"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/shelf.jpg"}}]}]}"#
+                        .utf8))
             let response = try await HTTPClient(maxConcurrent: 1).send(request)
             #expect(response.status == 400)
             #expect(String(decoding: response.body, as: UTF8.self).contains("HTTP URL will not be accepted"))

@@ -10,9 +10,11 @@ typealias Reply = GeminiEmulator.Reply
 
 @Suite("Gemini provider against the emulator", .timeLimit(.minutes(1)))
 struct GeminiProviderTests {
-    static let dune = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780441172719",
-                                          confidence: 0.93, box2D: [120, 410, 880, 450])
-    static let hobbit = GeminiEmulator.Book(title: "The Hobbit", author: nil, isbn: nil, confidence: 0.55, box2D: [100, 500, 900, 540])
+    static let dune = GeminiEmulator.Book(
+        title: "Dune", author: "Frank Herbert", isbn: "9780441172719",
+        confidence: 0.93, box2D: [120, 410, 880, 450])
+    static let hobbit = GeminiEmulator.Book(
+        title: "The Hobbit", author: nil, isbn: nil, confidence: 0.55, box2D: [100, 500, 900, 540])
 
     @Test("The request has the wire shape Gemini needs")
     func requestShape() async throws {
@@ -49,9 +51,12 @@ struct GeminiProviderTests {
         }
     }
 
-    @Test("Gemini 3 models get thinkingLevel, others thinkingBudget",
-          arguments: [("gemini-3-flash-preview", "thinkingLevel"), ("gemini-2.5-pro", "thinkingBudget"),
-                      ("gemini-2.5-flash-lite", "thinkingBudget")])
+    @Test(
+        "Gemini 3 models get thinkingLevel, others thinkingBudget",
+        arguments: [
+            ("gemini-3-flash-preview", "thinkingLevel"), ("gemini-2.5-pro", "thinkingBudget"),
+            ("gemini-2.5-flash-lite", "thinkingBudget"),
+        ])
     func thinkingPerGeneration(model: String, field: String) async throws {
         try await withGeminiEmulator(GeminiEmulator.Script(apiKey: testKey, reply: .books([]))) { gemini in
             _ = try await scan(makeProvider(gemini, model: model))
@@ -73,25 +78,46 @@ struct GeminiProviderTests {
     typealias Case = FailureCase<Reply>
 
     static let failureCases: [Case] = [
-        Case(reply: .internalError, code: .providerUnavailable, check: { $0 == .retry(after: nil) }, testDescription: "500"),
-        Case(reply: .deadlineExceeded, code: .providerUnavailable, check: { $0 == .retry(after: nil) }, testDescription: "504"),
-        Case(reply: .raw(status: 503, headers: [("Retry-After", "5")], body: "busy"), code: .providerUnavailable,
-             check: { $0 == .retry(after: 5) }, testDescription: "503 with Retry-After"),
-        Case(reply: .error(status: 408, rpcStatus: "DEADLINE_EXCEEDED", message: "timeout"), code: .providerUnavailable,
-             check: { $0.isRetry }, testDescription: "408"),
-        Case(reply: .error(status: 403, rpcStatus: "PERMISSION_DENIED", message: "Your API key doesn't have the required permissions."),
-             code: .providerAuth, check: { $0 == .providerBroken }, testDescription: "403"),
-        Case(reply: .error(status: 401, rpcStatus: "UNAUTHENTICATED", message: "no"), code: .providerAuth,
-             check: { $0 == .providerBroken }, testDescription: "401"),
-        Case(reply: .error(status: 400, rpcStatus: "FAILED_PRECONDITION", message: "Gemini API free tier is not available in your country."),
-             code: .providerRejected, check: { $0 == .dead }, testDescription: "other 400"),
-        Case(reply: .blockedPrompt("SAFETY"), code: .providerBlocked, check: { $0 == .dead }, testDescription: "blocked prompt"),
-        Case(reply: .finishedWithoutParts("SAFETY"), code: .providerBlocked, check: { $0 == .dead }, testDescription: "SAFETY, no parts"),
-        Case(reply: .finishedWithoutParts("RECITATION"), code: .providerBlocked, check: { $0 == .dead }, testDescription: "RECITATION"),
-        Case(reply: .finishedWithoutParts("PROHIBITED_CONTENT"), code: .providerBlocked, check: { $0 == .dead },
-             testDescription: "PROHIBITED_CONTENT"),
-        Case(reply: .maxTokensWithoutParts, code: .providerTruncated, check: { $0 == .retry(after: nil) },
-             testDescription: "MAX_TOKENS, no parts"),
+        Case(
+            reply: .internalError, code: .providerUnavailable, check: { $0 == .retry(after: nil) },
+            testDescription: "500"),
+        Case(
+            reply: .deadlineExceeded, code: .providerUnavailable, check: { $0 == .retry(after: nil) },
+            testDescription: "504"),
+        Case(
+            reply: .raw(status: 503, headers: [("Retry-After", "5")], body: "busy"), code: .providerUnavailable,
+            check: { $0 == .retry(after: 5) }, testDescription: "503 with Retry-After"),
+        Case(
+            reply: .error(status: 408, rpcStatus: "DEADLINE_EXCEEDED", message: "timeout"), code: .providerUnavailable,
+            check: { $0.isRetry }, testDescription: "408"),
+        Case(
+            reply: .error(
+                status: 403, rpcStatus: "PERMISSION_DENIED",
+                message: "Your API key doesn't have the required permissions."),
+            code: .providerAuth, check: { $0 == .providerBroken }, testDescription: "403"),
+        Case(
+            reply: .error(status: 401, rpcStatus: "UNAUTHENTICATED", message: "no"), code: .providerAuth,
+            check: { $0 == .providerBroken }, testDescription: "401"),
+        Case(
+            reply: .error(
+                status: 400, rpcStatus: "FAILED_PRECONDITION",
+                message: "Gemini API free tier is not available in your country."),
+            code: .providerRejected, check: { $0 == .dead }, testDescription: "other 400"),
+        Case(
+            reply: .blockedPrompt("SAFETY"), code: .providerBlocked, check: { $0 == .dead },
+            testDescription: "blocked prompt"),
+        Case(
+            reply: .finishedWithoutParts("SAFETY"), code: .providerBlocked, check: { $0 == .dead },
+            testDescription: "SAFETY, no parts"),
+        Case(
+            reply: .finishedWithoutParts("RECITATION"), code: .providerBlocked, check: { $0 == .dead },
+            testDescription: "RECITATION"),
+        Case(
+            reply: .finishedWithoutParts("PROHIBITED_CONTENT"), code: .providerBlocked, check: { $0 == .dead },
+            testDescription: "PROHIBITED_CONTENT"),
+        Case(
+            reply: .maxTokensWithoutParts, code: .providerTruncated, check: { $0 == .retry(after: nil) },
+            testDescription: "MAX_TOKENS, no parts"),
     ]
 
     @Test("Each failure gets the right code and disposition, and never shows the key", arguments: failureCases)
@@ -112,8 +138,9 @@ struct GeminiProviderTests {
         }
     }
 
-    @Test("A per-minute 429 waits for RetryInfo's delay in any of its forms",
-          arguments: [("0.5s", 0.5), ("900ms", 0.9), ("34.074824224s", 34.074824224)])
+    @Test(
+        "A per-minute 429 waits for RetryInfo's delay in any of its forms",
+        arguments: [("0.5s", 0.5), ("900ms", 0.9), ("34.074824224s", 34.074824224)])
     func rateLimited(delay: String, seconds: Double) async throws {
         try await withGeminiEmulator(.init(apiKey: testKey, reply: .rateLimited(retryDelay: delay))) { gemini in
             let error = try await expectPause(makeProvider(gemini), seconds: seconds)
@@ -123,8 +150,13 @@ struct GeminiProviderTests {
 
     @Test("A 429 without RetryInfo uses 'Please retry in', else 60 s")
     func rateLimitedFallbacks() async throws {
-        try await withGeminiEmulator(.init(apiKey: testKey, reply: .error(status: 429, rpcStatus: "RESOURCE_EXHAUSTED",
-                                                                          message: "Slow down. Please retry in 7s."))) { gemini in
+        try await withGeminiEmulator(
+            .init(
+                apiKey: testKey,
+                reply: .error(
+                    status: 429, rpcStatus: "RESOURCE_EXHAUSTED",
+                    message: "Slow down. Please retry in 7s."))
+        ) { gemini in
             let error = try await expectPause(makeProvider(gemini), seconds: 7)
             #expect(error.code == .providerRateLimited)
             gemini.setScript(.init(apiKey: testKey, reply: .rateLimited(retryDelay: nil)))
@@ -155,7 +187,9 @@ func expectNoKey(_ error: PhotoError, _ logs: CapturedLogs, sourceLocation: Sour
 /// Every `type` value in a schema, recursively.
 func schemaTypes(_ schema: [String: Any]) -> [String] {
     var types = (schema["type"] as? String).map { [$0] } ?? []
-    for case let child as [String: Any] in (schema["properties"] as? [String: Any] ?? [:]).values { types += schemaTypes(child) }
+    for case let child as [String: Any] in (schema["properties"] as? [String: Any] ?? [:]).values {
+        types += schemaTypes(child)
+    }
     if let items = schema["items"] as? [String: Any] { types += schemaTypes(items) }
     return types
 }
@@ -163,7 +197,9 @@ func schemaTypes(_ schema: [String: Any]) -> [String] {
 /// Every key of every schema object (not property names), recursively.
 func schemaKeys(_ schema: [String: Any]) -> Set<String> {
     var keys = Set(schema.keys)
-    for case let child as [String: Any] in (schema["properties"] as? [String: Any] ?? [:]).values { keys.formUnion(schemaKeys(child)) }
+    for case let child as [String: Any] in (schema["properties"] as? [String: Any] ?? [:]).values {
+        keys.formUnion(schemaKeys(child))
+    }
     if let items = schema["items"] as? [String: Any] { keys.formUnion(schemaKeys(items)) }
     return keys
 }

@@ -13,8 +13,9 @@ import Testing
 struct ProviderContractTests {
     static let duneBox = Box(x1: 0.41, y1: 0.12, x2: 0.45, y2: 0.88)
 
-    @Test("A good answer parses into books with their boxes in range, and the suggestions kept",
-          arguments: ContractProvider.allCases)
+    @Test(
+        "A good answer parses into books with their boxes in range, and the suggestions kept",
+        arguments: ContractProvider.allCases)
     func goodAnswer(_ kind: ContractProvider) async throws {
         try await withContractEmulator(kind, .init(answer: .shelf)) { rig in
             let answer = try await scan(rig.provider())
@@ -27,15 +28,19 @@ struct ProviderContractTests {
             for box in answer.books.compactMap(\.box) {
                 #expect(0 <= box.x1 && box.x1 < box.x2 && box.x2 <= 1 && 0 <= box.y1 && box.y1 < box.y2 && box.y2 <= 1)
             }
-            #expect(answer.suggestions == [Suggestion(type: .glareDetected, severity: .warning, message: "Glare on the left."),
-                                           Suggestion(type: .blurryImage, severity: .warning, message: "Hold the phone still.")])
+            #expect(
+                answer.suggestions == [
+                    Suggestion(type: .glareDetected, severity: .warning, message: "Glare on the left."),
+                    Suggestion(type: .blurryImage, severity: .warning, message: "Hold the phone still."),
+                ])
             #expect(answer.notes.isEmpty)
             #expect(rig.statuses() == [200])
         }
     }
 
-    @Test("An answer in a ```json fence or wrapped in prose still gives the books",
-          arguments: ContractProvider.allCases, [ContractAnswer.fenced, .prose])
+    @Test(
+        "An answer in a ```json fence or wrapped in prose still gives the books",
+        arguments: ContractProvider.allCases, [ContractAnswer.fenced, .prose])
     func toleratedShapes(_ kind: ContractProvider, shape: ContractAnswer) async throws {
         try await withContractEmulator(kind, .init(answer: shape)) { rig in
             let answer = try await scan(rig.provider())
@@ -44,21 +49,24 @@ struct ProviderContractTests {
         }
     }
 
-    @Test("A wrong key pauses the provider (providerBroken: no attempt charged) and says what to do",
-          arguments: ContractProvider.checkingKeys)
+    @Test(
+        "A wrong key pauses the provider (providerBroken: no attempt charged) and says what to do",
+        arguments: ContractProvider.checkingKeys)
     func wrongKey(_ kind: ContractProvider) async throws {
         let logs = CapturedLogs()
         try await withContractEmulator(kind, .init(serverHasOtherKey: true)) { rig in
             let error = try #require(await failure(rig.provider(logs: logs)))
             #expect(rig.statuses().first == kind.wrongKeyStatus)
             #expect(error.code == .providerAuth && error.disposition == .providerBroken)
-            #expect(error.message.contains(kind.keySetting) && error.message.contains("shelfd doctor"), "\(error.message)")
+            #expect(
+                error.message.contains(kind.keySetting) && error.message.contains("shelfd doctor"), "\(error.message)")
             expectNoSecrets(kind.secrets, in: error, logs)
         }
     }
 
-    @Test("A 429 with a retry delay pauses the provider for that delay (providerWait: no attempt charged)",
-          arguments: ContractProvider.allCases)
+    @Test(
+        "A 429 with a retry delay pauses the provider for that delay (providerWait: no attempt charged)",
+        arguments: ContractProvider.allCases)
     func rateLimited(_ kind: ContractProvider) async throws {
         let seconds = kind.retryDelaySeconds, logs = CapturedLogs()
         try await withContractEmulator(kind, .init(answer: .rateLimited(seconds: seconds))) { rig in
@@ -89,12 +97,15 @@ struct ProviderContractTests {
             let answer = try await scan(provider)
             #expect(answer.books.count == 1)
             let statuses = rig.statuses()
-            #expect(statuses.count == 3 && statuses[0] >= 500 && statuses[1] == statuses[0] && statuses[2] == 200, "\(statuses)")
+            #expect(
+                statuses.count == 3 && statuses[0] >= 500 && statuses[1] == statuses[0] && statuses[2] == 200,
+                "\(statuses)")
         }
     }
 
-    @Test("A garbled answer is nonsense, retried, and never shows the key",
-          arguments: ContractProvider.allCases, [ContractAnswer.garbage, .emptyText, .jsonWithoutBooks, .notTheAPI])
+    @Test(
+        "A garbled answer is nonsense, retried, and never shows the key",
+        arguments: ContractProvider.allCases, [ContractAnswer.garbage, .emptyText, .jsonWithoutBooks, .notTheAPI])
     func nonsense(_ kind: ContractProvider, answer: ContractAnswer) async throws {
         let logs = CapturedLogs()
         try await withContractEmulator(kind, .init(answer: answer)) { rig in
@@ -107,8 +118,9 @@ struct ProviderContractTests {
         }
     }
 
-    @Test("An answer cut off at the token limit is truncated, retried, never half a shelf",
-          arguments: ContractProvider.allCases)
+    @Test(
+        "An answer cut off at the token limit is truncated, retried, never half a shelf",
+        arguments: ContractProvider.allCases)
     func cutAnswer(_ kind: ContractProvider) async throws {
         let logs = CapturedLogs()
         try await withContractEmulator(kind, .init(answer: .cut)) { rig in
@@ -120,7 +132,9 @@ struct ProviderContractTests {
         }
     }
 
-    @Test("A photo too large for the provider is dead and says how to make it smaller", arguments: ContractProvider.allCases)
+    @Test(
+        "A photo too large for the provider is dead and says how to make it smaller",
+        arguments: ContractProvider.allCases)
     func photoTooLarge(_ kind: ContractProvider) async throws {
         let logs = CapturedLogs()
         // Gemini refuses a photo over its 20 MB inline limit before sending; the others answer 413.
@@ -137,8 +151,13 @@ struct ProviderContractTests {
     @Test("A script can fail one photo and answer the others", arguments: ContractProvider.allCases)
     func perPhotoScript(_ kind: ContractProvider) async throws {
         let bad = fakePhoto("bad"), good = fakePhoto("good")
-        try await withContractEmulator(kind, .init(rules: [(.sha256(SHA256.hex(of: bad.bytes)), [.rejected]),
-                                                           (.marker("marker:good;"), [.dune])])) { rig in
+        try await withContractEmulator(
+            kind,
+            .init(rules: [
+                (.sha256(SHA256.hex(of: bad.bytes)), [.rejected]),
+                (.marker("marker:good;"), [.dune]),
+            ])
+        ) { rig in
             let provider = rig.provider()
             #expect(await failure(provider, bad)?.code == .providerRejected)
             let answer = try await scan(provider, good)
@@ -166,13 +185,17 @@ struct ProviderContractTests {
         }
     }
 
-    @Test("Debug logs carry status, sizes and duration, never the key or the answer", arguments: ContractProvider.allCases)
+    @Test(
+        "Debug logs carry status, sizes and duration, never the key or the answer", arguments: ContractProvider.allCases
+    )
     func logs(_ kind: ContractProvider) async throws {
         let logs = CapturedLogs()
         try await withContractEmulator(kind, .init(answer: .dune)) { rig in
             _ = try await scan(rig.provider(logs: logs))
             let line = try #require(logs.all.first)
-            #expect(line.contains("http.status=200") && line.contains("http.request.bytes=") && line.contains("duration_ms="))
+            #expect(
+                line.contains("http.status=200") && line.contains("http.request.bytes=")
+                    && line.contains("duration_ms="))
             #expect(!logs.all.contains { line in kind.secrets.contains { line.contains($0) } || line.contains("Dune") })
         }
     }
@@ -183,7 +206,9 @@ struct ProviderContractTests {
         var dumped = ""
         dump(settings, to: &dumped)
         for secret in kind.secrets {
-            #expect(!"\(settings)".contains(secret) && !dumped.contains(secret) && !String(reflecting: settings).contains(secret))
+            #expect(
+                !"\(settings)".contains(secret) && !dumped.contains(secret)
+                    && !String(reflecting: settings).contains(secret))
             #expect("\(Secret(secret))" == "<redacted>")
         }
     }
@@ -297,11 +322,13 @@ enum ContractAnswer: Sendable, CustomTestStringConvertible {
     static let glare = EmulatedSuggestion(type: "glare_detected", severity: "warning", message: "Glare on the left.")
     static let blurry = EmulatedSuggestion(type: "blurry_image", severity: "warning", message: "Hold the phone still.")
     static let suggestions = [glare, blurry]
-    static let duneBook = EmulatedBook(title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
-                                   box2D: [120, 410, 880, 450])
+    static let duneBook = EmulatedBook(
+        title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
+        box2D: [120, 410, 880, 450])
     static let hobbitBook = EmulatedBook(title: "The Hobbit", confidence: 0.55, box2D: [100, 500, 900, 540])
-    static let openAIDune = OpenAIEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780441172719",
-                                                confidence: 0.93, box: [0.41, 0.12, 0.45, 0.88])
+    static let openAIDune = OpenAIEmulator.Book(
+        title: "Dune", author: "Frank Herbert", isbn: "9780441172719",
+        confidence: 0.93, box: [0.41, 0.12, 0.45, 0.88])
     static let openAIHobbit = OpenAIEmulator.Book(title: "The Hobbit", confidence: 0.55, box: [0.5, 0.1, 0.54, 0.9])
     static let notTheAPIPage = "<html>proxy</html>"
     static let jsonWithoutBooksText = #"{"shelf": 1}"#
@@ -389,31 +416,43 @@ struct ContractRig: Sendable {
         let otherKey = "the-real-key"
         switch kind {
         case .gemini:
-            let gemini = try GeminiEmulator.start(script: GeminiEmulator.Script(
-                apiKey: script.serverHasOtherKey ? otherKey : testKey, latency: script.latency,
-                rules: script.rules.map { .init(photo: $0.photo, replies: $0.answers.map(\.gemini)) }, reply: script.answer.gemini))
-            return ContractRig(kind: kind, baseURL: gemini.baseURL, statuses: { gemini.requests.map(\.status) },
-                               stop: { gemini.stop() }, make: { makeProvider(gemini, timeout: $0, logs: $1) })
+            let gemini = try GeminiEmulator.start(
+                script: GeminiEmulator.Script(
+                    apiKey: script.serverHasOtherKey ? otherKey : testKey, latency: script.latency,
+                    rules: script.rules.map { .init(photo: $0.photo, replies: $0.answers.map(\.gemini)) },
+                    reply: script.answer.gemini))
+            return ContractRig(
+                kind: kind, baseURL: gemini.baseURL, statuses: { gemini.requests.map(\.status) },
+                stop: { gemini.stop() }, make: { makeProvider(gemini, timeout: $0, logs: $1) })
         case .cloudflare:
-            let cloudflare = try CloudflareEmulator.start(script: CloudflareEmulator.Script(
-                token: script.serverHasOtherKey ? otherKey : cfToken, accountID: cfAccount, licenseAgreed: true,
-                latency: script.latency, rules: script.rules.map { .init(photo: $0.photo, replies: $0.answers.map(\.cloudflare)) },
-                reply: script.answer.cloudflare))
-            return ContractRig(kind: kind, baseURL: cloudflare.baseURL, statuses: { cloudflare.requests.map(\.status) },
-                               stop: { cloudflare.stop() }, make: { cfProvider(cloudflare, timeout: $0, logs: $1) })
+            let cloudflare = try CloudflareEmulator.start(
+                script: CloudflareEmulator.Script(
+                    token: script.serverHasOtherKey ? otherKey : cfToken, accountID: cfAccount, licenseAgreed: true,
+                    latency: script.latency,
+                    rules: script.rules.map { .init(photo: $0.photo, replies: $0.answers.map(\.cloudflare)) },
+                    reply: script.answer.cloudflare))
+            return ContractRig(
+                kind: kind, baseURL: cloudflare.baseURL, statuses: { cloudflare.requests.map(\.status) },
+                stop: { cloudflare.stop() }, make: { cfProvider(cloudflare, timeout: $0, logs: $1) })
         case .ollama, .llamaServer, .vllm:
-            let server = try OpenAIEmulator.start(script: OpenAIEmulator.Script(
-                flavour: kind.flavour ?? .ollama, apiKey: script.serverHasOtherKey ? otherKey : testKey, latency: script.latency,
-                rules: script.rules.map { .init(photo: $0.photo, replies: $0.answers.map(\.openAI)) }, reply: script.answer.openAI))
-            return ContractRig(kind: kind, baseURL: server.baseURL, statuses: { server.requests.map(\.status) },
-                               stop: { server.stop() }, make: { openAIProvider(server, key: testKey, timeout: $0, logs: $1) })
+            let server = try OpenAIEmulator.start(
+                script: OpenAIEmulator.Script(
+                    flavour: kind.flavour ?? .ollama, apiKey: script.serverHasOtherKey ? otherKey : testKey,
+                    latency: script.latency,
+                    rules: script.rules.map { .init(photo: $0.photo, replies: $0.answers.map(\.openAI)) },
+                    reply: script.answer.openAI))
+            return ContractRig(
+                kind: kind, baseURL: server.baseURL, statuses: { server.requests.map(\.status) },
+                stop: { server.stop() }, make: { openAIProvider(server, key: testKey, timeout: $0, logs: $1) })
         }
     }
 }
 
 /// Starts the provider's emulator with the script, runs `body` with the rig, and always stops it.
-func withContractEmulator<T>(_ kind: ContractProvider, _ script: ContractScript = .init(),
-                             _ body: (ContractRig) async throws -> T) async throws -> T {
+func withContractEmulator<T>(
+    _ kind: ContractProvider, _ script: ContractScript = .init(),
+    _ body: (ContractRig) async throws -> T
+) async throws -> T {
     let rig = try ContractRig.start(kind, script)
     defer { rig.stop() }
     return try await body(rig)

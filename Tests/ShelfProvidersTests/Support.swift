@@ -38,10 +38,13 @@ final class CapturedLogs: Sendable {
 }
 
 /// A provider pointed at the emulator.
-func makeProvider(_ emulator: GeminiEmulator, model: String = "gemini-2.5-flash", key: String = testKey,
-                  timeout: Duration = .seconds(10), logs: CapturedLogs = CapturedLogs()) -> GeminiProvider {
-    GeminiProvider(settings: GeminiSettings(model: model, baseURL: emulator.baseURL, apiKey: Secret(key), timeout: timeout),
-                   http: HTTPClient(maxConcurrent: 2), logger: logs.logger)
+func makeProvider(
+    _ emulator: GeminiEmulator, model: String = "gemini-2.5-flash", key: String = testKey,
+    timeout: Duration = .seconds(10), logs: CapturedLogs = CapturedLogs()
+) -> GeminiProvider {
+    GeminiProvider(
+        settings: GeminiSettings(model: model, baseURL: emulator.baseURL, apiKey: Secret(key), timeout: timeout),
+        http: HTTPClient(maxConcurrent: 2), logger: logs.logger)
 }
 
 /// Sends and parses one photo, the way the daemon does.
@@ -61,8 +64,10 @@ func failure(_ provider: some VisionProvider, _ photo: PhotoUpload = fakePhoto()
 }
 
 /// A secret (a key, a token, an account id) appears in no message, description or log line.
-func expectNoSecrets(_ secrets: [String], in error: PhotoError, _ logs: CapturedLogs,
-                     sourceLocation: SourceLocation = #_sourceLocation) {
+func expectNoSecrets(
+    _ secrets: [String], in error: PhotoError, _ logs: CapturedLogs,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     for secret in secrets {
         #expect(!error.message.contains(secret), sourceLocation: sourceLocation)
         #expect(!"\(error)".contains(secret), sourceLocation: sourceLocation)
@@ -74,14 +79,18 @@ func expectNoSecrets(_ secrets: [String], in error: PhotoError, _ logs: Captured
 /// One failing scan whose pause lasts `seconds`, counted from when the answer arrived (somewhere between
 /// sending and failing); returns the error for the caller's own checks.
 @discardableResult
-func expectPause(_ provider: some VisionProvider, seconds: Double,
-                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> PhotoError {
+func expectPause(
+    _ provider: some VisionProvider, seconds: Double,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> PhotoError {
     let before = Date()
     let error = try #require(await failure(provider), sourceLocation: sourceLocation)
     let after = Date()
-    let until = try #require(error.disposition.waitUntil, "\(error.code): \(error.message)", sourceLocation: sourceLocation)
-    #expect(until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds),
-            sourceLocation: sourceLocation)
+    let until = try #require(
+        error.disposition.waitUntil, "\(error.code): \(error.message)", sourceLocation: sourceLocation)
+    #expect(
+        until >= before.addingTimeInterval(seconds) && until <= after.addingTimeInterval(seconds),
+        sourceLocation: sourceLocation)
     return error
 }
 
@@ -97,13 +106,17 @@ struct FailureCase<Reply: Sendable>: Sendable, CustomTestStringConvertible {
 
 /// One failing scan: the case's code and disposition, a message that says something (each phrase it
 /// must), and no secret in the message, the error or the logs.
-func expectFailure<Reply>(_ testCase: FailureCase<Reply>, from provider: some VisionProvider, secrets: [String],
-                          logs: CapturedLogs, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func expectFailure<Reply>(
+    _ testCase: FailureCase<Reply>, from provider: some VisionProvider, secrets: [String],
+    logs: CapturedLogs, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let error = try #require(await failure(provider), sourceLocation: sourceLocation)
     #expect(error.code == testCase.code, "\(error)", sourceLocation: sourceLocation)
     #expect(testCase.check(error.disposition), "\(error.disposition)", sourceLocation: sourceLocation)
     #expect(!error.message.isEmpty, sourceLocation: sourceLocation)
-    for phrase in testCase.says { #expect(error.message.contains(phrase), "\(error.message)", sourceLocation: sourceLocation) }
+    for phrase in testCase.says {
+        #expect(error.message.contains(phrase), "\(error.message)", sourceLocation: sourceLocation)
+    }
     expectNoSecrets(secrets, in: error, logs, sourceLocation: sourceLocation)
 }
 

@@ -21,7 +21,7 @@ func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) thro
     return try results.all()
 }
 
-private final class Results<T: Sendable>: @unchecked Sendable {      // unchecked: `values` only under `lock`
+private final class Results<T: Sendable>: @unchecked Sendable { // unchecked: `values` only under `lock`
     private let lock = NSLock()
     private var values: [Result<T, any Error>?]
     init(count: Int) { values = Array(repeating: nil, count: count) }

@@ -5,21 +5,32 @@ import Testing
 @testable import ShelfStore
 
 /// Commits one verified reading of `title` with `isbn` from the photo `sha`, at `now`.
-private func verify(_ store: Store, _ title: String, isbn: String?, photo sha: String, status: Book.Status = .verified,
-                    at now: Date) throws {
-    _ = try store.recordSighting(path: "/in/den/\(sha).jpg", relativePath: "den/\(sha).jpg", sha256: sha, size: 1,
-                                 mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+private func verify(
+    _ store: Store, _ title: String, isbn: String?, photo sha: String, status: Book.Status = .verified,
+    at now: Date
+) throws {
+    _ = try store.recordSighting(
+        path: "/in/den/\(sha).jpg", relativePath: "den/\(sha).jpg", sha256: sha, size: 1,
+        mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
     let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-    let book = Book(title: title, author: "Someone", isbn13: isbn, isbn10: nil, confidence: status == .verified ? 0.95 : 0.3,
-                    box: nil, status: status, source: "gemini")
-    try store.finish([JobOutcome(job: job, result: .finished(books: [book], resultPath: "/r/\(sha).json",
-                                                             review: status == .needsReview))],
-                     shelfOf: { _ in "den" }, now: now)
+    let book = Book(
+        title: title, author: "Someone", isbn13: isbn, isbn10: nil, confidence: status == .verified ? 0.95 : 0.3,
+        box: nil, status: status, source: "gemini")
+    try store.finish(
+        [
+            JobOutcome(
+                job: job,
+                result: .finished(
+                    books: [book], resultPath: "/r/\(sha).json",
+                    review: status == .needsReview))
+        ],
+        shelfOf: { _ in "den" }, now: now)
 }
 
 @Suite(.postgresServer, .serialized) struct HardcoverPushesTests {
-    @Test("The works to add to Hardcover: verified, along their changes a page at a time, none recorded for its edition",
-          arguments: StoreKind.allCases)
+    @Test(
+        "The works to add to Hardcover: verified, along their changes a page at a time, none recorded for its edition",
+        arguments: StoreKind.allCases)
     func worksAlongTheirChanges(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_790_000_000)
@@ -37,12 +48,18 @@ private func verify(_ store: Store, _ title: String, isbn: String?, photo sha: S
             #expect(rest.first?.isbn13 == nil)
 
             let dune = try #require(first.first)
-            try store.hardcover.record(.init(bookID: dune.bookID, isbn13: "9780441172719", outcome: .added, hardcoverBook: 5,
-                                             edition: 6, userBook: 7), now: start)
+            try store.hardcover.record(
+                .init(
+                    bookID: dune.bookID, isbn13: "9780441172719", outcome: .added, hardcoverBook: 5,
+                    edition: 6, userBook: 7), now: start)
             let emma = try #require(first.last)
-            try store.hardcover.record(.init(bookID: emma.bookID, isbn13: "9780141439587", outcome: .unknown), now: start)
+            try store.hardcover.record(
+                .init(bookID: emma.bookID, isbn13: "9780141439587", outcome: .unknown), now: start)
             #expect(try store.hardcover.changedWorks(after: nil).works.map(\.title) == ["Walden"])
-            #expect(try store.hardcover.changedWorks(after: nil, retryUnknown: true).works.map(\.title) == ["Emma", "Walden"])
+            #expect(
+                try store.hardcover.changedWorks(after: nil, retryUnknown: true).works.map(\.title) == [
+                    "Emma", "Walden",
+                ])
             #expect(try store.hardcover.records().map(\.outcome) == [.added, .unknown])
 
             // A later photo changes Dune: it comes after the cursor again, and stays skipped for its recorded edition.

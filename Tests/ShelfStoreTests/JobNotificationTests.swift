@@ -12,22 +12,26 @@ struct JobNotificationTests {
     @Test("A queued photo wakes a listener, also after the server ended its connection", .timeLimit(.minutes(1)))
     func queuedJobWakesTheListener() async throws {
         let server = try #require(SharedPostgres.server)
-        let endpoint = PostgresStore.Endpoint(host: server.host, port: server.port, user: server.user,
-                                              database: try server.createDatabase(), tls: .disable)
+        let endpoint = PostgresStore.Endpoint(
+            host: server.host, port: server.port, user: server.user,
+            database: try server.createDatabase(), tls: .disable)
         let store = try PostgresStore.open(endpoint)
         let wakes = Wakes()
         let listener = Task { await PostgresStore.listenForJobs(endpoint) { wakes.add() } }
         defer { listener.cancel() }
 
-        try await wakes.wait(beyond: 0, "the listener is connected")     // one wake-up once it listens
+        try await wakes.wait(beyond: 0, "the listener is connected") // one wake-up once it listens
         var seen = wakes.count
         try queue(store, photo: 1)
         try await wakes.wait(beyond: seen, "a queued photo is announced")
 
         // Every other session ended, as a server restart would: the listener connects again and hears the next one.
-        _ = try store.read { try $0.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """) }
+        _ = try store.read {
+            try $0.query(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+        }
         seen = wakes.count
         try await wakes.wait(beyond: seen, "the listener connected again", timeout: .seconds(20))
         seen = wakes.count
@@ -36,9 +40,10 @@ struct JobNotificationTests {
     }
 
     private func queue(_ store: Store, photo: Int) throws {
-        _ = try store.recordSighting(path: "/shelves/\(photo).jpg", relativePath: "\(photo).jpg",
-                                     sha256: String(repeating: "\(photo)", count: 64), size: 1_000, mtime: 1,
-                                     syncConflict: false, provider: "gemini")
+        _ = try store.recordSighting(
+            path: "/shelves/\(photo).jpg", relativePath: "\(photo).jpg",
+            sha256: String(repeating: "\(photo)", count: 64), size: 1_000, mtime: 1,
+            syncConflict: false, provider: "gemini")
     }
 }
 
@@ -50,7 +55,9 @@ private final class Wakes: Sendable {
     func wait(beyond seen: Int, _ what: String, timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout
         while count <= seen {
-            guard ContinuousClock.now < deadline else { Issue.record("Timed out waiting until \(what)"); throw CancellationError() }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("Timed out waiting until \(what)"); throw CancellationError()
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -5,40 +5,58 @@ import Testing
 @testable import ShelfStore
 
 /// Commits `books` as the reading of photo `sha` (its first reading, or a rescan when it was read before).
-private func commit(_ store: Store, photo sha: String, shelf: String? = nil, _ books: [Book], at now: Date = Date()) throws {
+private func commit(_ store: Store, photo sha: String, shelf: String? = nil, _ books: [Book], at now: Date = Date())
+    throws
+{
     let known = try store.finishedJob(sha256: sha) != nil
     if known {
         _ = try store.rescan(sha256: sha, providerChoice: nil, now: now)
     } else {
-        _ = try store.recordSighting(path: "/in/\(shelf.map { "\($0)/" } ?? "")\(sha).jpg",
-                                     relativePath: "\(shelf.map { "\($0)/" } ?? "")\(sha).jpg", sha256: sha, size: 1,
-                                     mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+        _ = try store.recordSighting(
+            path: "/in/\(shelf.map { "\($0)/" } ?? "")\(sha).jpg",
+            relativePath: "\(shelf.map { "\($0)/" } ?? "")\(sha).jpg", sha256: sha, size: 1,
+            mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
     }
     let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-    try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/\(sha).json",
-                                                             review: books.contains { $0.status == .needsReview }))],
-                     shelfOf: { _ in shelf }, now: now)
+    try store.finish(
+        [
+            JobOutcome(
+                job: job,
+                result: .finished(
+                    books: books, resultPath: "/r/\(sha).json",
+                    review: books.contains { $0.status == .needsReview }))
+        ],
+        shelfOf: { _ in shelf }, now: now)
 }
 
-private func reading(_ title: String, _ author: String?, confidence: Double = 0.9, isbn: String? = nil,
-                     match: BookMatch? = nil, candidates: [MatchCandidate]? = nil, status: Book.Status? = nil) -> Book {
+private func reading(
+    _ title: String, _ author: String?, confidence: Double = 0.9, isbn: String? = nil,
+    match: BookMatch? = nil, candidates: [MatchCandidate]? = nil, status: Book.Status? = nil
+) -> Book {
     let checked = isbn.flatMap(ISBN.init)
-    var book = Book(title: title, author: author, isbn13: checked?.isbn13, isbn10: checked?.isbn10, confidence: confidence,
-                    box: Box(x1: 0.4, y1: 0.1, x2: 0.45, y2: 0.9), status: status ?? (confidence >= 0.6 ? .verified : .needsReview),
-                    source: "gemini", match: match)
+    var book = Book(
+        title: title, author: author, isbn13: checked?.isbn13, isbn10: checked?.isbn10, confidence: confidence,
+        box: Box(x1: 0.4, y1: 0.1, x2: 0.45, y2: 0.9), status: status ?? (confidence >= 0.6 ? .verified : .needsReview),
+        source: "gemini", match: match)
     book.candidates = candidates
     return book
 }
 
 private let duneWork = BookMatch(source: "openlibrary", key: "/works/OL893415W", score: 0.97, year: 1965)
-private let hobbitRecord = CatalogueRecord(source: "openlibrary", key: "/works/OL27482W", title: "The Hobbit",
-                                           author: "J. R. R. Tolkien", isbn13: "9780261102217", isbn10: "0261102214", year: 1937)
-private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71),
-                                MatchCandidate(record: CatalogueRecord(source: "openlibrary", key: "/works/OL1W", title: "The Hobbit Companion"),
-                                               score: 0.40)]
+private let hobbitRecord = CatalogueRecord(
+    source: "openlibrary", key: "/works/OL27482W", title: "The Hobbit",
+    author: "J. R. R. Tolkien", isbn13: "9780261102217", isbn10: "0261102214", year: 1937)
+private let hobbitCandidates = [
+    MatchCandidate(record: hobbitRecord, score: 0.71),
+    MatchCandidate(
+        record: CatalogueRecord(source: "openlibrary", key: "/works/OL1W", title: "The Hobbit Companion"),
+        score: 0.40),
+]
 
 @Suite(.postgresServer, .serialized) struct LibraryTests {
-    @Test("Readings matched to the same record are one work, whatever title each photo showed", arguments: StoreKind.allCases)
+    @Test(
+        "Readings matched to the same record are one work, whatever title each photo showed",
+        arguments: StoreKind.allCases)
     func matchedReadingsAreOneWork(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
@@ -51,13 +69,15 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Without a match, normalised title and surname make the work; a book matched later is the same work", arguments: StoreKind.allCases)
+    @Test(
+        "Without a match, normalised title and surname make the work; a book matched later is the same work",
+        arguments: StoreKind.allCases)
     func titleKeyThenMatch(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert")])
             #expect(try store.library.entries().first?.work == "title:dune|herbert")
             try commit(store, photo: "p2", [reading("Dune", "F. Herbert", match: duneWork)])
-            try commit(store, photo: "p3", [reading("The Dune", "Herbert")])         // unmatched again: joins the match
+            try commit(store, photo: "p3", [reading("The Dune", "Herbert")]) // unmatched again: joins the match
             let library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.work == "openlibrary:/works/OL893415W")
@@ -65,36 +85,47 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A commit settles its photos on the library as the commits before it left it, inside its own transaction",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A commit settles its photos on the library as the commits before it left it, inside its own transaction",
+        arguments: StoreKind.allCases)
     func commitReadsTheLibraryItSettlesOn(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", match: duneWork)])
             let now = Date()
-            _ = try store.recordSighting(path: "/in/den/p2.jpg", relativePath: "den/p2.jpg", sha256: "p2", size: 1,
-                                         mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
-            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            _ = try store.recordSighting(
+                path: "/in/den/p2.jpg", relativePath: "den/p2.jpg", sha256: "p2", size: 1,
+                mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+            let job = try #require(
+                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
             var seen: [String: [LibraryWork]] = [:]
-            try store.finish(settling: { lookup in
-                seen = try lookup.works(["dune", "emma"], "p2")
-                // What the settled outcome files is what the commit keeps: the title read alone, as the work seen.
-                var book = reading("Dune", nil, confidence: 0.9, match: seen["dune"]?.first?.match)
-                book.author = seen["dune"]?.first?.author
-                return [JobOutcome(job: job, result: .finished(books: [book], resultPath: "/r/p2.json", review: false))]
-            }, shelfOf: { _ in "den" }, now: now)
+            try store.finish(
+                settling: { lookup in
+                    seen = try lookup.works(["dune", "emma"], "p2")
+                    // What the settled outcome files is what the commit keeps: the title read alone, as the work seen.
+                    var book = reading("Dune", nil, confidence: 0.9, match: seen["dune"]?.first?.match)
+                    book.author = seen["dune"]?.first?.author
+                    return [
+                        JobOutcome(job: job, result: .finished(books: [book], resultPath: "/r/p2.json", review: false))
+                    ]
+                }, shelfOf: { _ in "den" }, now: now)
             #expect(seen.keys.sorted() == ["dune"] && seen["dune"]?.first?.shelves == ["den"])
             let library = try store.library.entries()
-            #expect(library.count == 1 && library.first?.sightings.map(\.photoSHA256) == ["p1", "p2"], "\(library.map(\.work))")
+            #expect(
+                library.count == 1 && library.first?.sightings.map(\.photoSHA256) == ["p1", "p2"],
+                "\(library.map(\.work))")
         }
     }
 
-    @Test("A title's verified works, whatever their surname, with the shelves other photos saw them on", arguments: StoreKind.allCases)
+    @Test(
+        "A title's verified works, whatever their surname, with the shelves other photos saw them on",
+        arguments: StoreKind.allCases)
     func worksByTitle(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", shelf: "living", [reading("Dune", "Frank Herbert", match: duneWork)])
-            try commit(store, photo: "p2", [reading("The Dune", "Herbert", match: duneWork)])     // the top of incoming/
+            try commit(store, photo: "p2", [reading("The Dune", "Herbert", match: duneWork)]) // the top of incoming/
             try commit(store, photo: "p3", shelf: "study", [reading("Dune", "Poul Anderson", isbn: "9780441172719")])
-            try commit(store, photo: "p4", shelf: "study", [reading("Dune", nil, confidence: 0.3)])   // to review: no evidence
+            // to review: no evidence
+            try commit(store, photo: "p4", shelf: "study", [reading("Dune", nil, confidence: 0.3)])
             try commit(store, photo: "p5", shelf: "study", [reading("Dunes", "Someone")])
 
             let works = try store.library.works(titled: ["dune", "emma"], besides: "p4")
@@ -103,16 +134,21 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(dune.map(\.author) == ["Frank Herbert", "Poul Anderson"])
             #expect(dune[0].match == duneWork && dune[0].shelves == ["living", ""] && dune[0].lastShelf == "")
             #expect(dune[1].match == nil && dune[1].isbn13 == "9780441172719" && dune[1].shelves == ["study"])
-            #expect(try store.library.works(titled: ["dune"], besides: "p3")["dune"]?.count == 1, "this photo's own reading is not evidence")
+            #expect(
+                try store.library.works(titled: ["dune"], besides: "p3")["dune"]?.count == 1,
+                "this photo's own reading is not evidence")
         }
     }
 
-    @Test("An unmatched work is folded into the matched one once a reading shows they are the same", arguments: StoreKind.allCases)
+    @Test(
+        "An unmatched work is folded into the matched one once a reading shows they are the same",
+        arguments: StoreKind.allCases)
     func unmatchedWorkFoldsIntoMatchedOne(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune Frank Herbert", "Herbert", match: duneWork)])
             try commit(store, photo: "p2", [reading("Dune", "Herbert", confidence: 0.95)])
-            #expect(try store.library.entries().count == 2, "different titles, one unmatched: not yet known to be the same")
+            #expect(
+                try store.library.entries().count == 2, "different titles, one unmatched: not yet known to be the same")
             try commit(store, photo: "p3", [reading("Dune", "Herbert", match: duneWork)])
             let library = try store.library.entries()
             #expect(library.count == 1)
@@ -122,15 +158,21 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Each ISBN seen is an edition of the work; a rescan that no longer shows one drops it", arguments: StoreKind.allCases)
+    @Test(
+        "Each ISBN seen is an edition of the work; a rescan that no longer shows one drops it",
+        arguments: StoreKind.allCases)
     func editionsMergeAndFollowSightings(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
             try commit(store, photo: "p2", shelf: "attic", [reading("Dune", "Frank Herbert", isbn: "9780441013593")])
-            try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717")])   // the first, as ISBN-10
+            // the first, as ISBN-10
+            try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717")])
             var entry = try #require(try store.library.entries().first)
-            #expect(entry.editions == [LibraryDocument.Edition(isbn13: "9780441172719", isbn10: "0441172717", source: "gemini"),
-                                       LibraryDocument.Edition(isbn13: "9780441013593", isbn10: "0441013597", source: "gemini")])
+            #expect(
+                entry.editions == [
+                    LibraryDocument.Edition(isbn13: "9780441172719", isbn10: "0441172717", source: "gemini"),
+                    LibraryDocument.Edition(isbn13: "9780441013593", isbn10: "0441013597", source: "gemini"),
+                ])
             #expect(entry.isbn13 == "9780441172719")
             #expect(entry.shelves == ["attic", "den"])
             try commit(store, photo: "p2", shelf: "attic", [reading("Dune", "Frank Herbert")])
@@ -139,11 +181,13 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("The history says who detected, matched and sent a book to review, once per fact", arguments: StoreKind.allCases)
+    @Test(
+        "The history says who detected, matched and sent a book to review, once per fact", arguments: StoreKind.allCases
+    )
     func historyIsRecordedOnce(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])
-            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)])   // read again
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", match: duneWork)]) // read again
             try commit(store, photo: "p2", [reading("Smudged", nil, confidence: 0.3)])
             let library = try store.library.entries()
             let dune = try #require(library.first { $0.title == "Dune" })
@@ -156,7 +200,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A book below the threshold opens a review item in the same commit, and its photo's job waits in review", arguments: StoreKind.allCases)
+    @Test(
+        "A book below the threshold opens a review item in the same commit, and its photo's job waits in review",
+        arguments: StoreKind.allCases)
     func reviewItemIsCreatedInTheCommit(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
@@ -172,7 +218,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("An open item's place in the review queue, its neighbours and the next one after a decision, oldest first", arguments: StoreKind.allCases)
+    @Test(
+        "An open item's place in the review queue, its neighbours and the next one after a decision, oldest first",
+        arguments: StoreKind.allCases)
     func reviewPlaceFollowsTheQueue(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             for photo in ["p1", "p2", "p3"] {
@@ -181,28 +229,41 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let items = try store.library.openReviewItems()
             #expect(items.count == 3)
             #expect(try store.library.firstOpenReviewID() == items[0].id)
-            #expect(try store.library.reviewPlace(of: items[1]) == ReviewPlace(position: 2, total: 3, previous: items[0].id, next: items[2].id))
-            #expect(try store.library.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 3, previous: nil, next: items[1].id))
+            #expect(
+                try store.library.reviewPlace(of: items[1])
+                    == ReviewPlace(position: 2, total: 3, previous: items[0].id, next: items[2].id))
+            #expect(
+                try store.library.reviewPlace(of: items[0])
+                    == ReviewPlace(position: 1, total: 3, previous: nil, next: items[1].id))
             #expect(try store.library.openReviewID(after: items[0]) == items[1].id)
             #expect(try store.library.openReviewID(after: items[2]) == items[0].id, "past the last, round to the first")
             _ = try store.library.decide(items[1].id, .reject)
-            #expect(try store.library.openReviewID(after: items[1]) == items[2].id, "a decided item's next is the one after it")
-            #expect(try store.library.reviewPlace(of: items[2]) == ReviewPlace(position: 2, total: 2, previous: items[0].id, next: nil))
+            #expect(
+                try store.library.openReviewID(after: items[1]) == items[2].id,
+                "a decided item's next is the one after it")
+            #expect(
+                try store.library.reviewPlace(of: items[2])
+                    == ReviewPlace(position: 2, total: 2, previous: items[0].id, next: nil))
             // The total is counted as items open and close: read again with the same reading, p3 keeps its one item;
             // read without it, the item closes with the work it was all of.
             try commit(store, photo: "p3", [reading("Smudged p3", nil, confidence: 0.3)])
             #expect(try store.library.reviewPlace(of: items[2]).total == 2)
             try commit(store, photo: "p3", [reading("Dune", "Frank Herbert")])
-            #expect(try store.library.reviewPlace(of: items[0]) == ReviewPlace(position: 1, total: 1, previous: nil, next: nil))
+            #expect(
+                try store.library.reviewPlace(of: items[0])
+                    == ReviewPlace(position: 1, total: 1, previous: nil, next: nil))
             _ = try store.library.decide(items[0].id, .reject)
             #expect(try store.library.openReviewID(after: items[2]) == nil, "no other item open")
         }
     }
 
-    @Test("Accepting a candidate puts that book in the library, verified, and closes the photo's review", arguments: StoreKind.allCases)
+    @Test(
+        "Accepting a candidate puts that book in the library, verified, and closes the photo's review",
+        arguments: StoreKind.allCases)
     func acceptingACandidate(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)])
+            try commit(
+                store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)])
             let id = try #require(try store.library.openReviewItems().first?.id)
             let resolution = try store.library.decide(String(id.prefix(6)), .pick(1))
             #expect(resolution.detail == "accepted candidate 1")
@@ -210,7 +271,10 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(try store.library.entries().count == 1)
             #expect(entry.title == "The Hobbit" && entry.author == "J. R. R. Tolkien" && entry.status == .verified)
             #expect(entry.work == "openlibrary:/works/OL27482W")
-            #expect(entry.editions == [LibraryDocument.Edition(isbn13: "9780261102217", isbn10: "0261102214", source: "openlibrary")])
+            #expect(
+                entry.editions == [
+                    LibraryDocument.Edition(isbn13: "9780261102217", isbn10: "0261102214", source: "openlibrary")
+                ])
             #expect(entry.history.map(\.action) == ["detected", "needs_review", "reviewed_by_user"])
             #expect(entry.history.last?.by == "user" && entry.reviewID == nil)
             #expect(try store.library.openReviewItems().isEmpty)
@@ -230,24 +294,28 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Decisions are applied again when the photo is read again; a rejected reading stays out", arguments: StoreKind.allCases)
+    @Test(
+        "Decisions are applied again when the photo is read again; a rejected reading stays out",
+        arguments: StoreKind.allCases)
     func decisionsSurviveARescan(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
             let ghost = reading("Shadow", nil, confidence: 0.2)
             let typo = reading("Dnue", "Herbrt", confidence: 0.4)
             try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])
-            let ids = Dictionary(uniqueKeysWithValues: try store.library.openReviewItems().map { ($0.book.title, $0.id) })
+            let ids = Dictionary(
+                uniqueKeysWithValues: try store.library.openReviewItems().map { ($0.book.title, $0.id) })
             _ = try store.library.decide(try #require(ids["Smudged Spine"]), .pick(1))
             _ = try store.library.decide(try #require(ids["Shadow"]), .reject)
             #expect(try store.status.queueCounts().review == 1, "one book of the photo is still open")
-            _ = try store.library.decide(try #require(ids["Dnue"]),
-                                 .edit(title: "Dune", author: "Frank Herbert", isbn: ISBN("9780441172719")))
+            _ = try store.library.decide(
+                try #require(ids["Dnue"]),
+                .edit(title: "Dune", author: "Frank Herbert", isbn: ISBN("9780441172719")))
             let before = try store.library.entries()
             #expect(before.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
             #expect(try store.status.queueCounts().review == 0)
 
-            try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])   // `shelfd rescan`
+            try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")]) // `shelfd rescan`
             #expect(try store.library.openReviewItems().isEmpty)
             #expect(try store.status.queueCounts().review == 0)
             let after = try store.library.entries()
@@ -255,19 +323,26 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let dune = try #require(after.first { $0.title == "Dune" })
             #expect(dune.status == .verified && dune.isbn13 == "9780441172719")
             #expect(dune.editions.first?.source == "user")
-            #expect(dune.history.filter { $0.action == "reviewed_by_user" }.map(\.detail) == ["edited title, author, ISBN in p1.jpg"])
+            #expect(
+                dune.history.filter { $0.action == "reviewed_by_user" }.map(\.detail) == [
+                    "edited title, author, ISBN in p1.jpg"
+                ])
         }
     }
 
-    @Test("Decisions taken back open their items again as they were, in their place; the photo is in review again",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Decisions taken back open their items again as they were, in their place; the photo is in review again",
+        arguments: StoreKind.allCases)
     func decisionsTakenBack(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let smudged = reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)
-            try commit(store, photo: "p1", shelf: "den", [smudged, reading("Shadow", nil, confidence: 0.2), reading("Emma", "Jane Austen")])
+            try commit(
+                store, photo: "p1", shelf: "den",
+                [smudged, reading("Shadow", nil, confidence: 0.2), reading("Emma", "Jane Austen")])
             let before = try store.library.openReviewItems()
             let entriesBefore = try store.library.entries().map(\.title).sorted()
-            let resolutions = try store.library.decide(before.map { ($0.id, $0.book.title == "Shadow" ? .reject : .pick(1)) }, now: Date())
+            let resolutions = try store.library.decide(
+                before.map { ($0.id, $0.book.title == "Shadow" ? .reject : .pick(1)) }, now: Date())
             #expect(try store.library.entries().map(\.title).sorted() == ["Emma", "The Hobbit"])
             #expect(try store.status.queueCounts().review == 0)
 
@@ -285,17 +360,21 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A shelf's photos with open items, by path; a shelf's sub-folder and the top of incoming/ are other shelves",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A shelf's photos with open items, by path; a shelf's sub-folder and the top of incoming/ are other shelves",
+        arguments: StoreKind.allCases)
     func openPhotosOfAShelf(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let unsure = [reading("Shadow", nil, confidence: 0.2), reading("Smudged Spine", nil, confidence: 0.3)]
             try commit(store, photo: "p2", shelf: "den_1", unsure)
             try commit(store, photo: "p1", shelf: "den_1", [unsure[0]])
             try commit(store, photo: "p3", shelf: "den_1/top", unsure)
-            try commit(store, photo: "p4", shelf: "denx1", unsure)             // "_" matched literally, not as any letter
+            try commit(store, photo: "p4", shelf: "denx1", unsure) // "_" matched literally, not as any letter
             try commit(store, photo: "p5", unsure)
-            #expect(try store.library.openReviewPhotos(shelf: "den_1").map { [$0.photo.sha256, "\($0.open)"] } == [["p1", "1"], ["p2", "2"]])
+            #expect(
+                try store.library.openReviewPhotos(shelf: "den_1").map { [$0.photo.sha256, "\($0.open)"] } == [
+                    ["p1", "1"], ["p2", "2"],
+                ])
             #expect(try store.library.openReviewPhotos(shelf: "den_1/top").map(\.photo.sha256) == ["p3"])
             #expect(try store.library.openReviewPhotos(shelf: nil).map(\.photo.sha256) == ["p5"])
         }
@@ -328,15 +407,17 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
 
     // MARK: One work per book, whatever matched it (ARCHITECTURE.md, "One entry per work")
 
-    @Test("An ISBN-10 and the ISBN-13 of one book are one work; an ISBN whose checksum fails counts for nothing", arguments: StoreKind.allCases)
+    @Test(
+        "An ISBN-10 and the ISBN-13 of one book are one work; an ISBN whose checksum fails counts for nothing",
+        arguments: StoreKind.allCases)
     func isbn10AndIsbn13AreOneWork(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             var spine = reading("DUNE HERBERT ACE", nil)
-            spine.isbn13 = nil; spine.isbn10 = "0-441-17271-7"                 // as a source may give it: ISBN-10 only
+            spine.isbn13 = nil; spine.isbn10 = "0-441-17271-7" // as a source may give it: ISBN-10 only
             try commit(store, photo: "p1", [spine])
             try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
             var typo = reading("Dune Messiah", "Frank Herbert")
-            typo.isbn13 = "9780441172718"                                      // one digit off: not an ISBN
+            typo.isbn13 = "9780441172718" // one digit off: not an ISBN
             try commit(store, photo: "p3", [typo])
             let library = try store.library.entries()
             #expect(library.count == 2)
@@ -348,12 +429,15 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Matched to the catalogue in one photo and to OpenLibrary in another, one ISBN: one work, keeping its first key", arguments: StoreKind.allCases)
+    @Test(
+        "Matched to the catalogue in one photo and to OpenLibrary in another, one ISBN: one work, keeping its first key",
+        arguments: StoreKind.allCases)
     func catalogueAndOpenLibrarySharingAnISBN(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let catalogued = BookMatch(source: "catalogue", key: "catalogue:12", score: 0.9, year: 1965)
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
-            try commit(store, photo: "p2", [reading("Dune (Ace)", "Herbert, Frank", isbn: "0441172717", match: catalogued)])
+            try commit(
+                store, photo: "p2", [reading("Dune (Ace)", "Herbert, Frank", isbn: "0441172717", match: catalogued)])
             var library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.work == "openlibrary:/works/OL893415W", "a merge never renames the entry")
@@ -365,36 +449,51 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A matched and an unmatched reading with the same title and surname are one work, in either order", arguments: StoreKind.allCases)
+    @Test(
+        "A matched and an unmatched reading with the same title and surname are one work, in either order",
+        arguments: StoreKind.allCases)
     func matchedAndUnmatchedSameTitle(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let catalogued = BookMatch(source: "catalogue", key: "catalogue:3", score: 0.9, year: 1815)
             try commit(store, photo: "p1", [reading("Emma", "Jane Austen", match: catalogued)])
             try commit(store, photo: "p2", [reading("EMMA", "J. Austen")])
             try commit(store, photo: "p3", [reading("Persuasion", "Jane Austen")])
-            try commit(store, photo: "p4", [reading("Persuasion", "Austen", match: BookMatch(source: "catalogue", key: "catalogue:4",
-                                                                                           score: 0.9, year: 1817))])
+            try commit(
+                store, photo: "p4",
+                [
+                    reading(
+                        "Persuasion", "Austen",
+                        match: BookMatch(
+                            source: "catalogue", key: "catalogue:4",
+                            score: 0.9, year: 1817))
+                ])
             let library = try store.library.entries()
-            #expect(library.map(\.work) == ["catalogue:3", "catalogue:4"], "an unmatched work takes the record when matched")
+            #expect(
+                library.map(\.work) == ["catalogue:3", "catalogue:4"], "an unmatched work takes the record when matched"
+            )
             #expect(library.map(\.sightings.count) == [2, 2])
         }
     }
 
-    @Test("A reading that links two entries merges them: sightings, history with `merged` naming both, open review items", arguments: StoreKind.allCases)
+    @Test(
+        "A reading that links two entries merges them: sightings, history with `merged` naming both, open review items",
+        arguments: StoreKind.allCases)
     func linkingReadingMergesTwoWorks(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
-            try commit(store, photo: "p2", [reading("DUNE", nil, confidence: 0.3)])          // no author, no ISBN
+            try commit(store, photo: "p2", [reading("DUNE", nil, confidence: 0.3)]) // no author, no ISBN
             #expect(try store.library.entries().count == 2)
             let item = try #require(try store.library.openReviewItems().first)
-            try commit(store, photo: "p3", [reading("Dune", nil, isbn: "0441172717")])        // its title and p1's ISBN
+            try commit(store, photo: "p3", [reading("Dune", nil, isbn: "0441172717")]) // its title and p1's ISBN
             let library = try store.library.entries()
             #expect(library.count == 1)
             let dune = try #require(library.first)
-            #expect(dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune" && dune.author == "Frank Herbert")
+            #expect(
+                dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune" && dune.author == "Frank Herbert")
             #expect(dune.sightings.map(\.photoSHA256) == ["p1", "p2", "p3"])
             let merged = try #require(dune.history.first { $0.action == "merged" })
-            #expect(merged.detail == "«DUNE» (title:dune|) into «Dune» (openlibrary:/works/OL893415W): p3.jpg has "
+            #expect(
+                merged.detail == "«DUNE» (title:dune|) into «Dune» (openlibrary:/works/OL893415W): p3.jpg has "
                     + "the title and author of the first and the ISBN 9780441172719 of the second")
             #expect(dune.history.filter { $0.action == "detected" }.count == 3, "both histories are kept")
             #expect(dune.reviewID == item.id, "the open review item follows its book")
@@ -404,11 +503,18 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A reading a person decided keeps its title, author and status when its work is merged into another", arguments: StoreKind.allCases)
+    @Test(
+        "A reading a person decided keeps its title, author and status when its work is merged into another",
+        arguments: StoreKind.allCases)
     func decisionSurvivesAMerge(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            try commit(store, photo: "p1", [reading("Dune Deluxe Edition", "Frank Herbert", confidence: 0.99,
-                                                    isbn: "9780441172719", match: duneWork)])
+            try commit(
+                store, photo: "p1",
+                [
+                    reading(
+                        "Dune Deluxe Edition", "Frank Herbert", confidence: 0.99,
+                        isbn: "9780441172719", match: duneWork)
+                ])
             let typo = reading("Dnue", "Herbrt", confidence: 0.4)
             try commit(store, photo: "p2", [typo])
             let id = try #require(try store.library.openReviewItems().first?.id)
@@ -419,13 +525,17 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             var library = try store.library.entries()
             #expect(library.count == 1)
             var dune = try #require(library.first)
-            #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.status == .verified,
-                    "the decided reading wins over a more confident one")
+            #expect(
+                dune.title == "Dune" && dune.author == "Frank Herbert" && dune.status == .verified,
+                "the decided reading wins over a more confident one")
             #expect(dune.work == "openlibrary:/works/OL893415W")
-            #expect(dune.history.contains { $0.action == "reviewed_by_user" && $0.detail == "edited title, author in p2.jpg" })
+            #expect(
+                dune.history.contains {
+                    $0.action == "reviewed_by_user" && $0.detail == "edited title, author in p2.jpg"
+                })
             #expect(dune.history.contains { $0.action == "merged" })
 
-            try commit(store, photo: "p2", [typo])                                   // read again: the decision applies again
+            try commit(store, photo: "p2", [typo]) // read again: the decision applies again
             library = try store.library.entries()
             dune = try #require(library.first)
             #expect(library.count == 1 && dune.title == "Dune" && dune.sightings.count == 3)
@@ -433,7 +543,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A person's decision that gives a book another entry's ISBN merges the two, keeping what the person said", arguments: StoreKind.allCases)
+    @Test(
+        "A person's decision that gives a book another entry's ISBN merges the two, keeping what the person said",
+        arguments: StoreKind.allCases)
     func decisionThatLinksMerges(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)])
@@ -444,16 +556,22 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             let library = try store.library.entries()
             #expect(library.count == 1)
             let dune = try #require(library.first)
-            #expect(dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune Deluxe" && dune.status == .verified)
+            #expect(
+                dune.work == "openlibrary:/works/OL893415W" && dune.title == "Dune Deluxe" && dune.status == .verified)
             #expect(dune.sightings.map(\.photoSHA256) == ["p1", "p2"])
             #expect(dune.history.contains { $0.action == "merged" && $0.by == "user" })
-            #expect(dune.history.contains { $0.action == "reviewed_by_user" && $0.detail == "edited author, ISBN in p2.jpg" })
+            #expect(
+                dune.history.contains {
+                    $0.action == "reviewed_by_user" && $0.detail == "edited author, ISBN in p2.jpg"
+                })
             #expect(dune.reviewID == nil)
             #expect(try store.library.openReviewItems().isEmpty)
         }
     }
 
-    @Test("Two works that share a title and surname but not a record or an ISBN stay two entries", arguments: StoreKind.allCases)
+    @Test(
+        "Two works that share a title and surname but not a record or an ISBN stay two entries",
+        arguments: StoreKind.allCases)
     func sameTitleDifferentWorks(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let emily = BookMatch(source: "catalogue", key: "catalogue:1", score: 0.9, year: 1846)
@@ -470,36 +588,49 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("Two editions of one work are one entry with both; the edition shown is the one seen most, ties the newest", arguments: StoreKind.allCases)
+    @Test(
+        "Two editions of one work are one entry with both; the edition shown is the one seen most, ties the newest",
+        arguments: StoreKind.allCases)
     func editionsShownBySightings(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_700_000_000)
-            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)], at: start)
-            try commit(store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
-                       at: start + 60)
+            try commit(
+                store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)],
+                at: start)
+            try commit(
+                store, photo: "p2", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
+                at: start + 60)
             var entry = try #require(try store.library.entries().first)
             #expect(try store.library.entries().count == 1)
             #expect(entry.editions.map(\.isbn13) == ["9780441172719", "9780340960196"])
             #expect(entry.isbn13 == "9780340960196" && entry.isbn10 == "0340960191", "one sighting each: the newest")
-            try commit(store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717", match: duneWork)], at: start + 120)
-            try commit(store, photo: "p4", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
-                       at: start + 180)
-            try commit(store, photo: "p5", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)],
-                       at: start + 240)
+            try commit(
+                store, photo: "p3", [reading("Dune", "Frank Herbert", isbn: "0441172717", match: duneWork)],
+                at: start + 120)
+            try commit(
+                store, photo: "p4", [reading("Dune", "Frank Herbert", isbn: "9780340960196", match: duneWork)],
+                at: start + 180)
+            try commit(
+                store, photo: "p5", [reading("Dune", "Frank Herbert", isbn: "9780441172719", match: duneWork)],
+                at: start + 240)
             entry = try #require(try store.library.entries().first)
             #expect(entry.isbn13 == "9780441172719", "three sightings against two")
             #expect(entry.editions.map(\.isbn13) == ["9780441172719", "9780340960196"], "listed first seen first")
         }
     }
 
-    @Test("The library page finds a work by a word of its title or author in any case or by part of an ISBN, and sorts caselessly",
-          arguments: StoreKind.allCases)
+    @Test(
+        "The library page finds a work by a word of its title or author in any case or by part of an ISBN, and sorts caselessly",
+        arguments: StoreKind.allCases)
     func libraryPageSearchAndSort(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_700_000_000)
-            try commit(store, photo: "p1", shelf: "den", [reading("dune", "Frank Herbert", isbn: "9780441172719")], at: start)
+            try commit(
+                store, photo: "p1", shelf: "den", [reading("dune", "Frank Herbert", isbn: "9780441172719")], at: start)
             try commit(store, photo: "p2", shelf: "Attic", [reading("Emma", "jane austen")], at: start + 60)
-            try commit(store, photo: "p3", [reading("The Difference Engine", "Bruce Sterling", isbn: "080442957X")], at: start + 120)
+            try commit(
+                store, photo: "p3", [reading("The Difference Engine", "Bruce Sterling", isbn: "080442957X")],
+                at: start + 120)
             func titles(_ search: String, _ sort: LibrarySort = .title) throws -> [String] {
                 try store.library.libraryPage(search: search, sort: sort, offset: 0, limit: 10).rows.map(\.title)
             }
@@ -521,7 +652,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     }
 
     // SQLite only: the merge runs when an old SQLite file is opened; a PostgreSQL database starts at the current schema.
-    @Test("Entries stored twice before ISBNs counted are merged once, on opening; an ISBN failing its checksum is dropped")
+    @Test(
+        "Entries stored twice before ISBNs counted are merged once, on opening; an ISBN failing its checksum is dropped"
+    )
     func upgradeMergesEntriesSharingAnISBN() throws {
         try withStore(.sqlite) { store, site in
             let path = try #require(site.sqlitePath)
@@ -531,8 +664,11 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             try commit(store, photo: "p3", [reading("Emma", "Jane Austen")])
             // What the previous version left: the catalogue's Dune apart with the same ISBN, an unchecked ISBN on Emma.
             let db = try SQLiteConnection(path: path)
-            try db.execute("UPDATE book_sighting SET isbn13 = '9780441172719', isbn10 = '0441172717', isbn_source = 'catalogue' WHERE sha256 = 'p2'")
-            try db.execute("UPDATE book_sighting SET isbn13 = '9780141439588', isbn_source = 'gemini' WHERE sha256 = 'p3'")
+            try db.execute(
+                "UPDATE book_sighting SET isbn13 = '9780441172719', isbn10 = '0441172717', isbn_source = 'catalogue' WHERE sha256 = 'p2'"
+            )
+            try db.execute(
+                "UPDATE book_sighting SET isbn13 = '9780141439588', isbn_source = 'gemini' WHERE sha256 = 'p3'")
             try db.execute("INSERT INTO setting (key, value) VALUES ('merge_by_isbn', 'pending')")
             #expect(try store.library.entries().count == 3)
 
@@ -548,12 +684,15 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     // SQLite only: an old version's file, migrated on opening.
     @Test("A database of the previous version keeps its books, their ISBNs and shelves")
     func migratesTheLibrary() throws {
-        try withOlderDatabase(steps: 2, rows: """
-            INSERT INTO photo VALUES ('p1', 1, 'den/a.jpg', 0);
-            INSERT INTO book (title_key, title, author, isbn13, isbn10, confidence, status, source, first_seen, updated_at)
-            VALUES ('title:dune|herbert', 'Dune', 'Frank Herbert', '9780441172719', '0441172717', 0.9, 'verified', 'gemini', 0, 0);
-            INSERT INTO book_sighting VALUES (1, 'p1', NULL, 0.9, 'den', 0);
-            """) { store in
+        try withOlderDatabase(
+            steps: 2,
+            rows: """
+                INSERT INTO photo VALUES ('p1', 1, 'den/a.jpg', 0);
+                INSERT INTO book (title_key, title, author, isbn13, isbn10, confidence, status, source, first_seen, updated_at)
+                VALUES ('title:dune|herbert', 'Dune', 'Frank Herbert', '9780441172719', '0441172717', 0.9, 'verified', 'gemini', 0, 0);
+                INSERT INTO book_sighting VALUES (1, 'p1', NULL, 0.9, 'den', 0);
+                """
+        ) { store in
             let entry = try #require(try store.library.entries().first)
             #expect(entry.work == "title:dune|herbert" && entry.title == "Dune" && entry.status == .verified)
             #expect(entry.editions.map(\.isbn13) == ["9780441172719"])
@@ -566,13 +705,17 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
 }
 
 @Suite(.postgresServer, .serialized) struct LibraryPagesTests {
-    @Test("Read a page at a time, the library is every work once, in the order first seen, as read whole", arguments: StoreKind.allCases)
+    @Test(
+        "Read a page at a time, the library is every work once, in the order first seen, as read whole",
+        arguments: StoreKind.allCases)
     func pagesAreTheWholeLibrary(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_700_000_000)
             // Two works first seen at the same moment: the keyset goes on by id, losing neither.
             for (index, title) in ["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch"].enumerated() {
-                try commit(store, photo: "p\(index)", [reading(title, "Author \(index)")], at: start.addingTimeInterval(Double(index / 2)))
+                try commit(
+                    store, photo: "p\(index)", [reading(title, "Author \(index)")],
+                    at: start.addingTimeInterval(Double(index / 2)))
             }
             try commit(store, photo: "p9", [reading("Dune", "Author 0")], at: start.addingTimeInterval(60))
             var pages: [[LibraryDocument.Entry]] = []
@@ -583,7 +726,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("The pages, read on a connection of their own, follow every commit, one made between two pages too", arguments: StoreKind.allCases)
+    @Test(
+        "The pages, read on a connection of their own, follow every commit, one made between two pages too",
+        arguments: StoreKind.allCases)
     func pagesFollowCommits(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             func titles() throws -> [String] {
@@ -609,8 +754,9 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A work seen thirty times on three shelves, with two editions and a long history, is read a page at a time as library.json bounds it",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A work seen thirty times on three shelves, with two editions and a long history, is read a page at a time as library.json bounds it",
+        arguments: StoreKind.allCases)
     func pagesAreBounded(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_700_000_000)
@@ -618,15 +764,21 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             for i in 0..<30 {
                 // Two editions seen ten times each: the one seen last is shown.
                 let isbn = [nil, "9780441172719", "9780340960196"][i % 3]
-                try commit(store, photo: "p\(i)", shelf: shelves[i % 3], [reading("Dune", "Frank Herbert", isbn: isbn)],
-                           at: start.addingTimeInterval(Double(i) * 60))
+                try commit(
+                    store, photo: "p\(i)", shelf: shelves[i % 3], [reading("Dune", "Frank Herbert", isbn: isbn)],
+                    at: start.addingTimeInterval(Double(i) * 60))
             }
             try commit(store, photo: "q", shelf: "den", [reading("Emma", "Jane Austen")], at: start)
-            let dune = try #require(try store.read { db in try db.queryOne("SELECT book_id FROM book_sighting WHERE sha256 = 'p0'") }?.int("book_id"))
+            let dune = try #require(
+                try store.read { db in try db.queryOne("SELECT book_id FROM book_sighting WHERE sha256 = 'p0'") }?.int(
+                    "book_id"))
             try store.write { db in
                 for step in 0..<25 {
-                    try LibraryRecords.recordHistory(db, dune, LibraryDocument.Decision(
-                        action: "reviewed_by_user", by: "user", at: start.addingTimeInterval(Double(step)), detail: "step \(step)"))
+                    try LibraryRecords.recordHistory(
+                        db, dune,
+                        LibraryDocument.Decision(
+                            action: "reviewed_by_user", by: "user", at: start.addingTimeInterval(Double(step)),
+                            detail: "step \(step)"))
                 }
             }
             var pages: [[LibraryDocument.Entry]] = []
@@ -637,22 +789,29 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
             #expect(bounded.sightings.map(\.shelf) == ["den", "hall", "attic"])
             #expect(bounded.sightings.map(\.photoSHA256) == ["p27", "p28", "p29"])
             #expect(bounded.sightingsCount == 30 && bounded.lastSeen == start.addingTimeInterval(29 * 60))
-            #expect(bounded.isbn13 == "9780340960196" && bounded.editions.map(\.isbn13) == ["9780441172719", "9780340960196"])
+            #expect(
+                bounded.isbn13 == "9780340960196"
+                    && bounded.editions.map(\.isbn13) == ["9780441172719", "9780340960196"])
             #expect(bounded.history.count == LibraryDocument.Entry.boundedHistory)
             #expect(bounded.historyCount == whole.first { $0.title == "Dune" }?.history.count)
         }
     }
 
-    @Test("A photo's readings written together make the library one reading at a time makes: a shared sighting, a link through the photo's own sighting, a merge",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A photo's readings written together make the library one reading at a time makes: a shared sighting, a link through the photo's own sighting, a merge",
+        arguments: StoreKind.allCases)
     func readingsTogetherAsOneAtATime(kind: StoreKind) throws {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let earlier = [("p0", reading("Persuasion", "Jane Austen", isbn: "9780141439686")),
-                       ("p1", reading("Northanger Abbey", "Jane Austen", isbn: "9780199535552"))]
-        let photo = [reading("Dune", "Frank Herbert", isbn: "9780441172719"),
-                     reading("Dune", "Frank Herbert", confidence: 0.95),              // the same work: one sighting
-                     reading("The Desert Planet", "Frank Herbert", isbn: "9780441172719"),   // joins it by the photo's own ISBN
-                     reading("Persuasion", "Jane Austen", isbn: "9780199535552")]     // links two works: they merge
+        let earlier = [
+            ("p0", reading("Persuasion", "Jane Austen", isbn: "9780141439686")),
+            ("p1", reading("Northanger Abbey", "Jane Austen", isbn: "9780199535552")),
+        ]
+        let photo = [
+            reading("Dune", "Frank Herbert", isbn: "9780441172719"),
+            reading("Dune", "Frank Herbert", confidence: 0.95), // the same work: one sighting
+            reading("The Desert Planet", "Frank Herbert", isbn: "9780441172719"), // joins it by the photo's own ISBN
+            reading("Persuasion", "Jane Austen", isbn: "9780199535552"),
+        ] // links two works: they merge
         let at = start.addingTimeInterval(60)
         var libraries: [[LibraryDocument.Entry]] = []
         for together in [true, false] {
@@ -663,13 +822,16 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                 if together {
                     try commit(store, photo: "p2", photo, at: at)
                 } else {
-                    _ = try store.recordSighting(path: "/in/p2.jpg", relativePath: "p2.jpg", sha256: "p2", size: 1,
-                                                 mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: at)
+                    _ = try store.recordSighting(
+                        path: "/in/p2.jpg", relativePath: "p2.jpg", sha256: "p2", size: 1,
+                        mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: at)
                     try store.write { db in
                         var books = Set<Int64>()
                         for book in photo {
-                            books.insert(try LibraryRecords.addReading(db, book, photo: .init(path: "p2.jpg", sha256: "p2"), shelf: nil,
-                                                              refresh: false, now: at))
+                            books.insert(
+                                try LibraryRecords.addReading(
+                                    db, book, photo: .init(path: "p2.jpg", sha256: "p2"), shelf: nil,
+                                    refresh: false, now: at))
                         }
                         try LibraryRecords.refresh(db, books, now: at)
                     }
@@ -683,16 +845,24 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         #expect(libraries[0].first { $0.title == "Persuasion" }?.history.contains { $0.action == "merged" } == true)
     }
 
-    @Test("A review item and a photo are found by the start of their id, as a person types it, in either case",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A review item and a photo are found by the start of their id, as a person types it, in either case",
+        arguments: StoreKind.allCases)
     func foundByPrefix(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let sha = "ab12" + String(repeating: "0", count: 60)
-            _ = try store.recordSighting(path: "/in/p.jpg", relativePath: "p.jpg", sha256: sha, size: 1, mtime: 1,
-                                         syncConflict: false, provider: "gemini")
+            _ = try store.recordSighting(
+                path: "/in/p.jpg", relativePath: "p.jpg", sha256: sha, size: 1, mtime: 1,
+                syncConflict: false, provider: "gemini")
             let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
-            try store.finish([JobOutcome(job: job, result: .finished(books: [reading("Smudged", nil, confidence: 0.3)],
-                                                                     resultPath: "/r/p.json", review: true))], shelfOf: { _ in nil })
+            try store.finish(
+                [
+                    JobOutcome(
+                        job: job,
+                        result: .finished(
+                            books: [reading("Smudged", nil, confidence: 0.3)],
+                            resultPath: "/r/p.json", review: true))
+                ], shelfOf: { _ in nil })
             let item = try #require(try store.library.openReviewItems().first)
             #expect(try store.library.reviewItem(String(item.id.prefix(6)).uppercased()).id == item.id)
             #expect(try store.library.reviewItem(item.id).id == item.id)
@@ -703,17 +873,24 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
         }
     }
 
-    @Test("A batch commit, a decision and a library edit each say what they changed: works, items opened and closed, photos",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A batch commit, a decision and a library edit each say what they changed: works, items opened and closed, photos",
+        arguments: StoreKind.allCases)
     func commitsReportTheirChange(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let now = Date()
-            _ = try store.recordSighting(path: "/in/p1.jpg", relativePath: "p1.jpg", sha256: "p1", size: 1, mtime: 1,
-                                         syncConflict: false, provider: "gemini", now: now)
-            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-            let books = [reading("Dune", "Frank Herbert"), reading("Smudged", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)]
-            let batch = try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/p1.json", review: true))],
-                                         shelfOf: { _ in nil }, now: now)
+            _ = try store.recordSighting(
+                path: "/in/p1.jpg", relativePath: "p1.jpg", sha256: "p1", size: 1, mtime: 1,
+                syncConflict: false, provider: "gemini", now: now)
+            let job = try #require(
+                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            let books = [
+                reading("Dune", "Frank Herbert"), reading("Smudged", nil, confidence: 0.3),
+                reading("Faded", nil, confidence: 0.2),
+            ]
+            let batch = try store.finish(
+                [JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/p1.json", review: true))],
+                shelfOf: { _ in nil }, now: now)
             let open = try store.library.openReviewItems()
             #expect(batch.works.count == 3 && batch.photos == ["p1"] && batch.closedItems.isEmpty)
             #expect(batch.openedItems == Set(open.map(\.id)) && open.count == 2)
@@ -725,9 +902,16 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
 
             // Read again without "Faded": its item closes.
             _ = try store.rescan(sha256: "p1", providerChoice: nil, now: now)
-            let again = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-            let rescan = try store.finish([JobOutcome(job: again, result: .finished(books: Array(books.prefix(2)), resultPath: "/r/p1.json",
-                                                                                    review: true))], shelfOf: { _ in nil }, now: now)
+            let again = try #require(
+                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            let rescan = try store.finish(
+                [
+                    JobOutcome(
+                        job: again,
+                        result: .finished(
+                            books: Array(books.prefix(2)), resultPath: "/r/p1.json",
+                            review: true))
+                ], shelfOf: { _ in nil }, now: now)
             let faded = try #require(open.first { $0.book.title == "Faded" })
             #expect(rescan.closedItems == [faded.id] && rescan.openedItems.isEmpty)
             // A shared store's files version moves once per commit, so the node that writes files knows a change was
@@ -741,7 +925,8 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
                 #expect(batch.filesVersionAfter == nil && rescan.filesVersionBefore == nil)
             }
 
-            let edit = try store.library.editWork("title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil).files
+            let edit = try store.library.editWork("title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil)
+                .files
             #expect(edit.photos == ["p1"] && !edit.works.isEmpty && edit.closedItems.isEmpty)
         }
     }
@@ -750,14 +935,16 @@ private let hobbitCandidates = [MatchCandidate(record: hobbitRecord, score: 0.71
     func openItemsByPhoto(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged", nil, confidence: 0.3)])
-            try commit(store, photo: "p2", [reading("Blurred", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)])
+            try commit(
+                store, photo: "p2", [reading("Blurred", nil, confidence: 0.3), reading("Faded", nil, confidence: 0.2)])
             let all = try store.library.openReviewItems()
             // Read a page at a time, the queue is every item once, oldest first; two opened together go on by id.
             var pages: [[ReviewItem]] = []
             try store.library.openReviewPages(size: 2) { pages.append($0) }
             #expect(pages.map(\.count) == [2, 1])
             #expect(pages.flatMap { $0 }.map(\.id) == all.map(\.id))
-            #expect(try store.library.openReviewItems(photos: ["p2"]).map(\.book.title).sorted() == ["Blurred", "Faded"])
+            #expect(
+                try store.library.openReviewItems(photos: ["p2"]).map(\.book.title).sorted() == ["Blurred", "Faded"])
             #expect(try store.library.openReviewItems(photos: []).isEmpty)
         }
     }

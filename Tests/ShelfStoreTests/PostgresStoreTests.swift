@@ -10,8 +10,9 @@ import Testing
 struct PostgresStoreTests {
     private func endpoint(_ database: String, password: Secret? = nil) throws -> PostgresStore.Endpoint {
         let server = try #require(SharedPostgres.server)
-        return PostgresStore.Endpoint(host: server.host, port: server.port, user: server.user, password: password,
-                                      database: database, tls: .disable)
+        return PostgresStore.Endpoint(
+            host: server.host, port: server.port, user: server.user, password: password,
+            database: database, tls: .disable)
     }
 
     @Test("Workers starting together migrate the schema once, one after the other")
@@ -19,7 +20,9 @@ struct PostgresStoreTests {
         let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
         let versions = try onThreads(4) { _ in
             let store = try PostgresStore.open(endpoint)
-            return Int(try store.read { try $0.queryOne("SELECT version FROM shelfd_schema WHERE id = 1")?.int("version") } ?? 0)
+            return Int(
+                try store.read { try $0.queryOne("SELECT version FROM shelfd_schema WHERE id = 1")?.int("version") }
+                    ?? 0)
         }
         #expect(versions == Array(repeating: PostgresSchema.latest, count: 4))
     }
@@ -27,7 +30,9 @@ struct PostgresStoreTests {
     @Test("A database a newer shelfd migrated is refused, and left as it is")
     func newerSchemaIsRefused() throws {
         let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
-        try PostgresStore.open(endpoint).write { try $0.execute("UPDATE shelfd_schema SET version = \(PostgresSchema.latest + 1)") }
+        try PostgresStore.open(endpoint).write {
+            try $0.execute("UPDATE shelfd_schema SET version = \(PostgresSchema.latest + 1)")
+        }
         let error = try #require(throws: StoreError.self) { try PostgresStore.open(endpoint) }
         #expect(error.description.contains("newer than this shelfd knows"))
         #expect(error.description.contains("Upgrade shelfd"))
@@ -47,7 +52,9 @@ struct PostgresStoreTests {
     func reconnects() throws {
         let endpoint = try endpoint(try #require(SharedPostgres.server).createDatabase())
         let store = try PostgresStore.open(endpoint)
-        func backend() throws -> Int64? { try store.read { try $0.queryOne("SELECT pg_backend_pid() AS pid")?.int("pid") } }
+        func backend() throws -> Int64? {
+            try store.read { try $0.queryOne("SELECT pg_backend_pid() AS pid")?.int("pid") }
+        }
         let before = try #require(try backend())
         // Another session ends this store's connection, as a server restart or a network cut would.
         let admin = try PostgresStore.open(endpoint)

@@ -7,18 +7,21 @@ import Testing
 /// What the overview reads: each photo's stage and the current pass, as other processes see them.
 @Suite(.postgresServer, .serialized) struct ProgressTests {
     func queue(_ store: Store, _ name: String, at time: Double) throws {
-        _ = try store.recordSighting(path: "/in/\(name)", relativePath: name, sha256: "sha-\(name)", size: 1, mtime: 1,
-                                     syncConflict: false, provider: "gemini", now: Date(timeIntervalSince1970: time))
+        _ = try store.recordSighting(
+            path: "/in/\(name)", relativePath: name, sha256: "sha-\(name)", size: 1, mtime: 1,
+            syncConflict: false, provider: "gemini", now: Date(timeIntervalSince1970: time))
     }
 
     func stage(_ store: Store, _ name: String) throws -> JobStage? {
         try store.progress().photos.first { $0.path == name }?.stage
     }
 
-    @Test("A photo is queued, preparing once claimed, then at each step recorded, then done; another connection sees it", arguments: StoreKind.allCases)
+    @Test(
+        "A photo is queued, preparing once claimed, then at each step recorded, then done; another connection sees it",
+        arguments: StoreKind.allCases)
     func stagesAsRecorded(kind: StoreKind) throws {
         try withStore(kind) { store, site in
-            let other = try #require(try site.openForReading())     // `shelfd web` beside `shelfd watch`
+            let other = try #require(try site.openForReading()) // `shelfd web` beside `shelfd watch`
             try queue(store, "a.jpg", at: 100)
             #expect(try stage(other, "a.jpg") == .queued)
             let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
@@ -27,29 +30,40 @@ import Testing
                 try store.recordStage(step, jobIDs: [job.id], now: Date())
                 #expect(try stage(other, "a.jpg") == step)
             }
-            try store.finish([JobOutcome(job: job, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
-                             shelfOf: { _ in nil })
+            try store.finish(
+                [JobOutcome(job: job, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
+                shelfOf: { _ in nil })
             #expect(try stage(other, "a.jpg") == .done)
             try store.recordStage(.asking, jobIDs: [job.id], now: Date())
             #expect(try stage(other, "a.jpg") == .done, "only a leased job's step is recorded")
         }
     }
 
-    @Test("The pass counts the photos queued since the queue was last empty, and a retried photo joins it", arguments: StoreKind.allCases)
+    @Test(
+        "The pass counts the photos queued since the queue was last empty, and a retried photo joins it",
+        arguments: StoreKind.allCases)
     func passSinceLastEmpty(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             #expect(try store.progress().pass == nil)
             try queue(store, "old.jpg", at: 10)
-            let old = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 11)).first)
-            try store.finish([JobOutcome(job: old, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
-                             now: Date(timeIntervalSince1970: 12))
+            let old = try #require(
+                try store.claim(
+                    limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 11)
+                ).first)
+            try store.finish(
+                [JobOutcome(job: old, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
+                now: Date(timeIntervalSince1970: 12))
             #expect(try store.progress().pass == nil, "the queue is empty again")
 
             try queue(store, "a.jpg", at: 100)
             try queue(store, "b.jpg", at: 101)
-            let a = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102)).first)
-            try store.finish([JobOutcome(job: a, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
-                             shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 103))
+            let a = try #require(
+                try store.claim(
+                    limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102)
+                ).first)
+            try store.finish(
+                [JobOutcome(job: a, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
+                shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 103))
             var pass = try #require(try store.progress().pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 100), "a's finish overlaps b's wait: one pass")
             #expect(pass.total == 2 && pass.finished == 1)
@@ -58,7 +72,9 @@ import Testing
             pass = try #require(try store.progress().pass)
             #expect(pass.total == 3 && pass.finished == 1)
             let photos = try store.progress().photos
-            #expect(photos.map(\.path) == ["old.jpg", "b.jpg", "a.jpg"], "waiting first (in claim order), then the newest finished")
+            #expect(
+                photos.map(\.path) == ["old.jpg", "b.jpg", "a.jpg"],
+                "waiting first (in claim order), then the newest finished")
             #expect(photos.map(\.stage) == [.queued, .queued, .done])
         }
     }

@@ -10,21 +10,28 @@ import Testing
     /// A photo queued, asked (its answer saved) and finished at `at`.
     @discardableResult
     static func finishedPhoto(_ store: Store, _ sha: String, at: Date, state review: Bool = false) throws -> Int64 {
-        _ = try store.recordSighting(path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
-                                     syncConflict: false, provider: "gemini", now: at)
+        _ = try store.recordSighting(
+            path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
+            syncConflict: false, provider: "gemini", now: at)
         let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
-        try store.recordResponse(jobID: job.id, sha256: sha, provider: "gemini", model: "m", file: "/state/responses/\(sha).json",
-                                 bytes: 10, latencyMs: 5, now: at)
-        try store.finish([JobOutcome(job: job, result: .finished(books: [], resultPath: "/results/\(sha).json", review: review))],
-                         shelfOf: { _ in nil }, now: at)
+        try store.recordResponse(
+            jobID: job.id, sha256: sha, provider: "gemini", model: "m", file: "/state/responses/\(sha).json",
+            bytes: 10, latencyMs: 5, now: at)
+        try store.finish(
+            [JobOutcome(job: job, result: .finished(books: [], resultPath: "/results/\(sha).json", review: review))],
+            shelfOf: { _ in nil }, now: at)
         return job.id
     }
 
     static func count(_ store: Store, _ table: String, sha: String) throws -> Int {
-        try store.read { db in Int(try db.queryOne("SELECT COUNT(*) AS n FROM \(table) WHERE sha256 = ?", [sha])?.int("n") ?? 0) }
+        try store.read { db in
+            Int(try db.queryOne("SELECT COUNT(*) AS n FROM \(table) WHERE sha256 = ?", [sha])?.int("n") ?? 0)
+        }
     }
 
-    @Test("Events and saved answers of photos finished before the cutoff go; recent and unfinished photos keep theirs", arguments: StoreKind.allCases)
+    @Test(
+        "Events and saved answers of photos finished before the cutoff go; recent and unfinished photos keep theirs",
+        arguments: StoreKind.allCases)
     func prunesOnlyOldFinishedPhotos(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let now = Date()
@@ -36,15 +43,19 @@ import Testing
             try Self.finishedPhoto(store, "rescanned", at: old)
             #expect(try store.rescan(sha256: "rescanned", providerChoice: nil, now: now) != nil)
             // Queued long ago and never finished (a crash after its answer was saved): its answer is replayed later.
-            _ = try store.recordSighting(path: "/in/waiting.jpg", relativePath: "waiting.jpg", sha256: "waiting", size: 1,
-                                         mtime: 1, syncConflict: false, provider: "gemini", now: old)
-            let waiting = try #require(try store.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60, now: old).first)
-            try store.recordResponse(jobID: waiting.id, sha256: "waiting", provider: "gemini", model: "m",
-                                     file: "/state/responses/waiting.json", bytes: 10, latencyMs: 5, now: old)
+            _ = try store.recordSighting(
+                path: "/in/waiting.jpg", relativePath: "waiting.jpg", sha256: "waiting", size: 1,
+                mtime: 1, syncConflict: false, provider: "gemini", now: old)
+            let waiting = try #require(
+                try store.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60, now: old).first)
+            try store.recordResponse(
+                jobID: waiting.id, sha256: "waiting", provider: "gemini", model: "m",
+                file: "/state/responses/waiting.json", bytes: 10, latencyMs: 5, now: old)
             try store.addEvent("provider_switched", message: "gemini → cloudflare", now: old)
 
             let report = try store.maintenance.prune(finishedBefore: cutoff)
-            #expect(Set(report.responseFiles) == ["/state/responses/old-done.json", "/state/responses/old-review.json"])
+            #expect(
+                Set(report.responseFiles) == ["/state/responses/old-done.json", "/state/responses/old-review.json"])
             #expect(report.responses == 2)
             for sha in ["old-done", "old-review"] {
                 #expect(try Self.count(store, "response", sha: sha) == 0)
@@ -60,7 +71,8 @@ import Testing
                 try db.queryOne("SELECT COUNT(*) AS n FROM event WHERE kind = 'provider_switched'")?.int("n")
             }
             #expect(daemonEvents == 1, "events about the daemon, not a photo, stay")
-            #expect(try store.maintenance.prune(finishedBefore: cutoff) == PruneReport(), "a second prune finds nothing")
+            #expect(
+                try store.maintenance.prune(finishedBefore: cutoff) == PruneReport(), "a second prune finds nothing")
         }
     }
 

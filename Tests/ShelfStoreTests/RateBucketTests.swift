@@ -10,44 +10,61 @@ import Testing
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let dayEnd = start.addingTimeInterval(3_600)
     static func budget(perDay: Int? = nil, perMinute: Int = 31) -> RequestBudget {
-        RequestBudget(requestsPerMinute: perMinute, perDay: perDay) { now in now < dayEnd ? dayEnd : dayEnd.addingTimeInterval(86_400) }
-    }
-
-    @Test("Two processes take their turns from one bucket: requests start (60 s + a margin) ÷ the limit apart, whoever asks",
-          arguments: StoreKind.allCases)
-    func processesShareOneBucket(kind: StoreKind) throws {
-        try withStore(kind) { store, site throws in
-            let other = try site.open()             // a second process: its own connection
-            let t0 = Self.start, budget = Self.budget(), step = budget.interval
-            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
-            #expect(try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
-                    == .notBefore(t0.addingTimeInterval(step)))
-            #expect(try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
-            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(step))
-                    == .notBefore(t0.addingTimeInterval(2 * step)))
-            // Another provider has a bucket of its own.
-            #expect(try store.providers.takeRequestTurn(provider: "cloudflare", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
+        RequestBudget(requestsPerMinute: perMinute, perDay: perDay) { now in
+            now < dayEnd ? dayEnd : dayEnd.addingTimeInterval(86_400)
         }
     }
 
-    @Test("A turn taken for a photo charges its attempt in the same transaction, and marks it asking; a turn not due charges nothing",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Two processes take their turns from one bucket: requests start (60 s + a margin) ÷ the limit apart, whoever asks",
+        arguments: StoreKind.allCases)
+    func processesShareOneBucket(kind: StoreKind) throws {
+        try withStore(kind) { store, site throws in
+            let other = try site.open() // a second process: its own connection
+            let t0 = Self.start, budget = Self.budget(), step = budget.interval
+            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
+            #expect(
+                try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
+                    == .notBefore(t0.addingTimeInterval(step)))
+            #expect(
+                try other.providers.takeRequestTurn(
+                    provider: "gemini", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
+            #expect(
+                try store.providers.takeRequestTurn(
+                    provider: "gemini", budget: budget, now: t0.addingTimeInterval(step))
+                    == .notBefore(t0.addingTimeInterval(2 * step)))
+            // Another provider has a bucket of its own.
+            #expect(
+                try store.providers.takeRequestTurn(
+                    provider: "cloudflare", budget: budget, now: t0.addingTimeInterval(step)) == .granted)
+        }
+    }
+
+    @Test(
+        "A turn taken for a photo charges its attempt in the same transaction, and marks it asking; a turn not due charges nothing",
+        arguments: StoreKind.allCases)
     func turnChargesTheAttempt(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
-            _ = try store.recordSighting(path: "/in/p.jpg", relativePath: "p.jpg", sha256: "p", size: 1, mtime: 1,
-                                         syncConflict: false, provider: "gemini", now: Self.start)
-            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Self.start).first)
+            _ = try store.recordSighting(
+                path: "/in/p.jpg", relativePath: "p.jpg", sha256: "p", size: 1, mtime: 1,
+                syncConflict: false, provider: "gemini", now: Self.start)
+            let job = try #require(
+                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Self.start).first)
             let budget = Self.budget(), t0 = Self.start
-            let first = try store.providers.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0)
+            let first = try store.providers.takeRequestTurn(
+                provider: "gemini", budget: budget, charging: job.id, now: t0)
             #expect(first.turn == .granted && first.attempts == 1)
             #expect(try store.progress().photos.first?.stage == .asking)
-            let early = try store.providers.takeRequestTurn(provider: "gemini", budget: budget, charging: job.id, now: t0.addingTimeInterval(1))
+            let early = try store.providers.takeRequestTurn(
+                provider: "gemini", budget: budget, charging: job.id, now: t0.addingTimeInterval(1))
             #expect(early.turn == .notBefore(t0.addingTimeInterval(budget.interval)) && early.attempts == nil)
             #expect(try store.chargeAttempt(jobID: job.id, now: t0.addingTimeInterval(2)) == 2, "one charge so far")
         }
     }
 
-    @Test("No 60 s holds more than the limit, with a margin for each request's travel to the provider", arguments: StoreKind.allCases)
+    @Test(
+        "No 60 s holds more than the limit, with a margin for each request's travel to the provider",
+        arguments: StoreKind.allCases)
     func anySixtySecondsHoldsTheLimit(kind: StoreKind) throws {
         try withStore(kind) { store, site throws in
             let other = try site.open()
@@ -69,24 +86,33 @@ import Testing
             // the margin still arrives outside the minute of the turn `limit` before it.
             let spans = zip(granted, granted.dropFirst(limit)).map { $1.timeIntervalSince($0) }
             #expect(RequestBudget.travelMargin > 0)
-            #expect(spans.allSatisfy { $0 >= 60 + RequestBudget.travelMargin - 0.001 }, "shortest: \(spans.min() ?? 0) s")
+            #expect(
+                spans.allSatisfy { $0 >= 60 + RequestBudget.travelMargin - 0.001 }, "shortest: \(spans.min() ?? 0) s")
         }
     }
 
-    @Test("A waiting request reserves nothing: a photo that gives up leaves no turn for the others to wait out", arguments: StoreKind.allCases)
+    @Test(
+        "A waiting request reserves nothing: a photo that gives up leaves no turn for the others to wait out",
+        arguments: StoreKind.allCases)
     func waitingReservesNothing(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
             let t0 = Self.start, budget = Self.budget()
             #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
-            for _ in 0..<5 {                                    // five photos ask, then stop waiting
-                #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
+            for _ in 0..<5 { // five photos ask, then stop waiting
+                #expect(
+                    try store.providers.takeRequestTurn(
+                        provider: "gemini", budget: budget, now: t0.addingTimeInterval(1))
                         == .notBefore(t0.addingTimeInterval(budget.interval)))
             }
-            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0.addingTimeInterval(budget.interval)) == .granted)
+            #expect(
+                try store.providers.takeRequestTurn(
+                    provider: "gemini", budget: budget, now: t0.addingTimeInterval(budget.interval)) == .granted)
         }
     }
 
-    @Test("The daily limit counts every process's requests and starts again when the provider's day ends", arguments: StoreKind.allCases)
+    @Test(
+        "The daily limit counts every process's requests and starts again when the provider's day ends",
+        arguments: StoreKind.allCases)
     func dailyLimitAcrossProcesses(kind: StoreKind) throws {
         try withStore(kind) { store, site throws in
             let other = try site.open()
@@ -96,9 +122,12 @@ import Testing
                 #expect(try process.providers.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .granted)
                 now += budget.interval
             }
-            #expect(try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: now) == .dayUsedUp(until: Self.dayEnd, used: 3))
+            #expect(
+                try other.providers.takeRequestTurn(provider: "gemini", budget: budget, now: now)
+                    == .dayUsedUp(until: Self.dayEnd, used: 3))
             #expect(try store.providers.requestsToday(provider: "gemini", now: now)?.used == 3)
-            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.dayEnd) == .granted)
+            #expect(
+                try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.dayEnd) == .granted)
             #expect(try store.providers.requestsToday(provider: "gemini", now: Self.dayEnd)?.used == 1)
         }
     }
@@ -107,12 +136,17 @@ import Testing
     func clockSetBack(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
             let budget = Self.budget()
-            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start) == .granted)
-            #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start - 600) == .granted)
+            #expect(
+                try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start) == .granted)
+            #expect(
+                try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: Self.start - 600)
+                    == .granted)
         }
     }
 
-    @Test("Raising the daily limit lifts its pause at the next start; a quota the provider reported stands", arguments: StoreKind.allCases)
+    @Test(
+        "Raising the daily limit lifts its pause at the next start; a quota the provider reported stands",
+        arguments: StoreKind.allCases)
     func raisedLimitLiftsThePause(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
             var now = Self.start
@@ -120,18 +154,24 @@ import Testing
                 _ = try store.providers.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
                 now += Self.budget().interval
             }
-            guard case .dayUsedUp(let until, _) = try store.providers.takeRequestTurn(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
+            guard
+                case .dayUsedUp(let until, _) = try store.providers.takeRequestTurn(
+                    provider: "gemini", budget: Self.budget(perDay: 2), now: now)
             else { Issue.record("the limit of 2 was not reached"); return }
-            try store.providers.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: until, code: "provider_quota",
-                                                       message: "daily limit"))
+            try store.providers.setProviderHealth(
+                ProviderHealth(
+                    name: "gemini", state: .backoff, until: until, code: "provider_quota",
+                    message: "daily limit"))
             try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
             #expect(try store.providers.providerHealth("gemini")?.state == .backoff, "the same limit: the pause stands")
             try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 5), now: now)
             #expect(try store.providers.providerHealth("gemini")?.state == .ok)
 
-            let later = Self.dayEnd.addingTimeInterval(60)     // Gemini's own daily quota: not ours to lift
-            try store.providers.setProviderHealth(ProviderHealth(name: "gemini", state: .backoff, until: later.addingTimeInterval(3_600),
-                                                       code: "provider_quota", message: "Gemini's daily quota is used up"))
+            let later = Self.dayEnd.addingTimeInterval(60) // Gemini's own daily quota: not ours to lift
+            try store.providers.setProviderHealth(
+                ProviderHealth(
+                    name: "gemini", state: .backoff, until: later.addingTimeInterval(3_600),
+                    code: "provider_quota", message: "Gemini's daily quota is used up"))
             try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(), now: later)
             #expect(try store.providers.providerHealth("gemini")?.state == .backoff)
         }

@@ -12,19 +12,25 @@ struct ResultPlacementTests {
 
     /// Queues a photo seen at `node` (nil: a node that writes no files), reads it, and commits its result document.
     private func finishPhoto(_ sha: String, seenAt node: String?, in store: Store) throws {
-        _ = try store.recordSighting(path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
-                                     syncConflict: false, provider: "gemini", resultNode: node, now: start)
+        _ = try store.recordSighting(
+            path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
+            syncConflict: false, provider: "gemini", resultNode: node, now: start)
         let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "w", lease: 60, now: start).first)
-        try store.finish([JobOutcome(job: job, result: .finished(books: [], resultPath: nil, review: false),
-                                     document: Data(sha.utf8))], shelfOf: { _ in nil }, now: start)
+        try store.finish(
+            [
+                JobOutcome(
+                    job: job, result: .finished(books: [], resultPath: nil, review: false),
+                    document: Data(sha.utf8))
+            ], shelfOf: { _ in nil }, now: start)
     }
 
     private func unwritten(_ store: Store, node: String, takingOthers: Bool = false) throws -> [String] {
         try store.results.unwritten(node: node, takingOthers: takingOthers, limit: 100).map(\.sha256)
     }
 
-    @Test("Each result is for the node the photo arrived at; a photo from a node that writes no files is taken by one files node",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Each result is for the node the photo arrived at; a photo from a node that writes no files is taken by one files node",
+        arguments: StoreKind.allCases)
     func placement(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
@@ -32,8 +38,9 @@ struct ResultPlacementTests {
             try finishPhoto("at-b", seenAt: "b", in: store)
             try finishPhoto("reader", seenAt: nil, in: store)
             // The same bytes dropped at b later: the photo stays a's.
-            _ = try store.recordSighting(path: "/b/at-a.jpg", relativePath: "at-a.jpg", sha256: "at-a", size: 1, mtime: 2,
-                                         syncConflict: false, provider: "gemini", resultNode: "b", now: start)
+            _ = try store.recordSighting(
+                path: "/b/at-a.jpg", relativePath: "at-a.jpg", sha256: "at-a", size: 1, mtime: 2,
+                syncConflict: false, provider: "gemini", resultNode: "b", now: start)
 
             #expect(try unwritten(store, node: "a") == ["at-a"])
             #expect(try unwritten(store, node: "b") == ["at-b"], "a node on auto writes only its own photos' results")

@@ -19,7 +19,8 @@ struct SchemaMirrorTests {
         var indexes: Set<String> = []
     }
 
-    @Test("Every table, column and index of SQLite's latest schema is in PostgreSQL's, each column of the matching type")
+    @Test(
+        "Every table, column and index of SQLite's latest schema is in PostgreSQL's, each column of the matching type")
     func postgresMirrorsSQLite() throws {
         let sqlite = try StoreSite.with(.sqlite) { site in try Self.sqliteShape(try site.open()) }
         let postgres = try StoreSite.with(.postgres) { site in try Self.postgresShape(try site.open()) }
@@ -27,19 +28,22 @@ struct SchemaMirrorTests {
 
         for (table, columns) in sqlite.columns.sorted(by: { $0.key < $1.key }) {
             guard let mirrored = postgres.columns[table] else {
-                Issue.record("table \(table) is in SQLite's schema, not in PostgreSQL's: add it to PostgresSchema.migrations")
+                Issue.record(
+                    "table \(table) is in SQLite's schema, not in PostgreSQL's: add it to PostgresSchema.migrations")
                 continue
             }
             for (column, type) in columns.sorted(by: { $0.key < $1.key }) {
                 guard let expected = Self.counterparts[type.uppercased()] else {
-                    Issue.record("\(table).\(column) has SQLite type «\(type)», which has no PostgreSQL counterpart here")
+                    Issue.record(
+                        "\(table).\(column) has SQLite type «\(type)», which has no PostgreSQL counterpart here")
                     continue
                 }
                 guard let actual = mirrored[column] else {
                     Issue.record("column \(table).\(column) is in SQLite's schema, not in PostgreSQL's")
                     continue
                 }
-                #expect(actual == expected, "\(table).\(column): SQLite \(type), so PostgreSQL \(expected), not \(actual)")
+                #expect(
+                    actual == expected, "\(table).\(column): SQLite \(type), so PostgreSQL \(expected), not \(actual)")
             }
         }
         for index in sqlite.indexes.subtracting(postgres.indexes).sorted() {
@@ -47,7 +51,8 @@ struct SchemaMirrorTests {
         }
 
         // And nothing of PostgreSQL's is missing from SQLite's, but the tables of its own.
-        for (table, columns) in postgres.columns.sorted(by: { $0.key < $1.key }) where !PostgresStore.tablesOfItsOwn.contains(table) {
+        for (table, columns) in postgres.columns.sorted(by: { $0.key < $1.key })
+        where !PostgresStore.tablesOfItsOwn.contains(table) {
             guard let mirrored = sqlite.columns[table] else {
                 Issue.record("table \(table) is in PostgreSQL's schema, not in SQLite's: add it to Schema.migrations")
                 continue
@@ -62,15 +67,18 @@ struct SchemaMirrorTests {
     static func sqliteShape(_ store: Store) throws -> Shape {
         try store.read { db in
             var shape = Shape()
-            let tables = try db.query("""
+            let tables = try db.query(
+                """
                 SELECT name FROM sqlite_master
                 WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'catalogue\\_%' ESCAPE '\\'
                 """)
             for table in tables.compactMap({ $0.string("name") }) {
                 let columns = try db.query("SELECT name, type FROM pragma_table_info(?)", [table])
-                shape.columns[table] = Dictionary(uniqueKeysWithValues: columns.map { ($0.string("name") ?? "", $0.string("type") ?? "") })
+                shape.columns[table] = Dictionary(
+                    uniqueKeysWithValues: columns.map { ($0.string("name") ?? "", $0.string("type") ?? "") })
             }
-            let indexes = try db.query("""
+            let indexes = try db.query(
+                """
                 SELECT name FROM sqlite_master
                 WHERE type = 'index' AND sql IS NOT NULL AND tbl_name NOT LIKE 'catalogue\\_%' ESCAPE '\\'
                 """)
@@ -83,14 +91,17 @@ struct SchemaMirrorTests {
     static func postgresShape(_ store: Store) throws -> Shape {
         try store.read { db in
             var shape = Shape()
-            let columns = try db.query("""
+            let columns = try db.query(
+                """
                 SELECT table_name::text AS "table", column_name::text AS name, data_type::text AS type
                 FROM information_schema.columns WHERE table_schema = current_schema()
                 """)
             for column in columns {
-                shape.columns[column.string("table") ?? "", default: [:]][column.string("name") ?? ""] = column.string("type")
+                shape.columns[column.string("table") ?? "", default: [:]][column.string("name") ?? ""] = column.string(
+                    "type")
             }
-            let indexes = try db.query("SELECT indexname::text AS name FROM pg_indexes WHERE schemaname = current_schema()")
+            let indexes = try db.query(
+                "SELECT indexname::text AS name FROM pg_indexes WHERE schemaname = current_schema()")
             shape.indexes = Set(indexes.compactMap { $0.string("name") })
             return shape
         }

@@ -12,13 +12,17 @@ private struct Spine {
     var review: String? = nil
 
     func book() -> Book {
-        let record = CatalogueRecord(source: "catalogue", key: "catalogue:\(title.lowercased())", title: title, author: "Author \(title)")
-        var book = Book(title: title, author: "Author \(title)", isbn13: nil, isbn10: nil, confidence: review == nil ? 0.95 : 0.4,
-                        box: Box(x1: x - 0.02, y1: 0.1, x2: x + 0.02, y2: 0.9), status: review == nil ? .verified : .needsReview,
-                        source: "gemini", match: review == nil ? BookMatch(source: "catalogue", key: record.key, score: 0.95, year: nil) : nil)
+        let record = CatalogueRecord(
+            source: "catalogue", key: "catalogue:\(title.lowercased())", title: title, author: "Author \(title)")
+        var book = Book(
+            title: title, author: "Author \(title)", isbn13: nil, isbn10: nil, confidence: review == nil ? 0.95 : 0.4,
+            box: Box(x1: x - 0.02, y1: 0.1, x2: x + 0.02, y2: 0.9), status: review == nil ? .verified : .needsReview,
+            source: "gemini",
+            match: review == nil ? BookMatch(source: "catalogue", key: record.key, score: 0.95, year: nil) : nil)
         if let review {
-            let candidate = CatalogueRecord(source: "catalogue", key: "catalogue:\(review.lowercased())", title: review,
-                                            author: "Author \(review)")
+            let candidate = CatalogueRecord(
+                source: "catalogue", key: "catalogue:\(review.lowercased())", title: review,
+                author: "Author \(review)")
             book.candidates = [MatchCandidate(record: candidate, score: 0.5)]
             book.reviewReasons = ["low_confidence"]
         }
@@ -38,13 +42,20 @@ private let minute: TimeInterval = 60
 /// Drops the photo `name` (under its shelf's folder) at `at` and commits its reading.
 private func photo(_ store: Store, _ name: String, _ spines: [Spine], at: Date) throws {
     let sha = name.replacingOccurrences(of: "/", with: "-")
-    _ = try store.recordSighting(path: "/in/\(name)", relativePath: name, sha256: sha, size: 1, mtime: at.timeIntervalSince1970,
-                                 provider: "gemini", now: at)
+    _ = try store.recordSighting(
+        path: "/in/\(name)", relativePath: name, sha256: sha, size: 1, mtime: at.timeIntervalSince1970,
+        provider: "gemini", now: at)
     let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
     let books = spines.map { $0.book() }
-    try store.finish([JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/\(sha).json",
-                                                             review: books.contains { $0.status == .needsReview }))],
-                     shelfOf: { _ in ReviewDocument.Photo.shelf(of: name) }, now: at)
+    try store.finish(
+        [
+            JobOutcome(
+                job: job,
+                result: .finished(
+                    books: books, resultPath: "/r/\(sha).json",
+                    review: books.contains { $0.status == .needsReview }))
+        ],
+        shelfOf: { _ in ReviewDocument.Photo.shelf(of: name) }, now: at)
 }
 
 private func titles(_ changes: [ShelfDocument.Change]) -> [String] { changes.map(\.title).sorted() }
@@ -54,8 +65,9 @@ struct ShelfRoundsTests {
     let day1 = Date(timeIntervalSince1970: 1_790_000_000)
     var day2: Date { day1.addingTimeInterval(86_400) }
 
-    @Test("A shelf photographed on two days: the book taken away is missing, the new one arrived, the one moved to the office moved out, on both shelves",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A shelf photographed on two days: the book taken away is missing, the new one arrived, the one moved to the office moved out, on both shelves",
+        arguments: StoreKind.allCases)
     func twoDays(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try photo(store, "den/1.jpg", spread(["A", "B", "C", "D", "E"]), at: day1)
@@ -90,8 +102,9 @@ struct ShelfRoundsTests {
         }
     }
 
-    @Test("Half the shelf photographed reports nothing missing; the same half with room beyond its last book does",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Half the shelf photographed reports nothing missing; the same half with room beyond its last book does",
+        arguments: StoreKind.allCases)
     func halfAShelf(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try photo(store, "den/1.jpg", spread(["A", "B", "C", "D", "E"]), at: day1)
@@ -112,14 +125,19 @@ struct ShelfRoundsTests {
         }
     }
 
-    @Test("Three shots of one bookcase minutes apart are one round, read left to right in name order; it closes after the quiet time, not before",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Three shots of one bookcase minutes apart are one round, read left to right in name order; it closes after the quiet time, not before",
+        arguments: StoreKind.allCases)
     func threeShotsOneRound(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             // They arrive in any order (a phone syncs as it likes); the names say the order they were taken in.
             try photo(store, "den/IMG_3.jpg", [Spine(title: "G", x: 0.3), Spine(title: "H", x: 0.7)], at: day1)
-            try photo(store, "den/IMG_1.jpg", [Spine(title: "B", x: 0.6), Spine(title: "A", x: 0.2)], at: day1.addingTimeInterval(5 * minute))
-            try photo(store, "den/IMG_2.jpg", [Spine(title: "C", x: 0.1), Spine(title: "D", x: 0.9)], at: day1.addingTimeInterval(10 * minute))
+            try photo(
+                store, "den/IMG_1.jpg", [Spine(title: "B", x: 0.6), Spine(title: "A", x: 0.2)],
+                at: day1.addingTimeInterval(5 * minute))
+            try photo(
+                store, "den/IMG_2.jpg", [Spine(title: "C", x: 0.1), Spine(title: "D", x: 0.9)],
+                at: day1.addingTimeInterval(10 * minute))
             #expect(try store.shelves.closeDue(now: day1.addingTimeInterval(39 * minute)).works.isEmpty)
             #expect(try store.shelves.shelf("den")?.lastRound == nil, "quiet for 29 minutes: still open")
             _ = try store.shelves.closeDue(now: day1.addingTimeInterval(40 * minute))
@@ -130,13 +148,16 @@ struct ShelfRoundsTests {
             #expect(den.books.map(\.position) == [1, 2, 3, 4, 5, 6])
 
             // A photo an hour later starts a round of its own.
-            try photo(store, "den/IMG_4.jpg", spread(["A", "B", "C", "D", "G", "H"]), at: day1.addingTimeInterval(100 * minute))
+            try photo(
+                store, "den/IMG_4.jpg", spread(["A", "B", "C", "D", "G", "H"]),
+                at: day1.addingTimeInterval(100 * minute))
             #expect(try store.shelves.shelf("den")?.openRound?.photos == 1)
         }
     }
 
-    @Test("Lent to a friend: listed as lent, not missing; seen again on any shelf, the loan ends by itself and the history says so",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Lent to a friend: listed as lent, not missing; seen again on any shelf, the loan ends by itself and the history says so",
+        arguments: StoreKind.allCases)
     func lentThenSeenAgain(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try photo(store, "den/1.jpg", spread(["A", "B", "C"]), at: day1)
@@ -151,7 +172,10 @@ struct ShelfRoundsTests {
             #expect(den.changes.missing.isEmpty, "answered: no longer an open change")
             let b = try #require(den.books.first { $0.title == "B" })
             #expect(b.lentTo == "Sam" && b.lentSince == answered && b.missingSince == nil)
-            #expect(try store.shelves.lent().map { "\($0.shelf) \($0.entry.title) \($0.entry.lentTo ?? "")" } == ["den B Sam"])
+            #expect(
+                try store.shelves.lent().map { "\($0.shelf) \($0.entry.title) \($0.entry.lentTo ?? "")" } == [
+                    "den B Sam"
+                ])
 
             // A week later B is back, on the office shelf.
             let later = day2.addingTimeInterval(7 * 86_400)
@@ -164,8 +188,9 @@ struct ShelfRoundsTests {
         }
     }
 
-    @Test("Answers: gone takes the book out of the shelf's inventory but not the library; still there keeps it, not missing",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Answers: gone takes the book out of the shelf's inventory but not the library; still there keeps it, not missing",
+        arguments: StoreKind.allCases)
     func goneAndHere(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try photo(store, "den/1.jpg", spread(["A", "B", "C", "D"]), at: day1)
@@ -186,15 +211,18 @@ struct ShelfRoundsTests {
         }
     }
 
-    @Test("A spine left for review counts as seen for its first candidate on the shelf; a photo read again that finds a missing book leaves no stale missing",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A spine left for review counts as seen for its first candidate on the shelf; a photo read again that finds a missing book leaves no stale missing",
+        arguments: StoreKind.allCases)
     func reviewAndRescan(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try photo(store, "den/1.jpg", spread(["A", "B", "C"]), at: day1)
             _ = try store.shelves.closeDue(now: day1.addingTimeInterval(31 * minute))
             // B's spine is hard to read today: its reading waits for a person, first candidate B.
-            try photo(store, "den/2.jpg", [Spine(title: "A", x: 0.2), Spine(title: "8?", x: 0.5, review: "B"), Spine(title: "C", x: 0.8)],
-                      at: day2)
+            try photo(
+                store, "den/2.jpg",
+                [Spine(title: "A", x: 0.2), Spine(title: "8?", x: 0.5, review: "B"), Spine(title: "C", x: 0.8)],
+                at: day2)
             _ = try store.shelves.closeDue(now: day2.addingTimeInterval(40 * minute))
             #expect(try #require(try store.shelves.shelf("den")).changes.isEmpty)
 
@@ -203,29 +231,51 @@ struct ShelfRoundsTests {
             try photo(store, "den/4.jpg", spread(["A", "B"], from: 0.2, to: 0.4), at: day3)
             _ = try store.shelves.closeDue(now: day3.addingTimeInterval(31 * minute))
             #expect(titles(try #require(try store.shelves.shelf("den")).changes.missing) == ["C"])
-            _ = try #require(try store.rescan(sha256: "den-4.jpg", providerChoice: nil, now: day3.addingTimeInterval(2 * 3600)))
-            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: day3.addingTimeInterval(2 * 3600)).first)
-            try store.finish([JobOutcome(job: job, result: .finished(books: spread(["A", "B", "C"], from: 0.2, to: 0.5).map { $0.book() },
-                                                                     resultPath: "/r/den-4.json", review: false))],
-                             shelfOf: { _ in "den" }, now: day3.addingTimeInterval(2 * 3600))
+            _ = try #require(
+                try store.rescan(sha256: "den-4.jpg", providerChoice: nil, now: day3.addingTimeInterval(2 * 3600)))
+            let job = try #require(
+                try store.claim(
+                    limit: 1, provider: "gemini", owner: "me", lease: 60, now: day3.addingTimeInterval(2 * 3600)
+                ).first)
+            try store.finish(
+                [
+                    JobOutcome(
+                        job: job,
+                        result: .finished(
+                            books: spread(["A", "B", "C"], from: 0.2, to: 0.5).map { $0.book() },
+                            resultPath: "/r/den-4.json", review: false))
+                ],
+                shelfOf: { _ in "den" }, now: day3.addingTimeInterval(2 * 3600))
             let den = try #require(try store.shelves.shelf("den"))
             #expect(den.changes.missing.isEmpty)
             #expect(den.books.allSatisfy { $0.missingSince == nil })
         }
     }
 
-    @Test("shelf close ends the round at once, and waits for its photos still in the queue", arguments: StoreKind.allCases)
+    @Test(
+        "shelf close ends the round at once, and waits for its photos still in the queue", arguments: StoreKind.allCases
+    )
     func closeNow(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             #expect(try store.shelves.close(shelf: "den", now: day1).0 == .nothingOpen)
             try photo(store, "den/1.jpg", spread(["A", "B"]), at: day1)
-            _ = try store.recordSighting(path: "/in/den/2.jpg", relativePath: "den/2.jpg", sha256: "den-2", size: 1,
-                                         mtime: day1.timeIntervalSince1970, provider: "gemini", now: day1.addingTimeInterval(minute))
-            #expect(try store.shelves.close(shelf: "den", now: day1.addingTimeInterval(2 * minute)).0 == .waiting(photos: 1))
-            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: day1).first)
-            try store.finish([JobOutcome(job: job, result: .finished(books: spread(["C"]).map { $0.book() }, resultPath: "/r/2.json",
-                                                                     review: false))],
-                             shelfOf: { _ in "den" }, now: day1.addingTimeInterval(3 * minute))
+            _ = try store.recordSighting(
+                path: "/in/den/2.jpg", relativePath: "den/2.jpg", sha256: "den-2", size: 1,
+                mtime: day1.timeIntervalSince1970, provider: "gemini", now: day1.addingTimeInterval(minute))
+            #expect(
+                try store.shelves.close(shelf: "den", now: day1.addingTimeInterval(2 * minute)).0 == .waiting(photos: 1)
+            )
+            let job = try #require(
+                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: day1).first)
+            try store.finish(
+                [
+                    JobOutcome(
+                        job: job,
+                        result: .finished(
+                            books: spread(["C"]).map { $0.book() }, resultPath: "/r/2.json",
+                            review: false))
+                ],
+                shelfOf: { _ in "den" }, now: day1.addingTimeInterval(3 * minute))
             _ = try store.shelves.closeDue(now: day1.addingTimeInterval(3 * minute))
             let den = try #require(try store.shelves.shelf("den"))
             #expect(den.lastRound?.photos == 2)

@@ -11,17 +11,22 @@ struct StoreContractTests {
     private let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// Queues `count` new photos and returns their job ids, in the order they were queued.
-    private func queue(_ count: Int, in store: any ContractStore, from first: Int = 0, choice: String? = nil) throws -> [Int64] {
+    private func queue(_ count: Int, in store: any ContractStore, from first: Int = 0, choice: String? = nil) throws
+        -> [Int64]
+    {
         try (first..<(first + count)).map { index in
-            let outcome = try store.recordSighting(path: "/in/p\(index).jpg", relativePath: "p\(index).jpg", sha256: "sha\(index)",
-                                                   size: 100, mtime: Double(index), syncConflict: false, provider: "gemini",
-                                                   providerChoice: choice, image: nil, resultNode: nil, now: start)
+            let outcome = try store.recordSighting(
+                path: "/in/p\(index).jpg", relativePath: "p\(index).jpg", sha256: "sha\(index)",
+                size: 100, mtime: Double(index), syncConflict: false, provider: "gemini",
+                providerChoice: choice, image: nil, resultNode: nil, now: start)
             guard case .queued(let id) = outcome else { throw ContractFailure("p\(index) was not queued: \(outcome)") }
             return id
         }
     }
 
-    @Test("Jobs are claimed oldest first, a batch at a time, and only by the provider they asked for", arguments: StoreKind.allCases)
+    @Test(
+        "Jobs are claimed oldest first, a batch at a time, and only by the provider they asked for",
+        arguments: StoreKind.allCases)
     func claimOrder(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
@@ -46,19 +51,24 @@ struct StoreContractTests {
         try StoreSite.with(kind) { site in
             let store = try site.open()
             _ = try queue(1, in: store)
-            let again = try store.recordSighting(path: "/in/p0.jpg", relativePath: "p0.jpg", sha256: "sha0", size: 100, mtime: 0,
-                                                 syncConflict: false, provider: "gemini", providerChoice: nil, now: start)
-            let copy = try store.recordSighting(path: "/in/copy.jpg", relativePath: "copy.jpg", sha256: "sha0", size: 100, mtime: 5,
-                                                syncConflict: false, provider: "gemini", providerChoice: nil, now: start)
+            let again = try store.recordSighting(
+                path: "/in/p0.jpg", relativePath: "p0.jpg", sha256: "sha0", size: 100, mtime: 0,
+                syncConflict: false, provider: "gemini", providerChoice: nil, now: start)
+            let copy = try store.recordSighting(
+                path: "/in/copy.jpg", relativePath: "copy.jpg", sha256: "sha0", size: 100, mtime: 5,
+                syncConflict: false, provider: "gemini", providerChoice: nil, now: start)
             #expect(again == .unchanged)
             #expect(copy == .knownPhoto(sha256: "sha0"))
             #expect(try store.knownSighting(path: "/in/copy.jpg")?.sha256 == "sha0")
-            let job = try #require(try store.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start).first)
+            let job = try #require(
+                try store.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start).first)
             #expect(Set(job.paths.map(\.path)) == ["/in/p0.jpg", "/in/copy.jpg"])
         }
     }
 
-    @Test("Files recorded together are each what it would be alone, in their order, in one transaction", arguments: StoreKind.allCases)
+    @Test(
+        "Files recorded together are each what it would be alone, in their order, in one transaction",
+        arguments: StoreKind.allCases)
     func sightingsTogether(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
@@ -66,13 +76,15 @@ struct StoreContractTests {
             let before = store.activity
             let files = [
                 HashedFile(path: "/in/new.jpg", relativePath: "new.jpg", sha256: "shaN", size: 7, mtime: 1),
-                HashedFile(path: "/in/p0.jpg", relativePath: "p0.jpg", sha256: "sha0", size: 100, mtime: 0),   // as it was
+                // as it was
+                HashedFile(path: "/in/p0.jpg", relativePath: "p0.jpg", sha256: "sha0", size: 100, mtime: 0),
                 HashedFile(path: "/in/new copy.jpg", relativePath: "new copy.jpg", sha256: "shaN", size: 7, mtime: 2),
                 HashedFile(path: "/in/moved.jpg", relativePath: "moved.jpg", sha256: "sha0", size: 100, mtime: 3),
                 HashedFile(path: "/in/twice.jpg", relativePath: "twice.jpg", sha256: "shaT1", size: 5, mtime: 4),
                 HashedFile(path: "/in/twice.jpg", relativePath: "twice.jpg", sha256: "shaT2", size: 6, mtime: 5),
             ]
-            let outcomes = try store.recordSightings(files, provider: "gemini", providerChoice: nil, resultNode: nil, now: start)
+            let outcomes = try store.recordSightings(
+                files, provider: "gemini", providerChoice: nil, resultNode: nil, now: start)
             #expect(store.activity.writeTransactions - before.writeTransactions == 1)
             guard case .queued(let newJob) = outcomes[0], case .queued(let twiceJob) = outcomes[4] else {
                 Issue.record("new content was not queued: \(outcomes)"); return
@@ -80,15 +92,21 @@ struct StoreContractTests {
             #expect(Array(outcomes[1...3]) == [.unchanged, .knownPhoto(sha256: "shaN"), .knownPhoto(sha256: "sha0")])
             #expect(outcomes[5] == outcomes[4], "a path given twice is its last content")
             #expect(try store.knownSighting(path: "/in/twice.jpg")?.sha256 == "shaT2")
-            #expect(try store.knownPhotos(among: ["shaN", "sha0", "shaT1", "shaT2", "other"]) == ["shaN", "sha0", "shaT2"])
+            #expect(
+                try store.knownPhotos(among: ["shaN", "sha0", "shaT1", "shaT2", "other"]) == ["shaN", "sha0", "shaT2"])
             let claimed = try store.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
             #expect(claimed.map(\.id) == [claimed[0].id, newJob, twiceJob])
-            #expect(claimed.first { $0.id == newJob }.map { Set($0.paths.map(\.relativePath)) } == ["new.jpg", "new copy.jpg"])
+            #expect(
+                claimed.first { $0.id == newJob }.map { Set($0.paths.map(\.relativePath)) } == [
+                    "new.jpg", "new copy.jpg",
+                ])
             #expect(claimed.first { $0.id == newJob }?.relativePath == "new.jpg")
         }
     }
 
-    @Test("Workers claiming at the same time never get the same job, and together get every one", arguments: StoreKind.allCases)
+    @Test(
+        "Workers claiming at the same time never get the same job, and together get every one",
+        arguments: StoreKind.allCases)
     func concurrentClaimers(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let ids = try queue(60, in: try site.open())
@@ -96,8 +114,9 @@ struct StoreContractTests {
             let claimed = try onThreads(workers.count) { worker in
                 var mine: [Int64] = []
                 while true {
-                    let batch = try workers[worker].claim(limit: 3, provider: "gemini", choice: nil, owner: "worker\(worker)",
-                                                          lease: 60, now: start)
+                    let batch = try workers[worker].claim(
+                        limit: 3, provider: "gemini", choice: nil, owner: "worker\(worker)",
+                        lease: 60, now: start)
                     if batch.isEmpty { return mine }
                     mine += batch.map(\.id)
                 }
@@ -108,16 +127,23 @@ struct StoreContractTests {
         }
     }
 
-    @Test("A lease that runs out without heartbeats gives the job to another worker, attempts kept", arguments: StoreKind.allCases)
+    @Test(
+        "A lease that runs out without heartbeats gives the job to another worker, attempts kept",
+        arguments: StoreKind.allCases)
     func leaseExpiry(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let (first, second) = (try site.open(), try site.open())
             let ids = try queue(1, in: first)
-            let job = try #require(try first.claim(limit: 1, provider: "gemini", choice: nil, owner: "a", lease: 30, now: start).first)
+            let job = try #require(
+                try first.claim(limit: 1, provider: "gemini", choice: nil, owner: "a", lease: 30, now: start).first)
             #expect(try first.chargeAttempt(jobID: job.id, now: start) == 1)
-            #expect(try second.claim(limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
-                                     now: start.addingTimeInterval(29)).isEmpty)
-            let taken = try second.claim(limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30, now: start.addingTimeInterval(31))
+            #expect(
+                try second.claim(
+                    limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
+                    now: start.addingTimeInterval(29)
+                ).isEmpty)
+            let taken = try second.claim(
+                limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30, now: start.addingTimeInterval(31))
             #expect(taken.map(\.id) == ids)
             #expect(taken.first?.attempts == 1)
         }
@@ -129,16 +155,24 @@ struct StoreContractTests {
             let (holder, other) = (try site.open(), try site.open())
             let ids = try queue(1, in: holder)
             _ = try holder.claim(limit: 1, provider: "gemini", choice: nil, owner: "a", lease: 30, now: start)
-            try other.heartbeat(jobIDs: ids, owner: "b", lease: 600, now: start.addingTimeInterval(20))    // not b's lease
+            try other.heartbeat(jobIDs: ids, owner: "b", lease: 600, now: start.addingTimeInterval(20)) // not b's lease
             try holder.heartbeat(jobIDs: ids, owner: "a", lease: 30, now: start.addingTimeInterval(20))
-            #expect(try other.claim(limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
-                                    now: start.addingTimeInterval(45)).isEmpty)
-            #expect(try other.claim(limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
-                                    now: start.addingTimeInterval(51)).map(\.id) == ids)
+            #expect(
+                try other.claim(
+                    limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
+                    now: start.addingTimeInterval(45)
+                ).isEmpty)
+            #expect(
+                try other.claim(
+                    limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
+                    now: start.addingTimeInterval(51)
+                ).map(\.id) == ids)
         }
     }
 
-    @Test("A failed job is due again at its retry time; a released one at once, its attempt refunded", arguments: StoreKind.allCases)
+    @Test(
+        "A failed job is due again at its retry time; a released one at once, its attempt refunded",
+        arguments: StoreKind.allCases)
     func finishStates(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
@@ -146,35 +180,44 @@ struct StoreContractTests {
             let jobs = try store.claim(limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
             for job in jobs { _ = try store.chargeAttempt(jobID: job.id, now: start) }
             let retryAt = start.addingTimeInterval(300)
-            try store.finish([
-                JobOutcome(job: jobs[0], result: .failed(.providerUnavailable, message: "overloaded", retryAt: retryAt)),
-                JobOutcome(job: jobs[1], result: .released(nil, message: "stopping", refundAttempt: true)),
-                JobOutcome(job: jobs[2], result: .finished(books: [], resultPath: "/results/p2.json", review: false)),
-            ], shelfOf: { _ in nil }, now: start)
+            try store.finish(
+                [
+                    JobOutcome(
+                        job: jobs[0], result: .failed(.providerUnavailable, message: "overloaded", retryAt: retryAt)),
+                    JobOutcome(job: jobs[1], result: .released(nil, message: "stopping", refundAttempt: true)),
+                    JobOutcome(
+                        job: jobs[2], result: .finished(books: [], resultPath: "/results/p2.json", review: false)),
+                ], shelfOf: { _ in nil }, now: start)
             #expect(try store.nextRetryDate() == retryAt)
             #expect(try store.jobID(resultPath: "/results/p2.json") == ids[2])
-            let now = try store.claim(limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 3600, now: start.addingTimeInterval(1))
+            let now = try store.claim(
+                limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 3600, now: start.addingTimeInterval(1))
             #expect(now.map(\.id) == [ids[1]] && now.first?.attempts == 0)
             let later = try store.claim(limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 60, now: retryAt)
             #expect(later.map(\.id) == [ids[0]] && later.first?.attempts == 1)
         }
     }
 
-    @Test("A saved answer is found for its job, provider and model until marked unusable; its body when one was kept",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A saved answer is found for its job, provider and model until marked unusable; its body when one was kept",
+        arguments: StoreKind.allCases)
     func savedAnswers(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
             let id = try queue(1, in: store)[0]
-            let saved = try store.recordResponse(jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/1.json",
-                                                 bytes: 10, body: nil, latencyMs: 900, now: start)
-            #expect(try store.usableResponse(jobID: id, provider: "gemini", model: "flash")
+            let saved = try store.recordResponse(
+                jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/1.json",
+                bytes: 10, body: nil, latencyMs: 900, now: start)
+            #expect(
+                try store.usableResponse(jobID: id, provider: "gemini", model: "flash")
                     == SavedResponse(id: saved, file: "r/1.json", latencyMs: 900))
             // Another worker, on another machine, reads the answer from the database.
             let answer = Array("{\"candidates\": []}".utf8)
-            let kept = try store.recordResponse(jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/2.json",
-                                                bytes: answer.count, body: answer, latencyMs: 800, now: start)
-            #expect(try site.open().usableResponse(jobID: id, provider: "gemini", model: "flash")
+            let kept = try store.recordResponse(
+                jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/2.json",
+                bytes: answer.count, body: answer, latencyMs: 800, now: start)
+            #expect(
+                try site.open().usableResponse(jobID: id, provider: "gemini", model: "flash")
                     == SavedResponse(id: kept, file: "r/2.json", latencyMs: 800, body: answer))
             try store.markResponseUnusable(id: kept)
             #expect(try store.usableResponse(jobID: id, provider: "gemini", model: "pro") == nil)
@@ -183,17 +226,22 @@ struct StoreContractTests {
         }
     }
 
-    @Test("Takers at the same moment share one turn: no more requests than the budget allows", arguments: StoreKind.allCases)
+    @Test(
+        "Takers at the same moment share one turn: no more requests than the budget allows",
+        arguments: StoreKind.allCases)
     func budgetAtOneMoment(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let budget = RequestBudget(requestsPerMinute: 10, dayEnds: { _ in .distantFuture })
             let takers = try (0..<4).map { _ in try site.open() }
             let moment = start
             let turns = try onThreads(takers.count) { taker in
-                try (0..<5).map { _ in try takers[taker].providers.takeRequestTurn(provider: "gemini", budget: budget, now: moment) }
+                try (0..<5).map { _ in
+                    try takers[taker].providers.takeRequestTurn(provider: "gemini", budget: budget, now: moment)
+                }
             }.flatMap { $0 }
             #expect(turns.filter { $0 == .granted }.count == 1)
-            #expect(turns.filter { $0 == .notBefore(moment.addingTimeInterval(budget.interval)) }.count == turns.count - 1)
+            #expect(
+                turns.filter { $0 == .notBefore(moment.addingTimeInterval(budget.interval)) }.count == turns.count - 1)
         }
     }
 
@@ -219,28 +267,36 @@ struct StoreContractTests {
         }
     }
 
-    @Test("Provider health is read back as saved, and an outage lets one probe through per interval", arguments: StoreKind.allCases)
+    @Test(
+        "Provider health is read back as saved, and an outage lets one probe through per interval",
+        arguments: StoreKind.allCases)
     func healthRoundTrip(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let (first, second) = (try site.open(), try site.open())
             #expect(try first.providers.providerHealth("gemini") == nil)
-            let backoff = ProviderHealth(name: "gemini", state: .backoff, until: start.addingTimeInterval(120), code: "rate_limited",
-                                         message: "429", since: start, probes: 2)
+            let backoff = ProviderHealth(
+                name: "gemini", state: .backoff, until: start.addingTimeInterval(120), code: "rate_limited",
+                message: "429", since: start, probes: 2)
             try first.providers.setProviderHealth(backoff, now: start)
             #expect(try second.providers.providerHealth("gemini") == backoff)
-            #expect(try second.providers.takeTurn("gemini", ceiling: 300, now: start.addingTimeInterval(10)) == .wait(backoff))
+            #expect(
+                try second.providers.takeTurn("gemini", ceiling: 300, now: start.addingTimeInterval(10))
+                    == .wait(backoff))
             #expect(try second.providers.takeTurn("gemini", ceiling: 300, now: start.addingTimeInterval(121)) == .open)
 
-            let down = try first.providers.recordOutage("cloudflare", state: .unreachable, code: "network", message: "no route", probe: false,
-                                              ceiling: 300, notBefore: nil, now: start)
+            let down = try first.providers.recordOutage(
+                "cloudflare", state: .unreachable, code: "network", message: "no route", probe: false,
+                ceiling: 300, notBefore: nil, now: start)
             #expect(down.state == .unreachable && down.since == start)
-            let due = try #require(down.until).addingTimeInterval(0.001)    // the probe time has come
+            let due = try #require(down.until).addingTimeInterval(0.001) // the probe time has come
             #expect(try second.providers.takeTurn("cloudflare", ceiling: 300, now: due) == .probe)
-            if case .wait = try first.providers.takeTurn("cloudflare", ceiling: 300, now: due) {} else {
+            if case .wait = try first.providers.takeTurn("cloudflare", ceiling: 300, now: due) {
+            } else {
                 Issue.record("a second probe went out in the same interval")
             }
 
-            try first.providers.setProviderHealth(ProviderHealth(name: "openai", state: .paused, code: "bad_key", message: "401"), now: start)
+            try first.providers.setProviderHealth(
+                ProviderHealth(name: "openai", state: .paused, code: "bad_key", message: "401"), now: start)
             try second.providers.liftPause("openai")
             #expect(try first.providers.providerHealth("openai")?.state == .ok)
         }

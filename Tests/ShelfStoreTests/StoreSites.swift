@@ -35,15 +35,18 @@ package struct StoreSite: Sendable {
     package static func with<T>(_ kind: StoreKind, _ body: (StoreSite) throws -> T) throws -> T {
         switch kind {
         case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-store-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "shelfd-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            return try body(StoreSite(kind: kind, sqlitePath: folder.appendingPathComponent("shelfd.db").path, endpoint: nil))
+            return try body(
+                StoreSite(kind: kind, sqlitePath: folder.appendingPathComponent("shelfd.db").path, endpoint: nil))
         case .postgres:
             let server = try #require(SharedPostgres.server, "the suite needs the .postgresServer trait")
             let database = try server.createDatabase()
-            let endpoint = PostgresStore.Endpoint(host: server.host, port: server.port, user: server.user, database: database,
-                                                  tls: .disable)
+            let endpoint = PostgresStore.Endpoint(
+                host: server.host, port: server.port, user: server.user, database: database,
+                tls: .disable)
             return try body(StoreSite(kind: kind, sqlitePath: nil, endpoint: endpoint))
         }
     }
@@ -56,8 +59,11 @@ package enum SharedPostgres {
 
 /// Starts one PostgreSQL server around a whole suite, stopped and deleted after its last test.
 package struct PostgresServerTrait: SuiteTrait, TestScoping {
-    package func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void)
-        async throws {
+    package func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    )
+        async throws
+    {
         try await withPostgres { server in
             try await SharedPostgres.$server.withValue(server) { try await function() }
         }

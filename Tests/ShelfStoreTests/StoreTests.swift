@@ -39,27 +39,33 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     @Test("A copy or a renamed copy of a photo is a sighting, not a second job", arguments: StoreKind.allCases)
     func copiesAreSightings(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            let first = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
-                                                 syncConflict: false, provider: "gemini")
+            let first = try store.recordSighting(
+                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
+                syncConflict: false, provider: "gemini")
             guard case .queued = first else { Issue.record("expected a job, got \(first)"); return }
-            let copy = try store.recordSighting(path: "/in/sub/copy.jpg", relativePath: "sub/copy.jpg", sha256: "aa",
-                                                size: 10, mtime: 2, syncConflict: false, provider: "gemini")
+            let copy = try store.recordSighting(
+                path: "/in/sub/copy.jpg", relativePath: "sub/copy.jpg", sha256: "aa",
+                size: 10, mtime: 2, syncConflict: false, provider: "gemini")
             #expect(copy == .knownPhoto(sha256: "aa"))
-            let again = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
-                                                 syncConflict: false, provider: "gemini")
+            let again = try store.recordSighting(
+                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
+                syncConflict: false, provider: "gemini")
             #expect(again == .unchanged)
             #expect(try store.status.queueCounts().pending == 1)
         }
     }
 
-    @Test("A claim takes at most the batch size, and a second claim never takes the same job", arguments: StoreKind.allCases)
+    @Test(
+        "A claim takes at most the batch size, and a second claim never takes the same job",
+        arguments: StoreKind.allCases)
     func claimIsExclusive(kind: StoreKind) throws {
         try withStore(kind) { store, site in
             for i in 0..<7 {
-                _ = try store.recordSighting(path: "/in/\(i).jpg", relativePath: "\(i).jpg", sha256: "sha\(i)", size: 1,
-                                             mtime: 1, syncConflict: false, provider: "gemini")
+                _ = try store.recordSighting(
+                    path: "/in/\(i).jpg", relativePath: "\(i).jpg", sha256: "sha\(i)", size: 1,
+                    mtime: 1, syncConflict: false, provider: "gemini")
             }
-            let other = try site.open()      // a second process
+            let other = try site.open() // a second process
             let a = try store.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
             let b = try other.claim(limit: 5, provider: "gemini", owner: "b", lease: 60)
             #expect(a.count == 5)
@@ -71,8 +77,9 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     @Test("Jobs leased by a dead owner return to pending with their attempt count", arguments: StoreKind.allCases)
     func deadOwnersLeasesAreRecovered(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
-                                         syncConflict: false, provider: "gemini")
+            _ = try store.recordSighting(
+                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
+                syncConflict: false, provider: "gemini")
             let job = try #require(try store.claim(limit: 5, provider: "gemini", owner: "gone", lease: 600).first)
             try store.chargeAttempt(jobID: job.id)
             #expect(try store.recoverLeases(isAlive: { $0 != "gone" }) == 1)
@@ -82,38 +89,56 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         }
     }
 
-    @Test("A lease that ran out without a heartbeat makes the job claimable again, even while its holder lives", arguments: StoreKind.allCases)
+    @Test(
+        "A lease that ran out without a heartbeat makes the job claimable again, even while its holder lives",
+        arguments: StoreKind.allCases)
     func expiredLeaseIsClaimable(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
-                                         syncConflict: false, provider: "gemini")
+            _ = try store.recordSighting(
+                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
+                syncConflict: false, provider: "gemini")
             let start = Date()
-            let job = try #require(try store.claim(limit: 5, provider: "gemini", owner: "stuck", lease: 60, now: start).first)
-            #expect(try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(30)).isEmpty)
+            let job = try #require(
+                try store.claim(limit: 5, provider: "gemini", owner: "stuck", lease: 60, now: start).first)
+            #expect(
+                try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(30))
+                    .isEmpty)
             try store.heartbeat(jobIDs: [job.id], owner: "stuck", lease: 60, now: start.addingTimeInterval(50))
-            #expect(try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(100)).isEmpty,
-                    "the heartbeat kept it")
-            let again = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(111))
+            #expect(
+                try store.claim(
+                    limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(100)
+                ).isEmpty,
+                "the heartbeat kept it")
+            let again = try store.claim(
+                limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(111))
             #expect(again.map(\.id) == [job.id])
         }
     }
 
-    @Test("The same book seen in two photos is one library entry with two sightings and the higher confidence", arguments: StoreKind.allCases)
+    @Test(
+        "The same book seen in two photos is one library entry with two sightings and the higher confidence",
+        arguments: StoreKind.allCases)
     func libraryDedupesAcrossPhotos(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             for (i, sha) in ["p1", "p2"].enumerated() {
-                _ = try store.recordSighting(path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
-                                             mtime: Double(i), syncConflict: false, provider: "gemini")
+                _ = try store.recordSighting(
+                    path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
+                    mtime: Double(i), syncConflict: false, provider: "gemini")
             }
             let jobs = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
             let dune = { (confidence: Double, isbn: String?) in
-                Book(title: "Dune", author: "Frank Herbert", isbn13: isbn, isbn10: nil, confidence: confidence,
-                     box: nil, status: .verified, source: "gemini")
+                Book(
+                    title: "Dune", author: "Frank Herbert", isbn13: isbn, isbn10: nil, confidence: confidence,
+                    box: nil, status: .verified, source: "gemini")
             }
-            try store.finish([
-                JobOutcome(job: jobs[0], result: .finished(books: [dune(0.7, nil)], resultPath: "r1", review: false)),
-                JobOutcome(job: jobs[1], result: .finished(books: [dune(0.9, "9780441172719")], resultPath: "r2", review: false)),
-            ], shelfOf: { _ in nil })
+            try store.finish(
+                [
+                    JobOutcome(
+                        job: jobs[0], result: .finished(books: [dune(0.7, nil)], resultPath: "r1", review: false)),
+                    JobOutcome(
+                        job: jobs[1],
+                        result: .finished(books: [dune(0.9, "9780441172719")], resultPath: "r2", review: false)),
+                ], shelfOf: { _ in nil })
             let library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.sightings.count == 2)
@@ -123,19 +148,24 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         }
     }
 
-    @Test("A provider pause releases the job without charging the attempt; retry requeues dead jobs", arguments: StoreKind.allCases)
+    @Test(
+        "A provider pause releases the job without charging the attempt; retry requeues dead jobs",
+        arguments: StoreKind.allCases)
     func releaseRefundsAndRetryRequeues(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.recordSighting(path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
-                                         syncConflict: false, provider: "gemini")
+            _ = try store.recordSighting(
+                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
+                syncConflict: false, provider: "gemini")
             var job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             try store.chargeAttempt(jobID: job.id)
-            try store.finish([JobOutcome(job: job, result: .released(.providerAuth, message: "bad key", refundAttempt: true))],
-                             shelfOf: { _ in nil })
+            try store.finish(
+                [JobOutcome(job: job, result: .released(.providerAuth, message: "bad key", refundAttempt: true))],
+                shelfOf: { _ in nil })
             job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             #expect(job.attempts == 0)
-            try store.finish([JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
-                             shelfOf: { _ in nil })
+            try store.finish(
+                [JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
+                shelfOf: { _ in nil })
             #expect(try store.status.queueCounts().dead == 1)
             #expect(try store.status.jobProblems().first?.code == "unreadable_image")
             #expect(try store.requeue(jobIDs: nil) == [job.id])

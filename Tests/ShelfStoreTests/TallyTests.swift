@@ -23,52 +23,65 @@ import Testing
                 case nil: break
                 }
             }
-            if let oldest = try db.queryOne("SELECT MIN(created_at) AS t FROM job WHERE state = 'pending'")?.double("t") {
+            if let oldest = try db.queryOne("SELECT MIN(created_at) AS t FROM job WHERE state = 'pending'")?.double("t")
+            {
                 counts.oldestPendingSeconds = max(0, Int(Date().timeIntervalSince1970 - oldest))
             }
             return counts
         }
     }
 
-    static func expectCounted(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectCounted(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
         let kept = try store.status.queueCounts(now: Date()), counted = try counted(store)
         #expect(kept == counted, "after \(step)", sourceLocation: sourceLocation)
     }
 
     static func queue(_ store: Store, _ sha: String, at time: Date = Date()) throws {
-        _ = try store.recordSighting(path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
-                                     mtime: time.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: time)
+        _ = try store.recordSighting(
+            path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
+            mtime: time.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: time)
     }
 
     static func book(_ title: String, confidence: Double = 0.9) -> Book {
-        Book(title: title, author: "Someone", isbn13: nil, isbn10: nil, confidence: confidence, box: nil,
-             status: confidence >= 0.6 ? .verified : .needsReview, source: "gemini")
+        Book(
+            title: title, author: "Someone", isbn13: nil, isbn10: nil, confidence: confidence, box: nil,
+            status: confidence >= 0.6 ? .verified : .needsReview, source: "gemini")
     }
 
     static func doubtful(_ title: String) -> Book { book(title, confidence: 0.3) }
 
-    @Test("The kept counts follow ingest, claims, every ending, retries, rescans, decisions, library edits and pruning",
-          arguments: StoreKind.allCases)
+    @Test(
+        "The kept counts follow ingest, claims, every ending, retries, rescans, decisions, library edits and pruning",
+        arguments: StoreKind.allCases)
     func countsFollowEveryChange(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try Self.expectCounted(store, "opening an empty store")
             for sha in ["a", "b", "c", "d", "e"] { try Self.queue(store, sha) }
-            try Self.queue(store, "x")                                           // another content
-            _ = try store.recordSighting(path: "/in/copy-of-a.jpg", relativePath: "copy-of-a.jpg", sha256: "a", size: 1,
-                                         mtime: 1, syncConflict: false, provider: "gemini")     // a copy: no job
+            try Self.queue(store, "x") // another content
+            _ = try store.recordSighting(
+                path: "/in/copy-of-a.jpg", relativePath: "copy-of-a.jpg", sha256: "a", size: 1,
+                mtime: 1, syncConflict: false, provider: "gemini") // a copy: no job
             try Self.expectCounted(store, "ingest")
 
             let jobs = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
             #expect(jobs.count == 5)
             try Self.expectCounted(store, "a claim")
             let job = Dictionary(uniqueKeysWithValues: jobs.map { ($0.sha256, $0) })
-            try store.finish([
-                JobOutcome(job: job["a"]!, result: .finished(books: [Self.book("Dune")], resultPath: "/r/a.json", review: false)),
-                JobOutcome(job: job["b"]!, result: .finished(books: [Self.doubtful("Smudged")], resultPath: "/r/b.json", review: true)),
-                JobOutcome(job: job["c"]!, result: .failed(.network, message: "no route", retryAt: Date().addingTimeInterval(600))),
-                JobOutcome(job: job["d"]!, result: .dead(.unreadableImage, message: "not a photo")),
-                JobOutcome(job: job["e"]!, result: .released(nil, message: "shutting down", refundAttempt: false)),
-            ], shelfOf: { _ in nil })
+            try store.finish(
+                [
+                    JobOutcome(
+                        job: job["a"]!,
+                        result: .finished(books: [Self.book("Dune")], resultPath: "/r/a.json", review: false)),
+                    JobOutcome(
+                        job: job["b"]!,
+                        result: .finished(books: [Self.doubtful("Smudged")], resultPath: "/r/b.json", review: true)),
+                    JobOutcome(
+                        job: job["c"]!,
+                        result: .failed(.network, message: "no route", retryAt: Date().addingTimeInterval(600))),
+                    JobOutcome(job: job["d"]!, result: .dead(.unreadableImage, message: "not a photo")),
+                    JobOutcome(job: job["e"]!, result: .released(nil, message: "shutting down", refundAttempt: false)),
+                ], shelfOf: { _ in nil })
             try Self.expectCounted(store, "a batch ending done, review, failed, dead and released")
             #expect(try store.status.queueCounts().review == 1 && store.status.queueCounts().dead == 1)
 
@@ -94,13 +107,20 @@ import Testing
             let f = try { () throws -> ClaimedJob in
                 try Self.queue(store, "f")
                 let claimed = try store.claim(limit: 10, provider: "gemini", owner: "me", lease: 60)
-                try store.finish(claimed.filter { $0.sha256 != "f" }.map {
-                    JobOutcome(job: $0, result: .finished(books: [], resultPath: "/r/\($0.sha256).json", review: false))
-                }, shelfOf: { _ in nil })
+                try store.finish(
+                    claimed.filter { $0.sha256 != "f" }.map {
+                        JobOutcome(
+                            job: $0, result: .finished(books: [], resultPath: "/r/\($0.sha256).json", review: false))
+                    }, shelfOf: { _ in nil })
                 return try #require(claimed.first { $0.sha256 == "f" })
             }()
-            try store.finish([JobOutcome(job: f, result: .finished(books: [Self.doubtful("Blurred")], resultPath: "/r/f.json", review: true))],
-                             shelfOf: { _ in nil })
+            try store.finish(
+                [
+                    JobOutcome(
+                        job: f,
+                        result: .finished(books: [Self.doubtful("Blurred")], resultPath: "/r/f.json", review: true))
+                ],
+                shelfOf: { _ in nil })
             try Self.expectCounted(store, "a second review")
             let blurred = try #require(try store.library.entries().first { $0.title == "Blurred" })
             _ = try store.library.removeWork(blurred.work)
@@ -111,33 +131,45 @@ import Testing
         }
     }
 
-    @Test("The pass is the photos queued since the queue was last empty; a photo retried within it is counted once",
-          arguments: StoreKind.allCases)
+    @Test(
+        "The pass is the photos queued since the queue was last empty; a photo retried within it is counted once",
+        arguments: StoreKind.allCases)
     func passCountsEachPhotoOnce(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             try Self.queue(store, "a", at: Date(timeIntervalSince1970: 100))
             try Self.queue(store, "b", at: Date(timeIntervalSince1970: 101))
-            let jobs = try store.claim(limit: 2, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102))
+            let jobs = try store.claim(
+                limit: 2, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102))
             let a = try #require(jobs.first { $0.sha256 == "a" }), b = try #require(jobs.first { $0.sha256 == "b" })
-            try store.finish([JobOutcome(job: a, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
-                             now: Date(timeIntervalSince1970: 103))
+            try store.finish(
+                [JobOutcome(job: a, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
+                now: Date(timeIntervalSince1970: 103))
             var pass = try #require(try store.progress().pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 100) && pass.total == 2 && pass.finished == 1)
 
             _ = try store.requeue(jobIDs: [a.id], now: Date(timeIntervalSince1970: 104))
             pass = try #require(try store.progress().pass)
-            #expect(pass.total == 2 && pass.finished == 0, "a photo of this pass tried again is still one of its photos")
+            #expect(
+                pass.total == 2 && pass.finished == 0, "a photo of this pass tried again is still one of its photos")
 
-            let retried = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60,
-                                                       now: Date(timeIntervalSince1970: 105)).first)
-            try store.finish([JobOutcome(job: retried, result: .finished(books: [], resultPath: "/r/a.json", review: false)),
-                              JobOutcome(job: b, result: .finished(books: [], resultPath: "/r/b.json", review: false))],
-                             shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 106))
+            let retried = try #require(
+                try store.claim(
+                    limit: 1, provider: "gemini", owner: "me", lease: 60,
+                    now: Date(timeIntervalSince1970: 105)
+                ).first)
+            try store.finish(
+                [
+                    JobOutcome(job: retried, result: .finished(books: [], resultPath: "/r/a.json", review: false)),
+                    JobOutcome(job: b, result: .finished(books: [], resultPath: "/r/b.json", review: false)),
+                ],
+                shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 106))
             #expect(try store.progress().pass == nil, "the queue is empty: no pass")
 
             try Self.queue(store, "c", at: Date(timeIntervalSince1970: 200))
             pass = try #require(try store.progress().pass)
-            #expect(pass.startedAt == Date(timeIntervalSince1970: 200) && pass.total == 1 && pass.finished == 0, "a new pass")
+            #expect(
+                pass.startedAt == Date(timeIntervalSince1970: 200) && pass.total == 1 && pass.finished == 0,
+                "a new pass")
             _ = try store.rescan(sha256: "a", providerChoice: nil, now: Date(timeIntervalSince1970: 201))
             pass = try #require(try store.progress().pass)
             #expect(pass.total == 2, "a photo finished in an earlier pass joins this one")
@@ -147,21 +179,25 @@ import Testing
     @Test("A database of the previous version gets counts of the jobs it holds")
     func seededFromTheJobsThere() throws {
         let before = Schema.migrations.firstIndex { $0.contains("CREATE TABLE tally") }!
-        try withOlderDatabase(steps: before, rows: """
-            INSERT INTO photo (sha256, size, relative_path, first_seen) VALUES ('a', 1, 'a.jpg', 10), ('b', 1, 'b.jpg', 10),
-                ('c', 1, 'c.jpg', 10);
-            INSERT INTO job (sha256, provider, state, created_at, updated_at, finished_at) VALUES
-                ('a', 'gemini', 'done', 10, 10, 11), ('b', 'gemini', 'pending', 12, 12, NULL),
-                ('c', 'gemini', 'review', 10, 13, 13);
-            """) { store in
+        try withOlderDatabase(
+            steps: before,
+            rows: """
+                INSERT INTO photo (sha256, size, relative_path, first_seen) VALUES ('a', 1, 'a.jpg', 10), ('b', 1, 'b.jpg', 10),
+                    ('c', 1, 'c.jpg', 10);
+                INSERT INTO job (sha256, provider, state, created_at, updated_at, finished_at) VALUES
+                    ('a', 'gemini', 'done', 10, 10, 11), ('b', 'gemini', 'pending', 12, 12, NULL),
+                    ('c', 'gemini', 'review', 10, 13, 13);
+                """
+        ) { store in
             try Self.expectCounted(store, "the upgrade")
             let pass = try #require(try store.progress().pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 12) && pass.total == 1 && pass.finished == 0)
         }
     }
 
-    @Test("The change stamp moves with this connection's writes and another's, not with reads; PostgreSQL has none",
-          arguments: StoreKind.allCases)
+    @Test(
+        "The change stamp moves with this connection's writes and another's, not with reads; PostgreSQL has none",
+        arguments: StoreKind.allCases)
     func changeStampFollowsWrites(kind: StoreKind) throws {
         try withStore(kind) { store, site in
             guard kind == .sqlite else {

@@ -27,7 +27,7 @@ package enum BookBacks {
                 }
             }
         }
-        fill(0, 0, width, height, (120, 88, 60))                                        // the table
+        fill(0, 0, width, height, (120, 88, 60)) // the table
         let covers: [(UInt8, UInt8, UInt8)] = [(40, 70, 120), (150, 40, 40), (50, 110, 70), (200, 170, 60)]
         for (n, back) in backs.enumerated() {
             let bars = modules(back.digits)
@@ -36,16 +36,29 @@ package enum BookBacks {
             let turned = back.quarterTurns % 2 == 1
             let (w, h) = turned ? (short, long) : (long, short)
             let cx = Int(back.centre.x * Double(width)), cy = Int(back.centre.y * Double(height))
-            fill(cx - w / 2 - 60, cy - h / 2 - 60, cx + w / 2 + 60, cy + h / 2 + 60, covers[n % covers.count])  // the cover
-            fill(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2, (250, 250, 248))          // the label
+            // the cover
+            fill(cx - w / 2 - 60, cy - h / 2 - 60, cx + w / 2 + 60, cy + h / 2 + 60, covers[n % covers.count])
+            fill(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2, (250, 250, 248)) // the label
             for (index, bar) in bars.enumerated() where bar {
                 // Module `index` along the symbol's length, in the direction its quarter turns give.
                 let along = (11 + index) * back.module
                 switch back.quarterTurns % 4 {
-                case 0: fill(cx - long / 2 + along, cy - short / 2, cx - long / 2 + along + back.module, cy + short / 2, (10, 10, 10))
-                case 1: fill(cx - short / 2, cy - long / 2 + along, cx + short / 2, cy - long / 2 + along + back.module, (10, 10, 10))
-                case 2: fill(cx + long / 2 - along - back.module, cy - short / 2, cx + long / 2 - along, cy + short / 2, (10, 10, 10))
-                default: fill(cx - short / 2, cy + long / 2 - along - back.module, cx + short / 2, cy + long / 2 - along, (10, 10, 10))
+                case 0:
+                    fill(
+                        cx - long / 2 + along, cy - short / 2, cx - long / 2 + along + back.module, cy + short / 2,
+                        (10, 10, 10))
+                case 1:
+                    fill(
+                        cx - short / 2, cy - long / 2 + along, cx + short / 2, cy - long / 2 + along + back.module,
+                        (10, 10, 10))
+                case 2:
+                    fill(
+                        cx + long / 2 - along - back.module, cy - short / 2, cx + long / 2 - along, cy + short / 2,
+                        (10, 10, 10))
+                default:
+                    fill(
+                        cx - short / 2, cy + long / 2 - along - back.module, cx + short / 2, cy + long / 2 - along,
+                        (10, 10, 10))
                 }
             }
         }
@@ -56,10 +69,18 @@ package enum BookBacks {
     package static func modules(_ digits: String) -> [Bool] {
         let d = digits.compactMap(\.wholeNumberValue)
         precondition(d.count == 13, "an EAN-13 symbol holds 13 digits")
-        let l = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"]
-        let g = ["0100111", "0110011", "0011011", "0100001", "0011101", "0111001", "0000101", "0010001", "0001001", "0010111"]
+        let l = [
+            "0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111",
+            "0001011",
+        ]
+        let g = [
+            "0100111", "0110011", "0011011", "0100001", "0011101", "0111001", "0000101", "0010001", "0001001",
+            "0010111",
+        ]
         let r = l.map { String($0.map { $0 == "0" ? "1" : "0" }) }
-        let parity = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
+        let parity = [
+            "LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL",
+        ]
         var pattern = "101"
         for (i, kind) in parity[d[0]].enumerated() { pattern += kind == "L" ? l[d[i + 1]] : g[d[i + 1]] }
         pattern += "01010"

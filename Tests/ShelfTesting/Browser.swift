@@ -18,18 +18,21 @@ package func withBrowser<T>(
     let chromium = try BrowserInstallation.find(
         "Chromium", names: ["chromium", "chromium-browser", "google-chrome"], override: "SHELFD_CHROMIUM")
     let chromedriver = try BrowserInstallation.find(
-        "chromedriver", names: ["chromedriver"], extra: ["/usr/lib/chromium/chromedriver"], override: "SHELFD_CHROMEDRIVER")
+        "chromedriver", names: ["chromedriver"], extra: ["/usr/lib/chromium/chromedriver"],
+        override: "SHELFD_CHROMEDRIVER")
     return try await withTemporaryDirectory { directory in
         let client = HTTPClient(maxConcurrent: 2)
         let profile = directory.appendingPathComponent("profile", isDirectory: true)
-        let driver = try await ChromeDriver.start(chromedriver, log: directory.appendingPathComponent("chromedriver.log"),
-                                                  client: client)
+        let driver = try await ChromeDriver.start(
+            chromedriver, log: directory.appendingPathComponent("chromedriver.log"),
+            client: client)
         defer {
             driver.stop()
             Browser.killProcesses(mentioning: profile.path)
         }
-        let browser = try await Browser(driverURL: driver.baseURL, driverProcessID: driver.processID, chromium: chromium,
-                                        profile: profile, viewport: viewport, client: client)
+        let browser = try await Browser(
+            driverURL: driver.baseURL, driverProcessID: driver.processID, chromium: chromium,
+            profile: profile, viewport: viewport, client: client)
         do {
             let result = try await body(browser)
             await browser.quit()
@@ -131,8 +134,10 @@ package final class Browser: Sendable {
     /// chromedriver's process id; it has exited once `withBrowser` returns.
     package let driverProcessID: Int32
 
-    fileprivate init(driverURL: String, driverProcessID: Int32, chromium: URL, profile: URL, viewport: Viewport,
-                     client: HTTPClient) async throws {
+    fileprivate init(
+        driverURL: String, driverProcessID: Int32, chromium: URL, profile: URL, viewport: Viewport,
+        client: HTTPClient
+    ) async throws {
         self.client = client
         self.profile = profile
         self.driverProcessID = driverProcessID
@@ -146,12 +151,17 @@ package final class Browser: Sendable {
             "--disable-background-networking", "--disable-component-update", "--disable-domain-reliability",
             "--disable-client-side-phishing-detection", "--no-pings", "--lang=en-US",
         ]
-        let capabilities: JSONValue = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:chromeOptions": ["binary": .string(chromium.path), "args": .array(arguments)],
-            "goog:loggingPrefs": ["browser": "ALL"],
-        ]]]
-        let session = try await webDriverCall(client, "POST", driverURL, "/session", capabilities, timeout: .seconds(60))
+        let capabilities: JSONValue = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": ["binary": .string(chromium.path), "args": .array(arguments)],
+                    "goog:loggingPrefs": ["browser": "ALL"],
+                ]
+            ]
+        ]
+        let session = try await webDriverCall(
+            client, "POST", driverURL, "/session", capabilities, timeout: .seconds(60))
         guard let id = session["sessionId"]?.string else {
             throw BrowserError(.driverFailed, "chromedriver created a session without an id: \(session)")
         }
@@ -197,7 +207,8 @@ package final class Browser: Sendable {
         let strokes: [JSONValue] = keys.flatMap { key -> [JSONValue] in
             [["type": "keyDown", "value": .string(String(key))], ["type": "keyUp", "value": .string(String(key))]]
         }
-        try await send("POST", "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": .array(strokes)]]])
+        try await send(
+            "POST", "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": .array(strokes)]]])
     }
 
     /// Runs `script` as a function body in the page (`return …` gives the result; `arguments[0]`… are the
@@ -210,7 +221,8 @@ package final class Browser: Sendable {
     /// The text of an open `alert`/`confirm`, or nil when none is open.
     package func alertText() async throws -> String? {
         do { return try await send("GET", "/alert/text").string } catch let error as BrowserError
-            where error.webDriverError == "no such alert" { return nil }
+            where error.webDriverError == "no such alert"
+        { return nil }
     }
 
     package func dismissAlert() async throws { try await send("POST", "/alert/dismiss", [:]) }
@@ -234,10 +246,12 @@ package final class Browser: Sendable {
 
     /// Resizes the viewport (and switches phone emulation on or off); the current page is laid out again.
     package func setViewport(_ viewport: Viewport) async throws {
-        try await cdp("Emulation.setDeviceMetricsOverride", [
-            "width": .number(Double(viewport.width)), "height": .number(Double(viewport.height)),
-            "deviceScaleFactor": .number(viewport.scale), "mobile": .bool(viewport.mobile),
-        ])
+        try await cdp(
+            "Emulation.setDeviceMetricsOverride",
+            [
+                "width": .number(Double(viewport.width)), "height": .number(Double(viewport.height)),
+                "deviceScaleFactor": .number(viewport.scale), "mobile": .bool(viewport.mobile),
+            ])
         try await cdp("Emulation.setTouchEmulationEnabled", ["enabled": .bool(viewport.mobile), "maxTouchPoints": 5])
         currentViewport.withLock { $0 = viewport }
     }
@@ -288,7 +302,9 @@ package final class Browser: Sendable {
             do {
                 if let value = try await produce() { return value }
                 lastError = nil
-            } catch let error as BrowserError where error.code == .driverFailed || error.webDriverError == "unexpected alert open" {
+            } catch let error as BrowserError
+                where error.code == .driverFailed || error.webDriverError == "unexpected alert open"
+            {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
@@ -296,7 +312,8 @@ package final class Browser: Sendable {
                 lastError = error
             }
             guard ContinuousClock.now < deadline else {
-                throw BrowserError(.timedOut, "Waited \(timeout) for \(what)" + (lastError.map { "; last error: \($0)" } ?? ""))
+                throw BrowserError(
+                    .timedOut, "Waited \(timeout) for \(what)" + (lastError.map { "; last error: \($0)" } ?? ""))
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -324,7 +341,8 @@ package final class Browser: Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
             guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-                  let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+                let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+            else { return false }
             // The state follows the parenthesised name: "123 (chromium) S …".
             let afterName = String(decoding: stat, as: UTF8.self).split(separator: ")").last ?? ""
             guard afterName.trimmingCharacters(in: .whitespaces).first != "Z" else { return false }
@@ -379,7 +397,9 @@ package struct Element: Sendable {
     package func text() async throws -> String { try await send("GET", "/text").string ?? "" }
 
     /// The HTML attribute (or property of the same name, as WebDriver defines it); nil if absent.
-    package func attribute(_ name: String) async throws -> String? { try await send("GET", "/attribute/\(name)").string }
+    package func attribute(_ name: String) async throws -> String? {
+        try await send("GET", "/attribute/\(name)").string
+    }
 
     /// A DOM property: `property("naturalWidth")` (an image that loaded is wider than 0), `property("value")`.
     package func property(_ name: String) async throws -> JSONValue { try await send("GET", "/property/\(name)") }
@@ -416,12 +436,15 @@ package struct Element: Sendable {
 }
 
 /// Sends one WebDriver command and returns its `value`, or throws its error.
-private func webDriverCall(_ client: HTTPClient, _ method: String, _ base: String, _ path: String, _ body: JSONValue?,
-                           timeout: Duration = .seconds(60)) async throws -> JSONValue {
+private func webDriverCall(
+    _ client: HTTPClient, _ method: String, _ base: String, _ path: String, _ body: JSONValue?,
+    timeout: Duration = .seconds(60)
+) async throws -> JSONValue {
     let command = "\(method) \(path.isEmpty ? "/session" : path)"
-    let request = HTTPRequest(method: method, url: base + path,
-                              headers: body == nil ? [] : [("Content-Type", "application/json; charset=utf-8")],
-                              body: body.map { Array($0.description.utf8) } ?? [], timeout: timeout)
+    let request = HTTPRequest(
+        method: method, url: base + path,
+        headers: body == nil ? [] : [("Content-Type", "application/json; charset=utf-8")],
+        body: body.map { Array($0.description.utf8) } ?? [], timeout: timeout)
     let response: HTTPResponse
     do {
         response = try await client.send(request)
@@ -436,8 +459,9 @@ private func webDriverCall(_ client: HTTPClient, _ method: String, _ base: Strin
         let name = value["error"]?.string ?? "unknown error"
         // The message's first line; the next ones are "(Session info: …)" and a stack of addresses.
         let message = (value["message"]?.string ?? "").split(separator: "\n").first.map(String.init) ?? ""
-        throw BrowserError(name == "no such element" ? .noSuchElement : .webDriver, "\(command): \(message)",
-                           webDriverError: name)
+        throw BrowserError(
+            name == "no such element" ? .noSuchElement : .webDriver, "\(command): \(message)",
+            webDriverError: name)
     }
     return value
 }
@@ -456,9 +480,11 @@ package enum BrowserInstallation {
         let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init) + ["/usr/bin"]
         let candidates = names.flatMap { name in folders.map { "\($0)/\(name)" } } + extra
         guard let path = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw BrowserError(.notInstalled, "\(what) is not installed (looked for \(names.joined(separator: ", ")) in PATH; "
-                + "\(override) names another). The browser tests need Debian's chromium and chromium-driver: "
-                + "run scripts/install-deps.sh.")
+            throw BrowserError(
+                .notInstalled,
+                "\(what) is not installed (looked for \(names.joined(separator: ", ")) in PATH; "
+                    + "\(override) names another). The browser tests need Debian's chromium and chromium-driver: "
+                    + "run scripts/install-deps.sh.")
         }
         return URL(fileURLWithPath: path)
     }
@@ -496,8 +522,10 @@ final class ChromeDriver: Sendable {
             let driver = ChromeDriver(process: process, port: port)
             let deadline = ContinuousClock.now + .seconds(20)
             while driver.isRunning && ContinuousClock.now < deadline {
-                if let status = try? await webDriverCall(client, "GET", driver.baseURL, "/status", nil, timeout: .seconds(2)),
-                   status["ready"]?.bool == true {
+                if let status = try? await webDriverCall(
+                    client, "GET", driver.baseURL, "/status", nil, timeout: .seconds(2)),
+                    status["ready"]?.bool == true
+                {
                     return driver
                 }
                 try await Task.sleep(for: .milliseconds(20))
@@ -506,8 +534,10 @@ final class ChromeDriver: Sendable {
             driver.stop()
             if exited && attempts < 3 { continue }
             let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            throw BrowserError(.driverFailed, "chromedriver was not ready within 20 s on port \(port). Its log ends: "
-                + logText.split(separator: "\n").suffix(5).joined(separator: "\n"))
+            throw BrowserError(
+                .driverFailed,
+                "chromedriver was not ready within 20 s on port \(port). Its log ends: "
+                    + logText.split(separator: "\n").suffix(5).joined(separator: "\n"))
         }
     }
 
@@ -515,7 +545,11 @@ final class ChromeDriver: Sendable {
     /// SIGTERM in its threads and `Process` passes that mask on, so chromedriver would never see it; by now the
     /// session is quit and the driver holds nothing worth a clean exit.
     func stop() {
-        guard let process = self.process.withLock({ p -> Process? in defer { p = nil }; return p }) else { return }
+        guard
+            let process = self.process.withLock({ p -> Process? in
+                defer { p = nil }; return p
+            })
+        else { return }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
@@ -531,7 +565,9 @@ package func freeLoopbackPort() throws -> Int {
     address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
     }
     guard bound else { throw BrowserError(.driverFailed, "No free loopback port: \(String(cString: strerror(errno)))") }
     return Int(UInt16(bigEndian: address.sin_port))

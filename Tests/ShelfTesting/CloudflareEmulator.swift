@@ -72,9 +72,11 @@ package final class CloudflareEmulator: ModelEmulator {
         package var rules: [Rule]
         package var reply: Reply
 
-        package init(token: String = CloudflareEmulator.defaultToken, accountID: String = CloudflareEmulator.defaultAccount,
-                     models: Set<String>? = nil, licenseAgreed: Bool = false, agreementAnswer: AgreementAnswer = .ok,
-                     latency: Duration = .zero, rules: [Rule] = [], reply: Reply = .books([])) {
+        package init(
+            token: String = CloudflareEmulator.defaultToken, accountID: String = CloudflareEmulator.defaultAccount,
+            models: Set<String>? = nil, licenseAgreed: Bool = false, agreementAnswer: AgreementAnswer = .ok,
+            latency: Duration = .zero, rules: [Rule] = [], reply: Reply = .books([])
+        ) {
             self.token = token; self.accountID = accountID; self.models = models; self.licenseAgreed = licenseAgreed
             self.agreementAnswer = agreementAnswer; self.latency = latency; self.rules = rules; self.reply = reply
         }
@@ -139,13 +141,15 @@ package final class CloudflareEmulator: ModelEmulator {
 
     private enum Route { case run(account: String, model: String), search(account: String) }
 
-    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response
+    {
         let script = shared.script
         let authorization = request.header("authorization")
         let route = route(request.method, request.path)
-        var entry = LoggedRequest(method: request.method, path: request.path, model: nil,
-                                  hasBearer: authorization?.hasPrefix("Bearer ") ?? false, headers: request.headers,
-                                  body: request.body, imageForm: nil, photoSHA256: nil, isAgreement: false, status: 0)
+        var entry = LoggedRequest(
+            method: request.method, path: request.path, model: nil,
+            hasBearer: authorization?.hasPrefix("Bearer ") ?? false, headers: request.headers,
+            body: request.body, imageForm: nil, photoSHA256: nil, isAgreement: false, status: 0)
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             let root = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
@@ -165,7 +169,8 @@ package final class CloudflareEmulator: ModelEmulator {
         }
         guard account == script.accountID else {
             // [composed] Cloudflare's v4 answer to an unknown account identifier; it echoes the path.
-            return answer(failure(404, 7003, "Could not route to \(request.path), perhaps your object identifier is invalid?"))
+            return answer(
+                failure(404, 7003, "Could not route to \(request.path), perhaps your object identifier is invalid?"))
         }
         guard case .run(_, let model) = route else {
             return answer(search(request.query["search"] ?? "", models: script.models))
@@ -184,13 +189,23 @@ package final class CloudflareEmulator: ModelEmulator {
             shared.update { $0.agreed = true }
             switch script.agreementAnswer {
             case .ok:
-                return answer(success(["response": "Thank you for agreeing to the Llama 3.2 Community License and Acceptable Use Policy."]))
+                return answer(
+                    success([
+                        "response":
+                            "Thank you for agreeing to the Llama 3.2 Community License and Acceptable Use Policy."
+                    ]))
             case .forbiddenThankYou:
-                return answer(failure(403, 5016, "Thank you for agreeing to the Llama 3.2 Community License and Acceptable Use Policy."))
+                return answer(
+                    failure(
+                        403, 5016,
+                        "Thank you for agreeing to the Llama 3.2 Community License and Acceptable Use Policy."))
             }
         }
         if style == .llamaVision && !shared.update({ $0.agreed }) {
-            return answer(failure(403, 5016, "User has not agreed to Llama3.2 model terms. Submit the prompt 'agree' to accept the terms."))
+            return answer(
+                failure(
+                    403, 5016,
+                    "User has not agreed to Llama3.2 model terms. Submit the prompt 'agree' to accept the terms."))
         }
 
         let checked: Checked
@@ -203,8 +218,9 @@ package final class CloudflareEmulator: ModelEmulator {
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.update { s in
-            s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
-                             image: checked.image, sha256: sha256)
+            s.progress.reply(
+                rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
+                image: checked.image, sha256: sha256)
         }
         var response = render(reply, style: style, model: model, maxTokens: checked.maxTokens)
         response.delay = latency
@@ -226,14 +242,22 @@ package final class CloudflareEmulator: ModelEmulator {
 
     /// `ai/models/search`: every known model whose name contains the search text.
     private static func search(_ text: String, models: Set<String>?) -> HTTPServer.Response {
-        let known = models ?? ["@cf/meta/llama-3.2-11b-vision-instruct", "@cf/llava-hf/llava-1.5-7b-hf",
-                               "@cf/meta/llama-4-scout-17b-16e-instruct", "@cf/google/gemma-3-12b-it",
-                               "@cf/mistralai/mistral-small-3.1-24b-instruct", "@cf/google/gemma-4-26b-a4b-it"]
-        let found = known.sorted().filter { text.isEmpty || $0.localizedCaseInsensitiveContains(text) }.map { name -> [String: Any] in
-            ["id": UUID().uuidString.lowercased(), "name": name, "description": "Emulated model \(name)",
-             "task": ["id": "c329a1f9-323d-4e91-b2aa-582dd4188d34", "name": "Text Generation"], "properties": []]
+        let known =
+            models ?? [
+                "@cf/meta/llama-3.2-11b-vision-instruct", "@cf/llava-hf/llava-1.5-7b-hf",
+                "@cf/meta/llama-4-scout-17b-16e-instruct", "@cf/google/gemma-3-12b-it",
+                "@cf/mistralai/mistral-small-3.1-24b-instruct", "@cf/google/gemma-4-26b-a4b-it",
+            ]
+        let found = known.sorted().filter { text.isEmpty || $0.localizedCaseInsensitiveContains(text) }.map {
+            name -> [String: Any] in
+            [
+                "id": UUID().uuidString.lowercased(), "name": name, "description": "Emulated model \(name)",
+                "task": ["id": "c329a1f9-323d-4e91-b2aa-582dd4188d34", "name": "Text Generation"], "properties": [],
+            ]
         }
-        return success(found, extra: ["result_info": ["count": found.count, "page": 1, "per_page": 20, "total_count": found.count]])
+        return success(
+            found,
+            extra: ["result_info": ["count": found.count, "page": 1, "per_page": 20, "total_count": found.count]])
     }
 
     // MARK: - Request validation
@@ -244,11 +268,17 @@ package final class CloudflareEmulator: ModelEmulator {
 
         init(model: String) {
             let name = model.lowercased()
-            if name.contains("llama-3.2") && name.contains("vision") { self = .llamaVision }
-            else if name.contains("llava") { self = .llava }
-            else if name.contains("mistral-small") { self = .mistral }
-            else if name.contains("gemma-4") || name.contains("kimi-k2") { self = .openAIShape }
-            else { self = .chatVision }
+            if name.contains("llama-3.2") && name.contains("vision") {
+                self = .llamaVision
+            } else if name.contains("llava") {
+                self = .llava
+            } else if name.contains("mistral-small") {
+                self = .mistral
+            } else if name.contains("gemma-4") || name.contains("kimi-k2") {
+                self = .openAIShape
+            } else {
+                self = .chatVision
+            }
         }
 
         /// The model's default output limit when the request sets none.
@@ -260,44 +290,64 @@ package final class CloudflareEmulator: ModelEmulator {
 
     /// Checks the request the way shelfd must build it; returns the decoded image and the token limit.
     private static func validate(_ body: [String: Any], style: Style) -> Result<Checked, Problem> {
-        let maxTokens = (body["max_tokens"] as? Int) ?? (body["max_completion_tokens"] as? Int) ?? style.defaultMaxTokens
+        let maxTokens =
+            (body["max_tokens"] as? Int) ?? (body["max_completion_tokens"] as? Int) ?? style.defaultMaxTokens
         switch style {
         case .llamaVision, .llava:
             guard let raw = body["image"] else {
-                return .failure(Problem(code: 3003, message: "Request is missing headers or body: required properties at '/' are 'image'"))
+                return .failure(
+                    Problem(
+                        code: 3003,
+                        message: "Request is missing headers or body: required properties at '/' are 'image'"))
             }
             guard let (image, form) = topLevelImage(raw) else {
-                return .failure(Problem(code: 5004, message: "Invalid data type for base64 input: image must be an array of integers 0-255"))
+                return .failure(
+                    Problem(
+                        code: 5004,
+                        message: "Invalid data type for base64 input: image must be an array of integers 0-255"))
             }
             if style == .llava {
                 guard body["prompt"] is String else {
-                    return .failure(Problem(code: 3003, message: "Request is missing headers or body: 'prompt' must be a string"))
+                    return .failure(
+                        Problem(code: 3003, message: "Request is missing headers or body: 'prompt' must be a string"))
                 }
             } else {
                 let messages = body["messages"] as? [[String: Any]]
                 guard body["prompt"] is String || !(messages ?? []).isEmpty else {
-                    return .failure(Problem(code: 3003, message: "Request is missing headers or body: 'prompt' or 'messages'"))
+                    return .failure(
+                        Problem(code: 3003, message: "Request is missing headers or body: 'prompt' or 'messages'"))
                 }
                 if let messages, messages.contains(where: { !($0["content"] is String) }) {
-                    return .failure(Problem(code: 5004, message: "Invalid input: messages[].content must be a string for this model"))
+                    return .failure(
+                        Problem(
+                            code: 5004, message: "Invalid input: messages[].content must be a string for this model"))
                 }
             }
             return .success(Checked(image: image, form: form, maxTokens: maxTokens))
 
         case .chatVision, .mistral, .openAIShape:
             if body["image"] != nil {
-                return .failure(Problem(code: 5004, message: "Invalid input: this model takes images as image_url content parts"))
+                return .failure(
+                    Problem(code: 5004, message: "Invalid input: this model takes images as image_url content parts"))
             }
             let parts = (body["messages"] as? [[String: Any]] ?? []).flatMap { $0["content"] as? [[String: Any]] ?? [] }
             guard let part = parts.first(where: { $0["type"] as? String == "image_url" }),
-                  let url = (part["image_url"] as? [String: Any])?["url"] as? String else {
-                return .failure(Problem(code: 3003, message: "Request is missing headers or body: no image_url content part"))
+                let url = (part["image_url"] as? [String: Any])?["url"] as? String
+            else {
+                return .failure(
+                    Problem(code: 3003, message: "Request is missing headers or body: no image_url content part"))
             }
             guard url.hasPrefix("data:") else {
-                return .failure(Problem(code: 5004, message: "Invalid input: image uri with data (e.g. data:image/jpeg;base64,/9j/...) required. HTTP URL will not be accepted"))
+                return .failure(
+                    Problem(
+                        code: 5004,
+                        message:
+                            "Invalid input: image uri with data (e.g. data:image/jpeg;base64,/9j/...) required. HTTP URL will not be accepted"
+                    ))
             }
             guard let comma = url.firstIndex(of: ","), url[..<comma].hasSuffix(";base64"),
-                  let image = Data(base64Encoded: String(url[url.index(after: comma)...])), !image.isEmpty else {
+                let image = Data(base64Encoded: String(url[url.index(after: comma)...])), !image.isEmpty
+            else {
                 return .failure(Problem(code: 5004, message: "Invalid data type for base64 input: data URI"))
             }
             if let problem = jsonModeProblem(body, style: style) { return .failure(problem) }
@@ -336,8 +386,10 @@ package final class CloudflareEmulator: ModelEmulator {
         }
         guard let format = body["response_format"] else { return nil }
         guard let format = format as? [String: Any], let type = format["type"] as? String,
-              ["json_object", "json_schema"].contains(type) else {
-            return Problem(code: 5004, message: "Invalid input: response_format.type must be json_object or json_schema")
+            ["json_object", "json_schema"].contains(type)
+        else {
+            return Problem(
+                code: 5004, message: "Invalid input: response_format.type must be json_object or json_schema")
         }
         guard type == "json_schema" else { return nil }
         guard let schema = format["json_schema"] as? [String: Any] else {
@@ -345,9 +397,11 @@ package final class CloudflareEmulator: ModelEmulator {
         }
         let bare = style == .openAIShape ? schema["schema"] as? [String: Any] : schema
         guard let bare, bare["type"] as? String == "object", bare["properties"] is [String: Any] else {
-            return Problem(code: 5004, message: style == .openAIShape
-                ? "Invalid input: response_format.json_schema must be {name, schema}"
-                : "Invalid input: response_format.json_schema must be a JSON schema of type object")
+            return Problem(
+                code: 5004,
+                message: style == .openAIShape
+                    ? "Invalid input: response_format.json_schema must be {name, schema}"
+                    : "Invalid input: response_format.json_schema must be a JSON schema of type object")
         }
         return nil
     }
@@ -359,8 +413,9 @@ package final class CloudflareEmulator: ModelEmulator {
         case .written(let answer):
             return modelText(answer.text, style: style, model: model, maxTokens: maxTokens)
         case .prose(let books):
-            return modelText("Here are the books I can see on the shelf:\n\n" + answerJSON(books, [])
-                             + "\n\nLet me know if you need anything else!", style: style, model: model, maxTokens: maxTokens)
+            return modelText(
+                "Here are the books I can see on the shelf:\n\n" + answerJSON(books, [])
+                    + "\n\nLet me know if you need anything else!", style: style, model: model, maxTokens: maxTokens)
         case .object(let books):
             return success(["response": answerObject(books, []), "usage": usage(completion: 120), "tool_calls": []])
         case .array(let books):
@@ -369,13 +424,18 @@ package final class CloudflareEmulator: ModelEmulator {
             return modelText(text, style: style, model: model, maxTokens: maxTokens)
         case .cut(let books):
             let full = answerJSON(books, [])
-            return modelText(String(full.prefix(max(1, full.count * 3 / 5))), style: style, model: model,
-                             maxTokens: maxTokens, forceLimit: true)
+            return modelText(
+                String(full.prefix(max(1, full.count * 3 / 5))), style: style, model: model,
+                maxTokens: maxTokens, forceLimit: true)
         case .capacity(let retryAfter):
-            return failure(429, 3040, "Capacity temporarily exceeded, please try again.",
-                           headers: retryAfter.map { [("Retry-After", "\($0)")] } ?? [])
+            return failure(
+                429, 3040, "Capacity temporarily exceeded, please try again.",
+                headers: retryAfter.map { [("Retry-After", "\($0)")] } ?? [])
         case .dailyAllocation:
-            return failure(429, 3036, "You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage.")
+            return failure(
+                429, 3036,
+                "You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage."
+            )
         case .paidOnly:
             return failure(403, 5035, "This model requires the Workers Paid plan.")
         case .tooLarge:
@@ -384,8 +444,9 @@ package final class CloudflareEmulator: ModelEmulator {
             return failure(400, 5007, "No such model \(model) or task")
         case .rateLimited(let retryAfter):
             // The API-wide limit: the status and header are documented, an error code is not.
-            return failure(429, nil, "Please wait and consider throttling your request speed",
-                           headers: [("Retry-After", "\(retryAfter)")])
+            return failure(
+                429, nil, "Please wait and consider throttling your request speed",
+                headers: [("Retry-After", "\(retryAfter)")])
         case .jsonModeNotMet:
             // [composed] The doc names the message only; status and code are not documented.
             return failure(400, 5004, "JSON Mode couldn't be met")
@@ -399,8 +460,10 @@ package final class CloudflareEmulator: ModelEmulator {
     }
 
     /// The model's text in its result shape, cut at `maxTokens` (about four characters a token).
-    private static func modelText(_ full: String, style: Style, model: String, maxTokens: Int,
-                                  forceLimit: Bool = false) -> HTTPServer.Response {
+    private static func modelText(
+        _ full: String, style: Style, model: String, maxTokens: Int,
+        forceLimit: Bool = false
+    ) -> HTTPServer.Response {
         var text = full
         var tokens = (full.utf8.count + 3) / 4
         if forceLimit || tokens > maxTokens {
@@ -415,8 +478,13 @@ package final class CloudflareEmulator: ModelEmulator {
             let completion: [String: Any] = [
                 "id": "chatcmpl-\(UUID().uuidString.lowercased())", "object": "chat.completion",
                 "created": Int(Date().timeIntervalSince1970), "model": model,
-                "choices": [["index": 0, "message": ["role": "assistant", "content": text, "tool_calls": []] as [String: Any],
-                             "finish_reason": finished, "logprobs": NSNull()] as [String: Any]],
+                "choices": [
+                    [
+                        "index": 0,
+                        "message": ["role": "assistant", "content": text, "tool_calls": []] as [String: Any],
+                        "finish_reason": finished, "logprobs": NSNull(),
+                    ] as [String: Any]
+                ],
                 "usage": usage(completion: tokens),
             ]
             return success(completion)
@@ -445,8 +513,10 @@ package final class CloudflareEmulator: ModelEmulator {
         return .json(json(body))
     }
 
-    private static func failure(_ status: Int, _ code: Int?, _ message: String,
-                                headers: [(name: String, value: String)] = []) -> HTTPServer.Response {
+    private static func failure(
+        _ status: Int, _ code: Int?, _ message: String,
+        headers: [(name: String, value: String)] = []
+    ) -> HTTPServer.Response {
         var error: [String: Any] = ["message": message]
         if let code { error["code"] = code }
         let body: [String: Any] = ["result": NSNull(), "success": false, "errors": [error], "messages": []]
@@ -457,8 +527,10 @@ package final class CloudflareEmulator: ModelEmulator {
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
-package func withCloudflareEmulator<T>(_ script: CloudflareEmulator.Script = .init(),
-                                       _ body: (CloudflareEmulator) async throws -> T) async throws -> T {
+package func withCloudflareEmulator<T>(
+    _ script: CloudflareEmulator.Script = .init(),
+    _ body: (CloudflareEmulator) async throws -> T
+) async throws -> T {
     let emulator = try CloudflareEmulator.start(script: script)
     defer { emulator.stop() }
     return try await body(emulator)

@@ -17,8 +17,10 @@ package struct EmulatedBook: Sendable {
     /// `[ymin, xmin, ymax, xmax]` on a 0–1000 grid.
     package var box2D: [Int]?
 
-    package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
-                 box2D: [Int]? = nil) {
+    package init(
+        title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
+        box2D: [Int]? = nil
+    ) {
         self.title = title; self.author = author; self.isbn = isbn; self.confidence = confidence; self.box2D = box2D
     }
 }
@@ -45,8 +47,10 @@ package enum EmulatedText: Sendable {
     /// The answer shelfd asks for, as a JSON object: `{books: [{title, confidence, author, isbn, box_2d}], suggestions}`.
     static func answerObject(_ books: [EmulatedBook], _ suggestions: [EmulatedSuggestion]) -> [String: Any] {
         let bookObjects: [[String: Any]] = books.map { book in
-            var object: [String: Any] = ["title": book.title, "confidence": book.confidence,
-                                         "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull()]
+            var object: [String: Any] = [
+                "title": book.title, "confidence": book.confidence,
+                "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull(),
+            ]
             if let box = book.box2D { object["box_2d"] = box }
             return object
         }
@@ -88,6 +92,7 @@ extension ModelEmulator {
 
 /// JSON text from plain dictionaries and arrays, as the emulators answer (keys sorted, slashes unescaped).
 func emulatorJSON(_ object: Any) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    let data =
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     return String(decoding: data, as: UTF8.self)
 }

@@ -32,8 +32,10 @@ struct RuleProgress {
 
     /// The first rule matching the image answers (its next reply, and its latency if it has one);
     /// with none, `fallback` after `latency`.
-    mutating func reply<Reply>(rules: [EmulatorRule<Reply>], fallback: Reply, latency: Duration,
-                               image: [UInt8], sha256: String) -> (Reply, Duration) {
+    mutating func reply<Reply>(
+        rules: [EmulatorRule<Reply>], fallback: Reply, latency: Duration,
+        image: [UInt8], sha256: String
+    ) -> (Reply, Duration) {
         for (index, rule) in rules.enumerated() where rule.photo.matches(image: image, sha256: sha256) {
             let count = used[index, default: 0]
             used[index] = count + 1

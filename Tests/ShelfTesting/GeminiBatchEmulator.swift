@@ -24,8 +24,10 @@ package struct BatchScript: Sendable {
     /// Batches whose first result line is an error (`{"key": …, "error": {500 INTERNAL}}`).
     package var errorFirstLine: Set<Int> = []
 
-    package init(pendingFor: Duration = .milliseconds(300), runningFor: Duration = .milliseconds(700), outcomes: [String] = [],
-                 resultsAsFile: Bool = false, brokenFirstLine: Set<Int> = [], errorFirstLine: Set<Int> = []) {
+    package init(
+        pendingFor: Duration = .milliseconds(300), runningFor: Duration = .milliseconds(700), outcomes: [String] = [],
+        resultsAsFile: Bool = false, brokenFirstLine: Set<Int> = [], errorFirstLine: Set<Int> = []
+    ) {
         self.pendingFor = pendingFor; self.runningFor = runningFor; self.outcomes = outcomes
         self.resultsAsFile = resultsAsFile; self.brokenFirstLine = brokenFirstLine; self.errorFirstLine = errorFirstLine
     }
@@ -61,7 +63,8 @@ package struct BatchWorld: Sendable {
 
     mutating func nextID() -> String {
         counter += 1
-        return String(format: "%06d", counter) + String((0..<6).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
+        return String(format: "%06d", counter)
+            + String((0..<6).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
     }
 }
 
@@ -71,11 +74,16 @@ extension GeminiEmulator {
 
     /// The batch state a client sees now.
     package func batchState(_ name: String) -> String? {
-        host.read { state in state.batches.batches.first { $0.name == name }.map { Self.state(of: $0, script: state.script.batch, now: state.script.now) } }
+        host.read { state in
+            state.batches.batches.first { $0.name == name }.map {
+                Self.state(of: $0, script: state.script.batch, now: state.script.now)
+            }
+        }
     }
 
     static func isBatchPath(_ path: String) -> Bool {
-        path.hasPrefix("/upload/v1beta/files") || path.hasPrefix("/download/v1beta/files/") || path.hasPrefix("/v1beta/batches")
+        path.hasPrefix("/upload/v1beta/files") || path.hasPrefix("/download/v1beta/files/")
+            || path.hasPrefix("/v1beta/batches")
             || (path.hasPrefix("/v1beta/models/") && path.hasSuffix(":batchGenerateContent"))
     }
 
@@ -89,14 +97,18 @@ extension GeminiEmulator {
             return create(request, model: model, shared: shared)
         case ("GET", "/v1beta/batches"):
             return shared.update { s in
-                let operations = s.batches.batches.reversed().map { operation($0, script: s.script.batch, withOutput: false, now: s.script.now) }
+                let operations = s.batches.batches.reversed().map {
+                    operation($0, script: s.script.batch, withOutput: false, now: s.script.now)
+                }
                 return .json(json(["operations": Array(operations)]))
             }
         case ("GET", let p) where p.hasPrefix("/v1beta/batches/"):
             let name = String(p.dropFirst("/v1beta/".count))
             return shared.update { s in
                 guard let batch = s.batches.batches.first(where: { $0.name == name }) else { return notFound(name) }
-                if state(of: batch, script: s.script.batch, now: s.script.now) == "BATCH_STATE_SUCCEEDED", resultsInFile(batch, s.script.batch) {
+                if state(of: batch, script: s.script.batch, now: s.script.now) == "BATCH_STATE_SUCCEEDED",
+                    resultsInFile(batch, s.script.batch)
+                {
                     s.batches.files["files/batch-\(batch.id)"] = resultLines(batch, script: s.script.batch)
                 }
                 return .json(json(operation(batch, script: s.script.batch, withOutput: true, now: s.script.now)))
@@ -104,8 +116,12 @@ extension GeminiEmulator {
         case ("POST", let p) where p.hasPrefix("/v1beta/batches/") && p.hasSuffix(":cancel"):
             let name = String(p.dropFirst("/v1beta/".count).dropLast(":cancel".count))
             return shared.update { s in
-                guard let index = s.batches.batches.firstIndex(where: { $0.name == name }) else { return notFound(name) }
-                if !state(of: s.batches.batches[index], script: s.script.batch, now: s.script.now).hasSuffix("SUCCEEDED") {
+                guard let index = s.batches.batches.firstIndex(where: { $0.name == name }) else {
+                    return notFound(name)
+                }
+                if !state(of: s.batches.batches[index], script: s.script.batch, now: s.script.now).hasSuffix(
+                    "SUCCEEDED")
+                {
                     s.batches.batches[index].cancelled = s.batches.batches[index].cancelled ?? s.script.now
                 }
                 return .json("{}")
@@ -117,7 +133,8 @@ extension GeminiEmulator {
             }
             return shared.update { s in
                 guard let bytes = s.batches.files[file] else { return notFound(file) }
-                return HTTPServer.Response(status: 200, headers: [("Content-Type", "application/octet-stream")], body: bytes)
+                return HTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "application/octet-stream")], body: bytes)
             }
         default:
             return errorResponse(404, "NOT_FOUND", "Method not found.")
@@ -126,26 +143,41 @@ extension GeminiEmulator {
 
     // MARK: Files API
 
-    private static func upload(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+    private static func upload(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response
+    {
         if let uploadID = request.query["upload_id"] {
-            guard request.header("x-goog-upload-command") == "upload, finalize", request.header("x-goog-upload-offset") == "0" else {
-                return errorResponse(400, "INVALID_ARGUMENT", "Expected X-Goog-Upload-Command: upload, finalize at offset 0.")
+            guard request.header("x-goog-upload-command") == "upload, finalize",
+                request.header("x-goog-upload-offset") == "0"
+            else {
+                return errorResponse(
+                    400, "INVALID_ARGUMENT", "Expected X-Goog-Upload-Command: upload, finalize at offset 0.")
             }
             return shared.update { s in
-                guard let displayName = s.batches.uploads.removeValue(forKey: uploadID) else { return notFound("upload \(uploadID)") }
+                guard let displayName = s.batches.uploads.removeValue(forKey: uploadID) else {
+                    return notFound("upload \(uploadID)")
+                }
                 let name = "files/\(s.batches.nextID())"
                 s.batches.files[name] = request.body
-                return .json(json(["file": [
-                    "name": name, "displayName": displayName, "mimeType": "application/jsonl", "sizeBytes": "\(request.body.count)",
-                    "createTime": iso(s.script.now), "expirationTime": iso(s.script.now.addingTimeInterval(172_800)),
-                    "uri": "\(shared.baseURL.withLock { $0 })/v1beta/\(name)", "state": "ACTIVE",
-                ] as [String: Any]]))
+                return .json(
+                    json([
+                        "file": [
+                            "name": name, "displayName": displayName, "mimeType": "application/jsonl",
+                            "sizeBytes": "\(request.body.count)",
+                            "createTime": iso(s.script.now),
+                            "expirationTime": iso(s.script.now.addingTimeInterval(172_800)),
+                            "uri": "\(shared.baseURL.withLock { $0 })/v1beta/\(name)", "state": "ACTIVE",
+                        ] as [String: Any]
+                    ]))
             }
         }
-        guard request.header("x-goog-upload-protocol") == "resumable", request.header("x-goog-upload-command") == "start",
-              request.header("x-goog-upload-header-content-length").flatMap(Int.init) != nil else {
-            return errorResponse(400, "INVALID_ARGUMENT", "Start a resumable upload: X-Goog-Upload-Protocol: resumable, "
-                + "X-Goog-Upload-Command: start, X-Goog-Upload-Header-Content-Length.")
+        guard request.header("x-goog-upload-protocol") == "resumable",
+            request.header("x-goog-upload-command") == "start",
+            request.header("x-goog-upload-header-content-length").flatMap(Int.init) != nil
+        else {
+            return errorResponse(
+                400, "INVALID_ARGUMENT",
+                "Start a resumable upload: X-Goog-Upload-Protocol: resumable, "
+                    + "X-Goog-Upload-Command: start, X-Goog-Upload-Header-Content-Length.")
         }
         let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
         let file = body?["file"] as? [String: Any]
@@ -156,15 +188,22 @@ extension GeminiEmulator {
             return id
         }
         let url = "\(shared.baseURL.withLock { $0 })/upload/v1beta/files?upload_id=\(id)&upload_protocol=resumable"
-        return HTTPServer.Response(status: 200, headers: [("X-Goog-Upload-URL", url), ("X-Goog-Upload-Status", "active"),
-                                                           ("Content-Type", "application/json")], text: "")
+        return HTTPServer.Response(
+            status: 200,
+            headers: [
+                ("X-Goog-Upload-URL", url), ("X-Goog-Upload-Status", "active"),
+                ("Content-Type", "application/json"),
+            ], text: "")
     }
 
     // MARK: Batches
 
-    private static func create(_ request: RecordedRequest, model: String, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+    private static func create(_ request: RecordedRequest, model: String, shared: ScriptedServer<State>.Shared)
+        -> HTTPServer.Response
+    {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
-              let batch = root["batch"] as? [String: Any] else {
+            let batch = root["batch"] as? [String: Any]
+        else {
             return errorResponse(400, "INVALID_ARGUMENT", "Invalid JSON payload received: no batch.")
         }
         guard let displayName = batch["displayName"] as? String, !displayName.isEmpty else {
@@ -181,13 +220,16 @@ extension GeminiEmulator {
             guard let bytes = shared.update({ $0.batches.files[file] }) else { return notFound(file) }
             for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() {
                 guard let item = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-                      let key = item["key"] as? String, let inner = item["request"],
-                      let body = try? JSONSerialization.data(withJSONObject: inner) else {
-                    return errorResponse(400, "INVALID_ARGUMENT", "Line \(number + 1) of \(file) is not {\"key\", \"request\"}.")
+                    let key = item["key"] as? String, let inner = item["request"],
+                    let body = try? JSONSerialization.data(withJSONObject: inner)
+                else {
+                    return errorResponse(
+                        400, "INVALID_ARGUMENT", "Line \(number + 1) of \(file) is not {\"key\", \"request\"}.")
                 }
                 requests.append((key, [UInt8](body)))
             }
-        } else if let wrapper = input["requests"] as? [String: Any], let items = wrapper["requests"] as? [[String: Any]] {
+        } else if let wrapper = input["requests"] as? [String: Any], let items = wrapper["requests"] as? [[String: Any]]
+        {
             for (index, item) in items.enumerated() {
                 guard let inner = item["request"], let body = try? JSONSerialization.data(withJSONObject: inner) else {
                     return errorResponse(400, "INVALID_ARGUMENT", "requests[\(index)] has no request.")
@@ -207,17 +249,20 @@ extension GeminiEmulator {
             }
         }
         return shared.update { s in
-            var made = EmulatedBatch(id: s.batches.nextID(), ordinal: s.batches.batches.count + 1, displayName: displayName,
-                                     model: model, created: s.script.now, keys: images.map(\.0), photos: images.map(\.2),
-                                     fromFile: fromFile)
+            var made = EmulatedBatch(
+                id: s.batches.nextID(), ordinal: s.batches.batches.count + 1, displayName: displayName,
+                model: model, created: s.script.now, keys: images.map(\.0), photos: images.map(\.2),
+                fromFile: fromFile)
             for (_, image, sha) in images {
-                let (reply, _) = s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: .zero, image: image, sha256: sha)
+                let (reply, _) = s.progress.reply(
+                    rules: s.script.rules, fallback: s.script.reply, latency: .zero, image: image, sha256: sha)
                 let rendered = render(reply, model: model)
                 let object = (try? JSONSerialization.jsonObject(with: Data(rendered.body))) as? [String: Any] ?? [:]
                 if rendered.status == 200 {
                     made.answers.append(json(["response": object]))
                 } else {
-                    made.answers.append(json(["error": object["error"] ?? ["code": rendered.status, "message": "failed"]]))
+                    made.answers.append(
+                        json(["error": object["error"] ?? ["code": rendered.status, "message": "failed"]]))
                 }
             }
             s.batches.batches.append(made)
@@ -237,22 +282,31 @@ extension GeminiEmulator {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    private static func resultsInFile(_ batch: EmulatedBatch, _ script: BatchScript) -> Bool { batch.fromFile || script.resultsAsFile }
+    private static func resultsInFile(_ batch: EmulatedBatch, _ script: BatchScript) -> Bool {
+        batch.fromFile || script.resultsAsFile
+    }
 
     /// An `Operation` whose metadata is the `GenerateContentBatch`; a succeeded one carries its output (as the real API
     /// does, in `metadata.output` and in `response`).
-    private static func operation(_ batch: EmulatedBatch, script: BatchScript, withOutput: Bool, now: Date) -> [String: Any] {
+    private static func operation(_ batch: EmulatedBatch, script: BatchScript, withOutput: Bool, now: Date) -> [String:
+        Any]
+    {
         let state = state(of: batch, script: script, now: now)
-        let finished = ["BATCH_STATE_SUCCEEDED", "BATCH_STATE_FAILED", "BATCH_STATE_CANCELLED", "BATCH_STATE_EXPIRED"].contains(state)
+        let finished = ["BATCH_STATE_SUCCEEDED", "BATCH_STATE_FAILED", "BATCH_STATE_CANCELLED", "BATCH_STATE_EXPIRED"]
+            .contains(state)
         var metadata: [String: Any] = [
             "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch",
             "model": "models/\(batch.model)", "displayName": batch.displayName, "state": state,
             "createTime": iso(batch.created), "updateTime": iso(now),
-            "batchStats": ["requestCount": "\(batch.keys.count)", "pendingRequestCount": finished ? "0" : "\(batch.keys.count)"],
+            "batchStats": [
+                "requestCount": "\(batch.keys.count)", "pendingRequestCount": finished ? "0" : "\(batch.keys.count)",
+            ],
         ]
         var operation: [String: Any] = ["name": batch.name, "done": finished]
         if withOutput && state == "BATCH_STATE_SUCCEEDED" {
-            var output: [String: Any] = ["@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput"]
+            var output: [String: Any] = [
+                "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput"
+            ]
             if resultsInFile(batch, script) {
                 output["responsesFile"] = "files/batch-\(batch.id)"
             } else {
@@ -272,7 +326,9 @@ extension GeminiEmulator {
 
     /// The answers, with the script's error line applied (inline answers cannot be broken: they are JSON).
     private static func lines(_ batch: EmulatedBatch, script: BatchScript) -> [[String: Any]] {
-        var answers = batch.answers.map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:] }
+        var answers = batch.answers.map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:]
+        }
         if script.errorFirstLine.contains(batch.ordinal), !answers.isEmpty {
             answers[0] = ["error": ["code": 500, "message": "Internal error encountered.", "status": "INTERNAL"]]
         }
@@ -285,7 +341,9 @@ extension GeminiEmulator {
             var line = answer
             line["key"] = key
             var encoded = json(line)
-            if index == 0 && script.brokenFirstLine.contains(batch.ordinal) { encoded = String(encoded.prefix(encoded.count / 2)) }
+            if index == 0 && script.brokenFirstLine.contains(batch.ordinal) {
+                encoded = String(encoded.prefix(encoded.count / 2))
+            }
             text += encoded.replacingOccurrences(of: "\n", with: "") + "\n"
         }
         return Array(text.utf8)

@@ -68,8 +68,10 @@ package final class GeminiEmulator: ModelEmulator {
         /// The Batch API's behaviour (GeminiBatchEmulator.swift).
         package var batch = BatchScript()
 
-        package init(apiKey: String = GeminiEmulator.defaultKey, models: Set<String>? = nil, latency: Duration = .zero,
-                     rules: [Rule] = [], reply: Reply = .books([]), requestsPerMinute: Int? = nil) {
+        package init(
+            apiKey: String = GeminiEmulator.defaultKey, models: Set<String>? = nil, latency: Duration = .zero,
+            rules: [Rule] = [], reply: Reply = .books([]), requestsPerMinute: Int? = nil
+        ) {
             self.apiKey = apiKey; self.models = models; self.latency = latency; self.rules = rules; self.reply = reply
             self.requestsPerMinute = requestsPerMinute
         }
@@ -133,47 +135,63 @@ package final class GeminiEmulator: ModelEmulator {
 
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response
+    {
         let script = shared.script
         let path = request.path
         let model = modelName(in: path)
         var keySource = KeySource.missing
         var key: String?
-        if let header = request.header("x-goog-api-key") { keySource = .header; key = header }
-        else if let query = request.query["key"] { keySource = .query; key = query }
-        var entry = LoggedRequest(method: request.method, path: path, model: model, keySource: keySource,
-                                  headers: request.headers, body: request.body, photoSHA256: nil, status: 0, arrivedAt: script.now)
+        if let header = request.header("x-goog-api-key") {
+            keySource = .header; key = header
+        } else if let query = request.query["key"] {
+            keySource = .query; key = query
+        }
+        var entry = LoggedRequest(
+            method: request.method, path: path, model: model, keySource: keySource,
+            headers: request.headers, body: request.body, photoSHA256: nil, status: 0, arrivedAt: script.now)
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             shared.log(entry)
             return response
         }
         if isBatchPath(path) {
-            guard let key else { return answer(errorResponse(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.")) }
+            guard let key else {
+                return answer(errorResponse(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers."))
+            }
             guard key == script.apiKey else { return answer(invalidKey()) }
             return answer(handleBatch(request, shared: shared))
         }
 
         // models.get: GET /v1beta/models/{model}, what `shelfd doctor` uses to check key and model for free.
-        let getModel = request.method == "GET" && path.hasPrefix("/v1beta/models/") && !path.contains(":")
+        let getModel =
+            request.method == "GET" && path.hasPrefix("/v1beta/models/") && !path.contains(":")
             ? String(path.dropFirst("/v1beta/models/".count)) : nil
         guard (request.method == "POST" && model != nil) || getModel != nil, let model = model ?? getModel else {
             return answer(errorResponse(404, "NOT_FOUND", "Method not found."))
         }
         guard let key else {
-            return answer(errorResponse(403, "PERMISSION_DENIED",
-                "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."))
+            return answer(
+                errorResponse(
+                    403, "PERMISSION_DENIED",
+                    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."
+                ))
         }
         guard key == script.apiKey else { return answer(invalidKey()) }
         if let models = script.models, !models.contains(model) {
-            return answer(errorResponse(404, "NOT_FOUND",
-                "models/\(model) is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods."))
+            return answer(
+                errorResponse(
+                    404, "NOT_FOUND",
+                    "models/\(model) is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods."
+                ))
         }
         if getModel != nil {
-            return answer(.json("""
-                {"name": "models/\(model)", "displayName": "\(model)", "inputTokenLimit": 1048576, "outputTokenLimit": 65536,
-                 "supportedGenerationMethods": ["generateContent", "countTokens", "batchGenerateContent"]}
-                """))
+            return answer(
+                .json(
+                    """
+                    {"name": "models/\(model)", "displayName": "\(model)", "inputTokenLimit": 1048576, "outputTokenLimit": 65536,
+                     "supportedGenerationMethods": ["generateContent", "countTokens", "batchGenerateContent"]}
+                    """))
         }
         let image: [UInt8]
         switch validate(request.body, model: model) {
@@ -200,8 +218,9 @@ package final class GeminiEmulator: ModelEmulator {
                 if s.admitted.count >= limit { return (.rateLimited(retryDelay: nil), .zero) }
                 s.admitted.append(entry.arrivedAt)
             }
-            return s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
-                                    image: image, sha256: sha256)
+            return s.progress.reply(
+                rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
+                image: image, sha256: sha256)
         }
         var response = render(reply, model: model)
         response.delay = latency
@@ -211,7 +230,9 @@ package final class GeminiEmulator: ModelEmulator {
     /// `/v1beta/models/{model}:generateContent` → model.
     private static func modelName(in path: String) -> String? {
         let prefix = "/v1beta/models/", suffix = ":generateContent"
-        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
+        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else {
+            return nil
+        }
         let segment = String(path.dropFirst(prefix.count).dropLast(suffix.count))
         return segment.removingPercentEncoding ?? segment
     }
@@ -225,62 +246,86 @@ package final class GeminiEmulator: ModelEmulator {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             return .failure(Violation(field: "", description: "Invalid JSON payload received. Unexpected token."))
         }
-        guard let contents = root["contents"] as? [[String: Any]], let parts = contents.first?["parts"] as? [[String: Any]],
-              !parts.isEmpty else {
+        guard let contents = root["contents"] as? [[String: Any]],
+            let parts = contents.first?["parts"] as? [[String: Any]],
+            !parts.isEmpty
+        else {
             return .failure(Violation(field: "contents", description: "contents is not specified"))
         }
         guard let imageIndex = parts.firstIndex(where: { field($0, "inlineData", "inline_data") != nil }),
-              let inline = field(parts[imageIndex], "inlineData", "inline_data") as? [String: Any] else {
-            return .failure(Violation(field: "contents[0].parts", description: "No inline_data image part in the request."))
+            let inline = field(parts[imageIndex], "inlineData", "inline_data") as? [String: Any]
+        else {
+            return .failure(
+                Violation(field: "contents[0].parts", description: "No inline_data image part in the request."))
         }
         guard let textIndex = parts.firstIndex(where: { $0["text"] is String }) else {
             return .failure(Violation(field: "contents[0].parts", description: "No text part in the request."))
         }
         guard imageIndex < textIndex else {
-            return .failure(Violation(field: "contents[0].parts",
-                                      description: "The image part must come before the text part."))
+            return .failure(
+                Violation(
+                    field: "contents[0].parts",
+                    description: "The image part must come before the text part."))
         }
         let mimeType = field(inline, "mimeType", "mime_type") as? String ?? ""
         guard ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"].contains(mimeType) else {
-            return .failure(Violation(field: "contents[0].parts[\(imageIndex)].inline_data.mime_type",
-                                      description: "Unsupported MIME type: \(mimeType)"))
+            return .failure(
+                Violation(
+                    field: "contents[0].parts[\(imageIndex)].inline_data.mime_type",
+                    description: "Unsupported MIME type: \(mimeType)"))
         }
         guard let data = inline["data"] as? String, let image = Data(base64Encoded: data), !image.isEmpty else {
-            return .failure(Violation(field: "contents[0].parts[\(imageIndex)].inline_data.data",
-                description: "Invalid value at 'contents[0].parts[\(imageIndex)].inline_data.data' (TYPE_BYTES), Base64 decoding failed"))
+            return .failure(
+                Violation(
+                    field: "contents[0].parts[\(imageIndex)].inline_data.data",
+                    description:
+                        "Invalid value at 'contents[0].parts[\(imageIndex)].inline_data.data' (TYPE_BYTES), Base64 decoding failed"
+                ))
         }
         guard let config = field(root, "generationConfig", "generation_config") as? [String: Any] else {
             return .failure(Violation(field: "generation_config", description: "generation_config is not specified"))
         }
         guard field(config, "responseMimeType", "response_mime_type") as? String == "application/json" else {
-            return .failure(Violation(field: "generation_config.response_mime_type",
-                                      description: "response_mime_type must be application/json"))
+            return .failure(
+                Violation(
+                    field: "generation_config.response_mime_type",
+                    description: "response_mime_type must be application/json"))
         }
         guard let schema = field(config, "responseSchema", "response_schema") as? [String: Any] else {
-            return .failure(Violation(field: "generation_config.response_schema", description: "response_schema is not specified"))
+            return .failure(
+                Violation(field: "generation_config.response_schema", description: "response_schema is not specified"))
         }
         if let problem = schemaProblem(schema, at: "generation_config.response_schema") { return .failure(problem) }
         guard let maxTokens = field(config, "maxOutputTokens", "max_output_tokens") as? Int, maxTokens >= 8192 else {
-            return .failure(Violation(field: "generation_config.max_output_tokens",
-                description: "max_output_tokens must be at least 8192: thinking tokens count against it"))
+            return .failure(
+                Violation(
+                    field: "generation_config.max_output_tokens",
+                    description: "max_output_tokens must be at least 8192: thinking tokens count against it"))
         }
         guard let thinking = field(config, "thinkingConfig", "thinking_config") as? [String: Any] else {
-            return .failure(Violation(field: "generation_config.thinking_config", description: "thinking_config is not specified"))
+            return .failure(
+                Violation(field: "generation_config.thinking_config", description: "thinking_config is not specified"))
         }
         if model.hasPrefix("gemini-3") {
             let level = (field(thinking, "thinkingLevel", "thinking_level") as? String)?.lowercased()
             guard let level, ["minimal", "low", "medium", "high"].contains(level) else {
-                return .failure(Violation(field: "generation_config.thinking_config.thinking_level",
-                                          description: "Gemini 3 models take thinking_level (minimal, low, medium, high)"))
+                return .failure(
+                    Violation(
+                        field: "generation_config.thinking_config.thinking_level",
+                        description: "Gemini 3 models take thinking_level (minimal, low, medium, high)"))
             }
         } else {
             guard let budget = field(thinking, "thinkingBudget", "thinking_budget") as? Int else {
-                return .failure(Violation(field: "generation_config.thinking_config.thinking_budget",
-                                          description: "thinking_budget is not specified"))
+                return .failure(
+                    Violation(
+                        field: "generation_config.thinking_config.thinking_budget",
+                        description: "thinking_budget is not specified"))
             }
             if budget == 0 && model.contains("pro") {
-                return .failure(Violation(field: "generation_config.thinking_config.thinking_budget",
-                                          description: "Budget 0 is invalid. This model only works in thinking mode."))
+                return .failure(
+                    Violation(
+                        field: "generation_config.thinking_config.thinking_budget",
+                        description: "Budget 0 is invalid. This model only works in thinking mode."))
             }
         }
         return .success([UInt8](image))
@@ -292,16 +337,23 @@ package final class GeminiEmulator: ModelEmulator {
 
     /// The `Schema` subset: UPPER-case types, no `title` or `$schema`, `nullable` instead of a "null" type.
     private static func schemaProblem(_ schema: [String: Any], at path: String) -> Violation? {
-        let known: Set<String> = ["type", "format", "description", "nullable", "enum", "maxItems", "minItems", "properties",
-                                  "required", "propertyOrdering", "items", "minimum", "maximum", "anyOf"]
+        let known: Set<String> = [
+            "type", "format", "description", "nullable", "enum", "maxItems", "minItems", "properties",
+            "required", "propertyOrdering", "items", "minimum", "maximum", "anyOf",
+        ]
         for key in schema.keys where !known.contains(key) {
-            return Violation(field: path, description: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
+            return Violation(
+                field: path,
+                description: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
         }
         let types: Set<String> = ["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"]
         if let type = schema["type"] {
             guard let type = type as? String, types.contains(type) else {
-                return Violation(field: "\(path).type",
-                    description: "Invalid value at '\(path).type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), \"\(schema["type"] ?? "")\"")
+                return Violation(
+                    field: "\(path).type",
+                    description:
+                        "Invalid value at '\(path).type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), \"\(schema["type"] ?? "")\""
+                )
             }
         }
         if let properties = schema["properties"] as? [String: Any] {
@@ -325,11 +377,14 @@ package final class GeminiEmulator: ModelEmulator {
             let newline = if case .books = answer { "\n" } else { "" }
             return success(parts: [["text": answer.text + newline]], finishReason: "STOP", model: model)
         case .trailingProse(let books):
-            return success(parts: [["text": answerJSON(books, []) + "\n\nI hope this helps catalogue your shelf!"]],
-                           finishReason: "STOP", model: model)
+            return success(
+                parts: [["text": answerJSON(books, []) + "\n\nI hope this helps catalogue your shelf!"]],
+                finishReason: "STOP", model: model)
         case .thoughtThenBooks(let books):
-            let thought: [String: Any] = ["text": "**Reading the spines**\nI start at the left edge and read each spine.",
-                                          "thought": true]
+            let thought: [String: Any] = [
+                "text": "**Reading the spines**\nI start at the left edge and read each spine.",
+                "thought": true,
+            ]
             return success(parts: [thought, ["text": answerJSON(books, [])]], finishReason: "STOP", model: model)
         case .text(let text, let finishReason):
             return success(parts: [["text": text]], finishReason: finishReason, model: model)
@@ -337,15 +392,20 @@ package final class GeminiEmulator: ModelEmulator {
             return success(parts: nil, finishReason: "MAX_TOKENS", model: model)
         case .maxTokensCut(let books):
             let full = answerJSON(books, [])
-            return success(parts: [["text": String(full.prefix(max(1, full.count * 3 / 5)))]], finishReason: "MAX_TOKENS",
-                           model: model)
+            return success(
+                parts: [["text": String(full.prefix(max(1, full.count * 3 / 5)))]], finishReason: "MAX_TOKENS",
+                model: model)
         case .finishedWithoutParts(let reason):
             return success(parts: nil, finishReason: reason, model: model)
         case .blockedPrompt(let reason):
             let body: [String: Any] = [
-                "promptFeedback": ["blockReason": reason, "safetyRatings": [
-                    ["category": "HARM_CATEGORY_SEXUALLY_EXPLICIT", "probability": "NEGLIGIBLE"],
-                    ["category": "HARM_CATEGORY_HARASSMENT", "probability": "MEDIUM"]]],
+                "promptFeedback": [
+                    "blockReason": reason,
+                    "safetyRatings": [
+                        ["category": "HARM_CATEGORY_SEXUALLY_EXPLICIT", "probability": "NEGLIGIBLE"],
+                        ["category": "HARM_CATEGORY_HARASSMENT", "probability": "MEDIUM"],
+                    ],
+                ],
                 "usageMetadata": ["promptTokenCount": 1290, "totalTokenCount": 1290],
                 "modelVersion": model, "responseId": responseID(),
             ]
@@ -353,11 +413,15 @@ package final class GeminiEmulator: ModelEmulator {
         case .overloaded:
             return errorResponse(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")
         case .internalError:
-            return errorResponse(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting")
+            return errorResponse(
+                500, "INTERNAL",
+                "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting"
+            )
         case .deadlineExceeded:
             return errorResponse(504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.")
         case .rateLimited(let retryDelay):
-            var message = "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: \(model)"
+            var message =
+                "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: \(model)"
             var details = [quotaFailure("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", model: model), help]
             if let retryDelay {
                 message += "\nPlease retry in \(retryDelay)."
@@ -365,10 +429,14 @@ package final class GeminiEmulator: ModelEmulator {
             }
             return errorResponse(429, "RESOURCE_EXHAUSTED", message, details: details)
         case .dailyQuotaExhausted:
-            let message = "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 250, model: \(model)\nPlease retry in 43.5s."
-            return errorResponse(429, "RESOURCE_EXHAUSTED", message, details: [
-                quotaFailure("GenerateRequestsPerDayPerProjectPerModel-FreeTier", model: model), help,
-                ["@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "43s"]])
+            let message =
+                "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 250, model: \(model)\nPlease retry in 43.5s."
+            return errorResponse(
+                429, "RESOURCE_EXHAUSTED", message,
+                details: [
+                    quotaFailure("GenerateRequestsPerDayPerProjectPerModel-FreeTier", model: model), help,
+                    ["@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "43s"],
+                ])
         case .error(let status, let rpcStatus, let message):
             return errorResponse(status, rpcStatus, message)
         case .raw(let status, let headers, let body):
@@ -386,13 +454,16 @@ package final class GeminiEmulator: ModelEmulator {
         if let parts { content["parts"] = parts }
         let candidate: [String: Any] = ["content": content, "finishReason": finishReason, "index": 0]
         let text = parts?.compactMap { $0["text"] as? String }.joined() ?? ""
-        let candidatesTokens = text.utf8.count / 4, thoughts = finishReason == "MAX_TOKENS" && parts == nil ? 16_384 : 611
+        let candidatesTokens = text.utf8.count / 4,
+            thoughts = finishReason == "MAX_TOKENS" && parts == nil ? 16_384 : 611
         let body: [String: Any] = [
             "candidates": [candidate],
             "usageMetadata": [
                 "promptTokenCount": 1290, "candidatesTokenCount": candidatesTokens, "thoughtsTokenCount": thoughts,
                 "totalTokenCount": 1290 + candidatesTokens + thoughts,
-                "promptTokensDetails": [["modality": "TEXT", "tokenCount": 258], ["modality": "IMAGE", "tokenCount": 1032]],
+                "promptTokensDetails": [
+                    ["modality": "TEXT", "tokenCount": 258], ["modality": "IMAGE", "tokenCount": 1032],
+                ],
             ],
             "modelVersion": model,
             "responseId": responseID(),
@@ -400,38 +471,69 @@ package final class GeminiEmulator: ModelEmulator {
         return .json(json(body))
     }
 
-    static func errorResponse(_ status: Int, _ rpcStatus: String, _ message: String,
-                                      details: [[String: Any]]? = nil) -> HTTPServer.Response {
+    static func errorResponse(
+        _ status: Int, _ rpcStatus: String, _ message: String,
+        details: [[String: Any]]? = nil
+    ) -> HTTPServer.Response {
         var error: [String: Any] = ["code": status, "message": message, "status": rpcStatus]
         if let details { error["details"] = details }
         return .json(json(["error": error]), status: status)
     }
 
     static func invalidKey() -> HTTPServer.Response {
-        errorResponse(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", details: [
-            ["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com",
-             "metadata": ["service": "generativelanguage.googleapis.com"]],
-            ["@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US",
-             "message": "API key not valid. Please pass a valid API key."],
-        ])
+        errorResponse(
+            400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.",
+            details: [
+                [
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
+                    "domain": "googleapis.com",
+                    "metadata": ["service": "generativelanguage.googleapis.com"],
+                ],
+                [
+                    "@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US",
+                    "message": "API key not valid. Please pass a valid API key.",
+                ],
+            ])
     }
 
     static func badRequest(_ violation: Violation) -> HTTPServer.Response {
-        let message = violation.field.isEmpty ? violation.description : "Invalid value at '\(violation.field)': \(violation.description)"
-        return errorResponse(400, "INVALID_ARGUMENT", message, details: [
-            ["@type": "type.googleapis.com/google.rpc.BadRequest",
-             "fieldViolations": [["field": violation.field, "description": violation.description]]],
-        ])
+        let message =
+            violation.field.isEmpty
+            ? violation.description : "Invalid value at '\(violation.field)': \(violation.description)"
+        return errorResponse(
+            400, "INVALID_ARGUMENT", message,
+            details: [
+                [
+                    "@type": "type.googleapis.com/google.rpc.BadRequest",
+                    "fieldViolations": [["field": violation.field, "description": violation.description]],
+                ]
+            ])
     }
 
     private static func quotaFailure(_ quotaId: String, model: String) -> [String: Any] {
-        ["@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
-            ["quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": quotaId,
-             "quotaDimensions": ["location": "global", "model": model]]]]
+        [
+            "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+            "violations": [
+                [
+                    "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                    "quotaId": quotaId,
+                    "quotaDimensions": ["location": "global", "model": model],
+                ]
+            ],
+        ]
     }
 
-    private static var help: [String: Any] { ["@type": "type.googleapis.com/google.rpc.Help", "links": [
-        ["description": "Learn more about Gemini API quotas", "url": "https://ai.google.dev/gemini-api/docs/rate-limits"]]] }
+    private static var help: [String: Any] {
+        [
+            "@type": "type.googleapis.com/google.rpc.Help",
+            "links": [
+                [
+                    "description": "Learn more about Gemini API quotas",
+                    "url": "https://ai.google.dev/gemini-api/docs/rate-limits",
+                ]
+            ],
+        ]
+    }
 
     private static func responseID() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -442,8 +544,10 @@ package final class GeminiEmulator: ModelEmulator {
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
-package func withGeminiEmulator<T>(_ script: GeminiEmulator.Script = .init(),
-                                   _ body: (GeminiEmulator) async throws -> T) async throws -> T {
+package func withGeminiEmulator<T>(
+    _ script: GeminiEmulator.Script = .init(),
+    _ body: (GeminiEmulator) async throws -> T
+) async throws -> T {
     let emulator = try GeminiEmulator.start(script: script)
     defer { emulator.stop() }
     return try await body(emulator)

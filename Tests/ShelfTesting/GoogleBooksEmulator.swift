@@ -17,8 +17,10 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
         package var isbn13: String?
         package var isbn10: String?
 
-        package init(id: String, title: String, subtitle: String? = nil, authors: [String], publishedDate: String? = nil,
-                     isbn13: String? = nil, isbn10: String? = nil) {
+        package init(
+            id: String, title: String, subtitle: String? = nil, authors: [String], publishedDate: String? = nil,
+            isbn13: String? = nil, isbn10: String? = nil
+        ) {
             self.id = id; self.title = title; self.subtitle = subtitle; self.authors = authors
             self.publishedDate = publishedDate; self.isbn13 = isbn13; self.isbn10 = isbn10
         }
@@ -48,8 +50,10 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
         package var replies: [Reply]
         package var then: Reply
 
-        package init(volumes: [Volume] = GoogleBooksEmulator.sampleVolumes, apiKey: String? = GoogleBooksEmulator.defaultKey,
-                     replies: [Reply] = [], then: Reply = .normal) {
+        package init(
+            volumes: [Volume] = GoogleBooksEmulator.sampleVolumes, apiKey: String? = GoogleBooksEmulator.defaultKey,
+            replies: [Reply] = [], then: Reply = .normal
+        ) {
             self.volumes = volumes; self.apiKey = apiKey; self.replies = replies; self.then = then
         }
     }
@@ -57,11 +61,14 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
     package static let defaultKey = "AIzaSy-books-emulator-key"
 
     package static let sampleVolumes: [Volume] = [
-        Volume(id: "B1hSG45JCX4C", title: "Dune", authors: ["Frank Herbert"], publishedDate: "1990-09-01",
-               isbn13: "9780441172719", isbn10: "0441172717"),
-        Volume(id: "pD6arNyKyi8C", title: "The Hobbit", subtitle: "Or, There and Back Again", authors: ["J.R.R. Tolkien"],
-               publishedDate: "2012-09-18", isbn13: "9780547928227", isbn10: "054792822X"),
-        Volume(id: "ABCkAQAAMAAJ", title: "Good Omens", authors: ["Terry Pratchett", "Neil Gaiman"], publishedDate: "1990"),
+        Volume(
+            id: "B1hSG45JCX4C", title: "Dune", authors: ["Frank Herbert"], publishedDate: "1990-09-01",
+            isbn13: "9780441172719", isbn10: "0441172717"),
+        Volume(
+            id: "pD6arNyKyi8C", title: "The Hobbit", subtitle: "Or, There and Back Again", authors: ["J.R.R. Tolkien"],
+            publishedDate: "2012-09-18", isbn13: "9780547928227", isbn10: "054792822X"),
+        Volume(
+            id: "ABCkAQAAMAAJ", title: "Good Omens", authors: ["Terry Pratchett", "Neil Gaiman"], publishedDate: "1990"),
     ]
 
     package typealias State = RepliesInOrder<Script>
@@ -76,14 +83,17 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
 
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String) -> HTTPServer.Response {
+    private static func handle(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String)
+        -> HTTPServer.Response
+    {
         guard request.method == "GET", request.path == "/books/v1/volumes" else {
             return error(404, "NOT_FOUND", "Not Found", reason: "notFound")
         }
         let query = request.query
         if let key = query["key"], key != script.apiKey {
-            return error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", reason: "badRequest",
-                         details: [errorInfo("API_KEY_INVALID", metadata: ["service": "books.googleapis.com"])])
+            return error(
+                400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", reason: "badRequest",
+                details: [errorInfo("API_KEY_INVALID", metadata: ["service": "books.googleapis.com"])])
         }
         switch reply {
         case .normal: break
@@ -94,12 +104,18 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
         case .dailyQuotaExceeded:
             return quota("Queries per day", limit: "defaultPerDayPerProject")
         case .dailyLimitExceeded403:
-            return error(403, "PERMISSION_DENIED", "Daily Limit Exceeded", reason: "dailyLimitExceeded", domain: "usageLimits")
+            return error(
+                403, "PERMISSION_DENIED", "Daily Limit Exceeded", reason: "dailyLimitExceeded", domain: "usageLimits")
         case .accessNotConfigured:
-            return error(403, "PERMISSION_DENIED",
+            return error(
+                403, "PERMISSION_DENIED",
                 "Books API has not been used in project 424242424242 before or it is disabled. Enable it by visiting https://console.developers.google.com/apis/api/books.googleapis.com/overview?project=424242424242 then retry.",
                 reason: "accessNotConfigured", domain: "usageLimits",
-                details: [errorInfo("SERVICE_DISABLED", metadata: ["service": "books.googleapis.com", "consumer": "projects/424242424242"])])
+                details: [
+                    errorInfo(
+                        "SERVICE_DISABLED",
+                        metadata: ["service": "books.googleapis.com", "consumer": "projects/424242424242"])
+                ])
         case .serverError(let status):
             return error(status, status == 503 ? "UNAVAILABLE" : "INTERNAL", "Backend Error", reason: "backendError")
         }
@@ -109,8 +125,9 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
         }
         let maxResults = Int(query["maxResults"] ?? "") ?? 10
         guard (0...40).contains(maxResults) else {
-            return error(400, "INVALID_ARGUMENT", "Invalid value at 'max_results' (TYPE_UINT32), \"\(maxResults)\"",
-                         reason: "invalid")
+            return error(
+                400, "INVALID_ARGUMENT", "Invalid value at 'max_results' (TYPE_UINT32), \"\(maxResults)\"",
+                reason: "invalid")
         }
         let matches = script.volumes.filter { Self.matches($0, q) }
         var answer: [String: Any] = ["kind": "books#volumes", "totalItems": matches.count]
@@ -127,7 +144,8 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
             let term = String(term)
             if term.hasPrefix("isbn:") {
                 let wanted = ISBN(String(term.dropFirst(5)))
-                guard let wanted, [volume.isbn13, volume.isbn10].contains(where: { $0.flatMap(ISBN.init) == wanted }) else {
+                guard let wanted, [volume.isbn13, volume.isbn10].contains(where: { $0.flatMap(ISBN.init) == wanted })
+                else {
                     return false
                 }
             } else if term.hasPrefix("intitle:") {
@@ -159,37 +177,55 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
             "kind": "books#volume", "id": volume.id, "etag": "x\(volume.id.prefix(8))",
             "selfLink": "\(baseURL)/books/v1/volumes/\(volume.id)", "volumeInfo": info,
             "saleInfo": ["country": "US", "saleability": "NOT_FOR_SALE", "isEbook": false],
-            "accessInfo": ["country": "US", "viewability": "NO_PAGES", "embeddable": false, "publicDomain": false,
-                           "textToSpeechPermission": "ALLOWED", "accessViewStatus": "NONE", "quoteSharingAllowed": false],
+            "accessInfo": [
+                "country": "US", "viewability": "NO_PAGES", "embeddable": false, "publicDomain": false,
+                "textToSpeechPermission": "ALLOWED", "accessViewStatus": "NONE", "quoteSharingAllowed": false,
+            ],
         ]
     }
 
     /// The 429 Google sends when a quota is spent.
     private static func quota(_ limitName: String, limit: String) -> HTTPServer.Response {
-        error(429, "RESOURCE_EXHAUSTED",
-              "Quota exceeded for quota metric 'Queries' and limit '\(limitName)' of service 'books.googleapis.com' for consumer 'project_number:424242424242'.",
-              reason: "rateLimitExceeded",
-              details: [errorInfo("RATE_LIMIT_EXCEEDED", metadata: [
-                  "service": "books.googleapis.com", "consumer": "projects/424242424242",
-                  "quota_metric": "books.googleapis.com/default", "quota_limit": limit, "quota_limit_value": "1000"])])
+        error(
+            429, "RESOURCE_EXHAUSTED",
+            "Quota exceeded for quota metric 'Queries' and limit '\(limitName)' of service 'books.googleapis.com' for consumer 'project_number:424242424242'.",
+            reason: "rateLimitExceeded",
+            details: [
+                errorInfo(
+                    "RATE_LIMIT_EXCEEDED",
+                    metadata: [
+                        "service": "books.googleapis.com", "consumer": "projects/424242424242",
+                        "quota_metric": "books.googleapis.com/default", "quota_limit": limit,
+                        "quota_limit_value": "1000",
+                    ])
+            ])
     }
 
     private static func errorInfo(_ reason: String, metadata: [String: String]) -> [String: Any] {
-        ["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "googleapis.com", "metadata": metadata]
+        [
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "googleapis.com",
+            "metadata": metadata,
+        ]
     }
 
-    private static func error(_ status: Int, _ rpcStatus: String, _ message: String, reason: String, domain: String = "global",
-                              details: [[String: Any]]? = nil) -> HTTPServer.Response {
-        var body: [String: Any] = ["code": status, "message": message, "status": rpcStatus,
-                                   "errors": [["message": message, "domain": domain, "reason": reason]]]
+    private static func error(
+        _ status: Int, _ rpcStatus: String, _ message: String, reason: String, domain: String = "global",
+        details: [[String: Any]]? = nil
+    ) -> HTTPServer.Response {
+        var body: [String: Any] = [
+            "code": status, "message": message, "status": rpcStatus,
+            "errors": [["message": message, "domain": domain, "reason": reason]],
+        ]
         if let details { body["details"] = details }
         return .json(object: ["error": body], status: status)
     }
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
-package func withGoogleBooksEmulator<T>(_ script: GoogleBooksEmulator.Script = .init(),
-                                        _ body: (GoogleBooksEmulator) async throws -> T) async throws -> T {
+package func withGoogleBooksEmulator<T>(
+    _ script: GoogleBooksEmulator.Script = .init(),
+    _ body: (GoogleBooksEmulator) async throws -> T
+) async throws -> T {
     let emulator = try GoogleBooksEmulator.start(script: script)
     defer { emulator.stop() }
     return try await body(emulator)

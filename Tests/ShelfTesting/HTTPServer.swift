@@ -44,20 +44,27 @@ package final class HTTPServer: Sendable {
         /// Close the connection after this response.
         package var close: Bool
 
-        package init(status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
-                     delay: Duration = .zero, close: Bool = false) {
+        package init(
+            status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+            delay: Duration = .zero, close: Bool = false
+        ) {
             self.status = status; self.headers = headers; self.body = body; self.delay = delay; self.close = close
         }
 
-        package init(status: Int = 200, headers: [(name: String, value: String)] = [], text: String,
-                     delay: Duration = .zero, close: Bool = false) {
+        package init(
+            status: Int = 200, headers: [(name: String, value: String)] = [], text: String,
+            delay: Duration = .zero, close: Bool = false
+        ) {
             self.init(status: status, headers: headers, body: Array(text.utf8), delay: delay, close: close)
         }
 
-        package static func json(_ text: String, status: Int = 200, headers: [(name: String, value: String)] = [],
-                                 delay: Duration = .zero) -> Response {
-            Response(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")] + headers,
-                     text: text, delay: delay)
+        package static func json(
+            _ text: String, status: Int = 200, headers: [(name: String, value: String)] = [],
+            delay: Duration = .zero
+        ) -> Response {
+            Response(
+                status: status, headers: [("Content-Type", "application/json; charset=UTF-8")] + headers,
+                text: text, delay: delay)
         }
     }
 
@@ -103,7 +110,9 @@ package final class HTTPServer: Sendable {
         }
         guard bound else { let e = errno; close(fd); throw ServerError("bind/listen", e) }
         let port = Int(UInt16(bigEndian: address.sin_port))
-        state.withLock { $0.listener = fd; $0.port = port }
+        state.withLock {
+            $0.listener = fd; $0.port = port
+        }
         let thread = Thread { [self] in acceptLoop(fd) }
         thread.name = "HTTPServer.accept"
         thread.start()
@@ -157,7 +166,7 @@ package final class HTTPServer: Sendable {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
                 if errno == EINTR { continue }
-                return                                         // shut down
+                return // shut down
             }
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -235,8 +244,9 @@ private struct Connection {
         while buffer.count < length { guard fill() else { return nil } }
         let body = Array(buffer.prefix(length))
         buffer.removeFirst(length)
-        return RecordedRequest(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers,
-                               body: body, connection: number)
+        return RecordedRequest(
+            method: String(requestLine[0]), target: String(requestLine[1]), headers: headers,
+            body: body, connection: number)
     }
 
     private mutating func fill() -> Bool {
@@ -259,8 +269,8 @@ private struct Connection {
             let ready = poll(&poller, 1, Int32(min(left.curlLikeMilliseconds, 1000)))
             if ready > 0 {
                 var byte: UInt8 = 0
-                if recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0 { return false }   // EOF or error: gone
-                usleep(1000)                                  // pipelined data: keep waiting
+                if recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0 { return false } // EOF or error: gone
+                usleep(1000) // pipelined data: keep waiting
             }
         }
     }

@@ -44,8 +44,10 @@ package final class HardcoverEmulator: Sendable {
         /// Answers to the first requests, in order, before any other handling; then `.normal`.
         package var replies: [Reply] = []
 
-        package init(token: String = "hc-token", userID: Int = 7, username: String = "reader", editions: [Edition] = [],
-                     perMinute: Int = 60, replies: [Reply] = []) {
+        package init(
+            token: String = "hc-token", userID: Int = 7, username: String = "reader", editions: [Edition] = [],
+            perMinute: Int = 60, replies: [Reply] = []
+        ) {
             self.token = token; self.userID = userID; self.username = username; self.editions = editions
             self.perMinute = perMinute; self.replies = replies
         }
@@ -81,7 +83,9 @@ package final class HardcoverEmulator: Sendable {
         package var id: Int
         package var bookID: Int
         package var editionID: Int?
-        package init(id: Int, bookID: Int, editionID: Int?) { self.id = id; self.bookID = bookID; self.editionID = editionID }
+        package init(id: Int, bookID: Int, editionID: Int?) {
+            self.id = id; self.bookID = bookID; self.editionID = editionID
+        }
     }
 
     private let shared: Shared
@@ -95,8 +99,10 @@ package final class HardcoverEmulator: Sendable {
 
     /// Starts on 127.0.0.1 with a free port. `now` dates the requests for the rate limit: a test on a manual clock
     /// passes its clock's wall date, so a minute's window passes when the clock is moved.
-    package static func start(script: Script = .init(),
-                              now: @escaping @Sendable () -> Date = { Date() }) throws -> HardcoverEmulator {
+    package static func start(
+        script: Script = .init(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws -> HardcoverEmulator {
         let emulator = HardcoverEmulator(script: script, now: now)
         try emulator.server.start()
         return emulator
@@ -116,7 +122,9 @@ package final class HardcoverEmulator: Sendable {
     /// The person's library, in the order the books were added.
     package var userBooks: [UserBook] { read { $0.userBooks } }
     /// The books on the person's lists of that name, in the order they were added ("Owned" for owned editions).
-    package func listBooks(named name: String) -> [ListBook] { read { $0.lists.filter { $0.name == name }.flatMap(\.books) } }
+    package func listBooks(named name: String) -> [ListBook] {
+        read { $0.lists.filter { $0.name == name }.flatMap(\.books) }
+    }
     /// The person's lists in the order they were made; "Owned" first.
     package var listNames: [String] { read { $0.lists.map(\.name) } }
     /// `insert_user_book` calls for a book already in the library (Hardcover refuses them with an `error`).
@@ -161,7 +169,9 @@ package final class HardcoverEmulator: Sendable {
     fileprivate final class Shared: Sendable {
         let state: Mutex<State>
         let now: @Sendable () -> Date
-        init(script: Script, now: @escaping @Sendable () -> Date) { state = Mutex(State(script: script)); self.now = now }
+        init(script: Script, now: @escaping @Sendable () -> Date) {
+            state = Mutex(State(script: script)); self.now = now
+        }
 
         func handle(_ request: RecordedRequest) -> HTTPServer.Response {
             let call = Call(request), date = now()
@@ -172,8 +182,10 @@ package final class HardcoverEmulator: Sendable {
     /// What a request asks, read before taking the lock.
     fileprivate struct Call: Sendable {
         /// Looked for as whole words (`me` is not found in `username`), writes before reads.
-        static let fields = ["insert_user_book", "edition_owned", "insert_list_book", "insert_list", "user_books",
-                             "editions", "lists", "me"]
+        static let fields = [
+            "insert_user_book", "edition_owned", "insert_list_book", "insert_list", "user_books",
+            "editions", "lists", "me",
+        ]
         var method: String
         var path: String
         var authorization: String?
@@ -235,8 +247,9 @@ package final class HardcoverEmulator: Sendable {
                 case .normal: break
                 case .throttled(let retryAfter): return Self.throttledResponse(retryAfter)
                 case .serverError(let status):
-                    return HTTPServer.Response(status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
-                                               text: "<html><body><h1>\(status)</h1>Hardcover is having trouble.</body></html>")
+                    return HTTPServer.Response(
+                        status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
+                        text: "<html><body><h1>\(status)</h1>Hardcover is having trouble.</body></html>")
                 case .unauthorized: return Self.unauthorized
                 }
             }
@@ -260,26 +273,35 @@ package final class HardcoverEmulator: Sendable {
             case "editions":
                 guard let isbns = v["isbns"]?.array?.compactMap(\.string) else { return Self.missing("isbns") }
                 let found = script.editions.filter { isbns.contains($0.isbn13) }
-                return Self.data(["editions": found.map { e -> [String: Any] in
-                    ["id": e.id, "isbn_13": e.isbn13, "book_id": e.bookID]
-                }])
+                return Self.data([
+                    "editions": found.map { e -> [String: Any] in
+                        ["id": e.id, "isbn_13": e.isbn13, "book_id": e.bookID]
+                    }
+                ])
             case "user_books":
                 guard let user = v["user"]?.int else { return Self.missing("user") }
                 guard let books = v["books"]?.array?.compactMap(\.int) else { return Self.missing("books") }
                 let mine = user == script.userID ? userBooks.filter { books.contains($0.bookID) } : []
-                return Self.data(["user_books": mine.map { b -> [String: Any] in
-                    ["id": b.id, "book_id": b.bookID, "edition_id": Self.orNull(b.editionID)]
-                }])
+                return Self.data([
+                    "user_books": mine.map { b -> [String: Any] in
+                        ["id": b.id, "book_id": b.bookID, "edition_id": Self.orNull(b.editionID)]
+                    }
+                ])
             case "lists":
                 guard let user = v["user"]?.int else { return Self.missing("user") }
                 guard let name = v["name"]?.string else { return Self.missing("name") }
                 guard let books = v["books"]?.array?.compactMap(\.int) else { return Self.missing("books") }
                 let named = user == script.userID ? lists.filter { $0.name == name } : []
-                return Self.data(["lists": named.map { list -> [String: Any] in
-                    ["id": list.id, "list_books": list.books.filter { books.contains($0.bookID) }.map { b -> [String: Any] in
-                        ["book_id": b.bookID, "edition_id": Self.orNull(b.editionID)]
-                    }]
-                }])
+                return Self.data([
+                    "lists": named.map { list -> [String: Any] in
+                        [
+                            "id": list.id,
+                            "list_books": list.books.filter { books.contains($0.bookID) }.map { b -> [String: Any] in
+                                ["book_id": b.bookID, "edition_id": Self.orNull(b.editionID)]
+                            },
+                        ]
+                    }
+                ])
             case "insert_user_book": return insertUserBook(v["object"]?.object)
             case "edition_owned": return toggleOwned(v["id"]?.int)
             case "insert_list": return insertList(v["object"]?.object)
@@ -299,8 +321,9 @@ package final class HardcoverEmulator: Sendable {
                 return result(nil, "Book already in library")
             }
             guard script.editions.contains(where: { $0.bookID == bookID }) else { return result(nil, "Book not found") }
-            let book = UserBook(id: nextUserBook, bookID: bookID, editionID: object["edition_id"]?.int,
-                                statusID: object["status_id"]?.int ?? 1)
+            let book = UserBook(
+                id: nextUserBook, bookID: bookID, editionID: object["edition_id"]?.int,
+                statusID: object["status_id"]?.int ?? 1)
             nextUserBook += 1
             userBooks.append(book)
             return result(book.id, nil)
@@ -337,7 +360,8 @@ package final class HardcoverEmulator: Sendable {
             guard let object, let listID = object["list_id"]?.int else { return Self.missing("object.list_id") }
             guard let bookID = object["book_id"]?.int else { return Self.missing("object.book_id") }
             guard let index = lists.firstIndex(where: { $0.id == listID }) else {
-                return Self.graphQLError("Check constraint violation. insert check constraint failed", code: "permission-error")
+                return Self.graphQLError(
+                    "Check constraint violation. insert check constraint failed", code: "permission-error")
             }
             if let existing = lists[index].books.first(where: { $0.bookID == bookID }) {
                 duplicateListBooks += 1
@@ -355,7 +379,9 @@ package final class HardcoverEmulator: Sendable {
 
         /// A GraphQL error as Hasura words it: HTTP 200, `errors` and no `data`.
         static func graphQLError(_ message: String, code: String) -> HTTPServer.Response {
-            .json(object: ["errors": [["message": message, "extensions": ["path": "$", "code": code]] as [String: Any]]])
+            .json(object: [
+                "errors": [["message": message, "extensions": ["path": "$", "code": code]] as [String: Any]]
+            ])
         }
 
         static func missing(_ variable: String) -> HTTPServer.Response {
@@ -365,10 +391,14 @@ package final class HardcoverEmulator: Sendable {
         static let unauthorized = HTTPServer.Response.json(object: ["error": "Unable to verify token"], status: 401)
 
         static func throttledResponse(_ retryAfter: Int?) -> HTTPServer.Response {
-            .json(object: ["error": "Throttled"], status: 429, headers: retryAfter.map { [("Retry-After", String($0))] } ?? [])
+            .json(
+                object: ["error": "Throttled"], status: 429,
+                headers: retryAfter.map { [("Retry-After", String($0))] } ?? [])
         }
 
-        static func badRequest(_ message: String) -> HTTPServer.Response { .json(object: ["error": message], status: 400) }
+        static func badRequest(_ message: String) -> HTTPServer.Response {
+            .json(object: ["error": message], status: 400)
+        }
 
         /// The value, or JSON `null`.
         static func orNull<T>(_ value: T?) -> Any {
@@ -379,9 +409,11 @@ package final class HardcoverEmulator: Sendable {
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
-package func withHardcoverEmulator<T>(_ script: HardcoverEmulator.Script = .init(),
-                                      now: @escaping @Sendable () -> Date = { Date() },
-                                      _ body: (HardcoverEmulator) async throws -> T) async throws -> T {
+package func withHardcoverEmulator<T>(
+    _ script: HardcoverEmulator.Script = .init(),
+    now: @escaping @Sendable () -> Date = { Date() },
+    _ body: (HardcoverEmulator) async throws -> T
+) async throws -> T {
     let emulator = try HardcoverEmulator.start(script: script, now: now)
     defer { emulator.stop() }
     return try await body(emulator)

@@ -16,9 +16,9 @@ package enum JPEGFactory {
                 }
             }
         }
-        paint(columns: 0..<width, rows: 0..<height, random.color())          // the wall
+        paint(columns: 0..<width, rows: 0..<height, random.color()) // the wall
         let shelfTop = height * 9 / 10
-        paint(columns: 0..<width, rows: shelfTop..<height, random.color())   // the shelf board
+        paint(columns: 0..<width, rows: shelfTop..<height, random.color()) // the shelf board
         // Spines: stripes of random width, height and colour standing on the board.
         var x = width / 20
         while x < width - width / 20 {
@@ -34,11 +34,12 @@ package enum JPEGFactory {
     /// The EXIF TIFF structure is big-endian ("MM") with one IFD0 entry, tag 0x0112 (SHORT).
     package static func withOrientation(_ jpeg: [UInt8], _ orientation: Int) -> [UInt8] {
         precondition(jpeg.starts(with: [0xFF, 0xD8]), "JPEGFactory.withOrientation: not a JPEG")
-        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]   // "MM", 42, IFD0 at offset 8
-            + [0x00, 0x01]                                                    // one entry
-            + [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]                // orientation, SHORT, count 1
+        let tiff: [UInt8] =
+            [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08] // "MM", 42, IFD0 at offset 8
+            + [0x00, 0x01] // one entry
+            + [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01] // orientation, SHORT, count 1
             + [UInt8(truncatingIfNeeded: orientation >> 8), UInt8(truncatingIfNeeded: orientation), 0x00, 0x00]
-            + [0x00, 0x00, 0x00, 0x00]                                        // no next IFD
+            + [0x00, 0x00, 0x00, 0x00] // no next IFD
         let payload = Array("Exif".utf8) + [0x00, 0x00] + tiff
         let length = payload.count + 2
         let segment: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
@@ -60,7 +61,7 @@ package enum JPEGFactory {
         while index + 8 < jpeg.count, jpeg[index] == 0xFF {
             let marker = jpeg[index + 1]
             let length = Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3])
-            if marker == 0xC0 {          // SOF0: length (2), precision (1), height (2), width (2), components…
+            if marker == 0xC0 { // SOF0: length (2), precision (1), height (2), width (2), components…
                 jpeg[index + 5] = UInt8(height >> 8); jpeg[index + 6] = UInt8(height & 0xFF)
                 jpeg[index + 7] = UInt8(width >> 8); jpeg[index + 8] = UInt8(width & 0xFF)
                 return jpeg
@@ -84,18 +85,21 @@ package enum JPEGFactory {
     /// `topRight` (green), `bottomLeft` (blue), `bottomRight` (yellow). `width`×`height` is the displayed size;
     /// the stored one is returned (swapped for 5…8). Which stored corner each displayed corner comes from is
     /// written out per orientation from the EXIF definitions, independently of the code under test.
-    package static func quadrantPixels(width: Int, height: Int, orientation: Int = 1) -> (pixels: [UInt8], width: Int, height: Int) {
+    package static func quadrantPixels(width: Int, height: Int, orientation: Int = 1) -> (
+        pixels: [UInt8], width: Int, height: Int
+    ) {
         // Stored corner of the displayed top-left, top-right, bottom-left, bottom-right (0 TL, 1 TR, 2 BL, 3 BR).
-        let storedCorner: [Int] = switch orientation {
-        case 2: [1, 0, 3, 2]        // mirrored: left and right swapped
-        case 3: [3, 2, 1, 0]        // upside down
-        case 4: [2, 3, 0, 1]        // mirrored top to bottom
-        case 5: [0, 2, 1, 3]        // transposed
-        case 6: [2, 0, 3, 1]        // stored turned 90° anticlockwise: the display's top-left is the stored bottom-left
-        case 7: [3, 1, 2, 0]        // transversed
-        case 8: [1, 3, 0, 2]        // stored turned 90° clockwise
-        default: [0, 1, 2, 3]
-        }
+        let storedCorner: [Int] =
+            switch orientation {
+            case 2: [1, 0, 3, 2] // mirrored: left and right swapped
+            case 3: [3, 2, 1, 0] // upside down
+            case 4: [2, 3, 0, 1] // mirrored top to bottom
+            case 5: [0, 2, 1, 3] // transposed
+            case 6: [2, 0, 3, 1] // stored turned 90° anticlockwise: the display's top-left is the stored bottom-left
+            case 7: [3, 1, 2, 0] // transversed
+            case 8: [1, 3, 0, 2] // stored turned 90° clockwise
+            default: [0, 1, 2, 3]
+            }
         let swapped = orientation >= 5
         let storedWidth = swapped ? height : width, storedHeight = swapped ? width : height
         var colorOfCorner = [[UInt8]](repeating: [], count: 4)
@@ -135,11 +139,12 @@ package enum JPEGFactory {
         var x = width / 40
         while x < width - width / 40 {
             let spineWidth = max(4, width / 70 + Int(random.next() % UInt64(max(1, width / 35))))
-            spines.append((random.color(), random.color(), height / 12 + Int(random.next() % UInt64(max(1, height / 5)))))
+            spines.append(
+                (random.color(), random.color(), height / 12 + Int(random.next() % UInt64(max(1, height / 5)))))
             for column in x..<min(width, x + spineWidth) { spineAt[column] = spines.count - 1 }
             x += spineWidth + 2
         }
-        let glyph = max(2, height / 240)       // letter cell size
+        let glyph = max(2, height / 240) // letter cell size
         pixels.withUnsafeMutableBufferPointer { out in
             var noise = random
             for y in 0..<height {
@@ -170,8 +175,11 @@ package enum JPEGFactory {
     }
 
     /// A JPEG of `texturedPixels`, optionally tagged with an EXIF orientation.
-    package static func textured(width: Int, height: Int, seed: Int = 0, quality: Int = 92, orientation: Int = 1) -> [UInt8] {
-        let jpeg = compress(texturedPixels(width: width, height: height, seed: seed), width: width, height: height, quality: quality)
+    package static func textured(width: Int, height: Int, seed: Int = 0, quality: Int = 92, orientation: Int = 1)
+        -> [UInt8]
+    {
+        let jpeg = compress(
+            texturedPixels(width: width, height: height, seed: seed), width: width, height: height, quality: quality)
         return orientation == 1 ? jpeg : withOrientation(jpeg, orientation)
     }
 
@@ -201,19 +209,30 @@ package enum JPEGFactory {
 
     /// A HEIC (HEVC in HEIF) of the given RGB pixels, made in-process with libheif and x265. `orientation`
     /// (EXIF numbering) becomes irot/imir boxes, which readers must apply. Nil when no HEVC encoder is available.
-    package static func heic(rgb pixels: [UInt8], width: Int, height: Int, quality: Int = 80, orientation: Int = 1) -> [UInt8]? {
-        guard canEncodeHEIC, let heif = shelf_heif()?.pointee, let context = heif.heif_context_alloc() else { return nil }
+    package static func heic(rgb pixels: [UInt8], width: Int, height: Int, quality: Int = 80, orientation: Int = 1)
+        -> [UInt8]?
+    {
+        guard canEncodeHEIC, let heif = shelf_heif()?.pointee, let context = heif.heif_context_alloc() else {
+            return nil
+        }
         defer { heif.heif_context_free(context) }
         var encoder: OpaquePointer?
         guard heif.heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder).code == heif_error_Ok,
-              let encoder else { return nil }
+            let encoder
+        else { return nil }
         defer { heif.heif_encoder_release(encoder) }
         _ = heif.heif_encoder_set_lossy_quality(encoder, Int32(quality))
         var image: OpaquePointer?
-        guard heif.heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image).code
-                == heif_error_Ok, let image else { return nil }
+        guard
+            heif.heif_image_create(
+                Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image
+            ).code
+                == heif_error_Ok, let image
+        else { return nil }
         defer { heif.heif_image_release(image) }
-        guard heif.heif_image_add_plane(image, heif_channel_interleaved, Int32(width), Int32(height), 8).code == heif_error_Ok
+        guard
+            heif.heif_image_add_plane(image, heif_channel_interleaved, Int32(width), Int32(height), 8).code
+                == heif_error_Ok
         else { return nil }
         var stride: Int32 = 0
         guard let plane = heif.heif_image_get_plane(image, heif_channel_interleaved, &stride) else { return nil }
@@ -225,31 +244,42 @@ package enum JPEGFactory {
         let options = heif.heif_encoding_options_alloc()
         defer { heif.heif_encoding_options_free(options) }
         options?.pointee.image_orientation = heif_orientation(rawValue: UInt32(orientation))
-        guard heif.heif_context_encode_image(context, image, encoder, options, nil).code == heif_error_Ok else { return nil }
+        guard heif.heif_context_encode_image(context, image, encoder, options, nil).code == heif_error_Ok else {
+            return nil
+        }
         final class Sink { var bytes: [UInt8] = [] }
         let sink = Sink()
-        var writer = heif_writer(writer_api_version: 1, write: { _, data, size, userdata in
-            let sink = Unmanaged<Sink>.fromOpaque(userdata!).takeUnretainedValue()
-            sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
-            let success = UnsafeRawPointer(StaticString("Success").utf8Start).assumingMemoryBound(to: CChar.self)
-            return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: success)
-        })
+        var writer = heif_writer(
+            writer_api_version: 1,
+            write: { _, data, size, userdata in
+                let sink = Unmanaged<Sink>.fromOpaque(userdata!).takeUnretainedValue()
+                sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+                let success = UnsafeRawPointer(StaticString("Success").utf8Start).assumingMemoryBound(to: CChar.self)
+                return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: success)
+            })
         let status = withExtendedLifetime(sink) {
             heif.heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque())
         }
         return status.code == heif_error_Ok ? sink.bytes : nil
     }
 
-    private static func compress(_ pixels: [UInt8], width: Int, height: Int, quality: Int,
-                                 pixelFormat: Int32 = Int32(TJPF_RGB.rawValue)) -> [UInt8] {
-        guard let handle = tjInitCompress() else { preconditionFailure("tjInitCompress: \(String(cString: tjGetErrorStr2(nil)))") }
+    private static func compress(
+        _ pixels: [UInt8], width: Int, height: Int, quality: Int,
+        pixelFormat: Int32 = Int32(TJPF_RGB.rawValue)
+    ) -> [UInt8] {
+        guard let handle = tjInitCompress() else {
+            preconditionFailure("tjInitCompress: \(String(cString: tjGetErrorStr2(nil)))")
+        }
         defer { tjDestroy(handle) }
         var buffer: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
-        let status = tjCompress2(handle, pixels, Int32(width), 0, Int32(height), pixelFormat,
-                                 &buffer, &size, Int32(TJSAMP_420.rawValue), Int32(quality), 0)
+        let status = tjCompress2(
+            handle, pixels, Int32(width), 0, Int32(height), pixelFormat,
+            &buffer, &size, Int32(TJSAMP_420.rawValue), Int32(quality), 0)
         defer { tjFree(buffer) }
-        guard status == 0, let buffer else { preconditionFailure("tjCompress2: \(String(cString: tjGetErrorStr2(handle)))") }
+        guard status == 0, let buffer else {
+            preconditionFailure("tjCompress2: \(String(cString: tjGetErrorStr2(handle)))")
+        }
         return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
     }
 }
@@ -268,6 +298,9 @@ package struct SeededGenerator: RandomNumberGenerator {
     }
     mutating func color() -> [UInt8] {
         let bits = next()
-        return [UInt8(truncatingIfNeeded: bits), UInt8(truncatingIfNeeded: bits >> 8), UInt8(truncatingIfNeeded: bits >> 16)]
+        return [
+            UInt8(truncatingIfNeeded: bits), UInt8(truncatingIfNeeded: bits >> 8),
+            UInt8(truncatingIfNeeded: bits >> 16),
+        ]
     }
 }

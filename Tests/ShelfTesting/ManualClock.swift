@@ -44,7 +44,9 @@ package final class ManualClock: Clock, Sendable {
     package var minimumResolution: Duration { .nanoseconds(1) }
 
     package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id = state.withLock { state -> UInt64 in state.nextID += 1; return state.nextID }
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1; return state.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Void, any Error>? = state.withLock { state in
@@ -93,8 +95,10 @@ package final class ManualClock: Clock, Sendable {
     /// tests beside this one) moves it a second at a time, each second of real time. Returns the simulated time it
     /// took; throws when `done` was not reached within `limit`.
     @discardableResult
-    package func run(until what: String, limit: Duration, step: Duration = .seconds(60), quiet: Duration = .milliseconds(15),
-                     _ done: @Sendable () async throws -> Bool) async throws -> Duration {
+    package func run(
+        until what: String, limit: Duration, step: Duration = .seconds(60), quiet: Duration = .milliseconds(15),
+        _ done: @Sendable () async throws -> Bool
+    ) async throws -> Duration {
         let began = now
         var lastMove = ContinuousClock.now
         while try await !done() {
@@ -103,7 +107,8 @@ package final class ManualClock: Clock, Sendable {
             }
             let before = (changes: state.withLock { $0.changes }, cpu: Self.processorTime(), wait: Self.processorWait())
             try await Task.sleep(for: quiet)
-            let busy = state.withLock { $0.changes } != before.changes || Self.processorTime() - before.cpu > quiet / 4
+            let busy =
+                state.withLock { $0.changes } != before.changes || Self.processorTime() - before.cpu > quiet / 4
                 || Self.processorWait() - before.wait > quiet / 4
             if busy && ContinuousClock.now - lastMove < .seconds(1) { continue }
             let gap = nextDeadline.map { $0 - now.offset } ?? step
@@ -117,7 +122,8 @@ package final class ManualClock: Clock, Sendable {
     private static func processorTime() -> Duration {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let micros = (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
+        let micros =
+            (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
             + Int64(usage.ru_utime.tv_usec) + Int64(usage.ru_stime.tv_usec)
         return .microseconds(micros)
     }

@@ -26,8 +26,10 @@ package final class OpenAIEmulator: ScriptedEmulator {
         /// `[x1, y1, x2, y2]`, fractions 0–1, x first.
         package var box: [Double]?
 
-        package init(title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
-                     box: [Double]? = nil) {
+        package init(
+            title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
+            box: [Double]? = nil
+        ) {
             self.title = title; self.author = author; self.isbn = isbn; self.confidence = confidence; self.box = box
         }
     }
@@ -84,8 +86,10 @@ package final class OpenAIEmulator: ScriptedEmulator {
         /// When set, `GET /v1/models` is answered with it instead of the list.
         package var modelsReply: Reply?
 
-        package init(flavour: Flavour = .ollama, apiKey: String? = nil, models: [String] = [OpenAIEmulator.defaultModel],
-                     latency: Duration = .zero, rules: [Rule] = [], reply: Reply = .books([]), modelsReply: Reply? = nil) {
+        package init(
+            flavour: Flavour = .ollama, apiKey: String? = nil, models: [String] = [OpenAIEmulator.defaultModel],
+            latency: Duration = .zero, rules: [Rule] = [], reply: Reply = .books([]), modelsReply: Reply? = nil
+        ) {
             self.flavour = flavour; self.apiKey = apiKey; self.models = models; self.latency = latency
             self.rules = rules; self.reply = reply; self.modelsReply = modelsReply
         }
@@ -143,13 +147,15 @@ package final class OpenAIEmulator: ScriptedEmulator {
 
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+    private static func handle(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response
+    {
         let script = shared.script
         let flavour = script.flavour
         let authorization = request.header("authorization")
         let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        var entry = LoggedRequest(method: request.method, path: request.path, model: nil, bearer: bearer,
-                                  headers: request.headers, body: request.body, imageURLForm: nil, photoSHA256: nil, status: 0)
+        var entry = LoggedRequest(
+            method: request.method, path: request.path, model: nil, bearer: bearer,
+            headers: request.headers, body: request.body, imageURLForm: nil, photoSHA256: nil, status: 0)
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             shared.log(entry)
@@ -159,11 +165,14 @@ package final class OpenAIEmulator: ScriptedEmulator {
         let isChat = request.method == "POST" && request.path == "/v1/chat/completions"
         let isModels = request.method == "GET" && request.path == "/v1/models"
         guard isChat || isModels else {
-            return answer(flavour == .ollama ? HTTPServer.Response(status: 404, text: "404 page not found")
-                                             : errorResponse(flavour, 404, "File Not Found"))
+            return answer(
+                flavour == .ollama
+                    ? HTTPServer.Response(status: 404, text: "404 page not found")
+                    : errorResponse(flavour, 404, "File Not Found"))
         }
         if let key = script.apiKey, flavour != .ollama, bearer != key {
-            return answer(flavour == .vllm ? flatError(401, "Unauthorized") : errorResponse(flavour, 401, "Invalid API Key"))
+            return answer(
+                flavour == .vllm ? flatError(401, "Unauthorized") : errorResponse(flavour, 401, "Invalid API Key"))
         }
         if isModels {
             if let reply = script.modelsReply { return answer(render(reply, flavour: flavour, model: "")) }
@@ -184,8 +193,9 @@ package final class OpenAIEmulator: ScriptedEmulator {
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.update { s in
-            s.progress.reply(rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
-                             image: chat.image, sha256: sha256)
+            s.progress.reply(
+                rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
+                image: chat.image, sha256: sha256)
         }
         var response = render(reply, flavour: flavour, model: chat.model)
         response.delay = latency
@@ -228,18 +238,21 @@ package final class OpenAIEmulator: ScriptedEmulator {
             return .failure(Violation(message: "image_url must be an object with a url"))
         }
         if url.hasPrefix("http://") || url.hasPrefix("https://") {
-            return .failure(Violation(message: "image URLs are not currently supported, please use base64 encoded data instead"))
+            return .failure(
+                Violation(message: "image URLs are not currently supported, please use base64 encoded data instead"))
         }
         let prefixes = ["jpeg", "jpg", "png", "webp"].map { "data:image/\($0);base64," }
         guard let prefix = prefixes.first(where: url.hasPrefix),
-              let image = Data(base64Encoded: String(url.dropFirst(prefix.count))), !image.isEmpty else {
+            let image = Data(base64Encoded: String(url.dropFirst(prefix.count))), !image.isEmpty
+        else {
             return .failure(Violation(message: "invalid image input"))
         }
         guard let format = root["response_format"] as? [String: Any], format["type"] as? String == "json_schema" else {
             return .failure(Violation(message: "emulator: response_format must be {\"type\": \"json_schema\", …}"))
         }
         guard let wrapper = format["json_schema"] as? [String: Any], let schema = wrapper["schema"] as? [String: Any],
-              !schema.isEmpty else {
+            !schema.isEmpty
+        else {
             // llama-server silently ignores the README's flat {"type":"json_schema","schema":…}; refuse it here.
             return .failure(Violation(message: "emulator: response_format.json_schema.schema is missing"))
         }
@@ -249,7 +262,8 @@ package final class OpenAIEmulator: ScriptedEmulator {
         if let problem = schemaProblem(schema, at: "response_format.json_schema.schema") { return .failure(problem) }
         let maxTokens = (root["max_tokens"] ?? root["max_completion_tokens"]) as? Int
         guard let maxTokens, maxTokens > 0 else {
-            return .failure(Violation(message: "emulator: max_tokens must be set: server defaults are too small for a shelf"))
+            return .failure(
+                Violation(message: "emulator: max_tokens must be set: server defaults are too small for a shelf"))
         }
         return .success(Chat(model: model, image: [UInt8](image), form: form))
     }
@@ -276,19 +290,24 @@ package final class OpenAIEmulator: ScriptedEmulator {
         case .books(let books, let suggestions):
             return completion(answerJSON(books, suggestions), finishReason: "stop", flavour: flavour, model: model)
         case .fenced(let books):
-            return completion("```json\n" + answerJSON(books, []) + "\n```", finishReason: "stop", flavour: flavour, model: model)
+            return completion(
+                "```json\n" + answerJSON(books, []) + "\n```", finishReason: "stop", flavour: flavour, model: model)
         case .proseWrapped(let books):
-            return completion("Here are the books I can read on the shelf:\n\n" + answerJSON(books, [])
-                              + "\n\nLet me know if you need anything else!", finishReason: "stop", flavour: flavour, model: model)
+            return completion(
+                "Here are the books I can read on the shelf:\n\n" + answerJSON(books, [])
+                    + "\n\nLet me know if you need anything else!", finishReason: "stop", flavour: flavour, model: model
+            )
         case .cut(let books):
             let full = answerJSON(books, [])
-            return completion(String(full.prefix(max(1, full.count * 3 / 5))), finishReason: "length", flavour: flavour,
-                              model: model)
+            return completion(
+                String(full.prefix(max(1, full.count * 3 / 5))), finishReason: "length", flavour: flavour,
+                model: model)
         case .text(let text, let finishReason):
             return completion(text, finishReason: finishReason, flavour: flavour, model: model)
         case .garbage:
-            return completion("The image shows a wooden bookshelf with many colourful books. Some spines are hard to read.",
-                              finishReason: "stop", flavour: flavour, model: model)
+            return completion(
+                "The image shows a wooden bookshelf with many colourful books. Some spines are hard to read.",
+                finishReason: "stop", flavour: flavour, model: model)
         case .modelNotFound:
             switch flavour {
             case .ollama: return errorResponse(flavour, 404, "model '\(model)' not found, try pulling it first")
@@ -296,12 +315,19 @@ package final class OpenAIEmulator: ScriptedEmulator {
             case .vllm: return errorResponse(flavour, 404, "The model `\(model)` does not exist.", param: "model")
             }
         case .imageNotSupported:
-            return .json(json(["error": ["code": 500, "type": "server_error",
-                "message": "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"]]),
+            return .json(
+                json([
+                    "error": [
+                        "code": 500, "type": "server_error",
+                        "message":
+                            "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+                    ]
+                ]),
                 status: 500)
         case .loadingModel(let retryAfter):
-            return .json(json(["error": ["code": 503, "message": "Loading model", "type": "unavailable_error"]]), status: 503,
-                         headers: retryAfter.map { [("Retry-After", $0)] } ?? [])
+            return .json(
+                json(["error": ["code": 503, "message": "Loading model", "type": "unavailable_error"]]), status: 503,
+                headers: retryAfter.map { [("Retry-After", $0)] } ?? [])
         case .rateLimited(let retryAfter, let retryAfterMs):
             var response = errorResponse(flavour, 429, "Rate limit exceeded. Please slow down.")
             if let retryAfterMs { response.headers.append(("retry-after-ms", retryAfterMs)) }
@@ -312,8 +338,11 @@ package final class OpenAIEmulator: ScriptedEmulator {
         case .flatError(let status, let message):
             return flatError(status, message)
         case .legacyVLLMError(let status, let message):
-            return .json(json(["object": "error", "message": message, "type": vllmType(status), "param": NSNull(),
-                               "code": status]), status: status)
+            return .json(
+                json([
+                    "object": "error", "message": message, "type": vllmType(status), "param": NSNull(),
+                    "code": status,
+                ]), status: status)
         case .raw(let status, let headers, let body):
             return HTTPServer.Response(status: status, headers: headers, text: body)
         }
@@ -322,22 +351,28 @@ package final class OpenAIEmulator: ScriptedEmulator {
     /// The answer shelfd asks for, as the model would write it.
     private static func answerJSON(_ books: [Book], _ suggestions: [Suggestion]) -> String {
         let bookObjects: [[String: Any]] = books.map { book in
-            ["title": book.title, "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull(),
-             "confidence": book.confidence, "box": book.box ?? NSNull()]
+            [
+                "title": book.title, "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull(),
+                "confidence": book.confidence, "box": book.box ?? NSNull(),
+            ]
         }
         let suggestionObjects = suggestions.map { ["type": $0.type, "severity": $0.severity, "message": $0.message] }
         return json(["books": bookObjects, "suggestions": suggestionObjects])
     }
 
     /// A `chat.completion` with the flavour's extra fields.
-    private static func completion(_ content: String, finishReason: String, flavour: Flavour,
-                                   model: String) -> HTTPServer.Response {
+    private static func completion(
+        _ content: String, finishReason: String, flavour: Flavour,
+        model: String
+    ) -> HTTPServer.Response {
         let completionTokens = max(1, content.utf8.count / 4)
         var message: [String: Any] = ["role": "assistant", "content": content]
         var choice: [String: Any] = ["index": 0, "finish_reason": finishReason]
         var body: [String: Any] = [
             "object": "chat.completion", "created": Int(Date().timeIntervalSince1970), "model": model,
-            "usage": ["prompt_tokens": 1290, "completion_tokens": completionTokens, "total_tokens": 1290 + completionTokens],
+            "usage": [
+                "prompt_tokens": 1290, "completion_tokens": completionTokens, "total_tokens": 1290 + completionTokens,
+            ],
         ]
         switch flavour {
         case .ollama:
@@ -346,7 +381,9 @@ package final class OpenAIEmulator: ScriptedEmulator {
         case .llamaServer:
             body["id"] = "chatcmpl-" + randomID(32)
             body["system_fingerprint"] = "b6000-emulator"
-            body["timings"] = ["prompt_n": 1290, "prompt_ms": 2104.5, "predicted_n": completionTokens, "predicted_ms": 5310.2]
+            body["timings"] = [
+                "prompt_n": 1290, "prompt_ms": 2104.5, "predicted_n": completionTokens, "predicted_ms": 5310.2,
+            ]
         case .vllm:
             body["id"] = "chatcmpl-" + randomID(32).lowercased()
             body["prompt_logprobs"] = NSNull()
@@ -363,18 +400,26 @@ package final class OpenAIEmulator: ScriptedEmulator {
         let data: [[String: Any]] = models.map { id in
             switch flavour {
             case .ollama: ["id": id, "object": "model", "created": created, "owned_by": "library"]
-            case .llamaServer: ["id": id, "object": "model", "created": created, "owned_by": "llamacpp",
-                                "meta": ["n_ctx_train": 128_000, "n_params": 4_300_000_000]]
-            case .vllm: ["id": id, "object": "model", "created": created, "owned_by": "vllm", "root": id,
-                         "parent": NSNull(), "max_model_len": 32_768]
+            case .llamaServer:
+                [
+                    "id": id, "object": "model", "created": created, "owned_by": "llamacpp",
+                    "meta": ["n_ctx_train": 128_000, "n_params": 4_300_000_000],
+                ]
+            case .vllm:
+                [
+                    "id": id, "object": "model", "created": created, "owned_by": "vllm", "root": id,
+                    "parent": NSNull(), "max_model_len": 32_768,
+                ]
             }
         }
         return .json(json(["object": "list", "data": data]))
     }
 
     /// `{"error": {...}}` as each flavour writes it.
-    private static func errorResponse(_ flavour: Flavour, _ status: Int, _ message: String,
-                                      param: String? = nil) -> HTTPServer.Response {
+    private static func errorResponse(
+        _ flavour: Flavour, _ status: Int, _ message: String,
+        param: String? = nil
+    ) -> HTTPServer.Response {
         let error: [String: Any]
         switch flavour {
         case .ollama:
@@ -383,7 +428,10 @@ package final class OpenAIEmulator: ScriptedEmulator {
         case .llamaServer:
             error = ["code": status, "message": message, "type": llamaServerType(status)]
         case .vllm:
-            error = ["message": message, "type": vllmType(status), "param": param.map { $0 as Any } ?? NSNull(), "code": status]
+            error = [
+                "message": message, "type": vllmType(status), "param": param.map { $0 as Any } ?? NSNull(),
+                "code": status,
+            ]
         }
         return .json(json(["error": error]), status: status)
     }
@@ -418,14 +466,18 @@ package final class OpenAIEmulator: ScriptedEmulator {
     }
 
     private static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
-package func withOpenAIEmulator<T>(_ script: OpenAIEmulator.Script = .init(),
-                                   _ body: (OpenAIEmulator) async throws -> T) async throws -> T {
+package func withOpenAIEmulator<T>(
+    _ script: OpenAIEmulator.Script = .init(),
+    _ body: (OpenAIEmulator) async throws -> T
+) async throws -> T {
     let emulator = try OpenAIEmulator.start(script: script)
     defer { emulator.stop() }
     return try await body(emulator)

@@ -30,9 +30,11 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
         /// The edition names no authors, only its work does (common among imported records).
         package var authorsOnlyOnWork: Bool
 
-        package init(work: String, edition: String, title: String, subtitle: String? = nil, authors: [Author],
-                     isbns: [String] = [], firstPublishYear: Int? = nil, publishDate: String? = nil,
-                     authorsOnlyOnWork: Bool = false) {
+        package init(
+            work: String, edition: String, title: String, subtitle: String? = nil, authors: [Author],
+            isbns: [String] = [], firstPublishYear: Int? = nil, publishDate: String? = nil,
+            authorsOnlyOnWork: Bool = false
+        ) {
             self.work = work; self.edition = edition; self.title = title; self.subtitle = subtitle
             self.authors = authors; self.isbns = isbns; self.firstPublishYear = firstPublishYear
             self.publishDate = publishDate; self.authorsOnlyOnWork = authorsOnlyOnWork
@@ -61,26 +63,33 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
         /// A User-Agent without a `(contact)` gets 403, as OpenLibrary's bot policy allows.
         package var refuseAnonymous: Bool
 
-        package init(books: [Book] = OpenLibraryEmulator.sampleBooks, replies: [Reply] = [], then: Reply = .normal,
-                     refuseAnonymous: Bool = false) {
+        package init(
+            books: [Book] = OpenLibraryEmulator.sampleBooks, replies: [Reply] = [], then: Reply = .normal,
+            refuseAnonymous: Bool = false
+        ) {
             self.books = books; self.replies = replies; self.then = then; self.refuseAnonymous = refuseAnonymous
         }
     }
 
     /// A few works shaped like their real records (valid ISBNs; one names its authors only on the work).
     package static let sampleBooks: [Book] = [
-        Book(work: "OL893415W", edition: "OL7353617M", title: "Dune", authors: [Author(id: "OL79034A", name: "Frank Herbert")],
-             isbns: ["9780441172719", "0441172717", "9780340960196", "0340960191"], firstPublishYear: 1965,
-             publishDate: "September 1, 1990"),
-        Book(work: "OL27448W", edition: "OL26331930M", title: "The Lord of the Rings",
-             authors: [Author(id: "OL26320A", name: "J.R.R. Tolkien")], isbns: ["9780618640157", "0618640150"],
-             firstPublishYear: 1954, publishDate: "2005", authorsOnlyOnWork: true),
-        Book(work: "OL262758W", edition: "OL24382006M", title: "The Hobbit", subtitle: "or There and Back Again",
-             authors: [Author(id: "OL26320A", name: "J.R.R. Tolkien")], isbns: ["9780547928227", "054792822X"],
-             firstPublishYear: 1937, publishDate: "2012"),
-        Book(work: "OL453936W", edition: "OL7826547M", title: "Good Omens",
-             authors: [Author(id: "OL25712A", name: "Terry Pratchett"), Author(id: "OL23919A", name: "Neil Gaiman")],
-             isbns: ["9780060853976", "0060853972"], firstPublishYear: 1990, publishDate: "November 28, 2006"),
+        Book(
+            work: "OL893415W", edition: "OL7353617M", title: "Dune",
+            authors: [Author(id: "OL79034A", name: "Frank Herbert")],
+            isbns: ["9780441172719", "0441172717", "9780340960196", "0340960191"], firstPublishYear: 1965,
+            publishDate: "September 1, 1990"),
+        Book(
+            work: "OL27448W", edition: "OL26331930M", title: "The Lord of the Rings",
+            authors: [Author(id: "OL26320A", name: "J.R.R. Tolkien")], isbns: ["9780618640157", "0618640150"],
+            firstPublishYear: 1954, publishDate: "2005", authorsOnlyOnWork: true),
+        Book(
+            work: "OL262758W", edition: "OL24382006M", title: "The Hobbit", subtitle: "or There and Back Again",
+            authors: [Author(id: "OL26320A", name: "J.R.R. Tolkien")], isbns: ["9780547928227", "054792822X"],
+            firstPublishYear: 1937, publishDate: "2012"),
+        Book(
+            work: "OL453936W", edition: "OL7826547M", title: "Good Omens",
+            authors: [Author(id: "OL25712A", name: "Terry Pratchett"), Author(id: "OL23919A", name: "Neil Gaiman")],
+            isbns: ["9780060853976", "0060853972"], firstPublishYear: 1990, publishDate: "November 28, 2006"),
     ]
 
     package typealias State = RepliesInOrder<Script>
@@ -95,14 +104,22 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
 
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String) -> HTTPServer.Response {
+    private static func handle(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String)
+        -> HTTPServer.Response
+    {
         switch reply {
         case .normal: break
         case .rateLimited(let retryAfter):
-            return .json(object: ["status": 429, "message": "Too Many Requests. Consider using https://openlibrary.org/developers/dumps."],
-                         status: 429, headers: retryAfter.map { [("Retry-After", String($0))] } ?? [])
+            return .json(
+                object: [
+                    "status": 429,
+                    "message": "Too Many Requests. Consider using https://openlibrary.org/developers/dumps.",
+                ],
+                status: 429, headers: retryAfter.map { [("Retry-After", String($0))] } ?? [])
         case .serverError(let status):
-            return html(status, "<html><body><h1>\(status)</h1>The server is temporarily unable to service your request.</body></html>")
+            return html(
+                status,
+                "<html><body><h1>\(status)</h1>The server is temporarily unable to service your request.</body></html>")
         case .forbidden:
             return html(403, "<html><body><h1>403 Forbidden</h1></body></html>")
         case .garbage:
@@ -117,11 +134,13 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
         let path = request.path
         if path == "/search.json" { return search(request.query, books: script.books) }
         if let raw = segment(path, "/isbn/") {
-            guard let isbn = ISBN(raw), let book = script.books.first(where: { $0.isbns.contains { ISBN($0) == isbn } }) else {
+            guard let isbn = ISBN(raw), let book = script.books.first(where: { $0.isbns.contains { ISBN($0) == isbn } })
+            else {
                 return notFound(path)
             }
-            return HTTPServer.Response(status: 302, headers: [("Location", "\(baseURL)/books/\(book.edition).json")],
-                                       text: "")
+            return HTTPServer.Response(
+                status: 302, headers: [("Location", "\(baseURL)/books/\(book.edition).json")],
+                text: "")
         }
         if let id = segment(path, "/books/"), let book = script.books.first(where: { $0.edition == id }) {
             return .json(object: edition(book))
@@ -130,9 +149,12 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
             return .json(object: work(book))
         }
         if let id = segment(path, "/authors/"),
-           let author = script.books.flatMap(\.authors).first(where: { $0.id == id }) {
-            return .json(object: ["key": "/authors/\(author.id)", "name": author.name, "personal_name": author.name,
-                                  "type": ["key": "/type/author"], "revision": 12])
+            let author = script.books.flatMap(\.authors).first(where: { $0.id == id })
+        {
+            return .json(object: [
+                "key": "/authors/\(author.id)", "name": author.name, "personal_name": author.name,
+                "type": ["key": "/type/author"], "revision": 12,
+            ])
         }
         return notFound(path)
     }
@@ -173,7 +195,8 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
         }
         return .json(object: [
             "numFound": matches.count, "start": 0, "numFoundExact": true, "num_found": matches.count,
-            "documentation_url": "https://openlibrary.org/dev/docs/api/search", "q": query["q"] ?? "", "offset": NSNull(),
+            "documentation_url": "https://openlibrary.org/dev/docs/api/search", "q": query["q"] ?? "",
+            "offset": NSNull(),
             "docs": docs,
         ])
     }
@@ -196,7 +219,9 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
     private static func work(_ book: Book) -> [String: Any] {
         [
             "key": "/works/\(book.work)", "title": book.title, "type": ["key": "/type/work"],
-            "authors": book.authors.map { ["author": ["key": "/authors/\($0.id)"], "type": ["key": "/type/author_role"]] },
+            "authors": book.authors.map {
+                ["author": ["key": "/authors/\($0.id)"], "type": ["key": "/type/author_role"]]
+            },
             "revision": 20,
         ]
     }
@@ -212,8 +237,10 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.
-package func withOpenLibraryEmulator<T>(_ script: OpenLibraryEmulator.Script = .init(),
-                                        _ body: (OpenLibraryEmulator) async throws -> T) async throws -> T {
+package func withOpenLibraryEmulator<T>(
+    _ script: OpenLibraryEmulator.Script = .init(),
+    _ body: (OpenLibraryEmulator) async throws -> T
+) async throws -> T {
     let emulator = try OpenLibraryEmulator.start(script: script)
     defer { emulator.stop() }
     return try await body(emulator)

@@ -7,7 +7,7 @@ import Foundation
 /// PostgreSQL refuses to run as root: when the tests run as root, initdb and the server run as `nobody`
 /// (through setpriv), in a folder given to `nobody`. The binaries come from Debian's `postgresql` package,
 /// which scripts/install-deps.sh installs; `SHELFD_PG_BIN` names another folder of them.
-package final class PostgresServer: @unchecked Sendable {      // unchecked: `process` is only touched by close()
+package final class PostgresServer: @unchecked Sendable { // unchecked: `process` is only touched by close()
     package let host = "127.0.0.1"
     package let port: Int
     package let user = "postgres"
@@ -30,18 +30,24 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
         do {
             try giveToServerUser(directory)
             let data = directory.appendingPathComponent("data").path
-            try run(binaries.appendingPathComponent("initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "--no-locale",
-                                                               "-E", "UTF8", "--no-sync"], asServerUser: true)
+            try run(
+                binaries.appendingPathComponent("initdb"),
+                [
+                    "-D", data, "-U", "postgres", "--auth=trust", "--no-locale",
+                    "-E", "UTF8", "--no-sync",
+                ], asServerUser: true)
             // A port free a moment ago may be taken by the time the server binds it: try another.
             var lastError: (any Error)?
             for _ in 0..<3 {
                 let port = try freeLoopbackPort()
-                let process = try launch(binaries.appendingPathComponent("postgres"), [
-                    "-D", data, "-p", "\(port)", "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
-                    // A throwaway server: durability is not wanted, speed is.
-                    "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-                    "-c", "max_connections=100",
-                ], log: directory.appendingPathComponent("server.log"))
+                let process = try launch(
+                    binaries.appendingPathComponent("postgres"),
+                    [
+                        "-D", data, "-p", "\(port)", "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
+                        // A throwaway server: durability is not wanted, speed is.
+                        "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+                        "-c", "max_connections=100",
+                    ], log: directory.appendingPathComponent("server.log"))
                 let server = PostgresServer(port: port, directory: directory, binaries: binaries, process: process)
                 do {
                     try await server.waitUntilReady()
@@ -61,16 +67,19 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
     /// A new, empty database on this server; returns its name. Each test takes its own.
     package func createDatabase() throws -> String {
         let name = "shelfd_\(databases.next())"
-        try Self.run(binaries.appendingPathComponent("createdb"), ["-h", host, "-p", "\(port)", "-U", user, name], asServerUser: false)
+        try Self.run(
+            binaries.appendingPathComponent("createdb"), ["-h", host, "-p", "\(port)", "-U", user, name],
+            asServerUser: false)
         return name
     }
 
     /// Runs SQL in `database` with psql, as an administrator would (a test's way to break or inspect a database).
     @discardableResult
     package func psql(_ sql: String, database: String) throws -> String {
-        try Self.run(binaries.appendingPathComponent("psql"),
-                     ["-h", host, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-tA", "-c", sql],
-                     asServerUser: false)
+        try Self.run(
+            binaries.appendingPathComponent("psql"),
+            ["-h", host, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-tA", "-c", sql],
+            asServerUser: false)
     }
 
     /// The URL `[store] url` would hold for `database` (no password: trust authentication).
@@ -88,7 +97,7 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
 
     private func stopProcess() {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGINT)          // PostgreSQL's fast shutdown
+        kill(process.processIdentifier, SIGINT) // PostgreSQL's fast shutdown
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -101,8 +110,10 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
             guard process.isRunning else {
                 throw PostgresServerError("postgres exited at start (port \(port)): \(serverLog())")
             }
-            if (try? Self.run(binaries.appendingPathComponent("pg_isready"),
-                              ["-q", "-h", host, "-p", "\(port)", "-U", user, "-d", "postgres"], asServerUser: false)) != nil {
+            if (try? Self.run(
+                binaries.appendingPathComponent("pg_isready"),
+                ["-q", "-h", host, "-p", "\(port)", "-U", user, "-d", "postgres"], asServerUser: false)) != nil
+            {
                 return
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -121,7 +132,8 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
     private static func findBinaries() throws -> URL {
         if let folder = ProcessInfo.processInfo.environment["SHELFD_PG_BIN"], !folder.isEmpty {
             guard FileManager.default.isExecutableFile(atPath: "\(folder)/initdb") else {
-                throw PostgresServerError("SHELFD_PG_BIN=\(folder) has no initdb: name the bin folder of a PostgreSQL server")
+                throw PostgresServerError(
+                    "SHELFD_PG_BIN=\(folder) has no initdb: name the bin folder of a PostgreSQL server")
             }
             return URL(fileURLWithPath: folder, isDirectory: true)
         }
@@ -130,8 +142,10 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
             .filter { FileManager.default.isExecutableFile(atPath: "\(root)/\($0)/bin/initdb") }
             .sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
         guard let newest = versions.first else {
-            throw PostgresServerError("No PostgreSQL server found in \(root)/<version>/bin: run scripts/install-deps.sh "
-                                      + "(it installs Debian's postgresql package), or set SHELFD_PG_BIN to a folder with initdb and postgres")
+            throw PostgresServerError(
+                "No PostgreSQL server found in \(root)/<version>/bin: run scripts/install-deps.sh "
+                    + "(it installs Debian's postgresql package), or set SHELFD_PG_BIN to a folder with initdb and postgres"
+            )
         }
         return URL(fileURLWithPath: "\(root)/\(newest)/bin", isDirectory: true)
     }
@@ -140,7 +154,9 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
 
     /// The account the server runs as when the tests run as root.
     private static func serverAccount() throws -> (uid: uid_t, gid: gid_t) {
-        guard let entry = getpwnam("nobody") else { throw PostgresServerError("No user `nobody` to run PostgreSQL as (it refuses root)") }
+        guard let entry = getpwnam("nobody") else {
+            throw PostgresServerError("No user `nobody` to run PostgreSQL as (it refuses root)")
+        }
         return (entry.pointee.pw_uid, entry.pointee.pw_gid)
     }
 
@@ -156,8 +172,10 @@ package final class PostgresServer: @unchecked Sendable {      // unchecked: `pr
     private static func commandLine(_ tool: URL, _ arguments: [String], asServerUser: Bool) throws -> (URL, [String]) {
         guard asServerUser && runningAsRoot else { return (tool, arguments) }
         let account = try serverAccount()
-        return (URL(fileURLWithPath: "/usr/bin/setpriv"),
-                ["--reuid=\(account.uid)", "--regid=\(account.gid)", "--clear-groups", "--", tool.path] + arguments)
+        return (
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=\(account.uid)", "--regid=\(account.gid)", "--clear-groups", "--", tool.path] + arguments
+        )
     }
 
     private static func launch(_ tool: URL, _ arguments: [String], log: URL) throws -> Process {
@@ -214,8 +232,12 @@ package struct PostgresServerError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-private final class DatabaseNumbers: @unchecked Sendable {      // unchecked: `value` only under `lock`
+private final class DatabaseNumbers: @unchecked Sendable { // unchecked: `value` only under `lock`
     private let lock = NSLock()
     private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1; return value
+        }
+    }
 }

@@ -101,8 +101,10 @@ package struct RepliesInOrder<Script: ScriptedReplies>: EmulatorState {
 
 extension ScriptedServer {
     /// A server for a book service: `respond` gets the request, the script, the reply it is due and the base URL.
-    convenience init<Script>(script: Script,
-                             respond: @escaping @Sendable (RecordedRequest, Script, Script.Reply, _ baseURL: String) -> HTTPServer.Response)
+    convenience init<Script>(
+        script: Script,
+        respond: @escaping @Sendable (RecordedRequest, Script, Script.Reply, _ baseURL: String) -> HTTPServer.Response
+    )
     where State == RepliesInOrder<Script> {
         self.init(script: script) { request, shared in
             let (script, reply) = shared.state.withLock { s in

@@ -1,7 +1,9 @@
 /// Polls `condition` every `interval` of real time until it holds; throws `WaitTimeout` (saying `what`) after
 /// `timeout`. For what happens on other threads: a daemon's files, a watcher's events, a writer woken by a manual clock.
-package func waitUntil(_ what: String, timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(50),
-                       _ condition: () async throws -> Bool) async throws {
+package func waitUntil(
+    _ what: String, timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(50),
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }

@@ -34,11 +34,12 @@ struct FolderWatcherTests {
         }
     }
 
-    @Test("A photo copied slowly (a chunk every 3 s, settle 5 s) is emitted once, whole, 5 s after its writer closes it")
+    @Test(
+        "A photo copied slowly (a chunk every 3 s, settle 5 s) is emitted once, whole, 5 s after its writer closes it")
     func slowWriteIsEmittedAfterLastChunk() async throws {
         let clock = ManualClock()
         let settings = WatchSettings(mode: .inotify, settle: .seconds(5), rescanInterval: .seconds(3600))
-        let gather = Duration.milliseconds(250)     // a file's check waits a tenth of settle longer, at most this
+        let gather = Duration.milliseconds(250) // a file's check waits a tenth of settle longer, at most this
         try await withIncoming { incoming in
             try await withWatcher(incoming, settings, time: clock.time) { _, recorder in
                 try await recorder.waitForStartupScan()
@@ -47,7 +48,7 @@ struct FolderWatcherTests {
                 let handle = try FileHandle(forWritingTo: url)
                 let chunk = Data(repeating: 0x42, count: 64 * 1024)
                 for index in 0..<4 {
-                    if index > 0 { clock.advance(by: .seconds(3)) }                   // the writer's pace
+                    if index > 0 { clock.advance(by: .seconds(3)) } // the writer's pace
                     try handle.write(contentsOf: chunk)
                     // Each write restarts the wait; while the writer has the file open, the watcher waits for its close
                     // (at most a minute, in case the close was missed), so it does not look at a half-written photo.
@@ -86,7 +87,9 @@ struct FolderWatcherTests {
 
     /// Waits (in real time) until the watcher has seen the last write and set its next look for `deadline` on the
     /// manual clock.
-    private func waitForWatcher(_ clock: ManualClock, toLookAt deadline: Duration, _ recorder: EventRecorder) async throws {
+    private func waitForWatcher(_ clock: ManualClock, toLookAt deadline: Duration, _ recorder: EventRecorder)
+        async throws
+    {
         try await recorder.wait(for: "the watcher's next look at \(deadline)") { clock.nextDeadline == deadline }
     }
 
@@ -110,14 +113,15 @@ struct FolderWatcherTests {
         try await withIncoming { incoming in
             try await withWatcher(incoming) { _, recorder in
                 try await recorder.waitForStartupScan()
-                try writeFakePhoto("a/b/c/deep.jpg", in: incoming)    // mkdir -p a/b/c && cp x.jpg a/b/c/
+                try writeFakePhoto("a/b/c/deep.jpg", in: incoming) // mkdir -p a/b/c && cp x.jpg a/b/c/
                 try await recorder.waitForStable("deep.jpg")
                 // The new folders are watched too: a later file in them arrives by event.
                 try writeFakePhoto("a/b/later.jpg", in: incoming)
                 try await recorder.waitForStable("later.jpg")
-                #expect(recorder.stable(named: "deep.jpg").first?.path
-                    == incoming.appendingPathComponent("a/b/c/deep.jpg").path)
-                #expect(recorder.rescans.count == 1)              // found without a full rescan
+                #expect(
+                    recorder.stable(named: "deep.jpg").first?.path
+                        == incoming.appendingPathComponent("a/b/c/deep.jpg").path)
+                #expect(recorder.rescans.count == 1) // found without a full rescan
             }
         }
     }
@@ -141,13 +145,16 @@ struct FolderWatcherTests {
     func burstIsEmittedTogether() async throws {
         try await withIncoming { incoming in
             // A settle time of 2 s gathers for 200 ms: ample for twenty small copies on a busy machine.
-            let settings = WatchSettings(mode: .inotify, settle: .seconds(2), pollInterval: .milliseconds(300),
-                                         rescanInterval: .seconds(3600), extraIgnore: [])
+            let settings = WatchSettings(
+                mode: .inotify, settle: .seconds(2), pollInterval: .milliseconds(300),
+                rescanInterval: .seconds(3600), extraIgnore: [])
             try await withWatcher(incoming, settings) { _, recorder in
                 try await recorder.waitForStartupScan()
                 let names = (0..<20).map { String(format: "IMG_%02d.jpg", $0) }
                 for name in names { try writeFakePhoto(name, in: incoming, bytes: 4096) }
-                try await recorder.wait(for: "every photo to be stable") { names.allSatisfy { !recorder.stable(named: $0).isEmpty } }
+                try await recorder.wait(for: "every photo to be stable") {
+                    names.allSatisfy { !recorder.stable(named: $0).isEmpty }
+                }
                 let events = recorder.events.filter { if case .stable = $0 { true } else { false } }
                 #expect(events.count == 1, "\(events)")
                 #expect(Set(recorder.stable.map { ($0.file.path as NSString).lastPathComponent }) == Set(names))
@@ -174,10 +181,12 @@ struct FolderWatcherTests {
             try writeFakePhoto("@eaDir/old.jpg", in: incoming)
             try await withWatcher(incoming, .testing(ignore: ["*-edited.jpg"])) { _, recorder in
                 try await recorder.waitForStartupScan()
-                for name in [".syncthing.a.jpg.tmp", "~syncthing~b.jpg.tmp", "c.jpg.part", "d.jpg.partial",
-                             ".e.jpg.Xy12Z9", "._f.jpg", ".DS_Store", "Thumbs.db", "g.jpg.crdownload",
-                             "h.jpg.filepart", "~i.jpg", ".hidden.jpg", "j-edited.jpg", "notes.txt",
-                             ".stversions/k.jpg", "@eaDir/l.jpg", ".Trash-1000/m.jpg"] {
+                for name in [
+                    ".syncthing.a.jpg.tmp", "~syncthing~b.jpg.tmp", "c.jpg.part", "d.jpg.partial",
+                    ".e.jpg.Xy12Z9", "._f.jpg", ".DS_Store", "Thumbs.db", "g.jpg.crdownload",
+                    "h.jpg.filepart", "~i.jpg", ".hidden.jpg", "j-edited.jpg", "notes.txt",
+                    ".stversions/k.jpg", "@eaDir/l.jpg", ".Trash-1000/m.jpg",
+                ] {
                     try writeFakePhoto(name, in: incoming)
                 }
                 try await dropSentinel(in: incoming, recorder)

@@ -11,7 +11,7 @@ struct ScanOnceTests {
             let old = try writeFakePhoto("old/IMG_1.jpg", in: root, bytes: 1000)
             let anHourAgo = Date(timeIntervalSinceNow: -3600)
             try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: old.path)
-            try writeFakePhoto("new.png", in: root, bytes: 2000)                 // recent: waits out settle
+            try writeFakePhoto("new.png", in: root, bytes: 2000) // recent: waits out settle
             try writeFakePhoto("IMG_2.sync-conflict-20240101-120000-ABCDEFG.jpg", in: root)
             try writeFakePhoto(".syncthing.IMG_3.jpg.tmp", in: root)
             try writeFakePhoto("@eaDir/IMG_1.jpg/SYNOFILE_THUMB_M.jpg", in: root)
@@ -19,9 +19,11 @@ struct ScanOnceTests {
 
             let files = await scanOnce(root: root, settings: .testing(), time: .system)
             let base = root.resolvingSymlinksInPath().path
-            #expect(files.map(\.path) == [
-                base + "/IMG_2.sync-conflict-20240101-120000-ABCDEFG.jpg", base + "/new.png", base + "/old/IMG_1.jpg",
-            ])
+            #expect(
+                files.map(\.path) == [
+                    base + "/IMG_2.sync-conflict-20240101-120000-ABCDEFG.jpg", base + "/new.png",
+                    base + "/old/IMG_1.jpg",
+                ])
             #expect(files.map(\.isSyncConflict) == [true, false, false])
             #expect(files.map(\.size) == [2048, 2000, 1000])
             #expect(abs(try #require(files.last).modified.timeIntervalSince(anHourAgo)) < 1)
@@ -30,8 +32,9 @@ struct ScanOnceTests {
 
     @Test("scanOnce of a missing folder returns nothing")
     func scanOnceOfMissingFolder() async {
-        let files = await scanOnce(root: URL(fileURLWithPath: "/nonexistent/shelfd-\(UUID().uuidString)"),
-                                   settings: .testing(), time: .system)
+        let files = await scanOnce(
+            root: URL(fileURLWithPath: "/nonexistent/shelfd-\(UUID().uuidString)"),
+            settings: .testing(), time: .system)
         #expect(files.isEmpty)
     }
 

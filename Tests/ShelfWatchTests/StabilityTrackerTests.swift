@@ -20,8 +20,9 @@ private final class FakeWorld {
     }
 
     func tracker(settle: Duration = .seconds(2), openWriterLimit: Duration = .seconds(60)) -> StabilityTracker {
-        StabilityTracker(settle: settle, openWriterLimit: openWriterLimit,
-                         now: { self.now }, stat: { self.files[$0] })
+        StabilityTracker(
+            settle: settle, openWriterLimit: openWriterLimit,
+            now: { self.now }, stat: { self.files[$0] })
     }
 }
 
@@ -46,9 +47,9 @@ struct StabilityTrackerTests {
         world.write("/in/a.jpg", size: 100)
         tracker.sighted("/in/a.jpg", snapshot: try #require(world.files["/in/a.jpg"]))
         world.advance(.seconds(1))
-        world.write("/in/a.jpg", size: 200)          // grew with no event, as when polling
+        world.write("/in/a.jpg", size: 200) // grew with no event, as when polling
         world.advance(.seconds(1))
-        #expect(tracker.takeStable().isEmpty)         // the re-stat saw the change
+        #expect(tracker.takeStable().isEmpty) // the re-stat saw the change
         world.advance(.seconds(2))
         #expect(tracker.takeStable().map(\.snapshot.size) == [200])
     }
@@ -84,11 +85,11 @@ struct StabilityTrackerTests {
         let world = FakeWorld()
         var tracker = world.tracker(settle: .milliseconds(300))
         world.write("/in/a.jpg", size: 100)
-        tracker.activity(at: "/in/a.jpg", writerOpen: true)      // IN_CREATE / IN_MODIFY
+        tracker.activity(at: "/in/a.jpg", writerOpen: true) // IN_CREATE / IN_MODIFY
         world.advance(.seconds(5))
         #expect(tracker.takeStable().isEmpty)
         world.write("/in/a.jpg", size: 200)
-        tracker.activity(at: "/in/a.jpg", writerOpen: false)     // IN_CLOSE_WRITE
+        tracker.activity(at: "/in/a.jpg", writerOpen: false) // IN_CLOSE_WRITE
         world.advance(.milliseconds(300))
         #expect(tracker.takeStable().map(\.snapshot.size) == [200])
     }

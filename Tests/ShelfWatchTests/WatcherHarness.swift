@@ -53,8 +53,9 @@ final class EventRecorder: Sendable {
 
 extension WatchSettings {
     static func testing(_ mode: WatchMode = .inotify, ignore: [String] = []) -> WatchSettings {
-        WatchSettings(mode: mode, settle: .milliseconds(300), pollInterval: .milliseconds(300),
-                      rescanInterval: .seconds(3600), extraIgnore: ignore)
+        WatchSettings(
+            mode: mode, settle: .milliseconds(300), pollInterval: .milliseconds(300),
+            rescanInterval: .seconds(3600), extraIgnore: ignore)
     }
 }
 
@@ -64,8 +65,9 @@ func withWatcher(
     _ root: URL, _ settings: WatchSettings = .testing(), time: TimeSource = .system,
     _ body: (FolderWatcher, EventRecorder) async throws -> Void
 ) async throws {
-    let watcher = FolderWatcher(root: root, settings: settings,
-                                logger: Logger(label: "test.watch") { _ in SwiftLogNoOpLogHandler() }, time: time)
+    let watcher = FolderWatcher(
+        root: root, settings: settings,
+        logger: Logger(label: "test.watch") { _ in SwiftLogNoOpLogHandler() }, time: time)
     let recorder = EventRecorder()
     let stream = watcher.events()
     let reader = Task {

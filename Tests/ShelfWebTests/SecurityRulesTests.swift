@@ -6,20 +6,29 @@ import ShelfApp
 
 @Suite("The web page's door: its rules without a socket")
 struct SecurityRulesTests {
-    static let loopback = HostRule(listenHost: "127.0.0.1", port: BoundPort(8787), machineNames: ["shelf-pc", "shelf-pc.local"])
-    static let everywhere = HostRule(listenHost: "0.0.0.0", port: BoundPort(8787), machineNames: ["shelf-pc", "shelf-pc.local"])
+    static let loopback = HostRule(
+        listenHost: "127.0.0.1", port: BoundPort(8787), machineNames: ["shelf-pc", "shelf-pc.local"])
+    static let everywhere = HostRule(
+        listenHost: "0.0.0.0", port: BoundPort(8787), machineNames: ["shelf-pc", "shelf-pc.local"])
 
-    @Test("On loopback, Host must be a loopback name with the port; a name that rebinds to 127.0.0.1 is refused",
-          arguments: [("127.0.0.1:8787", true), ("localhost:8787", true), ("LOCALHOST:8787", true), ("[::1]:8787", true),
-                      ("localhost.:8787", true), ("127.0.0.1:8788", false), ("127.0.0.1", false), ("evil.example:8787", false),
-                      ("192.168.1.5:8787", false), ("shelf-pc:8787", false), ("", false), ("127.0.0.1:", false)])
+    @Test(
+        "On loopback, Host must be a loopback name with the port; a name that rebinds to 127.0.0.1 is refused",
+        arguments: [
+            ("127.0.0.1:8787", true), ("localhost:8787", true), ("LOCALHOST:8787", true), ("[::1]:8787", true),
+            ("localhost.:8787", true), ("127.0.0.1:8788", false), ("127.0.0.1", false), ("evil.example:8787", false),
+            ("192.168.1.5:8787", false), ("shelf-pc:8787", false), ("", false), ("127.0.0.1:", false),
+        ])
     func loopbackHosts(authority: String, allowed: Bool) {
         #expect(Self.loopback.allows(authority: authority) == allowed, "\(authority)")
     }
 
-    @Test("On every address, any IP address and this machine's names are served; other names are not",
-          arguments: [("192.168.1.5:8787", true), ("[fd00::2]:8787", true), ("shelf-pc.local:8787", true), ("shelf-pc:8787", true),
-                      ("evil.example:8787", false), ("192.168.1.5:80", false)])
+    @Test(
+        "On every address, any IP address and this machine's names are served; other names are not",
+        arguments: [
+            ("192.168.1.5:8787", true), ("[fd00::2]:8787", true), ("shelf-pc.local:8787", true),
+            ("shelf-pc:8787", true),
+            ("evil.example:8787", false), ("192.168.1.5:80", false),
+        ])
     func everywhereHosts(authority: String, allowed: Bool) {
         #expect(Self.everywhere.allows(authority: authority) == allowed, "\(authority)")
     }
@@ -51,15 +60,18 @@ struct SecurityRulesTests {
         #expect(!Self.loopback.isSameOrigin("http://evil.example", authority: "127.0.0.1:8787"))
     }
 
-    @Test("The CSRF field is found in a urlencoded form; a multipart form reads the same in any chunks, a file's bytes never taken for a field")
+    @Test(
+        "The CSRF field is found in a urlencoded form; a multipart form reads the same in any chunks, a file's bytes never taken for a field"
+    )
     func formFields() throws {
         #expect(FormFields.urlEncoded("a=1&csrf=ab%2Bc&b=x+y")["csrf"] == "ab+c")
         #expect(FormFields.urlEncoded("a=1&csrf=ab%2Bc&b=x+y")["b"] == "x y")
         let boundary = "XyZ"
         #expect(FormFields.boundary(of: "multipart/form-data; boundary=\"XyZ\"") == boundary)
-        let body = Array(("--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n0123abcd\r\n"
-            + "--XyZ\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"
-            + "\r\n--XyQ name=\"csrf\"\r\n\r\n--XyZ--\r\n").utf8)
+        let body = Array(
+            ("--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n0123abcd\r\n"
+                + "--XyZ\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"
+                + "\r\n--XyQ name=\"csrf\"\r\n\r\n--XyZ--\r\n").utf8)
         func parsed(chunk: Int) throws -> [MultipartStream.Event] {
             var reader = MultipartStream(boundary: boundary)
             var events: [MultipartStream.Event] = []
@@ -69,8 +81,11 @@ struct SecurityRulesTests {
             #expect(reader.isComplete)
             // Bytes may arrive in any pieces: join them for comparison.
             return events.reduce(into: []) { joined, event in
-                if case .bytes(let more) = event, case .bytes(let before)? = joined.last { joined[joined.count - 1] = .bytes(before + more) }
-                else { joined.append(event) }
+                if case .bytes(let more) = event, case .bytes(let before)? = joined.last {
+                    joined[joined.count - 1] = .bytes(before + more)
+                } else {
+                    joined.append(event)
+                }
             }
         }
         let expected: [MultipartStream.Event] = [
@@ -88,7 +103,9 @@ struct SecurityRulesTests {
         #expect(SessionDesk.randomToken().count == 64 && SessionDesk.randomToken() != SessionDesk.randomToken())
     }
 
-    @Test("After ten wrong tokens in a minute a client's tokens are refused, until the minute has passed; other clients' are not")
+    @Test(
+        "After ten wrong tokens in a minute a client's tokens are refused, until the minute has passed; other clients' are not"
+    )
     func wrongTokensAreThrottled() {
         let throttle = TokenThrottle(perClient: 10, window: 60)
         let start = Date(timeIntervalSince1970: 1_000_000)
@@ -97,8 +114,10 @@ struct SecurityRulesTests {
         throttle.recordFailure("192.168.1.9", now: start.addingTimeInterval(10))
         #expect(throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(11)))
         #expect(throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(59)))
-        #expect(!throttle.isBlocked("192.168.1.7", now: start.addingTimeInterval(59)), "another client is not locked out")
-        #expect(!throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(61)), "the first failures have aged out")
+        #expect(
+            !throttle.isBlocked("192.168.1.7", now: start.addingTimeInterval(59)), "another client is not locked out")
+        #expect(
+            !throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(61)), "the first failures have aged out")
     }
 
     @Test("Past the ceiling of wrong tokens from every client together, every client is refused")
@@ -116,10 +135,13 @@ struct SecurityRulesTests {
     func tableIsBounded() {
         let throttle = TokenThrottle(perClient: 10, ceiling: 1_000_000, maxClients: 100, window: 60)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        for client in 0..<5_000 { throttle.recordFailure("client-\(client)", now: start.addingTimeInterval(Double(client) / 1000)) }
+        for client in 0..<5_000 {
+            throttle.recordFailure("client-\(client)", now: start.addingTimeInterval(Double(client) / 1000))
+        }
         #expect(throttle.clientCount <= 100, "\(throttle.clientCount) clients kept")
         for _ in 0..<10 { throttle.recordFailure("client-4999", now: start.addingTimeInterval(5)) }
-        #expect(throttle.isBlocked("client-4999", now: start.addingTimeInterval(6)), "the newest guesser is still counted")
+        #expect(
+            throttle.isBlocked("client-4999", now: start.addingTimeInterval(6)), "the newest guesser is still counted")
     }
 
     @Test("An IPv6 client counts by its /64; an IPv4 one, mapped or not, by its address")

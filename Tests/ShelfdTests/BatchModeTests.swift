@@ -8,7 +8,8 @@ import Testing
 struct BatchModeTests {
     /// Batch mode with a poll every second, pointed at the emulator.
     func root(_ gemini: GeminiEmulator, mode: String = "batch", poll: Int = 1) throws -> ShelfRoot {
-        try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["mode": "\"\(mode)\"", "batch_poll_s": "\(poll)"]])
+        try ShelfRoot(
+            geminiURL: gemini.baseURL, overrides: ["gemini": ["mode": "\"\(mode)\"", "batch_poll_s": "\(poll)"]])
     }
 
     func script(_ batch: BatchScript) -> GeminiEmulator.Script {
@@ -31,8 +32,9 @@ struct BatchModeTests {
         #expect(library.books.first?.sightingsCount == photos)
     }
 
-    @Test("60 photos, the daemon killed with kill -9 while the batch runs and started again: one batch, every photo done once",
-          .timeLimit(.minutes(4)))
+    @Test(
+        "60 photos, the daemon killed with kill -9 while the batch runs and started again: one batch, every photo done once",
+        .timeLimit(.minutes(4)))
     func crashWhileBatchRuns() async throws {
         try await withGeminiEmulator(script(BatchScript(pendingFor: .seconds(2), runningFor: .seconds(2)))) { gemini in
             // The daemon sends a batch once photos stopped arriving for a poll interval: the 60 go as one.
@@ -53,17 +55,20 @@ struct BatchModeTests {
 
             #expect(gemini.batchesCreated.count == 1)
             #expect(gemini.batchesCreated.first?.photos.count == 60)
-            #expect(gemini.requests.filter { $0.path.hasSuffix(":generateContent") }.isEmpty)   // nothing sent one by one
+            #expect(gemini.requests.filter { $0.path.hasSuffix(":generateContent") }.isEmpty) // nothing sent one by one
             try expectEachPhotoDoneOnce(root, photos: 60)
         }
     }
 
-    @Test("Two workers on one PostgreSQL in batch mode, 30 photos at one: each photo in one batch only, all done once",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Two workers on one PostgreSQL in batch mode, 30 photos at one: each photo in one batch only, all done once",
+        .timeLimit(.minutes(3)))
     func batchesOnASharedStore() async throws {
         try await withPostgres { server in
             let url = server.url(database: try server.createDatabase())
-            try await withGeminiEmulator(script(BatchScript(pendingFor: .milliseconds(500), runningFor: .milliseconds(500)))) { gemini in
+            try await withGeminiEmulator(
+                script(BatchScript(pendingFor: .milliseconds(500), runningFor: .milliseconds(500)))
+            ) { gemini in
                 let overrides: [String: [String: String]] = [
                     "store": ["url": "\"\(url)\""], "gemini": ["mode": "\"batch\"", "batch_poll_s": "1"],
                 ]
@@ -76,8 +81,11 @@ struct BatchModeTests {
                 }
                 for daemon in daemons { #expect(try await daemon.stop() == 0) }
 
-                #expect(gemini.requests.filter { $0.path.hasSuffix(":generateContent") }.isEmpty, "nothing sent one by one")
-                #expect(gemini.batchesCreated.map(\.photos.count).reduce(0, +) == 30, "each photo in one batch: \(gemini.batchesCreated.map(\.photos.count))")
+                #expect(
+                    gemini.requests.filter { $0.path.hasSuffix(":generateContent") }.isEmpty, "nothing sent one by one")
+                #expect(
+                    gemini.batchesCreated.map(\.photos.count).reduce(0, +) == 30,
+                    "each photo in one batch: \(gemini.batchesCreated.map(\.photos.count))")
                 let library = try roots[0].library()
                 #expect(library.books.count == 1)
                 #expect(library.books.first?.sightingsCount == 30)
@@ -85,10 +93,13 @@ struct BatchModeTests {
         }
     }
 
-    @Test("Killed between submitting a batch and saving its name: the next run finds it by display name, submits nothing twice",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Killed between submitting a batch and saving its name: the next run finds it by display name, submits nothing twice",
+        .timeLimit(.minutes(2)))
     func crashBeforeTheNameIsSaved() async throws {
-        try await withGeminiEmulator(script(BatchScript(pendingFor: .milliseconds(300), runningFor: .milliseconds(300)))) { gemini in
+        try await withGeminiEmulator(
+            script(BatchScript(pendingFor: .milliseconds(300), runningFor: .milliseconds(300)))
+        ) { gemini in
             let root = try root(gemini)
             for n in 1...4 { try root.drop(JPEGFactory.shelf(seed: 6000 + n), as: "IMG_\(n).jpg") }
             let crashed = try await root.shelfd(["run"], environment: ["SHELFD_FAILPOINT": "batch_after_submit"])
@@ -102,10 +113,12 @@ struct BatchModeTests {
         }
     }
 
-    @Test("A results file with a broken line: that photo goes again alone, in a batch of its own, and is done",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A results file with a broken line: that photo goes again alone, in a batch of its own, and is done",
+        .timeLimit(.minutes(2)))
     func brokenResultLine() async throws {
-        let batch = BatchScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(300), resultsAsFile: true, brokenFirstLine: [1])
+        let batch = BatchScript(
+            pendingFor: .milliseconds(200), runningFor: .milliseconds(300), resultsAsFile: true, brokenFirstLine: [1])
         try await withGeminiEmulator(script(batch)) { gemini in
             let root = try root(gemini, mode: "sync")
             for n in 1...3 { try root.drop(JPEGFactory.shelf(seed: 7000 + n), as: "IMG_\(n).jpg") }
@@ -119,8 +132,9 @@ struct BatchModeTests {
         }
     }
 
-    @Test("An error line that is Gemini's trouble (500): that photo goes again, no attempt used, and is done",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "An error line that is Gemini's trouble (500): that photo goes again, no attempt used, and is done",
+        .timeLimit(.minutes(2)))
     func errorResultLine() async throws {
         let batch = BatchScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(300), errorFirstLine: [1])
         try await withGeminiEmulator(script(batch)) { gemini in
@@ -130,13 +144,18 @@ struct BatchModeTests {
             #expect(run.status == 0, "\(run.stderr)")
             #expect(gemini.batchesCreated.map(\.photos.count) == [3, 1])
             try expectEachPhotoDoneOnce(root, photos: 3)
-            let store = try #require(try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
-            #expect(try store.read { db in try db.query("SELECT attempts FROM job ORDER BY id").compactMap { $0.int("attempts") } } == [1, 1, 1])
+            let store = try #require(
+                try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
+            #expect(
+                try store.read { db in
+                    try db.query("SELECT attempts FROM job ORDER BY id").compactMap { $0.int("attempts") }
+                } == [1, 1, 1])
         }
     }
 
-    @Test("A bad key: run --batch stops with the provider paused, submits nothing, and the photos stay queued",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A bad key: run --batch stops with the provider paused, submits nothing, and the photos stay queued",
+        .timeLimit(.minutes(2)))
     func badKey() async throws {
         var script = script(BatchScript())
         script.apiKey = "another-key"
@@ -152,10 +171,12 @@ struct BatchModeTests {
         }
     }
 
-    @Test("An expired batch puts its photos back, no attempt used; they are done in the next batch; batch list shows both",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "An expired batch puts its photos back, no attempt used; they are done in the next batch; batch list shows both",
+        .timeLimit(.minutes(2)))
     func expiredBatch() async throws {
-        let batch = BatchScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(300), outcomes: ["BATCH_STATE_EXPIRED"])
+        let batch = BatchScript(
+            pendingFor: .milliseconds(200), runningFor: .milliseconds(300), outcomes: ["BATCH_STATE_EXPIRED"])
         try await withGeminiEmulator(script(batch)) { gemini in
             let root = try root(gemini)
             for n in 1...2 { try root.drop(JPEGFactory.shelf(seed: 7100 + n), as: "IMG_\(n).jpg") }
@@ -164,8 +185,12 @@ struct BatchModeTests {
             #expect(gemini.batchesCreated.map(\.photos.count) == [2, 2])
             try expectEachPhotoDoneOnce(root, photos: 2)
 
-            let store = try #require(try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
-            #expect(try store.read { db in try db.query("SELECT attempts FROM job").compactMap { $0.int("attempts") } } == [1, 1])
+            let store = try #require(
+                try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
+            #expect(
+                try store.read { db in try db.query("SELECT attempts FROM job").compactMap { $0.int("attempts") } } == [
+                    1, 1,
+                ])
             let list = try await root.shelfd("batch", "list")
             #expect(list.status == 0)
             #expect(list.stdout.contains("expired") && list.stdout.contains("succeeded"))
@@ -173,8 +198,9 @@ struct BatchModeTests {
         }
     }
 
-    @Test("Back to sync mode with a batch in flight: the daemon still collects it and sends none of its photos one by one",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Back to sync mode with a batch in flight: the daemon still collects it and sends none of its photos one by one",
+        .timeLimit(.minutes(2)))
     func syncModeCollectsBatchesInFlight() async throws {
         try await withGeminiEmulator(script(BatchScript(pendingFor: .seconds(2), runningFor: .seconds(1)))) { gemini in
             let root = try root(gemini)
@@ -187,7 +213,8 @@ struct BatchModeTests {
             kill(run.processIdentifier, SIGKILL)
             run.waitUntilExit()
 
-            try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["gemini": ["mode": "\"sync\"", "batch_poll_s": "1"]])
+            try root.writeConfig(
+                geminiURL: gemini.baseURL, overrides: ["gemini": ["mode": "\"sync\"", "batch_poll_s": "1"]])
             let daemon = try root.startDaemon()
             try await waitUntil("every photo is done", timeout: .seconds(60)) {
                 let status = try await root.status()
@@ -200,8 +227,9 @@ struct BatchModeTests {
         }
     }
 
-    @Test("status shows a batch in flight (text and --json); batch cancel cancels it and its photos go back",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "status shows a batch in flight (text and --json); batch cancel cancels it and its photos go back",
+        .timeLimit(.minutes(2)))
     func statusListAndCancel() async throws {
         try await withGeminiEmulator(script(BatchScript(pendingFor: .seconds(600)))) { gemini in
             let root = try root(gemini)
@@ -223,7 +251,9 @@ struct BatchModeTests {
             #expect(cancel.status == 0, "\(cancel.stderr)")
             #expect(gemini.batchState(name) == "BATCH_STATE_CANCELLED")
             // The daemon sees it cancelled and sends the photos again, in a new batch.
-            try await waitUntil("the photos go in a new batch", timeout: .seconds(30)) { gemini.batchesCreated.count == 2 }
+            try await waitUntil("the photos go in a new batch", timeout: .seconds(30)) {
+                gemini.batchesCreated.count == 2
+            }
             #expect(gemini.batchesCreated[1].photos.count == 5)
             #expect(try await daemon.stop() == 0)
         }

@@ -8,51 +8,68 @@ import Testing
 struct BrowserHarnessTests {
     /// Pages as the real ones will be: scripts only from files (the CSP forbids inline ones), a viewport meta.
     static let site: [String: (type: String, body: [UInt8])] = [
-        "/index.html": ("text/html; charset=utf-8", Array("""
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Harness page</title>
-            <script type="module" src="/page.js"></script>
-            </head><body>
-            <h1>A shelf</h1>
-            <img id="cover" src="/cover.jpg" alt="A shelf" style="max-width: 100%">
-            <p><input id="name" aria-label="Title"></p>
-            <p>Keys: <span id="keys"></span></p>
-            <p><input id="photo" type="file" accept="image/*"></p>
-            <p id="chosen"></p>
-            </body></html>
-            """.utf8)),
-        "/page.js": ("text/javascript; charset=utf-8", Array("""
-            const keys = document.getElementById('keys');
-            document.addEventListener('keydown', (event) => {
-                if (event.target.id !== 'name') keys.textContent += event.key;
-            });
-            document.getElementById('photo').addEventListener('change', (event) => {
-                document.getElementById('chosen').textContent =
-                    [...event.target.files].map((file) => `${file.name} (${file.size} bytes)`).join(', ');
-            });
-            """.utf8)),
+        "/index.html": (
+            "text/html; charset=utf-8",
+            Array(
+                """
+                <!doctype html>
+                <html lang="en"><head><meta charset="utf-8">
+                <meta name="viewport" content="width=device-width, initial-scale=1">
+                <title>Harness page</title>
+                <script type="module" src="/page.js"></script>
+                </head><body>
+                <h1>A shelf</h1>
+                <img id="cover" src="/cover.jpg" alt="A shelf" style="max-width: 100%">
+                <p><input id="name" aria-label="Title"></p>
+                <p>Keys: <span id="keys"></span></p>
+                <p><input id="photo" type="file" accept="image/*"></p>
+                <p id="chosen"></p>
+                </body></html>
+                """.utf8)
+        ),
+        "/page.js": (
+            "text/javascript; charset=utf-8",
+            Array(
+                """
+                const keys = document.getElementById('keys');
+                document.addEventListener('keydown', (event) => {
+                    if (event.target.id !== 'name') keys.textContent += event.key;
+                });
+                document.getElementById('photo').addEventListener('change', (event) => {
+                    document.getElementById('chosen').textContent =
+                        [...event.target.files].map((file) => `${file.name} (${file.size} bytes)`).join(', ');
+                });
+                """.utf8)
+        ),
         "/cover.jpg": ("image/jpeg", JPEGFactory.shelf(width: 320, height: 240)),
-        "/wide.html": ("text/html; charset=utf-8", Array("""
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1"><title>Too wide</title></head>
-            <body><table style="width: 1200px"><tr><td>A table as wide as a desktop</td></tr></table></body></html>
-            """.utf8)),
-        "/inline.html": ("text/html; charset=utf-8", Array("""
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Not run</title></head>
-            <body><script>document.title = 'Ran';</script></body></html>
-            """.utf8)),
+        "/wide.html": (
+            "text/html; charset=utf-8",
+            Array(
+                """
+                <!doctype html>
+                <html lang="en"><head><meta charset="utf-8">
+                <meta name="viewport" content="width=device-width, initial-scale=1"><title>Too wide</title></head>
+                <body><table style="width: 1200px"><tr><td>A table as wide as a desktop</td></tr></table></body></html>
+                """.utf8)
+        ),
+        "/inline.html": (
+            "text/html; charset=utf-8",
+            Array(
+                """
+                <!doctype html>
+                <html lang="en"><head><meta charset="utf-8"><title>Not run</title></head>
+                <body><script>document.title = 'Ran';</script></body></html>
+                """.utf8)
+        ),
     ]
 
     /// Runs `body` with the site served on loopback; every answer carries the CSP the real pages will.
     func withSite(_ body: (String) async throws -> Void) async throws {
         let server = HTTPServer { request in
             guard let file = Self.site[request.path] else { return .init(status: 404, text: "not found") }
-            return .init(headers: [("Content-Type", file.type), ("Content-Security-Policy", "script-src 'self'")],
-                         body: file.body)
+            return .init(
+                headers: [("Content-Type", file.type), ("Content-Security-Policy", "script-src 'self'")],
+                body: file.body)
         }
         try server.start()
         defer { server.stop() }
@@ -134,7 +151,8 @@ struct BrowserHarnessTests {
             try await withBrowser { browser in
                 try await browser.navigate(to: site + "/index.html")
                 let url = try await browser.screenshot("harness-desktop")
-                #expect(url.deletingLastPathComponent().standardizedFileURL.path
+                #expect(
+                    url.deletingLastPathComponent().standardizedFileURL.path
                         == Browser.screenshotDirectory.standardizedFileURL.path)
                 let png = try Data(contentsOf: url)
                 #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
@@ -150,8 +168,9 @@ struct BrowserHarnessTests {
                 try await browser.navigate(to: site + "/inline.html")
                 #expect(try await browser.title() == "Not run")
                 let console = try await browser.consoleMessages()
-                #expect(console.contains { $0.level == "SEVERE" && $0.message.contains("Content Security Policy") },
-                        "\(console)")
+                #expect(
+                    console.contains { $0.level == "SEVERE" && $0.message.contains("Content Security Policy") },
+                    "\(console)")
             }
         }
     }
@@ -195,8 +214,9 @@ struct BrowserHarnessTests {
     @Test("A missing browser is reported with the script that installs it")
     func notInstalled() throws {
         let error = try #require(throws: BrowserError.self) {
-            try BrowserInstallation.find("chromedriver", names: ["chromedriver-not-installed"],
-                                         override: "SHELFD_TEST_UNSET_CHROMEDRIVER")
+            try BrowserInstallation.find(
+                "chromedriver", names: ["chromedriver-not-installed"],
+                override: "SHELFD_TEST_UNSET_CHROMEDRIVER")
         }
         #expect(error.code == .notInstalled)
         #expect(error.message.contains("scripts/install-deps.sh"))
@@ -204,6 +224,7 @@ struct BrowserHarnessTests {
 
     static func isZombie(_ pid: Int32) -> Bool {
         guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return false }
-        return String(decoding: stat, as: UTF8.self).split(separator: ")").last?.trimmingCharacters(in: .whitespaces).first == "Z"
+        return String(decoding: stat, as: UTF8.self).split(separator: ")").last?.trimmingCharacters(in: .whitespaces)
+            .first == "Z"
     }
 }

@@ -55,7 +55,8 @@ struct CatalogueCommandTests {
         try Self.books.write(to: file, atomically: true, encoding: .utf8)
         #expect(try await root.shelfd("catalogue", "import", file.path).status == 0)
 
-        let arguments = try await root.shelfd("catalogue", "match", "--json", "POEMS EMILY DICKINSON", "EMMA", "qqq zzz")
+        let arguments = try await root.shelfd(
+            "catalogue", "match", "--json", "POEMS EMILY DICKINSON", "EMMA", "qqq zzz")
         #expect(arguments.status == 0)
         let answers = try matchLines(arguments.stdout)
         #expect(answers.map(\.text) == ["POEMS EMILY DICKINSON", "EMMA", "qqq zzz"])
@@ -64,7 +65,10 @@ struct CatalogueCommandTests {
         #expect(poems.title == "Poems" && poems.author == "Emily Dickinson" && poems.source == "catalogue")
         #expect(poems.key.hasPrefix("catalogue:") && poems.score == nil)
         #expect(answers[0].score == answers[0].candidates.first?.score)
-        #expect(answers[1].candidates.prefix(2).map(\.author).compactMap { $0 }.sorted() == ["Alexander McCall Smith", "Jane Austen"])
+        #expect(
+            answers[1].candidates.prefix(2).map(\.author).compactMap { $0 }.sorted() == [
+                "Alexander McCall Smith", "Jane Austen",
+            ])
         #expect(answers[2].match == nil && answers[2].candidates.isEmpty)
 
         let (process, out, err) = try root.process(["catalogue", "match", "--json", "-"], logName: "stdin")
@@ -83,8 +87,12 @@ struct CatalogueCommandTests {
         #expect(piped[3].match?.title == "Dune Messiah")
     }
 
-    @Test("Usage errors exit 2; an unreadable or unknown file exits 1 and says why",
-          arguments: [["catalogue", "import"], ["catalogue", "match"], ["catalogue", "match", "-", "DUNE"], ["catalogue", "frob"]])
+    @Test(
+        "Usage errors exit 2; an unreadable or unknown file exits 1 and says why",
+        arguments: [
+            ["catalogue", "import"], ["catalogue", "match"], ["catalogue", "match", "-", "DUNE"],
+            ["catalogue", "frob"],
+        ])
     func usageErrors(arguments: [String]) async throws {
         let root = try ShelfRoot()
         let result = try await root.shelfd(arguments)
@@ -109,10 +117,17 @@ struct CatalogueCommandTests {
 
 @Suite("doctor on the book sources", .serialized)
 struct DoctorSourcesTests {
-    @Test("doctor warns while the catalogue is empty and counts it once filled; an OpenLibrary without contact is named")
+    @Test(
+        "doctor warns while the catalogue is empty and counts it once filled; an OpenLibrary without contact is named")
     func catalogueAndContact() async throws {
-        let root = try ShelfRoot(apiKey: nil, overrides: ["enrich": ["sources": "[\"catalogue\", \"openlibrary\"]",
-                                                                     "openlibrary_base_url": "\"http://127.0.0.1:9\""]])
+        let root = try ShelfRoot(
+            apiKey: nil,
+            overrides: [
+                "enrich": [
+                    "sources": "[\"catalogue\", \"openlibrary\"]",
+                    "openlibrary_base_url": "\"http://127.0.0.1:9\"",
+                ]
+            ])
         let empty = try await root.shelfd("doctor")
         #expect(empty.stdout.contains("! catalogue: empty: import the books you own"), "\(empty.stdout)")
         #expect(empty.stdout.contains("! openlibrary: enrich.contact is empty"))

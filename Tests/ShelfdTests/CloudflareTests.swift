@@ -5,10 +5,12 @@ import Testing
 
 @Suite("Cloudflare Workers AI, end to end", .serialized)
 struct CloudflareTests {
-    @Test("scan --provider cloudflare reads a photo Gemini already read; the license is agreed once, for good",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "scan --provider cloudflare reads a photo Gemini already read; the license is agreed once, for good",
+        .timeLimit(.minutes(1)))
     func scanWithAnotherProvider() async throws {
-        let fast = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.8, box2D: [100, 100, 900, 150])
+        let fast = CloudflareEmulator.Book(
+            title: "Emma", author: "Jane Austen", confidence: 0.8, box2D: [100, 100, 900, 150])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(.init(reply: .books([fast]))) { cloudflare in
                 let root = try ShelfRoot(geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL)
@@ -36,12 +38,14 @@ struct CloudflareTests {
     @Test("A photo Cloudflare finds too large is sent once more, smaller, and then read", .timeLimit(.minutes(1)))
     func tooLargeIsShrunkOnce() async throws {
         let emma = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.8)
-        let script = CloudflareEmulator.Script(licenseAgreed: true,
-                                               rules: [.init(photo: .any, replies: [.tooLarge, .books([emma])])])
+        let script = CloudflareEmulator.Script(
+            licenseAgreed: true,
+            rules: [.init(photo: .any, replies: [.tooLarge, .books([emma])])])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(script) { cloudflare in
-                let root = try ShelfRoot(geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL,
-                                         overrides: ["pipeline": ["provider": "\"cloudflare\""]])
+                let root = try ShelfRoot(
+                    geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL,
+                    overrides: ["pipeline": ["provider": "\"cloudflare\""]])
                 try root.drop(JPEGFactory.shelf(width: 3000, height: 2000, seed: 810), as: "big.jpg")
                 let run = try await root.shelfd("run")
                 #expect(run.status == 0, "\(run.stderr)")
@@ -50,7 +54,8 @@ struct CloudflareTests {
                 #expect(sizes[1] < sizes[0], "the second request carries a smaller photo")
                 let result = try #require(try root.resultDocuments().first)
                 #expect(result.books.map(\.title) == ["Emma"])
-                #expect((result.runs.first?.sent?.width ?? 0) < 1536, "the result records the smaller copy that was read")
+                #expect(
+                    (result.runs.first?.sent?.width ?? 0) < 1536, "the result records the smaller copy that was read")
             }
         }
     }

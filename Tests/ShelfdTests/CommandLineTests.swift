@@ -5,8 +5,9 @@ import Testing
 
 @Suite("The command line", .serialized)
 struct CommandLineTests {
-    @Test("Usage errors exit 2 and say what to type instead",
-          arguments: [["retry"], ["retry", "--failed", "3"], ["frobnicate"], ["status", "--bogus"], ["scan"]])
+    @Test(
+        "Usage errors exit 2 and say what to type instead",
+        arguments: [["retry"], ["retry", "--failed", "3"], ["frobnicate"], ["status", "--bogus"], ["scan"]])
     func usageErrorsExitTwo(arguments: [String]) async throws {
         let root = try ShelfRoot()
         let result = try await root.shelfd(arguments)
@@ -58,8 +59,9 @@ struct CommandLineTests {
         }
     }
 
-    @Test("doctor passes with a working key and fails, without printing it, with a wrong one",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "doctor passes with a working key and fails, without printing it, with a wrong one",
+        .timeLimit(.minutes(1)))
     func doctorChecksTheProvider() async throws {
         try await withGeminiEmulator(.always(.books([]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -93,8 +95,9 @@ struct CommandLineTests {
             let root = try ShelfRoot(geminiURL: gemini.baseURL, apiKey: "stale-environment-key")
             let credentials = root.base.appendingPathComponent("credentials")
             try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
-            try (GeminiEmulator.defaultKey + "\n").write(to: credentials.appendingPathComponent("gemini_api_key"),
-                                                         atomically: true, encoding: .utf8)
+            try (GeminiEmulator.defaultKey + "\n").write(
+                to: credentials.appendingPathComponent("gemini_api_key"),
+                atomically: true, encoding: .utf8)
             try root.drop(JPEGFactory.shelf(seed: 510), as: "a.jpg")
             let run = try await root.shelfd("run", environment: ["CREDENTIALS_DIRECTORY": credentials.path])
             #expect(run.status == 0, "\(run.stderr)")
@@ -107,31 +110,45 @@ struct CommandLineTests {
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["after": "\"move\""]])
             try root.drop(JPEGFactory.shelf(seed: 520), as: "study/IMG_1.jpg")
             #expect(try await root.shelfd("run").status == 0)
-            #expect(FileManager.default.fileExists(atPath: root.root.appendingPathComponent("processed/study/IMG_1.jpg").path))
-            #expect(!FileManager.default.fileExists(atPath: root.incoming.appendingPathComponent("study/IMG_1.jpg").path))
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: root.root.appendingPathComponent("processed/study/IMG_1.jpg").path))
+            #expect(
+                !FileManager.default.fileExists(atPath: root.incoming.appendingPathComponent("study/IMG_1.jpg").path))
             #expect(try root.resultDocuments().first?.photo.path == "study/IMG_1.jpg")
         }
     }
 
-    @Test("after = move leaves a new photo written under a finished photo's name, and takes it as new", .timeLimit(.minutes(2)))
+    @Test(
+        "after = move leaves a new photo written under a finished photo's name, and takes it as new",
+        .timeLimit(.minutes(2)))
     func afterMoveLeavesAReusedName() async throws {
         try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(3), reply: .books([dune]))) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["after": "\"move\""],
-                                                                           "watch": ["settle_ms": "1000"]])
+            let root = try ShelfRoot(
+                geminiURL: gemini.baseURL,
+                overrides: [
+                    "pipeline": ["after": "\"move\""],
+                    "watch": ["settle_ms": "1000"],
+                ])
             let first = JPEGFactory.shelf(seed: 525), second = JPEGFactory.shelf(seed: 526)
             try root.drop(first, as: "IMG_0001.jpg")
             let daemon = try root.startDaemon()
-            try await waitUntil("the first photo is at the provider") { gemini.requests.contains { $0.photoSHA256 != nil } }
+            try await waitUntil("the first photo is at the provider") {
+                gemini.requests.contains { $0.photoSHA256 != nil }
+            }
             // The phone's next IMG_0001.jpg replaces it, and is still being copied when the first one is done.
             try await root.dropSlowly(second, as: "IMG_0001.jpg", chunks: 16, pause: .milliseconds(250))
-            try await waitUntil("the second photo is done too", timeout: .seconds(60)) { try await root.status().queue.done == 2 }
+            try await waitUntil("the second photo is done too", timeout: .seconds(60)) {
+                try await root.status().queue.done == 2
+            }
             #expect(try await daemon.stop() == 0)
 
             let moved = try Data(contentsOf: root.root.appendingPathComponent("processed/IMG_0001.jpg"))
             #expect(Array(moved) == second, "the second photo was moved after its own turn")
             #expect(!FileManager.default.fileExists(atPath: root.incoming.appendingPathComponent("IMG_0001.jpg").path))
-            #expect(gemini.requests.compactMap(\.photoSHA256).sorted() == [sentSHA256(first), sentSHA256(second)].sorted(),
-                    "each photo asked about once")
+            #expect(
+                gemini.requests.compactMap(\.photoSHA256).sorted() == [sentSHA256(first), sentSHA256(second)].sorted(),
+                "each photo asked about once")
         }
     }
 
@@ -170,7 +187,8 @@ struct ProviderSwitchTests {
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             try root.drop(JPEGFactory.shelf(seed: 540), as: "a.jpg")
             #expect(try await root.shelfd("run").status == 0)
-            try root.writeConfig(geminiURL: gemini.baseURL, overrides: ["gemini": ["model": "\"gemini-3-flash-preview\""]])
+            try root.writeConfig(
+                geminiURL: gemini.baseURL, overrides: ["gemini": ["model": "\"gemini-3-flash-preview\""]])
             try root.drop(JPEGFactory.shelf(seed: 541), as: "b.jpg")
             let run = try await root.shelfd("run")
             #expect(run.status == 0, "\(run.stderr)")
@@ -184,8 +202,9 @@ struct ProviderSwitchTests {
 
 @Suite("Logs")
 struct LogTests {
-    @Test("Under systemd each log line starts with journald's priority; elsewhere with a time and a level",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "Under systemd each log line starts with journald's priority; elsewhere with a time and a level",
+        .timeLimit(.minutes(1)))
     func logLinesSuitTheirReader() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)

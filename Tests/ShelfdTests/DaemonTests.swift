@@ -6,13 +6,14 @@ import Testing
 
 @Suite("shelfd watch, as systemd runs it", .serialized)
 struct DaemonTests {
-    @Test("Photos arriving every way a person or a sync tool delivers them are each catalogued once",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Photos arriving every way a person or a sync tool delivers them are each catalogued once",
+        .timeLimit(.minutes(2)))
     func daemonCataloguesPhotosAsTheyArrive() async throws {
         try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             let early = JPEGFactory.shelf(seed: 100)
-            try root.drop(early, as: "before-start.jpg")            // there before the daemon starts
+            try root.drop(early, as: "before-start.jpg") // there before the daemon starts
             let daemon = try root.startDaemon()
             try await waitUntil("the daemon has started") { try await root.status().daemon.running }
             let running = try await root.status()
@@ -20,24 +21,29 @@ struct DaemonTests {
             #expect(running.daemon.watchMode == "inotify")
 
             try root.drop(JPEGFactory.shelf(seed: 101), as: "copied.jpg")
-            try await root.dropSlowly(JPEGFactory.shelf(width: 1200, height: 900, seed: 102), as: "slow.jpg",
-                                      chunks: 4, pause: .milliseconds(400))
+            try await root.dropSlowly(
+                JPEGFactory.shelf(width: 1200, height: 900, seed: 102), as: "slow.jpg",
+                chunks: 4, pause: .milliseconds(400))
             try root.dropViaRename(JPEGFactory.shelf(seed: 103), as: "synced.jpg")
-            try root.drop(JPEGFactory.shelf(seed: 104), as: "new-shelf/deeper/IMG_9.jpg")   // new sub-folders
-            try root.drop(early, as: "copy-of-before-start.jpg")                             // same photo again
+            try root.drop(JPEGFactory.shelf(seed: 104), as: "new-shelf/deeper/IMG_9.jpg") // new sub-folders
+            try root.drop(early, as: "copy-of-before-start.jpg") // same photo again
             let gone = try root.drop(JPEGFactory.shelf(seed: 105), as: "deleted-at-once.jpg")
-            try FileManager.default.removeItem(at: gone)                                     // gone before it settles
+            try FileManager.default.removeItem(at: gone) // gone before it settles
 
             try await waitUntil("five photos are done", timeout: .seconds(60)) {
                 try await root.status().queue.done == 5
             }
-            try FileManager.default.moveItem(at: root.incoming.appendingPathComponent("copied.jpg"),
-                                             to: root.incoming.appendingPathComponent("renamed.jpg"))
-            try await Task.sleep(for: .seconds(1))                   // give a mistaken second job time to appear
+            try FileManager.default.moveItem(
+                at: root.incoming.appendingPathComponent("copied.jpg"),
+                to: root.incoming.appendingPathComponent("renamed.jpg"))
+            try await Task.sleep(for: .seconds(1)) // give a mistaken second job time to appear
 
             let results = try root.resultDocuments()
-            #expect(results.map(\.photo.path) == ["before-start.jpg", "copied.jpg", "new-shelf/deeper/IMG_9.jpg",
-                                                  "slow.jpg", "synced.jpg"])
+            #expect(
+                results.map(\.photo.path) == [
+                    "before-start.jpg", "copied.jpg", "new-shelf/deeper/IMG_9.jpg",
+                    "slow.jpg", "synced.jpg",
+                ])
             #expect(results.first { $0.photo.path == "slow.jpg" }?.photo.width == 1200, "taken only once complete")
             #expect(Set(gemini.requests.compactMap(\.photoSHA256)).count == 5)
             #expect(gemini.requests.count == 5, "a copy, a rename and a re-drop are sightings, not requests")
@@ -52,8 +58,9 @@ struct DaemonTests {
         }
     }
 
-    @Test("SIGTERM mid-batch: requests in flight finish, the rest go back to the queue, exit 0, nothing lost",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "SIGTERM mid-batch: requests in flight finish, the rest go back to the queue, exit 0, nothing lost",
+        .timeLimit(.minutes(2)))
     func sigtermLetsInFlightRequestsFinish() async throws {
         try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(2), reply: .books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -77,8 +84,9 @@ struct DaemonTests {
         }
     }
 
-    @Test("SIGTERM while the daemon starts, before it listens for signals: it stops gracefully, exit 0, the photo is read later",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "SIGTERM while the daemon starts, before it listens for signals: it stops gracefully, exit 0, the photo is read later",
+        .timeLimit(.minutes(2)))
     func sigtermDuringStart() async throws {
         try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(2), reply: .books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -102,8 +110,9 @@ struct DaemonTests {
         }
     }
 
-    @Test("kill -9 at each failpoint, then a restart: one result per photo, no duplicate, nothing paid twice",
-          .timeLimit(.minutes(3)), arguments: ["after_claim", "after_response_saved", "mid_write", "before_commit"])
+    @Test(
+        "kill -9 at each failpoint, then a restart: one result per photo, no duplicate, nothing paid twice",
+        .timeLimit(.minutes(3)), arguments: ["after_claim", "after_response_saved", "mid_write", "before_commit"])
     func killAtFailpointThenRestart(failpoint: String) async throws {
         try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -115,7 +124,8 @@ struct DaemonTests {
             #expect(killed.stderr.contains("failpoint \(failpoint)"))
             // Answers saved on disk before the kill, named <sha256>-<job>-<attempt>.json.
             let responses = root.state.appendingPathComponent("responses")
-            let saved = Set(try FileManager.default.contentsOfDirectory(atPath: responses.path).map { String($0.prefix(64)) })
+            let saved = Set(
+                try FileManager.default.contentsOfDirectory(atPath: responses.path).map { String($0.prefix(64)) })
             // Every failpoint past after_claim is reached after an answer was saved.
             if failpoint != "after_claim" { #expect(!saved.isEmpty, "an answer was saved before the kill") }
 
@@ -124,7 +134,9 @@ struct DaemonTests {
             let results = try root.resultDocuments()
             #expect(results.count == 3, "exactly one result per photo")
             #expect(Set(results.map(\.photo.sha256)) == Set(photos.map { SHA256.hex(of: $0) }))
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.results.path).filter { $0.hasSuffix(".tmp") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.results.path).filter {
+                $0.hasSuffix(".tmp")
+            }
             #expect(leftovers.isEmpty, "no half-written file is left behind")
             let library = try root.library()
             #expect(library.books.map(\.title).sorted() == ["Dune", "The Hobbit"])
@@ -142,8 +154,9 @@ struct DaemonTests {
         }
     }
 
-    @Test("kill -9 while a request is in flight: the photo is asked again after the restart, and has one result",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "kill -9 while a request is in flight: the photo is asked again after the restart, and has one result",
+        .timeLimit(.minutes(2)))
     func killDuringRequestResendsOnce() async throws {
         try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(3), reply: .books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -161,15 +174,18 @@ struct DaemonTests {
         }
     }
 
-    @Test("Under systemd: READY=1 after the startup scan, a STATUS= line, STOPPING=1 on SIGTERM",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "Under systemd: READY=1 after the startup scan, a STATUS= line, STOPPING=1 on SIGTERM",
+        .timeLimit(.minutes(1)))
     func speaksTheNotifyProtocol() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             let socket = try NotifySocket(path: root.base.appendingPathComponent("notify.sock").path)
             let daemon = try root.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
             var messages: [String] = []
-            try await waitUntil("READY=1 arrives") { messages += socket.receiveAll(); return messages.contains("READY=1") }
+            try await waitUntil("READY=1 arrives") {
+                messages += socket.receiveAll(); return messages.contains("READY=1")
+            }
             #expect(messages.contains { $0.hasPrefix("STATUS=") })
             #expect(try await daemon.stop() == 0)
             messages += socket.receiveAll()
@@ -177,15 +193,18 @@ struct DaemonTests {
         }
     }
 
-    @Test("WATCHDOG=1 is sent while the scheduler's loop turns, and stops once the loop hangs",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "WATCHDOG=1 is sent while the scheduler's loop turns, and stops once the loop hangs",
+        .timeLimit(.minutes(2)))
     func watchdogFollowsTheSchedulerLoop() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             let socket = try NotifySocket(path: root.base.appendingPathComponent("notify.sock").path)
             // systemd's WatchdogSec=2: shelfd pings every second while healthy.
-            let daemon = try root.startDaemon(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "2000000",
-                                                            "SHELFD_FAILPOINT": "scheduler_hang"])
+            let daemon = try root.startDaemon(environment: [
+                "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "2000000",
+                "SHELFD_FAILPOINT": "scheduler_hang",
+            ])
             defer { kill(daemon.process.processIdentifier, SIGKILL) }
             var pings = 0
             try await waitUntil("three WATCHDOG=1 pings arrive from the idle daemon") {
@@ -195,7 +214,9 @@ struct DaemonTests {
 
             // A photo: the loop claims it and hangs there.
             try root.drop(JPEGFactory.shelf(seed: 420), as: "a.jpg")
-            try await waitUntil("the scheduler's loop hangs") { daemon.logText.contains("failpoint scheduler_hang reached") }
+            try await waitUntil("the scheduler's loop hangs") {
+                daemon.logText.contains("failpoint scheduler_hang reached")
+            }
             // The loop counts as alive for WatchdogSec after its last turn; then no ping for 3 × WatchdogSec.
             var quietSince = ContinuousClock.now
             try await waitUntil("the pings stop", timeout: .seconds(60)) {
@@ -222,7 +243,9 @@ final class NotifySocket {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
         _ = fcntl(fd, F_SETFL, O_NONBLOCK)

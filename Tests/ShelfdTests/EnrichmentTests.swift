@@ -13,8 +13,9 @@ struct EnrichmentTests {
         Emma,Jane Austen,9780141439587,1815
 
         """
-    static let leGuin = GeminiEmulator.Book(title: "The Left Hand of Darkness", author: "Ursula K. Le Guin", confidence: 0.9,
-                                            box2D: [100, 700, 900, 740])
+    static let leGuin = GeminiEmulator.Book(
+        title: "The Left Hand of Darkness", author: "Ursula K. Le Guin", confidence: 0.9,
+        box2D: [100, 700, 900, 740])
 
     func importCatalogue(_ root: ShelfRoot) async throws {
         let file = root.base.appendingPathComponent("mine.csv")
@@ -23,8 +24,9 @@ struct EnrichmentTests {
         #expect(imported.status == 0, "\(imported.stderr)")
     }
 
-    @Test("A book the catalogue knows is verified with its match; one it does not know waits for review",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A book the catalogue knows is verified with its match; one it does not know waits for review",
+        .timeLimit(.minutes(2)))
     func catalogueDecides() async throws {
         try await withGeminiEmulator(.always(.books([dune, hobbit, Self.leGuin]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -34,7 +36,8 @@ struct EnrichmentTests {
 
             let books = try #require(try root.resultDocuments().first).books
             #expect(books.map(\.title) == ["Dune", "The Hobbit", "The Left Hand of Darkness"])
-            #expect(books[0].status == .verified && books[0].match?.source == "catalogue" && books[0].match?.year == 1965)
+            #expect(
+                books[0].status == .verified && books[0].match?.source == "catalogue" && books[0].match?.year == 1965)
             #expect(books[1].status == .verified && books[1].match?.year == 1937)
             #expect(books[2].status == .needsReview && books[2].match == nil)
             #expect(books[2].reviewReasons?.contains { $0 == "no_match" || $0 == "weak_match" } == true)
@@ -51,11 +54,13 @@ struct EnrichmentTests {
         }
     }
 
-    @Test("A model's ISBN that names another book is replaced by the matched record's, and the result says so",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A model's ISBN that names another book is replaced by the matched record's, and the result says so",
+        .timeLimit(.minutes(2)))
     func wrongISBNReplaced() async throws {
-        let duneWithEmmasISBN = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780141439587",
-                                                    confidence: 0.93, box2D: [120, 410, 880, 450])
+        let duneWithEmmasISBN = GeminiEmulator.Book(
+            title: "Dune", author: "Frank Herbert", isbn: "9780141439587",
+            confidence: 0.93, box2D: [120, 410, 880, 450])
         try await withGeminiEmulator(.always(.books([duneWithEmmasISBN]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             try await importCatalogue(root)
@@ -73,17 +78,29 @@ struct EnrichmentTests {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withOpenLibraryEmulator { openLibrary in
                 // An empty catalogue cannot help: OpenLibrary decides.
-                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["enrich": [
-                    "sources": "[\"catalogue\", \"openlibrary\"]", "openlibrary_base_url": "\"\(openLibrary.baseURL)\"",
-                    "contact": "\"reader@example.org\""]])
+                let root = try ShelfRoot(
+                    geminiURL: gemini.baseURL,
+                    overrides: [
+                        "enrich": [
+                            "sources": "[\"catalogue\", \"openlibrary\"]",
+                            "openlibrary_base_url": "\"\(openLibrary.baseURL)\"",
+                            "contact": "\"reader@example.org\"",
+                        ]
+                    ])
                 let photo = try root.drop(JPEGFactory.shelf(seed: 43), as: "shelf.jpg").path
                 #expect(try await root.shelfd("run").status == 0)
                 let book = try #require(try root.resultDocuments().first?.books.first)
                 #expect(book.status == .verified)
-                #expect(book.match == BookMatch(source: "openlibrary", key: "/works/OL893415W", score: book.match?.score ?? 0, year: 1965))
+                #expect(
+                    book.match
+                        == BookMatch(
+                            source: "openlibrary", key: "/works/OL893415W", score: book.match?.score ?? 0, year: 1965))
                 let asked = openLibrary.requests.count
                 #expect(asked > 0)
-                #expect(openLibrary.requests.allSatisfy { $0.headers["user-agent"]?.contains("(reader@example.org)") == true })
+                #expect(
+                    openLibrary.requests.allSatisfy {
+                        $0.headers["user-agent"]?.contains("(reader@example.org)") == true
+                    })
 
                 let rescan = try await root.shelfd("rescan", photo)
                 #expect(rescan.status == 0, "\(rescan.stdout) \(rescan.stderr)")
@@ -95,13 +112,20 @@ struct EnrichmentTests {
         }
     }
 
-    @Test("A rate-limited OpenLibrary shows in status until its wait ends; the photo is done without it", .timeLimit(.minutes(2)))
+    @Test(
+        "A rate-limited OpenLibrary shows in status until its wait ends; the photo is done without it",
+        .timeLimit(.minutes(2)))
     func rateLimitedSourceInStatus() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withOpenLibraryEmulator(.init(then: .rateLimited(retryAfter: 3600))) { openLibrary in
-                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["enrich": [
-                    "sources": "[\"openlibrary\"]", "openlibrary_base_url": "\"\(openLibrary.baseURL)\"",
-                    "contact": "\"reader@example.org\""]])
+                let root = try ShelfRoot(
+                    geminiURL: gemini.baseURL,
+                    overrides: [
+                        "enrich": [
+                            "sources": "[\"openlibrary\"]", "openlibrary_base_url": "\"\(openLibrary.baseURL)\"",
+                            "contact": "\"reader@example.org\"",
+                        ]
+                    ])
                 try root.drop(JPEGFactory.shelf(seed: 44), as: "shelf.jpg")
                 #expect(try await root.shelfd("run").status == 0)
                 let book = try #require(try root.resultDocuments().first?.books.first)

@@ -7,14 +7,19 @@ import Testing
 struct EvalCommandTests {
     /// Three books on the shelf, left to right; the last one is the one the emulated model misses.
     static let truthBooks = [
-        TruthDocument.Book(title: "The Hobbit", author: "J. R. R. Tolkien", box: Box(x1: 0.05, y1: 0.1, x2: 0.2, y2: 0.9)),
-        TruthDocument.Book(title: "Dune", author: "Frank Herbert", isbn13: "9780441172719", box: Box(x1: 0.3, y1: 0.1, x2: 0.45, y2: 0.9)),
+        TruthDocument.Book(
+            title: "The Hobbit", author: "J. R. R. Tolkien", box: Box(x1: 0.05, y1: 0.1, x2: 0.2, y2: 0.9)),
+        TruthDocument.Book(
+            title: "Dune", author: "Frank Herbert", isbn13: "9780441172719",
+            box: Box(x1: 0.3, y1: 0.1, x2: 0.45, y2: 0.9)),
         TruthDocument.Book(title: "Emma", author: "Jane Austen", box: Box(x1: 0.8, y1: 0.1, x2: 0.95, y2: 0.9)),
     ]
     /// Two right (one in another spelling, one with another edition's ISBN), one wrong and unsure; Emma missed.
     static let reading: [GeminiEmulator.Book] = [
         .init(title: "Hobbit", author: "J.R.R. Tolkien", confidence: 0.9, box2D: [100, 50, 900, 200]),
-        .init(title: "Dune: Deluxe Edition", author: "Herbert, Frank", isbn: "9780340960196", confidence: 0.85, box2D: [100, 300, 900, 450]),
+        .init(
+            title: "Dune: Deluxe Edition", author: "Herbert, Frank", isbn: "9780340960196", confidence: 0.85,
+            box2D: [100, 300, 900, 450]),
         .init(title: "Neuromancer", author: "William Gibson", confidence: 0.4, box2D: [100, 550, 900, 700]),
     ]
 
@@ -65,8 +70,9 @@ struct EvalCommandTests {
         }
     }
 
-    @Test("The HTML page embeds each photo and draws right, wrong and missed boxes in their colours",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "The HTML page embeds each photo and draws right, wrong and missed boxes in their colours",
+        .timeLimit(.minutes(1)))
     func htmlPage() async throws {
         try await withGeminiEmulator(.always(.books(Self.reading))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -76,8 +82,9 @@ struct EvalCommandTests {
             #expect(result.status == 0, "\(result.stderr)")
             let html = try String(contentsOf: page, encoding: .utf8)
             #expect(html.components(separatedBy: "url(data:image/jpeg;base64,").count == 3, "each photo embedded once")
-            #expect(html.components(separatedBy: "<img alt=\"\" src=\"data:image/jpeg;base64,").count - 1 == 6,
-                    "each reported book's spine beside its title")
+            #expect(
+                html.components(separatedBy: "<img alt=\"\" src=\"data:image/jpeg;base64,").count - 1 == 6,
+                "each reported book's spine beside its title")
             #expect(html.components(separatedBy: "<rect class=\"right\"").count - 1 == 4)
             #expect(html.components(separatedBy: "<rect class=\"wrong\"").count - 1 == 2)
             #expect(html.components(separatedBy: "<rect class=\"missed\"").count - 1 == 2)
@@ -86,8 +93,9 @@ struct EvalCommandTests {
         }
     }
 
-    @Test("On a photo whose truth lists no books, each book is shown accepted or for review beside its spine",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "On a photo whose truth lists no books, each book is shown accepted or for review beside its spine",
+        .timeLimit(.minutes(1)))
     func unlabelledPhoto() async throws {
         try await withGeminiEmulator(.always(.books(Self.reading))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -99,12 +107,16 @@ struct EvalCommandTests {
             let page = root.base.appendingPathComponent("eval.html")
             let result = try await root.shelfd("eval", "--truth", folder.path, "--html", page.path)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("accepted: Dune") && result.stdout.contains("review: Neuromancer"), "\(result.stdout)")
+            #expect(
+                result.stdout.contains("accepted: Dune") && result.stdout.contains("review: Neuromancer"),
+                "\(result.stdout)")
             let html = try String(contentsOf: page, encoding: .utf8)
             #expect(html.components(separatedBy: "<rect class=\"accepted\"").count - 1 == 2)
             #expect(html.components(separatedBy: "<rect class=\"review\"").count - 1 == 1)
             #expect(!html.contains("<rect class=\"wrong\""))
-            #expect(html.contains("src=\"data:image/jpeg;base64,") && html.contains("<span>review: Neuromancer — William Gibson</span>"))
+            #expect(
+                html.contains("src=\"data:image/jpeg;base64,")
+                    && html.contains("<span>review: Neuromancer — William Gibson</span>"))
         }
     }
 

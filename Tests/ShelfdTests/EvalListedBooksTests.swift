@@ -13,7 +13,9 @@ extension EvalCommandTests {
         for _ in 0..<3 {
             directory = directory.deletingLastPathComponent()
             let folder = directory.appendingPathComponent("shared/data/home-shelf")
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("IMG_9797.jpg").path) { return folder }
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("IMG_9797.jpg").path) {
+                return folder
+            }
         }
         return nil
     }()
@@ -25,8 +27,9 @@ extension EvalCommandTests {
          {"title": "Emma", "authors": ["Jane Austen", "Fiona Stafford"]}]
         """
 
-    @Test("A list-format truth file finds its photo by name and is counted: accepted right, found, wrong among accepted",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "A list-format truth file finds its photo by name and is counted: accepted right, found, wrong among accepted",
+        .timeLimit(.minutes(1)))
     func listedBooksCounted() async throws {
         try await withGeminiEmulator(.always(.books(Self.reading))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -48,8 +51,10 @@ extension EvalCommandTests {
 
             let text = try await root.shelfd("eval", "--truth", folder.path)
             #expect(text.status == 0, "\(text.stderr)")
-            #expect(text.stdout.contains("IMG_1.JPEG: recall 2/3") && text.stdout.contains("accepted right 2, found 2/3, wrong among accepted 0"),
-                    "\(text.stdout)")
+            #expect(
+                text.stdout.contains("IMG_1.JPEG: recall 2/3")
+                    && text.stdout.contains("accepted right 2, found 2/3, wrong among accepted 0"),
+                "\(text.stdout)")
         }
     }
 
@@ -62,37 +67,46 @@ extension EvalCommandTests {
         try Data("not a photo".utf8).write(to: folder.appendingPathComponent("IMG_2.txt"))
         let result = try await root.shelfd("eval", "--truth", folder.path)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("IMG_2.truth.json lists books, but there is no photo IMG_2.jpg"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("IMG_2.truth.json lists books, but there is no photo IMG_2.jpg"), "\(result.stderr)")
     }
 
-    @Test("On the home-shelf photo, the offline reader with the listed books in a catalogue finds most of them",
-          .enabled(if: homeShelf != nil, "shared/data/home-shelf not found beside the repository"),
-          .timeLimit(.minutes(5)))
+    @Test(
+        "On the home-shelf photo, the offline reader with the listed books in a catalogue finds most of them",
+        .enabled(if: homeShelf != nil, "shared/data/home-shelf not found beside the repository"),
+        .timeLimit(.minutes(5)))
     func homeShelfOffline() async throws {
         let shelf = try #require(Self.homeShelf)
         let root = try ShelfRoot(apiKey: nil)
         // Other books for the listed ones to hide among: the first 300 of the library data set's catalogue.
         let dataset = shelf.deletingLastPathComponent().appendingPathComponent("library-dataset/catalogue.csv")
-        let lines = try String(contentsOf: dataset, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = try String(contentsOf: dataset, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
         let catalogue = root.base.appendingPathComponent("catalogue.csv")
         try Data(lines.prefix(301).joined(separator: "\n").utf8).write(to: catalogue)
         let page = root.base.appendingPathComponent("home.html")
 
-        let result = try await root.shelfd("eval", "--truth", shelf.path, "--provider", "ocr", "--catalogue", catalogue.path,
-                                           "--add-listed-books", "--html", page.path, timeout: .seconds(240))
+        let result = try await root.shelfd(
+            "eval", "--truth", shelf.path, "--provider", "ocr", "--catalogue", catalogue.path,
+            "--add-listed-books", "--html", page.path, timeout: .seconds(240))
         #expect(result.status == 0, "\(result.stderr)")
-        let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("IMG_9797.jpg: recall") },
-                                "\(result.stdout)")
-        let counts = try #require(line.firstMatch(of: /accepted right (\d+), found (\d+)\/13, wrong among accepted (\d+)/),
-                                  "\(line)")
+        let line = try #require(
+            result.stdout.split(separator: "\n").first { $0.contains("IMG_9797.jpg: recall") },
+            "\(result.stdout)")
+        let counts = try #require(
+            line.firstMatch(of: /accepted right (\d+), found (\d+)\/13, wrong among accepted (\d+)/),
+            "\(line)")
         let (acceptedRight, found, acceptedWrong) = (Int(counts.1)!, Int(counts.2)!, Int(counts.3)!)
         #expect(acceptedRight <= found && found <= 13, "\(line)")
         #expect(found >= 8, "PP-OCR finds 12 of the 13 (10 accepted, none wrong): \(line)")
         #expect(acceptedWrong <= 2, "\(line)")
         let overall = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("overall") })
-        let cells = overall.split(separator: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let cells = overall.split(separator: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
         // The table's last columns: accepted right, found, wrong among accepted, s/photo.
-        #expect(Array(cells.suffix(4).prefix(3)) == ["\(acceptedRight)", "\(found)/13", "\(acceptedWrong)"], "\(overall)")
+        #expect(
+            Array(cells.suffix(4).prefix(3)) == ["\(acceptedRight)", "\(found)/13", "\(acceptedWrong)"], "\(overall)")
 
         let html = try String(contentsOf: page, encoding: .utf8)
         let spines = html.components(separatedBy: "<small class=\"decision\">").count - 1
@@ -100,17 +114,25 @@ extension EvalCommandTests {
         #expect(html.contains("read «"), "the words read on a spine whose record took their place")
 
         // The same reading as JSON: the counts the text showed, and a crop on the page for each book with a box.
-        let json = try await root.shelfd("eval", "--truth", shelf.path, "--provider", "ocr", "--catalogue", catalogue.path,
-                                         "--add-listed-books", "--json", timeout: .seconds(240))
+        let json = try await root.shelfd(
+            "eval", "--truth", shelf.path, "--provider", "ocr", "--catalogue", catalogue.path,
+            "--add-listed-books", "--json", timeout: .seconds(240))
         #expect(json.status == 0, "\(json.stderr)")
-        let photo = try #require(JSONStyle.decoder().decode(EvalDocument.self, from: Data(json.stdout.utf8)).providers.first?.photos.first)
-        #expect(photo.score.acceptedRight == acceptedRight && photo.score.found == found && photo.score.acceptedWrong == acceptedWrong)
+        let photo = try #require(
+            JSONStyle.decoder().decode(EvalDocument.self, from: Data(json.stdout.utf8)).providers.first?.photos.first)
+        #expect(
+            photo.score.acceptedRight == acceptedRight && photo.score.found == found
+                && photo.score.acceptedWrong == acceptedWrong)
         #expect(photo.books.count == spines)
-        #expect(html.components(separatedBy: "<img alt=\"\" src=\"data:image/jpeg;base64,").count - 1
-                    == photo.books.filter { $0.box != nil }.count, "each spine's crop beside it")
-        let listed = try JSONDecoder().decode([TruthDocument.ListedBook].self,
-                                              from: Data(contentsOf: shelf.appendingPathComponent("IMG_9797.truth.json")))
+        #expect(
+            html.components(separatedBy: "<img alt=\"\" src=\"data:image/jpeg;base64,").count - 1
+                == photo.books.filter { $0.box != nil }.count, "each spine's crop beside it")
+        let listed = try JSONDecoder().decode(
+            [TruthDocument.ListedBook].self,
+            from: Data(contentsOf: shelf.appendingPathComponent("IMG_9797.truth.json")))
         #expect(listed.count == 13)
-        for book in listed { #expect(html.contains(book.title), "\(book.title): counted as, or not found, on the page") }
+        for book in listed {
+            #expect(html.contains(book.title), "\(book.title): counted as, or not found, on the page")
+        }
     }
 }

@@ -25,7 +25,9 @@ struct ExportCommandTests {
         try await root.shelfd(["export"] + arguments, environment: ["TZ": "UTC"])
     }
 
-    @Test("Goodreads gets the verified books in its own CSV, the one waiting for review is mentioned", .timeLimit(.minutes(2)))
+    @Test(
+        "Goodreads gets the verified books in its own CSV, the one waiting for review is mentioned",
+        .timeLimit(.minutes(2)))
     func goodreads() async throws {
         try await catalogued { root, day in
             let result = try await export(root, "--format", "goodreads", "--output", "-")
@@ -33,13 +35,20 @@ struct ExportCommandTests {
             let lines = result.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 3)
             #expect(lines.first?.hasPrefix("Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,") == true)
-            #expect(lines.contains(",Dune,Frank Herbert,\"Herbert, Frank\",,\"=\"\"0441172717\"\"\",\"=\"\"9780441172719\"\"\",0,,,,,,,,\(day),living-room,,to-read,,,,0,1"))
-            #expect(lines.contains(",The Hobbit,J. R. R. Tolkien,\"Tolkien, J. R. R.\",,\"=\"\"\"\"\",\"=\"\"\"\"\",0,,,,,,,,\(day),living-room,,to-read,,,,0,1"))
+            #expect(
+                lines.contains(
+                    ",Dune,Frank Herbert,\"Herbert, Frank\",,\"=\"\"0441172717\"\"\",\"=\"\"9780441172719\"\"\",0,,,,,,,,\(day),living-room,,to-read,,,,0,1"
+                ))
+            #expect(
+                lines.contains(
+                    ",The Hobbit,J. R. R. Tolkien,\"Tolkien, J. R. R.\",,\"=\"\"\"\"\",\"=\"\"\"\"\",0,,,,,,,,\(day),living-room,,to-read,,,,0,1"
+                ))
             #expect(!result.stdout.contains("Smudged Spine"))
             #expect(result.stderr.contains("wrote 2 books to standard output"))
             #expect(result.stderr.contains("1 book still waiting for review was left out"))
 
-            let read = try await export(root, "--format", "goodreads", "--output", "-", "--exclusive-shelf", "read", "--include-unverified")
+            let read = try await export(
+                root, "--format", "goodreads", "--output", "-", "--exclusive-shelf", "read", "--include-unverified")
             #expect(read.stdout.split(separator: "\n").count == 4)
             #expect(read.stdout.contains(",Dune,Frank Herbert,") && read.stdout.contains("living-room,,read,,,,1,1"))
             #expect(read.stdout.contains(",Smudged Spine,,,"))
@@ -60,7 +69,8 @@ struct ExportCommandTests {
             let document = try JSONStyle.decoder().decode(
                 LibraryDocument.self, from: Data(contentsOf: root.root.appendingPathComponent("exports/json.json")))
             #expect(json.status == 0 && document.books.count == 3, "json is the whole library, review included")
-            let names = try FileManager.default.contentsOfDirectory(atPath: root.root.appendingPathComponent("exports").path)
+            let names = try FileManager.default.contentsOfDirectory(
+                atPath: root.root.appendingPathComponent("exports").path)
             #expect(names.sorted() == ["json.json", "storygraph.csv"], "no temporary file is left behind")
         }
     }
@@ -69,10 +79,14 @@ struct ExportCommandTests {
     func otherApps() async throws {
         try await catalogued { root, day in
             let storygraph = try await export(root, "--format", "storygraph", "--output", "-")
-            #expect(storygraph.stdout.contains("\nDune,Frank Herbert,,9780441172719,,to-read,\(day),,,0,,,,,,,,,,,,living-room,Yes\n"))
+            #expect(
+                storygraph.stdout.contains(
+                    "\nDune,Frank Herbert,,9780441172719,,to-read,\(day),,,0,,,,,,,,,,,,living-room,Yes\n"))
 
             let librarything = try await export(root, "--format", "librarything", "--output", "-")
-            let rows = librarything.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+            let rows = librarything.stdout.split(separator: "\n").map {
+                $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            }
             let header = try #require(rows.first)
             let dune = try #require(rows.first { $0.count > 1 && $0[1] == "Dune" })
             let field = { (name: String) in header.firstIndex(of: name).map { dune[$0] } }
@@ -86,7 +100,10 @@ struct ExportCommandTests {
             #expect(libib.status == 0)
             #expect(libib.stdout.split(separator: "\n").count == 2)
             #expect(libib.stdout.contains("\nbook,Dune,Frank Herbert,Frank,Herbert,,9780441172719,0441172717,"))
-            #expect(libib.stderr.contains("1 book without an ISBN was left out (Libib imports by ISBN only):\n  The Hobbit — J. R. R. Tolkien\n"))
+            #expect(
+                libib.stderr.contains(
+                    "1 book without an ISBN was left out (Libib imports by ISBN only):\n  The Hobbit — J. R. R. Tolkien\n"
+                ))
         }
     }
 
@@ -98,17 +115,24 @@ struct ExportCommandTests {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("wrote 1 review item to \(out.path)"))
             let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").map(String.init)
-            #expect(lines.first == "id,photo,title,author,isbn13,confidence,reasons,best_title,best_author,best_isbn13,best_score,candidates,crop,created_at")
+            #expect(
+                lines.first
+                    == "id,photo,title,author,isbn13,confidence,reasons,best_title,best_author,best_isbn13,best_score,candidates,crop,created_at"
+            )
             let row = try #require(lines.dropFirst().first)
             let id = String(row.prefix(12))
-            #expect(row.hasPrefix("\(id),living-room/IMG_0001.jpg,Smudged Spine,,,0.31,low_confidence,,,,,0,"
-                                  + root.root.appendingPathComponent("review/\(id).jpg").path + ","))
+            #expect(
+                row.hasPrefix(
+                    "\(id),living-room/IMG_0001.jpg,Smudged Spine,,,0.31,low_confidence,,,,,0,"
+                        + root.root.appendingPathComponent("review/\(id).jpg").path + ","))
             #expect(FileManager.default.fileExists(atPath: root.root.appendingPathComponent("review/\(id).json").path))
             #expect(lines.count == 2)
         }
     }
 
-    @Test("An export made once follows the library: a review decision rewrites exports/goodreads.csv", .timeLimit(.minutes(2)))
+    @Test(
+        "An export made once follows the library: a review decision rewrites exports/goodreads.csv",
+        .timeLimit(.minutes(2)))
     func exportsFollowDecisions() async throws {
         try await catalogued { root, _ in
             #expect(try await export(root, "--format", "goodreads").status == 0)

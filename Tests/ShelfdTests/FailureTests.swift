@@ -5,8 +5,9 @@ import Testing
 
 @Suite("Bad photos and provider trouble", .serialized)
 struct FailureTests {
-    @Test("Broken files end with a clear reason in status, are never sent, and do not stop good photos",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Broken files end with a clear reason in status, are never sent, and do not stop good photos",
+        .timeLimit(.minutes(2)))
     func badInputIsReportedAndSkipped() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -15,7 +16,8 @@ struct FailureTests {
             try root.drop(JPEGFactory.truncated(JPEGFactory.shelf(seed: 11)), as: "truncated.jpg")
             try root.drop(Array("shopping list: milk, eggs\n".utf8), as: "notes.jpg")
             try root.drop(JPEGFactory.huge(width: 10_000, height: 10_000), as: "panorama.jpg")
-            try root.drop([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64), as: "screenshot.jpg")
+            try root.drop(
+                [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64), as: "screenshot.jpg")
 
             let run = try await root.shelfd("run")
             #expect(run.status == 3, "some photos failed: \(run.stderr)")
@@ -24,7 +26,8 @@ struct FailureTests {
 
             let status = try await root.status()
             #expect(status.queue.done == 1 && status.queue.dead == 5)
-            let reasons = Dictionary(status.problems.compactMap { p in p.path.map { ($0, p) } }, uniquingKeysWith: { a, _ in a })
+            let reasons = Dictionary(
+                status.problems.compactMap { p in p.path.map { ($0, p) } }, uniquingKeysWith: { a, _ in a })
             #expect(reasons["empty.jpg"]?.code == "unreadable_image")
             #expect(reasons["empty.jpg"]?.message.contains("empty") == true)
             #expect(reasons["truncated.jpg"]?.message.contains("truncated") == true)
@@ -36,8 +39,9 @@ struct FailureTests {
         }
     }
 
-    @Test("A bad key pauses the provider, shows in status, burns no attempt, and never appears anywhere",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A bad key pauses the provider, shows in status, burns no attempt, and never appears anywhere",
+        .timeLimit(.minutes(2)))
     func badKeyPausesWithoutBurningPhotos() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let wrongKey = "AIzaWRONG-\(UUID().uuidString)"
@@ -47,7 +51,9 @@ struct FailureTests {
             let run = try await root.shelfd("run", "--log-level", "debug")
             #expect(run.status == 3)
             #expect(run.stderr.contains("API key"))
-            #expect(gemini.requests.count <= 2, "only the requests already in flight (concurrency 2); the pause stops the rest")
+            #expect(
+                gemini.requests.count <= 2,
+                "only the requests already in flight (concurrency 2); the pause stops the rest")
             let status = try await root.status()
             #expect(status.provider.state == "paused")
             #expect(status.problems.first?.code == "provider_auth")
@@ -56,7 +62,8 @@ struct FailureTests {
             // Everything a person or a script can read: the key is in none of it.
             var everything = run.stdout + run.stderr + (try await root.shelfd("status", "--json")).stdout
             everything += (try await root.shelfd("status")).stdout
-            everything += String(decoding: try Data(contentsOf: root.state.appendingPathComponent("shelfd.db")), as: UTF8.self)
+            everything += String(
+                decoding: try Data(contentsOf: root.state.appendingPathComponent("shelfd.db")), as: UTF8.self)
             #expect(!everything.contains(wrongKey))
 
             // Fixed key: the same photos go through, none was used up.
@@ -67,11 +74,14 @@ struct FailureTests {
         }
     }
 
-    @Test("An unknown model pauses the provider with a message naming the model and the setting",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "An unknown model pauses the provider with a message naming the model and the setting",
+        .timeLimit(.minutes(1)))
     func unknownModelPauses() async throws {
-        try await withGeminiEmulator(GeminiEmulator.Script(models: ["gemini-2.5-flash"], reply: .books([dune]))) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["model": "\"gemini-0.1-retired\""]])
+        try await withGeminiEmulator(GeminiEmulator.Script(models: ["gemini-2.5-flash"], reply: .books([dune]))) {
+            gemini in
+            let root = try ShelfRoot(
+                geminiURL: gemini.baseURL, overrides: ["gemini": ["model": "\"gemini-0.1-retired\""]])
             try root.drop(JPEGFactory.shelf(seed: 30), as: "a.jpg")
             let run = try await root.shelfd("run")
             #expect(run.status == 3)
@@ -83,10 +93,12 @@ struct FailureTests {
         }
     }
 
-    @Test("A 429 with RetryInfo waits the given delay, then the photo goes through without a failed attempt",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "A 429 with RetryInfo waits the given delay, then the photo goes through without a failed attempt",
+        .timeLimit(.minutes(1)))
     func rateLimitHonoursRetryDelay() async throws {
-        try await withGeminiEmulator(.failing(times: 1, with: .rateLimited(retryDelay: "2s"), then: .books([dune]))) { gemini in
+        try await withGeminiEmulator(.failing(times: 1, with: .rateLimited(retryDelay: "2s"), then: .books([dune]))) {
+            gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             try root.drop(JPEGFactory.shelf(seed: 40), as: "a.jpg")
             let started = ContinuousClock.now
@@ -116,8 +128,9 @@ struct FailureTests {
         }
     }
 
-    @Test("Three 503s then an answer: the provider is probed a few seconds later, and the photo is done with no attempt used",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Three 503s then an answer: the provider is probed a few seconds later, and the photo is done with no attempt used",
+        .timeLimit(.minutes(2)))
     func overloadedThenRecovers() async throws {
         try await withGeminiEmulator(.failing(times: 3, with: .overloaded, then: .books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["max_attempts": "1"]])
@@ -130,14 +143,16 @@ struct FailureTests {
         }
     }
 
-    @Test("A blocked prompt is a dead photo with the reason; a cut answer is retried, then given up",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A blocked prompt is a dead photo with the reason; a cut answer is retried, then given up",
+        .timeLimit(.minutes(2)))
     func nonAnswersAreClassified() async throws {
         let blocked = JPEGFactory.shelf(seed: 70), cut = JPEGFactory.shelf(seed: 71)
-        let script = GeminiEmulator.Script(rules: [
-            .init(photo: .sha256(sentSHA256(blocked)), replies: [.blockedPrompt("SAFETY")]),
-            .init(photo: .sha256(sentSHA256(cut)), replies: [.maxTokensWithoutParts]),
-        ], reply: .books([dune]))
+        let script = GeminiEmulator.Script(
+            rules: [
+                .init(photo: .sha256(sentSHA256(blocked)), replies: [.blockedPrompt("SAFETY")]),
+                .init(photo: .sha256(sentSHA256(cut)), replies: [.maxTokensWithoutParts]),
+            ], reply: .books([dune]))
         try await withGeminiEmulator(script) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             try root.drop(blocked, as: "blocked.jpg")
@@ -147,7 +162,8 @@ struct FailureTests {
             #expect(run.status == 3)
             let status = try await root.status()
             #expect(status.queue.done == 1 && status.queue.dead == 2)
-            let codes = Dictionary(status.problems.compactMap { p in p.path.map { ($0, p.code) } }, uniquingKeysWith: { a, _ in a })
+            let codes = Dictionary(
+                status.problems.compactMap { p in p.path.map { ($0, p.code) } }, uniquingKeysWith: { a, _ in a })
             #expect(codes["blocked.jpg"] == "provider_blocked")
             #expect(codes["cut.jpg"] == "provider_truncated")
             let cutRequests = gemini.requests.filter { $0.photoSHA256 == sentSHA256(cut) }.count
@@ -159,8 +175,9 @@ struct FailureTests {
 
 @Suite("Files shelfd may not read", .serialized)
 struct PermissionTests {
-    @Test("A photo without read permission is reported with the reason, and is taken once it is readable",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "A photo without read permission is reported with the reason, and is taken once it is readable",
+        .timeLimit(.minutes(1)))
     func unreadablePhotoIsReportedThenTaken() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -168,7 +185,9 @@ struct PermissionTests {
             try root.drop(JPEGFactory.shelf(seed: 80), as: "readable.jpg")
             let locked = try root.drop(JPEGFactory.shelf(seed: 81), as: "locked.jpg")
             // Everything but the locked photo belongs to the user shelfd runs as.
-            let everyone = FileManager.default.enumerator(atPath: root.base.path)!.allObjects.compactMap { $0 as? String }
+            let everyone = FileManager.default.enumerator(atPath: root.base.path)!.allObjects.compactMap {
+                $0 as? String
+            }
             for path in [root.base.path] + everyone.map({ root.base.appendingPathComponent($0).path }) {
                 chmod(path, 0o777)
             }

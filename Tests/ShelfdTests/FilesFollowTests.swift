@@ -31,16 +31,23 @@ struct FilesFollowTests {
     }
 
     static func accept(_ http: RawHTTP, _ id: String) throws -> RawHTTP.Answer {
-        try http.send("POST", "/api/v1/review/\(id)", headers: [("Authorization", "Bearer \(token)"),
-                                                                ("Content-Type", "application/json")],
-                      body: #"{"decision": "accept"}"#)
+        try http.send(
+            "POST", "/api/v1/review/\(id)",
+            headers: [
+                ("Authorization", "Bearer \(token)"),
+                ("Content-Type", "application/json"),
+            ],
+            body: #"{"decision": "accept"}"#)
     }
 
     /// review/'s files by name: each open item's document and crop, and the copy of each photo with an open item.
     static func reviewFiles(_ shelf: ShelfRoot) -> Set<String> {
         let review = shelf.root.appendingPathComponent("review")
-        let top = ((try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? []).filter { !$0.hasPrefix(".") && $0 != "photos" }
-        let photos = ((try? FileManager.default.contentsOfDirectory(atPath: review.appendingPathComponent("photos").path)) ?? [])
+        let top = ((try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? []).filter {
+            !$0.hasPrefix(".") && $0 != "photos"
+        }
+        let photos =
+            ((try? FileManager.default.contentsOfDirectory(atPath: review.appendingPathComponent("photos").path)) ?? [])
             .filter { !$0.hasPrefix(".") }.map { "photos/\($0)" }
         return Set(top + photos)
     }
@@ -64,33 +71,41 @@ struct FilesFollowTests {
         return document
     }
 
-    @Test("A decision answers while another process holds the files lock; library.json follows once it is free",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A decision answers while another process holds the files lock; library.json follows once it is free",
+        .timeLimit(.minutes(3)))
     func decisionDoesNotWaitForTheFiles() async throws {
         try await Self.catalogued { shelf in
             let daemon = try shelf.startDaemon()
             let http = RawHTTP(url: try await shelf.webURL())
             let item = try #require(try Self.open(shelf, http).first)
-            try await waitUntil("the start's rewrite is done") { try Self.library(shelf) == (try await Self.rewritten(shelf)) }
+            try await waitUntil("the start's rewrite is done") {
+                try Self.library(shelf) == (try await Self.rewritten(shelf))
+            }
 
-            let lock = Glibc.open(shelf.state.appendingPathComponent("files.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            let lock = Glibc.open(
+                shelf.state.appendingPathComponent("files.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
             let answer = try Self.accept(http, item.id)
             #expect(answer.status == 200, "the decision answered with the files locked: \(answer.body)")
             try await Task.sleep(for: .seconds(1))
-            #expect(try shelf.library().books.first { $0.title == "Smudged Spine" }?.status == .needsReview,
-                    "library.json waits for the lock")
+            #expect(
+                try shelf.library().books.first { $0.title == "Smudged Spine" }?.status == .needsReview,
+                "library.json waits for the lock")
             close(lock)
 
             try await waitUntil("library.json follows the decision", timeout: .seconds(10)) {
-                try shelf.library().books.first { $0.title == "Smudged Spine" }?.history.contains { $0.action == "reviewed_by_user" } == true
+                try shelf.library().books.first { $0.title == "Smudged Spine" }?.history.contains {
+                    $0.action == "reviewed_by_user"
+                } == true
             }
             #expect(try await daemon.stop() == 0)
         }
     }
 
-    @Test("After a burst of decisions library.json, an export and review/ follow within 10 s, as a full rewrite writes them",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "After a burst of decisions library.json, an export and review/ follow within 10 s, as a full rewrite writes them",
+        .timeLimit(.minutes(3)))
     func burstOfDecisions() async throws {
         try await Self.catalogued { shelf in
             #expect(try await shelf.shelfd("export", "--format", "goodreads").status == 0)
@@ -99,7 +114,8 @@ struct FilesFollowTests {
             let http = RawHTTP(url: try await shelf.webURL())
             let items = try Self.open(shelf, http)
             #expect(items.count == 3, "\(items.map(\.photo.path))")
-            #expect(Self.reviewFiles(shelf) == Self.expected(items), "review/ holds the open items' files, nothing else")
+            #expect(
+                Self.reviewFiles(shelf) == Self.expected(items), "review/ holds the open items' files, nothing else")
 
             // One decision: its item's files go, the others stay.
             #expect(try Self.accept(http, items[0].id).status == 200)
@@ -112,8 +128,11 @@ struct FilesFollowTests {
                 let goodreads = try await shelf.shelfd("export", "--format", "goodreads", "--output", "-").stdout
                 let review = try await shelf.shelfd("export", "--format", "review", "--output", "-").stdout
                 return try Self.library(shelf) == (try await Self.rewritten(shelf))
-                    && (try String(contentsOf: shelf.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)) == goodreads
-                    && (try String(contentsOf: shelf.root.appendingPathComponent("exports/review.csv"), encoding: .utf8)) == review
+                    && (try String(
+                        contentsOf: shelf.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8))
+                        == goodreads
+                    && (try String(contentsOf: shelf.root.appendingPathComponent("exports/review.csv"), encoding: .utf8))
+                        == review
                     && Self.reviewFiles(shelf).isEmpty
             }
             #expect(try shelf.library().books.allSatisfy { $0.status == .verified })
@@ -129,8 +148,9 @@ struct FilesFollowTests {
         }
     }
 
-    @Test("kill -9 right after a batch's commit: the next start writes library.json and review/ for it",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "kill -9 right after a batch's commit: the next start writes library.json and review/ for it",
+        .timeLimit(.minutes(3)))
     func crashAfterCommitIsCaughtUp() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -150,8 +170,9 @@ struct FilesFollowTests {
         }
     }
 
-    @Test("library.json keeps a work bounded; 'library show' and /api/v1/library/<work> give its whole history",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "library.json keeps a work bounded; 'library show' and /api/v1/library/<work> give its whole history",
+        .timeLimit(.minutes(3)))
     func wholeHistoryOnRequest() async throws {
         try await Self.catalogued { shelf in
             let dune = try #require(try shelf.library().books.first { $0.title == "Dune" })

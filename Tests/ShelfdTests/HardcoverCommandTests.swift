@@ -10,15 +10,18 @@ struct HardcoverCommandTests {
     /// Dune's edition and book as the emulated Hardcover knows them.
     static let duneEdition = HardcoverEmulator.Edition(id: 30_420, bookID: 312_460, isbn13: "9780441172719")
 
-    @Test("watch adds a work to Hardcover as it verifies it; push then has nothing to add; a refused token exits 1 and shows in status",
-          .timeLimit(.minutes(4)))
+    @Test(
+        "watch adds a work to Hardcover as it verifies it; push then has nothing to add; a refused token exits 1 and shows in status",
+        .timeLimit(.minutes(4)))
     func watchPushesAndTheCommandReports() async throws {
         try await withHardcoverEmulator(.init(editions: [Self.duneEdition])) { hardcover in
             try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
-                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: [
-                    "enrich": ["sources": "[]"], "hardcover": ["url": "\"\(hardcover.url)\""],
-                ])
-                root.environment["HARDCOVER_TOKEN"] = "Bearer hc-token"        // as Hardcover's settings page shows it
+                let root = try ShelfRoot(
+                    geminiURL: gemini.baseURL,
+                    overrides: [
+                        "enrich": ["sources": "[]"], "hardcover": ["url": "\"\(hardcover.url)\""],
+                    ])
+                root.environment["HARDCOVER_TOKEN"] = "Bearer hc-token" // as Hardcover's settings page shows it
                 let daemon = try root.startDaemon()
                 try root.drop(JPEGFactory.shelf(seed: 7), as: "den/IMG_0001.jpg")
                 try await waitUntil("Dune is in the Hardcover library", timeout: .seconds(60)) {
@@ -40,7 +43,9 @@ struct HardcoverCommandTests {
                 #expect(refused.status == 1)
                 let report = try JSONStyle.decoder().decode(HardcoverPushDocument.self, from: Data(refused.stdout.utf8))
                 #expect(report.stopped?.code == "hardcover_token")
-                #expect(!refused.stdout.contains("hc-token") && !refused.stderr.contains("hc-token"), "the token is never printed")
+                #expect(
+                    !refused.stdout.contains("hc-token") && !refused.stderr.contains("hc-token"),
+                    "the token is never printed")
                 let doctor = try await root.shelfd("doctor")
                 #expect(doctor.status != 0 && doctor.stdout.contains("Hardcover refused the token"))
                 let status = try await root.shelfd("status")

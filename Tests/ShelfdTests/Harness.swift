@@ -26,7 +26,9 @@ final class ShelfRoot: @unchecked Sendable {
 
     /// `overrides` replace or add keys per section, as raw TOML values: `["pipeline": ["batch_size": "2"]]`.
     /// A root whose Cloudflare section points at `cloudflareURL`, with the emulator's token and account.
-    convenience init(geminiURL: String? = nil, cloudflareURL: String, overrides: [String: [String: String]] = [:]) throws {
+    convenience init(geminiURL: String? = nil, cloudflareURL: String, overrides: [String: [String: String]] = [:])
+        throws
+    {
         var overrides = overrides
         overrides["cloudflare", default: [:]]["base_url"] = "\"\(cloudflareURL)\""
         try self.init(geminiURL: geminiURL, overrides: overrides)
@@ -34,7 +36,10 @@ final class ShelfRoot: @unchecked Sendable {
         environment["CLOUDFLARE_ACCOUNT_ID"] = CloudflareEmulator.defaultAccount
     }
 
-    init(geminiURL: String? = nil, apiKey: String? = GeminiEmulator.defaultKey, overrides: [String: [String: String]] = [:]) throws {
+    init(
+        geminiURL: String? = nil, apiKey: String? = GeminiEmulator.defaultKey,
+        overrides: [String: [String: String]] = [:]
+    ) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-it-\(UUID().uuidString.prefix(8))")
         environment = ["HOME": base.path, "PATH": "/usr/bin:/bin"]
         if let apiKey { environment["GEMINI_API_KEY"] = apiKey }
@@ -57,9 +62,12 @@ final class ShelfRoot: @unchecked Sendable {
         ]
         if let geminiURL { sections["gemini"]?["base_url"] = "\"\(geminiURL)\"" }
         for (section, keys) in overrides { sections[section, default: [:]].merge(keys) { $1 } }
-        let text = sections.keys.sorted().map { section in
-            "[\(section)]\n" + sections[section]!.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "\n")
-        }.joined(separator: "\n\n") + "\n"
+        let text =
+            sections.keys.sorted().map { section in
+                "[\(section)]\n"
+                    + sections[section]!.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(
+                        separator: "\n")
+            }.joined(separator: "\n\n") + "\n"
         try text.write(to: configFile, atomically: true, encoding: .utf8)
     }
 
@@ -114,14 +122,18 @@ final class ShelfRoot: @unchecked Sendable {
     static let staleBinary: String? = staleness(of: binary, sources: repository.appendingPathComponent("Sources"))
 
     static func staleness(of binary: URL, sources: URL) -> String? {
-        func modified(_ url: URL) -> Date? { (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate }
+        func modified(_ url: URL) -> Date? {
+            (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate
+        }
         guard FileManager.default.isExecutableFile(atPath: binary.path), let built = modified(binary) else {
             return "No shelfd binary at \(binary.path): run 'swift build' (or 'swift test' without --skip-build)."
         }
-        let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey])
+        let walker = FileManager.default.enumerator(
+            at: sources, includingPropertiesForKeys: [.contentModificationDateKey])
         while let url = walker?.nextObject() as? URL {
             if let changed = modified(url), changed > built, !url.hasDirectoryPath {
-                return "\(binary.path) is older than \(url.path): the tests would run old code. Run 'swift build' first."
+                return
+                    "\(binary.path) is older than \(url.path): the tests would run old code. Run 'swift build' first."
             }
         }
         return nil
@@ -130,14 +142,17 @@ final class ShelfRoot: @unchecked Sendable {
     /// Run commands as `nobody` (root reads any file, so a permissions test needs someone else).
     var asUnprivilegedUser = false
 
-    func process(_ arguments: [String], environment extra: [String: String] = [:], logName: String) throws -> (Process, URL, URL) {
+    func process(_ arguments: [String], environment extra: [String: String] = [:], logName: String) throws -> (
+        Process, URL, URL
+    ) {
         if let problem = Self.staleBinary { throw StaleBinary(description: problem) }
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments + ["--config", configFile.path]
         if asUnprivilegedUser && getuid() == 0 {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Self.binary.path] + process.arguments!
+            process.arguments =
+                ["--reuid=65534", "--regid=65534", "--clear-groups", Self.binary.path] + process.arguments!
         }
         process.environment = environment.merging(extra) { $1 }
         let out = base.appendingPathComponent("\(logName).out"), err = base.appendingPathComponent("\(logName).err")
@@ -150,27 +165,36 @@ final class ShelfRoot: @unchecked Sendable {
     }
 
     /// Runs a command to completion (killed after `timeout`).
-    func shelfd(_ arguments: String..., environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> CommandResult {
+    func shelfd(_ arguments: String..., environment extra: [String: String] = [:], timeout: Duration = .seconds(60))
+        async throws -> CommandResult
+    {
         try await shelfd(arguments, environment: extra, timeout: timeout)
     }
 
-    func shelfd(_ arguments: [String], environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> CommandResult {
-        let (process, out, err) = try self.process(arguments, environment: extra, logName: "cmd-\(UUID().uuidString.prefix(6))")
+    func shelfd(_ arguments: [String], environment extra: [String: String] = [:], timeout: Duration = .seconds(60))
+        async throws -> CommandResult
+    {
+        let (process, out, err) = try self.process(
+            arguments, environment: extra, logName: "cmd-\(UUID().uuidString.prefix(6))")
         try process.run()
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
-            if ContinuousClock.now > deadline { process.terminate(); Issue.record("shelfd \(arguments) timed out"); break }
+            if ContinuousClock.now > deadline {
+                process.terminate(); Issue.record("shelfd \(arguments) timed out"); break
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus,
-                             stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                             stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        return CommandResult(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
     }
 
     /// Starts `shelfd watch` in the background.
     func startDaemon(environment extra: [String: String] = [:]) throws -> Daemon {
-        let (process, _, err) = try self.process(["watch"], environment: extra, logName: "daemon-\(UUID().uuidString.prefix(6))")
+        let (process, _, err) = try self.process(
+            ["watch"], environment: extra, logName: "daemon-\(UUID().uuidString.prefix(6))")
         try process.run()
         return Daemon(process: process, log: err)
     }
@@ -187,8 +211,11 @@ final class ShelfRoot: @unchecked Sendable {
 
     func resultDocuments() throws -> [ResultDocument] {
         // The current results only: earlier runs kept under results/.history/ are hidden.
-        guard let walker = FileManager.default.enumerator(at: results, includingPropertiesForKeys: nil,
-                                                          options: .skipsHiddenFiles) else { return [] }
+        guard
+            let walker = FileManager.default.enumerator(
+                at: results, includingPropertiesForKeys: nil,
+                options: .skipsHiddenFiles)
+        else { return [] }
         var documents: [ResultDocument] = []
         for case let url as URL in walker where url.pathExtension == "json" && !url.lastPathComponent.hasPrefix(".") {
             documents.append(try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: url)))
@@ -208,13 +235,15 @@ final class ShelfRoot: @unchecked Sendable {
 
     /// Starts `shelfd web` in the background.
     func startWeb(environment extra: [String: String] = [:]) throws -> Daemon {
-        let (process, _, err) = try self.process(["web"], environment: extra, logName: "web-\(UUID().uuidString.prefix(6))")
+        let (process, _, err) = try self.process(
+            ["web"], environment: extra, logName: "web-\(UUID().uuidString.prefix(6))")
         try process.run()
         return Daemon(process: process, log: err)
     }
 
     func library() throws -> LibraryDocument {
-        try JSONStyle.decoder().decode(LibraryDocument.self, from: Data(contentsOf: root.appendingPathComponent("library.json")))
+        try JSONStyle.decoder().decode(
+            LibraryDocument.self, from: Data(contentsOf: root.appendingPathComponent("library.json")))
     }
 }
 

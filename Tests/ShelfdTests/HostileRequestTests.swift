@@ -23,10 +23,18 @@ struct HostileRequestTests {
         var prefix = ""
 
         static func path(_ name: String) -> Input { Input(place: .path, name: name) }
-        static func query(_ name: String, with: [String: String] = [:]) -> Input { Input(place: .query, name: name, with: with) }
-        static func form(_ name: String, with: [String: String] = [:]) -> Input { Input(place: .form, name: name, with: with) }
-        static func json(_ name: String, with: [String: String] = [:]) -> Input { Input(place: .json, name: name, with: with) }
-        static func header(_ name: String, prefix: String = "") -> Input { Input(place: .header, name: name, prefix: prefix) }
+        static func query(_ name: String, with: [String: String] = [:]) -> Input {
+            Input(place: .query, name: name, with: with)
+        }
+        static func form(_ name: String, with: [String: String] = [:]) -> Input {
+            Input(place: .form, name: name, with: with)
+        }
+        static func json(_ name: String, with: [String: String] = [:]) -> Input {
+            Input(place: .json, name: name, with: with)
+        }
+        static func header(_ name: String, prefix: String = "") -> Input {
+            Input(place: .header, name: name, prefix: prefix)
+        }
         /// A field of a multipart form beside one photo; `filename` is the photo part's file name.
         static func multipart(_ name: String) -> Input { Input(place: .multipart, name: name) }
 
@@ -42,17 +50,23 @@ struct HostileRequestTests {
         var always: [String: String] = [:]
         var contentType: String?
 
-        init(_ method: String, _ path: String, _ inputs: [Input] = [], always: [String: String] = [:], contentType: String? = nil) {
-            self.method = method; self.path = path; self.inputs = inputs; self.always = always; self.contentType = contentType
+        init(
+            _ method: String, _ path: String, _ inputs: [Input] = [], always: [String: String] = [:],
+            contentType: String? = nil
+        ) {
+            self.method = method; self.path = path; self.inputs = inputs; self.always = always;
+            self.contentType = contentType
         }
 
         var description: String { "\(method) \(path)" }
     }
 
     /// What the door reads of every request, sent to one page and one form.
-    static let door: [Input] = [.header("Cookie", prefix: "shelfd_session="), .header("Authorization", prefix: "Bearer "),
-                                .header("X-CSRF-Token"), .header("Origin"), .header("Sec-Fetch-Site"), .header("Content-Type"),
-                                .header("Host")]
+    static let door: [Input] = [
+        .header("Cookie", prefix: "shelfd_session="), .header("Authorization", prefix: "Bearer "),
+        .header("X-CSRF-Token"), .header("Origin"), .header("Sec-Fetch-Site"), .header("Content-Type"),
+        .header("Host"),
+    ]
 
     /// Every route of the web page and the API, with every value each reads from a request.
     static let routes: [Route] = [
@@ -72,12 +86,20 @@ struct HostileRequestTests {
         Route("GET", "/api/v1/results/{sha}", [.path("sha")]),
         Route("GET", "/api/v1/review"),
         Route("GET", "/api/v1/review/{id}", [.path("id")]),
-        Route("POST", "/api/v1/review/{id}", [.path("id"), .json("decision"), .json("candidate", with: ["decision": "\"candidate\""]),
-                                              .json("title", with: ["decision": "\"edit\""]), .json("author", with: ["decision": "\"edit\""]),
-                                              .json("isbn", with: ["decision": "\"edit\""])], contentType: "application/json"),
-        Route("POST", "/api/v1/photos/{sha}/review", [.path("sha"), .json("bulk"), .json("items", with: ["bulk": "\"not_books\""]),
-                                                      .json("below", with: ["bulk": "\"not_books\""]),
-                                                      .json("apply", with: ["bulk": "\"first_candidates\""])], contentType: "application/json"),
+        Route(
+            "POST", "/api/v1/review/{id}",
+            [
+                .path("id"), .json("decision"), .json("candidate", with: ["decision": "\"candidate\""]),
+                .json("title", with: ["decision": "\"edit\""]), .json("author", with: ["decision": "\"edit\""]),
+                .json("isbn", with: ["decision": "\"edit\""]),
+            ], contentType: "application/json"),
+        Route(
+            "POST", "/api/v1/photos/{sha}/review",
+            [
+                .path("sha"), .json("bulk"), .json("items", with: ["bulk": "\"not_books\""]),
+                .json("below", with: ["bulk": "\"not_books\""]),
+                .json("apply", with: ["bulk": "\"first_candidates\""]),
+            ], contentType: "application/json"),
         Route("POST", "/api/v1/review/undo", [.json("undo")], contentType: "application/json"),
         Route("GET", "/api/v1/library"),
         Route("GET", "/api/v1/library/{work}", [.path("work")]),
@@ -85,35 +107,56 @@ struct HostileRequestTests {
         Route("GET", "/review/photo"),
         Route("GET", "/review/{id}", [.path("id")]),
         Route("GET", "/review/{id}/crop", [.path("id")]),
-        Route("POST", "/review/{id}", [.path("id"), .form("action"), .form("number", with: ["action": "candidate"]),
-                                       .form("title", with: ["action": "edit"]), .form("author", with: ["action": "edit"]),
-                                       .form("isbn", with: ["action": "edit"]), .form("back", with: ["action": "reject"])],
-              contentType: "application/x-www-form-urlencoded"),
+        Route(
+            "POST", "/review/{id}",
+            [
+                .path("id"), .form("action"), .form("number", with: ["action": "candidate"]),
+                .form("title", with: ["action": "edit"]), .form("author", with: ["action": "edit"]),
+                .form("isbn", with: ["action": "edit"]), .form("back", with: ["action": "reject"]),
+            ],
+            contentType: "application/x-www-form-urlencoded"),
         Route("GET", "/photos", [.query("page")]),
         Route("GET", "/photos/{sha}", [.path("sha"), .query("rescan")]),
         Route("GET", "/photos/{sha}/review", [.path("sha"), .query("of")]),
         Route("GET", "/photos/{sha}/image", [.path("sha"), .header("If-None-Match")]),
         Route("GET", "/photos/{sha}/thumb", [.path("sha"), .header("If-None-Match")]),
-        Route("POST", "/photos/{sha}/rescan", [.path("sha"), .form("provider")], contentType: "application/x-www-form-urlencoded"),
-        Route("GET", "/library", [.query("page"), .query("sort"), .query("q"), .query("done"), .query("page", with: ["sort": "title", "q": "dune"])]),
+        Route(
+            "POST", "/photos/{sha}/rescan", [.path("sha"), .form("provider")],
+            contentType: "application/x-www-form-urlencoded"),
+        Route(
+            "GET", "/library",
+            [
+                .query("page"), .query("sort"), .query("q"), .query("done"),
+                .query("page", with: ["sort": "title", "q": "dune"]),
+            ]),
         Route("GET", "/library/{work}", [.path("work"), .query("merge"), .query("done")]),
-        Route("POST", "/library/{work}/edit", [.path("work"), .form("title"), .form("author"), .form("isbn")],
-              contentType: "application/x-www-form-urlencoded"),
-        Route("POST", "/library/merge", [.form("from"), .form("into"), .form("into", with: ["from": "x"])],
-              contentType: "application/x-www-form-urlencoded"),
+        Route(
+            "POST", "/library/{work}/edit", [.path("work"), .form("title"), .form("author"), .form("isbn")],
+            contentType: "application/x-www-form-urlencoded"),
+        Route(
+            "POST", "/library/merge", [.form("from"), .form("into"), .form("into", with: ["from": "x"])],
+            contentType: "application/x-www-form-urlencoded"),
         Route("GET", "/exports/{format}", [.path("format")]),
         Route("GET", "/shelves", [.query("done")]),
         Route("GET", "/shelves/{name}", [.path("name"), .query("done")]),
-        Route("POST", "/shelves/{name}/answer", [.path("name"), .form("work"), .form("answer", with: ["work": "x"]),
-                                                 .form("lent_to", with: ["answer": "lent"])],
-              contentType: "application/x-www-form-urlencoded"),
+        Route(
+            "POST", "/shelves/{name}/answer",
+            [
+                .path("name"), .form("work"), .form("answer", with: ["work": "x"]),
+                .form("lent_to", with: ["answer": "lent"]),
+            ],
+            contentType: "application/x-www-form-urlencoded"),
         Route("POST", "/shelves/{name}/close", [.path("name")]),
         Route("GET", "/library/{work}/crop", [.path("work"), .header("If-None-Match")]),
         Route("GET", "/api/v1/shelves"),
         Route("GET", "/api/v1/shelves/{name}", [.path("name")]),
         Route("GET", "/upload"),
-        Route("POST", "/upload", [.query("shelf"), .query("name"), .header("Content-Type", prefix: "multipart/form-data; boundary="),
-                                  .multipart("shelf"), .multipart("filename")], contentType: "application/octet-stream"),
+        Route(
+            "POST", "/upload",
+            [
+                .query("shelf"), .query("name"), .header("Content-Type", prefix: "multipart/form-data; boundary="),
+                .multipart("shelf"), .multipart("filename"),
+            ], contentType: "application/octet-stream"),
         // Last: it removes the work the routes above were sent.
         Route("POST", "/library/{work}/remove", [.path("work")]),
     ]
@@ -130,8 +173,10 @@ struct HostileRequestTests {
 
     /// The same as JSON values, for the API's bodies.
     static let jsonValues: [String] = [
-        "4611686018427387904", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-1", "0", "1e400", "1.5",
-        "\"\"", "\"abc\"", "null", "[]", "{}", "true", #""\ud800""#, #""a\u0000b""#, "\"" + String(repeating: "x", count: 4000) + "\"",
+        "4611686018427387904", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-1", "0", "1e400",
+        "1.5",
+        "\"\"", "\"abc\"", "null", "[]", "{}", "true", #""\ud800""#, #""a\u0000b""#,
+        "\"" + String(repeating: "x", count: 4000) + "\"",
     ]
 
     /// `%XX` as the byte it names, whatever it makes of UTF-8; everything else as its UTF-8.
@@ -157,23 +202,32 @@ struct HostileRequestTests {
     }
 
     /// The requests a route is sent: once as is, then once per input and value (and each query field repeated).
-    static func requests(for route: Route, samples: [String: String], cookie: String, csrf: String, upload: [UInt8]) -> [Sent] {
+    static func requests(for route: Route, samples: [String: String], cookie: String, csrf: String, upload: [UInt8])
+        -> [Sent]
+    {
         func encode(_ fields: [(String, String)]) -> String { fields.map { "\($0.0)=\($0.1)" }.joined(separator: "&") }
         func path(replacing name: String? = nil, with value: String = "") -> String {
             var path = route.path
-            for (key, sample) in samples { path = path.replacingOccurrences(of: "{\(key)}", with: key == name ? value : sample) }
+            for (key, sample) in samples {
+                path = path.replacingOccurrences(of: "{\(key)}", with: key == name ? value : sample)
+            }
             return path
         }
-        func request(_ what: String, path: String, query: [(String, String)] = [], form: [(String, String)] = [],
-                     json: [(String, String)]? = nil, rawJSON: [UInt8]? = nil, header: (String, String)? = nil,
-                     multipart: (String, String)? = nil) -> Sent {
-            let fields = route.always.filter { key, _ in !query.contains { $0.0 == key } }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        func request(
+            _ what: String, path: String, query: [(String, String)] = [], form: [(String, String)] = [],
+            json: [(String, String)]? = nil, rawJSON: [UInt8]? = nil, header: (String, String)? = nil,
+            multipart: (String, String)? = nil
+        ) -> Sent {
+            let fields = route.always.filter { key, _ in !query.contains { $0.0 == key } }.sorted { $0.key < $1.key }
+                .map { ($0.key, $0.value) }
             let query = fields + query
             var headers: [(String, String)] = [("Cookie", cookie), ("X-CSRF-Token", csrf)]
             if let type = route.contentType { headers.append(("Content-Type", type)) }
             var hostHeader: String?
             if let (name, value) = header {
-                if name == "Host" { hostHeader = value } else {
+                if name == "Host" {
+                    hostHeader = value
+                } else {
                     headers.removeAll { $0.0.lowercased() == name.lowercased() }
                     headers.append((name, value))
                 }
@@ -186,15 +240,20 @@ struct HostileRequestTests {
             if let (name, value) = multipart {
                 // A form's fields are not percent-encoded: the value's bytes as they decode (a NUL, 0xFF, CR LF).
                 let raw = Self.decodedBytes(value), boundary = "hostile-boundary"
-                let shelf = name == "shelf" ? raw : Array("den".utf8), filename = name == "filename" ? raw : Array("IMG_1.jpg".utf8)
-                body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"shelf\"\r\n\r\n".utf8) + shelf
-                    + Array("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"".utf8) + filename
-                    + Array("\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8) + upload + Array("\r\n--\(boundary)--\r\n".utf8)
+                let shelf = name == "shelf" ? raw : Array("den".utf8),
+                    filename = name == "filename" ? raw : Array("IMG_1.jpg".utf8)
+                body =
+                    Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"shelf\"\r\n\r\n".utf8) + shelf
+                    + Array("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"".utf8)
+                    + filename
+                    + Array("\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8) + upload
+                    + Array("\r\n--\(boundary)--\r\n".utf8)
                 headers.removeAll { $0.0 == "Content-Type" }
                 headers.append(("Content-Type", "multipart/form-data; boundary=\(boundary)"))
             }
-            return Sent(what: "\(route) \(what)", path: path + (query.isEmpty ? "" : "?" + encode(query)), headers: headers,
-                        hostHeader: hostHeader, body: body)
+            return Sent(
+                what: "\(route) \(what)", path: path + (query.isEmpty ? "" : "?" + encode(query)), headers: headers,
+                hostHeader: hostHeader, body: body)
         }
 
         var sent = [request("as is", path: path())]
@@ -202,21 +261,39 @@ struct HostileRequestTests {
             let with = input.with.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             switch input.place {
             case .path:
-                sent += values.map { request("\(input) = \($0.prefix(40))", path: path(replacing: input.name, with: $0)) }
+                sent += values.map {
+                    request("\(input) = \($0.prefix(40))", path: path(replacing: input.name, with: $0))
+                }
             case .query:
-                sent += values.map { request("\(input) = \($0.prefix(40))", path: path(), query: with + [(input.name, $0)]) }
-                sent.append(request("\(input) repeated", path: path(),
-                                    query: with + [(input.name, "1"), (input.name, "4611686018427387904"), (input.name, "-1")]))
+                sent += values.map {
+                    request("\(input) = \($0.prefix(40))", path: path(), query: with + [(input.name, $0)])
+                }
+                sent.append(
+                    request(
+                        "\(input) repeated", path: path(),
+                        query: with + [(input.name, "1"), (input.name, "4611686018427387904"), (input.name, "-1")]))
             case .form:
-                sent += values.map { request("\(input) = \($0.prefix(40))", path: path(), form: with + [(input.name, $0)]) }
-                sent.append(request("\(input) repeated", path: path(), form: with + [(input.name, "-1"), (input.name, "4611686018427387904")]))
+                sent += values.map {
+                    request("\(input) = \($0.prefix(40))", path: path(), form: with + [(input.name, $0)])
+                }
+                sent.append(
+                    request(
+                        "\(input) repeated", path: path(),
+                        form: with + [(input.name, "-1"), (input.name, "4611686018427387904")]))
             case .json:
-                sent += jsonValues.map { request("\(input) = \($0.prefix(40))", path: path(), json: with + [(input.name, $0)]) }
+                sent += jsonValues.map {
+                    request("\(input) = \($0.prefix(40))", path: path(), json: with + [(input.name, $0)])
+                }
                 let broken = Array("{\"\(input.name)\": \"".utf8) + [0xC3, 0x28, 0xFF] + Array("\"}".utf8)
                 sent.append(request("\(input) invalid UTF-8", path: path(), rawJSON: broken))
-                sent.append(request("\(input) cut short", path: path(), rawJSON: Array("{\"\(input.name)\": 4611686018427387904".utf8)))
+                sent.append(
+                    request(
+                        "\(input) cut short", path: path(),
+                        rawJSON: Array("{\"\(input.name)\": 4611686018427387904".utf8)))
             case .header:
-                sent += values.map { request("\(input) = \($0.prefix(40))", path: path(), header: (input.name, input.prefix + $0)) }
+                sent += values.map {
+                    request("\(input) = \($0.prefix(40))", path: path(), header: (input.name, input.prefix + $0))
+                }
             case .multipart:
                 sent += values.map { request("\(input) = \($0.prefix(40))", path: path(), multipart: (input.name, $0)) }
             }
@@ -224,18 +301,22 @@ struct HostileRequestTests {
         return sent
     }
 
-    @Test("Every route is sent every hostile value: no 5xx, the daemon lives, and a photo dropped afterwards is read",
-          .timeLimit(.minutes(8)), arguments: ["sqlite", "postgresql"])
+    @Test(
+        "Every route is sent every hostile value: no 5xx, the daemon lives, and a photo dropped afterwards is read",
+        .timeLimit(.minutes(8)), arguments: ["sqlite", "postgresql"])
     func hostileValuesHarmNothing(store: String) async throws {
         guard store == "postgresql" else { return try await sendHostileRequests(overrides: [:]) }
         // PostgreSQL refuses what SQLite takes (a NUL in text, an OFFSET past bigint): the same requests on it.
         try await withPostgres { server in
-            try await sendHostileRequests(overrides: ["store": ["url": "\"\(server.url(database: try server.createDatabase()))\""]])
+            try await sendHostileRequests(overrides: [
+                "store": ["url": "\"\(server.url(database: try server.createDatabase()))\""]
+            ])
         }
     }
 
     func sendHostileRequests(overrides: [String: [String: String]]) async throws {
-        let misread = GeminiEmulator.Book(title: "Dune Mesiah", author: "Frank Herbert", confidence: 0.35, box2D: [120, 300, 880, 340])
+        let misread = GeminiEmulator.Book(
+            title: "Dune Mesiah", author: "Frank Herbert", confidence: 0.35, box2D: [120, 300, 880, 340])
         try await withGeminiEmulator(.always(.books([dune, misread]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: overrides)
             try await EnrichmentTests().importCatalogue(root)
@@ -245,17 +326,24 @@ struct HostileRequestTests {
             // The address as the daemon logs it: on a PostgreSQL store its settings are not in the state folder's file.
             var url = ""
             try await waitUntil("the web server listens") {
-                url = daemon.logText.firstMatch(of: /event=web_listening url=(http:\/\/[0-9.:]+)/).map { String($0.1) } ?? ""
+                url =
+                    daemon.logText.firstMatch(of: /event=web_listening url=(http:\/\/[0-9.:]+)/).map { String($0.1) }
+                    ?? ""
                 return !url.isEmpty
             }
             try await waitUntil("the first photo waits for review", timeout: .seconds(60)) {
                 try await root.reviewList().contains { $0.book.title == "Dune Mesiah" }
             }
             let item = try #require(try await root.reviewList().first { $0.book.title == "Dune Mesiah" })
-            try await waitUntil("library.json follows", timeout: .seconds(10)) { (try? root.library())?.books.isEmpty == false }
+            try await waitUntil("library.json follows", timeout: .seconds(10)) {
+                (try? root.library())?.books.isEmpty == false
+            }
             let work = try #require(try root.library().books.first?.work)
-            let samples = ["sha": item.photo.sha256, "id": item.id, "format": "goodreads", "code": String(repeating: "ab", count: 32),
-                           "work": work.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? work, "name": "den"]
+            let samples = [
+                "sha": item.photo.sha256, "id": item.id, "format": "goodreads",
+                "code": String(repeating: "ab", count: 32),
+                "work": work.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? work, "name": "den",
+            ]
             let upload = JPEGFactory.shelf(seed: 91)
             let http = RawHTTP(url: url)
 
@@ -265,14 +353,17 @@ struct HostileRequestTests {
                 for sent in Self.requests(for: route, samples: samples, cookie: cookie, csrf: csrf, upload: upload) {
                     count += 1
                     do {
-                        let answer = try http.send(route.method, sent.path, hostHeader: sent.hostHeader, headers: sent.headers, bytes: sent.body)
+                        let answer = try http.send(
+                            route.method, sent.path, hostHeader: sent.hostHeader, headers: sent.headers,
+                            bytes: sent.body)
                         #expect(answer.status < 500, "\(sent.what): \(answer.status) \(answer.body.prefix(200))")
                     } catch {
                         Issue.record("\(sent.what): no answer (\(error))")
                         // A process that trapped closes its sockets before it is gone: name the request that did it.
                         for _ in 0..<40 where daemon.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
                     }
-                    try #require(daemon.process.isRunning, "\(sent.what) stopped the daemon: \(daemon.logText.suffix(600))")
+                    try #require(
+                        daemon.process.isRunning, "\(sent.what) stopped the daemon: \(daemon.logText.suffix(600))")
                 }
             }
             print("hostile requests sent: \(count) to \(Self.routes.count) routes")
@@ -293,11 +384,14 @@ struct HostileRequestTests {
             let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
             let desks = Desks(config: config, secrets: Secrets(), store: store, logger: Logger(label: "routes"))
             let site = try WebSite(config: config, secrets: Secrets(), desks: desks, logger: Logger(label: "routes"))
-            let router = WebServer.router(site: site, hosts: HostRule(listenHost: "127.0.0.1", port: BoundPort(0)),
-                                          feed: ProgressFeed(queue: desks.queue))
+            let router = WebServer.router(
+                site: site, hosts: HostRule(listenHost: "127.0.0.1", port: BoundPort(0)),
+                feed: ProgressFeed(queue: desks.queue))
             let served = Set(router.routes.map { "\($0.method) \($0.path)" })
             let listed = Set(Self.routes.map(\.description))
-            #expect(served.subtracting(listed).isEmpty, "routes no hostile request reaches: add them to HostileRequestTests.routes")
+            #expect(
+                served.subtracting(listed).isEmpty,
+                "routes no hostile request reaches: add them to HostileRequestTests.routes")
             #expect(listed.subtracting(served).isEmpty, "listed routes the server does not have")
             #expect(Self.routes.count == listed.count, "a route listed twice")
         }

@@ -7,23 +7,32 @@ import Testing
 @Suite("Hybrid: fast when it can be, accurate when it must be", .serialized)
 struct HybridTests {
     static func hybridRoot(gemini: GeminiEmulator, local: OpenAIEmulator) throws -> ShelfRoot {
-        try ShelfRoot(geminiURL: gemini.baseURL, overrides: [
-            "pipeline": ["provider": "\"hybrid\""],
-            "hybrid": ["fast": "\"openai\"", "accurate": "\"gemini\"", "escalate_below": "0.7"],
-            "openai": ["base_url": "\"\(local.baseURL)\""],
-        ])
+        try ShelfRoot(
+            geminiURL: gemini.baseURL,
+            overrides: [
+                "pipeline": ["provider": "\"hybrid\""],
+                "hybrid": ["fast": "\"openai\"", "accurate": "\"gemini\"", "escalate_below": "0.7"],
+                "openai": ["base_url": "\"\(local.baseURL)\""],
+            ])
     }
 
-    @Test("Confident fast answers stand; a doubtful one goes to the accurate provider and the answers merge",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "Confident fast answers stand; a doubtful one goes to the accurate provider and the answers merge",
+        .timeLimit(.minutes(1)))
     func escalatesOnlyWhenNeeded() async throws {
         let sure = JPEGFactory.shelf(seed: 700), doubtful = JPEGFactory.shelf(seed: 701)
         let fastScript = OpenAIEmulator.Script(rules: [
-            .init(photo: .sha256(sentSHA256(sure, preset: .openAICompatible)), replies: [.books([.init(title: "Emma", author: "Jane Austen", confidence: 0.9)])]),
-            .init(photo: .sha256(sentSHA256(doubtful, preset: .openAICompatible)), replies: [.books([
-                .init(title: "Dune", author: "Frank Herbert", confidence: 0.5),
-                .init(title: "Persuasion", author: "Jane Austen", confidence: 0.8),
-            ])]),
+            .init(
+                photo: .sha256(sentSHA256(sure, preset: .openAICompatible)),
+                replies: [.books([.init(title: "Emma", author: "Jane Austen", confidence: 0.9)])]),
+            .init(
+                photo: .sha256(sentSHA256(doubtful, preset: .openAICompatible)),
+                replies: [
+                    .books([
+                        .init(title: "Dune", author: "Frank Herbert", confidence: 0.5),
+                        .init(title: "Persuasion", author: "Jane Austen", confidence: 0.8),
+                    ])
+                ]),
         ])
         try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
             try await withOpenAIEmulator(fastScript) { local in
@@ -33,7 +42,9 @@ struct HybridTests {
                 let run = try await root.shelfd("run")
                 #expect(run.status == 0, "\(run.stderr)")
 
-                #expect(gemini.requests.map(\.photoSHA256) == [sentSHA256(doubtful)], "only the doubtful photo is escalated")
+                #expect(
+                    gemini.requests.map(\.photoSHA256) == [sentSHA256(doubtful)], "only the doubtful photo is escalated"
+                )
                 let results = Dictionary(uniqueKeysWithValues: try root.resultDocuments().map { ($0.photo.path, $0) })
                 let confident = try #require(results["sure.jpg"])
                 #expect(confident.decidedBy == "openai" && confident.runs.count == 1)
@@ -50,8 +61,9 @@ struct HybridTests {
         }
     }
 
-    @Test("A fast provider that cannot read images is paused; photos go straight to the accurate one",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "A fast provider that cannot read images is paused; photos go straight to the accurate one",
+        .timeLimit(.minutes(1)))
     func brokenFastProviderFallsThrough() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withOpenAIEmulator(.always(.imageNotSupported, flavour: .llamaServer)) { local in
@@ -73,21 +85,25 @@ struct HybridTests {
         }
     }
 
-    @Test("The accurate provider down: the fast reading is kept for review, then replaced by the accurate one when it returns",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "The accurate provider down: the fast reading is kept for review, then replaced by the accurate one when it returns",
+        .timeLimit(.minutes(2)))
     func accurateDownKeepsFastReading() async throws {
-        let fastScript = OpenAIEmulator.Script.always(.books([.init(title: "Dune", author: "Frank Herbert", confidence: 0.5)]))
+        let fastScript = OpenAIEmulator.Script.always(
+            .books([.init(title: "Dune", author: "Frank Herbert", confidence: 0.5)]))
         // The accurate reading of Dune is doubtful too: it would wait for review, unless a person decided already.
         let doubtfulDune = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", confidence: 0.55)
         try await withGeminiEmulator(.always(.books([doubtfulDune, hobbit]))) { gemini in
             gemini.setDown(true)
             try await withOpenAIEmulator(fastScript) { local in
                 let root = try Self.hybridRoot(gemini: gemini, local: local)
-                try root.writeConfig(geminiURL: gemini.baseURL, overrides: [
-                    "pipeline": ["provider": "\"hybrid\"", "probe_max_s": "2"],
-                    "hybrid": ["fast": "\"openai\"", "accurate": "\"gemini\"", "escalate_below": "0.7"],
-                    "openai": ["base_url": "\"\(local.baseURL)\""],
-                ])
+                try root.writeConfig(
+                    geminiURL: gemini.baseURL,
+                    overrides: [
+                        "pipeline": ["provider": "\"hybrid\"", "probe_max_s": "2"],
+                        "hybrid": ["fast": "\"openai\"", "accurate": "\"gemini\"", "escalate_below": "0.7"],
+                        "openai": ["base_url": "\"\(local.baseURL)\""],
+                    ])
                 try root.drop(JPEGFactory.shelf(seed: 720), as: "a.jpg")
                 try root.drop(JPEGFactory.shelf(seed: 721), as: "b.jpg")
 
@@ -99,8 +115,13 @@ struct HybridTests {
                 for result in kept {
                     #expect(result.decidedBy == "openai")
                     #expect(result.books.map(\.title) == ["Dune"])
-                    #expect(result.books.allSatisfy { $0.status == .needsReview && $0.reviewReasons?.contains("accurate_not_asked") == true })
-                    #expect(result.notes.contains { $0.contains("gemini (the accurate provider) was not asked") }, "\(result.notes)")
+                    #expect(
+                        result.books.allSatisfy {
+                            $0.status == .needsReview && $0.reviewReasons?.contains("accurate_not_asked") == true
+                        })
+                    #expect(
+                        result.notes.contains { $0.contains("gemini (the accurate provider) was not asked") },
+                        "\(result.notes)")
                 }
                 let waiting = try await root.status()
                 #expect(waiting.queue.review == 2 && waiting.queue.pending == 0 && waiting.queue.dead == 0)
@@ -108,7 +129,8 @@ struct HybridTests {
                 let fastRequests = local.requests.filter { $0.method == "POST" }.count
                 #expect(fastRequests == 2)
                 // A person accepts one photo's fast reading meanwhile: the accurate reading does not ask again.
-                let item = try #require(try await root.reviewList().first { $0.photo.path == "a.jpg" && $0.book.title == "Dune" })
+                let item = try #require(
+                    try await root.reviewList().first { $0.photo.path == "a.jpg" && $0.book.title == "Dune" })
                 #expect(item.reasons.contains("accurate_not_asked"))
                 let accepted = try await root.shelfd("review", "accept", item.id)
                 #expect(accepted.status == 0, "\(accepted.stderr)")
@@ -126,7 +148,9 @@ struct HybridTests {
                 }
                 let open = try await root.reviewList().map { "\($0.photo.path): \($0.book.title)" }.sorted()
                 #expect(open == ["b.jpg: Dune"], "the decision on a.jpg's Dune is kept; b.jpg's is asked about")
-                #expect(local.requests.filter { $0.method == "POST" }.count == fastRequests, "the fast answers were replayed")
+                #expect(
+                    local.requests.filter { $0.method == "POST" }.count == fastRequests,
+                    "the fast answers were replayed")
                 #expect(gemini.requests.count == 2, "asked once per photo")
                 try await waitUntil("status no longer mentions the fast readings") {
                     try await !root.status().problems.contains { $0.code == "accurate_not_asked" }

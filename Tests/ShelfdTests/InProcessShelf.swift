@@ -34,14 +34,16 @@ final class InProcessShelf: Sendable {
         var handler = InMemoryLogHandler()
         handler.logLevel = .info
         logs = handler
-        runtime = try Runtime.start(config: config, secrets: secrets, logger: Logger(label: "shelfd") { [handler] _ in handler },
-                                    time: clock.time, owner: owner)
+        runtime = try Runtime.start(
+            config: config, secrets: secrets, logger: Logger(label: "shelfd") { [handler] _ in handler },
+            time: clock.time, owner: owner)
     }
 
     /// What the pipeline logged, a line per entry ("level message key=value …").
     var logText: String {
         logs.entries.map { entry in
-            "\(entry.level) \(entry.message) " + entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            "\(entry.level) \(entry.message) "
+                + entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }.joined(separator: "\n")
     }
 
@@ -79,8 +81,10 @@ final class InProcessShelf: Sendable {
 
     /// Runs the manual clock until `condition` holds (see `ManualClock.run`).
     @discardableResult
-    func runClock(until what: String, within limit: Duration, step: Duration = .seconds(60),
-                  _ condition: @Sendable () async throws -> Bool) async throws -> Duration {
+    func runClock(
+        until what: String, within limit: Duration, step: Duration = .seconds(60),
+        _ condition: @Sendable () async throws -> Bool
+    ) async throws -> Duration {
         try await clock.run(until: what, limit: limit, step: step, condition)
     }
 }

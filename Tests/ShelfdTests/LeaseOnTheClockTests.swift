@@ -10,8 +10,9 @@ import Testing
 /// photos wait until the leases run out, then another worker takes them: on a manual clock, ten minutes in a moment.
 @Suite("Leases of a worker that died elsewhere")
 struct LeaseOnTheClockTests {
-    @Test("Photos claimed by a worker that died on another machine are done by this one once their lease runs out, not before, and once",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Photos claimed by a worker that died on another machine are done by this one once their lease runs out, not before, and once",
+        .timeLimit(.minutes(2)))
     func leaseRunsOutAfterAKill() async throws {
         try await withPostgres { server in
             let url = server.url(database: try server.createDatabase())
@@ -20,13 +21,17 @@ struct LeaseOnTheClockTests {
             script.clock = clock.time
             try await withGeminiEmulator(script) { gemini in
                 let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["store": ["url": "\"\(url)\""]])
-                for seed in 0..<3 { try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: 9_100 + seed), as: "shelf-\(seed).jpg") }
+                for seed in 0..<3 {
+                    try root.drop(
+                        JPEGFactory.shelf(width: 320, height: 240, seed: 9_100 + seed), as: "shelf-\(seed).jpg")
+                }
                 let shelf = try InProcessShelf(root, clock: clock)
                 try shelf.recordIncoming()
                 // The other machine's worker: another boot's process, which this machine cannot ask about.
                 let lease = shelf.pipeline.settings.lease
-                let claimed = try shelf.runtime.store.claim(limit: 3, provider: "gemini", owner: "another-boot:4242:1", lease: lease,
-                                                            now: clock.time.now)
+                let claimed = try shelf.runtime.store.claim(
+                    limit: 3, provider: "gemini", owner: "another-boot:4242:1", lease: lease,
+                    now: clock.time.now)
                 #expect(claimed.count == 3)
 
                 try await shelf.watching {
@@ -43,7 +48,8 @@ struct LeaseOnTheClockTests {
                     #expect(took <= .seconds(100), "taken soon after the lease's end: \(took)")
                 }
                 let sent = gemini.requests.filter { $0.photoSHA256 != nil }
-                #expect(sent.count == 3 && Set(sent.compactMap(\.photoSHA256)).count == 3, "each photo asked about once")
+                #expect(
+                    sent.count == 3 && Set(sent.compactMap(\.photoSHA256)).count == 3, "each photo asked about once")
                 #expect(try root.resultDocuments().count == 3)
             }
         }

@@ -20,8 +20,10 @@ struct LibraryIdentityTests {
     }
 
     /// Drops a new photo the provider reads as `books` and runs shelfd over it.
-    func photo(_ root: ShelfRoot, _ gemini: GeminiEmulator, seed: Int, shelf: String = "study",
-               _ books: [GeminiEmulator.Book]) async throws {
+    func photo(
+        _ root: ShelfRoot, _ gemini: GeminiEmulator, seed: Int, shelf: String = "study",
+        _ books: [GeminiEmulator.Book]
+    ) async throws {
         gemini.setScript(.always(.books(books)))
         try root.drop(JPEGFactory.shelf(seed: seed), as: "\(shelf)/shelf-\(seed).jpg")
         let run = try await root.shelfd("run")
@@ -40,8 +42,9 @@ struct LibraryIdentityTests {
     func exported(_ root: ShelfRoot, _ format: String) throws -> [String] {
         let folder = root.root.appendingPathComponent("exports")
         if format == "json" {
-            let document = try JSONStyle.decoder().decode(LibraryDocument.self,
-                                                          from: Data(contentsOf: folder.appendingPathComponent("json.json")))
+            let document = try JSONStyle.decoder().decode(
+                LibraryDocument.self,
+                from: Data(contentsOf: folder.appendingPathComponent("json.json")))
             return document.books.map(\.title)
         }
         let name = format == "librarything" ? "\(format).tsv" : "\(format).csv"
@@ -49,32 +52,52 @@ struct LibraryIdentityTests {
         return Array(text.split(separator: "\n").dropFirst().map(String.init))
     }
 
-    @Test("Matched by OpenLibrary, then by the catalogue imported since, then read with its ISBN alone: one entry, one row in every export",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Matched by OpenLibrary, then by the catalogue imported since, then read with its ISBN alone: one entry, one row in every export",
+        .timeLimit(.minutes(3)))
     func oneBookWhateverMatchedIt() async throws {
         try await withGeminiEmulator { gemini in
             try await withOpenLibraryEmulator { openLibrary in
-                let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: sources(["catalogue", "openlibrary"], openLibrary))
+                let root = try ShelfRoot(
+                    geminiURL: gemini.baseURL, overrides: sources(["catalogue", "openlibrary"], openLibrary))
                 // The catalogue is empty: OpenLibrary decides.
-                try await photo(root, gemini, seed: 61, [GeminiEmulator.Book(
-                    title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93, box2D: [120, 410, 880, 450])])
+                try await photo(
+                    root, gemini, seed: 61,
+                    [
+                        GeminiEmulator.Book(
+                            title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+                            box2D: [120, 410, 880, 450])
+                    ])
                 #expect(try root.resultDocuments().first?.books.first?.match?.source == "openlibrary")
                 try await exportAll(root)
 
                 let csv = root.base.appendingPathComponent("mine.csv")
-                try "Title,Author,ISBN,Year\nDune,\"Herbert, Frank\",0441172717,1965\n".write(to: csv, atomically: true, encoding: .utf8)
+                try "Title,Author,ISBN,Year\nDune,\"Herbert, Frank\",0441172717,1965\n".write(
+                    to: csv, atomically: true, encoding: .utf8)
                 let imported = try await root.shelfd("catalogue", "import", csv.path)
                 #expect(imported.status == 0, "\(imported.stderr)")
-                try await photo(root, gemini, seed: 62, [GeminiEmulator.Book(
-                    title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.91, box2D: [100, 300, 900, 340])])
+                try await photo(
+                    root, gemini, seed: 62,
+                    [
+                        GeminiEmulator.Book(
+                            title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.91,
+                            box2D: [100, 300, 900, 340])
+                    ])
                 let second = try #require(try root.resultDocuments().first { $0.photo.path == "study/shelf-62.jpg" })
                 #expect(second.books.first?.match?.source == "catalogue")
 
                 // No source asked (enrichment turned off): the spine's title alone would not say it, its ISBN-10 does.
                 try root.writeConfig(geminiURL: gemini.baseURL, overrides: sources([], nil))
-                try await photo(root, gemini, seed: 63, [GeminiEmulator.Book(
-                    title: "DUNE", author: nil, isbn: "0441172717", confidence: 0.88, box2D: [110, 500, 890, 530])])
-                #expect(try root.resultDocuments().first { $0.photo.path == "study/shelf-63.jpg" }?.books.first?.match == nil)
+                try await photo(
+                    root, gemini, seed: 63,
+                    [
+                        GeminiEmulator.Book(
+                            title: "DUNE", author: nil, isbn: "0441172717", confidence: 0.88,
+                            box2D: [110, 500, 890, 530])
+                    ])
+                #expect(
+                    try root.resultDocuments().first { $0.photo.path == "study/shelf-63.jpg" }?.books.first?.match
+                        == nil)
 
                 let library = try root.library()
                 #expect(library.books.count == 1, "\(library.books.map(\.work))")
@@ -82,7 +105,9 @@ struct LibraryIdentityTests {
                 #expect(dune.work == "openlibrary:/works/OL893415W", "the entry keeps the key it was first known by")
                 #expect(dune.title == "Dune" && dune.author == "Frank Herbert" && dune.status == .verified)
                 #expect(dune.sightingsCount == 3)
-                #expect(dune.sightings.map(\.photo) == ["study/shelf-63.jpg"], "library.json keeps the latest sighting on each shelf")
+                #expect(
+                    dune.sightings.map(\.photo) == ["study/shelf-63.jpg"],
+                    "library.json keeps the latest sighting on each shelf")
                 #expect(dune.editions.map(\.isbn13) == ["9780441172719"])
                 #expect(dune.history.contains { $0.action == "matched" && $0.by == "openlibrary" })
                 #expect(dune.history.contains { $0.action == "matched" && $0.by == "catalogue" })
@@ -97,17 +122,27 @@ struct LibraryIdentityTests {
         }
     }
 
-    @Test("A photo that links two entries merges them; library.json, the exports and review/ follow at once",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A photo that links two entries merges them; library.json, the exports and review/ follow at once",
+        .timeLimit(.minutes(3)))
     func linkingPhotoMergesEntries() async throws {
         try await withGeminiEmulator { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: sources([], nil))
-            try await photo(root, gemini, seed: 71, [GeminiEmulator.Book(
-                title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93, box2D: [120, 410, 880, 450])])
+            try await photo(
+                root, gemini, seed: 71,
+                [
+                    GeminiEmulator.Book(
+                        title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
+                        box2D: [120, 410, 880, 450])
+                ])
             // The model could not make out the author nor the ISBN, on another shelf: nothing says it is the same
             // book yet (the library's Dune is offered, not taken).
-            try await photo(root, gemini, seed: 72, shelf: "hall", [GeminiEmulator.Book(
-                title: "DUNE", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])])
+            try await photo(
+                root, gemini, seed: 72, shelf: "hall",
+                [
+                    GeminiEmulator.Book(
+                        title: "DUNE", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])
+                ])
             #expect(try root.library().books.map(\.work) == ["title:dune|herbert", "title:dune|"])
             let review = try await root.reviewList()
             let item = try #require(review.first)
@@ -115,15 +150,22 @@ struct LibraryIdentityTests {
             try await exportAll(root)
             #expect(try exported(root, "json").count == 2)
 
-            try await photo(root, gemini, seed: 73, [GeminiEmulator.Book(
-                title: "Dune", author: nil, isbn: "0441172717", confidence: 0.9, box2D: [110, 500, 890, 530])])
+            try await photo(
+                root, gemini, seed: 73,
+                [
+                    GeminiEmulator.Book(
+                        title: "Dune", author: nil, isbn: "0441172717", confidence: 0.9, box2D: [110, 500, 890, 530])
+                ])
             let library = try root.library()
             #expect(library.books.count == 1, "\(library.books.map(\.work))")
             let dune = try #require(library.books.first)
             #expect(dune.title == "Dune" && dune.author == "Frank Herbert")
             #expect(dune.sightingsCount == 3)
-            #expect(dune.history.contains { $0.action == "merged" && $0.detail?.contains("(title:dune|)") == true
-                                            && $0.detail?.contains("(title:dune|herbert)") == true })
+            #expect(
+                dune.history.contains {
+                    $0.action == "merged" && $0.detail?.contains("(title:dune|)") == true
+                        && $0.detail?.contains("(title:dune|herbert)") == true
+                })
             #expect(dune.reviewID == item.id, "the open review item follows its book")
             #expect(try exported(root, "json") == ["Dune"])
             #expect(try exported(root, "goodreads").count == 1)
@@ -137,16 +179,19 @@ struct LibraryIdentityTests {
         }
     }
 
-    @Test("Two editions of one work are one entry with both; the exports write the edition seen most",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Two editions of one work are one entry with both; the exports write the edition seen most",
+        .timeLimit(.minutes(3)))
     func twoEditionsOneEntry() async throws {
         try await withGeminiEmulator { gemini in
             try await withOpenLibraryEmulator { openLibrary in
                 let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: sources(["openlibrary"], openLibrary))
-                let ace = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
-                                              box2D: [120, 410, 880, 450])
-                let hodder = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "9780340960196", confidence: 0.9,
-                                                 box2D: [100, 300, 900, 340])
+                let ace = GeminiEmulator.Book(
+                    title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
+                    box2D: [120, 410, 880, 450])
+                let hodder = GeminiEmulator.Book(
+                    title: "Dune", author: "Frank Herbert", isbn: "9780340960196", confidence: 0.9,
+                    box2D: [100, 300, 900, 340])
                 try await photo(root, gemini, seed: 81, [ace])
                 try await exportAll(root)
                 try await photo(root, gemini, seed: 82, [hodder])
@@ -173,16 +218,24 @@ struct LibraryIdentityTests {
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             let csv = root.base.appendingPathComponent("mine.csv")
             try """
-                Title,Author,ISBN,Year
-                Emma,Jane Austen,9780141439587,1815
-                Emma,Charlotte Brontë,9780441172719,1860
+            Title,Author,ISBN,Year
+            Emma,Jane Austen,9780141439587,1815
+            Emma,Charlotte Brontë,9780441172719,1860
 
-                """.write(to: csv, atomically: true, encoding: .utf8)
+            """.write(to: csv, atomically: true, encoding: .utf8)
             #expect(try await root.shelfd("catalogue", "import", csv.path).status == 0)
-            try await photo(root, gemini, seed: 91, [GeminiEmulator.Book(
-                title: "Emma", author: "Jane Austen", confidence: 0.93, box2D: [120, 410, 880, 450])])
-            try await photo(root, gemini, seed: 92, [GeminiEmulator.Book(
-                title: "Emma", author: "Charlotte Brontë", confidence: 0.9, box2D: [100, 300, 900, 340])])
+            try await photo(
+                root, gemini, seed: 91,
+                [
+                    GeminiEmulator.Book(
+                        title: "Emma", author: "Jane Austen", confidence: 0.93, box2D: [120, 410, 880, 450])
+                ])
+            try await photo(
+                root, gemini, seed: 92,
+                [
+                    GeminiEmulator.Book(
+                        title: "Emma", author: "Charlotte Brontë", confidence: 0.9, box2D: [100, 300, 900, 340])
+                ])
 
             let library = try root.library()
             #expect(library.books.count == 2, "\(library.books.map(\.work))")
@@ -192,12 +245,14 @@ struct LibraryIdentityTests {
         }
     }
 
-    @Test("The library as evidence: a title read alone on the shelf where its work stands is that work; on another shelf it is offered first",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "The library as evidence: a title read alone on the shelf where its work stands is that work; on another shelf it is offered first",
+        .timeLimit(.minutes(3)))
     func libraryIsTheFirstSource() async throws {
         try await withGeminiEmulator { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            let titleAlone = GeminiEmulator.Book(title: "Dune", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])
+            let titleAlone = GeminiEmulator.Book(
+                title: "Dune", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])
             try await photo(root, gemini, seed: 95, shelf: "living", [dune])
 
             // The same shelf, a day later: the spine shows its title only. It is the Dune that stands there.
@@ -206,8 +261,11 @@ struct LibraryIdentityTests {
             #expect(library.books.count == 1, "no twin: \(library.books.map(\.work))")
             let work = try #require(library.books.first)
             #expect(work.status == .verified && work.author == "Frank Herbert" && work.sightingsCount == 2)
-            #expect(work.history.contains { $0.action == "matched" && $0.by == "library" && $0.detail?.contains("shelf living") == true },
-                    "\(work.history)")
+            #expect(
+                work.history.contains {
+                    $0.action == "matched" && $0.by == "library" && $0.detail?.contains("shelf living") == true
+                },
+                "\(work.history)")
             #expect(try await root.reviewList().isEmpty)
             let result = try #require(try root.resultDocuments().first { $0.photo.path == "living/shelf-96.jpg" })
             #expect(result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true)
@@ -218,10 +276,14 @@ struct LibraryIdentityTests {
             let item = try #require(items.first)
             #expect(items.count == 1)
             let first = try #require(item.book.candidates?.first)
-            #expect(first.record.title == "Dune" && first.record.author == "Frank Herbert" && first.libraryShelf == "living")
+            #expect(
+                first.record.title == "Dune" && first.record.author == "Frank Herbert" && first.libraryShelf == "living"
+            )
             let shown = try await root.shelfd("review", "show", item.id)
-            #expect(shown.stdout.contains("1. Dune — Frank Herbert") && shown.stdout.contains("(in your library, on shelf living)"),
-                    "\(shown.stdout)")
+            #expect(
+                shown.stdout.contains("1. Dune — Frank Herbert")
+                    && shown.stdout.contains("(in your library, on shelf living)"),
+                "\(shown.stdout)")
 
             // Taking it makes the reading a sighting of that work, not a second one.
             #expect(try await root.shelfd("review", "accept", item.id, "--candidate", "1").status == 0)
@@ -231,8 +293,9 @@ struct LibraryIdentityTests {
         }
     }
 
-    @Test("Photos of one shelf read together see each other's works: the title read alone is the work its neighbour verified, no twin",
-          .timeLimit(.minutes(3)), arguments: ["SQLite", "PostgreSQL"])
+    @Test(
+        "Photos of one shelf read together see each other's works: the title read alone is the work its neighbour verified, no twin",
+        .timeLimit(.minutes(3)), arguments: ["SQLite", "PostgreSQL"])
     func photosReadTogether(store: String) async throws {
         if store == "PostgreSQL" {
             try await withPostgres { server in
@@ -264,7 +327,9 @@ struct LibraryIdentityTests {
             #expect(library.books.first?.status == .verified && library.books.first?.sightingsCount == 2)
             #expect(try await root.reviewList().isEmpty)
             let result = try #require(try root.resultDocuments().first { $0.photo.path == "den/a-alone.jpg" })
-            #expect(result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true, "\(result.books)")
+            #expect(
+                result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true,
+                "\(result.books)")
         }
     }
 }

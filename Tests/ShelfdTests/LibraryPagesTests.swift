@@ -7,10 +7,12 @@ import ShelfTesting
 import Testing
 
 /// Many works in one photo: 130 spines read with confidence, plus Dune with its ISBN.
-private let manyBooks = (1...130).map { n in
-    GeminiEmulator.Book(title: String(format: "Volume %03d", n), author: "Writer \(n)", confidence: 0.9,
-                        box2D: [100, (n * 7) % 990, 900, (n * 7) % 990 + 5])
-} + [dune]
+private let manyBooks =
+    (1...130).map { n in
+        GeminiEmulator.Book(
+            title: String(format: "Volume %03d", n), author: "Writer \(n)", confidence: 0.9,
+            box2D: [100, (n * 7) % 990, 900, (n * 7) % 990 + 5])
+    } + [dune]
 
 extension ShelfRoot {
     /// A page of the running web server, as text.
@@ -22,25 +24,33 @@ extension ShelfRoot {
     /// The session a browser gets from a page: its cookie and the CSRF token its forms carry.
     func session(_ url: String, _ path: String = "/library") async throws -> (cookie: String, token: String) {
         let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: url + path))
-        let cookie = try #require(response.header("Set-Cookie")?.split(separator: ";").first.map(String.init), "a session cookie")
+        let cookie = try #require(
+            response.header("Set-Cookie")?.split(separator: ";").first.map(String.init), "a session cookie")
         return (cookie, String(decoding: response.body, as: UTF8.self).csrfToken)
     }
 
     /// Posts a form the way a browser does: urlencoded, with the session's cookie and the form's CSRF field.
-    func post(_ url: String, _ path: String, _ fields: [String: String]) async throws -> (status: Int, location: String?, text: String) {
+    func post(_ url: String, _ path: String, _ fields: [String: String]) async throws -> (
+        status: Int, location: String?, text: String
+    ) {
         let (cookie, token) = try await session(url)
-        let body = (fields.merging(["csrf": token]) { a, _ in a }).map { "\($0.key)=\(formEncoded($0.value))" }.joined(separator: "&")
-        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-            method: "POST", url: url + path,
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)], body: Array(body.utf8)))
+        let body = (fields.merging(["csrf": token]) { a, _ in a }).map { "\($0.key)=\(formEncoded($0.value))" }.joined(
+            separator: "&")
+        let response = try await HTTPClient(maxConcurrent: 1).send(
+            HTTPRequest(
+                method: "POST", url: url + path,
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
+                body: Array(body.utf8)))
         let location = response.header("Location")
         return (response.status, location, String(decoding: response.body, as: UTF8.self))
     }
 }
 
 func formEncoded(_ text: String) -> String {
-    text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn:
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
+    text.addingPercentEncoding(
+        withAllowedCharacters: CharacterSet(
+            charactersIn:
+                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
 }
 
 /// `/library/<key>` as the pages link it.
@@ -58,8 +68,9 @@ extension String {
 
 @Suite("The library page", .serialized)
 struct LibraryPagesTests {
-    @Test("Lists every work a page at a time, finds one by title, author or ISBN, sorts, and downloads exports",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Lists every work a page at a time, finds one by title, author or ISBN, sorts, and downloads exports",
+        .timeLimit(.minutes(3)))
     func listsSearchesAndPages() async throws {
         try await withGeminiEmulator(.always(.books(manyBooks))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -73,7 +84,7 @@ struct LibraryPagesTests {
             #expect(first.status == 200)
             #expect(first.text.libraryRows == 100)
             #expect(first.text.contains("1–100 of 131"))
-            #expect(first.text.contains("Volume 001") && !first.text.contains("Volume 100"))   // Dune sorts among them
+            #expect(first.text.contains("Volume 001") && !first.text.contains("Volume 100")) // Dune sorts among them
             #expect(first.text.contains("/photos/\(SHA256.hex(of: photo))/thumb"))
             let second = try await shelf.page(url, "/library?sort=title&page=2")
             #expect(second.text.libraryRows == 31)
@@ -108,7 +119,10 @@ struct LibraryPagesTests {
             let volume = try #require(try shelf.library().books.first { $0.title == "Volume 001" }?.work)
             let markup = "<img src=x onerror=alert(1)>"
             #expect(try await shelf.shelfd("library", "edit", volume, "--title", markup).status == 0)
-            for path in ["/library?q=onerror", workPath(try #require(try shelf.library().books.first { $0.title == markup }?.work))] {
+            for path in [
+                "/library?q=onerror",
+                workPath(try #require(try shelf.library().books.first { $0.title == markup }?.work)),
+            ] {
                 let shown = try await shelf.page(url, path).text
                 #expect(shown.contains("&lt;img src=x onerror=alert(1)&gt;") && !shown.contains(markup), "\(path)")
             }
@@ -116,10 +130,12 @@ struct LibraryPagesTests {
         }
     }
 
-    @Test("Edit, remove and merge through the page and through the command line change library.json and the exports alike, and a rescan keeps them",
-          .timeLimit(.minutes(4)))
+    @Test(
+        "Edit, remove and merge through the page and through the command line change library.json and the exports alike, and a rescan keeps them",
+        .timeLimit(.minutes(4)))
     func editsThroughPageAndCommandLineAgree() async throws {
-        let smudged = GeminiEmulator.Book(title: "Dune Deluxe", author: "F. Herbert", confidence: 0.9, box2D: [150, 600, 850, 630])
+        let smudged = GeminiEmulator.Book(
+            title: "Dune Deluxe", author: "F. Herbert", confidence: 0.9, box2D: [150, 600, 850, 630])
         try await withGeminiEmulator(.always(.books([dune, hobbit, smudged, blurry]))) { gemini in
             let photo = JPEGFactory.shelf(seed: 71)
             var shelves: [ShelfRoot] = []
@@ -136,8 +152,9 @@ struct LibraryPagesTests {
 
             // By the command line.
             let cli = shelves[0]
-            let edit = try await cli.shelfd("library", "edit", try key(cli, "The Hobbit"), "--title", "The Hobbit, or There and Back Again",
-                                            "--isbn", "0-261-10221-4", "--json")
+            let edit = try await cli.shelfd(
+                "library", "edit", try key(cli, "The Hobbit"), "--title", "The Hobbit, or There and Back Again",
+                "--isbn", "0-261-10221-4", "--json")
             #expect(edit.status == 0, "\(edit.stderr)")
             #expect(try JSONStyle.decoder().decode(LibraryChange.self, from: Data(edit.stdout.utf8)).action == "edited")
             let merge = try await cli.shelfd("library", "merge", try key(cli, "Dune Deluxe"), try key(cli, "Dune"))
@@ -145,7 +162,8 @@ struct LibraryPagesTests {
             let remove = try await cli.shelfd("library", "remove", try key(cli, "Smudged Spine"))
             #expect(remove.status == 0, "\(remove.stderr)")
             #expect(try await cli.shelfd("library", "remove", "title:no such|work").status == 1)
-            #expect(try await cli.shelfd("library", "edit", try key(cli, "Dune"), "--isbn", "9780441172718").status == 2)
+            #expect(
+                try await cli.shelfd("library", "edit", try key(cli, "Dune"), "--isbn", "9780441172718").status == 2)
 
             // By the page.
             let page = shelves[1]
@@ -153,24 +171,32 @@ struct LibraryPagesTests {
             let url = try await page.webURL()
             // Without the session's token a removal is refused and nothing changes.
             let (cookie, _) = try await page.session(url)
-            let forged = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-                method: "POST", url: url + workPath(try key(page, "Dune")) + "/remove",
-                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)], body: Array("csrf=guess".utf8)))
+            let forged = try await HTTPClient(maxConcurrent: 1).send(
+                HTTPRequest(
+                    method: "POST", url: url + workPath(try key(page, "Dune")) + "/remove",
+                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
+                    body: Array("csrf=guess".utf8)))
             #expect(forged.status == 403)
             #expect(try page.library().books.count == 4)
-            let badISBN = try await page.post(url, workPath(try key(page, "The Hobbit")) + "/edit",
-                                              ["title": "The Hobbit", "author": "J. R. R. Tolkien", "isbn": "9780261102218"])
+            let badISBN = try await page.post(
+                url, workPath(try key(page, "The Hobbit")) + "/edit",
+                ["title": "The Hobbit", "author": "J. R. R. Tolkien", "isbn": "9780261102218"])
             #expect(badISBN.status == 422 && badISBN.text.contains("checksum"))
             #expect(badISBN.text.contains("value=\"9780261102218\""), "what was typed is kept to be corrected")
-            let unchanged = try await page.post(url, workPath(try key(page, "Dune")) + "/edit",
-                                                ["title": "Dune", "author": "Frank Herbert", "isbn": "9780441172719"])
+            let unchanged = try await page.post(
+                url, workPath(try key(page, "Dune")) + "/edit",
+                ["title": "Dune", "author": "Frank Herbert", "isbn": "9780441172719"])
             #expect(unchanged.status == 422 && unchanged.text.contains("nothing to change"))
-            let edited = try await page.post(url, workPath(try key(page, "The Hobbit")) + "/edit",
-                                             ["title": "The Hobbit, or There and Back Again", "author": "J. R. R. Tolkien",
-                                              "isbn": "0-261-10221-4"])
+            let edited = try await page.post(
+                url, workPath(try key(page, "The Hobbit")) + "/edit",
+                [
+                    "title": "The Hobbit, or There and Back Again", "author": "J. R. R. Tolkien",
+                    "isbn": "0-261-10221-4",
+                ])
             #expect(edited.status == 303, "\(edited.text)")
             #expect(edited.location?.hasPrefix("/library/") == true)
-            let merged = try await page.post(url, "/library/merge", ["from": try key(page, "Dune Deluxe"), "into": try key(page, "Dune")])
+            let merged = try await page.post(
+                url, "/library/merge", ["from": try key(page, "Dune Deluxe"), "into": try key(page, "Dune")])
             let duneKey = try key(page, "Dune")
             #expect(merged.status == 303 && merged.location?.hasPrefix(workPath(duneKey)) == true)
             let removed = try await page.post(url, workPath(try key(page, "Smudged Spine")) + "/remove", [:])
@@ -179,12 +205,15 @@ struct LibraryPagesTests {
 
             // The same library and the same exports either way.
             func summary(_ shelf: ShelfRoot) throws -> [String] {
-                try shelf.library().books.map { "\($0.work) \($0.title) — \($0.author ?? "") \($0.isbn13 ?? "") \($0.status) \($0.sightingsCount)" }.sorted()
+                try shelf.library().books.map {
+                    "\($0.work) \($0.title) — \($0.author ?? "") \($0.isbn13 ?? "") \($0.status) \($0.sightingsCount)"
+                }.sorted()
             }
             let expected = try summary(cli)
             #expect(try summary(page) == expected)
             #expect(expected.count == 2, "\(expected)")
-            let hobbitEntry = try #require(try cli.library().books.first { $0.title == "The Hobbit, or There and Back Again" })
+            let hobbitEntry = try #require(
+                try cli.library().books.first { $0.title == "The Hobbit, or There and Back Again" })
             #expect(hobbitEntry.isbn13 == "9780261102217" && hobbitEntry.status == .verified)
             let duneEntry = try #require(try cli.library().books.first { $0.title == "Dune" })
             #expect(duneEntry.history.contains { $0.action == "merged" && $0.by == "user" })
@@ -199,13 +228,15 @@ struct LibraryPagesTests {
             #expect(try await page.status().queue.review == 0)
 
             // Reading the photo again keeps the edits: the removed book stays out, the merged ones stay one.
-            #expect(try await cli.shelfd("rescan", cli.incoming.appendingPathComponent("den/IMG_71.jpg").path).status == 0)
+            #expect(
+                try await cli.shelfd("rescan", cli.incoming.appendingPathComponent("den/IMG_71.jpg").path).status == 0)
             #expect(try summary(cli) == expected)
         }
     }
 
-    @Test("An ISBN another work has joins the two; a removed book comes back only when its photo is read as something new",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "An ISBN another work has joins the two; a removed book comes back only when its photo is read as something new",
+        .timeLimit(.minutes(3)))
     func identityAndRemoval() async throws {
         try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -223,8 +254,14 @@ struct LibraryPagesTests {
             #expect(try await shelf.shelfd("rescan", photo.path).status == 0)
             #expect(try shelf.library().books.isEmpty, "the same readings of the same photo stay out")
 
-            try await withGeminiEmulator(.always(.books([GeminiEmulator.Book(title: "Dune Messiah", author: "Frank Herbert",
-                                                                              confidence: 0.9, box2D: [120, 410, 880, 450])]))) { other in
+            try await withGeminiEmulator(
+                .always(
+                    .books([
+                        GeminiEmulator.Book(
+                            title: "Dune Messiah", author: "Frank Herbert",
+                            confidence: 0.9, box2D: [120, 410, 880, 450])
+                    ]))
+            ) { other in
                 try shelf.writeConfig(geminiURL: other.baseURL)
                 #expect(try await shelf.shelfd("rescan", photo.path).status == 0)
             }

@@ -29,7 +29,8 @@ struct LoadTests {
     /// Photos done (done, to review or failed) in the daemon's database.
     static func finished(_ shelf: ShelfRoot) -> Int {
         guard let store = try? Store.openForReading(path: shelf.state.appendingPathComponent("shelfd.db").path),
-              let counts = try? store.status.queueCounts() else { return 0 }
+            let counts = try? store.status.queueCounts()
+        else { return 0 }
         return counts.done + counts.review + counts.failed + counts.dead
     }
 
@@ -45,11 +46,13 @@ struct LoadTests {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    @Test("500 /events streams and 500 idle connections while photos are processed: streams capped, idle ones closed, the same pace, bounded memory",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "500 /events streams and 500 idle connections while photos are processed: streams capped, idle ones closed, the same pace, bounded memory",
+        .timeLimit(.minutes(5)))
     func crowdOfConnections() async throws {
         Self.raiseFileLimit()
-        try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(150), reply: .books([dune, hobbit]))) { gemini in
+        try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(150), reply: .books([dune, hobbit])))
+        { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["concurrency": "4"]])
             // Started as a service often is, with 1024 open files at most: the crowd below needs more than that.
             let (process, _, log) = try shelf.process(["watch"], logName: "daemon-load")
@@ -61,7 +64,7 @@ struct LoadTests {
             let port = RawHTTP(url: try await shelf.webURL()).port
             let pid = process.processIdentifier
 
-            _ = try await Self.pace(shelf, photos: 0..<4)                    // warm: the first photos load everything
+            _ = try await Self.pace(shelf, photos: 0..<4) // warm: the first photos load everything
             let quiet = try await Self.pace(shelf, photos: 4..<24)
             let residentQuiet = Self.residentBytes(pid)
 
@@ -74,20 +77,25 @@ struct LoadTests {
                 try socket.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
                 let status = socket.status()
                 statuses[status, default: 0] += 1
-                if n == 9 { #expect(statuses[429] == 2, "the 9th and 10th stream of one address are refused: \(statuses)") }
+                if n == 9 {
+                    #expect(statuses[429] == 2, "the 9th and 10th stream of one address are refused: \(statuses)")
+                }
                 streams.append(socket)
             }
             #expect(statuses[200] == 64, "64 streams in all: \(statuses)")
-            #expect(statuses[429, default: 0] == 2 && statuses[503, default: 0] + statuses[0, default: 0] == 434, "\(statuses)")
+            #expect(
+                statuses[429, default: 0] == 2 && statuses[503, default: 0] + statuses[0, default: 0] == 434,
+                "\(statuses)")
             var idle: [LoopbackSocket] = []
             for n in 0..<500 { idle.append(try LoopbackSocket(from: "127.0.2.\(1 + n / 4)", to: port)) }
 
             let loaded = try await Self.pace(shelf, photos: 24..<44)
             let residentLoaded = Self.residentBytes(pid)
             let ratio = loaded / quiet
-            print("load: 20 photos in \(String(format: "%.2f", quiet)) s quiet, \(String(format: "%.2f", loaded)) s with 500 streams "
-                  + "and 500 idle connections (ratio \(String(format: "%.2f", ratio))); RSS \(residentQuiet / 1_048_576) MB → "
-                  + "\(residentLoaded / 1_048_576) MB; refused streams \(statuses)")
+            print(
+                "load: 20 photos in \(String(format: "%.2f", quiet)) s quiet, \(String(format: "%.2f", loaded)) s with 500 streams "
+                    + "and 500 idle connections (ratio \(String(format: "%.2f", ratio))); RSS \(residentQuiet / 1_048_576) MB → "
+                    + "\(residentLoaded / 1_048_576) MB; refused streams \(statuses)")
             #expect(process.isRunning, "the daemon is alive")
             #expect(ratio < 3, "photos go on at about the same pace")
             #expect(residentLoaded < residentQuiet + 100 * 1_048_576, "memory stays bounded")
@@ -106,8 +114,9 @@ struct LoadTests {
         }
     }
 
-    @Test("A page whose stream is refused (its address already holds the most) polls instead, and still follows the queue",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A page whose stream is refused (its address already holds the most) polls instead, and still follows the queue",
+        .timeLimit(.minutes(3)))
     func refusedStreamFallsBackToPolling() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -141,7 +150,9 @@ struct LoadTests {
         }
     }
 
-    @Test("Pages polling /events?once=1 share one reading of the progress a tick, as the streams do", .timeLimit(.minutes(2)))
+    @Test(
+        "Pages polling /events?once=1 share one reading of the progress a tick, as the streams do",
+        .timeLimit(.minutes(2)))
     func pollsShareOneReading() async throws {
         let shelf = try ShelfRoot()
         let web = try shelf.startWeb()
@@ -153,7 +164,9 @@ struct LoadTests {
             let line = text.split(separator: "\n").first { $0.hasPrefix("shelfd_store_statements_total ") } ?? ""
             return Int(Double(line.split(separator: " ").last ?? "") ?? -1)
         }
-        func poll() throws { #expect(try http.send("GET", "/events?once=1", headers: [("Cookie", cookie)]).status == 200) }
+        func poll() throws {
+            #expect(try http.send("GET", "/events?once=1", headers: [("Cookie", cookie)]).status == 200)
+        }
         try await Task.sleep(for: .seconds(1))
         let beforeOne = try statements()
         try poll()
@@ -187,12 +200,18 @@ final class LoopbackSocket: @unchecked Sendable {
         remote.sin_port = UInt16(port).bigEndian
         remote.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard bound == 0, connected == 0 else { Glibc.close(fd); throw RawHTTP.Failure("connect from \(source): \(errno)") }
+        guard bound == 0, connected == 0 else {
+            Glibc.close(fd); throw RawHTTP.Failure("connect from \(source): \(errno)")
+        }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -10,14 +10,16 @@ struct OCRSamplesTests {
     static let recallFloor = 0.78
     static let precisionFloor = 0.82
 
-    @Test("shelfd eval --provider ocr on samples/: recall and precision above their floors, no wrong ISBN",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "shelfd eval --provider ocr on samples/: recall and precision above their floors, no wrong ISBN",
+        .timeLimit(.minutes(5)))
     func samplesAboveFloors() async throws {
         let root = try ShelfRoot(apiKey: nil)
         let samples = SamplesTests.folder
-        let result = try await root.shelfd("eval", "--truth", samples.path, "--provider", "ocr",
-                                           "--catalogue", samples.appendingPathComponent("catalogue.csv").path, "--json",
-                                           timeout: .seconds(240))     // six photos read on this machine's two cores
+        let result = try await root.shelfd(
+            "eval", "--truth", samples.path, "--provider", "ocr",
+            "--catalogue", samples.appendingPathComponent("catalogue.csv").path, "--json",
+            timeout: .seconds(240)) // six photos read on this machine's two cores
         #expect(result.status == 0, "\(result.stderr)")
         let document = try JSONStyle.decoder().decode(EvalDocument.self, from: Data(result.stdout.utf8))
         let overall = document.overall
@@ -30,20 +32,27 @@ struct OCRSamplesTests {
 
 @Suite("The README's first commands, offline", .serialized)
 struct OfflineSamplesTests {
-    @Test("No key and no network: the sample shelves are catalogued, the library and an export are written",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "No key and no network: the sample shelves are catalogued, the library and an export are written",
+        .timeLimit(.minutes(5)))
     func samplesOffline() async throws {
         // Every remote service points at a closed port: the machine has no network as far as shelfd can tell.
         let closed = "\"http://127.0.0.1:9\""
-        let root = try ShelfRoot(geminiURL: "http://127.0.0.1:9", apiKey: nil, overrides: [
-            "enrich": ["sources": "[\"catalogue\", \"openlibrary\", \"googlebooks\"]",
-                       "openlibrary_base_url": closed, "googlebooks_base_url": closed],
-            "cloudflare": ["base_url": closed],
-        ])
+        let root = try ShelfRoot(
+            geminiURL: "http://127.0.0.1:9", apiKey: nil,
+            overrides: [
+                "enrich": [
+                    "sources": "[\"catalogue\", \"openlibrary\", \"googlebooks\"]",
+                    "openlibrary_base_url": closed, "googlebooks_base_url": closed,
+                ],
+                "cloudflare": ["base_url": closed],
+            ])
         let samples = SamplesTests.folder
-        let imported = try await root.shelfd("catalogue", "import", samples.appendingPathComponent("catalogue.csv").path)
+        let imported = try await root.shelfd(
+            "catalogue", "import", samples.appendingPathComponent("catalogue.csv").path)
         #expect(imported.status == 0, "\(imported.stderr)")
-        let scan = try await root.shelfd(["scan", samples.path], timeout: .seconds(240))   // six photos through Tesseract: minutes on a busy 2-core machine
+        // six photos through Tesseract: minutes on a busy 2-core machine
+        let scan = try await root.shelfd(["scan", samples.path], timeout: .seconds(240))
         #expect(scan.status == 0, "\(scan.stderr)")
         #expect(scan.stderr.contains("reading photos with ocr"))
         #expect(scan.stdout.contains("Pride and Prejudice — Jane Austen"))

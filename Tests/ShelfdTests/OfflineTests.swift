@@ -43,11 +43,13 @@ enum DrawnShelf {
                 let top = 60 + i * 6 * scale
                 for (r, row) in rows.enumerated() {
                     for (c, dot) in row.enumerated() where dot == "1" {
-                        for dy in 0..<scale { for dx in 0..<scale {
-                            let x = right - r * scale - dx, y = top + c * scale + dy
-                            let p = (y * width + x) * 3
-                            pixels[p] = 30; pixels[p + 1] = 30; pixels[p + 2] = 40
-                        } }
+                        for dy in 0..<scale {
+                            for dx in 0..<scale {
+                                let x = right - r * scale - dx, y = top + c * scale + dy
+                                let p = (y * width + x) * 3
+                                pixels[p] = 30; pixels[p + 1] = 30; pixels[p + 2] = 40
+                            }
+                        }
                     }
                 }
             }
@@ -66,8 +68,9 @@ struct OfflineTests {
 
         """
 
-    @Test("With no key, auto picks the OCR, and a drawn shelf is catalogued: books, library and export written",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "With no key, auto picks the OCR, and a drawn shelf is catalogued: books, library and export written",
+        .timeLimit(.minutes(3)))
     func offlineShelfIsCatalogued() async throws {
         // No Gemini key, and Gemini pointed at a closed port: nothing may be sent anywhere.
         let root = try ShelfRoot(geminiURL: "http://127.0.0.1:9", apiKey: nil)
@@ -79,52 +82,66 @@ struct OfflineTests {
         let run = try await root.shelfd("run", timeout: .seconds(150))
         #expect(run.stderr.contains("Provider chosen event=provider_chosen provider=ocr"), "\(run.stderr)")
         let books = try #require(try root.resultDocuments().first).books
-        #expect(books.map(\.title) == ["Dune", "Emma"], "\(books.map { "\($0.title) \($0.confidence) \($0.reviewReasons ?? [])" })")
+        #expect(
+            books.map(\.title) == ["Dune", "Emma"],
+            "\(books.map { "\($0.title) \($0.confidence) \($0.reviewReasons ?? [])" })")
         #expect(books.first?.author == "Herbert, Frank" || books.first?.author == "Frank Herbert")
         #expect(books.allSatisfy { $0.match?.source == "catalogue" })
         #expect(try root.library().books.count == 2)
         let export = try await root.shelfd("export", "--format", "goodreads", "--include-unverified", "--output", "-")
-        #expect(export.status == 0 && export.stdout.contains("Dune") && export.stdout.contains("Emma"), "\(export.status) \(export.stdout) \(export.stderr)")
+        #expect(
+            export.status == 0 && export.stdout.contains("Dune") && export.stdout.contains("Emma"),
+            "\(export.status) \(export.stdout) \(export.stderr)")
 
         let status = try await root.status()
         #expect(status.provider.name == "ocr")
         #expect(status.provider.chosenBecause?.contains("auto") == true)
     }
 
-    @Test("A truncated model or a missing ONNX Runtime pauses the reader with the command that mends it; the photo waits, and is read once the files are whole",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A truncated model or a missing ONNX Runtime pauses the reader with the command that mends it; the photo waits, and is read once the files are whole",
+        .timeLimit(.minutes(3)))
     func brokenFilesLeaveThePhotoWaiting() async throws {
         let installed = PPOCRFiles.locate()
         let root = try ShelfRoot(geminiURL: "http://127.0.0.1:9", apiKey: nil)
         let models = root.base.appendingPathComponent("models")
         try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
         for name in PPOCRFiles.models {
-            try FileManager.default.copyItem(atPath: "\(installed.modelsFolder)/\(name)", toPath: models.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: "\(installed.modelsFolder)/\(name)", toPath: models.appendingPathComponent(name).path)
         }
         let detector = models.appendingPathComponent(PPOCRFiles.detector)
         let whole = try Data(contentsOf: detector)
         try whole.prefix(whole.count / 2).write(to: detector)
         func configure(library: String) throws {
-            try root.writeConfig(geminiURL: "http://127.0.0.1:9", overrides: [
-                "pipeline": ["provider": "\"ocr\""],
-                "ocr": ["engine": "\"ppocr\"", "models_dir": "\"\(models.path)\"", "library": "\"\(library)\""],
-            ])
+            try root.writeConfig(
+                geminiURL: "http://127.0.0.1:9",
+                overrides: [
+                    "pipeline": ["provider": "\"ocr\""],
+                    "ocr": ["engine": "\"ppocr\"", "models_dir": "\"\(models.path)\"", "library": "\"\(library)\""],
+                ])
         }
         let file = root.base.appendingPathComponent("mine.csv")
         try Self.catalogue.write(to: file, atomically: true, encoding: .utf8)
         #expect(try await root.shelfd("catalogue", "import", file.path).status == 0)
         try root.drop(DrawnShelf.jpeg(["DUNE HERBERT"]), as: "shelf.jpg")
 
-        for (broken, library) in [(PPOCRFiles.detector, installed.library), ("libonnxruntime", "/nonexistent/\(OnnxRuntime.libraryName)")] {
+        for (broken, library) in [
+            (PPOCRFiles.detector, installed.library), ("libonnxruntime", "/nonexistent/\(OnnxRuntime.libraryName)"),
+        ] {
             try configure(library: library)
             let run = try await root.shelfd("run", timeout: .seconds(120))
             #expect(run.status == 3, "\(run.stderr)")
             let status = try await root.status()
             #expect(status.provider.state == "paused")
             let problem = status.problems.first { $0.code == "provider_model" }
-            #expect(problem?.message.contains(broken) == true && problem?.message.contains("scripts/install-deps.sh") == true,
-                    "\(status.problems.map(\.message))")
-            #expect(status.queue.pending == 1 && status.queue.failed == 0 && status.queue.dead == 0, "the photo waits, uncharged")
+            #expect(
+                problem?.message.contains(broken) == true
+                    && problem?.message.contains("scripts/install-deps.sh") == true,
+                "\(status.problems.map(\.message))")
+            #expect(
+                status.queue.pending == 1 && status.queue.failed == 0 && status.queue.dead == 0,
+                "the photo waits, uncharged")
             #expect(try root.resultDocuments().isEmpty)
         }
 

@@ -8,13 +8,16 @@ import Testing
 /// The attempts charged to each job, read from the database as `shelfd` left it.
 func chargedAttempts(_ root: ShelfRoot) throws -> [Int] {
     let store = try #require(try Store.openForReading(path: root.state.appendingPathComponent("shelfd.db").path))
-    return try store.read { db in try db.query("SELECT attempts FROM job ORDER BY id").map { Int($0.int("attempts") ?? -1) } }
+    return try store.read { db in
+        try db.query("SELECT attempts FROM job ORDER BY id").map { Int($0.int("attempts") ?? -1) }
+    }
 }
 
 @Suite("A provider outage costs no photo", .serialized)
 struct OutageTests {
-    @Test("run during an outage exits 3 with the provider's sentence; the photos stay queued, uncharged, and go through later",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "run during an outage exits 3 with the provider's sentence; the photos stay queued, uncharged, and go through later",
+        .timeLimit(.minutes(2)))
     func runDuringOutage() async throws {
         // A port nothing listens on: connections are refused.
         let closed = try GeminiEmulator.start(script: .always(.books([dune])))
@@ -57,18 +60,23 @@ struct OutageOnTheClockTests {
         try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["probe_max_s": "5"]])
     }
 
-    @Test("A two-minute outage under watch loses no photo: none failed, all done within seconds of the provider's return, few requests meanwhile",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "A two-minute outage under watch loses no photo: none failed, all done within seconds of the provider's return, few requests meanwhile",
+        .timeLimit(.minutes(1)))
     func twoMinuteOutageUnderWatch() async throws {
         let clock = ManualClock()
         var script = GeminiEmulator.Script.always(.books([dune]))
         script.clock = clock.time
         try await withGeminiEmulator(script) { gemini in
             let shelf = try InProcessShelf(try Self.root(gemini), clock: clock)
-            for seed in 1100..<1108 { try shelf.root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg") }
+            for seed in 1100..<1108 {
+                try shelf.root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg")
+            }
             try shelf.recordIncoming()
             try await shelf.watching {
-                try await shelf.runClock(until: "the first photo is asked about", within: .seconds(60)) { !gemini.requests.isEmpty }
+                try await shelf.runClock(until: "the first photo is asked about", within: .seconds(60)) {
+                    !gemini.requests.isEmpty
+                }
                 gemini.setDown(true)
                 let outage = clock.now
 
@@ -92,7 +100,9 @@ struct OutageOnTheClockTests {
                 gemini.setDown(false)
 
                 // Probes every 4–6 s at most: back within seconds.
-                let back = try await shelf.runClock(until: "all eight photos are done after the provider returns", within: .seconds(20)) {
+                let back = try await shelf.runClock(
+                    until: "all eight photos are done after the provider returns", within: .seconds(20)
+                ) {
                     try shelf.queue().done == 8
                 }
                 #expect(back <= .seconds(10), "the next probe (at most 5 s away) finds it back: \(back)")
@@ -102,7 +112,9 @@ struct OutageOnTheClockTests {
                 // interval of at least 4 s over 120 s.
                 let allowed = 2 * 3 + 120 / 4 + 1
                 #expect(tried > 0, "the daemon did probe during the outage")
-                #expect(tried <= allowed, "\(tried) connection attempts in two minutes; the probe schedule allows \(allowed)")
+                #expect(
+                    tried <= allowed,
+                    "\(tried) connection attempts in two minutes; the probe schedule allows \(allowed)")
             }
             #expect(try shelf.root.resultDocuments().count == 8)
             #expect(try chargedAttempts(shelf.root).allSatisfy { $0 <= 1 }, "only the answered request is charged")
@@ -110,11 +122,13 @@ struct OutageOnTheClockTests {
         }
     }
 
-    @Test("Gemini rate-limits (429, retry in 90 s): the photos wait the provider's 90 s on the clock, none charged, then go through",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "Gemini rate-limits (429, retry in 90 s): the photos wait the provider's 90 s on the clock, none charged, then go through",
+        .timeLimit(.minutes(1)))
     func rateLimitWaitsTheProvidersWord() async throws {
-        let (requests, status, root) = try await rideOut(.rateLimited(retryDelay: "90s"), times: 1, photos: 1140..<1143,
-                                                         pipeline: ["concurrency": "1"], state: "backoff", saying: "HTTP 429")
+        let (requests, status, root) = try await rideOut(
+            .rateLimited(retryDelay: "90s"), times: 1, photos: 1140..<1143,
+            pipeline: ["concurrency": "1"], state: "backoff", saying: "HTTP 429")
         #expect(requests.count == 1 + 3, "the 429, then one request per photo")
         let limited = try #require(requests.first).arrivedAt
         let waited = requests.dropFirst().map { $0.arrivedAt.timeIntervalSince(limited) }
@@ -124,12 +138,14 @@ struct OutageOnTheClockTests {
         #expect(try chargedAttempts(root).allSatisfy { $0 <= 1 })
     }
 
-    @Test("503s for a while under watch: the provider is unavailable, probed once per interval, no photo charged",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "503s for a while under watch: the provider is unavailable, probed once per interval, no photo charged",
+        .timeLimit(.minutes(1)))
     func serverErrorsAreTheProvidersTrouble() async throws {
         // Twelve 503s: three quick tries of each request in flight, then single probes.
-        let (requests, status, _) = try await rideOut(.overloaded, times: 12, photos: 1130..<1134,
-                                                      pipeline: ["probe_max_s": "1"], state: "unavailable", saying: "HTTP 503")
+        let (requests, status, _) = try await rideOut(
+            .overloaded, times: 12, photos: 1130..<1134,
+            pipeline: ["probe_max_s": "1"], state: "unavailable", saying: "HTTP 503")
         #expect(status.queue.dead == 0 && status.queue.failed == 0, "max_attempts = 1, and no photo used it up")
         #expect(status.provider.state == "ok")
         #expect(requests.count == 12 + 4, "every 503 was a request the schedule sent; then one per photo")
@@ -139,15 +155,21 @@ struct OutageOnTheClockTests {
     /// Gemini that answers `failure` `times` times, then Dune: the clock runs until status shows the provider `state`
     /// with a reason `saying` so, then until every photo is done. Returns what Gemini was asked, the status after,
     /// and the root.
-    private func rideOut(_ failure: GeminiEmulator.Reply, times: Int, photos seeds: Range<Int>, pipeline: [String: String],
-                         state: String, saying reason: String) async throws
-        -> ([GeminiEmulator.LoggedRequest], StatusDocument, ShelfRoot) {
+    private func rideOut(
+        _ failure: GeminiEmulator.Reply, times: Int, photos seeds: Range<Int>, pipeline: [String: String],
+        state: String, saying reason: String
+    ) async throws
+        -> ([GeminiEmulator.LoggedRequest], StatusDocument, ShelfRoot)
+    {
         let clock = ManualClock()
         var script = GeminiEmulator.Script.failing(times: times, with: failure, then: .books([dune]))
         script.clock = clock.time
         return try await withGeminiEmulator(script) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": pipeline.merging(["max_attempts": "1"]) { $1 }])
-            for seed in seeds { try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg") }
+            let root = try ShelfRoot(
+                geminiURL: gemini.baseURL, overrides: ["pipeline": pipeline.merging(["max_attempts": "1"]) { $1 }])
+            for seed in seeds {
+                try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: seed), as: "\(seed).jpg")
+            }
             let shelf = try InProcessShelf(root, clock: clock)
             try shelf.recordIncoming()
             try await shelf.watching {
@@ -155,7 +177,9 @@ struct OutageOnTheClockTests {
                     try shelf.status().provider.state == state
                 }
                 #expect(try shelf.status().provider.reason?.contains(reason) == true)
-                try await shelf.runClock(until: "every photo is done", within: .seconds(300)) { try shelf.queue().done == seeds.count }
+                try await shelf.runClock(until: "every photo is done", within: .seconds(300)) {
+                    try shelf.queue().done == seeds.count
+                }
             }
             return (gemini.requests, try shelf.status(), root)
         }

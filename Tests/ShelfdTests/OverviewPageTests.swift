@@ -19,7 +19,9 @@ private struct ProgressEvent: Decodable {
 private func progressEvents(in stream: String) -> [ProgressEvent] {
     stream.components(separatedBy: "\n\n").dropLast().compactMap { block in
         let lines = block.split(separator: "\n")
-        guard lines.contains("event: progress"), let data = lines.first(where: { $0.hasPrefix("data: ") }) else { return nil }
+        guard lines.contains("event: progress"), let data = lines.first(where: { $0.hasPrefix("data: ") }) else {
+            return nil
+        }
         return try? JSONStyle.decoder().decode(ProgressEvent.self, from: Data(data.dropFirst(6).utf8))
     }
 }
@@ -27,8 +29,10 @@ private func progressEvents(in stream: String) -> [ProgressEvent] {
 /// The text of an HTML element as the page escaped it, back to the characters.
 private func unescaped(_ html: Substring) -> String {
     var text = String(html)
-    for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&#x2F;", "/"),
-                                ("&amp;", "&")] {
+    for (entity, character) in [
+        ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&#x2F;", "/"),
+        ("&amp;", "&"),
+    ] {
         text = text.replacingOccurrences(of: entity, with: character)
     }
     return text
@@ -36,8 +40,9 @@ private func unescaped(_ html: Substring) -> String {
 
 @Suite("The overview page", .serialized)
 struct OverviewPageTests {
-    @Test("The overview shows the counts and a failed photo's reason with a Retry button, which requeues it as 'shelfd retry' does",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "The overview shows the counts and a failed photo's reason with a Retry button, which requeues it as 'shelfd retry' does",
+        .timeLimit(.minutes(2)))
     func failedPhotoRetry() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -58,39 +63,49 @@ struct OverviewPageTests {
             #expect(page.contains(#"data-count="done">1<"#))
             #expect(page.contains(#"data-count="dead">1<"#))
             #expect(page.contains("hall/bad.jpg"))
-            let reasons = page.components(separatedBy: #"<p class="reason">"#).dropFirst().map { unescaped($0.prefix { $0 != "<" }) }
+            let reasons = page.components(separatedBy: #"<p class="reason">"#).dropFirst().map {
+                unescaped($0.prefix { $0 != "<" })
+            }
             #expect(reasons.contains(problem.message), "the reason in words: \(reasons)")
             #expect(page.contains(#"name="job" value="\#(job)""#), "a Retry form for the failed photo")
 
             // The button, as the browser sends it: the hidden csrf field taken from the page, and the job.
             let token = try #require(page.firstMatch(of: /name="csrf" value="([^"]*)"/)?.1)
-            let answer = try await http.send(HTTPRequest(method: "POST", url: url + "/retry",
-                                                         headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
-                                                         body: Array("csrf=\(token)&job=\(job)".utf8)))
+            let answer = try await http.send(
+                HTTPRequest(
+                    method: "POST", url: url + "/retry",
+                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
+                    body: Array("csrf=\(token)&job=\(job)".utf8)))
             #expect(answer.status == 303)
             let location = try #require(answer.header("Location"))
             #expect(location == "/?requeued=1")
 
             let after = try await shelf.status()
-            #expect(after.queue.dead == 0 && after.queue.pending == 1, "requeued with a fresh attempt count, like 'shelfd retry'")
+            #expect(
+                after.queue.dead == 0 && after.queue.pending == 1,
+                "requeued with a fresh attempt count, like 'shelfd retry'")
             #expect(!after.problems.contains { $0.job == job })
             let shown = String(decoding: try await http.send(HTTPRequest(url: url + location)).body, as: UTF8.self)
             #expect(shown.contains("Requeued 1 photo."))
             #expect(shown.contains(#"data-count="pending">1<"#))
 
             // A photo that is no longer failed is not requeued again, and the page says why.
-            let again = try await http.send(HTTPRequest(method: "POST", url: url + "/retry",
-                                                        headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
-                                                        body: Array("csrf=\(token)&job=\(job)".utf8)))
-            let refused = String(decoding: try await http.send(HTTPRequest(url: url + (again.header("Location") ?? "/"))).body,
-                                 as: UTF8.self)
+            let again = try await http.send(
+                HTTPRequest(
+                    method: "POST", url: url + "/retry",
+                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
+                    body: Array("csrf=\(token)&job=\(job)".utf8)))
+            let refused = String(
+                decoding: try await http.send(HTTPRequest(url: url + (again.header("Location") ?? "/"))).body,
+                as: UTF8.self)
             #expect(refused.contains("Requeued 0 photos. job \(job) not requeued: it is pending, not failed."))
             #expect(try await web.stop() == 0)
         }
     }
 
-    @Test("/events sends the counts and stages as 'shelfd run' processes a photo beside 'shelfd web', and ends when the server stops",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "/events sends the counts and stages as 'shelfd run' processes a photo beside 'shelfd web', and ends when the server stops",
+        .timeLimit(.minutes(2)))
     func eventsFollowAPhoto() async throws {
         try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(2), reply: .books([dune]))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -106,7 +121,9 @@ struct OverviewPageTests {
             curl.standardOutput = try FileHandle(forWritingTo: output)
             try curl.run()
             defer { if curl.isRunning { curl.terminate() } }
-            func events() -> [ProgressEvent] { progressEvents(in: (try? String(contentsOf: output, encoding: .utf8)) ?? "") }
+            func events() -> [ProgressEvent] {
+                progressEvents(in: (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+            }
 
             try await waitUntil("the first event, at once") { !events().isEmpty }
             #expect(events().first?.counts.done == 0)
@@ -138,10 +155,12 @@ struct OverviewPageTests {
         }
     }
 
-    @Test("In a browser the overview follows the queue without a reload: the done count rises as photos are processed",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "In a browser the overview follows the queue without a reload: the done count rises as photos are processed",
+        .timeLimit(.minutes(3)))
     func liveInTheBrowser() async throws {
-        try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(1500), reply: .books([dune]))) { gemini in
+        try await withGeminiEmulator(GeminiEmulator.Script(latency: .milliseconds(1500), reply: .books([dune]))) {
+            gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
             try shelf.drop(notAPhoto, as: "attic/blurred.jpg")
             let daemon = try shelf.startDaemon()
@@ -152,10 +171,14 @@ struct OverviewPageTests {
                 try await browser.navigate(to: url + "/")
                 #expect(try await browser.find(#"[data-count="done"]"#).text() == "0")
                 #expect(try await browser.findAll("[data-retry]").count == 1, "the failed photo has its Retry button")
-                try await browser.waitUntil("the page goes live") { try await browser.find("[data-live]").text() == "Live." }
+                try await browser.waitUntil("the page goes live") {
+                    try await browser.find("[data-live]").text() == "Live."
+                }
                 _ = try await browser.execute("window.shelfdMarker = 42; return true")
 
-                for seed in 0..<3 { try shelf.drop(JPEGFactory.shelf(seed: 70 + seed), as: "living-room/IMG_\(seed).jpg") }
+                for seed in 0..<3 {
+                    try shelf.drop(JPEGFactory.shelf(seed: 70 + seed), as: "living-room/IMG_\(seed).jpg")
+                }
                 try await browser.waitUntil("a photo is done", timeout: .seconds(60)) {
                     try await browser.find(#"[data-count="done"]"#).text() != "0"
                 }
@@ -168,7 +191,9 @@ struct OverviewPageTests {
                 var shown: [String] = []
                 for row in stages { shown.append(try await row.attribute("data-stage") ?? "") }
                 #expect(shown.filter { $0 == "done" }.count == 3, "\(shown)")
-                #expect(try await browser.find("[data-pass]").isDisplayed() == false, "the pass is over: the queue is empty")
+                #expect(
+                    try await browser.find("[data-pass]").isDisplayed() == false, "the pass is over: the queue is empty"
+                )
 
                 try await browser.setViewport(.phone)
                 try await browser.navigate(to: url + "/")

@@ -19,7 +19,9 @@ extension ShelfRoot {
 }
 
 /// A GET through the test client, as text.
-private func page(_ url: String, _ http: HTTPClient = HTTPClient(maxConcurrent: 2)) async throws -> (status: Int, html: String) {
+private func page(_ url: String, _ http: HTTPClient = HTTPClient(maxConcurrent: 2)) async throws -> (
+    status: Int, html: String
+) {
     let response = try await http.send(HTTPRequest(url: url))
     return (response.status, String(decoding: response.body, as: UTF8.self))
 }
@@ -31,11 +33,13 @@ private func boxes(in html: String) -> [String] {
 
 @Suite("Photo pages", .serialized)
 struct PhotoPagesTests {
-    @Test("A photo read through Gemini: /photos shows its thumbnail, its page a box per book coloured by state, linked to its book",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A photo read through Gemini: /photos shows its thumbnail, its page a box per book coloured by state, linked to its book",
+        .timeLimit(.minutes(3)))
     func photoListAndPage() async throws {
-        let tip = GeminiEmulator.Suggestion(type: "lighting_issues", severity: "warning",
-                                            message: "Turn a lamp on: the lower shelf is in shadow.")
+        let tip = GeminiEmulator.Suggestion(
+            type: "lighting_issues", severity: "warning",
+            message: "Turn a lamp on: the lower shelf is in shadow.")
         try await withGeminiEmulator(.always(.books([dune, blurry, typo, shadow], suggestions: [tip]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             let photo = JPEGFactory.shelf(width: 800, height: 600, seed: 900)
@@ -44,8 +48,9 @@ struct PhotoPagesTests {
             #expect(try await root.shelfd("run").status == 0)
             // One reading of each state: Dune verified, the smudged spine rejected, "Dnue" edited, Shadow to review.
             #expect(try await root.shelfd("review", "reject", try await root.openItem("Smudged Spine")).status == 0)
-            let edit = try await root.shelfd("review", "edit", try await root.openItem("Dnue"), "--title", "Dune Messiah",
-                                             "--author", "Frank Herbert")
+            let edit = try await root.shelfd(
+                "review", "edit", try await root.openItem("Dnue"), "--title", "Dune Messiah",
+                "--author", "Frank Herbert")
             #expect(edit.status == 0, "\(edit.stderr)")
             let shadowItem = try await root.openItem("Shadow")
 
@@ -63,11 +68,16 @@ struct PhotoPagesTests {
             #expect(thumb.status == 200)
             #expect(thumb.header("content-type") == "image/jpeg")
             let small = try #require(JPEGFactory.decode(thumb.body), "the thumbnail is a JPEG")
-            #expect(max(small.width, small.height) == 320 && small.width * 3 == small.height * 4, "\(small.width)×\(small.height)")
-            #expect(FileManager.default.fileExists(atPath: root.state.appendingPathComponent("web-cache/\(sha)-thumb.jpg").path),
-                    "kept for the next page")
+            #expect(
+                max(small.width, small.height) == 320 && small.width * 3 == small.height * 4,
+                "\(small.width)×\(small.height)")
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: root.state.appendingPathComponent("web-cache/\(sha)-thumb.jpg").path),
+                "kept for the next page")
             let etag = try #require(thumb.header("etag"))
-            let again = try await http.send(HTTPRequest(url: url + "/photos/\(sha)/thumb", headers: [("If-None-Match", etag)]))
+            let again = try await http.send(
+                HTTPRequest(url: url + "/photos/\(sha)/thumb", headers: [("If-None-Match", etag)]))
             #expect(again.status == 304)
             let image = try await http.send(HTTPRequest(url: url + "/photos/\(sha)/image"))
             #expect(image.status == 200)
@@ -82,8 +92,9 @@ struct PhotoPagesTests {
             let library = try root.library()
             func workLink(_ title: String) throws -> String {
                 let work = try #require(library.books.first { $0.title == title }?.work)
-                return "/library/" + work.addingPercentEncoding(withAllowedCharacters: CharacterSet(
-                    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"))!
+                return "/library/" + work.addingPercentEncoding(
+                    withAllowedCharacters: CharacterSet(
+                        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"))!
             }
             let byTitle = Dictionary(uniqueKeysWithValues: zip(["Dune", "Smudged Spine", "Dnue", "Shadow"], drawn))
             #expect(byTitle["Dune"]?.hasPrefix("verified\" ") == true)
@@ -105,25 +116,32 @@ struct PhotoPagesTests {
             #expect(view.html.contains("name=\"csrf\""))
 
             // Ids that are not a known photo's hash, or that try to leave the folders, find nothing.
-            for path in ["/photos/not-hex", "/photos/..%2f..%2fetc%2fpasswd/image", "/photos/..%2F..%2Fetc%2Fpasswd",
-                         "/photos/\(sha.uppercased())/image", "/photos/\(String(repeating: "0", count: 64))/image",
-                         "/photos/\(sha.prefix(12))/thumb"] {
+            for path in [
+                "/photos/not-hex", "/photos/..%2f..%2fetc%2fpasswd/image", "/photos/..%2F..%2Fetc%2Fpasswd",
+                "/photos/\(sha.uppercased())/image", "/photos/\(String(repeating: "0", count: 64))/image",
+                "/photos/\(sha.prefix(12))/thumb",
+            ] {
                 #expect(try await http.send(HTTPRequest(url: url + path)).status == 404, "\(path)")
             }
             #expect(try await web.stop() == 0)
         }
     }
 
-    @Test("A photo stored sideways (EXIF orientation 6) is served upright, as its boxes are measured", .timeLimit(.minutes(2)))
+    @Test(
+        "A photo stored sideways (EXIF orientation 6) is served upright, as its boxes are measured",
+        .timeLimit(.minutes(2)))
     func rotatedPhotoServedUpright() async throws {
-        try await expectServedUpright(JPEGFactory.quadrants(width: 320, height: 200, orientation: 6), as: "IMG_side.jpg")
+        try await expectServedUpright(
+            JPEGFactory.quadrants(width: 320, height: 200, orientation: 6), as: "IMG_side.jpg")
     }
 
-    @Test("A HEIC photo turned by its irot box is served as an upright JPEG", .timeLimit(.minutes(2)),
-          .enabled(if: JPEGFactory.canEncodeHEIC, "this libheif has no HEVC encoder"))
+    @Test(
+        "A HEIC photo turned by its irot box is served as an upright JPEG", .timeLimit(.minutes(2)),
+        .enabled(if: JPEGFactory.canEncodeHEIC, "this libheif has no HEVC encoder"))
     func heicServedUpright() async throws {
         let (pixels, width, height) = JPEGFactory.quadrantPixels(width: 320, height: 200, orientation: 6)
-        let heic = try #require(JPEGFactory.heic(rgb: pixels, width: width, height: height, quality: 90, orientation: 6))
+        let heic = try #require(
+            JPEGFactory.heic(rgb: pixels, width: width, height: height, quality: 90, orientation: 6))
         try await expectServedUpright(heic, as: "IMG_side.heic")
     }
 
@@ -158,8 +176,9 @@ struct PhotoPagesTests {
         }
     }
 
-    @Test("A moved original is found under processed/; once deleted, review's copy stands in, and without one the picture is a 404",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A moved original is found under processed/; once deleted, review's copy stands in, and without one the picture is a 404",
+        .timeLimit(.minutes(2)))
     func originalsMovedOrGone() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["pipeline": ["after": "\"move\""]])
@@ -183,15 +202,19 @@ struct PhotoPagesTests {
             try FileManager.default.removeItem(at: root.state.appendingPathComponent("web-cache"))
             #expect(try await picture(waiting) == 200, "a book of it waits for review: review/photos/ keeps a copy")
             #expect(try await picture(done) == 404, "gone, and no copy kept")
-            #expect(try await page(url + "/photos/\(SHA256.hex(of: done))", http).status == 200, "its page still shows its books")
+            #expect(
+                try await page(url + "/photos/\(SHA256.hex(of: done))", http).status == 200,
+                "its page still shows its books")
             #expect(try await web.stop() == 0)
         }
     }
 
-    @Test("Read again with another provider: the form queues the photo for Cloudflare, and the next run reads it so",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Read again with another provider: the form queues the photo for Cloudflare, and the next run reads it so",
+        .timeLimit(.minutes(3)))
     func rescanForm() async throws {
-        let emma = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.9, box2D: [100, 100, 900, 150])
+        let emma = CloudflareEmulator.Book(
+            title: "Emma", author: "Jane Austen", confidence: 0.9, box2D: [100, 100, 900, 150])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(.init(licenseAgreed: true, reply: .books([emma]))) { cloudflare in
                 let root = try ShelfRoot(geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL)
@@ -208,11 +231,19 @@ struct PhotoPagesTests {
                 let form = try await http.send(HTTPRequest(url: url + "/photos/\(sha)"))
                 let html = String(decoding: form.body, as: UTF8.self)
                 #expect(html.contains("<option value=\"cloudflare\">"))
-                let csrf = html.components(separatedBy: "name=\"csrf\" value=\"").dropFirst().first?.prefix { $0 != "\"" } ?? ""
-                var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded"), ("Origin", url)]
-                if let cookie = form.header("set-cookie")?.split(separator: ";").first { headers.append(("Cookie", String(cookie))) }
-                let posted = try await http.send(HTTPRequest(method: "POST", url: url + "/photos/\(sha)/rescan", headers: headers,
-                                                             body: Array("csrf=\(csrf)&provider=cloudflare".utf8)))
+                let csrf =
+                    html.components(separatedBy: "name=\"csrf\" value=\"").dropFirst().first?.prefix { $0 != "\"" }
+                    ?? ""
+                var headers: [(name: String, value: String)] = [
+                    ("Content-Type", "application/x-www-form-urlencoded"), ("Origin", url),
+                ]
+                if let cookie = form.header("set-cookie")?.split(separator: ";").first {
+                    headers.append(("Cookie", String(cookie)))
+                }
+                let posted = try await http.send(
+                    HTTPRequest(
+                        method: "POST", url: url + "/photos/\(sha)/rescan", headers: headers,
+                        body: Array("csrf=\(csrf)&provider=cloudflare".utf8)))
                 #expect(posted.status == 303)
                 let back = try #require(posted.header("location"))
                 #expect(back == "/photos/\(sha)?rescan=queued-cloudflare")
@@ -221,11 +252,15 @@ struct PhotoPagesTests {
                 let status = try await root.status()
                 #expect(status.queue.pending == 1, "queued again, as 'shelfd rescan --provider cloudflare' does")
                 // A second press while it waits queues nothing more.
-                let twice = try await http.send(HTTPRequest(method: "POST", url: url + "/photos/\(sha)/rescan", headers: headers,
-                                                            body: Array("csrf=\(csrf)&provider=ocr".utf8)))
+                let twice = try await http.send(
+                    HTTPRequest(
+                        method: "POST", url: url + "/photos/\(sha)/rescan", headers: headers,
+                        body: Array("csrf=\(csrf)&provider=ocr".utf8)))
                 #expect(twice.header("location") == "/photos/\(sha)?rescan=waiting")
-                let unknown = try await http.send(HTTPRequest(method: "POST", url: url + "/photos/\(sha)/rescan", headers: headers,
-                                                              body: Array("csrf=\(csrf)&provider=nonsense".utf8)))
+                let unknown = try await http.send(
+                    HTTPRequest(
+                        method: "POST", url: url + "/photos/\(sha)/rescan", headers: headers,
+                        body: Array("csrf=\(csrf)&provider=nonsense".utf8)))
                 #expect(unknown.status == 400)
 
                 // Nothing processes in 'shelfd web' alone: the next run takes the job with the provider it asked for.
@@ -243,12 +278,15 @@ struct PhotoPagesTests {
         }
     }
 
-    @Test("In a browser: the photo with its boxes over it, inside the picture; a screenshot for docs/photos.md",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "In a browser: the photo with its boxes over it, inside the picture; a screenshot for docs/photos.md",
+        .timeLimit(.minutes(3)))
     func browserShowsBoxes() async throws {
-        let tip = GeminiEmulator.Suggestion(type: "distance_too_far", severity: "info",
-                                            message: "Step closer: the spines on the right are small.")
-        try await withGeminiEmulator(.always(.books([dune, hobbit, blurry, typo, shadow], suggestions: [tip]))) { gemini in
+        let tip = GeminiEmulator.Suggestion(
+            type: "distance_too_far", severity: "info",
+            message: "Step closer: the spines on the right are small.")
+        try await withGeminiEmulator(.always(.books([dune, hobbit, blurry, typo, shadow], suggestions: [tip]))) {
+            gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             let photo = JPEGFactory.shelf(width: 1200, height: 900, seed: 920)
             let sha = SHA256.hex(of: photo)
@@ -256,8 +294,11 @@ struct PhotoPagesTests {
             #expect(try await root.shelfd("run").status == 0)
             // Every state on the page (and in docs/photos.md's screenshot): one rejected, one edited, one left to review.
             #expect(try await root.shelfd("review", "reject", try await root.openItem("Smudged Spine")).status == 0)
-            #expect(try await root.shelfd("review", "edit", try await root.openItem("Dnue"), "--title", "Dune Messiah",
-                                          "--author", "Frank Herbert").status == 0)
+            #expect(
+                try await root.shelfd(
+                    "review", "edit", try await root.openItem("Dnue"), "--title", "Dune Messiah",
+                    "--author", "Frank Herbert"
+                ).status == 0)
             let web = try root.startWeb()
             let url = try await root.webURL()
             try await withBrowser { browser in
@@ -271,7 +312,8 @@ struct PhotoPagesTests {
                 let image = try await browser.waitForElement(".photo-image")
                 try await browser.waitUntil("the photo to load") { try await image.property("complete") == true }
                 #expect(try await image.property("naturalWidth").int == 1200)
-                let geometry = try await browser.execute("""
+                let geometry = try await browser.execute(
+                    """
                     const image = document.querySelector('.photo-image').getBoundingClientRect();
                     const boxes = [...document.querySelectorAll('.photo-box rect')].map((r) => r.getBoundingClientRect());
                     return { image: [image.left, image.top, image.right, image.bottom],
@@ -283,8 +325,10 @@ struct PhotoPagesTests {
                 #expect(rects.count == 5)
                 #expect(frame[2] - frame[0] > 300, "the photo is shown large: \(frame)")
                 for rect in rects {
-                    #expect(rect.count == 4 && rect[0] >= frame[0] - 1 && rect[1] >= frame[1] - 1
-                            && rect[2] <= frame[2] + 1 && rect[3] <= frame[3] + 1, "box \(rect) inside the photo \(frame)")
+                    #expect(
+                        rect.count == 4 && rect[0] >= frame[0] - 1 && rect[1] >= frame[1] - 1
+                            && rect[2] <= frame[2] + 1 && rect[3] <= frame[3] + 1,
+                        "box \(rect) inside the photo \(frame)")
                     #expect(rect[2] - rect[0] > 5 && rect[3] - rect[1] > 100, "a spine-shaped box: \(rect)")
                 }
                 // Dune's box starts 41% across the photo and 12% down.
@@ -313,7 +357,8 @@ struct PhotoPagesTests {
 
     @Test("A title that is markup shows its characters on the photo page and runs nothing", .timeLimit(.minutes(3)))
     func markupTitleIsText() async throws {
-        let trap = GeminiEmulator.Book(title: markup, author: "<b>Nobody</b>", confidence: 0.95, box2D: [100, 200, 900, 260])
+        let trap = GeminiEmulator.Book(
+            title: markup, author: "<b>Nobody</b>", confidence: 0.95, box2D: [100, 200, 900, 260])
         try await withGeminiEmulator(.always(.books([trap]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             let photo = JPEGFactory.shelf(seed: 930)

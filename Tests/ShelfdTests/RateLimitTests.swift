@@ -7,12 +7,17 @@ import Testing
 
 @Suite("Rate limits shared by every shelfd process")
 struct RateLimitTests {
-    @Test("requests_per_day pauses the provider until its day ends: no photo is charged, status says why",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "requests_per_day pauses the provider until its day ends: no photo is charged, status says why",
+        .timeLimit(.minutes(2)))
     func dailyLimitPausesTheProvider() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["requests_per_day": "3"],
-                                                                           "pipeline": ["concurrency": "1", "batch_size": "1"]])
+            let root = try ShelfRoot(
+                geminiURL: gemini.baseURL,
+                overrides: [
+                    "gemini": ["requests_per_day": "3"],
+                    "pipeline": ["concurrency": "1", "batch_size": "1"],
+                ])
             for seed in 0..<5 { try root.drop(JPEGFactory.shelf(seed: 800 + seed), as: "shelf-\(seed).jpg") }
             let run = try await root.shelfd("run")
             #expect(run.status == 3, "photos are left waiting: \(run.stderr)")
@@ -26,7 +31,9 @@ struct RateLimitTests {
             let resets = QuotaTimes.nextPacificMidnight(after: Date())
             let until = try #require(status.provider.backoffUntil)
             #expect(abs(until.timeIntervalSince(resets)) < 120, "until the Gemini day ends, midnight Pacific")
-            #expect(status.provider.reason?.contains("requests_per_day") == true, "\(status.provider.reason ?? "no reason")")
+            #expect(
+                status.provider.reason?.contains("requests_per_day") == true, "\(status.provider.reason ?? "no reason")"
+            )
             #expect(status.problems.contains { $0.code == "provider_quota" })
 
             let db = try SQLiteConnection(path: root.state.appendingPathComponent("shelfd.db").path)
@@ -48,8 +55,9 @@ struct RateLimitTests {
 /// `watch` and `run` beside it, or three machines on PostgreSQL, and the emulator's quota on the same clock.
 @Suite("Rate limits shared by every worker, on the clock")
 struct RateLimitsOnTheClockTests {
-    @Test("watch and a run started beside it keep one requests_per_minute together in any 60 s, and ask about each photo once",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "watch and a run started beside it keep one requests_per_minute together in any 60 s, and ask about each photo once",
+        .timeLimit(.minutes(1)))
     func watchAndRunShareOneLimit() async throws {
         // More than a minute's worth, so that `limit + 1` requests meet in six windows.
         let limit = 20, photos = 26
@@ -62,7 +70,8 @@ struct RateLimitsOnTheClockTests {
         script.travel = [.zero, .milliseconds(500), .seconds(1)]
         script.clock = clock.time
         try await withGeminiEmulator(script) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["gemini": ["requests_per_minute": "\(limit)"]])
+            let root = try ShelfRoot(
+                geminiURL: gemini.baseURL, overrides: ["gemini": ["requests_per_minute": "\(limit)"]])
             for seed in 0..<photos {
                 try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: 700 + seed), as: "shelf-\(seed).jpg")
             }
@@ -71,9 +80,13 @@ struct RateLimitsOnTheClockTests {
             let run = try InProcessShelf(root, clock: clock, owner: "run-beside-watch")
             try watch.recordIncoming()
             try await watch.watching {
-                try await watch.runClock(until: "the daemon sends its first request", within: .seconds(60)) { !gemini.requests.isEmpty }
+                try await watch.runClock(until: "the daemon sends its first request", within: .seconds(60)) {
+                    !gemini.requests.isEmpty
+                }
                 let pass = Task { await run.pipeline.processQueue(untilIdle: true) }
-                try await watch.runClock(until: "every photo is done", within: .seconds(300)) { try watch.queue().done == photos }
+                try await watch.runClock(until: "every photo is done", within: .seconds(300)) {
+                    try watch.queue().done == photos
+                }
                 #expect(await pass.value.stop == .idle)
             }
 
@@ -93,8 +106,9 @@ struct RateLimitsOnTheClockTests {
         }
     }
 
-    @Test("Three workers on one PostgreSQL keep one requests_per_minute together in any 60 s; each photo is asked about once",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Three workers on one PostgreSQL keep one requests_per_minute together in any 60 s; each photo is asked about once",
+        .timeLimit(.minutes(2)))
     func threeWorkersShareOneLimit() async throws {
         let limit = 20, photos = 45
         try await withPostgres { server in
@@ -105,19 +119,24 @@ struct RateLimitsOnTheClockTests {
             try await withGeminiEmulator(script) { gemini in
                 // Each worker its own root and state, as on three machines: only the first sees the photos.
                 let roots = try (0..<3).map { index in
-                    try ShelfRoot(geminiURL: gemini.baseURL, overrides: [
-                        "store": ["url": "\"\(url)\""] .merging(index > 0 ? ["writes_files": "false"] : [:]) { $1 },
-                        "gemini": ["requests_per_minute": "\(limit)"],
-                    ])
+                    try ShelfRoot(
+                        geminiURL: gemini.baseURL,
+                        overrides: [
+                            "store": ["url": "\"\(url)\""].merging(index > 0 ? ["writes_files": "false"] : [:]) { $1 },
+                            "gemini": ["requests_per_minute": "\(limit)"],
+                        ])
                 }
                 for seed in 0..<photos {
-                    try roots[0].drop(JPEGFactory.shelf(width: 320, height: 240, seed: 5_000 + seed), as: "shelf-\(seed).jpg")
+                    try roots[0].drop(
+                        JPEGFactory.shelf(width: 320, height: 240, seed: 5_000 + seed), as: "shelf-\(seed).jpg")
                 }
                 let workers = try roots.enumerated().map { index, root in
                     try InProcessShelf(root, clock: clock, owner: "another-boot:\(100 + index):1")
                 }
                 try workers[0].recordIncoming()
-                let passes = workers.dropFirst().map { worker in Task { await worker.pipeline.processQueue(untilIdle: false) } }
+                let passes = workers.dropFirst().map { worker in
+                    Task { await worker.pipeline.processQueue(untilIdle: false) }
+                }
                 try await workers[0].watching {
                     try await workers[0].runClock(until: "every photo is done", within: .seconds(600)) {
                         try workers[0].queue().done == photos
@@ -126,13 +145,20 @@ struct RateLimitsOnTheClockTests {
                 for (worker, pass) in zip(workers.dropFirst(), passes) { worker.pipeline.stop(); _ = await pass.value }
 
                 let sent = gemini.requests.filter { $0.photoSHA256 != nil }
-                #expect(sent.count == photos && Set(sent.compactMap(\.photoSHA256)).count == photos, "each photo asked about once")
+                #expect(
+                    sent.count == photos && Set(sent.compactMap(\.photoSHA256)).count == photos,
+                    "each photo asked about once")
                 #expect(sent.allSatisfy { $0.status == 200 }, "the provider refused none for its per-minute quota")
                 let arrivals = sent.map(\.arrivedAt).sorted()
                 let spans = zip(arrivals, arrivals.dropFirst(limit)).map { $1.timeIntervalSince($0) }
-                #expect(!spans.isEmpty && spans.allSatisfy { $0 >= 60 }, "no 60 s held more than \(limit) requests: \(spans)")
-                #expect(workers.allSatisfy { $0.logText.contains("Scan started") }, "all three workers asked about photos")
-                #expect(try workers[1].status().limits?.first?.requestsPerMinute == limit, "any worker's status shows the shared limit")
+                #expect(
+                    !spans.isEmpty && spans.allSatisfy { $0 >= 60 },
+                    "no 60 s held more than \(limit) requests: \(spans)")
+                #expect(
+                    workers.allSatisfy { $0.logText.contains("Scan started") }, "all three workers asked about photos")
+                #expect(
+                    try workers[1].status().limits?.first?.requestsPerMinute == limit,
+                    "any worker's status shows the shared limit")
             }
         }
     }

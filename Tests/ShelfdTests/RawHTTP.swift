@@ -19,7 +19,8 @@ struct RawHTTP {
 
     /// `url` as the harness gives it (`http://127.0.0.1:PORT`).
     init(url: String) {
-        let authority = url.replacingOccurrences(of: "http://", with: "").split(separator: "/").first.map(String.init) ?? ""
+        let authority =
+            url.replacingOccurrences(of: "http://", with: "").split(separator: "/").first.map(String.init) ?? ""
         let colon = authority.lastIndex(of: ":")!
         host = String(authority[..<colon])
         port = Int(authority[authority.index(after: colon)...])!
@@ -28,14 +29,18 @@ struct RawHTTP {
     init(host: String, port: Int) { self.host = host; self.port = port }
 
     /// `hostHeader` nil: this host and port, as a browser would send them.
-    func send(_ method: String = "GET", _ path: String, hostHeader: String? = nil, headers: [(String, String)] = [],
-              body: String = "") throws -> Answer {
+    func send(
+        _ method: String = "GET", _ path: String, hostHeader: String? = nil, headers: [(String, String)] = [],
+        body: String = ""
+    ) throws -> Answer {
         try send(method, path, hostHeader: hostHeader, headers: headers, bytes: Array(body.utf8))
     }
 
     /// A body of any bytes, not UTF-8 only.
-    func send(_ method: String = "GET", _ path: String, hostHeader: String? = nil, headers: [(String, String)] = [],
-              bytes body: [UInt8]) throws -> Answer {
+    func send(
+        _ method: String = "GET", _ path: String, hostHeader: String? = nil, headers: [(String, String)] = [],
+        bytes body: [UInt8]
+    ) throws -> Answer {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: \(hostHeader ?? "\(host):\(port)")\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if !body.isEmpty || method != "GET" { text += "Content-Length: \(body.count)\r\n" }
@@ -47,14 +52,18 @@ struct RawHTTP {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else { throw Failure("cannot resolve \(host)") }
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else {
+            throw Failure("cannot resolve \(host)")
+        }
         defer { freeaddrinfo(found) }
         let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
         guard fd >= 0 else { throw Failure("socket: \(errno)") }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else { throw Failure("connect to \(host):\(port): \(errno)") }
+        guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            throw Failure("connect to \(host):\(port): \(errno)")
+        }
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -75,13 +84,15 @@ struct RawHTTP {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let split = text.range(of: "\r\n\r\n") else { throw Failure("no complete answer: \(text)") }
         let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
-        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
+        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "")
+        else {
             throw Failure("no status line: \(text)")
         }
         var headers: [String: String] = [:], cookies: [String] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let name = line[..<colon].lowercased(),
+                value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             if name == "set-cookie" { cookies.append(value); continue }
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }

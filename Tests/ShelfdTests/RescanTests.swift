@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Reading photos again", .serialized)
 struct RescanTests {
-    @Test("rescan asks again, keeps the earlier result, and the library follows the new reading",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "rescan asks again, keeps the earlier result, and the library follows the new reading",
+        .timeLimit(.minutes(1)))
     func rescanKeepsEveryRun() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -28,8 +29,9 @@ struct RescanTests {
             let history = root.results.appendingPathComponent(".history/den/IMG_7")
             let kept = try FileManager.default.contentsOfDirectory(atPath: history.path)
             #expect(kept.count == 1)
-            let earlier = try JSONStyle.decoder().decode(ResultDocument.self,
-                                                         from: Data(contentsOf: history.appendingPathComponent(kept[0])))
+            let earlier = try JSONStyle.decoder().decode(
+                ResultDocument.self,
+                from: Data(contentsOf: history.appendingPathComponent(kept[0])))
             #expect(earlier.books.map(\.title) == ["Dune", "Smudged Spine"])
 
             let library = try root.library()
@@ -47,8 +49,9 @@ struct RescanTests {
         }
     }
 
-    @Test("A rescan killed while keeping the earlier result leaves no half copy; the next start removes shelfd's leftovers, no one else's",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A rescan killed while keeping the earlier result leaves no half copy; the next start removes shelfd's leftovers, no one else's",
+        .timeLimit(.minutes(2)))
     func killedHistoryCopyAndLeftovers() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -61,35 +64,47 @@ struct RescanTests {
             #expect(killed.status == SIGKILL, "killed while copying the earlier result: \(killed.stderr)")
             let history = root.results.appendingPathComponent(".history/den/IMG_8")
             let halfway = try FileManager.default.contentsOfDirectory(atPath: history.path)
-            #expect(halfway.count == 1 && halfway.allSatisfy { $0.hasPrefix(".shelfd-") && $0.hasSuffix(".tmp") },
-                    "only a temporary file, never a part of the copy under its own name: \(halfway)")
+            #expect(
+                halfway.count == 1 && halfway.allSatisfy { $0.hasPrefix(".shelfd-") && $0.hasSuffix(".tmp") },
+                "only a temporary file, never a part of the copy under its own name: \(halfway)")
 
             // What a killed shelfd leaves in the folders it writes, and other programs' files that look alike.
             let ours = [root.root, root.results, root.results.appendingPathComponent("den")].map {
                 $0.appendingPathComponent(".shelfd-library.json.99999999.tmp")
             }
-            let theirs = [root.root.appendingPathComponent(".foo.tmp"), root.root.appendingPathComponent(".notes.txt.4242.tmp"),
-                          root.results.appendingPathComponent("den/.foo.tmp")]
+            let theirs = [
+                root.root.appendingPathComponent(".foo.tmp"), root.root.appendingPathComponent(".notes.txt.4242.tmp"),
+                root.results.appendingPathComponent("den/.foo.tmp"),
+            ]
             for file in ours + theirs { try Data("half".utf8).write(to: file) }
 
             let restarted = try await root.shelfd("run")
             #expect(restarted.status == 0, "\(restarted.stderr)")
-            for file in ours { #expect(!FileManager.default.fileExists(atPath: file.path), "\(file.path) is shelfd's leftover") }
-            for file in theirs { #expect(FileManager.default.fileExists(atPath: file.path), "\(file.path) is another program's") }
+            for file in ours {
+                #expect(!FileManager.default.fileExists(atPath: file.path), "\(file.path) is shelfd's leftover")
+            }
+            for file in theirs {
+                #expect(FileManager.default.fileExists(atPath: file.path), "\(file.path) is another program's")
+            }
             let kept = try FileManager.default.contentsOfDirectory(atPath: history.path)
-            #expect(kept.count == 1 && kept.allSatisfy { !$0.hasPrefix(".") }, "the copy, finished by the next run: \(kept)")
+            #expect(
+                kept.count == 1 && kept.allSatisfy { !$0.hasPrefix(".") }, "the copy, finished by the next run: \(kept)"
+            )
             if let name = kept.first {
-                #expect(try Data(contentsOf: history.appendingPathComponent(name)) == earlier, "the whole earlier result")
+                #expect(
+                    try Data(contentsOf: history.appendingPathComponent(name)) == earlier, "the whole earlier result")
             }
             #expect(try root.resultDocuments().first?.books.map(\.title) == ["Dune", "The Hobbit"])
             #expect(gemini.requests.count == 2, "the rescan's saved answer is replayed, not paid for again")
         }
     }
 
-    @Test("A rescan --provider killed after its claim is finished by the next run or watch, with the provider it asked for",
-          .timeLimit(.minutes(2)), arguments: ["run", "watch"])
+    @Test(
+        "A rescan --provider killed after its claim is finished by the next run or watch, with the provider it asked for",
+        .timeLimit(.minutes(2)), arguments: ["run", "watch"])
     func killedRescanIsFinishedByTheNextRun(command: String) async throws {
-        let emma = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.9, box2D: [100, 100, 900, 150])
+        let emma = CloudflareEmulator.Book(
+            title: "Emma", author: "Jane Austen", confidence: 0.9, box2D: [100, 100, 900, 150])
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             try await withCloudflareEmulator(.init(licenseAgreed: true, reply: .books([emma]))) { cloudflare in
                 let root = try ShelfRoot(geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL)
@@ -97,8 +112,9 @@ struct RescanTests {
                 #expect(try await root.shelfd("run").status == 0)
                 #expect(try root.resultDocuments().first?.decidedBy == "gemini")
 
-                let killed = try await root.shelfd("rescan", "--provider", "cloudflare", path.path,
-                                                   environment: ["SHELFD_FAILPOINT": "after_claim"])
+                let killed = try await root.shelfd(
+                    "rescan", "--provider", "cloudflare", path.path,
+                    environment: ["SHELFD_FAILPOINT": "after_claim"])
                 #expect(killed.status == SIGKILL, "the failpoint killed the rescan after its claim: \(killed.stderr)")
                 #expect(cloudflare.requests.isEmpty, "killed before it asked")
                 #expect(try await root.status().queue.leased == 1, "the job is left claimed by a dead process")
@@ -112,7 +128,9 @@ struct RescanTests {
                     try await waitUntil("the daemon finishes the rescan") { try await root.status().queue.done == 2 }
                     #expect(try await daemon.stop() == 0)
                 }
-                #expect(cloudflare.requests.filter { !$0.isAgreement }.count == 1, "Cloudflare, which the rescan asked for, read it")
+                #expect(
+                    cloudflare.requests.filter { !$0.isAgreement }.count == 1,
+                    "Cloudflare, which the rescan asked for, read it")
                 #expect(gemini.requests.count == 1, "Gemini read the photo once, before the rescan, and never again")
                 let result = try #require(try root.resultDocuments().first)
                 #expect(result.decidedBy == "cloudflare")

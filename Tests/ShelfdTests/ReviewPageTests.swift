@@ -5,8 +5,9 @@ import ShelfTesting
 import Testing
 
 /// A spine read badly and unsure: the catalogue offers Dune Messiah (and Dune) for it.
-private let misread = GeminiEmulator.Book(title: "Dune Mesiah", author: "Frank Herbert", confidence: 0.35,
-                                          box2D: [120, 300, 880, 340])
+private let misread = GeminiEmulator.Book(
+    title: "Dune Mesiah", author: "Frank Herbert", confidence: 0.35,
+    box2D: [120, 300, 880, 340])
 
 @Suite("The review page", .serialized)
 struct ReviewPageTests {
@@ -36,22 +37,27 @@ struct ReviewPageTests {
     func post(_ url: String, _ fields: [(String, String)]) async throws -> HTTPResponse {
         let site = try #require(URL(string: url)).siteRoot
         let page = try await get(site)
-        let cookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map(String.init), "a session cookie")
-        let token = try #require(String(decoding: page.body, as: UTF8.self).firstMatch(of: /name="csrf-token" content="([^"]*)"/)?.1)
+        let cookie = try #require(
+            page.header("Set-Cookie")?.split(separator: ";").first.map(String.init), "a session cookie")
+        let token = try #require(
+            String(decoding: page.body, as: UTF8.self).firstMatch(of: /name="csrf-token" content="([^"]*)"/)?.1)
         let body = fields.map { ($0.0, $0.0 == "csrf" ? String(token) : $0.1) }
             .map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
             .joined(separator: "&")
-        return try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-            method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
-            body: Array(body.utf8)))
+        return try await HTTPClient(maxConcurrent: 1).send(
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
+                body: Array(body.utf8)))
     }
 
     func exported(_ root: ShelfRoot) throws -> String {
         try String(contentsOf: root.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
     }
 
-    @Test("/review leads to the first open book: its reading, candidates, count and crop; other ids are 404",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "/review leads to the first open book: its reading, candidates, count and crop; other ids are 404",
+        .timeLimit(.minutes(3)))
     func oneBookAtATime() async throws {
         try await withReviewPage { root, url in
             let items = try await root.reviewList()
@@ -74,8 +80,10 @@ struct ReviewPageTests {
             #expect(crop.status == 200 && crop.header("content-type") == "image/jpeg")
             #expect(crop.body == Array(try Data(contentsOf: root.review.appendingPathComponent("\(id).jpg"))))
 
-            for bad in ["/review/abcdef0123ff", "/review/NOT-AN-ID", "/review/..%2F..%2Fetc%2Fpasswd",
-                        "/review/abcdef0123ff/crop", "/review/..%2Fshelfd.db/crop", "/review/\(id.uppercased())/crop"] {
+            for bad in [
+                "/review/abcdef0123ff", "/review/NOT-AN-ID", "/review/..%2F..%2Fetc%2Fpasswd",
+                "/review/abcdef0123ff/crop", "/review/..%2Fshelfd.db/crop", "/review/\(id.uppercased())/crop",
+            ] {
                 #expect(try await get(url + bad).status == 404, "\(bad)")
             }
         }
@@ -83,8 +91,9 @@ struct ReviewPageTests {
 
     @Test("A title and author read as markup are shown as the characters they are", .timeLimit(.minutes(2)))
     func markupIsText() async throws {
-        let markup = GeminiEmulator.Book(title: "<img src=x onerror=alert(1)>", author: "\"><script>alert(2)</script>",
-                                         confidence: 0.3, box2D: [100, 500, 900, 540])
+        let markup = GeminiEmulator.Book(
+            title: "<img src=x onerror=alert(1)>", author: "\"><script>alert(2)</script>",
+            confidence: 0.3, box2D: [100, 500, 900, 540])
         try await withGeminiEmulator(.always(.books([markup]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             try root.drop(JPEGFactory.shelf(seed: 61), as: "IMG_10.jpg")
@@ -97,17 +106,23 @@ struct ReviewPageTests {
             #expect(page.status == 200)
             #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
             #expect(!html.contains("<img src=x") && !html.contains("<script>alert"))
-            #expect(html.contains("value=\"&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;\""), "the edit form's field too")
+            #expect(
+                html.contains("value=\"&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;\""), "the edit form's field too")
         }
     }
 
-    @Test("An edit with a bad ISBN is refused (422) keeping what was typed and the book open; decisions go on to the next book",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "An edit with a bad ISBN is refused (422) keeping what was typed and the book open; decisions go on to the next book",
+        .timeLimit(.minutes(3)))
     func editsAreChecked() async throws {
         try await withReviewPage { root, url in
             let id = try await root.reviewID("Dune Mesiah")
-            let refused = try await post(url + "/review/\(id)", [("csrf", ""), ("action", "edit"), ("title", "Dune Messiah"),
-                                                                  ("author", "Frank Herbert"), ("isbn", "978-0-441-17271-8")])
+            let refused = try await post(
+                url + "/review/\(id)",
+                [
+                    ("csrf", ""), ("action", "edit"), ("title", "Dune Messiah"),
+                    ("author", "Frank Herbert"), ("isbn", "978-0-441-17271-8"),
+                ])
             #expect(refused.status == 422)
             let html = String(decoding: refused.body, as: UTF8.self)
             #expect(html.contains("not a valid ISBN"))
@@ -116,20 +131,26 @@ struct ReviewPageTests {
             #expect(try await root.reviewList().contains { $0.id == id })
             #expect(!(try root.library().books.contains { $0.title == "Dune Messiah" }))
 
-            let saved = try await post(url + "/review/\(id)", [("csrf", ""), ("action", "edit"), ("title", "Dune Messiah"),
-                                                                ("author", "Frank Herbert"), ("isbn", "9780441172696")])
+            let saved = try await post(
+                url + "/review/\(id)",
+                [
+                    ("csrf", ""), ("action", "edit"), ("title", "Dune Messiah"),
+                    ("author", "Frank Herbert"), ("isbn", "9780441172696"),
+                ])
             #expect(saved.status == 303)
             let smudged = try await root.reviewID("Smudged Spine")
             #expect(saved.header("location") == "/review/\(smudged)")
             try await waitUntil("library.json and the export follow the decision", timeout: .seconds(10)) {
-                try root.library().books.contains { $0.title == "Dune Messiah" } && exported(root).contains("Dune Messiah")
+                try root.library().books.contains { $0.title == "Dune Messiah" }
+                    && exported(root).contains("Dune Messiah")
             }
             let messiah = try #require(try root.library().books.first { $0.title == "Dune Messiah" })
             #expect(messiah.status == .verified && messiah.isbn13 == "9780441172696")
             #expect(messiah.history.last.map { [$0.action, $0.by] } == ["reviewed_by_user", "user"])
             #expect(try exported(root).contains("Dune Messiah"))
 
-            let noCandidate = try await post(url + "/review/\(smudged)", [("csrf", ""), ("action", "candidate"), ("number", "1")])
+            let noCandidate = try await post(
+                url + "/review/\(smudged)", [("csrf", ""), ("action", "candidate"), ("number", "1")])
             #expect(noCandidate.status == 422)
             #expect(String(decoding: noCandidate.body, as: UTF8.self).contains("no candidates"))
 
@@ -148,8 +169,9 @@ struct ReviewPageTests {
         }
     }
 
-    @Test("In a browser the crop loads, 1 takes the first candidate into library.json and the exports, the page goes on",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "In a browser the crop loads, 1 takes the first candidate into library.json and the exports, the page goes on",
+        .timeLimit(.minutes(3)))
     func keysDecide() async throws {
         try await withReviewPage { root, url in
             let id = try await root.reviewID("Dune Mesiah")
@@ -163,14 +185,16 @@ struct ReviewPageTests {
                 #expect(try await browser.find(".review-title").text() == "Dune Mesiah")
                 try await browser.screenshot("review")
 
-                try await browser.pressKeys("7")                           // no such candidate: said, nothing decided
+                try await browser.pressKeys("7") // no such candidate: said, nothing decided
                 try await browser.waitUntil("the page to say so") {
                     try await browser.find("[data-review-note]").text() == "No candidate 7."
                 }
                 #expect(try await root.reviewList().count == 2)
 
                 try await browser.pressKeys("1")
-                try await browser.waitUntil("the next book's page") { try await browser.currentURL() == url + "/review/\(smudged)" }
+                try await browser.waitUntil("the next book's page") {
+                    try await browser.currentURL() == url + "/review/\(smudged)"
+                }
                 try await waitUntil("library.json and the export follow the decision", timeout: .seconds(10)) {
                     try root.library().books.contains { $0.title == candidate.title && $0.status == .verified }
                         && exported(root).contains(candidate.title)
@@ -199,8 +223,9 @@ struct ReviewPageTests {
         }
     }
 
-    @Test("On a phone the review fits the screen: crop, reading and buttons stacked, no horizontal scroll",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "On a phone the review fits the screen: crop, reading and buttons stacked, no horizontal scroll",
+        .timeLimit(.minutes(3)))
     func phone() async throws {
         try await withReviewPage { root, url in
             let id = try await root.reviewID("Dune Mesiah")
@@ -210,7 +235,8 @@ struct ReviewPageTests {
                 try await browser.waitUntil("the crop to load") { try await crop.property("complete") == true }
                 let width = try await browser.pageWidth()
                 #expect(!width.overflows, "\(width)")
-                let buttons = try await browser.execute("""
+                let buttons = try await browser.execute(
+                    """
                     return [...document.querySelectorAll('.review button')].map((b) => b.getBoundingClientRect())
                         .filter((r) => r.height < 44 || r.right > innerWidth).length
                     """)

@@ -8,8 +8,9 @@ import Testing
 
 private let shadow = GeminiEmulator.Book(title: "Shadow", author: nil, confidence: 0.2, box2D: [100, 700, 900, 720])
 private let typo = GeminiEmulator.Book(title: "Dnue", author: "Herbrt", confidence: 0.4, box2D: [120, 300, 880, 340])
-private let hobbitRecord = CatalogueRecord(source: "openlibrary", key: "/works/OL27482W", title: "The Hobbit",
-                                           author: "J. R. R. Tolkien", isbn13: "9780261102217", isbn10: "0261102214", year: 1937)
+private let hobbitRecord = CatalogueRecord(
+    source: "openlibrary", key: "/works/OL27482W", title: "The Hobbit",
+    author: "J. R. R. Tolkien", isbn13: "9780261102217", isbn10: "0261102214", year: 1937)
 
 extension ShelfRoot {
     var review: URL { root.appendingPathComponent("review") }
@@ -27,7 +28,8 @@ extension ShelfRoot {
 
     func reviewFiles() -> Set<String> {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? []
-        let photos = (try? FileManager.default.contentsOfDirectory(atPath: review.appendingPathComponent("photos").path)) ?? []
+        let photos =
+            (try? FileManager.default.contentsOfDirectory(atPath: review.appendingPathComponent("photos").path)) ?? []
         return Set(names.filter { $0 != "photos" } + photos.map { "photos/\($0)" })
     }
 
@@ -38,16 +40,18 @@ extension ShelfRoot {
             var book = try JSONDecoder().decode(Book.self, from: Data((row.string("reading") ?? "").utf8))
             guard book.title == title else { continue }
             book.candidates = candidates
-            try db.execute("UPDATE review_item SET reading = ? WHERE id = ?",
-                           [String(decoding: try JSONEncoder().encode(book), as: UTF8.self), row.string("id")])
+            try db.execute(
+                "UPDATE review_item SET reading = ? WHERE id = ?",
+                [String(decoding: try JSONEncoder().encode(book), as: UTF8.self), row.string("id")])
         }
     }
 }
 
 @Suite("The review queue, through the command line", .serialized)
 struct ReviewTests {
-    @Test("A book below the threshold waits in review/ with its spine cut out; list and show describe it",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A book below the threshold waits in review/ with its spine cut out; list and show describe it",
+        .timeLimit(.minutes(2)))
     func uncertainBooksWaitInReview() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -65,14 +69,16 @@ struct ReviewTests {
             #expect(root.reviewFiles() == ["\(item.id).json", "\(item.id).jpg", "photos/\(sha).jpg"])
 
             // The file on disk is the same document, and the result names it.
-            let file = try JSONStyle.decoder().decode(ReviewDocument.self,
-                                                      from: Data(contentsOf: root.review.appendingPathComponent("\(item.id).json")))
+            let file = try JSONStyle.decoder().decode(
+                ReviewDocument.self,
+                from: Data(contentsOf: root.review.appendingPathComponent("\(item.id).json")))
             #expect(file.id == item.id && file.book == item.book)
             let result = try #require(try root.resultDocuments().first)
             #expect(result.books.map(\.reviewID) == [nil, item.id])
 
             // The crop is the boxed spine (x 0.60–0.63, y 0.15–0.85 of 640×480) with a small margin, turned to read across.
-            let crop = try #require(JPEGFactory.decode(Array(try Data(contentsOf: root.review.appendingPathComponent("\(item.id).jpg")))))
+            let crop = try #require(
+                JPEGFactory.decode(Array(try Data(contentsOf: root.review.appendingPathComponent("\(item.id).jpg")))))
             #expect((330...380).contains(crop.width) && (30...60).contains(crop.height), "\(crop.width)×\(crop.height)")
 
             let library = try root.library()
@@ -82,7 +88,9 @@ struct ReviewTests {
             #expect(library.books.first { $0.title == "Dune" }?.shelves == ["den"])
 
             let list = try await root.shelfd("review", "list")
-            #expect(list.stdout.contains(item.id) && list.stdout.contains("Smudged Spine") && list.stdout.contains("low_confidence"))
+            #expect(
+                list.stdout.contains(item.id) && list.stdout.contains("Smudged Spine")
+                    && list.stdout.contains("low_confidence"))
             let show = try await root.shelfd("review", "show", String(item.id.prefix(6)))
             #expect(show.status == 0, "\(show.stderr)")
             #expect(show.stdout.contains(root.review.appendingPathComponent("\(item.id).jpg").path))
@@ -105,8 +113,9 @@ struct ReviewTests {
         }
     }
 
-    @Test("A decision taken while the daemon runs reaches library.json and stays there after the daemon stops",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A decision taken while the daemon runs reaches library.json and stays there after the daemon stops",
+        .timeLimit(.minutes(2)))
     func decisionWhileTheDaemonRuns() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -114,13 +123,14 @@ struct ReviewTests {
             let daemon = try root.startDaemon()
             try await waitUntil("the photo waits in review") { try await root.status().queue.review == 1 }
             let id = try await root.reviewID("Smudged Spine")
-            let edit = try await root.shelfd("review", "edit", id, "--title", "Dune Messiah", "--author", "Frank Herbert")
+            let edit = try await root.shelfd(
+                "review", "edit", id, "--title", "Dune Messiah", "--author", "Frank Herbert")
             #expect(edit.status == 0, "\(edit.stderr)")
             #expect(try root.library().books.map(\.title).sorted() == ["Dune", "Dune Messiah"])
-            try root.drop(JPEGFactory.shelf(seed: 45), as: "IMG_6.jpg")               // the daemon commits again
+            try root.drop(JPEGFactory.shelf(seed: 45), as: "IMG_6.jpg") // the daemon commits again
             try await waitUntil("the second photo is in") {
                 let queue = try await root.status().queue
-                return queue.done == 1 && queue.review == 1                            // the first one left review
+                return queue.done == 1 && queue.review == 1 // the first one left review
             }
             #expect(try await daemon.stop() == 0)
             let library = try root.library()
@@ -130,8 +140,9 @@ struct ReviewTests {
         }
     }
 
-    @Test("accept, accept --candidate, edit and reject each change library.json and clear their files; a rescan reopens nothing",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "accept, accept --candidate, edit and reject each change library.json and clear their files; a rescan reopens nothing",
+        .timeLimit(.minutes(3)))
     func decisionsUpdateTheLibrary() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry, shadow, typo]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -155,18 +166,23 @@ struct ReviewTests {
             #expect(picked.stdout.contains("The Hobbit"))
             var library = try root.library()
             let hobbit = try #require(library.books.first { $0.title == "The Hobbit" })
-            #expect(hobbit.status == .verified && hobbit.work == "openlibrary:/works/OL27482W" && hobbit.isbn13 == "9780261102217")
+            #expect(
+                hobbit.status == .verified && hobbit.work == "openlibrary:/works/OL27482W"
+                    && hobbit.isbn13 == "9780261102217")
             #expect(hobbit.history.last.map { [$0.action, $0.by] } == ["reviewed_by_user", "user"])
             #expect(!library.books.contains { $0.title == "Smudged Spine" })
             #expect(!root.reviewFiles().contains("\(smudged).json") && !root.reviewFiles().contains("\(smudged).jpg"))
             #expect(root.reviewFiles().contains("photos/\(sha).jpg"), "kept while other books of the photo are open")
 
-            let edited = try await root.shelfd("review", "edit", misread, "--title", "Dune", "--author", "Frank Herbert")
+            let edited = try await root.shelfd(
+                "review", "edit", misread, "--title", "Dune", "--author", "Frank Herbert")
             #expect(edited.status == 0, "\(edited.stderr)")
             library = try root.library()
-            #expect(library.books.filter { $0.title == "Dune" }.count == 1, "the edit names a book already read: one work")
+            #expect(
+                library.books.filter { $0.title == "Dune" }.count == 1, "the edit names a book already read: one work")
             #expect(!library.books.contains { $0.title == "Dnue" })
-            #expect(library.books.first { $0.title == "Dune" }?.history.last?.detail == "edited title, author in IMG_2.jpg")
+            #expect(
+                library.books.first { $0.title == "Dune" }?.history.last?.detail == "edited title, author in IMG_2.jpg")
 
             #expect(try await root.shelfd("review", "reject", ghost).status == 0)
             library = try root.library()
@@ -185,13 +201,16 @@ struct ReviewTests {
             #expect(root.reviewFiles().isEmpty)
             library = try root.library()
             #expect(library.books.map(\.title).sorted() == ["Dune", "The Hobbit"])
-            #expect(library.books.first { $0.title == "The Hobbit" }?.history.filter { $0.action == "reviewed_by_user" }.count == 1)
+            #expect(
+                library.books.first { $0.title == "The Hobbit" }?.history.filter { $0.action == "reviewed_by_user" }
+                    .count == 1)
             #expect(try await root.status().queue.review == 0)
         }
     }
 
-    @Test("One photo's items at once: listed first, the scraps rejected, first candidates taken; each is remembered on a rescan",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "One photo's items at once: listed first, the scraps rejected, first candidates taken; each is remembered on a rescan",
+        .timeLimit(.minutes(3)))
     func decisionsForAPhotoAtOnce() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry, shadow, typo]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -207,8 +226,11 @@ struct ReviewTests {
             // Shown, not done: the two readings with no candidate under 0.5, in the order they stand (Dnue left of Shadow).
             let shown = try await root.shelfd("review", "reject", "--photo", sha, "--no-candidate", "--dry-run")
             #expect(shown.status == 0, "\(shown.stderr)")
-            #expect(shown.stdout.hasPrefix("Would reject 2 items of IMG_3.jpg (no candidate, confidence below 0.50):"), "\(shown.stdout)")
-            let dnue = try #require(shown.stdout.range(of: "Dnue")), ghost = try #require(shown.stdout.range(of: "Shadow"))
+            #expect(
+                shown.stdout.hasPrefix("Would reject 2 items of IMG_3.jpg (no candidate, confidence below 0.50):"),
+                "\(shown.stdout)")
+            let dnue = try #require(shown.stdout.range(of: "Dnue")),
+                ghost = try #require(shown.stdout.range(of: "Shadow"))
             #expect(dnue.lowerBound < ghost.lowerBound)
             #expect(!shown.stdout.contains("Smudged"), "an item with a candidate is not a scrap")
             #expect(try await root.reviewList().count == 3, "a dry run decides nothing")
@@ -240,7 +262,9 @@ struct ReviewTests {
             let nothing = try await root.shelfd("review", "reject", "--photo", sha, "--no-candidate")
             #expect(nothing.status == 0 && nothing.stdout.contains("Nothing to reject"))
             #expect(try await root.shelfd("review", "reject").status == 2)
-            #expect(try await root.shelfd("review", "accept", "--photo", sha).status == 2, "accept --photo takes --candidate 1")
+            #expect(
+                try await root.shelfd("review", "accept", "--photo", sha).status == 2,
+                "accept --photo takes --candidate 1")
             let notAHash = try await root.shelfd("review", "reject", "--photo", "abc")
             #expect(notAHash.status == 1 && notAHash.stderr.contains("not a photo's hash"))
         }
@@ -264,7 +288,7 @@ struct ReviewTests {
                 if screen.contains("Smudged Spine") {
                     #expect(screen.contains("1. The Hobbit — J. R. R. Tolkien (1937)"))
                     #expect(screen.contains("a accept · 1 pick · e edit · r reject · s skip · q quit"))
-                    session.send("7")                                   // no such candidate: asked again
+                    session.send("7") // no such candidate: asked again
                     _ = try await session.waitFor("No candidate 7")
                     _ = try await session.waitFor(" > ")
                     session.send("1")
@@ -320,7 +344,7 @@ struct ReviewTests {
 }
 
 /// `shelfd` with a pseudo-terminal as its standard input and output, as a person runs it at a prompt.
-final class TerminalSession: @unchecked Sendable {     // unchecked: used by one test's task
+final class TerminalSession: @unchecked Sendable { // unchecked: used by one test's task
     private let master: Int32
     private let process: Process
     /// Everything the command printed since the last `waitFor` matched.
@@ -329,9 +353,11 @@ final class TerminalSession: @unchecked Sendable {     // unchecked: used by one
     init(root: ShelfRoot, arguments: [String]) throws {
         if let problem = ShelfRoot.staleBinary { throw StaleBinary(description: problem) }
         var master: Int32 = -1, terminal: Int32 = -1
-        guard openpty(&master, &terminal, nil, nil, nil) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOTTY) }
+        guard openpty(&master, &terminal, nil, nil, nil) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOTTY)
+        }
         self.master = master
-        defer { Glibc.close(terminal) }                // the child has its own copies
+        defer { Glibc.close(terminal) } // the child has its own copies
         process = Process()
         process.executableURL = ShelfRoot.binary
         process.arguments = arguments + ["--config", root.configFile.path]

@@ -4,9 +4,11 @@ import ShelfImaging
 import ShelfTesting
 import Testing
 
-let dune = GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
-                               box2D: [120, 410, 880, 450])
-let hobbit = GeminiEmulator.Book(title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540])
+let dune = GeminiEmulator.Book(
+    title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+    box2D: [120, 410, 880, 450])
+let hobbit = GeminiEmulator.Book(
+    title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540])
 let blurry = GeminiEmulator.Book(title: "Smudged Spine", author: nil, confidence: 0.31, box2D: [150, 600, 850, 630])
 
 @Suite("shelfd run, as cron runs it", .serialized)
@@ -35,10 +37,11 @@ struct RunCommandTests {
             let library = try root.library()
             #expect(library.books.count == 3)
             #expect(library.books.first { $0.title == "Dune" }?.sightingsCount == 2)
-            #expect(library.books.first { $0.title == "Dune" }?.sightings.contains { $0.shelf == "living-room" } == true)
+            #expect(
+                library.books.first { $0.title == "Dune" }?.sightings.contains { $0.shelf == "living-room" } == true)
 
             let status = try await root.status()
-            #expect(status.queue.review == 2)      // both photos hold a book below the threshold
+            #expect(status.queue.review == 2) // both photos hold a book below the threshold
             #expect(status.queue.pending == 0 && status.queue.dead == 0)
             #expect(gemini.requests.count == 2)
         }
@@ -57,7 +60,8 @@ struct PreprocessingTests {
             #expect(try await root.shelfd("run").status == 0)
 
             let request = try #require(gemini.requests.first)
-            let parts = try #require(((request.json?["contents"] as? [[String: Any]])?.first?["parts"]) as? [[String: Any]])
+            let parts = try #require(
+                ((request.json?["contents"] as? [[String: Any]])?.first?["parts"]) as? [[String: Any]])
             let inline = try #require(parts.first?["inline_data"] as? [String: Any])
             let sent = try #require(Data(base64Encoded: inline["data"] as? String ?? "")).map { $0 }
             let info = try PhotoInspector.inspect(sent)
@@ -76,8 +80,9 @@ struct PreprocessingTests {
 
 @Suite("Advice for the next photo", .serialized)
 struct SuggestionTests {
-    @Test("With no advice from the model, the app's rules speak, and status shows the tip for the recent photo",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "With no advice from the model, the app's rules speak, and status shows the tip for the recent photo",
+        .timeLimit(.minutes(1)))
     func fallbackRulesReachResultsAndStatus() async throws {
         let nameless = GeminiEmulator.Book(title: "Spine", author: nil, confidence: 0.4, box2D: [100, 100, 900, 140])
         let smudged = GeminiEmulator.Book(title: "Smudge", author: nil, confidence: 0.35, box2D: [100, 200, 900, 240])

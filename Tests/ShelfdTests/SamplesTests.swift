@@ -48,7 +48,9 @@ struct SamplesTests {
                 #expect(book.author?.isEmpty == false, "\(name): \(book.title) has no author")
                 if let isbn = book.isbn13 { #expect(ISBN(isbn)?.isbn13 == isbn, "\(name): \(book.title) ISBN \(isbn)") }
                 guard let box = book.box else { Issue.record("\(name): \(book.title) has no box"); continue }
-                for value in [box.x1, box.y1, box.x2, box.y2] { #expect((0...1).contains(value), "\(name): \(book.title)") }
+                for value in [box.x1, box.y1, box.x2, box.y2] {
+                    #expect((0...1).contains(value), "\(name): \(book.title)")
+                }
                 #expect(box.x1 < box.x2 && box.y1 < box.y2, "\(name): \(book.title) box is empty")
                 #expect(box.x1 >= previous, "\(name): \(book.title) is out of left-to-right order")
                 previous = box.x1
@@ -72,7 +74,8 @@ struct SamplesTests {
             for book in try Self.truth(file).books {
                 // Bools, so a failure names the book rather than printing the whole catalogue.
                 let listed = catalogue.contains(Self.key(title: book.title, author: book.author))
-                #expect(listed, "\(file.lastPathComponent): \(book.title) by \(book.author ?? "?") is not in the catalogue")
+                #expect(
+                    listed, "\(file.lastPathComponent): \(book.title) by \(book.author ?? "?") is not in the catalogue")
                 if let isbn = book.isbn13 {
                     let isbnListed = isbns.contains(isbn)
                     #expect(isbnListed, "\(book.title): \(isbn) is not in the catalogue")
@@ -87,7 +90,8 @@ struct SamplesTests {
         var sideways: [String] = []
         for file in try Self.truthFiles() {
             let truth = try Self.truth(file)
-            let info = try PhotoInspector.inspect([UInt8](Data(contentsOf: Self.folder.appendingPathComponent(truth.photo))))
+            let info = try PhotoInspector.inspect(
+                [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(truth.photo))))
             guard info.orientation != 1 else { continue }
             sideways.append(truth.photo)
             // Stored portrait, displayed landscape like the others: the books stand upright once turned.

@@ -10,14 +10,18 @@ import Testing
 /// hour in a moment.
 @Suite("Shelves' rounds on the clock")
 struct ShelvesOnTheClockTests {
-    @Test("Two shots of the den ten minutes apart are one round, compared by the daemon 30 minutes after the last, not before",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "Two shots of the den ten minutes apart are one round, compared by the daemon 30 minutes after the last, not before",
+        .timeLimit(.minutes(1)))
     func roundClosesAfterTheQuietTime() async throws {
         let clock = ManualClock()
-        var script = GeminiEmulator.Script.always(.books([
-            GeminiEmulator.Book(title: "Dune", author: "Frank Herbert", isbn: nil, confidence: 0.95, box2D: [100, 300, 900, 340]),
-            GeminiEmulator.Book(title: "Emma", author: "Jane Austen", isbn: nil, confidence: 0.95, box2D: [100, 600, 900, 640]),
-        ]))
+        var script = GeminiEmulator.Script.always(
+            .books([
+                GeminiEmulator.Book(
+                    title: "Dune", author: "Frank Herbert", isbn: nil, confidence: 0.95, box2D: [100, 300, 900, 340]),
+                GeminiEmulator.Book(
+                    title: "Emma", author: "Jane Austen", isbn: nil, confidence: 0.95, box2D: [100, 600, 900, 640]),
+            ]))
         script.clock = clock.time
         try await withGeminiEmulator(script) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["enrich": ["sources": "[]"]])
@@ -25,7 +29,8 @@ struct ShelvesOnTheClockTests {
             let den = root.incoming.appendingPathComponent("den")
             try FileManager.default.createDirectory(at: den, withIntermediateDirectories: true)
             func shoot(_ name: String, seed: Int) throws {
-                try Data(JPEGFactory.shelf(width: 320, height: 240, seed: seed)).write(to: den.appendingPathComponent(name))
+                try Data(JPEGFactory.shelf(width: 320, height: 240, seed: seed)).write(
+                    to: den.appendingPathComponent(name))
                 shelf.pipeline.ingest([Pipeline.IncomingFile(path: den.appendingPathComponent(name).path)])
             }
             let closed: @Sendable () throws -> Bool = { try shelf.runtime.store.shelves.shelf("den")?.lastRound != nil }
@@ -36,7 +41,9 @@ struct ShelvesOnTheClockTests {
             try shoot("IMG_2.jpg", seed: 7_002)
             let last = clock.now
             try await shelf.watching {
-                try await shelf.runClock(until: "both photos are read", within: .seconds(300)) { try shelf.queue().done == 2 }
+                try await shelf.runClock(until: "both photos are read", within: .seconds(300)) {
+                    try shelf.queue().done == 2
+                }
             }
             // The daemon's look at the rounds, alone on the clock from here.
             let rounds = Task { await shelf.pipeline.keepClosingRounds() }
@@ -47,8 +54,9 @@ struct ShelvesOnTheClockTests {
             #expect(try !closed(), "the den is not quiet long enough yet")
             try await shelf.runClock(until: "the round closes", within: .seconds(300)) { try closed() }
             let sinceLast = last.duration(to: clock.now)
-            #expect(sinceLast >= .seconds(30 * 60) && sinceLast <= .seconds(30 * 60 + 30),
-                    "closed within a look (30 s) of the quiet time's end: \(sinceLast)")
+            #expect(
+                sinceLast >= .seconds(30 * 60) && sinceLast <= .seconds(30 * 60 + 30),
+                "closed within a look (30 s) of the quiet time's end: \(sinceLast)")
             let round = try #require(try shelf.runtime.store.shelves.shelf("den"))
             #expect(round.lastRound?.photos == 2)
             #expect(round.books.map(\.title) == ["Dune", "Emma"])

@@ -13,13 +13,15 @@ struct ShelvesTests {
     func spines(_ titles: [String]) -> [GeminiEmulator.Book] {
         titles.enumerated().map { index, title in
             let x = 200 + 600 * index / max(1, titles.count - 1)
-            return GeminiEmulator.Book(title: title, author: "Author \(title)", isbn: nil, confidence: 0.95,
-                                       box2D: [100, x - 20, 900, x + 20])
+            return GeminiEmulator.Book(
+                title: title, author: "Author \(title)", isbn: nil, confidence: 0.95,
+                box2D: [100, x - 20, 900, x + 20])
         }
     }
 
     /// Drops a photo the model reads as `titles` and runs shelfd over it.
-    func shoot(_ root: ShelfRoot, _ gemini: GeminiEmulator, _ name: String, seed: Int, _ titles: [String]) async throws {
+    func shoot(_ root: ShelfRoot, _ gemini: GeminiEmulator, _ name: String, seed: Int, _ titles: [String]) async throws
+    {
         gemini.setScript(.always(.books(spines(titles))))
         try root.drop(JPEGFactory.shelf(seed: seed), as: name)
         let run = try await root.shelfd("run")
@@ -37,8 +39,9 @@ struct ShelvesTests {
         return try JSONStyle.decoder().decode(ShelfDocument.self, from: Data(shown.stdout.utf8))
     }
 
-    @Test("Two days of one den and one office, the den in three shots: exactly the books taken away, added and moved, on both shelves; lent, then seen again, ends the loan",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Two days of one den and one office, the den in three shots: exactly the books taken away, added and moved, on both shelves; lent, then seen again, ends the loan",
+        .timeLimit(.minutes(3)))
     func twoDaysOfShelves() async throws {
         try await withGeminiEmulator { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["enrich": ["sources": "[]"]])
@@ -99,17 +102,25 @@ struct ShelvesTests {
         }
     }
 
-    @Test("Half the den photographed a second time reports nothing missing; usage mistakes exit 2", .timeLimit(.minutes(2)))
+    @Test(
+        "Half the den photographed a second time reports nothing missing; usage mistakes exit 2",
+        .timeLimit(.minutes(2)))
     func halfAShelf() async throws {
         try await withGeminiEmulator { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["enrich": ["sources": "[]"]])
             try await shoot(root, gemini, "den/whole.jpg", seed: 11, ["Alpha", "Bravo", "Charlie", "Delta"])
             try await close(root, "den")
             // The left half, its books running to the photo's right edge.
-            gemini.setScript(.always(.books([
-                GeminiEmulator.Book(title: "Alpha", author: "Author Alpha", isbn: nil, confidence: 0.95, box2D: [100, 400, 900, 480]),
-                GeminiEmulator.Book(title: "Bravo", author: "Author Bravo", isbn: nil, confidence: 0.95, box2D: [100, 900, 900, 990]),
-            ])))
+            gemini.setScript(
+                .always(
+                    .books([
+                        GeminiEmulator.Book(
+                            title: "Alpha", author: "Author Alpha", isbn: nil, confidence: 0.95,
+                            box2D: [100, 400, 900, 480]),
+                        GeminiEmulator.Book(
+                            title: "Bravo", author: "Author Bravo", isbn: nil, confidence: 0.95,
+                            box2D: [100, 900, 900, 990]),
+                    ])))
             try root.drop(JPEGFactory.shelf(seed: 12), as: "den/left-half.jpg")
             #expect(try await root.shelfd("run").status == 0)
             try await close(root, "den")
@@ -127,8 +138,9 @@ struct ShelvesTests {
         }
     }
 
-    @Test("The shelf page on a phone: the missing books with where they stood, a key per answer, the arrived book boxed, nothing wider than the screen",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "The shelf page on a phone: the missing books with where they stood, a key per answer, the arrived book boxed, nothing wider than the screen",
+        .timeLimit(.minutes(3)))
     func shelfPageOnAPhone() async throws {
         try await withGeminiEmulator { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["enrich": ["sources": "[]"]])
@@ -149,9 +161,12 @@ struct ShelvesTests {
                 let crops = try await browser.findAll(".shelf-stood")
                 #expect(crops.count == 2)
                 for crop in crops {
-                    try await browser.waitUntil("where a missing book stood to show") { try await crop.property("naturalWidth").int ?? 0 > 0 }
+                    try await browser.waitUntil("where a missing book stood to show") {
+                        try await crop.property("naturalWidth").int ?? 0 > 0
+                    }
                 }
-                #expect(try await browser.findAll(".shelf-arrived-box").count == 1, "Foxtrot boxed on the round's photo")
+                #expect(
+                    try await browser.findAll(".shelf-arrived-box").count == 1, "Foxtrot boxed on the round's photo")
                 let width = try await browser.pageWidth()
                 #expect(!width.overflows, "\(width)")
                 try await browser.screenshot("shelf-phone")
@@ -162,7 +177,9 @@ struct ShelvesTests {
                 try await browser.waitUntil("the page says it was lent") {
                     (try? await browser.find("[role=status]").text())?.contains("lent to Sam") == true
                 }
-                #expect(try await browser.findAll("[data-missing-item]").count == 1, "Bravo answered: only Charlie is missing")
+                #expect(
+                    try await browser.findAll("[data-missing-item]").count == 1,
+                    "Bravo answered: only Charlie is missing")
                 try await browser.pressKeys("g")
                 try await browser.waitUntil("the page says it is gone") {
                     (try? await browser.find("[role=status]").text())?.contains("gone") == true
@@ -172,9 +189,13 @@ struct ShelvesTests {
                 // Where is Echo? The library's search says, with where it stood.
                 try await browser.navigate(to: url + "/library?q=echo")
                 let place = try await browser.waitForElement("[data-where]")
-                #expect(try await place.text().contains("5th from the left on den"), "Charlie gone, Bravo lent: Echo is fifth")
+                #expect(
+                    try await place.text().contains("5th from the left on den"),
+                    "Charlie gone, Bravo lent: Echo is fifth")
                 let stood = try await browser.find("[data-where] img")
-                try await browser.waitUntil("where Echo stood to show") { try await stood.property("naturalWidth").int ?? 0 > 0 }
+                try await browser.waitUntil("where Echo stood to show") {
+                    try await stood.property("naturalWidth").int ?? 0 > 0
+                }
                 let errors = try await browser.severeErrors()
                 #expect(errors.isEmpty, "\(errors)")
             }

@@ -6,8 +6,9 @@ import Testing
 /// `shelfd store migrate --from sqlite`, and PostgreSQL's announcements that wake idle workers.
 @Suite("Moving to PostgreSQL, and workers woken by it", .serialized)
 struct StoreMigrationTests {
-    @Test("A machine's SQLite state moves to PostgreSQL once: counted first, copied, the same queue and library, new photos get new ids",
-          .timeLimit(.minutes(4)))
+    @Test(
+        "A machine's SQLite state moves to PostgreSQL once: counted first, copied, the same queue and library, new photos get new ids",
+        .timeLimit(.minutes(4)))
     func sqliteStateMovesToPostgres() async throws {
         try await withPostgres { server in
             let url = server.url(database: try server.createDatabase())
@@ -56,7 +57,8 @@ struct StoreMigrationTests {
                 // The copy: every table counted again in PostgreSQL; the catalogue stays.
                 let copy = try await root.shelfd("store", "migrate", "--from", "sqlite")
                 #expect(copy.status == 0, "\(copy.stderr)")
-                #expect(rows(of: "photo", in: copy.stdout) == 3 && rows(of: "job", in: copy.stdout) == 3, "\(copy.stdout)")
+                #expect(
+                    rows(of: "photo", in: copy.stdout) == 3 && rows(of: "job", in: copy.stdout) == 3, "\(copy.stdout)")
                 #expect(copy.stdout.contains("counts match"))
                 #expect(copy.stdout.contains("The local catalogue (catalogue_"))
 
@@ -81,8 +83,9 @@ struct StoreMigrationTests {
         }
     }
 
-    @Test("Two idle workers on PostgreSQL take a job another process requeued at once, not at their next poll",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Two idle workers on PostgreSQL take a job another process requeued at once, not at their next poll",
+        .timeLimit(.minutes(3)))
     func idleWorkersWakeOnNotification() async throws {
         try await withPostgres { server in
             let url = server.url(database: try server.createDatabase())
@@ -95,7 +98,9 @@ struct StoreMigrationTests {
                 }
                 // A photo the provider refuses: dead at once, and both workers idle after it.
                 try roots[0].drop(JPEGFactory.shelf(seed: 7_300), as: "refused.jpg")
-                try await waitUntil("the photo is dead", timeout: .seconds(60)) { try await roots[2].status().queue.dead == 1 }
+                try await waitUntil("the photo is dead", timeout: .seconds(60)) {
+                    try await roots[2].status().queue.dead == 1
+                }
 
                 // Requeued by a command on a third machine: a worker takes it within a deadline well inside the
                 // idle poll on PostgreSQL (30 s), which only the announcement can meet.

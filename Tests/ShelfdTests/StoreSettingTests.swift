@@ -8,10 +8,12 @@ struct StoreSettingTests {
 
     @Test("doctor shows the PostgreSQL URL and where its password comes from, never the password")
     func doctorShowsTheURL() async throws {
-        let root = try ShelfRoot(apiKey: nil, overrides: ["pipeline": ["provider": "\"ocr\""], "store": ["url": "\"\(url)\""]])
+        let root = try ShelfRoot(
+            apiKey: nil, overrides: ["pipeline": ["provider": "\"ocr\""], "store": ["url": "\"\(url)\""]])
         let fromURL = try await root.shelfd("doctor")
-        #expect(fromURL.stdout.contains("PostgreSQL at postgresql://shelf@db.example.org:5432/books (password: the URL)"),
-                "\(fromURL.stdout)")
+        #expect(
+            fromURL.stdout.contains("PostgreSQL at postgresql://shelf@db.example.org:5432/books (password: the URL)"),
+            "\(fromURL.stdout)")
         let fromSecret = try await root.shelfd(["doctor"], environment: ["STORE_PASSWORD": "s3cret-pass"])
         #expect(fromSecret.stdout.contains("(password: the secret store_password)"))
         for output in [fromURL.stdout + fromURL.stderr, fromSecret.stdout + fromSecret.stderr] {

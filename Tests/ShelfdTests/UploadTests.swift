@@ -9,12 +9,16 @@ import Testing
 
 extension ShelfRoot {
     /// Sends one file as the upload script does: the raw body, the shelf and name in the query.
-    func upload(_ url: String, _ bytes: [UInt8], shelf: String, name: String) async throws -> (status: Int, text: String) {
+    func upload(_ url: String, _ bytes: [UInt8], shelf: String, name: String) async throws -> (
+        status: Int, text: String
+    ) {
         let (cookie, token) = try await session(url, "/upload")
-        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-            method: "POST", url: url + "/upload?shelf=\(formEncoded(shelf))&name=\(formEncoded(name))",
-            headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie), ("X-CSRF-Token", token)], body: bytes,
-            timeout: .seconds(120)))
+        let response = try await HTTPClient(maxConcurrent: 1).send(
+            HTTPRequest(
+                method: "POST", url: url + "/upload?shelf=\(formEncoded(shelf))&name=\(formEncoded(name))",
+                headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie), ("X-CSRF-Token", token)],
+                body: bytes,
+                timeout: .seconds(120)))
         return (response.status, String(decoding: response.body, as: UTF8.self))
     }
 
@@ -26,7 +30,8 @@ extension ShelfRoot {
 
 @Suite("Uploading photos from the page", .serialized)
 struct UploadTests {
-    @Test("A 100 MB photo is refused with the limit named, and nothing is written in incoming/", .timeLimit(.minutes(2)))
+    @Test(
+        "A 100 MB photo is refused with the limit named, and nothing is written in incoming/", .timeLimit(.minutes(2)))
     func tooLargeIsRefused() async throws {
         let shelf = try ShelfRoot()
         let web = try shelf.startWeb()
@@ -35,14 +40,18 @@ struct UploadTests {
         big += [UInt8](repeating: 0, count: 100 * 1_048_576 - big.count)
         let refused = try await shelf.upload(url, big, shelf: "den", name: "huge.jpg")
         #expect(refused.status == 413)
-        #expect(refused.text.contains("This photo is 100 MB; the limit is 40 MB ([web] max_upload_mb)"), "\(refused.text)")
+        #expect(
+            refused.text.contains("This photo is 100 MB; the limit is 40 MB ([web] max_upload_mb)"), "\(refused.text)")
         #expect(shelf.incomingContents() == [])
         // The server is still there for the next one.
-        #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 81), shelf: "den", name: "IMG_81.jpg").status == 201)
+        #expect(
+            try await shelf.upload(url, JPEGFactory.shelf(seed: 81), shelf: "den", name: "IMG_81.jpg").status == 201)
         #expect(try await web.stop() == 0)
     }
 
-    @Test("A photo sent without its length is stopped as soon as it passes the limit, and nothing is left", .timeLimit(.minutes(2)))
+    @Test(
+        "A photo sent without its length is stopped as soon as it passes the limit, and nothing is left",
+        .timeLimit(.minutes(2)))
     func streamedPastTheLimitIsStopped() async throws {
         let shelf = try ShelfRoot(overrides: ["web": ["max_upload_mb": "1"]])
         let web = try shelf.startWeb()
@@ -51,42 +60,52 @@ struct UploadTests {
         var body = JPEGFactory.shelf(seed: 84)
         body += [UInt8](repeating: 0, count: 3 * 1_048_576 - body.count)
         let (cookie, token) = try await shelf.session(url, "/upload")
-        let answer = try chunkedPost(port: port, path: "/upload?shelf=den&name=big.jpg", headers: "Cookie: \(cookie)\r\nX-CSRF-Token: \(token)\r\n",
-                                     body: body)
+        let answer = try chunkedPost(
+            port: port, path: "/upload?shelf=den&name=big.jpg",
+            headers: "Cookie: \(cookie)\r\nX-CSRF-Token: \(token)\r\n",
+            body: body)
         #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
         #expect(answer.contains("This photo is more than 1 MB; the limit is 1 MB ([web] max_upload_mb)."))
         #expect(shelf.incomingContents() == [])
         #expect(try await web.stop() == 0)
     }
 
-    @Test("Without the script the page's form sends its photos: each placed or refused, and the page says which", .timeLimit(.minutes(2)))
+    @Test(
+        "Without the script the page's form sends its photos: each placed or refused, and the page says which",
+        .timeLimit(.minutes(2)))
     func formWithoutScript() async throws {
         let shelf = try ShelfRoot()
         let web = try shelf.startWeb()
         let url = try await shelf.webURL()
         let (cookie, token) = try await shelf.session(url, "/upload")
         // The page's form sends its token first: the door reads it before any photo.
-        let form = try RawHTTP(url: url).send("GET", "/upload", headers: [("Cookie", cookie)]).body
+        let form =
+            try RawHTTP(url: url).send("GET", "/upload", headers: [("Cookie", cookie)]).body
             .components(separatedBy: "<form class=\"upload\"").last ?? ""
-        #expect(form.range(of: #"name="[a-z]+""#, options: .regularExpression).map { String(form[$0]) } == "name=\"csrf\"")
+        #expect(
+            form.range(of: #"name="[a-z]+""#, options: .regularExpression).map { String(form[$0]) } == "name=\"csrf\"")
         let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
         var body: [UInt8] = []
         func field(_ name: String, _ value: String) {
             body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
         }
         func file(_ filename: String, _ bytes: [UInt8]) {
-            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(filename)\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            body += Array(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(filename)\"\r\nContent-Type: image/jpeg\r\n\r\n"
+                    .utf8)
             body += bytes + Array("\r\n".utf8)
         }
         let photo = JPEGFactory.shelf(seed: 86)
-        field("csrf", token)                                              // first, as the page's form puts it
+        field("csrf", token) // first, as the page's form puts it
         field("shelf", "Study")
         file("IMG_86.jpg", photo)
         file("notes.jpg", Array("not a photo at all".utf8))
         body += Array("--\(boundary)--\r\n".utf8)
-        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-            method: "POST", url: url + "/upload",
-            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body))
+        let response = try await HTTPClient(maxConcurrent: 1).send(
+            HTTPRequest(
+                method: "POST", url: url + "/upload",
+                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body
+            ))
         let page = String(decoding: response.body, as: UTF8.self)
         #expect(response.status == 422, "one of the two was refused")
         #expect(page.contains("Added as Study/IMG_86.jpg") && page.contains("not a photo"), "\(page)")
@@ -100,25 +119,31 @@ struct UploadTests {
         file("IMG_87.jpg", JPEGFactory.shelf(seed: 87))
         field("csrf", token)
         body += Array("--\(boundary)--\r\n".utf8)
-        let late = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-            method: "POST", url: url + "/upload",
-            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body))
+        let late = try await HTTPClient(maxConcurrent: 1).send(
+            HTTPRequest(
+                method: "POST", url: url + "/upload",
+                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body
+            ))
         #expect(late.status == 403, "\(String(decoding: late.body, as: UTF8.self))")
         #expect(shelf.incomingContents() == ["Study", "Study/IMG_86.jpg"])
         #expect(try await web.stop() == 0)
     }
 
-    @Test("A script may send the CSRF token in the query instead of the header; a wrong one is refused and nothing is written",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "A script may send the CSRF token in the query instead of the header; a wrong one is refused and nothing is written",
+        .timeLimit(.minutes(2)))
     func tokenInTheQuery() async throws {
         let shelf = try ShelfRoot()
         let web = try shelf.startWeb()
         let url = try await shelf.webURL()
         let (cookie, token) = try await shelf.session(url, "/upload")
         func send(_ csrf: String) async throws -> Int {
-            try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(
-                method: "POST", url: url + "/upload?shelf=den&name=IMG_92.jpg&csrf=\(csrf)",
-                headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie)], body: JPEGFactory.shelf(seed: 92))).status
+            try await HTTPClient(maxConcurrent: 1).send(
+                HTTPRequest(
+                    method: "POST", url: url + "/upload?shelf=den&name=IMG_92.jpg&csrf=\(csrf)",
+                    headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie)],
+                    body: JPEGFactory.shelf(seed: 92))
+            ).status
         }
         #expect(try await send(String(repeating: "0", count: token.count)) == 403)
         #expect(shelf.incomingContents() == [])
@@ -127,20 +152,23 @@ struct UploadTests {
         #expect(try await web.stop() == 0)
     }
 
-    @Test("A placed upload survives a power cut: the photo is fsynced before its rename and its folder after it (seen by strace)",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")), .timeLimit(.minutes(2)))
+    @Test(
+        "A placed upload survives a power cut: the photo is fsynced before its rename and its folder after it (seen by strace)",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")), .timeLimit(.minutes(2)))
     func renameIsMadeDurable() async throws {
         let shelf = try ShelfRoot()
         let trace = shelf.base.appendingPathComponent("web.strace")
         let (process, _, log) = try shelf.process(["web"], logName: "web-strace")
-        process.arguments = ["-f", "-s", "1024", "-o", trace.path, "-e", "trace=openat,rename,renameat2,fsync", ShelfRoot.binary.path]
+        process.arguments =
+            ["-f", "-s", "1024", "-o", trace.path, "-e", "trace=openat,rename,renameat2,fsync", ShelfRoot.binary.path]
             + (process.arguments ?? [])
         process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
         try process.run()
         let web = Daemon(process: process, log: log)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let url = try await shelf.webURL(timeout: .seconds(60))
-        #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 93), shelf: "den", name: "IMG_93.jpg").status == 201)
+        #expect(
+            try await shelf.upload(url, JPEGFactory.shelf(seed: 93), shelf: "den", name: "IMG_93.jpg").status == 201)
         // SIGTERM to shelfd itself (strace's child); strace ends with it.
         let pid = process.processIdentifier
         let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
@@ -153,22 +181,30 @@ struct UploadTests {
         var calls: [String: [String]] = [:]
         for (thread, call) in traced { calls[thread, default: []].append(call) }
         let all = calls.values.flatMap { $0 }
-        let placed = try #require(all.firstIndex { $0.contains("\"\(den)/IMG_93.jpg\"") && $0.hasPrefix("rename") && $0.hasSuffix("= 0") }
-            .map { all[$0] }, "the rename into place")
+        let placed = try #require(
+            all.firstIndex { $0.contains("\"\(den)/IMG_93.jpg\"") && $0.hasPrefix("rename") && $0.hasSuffix("= 0") }
+                .map { all[$0] }, "the rename into place")
         // The thread that put it in place then opened the folder and fsynced it.
         let thread = try #require(calls.first { $0.value.contains(placed) }?.value)
         let after = thread[(thread.firstIndex(of: placed)! + 1)...]
-        let opened = try #require(after.first { $0.hasPrefix("openat(AT_FDCWD, \"\(den)\", ") && $0.contains("O_DIRECTORY") },
-                                  "the folder is opened after the rename: \(after.prefix(4))")
+        let opened = try #require(
+            after.first { $0.hasPrefix("openat(AT_FDCWD, \"\(den)\", ") && $0.contains("O_DIRECTORY") },
+            "the folder is opened after the rename: \(after.prefix(4))")
         let descriptor = try #require(opened.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
-        #expect(after.contains { $0.hasPrefix("fsync(\(descriptor))") && $0.hasSuffix("= 0") }, "the folder is fsynced: \(after.prefix(4))")
+        #expect(
+            after.contains { $0.hasPrefix("fsync(\(descriptor))") && $0.hasSuffix("= 0") },
+            "the folder is fsynced: \(after.prefix(4))")
         // The photo's own bytes were fsynced (on the thread pool) before it took its .synced name.
         let ordered = traced.map(\.call)
-        let created = try #require(ordered.first { $0.contains("/den/.shelfd-IMG_93.upload-") && $0.contains("O_CREAT") })
+        let created = try #require(
+            ordered.first { $0.contains("/den/.shelfd-IMG_93.upload-") && $0.contains("O_CREAT") })
         let file = try #require(created.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
         let fileSynced = ordered.firstIndex { $0.hasPrefix("fsync(\(file))") && $0.hasSuffix("= 0") }
-        let renamedSynced = ordered.firstIndex { $0.hasPrefix("rename") && $0.contains(".synced\"") && $0.hasSuffix("= 0") }
-        #expect(fileSynced != nil && renamedSynced != nil && fileSynced! < renamedSynced!, "fsync before the .synced name")
+        let renamedSynced = ordered.firstIndex {
+            $0.hasPrefix("rename") && $0.contains(".synced\"") && $0.hasSuffix("= 0")
+        }
+        #expect(
+            fileSynced != nil && renamedSynced != nil && fileSynced! < renamedSynced!, "fsync before the .synced name")
     }
 
     /// strace's lines ("PID call(…) = result") as whole calls, in the order they finished. With several threads a call
@@ -193,32 +229,44 @@ struct UploadTests {
     }
 
     /// A multipart/form-data body as the page's form sends it: the token first, the shelf, then each photo.
-    static func form(boundary: String, token: String, shelf: String, photos: [(name: String, bytes: [UInt8])]) -> [UInt8] {
+    static func form(boundary: String, token: String, shelf: String, photos: [(name: String, bytes: [UInt8])])
+        -> [UInt8]
+    {
         var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(token)\r\n".utf8)
         body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"shelf\"\r\n\r\n\(shelf)\r\n".utf8)
         for photo in photos {
-            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(photo.name)\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            body += Array(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(photo.name)\"\r\nContent-Type: image/jpeg\r\n\r\n"
+                    .utf8)
             body += photo.bytes + Array("\r\n".utf8)
         }
         return body + Array("--\(boundary)--\r\n".utf8)
     }
 
-    @Test("A 40 MB photo is written as it arrives: the server's memory rises by less than 10 MB, from the script and from the form",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A 40 MB photo is written as it arrives: the server's memory rises by less than 10 MB, from the script and from the form",
+        .timeLimit(.minutes(3)))
     func largePhotoIsStreamed() async throws {
         let shelf = try ShelfRoot(overrides: ["web": ["max_upload_mb": "64"]])
         let web = try shelf.startWeb()
         let url = try await shelf.webURL()
         let pid = web.process.processIdentifier
         let start = JPEGFactory.shelf(seed: 88)
-        let photo = start + (0..<(40 * 1_048_576 - start.count)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        let photo =
+            start + (0..<(40 * 1_048_576 - start.count)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
         let (cookie, token) = try await shelf.session(url, "/upload")
         let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
         // Warm: the first upload of each kind starts the threads and buffers every later one reuses.
         #expect(try await shelf.upload(url, JPEGFactory.shelf(seed: 89), shelf: "warm", name: "a.jpg").status == 201)
-        let warm = Self.form(boundary: boundary, token: token, shelf: "warm", photos: [("b.jpg", JPEGFactory.shelf(seed: 90))])
-        #expect(try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(method: "POST", url: url + "/upload",
-            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: warm)).status == 200)
+        let warm = Self.form(
+            boundary: boundary, token: token, shelf: "warm", photos: [("b.jpg", JPEGFactory.shelf(seed: 90))])
+        #expect(
+            try await HTTPClient(maxConcurrent: 1).send(
+                HTTPRequest(
+                    method: "POST", url: url + "/upload",
+                    headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)],
+                    body: warm)
+            ).status == 200)
 
         /// The highest resident memory while `upload` runs, above what it was before.
         func rise(_ upload: @escaping @Sendable () async throws -> Int) async throws -> (status: Int, bytes: Int) {
@@ -239,11 +287,17 @@ struct UploadTests {
         let script = try await rise { try await shelf.upload(url, photo, shelf: "big", name: "script.jpg").status }
         let formBody = Self.form(boundary: boundary, token: token, shelf: "big", photos: [("form.jpg", photo)])
         let form = try await rise {
-            try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(method: "POST", url: url + "/upload",
-                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: formBody,
-                timeout: .seconds(120))).status
+            try await HTTPClient(maxConcurrent: 1).send(
+                HTTPRequest(
+                    method: "POST", url: url + "/upload",
+                    headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)],
+                    body: formBody,
+                    timeout: .seconds(120))
+            ).status
         }
-        print("upload: a 40 MB photo raised the server's RSS by \(script.bytes / 1024) KiB from the script, \(form.bytes / 1024) KiB from the form")
+        print(
+            "upload: a 40 MB photo raised the server's RSS by \(script.bytes / 1024) KiB from the script, \(form.bytes / 1024) KiB from the form"
+        )
         #expect(script.status == 201 && form.status == 200)
         #expect(script.bytes < 10 * 1_048_576, "the script's upload is streamed")
         #expect(form.bytes < 10 * 1_048_576, "the form's photo is streamed")
@@ -253,8 +307,9 @@ struct UploadTests {
         #expect(try await web.stop() == 0)
     }
 
-    @Test("At start, an upload cut off before its last step is finished and one cut off while written is removed; the log says which",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "At start, an upload cut off before its last step is finished and one cut off while written is removed; the log says which",
+        .timeLimit(.minutes(2)))
     func leftoversAreFinishedOrRemoved() async throws {
         let shelf = try ShelfRoot()
         let den = shelf.incoming.appendingPathComponent("den")
@@ -266,22 +321,28 @@ struct UploadTests {
             try Data(bytes).write(to: url)
             try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: url.path)
         }
-        try leftover(".shelfd-IMG_91.upload-0a1b2c3d.synced", whole, modified: old)                 // synced, not yet renamed
-        try leftover(".shelfd-IMG_92.upload-4e5f6071", Array(whole.prefix(1000)), modified: old)    // cut off while written
-        try leftover(".shelfd-IMG_93.upload-8293a4b5", Array(whole.prefix(1000)), modified: Date()) // maybe still arriving
-        try leftover(".IMG_94.upload-9a0b1c2d", Array(whole.prefix(1000)), modified: old)          // not shelfd's name: not ours
+        try leftover(".shelfd-IMG_91.upload-0a1b2c3d.synced", whole, modified: old) // synced, not yet renamed
+        // cut off while written
+        try leftover(".shelfd-IMG_92.upload-4e5f6071", Array(whole.prefix(1000)), modified: old)
+        // maybe still arriving
+        try leftover(".shelfd-IMG_93.upload-8293a4b5", Array(whole.prefix(1000)), modified: Date())
+        try leftover(".IMG_94.upload-9a0b1c2d", Array(whole.prefix(1000)), modified: old) // not shelfd's name: not ours
         let web = try shelf.startWeb()
         _ = try await shelf.webURL()
-        #expect(shelf.incomingContents() == ["den", "den/.IMG_94.upload-9a0b1c2d", "den/.shelfd-IMG_93.upload-8293a4b5",
-                                              "den/IMG_91.jpg"])
+        #expect(
+            shelf.incomingContents() == [
+                "den", "den/.IMG_94.upload-9a0b1c2d", "den/.shelfd-IMG_93.upload-8293a4b5",
+                "den/IMG_91.jpg",
+            ])
         #expect(try Array(Data(contentsOf: den.appendingPathComponent("IMG_91.jpg"))) == whole)
         #expect(try await web.stop() == 0)
         #expect(web.logText.contains("upload_finished") && web.logText.contains("den/IMG_91.jpg"), "\(web.logText)")
         #expect(web.logText.contains("upload_removed") && web.logText.contains("den/.shelfd-IMG_92.upload-4e5f6071"))
     }
 
-    @Test("A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
-          .enabled(if: getuid() == 0, "mounting a small tmpfs as the full disk needs root"), .timeLimit(.minutes(2)))
+    @Test(
+        "A full disk refuses the photo with 507 and leaves nothing (run as root: incoming/ is a 512 KiB tmpfs)",
+        .enabled(if: getuid() == 0, "mounting a small tmpfs as the full disk needs root"), .timeLimit(.minutes(2)))
     func fullDiskIsRefused() async throws {
         let shelf = try ShelfRoot()
         try FileManager.default.createDirectory(at: shelf.incoming, withIntermediateDirectories: true)
@@ -292,9 +353,10 @@ struct UploadTests {
         mount.standardError = mountErrors
         try mount.run()
         mount.waitUntilExit()
-        if mount.terminationStatus != 0 {                  // a container without CAP_SYS_ADMIN: say so, never pass unseen
+        if mount.terminationStatus != 0 { // a container without CAP_SYS_ADMIN: say so, never pass unseen
             let reason = String(decoding: mountErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            try Test.cancel("cannot mount a tmpfs as the full disk: \(reason.trimmingCharacters(in: .whitespacesAndNewlines))")
+            try Test.cancel(
+                "cannot mount a tmpfs as the full disk: \(reason.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         defer {
             let umount = Process()
@@ -325,19 +387,26 @@ struct UploadTests {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(connected == 0)
         func send(_ bytes: [UInt8]) -> Bool {
             var offset = 0
             while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let n = bytes[offset...].withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 if n <= 0 { return false }
                 offset += n
             }
             return true
         }
-        _ = send(Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/octet-stream\r\n\(headers)Transfer-Encoding: chunked\r\n\r\n".utf8))
+        _ = send(
+            Array(
+                "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/octet-stream\r\n\(headers)Transfer-Encoding: chunked\r\n\r\n"
+                    .utf8))
         var offset = 0
         while offset < body.count {
             let chunk = Array(body[offset..<min(offset + 65_536, body.count)])
@@ -355,13 +424,15 @@ struct UploadTests {
         return String(decoding: answer, as: UTF8.self)
     }
 
-    @Test("Anything but a JPEG or HEIC is refused whatever its name; a bad shelf is refused; names are made safe and never reused",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Anything but a JPEG or HEIC is refused whatever its name; a bad shelf is refused; names are made safe and never reused",
+        .timeLimit(.minutes(2)))
     func contentAndNamesAreChecked() async throws {
         let shelf = try ShelfRoot()
         let web = try shelf.startWeb()
         let url = try await shelf.webURL()
-        let text = try await shelf.upload(url, Array("just some words, not a photo\n".utf8), shelf: "den", name: "notes.jpg")
+        let text = try await shelf.upload(
+            url, Array("just some words, not a photo\n".utf8), shelf: "den", name: "notes.jpg")
         #expect(text.status == 415)
         #expect(text.text.contains("not a photo") && text.text.contains("JPEG or HEIC"), "\(text.text)")
         #expect(shelf.incomingContents() == [])
@@ -379,15 +450,21 @@ struct UploadTests {
         #expect(second.status == 201, "\(second.text)")
         let odd = try await shelf.upload(url, photo, shelf: "", name: "<script>.exe")
         #expect(odd.status == 201, "\(odd.text)")
-        #expect(shelf.incomingContents() == ["Living room", "Living room/passwd-2.jpg", "Living room/passwd.jpg", "script.jpg"])
+        #expect(
+            shelf.incomingContents() == [
+                "Living room", "Living room/passwd-2.jpg", "Living room/passwd.jpg", "script.jpg",
+            ])
         let landed = try Data(contentsOf: shelf.incoming.appendingPathComponent("Living room/passwd.jpg"))
         #expect(SHA256.hex(of: Array(landed)) == SHA256.hex(of: photo))
 
         // A HEIC keeps its extension; one named .jpg is named for what it is.
-        if JPEGFactory.canEncodeHEIC, let heic = JPEGFactory.heic(rgb: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64) {
+        if JPEGFactory.canEncodeHEIC,
+            let heic = JPEGFactory.heic(rgb: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64)
+        {
             #expect(try await shelf.upload(url, heic, shelf: "phone", name: "IMG_9.HEIC").status == 201)
             #expect(try await shelf.upload(url, heic, shelf: "phone", name: "IMG_10.jpg").status == 201)
-            #expect(shelf.incomingContents().filter { $0.hasPrefix("phone/") } == ["phone/IMG_10.heic", "phone/IMG_9.heic"])
+            #expect(
+                shelf.incomingContents().filter { $0.hasPrefix("phone/") } == ["phone/IMG_10.heic", "phone/IMG_9.heic"])
         }
         #expect(try await web.stop() == 0)
     }
@@ -395,8 +472,9 @@ struct UploadTests {
 
 @Suite("Upload and library in a browser", .serialized)
 struct UploadBrowserTests {
-    @Test("A photo picked in the file input reaches incoming/, is read by the daemon and appears in the library page",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A photo picked in the file input reaches incoming/, is read by the daemon and appears in the library page",
+        .timeLimit(.minutes(3)))
     func uploadThroughTheFileInput() async throws {
         try await withGeminiEmulator(.always(.books([dune, hobbit, blurry]))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
@@ -415,7 +493,9 @@ struct UploadBrowserTests {
                     #expect(try await browser.find(".upload-result").text().contains("Hall/IMG_2041.jpg"))
                     #expect(try await !browser.pageWidth().overflows)
                     try await browser.screenshot("upload")
-                    #expect(FileManager.default.fileExists(atPath: shelf.incoming.appendingPathComponent("Hall/IMG_2041.jpg").path))
+                    #expect(
+                        FileManager.default.fileExists(
+                            atPath: shelf.incoming.appendingPathComponent("Hall/IMG_2041.jpg").path))
 
                     try await waitUntil("the daemon to catalogue the photo", timeout: .seconds(60)) {
                         (try? shelf.library().books.contains { $0.title == "Dune" }) == true
@@ -428,7 +508,9 @@ struct UploadBrowserTests {
                     #expect(shown == ["Dune", "Smudged Spine", "The Hobbit"])
                     #expect(try await browser.find("tr[data-work] td.shelves").text() == "Hall")
                     let thumb = try await browser.find("tr[data-work] .library-thumbs img")
-                    try await browser.waitUntil("the photo's thumbnail to load") { try await thumb.property("complete") == true }
+                    try await browser.waitUntil("the photo's thumbnail to load") {
+                        try await thumb.property("complete") == true
+                    }
                     #expect(try await thumb.property("naturalWidth").int ?? 0 > 0, "the thumbnail really loaded")
                     try await browser.screenshot("library")
 

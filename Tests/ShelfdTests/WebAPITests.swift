@@ -28,15 +28,18 @@ struct WebAPITests {
     }
 
     static func post(_ http: RawHTTP, _ path: String, _ json: String) throws -> RawHTTP.Answer {
-        try http.send("POST", path, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")], body: json)
+        try http.send(
+            "POST", path, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+            body: json)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONStyle.decoder().decode(type, from: Data(text.utf8))
     }
 
-    @Test("The API's documents decode with the CLI's types and equal what the CLI prints for the same state",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "The API's documents decode with the CLI's types and equal what the CLI prints for the same state",
+        .timeLimit(.minutes(3)))
     func documentsEqualTheCLIs() async throws {
         try await Self.catalogued { shelf, sha in
             let server = try shelf.startWeb()
@@ -56,7 +59,8 @@ struct WebAPITests {
             #expect(item.book.title == "Smudged Spine")
             let one = try Self.get(http, "/api/v1/review/\(item.id)")
             let show = try await shelf.shelfd("review", "show", "--json", item.id)
-            #expect(try Self.decode(ReviewDocument.self, one.body) == (try Self.decode(ReviewDocument.self, show.stdout)))
+            #expect(
+                try Self.decode(ReviewDocument.self, one.body) == (try Self.decode(ReviewDocument.self, show.stdout)))
             #expect(try Self.get(http, "/api/v1/review/ffffffffffff").status == 404)
 
             let library = try Self.get(http, "/api/v1/library")
@@ -80,8 +84,9 @@ struct WebAPITests {
         }
     }
 
-    @Test("A decision POSTed to the API goes through the review desk: library.json and the exports change",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A decision POSTed to the API goes through the review desk: library.json and the exports change",
+        .timeLimit(.minutes(3)))
     func decisionsChangeTheLibrary() async throws {
         try await Self.catalogued { shelf, _ in
             #expect(try await shelf.shelfd("export", "--format", "goodreads").status == 0)
@@ -89,17 +94,22 @@ struct WebAPITests {
             #expect(try !String(contentsOf: export, encoding: .utf8).contains("Smudged Spine"))
             let server = try shelf.startWeb()
             let http = RawHTTP(url: try await shelf.webURL())
-            let id = try #require(try Self.decode([ReviewDocument].self, try Self.get(http, "/api/v1/review").body).first?.id)
+            let id = try #require(
+                try Self.decode([ReviewDocument].self, try Self.get(http, "/api/v1/review").body).first?.id)
 
-            let badISBN = try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "edit", "isbn": "978-0-441-17271-0"}"#)
+            let badISBN = try Self.post(
+                http, "/api/v1/review/\(id)", #"{"decision": "edit", "isbn": "978-0-441-17271-0"}"#)
             #expect(badISBN.status == 422 && badISBN.body.contains("checksum"), "\(badISBN.body)")
             let noCandidate = try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "candidate", "candidate": 9}"#)
             #expect(noCandidate.status == 422, "\(noCandidate.body)")
             #expect(try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "maybe"}"#).status == 422)
             #expect(try Self.post(http, "/api/v1/review/\(id)", "not json").status == 400)
-            #expect(try shelf.library().books.first { $0.title == "Smudged Spine" }?.status == .needsReview, "nothing changed yet")
+            #expect(
+                try shelf.library().books.first { $0.title == "Smudged Spine" }?.status == .needsReview,
+                "nothing changed yet")
 
-            let edited = try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "edit", "title": "Smudged Spine", "author": "A. Person"}"#)
+            let edited = try Self.post(
+                http, "/api/v1/review/\(id)", #"{"decision": "edit", "title": "Smudged Spine", "author": "A. Person"}"#)
             #expect(edited.status == 200, "\(edited.body)")
             #expect(edited.body.contains("\"detail\""))
             // The answer does not wait for the files: they follow within seconds.
@@ -110,12 +120,15 @@ struct WebAPITests {
             let entry = try #require(try shelf.library().books.first { $0.title == "Smudged Spine" })
             #expect(entry.author == "A. Person" && entry.history.contains { $0.action == "reviewed_by_user" })
             #expect(try await shelf.reviewList().isEmpty)
-            #expect(try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "accept"}"#).status == 404, "decided already")
+            #expect(
+                try Self.post(http, "/api/v1/review/\(id)", #"{"decision": "accept"}"#).status == 404, "decided already"
+            )
             #expect(try await server.stop() == 0)
         }
     }
 
-    @Test("/metrics is Prometheus text whose photo counts are the status's; /healthz answers ok", .timeLimit(.minutes(3)))
+    @Test(
+        "/metrics is Prometheus text whose photo counts are the status's; /healthz answers ok", .timeLimit(.minutes(3)))
     func metricsMatchTheStatus() async throws {
         try await Self.catalogued { shelf, _ in
             let server = try shelf.startWeb()
@@ -126,8 +139,10 @@ struct WebAPITests {
             #expect(metrics.status == 200 && metrics.header("content-type")?.hasPrefix("text/plain") == true)
             let samples = try Self.prometheusSamples(metrics.body)
             let queue = try await shelf.status().queue
-            for (state, count) in [("pending", queue.pending), ("leased", queue.leased), ("done", queue.done), ("review", queue.review),
-                                   ("failed", queue.failed), ("dead", queue.dead)] {
+            for (state, count) in [
+                ("pending", queue.pending), ("leased", queue.leased), ("done", queue.done), ("review", queue.review),
+                ("failed", queue.failed), ("dead", queue.dead),
+            ] {
                 #expect(samples["shelfd_photos{state=\"\(state)\"}"] == Double(count), "\(state)")
             }
             #expect(samples["shelfd_queue_depth"] == Double(queue.pending + queue.leased + queue.failed))
@@ -144,8 +159,9 @@ struct WebAPITests {
         }
     }
 
-    @Test("status and doctor give the page's address while it is served, and status drops it when it stops",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "status and doctor give the page's address while it is served, and status drops it when it stops",
+        .timeLimit(.minutes(2)))
     func statusAndDoctorGiveTheAddress() async throws {
         let shelf = try ShelfRoot(overrides: ["pipeline": ["provider": "\"ocr\""]])
         #expect(try await shelf.shelfd("doctor").stdout.contains("not served now"))
@@ -159,7 +175,9 @@ struct WebAPITests {
         #expect(try await shelf.status().web == nil)
         #expect(!(try await shelf.shelfd("status").stdout.contains("web:")))
 
-        let open = try ShelfRoot(overrides: ["pipeline": ["provider": "\"ocr\""], "web": ["listen": "\"0.0.0.0:8787\""]])
+        let open = try ShelfRoot(overrides: [
+            "pipeline": ["provider": "\"ocr\""], "web": ["listen": "\"0.0.0.0:8787\""],
+        ])
         let doctor = try await open.shelfd("doctor")
         #expect(doctor.stdout.contains("web_token") && doctor.status == 1, "\(doctor.stdout)")
         let off = try ShelfRoot(overrides: ["pipeline": ["provider": "\"ocr\""], "web": ["listen": "\"\""]])

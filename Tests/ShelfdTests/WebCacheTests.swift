@@ -6,12 +6,14 @@ import Testing
 
 @Suite("The web page's picture cache", .serialized)
 struct WebCacheTests {
-    @Test("state/web-cache/ stays within [web] cache_mb: the pictures used longest ago go first, one just shown stays",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "state/web-cache/ stays within [web] cache_mb: the pictures used longest ago go first, one just shown stays",
+        .timeLimit(.minutes(3)))
     func cacheIsBounded() async throws {
         try await withGeminiEmulator(.always(.books([dune]))) { gemini in
             let shelf = try ShelfRoot(geminiURL: gemini.baseURL, overrides: ["web": ["cache_mb": "2"]])
-            let first = JPEGFactory.shelf(width: 1600, height: 1200, seed: 95), second = JPEGFactory.shelf(width: 1600, height: 1200, seed: 96)
+            let first = JPEGFactory.shelf(width: 1600, height: 1200, seed: 95),
+                second = JPEGFactory.shelf(width: 1600, height: 1200, seed: 96)
             try shelf.drop(first, as: "den/IMG_95.jpg")
             try shelf.drop(second, as: "den/IMG_96.jpg")
             #expect(try await shelf.shelfd("run").status == 0)
@@ -21,8 +23,9 @@ struct WebCacheTests {
             func keep(_ name: String, bytes: Int, hoursAgo: Double) throws {
                 let url = cache.appendingPathComponent(name)
                 try Data(count: bytes).write(to: url)
-                try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-hoursAgo * 3600)],
-                                                      ofItemAtPath: url.path)
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date().addingTimeInterval(-hoursAgo * 3600)],
+                    ofItemAtPath: url.path)
             }
             try keep("\(String(repeating: "a", count: 64))-image.jpg", bytes: 1_400_000, hoursAgo: 4)
             try keep("\(String(repeating: "b", count: 64))-image.jpg", bytes: 600_000, hoursAgo: 1)
@@ -35,14 +38,18 @@ struct WebCacheTests {
             let thumbFile = cache.appendingPathComponent("\(SHA256.hex(of: first))-thumb.jpg")
             #expect(FileManager.default.fileExists(atPath: thumbFile.path))
             // Made long ago, shown again now: used recently.
-            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-5 * 3600)], ofItemAtPath: thumbFile.path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-5 * 3600)], ofItemAtPath: thumbFile.path)
             #expect(try await http.send(HTTPRequest(url: url + firstThumb)).status == 200)
             // A new picture takes the cache past 2 MB.
-            #expect(try await http.send(HTTPRequest(url: url + "/photos/\(SHA256.hex(of: second))/image")).status == 200)
+            #expect(
+                try await http.send(HTTPRequest(url: url + "/photos/\(SHA256.hex(of: second))/image")).status == 200)
 
             let left = try FileManager.default.contentsOfDirectory(atPath: cache.path)
             let total = try left.reduce(0) { sum, name in
-                sum + ((try FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+                sum
+                    + ((try FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent(name).path)[.size]
+                        as? Int) ?? 0)
             }
             print("web cache: \(left.count) pictures, \(total) bytes after pruning to 2 MiB")
             #expect(total <= 2 * 1_048_576)

@@ -6,8 +6,9 @@ import Testing
 /// cookie no script can read, and the page's own script working under the Content-Security-Policy.
 @Suite("Logging in to the web page, in a browser", .serialized)
 struct WebLoginBrowserTests {
-    @Test("A phone beyond loopback logs in with the token; its cookie is out of scripts' reach; a POST needs the CSRF token",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "A phone beyond loopback logs in with the token; its cookie is out of scripts' reach; a POST needs the CSRF token",
+        .timeLimit(.minutes(3)))
     func phoneLogsIn() async throws {
         let token = "browser-\(UUID().uuidString)"
         let shelf = try ShelfRoot(overrides: ["web": ["listen": "\"0.0.0.0:0\""]])
@@ -32,18 +33,22 @@ struct WebLoginBrowserTests {
             #expect(try await browser.execute("return document.cookie").string == "", "the session cookie is HttpOnly")
             #expect(try await !browser.source().contains(token), "the token is not in the page")
 
-            let withoutCSRF = try await browser.execute("""
+            let withoutCSRF = try await browser.execute(
+                """
                 return fetch('/api/v1/review/abcd', {method: 'POST', headers: {'Content-Type': 'application/json'},
                     body: '{"decision": "reject"}'}).then((r) => r.status)
                 """)
             #expect(withoutCSRF.int == 403)
-            let withCSRF = try await browser.execute("""
+            let withCSRF = try await browser.execute(
+                """
                 const token = document.querySelector('meta[name="csrf-token"]').content;
                 return fetch('/api/v1/review/abcd', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-CSRF-Token': token},
                     body: '{"decision": "reject"}'}).then((r) => r.status)
                 """)
             #expect(withCSRF.int == 404, "past the door; there is no such item")
-            let violations = try await browser.consoleMessages().filter { $0.message.contains("Content Security Policy") }
+            let violations = try await browser.consoleMessages().filter {
+                $0.message.contains("Content Security Policy")
+            }
             #expect(violations.isEmpty, "\(violations.map(\.message))")
         }
         #expect(try await server.stop() == 0)

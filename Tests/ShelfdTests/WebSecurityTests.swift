@@ -7,7 +7,8 @@ import Testing
 @Suite("The web page's security", .serialized)
 struct WebSecurityTests {
     static let token = "tok-\(UUID().uuidString)-secret"
-    static let policy = "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; object-src 'none'; "
+    static let policy =
+        "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; object-src 'none'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
     /// This machine's first address that is not loopback (`hostname -I`), so a request really comes from beyond it.
@@ -25,19 +26,23 @@ struct WebSecurityTests {
     }
 
     static func csrfToken(in html: String) -> String? {
-        guard let range = html.range(of: #"<meta name="csrf-token" content="([0-9a-f]*)">"#, options: .regularExpression) else { return nil }
+        guard
+            let range = html.range(of: #"<meta name="csrf-token" content="([0-9a-f]*)">"#, options: .regularExpression)
+        else { return nil }
         return html[range].split(separator: "\"")[3].description
     }
 
-    @Test("Beyond loopback: 401 without the token, 200 with it, a login link that works once, and the token nowhere",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Beyond loopback: 401 without the token, 200 with it, a login link that works once, and the token nowhere",
+        .timeLimit(.minutes(2)))
     func beyondLoopbackNeedsTheToken() async throws {
         let shelf = try ShelfRoot(overrides: ["web": ["listen": "\"0.0.0.0:0\""]])
         shelf.environment["WEB_TOKEN"] = Self.token
         let server = try shelf.startWeb()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGKILL) : 0 }
         let port = RawHTTP(url: try await shelf.webURL()).port
-        let address = try #require(try Self.networkAddress(), "this machine has no address beyond loopback (hostname -I)")
+        let address = try #require(
+            try Self.networkAddress(), "this machine has no address beyond loopback (hostname -I)")
         let remote = RawHTTP(host: address, port: port)
         var answers: [RawHTTP.Answer] = []
 
@@ -56,13 +61,17 @@ struct WebSecurityTests {
         let withToken = try remote.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer \(Self.token)")])
         answers.append(withToken)
         #expect(withToken.status == 200)
-        #expect(try JSONStyle.decoder().decode(StatusDocument.self, from: Data(withToken.body.utf8)).schema == "shelfd.status/1")
+        #expect(
+            try JSONStyle.decoder().decode(StatusDocument.self, from: Data(withToken.body.utf8)).schema
+                == "shelfd.status/1")
 
         // The login form: the token in a POST, a session cookie back.
-        let wrong = try remote.send("POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "token=nope")
+        let wrong = try remote.send(
+            "POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "token=nope")
         #expect(wrong.status == 401 && wrong.cookies.isEmpty)
-        let form = try remote.send("POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                                   body: "token=\(Self.token)")
+        let form = try remote.send(
+            "POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: "token=\(Self.token)")
         #expect(form.status == 303 && form.header("location") == "/")
         let formCookie = try #require(form.cookiePair)
         #expect(try remote.send("GET", "/", headers: [("Cookie", formCookie)]).status == 200)
@@ -76,7 +85,8 @@ struct WebSecurityTests {
         let login = try remote.send("GET", path)
         #expect(login.status == 303 && login.header("location") == "/")
         let cookie = try #require(login.cookies.first)
-        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"), "\(cookie)")
+        #expect(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"), "\(cookie)")
         #expect(!cookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
         let home = try remote.send("GET", "/", headers: [("Cookie", try #require(login.cookiePair))])
         answers.append(home)
@@ -85,11 +95,17 @@ struct WebSecurityTests {
 
         // A logged-in session still needs its CSRF token to change anything.
         let session = try #require(login.cookiePair)
-        #expect(try remote.send("POST", "/api/v1/review/abcd", headers: [("Cookie", session), ("Content-Type", "application/json")],
-                                body: #"{"decision":"reject"}"#).status == 403)
+        #expect(
+            try remote.send(
+                "POST", "/api/v1/review/abcd", headers: [("Cookie", session), ("Content-Type", "application/json")],
+                body: #"{"decision":"reject"}"#
+            ).status == 403)
         let csrf = try #require(Self.csrfToken(in: home.body))
-        #expect(try remote.send("POST", "/api/v1/review/abcd", headers: [("Cookie", session), ("X-CSRF-Token", csrf)],
-                                body: #"{"decision":"reject"}"#).status == 404, "past the door: no such item")
+        #expect(
+            try remote.send(
+                "POST", "/api/v1/review/abcd", headers: [("Cookie", session), ("X-CSRF-Token", csrf)],
+                body: #"{"decision":"reject"}"#
+            ).status == 404, "past the door: no such item")
 
         #expect(try await server.stop() == 0)
         for answer in answers {
@@ -102,11 +118,14 @@ struct WebSecurityTests {
     static let formType = ("Content-Type", "application/x-www-form-urlencoded")
 
     /// `shelfd web` on every address with `token`: the loopback client, and one from this machine's network address.
-    static func startBeyondLoopback(_ shelf: ShelfRoot, token: String) async throws -> (server: Daemon, local: RawHTTP, remote: RawHTTP) {
+    static func startBeyondLoopback(_ shelf: ShelfRoot, token: String) async throws -> (
+        server: Daemon, local: RawHTTP, remote: RawHTTP
+    ) {
         shelf.environment["WEB_TOKEN"] = token
         let server = try shelf.startWeb()
         let port = RawHTTP(url: try await shelf.webURL()).port
-        let address = try #require(try Self.networkAddress(), "this machine has no address beyond loopback (hostname -I)")
+        let address = try #require(
+            try Self.networkAddress(), "this machine has no address beyond loopback (hostname -I)")
         return (server, RawHTTP(host: "127.0.0.1", port: port), RawHTTP(host: address, port: port))
     }
 
@@ -116,15 +135,18 @@ struct WebSecurityTests {
         return try #require(login.cookiePair, "no session after logging in: \(login.status)")
     }
 
-    @Test("Guessing the token is cut off for the guesser: after ten wrong tokens in a minute even its right one gets 429; another client, and a session, go on",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Guessing the token is cut off for the guesser: after ten wrong tokens in a minute even its right one gets 429; another client, and a session, go on",
+        .timeLimit(.minutes(2)))
     func guessingIsThrottled() async throws {
         let shelf = try ShelfRoot(overrides: ["web": ["listen": "\"0.0.0.0:0\""]])
         let (server, local, guesser) = try await Self.startBeyondLoopback(shelf, token: Self.token)
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGKILL) : 0 }
         let cookie = try Self.logIn(local)
         for guess in 0..<10 {
-            #expect(try guesser.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer guess-\(guess)")]).status == 401)
+            #expect(
+                try guesser.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer guess-\(guess)")]).status
+                    == 401)
         }
         let right = try guesser.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer \(Self.token)")])
         #expect(right.status == 429 && right.body.contains("too_many_wrong_tokens"), "\(right.status)")
@@ -135,7 +157,8 @@ struct WebSecurityTests {
         let other = try local.send("GET", "/api/v1/status", headers: [("Authorization", "Bearer \(Self.token)")])
         #expect(other.status == 200, "\(other.status) \(other.body)")
         #expect(try local.send("POST", "/login", headers: [Self.formType], body: "token=\(Self.token)").status == 303)
-        #expect(try guesser.send("GET", "/", headers: [("Cookie", cookie)]).status == 200, "a logged-in session goes on")
+        #expect(
+            try guesser.send("GET", "/", headers: [("Cookie", cookie)]).status == 200, "a logged-in session goes on")
         #expect(try await server.stop() == 0)
         #expect(!server.logText.contains(Self.token))
     }
@@ -148,14 +171,18 @@ struct WebSecurityTests {
         for command in ["web", "watch"] {
             let result = try await shelf.shelfd([command], timeout: .seconds(30))
             #expect(result.status == 1, "\(command) started with a short token")
-            #expect(result.stderr.contains("at least 32") && result.stderr.contains("openssl rand -hex 32"), "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains("at least 32") && result.stderr.contains("openssl rand -hex 32"),
+                "\(command): \(result.stderr)")
             #expect(!result.stderr.contains(short), "the token is shown")
         }
         let doctor = try await shelf.shelfd("doctor")
         #expect(doctor.stdout.contains("openssl rand -hex 32") && doctor.status == 1, "\(doctor.stdout)")
     }
 
-    @Test("A session and a login link outlive a restart under the same token, and end under a new one", .timeLimit(.minutes(2)))
+    @Test(
+        "A session and a login link outlive a restart under the same token, and end under a new one",
+        .timeLimit(.minutes(2)))
     func newTokenEndsSessions() async throws {
         let shelf = try ShelfRoot(overrides: ["web": ["listen": "\"0.0.0.0:0\""]])
         var (server, _, remote) = try await Self.startBeyondLoopback(shelf, token: Self.token)
@@ -163,18 +190,24 @@ struct WebSecurityTests {
         let cookie = try Self.logIn(remote)
         #expect(try remote.send("GET", "/", headers: [("Cookie", cookie)]).status == 200)
         let links = try await [shelf.shelfd("web", "--print-login-url"), shelf.shelfd("web", "--print-login-url")].map {
-            "/login/" + ($0.stdout.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "/login/").last ?? "")
+            "/login/"
+                + ($0.stdout.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "/login/").last
+                    ?? "")
         }
         #expect(try await server.stop() == 0)
 
         (server, _, remote) = try await Self.startBeyondLoopback(shelf, token: Self.token)
-        #expect(try remote.send("GET", "/", headers: [("Cookie", cookie)]).status == 200, "the same token: the session goes on")
+        #expect(
+            try remote.send("GET", "/", headers: [("Cookie", cookie)]).status == 200,
+            "the same token: the session goes on")
         #expect(try remote.send("GET", links[0]).status == 303, "the same token: the link works")
         #expect(try await server.stop() == 0)
 
         (server, _, remote) = try await Self.startBeyondLoopback(shelf, token: "new-\(UUID().uuidString)-token")
         let after = try remote.send("GET", "/", headers: [("Cookie", cookie)])
-        #expect(after.status == 401 && after.body.contains("name=\"token\""), "a new token: the old session is over (\(after.status))")
+        #expect(
+            after.status == 401 && after.body.contains("name=\"token\""),
+            "a new token: the old session is over (\(after.status))")
         #expect(try remote.send("GET", links[1]).status == 401, "a new token: the old link is no good")
         #expect(try await server.stop() == 0)
     }
@@ -187,12 +220,19 @@ struct WebSecurityTests {
         let cookie = try Self.logIn(remote)
         let home = try remote.send("GET", "/", headers: [("Cookie", cookie)])
         #expect(home.status == 200 && home.body.contains(#"action="/logout""#), "a logged-in page offers Log out")
-        #expect(!(try local.send("GET", "/").body.contains(#"action="/logout""#)), "on loopback there is nothing to log out of")
+        #expect(
+            !(try local.send("GET", "/").body.contains(#"action="/logout""#)),
+            "on loopback there is nothing to log out of")
         let csrf = try #require(Self.csrfToken(in: home.body))
 
-        #expect(try remote.send("POST", "/logout", headers: [("Cookie", cookie), Self.formType], body: "csrf=").status == 403)
-        #expect(try remote.send("GET", "/", headers: [("Cookie", cookie)]).status == 200, "a refused logout leaves the session")
-        let out = try remote.send("POST", "/logout", headers: [("Cookie", cookie), Self.formType], body: "csrf=\(csrf)")
+        #expect(
+            try remote.send("POST", "/logout", headers: [("Cookie", cookie), Self.formType], body: "csrf=").status
+                == 403)
+        #expect(
+            try remote.send("GET", "/", headers: [("Cookie", cookie)]).status == 200,
+            "a refused logout leaves the session")
+        let out = try remote.send(
+            "POST", "/logout", headers: [("Cookie", cookie), Self.formType], body: "csrf=\(csrf)")
         #expect(out.status == 303 && out.header("location") == "/login")
         let cleared = try #require(out.cookies.first)
         #expect(cleared.hasPrefix("shelfd_session=;") && cleared.contains("Max-Age=0"), "\(cleared)")
@@ -200,8 +240,9 @@ struct WebSecurityTests {
         #expect(try await server.stop() == 0)
     }
 
-    @Test("Only a page a browser opens makes a session: the live feed, pictures, downloads and another site's <img> make none",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Only a page a browser opens makes a session: the live feed, pictures, downloads and another site's <img> make none",
+        .timeLimit(.minutes(2)))
     func onlyPagesMakeSessions() async throws {
         let shelf = try ShelfRoot()
         let server = try shelf.startWeb()
@@ -211,8 +252,10 @@ struct WebSecurityTests {
         #expect(try local.send("GET", "/library", headers: [("Sec-Fetch-Dest", "document")]).cookiePair != nil)
         let image = try local.send("GET", "/", headers: [("Sec-Fetch-Dest", "image")])
         #expect(image.status == 200 && image.cookies.isEmpty, "an <img> pointed at the page from another site")
-        for path in ["/events?once=1", "/exports/goodreads", "/photos/\(String(repeating: "a", count: 64))/thumb",
-                     "/photos/\(String(repeating: "a", count: 64))/image"] {
+        for path in [
+            "/events?once=1", "/exports/goodreads", "/photos/\(String(repeating: "a", count: 64))/thumb",
+            "/photos/\(String(repeating: "a", count: 64))/image",
+        ] {
             let answer = try local.send("GET", path)
             #expect(answer.status < 500 && answer.cookies.isEmpty, "\(path): \(answer.status) \(answer.cookies)")
         }
@@ -239,56 +282,110 @@ struct WebSecurityTests {
         let http = RawHTTP(url: try await shelf.webURL())
         let page = try http.send("GET", "/")
         let cookie = try #require(page.cookiePair, "a browser on this machine gets a session")
-        #expect(page.cookies.first?.contains("SameSite=Strict") == true && page.cookies.first?.contains("HttpOnly") == true)
+        #expect(
+            page.cookies.first?.contains("SameSite=Strict") == true && page.cookies.first?.contains("HttpOnly") == true)
         let csrf = try #require(Self.csrfToken(in: page.body))
         #expect(csrf.count == 64)
         let json = ("Content-Type", "application/json"), body = #"{"decision":"reject"}"#
 
         #expect(try http.send("POST", "/api/v1/review/abcd", headers: [json], body: body).status == 403)
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), json], body: body).status == 403)
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", String(repeating: "0", count: 64)), json],
-                              body: body).status == 403)
+        #expect(
+            try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), json], body: body).status == 403)
+        #expect(
+            try http.send(
+                "POST", "/api/v1/review/abcd",
+                headers: [("Cookie", cookie), ("X-CSRF-Token", String(repeating: "0", count: 64)), json],
+                body: body
+            ).status == 403)
         // Another session's token is no good either.
         let other = try http.send("GET", "/")
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", try #require(other.cookiePair)), ("X-CSRF-Token", csrf), json],
-                              body: body).status == 403)
+        #expect(
+            try http.send(
+                "POST", "/api/v1/review/abcd",
+                headers: [("Cookie", try #require(other.cookiePair)), ("X-CSRF-Token", csrf), json],
+                body: body
+            ).status == 403)
         // Through the door (the item does not exist: 404 from the API, not 403 from the door).
-        let passed = try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json], body: body)
+        let passed = try http.send(
+            "POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json], body: body)
         #expect(passed.status == 404 && passed.body.contains("\"not_found\""), "\(passed.status) \(passed.body)")
         // Past the door, the API finds no JSON in a form: 400 from the route, not 403 from the door.
-        let form = try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("Content-Type", "application/x-www-form-urlencoded")],
-                                 body: "csrf=\(csrf)&verdict=reject")
-        #expect(form.status == 400 && form.body.contains("\"bad_request\""), "the form field counts as the header does: \(form.status)")
+        let form = try http.send(
+            "POST", "/api/v1/review/abcd",
+            headers: [("Cookie", cookie), ("Content-Type", "application/x-www-form-urlencoded")],
+            body: "csrf=\(csrf)&verdict=reject")
+        #expect(
+            form.status == 400 && form.body.contains("\"bad_request\""),
+            "the form field counts as the header does: \(form.status)")
         let boundary = "----shelfd\(UUID().uuidString.prefix(8))"
-        let multipart = "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n--\(boundary)--\r\n"
-        let parts = try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("Content-Type", "multipart/form-data; boundary=\(boundary)")],
-                                  body: multipart)
-        #expect(parts.status == 400 && parts.body.contains("\"bad_request\""), "a multipart form's csrf field counts too: \(parts.status)")
+        let multipart =
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n--\(boundary)--\r\n"
+        let parts = try http.send(
+            "POST", "/api/v1/review/abcd",
+            headers: [("Cookie", cookie), ("Content-Type", "multipart/form-data; boundary=\(boundary)")],
+            body: multipart)
+        #expect(
+            parts.status == 400 && parts.body.contains("\"bad_request\""),
+            "a multipart form's csrf field counts too: \(parts.status)")
         // A page of another site cannot post here even with a stolen token.
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://evil.example"), json],
-                              body: body).status == 403)
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://\(http.host):\(http.port)"), json],
-                              body: body).status == 404)
-        for headers in [[("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "same-site")],
-                        [("Origin", "null"), ("Sec-Fetch-Site", "cross-site")]] {
-            #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json] + headers,
-                                  body: body).status == 403, "\(headers)")
+        #expect(
+            try http.send(
+                "POST", "/api/v1/review/abcd",
+                headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://evil.example"), json],
+                body: body
+            ).status == 403)
+        #expect(
+            try http.send(
+                "POST", "/api/v1/review/abcd",
+                headers: [
+                    ("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://\(http.host):\(http.port)"), json,
+                ],
+                body: body
+            ).status == 404)
+        for headers in [
+            [("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "same-site")],
+            [("Origin", "null"), ("Sec-Fetch-Site", "cross-site")],
+        ] {
+            #expect(
+                try http.send(
+                    "POST", "/api/v1/review/abcd",
+                    headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json] + headers,
+                    body: body
+                ).status == 403, "\(headers)")
         }
         // A form of this page, under no-referrer: the browser says `Origin: null` (and over plain HTTP to a LAN
         // address, no Sec-Fetch-Site); the CSRF token decides.
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null"),
-                                                                        ("Sec-Fetch-Site", "same-origin")], body: body).status == 404)
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null")],
-                              body: body).status == 404)
-        #expect(try http.send("POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), json, ("Origin", "null")], body: body).status == 403)
+        #expect(
+            try http.send(
+                "POST", "/api/v1/review/abcd",
+                headers: [
+                    ("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null"),
+                    ("Sec-Fetch-Site", "same-origin"),
+                ], body: body
+            ).status == 404)
+        #expect(
+            try http.send(
+                "POST", "/api/v1/review/abcd",
+                headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), json, ("Origin", "null")],
+                body: body
+            ).status == 404)
+        #expect(
+            try http.send(
+                "POST", "/api/v1/review/abcd", headers: [("Cookie", cookie), json, ("Origin", "null")], body: body
+            ).status == 403)
         #expect(try await server.stop() == 0)
     }
 
-    @Test("Paths that climb out of shelfd's folders get 404 and nothing of the file",
-          arguments: ["/photos/../../etc/passwd", "/photos/%2e%2e%2fetc%2fpasswd", "/photos/..%2f..%2f..%2fetc%2fpasswd/image",
-                      "/photos/%2e%2e%2f%2e%2e%2fetc%2fpasswd/thumb", "/static/../../../../etc/passwd", "/static/..%2f..%2fetc%2fpasswd",
-                      "/review/..%2f..%2fetc%2fpasswd/crop", "/api/v1/results/..%2f..%2f..%2fetc%2fpasswd", "/exports/..%2f..%2fetc%2fpasswd",
-                      "/photos/0000000000000000000000000000000000000000000000000000000000000000/image"])
+    @Test(
+        "Paths that climb out of shelfd's folders get 404 and nothing of the file",
+        arguments: [
+            "/photos/../../etc/passwd", "/photos/%2e%2e%2fetc%2fpasswd", "/photos/..%2f..%2f..%2fetc%2fpasswd/image",
+            "/photos/%2e%2e%2f%2e%2e%2fetc%2fpasswd/thumb", "/static/../../../../etc/passwd",
+            "/static/..%2f..%2fetc%2fpasswd",
+            "/review/..%2f..%2fetc%2fpasswd/crop", "/api/v1/results/..%2f..%2f..%2fetc%2fpasswd",
+            "/exports/..%2f..%2fetc%2fpasswd",
+            "/photos/0000000000000000000000000000000000000000000000000000000000000000/image",
+        ])
     func climbingPathsFindNothing(path: String) async throws {
         let shelf = try ShelfRoot()
         let server = try shelf.startWeb()
@@ -303,8 +400,10 @@ struct WebSecurityTests {
         let shelf = try ShelfRoot()
         let server = try shelf.startWeb()
         let http = RawHTTP(url: try await shelf.webURL())
-        for (path, host) in [("/", nil), ("/login", nil), ("/static/shelfd.css", nil), ("/api/v1/status", nil), ("/metrics", nil),
-                             ("/no-such-page", nil), ("/", "evil.example")] as [(String, String?)] {
+        for (path, host) in [
+            ("/", nil), ("/login", nil), ("/static/shelfd.css", nil), ("/api/v1/status", nil), ("/metrics", nil),
+            ("/no-such-page", nil), ("/", "evil.example"),
+        ] as [(String, String?)] {
             let answer = try http.send("GET", path, hostHeader: host)
             #expect(answer.header("content-security-policy") == Self.policy, "\(path)")
             #expect(answer.header("x-content-type-options") == "nosniff", "\(path)")

@@ -18,7 +18,9 @@ struct WebServerTests {
 
         // A second shelf whose [web] listen is the port the first one holds: its page is off, its daemon goes on.
         let port = url.split(separator: ":").last!
-        let other = try ShelfRoot(overrides: ["pipeline": ["provider": "\"ocr\""], "web": ["listen": "\"127.0.0.1:\(port)\""]])
+        let other = try ShelfRoot(overrides: [
+            "pipeline": ["provider": "\"ocr\""], "web": ["listen": "\"127.0.0.1:\(port)\""],
+        ])
         let second = try other.startDaemon()
         try await waitUntil("the second daemon says its page is off") { second.logText.contains("web_failed") }
         #expect(second.process.isRunning)

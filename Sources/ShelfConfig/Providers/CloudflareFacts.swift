@@ -34,7 +34,8 @@ extension ProviderFacts {
         kind: .cloudflare, keys: Configuration.Cloudflare.keys,
         label: "Cloudflare Workers AI", required: [.cloudflareAPIToken, .cloudflareAccountID],
         secretsLabel: "Cloudflare API token", autoRank: 2, autoReason: "Cloudflare credentials are present",
-        missingAdvice: "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd.",
+        missingAdvice:
+            "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd.",
         limits: { $0.cloudflare.limits(day: .utc) },
         parse: { reader, t, config throws(ConfigError) in
             config.cloudflare = try config.cloudflare.reading(t, "cloudflare", with: reader)

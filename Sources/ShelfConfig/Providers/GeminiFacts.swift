@@ -52,10 +52,10 @@ extension ProviderFacts {
         kind: .gemini, keys: Configuration.Gemini.allKeys,
         label: "Gemini", required: [.geminiAPIKey], secretsLabel: "Gemini API key", autoRank: 1,
         autoReason: "a Gemini API key is present",
-        missingAdvice: "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd.",
+        missingAdvice:
+            "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd.",
         limits: { $0.gemini.limits(day: .pacific) },
-        parse: { reader, t, config throws(ConfigError) in 
+        parse: { reader, t, config throws(ConfigError) in
             config.gemini = try config.gemini.reading(t, "gemini", with: reader).readingBatch(t, with: reader)
         })
 }
-

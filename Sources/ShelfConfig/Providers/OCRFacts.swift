@@ -30,19 +30,34 @@ extension ProviderFacts {
         parse: { reader, t, config throws(ConfigError) in
             let engine = try reader.string(t, "ocr", "engine", config.ocr.engine ?? "auto")
             guard ["auto", "ppocr", "tesseract"].contains(engine) else {
-                throw reader.invalid("ocr", "engine", "= \"\(engine)\" is not an OCR engine. Use engine = \"ppocr\" (PP-OCR, installed by scripts/install-deps.sh), \"tesseract\" or \"auto\".")
+                throw reader.invalid(
+                    "ocr", "engine",
+                    "= \"\(engine)\" is not an OCR engine. Use engine = \"ppocr\" (PP-OCR, installed by scripts/install-deps.sh), \"tesseract\" or \"auto\"."
+                )
             }
             config.ocr.engine = engine == "auto" ? nil : engine
             let languages = try reader.strings(t, "ocr", "languages", config.ocr.languages)
             // Tesseract names: letters, digits and underscores ("chi_sim"); anything else would reach its loader as a path.
-            if languages.isEmpty || languages.contains(where: { $0.isEmpty || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }) {
-                throw reader.invalid("ocr", "languages", "= \(languages) is not a list of Tesseract language names. For example languages = [\"eng\", \"spa\"].")
+            if languages.isEmpty
+                || languages.contains(where: {
+                    $0.isEmpty || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                })
+            {
+                throw reader.invalid(
+                    "ocr", "languages",
+                    "= \(languages) is not a list of Tesseract language names. For example languages = [\"eng\", \"spa\"]."
+                )
             }
             config.ocr.languages = languages
-            for (key, keyPath) in [("models_dir", \Configuration.OCR.modelsDir), ("library", \Configuration.OCR.library)] where t[key] != nil {
+            for (key, keyPath) in [
+                ("models_dir", \Configuration.OCR.modelsDir), ("library", \Configuration.OCR.library),
+            ] where t[key] != nil {
                 let path = try reader.string(t, "ocr", key, "")
                 guard path.isEmpty || path.hasPrefix("/") else {
-                    throw reader.invalid("ocr", key, "= \"\(path)\" is not an absolute path. Set it to \"\" to use where scripts/install-deps.sh installs.")
+                    throw reader.invalid(
+                        "ocr", key,
+                        "= \"\(path)\" is not an absolute path. Set it to \"\" to use where scripts/install-deps.sh installs."
+                    )
                 }
                 config.ocr[keyPath: keyPath] = path.isEmpty ? nil : path
             }
