@@ -10,7 +10,7 @@ import ShelfCore
 /// `/api/v1`: the CLI's JSON documents for scripts, in the CLI's JSON style, and review decisions as POSTs that go
 /// through the same `ReviewDesk.decide` as `shelfd review`. Errors are `{"error": {"code", "message"}}`.
 enum API {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         let api = router.group("api/v1")
 
         // `shelfd status --json`.

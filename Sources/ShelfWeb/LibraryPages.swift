@@ -11,7 +11,7 @@ import ShelfCore
 enum LibraryPages {
     static let pageSize = 100
 
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         router.get("library") { request, context in
             let query = LibraryPages.Fields(request.uri.query ?? "")
             let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added

@@ -19,7 +19,7 @@ enum LiveProgress {
     /// A comment line this often when nothing changed: a client that went away is noticed by the failed write.
     static let keepAlive: Duration = .seconds(15)
 
-    static func register(on router: Router<WebContext>, feed: ProgressFeed) {
+    static func register(on router: RouterGroup<WebContext>, feed: ProgressFeed) {
         router.get("/events") { request, context in
             if request.uri.queryParameters.get("once") != nil {
                 var headers = HTTPFields()
@@ -28,7 +28,7 @@ enum LiveProgress {
                 return Response(
                     status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try feed.current())))
             }
-            let client = TokenThrottle.client(context.remoteAddress) // as the door counts a client
+            let client = TokenThrottle.client(context.remoteAddress) // as the access middleware counts a client
             let slot: ProgressFeed.Slot
             switch feed.join(client: client) {
             case .joined(let joined): slot = joined

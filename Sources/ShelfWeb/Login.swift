@@ -14,7 +14,8 @@ import ShelfApp
 /// `shelfd web --print-login-url` prints on the machine (`/login/<code>`). Either way a session cookie follows,
 /// until `POST /logout` (with the session's CSRF token, as every POST) or a new `web_token` ends it.
 enum LoginPages {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    /// The login on `open` (anyone may reach it), the logout on `pages` (a session and its CSRF token).
+    static func register(open router: RouterGroup<WebContext>, pages: RouterGroup<WebContext>, site: WebSite) {
         router.get("login") { _, context -> Response in
             page(site: site, context: context, status: .ok)
         }
@@ -48,8 +49,8 @@ enum LoginPages {
             return try loggedIn(site: site, context: context, by: "link")
         }
 
-        // The door has checked the session's CSRF token: another site cannot log a browser out.
-        router.post("logout") { request, context -> Response in
+        // The pages' access has checked the session's CSRF token: another site cannot log a browser out.
+        pages.post("logout") { request, context -> Response in
             if let cookie = request.cookies[Session.cookieName]?.value {
                 try site.desks.sessions.end(id: cookie)
             }

@@ -11,13 +11,14 @@ import ShelfCore
 /// reports what the daemon did, and a restart loses nothing; only `shelfd_store_*` count this process's own
 /// statements since it started.
 enum Metrics {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    /// `/healthz` on `open` (a supervisor asks without a token), `/metrics` on `api`.
+    static func register(open router: RouterGroup<WebContext>, api: RouterGroup<WebContext>, site: WebSite) {
         router.get("healthz") { _, _ -> Response in
             let answering = site.desks.metrics.databaseAnswers()
             return text(
                 answering ? "ok\n" : "the database does not answer\n", status: answering ? .ok : .serviceUnavailable)
         }
-        router.get("metrics") { _, _ -> Response in
+        api.get("metrics") { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             headers[.cacheControl] = "no-store"

@@ -120,7 +120,7 @@ struct MultipartStream {
     }
 }
 
-/// A request body the door has read the start of, given back whole to the route: the bytes read ahead, then
+/// A request body the access middleware has read the start of, given back whole to the route: the bytes read ahead, then
 /// the rest as it arrives. The body is still read once, by one reader at a time.
 struct ResumedBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
@@ -128,7 +128,7 @@ struct ResumedBody: AsyncSequence, Sendable {
     let head: ByteBuffer
     let rest: Rest
 
-    /// The original body's iterator, handed from the door to the route (never read by both).
+    /// The original body's iterator, handed from the access middleware to the route (never read by both).
     final class Rest: @unchecked Sendable {
         var iterator: RequestBody.AsyncIterator
         init(_ iterator: RequestBody.AsyncIterator) { self.iterator = iterator }

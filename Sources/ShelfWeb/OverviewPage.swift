@@ -9,7 +9,7 @@ import ShelfCore
 /// them (a Retry button where `shelfd retry` helps: POST `/retry`), and the photos on their way with their
 /// stage. The page shows the state when it was loaded; `/events` keeps it current where scripts run.
 enum OverviewPage {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         router.get("/") { request, context in
             let status = try site.status()
             let progress = try site.desks.queue.progress()

@@ -13,7 +13,7 @@ import ShelfCore
 enum PhotoPages {
     static let perPage = 60
 
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         let images = site.desks.images
         router.get("/photos") { request, context in
             let page = PageNumber.parse(request.uri.queryParameters.get("page"))

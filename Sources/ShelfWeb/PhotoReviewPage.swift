@@ -9,7 +9,7 @@ import ShelfCore
 /// everywhere) without a reload, and decisions for many at once are shown before they are applied and can be taken
 /// back for a minute. Without it, each item's buttons are forms that come back here.
 enum PhotoReviewPage {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         router.get("/photos/{sha}/review") { request, context in
             let sha = try PhotoPages.known(context, site: site).sha256
             guard let review = try site.desks.review.photoReview(sha256: sha) else {

@@ -9,7 +9,7 @@ import ShelfCore
 /// the whole photo with its box, the reading and its candidates, and a button (and a key) for each decision.
 /// Every decision goes through `ReviewDesk.decide`, the code the command line uses.
 enum ReviewPages {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         router.get("review") { _, context in
             guard let first = try site.desks.review.firstID() else {
                 return site.templates.page("review", title: "Review", ReviewView(), context: context)

@@ -11,20 +11,17 @@ import ShelfConfig
 import ShelfCore
 import Synchronization
 
-/// The door of the web page, in front of every route (docs/web.md, "The web page: who may open it"):
+/// The door of the web page, in front of every request, matched to a route or not (docs/web.md, "The web page: who
+/// may open it"):
 /// - `Host` must name this server (a page on another site that rebinds its name to 127.0.0.1 is refused: 421);
-/// - beyond loopback, a request needs a logged-in session or `Authorization: Bearer <web_token>` (401); wrong
-///   tokens are throttled per client (`TokenThrottle`);
-/// - a POST, PUT, PATCH or DELETE needs the session's CSRF token (header `X-CSRF-Token`, query or form field `csrf`,
-///   a photo form's first field) or the bearer token, and an `Origin`, when sent, that is this server (403);
+/// - a NUL character anywhere in the URL is refused (400);
+/// - an error a route or the router throws is answered in the API's JSON under `/api/` and `/metrics`, as text
+///   elsewhere;
 /// - every response carries the Content-Security-Policy and its two companions.
-/// Sessions live in the database (hashed): they outlive a restart, and the login codes that
-/// `shelfd web --print-login-url` writes reach whichever process serves the page. Both are keyed to the token
-/// they were made under (`SessionDesk`): a new `web_token` ends every session and link.
+/// Who may go past it is each route group's own middleware (`AccessMiddleware`).
 struct SecurityMiddleware: RouterMiddleware {
     typealias Context = WebContext
 
-    let site: WebSite
     let hosts: HostRule
 
     func handle(
@@ -40,109 +37,42 @@ struct SecurityMiddleware: RouterMiddleware {
         _ request: Request, context: WebContext,
         next: (Request, WebContext) async throws -> Response
     ) async -> Response {
-        var request = request
-        var context = context
         let path = request.uri.path
         guard hosts.allows(authority: request.head.authority) else {
             return Self.refusal(
                 .misdirectedRequest, "wrong_host",
-                "This server answers to the address it listens on (or localhost) only.", path: path)
+                "This server answers to the address it listens on (or localhost) only.", api: Self.isAPI(path))
         }
         if NULCharacter.isIn(request.uri.string) {
-            return Self.refusal(.badRequest, "nul_character", NULCharacter.message, path: path)
+            return Self.refusal(.badRequest, "nul_character", NULCharacter.message, api: Self.isAPI(path))
         }
-        let sentToken = Self.bearerSent(request)
-        let client = TokenThrottle.client(context.remoteAddress)
-        if sentToken != nil && TokenThrottle.shared.isBlocked(client) {
-            return Self.refusal(.tooManyRequests, "too_many_wrong_tokens", TokenThrottle.message, path: path)
-        }
-        let token = site.secrets.webToken?.value
-        let bearer = Self.tokenMatches(sentToken, token)
-        if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure(client) }
-        let cookie = request.cookies[Session.cookieName]?.value
-        var session = cookie.flatMap { try? site.desks.sessions.session(id: $0) }
-        if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
-        let authenticated = bearer || context.isFromLoopback || session?.loggedIn == true
-
-        if !authenticated && !Self.isPublic(path) {
-            if Self.isAPI(path) {
-                var response = Self.refusal(
-                    .unauthorized, "unauthorized",
-                    "Send 'Authorization: Bearer <web_token>', or log in on the page.", path: path)
-                response.headers[.wwwAuthenticate] = "Bearer"
-                return response
-            }
-            return LoginPages.page(
-                site: site, context: context, status: .unauthorized,
-                notice: "Log in with the token, or open a link from 'shelfd web --print-login-url'.")
-        }
-
-        if Self.changesState(request.method) {
-            if !Self.comesFromThisSite(request, hosts: hosts) {
-                return Self.refusal(
-                    .forbidden, "cross_origin", "A request from another site cannot change anything here.",
-                    path: path)
-            }
-            // The login form has no session yet: the token it carries is its proof.
-            if !bearer && path != "/login" {
-                let sent: String?
-                do { sent = try await csrfSent(&request) } catch {
-                    return Self.refusal(.badRequest, "bad_body", "The request's body could not be read.", path: path)
-                }
-                guard let session, let sent, Self.constantTimeEquals(sent, session.csrf) else {
-                    return Self.refusal(
-                        .forbidden, "csrf",
-                        "The form is out of date or came from elsewhere: reload the page and try again.",
-                        path: path)
-                }
-            }
-        }
-
-        // A browser on this machine gets a session without logging in: it carries the CSRF token of its forms.
-        var created: Cookie?
-        if session == nil && !bearer && context.isFromLoopback && Self.wantsSession(request) {
-            if let new = try? Session.create(in: site.desks.sessions, loggedIn: false) {
-                session = new.session
-                created = new.cookie
-            }
-        }
-        context.csrfToken = session?.csrf ?? ""
-        context.loggedIn = session?.loggedIn == true
-
-        var response: Response
         do {
-            response = try await next(request, context)
+            return try await next(request, context)
         } catch let error as APIError {
-            response = error.response()
+            return error.response()
         } catch let error as any HTTPResponseError where Self.isAPI(path) {
             // The router's own errors (no such route, a body too large) in the API's shape.
-            response = APIError(
+            return APIError(
                 error.status, error.status.code == 404 ? "not_found" : "http_\(error.status.code)",
                 error.status.reasonPhrase
             ).response()
         } catch let error as any HTTPResponseError {
-            response = (try? error.response(from: request, context: context)) ?? Response(status: error.status)
+            return (try? error.response(from: request, context: context)) ?? Response(status: error.status)
         } catch {
             context.logger.error(
                 "Web request failed", metadata: ["event": "web_error", "path": "\(path)", "error": "\(error)"])
-            response = Self.refusal(
+            return Self.refusal(
                 .internalServerError, "internal", "Something went wrong; the daemon's log says what.",
-                path: path)
+                api: Self.isAPI(path))
         }
-        if let created { response.setCookie(created) }
-        return response
     }
+
+    /// Where an error is answered as the API answers: the API and the scrape.
+    static func isAPI(_ path: String) -> Bool { path.hasPrefix("/api/") || path == "/metrics" }
 
     // MARK: Rules
 
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
-
-    /// What anyone may fetch: the login itself, the stylesheet and script, and the supervisor's check.
-    static func isPublic(_ path: String) -> Bool {
-        path == "/login" || path.hasPrefix("/login/") || path.hasPrefix("/static/") || path == "/healthz"
-    }
-
-    static func isAPI(_ path: String) -> Bool { path.hasPrefix("/api/") || path == "/metrics" }
 
     static let fetchDestination = HTTPField.Name("Sec-Fetch-Dest")!
 
@@ -198,7 +128,7 @@ struct SecurityMiddleware: RouterMiddleware {
     /// (scripts, the page's uploads), else the form's `csrf` field: anywhere in a small URL-encoded form, and in
     /// a multipart form (photos) only as its first field, so that no photo is read before the request is known
     /// to be allowed. The body read here stays in the request for the route.
-    private func csrfSent(_ request: inout Request) async throws -> String? {
+    static func csrfSent(_ request: inout Request) async throws -> String? {
         if let header = request.headers[Self.csrfHeader] { return header }
         if let query = request.uri.queryParameters.get("csrf") { return query }
         let type = request.headers[.contentType]?.lowercased() ?? ""
@@ -226,12 +156,114 @@ struct SecurityMiddleware: RouterMiddleware {
         response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
     }
 
-    /// A refusal as JSON under /api/ (`{"error": {"code", "message"}}`), as plain text elsewhere.
-    static func refusal(_ status: HTTPResponse.Status, _ code: String, _ message: String, path: String) -> Response {
-        if isAPI(path) { return APIError(status, code, message).response() }
+    /// A refusal as the API answers (`{"error": {"code", "message"}}`), or as plain text.
+    static func refusal(_ status: HTTPResponse.Status, _ code: String, _ message: String, api: Bool) -> Response {
+        if api { return APIError(status, code, message).response() }
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+/// Who may go past the door to a group of routes, added to each group in `WebServer.router`:
+/// - beyond loopback, a request needs a logged-in session or `Authorization: Bearer <web_token>`; wrong tokens are
+///   throttled per client (`TokenThrottle`). The API refuses without them (401, JSON), a page shows the login (401),
+///   and the open routes (the login itself, the stylesheet and script, the supervisor's check) let anyone in;
+/// - a POST, PUT, PATCH or DELETE needs an `Origin`, when sent, that is this server (403), and the session's CSRF
+///   token (header `X-CSRF-Token`, query or form field `csrf`, a photo form's first field) or the bearer token; the
+///   login form, which has no session yet, carries the token as its proof instead;
+/// - a browser on this machine gets a session without logging in, which carries the CSRF token of its forms.
+/// Sessions live in the database (hashed): they outlive a restart, and the login codes that
+/// `shelfd web --print-login-url` writes reach whichever process serves the page. Both are keyed to the token
+/// they were made under (`SessionDesk`): a new `web_token` ends every session and link.
+struct AccessMiddleware: RouterMiddleware {
+    typealias Context = WebContext
+
+    /// What a group does with a request that is not let in.
+    enum Group {
+        /// The login, the static files, `/healthz`: anyone.
+        case open
+        /// `/api/v1` and `/metrics`: 401 with `WWW-Authenticate: Bearer`, errors as JSON.
+        case api
+        /// The pages: the login page.
+        case pages
+    }
+
+    let site: WebSite
+    let hosts: HostRule
+    let group: Group
+
+    func handle(
+        _ request: Request, context: WebContext,
+        next: (Request, WebContext) async throws -> Response
+    ) async throws -> Response {
+        var request = request
+        var context = context
+        let api = group == .api
+        let sentToken = SecurityMiddleware.bearerSent(request)
+        let client = TokenThrottle.client(context.remoteAddress)
+        if sentToken != nil && TokenThrottle.shared.isBlocked(client) {
+            return SecurityMiddleware.refusal(
+                .tooManyRequests, "too_many_wrong_tokens", TokenThrottle.message, api: api)
+        }
+        let bearer = SecurityMiddleware.tokenMatches(sentToken, site.secrets.webToken?.value)
+        if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure(client) }
+        let cookie = request.cookies[Session.cookieName]?.value
+        var session = cookie.flatMap { try? site.desks.sessions.session(id: $0) }
+        if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
+        let authenticated = bearer || context.isFromLoopback || session?.loggedIn == true
+
+        if !authenticated {
+            switch group {
+            case .open:
+                break
+            case .api:
+                var response = SecurityMiddleware.refusal(
+                    .unauthorized, "unauthorized",
+                    "Send 'Authorization: Bearer <web_token>', or log in on the page.", api: true)
+                response.headers[.wwwAuthenticate] = "Bearer"
+                return response
+            case .pages:
+                return LoginPages.page(
+                    site: site, context: context, status: .unauthorized,
+                    notice: "Log in with the token, or open a link from 'shelfd web --print-login-url'.")
+            }
+        }
+
+        if SecurityMiddleware.changesState(request.method) {
+            if !SecurityMiddleware.comesFromThisSite(request, hosts: hosts) {
+                return SecurityMiddleware.refusal(
+                    .forbidden, "cross_origin", "A request from another site cannot change anything here.", api: api)
+            }
+            // The login form has no session yet: the token it carries is its proof.
+            if !bearer && !(group == .open && request.uri.path == "/login") {
+                let sent: String?
+                do { sent = try await SecurityMiddleware.csrfSent(&request) } catch {
+                    return SecurityMiddleware.refusal(
+                        .badRequest, "bad_body", "The request's body could not be read.", api: api)
+                }
+                guard let session, let sent, SecurityMiddleware.constantTimeEquals(sent, session.csrf) else {
+                    return SecurityMiddleware.refusal(
+                        .forbidden, "csrf",
+                        "The form is out of date or came from elsewhere: reload the page and try again.", api: api)
+                }
+            }
+        }
+
+        // A browser on this machine gets a session without logging in: it carries the CSRF token of its forms.
+        var created: Cookie?
+        if session == nil && !bearer && context.isFromLoopback && SecurityMiddleware.wantsSession(request) {
+            if let new = try? Session.create(in: site.desks.sessions, loggedIn: false) {
+                session = new.session
+                created = new.cookie
+            }
+        }
+        context.csrfToken = session?.csrf ?? ""
+        context.loggedIn = session?.loggedIn == true
+
+        var response = try await next(request, context)
+        if let created { response.setCookie(created) }
+        return response
     }
 }
 
@@ -415,7 +447,7 @@ final class BoundPort: Sendable {
     func set(_ value: Int) { port.withLock { $0 = value } }
 }
 
-/// The few form fields the door reads itself (the CSRF token); routes decode their own forms.
+/// The few form fields the access middleware reads itself (the CSRF token); routes decode their own forms.
 enum FormFields {
     static func urlEncoded(_ body: String) -> [String: String] {
         var fields: [String: String] = [:]

@@ -9,7 +9,7 @@ import ShelfCore
 /// where it last stood and an answer (a key each: lent, gone, still there), the books moved out, and the shelf's books
 /// left to right. Answers and closing a round go through `ShelfDesk`, as `shelfd shelf` does.
 enum ShelfPages {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         router.get("shelves") { request, context in
             let notice = LibraryPages.Fields(request.uri.query ?? "")["done"]
             let view = ListView(

@@ -13,7 +13,7 @@ import ShelfCore
 /// bytes, and renamed to a free name: the watcher then takes it like any synced file. Nothing is left behind
 /// when it is refused.
 enum UploadPage {
-    static func register(on router: Router<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
         router.get("upload") { _, context in
             site.templates.page("upload", title: "Add photos", UploadView(site), context: context)
         }
@@ -74,7 +74,7 @@ enum UploadPage {
     }
 
     /// The page's form without its script (multipart/form-data), read as it arrives: its first field is the CSRF
-    /// token (the door checked it), `shelf` comes before the photos (the template's order), and each photo is
+    /// token (the pages' access checked it), `shelf` comes before the photos (the template's order), and each photo is
     /// written to its temporary file as its bytes come, checked and placed as a script's upload is. The page
     /// again with what became of each.
     static func receiveForm(

@@ -94,21 +94,27 @@ package struct WebServer: Service {
         return "http://\(bound)/"
     }
 
-    /// Every page, the API and the static files, behind the door (`SecurityMiddleware`), which must come first:
-    /// a route takes the middleware added before it.
+    /// Every request behind the door (`SecurityMiddleware`, the router's own middleware: matched to a route or not),
+    /// then each route in one of three groups, each with its access (`AccessMiddleware`): open to anyone (the login,
+    /// the static files, `/healthz`), the API (`/api/v1`, `/metrics`) and the pages.
     static func router(site: WebSite, hosts: HostRule, feed: ProgressFeed) -> Router<WebContext> {
         let router = Router(context: WebContext.self)
-        router.add(middleware: SecurityMiddleware(site: site, hosts: hosts))
-        StaticFiles.register(on: router)
-        Metrics.register(on: router, site: site)
-        LoginPages.register(on: router, site: site)
-        API.register(on: router, site: site)
-        OverviewPage.register(on: router, site: site)
-        LiveProgress.register(on: router, feed: feed)
-        PhotoReviewPage.register(on: router, site: site); ReviewPages.register(on: router, site: site)
-        PhotoPages.register(on: router, site: site)
-        LibraryPages.register(on: router, site: site); UploadPage.register(on: router, site: site)
-        ShelfPages.register(on: router, site: site)
+        router.add(middleware: SecurityMiddleware(hosts: hosts))
+        let open = router.group().add(middleware: AccessMiddleware(site: site, hosts: hosts, group: .open))
+        let api = router.group().add(middleware: AccessMiddleware(site: site, hosts: hosts, group: .api))
+        let pages = router.group().add(middleware: AccessMiddleware(site: site, hosts: hosts, group: .pages))
+        StaticFiles.register(on: open)
+        Metrics.register(open: open, api: api, site: site)
+        LoginPages.register(open: open, pages: pages, site: site)
+        API.register(on: api, site: site)
+        OverviewPage.register(on: pages, site: site)
+        LiveProgress.register(on: pages, feed: feed)
+        PhotoReviewPage.register(on: pages, site: site)
+        ReviewPages.register(on: pages, site: site)
+        PhotoPages.register(on: pages, site: site)
+        LibraryPages.register(on: pages, site: site)
+        UploadPage.register(on: pages, site: site)
+        ShelfPages.register(on: pages, site: site)
         return router
     }
 }
