@@ -51,9 +51,12 @@ package struct HardcoverDesk: Sendable {
         var from = cursor.map { HardcoverCursor(changed: $0.changed - Self.overlap, bookID: 0) }
         var reached = cursor
         while true {
-            let (works, last, more) = try pushes.changedWorks(after: from)
+            // A work without an ISBN is the command's to list: asking Hardcover about it here would only cost a request.
+            let works = try pushes.changedWorks(after: from)
+            let pushable = works.works.filter { $0.isbn13 != nil }
+            let (last, more) = (works.last, works.more)
             do {
-                if !works.isEmpty { try await pusher.push(works, dryRun: false, into: &report) }
+                if !pushable.isEmpty { try await pusher.push(pushable, dryRun: false, into: &report) }
             } catch {
                 report.stopped = .init(code: error.code, message: error.description)
                 return (reached, report)
@@ -64,8 +67,11 @@ package struct HardcoverDesk: Sendable {
         }
     }
 
-    /// How far before its cursor a background pass looks again.
-    static let overlap: TimeInterval = 60
+    /// How far before its cursor a background pass looks again: a commit takes its time a moment before it has the
+    /// write lock (well under a second), and workers' clocks on one PostgreSQL differ by what NTP leaves. Each pass
+    /// reads again the works changed in this window, so it is kept short: during a burst of commits it is what a
+    /// pass reads twice.
+    static let overlap: TimeInterval = 10
 
     /// doctor: whom the token belongs to (`me`, one request, outside the shared budget: doctor opens no database), or
     /// why Hardcover refused it; nil when no token is set.

@@ -98,11 +98,7 @@ package struct HardcoverPusher: Sendable {
                 line.list = shelf
                 let alreadyHad = had[edition.bookID]
                 if dryRun {
-                    if alreadyHad != nil && owned.contains(edition.bookID) {
-                        report.there.append(line)
-                    } else {
-                        report.added.append(line)
-                    }
+                    if alreadyHad == nil { report.added.append(line) } else { report.there.append(line) }
                     continue
                 }
                 var userBook = alreadyHad

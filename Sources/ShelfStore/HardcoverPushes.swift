@@ -63,7 +63,7 @@ package struct HardcoverPushes: Sendable {
     package func changedWorks(after cursor: HardcoverCursor?, limit: Int = 200, retryUnknown: Bool = false)
         throws -> (works: [HardcoverWork], last: HardcoverCursor?, more: Bool)
     {
-        try database.readStatement { db in
+        try database.read { db in
             let keyset: [any SQLBindable] = cursor.map { [$0.changed, $0.changed, $0.bookID] } ?? []
             let rows = try db.query(
                 """
@@ -73,24 +73,16 @@ package struct HardcoverPushes: Sendable {
                 """, keyset + [Int64(limit)])
             guard let last = rows.last, let lastID = last.int("id") else { return ([], nil, false) }
             let next = HardcoverCursor(changed: last.double("updated_at") ?? 0, bookID: lastID)
-            let entries = try LibraryRecords.entries(db, among: rows.compactMap { $0.int("id") }, bounded: true)
-                .filter { $0.status == .verified }
             let ids = rows.compactMap { $0.int("id") }
+            let list = ids.map(String.init).joined(separator: ",")
+            let entries = try LibraryRecords.entries(db, among: ids, bounded: true).filter { $0.status == .verified }
             var done: Set<String> = []
-            do {
-                for row in try db.query(
-                    """
-                    SELECT book_id, isbn13, outcome FROM hardcover_push
-                    WHERE book_id IN (\(ids.map(String.init).joined(separator: ",")))
-                    """) where !(retryUnknown && row.string("outcome") == "unknown")
-                {
-                    done.insert("\(row.int("book_id") ?? 0)|\(row.string("isbn13") ?? "")")
-                }
+            for row in try db.query("SELECT book_id, isbn13, outcome FROM hardcover_push WHERE book_id IN (\(list))")
+            where !(retryUnknown && row.string("outcome") == "unknown") {
+                done.insert("\(row.int("book_id") ?? 0)|\(row.string("isbn13") ?? "")")
             }
             var rowOf: [String: Int64] = [:]
-            for row in try db.query(
-                "SELECT id, work_key FROM book WHERE id IN (\(ids.map(String.init).joined(separator: ",")))")
-            {
+            for row in try db.query("SELECT id, work_key FROM book WHERE id IN (\(list))") {
                 if let key = row.string("work_key"), let id = row.int("id") { rowOf[key] = id }
             }
             var works: [HardcoverWork] = []

@@ -56,8 +56,9 @@ struct HardcoverPush: AsyncParsableCommand {
         var lines: [String] = report.user.map { ["Hardcover user: \($0)"] } ?? []
         lines += section(report.dryRun ? "would add" : "added", report.added)
         lines += section(
-            report.dryRun ? "already in your Hardcover library, owned" : "already in your Hardcover library, now owned",
-            report.there)
+            report.dryRun
+                ? "already in your Hardcover library (marked owned where it is not)"
+                : "already in your Hardcover library, now owned", report.there)
         lines += section("not on Hardcover (no edition with this ISBN)", report.unknown)
         lines += section("without an ISBN (add them on Hardcover by hand)", report.withoutISBN)
         if report.added.isEmpty && report.there.isEmpty && report.unknown.isEmpty && report.withoutISBN.isEmpty

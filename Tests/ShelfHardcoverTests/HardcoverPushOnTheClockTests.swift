@@ -274,7 +274,9 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         #expect(shelf.emulator.duplicateListBooks == 0)
     }
 
-    @Test("The background push asks only about the works changed since its last look")
+    @Test(
+        "The background push asks only about the works changed since its last look, and nothing at all when none changed"
+    )
     func backgroundPushReadsWhatChanged() async throws {
         let shelf = try HardcoverShelf(editions: thirtyEditions)
         for (index, book) in thirty.prefix(20).enumerated() {
@@ -286,11 +288,22 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         #expect(cursor != nil)
 
         shelf.clock.advance(by: .seconds(120))
-        try shelf.commit(photo: "new", [verified(thirty[25].title, by: thirty[25].author, isbn: thirty[25].isbn)])
+        try shelf.commit(
+            photo: "new",
+            [
+                verified(thirty[25].title, by: thirty[25].author, isbn: thirty[25].isbn),
+                verified("A Pamphlet", by: "Nobody", isbn: nil),
+            ])
         let before = shelf.emulator.requests.count
-        let (_, second) = try await shelf.onTheClock { try await desk.pushChanged(after: cursor) }
+        let (later, second) = try await shelf.onTheClock { try await desk.pushChanged(after: cursor) }
         #expect(second.added.map(\.title) == [thirty[25].title])
         let asked = shelf.emulator.requests.dropFirst(before).first { $0.field == "editions" }
         #expect(asked?.variables.object?["isbns"] == .array([.string(thirty[25].isbn)]))
+
+        // Idle: the look costs the database a statement or two and Hardcover nothing, whatever is in the library.
+        let idle = shelf.emulator.requests.count
+        let (_, third) = try await shelf.onTheClock { try await desk.pushChanged(after: later) }
+        #expect(third.added.isEmpty && third.withoutISBN.isEmpty)
+        #expect(shelf.emulator.requests.count == idle)
     }
 }
