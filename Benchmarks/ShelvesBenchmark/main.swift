@@ -6,6 +6,9 @@
 //  - the round's comparison with the shelf when it closes (`ShelfRounds.closeDue`),
 //  - the shelf read as `shelfd shelf show` and its page read it (`ShelfRounds.shelf`),
 //  - where a book is (`ShelfRounds.whereabouts`, `shelfd library find`),
+//  - the background push to Hardcover's look at the works the round changed, and its look when nothing changed (what
+//    `watch` does every 30 s: `HardcoverPushes.changedWorks` from its cursor), after a first walk through the
+//    whole library (what a start does, timed once),
 // each the median of 9, after one to warm up; the sizes of one engine take turns round by round, so that what else
 // the machine does weighs on each alike. Then a table with each figure's ratio to the first size's of its engine.
 // Numbers are printed, never asserted.
@@ -47,7 +50,19 @@ struct Size: CustomStringConvertible {
     var description: String { "\(works.formatted()) works × \(sightings)" }
 }
 
-struct Figures { var close = 0.0, show = 0.0, find = 0.0 }
+struct Figures { var close = 0.0, show = 0.0, find = 0.0, changed = 0.0, idle = 0.0 }
+
+/// The works changed after `cursor`, walked to the end a page at a time: where the walk ended and the works to push.
+func walk(_ store: Store, from cursor: HardcoverCursor?) throws -> (cursor: HardcoverCursor?, works: Int) {
+    var cursor = cursor
+    var count = 0
+    while true {
+        let (works, last, more) = try store.hardcover.changedWorks(after: cursor)
+        count += works.count
+        if let last { cursor = last }
+        if !more { return (cursor, count) }
+    }
+}
 
 let sizes: [Size] = (option("--sizes") ?? "1000x2,30000x2").split(separator: ",").map { spec in
     let parts = spec.split(separator: "x").compactMap { Int($0) }
@@ -88,7 +103,19 @@ for engine in engines {
             stores.append((size, store, year))
         } catch { fail("filling \(engine), \(size): \(error)") }
     }
-    var samples = Array(repeating: (close: [Double](), show: [Double](), find: [Double]()), count: stores.count)
+    var cursors: [HardcoverCursor?] = []
+    for site in stores {
+        var walked: (cursor: HardcoverCursor?, works: Int) = (nil, 0)
+        let first = timed { walked = try walk(site.store, from: nil) }
+        print(
+            String(
+                format: "%@, %@: Hardcover's first walk %.0f ms, %d works to push", engine, site.size.description,
+                first, walked.works))
+        cursors.append(walked.cursor)
+    }
+    var samples = Array(
+        repeating: (close: [Double](), show: [Double](), find: [Double](), changed: [Double](), idle: [Double]()),
+        count: stores.count)
     for round in 0...9 {
         for (index, site) in stores.enumerated() {
             // Dated after the year, a day apart: each round is quiet long before the next.
@@ -109,17 +136,31 @@ for engine in engines {
                     fail("no place for \(middle)")
                 }
             }
+            var walked: (cursor: HardcoverCursor?, works: Int) = (nil, 0)
+            let changed = timed { walked = try walk(site.store, from: cursors[index]) }
+            guard walked.works > 0 else { fail("the round changed no work Hardcover would be sent") }
+            cursors[index] = walked.cursor
+            let idle = timed {
+                guard try site.store.hardcover.changedWorks(after: cursors[index]).last == nil else {
+                    fail("a look with nothing changed found works")
+                }
+            }
             if round > 0 {
                 samples[index].close.append(close); samples[index].show.append(show); samples[index].find.append(find)
+                samples[index].changed.append(changed); samples[index].idle.append(idle)
             }
         }
     }
     for (site, sample) in zip(stores, samples) {
-        let figures = Figures(close: median(sample.close), show: median(sample.show), find: median(sample.find))
+        let figures = Figures(
+            close: median(sample.close), show: median(sample.show), find: median(sample.find),
+            changed: median(sample.changed), idle: median(sample.idle))
         print(
             String(
-                format: "%@, %@: round closed %.1f ms · shelf read %.1f ms · where is a book %.1f ms",
-                engine, site.size.description, figures.close, figures.show, figures.find))
+                format: "%@, %@: round closed %.1f ms · shelf read %.1f ms · where is a book %.1f ms · "
+                    + "Hardcover's look at the round %.1f ms, with nothing changed %.2f ms",
+                engine, site.size.description, figures.close, figures.show, figures.find, figures.changed,
+                figures.idle))
         table.append((engine, site.size, figures))
     }
 }
@@ -127,11 +168,14 @@ for engine in engines {
 func cell(_ value: Double, _ reference: Double) -> String {
     String(format: "%.1f", value) + (reference > 0 ? String(format: " (%.2f×)", value / reference) : "")
 }
-print("\n| engine | size | round closed ms | shelf read ms | where is a book ms |")
-print("|---|---|---|---|---|")
+print(
+    "\n| engine | size | round closed ms | shelf read ms | where is a book ms | Hardcover's look at the round ms "
+        + "| Hardcover's idle look ms |")
+print("|---|---|---|---|---|---|---|")
 for row in table {
     guard let first = table.first(where: { $0.engine == row.engine })?.figures else { continue }
     print(
         "| \(row.engine) | \(row.size) | \(cell(row.figures.close, first.close)) | \(cell(row.figures.show, first.show)) "
-            + "| \(cell(row.figures.find, first.find)) |")
+            + "| \(cell(row.figures.find, first.find)) | \(cell(row.figures.changed, first.changed)) "
+            + "| \(cell(row.figures.idle, first.idle)) |")
 }
