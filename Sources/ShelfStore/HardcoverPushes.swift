@@ -64,11 +64,12 @@ package struct HardcoverPushes: Sendable {
         throws -> (works: [HardcoverWork], last: HardcoverCursor?, more: Bool)
     {
         try database.read { db in
+            // The range's start on its own (`>=`): with only an OR, SQLite walks `book_updated` from its first row.
             let keyset: [any SQLBindable] = cursor.map { [$0.changed, $0.changed, $0.bookID] } ?? []
             let rows = try db.query(
                 """
                 SELECT id, updated_at FROM book
-                WHERE \(cursor == nil ? "1 = 1" : "(updated_at > ? OR (updated_at = ? AND id > ?))")
+                WHERE \(cursor == nil ? "1 = 1" : "updated_at >= ? AND (updated_at > ? OR id > ?)")
                 ORDER BY updated_at, id LIMIT ?
                 """, keyset + [Int64(limit)])
             guard let last = rows.last, let lastID = last.int("id") else { return ([], nil, false) }
