@@ -425,7 +425,7 @@ extension LibraryRecords {
                 let rows = try db.query(
                     """
                     SELECT id, first_seen FROM book
-                    WHERE \(after == nil ? "1 = 1" : "first_seen > ? OR (first_seen = ? AND id > ?)")
+                    WHERE \(after == nil ? "1 = 1" : "first_seen >= ? AND (first_seen > ? OR id > ?)")
                     ORDER BY first_seen, id LIMIT ?
                     """, keyset + [Int64(size)])
                 guard let row = rows.last, let id = row.int("id") else { return ([], nil) }

@@ -86,7 +86,7 @@ extension LibraryRecords {
                 let keys = try db.query(
                     """
                     SELECT id, created_at FROM review_item
-                    WHERE \(after == nil ? "1 = 1" : "created_at > ? OR (created_at = ? AND id > ?)")
+                    WHERE \(after == nil ? "1 = 1" : "created_at >= ? AND (created_at > ? OR id > ?)")
                     ORDER BY created_at, id LIMIT ?
                     """, keyset + [Int64(size)])
                 guard let row = keys.last, let id = row.string("id") else { return ([], 0, nil) }
