@@ -59,21 +59,7 @@ final class HardcoverShelf: Sendable {
 
     /// Commits `books` as the reading of a photo on `shelf`, as the pipeline's batch commit does.
     func commit(photo sha: String, shelf: String? = nil, _ books: [Book]) throws {
-        let now = time.now
-        let relative = (shelf.map { "\($0)/" } ?? "") + "\(sha).jpg"
-        _ = try store.recordSighting(
-            path: "/in/\(relative)", relativePath: relative, sha256: sha, size: 1,
-            mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
-        let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-        try store.finish(
-            [
-                JobOutcome(
-                    job: job,
-                    result: .finished(
-                        books: books, resultPath: "/r/\(sha).json",
-                        review: books.contains { $0.status == .needsReview }))
-            ],
-            shelfOf: { _ in shelf }, now: now)
+        try store.commitReading(photo: sha, shelf: shelf, books, at: time.now)
     }
 }
 

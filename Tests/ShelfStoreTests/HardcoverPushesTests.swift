@@ -9,22 +9,10 @@ private func verify(
     _ store: Store, _ title: String, isbn: String?, photo sha: String, status: Book.Status = .verified,
     at now: Date
 ) throws {
-    _ = try store.recordSighting(
-        path: "/in/den/\(sha).jpg", relativePath: "den/\(sha).jpg", sha256: sha, size: 1,
-        mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
-    let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
     let book = Book(
         title: title, author: "Someone", isbn13: isbn, isbn10: nil, confidence: status == .verified ? 0.95 : 0.3,
         box: nil, status: status, source: "gemini")
-    try store.finish(
-        [
-            JobOutcome(
-                job: job,
-                result: .finished(
-                    books: [book], resultPath: "/r/\(sha).json",
-                    review: status == .needsReview))
-        ],
-        shelfOf: { _ in "den" }, now: now)
+    try store.commitReading(photo: sha, shelf: "den", [book], at: now)
 }
 
 @Suite(.postgresServer, .serialized) struct HardcoverPushesTests {
