@@ -41,8 +41,9 @@ package final class Store: @unchecked Sendable {
         let connection = try SQLiteConnection(path: path)
         try connection.executeScript(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
-        try Schema.migrate(connection)
-        try LibraryRecords.mergeWorksSharingAnISBN(connection, now: Date())
+        let now = Date()
+        try SQLiteMigrator.migrate(connection, now: now)
+        try LibraryRecords.mergeWorksSharingAnISBN(connection, now: now)
         return Store(
             connection: connection, location: path,
             openAside: { () throws(StoreError) in
@@ -64,9 +65,8 @@ package final class Store: @unchecked Sendable {
         // Read once: a daemon may be creating or upgrading the file right now. Before its first step there is
         // nothing yet; part way, its remaining steps are finished here rather than a table this binary reads found
         // missing (each step re-reads the version inside its own transaction).
-        let version = try connection.queryOne("PRAGMA user_version")?.int("user_version") ?? 0
-        guard version > 0 else { return nil }
-        if version < Schema.migrations.count { try? Schema.migrate(connection) }
+        guard try SQLiteMigrator.userVersion(connection) > 0 else { return nil }
+        if try !SQLiteMigrator.isCurrent(connection) { try? SQLiteMigrator.migrate(connection, now: Date()) }
         try connection.executeScript("PRAGMA query_only = 1;")
         return Store(connection: connection, location: path)
     }

@@ -177,7 +177,7 @@ package enum StoreCopy {
                 ).compactMap { $0.string("name") })
             var tables: [Table] = []
             for name in foreignKeyOrder(Set(columns.keys), parents: parents)
-            where name != StoreCopy.processes && name != Self.counted {
+            where name != StoreCopy.processes && name != Self.counted && name != Migration.ledger {
                 guard localTables.contains(name) else {
                     throw Refusal(
                         "The SQLite database has no table \(name): run any shelfd command on it once, to bring it up to date."

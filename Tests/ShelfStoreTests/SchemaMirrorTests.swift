@@ -5,15 +5,15 @@ import ShelfTesting
 import Testing
 
 /// The store's statements are written once for both engines, so PostgreSQL's schema must have every table, column
-/// and index SQLite's has, and no table or column SQLite lacks: a step added to `Schema.migrations` and not to
-/// `PostgresSchema.migrations` (or the other way round) fails here, not in a worker. The local catalogue
+/// and index SQLite's has, and no table or column SQLite lacks: a migration (MigrationList.swift) with SQL for one
+/// engine only, or a column the other's variant forgot, fails here, not in a worker. The local catalogue
 /// (`catalogue_*`, its full-text index) stays in each worker's SQLite file and has no counterpart.
 @Suite(.postgresServer)
 struct SchemaMirrorTests {
     /// The PostgreSQL type a column of each SQLite declared type has (PostgresSchema.swift's header says why).
     static let counterparts = ["INTEGER": "bigint", "REAL": "double precision", "TEXT": "text", "BLOB": "bytea"]
 
-    struct Shape {
+    struct Shape: Equatable {
         /// Table → column → declared type (SQLite's as written, PostgreSQL's `data_type`).
         var columns: [String: [String: String]] = [:]
         var indexes: Set<String> = []
@@ -29,7 +29,8 @@ struct SchemaMirrorTests {
         for (table, columns) in sqlite.columns.sorted(by: { $0.key < $1.key }) {
             guard let mirrored = postgres.columns[table] else {
                 Issue.record(
-                    "table \(table) is in SQLite's schema, not in PostgreSQL's: add it to PostgresSchema.migrations")
+                    "table \(table) is in SQLite's schema, not in PostgreSQL's: add its PostgreSQL variant to Migration.all"
+                )
                 continue
             }
             for (column, type) in columns.sorted(by: { $0.key < $1.key }) {
@@ -54,13 +55,20 @@ struct SchemaMirrorTests {
         for (table, columns) in postgres.columns.sorted(by: { $0.key < $1.key })
         where !PostgresStore.tablesOfItsOwn.contains(table) {
             guard let mirrored = sqlite.columns[table] else {
-                Issue.record("table \(table) is in PostgreSQL's schema, not in SQLite's: add it to Schema.migrations")
+                Issue.record(
+                    "table \(table) is in PostgreSQL's schema, not in SQLite's: add its SQLite variant to Migration.all"
+                )
                 continue
             }
             for column in columns.keys.sorted() where mirrored[column] == nil {
                 Issue.record("column \(table).\(column) is in PostgreSQL's schema, not in SQLite's")
             }
         }
+    }
+
+    /// A store's tables and indexes, on either engine.
+    static func shape(_ store: Store) throws -> Shape {
+        store.engine == .sqlite ? try sqliteShape(store) : try postgresShape(store)
     }
 
     /// A fresh SQLite store's tables and indexes, but the local catalogue's and SQLite's own.

@@ -50,6 +50,21 @@ package struct StoreSite: Sendable {
             return try body(StoreSite(kind: kind, sqlitePath: nil, endpoint: endpoint))
         }
     }
+
+    /// Runs `body` with a database of `kind` that holds `dump` (a file of Fixtures/), not yet opened by a store: SQLite's
+    /// dump run as a script, PostgreSQL's by psql, as an administrator restores one.
+    package static func with<T>(_ kind: StoreKind, restoring dump: URL, _ body: (StoreSite) throws -> T) throws -> T {
+        try with(kind) { site in
+            if let path = site.sqlitePath {
+                let database = try SQLiteConnection(path: path)
+                try database.executeScript(try String(contentsOf: dump, encoding: .utf8))
+            } else {
+                let server = try #require(SharedPostgres.server)
+                try server.psql(file: dump, database: site.endpoint!.database)
+            }
+            return try body(site)
+        }
+    }
 }
 
 /// The PostgreSQL server a suite's tests share (each test makes its own database on it).

@@ -178,7 +178,7 @@ import Testing
 
     @Test("A database of the previous version gets counts of the jobs it holds")
     func seededFromTheJobsThere() throws {
-        let before = Schema.migrations.firstIndex { $0.contains("CREATE TABLE tally") }!
+        let before = Migration.steps(on: .sqlite).firstIndex { $0.name == "tally" }!
         try withOlderDatabase(
             steps: before,
             rows: """

@@ -82,6 +82,14 @@ package final class PostgresServer: @unchecked Sendable { // unchecked: `process
             asServerUser: false)
     }
 
+    /// Runs a file of SQL in `database` with psql (a dump to restore).
+    package func psql(file: URL, database: String) throws {
+        try Self.run(
+            binaries.appendingPathComponent("psql"),
+            ["-h", host, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-f", file.path],
+            asServerUser: false)
+    }
+
     /// The URL `[store] url` would hold for `database` (no password: trust authentication).
     package func url(database: String) -> String { "postgresql://\(user)@\(host):\(port)/\(database)" }
 
