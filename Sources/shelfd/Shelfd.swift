@@ -20,11 +20,14 @@ struct Shelfd: AsyncParsableCommand {
     static func main() async {
         IdleMemory.limitArenas()
         do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            // The store's calls wait on their thread: not on Swift's cooperative pool (DaemonThreads.swift).
+            try await withTaskExecutorPreference(DaemonThreads.shared) {
+                var command = try parseAsRoot()
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
             }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
