@@ -201,7 +201,7 @@ func modified(_ url: URL) -> Date? {
         daemon.standardError = FileHandle.nullDevice
         do { try daemon.run() } catch { fail("cannot start \(binary.path): \(error)") }
         for _ in 0..<600 where url.isEmpty {
-            url = (try? store.setting("web.url")).flatMap { $0 } ?? ""
+            url = (try? store.settings.value("web.url")).flatMap { $0 } ?? ""
             if url.isEmpty { usleep(100_000) }
         }
         guard !url.isEmpty else { fail("the daemon did not start its web server") }

@@ -36,11 +36,11 @@ package enum PhotoRescan {
         sha256 sha: String, providerChoice: String?, store: Store,
         naming: String? = nil
     ) throws -> Outcome {
-        if let job = try store.rescan(sha256: sha, providerChoice: providerChoice) {
+        if let job = try store.queue.rescan(sha256: sha, providerChoice: providerChoice) {
             return .queued(jobID: job.jobID, sha256: job.sha256)
         }
         // No new job: either one is open already, or the photo is unknown (a prefix is looked up whole here).
-        if try store.finishedJob(sha256: sha) == nil {
+        if try store.queue.finishedJob(sha256: sha) == nil {
             throw StartupError(
                 "\(naming ?? sha): shelfd has not seen this photo (or the hash prefix matches several); 'shelfd scan' queues a new one."
             )

@@ -12,7 +12,7 @@ package struct PhotoResults: Sendable {
     /// The photo's latest job and its result document as written (nil while it has none); nil when the photo has
     /// no job.
     package func latest(sha256: String) throws -> (job: FinishedJob, document: Data?)? {
-        guard let job = try store.finishedJob(sha256: sha256) else { return nil }
+        guard let job = try store.queue.finishedJob(sha256: sha256) else { return nil }
         return (job, try? store.results.document(sha256: sha256, resultPath: job.resultPath))
     }
 

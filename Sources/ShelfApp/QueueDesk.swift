@@ -10,7 +10,7 @@ package struct QueueDesk: Sendable {
     package init(store: Store) { self.store = store }
 
     /// The counts, the current pass and the photos on their way: what the overview and `/events` show.
-    package func progress() throws -> QueueProgress { try store.progress() }
+    package func progress() throws -> QueueProgress { try store.queue.progress() }
 
     package func retry(_ jobIDs: [Int64]?) throws -> Requeue.Outcome { try Requeue.failed(jobIDs, in: store) }
 

@@ -25,14 +25,14 @@ package enum Requeue {
     /// Requeues these jobs, or with `jobIDs` nil every failed one (dead, or waiting to retry).
     /// A running daemon picks them up within seconds; otherwise the next `shelfd run` does.
     package static func failed(_ jobIDs: [Int64]?, in store: Store, now: Date = Date()) throws -> Outcome {
-        let requeued = try store.requeue(jobIDs: jobIDs, now: now)
+        let requeued = try store.queue.requeue(jobIDs: jobIDs, now: now)
         let missing = (jobIDs ?? []).filter { !requeued.contains($0) }
         return Outcome(requeued: requeued, refused: missing.isEmpty ? [:] : try refusals(of: missing, in: store))
     }
 
     /// Why each of these jobs is not one to requeue: "it is done, not failed", or "no such job".
     package static func refusals(of jobIDs: [Int64], in store: Store) throws -> [Int64: String] {
-        let states = try store.jobStates(jobIDs)
+        let states = try store.queue.jobStates(jobIDs)
         var refused: [Int64: String] = [:]
         for id in jobIDs { refused[id] = states[id].map { "it is \($0.rawValue), not failed" } ?? "no such job" }
         return refused

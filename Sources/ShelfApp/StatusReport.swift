@@ -44,7 +44,7 @@ package enum StatusReport {
         // This machine's daemon: the worker here whose state folder's lock is held.
         let record = running ? workers.first { $0.host == ProcessIdentity.host } : nil
         let awaiting =
-            chosen.provider == .hybrid ? try store.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
+            chosen.provider == .hybrid ? try store.queue.awaitingCount(provider: config.hybrid.accurate.rawValue) : 0
 
         var problems: [StatusDocument.Problem] = []
         for provider in providers where provider.state != "ok" {
@@ -147,8 +147,8 @@ package enum StatusReport {
 
     /// The address of the web page, while the process that serves it lives (a killed one cannot clear it).
     package static func webAddress(_ store: Store) throws -> String? {
-        guard let url = try store.setting(webURLSetting), !url.isEmpty else { return nil }
-        if let pid = try store.setting(webPIDSetting).flatMap({ Int32($0) }), kill(pid, 0) != 0, errno == ESRCH {
+        guard let url = try store.settings.value(webURLSetting), !url.isEmpty else { return nil }
+        if let pid = try store.settings.value(webPIDSetting).flatMap({ Int32($0) }), kill(pid, 0) != 0, errno == ESRCH {
             return nil
         }
         return url

@@ -13,18 +13,18 @@ package struct WebPresence: Sendable {
 
     /// The server listens at `url`, served by this process.
     package func announce(url: String) {
-        try? store.setSetting(StatusReport.webPIDSetting, "\(getpid())")
-        try? store.setSetting(StatusReport.webURLSetting, url)
+        try? store.settings.set(StatusReport.webPIDSetting, "\(getpid())")
+        try? store.settings.set(StatusReport.webURLSetting, url)
     }
 
     /// A server killed without withdrawing (kill -9) leaves its address behind; a live one keeps it.
     package func forgetDeadServer() {
-        if (try? StatusReport.webAddress(store)) == nil { try? store.setSetting(StatusReport.webURLSetting, "") }
+        if (try? StatusReport.webAddress(store)) == nil { try? store.settings.set(StatusReport.webURLSetting, "") }
     }
 
     /// The server at `url` stops. Another (a `shelfd web` beside `watch`) may have written its own address since:
     /// that one stays.
     package func withdraw(url: String) {
-        try? store.clearSetting(StatusReport.webURLSetting, ifValue: url)
+        try? store.settings.clear(StatusReport.webURLSetting, ifValue: url)
     }
 }

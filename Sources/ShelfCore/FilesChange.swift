@@ -16,7 +16,7 @@ package struct FilesChange: Sendable, Equatable {
     /// A change that cannot be told item by item (another process's, on a shared store): review/ is brought in line
     /// with every open item, and library.json written again.
     package var reconcile = false
-    /// Shared store: the files version (`Store.filesVersion`) just before this commit and with it. A node whose files
+    /// Shared store: the files version (`ResultDocuments.filesVersion`) just before this commit and with it. A node whose files
     /// were written at `filesVersionBefore` follows this change alone; otherwise another process changed things too.
     package var filesVersionBefore: Int64?
     package var filesVersionAfter: Int64?

@@ -65,11 +65,12 @@ package struct OneShot {
                 let incoming = URL(fileURLWithPath: runtime.config.paths.incoming)
                 let under = file.hasPrefix(incoming.standardizedFileURL.path + "/") ? incoming : base
                 if case .queued = runtime.pipeline.ingest(path: file, relativeTo: under) { queued += 1 }
-                let sha = try runtime.store.knownSighting(path: file)?.sha256
+                let sha = try runtime.store.queue.knownSighting(path: file)?.sha256
                 // `scan --provider P` on a photo another provider already read: read it again with P.
-                if let choice = runtime.pipeline.choice, let sha, let job = try runtime.store.finishedJob(sha256: sha),
+                if let choice = runtime.pipeline.choice, let sha,
+                    let job = try runtime.store.queue.finishedJob(sha256: sha),
                     job.state == .done || job.state == .review, job.provider != choice.rawValue,
-                    try runtime.store.rescan(sha256: sha, providerChoice: choice.rawValue) != nil
+                    try runtime.store.queue.rescan(sha256: sha, providerChoice: choice.rawValue) != nil
                 {
                     queued += 1
                 }
@@ -118,7 +119,7 @@ package struct OneShot {
                 }
                 return summary
             } ?? PassSummary(stop: .shutdown)
-        _ = try runtime.store.releaseLeases(owner: ProcessIdentity.current)
+        _ = try runtime.store.queue.releaseLeases(owner: ProcessIdentity.current)
         pipeline.closeDueRounds()
         pipeline.writeLibrary(full: true)
         let status = try StatusReport.build(config: runtime.config)

@@ -50,7 +50,7 @@ package struct Runtime: Sendable {
         if writesFiles { AtomicFile.removeLeftovers(in: URL(fileURLWithPath: paths.results), recursive: true) }
         let store = try StoreAccess.open(config: config, secrets: secrets)
         // A shared store's leases of other machines are theirs until they run out.
-        let recovered = try store.recoverLeases(isAlive: ProcessIdentity.aliveCheck(sharedStore: store.isShared))
+        let recovered = try store.queue.recoverLeases(isAlive: ProcessIdentity.aliveCheck(sharedStore: store.isShared))
         if recovered > 0 {
             logger.notice("Jobs of a stopped process returned to the queue", metadata: ["jobs": "\(recovered)"])
         }
@@ -73,16 +73,16 @@ package struct Runtime: Sendable {
             config: config, secrets: secrets, chosen: chosen,
             memory: StoredProviderMemory(store: store), limits: store, time: time)
         try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
-        if let choice { try store.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
+        if let choice { try store.queue.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
         if choice == nil {
-            if let previous = try store.setting("provider"), previous != current {
+            if let previous = try store.settings.value("provider"), previous != current {
                 logger.notice(
                     "Provider switched",
                     metadata: ["event": "provider_switched", "from": "\(previous)", "to": "\(current)"])
-                try store.addEvent("provider_switched", message: "\(previous) → \(current)")
+                try store.queue.addEvent("provider_switched", message: "\(previous) → \(current)")
             }
-            try store.setSetting("provider", current)
+            try store.settings.set("provider", current)
         }
 
         let enricher = Enricher(sources: sources, reviewThreshold: config.pipeline.reviewThreshold)
@@ -116,7 +116,7 @@ package struct Runtime: Sendable {
         return Runtime(
             config: config, store: store,
             pipeline: Pipeline(
-                settings: settings, store: store, library: store.library, providers: store.providers,
+                settings: settings, store: store.queue, library: store.library, providers: store.providers,
                 sharedResults: store.results,
                 rounds: store.shelves, lineup: lineup, choice: choice,
                 enricher: enricher, logger: logger, owner: owner, time: time,
@@ -238,6 +238,6 @@ package struct Runtime: Sendable {
 struct StoredProviderMemory: ProviderMemory {
     let store: Store
 
-    func value(for key: String) -> String? { try? store.setting(key) }
-    func remember(_ value: String, for key: String) { try? store.setSetting(key, value) }
+    func value(for key: String) -> String? { try? store.settings.value(key) }
+    func remember(_ value: String, for key: String) { try? store.settings.set(key, value) }
 }

@@ -28,7 +28,7 @@ package final class StrandedJobs: Sendable {
         let main = runtime.pipeline
         let choices: [String]
         do {
-            choices = try runtime.store.strandedProviderChoices(
+            choices = try runtime.store.queue.strandedProviderChoices(
                 isAlive: ProcessIdentity.aliveCheck(sharedStore: runtime.store.isShared))
         } catch {
             main.logger.warning("Cannot look for stranded jobs", metadata: ["error": "\(error)"])
@@ -95,7 +95,7 @@ package final class StrandedJobs: Sendable {
                 limits: runtime.store, time: main.time)
             try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
             pipeline = Pipeline(
-                settings: main.settings, store: runtime.store, library: runtime.store.library,
+                settings: main.settings, store: runtime.store.queue, library: runtime.store.library,
                 providers: runtime.store.providers,
                 sharedResults: runtime.store.results, lineup: lineup, choice: kind,
                 enricher: main.enricher, logger: main.logger, owner: main.owner,

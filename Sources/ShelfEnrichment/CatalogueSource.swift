@@ -6,7 +6,7 @@ import Synchronization
 /// The local catalogue as a place books are looked up: a full-text search (SQLite FTS5) over folded
 /// titles, authors, call numbers and series. Works offline; the matcher decides among what it finds.
 package final class CatalogueSource: BookSource {
-    package let name = Store.catalogueSource
+    package let name = Catalogue.source
     private let catalogue: Catalogue
     /// Words too common to search for, read once from the index (`refresh()` after an import).
     private let commonWords: Mutex<Set<String>>

@@ -3,7 +3,7 @@ import Foundation
 /// Hybrid photos finished with the fast reading because the accurate provider was not asked (down, paused, out
 /// of quota): they are marked as awaiting it, and asked again once it answers. The new job is a rescan that
 /// replays the fast provider's saved answer (never paid twice) and asks the accurate one.
-extension Store {
+extension PhotoQueue {
     /// Requeues the photos awaiting `provider`: every one marked before its last successful answer, and, with
     /// `oneMore` (the provider may be asked now: its probe is due, or it is believed fine), the oldest other
     /// one when no recheck is queued yet, so a provider that is back is found even when no new photo comes.

@@ -23,19 +23,14 @@ package struct CatalogueRow: Sendable, Equatable {
     }
 }
 
-extension Store {
-    /// The name of the local catalogue as a source (`enrich.sources`, `match.source`).
-    package static let catalogueSource = "catalogue"
-
-    /// The local catalogue's tables.
-    package var catalogue: Catalogue { Catalogue(database: self) }
-}
-
 /// The local catalogue: books imported from library exports and OpenLibrary dumps, searched with FTS5 (SQLite) or
 /// its PostgreSQL mirror. A concern of the store with a type of its own over the shared database (`Store.catalogue`):
 /// the importer and the catalogue source hold this, not `Store`.
-package struct Catalogue: Sendable {
+package struct Catalogue: StoreConcern {
     let database: Store
+
+    /// The name of the local catalogue as a source (`enrich.sources`, `match.source`).
+    package static let source = "catalogue"
 
     package func beginImport(path: String, format: String, now: Date = Date()) throws -> Int64 {
         try database.write { db in
@@ -194,7 +189,7 @@ package struct Catalogue: Sendable {
 
     private static func catalogueRecord(_ row: Row) -> CatalogueRecord {
         CatalogueRecord(
-            source: Store.catalogueSource, key: "catalogue:\(row.int("id") ?? 0)", title: row.string("title") ?? "",
+            source: Catalogue.source, key: "catalogue:\(row.int("id") ?? 0)", title: row.string("title") ?? "",
             author: row.string("author"), isbn13: row.string("isbn13"), isbn10: row.string("isbn10"),
             year: row.int("year").map(Int.init), tag: row.string("tag"), series: row.string("series"))
     }

@@ -61,3 +61,28 @@ extension DatabaseConnection {
         "substr(\(column), 1, \(engine == .sqlite ? "instr" : "strpos")(\(column), '|'))"
     }
 }
+
+/// Pieces of statements built for a number of values.
+package enum SQL {
+    /// Values of `column` that start with a lowercase hex prefix (an id or a hash as a person types it), as a range
+    /// its index walks: `LIKE 'p%'` is case-insensitive in SQLite, so it would read every row. With
+    /// `hexPrefixArguments(prefix)` as the arguments.
+    package static func hexPrefix(of column: String) -> String { "\(column) >= ? AND \(column) < ?" }
+    // "g" follows every hex digit
+    package static func hexPrefixArguments(_ prefix: String) -> [any SQLBindable] { [prefix, prefix + "g"] }
+
+    /// "?, ?, ?" for a list of `count` values.
+    package static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    /// "(?, ?), (?, ?)" for `count` rows of `width` values.
+    package static func rows(_ count: Int, of width: Int) -> String {
+        Array(repeating: "(\(placeholders(width)))", count: count).joined(separator: ", ")
+    }
+
+    /// A long list in parts a statement's bound values can hold.
+    package static func parts<Value>(of values: [Value], size: Int = 500) -> [[Value]] {
+        stride(from: 0, to: values.count, by: size).map { Array(values[$0..<min($0 + size, values.count)]) }
+    }
+}

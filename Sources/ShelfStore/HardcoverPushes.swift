@@ -1,11 +1,6 @@
 import Foundation
 import ShelfCore
 
-extension Store {
-    /// What was added to Hardcover, and the verified works still to add.
-    package var hardcover: HardcoverPushes { HardcoverPushes(database: self) }
-}
-
 /// A verified work as a push to Hardcover needs it: its row, its key, its name, the edition it is exported as
 /// (the ISBN seen in most photos) and the shelf it stands on.
 package struct HardcoverWork: Sendable, Equatable {
@@ -53,7 +48,7 @@ package struct HardcoverCursor: Sendable, Equatable {
 /// The works added to Hardcover (`hardcover_push`), and the verified works that are not yet, found along the works'
 /// changes (`book_updated`: a work's row is touched whenever a commit, a decision or an edit changes it), so a
 /// background push reads what changed since its last look, not the library.
-package struct HardcoverPushes: Sendable {
+package struct HardcoverPushes: StoreConcern {
     let database: Store
 
     /// The verified works among the next `limit` works changed after `cursor` (from the first when nil), in the order

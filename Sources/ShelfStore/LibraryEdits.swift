@@ -104,7 +104,7 @@ extension LibraryRecords {
                 var book = reading.decidedBook
                 book.title = into.title; book.author = into.author; book.match = into.match
                 if ownPhotos.contains(reading.sha256) {
-                    // The photo's sighting of `into` stayed (Store.merge keeps one per photo): remember only.
+                    // The photo's sighting of `into` stayed (LibraryRecords.merge keeps one per photo): remember only.
                     let decision = StoredDecision(
                         action: .edited, book: book, isbnSource: reading.isbnSource, detail: detail)
                     for readingKey in reading.keys {

@@ -17,14 +17,9 @@ package struct CachedLookup: Sendable, Equatable {
     package func covers(limit: Int) -> Bool { requested >= limit || records.count < requested }
 }
 
-extension Store {
-    /// The remote book sources' cached answers.
-    package var lookupCache: LookupCache { LookupCache(database: self) }
-}
-
 /// The remote book sources' answers, kept so that a question is asked once (`CachedSource`). A concern of the store
 /// with a type of its own over the shared database (`Store.lookupCache`).
-package struct LookupCache: Sendable {
+package struct LookupCache: StoreConcern {
     let database: Store
 
     /// The cached answer of `source` to `request`, however old; nil when never asked (or unreadable).

@@ -2,7 +2,7 @@ import Foundation
 
 /// What `/metrics` and `/healthz` read at scrape time: the facts the daemon already keeps, so `shelfd web` alone
 /// reports the same. A concern of the store with a type of its own (`Store.metrics`).
-package struct MetricsQueries: Sendable {
+package struct MetricsQueries: StoreConcern {
     let database: Store
 
     /// True when the database answers a query (`/healthz`).
@@ -30,9 +30,4 @@ package struct MetricsQueries: Sendable {
             ).map { ($0.string("provider") ?? "", Int($0.int("latency_ms") ?? 0), Int($0.int("n") ?? 0)) }
         }
     }
-}
-
-extension Store {
-    /// What `/metrics` and `/healthz` read.
-    package var metrics: MetricsQueries { MetricsQueries(database: self) }
 }

@@ -814,7 +814,7 @@ extension Migration {
                 CREATE INDEX review_item_order ON review_item(created_at, id);
                 """),
         // PostgreSQL only: the files version moves once per transaction and records which one moved it, so that the
-        // node that writes files can tell a change that was its own commit's alone (`Store.filesVersions`).
+        // node that writes files can tell a change that was its own commit's alone (`ResultDocuments.filesVersions`).
         Migration(
             "files-version-per-transaction",
             postgres: """

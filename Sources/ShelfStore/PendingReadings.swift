@@ -17,7 +17,7 @@ final class PendingReadings {
     /// The keys the pending sightings could be found by (ISBN, record, title).
     private var pendingKeys: Set<String> = []
     private var history: [(bookID: Int64, step: LibraryDocument.Decision)] = []
-    /// The works linked to the photo's readings, read for them all at once before the first (`Store.linkedWorks`).
+    /// The works linked to the photo's readings, read for them all at once before the first (`LibraryRecords.linkedWorks`).
     private var links: [LibraryRecords.WorkLookup: [Row]] = [:]
     /// What the readings taken since could have changed: the works they were linked to or went to, and their keys. A
     /// reading whose links or keys meet these is looked up again.

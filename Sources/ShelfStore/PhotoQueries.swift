@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-extension Store {
+extension PhotoQueue {
     /// Every photo with its newest job, newest first (by when it was first seen).
     package func photoSummaries() throws -> [PhotoSummary] {
         try read { db in

@@ -1,7 +1,7 @@
 import Foundation
 import ShelfCore
 
-extension Store {
+extension PhotoQueue {
     /// Records the step the photos of these leased jobs reached: one UPDATE, so it stays cheap enough to do at
     /// every step of every photo.
     package func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws {

@@ -26,14 +26,9 @@ package protocol BatchQueue: Sendable {
     ) throws -> [ClaimedJob]
 }
 
-extension Store {
-    /// The provider batch jobs (Gemini's Batch API) and their photos.
-    package var batches: ProviderBatches { ProviderBatches(database: self) }
-}
-
 /// The provider batch jobs and their photos: batch mode's queue (`BatchQueue`). A concern of the store with a type of
 /// its own over the shared database (`Store.batches`).
-package struct ProviderBatches: BatchQueue {
+package struct ProviderBatches: BatchQueue, StoreConcern {
     let database: Store
 
     package func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws
@@ -58,7 +53,7 @@ package struct ProviderBatches: BatchQueue {
             try db.execute(
                 "UPDATE provider_batch SET photos = (SELECT COUNT(*) FROM job WHERE provider_batch_id = ?) WHERE id = ?",
                 [id, id])
-            try Store.addEvent(db, "batch_opened", message: "\(displayName): \(jobs.count) photos", now: now)
+            try PhotoQueue.addEvent(db, "batch_opened", message: "\(displayName): \(jobs.count) photos", now: now)
             return try Self.batch(db, id: id)!
         }
     }
@@ -67,7 +62,7 @@ package struct ProviderBatches: BatchQueue {
         try database.write { db in
             try db.execute(
                 "UPDATE provider_batch SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
-            try Store.addEvent(db, "batch_submitted", message: name, now: now)
+            try PhotoQueue.addEvent(db, "batch_submitted", message: name, now: now)
         }
     }
 
@@ -99,7 +94,7 @@ package struct ProviderBatches: BatchQueue {
             try db.execute(
                 "UPDATE provider_batch SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?",
                 [state, now, now, id])
-            try Store.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
+            try PhotoQueue.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
             guard answered else {
                 try db.execute(
                     """
@@ -119,7 +114,7 @@ package struct ProviderBatches: BatchQueue {
                 UPDATE job SET state = 'leased', provider_batch_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
                     updated_at = ?, stage = 'matching', stage_at = ? WHERE provider_batch_id = ? AND state = 'pending'
                 """, [owner, now.addingTimeInterval(lease), claim, now, now, id])
-            return try Store.claimedJobs(db, rows, batchID: claim)
+            return try PhotoQueue.claimedJobs(db, rows, batchID: claim)
         }
     }
 
@@ -137,7 +132,7 @@ package struct ProviderBatches: BatchQueue {
 
     package func batchJobs(id: Int64) throws -> [ClaimedJob] {
         try database.read { db in
-            try Store.claimedJobs(
+            try PhotoQueue.claimedJobs(
                 db,
                 try db.query(
                     """

@@ -3,7 +3,7 @@ import Foundation
 /// Jobs that asked for a provider (`scan --provider`, `rescan --provider`) belong to the process that asked
 /// while it runs. When it is gone (stopped, killed), they are stranded: `watch` and `run` finish them, each
 /// with the provider it asked for.
-extension Store {
+extension PhotoQueue {
     /// Says that `owner` (a running process) is working through the jobs that asked for `choice`.
     package func holdProviderChoice(_ choice: String, owner: String) throws {
         try write { db in

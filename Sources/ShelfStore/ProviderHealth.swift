@@ -67,14 +67,11 @@ package enum ProviderTurn: Sendable, Equatable {
 /// The providers' and book sources' shared state: their health (outages and their probes, pauses, backoffs), the
 /// request budgets every process takes its turns from, and the requests' latencies. A concern of the store with a
 /// type of its own over the shared database (`Store.providers`): what holds it can do nothing else with the store.
-package struct ProviderState: ProviderHealthStore, RequestBudgetStore, Sendable {
+package struct ProviderState: ProviderHealthStore, RequestBudgetStore, StoreConcern {
     let database: Store
 }
 
-extension Store {
-    /// The providers' shared state.
-    package var providers: ProviderState { ProviderState(database: self) }
-
+extension ProviderState {
     /// One provider request in the caller's transaction; the oldest beyond 1,000 go, a hundred at a time (one
     /// statement in a hundred), so the table stays small without a second statement per request.
     static func logRequest(_ db: any DatabaseConnection, provider: String, latencyMs: Int, outcome: String, now: Date)
@@ -95,7 +92,7 @@ extension ProviderState {
                 "state")
             try Self.saveHealth(db, health, now: now)
             if previous != health.state.rawValue {
-                try Store.addEvent(
+                try PhotoQueue.addEvent(
                     db, "provider_\(health.state.rawValue)", message: "\(health.name): \(health.message ?? "")",
                     now: now)
             }
@@ -183,7 +180,7 @@ extension ProviderState {
             else { return current! }
             try Self.saveHealth(db, health, now: now)
             if current?.isOutage != true {
-                try Store.addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)
+                try PhotoQueue.addEvent(db, "provider_\(state.rawValue)", message: "\(name): \(message)", now: now)
             }
             return health
         }
@@ -201,7 +198,7 @@ extension ProviderState {
     /// One provider request, for the latency figures of `status`. Keeps the newest 1,000 (and up to 99 more).
     package func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date = Date()) throws {
         try database.write { db in
-            try Store.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now)
+            try ProviderState.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now)
         }
     }
 }

@@ -104,14 +104,21 @@ package struct JobOutcome: Sendable {
     }
 }
 
-extension Store {
+/// The photos' queue: sightings in, jobs claimed and leased, attempts charged, answers saved for replay, hybrid's
+/// rechecks, each batch's commit, and what the photo pages and the overview read of it (`Store.queue`). It is the
+/// pipeline's `JobQueue`.
+package struct PhotoQueue: StoreConcern {
+    let database: Store
+
+    package var isShared: Bool { database.isShared }
+
     /// The stored sightings of these paths, by path, in one statement a few hundred paths at a time.
     package func knownSightings(paths: [String]) throws -> [String: KnownSighting] {
         var known: [String: KnownSighting] = [:]
-        for part in Self.parts(of: Array(Set(paths))) {
+        for part in SQL.parts(of: Array(Set(paths))) {
             try readStatement { db in
                 for row in try db.query(
-                    "SELECT path, size, mtime, sha256 FROM sighting WHERE path IN (\(Self.placeholders(part.count)))",
+                    "SELECT path, size, mtime, sha256 FROM sighting WHERE path IN (\(SQL.placeholders(part.count)))",
                     part)
                 {
                     guard let path = row.string("path"), let size = row.int("size"), let mtime = row.double("mtime"),
@@ -127,10 +134,10 @@ extension Store {
     /// Which of these contents were seen before (at any path).
     package func knownPhotos(among sha256s: [String]) throws -> Set<String> {
         var known: Set<String> = []
-        for part in Self.parts(of: Array(Set(sha256s))) {
+        for part in SQL.parts(of: Array(Set(sha256s))) {
             try readStatement { db in
                 for row in try db.query(
-                    "SELECT sha256 FROM photo WHERE sha256 IN (\(Self.placeholders(part.count)))", part)
+                    "SELECT sha256 FROM photo WHERE sha256 IN (\(SQL.placeholders(part.count)))", part)
                 {
                     if let sha = row.string("sha256") { known.insert(sha) }
                 }
@@ -154,12 +161,12 @@ extension Store {
         let recorded = files.indices.filter { latest[files[$0].path] == $0 }
         return try write { db in
             let paths = recorded.map { files[$0].path }
-            try db.execute("DELETE FROM path_problem WHERE path IN (\(Self.placeholders(paths.count)))", paths)
+            try db.execute("DELETE FROM path_problem WHERE path IN (\(SQL.placeholders(paths.count)))", paths)
             // Returned only when new: the photo's first sighting (a copy finds it there).
             let newPhotos = Set(
                 try db.query(
                     """
-                    INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES \(Self.rows(recorded.count, of: 5))
+                    INSERT INTO photo (sha256, size, relative_path, first_seen, result_node) VALUES \(SQL.rows(recorded.count, of: 5))
                     ON CONFLICT (sha256) DO NOTHING RETURNING sha256
                     """,
                     recorded.flatMap { i -> [any SQLBindable] in
@@ -179,7 +186,7 @@ extension Store {
                 try db.query(
                     """
                     INSERT INTO sighting (path, sha256, relative_path, size, mtime, seen_at, sync_conflict)
-                    VALUES \(Self.rows(recorded.count, of: 7))
+                    VALUES \(SQL.rows(recorded.count, of: 7))
                     ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size,
                         mtime = excluded.mtime, seen_at = excluded.seen_at, sync_conflict = excluded.sync_conflict
                     WHERE sighting.sha256 <> excluded.sha256 OR sighting.size <> excluded.size OR sighting.mtime <> excluded.mtime
@@ -216,7 +223,7 @@ extension Store {
                 if !images.isEmpty {
                     try db.execute(
                         """
-                        INSERT INTO photo_image (sha256, jpeg, stored_at) VALUES \(Self.rows(images.count, of: 3))
+                        INSERT INTO photo_image (sha256, jpeg, stored_at) VALUES \(SQL.rows(images.count, of: 3))
                         ON CONFLICT (sha256) DO NOTHING
                         """, images.flatMap { [$0.0, SQLValue.blob($0.1), now] as [any SQLBindable] })
                 }
@@ -270,7 +277,7 @@ extension Store {
         now: Date = Date()
     ) throws -> [ClaimedJob] {
         let started = ContinuousClock.now
-        defer { recordClaim(seconds: (ContinuousClock.now - started) / .seconds(1)) }
+        defer { database.recordClaim(seconds: (ContinuousClock.now - started) / .seconds(1)) }
         let due = """
             FROM job j JOIN photo p ON p.sha256 = j.sha256
             WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
@@ -519,7 +526,7 @@ extension Store {
             try db.execute(
                 "UPDATE batch SET finished_at = ? WHERE id IN (\(Set(outcomes.map(\.job.batchID)).map(String.init).joined(separator: ",")))",
                 [now])
-            (change.filesVersionBefore, change.filesVersionAfter) = try Self.filesVersions(db)
+            (change.filesVersionBefore, change.filesVersionAfter) = try ResultDocuments.filesVersions(db)
             return change
         }
     }
@@ -531,8 +538,8 @@ extension Store {
     )? {
         try write { db in
             let matches = try db.query(
-                "SELECT sha256 FROM photo WHERE \(Self.hexPrefix(of: "sha256")) LIMIT 2",
-                Self.hexPrefixArguments(prefix.lowercased()))
+                "SELECT sha256 FROM photo WHERE \(SQL.hexPrefix(of: "sha256")) LIMIT 2",
+                SQL.hexPrefixArguments(prefix.lowercased()))
             guard matches.count == 1, let sha = matches.first?.string("sha256") else { return nil }
             guard
                 try db.queryOne(
@@ -623,29 +630,7 @@ extension Store {
     static func addEvents(_ db: any DatabaseConnection, _ events: [Event], now: Date) throws {
         guard !events.isEmpty else { return }
         try db.execute(
-            "INSERT INTO event (at, kind, sha256, job_id, message) VALUES \(rows(events.count, of: 5))",
+            "INSERT INTO event (at, kind, sha256, job_id, message) VALUES \(SQL.rows(events.count, of: 5))",
             events.flatMap { [now, $0.kind, $0.sha256, $0.jobID, $0.message] as [any SQLBindable] })
-    }
-
-    /// Values of `column` that start with a lowercase hex prefix (an id or a hash as a person types it), as a range
-    /// its index walks: `LIKE 'p%'` is case-insensitive in SQLite, so it would read every row. With
-    /// `hexPrefixArguments(prefix)` as the arguments.
-    static func hexPrefix(of column: String) -> String { "\(column) >= ? AND \(column) < ?" }
-    // "g" follows every hex digit
-    static func hexPrefixArguments(_ prefix: String) -> [any SQLBindable] { [prefix, prefix + "g"] }
-
-    /// "?, ?, ?" for a list of `count` values.
-    static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
-
-    /// "(?, ?), (?, ?)" for `count` rows of `width` values.
-    static func rows(_ count: Int, of width: Int) -> String {
-        Array(repeating: "(\(placeholders(width)))", count: count).joined(separator: ", ")
-    }
-
-    /// A long list in parts a statement's bound values can hold.
-    static func parts<Value>(of values: [Value], size: Int = 500) -> [[Value]] {
-        stride(from: 0, to: values.count, by: size).map { Array(values[$0..<min($0 + size, values.count)]) }
     }
 }

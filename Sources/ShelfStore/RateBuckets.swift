@@ -97,7 +97,7 @@ extension ProviderState {
             let now = now ?? Date()
             let turn = try Self.takeTurn(db, provider: provider, budget: budget, now: now)
             guard turn == .granted else { return (turn, nil) }
-            return (turn, try Store.chargeAttempt(db, jobID: jobID, now: now))
+            return (turn, try PhotoQueue.chargeAttempt(db, jobID: jobID, now: now))
         }
     }
 

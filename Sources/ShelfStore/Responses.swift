@@ -13,7 +13,7 @@ package struct SavedResponse: Sendable, Equatable {
     }
 }
 
-extension Store {
+extension PhotoQueue {
     /// Records a response about to be written (atomically) to `file`; returns its id (the row is its own record: no
     /// event is written beside it). The photo is `matching` from then on (`progress` reads it from this row, so the
     /// stage costs no statement). With `request` the request that brought the answer is logged in the same
@@ -30,7 +30,7 @@ extension Store {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [jobID, sha256, provider, model, file, bytes, body.map(SQLValue.blob) ?? .null, latencyMs, now])
             if request {
-                try Self.logRequest(db, provider: provider, latencyMs: latencyMs ?? 0, outcome: "ok", now: now)
+                try ProviderState.logRequest(db, provider: provider, latencyMs: latencyMs ?? 0, outcome: "ok", now: now)
             }
             return id
         }

@@ -13,18 +13,13 @@ package struct StoredResult: Sendable, Equatable {
     }
 }
 
-extension Store {
-    /// A shared store's result documents and the files' change counter.
-    package var results: ResultDocuments { ResultDocuments(database: self) }
-}
-
 /// On a shared store, a worker's finished results go to the database (`finish` with a document), and each is written
 /// once, where its photo arrived: by the node that ingested the photo first when that node writes files
 /// (`photo.result_node`), otherwise by a node with `writes_files = true`, which takes it (`taken_by`). A node on
 /// "auto" writes only its own photos' results, so one person's results are never split across machines. Every node
 /// that writes files rewrites library.json, review/ and exports/ when `filesVersion` moved. A concern of the store
 /// with a type of its own over the shared database (`Store.results`).
-package struct ResultDocuments: SharedFilesStore {
+package struct ResultDocuments: SharedFilesStore, StoreConcern {
     let database: Store
 
     /// The results `node` writes and has not written yet, oldest job first (a rescan's result after the one it
@@ -107,7 +102,7 @@ package struct ResultDocuments: SharedFilesStore {
     /// (a file removed by hand is skipped).
     package func recent(limit: Int) throws -> [(relativePath: String, finishedAt: Date, document: Data)] {
         guard database.isShared else {
-            return try database.recentResults(limit: limit).compactMap { recent in
+            return try database.queue.recentResults(limit: limit).compactMap { recent in
                 FileManager.default.contents(atPath: recent.resultPath).map {
                     (recent.relativePath, recent.finishedAt, $0)
                 }
@@ -150,7 +145,7 @@ package struct ResultDocuments: SharedFilesStore {
     }
 }
 
-extension Store {
+extension ResultDocuments {
     /// In a write transaction on a shared store, the files version before it and with it: the version moves once per
     /// transaction and records which one moved it last. (nil, nil) on SQLite.
     static func filesVersions(_ db: any DatabaseConnection) throws -> (before: Int64?, after: Int64?) {

@@ -154,7 +154,7 @@ extension LibraryRecords {
             )
         }
         let items = try read { db in
-            try Self.reviewItems(db, where: Store.hexPrefix(of: "r.sha256"), Store.hexPrefixArguments(wanted))
+            try Self.reviewItems(db, where: SQL.hexPrefix(of: "r.sha256"), SQL.hexPrefixArguments(wanted))
         }
         let photos = Set(items.map(\.photo.sha256))
         guard photos.count < 2 else {
@@ -470,7 +470,7 @@ extension LibraryRecords {
             throw ReviewError(
                 code: .notFound, message: "'\(id)' is not a review id: give one as 'shelfd review list' shows it.")
         }
-        let found = try reviewItems(db, where: Store.hexPrefix(of: "r.id"), Store.hexPrefixArguments(wanted))
+        let found = try reviewItems(db, where: SQL.hexPrefix(of: "r.id"), SQL.hexPrefixArguments(wanted))
         guard found.count < 2 else {
             throw ReviewError(code: .ambiguous, message: "'\(id)' starts \(found.count) review ids: give more of it.")
         }

@@ -14,7 +14,7 @@ import ShelfCore
 /// A round is the photos of one shelf that arrived within the quiet time of each other; it joins them at ingest
 /// (`join`, in the ingest's transaction). It closes once quiet (or when a person closes it) and all its photos are
 /// read: it is then compared with the inventory before it (`close`), which costs what the round and the shelf hold.
-package struct ShelfRounds: Sendable {
+package struct ShelfRounds: StoreConcern {
     let database: Store
 
     /// `[shelves] round_minutes`' default: people photograph a bookcase in several shots within half an hour.
@@ -59,7 +59,7 @@ package struct ShelfRounds: Sendable {
                     [shelf, now, now, shas.count])
             }
             try db.execute(
-                "UPDATE photo SET round_id = ? WHERE sha256 IN (\(Store.placeholders(shas.count)))", [round] + shas)
+                "UPDATE photo SET round_id = ? WHERE sha256 IN (\(SQL.placeholders(shas.count)))", [round] + shas)
         }
     }
 
@@ -138,12 +138,12 @@ package struct ShelfRounds: Sendable {
         let shas = photos.compactMap { $0.string("sha256") }
         let unread = photos.filter { !["done", "review"].contains($0.string("state") ?? "") }.count
         var seenIn: [String: [SeenBook]] = [:]
-        for part in Store.parts(of: shas) {
+        for part in SQL.parts(of: shas) {
             for row in try db.query(
                 """
                 SELECT s.book_id, s.sha256, s.box, s.status, r.reading FROM book_sighting s
                 LEFT JOIN review_item r ON r.sha256 = s.sha256 AND r.book_id = s.book_id
-                WHERE s.sha256 IN (\(Store.placeholders(part.count)))
+                WHERE s.sha256 IN (\(SQL.placeholders(part.count)))
                 """, part)
             {
                 guard let book = row.int("book_id"), let sha = row.string("sha256") else { continue }
@@ -220,8 +220,8 @@ package struct ShelfRounds: Sendable {
             }
             touched.insert(work)
         }
-        for part in Store.parts(of: seenMarked) {
-            try db.execute("DELETE FROM shelf_mark WHERE book_id IN (\(Store.placeholders(part.count)))", part)
+        for part in SQL.parts(of: seenMarked) {
+            try db.execute("DELETE FROM shelf_mark WHERE book_id IN (\(SQL.placeholders(part.count)))", part)
         }
         let newlyMissing = missing.filter { marks[$0]?.kind != "missing" }
         for work in newlyMissing {
@@ -246,9 +246,9 @@ package struct ShelfRounds: Sendable {
         var changes: [[any SQLBindable]] = arrivedIDs.map { [id, $0, "arrived", cameFrom[$0]] }
         changes += missing.map { [id, $0, "missing", String?.none] }
         changes += unseen.compactMap { work in wentTo[work].map { [id, work, "moved_out", $0] } }
-        for part in Store.parts(of: changes, size: 100) {
+        for part in SQL.parts(of: changes, size: 100) {
             try db.execute(
-                "INSERT INTO shelf_change (round_id, book_id, kind, other_shelf) VALUES \(Store.rows(part.count, of: 4))",
+                "INSERT INTO shelf_change (round_id, book_id, kind, other_shelf) VALUES \(SQL.rows(part.count, of: 4))",
                 part.flatMap { $0 })
         }
         touched.formUnion(unseen.filter { wentTo[$0] != nil })
@@ -256,13 +256,13 @@ package struct ShelfRounds: Sendable {
         // The shelf's order: the round's, with the works it did not see kept after the neighbour they stood beside.
         let order = Self.merge(beforeOrder.filter { wentTo[$0] == nil }, with: sequence)
         try db.execute("DELETE FROM shelf_place WHERE shelf = ?", [shelf])
-        for part in Store.parts(of: sequence) {
-            try db.execute("DELETE FROM shelf_place WHERE book_id IN (\(Store.placeholders(part.count)))", part)
+        for part in SQL.parts(of: sequence) {
+            try db.execute("DELETE FROM shelf_place WHERE book_id IN (\(SQL.placeholders(part.count)))", part)
         }
         let places = order.enumerated().map { [$0.element, shelf, $0.offset + 1] as [any SQLBindable] }
-        for part in Store.parts(of: places, size: 150) {
+        for part in SQL.parts(of: places, size: 150) {
             try db.execute(
-                "INSERT INTO shelf_place (book_id, shelf, position) VALUES \(Store.rows(part.count, of: 3))",
+                "INSERT INTO shelf_place (book_id, shelf, position) VALUES \(SQL.rows(part.count, of: 3))",
                 part.flatMap { $0 })
         }
         try db.execute(
@@ -397,11 +397,11 @@ package struct ShelfRounds: Sendable {
         besides: String?
     ) throws -> (shelves: [Int64: String], times: [Int64: Double]) {
         var shelves: [Int64: String] = [:], times: [Int64: Double] = [:]
-        for part in Store.parts(of: works) {
+        for part in SQL.parts(of: works) {
             for row in try db.query(
                 """
                 SELECT s.book_id, s.shelf, p.first_seen FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
-                WHERE s.book_id IN (\(Store.placeholders(part.count))) AND s.status = 'verified' AND s.shelf IS NOT NULL
+                WHERE s.book_id IN (\(SQL.placeholders(part.count))) AND s.status = 'verified' AND s.shelf IS NOT NULL
                   AND s.shelf IS DISTINCT FROM ? AND p.first_seen >= ? AND p.first_seen < ?
                 """, part + [besides, since, until])
             {
@@ -454,8 +454,8 @@ package struct ShelfRounds: Sendable {
     static func recordedMarks(_ db: any DatabaseConnection, of works: [Int64]?) throws -> [Int64: Mark] {
         let rows =
             try works.map { works in
-                try Store.parts(of: works).flatMap { part in
-                    try db.query("SELECT * FROM shelf_mark WHERE book_id IN (\(Store.placeholders(part.count)))", part)
+                try SQL.parts(of: works).flatMap { part in
+                    try db.query("SELECT * FROM shelf_mark WHERE book_id IN (\(SQL.placeholders(part.count)))", part)
                 }
             } ?? db.query("SELECT * FROM shelf_mark")
         var marks: [Int64: Mark] = [:]
@@ -695,9 +695,9 @@ package struct ShelfRounds: Sendable {
 
     static func works(_ db: any DatabaseConnection, _ ids: [Int64]) throws -> [Int64: WorkName] {
         var works: [Int64: WorkName] = [:]
-        for part in Store.parts(of: ids) {
+        for part in SQL.parts(of: ids) {
             for row in try db.query(
-                "SELECT id, work_key, title, author FROM book WHERE id IN (\(Store.placeholders(part.count)))", part)
+                "SELECT id, work_key, title, author FROM book WHERE id IN (\(SQL.placeholders(part.count)))", part)
             {
                 guard let id = row.int("id"), let key = row.string("work_key") else { continue }
                 works[id] = WorkName(key: key, title: row.string("title") ?? "", author: row.string("author"))
@@ -718,8 +718,8 @@ package struct ShelfRounds: Sendable {
 
     static func keys(_ db: any DatabaseConnection, of works: [Int64]) throws -> WorkKeys {
         var keys = WorkKeys()
-        for part in Store.parts(of: works) {
-            let list = Store.placeholders(part.count)
+        for part in SQL.parts(of: works) {
+            let list = SQL.placeholders(part.count)
             for row in try db.query("SELECT id, work_key FROM book WHERE id IN (\(list))", part) {
                 if let id = row.int("id"), let key = row.string("work_key") { keys.byKey[key] = id }
             }
@@ -747,11 +747,6 @@ package struct ShelfRounds: Sendable {
             openedAt: row.date("opened_at") ?? .distantPast, lastPhotoAt: row.date("last_photo_at") ?? .distantPast,
             closedAt: row.date("closed_at"), photos: Int(row.int("photos") ?? 0), unread: Int(row.int("unread") ?? 0))
     }
-}
-
-extension Store {
-    /// Shelves as places: rounds, inventories, and what people answer about books not seen.
-    package var shelves: ShelfRounds { ShelfRounds(database: self) }
 }
 
 extension Box {

@@ -17,15 +17,10 @@ package typealias FinishedJob = (
     state: JobState, resultPath: String?, code: String?, message: String?, provider: String
 )
 
-extension Store {
-    /// What `status`, the overview and `/metrics` read of the queue.
-    package var status: StatusQueries { StatusQueries(database: self) }
-}
-
 /// What `status`, the overview and `/metrics` read of the queue: counts, problems, latencies, and the stamp that
 /// says whether anything changed. A concern of the store with a type of its own over the shared database
 /// (`Store.status`).
-package struct StatusQueries: Sendable {
+package struct StatusQueries: StoreConcern {
     let database: Store
 
     /// A stamp that moves whenever the database changes, whoever changed it: SQLite's `data_version` (another
@@ -123,7 +118,7 @@ package struct StatusQueries: Sendable {
     }
 }
 
-extension Store {
+extension PhotoQueue {
     /// The newest finished job whose result is at this path.
     package func jobID(resultPath: String) throws -> Int64? {
         try readStatement { db in
@@ -166,24 +161,5 @@ extension Store {
                 row.string("provider") ?? ""
             )
         }
-    }
-}
-
-extension Store {
-    package func setting(_ key: String) throws -> String? {
-        try readStatement { db in try db.queryOne("SELECT value FROM setting WHERE key = ?", [key])?.string("value") }
-    }
-
-    package func setSetting(_ key: String, _ value: String) throws {
-        try write { db in
-            try db.execute(
-                "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                [key, value])
-        }
-    }
-
-    /// Sets `key` to "" when it still holds `value` (another server may have written its own since).
-    package func clearSetting(_ key: String, ifValue value: String) throws {
-        try write { db in try db.execute("UPDATE setting SET value = '' WHERE key = ? AND value = ?", [key, value]) }
     }
 }

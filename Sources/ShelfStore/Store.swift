@@ -36,6 +36,43 @@ package final class Store: @unchecked Sendable {
     /// The engine under this store.
     package var engine: DatabaseEngine { connection.engine }
 
+    /// Whether other machines' workers share this store (PostgreSQL's): what one machine keeps in files (answers,
+    /// results, the photos' images) is then kept in the database too.
+    package var isShared: Bool { engine == .postgres }
+
+    // Each concern of the store is a type of its own, with its own statements, over this database.
+
+    /// The photos' queue: sightings, jobs, leases, saved answers, each batch's commit (Queue.swift).
+    package var queue: PhotoQueue { PhotoQueue(database: self) }
+    /// The library and its review queue (LibraryRecords.swift).
+    package var library: LibraryRecords { LibraryRecords(database: self) }
+    /// Shelves as places: rounds, inventories, and what people answer about books not seen (ShelfRounds.swift).
+    package var shelves: ShelfRounds { ShelfRounds(database: self) }
+    /// The providers' shared state: health, probes, request budgets, latencies (ProviderHealth.swift).
+    package var providers: ProviderState { ProviderState(database: self) }
+    /// The provider batch jobs (Gemini's Batch API) and their photos (ProviderBatches.swift).
+    package var batches: ProviderBatches { ProviderBatches(database: self) }
+    /// The local catalogue's tables (Catalogue.swift).
+    package var catalogue: Catalogue { Catalogue(database: self) }
+    /// The remote book sources' cached answers (LookupCache.swift).
+    package var lookupCache: LookupCache { LookupCache(database: self) }
+    /// A shared store's result documents and the files' change counter (ResultDocuments.swift).
+    package var results: ResultDocuments { ResultDocuments(database: self) }
+    /// What `status` and the overview read of the queue (StatusQueries.swift).
+    package var status: StatusQueries { StatusQueries(database: self) }
+    /// What `/metrics` and `/healthz` read (MetricsQueries.swift).
+    package var metrics: MetricsQueries { MetricsQueries(database: self) }
+    /// The workers sharing this store, as each registers itself (WorkerRegistry.swift).
+    package var workers: WorkerRegistry { WorkerRegistry(database: self) }
+    /// The web page's sessions and login codes (WebSessions.swift).
+    package var webSessions: WebSessionStore { WebSessionStore(database: self) }
+    /// What was added to Hardcover, and the verified works still to add (HardcoverPushes.swift).
+    package var hardcover: HardcoverPushes { HardcoverPushes(database: self) }
+    /// Pruning and the database's size (StoreMaintenance.swift).
+    package var maintenance: StoreMaintenance { StoreMaintenance(database: self) }
+    /// Small facts kept by name (StoreSettings.swift).
+    package var settings: StoreSettings { StoreSettings(database: self) }
+
     /// Opens (creating if needed) the database and brings its schema up to date.
     package static func open(path: String) throws(StoreError) -> Store {
         let connection = try SQLiteConnection(path: path)
@@ -142,4 +179,17 @@ package final class Store: @unchecked Sendable {
             activityCounts.claimSeconds += seconds
         }
     }
+}
+
+/// A concern of the store: a type of its own with its own statements, over the one database `Store` owns.
+protocol StoreConcern: Sendable {
+    var database: Store { get }
+}
+
+extension StoreConcern {
+    func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try database.write(body) }
+    func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try database.read(body) }
+    func readAside<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try database.readAside(body) }
+    func readStatement<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try database.readStatement(body) }
+    var engine: DatabaseEngine { database.engine }
 }

@@ -15,15 +15,10 @@ package struct StoreSize: Sendable, Equatable {
     package var usedBytes: Int64
 }
 
-extension Store {
-    /// Pruning and the database's size.
-    package var maintenance: StoreMaintenance { StoreMaintenance(database: self) }
-}
-
 /// What keeps the database small over years of photos: the daily pruning of finished photos' events and saved
 /// answers, and the database's size for `status` and the benchmarks. A concern of the store with a type of its own
 /// over the shared database (`Store.maintenance`).
-package struct StoreMaintenance: Sendable {
+package struct StoreMaintenance: StoreConcern {
     let database: Store
 
     /// Forgets the events and saved provider answers of photos finished (done, review, dead) before `cutoff`.

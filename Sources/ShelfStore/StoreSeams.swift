@@ -3,7 +3,7 @@ import ShelfCore
 
 // The narrow views of the store each side uses. The pipeline and the files people read hold these, never
 // `Store` itself, so that their unit tests stand on small fakes and a second store can stand behind the same
-// protocols. `Store` is the `JobQueue`; `Store.library` (`LibraryRecords`) is the review and library views.
+// protocols. `Store.queue` (`PhotoQueue`) is the `JobQueue`; `Store.library` (`LibraryRecords`) is the review and library views.
 // Requirements carry every argument (`now:` too): a protocol has no default arguments, so callers through these
 // views pass the time they mean.
 
@@ -258,5 +258,5 @@ extension LibraryStore {
     package func hasPhotoImage(sha256: String) throws -> Bool { try photoImage(sha256: sha256) != nil }
 }
 
-extension Store: JobQueue {}
+extension PhotoQueue: JobQueue {}
 extension LibraryRecords: LibraryStore {}

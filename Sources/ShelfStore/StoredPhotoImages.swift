@@ -3,9 +3,7 @@ import Foundation
 /// A photo's provider-ready image in the database (upright, scaled to the provider's preset, re-encoded, no
 /// metadata: as it is sent), for workers on other machines that cannot read the file it arrived as. Stored only when
 /// the store is shared (PostgreSQL); about 0.2 to 0.6 MB a photo at the hosted providers' presets.
-extension Store {
-    package var isShared: Bool { engine == .postgres }
-
+extension PhotoQueue {
     package func photoImage(sha256: String) throws -> [UInt8]? {
         try readStatement { db in
             guard

@@ -6,7 +6,7 @@ import ShelfDigest
 /// database (`Store.webSessions`), so the web door holds this and nothing else of the store for them. They live in
 /// the database (hashed), so a session outlives a restart of the daemon and `shelfd web --print-login-url` can hand
 /// a code to whichever process serves the page.
-package struct WebSessionStore: Sendable {
+package struct WebSessionStore: StoreConcern {
     let database: Store
 
     /// The most sessions made without logging in that are kept: any request from this machine may make one, so
@@ -68,9 +68,4 @@ package struct WebSessionStore: Sendable {
     }
 
     private static func hash(_ secret: String) -> String { SHA256.hex(of: Array(secret.utf8)) }
-}
-
-extension Store {
-    /// The web page's sessions and login codes.
-    package var webSessions: WebSessionStore { WebSessionStore(database: self) }
 }

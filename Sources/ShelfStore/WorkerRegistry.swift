@@ -26,14 +26,9 @@ package struct WorkerRecord: Sendable, Equatable {
     }
 }
 
-extension Store {
-    /// The workers sharing this store, as each registers itself.
-    package var workers: WorkerRegistry { WorkerRegistry(database: self) }
-}
-
 /// The shelfd processes working from this store (`watch`, `run`), each registered with its heartbeat: what
 /// `status` lists and `doctor` checks. A concern of the store with a type of its own (`Store.workers`).
-package struct WorkerRegistry: Sendable {
+package struct WorkerRegistry: StoreConcern {
     let database: Store
 
     package func register(_ worker: WorkerRecord) throws {

@@ -59,7 +59,7 @@ final class HardcoverShelf: Sendable {
 
     /// Commits `books` as the reading of a photo on `shelf`, as the pipeline's batch commit does.
     func commit(photo sha: String, shelf: String? = nil, _ books: [Book]) throws {
-        try store.commitReading(photo: sha, shelf: shelf, books, at: time.now)
+        try store.queue.commitReading(photo: sha, shelf: shelf, books, at: time.now)
     }
 }
 

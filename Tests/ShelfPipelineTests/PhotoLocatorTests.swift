@@ -20,7 +20,7 @@ struct PhotoLocatorTests {
             let store = try Store.open(path: root.appendingPathComponent("shelfd.db").path)
             let original = try Data(contentsOf: writeFakePhoto("den/IMG_1.jpg", in: incoming, bytes: 4096))
             let sha = SHA256.hex(of: Array(original))
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: incoming.appendingPathComponent("den/IMG_1.jpg").path, relativePath: "den/IMG_1.jpg",
                 sha256: sha, size: Int64(original.count), mtime: 0, syncConflict: false, provider: "gemini")
             let locator = PhotoLocator(
@@ -53,7 +53,7 @@ struct PhotoLocatorTests {
             let bytes = Array(try Data(contentsOf: elsewhere))
             let sha = SHA256.hex(of: bytes)
             let store = try Store.open(path: root.appendingPathComponent("shelfd.db").path)
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: elsewhere.path, relativePath: "IMG_2.jpg", sha256: sha, size: Int64(bytes.count),
                 mtime: 0, syncConflict: false, provider: "gemini")
             let locator = PhotoLocator(

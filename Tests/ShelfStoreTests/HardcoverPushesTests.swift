@@ -12,7 +12,7 @@ private func verify(
     let book = Book(
         title: title, author: "Someone", isbn13: isbn, isbn10: nil, confidence: status == .verified ? 0.95 : 0.3,
         box: nil, status: status, source: "gemini")
-    try store.commitReading(photo: sha, shelf: "den", [book], at: now)
+    try store.queue.commitReading(photo: sha, shelf: "den", [book], at: now)
 }
 
 @Suite(.postgresServer, .serialized) struct HardcoverPushesTests {

@@ -40,7 +40,7 @@ struct JobNotificationTests {
     }
 
     private func queue(_ store: Store, photo: Int) throws {
-        _ = try store.recordSighting(
+        _ = try store.queue.recordSighting(
             path: "/shelves/\(photo).jpg", relativePath: "\(photo).jpg",
             sha256: String(repeating: "\(photo)", count: 64), size: 1_000, mtime: 1,
             syncConflict: false, provider: "gemini")

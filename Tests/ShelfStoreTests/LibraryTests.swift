@@ -8,17 +8,17 @@ import Testing
 private func commit(_ store: Store, photo sha: String, shelf: String? = nil, _ books: [Book], at now: Date = Date())
     throws
 {
-    let known = try store.finishedJob(sha256: sha) != nil
+    let known = try store.queue.finishedJob(sha256: sha) != nil
     if known {
-        _ = try store.rescan(sha256: sha, providerChoice: nil, now: now)
+        _ = try store.queue.rescan(sha256: sha, providerChoice: nil, now: now)
     } else {
-        _ = try store.recordSighting(
+        _ = try store.queue.recordSighting(
             path: "/in/\(shelf.map { "\($0)/" } ?? "")\(sha).jpg",
             relativePath: "\(shelf.map { "\($0)/" } ?? "")\(sha).jpg", sha256: sha, size: 1,
             mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
     }
-    let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-    try store.finish(
+    let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+    try store.queue.finish(
         [
             JobOutcome(
                 job: job,
@@ -92,13 +92,13 @@ private let hobbitCandidates = [
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", match: duneWork)])
             let now = Date()
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/den/p2.jpg", relativePath: "den/p2.jpg", sha256: "p2", size: 1,
                 mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
             let job = try #require(
-                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
             var seen: [String: [LibraryWork]] = [:]
-            try store.finish(
+            try store.queue.finish(
                 settling: { lookup in
                     seen = try lookup.works(["dune", "emma"], "p2")
                     // What the settled outcome files is what the commit keeps: the title read alone, as the work seen.
@@ -822,7 +822,7 @@ private let hobbitCandidates = [
                 if together {
                     try commit(store, photo: "p2", photo, at: at)
                 } else {
-                    _ = try store.recordSighting(
+                    _ = try store.queue.recordSighting(
                         path: "/in/p2.jpg", relativePath: "p2.jpg", sha256: "p2", size: 1,
                         mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: at)
                     try store.write { db in
@@ -851,11 +851,11 @@ private let hobbitCandidates = [
     func foundByPrefix(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let sha = "ab12" + String(repeating: "0", count: 60)
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/p.jpg", relativePath: "p.jpg", sha256: sha, size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini")
-            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
-            try store.finish(
+            let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: job,
@@ -868,8 +868,8 @@ private let hobbitCandidates = [
             #expect(try store.library.reviewItem(item.id).id == item.id)
             let other = item.id.first == "f" ? "0000" : "ffff"
             #expect(throws: ReviewError.self) { try store.library.reviewItem(other) }
-            #expect(try store.rescan(sha256: "AB12", providerChoice: nil)?.sha256 == sha)
-            #expect(try store.rescan(sha256: "ab13", providerChoice: nil) == nil)
+            #expect(try store.queue.rescan(sha256: "AB12", providerChoice: nil)?.sha256 == sha)
+            #expect(try store.queue.rescan(sha256: "ab13", providerChoice: nil) == nil)
         }
     }
 
@@ -879,16 +879,16 @@ private let hobbitCandidates = [
     func commitsReportTheirChange(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let now = Date()
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/p1.jpg", relativePath: "p1.jpg", sha256: "p1", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini", now: now)
             let job = try #require(
-                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
             let books = [
                 reading("Dune", "Frank Herbert"), reading("Smudged", nil, confidence: 0.3),
                 reading("Faded", nil, confidence: 0.2),
             ]
-            let batch = try store.finish(
+            let batch = try store.queue.finish(
                 [JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/p1.json", review: true))],
                 shelfOf: { _ in nil }, now: now)
             let open = try store.library.openReviewItems()
@@ -901,10 +901,10 @@ private let hobbitCandidates = [
             #expect(decision.closedItems == [smudged.id] && decision.photos == ["p1"] && !decision.works.isEmpty)
 
             // Read again without "Faded": its item closes.
-            _ = try store.rescan(sha256: "p1", providerChoice: nil, now: now)
+            _ = try store.queue.rescan(sha256: "p1", providerChoice: nil, now: now)
             let again = try #require(
-                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-            let rescan = try store.finish(
+                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            let rescan = try store.queue.finish(
                 [
                     JobOutcome(
                         job: again,

@@ -7,13 +7,13 @@ import Testing
 /// What the overview reads: each photo's stage and the current pass, as other processes see them.
 @Suite(.postgresServer, .serialized) struct ProgressTests {
     func queue(_ store: Store, _ name: String, at time: Double) throws {
-        _ = try store.recordSighting(
+        _ = try store.queue.recordSighting(
             path: "/in/\(name)", relativePath: name, sha256: "sha-\(name)", size: 1, mtime: 1,
             syncConflict: false, provider: "gemini", now: Date(timeIntervalSince1970: time))
     }
 
     func stage(_ store: Store, _ name: String) throws -> JobStage? {
-        try store.progress().photos.first { $0.path == name }?.stage
+        try store.queue.progress().photos.first { $0.path == name }?.stage
     }
 
     @Test(
@@ -24,17 +24,17 @@ import Testing
             let other = try #require(try site.openForReading()) // `shelfd web` beside `shelfd watch`
             try queue(store, "a.jpg", at: 100)
             #expect(try stage(other, "a.jpg") == .queued)
-            let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             #expect(try stage(other, "a.jpg") == .preparing)
             for step in [JobStage.asking, .matching, .writing] {
-                try store.recordStage(step, jobIDs: [job.id], now: Date())
+                try store.queue.recordStage(step, jobIDs: [job.id], now: Date())
                 #expect(try stage(other, "a.jpg") == step)
             }
-            try store.finish(
+            try store.queue.finish(
                 [JobOutcome(job: job, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
                 shelfOf: { _ in nil })
             #expect(try stage(other, "a.jpg") == .done)
-            try store.recordStage(.asking, jobIDs: [job.id], now: Date())
+            try store.queue.recordStage(.asking, jobIDs: [job.id], now: Date())
             #expect(try stage(other, "a.jpg") == .done, "only a leased job's step is recorded")
         }
     }
@@ -44,34 +44,34 @@ import Testing
         arguments: StoreKind.allCases)
     func passSinceLastEmpty(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            #expect(try store.progress().pass == nil)
+            #expect(try store.queue.progress().pass == nil)
             try queue(store, "old.jpg", at: 10)
             let old = try #require(
-                try store.claim(
+                try store.queue.claim(
                     limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 11)
                 ).first)
-            try store.finish(
+            try store.queue.finish(
                 [JobOutcome(job: old, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
                 now: Date(timeIntervalSince1970: 12))
-            #expect(try store.progress().pass == nil, "the queue is empty again")
+            #expect(try store.queue.progress().pass == nil, "the queue is empty again")
 
             try queue(store, "a.jpg", at: 100)
             try queue(store, "b.jpg", at: 101)
             let a = try #require(
-                try store.claim(
+                try store.queue.claim(
                     limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102)
                 ).first)
-            try store.finish(
+            try store.queue.finish(
                 [JobOutcome(job: a, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
                 shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 103))
-            var pass = try #require(try store.progress().pass)
+            var pass = try #require(try store.queue.progress().pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 100), "a's finish overlaps b's wait: one pass")
             #expect(pass.total == 2 && pass.finished == 1)
 
-            _ = try store.requeue(jobIDs: [old.id], now: Date(timeIntervalSince1970: 104))
-            pass = try #require(try store.progress().pass)
+            _ = try store.queue.requeue(jobIDs: [old.id], now: Date(timeIntervalSince1970: 104))
+            pass = try #require(try store.queue.progress().pass)
             #expect(pass.total == 3 && pass.finished == 1)
-            let photos = try store.progress().photos
+            let photos = try store.queue.progress().photos
             #expect(
                 photos.map(\.path) == ["old.jpg", "b.jpg", "a.jpg"],
                 "waiting first (in claim order), then the newest finished")

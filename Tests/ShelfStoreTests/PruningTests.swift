@@ -10,14 +10,15 @@ import Testing
     /// A photo queued, asked (its answer saved) and finished at `at`.
     @discardableResult
     static func finishedPhoto(_ store: Store, _ sha: String, at: Date, state review: Bool = false) throws -> Int64 {
-        _ = try store.recordSighting(
+        _ = try store.queue.recordSighting(
             path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
             syncConflict: false, provider: "gemini", now: at)
-        let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
-        try store.recordResponse(
+        let job = try #require(
+            try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
+        try store.queue.recordResponse(
             jobID: job.id, sha256: sha, provider: "gemini", model: "m", file: "/state/responses/\(sha).json",
             bytes: 10, latencyMs: 5, now: at)
-        try store.finish(
+        try store.queue.finish(
             [JobOutcome(job: job, result: .finished(books: [], resultPath: "/results/\(sha).json", review: review))],
             shelfOf: { _ in nil }, now: at)
         return job.id
@@ -41,17 +42,17 @@ import Testing
             try Self.finishedPhoto(store, "recent", at: now.addingTimeInterval(-5 * Self.day))
             // Finished long ago, but read again now: the rescan waits, so nothing of the photo goes.
             try Self.finishedPhoto(store, "rescanned", at: old)
-            #expect(try store.rescan(sha256: "rescanned", providerChoice: nil, now: now) != nil)
+            #expect(try store.queue.rescan(sha256: "rescanned", providerChoice: nil, now: now) != nil)
             // Queued long ago and never finished (a crash after its answer was saved): its answer is replayed later.
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/waiting.jpg", relativePath: "waiting.jpg", sha256: "waiting", size: 1,
                 mtime: 1, syncConflict: false, provider: "gemini", now: old)
             let waiting = try #require(
-                try store.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60, now: old).first)
-            try store.recordResponse(
+                try store.queue.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60, now: old).first)
+            try store.queue.recordResponse(
                 jobID: waiting.id, sha256: "waiting", provider: "gemini", model: "m",
                 file: "/state/responses/waiting.json", bytes: 10, latencyMs: 5, now: old)
-            try store.addEvent("provider_switched", message: "gemini → cloudflare", now: old)
+            try store.queue.addEvent("provider_switched", message: "gemini → cloudflare", now: old)
 
             let report = try store.maintenance.prune(finishedBefore: cutoff)
             #expect(
@@ -66,7 +67,7 @@ import Testing
                 #expect(try Self.count(store, "response", sha: sha) == 1, "\(sha) keeps its saved answer")
                 #expect(try Self.count(store, "event", sha: sha) > 0, "\(sha) keeps its events")
             }
-            #expect(try store.usableResponse(jobID: waiting.id, provider: "gemini", model: "m") != nil)
+            #expect(try store.queue.usableResponse(jobID: waiting.id, provider: "gemini", model: "m") != nil)
             let daemonEvents = try store.read { db in
                 try db.queryOne("SELECT COUNT(*) AS n FROM event WHERE kind = 'provider_switched'")?.int("n")
             }

@@ -45,20 +45,21 @@ import Testing
         arguments: StoreKind.allCases)
     func turnChargesTheAttempt(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/p.jpg", relativePath: "p.jpg", sha256: "p", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini", now: Self.start)
             let job = try #require(
-                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Self.start).first)
+                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Self.start).first)
             let budget = Self.budget(), t0 = Self.start
             let first = try store.providers.takeRequestTurn(
                 provider: "gemini", budget: budget, charging: job.id, now: t0)
             #expect(first.turn == .granted && first.attempts == 1)
-            #expect(try store.progress().photos.first?.stage == .asking)
+            #expect(try store.queue.progress().photos.first?.stage == .asking)
             let early = try store.providers.takeRequestTurn(
                 provider: "gemini", budget: budget, charging: job.id, now: t0.addingTimeInterval(1))
             #expect(early.turn == .notBefore(t0.addingTimeInterval(budget.interval)) && early.attempts == nil)
-            #expect(try store.chargeAttempt(jobID: job.id, now: t0.addingTimeInterval(2)) == 2, "one charge so far")
+            #expect(
+                try store.queue.chargeAttempt(jobID: job.id, now: t0.addingTimeInterval(2)) == 2, "one charge so far")
         }
     }
 

@@ -12,11 +12,12 @@ struct ResultPlacementTests {
 
     /// Queues a photo seen at `node` (nil: a node that writes no files), reads it, and commits its result document.
     private func finishPhoto(_ sha: String, seenAt node: String?, in store: Store) throws {
-        _ = try store.recordSighting(
+        _ = try store.queue.recordSighting(
             path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
             syncConflict: false, provider: "gemini", resultNode: node, now: start)
-        let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "w", lease: 60, now: start).first)
-        try store.finish(
+        let job = try #require(
+            try store.queue.claim(limit: 1, provider: "gemini", owner: "w", lease: 60, now: start).first)
+        try store.queue.finish(
             [
                 JobOutcome(
                     job: job, result: .finished(books: [], resultPath: nil, review: false),
@@ -38,7 +39,7 @@ struct ResultPlacementTests {
             try finishPhoto("at-b", seenAt: "b", in: store)
             try finishPhoto("reader", seenAt: nil, in: store)
             // The same bytes dropped at b later: the photo stays a's.
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/b/at-a.jpg", relativePath: "at-a.jpg", sha256: "at-a", size: 1, mtime: 2,
                 syncConflict: false, provider: "gemini", resultNode: "b", now: start)
 

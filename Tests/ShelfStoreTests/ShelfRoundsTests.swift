@@ -42,12 +42,12 @@ private let minute: TimeInterval = 60
 /// Drops the photo `name` (under its shelf's folder) at `at` and commits its reading.
 private func photo(_ store: Store, _ name: String, _ spines: [Spine], at: Date) throws {
     let sha = name.replacingOccurrences(of: "/", with: "-")
-    _ = try store.recordSighting(
+    _ = try store.queue.recordSighting(
         path: "/in/\(name)", relativePath: name, sha256: sha, size: 1, mtime: at.timeIntervalSince1970,
         provider: "gemini", now: at)
-    let job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
+    let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
     let books = spines.map { $0.book() }
-    try store.finish(
+    try store.queue.finish(
         [
             JobOutcome(
                 job: job,
@@ -232,12 +232,13 @@ struct ShelfRoundsTests {
             _ = try store.shelves.closeDue(now: day3.addingTimeInterval(31 * minute))
             #expect(titles(try #require(try store.shelves.shelf("den")).changes.missing) == ["C"])
             _ = try #require(
-                try store.rescan(sha256: "den-4.jpg", providerChoice: nil, now: day3.addingTimeInterval(2 * 3600)))
+                try store.queue.rescan(sha256: "den-4.jpg", providerChoice: nil, now: day3.addingTimeInterval(2 * 3600))
+            )
             let job = try #require(
-                try store.claim(
+                try store.queue.claim(
                     limit: 1, provider: "gemini", owner: "me", lease: 60, now: day3.addingTimeInterval(2 * 3600)
                 ).first)
-            try store.finish(
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: job,
@@ -259,15 +260,15 @@ struct ShelfRoundsTests {
         try withStore(kind) { store, _ in
             #expect(try store.shelves.close(shelf: "den", now: day1).0 == .nothingOpen)
             try photo(store, "den/1.jpg", spread(["A", "B"]), at: day1)
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/den/2.jpg", relativePath: "den/2.jpg", sha256: "den-2", size: 1,
                 mtime: day1.timeIntervalSince1970, provider: "gemini", now: day1.addingTimeInterval(minute))
             #expect(
                 try store.shelves.close(shelf: "den", now: day1.addingTimeInterval(2 * minute)).0 == .waiting(photos: 1)
             )
             let job = try #require(
-                try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: day1).first)
-            try store.finish(
+                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: day1).first)
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: job,

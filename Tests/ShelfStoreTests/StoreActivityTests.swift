@@ -36,11 +36,11 @@ struct StoreActivityTests {
                 alone.statements - read.statements == 1 && alone.transactions == read.transactions,
                 "one statement on its own: no BEGIN or COMMIT")
 
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/p.jpg", relativePath: "p.jpg", sha256: "sha", size: 1, mtime: 0, syncConflict: false,
                 provider: "gemini", providerChoice: nil, now: Date())
-            let claimed = try store.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
-            let empty = try store.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
+            let claimed = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
+            let empty = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
             #expect(claimed.count == 1 && empty.isEmpty)
             let after = store.activity
             #expect(after.claims - alone.claims == 2, "a claim that finds nothing counts too")

@@ -30,18 +30,21 @@ struct StoreContractTests {
     func claimOrder(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
-            let ids = try queue(5, in: store)
-            let chosen = try queue(1, in: store, from: 5, choice: "ocr")
-            let first = try store.claim(limit: 2, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
-            let second = try store.claim(limit: 2, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
+            let ids = try queue(5, in: store.queue)
+            let chosen = try queue(1, in: store.queue, from: 5, choice: "ocr")
+            let first = try store.queue.claim(
+                limit: 2, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
+            let second = try store.queue.claim(
+                limit: 2, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
             #expect(first.map(\.id) == Array(ids[0..<2]))
             #expect(second.map(\.id) == Array(ids[2..<4]))
             #expect(first.first?.relativePath == "p0.jpg")
             #expect(first.first?.paths.map { [$0.path, $0.relativePath] } == [["/in/p0.jpg", "p0.jpg"]])
             #expect(Set(first.map(\.batchID)).count == 1 && first[0].batchID != second[0].batchID)
-            let ocr = try store.claim(limit: 5, provider: "ocr", choice: "ocr", owner: "a", lease: 60, now: start)
+            let ocr = try store.queue.claim(limit: 5, provider: "ocr", choice: "ocr", owner: "a", lease: 60, now: start)
             #expect(ocr.map(\.id) == chosen)
-            let rest = try store.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
+            let rest = try store.queue.claim(
+                limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
             #expect(rest.map(\.id) == [ids[4]])
         }
     }
@@ -50,18 +53,19 @@ struct StoreContractTests {
     func sightings(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
-            _ = try queue(1, in: store)
-            let again = try store.recordSighting(
+            _ = try queue(1, in: store.queue)
+            let again = try store.queue.recordSighting(
                 path: "/in/p0.jpg", relativePath: "p0.jpg", sha256: "sha0", size: 100, mtime: 0,
                 syncConflict: false, provider: "gemini", providerChoice: nil, now: start)
-            let copy = try store.recordSighting(
+            let copy = try store.queue.recordSighting(
                 path: "/in/copy.jpg", relativePath: "copy.jpg", sha256: "sha0", size: 100, mtime: 5,
                 syncConflict: false, provider: "gemini", providerChoice: nil, now: start)
             #expect(again == .unchanged)
             #expect(copy == .knownPhoto(sha256: "sha0"))
-            #expect(try store.knownSighting(path: "/in/copy.jpg")?.sha256 == "sha0")
+            #expect(try store.queue.knownSighting(path: "/in/copy.jpg")?.sha256 == "sha0")
             let job = try #require(
-                try store.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start).first)
+                try store.queue.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
+                    .first)
             #expect(Set(job.paths.map(\.path)) == ["/in/p0.jpg", "/in/copy.jpg"])
         }
     }
@@ -72,7 +76,7 @@ struct StoreContractTests {
     func sightingsTogether(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
-            _ = try queue(1, in: store)
+            _ = try queue(1, in: store.queue)
             let before = store.activity
             let files = [
                 HashedFile(path: "/in/new.jpg", relativePath: "new.jpg", sha256: "shaN", size: 7, mtime: 1),
@@ -83,7 +87,7 @@ struct StoreContractTests {
                 HashedFile(path: "/in/twice.jpg", relativePath: "twice.jpg", sha256: "shaT1", size: 5, mtime: 4),
                 HashedFile(path: "/in/twice.jpg", relativePath: "twice.jpg", sha256: "shaT2", size: 6, mtime: 5),
             ]
-            let outcomes = try store.recordSightings(
+            let outcomes = try store.queue.recordSightings(
                 files, provider: "gemini", providerChoice: nil, resultNode: nil, now: start)
             #expect(store.activity.writeTransactions - before.writeTransactions == 1)
             guard case .queued(let newJob) = outcomes[0], case .queued(let twiceJob) = outcomes[4] else {
@@ -91,10 +95,13 @@ struct StoreContractTests {
             }
             #expect(Array(outcomes[1...3]) == [.unchanged, .knownPhoto(sha256: "shaN"), .knownPhoto(sha256: "sha0")])
             #expect(outcomes[5] == outcomes[4], "a path given twice is its last content")
-            #expect(try store.knownSighting(path: "/in/twice.jpg")?.sha256 == "shaT2")
+            #expect(try store.queue.knownSighting(path: "/in/twice.jpg")?.sha256 == "shaT2")
             #expect(
-                try store.knownPhotos(among: ["shaN", "sha0", "shaT1", "shaT2", "other"]) == ["shaN", "sha0", "shaT2"])
-            let claimed = try store.claim(limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
+                try store.queue.knownPhotos(among: ["shaN", "sha0", "shaT1", "shaT2", "other"]) == [
+                    "shaN", "sha0", "shaT2",
+                ])
+            let claimed = try store.queue.claim(
+                limit: 5, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
             #expect(claimed.map(\.id) == [claimed[0].id, newJob, twiceJob])
             #expect(
                 claimed.first { $0.id == newJob }.map { Set($0.paths.map(\.relativePath)) } == [
@@ -109,12 +116,12 @@ struct StoreContractTests {
         arguments: StoreKind.allCases)
     func concurrentClaimers(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
-            let ids = try queue(60, in: try site.open())
+            let ids = try queue(60, in: try site.open().queue)
             let workers = try (0..<4).map { _ in try site.open() }
             let claimed = try onThreads(workers.count) { worker in
                 var mine: [Int64] = []
                 while true {
-                    let batch = try workers[worker].claim(
+                    let batch = try workers[worker].queue.claim(
                         limit: 3, provider: "gemini", choice: nil, owner: "worker\(worker)",
                         lease: 60, now: start)
                     if batch.isEmpty { return mine }
@@ -133,16 +140,17 @@ struct StoreContractTests {
     func leaseExpiry(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let (first, second) = (try site.open(), try site.open())
-            let ids = try queue(1, in: first)
+            let ids = try queue(1, in: first.queue)
             let job = try #require(
-                try first.claim(limit: 1, provider: "gemini", choice: nil, owner: "a", lease: 30, now: start).first)
-            #expect(try first.chargeAttempt(jobID: job.id, now: start) == 1)
+                try first.queue.claim(limit: 1, provider: "gemini", choice: nil, owner: "a", lease: 30, now: start)
+                    .first)
+            #expect(try first.queue.chargeAttempt(jobID: job.id, now: start) == 1)
             #expect(
-                try second.claim(
+                try second.queue.claim(
                     limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
                     now: start.addingTimeInterval(29)
                 ).isEmpty)
-            let taken = try second.claim(
+            let taken = try second.queue.claim(
                 limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30, now: start.addingTimeInterval(31))
             #expect(taken.map(\.id) == ids)
             #expect(taken.first?.attempts == 1)
@@ -153,17 +161,18 @@ struct StoreContractTests {
     func heartbeatExtends(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let (holder, other) = (try site.open(), try site.open())
-            let ids = try queue(1, in: holder)
-            _ = try holder.claim(limit: 1, provider: "gemini", choice: nil, owner: "a", lease: 30, now: start)
-            try other.heartbeat(jobIDs: ids, owner: "b", lease: 600, now: start.addingTimeInterval(20)) // not b's lease
-            try holder.heartbeat(jobIDs: ids, owner: "a", lease: 30, now: start.addingTimeInterval(20))
+            let ids = try queue(1, in: holder.queue)
+            _ = try holder.queue.claim(limit: 1, provider: "gemini", choice: nil, owner: "a", lease: 30, now: start)
+            // Not b's lease:
+            try other.queue.heartbeat(jobIDs: ids, owner: "b", lease: 600, now: start.addingTimeInterval(20))
+            try holder.queue.heartbeat(jobIDs: ids, owner: "a", lease: 30, now: start.addingTimeInterval(20))
             #expect(
-                try other.claim(
+                try other.queue.claim(
                     limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
                     now: start.addingTimeInterval(45)
                 ).isEmpty)
             #expect(
-                try other.claim(
+                try other.queue.claim(
                     limit: 1, provider: "gemini", choice: nil, owner: "b", lease: 30,
                     now: start.addingTimeInterval(51)
                 ).map(\.id) == ids)
@@ -176,11 +185,12 @@ struct StoreContractTests {
     func finishStates(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
-            let ids = try queue(3, in: store)
-            let jobs = try store.claim(limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
-            for job in jobs { _ = try store.chargeAttempt(jobID: job.id, now: start) }
+            let ids = try queue(3, in: store.queue)
+            let jobs = try store.queue.claim(
+                limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 60, now: start)
+            for job in jobs { _ = try store.queue.chargeAttempt(jobID: job.id, now: start) }
             let retryAt = start.addingTimeInterval(300)
-            try store.finish(
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: jobs[0], result: .failed(.providerUnavailable, message: "overloaded", retryAt: retryAt)),
@@ -188,12 +198,13 @@ struct StoreContractTests {
                     JobOutcome(
                         job: jobs[2], result: .finished(books: [], resultPath: "/results/p2.json", review: false)),
                 ], shelfOf: { _ in nil }, now: start)
-            #expect(try store.nextRetryDate() == retryAt)
-            #expect(try store.jobID(resultPath: "/results/p2.json") == ids[2])
-            let now = try store.claim(
+            #expect(try store.queue.nextRetryDate() == retryAt)
+            #expect(try store.queue.jobID(resultPath: "/results/p2.json") == ids[2])
+            let now = try store.queue.claim(
                 limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 3600, now: start.addingTimeInterval(1))
             #expect(now.map(\.id) == [ids[1]] && now.first?.attempts == 0)
-            let later = try store.claim(limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 60, now: retryAt)
+            let later = try store.queue.claim(
+                limit: 3, provider: "gemini", choice: nil, owner: "a", lease: 60, now: retryAt)
             #expect(later.map(\.id) == [ids[0]] && later.first?.attempts == 1)
         }
     }
@@ -204,25 +215,25 @@ struct StoreContractTests {
     func savedAnswers(kind: StoreKind) throws {
         try StoreSite.with(kind) { site in
             let store = try site.open()
-            let id = try queue(1, in: store)[0]
-            let saved = try store.recordResponse(
+            let id = try queue(1, in: store.queue)[0]
+            let saved = try store.queue.recordResponse(
                 jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/1.json",
                 bytes: 10, body: nil, latencyMs: 900, now: start)
             #expect(
-                try store.usableResponse(jobID: id, provider: "gemini", model: "flash")
+                try store.queue.usableResponse(jobID: id, provider: "gemini", model: "flash")
                     == SavedResponse(id: saved, file: "r/1.json", latencyMs: 900))
             // Another worker, on another machine, reads the answer from the database.
             let answer = Array("{\"candidates\": []}".utf8)
-            let kept = try store.recordResponse(
+            let kept = try store.queue.recordResponse(
                 jobID: id, sha256: "sha0", provider: "gemini", model: "flash", file: "r/2.json",
                 bytes: answer.count, body: answer, latencyMs: 800, now: start)
             #expect(
-                try site.open().usableResponse(jobID: id, provider: "gemini", model: "flash")
+                try site.open().queue.usableResponse(jobID: id, provider: "gemini", model: "flash")
                     == SavedResponse(id: kept, file: "r/2.json", latencyMs: 800, body: answer))
-            try store.markResponseUnusable(id: kept)
-            #expect(try store.usableResponse(jobID: id, provider: "gemini", model: "pro") == nil)
-            try store.markResponseUnusable(id: saved)
-            #expect(try store.usableResponse(jobID: id, provider: "gemini", model: "flash") == nil)
+            try store.queue.markResponseUnusable(id: kept)
+            #expect(try store.queue.usableResponse(jobID: id, provider: "gemini", model: "pro") == nil)
+            try store.queue.markResponseUnusable(id: saved)
+            #expect(try store.queue.usableResponse(jobID: id, provider: "gemini", model: "flash") == nil)
         }
     }
 

@@ -41,15 +41,15 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     @Test("A copy or a renamed copy of a photo is a sighting, not a second job", arguments: StoreKind.allCases)
     func copiesAreSightings(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            let first = try store.recordSighting(
+            let first = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
                 syncConflict: false, provider: "gemini")
             guard case .queued = first else { Issue.record("expected a job, got \(first)"); return }
-            let copy = try store.recordSighting(
+            let copy = try store.queue.recordSighting(
                 path: "/in/sub/copy.jpg", relativePath: "sub/copy.jpg", sha256: "aa",
                 size: 10, mtime: 2, syncConflict: false, provider: "gemini")
             #expect(copy == .knownPhoto(sha256: "aa"))
-            let again = try store.recordSighting(
+            let again = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
                 syncConflict: false, provider: "gemini")
             #expect(again == .unchanged)
@@ -63,13 +63,13 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     func claimIsExclusive(kind: StoreKind) throws {
         try withStore(kind) { store, site in
             for i in 0..<7 {
-                _ = try store.recordSighting(
+                _ = try store.queue.recordSighting(
                     path: "/in/\(i).jpg", relativePath: "\(i).jpg", sha256: "sha\(i)", size: 1,
                     mtime: 1, syncConflict: false, provider: "gemini")
             }
             let other = try site.open() // a second process
-            let a = try store.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
-            let b = try other.claim(limit: 5, provider: "gemini", owner: "b", lease: 60)
+            let a = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
+            let b = try other.queue.claim(limit: 5, provider: "gemini", owner: "b", lease: 60)
             #expect(a.count == 5)
             #expect(b.count == 2)
             #expect(Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
@@ -79,13 +79,13 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     @Test("Jobs leased by a dead owner return to pending with their attempt count", arguments: StoreKind.allCases)
     func deadOwnersLeasesAreRecovered(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini")
-            let job = try #require(try store.claim(limit: 5, provider: "gemini", owner: "gone", lease: 600).first)
-            try store.chargeAttempt(jobID: job.id)
-            #expect(try store.recoverLeases(isAlive: { $0 != "gone" }) == 1)
-            let again = try #require(try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 600).first)
+            let job = try #require(try store.queue.claim(limit: 5, provider: "gemini", owner: "gone", lease: 600).first)
+            try store.queue.chargeAttempt(jobID: job.id)
+            #expect(try store.queue.recoverLeases(isAlive: { $0 != "gone" }) == 1)
+            let again = try #require(try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600).first)
             #expect(again.id == job.id)
             #expect(again.attempts == 1)
         }
@@ -96,22 +96,24 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         arguments: StoreKind.allCases)
     func expiredLeaseIsClaimable(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini")
             let start = Date()
             let job = try #require(
-                try store.claim(limit: 5, provider: "gemini", owner: "stuck", lease: 60, now: start).first)
+                try store.queue.claim(limit: 5, provider: "gemini", owner: "stuck", lease: 60, now: start).first)
             #expect(
-                try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(30))
-                    .isEmpty)
-            try store.heartbeat(jobIDs: [job.id], owner: "stuck", lease: 60, now: start.addingTimeInterval(50))
+                try store.queue.claim(
+                    limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(30)
+                )
+                .isEmpty)
+            try store.queue.heartbeat(jobIDs: [job.id], owner: "stuck", lease: 60, now: start.addingTimeInterval(50))
             #expect(
-                try store.claim(
+                try store.queue.claim(
                     limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(100)
                 ).isEmpty,
                 "the heartbeat kept it")
-            let again = try store.claim(
+            let again = try store.queue.claim(
                 limit: 5, provider: "gemini", owner: "me", lease: 60, now: start.addingTimeInterval(111))
             #expect(again.map(\.id) == [job.id])
         }
@@ -123,17 +125,17 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     func libraryDedupesAcrossPhotos(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             for (i, sha) in ["p1", "p2"].enumerated() {
-                _ = try store.recordSighting(
+                _ = try store.queue.recordSighting(
                     path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
                     mtime: Double(i), syncConflict: false, provider: "gemini")
             }
-            let jobs = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
             let dune = { (confidence: Double, isbn: String?) in
                 Book(
                     title: "Dune", author: "Frank Herbert", isbn13: isbn, isbn10: nil, confidence: confidence,
                     box: nil, status: .verified, source: "gemini")
             }
-            try store.finish(
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: jobs[0], result: .finished(books: [dune(0.7, nil)], resultPath: "r1", review: false)),
@@ -155,22 +157,22 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         arguments: StoreKind.allCases)
     func releaseRefundsAndRetryRequeues(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini")
-            var job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
-            try store.chargeAttempt(jobID: job.id)
-            try store.finish(
+            var job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            try store.queue.chargeAttempt(jobID: job.id)
+            try store.queue.finish(
                 [JobOutcome(job: job, result: .released(.providerAuth, message: "bad key", refundAttempt: true))],
                 shelfOf: { _ in nil })
-            job = try #require(try store.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
             #expect(job.attempts == 0)
-            try store.finish(
+            try store.queue.finish(
                 [JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
                 shelfOf: { _ in nil })
             #expect(try store.status.queueCounts().dead == 1)
             #expect(try store.status.jobProblems().first?.code == "unreadable_image")
-            #expect(try store.requeue(jobIDs: nil) == [job.id])
+            #expect(try store.queue.requeue(jobIDs: nil) == [job.id])
             #expect(try store.status.queueCounts().pending == 1)
         }
     }

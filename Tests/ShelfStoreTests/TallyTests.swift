@@ -38,7 +38,7 @@ import Testing
     }
 
     static func queue(_ store: Store, _ sha: String, at time: Date = Date()) throws {
-        _ = try store.recordSighting(
+        _ = try store.queue.recordSighting(
             path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
             mtime: time.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: time)
     }
@@ -59,16 +59,16 @@ import Testing
             try Self.expectCounted(store, "opening an empty store")
             for sha in ["a", "b", "c", "d", "e"] { try Self.queue(store, sha) }
             try Self.queue(store, "x") // another content
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/in/copy-of-a.jpg", relativePath: "copy-of-a.jpg", sha256: "a", size: 1,
                 mtime: 1, syncConflict: false, provider: "gemini") // a copy: no job
             try Self.expectCounted(store, "ingest")
 
-            let jobs = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
             #expect(jobs.count == 5)
             try Self.expectCounted(store, "a claim")
             let job = Dictionary(uniqueKeysWithValues: jobs.map { ($0.sha256, $0) })
-            try store.finish(
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: job["a"]!,
@@ -85,17 +85,17 @@ import Testing
             try Self.expectCounted(store, "a batch ending done, review, failed, dead and released")
             #expect(try store.status.queueCounts().review == 1 && store.status.queueCounts().dead == 1)
 
-            let again = try store.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
-            #expect(try store.releaseLeases(owner: "me", jobIDs: again.map(\.id)) == again.count)
+            let again = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            #expect(try store.queue.releaseLeases(owner: "me", jobIDs: again.map(\.id)) == again.count)
             try Self.expectCounted(store, "leases given back")
-            #expect(try store.recoverLeases(isAlive: { _ in false }) == 0)
-            _ = try store.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60)
-            #expect(try store.recoverLeases(isAlive: { _ in false }) == 1)
+            #expect(try store.queue.recoverLeases(isAlive: { _ in false }) == 0)
+            _ = try store.queue.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60)
+            #expect(try store.queue.recoverLeases(isAlive: { _ in false }) == 1)
             try Self.expectCounted(store, "a dead owner's lease recovered")
 
-            #expect(try store.requeue(jobIDs: nil).count == 2)
+            #expect(try store.queue.requeue(jobIDs: nil).count == 2)
             try Self.expectCounted(store, "retry of the failed and the dead")
-            #expect(try store.rescan(sha256: "a", providerChoice: nil) != nil)
+            #expect(try store.queue.rescan(sha256: "a", providerChoice: nil) != nil)
             try Self.expectCounted(store, "a rescan")
 
             let item = try #require(try store.library.openReviewItems().first)
@@ -106,15 +106,15 @@ import Testing
             // A second photo waiting for review, whose work is then removed from the library.
             let f = try { () throws -> ClaimedJob in
                 try Self.queue(store, "f")
-                let claimed = try store.claim(limit: 10, provider: "gemini", owner: "me", lease: 60)
-                try store.finish(
+                let claimed = try store.queue.claim(limit: 10, provider: "gemini", owner: "me", lease: 60)
+                try store.queue.finish(
                     claimed.filter { $0.sha256 != "f" }.map {
                         JobOutcome(
                             job: $0, result: .finished(books: [], resultPath: "/r/\($0.sha256).json", review: false))
                     }, shelfOf: { _ in nil })
                 return try #require(claimed.first { $0.sha256 == "f" })
             }()
-            try store.finish(
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: f,
@@ -138,40 +138,40 @@ import Testing
         try withStore(kind) { store, _ in
             try Self.queue(store, "a", at: Date(timeIntervalSince1970: 100))
             try Self.queue(store, "b", at: Date(timeIntervalSince1970: 101))
-            let jobs = try store.claim(
+            let jobs = try store.queue.claim(
                 limit: 2, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102))
             let a = try #require(jobs.first { $0.sha256 == "a" }), b = try #require(jobs.first { $0.sha256 == "b" })
-            try store.finish(
+            try store.queue.finish(
                 [JobOutcome(job: a, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
                 now: Date(timeIntervalSince1970: 103))
-            var pass = try #require(try store.progress().pass)
+            var pass = try #require(try store.queue.progress().pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 100) && pass.total == 2 && pass.finished == 1)
 
-            _ = try store.requeue(jobIDs: [a.id], now: Date(timeIntervalSince1970: 104))
-            pass = try #require(try store.progress().pass)
+            _ = try store.queue.requeue(jobIDs: [a.id], now: Date(timeIntervalSince1970: 104))
+            pass = try #require(try store.queue.progress().pass)
             #expect(
                 pass.total == 2 && pass.finished == 0, "a photo of this pass tried again is still one of its photos")
 
             let retried = try #require(
-                try store.claim(
+                try store.queue.claim(
                     limit: 1, provider: "gemini", owner: "me", lease: 60,
                     now: Date(timeIntervalSince1970: 105)
                 ).first)
-            try store.finish(
+            try store.queue.finish(
                 [
                     JobOutcome(job: retried, result: .finished(books: [], resultPath: "/r/a.json", review: false)),
                     JobOutcome(job: b, result: .finished(books: [], resultPath: "/r/b.json", review: false)),
                 ],
                 shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 106))
-            #expect(try store.progress().pass == nil, "the queue is empty: no pass")
+            #expect(try store.queue.progress().pass == nil, "the queue is empty: no pass")
 
             try Self.queue(store, "c", at: Date(timeIntervalSince1970: 200))
-            pass = try #require(try store.progress().pass)
+            pass = try #require(try store.queue.progress().pass)
             #expect(
                 pass.startedAt == Date(timeIntervalSince1970: 200) && pass.total == 1 && pass.finished == 0,
                 "a new pass")
-            _ = try store.rescan(sha256: "a", providerChoice: nil, now: Date(timeIntervalSince1970: 201))
-            pass = try #require(try store.progress().pass)
+            _ = try store.queue.rescan(sha256: "a", providerChoice: nil, now: Date(timeIntervalSince1970: 201))
+            pass = try #require(try store.queue.progress().pass)
             #expect(pass.total == 2, "a photo finished in an earlier pass joins this one")
         }
     }
@@ -190,7 +190,7 @@ import Testing
                 """
         ) { store in
             try Self.expectCounted(store, "the upgrade")
-            let pass = try #require(try store.progress().pass)
+            let pass = try #require(try store.queue.progress().pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 12) && pass.total == 1 && pass.finished == 0)
         }
     }
@@ -205,7 +205,7 @@ import Testing
                 return
             }
             let first = try #require(try store.status.changeStamp())
-            _ = try store.status.queueCounts(); _ = try store.progress()
+            _ = try store.status.queueCounts(); _ = try store.queue.progress()
             #expect(try store.status.changeStamp() == first, "reads change nothing")
             try Self.queue(store, "a")
             let afterOwn = try #require(try store.status.changeStamp())

@@ -2,7 +2,7 @@ import Foundation
 import ShelfCore
 import ShelfStore
 
-extension Store {
+extension PhotoQueue {
     /// Commits `books` as the first reading of the photo `sha256` at `incoming/<shelf>/<sha256>.jpg`, as the
     /// pipeline's batch commit does: a sighting, a claim, one finish. For tests that need a library, not a pipeline.
     package func commitReading(photo sha256: String, shelf: String?, _ books: [Book], at now: Date) throws {

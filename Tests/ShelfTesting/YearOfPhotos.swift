@@ -49,18 +49,18 @@ package struct YearOfPhotos {
                 -Double(days) * 86_400 * Double(photos - 1 - next) / Double(max(1, photos - 1)))
             for i in batch {
                 let sha = SHA256.hex(of: Array("photo \(i)".utf8))
-                _ = try store.recordSighting(
+                _ = try store.queue.recordSighting(
                     path: "/home/me/Shelves/incoming/shelf-\(i % shelves)/IMG_\(i).jpg",
                     relativePath: "shelf-\(i % shelves)/IMG_\(i).jpg", sha256: sha, size: 3_500_000,
                     mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini",
                     roundQuiet: roundQuiet, now: at)
             }
-            let jobs = try store.claim(limit: 5, provider: "gemini", owner: "bench", lease: 600, now: at)
+            let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "bench", lease: 600, now: at)
             var outcomes: [JobOutcome] = []
             for job in jobs {
                 let file = responses.appendingPathComponent("\(job.sha256)-\(job.id)-1-gemini.json")
                 try answer.write(to: file)
-                try store.recordResponse(
+                try store.queue.recordResponse(
                     jobID: job.id, sha256: job.sha256, provider: "gemini", model: "gemini-2.5-flash",
                     file: file.path, bytes: answer.count, latencyMs: 28_000, now: at)
                 let photo = next + jobs.firstIndex { $0.id == job.id }!
@@ -80,7 +80,8 @@ package struct YearOfPhotos {
                             books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",
                             review: review)))
             }
-            committed(try store.finish(outcomes, shelfOf: { String($0.relativePath.prefix { $0 != "/" }) }, now: at))
+            committed(
+                try store.queue.finish(outcomes, shelfOf: { String($0.relativePath.prefix { $0 != "/" }) }, now: at))
             next = batch.upperBound
         }
     }
@@ -93,12 +94,12 @@ package struct YearOfPhotos {
     {
         for shot in 0..<3 {
             let name = "\(shelf)/R\(number)-\(shot).jpg"
-            _ = try store.recordSighting(
+            _ = try store.queue.recordSighting(
                 path: "/home/me/Shelves/incoming/\(name)", relativePath: name,
                 sha256: SHA256.hex(of: Array("\(shelf) round \(number) shot \(shot)".utf8)), size: 3_500_000,
                 mtime: at.timeIntervalSince1970, provider: "gemini", now: at.addingTimeInterval(Double(shot) * 60))
         }
-        let jobs = try store.claim(
+        let jobs = try store.queue.claim(
             limit: 3, provider: "gemini", owner: "bench", lease: 600, now: at.addingTimeInterval(180))
         let outcomes = jobs.map { job in
             let shot = Int(job.relativePath.split(separator: "-").last?.prefix { $0.isNumber } ?? "0") ?? 0
@@ -116,7 +117,7 @@ package struct YearOfPhotos {
                     books: books, resultPath: "/home/me/Shelves/results/\(job.relativePath).json",
                     review: false))
         }
-        return try store.finish(outcomes, shelfOf: { _ in shelf }, now: at.addingTimeInterval(240))
+        return try store.queue.finish(outcomes, shelfOf: { _ in shelf }, now: at.addingTimeInterval(240))
     }
 
     /// One more photo of shelf 0 whose `spines` readings all wait for a person, as a phone photo read badly leaves
@@ -126,11 +127,12 @@ package struct YearOfPhotos {
         committed: (FilesChange) -> Void = { _ in }
     ) throws -> String {
         let sha = SHA256.hex(of: Array("photo to review \(number)".utf8))
-        _ = try store.recordSighting(
+        _ = try store.queue.recordSighting(
             path: "/home/me/Shelves/incoming/shelf-0/REVIEW_\(number).jpg",
             relativePath: "shelf-0/REVIEW_\(number).jpg", sha256: sha, size: 3_500_000,
             mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
-        guard let job = try store.claim(limit: 1, provider: "gemini", owner: "bench", lease: 600, now: now).first else {
+        guard let job = try store.queue.claim(limit: 1, provider: "gemini", owner: "bench", lease: 600, now: now).first
+        else {
             throw CancellationError()
         }
         let books = (0..<spines).map { k in
@@ -153,7 +155,7 @@ package struct YearOfPhotos {
             return book
         }
         committed(
-            try store.finish(
+            try store.queue.finish(
                 [
                     JobOutcome(
                         job: job,

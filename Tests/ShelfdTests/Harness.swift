@@ -227,7 +227,8 @@ final class ShelfRoot: @unchecked Sendable {
     func webURL(timeout: Duration = .seconds(30)) async throws -> String {
         var url: String?
         try await waitUntil("the web server listens", timeout: timeout) {
-            url = try Store.openForReading(path: state.appendingPathComponent("shelfd.db").path)?.setting("web.url")
+            url = try Store.openForReading(path: state.appendingPathComponent("shelfd.db").path)?.settings.value(
+                "web.url")
             return url?.isEmpty == false
         }
         return url!.hasSuffix("/") ? String(url!.dropLast()) : url!

@@ -29,7 +29,7 @@ struct LeaseOnTheClockTests {
                 try shelf.recordIncoming()
                 // The other machine's worker: another boot's process, which this machine cannot ask about.
                 let lease = shelf.pipeline.settings.lease
-                let claimed = try shelf.runtime.store.claim(
+                let claimed = try shelf.runtime.store.queue.claim(
                     limit: 3, provider: "gemini", owner: "another-boot:4242:1", lease: lease,
                     now: clock.time.now)
                 #expect(claimed.count == 3)
