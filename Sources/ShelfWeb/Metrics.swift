@@ -37,26 +37,23 @@ enum Metrics {
         // This process's own traffic with the database: a database server's round trips per photo (divide by the
         // photos done), and how long a claim waits for the write lock.
         let activity = reading.activity
-        registry.makeCounter(
-            descriptor: metric(
-                "store_statements", "total",
-                "Statements this process sent its database (each a round trip to a server), BEGIN and COMMIT included.")
-        )
-        .increment(by: Int64(activity.statements))
-        registry.makeCounter(
-            descriptor: metric("store_transactions", "total", "Transactions this process ran on its database.")
-        )
-        .increment(by: Int64(activity.transactions))
-        registry.makeCounter(
-            descriptor: metric(
-                "store_write_transactions", "total",
-                "Write transactions this process ran on its database, each holding its one write lock.")
-        )
-        .increment(by: Int64(activity.writeTransactions))
-        registry.makeCounter(
-            descriptor: metric("store_claims", "total", "Batches of photos this process tried to claim from the queue.")
-        )
-        .increment(by: Int64(activity.claims))
+        let storeCounts: [(name: String, help: String, value: Int)] = [
+            (
+                "store_statements",
+                "Statements this process sent its database (each a round trip to a server), BEGIN and COMMIT included.",
+                activity.statements
+            ),
+            ("store_transactions", "Transactions this process ran on its database.", activity.transactions),
+            (
+                "store_write_transactions",
+                "Write transactions this process ran on its database, each holding its one write lock.",
+                activity.writeTransactions
+            ),
+            ("store_claims", "Batches of photos this process tried to claim from the queue.", activity.claims),
+        ]
+        for count in storeCounts {
+            registry.makeCounter(descriptor: metric(count.name, "total", count.help)).increment(by: Int64(count.value))
+        }
         registry.makeCounter(
             descriptor: metric(
                 "store_claim", "seconds_total", "Time this process spent claiming, waiting for the write lock included."

@@ -86,18 +86,7 @@ struct LibraryEdit: AsyncParsableCommand {
     @Option(name: .long, help: "An ISBN-10 or ISBN-13 (its checksum is checked).") var isbn: String?
     @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
 
-    func validate() throws {
-        if title == nil && author == nil && isbn == nil {
-            throw ValidationError("Nothing to change: give --title, --author or --isbn.")
-        }
-        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ValidationError("--title cannot be empty.")
-        }
-        if let isbn, ISBN(isbn) == nil {
-            throw ValidationError(
-                "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
-        }
-    }
+    func validate() throws { try validateBookEdit(title: title, author: author, isbn: isbn) }
 
     func run() async throws {
         try change(global, json: json) {
@@ -152,5 +141,18 @@ private func change(_ global: GlobalOptions, json: Bool, _ body: (LibraryDesk) t
                 + (change.work.map { " (\($0))" } ?? "") + ".")
     } catch let error as LibraryError where error.code == .sameWork {
         throw ValidationError(error.message)
+    }
+}
+
+/// What `library edit` and `review edit` check of a person's words before anything is opened.
+func validateBookEdit(title: String?, author: String?, isbn: String?, otherwise: String = "") throws {
+    if title == nil && author == nil && isbn == nil {
+        throw ValidationError("Nothing to change: give --title, --author or --isbn\(otherwise).")
+    }
+    if let title, title.trimmingCharacters(in: .whitespaces).isEmpty {
+        throw ValidationError("--title cannot be empty.")
+    }
+    if let isbn, ISBN(isbn) == nil {
+        throw ValidationError("'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
     }
 }

@@ -106,17 +106,8 @@ struct ReviewEdit: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String
 
     func validate() throws {
-        if title == nil && author == nil && isbn == nil {
-            throw ValidationError(
-                "Nothing to change: give --title, --author or --isbn (or use 'shelfd review accept \(id)').")
-        }
-        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ValidationError("--title cannot be empty.")
-        }
-        if let isbn, ISBN(isbn) == nil {
-            throw ValidationError(
-                "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
-        }
+        try validateBookEdit(
+            title: title, author: author, isbn: isbn, otherwise: " (or use 'shelfd review accept \(id)')")
     }
 
     func run() async throws {

@@ -15,6 +15,20 @@ struct CommandLineTests {
         #expect(!result.stderr.isEmpty)
     }
 
+    @Test(
+        "An edit that changes nothing, an empty title or an ISBN whose checksum fails is refused with what to type",
+        arguments: [
+            (["library", "edit", "dune"], "Nothing to change: give --title, --author or --isbn."),
+            (["review", "edit", "3f2a"], "(or use 'shelfd review accept 3f2a')"),
+            (["library", "edit", "dune", "--title", " "], "--title cannot be empty."),
+            (["review", "edit", "3f2a", "--isbn", "9780441013594"], "'9780441013594' is not a valid ISBN"),
+        ])
+    func editsAreChecked(arguments: [String], says: String) async throws {
+        let result = try await ShelfRoot().shelfd(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(says), "\(result.stderr)")
+    }
+
     @Test("A misspelt configuration key stops every command with the key, the file and a suggestion")
     func unknownConfigKeyIsNamed() async throws {
         let root = try ShelfRoot(overrides: ["pipeline": ["batchsize": "3"]])
