@@ -11,14 +11,14 @@ import Synchronization
 
 /// The attempt a photo is on: charged once, just before the first request that costs anything.
 final class AttemptCounter: AttemptMeter, @unchecked Sendable { // unchecked: used by one photo's task only
-    private let store: any JobQueue
+    private let store: any JobSteps
     private let jobID: Int64
     private let stages: StageRecorder
     private(set) var attempts: Int
     private(set) var charged = false
     private let time: TimeSource
 
-    init(store: any JobQueue, job: ClaimedJob, stages: StageRecorder, time: TimeSource) {
+    init(store: any JobSteps, job: ClaimedJob, stages: StageRecorder, time: TimeSource) {
         self.store = store; jobID = job.id; attempts = job.attempts; self.stages = stages; self.time = time
     }
 
@@ -39,12 +39,12 @@ final class AttemptCounter: AttemptMeter, @unchecked Sendable { // unchecked: us
 
 /// The steps of one photo, recorded in the queue as it reaches them (each once: hybrid asks twice).
 final class StageRecorder: Sendable {
-    private let store: any JobQueue
+    private let store: any JobSteps
     private let jobID: Int64
     private let last = Mutex<JobStage?>(nil)
     private let time: TimeSource
 
-    init(store: any JobQueue, job: ClaimedJob, time: TimeSource) {
+    init(store: any JobSteps, job: ClaimedJob, time: TimeSource) {
         self.store = store; jobID = job.id; self.time = time
     }
 
@@ -66,7 +66,7 @@ final class StageRecorder: Sendable {
 
 /// A job's answers, saved in responses/ and the queue before they are acted on: a crash replays them.
 struct QueueAnswers: AnswerJournal {
-    let store: any JobQueue
+    let store: any AnswerLedger
     let job: ClaimedJob
     let attempt: AttemptCounter
     let stages: StageRecorder

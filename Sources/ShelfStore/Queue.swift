@@ -67,7 +67,7 @@ package struct HashedFile: Sendable, Equatable {
     package var size: Int64
     package var mtime: Double
     package var syncConflict: Bool
-    /// A new photo's provider-ready image, stored with its job on a shared store (`JobQueue.isShared`).
+    /// A new photo's provider-ready image, stored with its job on a shared store (`SightingLedger.isShared`).
     package var image: [UInt8]?
 
     package init(

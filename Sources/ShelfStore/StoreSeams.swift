@@ -7,7 +7,7 @@ import ShelfCore
 // Requirements carry every argument (`now:` too): a protocol has no default arguments, so callers through these
 // views pass the time they mean.
 
-extension JobQueue {
+extension JobLeases {
     /// Commits outcomes made before the commit.
     @discardableResult
     package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws
@@ -31,8 +31,12 @@ package struct CommitLookup {
 }
 
 /// The queue as the pipeline sees it: sightings in, jobs claimed and leased, attempts charged, saved answers
-/// kept for replay, hybrid's rechecks, and one commit per batch.
-package protocol JobQueue: Sendable {
+/// kept for replay, hybrid's rechecks, and one commit per batch. The pipeline holds all of it; the parts of a photo's
+/// work hold only their own seam.
+package typealias JobQueue = SightingLedger & JobLeases & JobSteps & AnswerLedger & RecheckQueue
+
+/// Photos in: the files found, hashed and recorded, and the ones that could not be read.
+package protocol SightingLedger: Sendable {
     /// The stored sightings of these paths, by path: an unchanged file is not hashed again.
     func knownSightings(paths: [String]) throws -> [String: KnownSighting]
     /// Hashed files recorded in one transaction: new content becomes a job, a known photo a sighting.
@@ -47,11 +51,18 @@ package protocol JobQueue: Sendable {
         path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?, now: Date) throws
     func prunePathProblems(stillThere: (String) -> Bool) throws
 
+    /// Whether other machines' workers share this queue: the worker that finds a photo then stores its provider-ready
+    /// image (`recordSighting(image:)`) for those that cannot see the folder it arrived in.
+    var isShared: Bool { get }
+    func photoImage(sha256: String) throws -> [UInt8]?
+}
+
+/// Jobs taken and given back: claims, their leases kept alive, and one commit per batch.
+package protocol JobLeases: Sendable {
     func claim(limit: Int, provider: String, choice: String?, owner: String, lease: TimeInterval, now: Date) throws
         -> [ClaimedJob]
     func nextRetryDate() throws -> Date?
     func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws
-    func chargeAttempt(jobID: Int64, now: Date) throws -> Int
     /// Commits a batch; returns what it changed of the files for people. `settle` makes the outcomes inside the
     /// commit's own transaction, where `CommitLookup` reads the library as every commit before this one left it
     /// (another worker's too): what photos read together or at once learn of each other's works.
@@ -60,7 +71,17 @@ package protocol JobQueue: Sendable {
         throws -> FilesChange
     /// The job whose result is at `resultPath` (the run a rescan keeps in results/.history).
     func jobID(resultPath: String) throws -> Int64?
+}
 
+/// One claimed job on its way: its attempt charged before the first request that costs, and the steps it reaches.
+package protocol JobSteps: Sendable {
+    func chargeAttempt(jobID: Int64, now: Date) throws -> Int
+    /// The step these leased jobs' photos reached (the overview shows it, also to other processes).
+    func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws
+}
+
+/// A job's answers, saved before they are acted on, so a crash or another worker replays them instead of paying again.
+package protocol AnswerLedger: Sendable {
     /// `body`: the answer itself, kept in the database too on a store other machines share (their workers cannot
     /// read this machine's file); nil on one machine. `request`: the request that brought it is logged with it, for
     /// the latency figures (then not through `recordRequest`).
@@ -70,21 +91,18 @@ package protocol JobQueue: Sendable {
     ) throws -> Int64
     func usableResponse(jobID: Int64, provider: String, model: String) throws -> SavedResponse?
     func markResponseUnusable(id: Int64) throws
+    /// Whether the answers' bodies are kept in the database too (a store other machines share).
+    var isShared: Bool { get }
+}
 
+/// Hybrid's photos finished with the fast reading and waiting for the accurate provider to be asked again.
+package protocol RecheckQueue: Sendable {
     func isRecheck(jobID: Int64) throws -> Bool
     func awaitingCount(provider: String) throws -> Int
     func requeueAwaiting(provider: String, oneMore: Bool, now: Date) throws -> [Int64]
-
-    /// The step these leased jobs' photos reached (the overview shows it, also to other processes).
-    func recordStage(_ stage: JobStage, jobIDs: [Int64], now: Date) throws
-
-    /// Whether other machines' workers share this queue: the worker that finds a photo then stores its provider-ready
-    /// image (`recordSighting(image:)`) for those that cannot see the folder it arrived in.
-    var isShared: Bool { get }
-    func photoImage(sha256: String) throws -> [UInt8]?
 }
 
-extension JobQueue {
+extension SightingLedger {
     /// A stored sighting for this path, so an unchanged file is not hashed again on every rescan.
     package func knownSighting(path: String) throws -> KnownSighting? {
         try knownSightings(paths: [path])[path]
