@@ -6,11 +6,7 @@ import Foundation
 extension PhotoQueue {
     /// Says that `owner` (a running process) is working through the jobs that asked for `choice`.
     package func holdProviderChoice(_ choice: String, owner: String) throws {
-        try write { db in
-            try db.execute(
-                "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                [Self.choiceHolderPrefix + owner, choice])
-        }
+        try database.settings.set(Self.choiceHolderPrefix + owner, choice)
     }
 
     /// The providers asked for by unfinished jobs that no live process holds, in name order. Holders that
