@@ -19,6 +19,13 @@ alone='(ShelfdTests|ShelfHardcoverTests)\.([A-Za-z]*OnTheClockTests|LoadTests|Ou
 building=$SECONDS
 swift build --build-tests || exit 1
 echo "test: the build took $((SECONDS - building)) s"
+# ShelfdTests run README's release build of shelfd when it is built from the current sources (Harness.swift), else
+# the debug one built here.
+if [ -x .build/release/shelfd ] && [ -z "$(find Sources -newer .build/release/shelfd -print -quit)" ]; then
+    echo "test: the binary under test is the release build"
+else
+    echo "test: the binary under test is the debug build (the release build is missing or older than Sources)"
+fi
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # The test bundle is run directly: two `swift test` processes would wait on each other's lock on .build.

@@ -106,9 +106,15 @@ final class ShelfRoot: @unchecked Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The `shelfd` built beside this test bundle: ShelfdTests depends on the executable, so `swift test` builds
-    /// it first.
+    static let sources = repository.appendingPathComponent("Sources")
+
+    /// The `shelfd` the tests run: README's release build when it is built from the current sources (what a person
+    /// installs; the binary tests spend about half the suite's processor time in it, and optimised code needs a
+    /// fraction of that), otherwise the one built beside this test bundle (ShelfdTests depends on the executable, so
+    /// `swift build --build-tests` builds it first).
     static let binary: URL = {
+        let release = repository.appendingPathComponent(".build/release/shelfd")
+        if staleness(of: release, sources: sources) == nil { return release }
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("shelfd")
@@ -119,7 +125,7 @@ final class ShelfRoot: @unchecked Sendable {
     }()
 
     /// Why `binary` must not be run: missing, or older than a source file (it would test old code).
-    static let staleBinary: String? = staleness(of: binary, sources: repository.appendingPathComponent("Sources"))
+    static let staleBinary: String? = staleness(of: binary, sources: sources)
 
     static func staleness(of binary: URL, sources: URL) -> String? {
         func modified(_ url: URL) -> Date? {
