@@ -5,18 +5,30 @@
 package actor RateLimiter {
     private let interval: Duration
     private let burst: Int
-    private var theoreticalArrival: ContinuousClock.Instant = .now
+    /// The limiter's clock, as time since the limiter was made: any `Clock` counted in `Duration`, so that tests give
+    /// a manual one.
+    private let elapsed: @Sendable () -> Duration
+    private let sleepUntil: @Sendable (Duration) async throws -> Void
+    private var theoreticalArrival: Duration = .zero
 
+    /// On the machine's own clock.
     package init(requestsPerMinute: Int, burst: Int) {
+        self.init(requestsPerMinute: requestsPerMinute, burst: burst, clock: ContinuousClock())
+    }
+
+    package init<C: Clock>(requestsPerMinute: Int, burst: Int, clock: C) where C.Duration == Duration {
         interval = .seconds(60) / max(1, requestsPerMinute)
         self.burst = max(1, burst)
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
+        sleepUntil = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 
     package func waitForTurn() async throws {
-        let now = ContinuousClock.now
+        let now = elapsed()
         let tat = max(theoreticalArrival, now)
         let earliest = tat - interval * (burst - 1)
         theoreticalArrival = tat + interval
-        if earliest > now { try await Task.sleep(until: earliest, clock: .continuous) }
+        if earliest > now { try await sleepUntil(earliest) }
     }
 }
