@@ -109,8 +109,8 @@ final class ShelfRoot: @unchecked Sendable {
     static let sources = repository.appendingPathComponent("Sources")
 
     /// The `shelfd` the tests run: README's release build when it is built from the current sources (what a person
-    /// installs; the binary tests spend about half the suite's processor time in it, and optimised code needs a
-    /// fraction of that), otherwise the one built beside this test bundle (ShelfdTests depends on the executable, so
+    /// installs; the daemons the tests start use about two fifths of the suite's processor time, most of it in code
+    /// a debug build runs several times slower), otherwise the one built beside this test bundle (ShelfdTests depends on the executable, so
     /// `swift build --build-tests` builds it first).
     static let binary: URL = {
         let release = repository.appendingPathComponent(".build/release/shelfd")
