@@ -44,7 +44,9 @@ cat "$logs/alone.log"
 alone_status=$(cat "$logs/alone.status" 2>/dev/null || echo 1)
 
 echo "test: in parallel took $rest_seconds s (status $rest), one after another $(cat "$logs/alone.seconds" 2>/dev/null) s (status $alone_status)"
-# A test in parallel takes longer than alone (its cases and its neighbours share the processors): each list is its own.
+# A test in parallel takes longer than alone: its neighbours share the processors, and Swift Testing counts a test's
+# time from before it waits for one of the three places, so a quick test queued behind slow ones shows their time too.
+# Only the list of the tests one after another is each test's own time; each list is its own.
 # Verbose output times each case of a parameterized test; the line of the test as a whole would count the time its
 # cases waited for one another, so it is left out.
 slowest() {
@@ -55,7 +57,7 @@ slowest() {
 }
 echo "test: the ten slowest one after another:"
 slowest "$logs/alone.log"
-echo "test: the ten slowest in parallel:"
+echo "test: the ten slowest in parallel (with their wait for a place):"
 slowest "$logs/rest.log"
 # Failures last, where a log's tail shows them: each failed test and the issues it recorded, or, when the process
 # ended without naming one (a crash), its last lines.
