@@ -19,9 +19,11 @@ alone='(ShelfdTests|ShelfHardcoverTests)\.([A-Za-z]*OnTheClockTests|LoadTests|Ou
 building=$SECONDS
 swift build --build-tests || exit 1
 echo "test: the build took $((SECONDS - building)) s"
-# ShelfdTests run README's release build of shelfd when it is built from the current sources (Harness.swift), else
-# the debug one built here.
+# ShelfdTests run README's release build of shelfd when it is built from the current sources: what a person installs,
+# and the daemons the tests start use about two fifths of the run's processor time, most of it in code a debug build
+# runs several times slower. Otherwise the debug one built here. Harness.swift refuses either if it is older than Sources.
 if [ -x .build/release/shelfd ] && [ -z "$(find Sources -newer .build/release/shelfd -print -quit)" ]; then
+    export SHELFD_BINARY="$PWD/.build/release/shelfd"
     echo "test: the binary under test is the release build"
 else
     echo "test: the binary under test is the debug build (the release build is missing or older than Sources)"

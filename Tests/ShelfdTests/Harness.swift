@@ -106,15 +106,11 @@ final class ShelfRoot: @unchecked Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static let sources = repository.appendingPathComponent("Sources")
-
-    /// The `shelfd` the tests run: README's release build when it is built from the current sources (what a person
-    /// installs; the daemons the tests start use about two fifths of the suite's processor time, most of it in code
-    /// a debug build runs several times slower), otherwise the one built beside this test bundle (ShelfdTests depends on the executable, so
-    /// `swift build --build-tests` builds it first).
+    /// The `shelfd` the tests run: the one `SHELFD_BINARY` names (`scripts/test.sh` names README's release build when
+    /// it is built from the current sources), otherwise the one built beside this test bundle (ShelfdTests depends on
+    /// the executable, so `swift build --build-tests` builds it first). `staleBinary` refuses either if it is old.
     static let binary: URL = {
-        let release = repository.appendingPathComponent(".build/release/shelfd")
-        if staleness(of: release, sources: sources) == nil { return release }
+        if let named = ProcessInfo.processInfo.environment["SHELFD_BINARY"] { return URL(fileURLWithPath: named) }
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("shelfd")
@@ -125,7 +121,7 @@ final class ShelfRoot: @unchecked Sendable {
     }()
 
     /// Why `binary` must not be run: missing, or older than a source file (it would test old code).
-    static let staleBinary: String? = staleness(of: binary, sources: sources)
+    static let staleBinary: String? = staleness(of: binary, sources: repository.appendingPathComponent("Sources"))
 
     static func staleness(of binary: URL, sources: URL) -> String? {
         func modified(_ url: URL) -> Date? {
