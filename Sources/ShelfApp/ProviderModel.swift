@@ -18,13 +18,8 @@ package enum ProviderModel {
 extension Configuration {
     /// `[ocr]` as the offline reader takes it, the engine chosen: `auto` is PP-OCR when its files are installed.
     package var ocrSettings: OCRSettings {
-        let files = PPOCRFiles.locate(library: ocr.library, modelsFolder: ocr.modelsDir)
-        let engine: OCRSettings.Engine =
-            switch ocr.engine {
-            case "ppocr": .ppocr(files)
-            case "tesseract": .tesseract
-            default: OCRSettings.defaultEngine(files: files)
-            }
-        return OCRSettings(engine: engine, languages: ocr.languages, threads: pipeline.concurrency)
+        OCRSettings(
+            engine: .init(named: ocr.engine, library: ocr.library, modelsFolder: ocr.modelsDir),
+            languages: ocr.languages, threads: pipeline.concurrency)
     }
 }

@@ -6,6 +6,15 @@ import ShelfConfig
 import ShelfCore
 import ShelfStore
 
+/// A session of the web page, as its cookie finds it.
+package struct WebSession: Sendable, Equatable {
+    /// The CSRF token every form and script of the session sends back.
+    package var csrf: String
+    /// Logged in with the token or a login link: valid from any address. Otherwise valid on loopback only.
+    package var loggedIn: Bool
+    package var expiresAt: Date
+}
+
 /// The web page's sessions and one-time login codes, under the `web_token` they were made with. The store keeps
 /// (hashed) the secret with the token, so under another token (or none) it finds nothing, and a new token ends
 /// every session. The cookie that carries a session is the web door's.
@@ -32,7 +41,11 @@ package struct SessionDesk: Sendable {
     }
 
     /// The session whose cookie holds `id`, unless it has expired or was made under another token.
-    package func session(id: String) throws -> WebSession? { try sessions.session(id: key(id)) }
+    package func session(id: String) throws -> WebSession? {
+        try sessions.session(id: key(id)).map {
+            WebSession(csrf: $0.csrf, loggedIn: $0.loggedIn, expiresAt: $0.expiresAt)
+        }
+    }
 
     /// Ends the session whose cookie holds `id` (logging out).
     package func end(id: String) throws { try sessions.end(id: key(id)) }

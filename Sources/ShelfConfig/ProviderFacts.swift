@@ -107,10 +107,6 @@ package struct RequestLimits: Sendable, Equatable {
     /// 0: no daily limit of shelfd's own.
     package var perDay: Int
     package var day: QuotaDay
-
-    package init(perMinute: Int, perDay: Int, day: QuotaDay) {
-        self.perMinute = perMinute; self.perDay = perDay; self.day = day
-    }
 }
 
 /// The section of a hosted model service (Gemini, Workers AI): the same keys, read and limited the same way.

@@ -115,22 +115,20 @@ package final class SchedulerService: Service {
 }
 
 /// Keeps the leases of the photos in hand alive; it stops after the scheduler, so draining batches keep theirs.
-package struct LeaseHeartbeatService: Service {
+struct LeaseHeartbeatService: Service {
     let pipeline: Pipeline
-    package init(pipeline: Pipeline) { self.pipeline = pipeline }
-    package func run() async { await cancelWhenGracefulShutdown { await pipeline.heartbeatLoop() } }
+    func run() async { await cancelWhenGracefulShutdown { await pipeline.heartbeatLoop() } }
 }
 
 /// On a shared store, the node that writes the files for people keeps them current from the database: the result
 /// of every photo any worker finished, and library.json, review/ and exports/ whenever the library or the review
 /// queue changed (another worker's batch, a decision made on another machine). A turn is two small queries when
 /// nothing changed; it comes every `interval`, or sooner when `pipeline.filesWake` is notified.
-package struct SharedFilesService: Service {
+struct SharedFilesService: Service {
     let pipeline: Pipeline
     var interval: Duration = .seconds(3)
-    package init(pipeline: Pipeline) { self.pipeline = pipeline }
 
-    package func run() async {
+    func run() async {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await pipeline.keepFilesCurrent()
@@ -141,20 +139,17 @@ package struct SharedFilesService: Service {
 }
 
 /// The daily prune (`[pipeline] keep_days`).
-package struct PruningService: Service {
+struct PruningService: Service {
     let pruning: Pruning
-    package init(pruning: Pruning) { self.pruning = pruning }
-    package func run() async { await pruning.daily() }
+    func run() async { await pruning.daily() }
 }
 
 /// The folder watcher: stable files are queued; once the startup scan is queued, systemd hears READY=1.
-package struct WatcherService: Service {
+struct WatcherService: Service {
     let runtime: Runtime
     let logger: Logger
 
-    package init(runtime: Runtime, logger: Logger) { self.runtime = runtime; self.logger = logger }
-
-    package func run() async {
+    func run() async {
         let config = runtime.config, pipeline = runtime.pipeline, store = runtime.store
         let watcher = FolderWatcher(
             root: URL(fileURLWithPath: config.paths.incoming), settings: config.watchSettings,
@@ -189,13 +184,11 @@ package struct WatcherService: Service {
 
 /// Tells systemd how things are: STATUS= every few seconds when it changes, and WATCHDOG=1 while the
 /// scheduler's loop lives and the database answers. It stops last, so the pings go on while batches drain.
-package struct SystemdNotifierService: Service {
+struct SystemdNotifierService: Service {
     let runtime: Runtime
     let logger: Logger
 
-    package init(runtime: Runtime, logger: Logger) { self.runtime = runtime; self.logger = logger }
-
-    package func run() async {
+    func run() async {
         let config = runtime.config, store = runtime.store, pipeline = runtime.pipeline
         let watchdog = SystemdNotify.watchdogInterval
         var last = ""

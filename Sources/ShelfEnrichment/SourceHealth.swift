@@ -19,10 +19,6 @@ package struct SourceHealth: Sendable, Equatable, Codable {
     package var until: Date?
     /// For a person: what happened and what to do.
     package var message: String?
-
-    package init(source: String, state: State, until: Date? = nil, message: String? = nil) {
-        self.source = source; self.state = state; self.until = until; self.message = message
-    }
 }
 
 /// A book source that talks to a remote service and can report whether it is being asked.

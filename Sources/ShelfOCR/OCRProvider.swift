@@ -37,6 +37,20 @@ package struct OCRSettings: Sendable {
     }
 }
 
+extension OCRSettings.Engine {
+    /// The engine `[ocr] engine` names (`ppocr`, `tesseract`; nil or `auto`: PP-OCR when installed), PP-OCR's
+    /// files located from `[ocr] library` and `[ocr] models_dir` where they are set.
+    package init(named name: String?, library: String?, modelsFolder: String?) {
+        let files = PPOCRFiles.locate(library: library, modelsFolder: modelsFolder)
+        self =
+            switch name {
+            case "ppocr": .ppocr(files)
+            case "tesseract": .tesseract
+            default: OCRSettings.defaultEngine(files: files)
+            }
+    }
+}
+
 /// What the `ocr` provider saves as its raw response: the spines Tesseract read, so `parse` (also after a
 /// crash) needs no Tesseract again. A response saved when the provider also matched the spines (schema
 /// `shelfd.ocr/1`, with `match`, `decision` and `book` beside each spine) is read the same way: its spines.

@@ -9,10 +9,6 @@ package struct TextLine: Sendable, Equatable {
     package var confidence: Double
     /// Where it is, in pixels of the picture read, in the text's reading frame.
     package var frame: LineFrame
-
-    package init(text: String, confidence: Double, frame: LineFrame) {
-        self.text = text; self.confidence = confidence; self.frame = frame
-    }
 }
 
 /// PP-OCR's three models in ONNX Runtime, loaded together: the detector (DB), the orientation classifier and the

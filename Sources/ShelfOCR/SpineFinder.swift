@@ -12,10 +12,6 @@ package struct Spine: Sendable, Equatable, Codable {
     /// 0…1: the words' OCR confidences, weighted by their letters.
     package var confidence: Double
     package var reading: Reading
-
-    package init(text: String, box: Box, confidence: Double, reading: Reading) {
-        self.text = text; self.box = box; self.confidence = confidence; self.reading = reading
-    }
 }
 
 /// Finds the spines on a shelf photo: Tesseract reads the photo three ways (turned each way for upright

@@ -218,10 +218,7 @@ extension Pipeline {
             // The file is the one hashed when it was seen (same size and time, as ingest judges it): its bytes are
             // that photo without hashing them again. Otherwise they are hashed to know.
             // As the claim read the sighting (a store that gave no stamps is asked).
-            let seen =
-                path.size.flatMap { size in path.mtime.map { KnownSighting(size: size, mtime: $0, sha256: job.sha256) }
-                }
-                ?? (try? store.knownSighting(path: path.path)) ?? nil
+            let seen = path.sighting(of: job.sha256) ?? (try? store.knownSighting(path: path.path)) ?? nil
             let unchanged =
                 seen.map { seen in
                     seen.sha256 == job.sha256

@@ -10,8 +10,10 @@ package struct PhotoPath: Sendable, Equatable {
     package var size: Int64?
     package var mtime: Double?
 
-    package init(path: String, relativePath: String, size: Int64? = nil, mtime: Double? = nil) {
-        self.path = path; self.relativePath = relativePath; self.size = size; self.mtime = mtime
+    /// What the claim knew of this path, as a sighting of `sha256`; nil where the store gave no stamps.
+    package func sighting(of sha256: String) -> KnownSighting? {
+        guard let size, let mtime else { return nil }
+        return KnownSighting(size: size, mtime: mtime, sha256: sha256)
     }
 }
 
@@ -54,9 +56,6 @@ package struct KnownSighting: Sendable, Equatable {
     package var size: Int64
     package var mtime: Double
     package var sha256: String
-    package init(size: Int64, mtime: Double, sha256: String) {
-        self.size = size; self.mtime = mtime; self.sha256 = sha256
-    }
 }
 
 /// A stable file read and hashed, to be recorded as a sighting of its photo.

@@ -8,9 +8,6 @@ package struct StoredResult: Sendable, Equatable {
     package var relativePath: String
     /// The ResultDocument's JSON, byte for byte what the file holds.
     package var document: Data
-    package init(jobID: Int64, sha256: String, relativePath: String, document: Data) {
-        self.jobID = jobID; self.sha256 = sha256; self.relativePath = relativePath; self.document = document
-    }
 }
 
 /// On a shared store, a worker's finished results go to the database (`finish` with a document), and each is written

@@ -34,7 +34,7 @@ package struct WebSessionStore: StoreConcern {
     }
 
     /// The session whose cookie holds `id`, unless it has expired.
-    package func session(id: String, now: Date = Date()) throws -> WebSession? {
+    package func session(id: String, now: Date = Date()) throws -> (csrf: String, loggedIn: Bool, expiresAt: Date)? {
         try database.readStatement { db in
             guard
                 let row = try db.queryOne(
@@ -42,7 +42,7 @@ package struct WebSessionStore: StoreConcern {
                     [Self.hash(id), now]),
                 let csrf = row.string("csrf"), let expires = row.date("expires_at")
             else { return nil }
-            return WebSession(csrf: csrf, loggedIn: row.int("logged_in") == 1, expiresAt: expires)
+            return (csrf, row.int("logged_in") == 1, expires)
         }
     }
 

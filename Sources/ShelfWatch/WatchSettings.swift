@@ -45,13 +45,6 @@ package struct StableFile: Sendable, Hashable {
     package var modified: Date
     /// A `*.sync-conflict-*` copy made by Syncthing: taken, but worth a note in the results.
     package var isSyncConflict: Bool
-
-    package init(path: String, size: Int64, modified: Date, isSyncConflict: Bool) {
-        self.path = path
-        self.size = size
-        self.modified = modified
-        self.isSyncConflict = isSyncConflict
-    }
 }
 
 package enum WatchEvent: Sendable {

@@ -7,7 +7,7 @@ import ShelfDigest
 import ShelfEnrichment
 import ShelfOutputs
 import ShelfProviders
-import ShelfStore
+@testable import ShelfStore
 import ShelfTesting
 import Testing
 @testable import ShelfPipeline
