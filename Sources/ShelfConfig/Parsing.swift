@@ -245,14 +245,24 @@ struct Reader {
         document[name]?.table
     }
 
+    /// The value of `key` as `read` takes it, `current` when the key is absent; a value `read` does not take is
+    /// the wrong type, and the error shows `expected` and `example`.
+    private func typed<T>(
+        _ t: TOMLTable, _ section: String, _ key: String, _ current: T, expected: String, example: String,
+        _ read: (any TOMLValueConvertible) -> T?
+    ) throws(ConfigError) -> T {
+        guard let value = t[key] else { return current }
+        guard let typed = read(value) else {
+            throw wrongType(section, key, value, expected: expected, example: example)
+        }
+        return typed
+    }
+
     func int(
         _ t: TOMLTable, _ section: String, _ key: String, _ current: Int,
         _ range: ClosedRange<Int>
     ) throws(ConfigError) -> Int {
-        guard let value = t[key] else { return current }
-        guard let int = value.int else {
-            throw wrongType(section, key, value, expected: "a whole number", example: "\(current)")
-        }
+        let int = try typed(t, section, key, current, expected: "a whole number", example: "\(current)") { $0.int }
         guard range.contains(int) else {
             let allowed =
                 range.upperBound == .max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
@@ -262,29 +272,20 @@ struct Reader {
     }
 
     func bool(_ t: TOMLTable, _ section: String, _ key: String, _ current: Bool) throws(ConfigError) -> Bool {
-        guard let value = t[key] else { return current }
-        guard let bool = value.bool else {
-            throw wrongType(section, key, value, expected: "true or false", example: "\(current)")
-        }
-        return bool
+        try typed(t, section, key, current, expected: "true or false", example: "\(current)") { $0.bool }
     }
 
     /// A number from 0 to 1; `1` and `0` written as integers count too.
     func fraction(_ t: TOMLTable, _ section: String, _ key: String, _ current: Double) throws(ConfigError) -> Double {
-        guard let value = t[key] else { return current }
-        guard let number = value.double ?? value.int.map(Double.init) else {
-            throw wrongType(section, key, value, expected: "a number from 0 to 1", example: "\(current)")
+        let number = try typed(t, section, key, current, expected: "a number from 0 to 1", example: "\(current)") {
+            $0.double ?? $0.int.map(Double.init)
         }
         guard (0...1).contains(number) else { throw outOfRange(section, key, "\(number)", allowed: "0…1") }
         return number
     }
 
     func string(_ t: TOMLTable, _ section: String, _ key: String, _ current: String) throws(ConfigError) -> String {
-        guard let value = t[key] else { return current }
-        guard let string = value.string else {
-            throw wrongType(section, key, value, expected: "a string in quotes", example: "\"\(current)\"")
-        }
-        return string
+        try typed(t, section, key, current, expected: "a string in quotes", example: "\"\(current)\"") { $0.string }
     }
 
     func model(_ t: TOMLTable, _ section: String, _ current: String) throws(ConfigError) -> String {
@@ -329,11 +330,11 @@ struct Reader {
         allowed: [E] = Array(E.allCases)
     ) throws(ConfigError) -> E
     where E.RawValue == String {
-        guard let value = t[key] else { return current }
-        guard let word = value.string else {
-            throw wrongType(
-                section, key, value, expected: "one of \(list(allowed)) in quotes", example: "\"\(current.rawValue)\"")
-        }
+        guard t[key] != nil else { return current }
+        let word = try typed(
+            t, section, key, current.rawValue, expected: "one of \(list(allowed)) in quotes",
+            example: "\"\(current.rawValue)\""
+        ) { $0.string }
         return try parseChoice(word, section, key, allowed: allowed)
     }
 

@@ -21,33 +21,29 @@ package enum SuggestionRules {
         var suggestions: [Suggestion] = []
         if unreadable >= 2 {
             suggestions.append(
-                Suggestion(
-                    type: .unreadableBooks, severity: .warning,
-                    message:
-                        "\(unreadable) books could not be read in full: move closer so the spines fill the photo, or take the shelf in two halves."
-                ))
+                Suggestion(type: .unreadableBooks, severity: .warning, message: unreadableAdvice(unreadable)))
         }
         if uncertain >= 3 {
-            suggestions.append(
-                Suggestion(
-                    type: .lowConfidence, severity: .info,
-                    message:
-                        "\(uncertain) books were read with low confidence: hold the phone straight on to the shelf and let it focus before taking the photo."
-                ))
+            suggestions.append(Suggestion(type: .lowConfidence, severity: .info, message: uncertainAdvice(uncertain)))
         }
-        if suggestions.isEmpty, !answer.books.isEmpty {
-            let mean = answer.books.map(\.confidence).reduce(0, +) / Double(answer.books.count)
-            if mean < dimBelow {
-                suggestions.append(
-                    Suggestion(
-                        type: .lightingIssues, severity: .warning,
-                        message:
-                            "Most spines were hard to read: light the shelf evenly (a room light on, no shadows across the spines)."
-                    ))
-            }
+        if suggestions.isEmpty, !answer.books.isEmpty,
+            answer.books.map(\.confidence).reduce(0, +) / Double(answer.books.count) < dimBelow
+        {
+            suggestions.append(Suggestion(type: .lightingIssues, severity: .warning, message: lightingAdvice))
         }
         return suggestions
     }
+
+    static func unreadableAdvice(_ books: Int) -> String {
+        "\(books) books could not be read in full: move closer so the spines fill the photo, or take the shelf in two halves."
+    }
+
+    static func uncertainAdvice(_ books: Int) -> String {
+        "\(books) books were read with low confidence: hold the phone straight on to the shelf and let it focus before taking the photo."
+    }
+
+    static let lightingAdvice =
+        "Most spines were hard to read: light the shelf evenly (a room light on, no shadows across the spines)."
 
     /// The model's advice first; then what the photo's measures show that the model did not already say;
     /// the app's rules only when the model gave no advice at all.

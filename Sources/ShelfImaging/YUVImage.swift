@@ -4,11 +4,7 @@ struct YUVImage {
     /// One plane: `width`×`height` samples that mean something, rows `rowBytes` apart, `rows` rows stored
     /// (TurboJPEG pads planes to whole chroma blocks).
     struct Plane {
-        var offset: Int
-        var width: Int
-        var height: Int
-        var rowBytes: Int
-        var rows: Int
+        var offset, width, height, rowBytes, rows: Int
     }
 
     var width: Int

@@ -50,6 +50,19 @@ extension DatabaseConnection {
         return id
     }
 
+    /// Writes a whole row: a new one, or, where a row with the same `key` is there, its other columns replaced.
+    /// `row` names the columns and their values, the key's first.
+    package func upsert(into table: String, key: String, _ row: KeyValuePairs<String, any SQLBindable>)
+        throws(StoreError)
+    {
+        let columns = row.map(\.key)
+        let replaced = columns.filter { $0 != key }.map { "\($0) = excluded.\($0)" }
+        try execute(
+            "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(SQL.placeholders(columns.count))) "
+                + "ON CONFLICT (\(key)) DO UPDATE SET \(replaced.joined(separator: ", "))",
+            row.map(\.value))
+    }
+
     /// `column` in an order that ignores ASCII case (SQLite's `NOCASE`; PostgreSQL's `lower`, which its index uses too).
     package func caseless(_ column: String) -> String {
         engine == .sqlite ? "\(column) COLLATE NOCASE" : "lower(\(column))"

@@ -382,6 +382,13 @@ extension LibraryRecords {
         try recordHistory(db, [(bookID, decision)])
     }
 
+    /// A step a person took on a work (`action` by `user`), with what they decided in words.
+    static func recordPersonStep(
+        _ db: any DatabaseConnection, _ bookID: Int64, _ action: String, detail: String, now: Date
+    ) throws(StoreError) {
+        try recordHistory(db, bookID, LibraryDocument.Decision(action: action, by: "user", at: now, detail: detail))
+    }
+
     /// Steps of one work or several in one statement (a photo's readings: detection, match, review), in this order.
     static func recordHistory(
         _ db: any DatabaseConnection,

@@ -101,17 +101,11 @@ extension ProviderState {
 
     /// Writes a provider's whole state row (inside the caller's transaction).
     private static func saveHealth(_ db: any DatabaseConnection, _ health: ProviderHealth, now: Date) throws {
-        try db.execute(
-            """
-            INSERT INTO provider_state (name, state, until, code, message, since, probes, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(name) DO UPDATE SET state = excluded.state, until = excluded.until, code = excluded.code,
-                message = excluded.message, since = excluded.since, probes = excluded.probes,
-                updated_at = excluded.updated_at
-            """,
+        try db.upsert(
+            into: "provider_state", key: "name",
             [
-                health.name, health.state.rawValue, health.until, health.code, health.message, health.since,
-                health.probes, now,
+                "name": health.name, "state": health.state.rawValue, "until": health.until, "code": health.code,
+                "message": health.message, "since": health.since, "probes": health.probes, "updated_at": now,
             ])
     }
 

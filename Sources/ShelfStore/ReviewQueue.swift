@@ -224,11 +224,8 @@ extension LibraryRecords {
             target = chosen
             placed = decided
         } else {
-            try Self.recordHistory(
-                db, bookID,
-                LibraryDocument.Decision(
-                    action: "reviewed_by_user", by: "user", at: now,
-                    detail: "\(decision.detail) in \(item.photo.path)"))
+            try Self.recordPersonStep(
+                db, bookID, "reviewed_by_user", detail: "\(decision.detail) in \(item.photo.path)", now: now)
         }
         try Self.refresh(db, bookID, now: now)
         try Self.closeJobIfReviewed(db, sha256: item.photo.sha256, now: now)
@@ -257,11 +254,8 @@ extension LibraryRecords {
                 if let work = undo.work {
                     try db.execute(
                         "DELETE FROM book_sighting WHERE book_id = ? AND sha256 = ? AND decided = 1", [work, sha256])
-                    try Self.recordHistory(
-                        db, work,
-                        LibraryDocument.Decision(
-                            action: "review_undone", by: "user", at: now,
-                            detail: "\(undo.detail) in \(item.photo.path), taken back"))
+                    try Self.recordPersonStep(
+                        db, work, "review_undone", detail: "\(undo.detail) in \(item.photo.path), taken back", now: now)
                     try Self.refresh(db, work, now: now)
                     change.works.insert(work)
                 }
@@ -454,11 +448,7 @@ extension LibraryRecords {
         book.box = reading.box; book.confidence = reading.confidence; book.source = reading.source
         let bookID = try addReading(
             db, book, photo: photo, shelf: shelf, decided: true, isbnSource: isbnSource, now: now)
-        try recordHistory(
-            db, bookID,
-            LibraryDocument.Decision(
-                action: "reviewed_by_user", by: "user", at: now,
-                detail: "\(detail) in \(photo.path)"))
+        try recordPersonStep(db, bookID, "reviewed_by_user", detail: "\(detail) in \(photo.path)", now: now)
         return bookID
     }
 

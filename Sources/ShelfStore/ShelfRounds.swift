@@ -646,11 +646,7 @@ package struct ShelfRounds: StoreConcern {
                 try db.execute("DELETE FROM shelf_mark WHERE book_id = ?", [work.id])
                 detail = "on \(shelf)"
             }
-            try LibraryRecords.recordHistory(
-                db, work.id,
-                LibraryDocument.Decision(
-                    action: answer.action, by: "user", at: now,
-                    detail: detail))
+            try LibraryRecords.recordPersonStep(db, work.id, answer.action, detail: detail, now: now)
             return (shelf, FilesChange(works: [work.id]))
         }
     }

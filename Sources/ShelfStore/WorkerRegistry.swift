@@ -33,17 +33,12 @@ package struct WorkerRegistry: StoreConcern {
 
     package func register(_ worker: WorkerRecord) throws {
         try database.write { db in
-            try db.execute(
-                """
-                INSERT INTO worker (owner, host, pid, version, since, watch_mode, writes_files, heartbeat)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (owner) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
-                    since = excluded.since, watch_mode = excluded.watch_mode, writes_files = excluded.writes_files,
-                    heartbeat = excluded.heartbeat
-                """,
+            try db.upsert(
+                into: "worker", key: "owner",
                 [
-                    worker.owner, worker.host, Int(worker.pid), worker.version, worker.since, worker.watchMode,
-                    worker.writesFiles, worker.heartbeat,
+                    "owner": worker.owner, "host": worker.host, "pid": Int(worker.pid), "version": worker.version,
+                    "since": worker.since, "watch_mode": worker.watchMode, "writes_files": worker.writesFiles,
+                    "heartbeat": worker.heartbeat,
                 ])
         }
     }

@@ -62,8 +62,7 @@ struct LibraryFind: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Words of the title or the author, or an ISBN.", valueName: "text")) var text: String
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
-        let found = try ShelfDesk(config: config, logger: logger).find(text)
+        let found = try global.shelves().find(text)
         if json { return try printJSON(found) }
         guard !found.isEmpty else { throw LibraryError(.notFound, "No book in the library matches '\(text)'.") }
         for book in found {

@@ -17,6 +17,20 @@ struct Shelf: AsyncParsableCommand {
         subcommands: [ShelfList.self, ShelfShow.self, ShelfClose.self, ShelfAnswerCommand.self])
 }
 
+/// The shelf a command is about.
+struct ShelfName: ParsableArguments {
+    @Argument(help: ArgumentHelp("The shelf: a sub-folder of incoming/, e.g. den/top.", valueName: "name")) var name:
+        String
+}
+
+extension GlobalOptions {
+    /// The shelves of the configured library.
+    func shelves() throws -> ShelfDesk {
+        let (config, _, logger) = try load(quiet: true)
+        return try ShelfDesk(config: config, logger: logger)
+    }
+}
+
 struct ShelfList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Each shelf: its books, its last round, what is open.")
@@ -24,8 +38,7 @@ struct ShelfList: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the shelves as JSON.") var json = false
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
-        let shelves = try ShelfDesk(config: config, logger: logger).list()
+        let shelves = try global.shelves().list()
         if json { return try printJSON(shelves) }
         guard !shelves.isEmpty else {
             return print("No shelf yet: photos in a sub-folder of incoming/ (incoming/den/…) make one.")
@@ -58,12 +71,10 @@ struct ShelfShow: AsyncParsableCommand {
         commandName: "show", abstract: "A shelf's books left to right, and what its last round changed.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the shelf as JSON (its books, rounds and \"changes\").") var json = false
-    @Argument(help: ArgumentHelp("The shelf: a sub-folder of incoming/, e.g. den/top.", valueName: "name")) var name:
-        String
+    @OptionGroup var shelfName: ShelfName
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
-        let shelf = try ShelfDesk(config: config, logger: logger).show(name)
+        let shelf = try global.shelves().show(shelfName.name)
         if json { return try printJSON(shelf) }
         var lines = ["\(shelf.shelf): \(shelf.books.count) book\(shelf.books.count == 1 ? "" : "s"), left to right"]
         let day = { (date: Date) in String(ShelfList.time(date).prefix(10)) }
@@ -105,12 +116,11 @@ struct ShelfClose: AsyncParsableCommand {
         discussion: "Photos that arrive afterwards start a new round. Photos of the round still queued are read first.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print the round's changes as JSON.") var json = false
-    @Argument(help: ArgumentHelp("The shelf: a sub-folder of incoming/, e.g. den/top.", valueName: "name")) var name:
-        String
+    @OptionGroup var shelfName: ShelfName
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
-        switch try ShelfDesk(config: config, logger: logger).close(name) {
+        let name = shelfName.name
+        switch try global.shelves().close(name) {
         case .closed(let changes):
             if json { return try printJSON(changes) }
             print(
@@ -150,12 +160,11 @@ struct ShelfAnswerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
         let answer: ShelfAnswer =
             if let lentTo { .lent(to: lentTo.trimmingCharacters(in: .whitespaces)) } else if gone { .gone } else {
                 .here
             }
-        let shelf = try ShelfDesk(config: config, logger: logger).answer(work: work, answer)
+        let shelf = try global.shelves().answer(work: work, answer)
         switch answer {
         case .lent(let name): print("Lent to \(name), from \(shelf) (\(work)).")
         case .gone: print("Gone from \(shelf) (\(work)); the work stays in the library.")
