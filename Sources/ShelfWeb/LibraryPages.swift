@@ -183,14 +183,12 @@ enum LibraryPages {
     // MARK: What the templates show
 
     struct LibraryView {
-        let search: String
-        let sort: String
+        let search, sort: String
         let total: Int
         let showing: String
         let rows: [RowView]
         let sorts: [Link]
-        let previous: String?
-        let next: String?
+        let previous, next: String?
         let exports: [Link]
         let notice: String?
 
@@ -232,20 +230,12 @@ enum LibraryPages {
     }
 
     struct Link {
-        let label: String
-        let href: String
+        let label, href: String
         let current: Bool
     }
 
     struct RowView {
-        let work: String
-        let href: String
-        let title: String
-        let author: String
-        let isbn: String
-        let shelves: String
-        let state: String
-        let stateClass: String
+        let work, href, title, author, isbn, shelves, state, stateClass: String
         let photos: [Thumb]
         let more: String?
         /// ` — author`, when there is one.
@@ -275,29 +265,22 @@ enum LibraryPages {
     }
 
     struct Thumb {
-        let href: String
-        let src: String
+        let href, src: String
         init(_ sha256: String) { href = "/photos/\(sha256)"; src = "/photos/\(sha256)/thumb" }
     }
 
     struct WorkView {
         let found: Bool
-        let work: String
-        let href: String
-        let title: String
-        let author: String
-        let isbn: String
+        let work, href, title, author, isbn: String
         let isbnShown: String?
-        let state: String
-        let stateClass: String
+        let state, stateClass: String
         let match: String?
         let editions: [Edition]
         let sightings: [Sighting]
         let history: [Step]
         let review: String?
         let merge: MergeView?
-        let notice: String?
-        let error: String?
+        let notice, error: String?
         /// The edit form's fields: the work as it is, or what was typed when it was refused.
         var form: EditForm
 
@@ -354,8 +337,7 @@ enum LibraryPages {
     }
 
     struct MergeView {
-        let query: String
-        let from: String
+        let query, from: String
         let works: [RowView]
         let none: Bool
 

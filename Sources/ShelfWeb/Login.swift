@@ -84,8 +84,7 @@ enum LoginPages {
     }
 
     struct Login {
-        let notice: String?
-        let error: String?
+        let notice, error: String?
         let tokenSet: Bool
     }
 }

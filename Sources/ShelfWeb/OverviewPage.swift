@@ -109,8 +109,7 @@ enum OverviewPage {
     }
 
     struct Count {
-        let key: String
-        let label: String
+        let key, label: String
         let value: Int
         let link: String?
         /// Stored, not computed: templates read stored properties only.
@@ -123,8 +122,7 @@ enum OverviewPage {
 
     /// The progress bar of the current pass.
     struct Pass {
-        let finished: Int
-        let total: Int
+        let finished, total: Int
         let sentence: String
 
         init(_ pass: QueueProgress.Pass) {
@@ -141,10 +139,7 @@ enum OverviewPage {
     }
 
     struct Provider {
-        let name: String
-        let model: String
-        let state: String
-        let latency: String
+        let name, model, state, latency: String
         /// Why it is not ok, in one sentence (`shelfd status`'s own for an outage).
         let sentence: String?
 
@@ -168,8 +163,7 @@ enum OverviewPage {
 
     /// A problem, its reason in words, and what fixes it: a Retry button, or what to do.
     struct Problem {
-        let severity: String
-        let message: String
+        let severity, message: String
         let path: String?
         /// A failed photo: `shelfd retry <job>` (the button) puts it back in the queue.
         let job: Int64?
@@ -214,11 +208,7 @@ enum OverviewPage {
 
     /// A photo on its way, or just finished.
     struct Photo {
-        let path: String
-        let sha256: String
-        let stage: String
-        let words: String
-        let when: String
+        let path, sha256, stage, words, when: String
 
         init(_ photo: QueueProgress.Photo) {
             path = photo.path

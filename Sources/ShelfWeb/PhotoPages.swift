@@ -123,10 +123,7 @@ extension PhotoPages {
     /// One page of thumbnails, grouped by shelf: the shelf with the newest photo first, each shelf newest first.
     struct PhotoList {
         struct Thumb {
-            let sha: String
-            let name: String
-            let state: String
-            let stateClass: String
+            let sha, name, state, stateClass: String
         }
         struct Shelf {
             let shelf: String
@@ -135,11 +132,9 @@ extension PhotoPages {
         let shelves: [Shelf]
         let total: Int
         let isEmpty: Bool
-        let pageNumber: Int
-        let pages: Int
+        let pageNumber, pages: Int
         let hasPages: Bool
-        let previous: String?
-        let next: String?
+        let previous, next: String?
 
         init(site: WebSite, page: Int) throws {
             let all = try site.desks.photos.summaries() // newest first
@@ -175,8 +170,7 @@ extension PhotoPages {
 
     /// A job's state in words and as a CSS class.
     struct StateWords {
-        let words: String
-        let cssClass: String
+        let words, cssClass: String
         init(_ state: JobState?) {
             (words, cssClass) =
                 switch state {
@@ -213,49 +207,34 @@ extension PhotoPages {
         struct Spine {
             let number: Int
             let title: String
-            let author: String?
-            let isbn: String?
+            let author, isbn: String?
             /// What a person made of the reading, when they edited it.
             let editedTo: String?
-            let confidence: String
-            let stateName: String
-            let stateWords: String
+            let confidence, stateName, stateWords: String
             let link: String?
             let hasBox: Bool
             // The box in percent of the upright photo (the SVG's 100 × 100 view box).
             let x: String, y: String, w: String, h: String
         }
         struct Tip {
-            let severity: String
-            let message: String
+            let severity, message: String
         }
         struct Run {
-            let providerName: String
-            let model: String
-            let latency: String
-            let booksRead: String
+            let providerName, model, latency, booksRead: String
             let failure: String?
             let decided: Bool
         }
         struct Legend {
-            let legendClass: String
-            let legendWords: String
+            let legendClass, legendWords: String
         }
         struct Choice {
-            let value: String
-            let label: String
+            let value, label: String
         }
 
-        let sha: String
-        let name: String
-        let shelfName: String
-        let state: String
-        let stateClass: String
-        let width: Int
-        let height: Int
+        let sha, name, shelfName, state, stateClass: String
+        let width, height: Int
         let hasResult: Bool
-        let finished: String?
-        let readBy: String?
+        let finished, readBy: String?
         let spines: [Spine]
         let hasSpines: Bool
         /// The photo's review page, while some of its spines wait for a person.

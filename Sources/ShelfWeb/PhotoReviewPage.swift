@@ -36,8 +36,7 @@ enum PhotoReviewPage {
             let cropURL: String?
             let title: String
             let author: String?
-            let confidence: String
-            let reasons: String
+            let confidence, reasons: String
             let candidates: [ReviewPages.CandidateView]
             let candidateCount: Int
             let hasBox: Bool
@@ -46,24 +45,18 @@ enum PhotoReviewPage {
             let x: String, y: String, w: String, h: String, labelX: String, labelY: String
         }
         struct Other {
-            let sha: String
-            let path: String
+            let sha, path: String
             let open: Int
             let ofQuery: String
         }
 
-        let sha: String
-        let path: String
-        let shelfName: String
-        let left: Int
-        let of: Int
-        let count: Int
+        let sha, path, shelfName: String
+        let left, of, count: Int
         let items: [Item]
         let hasItems: Bool
         let others: [Other]
         let hasOthers: Bool
-        let nextURL: String?
-        let nextPath: String?
+        let nextURL, nextPath: String?
         let threshold: String
 
         init(_ review: PhotoReview, carried: Int, hasCrop: (ReviewItem) -> Bool) {

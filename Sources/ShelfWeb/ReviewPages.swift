@@ -191,15 +191,11 @@ enum ReviewPages {
         let position: Int, total: Int
         let previous: String?, next: String?
         let cropURL: String?
-        let sha: String
-        let photoPath: String
+        let sha, photoPath: String
         let box: BoxView?
         let title: String
-        let author: String?
-        let isbn: String?
-        let confidence: String
-        let source: String
-        let reasons: String
+        let author, isbn: String?
+        let confidence, source, reasons: String
         /// The spine's own words, when a record's title stands in the title's place.
         let spineText: String?
         let candidates: [CandidateView]
@@ -241,8 +237,7 @@ enum ReviewPages {
         let number: Int
         /// 1–9 have a key, as on the terminal.
         let key: String?
-        let title: String
-        let author: String
+        let title, author: String
         let year: Int?
         let isbn: String?
         let score: String

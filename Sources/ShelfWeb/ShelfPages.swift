@@ -176,21 +176,14 @@ enum ShelfPages {
             struct Box { let title: String; let x: String; let y: String; let w: String; let h: String }
             let sha: String; let path: String; let boxes: [Box]
         }
-        let name: String
-        let closeURL: String
-        let answerURL: String
-        let count: String
-        let round: String?
-        let open: String?
+        let name, closeURL, answerURL, count: String
+        let round, open: String?
         let photos: [Photo]
         let hasPhotos: Bool
-        let arrived: [Change]
-        let missing: [Change]
-        let movedOut: [Change]
+        let arrived, missing, movedOut: [Change]
         let hasArrived: Bool, hasMissing: Bool, hasMovedOut: Bool, unchanged: Bool
         let books: [Book]
-        let notice: String?
-        let error: String?
+        let notice, error: String?
 
         init(_ shelf: ShelfDocument, notice: String?, error: String?) {
             name = shelf.shelf

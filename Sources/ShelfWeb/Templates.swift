@@ -51,8 +51,7 @@ package struct Templates: Sendable {
     }
 
     private struct PageFrame {
-        let title: String
-        let csrf: String
+        let title, csrf: String
         /// Logged in with the token or a link: the bar offers "Log out".
         let loggedIn: Bool
         let page: Any

@@ -211,8 +211,7 @@ enum UploadPage {
         var results: [Result] = []
 
         struct Result {
-            let name: String
-            let message: String
+            let name, message: String
             let ok: Bool
             var state: String { ok ? "done" : "failed" }
         }
