@@ -635,18 +635,15 @@ extension Migration {
         // replays it instead of paying for it again (one machine keeps only the file in responses/).
         Migration(
             "response-body",
-            sqlite: """
+            typed: """
                 ALTER TABLE response ADD COLUMN body BLOB;
-                """,
-            postgres: """
-                ALTER TABLE response ADD COLUMN body bytea;
                 """),
         // A shared store's finished results, for the node that keeps the files for people (`[store] writes_files`): it
         // writes each one once to its results/, then sets `written_at` and the job's `result_path`. One machine writes
         // its results at once and keeps none here.
         Migration(
             "result-documents",
-            sqlite: """
+            typed: """
                 CREATE TABLE result_document (
                     job_id INTEGER PRIMARY KEY REFERENCES job(id),
                     sha256 TEXT NOT NULL,
@@ -660,16 +657,7 @@ extension Migration {
             // And `files_change`, a counter every change of the library or the review queue bumps (a statement
             // trigger), which the node that writes the files polls to know when library.json, review/ and exports/
             // must follow.
-            postgres: """
-                CREATE TABLE result_document (
-                    job_id bigint PRIMARY KEY REFERENCES job(id),
-                    sha256 text NOT NULL,
-                    relative_path text NOT NULL,
-                    document bytea NOT NULL,
-                    finished_at double precision NOT NULL,
-                    written_at double precision
-                );
-                CREATE INDEX result_document_unwritten ON result_document(job_id) WHERE written_at IS NULL;
+            postgresOnly: """
                 CREATE TABLE files_change (
                     id integer PRIMARY KEY CHECK (id = 1),
                     counter bigint NOT NULL
@@ -696,14 +684,9 @@ extension Migration {
         // newest results from here (status, /api/v1/results).
         Migration(
             "result-node",
-            sqlite: """
+            typed: """
                 ALTER TABLE photo ADD COLUMN result_node TEXT;
                 ALTER TABLE result_document ADD COLUMN taken_by TEXT;
-                CREATE INDEX result_document_finished ON result_document(finished_at);
-                """,
-            postgres: """
-                ALTER TABLE photo ADD COLUMN result_node text;
-                ALTER TABLE result_document ADD COLUMN taken_by text;
                 CREATE INDEX result_document_finished ON result_document(finished_at);
                 """),
         // What status, /metrics and the overview count, kept by triggers in the transaction of every change to a job,
@@ -864,7 +847,7 @@ extension Migration {
         // from the index entries alone. A history step already recorded (`LibraryRecords.recordHistory`) in one probe.
         Migration(
             "photo-jobs-and-links",
-            sqlite: """
+            sql: """
                 CREATE INDEX job_photo ON job(sha256, id);
                 DROP INDEX book_sighting_title;
                 CREATE INDEX book_sighting_title ON book_sighting(title_key, match_key, book_id);
@@ -873,19 +856,14 @@ extension Migration {
                 DROP INDEX book_sighting_match;
                 CREATE INDEX book_sighting_match ON book_sighting(match_key, book_id) WHERE match_key IS NOT NULL;
                 DROP INDEX book_history_book;
+
+                """,
+            sqliteThen: """
                 CREATE INDEX book_history_step ON book_history(book_id, action, agent, detail);
                 """,
             // The history's index leaves out the detail: `IS NOT DISTINCT FROM` cannot use a B-tree here, and a
             // step's detail may exceed a B-tree entry.
-            postgres: """
-                CREATE INDEX job_photo ON job(sha256, id);
-                DROP INDEX book_sighting_title;
-                CREATE INDEX book_sighting_title ON book_sighting(title_key, match_key, book_id);
-                DROP INDEX book_sighting_isbn;
-                CREATE INDEX book_sighting_isbn ON book_sighting(isbn13, book_id) WHERE isbn13 IS NOT NULL;
-                DROP INDEX book_sighting_match;
-                CREATE INDEX book_sighting_match ON book_sighting(match_key, book_id) WHERE match_key IS NOT NULL;
-                DROP INDEX book_history_book;
+            postgresThen: """
                 CREATE INDEX book_history_step ON book_history(book_id, action, agent);
                 """),
         // A reading's title whatever its surname (`title:<title>|`, `DatabaseConnection.titlePart`), for the library as
@@ -905,7 +883,7 @@ extension Migration {
         // gone), void once a later photo sees it; `shelf_change` a round's changes.
         Migration(
             "shelf-rounds",
-            sqlite: """
+            typed: """
                 CREATE TABLE shelf_round (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
                     shelf TEXT NOT NULL,
@@ -946,46 +924,7 @@ extension Migration {
                 );
                 CREATE INDEX shelf_change_book ON shelf_change(book_id);
                 """,
-            postgres: """
-                CREATE TABLE shelf_round (
-                    id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-                    shelf text NOT NULL,
-                    opened_at double precision NOT NULL,
-                    last_photo_at double precision NOT NULL,
-                    ends_at double precision,
-                    closed_at double precision,
-                    photos bigint NOT NULL DEFAULT 0,
-                    books bigint,
-                    unread bigint NOT NULL DEFAULT 0
-                );
-                CREATE INDEX shelf_round_open ON shelf_round(shelf, id) WHERE closed_at IS NULL;
-                CREATE INDEX shelf_round_shelf ON shelf_round(shelf, closed_at);
-                ALTER TABLE photo ADD COLUMN round_id bigint REFERENCES shelf_round(id);
-                CREATE INDEX photo_round ON photo(round_id) WHERE round_id IS NOT NULL;
-                CREATE INDEX book_sighting_shelf ON book_sighting(shelf, book_id) WHERE shelf IS NOT NULL;
-                CREATE TABLE shelf_place (
-                    book_id bigint PRIMARY KEY REFERENCES book(id) ON DELETE CASCADE,
-                    shelf text NOT NULL,
-                    position bigint NOT NULL
-                );
-                CREATE INDEX shelf_place_order ON shelf_place(shelf, position);
-                CREATE TABLE shelf_mark (
-                    book_id bigint PRIMARY KEY REFERENCES book(id) ON DELETE CASCADE,
-                    shelf text NOT NULL,
-                    kind text NOT NULL CHECK (kind IN ('missing', 'lent', 'gone')),
-                    since double precision NOT NULL,
-                    name text,
-                    round_id bigint REFERENCES shelf_round(id)
-                );
-                CREATE INDEX shelf_mark_shelf ON shelf_mark(shelf, kind);
-                CREATE TABLE shelf_change (
-                    round_id bigint NOT NULL REFERENCES shelf_round(id),
-                    book_id bigint NOT NULL REFERENCES book(id) ON DELETE CASCADE,
-                    kind text NOT NULL CHECK (kind IN ('arrived', 'missing', 'moved_out')),
-                    other_shelf text,
-                    PRIMARY KEY (round_id, book_id)
-                );
-                CREATE INDEX shelf_change_book ON shelf_change(book_id);
+            postgresOnly: """
                 CREATE TRIGGER shelf_mark_files_change AFTER INSERT OR UPDATE OR DELETE ON shelf_mark
                     FOR EACH STATEMENT EXECUTE FUNCTION shelfd_files_changed();
                 """),
@@ -994,7 +933,7 @@ extension Migration {
         // edition has that ISBN). The works changed since a moment, in that order, for the background push.
         Migration(
             "hardcover-push",
-            sqlite: """
+            typed: """
                 CREATE TABLE hardcover_push (
                     book_id INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
                     isbn13 TEXT NOT NULL,
@@ -1004,20 +943,6 @@ extension Migration {
                     user_book INTEGER,
                     list TEXT,
                     at REAL NOT NULL,
-                    PRIMARY KEY (book_id, isbn13)
-                );
-                CREATE INDEX book_updated ON book(updated_at, id);
-                """,
-            postgres: """
-                CREATE TABLE hardcover_push (
-                    book_id bigint NOT NULL REFERENCES book(id) ON DELETE CASCADE,
-                    isbn13 text NOT NULL,
-                    outcome text NOT NULL CHECK (outcome IN ('added', 'there', 'unknown')),
-                    hardcover_book bigint,
-                    edition bigint,
-                    user_book bigint,
-                    list text,
-                    at double precision NOT NULL,
                     PRIMARY KEY (book_id, isbn13)
                 );
                 CREATE INDEX book_updated ON book(updated_at, id);
