@@ -82,11 +82,10 @@ extension Configuration {
             if let t = reader.section(document, facts.section) { try facts.parse(reader, t, &config) }
         }
         if let t = reader.section(document, "hybrid") {
-            var h = config.hybrid
-            h.fast = try reader.choice(t, "hybrid", "fast", h.fast)
-            h.accurate = try reader.choice(t, "hybrid", "accurate", h.accurate)
-            h.escalateBelow = try reader.fraction(t, "hybrid", "escalate_below", h.escalateBelow)
-            config.hybrid = h
+            config.hybrid.fast = try reader.choice(t, "hybrid", "fast", config.hybrid.fast)
+            config.hybrid.accurate = try reader.choice(t, "hybrid", "accurate", config.hybrid.accurate)
+            config.hybrid.escalateBelow = try reader.fraction(
+                t, "hybrid", "escalate_below", config.hybrid.escalateBelow)
         }
         if let t = reader.section(document, "enrich") {
             var e = config.enrich
@@ -106,11 +105,10 @@ extension Configuration {
                 t, "export", "exclusive_shelf", config.export.exclusiveShelf)
         }
         if let t = reader.section(document, "hardcover") {
-            var h = config.hardcover
-            h.url = try reader.url(t, "hardcover", "url", h.url)
-            h.push = try reader.choice(t, "hardcover", "push", h.push)
-            h.shelvesAsLists = try reader.bool(t, "hardcover", "shelves_as_lists", h.shelvesAsLists)
-            config.hardcover = h
+            config.hardcover.url = try reader.url(t, "hardcover", "url", config.hardcover.url)
+            config.hardcover.push = try reader.choice(t, "hardcover", "push", config.hardcover.push)
+            config.hardcover.shelvesAsLists = try reader.bool(
+                t, "hardcover", "shelves_as_lists", config.hardcover.shelvesAsLists)
         }
         if let t = reader.section(document, "log") {
             config.log.level = try reader.choice(t, "log", "level", config.log.level)

@@ -9,8 +9,10 @@ package struct EvalDocument: Codable, Sendable, Equatable {
         package var model: String
         package var score: EvalScore
         package var photos: [Photo]
-        package init(provider: String, model: String, score: EvalScore, photos: [Photo]) {
-            self.provider = provider; self.model = model; self.score = score; self.photos = photos
+        /// A provider's photos, its counts theirs summed.
+        package init(provider: String, model: String, photos: [Photo]) {
+            self.provider = provider; self.model = model; self.photos = photos
+            score = photos.map(\.score).reduce(EvalScore(), +)
         }
     }
 

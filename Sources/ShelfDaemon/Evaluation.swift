@@ -223,9 +223,7 @@ package struct Evaluator: Sendable {
         }
         // A choice made at run time (`auto`) names what it chose.
         let model = lineup.name == kind.rawValue ? lineup.model : "\(lineup.name):\(lineup.model)"
-        return EvalDocument.Provider(
-            provider: kind.rawValue, model: model,
-            score: judged.map(\.score).reduce(EvalScore(), +), photos: judged)
+        return EvalDocument.Provider(provider: kind.rawValue, model: model, photos: judged)
     }
 
     /// The books eval judges: the reading's, or the error of the provider that gave none. A hybrid reading

@@ -24,8 +24,8 @@ enum ProviderFactory {
             CloudflareProvider(
                 settings: CloudflareSettings(
                     model: config.cloudflare.model, baseURL: config.cloudflare.baseURL,
-                    accountID: secrets.cloudflareAccountID ?? Secret(""),
-                    apiToken: secrets.cloudflareAPIToken ?? Secret(""),
+                    accountID: secrets[.cloudflareAccountID] ?? Secret(""),
+                    apiToken: secrets[.cloudflareAPIToken] ?? Secret(""),
                     timeout: .seconds(config.cloudflare.timeoutS)),
                 http: context.http, logger: Logger(label: "shelfd.cloudflare"),
                 licenseStore: RememberedLicenses(memory: context.memory), time: context.time)
@@ -33,7 +33,7 @@ enum ProviderFactory {
             OpenAICompatibleProvider(
                 settings: OpenAICompatibleSettings(
                     model: config.openai.model, baseURL: config.openai.baseURL,
-                    apiKey: secrets.openAIAPIKey,
+                    apiKey: secrets[.openAIAPIKey],
                     timeout: .seconds(config.openai.timeoutS),
                     maxSide: config.openai.maxSide, quality: config.openai.jpegQuality),
                 http: context.http, logger: Logger(label: "shelfd.openai"), time: context.time)
@@ -45,7 +45,7 @@ enum ProviderFactory {
     /// Gemini's settings, for its provider and for the Batch API's client alike.
     static func gemini(_ config: Configuration, _ secrets: Secrets) -> GeminiSettings {
         GeminiSettings(
-            model: config.gemini.model, baseURL: config.gemini.baseURL, apiKey: secrets.geminiAPIKey ?? Secret(""),
+            model: config.gemini.model, baseURL: config.gemini.baseURL, apiKey: secrets[.geminiAPIKey] ?? Secret(""),
             timeout: .seconds(config.gemini.timeoutS))
     }
 }

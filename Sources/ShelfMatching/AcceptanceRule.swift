@@ -75,10 +75,6 @@ package struct AcceptanceRule: Sendable, Equatable {
     /// The lead a title alone needs.
     package var titleAloneLead: Double
 
-    package init(score: Double, lead: Double, titleAloneLead: Double) {
-        self.score = score; self.lead = lead; self.titleAloneLead = titleAloneLead
-    }
-
     /// The rule shelfd uses, constants from the cross-validation described above.
     package static let standard = AcceptanceRule(score: 0.55, lead: 0.1, titleAloneLead: 0.2)
 

@@ -78,21 +78,15 @@ struct LibraryEdit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit", abstract: "Give a work's title, author or ISBN in your own words.",
         discussion: "What you leave out stays. A new ISBN that another work has joins the two, as a new photo would.")
-    @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print what was done as JSON.") var json = false
-    @Option(name: .long, help: "The title.") var title: String?
-    @Option(name: .long, help: "The author; an empty string for none.") var author: String?
-    @Option(name: .long, help: "An ISBN-10 or ISBN-13 (its checksum is checked).") var isbn: String?
+    @OptionGroup var options: LibraryChangeOptions
+    @OptionGroup var book: BookWords
     @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
 
-    func validate() throws { try validateBookEdit(title: title, author: author, isbn: isbn) }
+    func validate() throws { try book.check() }
 
     func run() async throws {
-        try change(global, json: json) {
-            try $0.edit(
-                work, title: title?.trimmingCharacters(in: .whitespaces),
-                author: author?.trimmingCharacters(in: .whitespaces),
-                isbn: isbn.flatMap(ISBN.init))
+        try change(options) {
+            try $0.edit(work, title: book.trimmedTitle, author: book.trimmedAuthor, isbn: book.checkedISBN)
         }
     }
 }
@@ -104,19 +98,17 @@ struct LibraryRemove: AsyncParsableCommand {
             The photos that showed it are remembered as not showing it: reading them again does not bring it back. \
             A new photo of the book, or a photo read again as a different book, does.
             """)
-    @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print what was done as JSON.") var json = false
+    @OptionGroup var options: LibraryChangeOptions
     @Argument(help: ArgumentHelp("The work's key, as library.json writes it.", valueName: "work")) var work: String
 
-    func run() async throws { try change(global, json: json) { try $0.remove(work) } }
+    func run() async throws { try change(options) { try $0.remove(work) } }
 }
 
 struct LibraryMerge: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge", abstract: "Two entries are one book: the first becomes part of the second.",
         discussion: "The second keeps its key, title and record; the first's photos, editions and history join it.")
-    @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print what was done as JSON.") var json = false
+    @OptionGroup var options: LibraryChangeOptions
     @Argument(help: ArgumentHelp("The work that goes.", valueName: "from")) var from: String
     @Argument(help: ArgumentHelp("The work that stays.", valueName: "into")) var into: String
 
@@ -126,15 +118,21 @@ struct LibraryMerge: AsyncParsableCommand {
         }
     }
 
-    func run() async throws { try change(global, json: json) { try $0.merge(from, into: into) } }
+    func run() async throws { try change(options) { try $0.merge(from, into: into) } }
+}
+
+/// What the library's changes share: the global options, and `--json` for what was done.
+struct LibraryChangeOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print what was done as JSON.") var json = false
 }
 
 /// Carries out one change and says what it did; a work that is not there exits 1 with what to give instead.
-private func change(_ global: GlobalOptions, json: Bool, _ body: (LibraryDesk) throws -> LibraryChange) throws {
-    let (config, _, logger) = try global.load(quiet: true)
+private func change(_ options: LibraryChangeOptions, _ body: (LibraryDesk) throws -> LibraryChange) throws {
+    let (config, _, logger) = try options.global.load(quiet: true)
     do {
         let change = try body(try LibraryDesk(config: config, logger: logger))
-        if json { return try printJSON(change) }
+        if options.json { return try printJSON(change) }
         print(
             "\(change.detail.prefix(1).uppercased())\(change.detail.dropFirst())"
                 + (change.work.map { " (\($0))" } ?? "") + ".")
@@ -143,15 +141,27 @@ private func change(_ global: GlobalOptions, json: Bool, _ body: (LibraryDesk) t
     }
 }
 
-/// What `library edit` and `review edit` check of a person's words before anything is opened.
-func validateBookEdit(title: String?, author: String?, isbn: String?, otherwise: String = "") throws {
-    if title == nil && author == nil && isbn == nil {
-        throw ValidationError("Nothing to change: give --title, --author or --isbn\(otherwise).")
+/// A book in a person's own words, as `library edit` and `review edit` take it.
+struct BookWords: ParsableArguments {
+    @Option(name: .long, help: "The title.") var title: String?
+    @Option(name: .long, help: "The author; an empty string for none.") var author: String?
+    @Option(name: .long, help: "An ISBN-10 or ISBN-13 (its checksum is checked).") var isbn: String?
+
+    /// Checked before anything is opened; `otherwise` names another way when nothing was given.
+    func check(otherwise: String = "") throws {
+        if title == nil && author == nil && isbn == nil {
+            throw ValidationError("Nothing to change: give --title, --author or --isbn\(otherwise).")
+        }
+        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--title cannot be empty.")
+        }
+        if let isbn, ISBN(isbn) == nil {
+            throw ValidationError(
+                "'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
+        }
     }
-    if let title, title.trimmingCharacters(in: .whitespaces).isEmpty {
-        throw ValidationError("--title cannot be empty.")
-    }
-    if let isbn, ISBN(isbn) == nil {
-        throw ValidationError("'\(isbn)' is not a valid ISBN: its checksum fails. Check the digits on the book's back.")
-    }
+
+    var trimmedTitle: String? { title?.trimmingCharacters(in: .whitespaces) }
+    var trimmedAuthor: String? { author?.trimmingCharacters(in: .whitespaces) }
+    var checkedISBN: ISBN? { isbn.flatMap(ISBN.init) }
 }

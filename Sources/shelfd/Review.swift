@@ -18,12 +18,10 @@ struct Review: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            let desk = try ReviewDesk(config: config, writing: false, logger: logger)
-            return print(ReviewText.list(try desk.items()))
+            return print(ReviewText.list(try global.reviewDesk(writing: false).items()))
         }
-        try ReviewWalk(desk: try ReviewDesk(config: config, writing: true, logger: logger)).run()
+        try ReviewWalk(desk: try global.reviewDesk(writing: true)).run()
     }
 }
 
@@ -34,8 +32,7 @@ struct ReviewList: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the review documents (schema shelfd.review/1) as a JSON array.") var json = false
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
-        let desk = try ReviewDesk(config: config, writing: false, logger: logger)
+        let desk = try global.reviewDesk(writing: false)
         let items = try desk.items()
         if json { try printJSON(items.map(desk.document)) } else { print(ReviewText.list(items)) }
     }
@@ -52,8 +49,7 @@ struct ReviewShow: AsyncParsableCommand {
     var id: String
 
     func run() async throws {
-        let (config, _, logger) = try global.load(quiet: true)
-        let desk = try ReviewDesk(config: config, writing: false, logger: logger)
+        let desk = try global.reviewDesk(writing: false)
         let item = try desk.item(id)
         if json { try printJSON(desk.document(item)) } else { print(ReviewText.details(item, desk: desk)) }
     }
@@ -100,22 +96,17 @@ struct ReviewEdit: AsyncParsableCommand {
         commandName: "edit", abstract: "The book is this one: give its title, author or ISBN in your own words.",
         discussion: "What you leave out stays as read. The book is then no longer matched to a catalogue record.")
     @OptionGroup var global: GlobalOptions
-    @Option(name: .long, help: "The title.") var title: String?
-    @Option(name: .long, help: "The author; an empty string for none.") var author: String?
-    @Option(name: .long, help: "An ISBN-10 or ISBN-13 (its checksum is checked).") var isbn: String?
+    @OptionGroup var book: BookWords
     @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String
 
     func validate() throws {
-        try validateBookEdit(
-            title: title, author: author, isbn: isbn, otherwise: " (or use 'shelfd review accept \(id)')")
+        try book.check(otherwise: " (or use 'shelfd review accept \(id)')")
     }
 
     func run() async throws {
         try decide(
             global, id,
-            .edit(
-                title: title?.trimmingCharacters(in: .whitespaces),
-                author: author?.trimmingCharacters(in: .whitespaces), isbn: isbn.flatMap(ISBN.init)))
+            .edit(title: book.trimmedTitle, author: book.trimmedAuthor, isbn: book.checkedISBN))
     }
 }
 
@@ -178,10 +169,17 @@ struct PhotoDecisionOptions: ParsableArguments {
     }
 }
 
+extension GlobalOptions {
+    /// The review queue of the configured library; `writing` when a decision will be made.
+    func reviewDesk(writing: Bool) throws -> ReviewDesk {
+        let (config, _, logger) = try load(quiet: true)
+        return try ReviewDesk(config: config, writing: writing, logger: logger)
+    }
+}
+
 /// Carries out one decision and says what it did; a candidate that does not exist is a usage error (exit 2).
 private func decide(_ global: GlobalOptions, _ id: String, _ verdict: ReviewVerdict) throws {
-    let (config, _, logger) = try global.load(quiet: true)
-    let desk = try ReviewDesk(config: config, writing: true, logger: logger)
+    let desk = try global.reviewDesk(writing: true)
     do {
         print(ReviewText.resolution(try desk.decide(id, verdict)))
     } catch let error as ReviewError where error.code == .noSuchCandidate {
@@ -191,8 +189,7 @@ private func decide(_ global: GlobalOptions, _ id: String, _ verdict: ReviewVerd
 
 /// Lists what a decision for many items will do, then (unless `dryRun`) carries it out and says what it did.
 private func decideMany(_ global: GlobalOptions, _ bulk: ReviewDesk.Bulk, photo: String, dryRun: Bool) throws {
-    let (config, _, logger) = try global.load(quiet: true)
-    let desk = try ReviewDesk(config: config, writing: !dryRun, logger: logger)
+    let desk = try global.reviewDesk(writing: !dryRun)
     let plan = try desk.plan(bulk, photo: photo)
     print(ReviewText.plan(plan, bulk, dryRun: dryRun))
     guard !dryRun else { return }

@@ -139,10 +139,10 @@ struct SecretsTests {
                 "GEMINI_API_KEY": "from-environment",
                 "OPENAI_API_KEY": "sk-local",
             ])
-            #expect(secrets.geminiAPIKey?.value == "from-credential")
-            #expect(secrets.cloudflareAPIToken?.value == "TOKEN-UPPER")
-            #expect(secrets.openAIAPIKey?.value == "sk-local")
-            #expect(secrets.cloudflareAccountID == nil)
+            #expect(secrets[.geminiAPIKey]?.value == "from-credential")
+            #expect(secrets[.cloudflareAPIToken]?.value == "TOKEN-UPPER")
+            #expect(secrets[.openAIAPIKey]?.value == "sk-local")
+            #expect(secrets[.cloudflareAccountID] == nil)
             #expect(secrets.googleBooksAPIKey == nil)
             #expect(
                 secrets.origins == [
@@ -161,8 +161,8 @@ struct SecretsTests {
                 "GEMINI_API_KEY": "",
             ])
             #expect(secrets.googleBooksAPIKey?.value == "gb")
-            #expect(secrets.cloudflareAccountID?.value == "acct")
-            #expect(secrets.geminiAPIKey == nil) // empty counts as unset
+            #expect(secrets[.cloudflareAccountID]?.value == "acct")
+            #expect(secrets[.geminiAPIKey] == nil) // empty counts as unset
             #expect(secrets.origins[.googleBooksAPIKey] == .environment)
         }
         #expect(Secrets.load(environment: ["GEMINI_API_KEY": "g"])[.geminiAPIKey]?.value == "g")

@@ -24,11 +24,6 @@ extension Secrets.Name {
     package static let cloudflareAccountID = Secrets.Name("cloudflare_account_id")
 }
 
-extension Secrets {
-    package var cloudflareAPIToken: Secret? { self[.cloudflareAPIToken] }
-    package var cloudflareAccountID: Secret? { self[.cloudflareAccountID] }
-}
-
 extension ProviderFacts {
     static let cloudflare = ProviderFacts(
         kind: .cloudflare, keys: Configuration.Cloudflare.keys,

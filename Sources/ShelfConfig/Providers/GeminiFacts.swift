@@ -43,10 +43,6 @@ extension Secrets.Name {
     package static let geminiAPIKey = Secrets.Name("gemini_api_key")
 }
 
-extension Secrets {
-    package var geminiAPIKey: Secret? { self[.geminiAPIKey] }
-}
-
 extension ProviderFacts {
     static let gemini = ProviderFacts(
         kind: .gemini, keys: Configuration.Gemini.allKeys,

@@ -25,10 +25,6 @@ extension Secrets.Name {
     package static let openAIAPIKey = Secrets.Name("openai_api_key")
 }
 
-extension Secrets {
-    package var openAIAPIKey: Secret? { self[.openAIAPIKey] }
-}
-
 extension ProviderFacts {
     static let openai = ProviderFacts(
         kind: .openai, keys: ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"],
