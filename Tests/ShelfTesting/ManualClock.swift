@@ -144,4 +144,5 @@ package final class ManualClock: Clock, Sendable {
 /// The manual clock did not reach what a test waited for.
 package struct ManualClockTimeout: Error, CustomStringConvertible {
     package let description: String
+    package init(description: String) { self.description = description }
 }

@@ -79,12 +79,18 @@ final class InProcessShelf: Sendable {
         }
     }
 
-    /// Runs the manual clock until `condition` holds (see `ManualClock.run`).
+    /// Runs the manual clock until `condition` holds (see `ManualClock.run`). When it does not, the error says what
+    /// `otherwise` tells of the state it was left in.
     @discardableResult
     func runClock(
         until what: String, within limit: Duration, step: Duration = .seconds(60),
-        _ condition: @Sendable () async throws -> Bool
+        _ condition: @Sendable () async throws -> Bool, otherwise: () throws -> String = { "" }
     ) async throws -> Duration {
-        try await clock.run(until: what, limit: limit, step: step, condition)
+        do {
+            return try await clock.run(until: what, limit: limit, step: step, condition)
+        } catch let timeout as ManualClockTimeout {
+            let state = (try? otherwise()) ?? ""
+            throw state.isEmpty ? timeout : ManualClockTimeout(description: "\(timeout.description); \(state)")
+        }
     }
 }

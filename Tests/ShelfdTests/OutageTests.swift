@@ -104,6 +104,8 @@ struct OutageOnTheClockTests {
                     until: "all eight photos are done after the provider returns", within: .seconds(20)
                 ) {
                     try shelf.queue().done == 8
+                } otherwise: {
+                    "queue \(try shelf.queue()), provider \(try shelf.status().provider)"
                 }
                 #expect(back <= .seconds(10), "the next probe (at most 5 s away) finds it back: \(back)")
                 let after = try shelf.status()
