@@ -209,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "ShelfOCRTests",
             dependencies: [
-                "ShelfOCR", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfStore",
+                "ShelfOCR", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfStore", "ShelfTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"], swiftSettings: settings),

@@ -30,7 +30,11 @@ package struct Desks: Sendable {
     private let statusCache = StatusCache()
 
     /// `files`: the daemon's writer of the files for people; without one (`shelfd web` alone) this process has its own.
-    package init(config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil) {
+    /// `time`: the date the web page's sessions are made and checked at (the daemon's).
+    package init(
+        config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil,
+        time: TimeSource = .system
+    ) {
         let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger))
         review = ReviewDesk(config: config, store: store, logger: logger, writer: files)
         library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
@@ -40,7 +44,7 @@ package struct Desks: Sendable {
         photos = PhotoDesk(store: store)
         images = PhotoImages(config: config, store: store, logger: logger)
         queue = QueueDesk(store: store)
-        sessions = SessionDesk(store: store, secrets: secrets)
+        sessions = SessionDesk(store: store, secrets: secrets, time: time)
         metrics = MetricsDesk(store: store)
         presence = WebPresence(store: store)
         self.config = config

@@ -21,10 +21,13 @@ package struct WebSession: Sendable, Equatable {
 package struct SessionDesk: Sendable {
     private let sessions: WebSessionStore
     private let token: String?
+    /// The date sessions and codes are made, expire and are checked at.
+    private let time: TimeSource
 
-    package init(store: Store, secrets: Secrets) {
+    package init(store: Store, secrets: Secrets, time: TimeSource = .system) {
         sessions = store.webSessions
         token = secrets.webToken?.value
+        self.time = time
     }
 
     /// A login lasts a month. A loopback session, made for any browser or script that asks for a page without
@@ -35,14 +38,14 @@ package struct SessionDesk: Sendable {
     /// random CSRF token.
     package func open(loggedIn: Bool) throws -> (id: String, session: WebSession) {
         let id = Self.randomToken(), csrf = Self.randomToken()
-        let expires = Date().addingTimeInterval(Self.lifetime(loggedIn: loggedIn))
-        try sessions.create(id: key(id), csrf: csrf, loggedIn: loggedIn, expiresAt: expires)
+        let now = time.now, expires = now.addingTimeInterval(Self.lifetime(loggedIn: loggedIn))
+        try sessions.create(id: key(id), csrf: csrf, loggedIn: loggedIn, expiresAt: expires, now: now)
         return (id, WebSession(csrf: csrf, loggedIn: loggedIn, expiresAt: expires))
     }
 
     /// The session whose cookie holds `id`, unless it has expired or was made under another token.
     package func session(id: String) throws -> WebSession? {
-        try sessions.session(id: key(id)).map {
+        try sessions.session(id: key(id), now: time.now).map {
             WebSession(csrf: $0.csrf, loggedIn: $0.loggedIn, expiresAt: $0.expiresAt)
         }
     }
@@ -53,12 +56,13 @@ package struct SessionDesk: Sendable {
     /// A code for a login link, valid once within `lifetime`.
     package func newLoginCode(lifetime: TimeInterval) throws -> String {
         let code = Self.randomToken()
-        try sessions.addLoginCode(key(code), expiresAt: Date().addingTimeInterval(lifetime))
+        let now = time.now
+        try sessions.addLoginCode(key(code), expiresAt: now.addingTimeInterval(lifetime), now: now)
         return code
     }
 
     /// True once for a code that was given and has not expired.
-    package func redeem(code: String) throws -> Bool { try sessions.redeemLoginCode(key(code)) }
+    package func redeem(code: String) throws -> Bool { try sessions.redeemLoginCode(key(code), now: time.now) }
 
     private func key(_ secret: String) -> String { token.map { secret + "\u{1F}" + $0 } ?? secret }
 

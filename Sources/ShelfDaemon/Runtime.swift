@@ -17,6 +17,8 @@ package struct Runtime: Sendable {
     package let pipeline: Pipeline
     /// The writer of library.json, review/ and exports/ every commit of this process hands its change to.
     package var files: FilesWriter { pipeline.files }
+    /// The daemon's time, which the pipeline and the web page's sessions share.
+    package var time: TimeSource { pipeline.time }
     /// The provider this process uses and why (`pipeline.provider = "auto"` decides from the keys present).
     package let chosen: ProviderChoice
     /// For a lineup built later: jobs another process asked for with `--provider` and left unfinished.

@@ -86,7 +86,7 @@ package final class OCRProvider: VisionProvider {
         self.settings = settings; self.logger = logger; self.time = time
         lane = OCRLane(languages: settings.languages, dataPath: settings.dataPath)
         if case .ppocr(let files) = settings.engine {
-            ppocr = PPOCREngine(files: files, threads: settings.threads)
+            ppocr = PPOCREngine(files: files, threads: settings.threads, time: time)
         } else {
             ppocr = nil
         }

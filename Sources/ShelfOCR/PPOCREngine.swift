@@ -1,22 +1,25 @@
 import Dispatch
 import Foundation
+package import ShelfCore
 package import ShelfImaging
 
 /// The PP-OCR models of the process, on a serial queue of their own: loaded on the first photo (a second or so),
-/// kept while photos come, and released after `idleRelease` without one, so an idle daemon holds none of their
-/// memory. Photos are read one at a time; each model spreads its work over `threads` threads.
+/// kept while photos come, and released after `idleRelease` without one on `time`'s clock, so an idle daemon holds
+/// none of their memory. Photos are read one at a time; each model spreads its work over `threads` threads.
 package final class PPOCREngine: @unchecked Sendable { // unchecked: `models` and `lastUse` are only touched on `queue`
     package let files: PPOCRFiles
     package let threads: Int
     package let idleRelease: Duration
+    private let time: TimeSource
     private let queue = DispatchQueue(label: "shelfd.ppocr")
     private var models: PPOCRModels?
-    private var lastUse = ContinuousClock.now
+    private var lastUse: SomeClock.Instant
 
     /// `threads`: at most the machine's cores (the caller gives `[pipeline] concurrency`).
-    package init(files: PPOCRFiles, threads: Int, idleRelease: Duration = .seconds(300)) {
-        self.files = files; self.idleRelease = idleRelease
+    package init(files: PPOCRFiles, threads: Int, idleRelease: Duration = .seconds(300), time: TimeSource = .system) {
+        self.files = files; self.idleRelease = idleRelease; self.time = time
         self.threads = max(1, min(threads, ProcessInfo.processInfo.activeProcessorCount))
+        lastUse = time.clock.now
     }
 
     /// Whether the models are loaded now.
@@ -38,7 +41,7 @@ package final class PPOCREngine: @unchecked Sendable { // unchecked: `models` an
                     }
                     return try body(models)
                 }
-                self.lastUse = .now
+                self.lastUse = self.time.clock.now
                 self.scheduleRelease()
                 continuation.resume(returning: result)
             }
@@ -63,10 +66,19 @@ package final class PPOCREngine: @unchecked Sendable { // unchecked: `models` an
         }.get()
     }
 
+    /// After a use (on the queue): the models go at `idleRelease` from now unless another use comes first. The
+    /// deadline is taken here, so a wake that starts late still counts from the use.
     private func scheduleRelease() {
-        let delay = Double(idleRelease.components.seconds) + Double(idleRelease.components.attoseconds) / 1e18
-        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self, self.models != nil, ContinuousClock.now - self.lastUse >= self.idleRelease else { return }
+        let deadline = lastUse.advanced(by: idleRelease)
+        Task { [weak self, time] in
+            try? await time.clock.sleep(until: deadline)
+            self?.releaseIfIdle()
+        }
+    }
+
+    private func releaseIfIdle() {
+        queue.async {
+            guard self.models != nil, self.lastUse.duration(to: self.time.clock.now) >= self.idleRelease else { return }
             self.models = nil
         }
     }

@@ -17,7 +17,9 @@ struct Watch: AsyncParsableCommand {
         Shutdown.rememberEarlySignals()
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger)
-        let desks = Desks(config: config, secrets: secrets, store: runtime.store, logger: logger, files: runtime.files)
+        let desks = Desks(
+            config: config, secrets: secrets, store: runtime.store, logger: logger, files: runtime.files,
+            time: runtime.time)
         let web = try WebServer.forDaemon(config: config, secrets: secrets, desks: desks, logger: logger)
         try await WatchService(runtime: runtime, logger: logger, companions: web.map { [$0] } ?? []).run()
     }

@@ -2,6 +2,7 @@ import Foundation
 import ShelfCore
 import ShelfImaging
 @testable import ShelfOCR
+import ShelfTesting
 import Testing
 
 /// The PP-OCR reader with the real ONNX Runtime and models, as scripts/install-deps.sh installs them.
@@ -147,14 +148,20 @@ struct PPOCRReaderTests {
         #expect(error?.message.contains("scripts/install-deps.sh") == true)
     }
 
-    @Test("The models are released after their idle time and loaded again on the next photo")
+    @Test("The models are released after five idle minutes on the clock, and loaded again on the next photo")
     func idleRelease() async throws {
-        let engine = PPOCREngine(files: PPOCRFiles.locate(), threads: 1, idleRelease: .milliseconds(200))
-        _ = try await engine.lines(
-            in: RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
+        let clock = ManualClock()
+        let engine = PPOCREngine(files: PPOCRFiles.locate(), threads: 1, time: clock.time)
+        let white = RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3))
+        _ = try await engine.lines(in: white)
         #expect(engine.isLoaded)
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(!engine.isLoaded)
+        clock.advance(by: .seconds(299))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(engine.isLoaded, "idle for less than its five minutes")
+        clock.advance(by: .seconds(1))
+        try await waitUntil("the idle models are released", timeout: .seconds(10)) { !engine.isLoaded }
+        _ = try await engine.lines(in: white)
+        #expect(engine.isLoaded)
     }
 }
 
