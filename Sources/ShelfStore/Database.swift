@@ -51,7 +51,7 @@ extension DatabaseConnection {
     }
 
     /// Writes a whole row: a new one, or, where a row with the same `key` is there, its other columns replaced.
-    /// `row` names the columns and their values, the key's first.
+    /// `row` names every column, the key among them, with its value.
     package func upsert(into table: String, key: String, _ row: KeyValuePairs<String, any SQLBindable>)
         throws(StoreError)
     {
