@@ -70,7 +70,7 @@ let package = Package(
             name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif", "CZBar"],
             swiftSettings: settings),
         // One libcurl-based async HTTP client.
-        .target(name: "ShelfHTTP", dependencies: ["CCurl"], swiftSettings: settings),
+        .target(name: "ShelfHTTP", dependencies: ["CCurl", "ShelfCore"], swiftSettings: settings),
         // Vision providers: request, parse, classify errors.
         .target(
             name: "ShelfProviders",

@@ -35,7 +35,7 @@ package struct OneShot {
         runtime.pruning.prune()
         let files = await scanOnce(
             root: URL(fileURLWithPath: runtime.config.paths.incoming), settings: runtime.config.watchSettings,
-            time: runtime.pipeline.time)
+            time: runtime.time)
         let queued = runtime.pipeline.ingest(
             files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) }
         )
@@ -58,7 +58,7 @@ package struct OneShot {
             }
             let files: [(String, URL)] =
                 isFolder.boolValue
-                ? await scanOnce(root: url, settings: settings, time: runtime.pipeline.time).map { ($0.path, url) }
+                ? await scanOnce(root: url, settings: settings, time: runtime.time).map { ($0.path, url) }
                     .sorted { $0.0 < $1.0 }
                 : [(url.path, url.deletingLastPathComponent())]
             for (file, base) in files {

@@ -1,3 +1,4 @@
+import ShelfCore
 /// Spaces request starts to stay under a service's requests-per-minute limit, allowing a burst of
 /// `burst` requests. Shared by everything in this process that talks to the same book source. (Vision
 /// providers take their turns from a count in the database instead, shared by every shelfd process:
@@ -5,11 +6,9 @@
 package actor RateLimiter {
     private let interval: Duration
     private let burst: Int
-    /// The limiter's clock, as time since the limiter was made: any `Clock` counted in `Duration`, so that tests give
-    /// a manual one.
-    private let elapsed: @Sendable () -> Duration
-    private let sleepUntil: @Sendable (Duration) async throws -> Void
-    private var theoreticalArrival: Duration = .zero
+    /// Any `Clock` counted in `Duration`, so that tests give a manual one.
+    private let clock: SomeClock
+    private var theoreticalArrival: SomeClock.Instant
 
     /// On the machine's own clock.
     package init(requestsPerMinute: Int, burst: Int) {
@@ -19,16 +18,15 @@ package actor RateLimiter {
     package init<C: Clock>(requestsPerMinute: Int, burst: Int, clock: C) where C.Duration == Duration {
         interval = .seconds(60) / max(1, requestsPerMinute)
         self.burst = max(1, burst)
-        let origin = clock.now
-        elapsed = { origin.duration(to: clock.now) }
-        sleepUntil = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+        self.clock = SomeClock(clock)
+        theoreticalArrival = self.clock.now
     }
 
     package func waitForTurn() async throws {
-        let now = elapsed()
+        let now = clock.now
         let tat = max(theoreticalArrival, now)
         let earliest = tat - interval * (burst - 1)
         theoreticalArrival = tat + interval
-        if earliest > now { try await sleepUntil(earliest) }
+        if earliest > now { try await clock.sleep(until: earliest) }
     }
 }

@@ -856,7 +856,6 @@ extension Migration {
                 DROP INDEX book_sighting_match;
                 CREATE INDEX book_sighting_match ON book_sighting(match_key, book_id) WHERE match_key IS NOT NULL;
                 DROP INDEX book_history_book;
-
                 """,
             sqliteThen: """
                 CREATE INDEX book_history_step ON book_history(book_id, action, agent, detail);

@@ -21,7 +21,7 @@ package struct Migration: Sendable {
 
     /// A migration both engines begin as written, each ending with statements of its own.
     init(_ name: String, sql: String, sqliteThen: String, postgresThen: String) {
-        self.init(name, sqlite: sql + sqliteThen, postgres: sql + postgresThen)
+        self.init(name, sqlite: sql + "\n" + sqliteThen, postgres: sql + "\n" + postgresThen)
     }
 
     /// A migration written once with SQLite's column types, which PostgreSQL applies in its own
