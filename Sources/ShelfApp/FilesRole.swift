@@ -49,7 +49,7 @@ package enum FilesRole {
         let writes = writesFiles(config: config, shared: shared)
         if !writes && config.store.writesFiles == nil {
             try? FileManager.default.createDirectory(atPath: config.paths.state, withIntermediateDirectories: true)
-            FileManager.default.createFile(
+            _ = FileManager.default.createFile( // without the mark, the next start decides again
                 atPath: URL(fileURLWithPath: config.paths.state).appendingPathComponent(markName).path,
                 contents: Data("[paths] root did not exist at the first start: another node writes the files\n".utf8))
         }

@@ -51,90 +51,86 @@ extension Configuration {
         var paths = (root: defaultRoot, state: defaultState)
         var config = Configuration(paths: Paths(root: "", state: ""))
 
-        if let t = reader.section(document, "paths") {
-            paths.root = try reader.string(t, "paths", "root", paths.root)
-            paths.state = try reader.string(t, "paths", "state", paths.state)
+        if let s = reader.section(document, "paths") {
+            paths.root = try s.string("root", paths.root)
+            paths.state = try s.string("state", paths.state)
         }
-        if let t = reader.section(document, "pipeline") {
+        if let s = reader.section(document, "pipeline") {
             var p = config.pipeline
-            p.provider = try reader.choice(t, "pipeline", "provider", p.provider)
-            p.batchSize = try reader.int(t, "pipeline", "batch_size", p.batchSize, 1...5)
-            p.concurrency = try reader.int(t, "pipeline", "concurrency", p.concurrency, 1...16)
-            p.reviewThreshold = try reader.fraction(t, "pipeline", "review_threshold", p.reviewThreshold)
-            p.after = try reader.choice(t, "pipeline", "after", p.after)
-            p.maxAttempts = try reader.int(t, "pipeline", "max_attempts", p.maxAttempts, 1...Int.max)
-            p.keepDays = try reader.int(t, "pipeline", "keep_days", p.keepDays, 0...36_500)
-            p.probeMaxS = try reader.int(t, "pipeline", "probe_max_s", p.probeMaxS, 1...86_400)
-            p.barcodes = try reader.choice(t, "pipeline", "barcodes", p.barcodes)
+            p.provider = try s.choice("provider", p.provider)
+            p.batchSize = try s.int("batch_size", p.batchSize, 1...5)
+            p.concurrency = try s.int("concurrency", p.concurrency, 1...16)
+            p.reviewThreshold = try s.fraction("review_threshold", p.reviewThreshold)
+            p.after = try s.choice("after", p.after)
+            p.maxAttempts = try s.int("max_attempts", p.maxAttempts, 1...Int.max)
+            p.keepDays = try s.int("keep_days", p.keepDays, 0...36_500)
+            p.probeMaxS = try s.int("probe_max_s", p.probeMaxS, 1...86_400)
+            p.barcodes = try s.choice("barcodes", p.barcodes)
             config.pipeline = p
         }
-        if let t = reader.section(document, "watch") {
+        if let s = reader.section(document, "watch") {
             var w = config.watch
-            w.mode = try reader.choice(t, "watch", "mode", w.mode)
-            w.settleMs = try reader.int(t, "watch", "settle_ms", w.settleMs, 0...Int.max)
-            w.pollIntervalS = try reader.int(t, "watch", "poll_interval_s", w.pollIntervalS, 1...Int.max)
-            w.rescanIntervalS = try reader.int(t, "watch", "rescan_interval_s", w.rescanIntervalS, 0...Int.max)
-            w.ignore = try reader.strings(t, "watch", "ignore", w.ignore)
+            w.mode = try s.choice("mode", w.mode)
+            w.settleMs = try s.int("settle_ms", w.settleMs, 0...Int.max)
+            w.pollIntervalS = try s.int("poll_interval_s", w.pollIntervalS, 1...Int.max)
+            w.rescanIntervalS = try s.int("rescan_interval_s", w.rescanIntervalS, 0...Int.max)
+            w.ignore = try s.strings("ignore", w.ignore)
             config.watch = w
         }
         // Each provider's section, as its description reads it.
         for facts in ProviderKind.allCases.map(\.facts) {
-            if let t = reader.section(document, facts.section) { try facts.parse(reader, t, &config) }
+            if let s = reader.section(document, facts.section) { try facts.parse(s, &config) }
         }
-        if let t = reader.section(document, "hybrid") {
-            config.hybrid.fast = try reader.choice(t, "hybrid", "fast", config.hybrid.fast)
-            config.hybrid.accurate = try reader.choice(t, "hybrid", "accurate", config.hybrid.accurate)
-            config.hybrid.escalateBelow = try reader.fraction(
-                t, "hybrid", "escalate_below", config.hybrid.escalateBelow)
+        if let s = reader.section(document, "hybrid") {
+            config.hybrid.fast = try s.choice("fast", config.hybrid.fast)
+            config.hybrid.accurate = try s.choice("accurate", config.hybrid.accurate)
+            config.hybrid.escalateBelow = try s.fraction("escalate_below", config.hybrid.escalateBelow)
         }
-        if let t = reader.section(document, "enrich") {
+        if let s = reader.section(document, "enrich") {
             var e = config.enrich
-            e.sources = try reader.choices(t, "enrich", "sources", e.sources)
-            e.openlibraryBaseURL = try reader.url(t, "enrich", "openlibrary_base_url", e.openlibraryBaseURL)
-            e.googlebooksBaseURL = try reader.url(t, "enrich", "googlebooks_base_url", e.googlebooksBaseURL)
-            e.contact = try reader.string(t, "enrich", "contact", e.contact)
-            e.cacheDays = try reader.int(t, "enrich", "cache_days", e.cacheDays, 0...3650)
+            e.sources = try s.choices("sources", e.sources)
+            e.openlibraryBaseURL = try s.url("openlibrary_base_url", e.openlibraryBaseURL)
+            e.googlebooksBaseURL = try s.url("googlebooks_base_url", e.googlebooksBaseURL)
+            e.contact = try s.string("contact", e.contact)
+            e.cacheDays = try s.int("cache_days", e.cacheDays, 0...3650)
             config.enrich = e
         }
-        if let t = reader.section(document, "shelves") {
-            config.shelves.roundMinutes = try reader.int(
-                t, "shelves", "round_minutes", config.shelves.roundMinutes, 1...10_080)
+        if let s = reader.section(document, "shelves") {
+            config.shelves.roundMinutes = try s.int("round_minutes", config.shelves.roundMinutes, 1...10_080)
         }
-        if let t = reader.section(document, "export") {
-            config.export.exclusiveShelf = try reader.choice(
-                t, "export", "exclusive_shelf", config.export.exclusiveShelf)
+        if let s = reader.section(document, "export") {
+            config.export.exclusiveShelf = try s.choice("exclusive_shelf", config.export.exclusiveShelf)
         }
-        if let t = reader.section(document, "hardcover") {
-            config.hardcover.url = try reader.url(t, "hardcover", "url", config.hardcover.url)
-            config.hardcover.push = try reader.choice(t, "hardcover", "push", config.hardcover.push)
-            config.hardcover.shelvesAsLists = try reader.bool(
-                t, "hardcover", "shelves_as_lists", config.hardcover.shelvesAsLists)
+        if let s = reader.section(document, "hardcover") {
+            config.hardcover.url = try s.url("url", config.hardcover.url)
+            config.hardcover.push = try s.choice("push", config.hardcover.push)
+            config.hardcover.shelvesAsLists = try s.bool("shelves_as_lists", config.hardcover.shelvesAsLists)
         }
-        if let t = reader.section(document, "log") {
-            config.log.level = try reader.choice(t, "log", "level", config.log.level)
+        if let s = reader.section(document, "log") {
+            config.log.level = try s.choice("level", config.log.level)
         }
-        if let t = reader.section(document, "web") {
+        if let s = reader.section(document, "web") {
             var w = config.web
-            w.listen = try reader.string(t, "web", "listen", w.listen)
-            w.enabled = try reader.bool(t, "web", "enabled", w.enabled)
-            w.maxUploadMB = try reader.int(t, "web", "max_upload_mb", w.maxUploadMB, 1...4096)
-            w.cacheMB = try reader.int(t, "web", "cache_mb", w.cacheMB, 1...100_000)
+            w.listen = try s.string("listen", w.listen)
+            w.enabled = try s.bool("enabled", w.enabled)
+            w.maxUploadMB = try s.int("max_upload_mb", w.maxUploadMB, 1...4096)
+            w.cacheMB = try s.int("cache_mb", w.cacheMB, 1...100_000)
             if !w.listen.isEmpty && ListenAddress(w.listen) == nil {
-                throw reader.invalid(
-                    "web", "listen",
+                throw s.invalid(
+                    "listen",
                     "is \"\(w.listen)\"; write host:port, e.g. \"127.0.0.1:8787\" (\"\" turns the web page off)")
             }
             config.web = w
         }
-        if let t = reader.section(document, "store") {
-            config.store.url = try reader.string(t, "store", "url", config.store.url)
+        if let s = reader.section(document, "store") {
+            config.store.url = try s.string("url", config.store.url)
             if !config.store.url.isEmpty {
                 do { _ = try PostgresURL(config.store.url) } catch {
-                    throw reader.invalid("store", "url", error.description)
+                    throw s.invalid("url", error.description)
                 }
             }
-            if let value = t["writes_files"], value.string != "auto" { // "auto": decided at start
-                config.store.writesFiles = try reader.bool(t, "store", "writes_files", true)
+            if let value = s["writes_files"], value.string != "auto" { // "auto": decided at start
+                config.store.writesFiles = try s.bool("writes_files", true)
             }
         }
 
@@ -237,134 +233,16 @@ struct Reader {
         return ConfigError(.unknownKey, "\(location): unknown key \(path). \(hint)", file: file, key: path)
     }
 
-    // MARK: Values
+    // MARK: Sections
 
-    func section(_ document: TOMLTable, _ name: String) -> TOMLTable? {
-        document[name]?.table
-    }
-
-    /// The value of `key` as `read` takes it, `current` when the key is absent; a value `read` does not take is
-    /// the wrong type, and the error shows `expected` and `example`.
-    private func typed<T>(
-        _ t: TOMLTable, _ section: String, _ key: String, _ current: T, expected: String, example: String,
-        _ read: (any TOMLValueConvertible) -> T?
-    ) throws(ConfigError) -> T {
-        guard let value = t[key] else { return current }
-        guard let typed = read(value) else {
-            throw wrongType(section, key, value, expected: expected, example: example)
-        }
-        return typed
-    }
-
-    func int(
-        _ t: TOMLTable, _ section: String, _ key: String, _ current: Int,
-        _ range: ClosedRange<Int>
-    ) throws(ConfigError) -> Int {
-        let int = try typed(t, section, key, current, expected: "a whole number", example: "\(current)") { $0.int }
-        guard range.contains(int) else {
-            let allowed =
-                range.upperBound == .max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
-            throw outOfRange(section, key, "\(int)", allowed: allowed)
-        }
-        return int
-    }
-
-    func bool(_ t: TOMLTable, _ section: String, _ key: String, _ current: Bool) throws(ConfigError) -> Bool {
-        try typed(t, section, key, current, expected: "true or false", example: "\(current)") { $0.bool }
-    }
-
-    /// A number from 0 to 1; `1` and `0` written as integers count too.
-    func fraction(_ t: TOMLTable, _ section: String, _ key: String, _ current: Double) throws(ConfigError) -> Double {
-        let number = try typed(t, section, key, current, expected: "a number from 0 to 1", example: "\(current)") {
-            $0.double ?? $0.int.map(Double.init)
-        }
-        guard (0...1).contains(number) else { throw outOfRange(section, key, "\(number)", allowed: "0…1") }
-        return number
-    }
-
-    func string(_ t: TOMLTable, _ section: String, _ key: String, _ current: String) throws(ConfigError) -> String {
-        try typed(t, section, key, current, expected: "a string in quotes", example: "\"\(current)\"") { $0.string }
-    }
-
-    func model(_ t: TOMLTable, _ section: String, _ current: String) throws(ConfigError) -> String {
-        let model = try string(t, section, "model", current)
-        guard !model.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw invalid(section, "model", "is empty. Name the model, for example model = \"\(current)\".")
-        }
-        return model
-    }
-
-    /// An http(s) URL without a trailing slash, so request paths can be appended to it.
-    func url(_ t: TOMLTable, _ section: String, _ key: String, _ current: String) throws(ConfigError) -> String {
-        var string = try self.string(t, section, key, current)
-        guard let url = URL(string: string), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-            let host = url.host, !host.isEmpty
-        else {
-            throw invalid(section, key, "= \"\(string)\" is not an http(s) URL. For example \(key) = \"\(current)\".")
-        }
-        while string.hasSuffix("/") { string.removeLast() }
-        return string
-    }
-
-    func strings(_ t: TOMLTable, _ section: String, _ key: String, _ current: [String]) throws(ConfigError) -> [String]
-    {
-        guard let value = t[key] else { return current }
-        let example = "[" + (current.isEmpty ? "\"*.tmp\"" : current.map { "\"\($0)\"" }.joined(separator: ", ")) + "]"
-        guard let array = value.array else {
-            throw wrongType(section, key, value, expected: "an array of strings", example: example)
-        }
-        var strings: [String] = []
-        for element in array {
-            guard let string = element.string else {
-                throw wrongType(section, key, element, expected: "an array of strings", example: example)
-            }
-            strings.append(string)
-        }
-        return strings
-    }
-
-    func choice<E: RawRepresentable & CaseIterable>(
-        _ t: TOMLTable, _ section: String, _ key: String, _ current: E,
-        allowed: [E] = Array(E.allCases)
-    ) throws(ConfigError) -> E
-    where E.RawValue == String {
-        guard t[key] != nil else { return current }
-        let word = try typed(
-            t, section, key, current.rawValue, expected: "one of \(list(allowed)) in quotes",
-            example: "\"\(current.rawValue)\""
-        ) { $0.string }
-        return try parseChoice(word, section, key, allowed: allowed)
-    }
-
-    func choices<E: RawRepresentable & CaseIterable>(
-        _ t: TOMLTable, _ section: String, _ key: String,
-        _ current: [E]
-    ) throws(ConfigError) -> [E]
-    where E.RawValue == String {
-        let words = try strings(t, section, key, current.map(\.rawValue))
-        var result: [E] = []
-        for word in words { result.append(try parseChoice(word, section, key, allowed: Array(E.allCases))) }
-        return result
-    }
-
-    private func parseChoice<E: RawRepresentable>(
-        _ word: String, _ section: String, _ key: String,
-        allowed: [E]
-    ) throws(ConfigError) -> E where E.RawValue == String {
-        if let choice = allowed.first(where: { $0.rawValue == word }) { return choice }
-        let names = allowed.map(\.rawValue)
-        let guess = Suggest.closest(word, names).map { " Did you mean \"\($0)\"?" } ?? ""
-        throw invalid(
-            section, key, "= \"\(word)\" is not allowed. Use one of: \(names.joined(separator: ", ")).\(guess)")
-    }
-
-    private func list<E: RawRepresentable>(_ cases: [E]) -> String where E.RawValue == String {
-        cases.map(\.rawValue).joined(separator: "|")
+    /// `[name]` of `document`, to read its keys from; nil when the file has no such section.
+    func section(_ document: TOMLTable, _ name: String) -> SectionReader? {
+        document[name]?.table.map { SectionReader(reader: self, table: $0, name: name) }
     }
 
     // MARK: Errors
 
-    private func wrongType(
+    func wrongType(
         _ section: String, _ key: String, _ value: any TOMLValueConvertible,
         expected: String, example: String
     ) -> ConfigError {
@@ -374,7 +252,7 @@ struct Reader {
                 + "For example: \(key) = \(example)", file: file, key: "\(section).\(key)")
     }
 
-    private func outOfRange(_ section: String, _ key: String, _ value: String, allowed: String) -> ConfigError {
+    func outOfRange(_ section: String, _ key: String, _ value: String, allowed: String) -> ConfigError {
         ConfigError(
             .outOfRange,
             "\(location(line(section, key))): \(section).\(key) = \(value) is out of range; allowed: \(allowed).",
@@ -509,4 +387,118 @@ enum SecretHint {
         if text.contains("google") || section == "enrich" { return .googleBooksAPIKey }
         return nil
     }
+}
+
+/// One `[section]` of a file: reads its keys, each checked, with the key's current value as the default, and names
+/// the section and the key in every error.
+struct SectionReader {
+    let reader: Reader
+    let table: TOMLTable
+    let name: String
+
+    /// The raw value of `key`, nil when the section does not set it.
+    subscript(key: String) -> (any TOMLValueConvertible)? { table[key] }
+
+    /// The value of `key` as `read` takes it, `current` when the key is absent; a value `read` does not take is
+    /// the wrong type, and the error shows `expected` and `example`.
+    private func typed<T>(
+        _ key: String, _ current: T, expected: String, example: String, _ read: (any TOMLValueConvertible) -> T?
+    ) throws(ConfigError) -> T {
+        guard let value = table[key] else { return current }
+        guard let typed = read(value) else {
+            throw reader.wrongType(name, key, value, expected: expected, example: example)
+        }
+        return typed
+    }
+
+    func int(_ key: String, _ current: Int, _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        let int = try typed(key, current, expected: "a whole number", example: "\(current)") { $0.int }
+        guard range.contains(int) else {
+            let allowed =
+                range.upperBound == .max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
+            throw reader.outOfRange(name, key, "\(int)", allowed: allowed)
+        }
+        return int
+    }
+
+    func bool(_ key: String, _ current: Bool) throws(ConfigError) -> Bool {
+        try typed(key, current, expected: "true or false", example: "\(current)") { $0.bool }
+    }
+
+    /// A number from 0 to 1; `1` and `0` written as integers count too.
+    func fraction(_ key: String, _ current: Double) throws(ConfigError) -> Double {
+        let number = try typed(key, current, expected: "a number from 0 to 1", example: "\(current)") {
+            $0.double ?? $0.int.map(Double.init)
+        }
+        guard (0...1).contains(number) else { throw reader.outOfRange(name, key, "\(number)", allowed: "0…1") }
+        return number
+    }
+
+    func string(_ key: String, _ current: String) throws(ConfigError) -> String {
+        try typed(key, current, expected: "a string in quotes", example: "\"\(current)\"") { $0.string }
+    }
+
+    /// `model`, which may not be empty.
+    func model(_ current: String) throws(ConfigError) -> String {
+        let model = try string("model", current)
+        guard !model.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw invalid("model", "is empty. Name the model, for example model = \"\(current)\".")
+        }
+        return model
+    }
+
+    /// An http(s) URL without a trailing slash, so request paths can be appended to it.
+    func url(_ key: String, _ current: String) throws(ConfigError) -> String {
+        var string = try self.string(key, current)
+        guard let url = URL(string: string), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+            let host = url.host, !host.isEmpty
+        else {
+            throw invalid(key, "= \"\(string)\" is not an http(s) URL. For example \(key) = \"\(current)\".")
+        }
+        while string.hasSuffix("/") { string.removeLast() }
+        return string
+    }
+
+    func strings(_ key: String, _ current: [String]) throws(ConfigError) -> [String] {
+        guard let value = table[key] else { return current }
+        let example = "[" + (current.isEmpty ? "\"*.tmp\"" : current.map { "\"\($0)\"" }.joined(separator: ", ")) + "]"
+        guard let array = value.array else {
+            throw reader.wrongType(name, key, value, expected: "an array of strings", example: example)
+        }
+        var strings: [String] = []
+        for element in array {
+            guard let string = element.string else {
+                throw reader.wrongType(name, key, element, expected: "an array of strings", example: example)
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ current: E) throws(ConfigError) -> E
+    where E.RawValue == String {
+        guard table[key] != nil else { return current }
+        let names = E.allCases.map(\.rawValue).joined(separator: "|")
+        let word = try typed(
+            key, current.rawValue, expected: "one of \(names) in quotes", example: "\"\(current.rawValue)\""
+        ) { $0.string }
+        return try parseChoice(word, key)
+    }
+
+    func choices<E: RawRepresentable & CaseIterable>(_ key: String, _ current: [E]) throws(ConfigError) -> [E]
+    where E.RawValue == String {
+        var result: [E] = []
+        for word in try strings(key, current.map(\.rawValue)) { result.append(try parseChoice(word, key)) }
+        return result
+    }
+
+    private func parseChoice<E: RawRepresentable & CaseIterable>(_ word: String, _ key: String) throws(ConfigError) -> E
+    where E.RawValue == String {
+        if let choice = E.allCases.first(where: { $0.rawValue == word }) { return choice }
+        let names = E.allCases.map(\.rawValue)
+        let guess = Suggest.closest(word, names).map { " Did you mean \"\($0)\"?" } ?? ""
+        throw invalid(key, "= \"\(word)\" is not allowed. Use one of: \(names.joined(separator: ", ")).\(guess)")
+    }
+
+    func invalid(_ key: String, _ problem: String) -> ConfigError { reader.invalid(name, key, problem) }
 }

@@ -1,6 +1,5 @@
 import Foundation
 package import ShelfCore
-import TOMLKit
 
 /// What the configuration says of a provider kind, written once in its own file (`Providers/GeminiFacts.swift` …):
 /// its section's keys and how they are read, `auto`'s rank and the secrets it needs, its request limits, what
@@ -28,13 +27,13 @@ package struct ProviderFacts: Sendable {
     /// Its request limits from the configuration; nil for a local server, whose own queue is the limit.
     package let limits: @Sendable (Configuration) -> RequestLimits?
     /// Reads its `[section]` into the configuration, checking every value.
-    let parse: @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void
+    let parse: @Sendable (SectionReader, inout Configuration) throws(ConfigError) -> Void
 
     init(
         kind: ProviderKind, keys: [String], label: String, required: [Secrets.Name] = [], optional: [Secrets.Name] = [],
         secretsLabel: String = "", autoRank: Int? = nil, autoReason: String = "", missingAdvice: String = "",
         limits: @escaping @Sendable (Configuration) -> RequestLimits? = { _ in nil },
-        parse: @escaping @Sendable (Reader, TOMLTable, inout Configuration) throws(ConfigError) -> Void
+        parse: @escaping @Sendable (SectionReader, inout Configuration) throws(ConfigError) -> Void
     ) {
         self.kind = kind; self.keys = keys; self.label = label; self.required = required; self.optional = optional
         self.secretsLabel = secretsLabel; self.autoRank = autoRank; self.autoReason = autoReason
@@ -125,13 +124,13 @@ extension HostedModelSection {
     static var keys: [String] { ["model", "base_url", "requests_per_minute", "requests_per_day", "timeout_s"] }
 
     /// This section with the values `[section]` sets, each checked.
-    func reading(_ t: TOMLTable, _ section: String, with reader: Reader) throws(ConfigError) -> Self {
+    func reading(_ section: SectionReader) throws(ConfigError) -> Self {
         var s = self
-        s.model = try reader.model(t, section, s.model)
-        s.baseURL = try reader.url(t, section, "base_url", s.baseURL)
-        s.requestsPerMinute = try reader.int(t, section, "requests_per_minute", s.requestsPerMinute, 1...Int.max)
-        s.requestsPerDay = try reader.int(t, section, "requests_per_day", s.requestsPerDay, 0...Int.max)
-        s.timeoutS = try reader.int(t, section, "timeout_s", s.timeoutS, 1...Int.max)
+        s.model = try section.model(s.model)
+        s.baseURL = try section.url("base_url", s.baseURL)
+        s.requestsPerMinute = try section.int("requests_per_minute", s.requestsPerMinute, 1...Int.max)
+        s.requestsPerDay = try section.int("requests_per_day", s.requestsPerDay, 0...Int.max)
+        s.timeoutS = try section.int("timeout_s", s.timeoutS, 1...Int.max)
         return s
     }
 

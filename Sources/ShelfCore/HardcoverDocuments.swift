@@ -2,13 +2,10 @@
 package struct HardcoverPushDocument: Codable, Sendable, Equatable {
     /// One work, as Hardcover knows it when it does.
     package struct Line: Codable, Sendable, Equatable {
-        package var work: String
-        package var title: String
-        package var author: String?
-        package var isbn13: String?
-        package var hardcoverBook: Int?
-        package var edition: Int?
-        package var userBook: Int?
+        package var work, title: String
+        package var author, isbn13: String?
+        /// Hardcover's ids of the book, its edition, and the person's copy.
+        package var hardcoverBook, edition, userBook: Int?
         /// The list named after its shelf it is on (`[hardcover] shelves_as_lists`).
         package var list: String?
         enum CodingKeys: String, CodingKey {

@@ -5,13 +5,9 @@ import Foundation
 package struct TruthDocument: Codable, Sendable, Equatable {
     package struct Book: Codable, Sendable, Equatable {
         package var title: String
-        package var author: String?
-        package var isbn13: String?
+        package var author, isbn13: String?
         /// Normalised to the photo as displayed (after EXIF orientation), origin top-left, like a result's.
         package var box: Box?
-        package init(title: String, author: String?, isbn13: String? = nil, box: Box? = nil) {
-            self.title = title; self.author = author; self.isbn13 = isbn13; self.box = box
-        }
     }
 
     package var schema = "shelfd.truth/1"

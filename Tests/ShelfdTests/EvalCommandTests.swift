@@ -1,5 +1,5 @@
 import Foundation
-import ShelfCore
+@testable import ShelfCore
 import ShelfTesting
 import Testing
 

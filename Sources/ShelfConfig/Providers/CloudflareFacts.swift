@@ -32,7 +32,5 @@ extension ProviderFacts {
         missingAdvice:
             "No Cloudflare credentials: put the API token and the account ID in $CREDENTIALS_DIRECTORY/cloudflare_api_token and cloudflare_account_id (systemd LoadCredential=) or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID, then restart shelfd.",
         limits: { $0.cloudflare.limits(day: .utc) },
-        parse: { reader, t, config throws(ConfigError) in
-            config.cloudflare = try config.cloudflare.reading(t, "cloudflare", with: reader)
-        })
+        parse: { s, config throws(ConfigError) in config.cloudflare = try config.cloudflare.reading(s) })
 }

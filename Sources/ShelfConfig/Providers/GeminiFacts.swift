@@ -1,4 +1,3 @@
-import TOMLKit
 package import ShelfCore
 
 // Google's Gemini (`[gemini]`, wire format in ShelfProviders/GeminiProvider.swift).
@@ -24,11 +23,11 @@ extension Configuration {
         /// The keys of every hosted section, then batch mode's.
         static var allKeys: [String] { keys + ["mode", "batch_max_photos", "batch_poll_s"] }
 
-        func readingBatch(_ t: TOMLTable, with reader: Reader) throws(ConfigError) -> Self {
+        func readingBatch(_ section: SectionReader) throws(ConfigError) -> Self {
             var s = self
-            s.mode = try reader.choice(t, "gemini", "mode", s.mode)
-            s.batchMaxPhotos = try reader.int(t, "gemini", "batch_max_photos", s.batchMaxPhotos, 1...10_000)
-            s.batchPollS = try reader.int(t, "gemini", "batch_poll_s", s.batchPollS, 1...86_400)
+            s.mode = try section.choice("mode", s.mode)
+            s.batchMaxPhotos = try section.int("batch_max_photos", s.batchMaxPhotos, 1...10_000)
+            s.batchPollS = try section.int("batch_poll_s", s.batchPollS, 1...86_400)
             return s
         }
     }
@@ -51,7 +50,5 @@ extension ProviderFacts {
         missingAdvice:
             "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd.",
         limits: { $0.gemini.limits(day: .pacific) },
-        parse: { reader, t, config throws(ConfigError) in
-            config.gemini = try config.gemini.reading(t, "gemini", with: reader).readingBatch(t, with: reader)
-        })
+        parse: { s, config throws(ConfigError) in config.gemini = try config.gemini.reading(s).readingBatch(s) })
 }

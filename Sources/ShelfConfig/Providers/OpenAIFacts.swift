@@ -29,13 +29,13 @@ extension ProviderFacts {
     static let openai = ProviderFacts(
         kind: .openai, keys: ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"],
         label: "an OpenAI-compatible server", optional: [.openAIAPIKey], secretsLabel: "OpenAI-compatible key",
-        parse: { reader, t, config throws(ConfigError) in
+        parse: { s, config throws(ConfigError) in
             var o = config.openai
-            o.model = try reader.model(t, "openai", o.model)
-            o.baseURL = try reader.url(t, "openai", "base_url", o.baseURL)
-            o.timeoutS = try reader.int(t, "openai", "timeout_s", o.timeoutS, 1...Int.max)
-            o.maxSide = try reader.int(t, "openai", "max_side", o.maxSide, 256...8192)
-            o.jpegQuality = try reader.int(t, "openai", "jpeg_quality", o.jpegQuality, 50...100)
+            o.model = try s.model(o.model)
+            o.baseURL = try s.url("base_url", o.baseURL)
+            o.timeoutS = try s.int("timeout_s", o.timeoutS, 1...Int.max)
+            o.maxSide = try s.int("max_side", o.maxSide, 256...8192)
+            o.jpegQuality = try s.int("jpeg_quality", o.jpegQuality, 50...100)
             config.openai = o
         })
 }
