@@ -23,6 +23,8 @@ package struct Desks: Sendable {
     package let sessions: SessionDesk
     package let metrics: MetricsDesk
     package let presence: WebPresence
+    /// The daemon's time, which the web door counts wrong tokens on.
+    package let time: TimeSource
     private let config: Configuration
     private let secrets: Secrets
     private let store: Store
@@ -30,7 +32,7 @@ package struct Desks: Sendable {
     private let statusCache = StatusCache()
 
     /// `files`: the daemon's writer of the files for people; without one (`shelfd web` alone) this process has its own.
-    /// `time`: the date the web page's sessions are made and checked at (the daemon's).
+    /// `time`: the date the web page's sessions are made and checked at, and its wrong tokens counted (the daemon's).
     package init(
         config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil,
         time: TimeSource = .system
@@ -45,6 +47,7 @@ package struct Desks: Sendable {
         images = PhotoImages(config: config, store: store, logger: logger)
         queue = QueueDesk(store: store)
         sessions = SessionDesk(store: store, secrets: secrets, time: time)
+        self.time = time
         metrics = MetricsDesk(store: store)
         presence = WebPresence(store: store)
         self.config = config

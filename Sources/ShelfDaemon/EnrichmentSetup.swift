@@ -26,13 +26,13 @@ extension Runtime {
             case .openlibrary:
                 let source = OpenLibrarySource(
                     baseURL: config.enrich.openlibraryBaseURL, contact: config.enrich.contact,
-                    http: http, logger: Logger(label: "shelfd.openlibrary"), now: { time.now })
-                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh, now: { time.now })
+                    http: http, logger: Logger(label: "shelfd.openlibrary"), time: time)
+                return CachedSource(wrapping: source, cache: cache, time: time, maxAge: maxAge, refresh: refresh)
             case .googlebooks:
                 let source = GoogleBooksSource(
                     baseURL: config.enrich.googlebooksBaseURL, apiKey: secrets.googleBooksAPIKey,
-                    http: http, logger: Logger(label: "shelfd.googlebooks"), now: { time.now })
-                return CachedSource(wrapping: source, cache: cache, maxAge: maxAge, refresh: refresh, now: { time.now })
+                    http: http, logger: Logger(label: "shelfd.googlebooks"), time: time)
+                return CachedSource(wrapping: source, cache: cache, time: time, maxAge: maxAge, refresh: refresh)
             }
         }
     }

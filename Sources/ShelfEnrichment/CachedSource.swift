@@ -26,13 +26,14 @@ package struct CachedSource: RemoteBookSource {
     private let cache: LookupCache
     private let maxAge: CacheAge
     private let refresh: Bool
-    private let now: @Sendable () -> Date
+    /// The date an answer is kept with, and its age counted to.
+    private let time: TimeSource
 
     package init(
-        wrapping source: any BookSource, cache: LookupCache, maxAge: CacheAge = CacheAge(), refresh: Bool = false,
-        now: @escaping @Sendable () -> Date = { Date() }
+        wrapping source: any BookSource, cache: LookupCache, time: TimeSource, maxAge: CacheAge = CacheAge(),
+        refresh: Bool = false
     ) {
-        self.source = source; self.cache = cache; self.maxAge = maxAge; self.refresh = refresh; self.now = now
+        self.source = source; self.cache = cache; self.time = time; self.maxAge = maxAge; self.refresh = refresh
     }
 
     package var name: String { source.name }
@@ -60,7 +61,7 @@ package struct CachedSource: RemoteBookSource {
     /// The cached answer, unless refreshing or it is older than its kind may be.
     private func fresh(_ key: String) -> CachedLookup? {
         guard !refresh, let cached = try? cache.answer(source: source.name, request: key) else { return nil }
-        let age = now().timeIntervalSince(cached.fetchedAt)
+        let age = time.now.timeIntervalSince(cached.fetchedAt)
         return age <= (cached.records.isEmpty ? maxAge.misses : maxAge.hits) ? cached : nil
     }
 
@@ -69,6 +70,6 @@ package struct CachedSource: RemoteBookSource {
         // failing database through its own writes.
         try? cache.save(
             source: source.name, request: key,
-            CachedLookup(records: records, requested: requested, fetchedAt: now()))
+            CachedLookup(records: records, requested: requested, fetchedAt: time.now))
     }
 }

@@ -13,28 +13,26 @@ package struct GoogleBooksSource: RemoteBookSource {
     private let apiKey: Secret?
     private let service: RemoteService
 
-    /// Shared by every instance: Google counts per project (or per address without a key).
-    private static let processLimiter = RateLimiter(requestsPerMinute: 60, burst: 2)
-
     /// - Parameters:
     ///   - baseURL: `[enrich] googlebooks_base_url` (`https://www.googleapis.com`); `/books/v1` is added.
     ///   - apiKey: `GOOGLE_BOOKS_API_KEY` (or the `google_books_api_key` credential), when there is one.
-    ///   - limiter: the process-wide one unless a test needs its own.
-    ///   - now: the clock that decides when a paused source is asked again.
+    ///   - time: the clock requests are spaced on, and the date a paused source is asked again from.
+    ///   - limiter: a test's own spacing; else a request a second, two at once, on `time`'s clock (Google counts
+    ///     per project, or per address without a key; a process makes its sources once, `Runtime.makeSources`).
     package init(
-        baseURL: String, apiKey: Secret?, http: HTTPClient, logger: Logger, limiter: RateLimiter? = nil,
-        timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30,
-        now: @escaping @Sendable () -> Date = { Date() }
+        baseURL: String, apiKey: Secret?, http: HTTPClient, logger: Logger, time: TimeSource,
+        limiter: RateLimiter? = nil, timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30
     ) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }
         service = RemoteService(
-            source: "googlebooks", http: http, limiter: limiter ?? Self.processLimiter,
+            source: "googlebooks", http: http,
+            limiter: limiter ?? RateLimiter(requestsPerMinute: 60, burst: 2, clock: time.clock),
             gate: SourceGate(source: "googlebooks"), logger: logger,
             userAgent: RemoteService.userAgent(contact: ""), timeout: timeout,
-            unavailablePause: unavailablePause, now: now)
+            unavailablePause: unavailablePause, time: time)
     }
 
     package var health: SourceHealth { service.gate.health }
@@ -73,7 +71,7 @@ package struct GoogleBooksSource: RemoteBookSource {
 
     /// Google's error envelope, `{"error": {"code", "message", "errors": [{"reason"}], "status", "details"}}`.
     private func classify(_ response: HTTPResponse) -> LookupError {
-        let now = service.now()
+        let now = service.time.now
         let error = (try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body)))?.error
         let reasons = Set((error?.errors ?? []).compactMap(\.reason) + (error?.details ?? []).compactMap(\.reason))
         let quotaLimits = (error?.details ?? []).compactMap { $0.metadata?["quota_limit"] }

@@ -13,10 +13,6 @@ package struct OpenLibrarySource: RemoteBookSource {
     private let identified: Bool
     private let service: RemoteService
 
-    /// Shared by every instance, so the whole process stays under OpenLibrary's limit.
-    private static let identifiedLimiter = RateLimiter(requestsPerMinute: 180, burst: 1)
-    private static let anonymousLimiter = RateLimiter(requestsPerMinute: 60, burst: 1)
-
     /// The fields asked of `search.json`; `isbn` is every edition's, so a record can carry one.
     static let searchFields = "key,title,subtitle,author_name,isbn,first_publish_year"
 
@@ -24,12 +20,12 @@ package struct OpenLibrarySource: RemoteBookSource {
     ///   - baseURL: `[enrich] openlibrary_base_url`, without a trailing path (`https://openlibrary.org`).
     ///   - contact: `[enrich] contact`, an email or URL for the User-Agent; without one OpenLibrary allows
     ///     a third of the rate, and may refuse shelfd altogether.
-    ///   - limiter: the process-wide one unless a test needs its own.
-    ///   - now: the clock that decides when a paused source is asked again.
+    ///   - time: the clock requests are spaced on, and the date a paused source is asked again from.
+    ///   - limiter: a test's own spacing; else 3 requests a second with a contact, 1 without, on `time`'s clock. A
+    ///     process makes its sources once (`Runtime.makeSources`), so the whole process keeps to it.
     package init(
-        baseURL: String, contact: String, http: HTTPClient, logger: Logger, limiter: RateLimiter? = nil,
-        timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30,
-        now: @escaping @Sendable () -> Date = { Date() }
+        baseURL: String, contact: String, http: HTTPClient, logger: Logger, time: TimeSource,
+        limiter: RateLimiter? = nil, timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30
     ) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -37,10 +33,10 @@ package struct OpenLibrarySource: RemoteBookSource {
         identified = !contact.trimmingCharacters(in: .whitespaces).isEmpty
         service = RemoteService(
             source: "openlibrary", http: http,
-            limiter: limiter ?? (identified ? Self.identifiedLimiter : Self.anonymousLimiter),
+            limiter: limiter ?? RateLimiter(requestsPerMinute: identified ? 180 : 60, burst: 1, clock: time.clock),
             gate: SourceGate(source: "openlibrary"), logger: logger,
             userAgent: RemoteService.userAgent(contact: contact), timeout: timeout,
-            unavailablePause: unavailablePause, now: now)
+            unavailablePause: unavailablePause, time: time)
     }
 
     package var health: SourceHealth { service.gate.health }

@@ -4,7 +4,7 @@ import ShelfCore
 import ShelfMatching
 import ShelfHTTP
 
-/// What OpenLibrary and Google Books share: the process-wide request spacing, the gate that keeps a
+/// What OpenLibrary and Google Books share: the request spacing, the gate that keeps a
 /// rate-limited or refusing service from being asked, and GET requests logged without their query
 /// (Google's key travels in it).
 struct RemoteService: Sendable {
@@ -17,23 +17,24 @@ struct RemoteService: Sendable {
     let timeout: Duration
     /// How long a source that is down (5xx, no connection, garbage) is left alone.
     let unavailablePause: TimeInterval
-    let now: @Sendable () -> Date
+    /// The date a pause is counted from, and the clock a request's duration is measured on.
+    let time: TimeSource
 
     /// Sends one GET once the gate is open and the limiter allows; any status is returned. A transfer
     /// that fails closes the gate for `unavailablePause`.
     func get(_ url: String) async throws(LookupError) -> HTTPResponse {
-        try gate.admit(now: now())
+        try gate.admit(now: time.now)
         do {
             try await limiter.waitForTurn()
         } catch {
             throw LookupError.unavailable("cancelled")
         }
-        try gate.admit(now: now()) // another lookup may have closed it while this one waited
+        try gate.admit(now: time.now) // another lookup may have closed it while this one waited
         let request = HTTPRequest(
             url: url, headers: [("User-Agent", userAgent), ("Accept", "application/json")],
             timeout: timeout, connectTimeout: .seconds(5))
         let path = Self.pathOf(url)
-        let started = ContinuousClock.now
+        let started = time.clock.now
         do {
             let response = try await http.send(request)
             logger.debug(
@@ -41,7 +42,7 @@ struct RemoteService: Sendable {
                 metadata: [
                     "source": "\(source)", "http.path": "\(path)", "http.status": "\(response.status)",
                     "http.response.bytes": "\(response.body.count)",
-                    "duration_ms": "\(started.duration(to: .now).milliseconds)",
+                    "duration_ms": "\(started.duration(to: time.clock.now).milliseconds)",
                 ])
             return response
         } catch {
@@ -57,7 +58,7 @@ struct RemoteService: Sendable {
 
     /// Closes the gate briefly and returns the error: the service is down or answered nonsense.
     func unavailable(_ message: String) -> LookupError {
-        close(.unavailable(message), .unavailable, until: now().addingTimeInterval(unavailablePause), message)
+        close(.unavailable(message), .unavailable, until: time.now.addingTimeInterval(unavailablePause), message)
     }
 
     /// Closes the gate until `until` (nil: until the configuration changes), says so once in the log,
@@ -80,7 +81,7 @@ struct RemoteService: Sendable {
     /// A 429 (or the like) that is not a daily quota: paused for the answer's Retry-After, else for a
     /// minute that doubles with each one in a row.
     func rateLimited(_ response: HTTPResponse, said: String = "") -> LookupError {
-        let now = now()
+        let now = time.now
         let delay =
             response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
             ?? gate.nextRateLimitBackoff()

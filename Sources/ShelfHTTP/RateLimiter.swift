@@ -1,6 +1,6 @@
 import ShelfCore
 /// Spaces request starts to stay under a service's requests-per-minute limit, allowing a burst of
-/// `burst` requests. Shared by everything in this process that talks to the same book source. (Vision
+/// `burst` requests. One per book source, shared by everything in the process that asks it. (Vision
 /// providers take their turns from a count in the database instead, shared by every shelfd process:
 /// ShelfStore's `takeRequestTurn`.)
 package actor RateLimiter {
@@ -9,11 +9,6 @@ package actor RateLimiter {
     /// Any `Clock` counted in `Duration`, so that tests give a manual one.
     private let clock: SomeClock
     private var theoreticalArrival: SomeClock.Instant
-
-    /// On the machine's own clock.
-    package init(requestsPerMinute: Int, burst: Int) {
-        self.init(requestsPerMinute: requestsPerMinute, burst: burst, clock: ContinuousClock())
-    }
 
     package init<C: Clock>(requestsPerMinute: Int, burst: Int, clock: C) where C.Duration == Duration {
         interval = .seconds(60) / max(1, requestsPerMinute)

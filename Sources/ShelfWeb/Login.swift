@@ -24,11 +24,11 @@ enum LoginPages {
             var request = request
             let sent = try await request.form(LoginForm.self, context: context)?.token ?? ""
             let client = TokenThrottle.client(context.remoteAddress)
-            if TokenThrottle.shared.isBlocked(client) {
+            if site.throttle.isBlocked(client) {
                 return page(site: site, context: context, status: .tooManyRequests, error: TokenThrottle.message)
             }
             guard SecurityMiddleware.tokenMatches(sent, site.secrets.webToken?.value) else {
-                TokenThrottle.shared.recordFailure(client)
+                site.throttle.recordFailure(client)
                 site.logger.warning(
                     "Web login refused",
                     metadata: ["event": "web_login_refused", "from": "\(context.remoteAddress?.ipAddress ?? "?")"])

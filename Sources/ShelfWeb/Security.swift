@@ -202,12 +202,12 @@ struct AccessMiddleware: RouterMiddleware {
         let api = group == .api
         let sentToken = SecurityMiddleware.bearerSent(request)
         let client = TokenThrottle.client(context.remoteAddress)
-        if sentToken != nil && TokenThrottle.shared.isBlocked(client) {
+        if sentToken != nil && site.throttle.isBlocked(client) {
             return SecurityMiddleware.refusal(
                 .tooManyRequests, "too_many_wrong_tokens", TokenThrottle.message, api: api)
         }
         let bearer = SecurityMiddleware.tokenMatches(sentToken, site.secrets.webToken?.value)
-        if sentToken != nil && !bearer { TokenThrottle.shared.recordFailure(client) }
+        if sentToken != nil && !bearer { site.throttle.recordFailure(client) }
         let cookie = request.cookies[Session.cookieName]?.value
         var session = cookie.flatMap { try? site.desks.sessions.session(id: $0) }
         if let current = session, !current.loggedIn, !context.isFromLoopback { session = nil }
@@ -369,9 +369,8 @@ struct HostRule: Sendable {
 /// which one machine usually holds whole. Past `ceiling` wrong tokens in a minute from every client together,
 /// every token is refused: many addresses guessing at once are slowed too. The table holds at most `maxClients`
 /// addresses (the stalest go first), so guesses from many addresses cannot fill the memory. Sessions already
-/// logged in go on working.
+/// logged in go on working. Each web server has its own, counting on the daemon's date (`Desks.time`).
 final class TokenThrottle: Sendable {
-    static let shared = TokenThrottle()
     static let message = "Too many wrong tokens in the last minute: wait a minute, then try again."
 
     private struct Failures {
@@ -390,23 +389,29 @@ final class TokenThrottle: Sendable {
     }
 
     private let failures = Mutex(Failures())
+    let time: TimeSource
     let perClient: Int
     let ceiling: Int
     let maxClients: Int
     let window: TimeInterval
 
-    init(perClient: Int = 10, ceiling: Int = 1_000, maxClients: Int = 4_096, window: TimeInterval = 60) {
-        self.perClient = perClient; self.ceiling = ceiling; self.maxClients = maxClients; self.window = window
+    init(
+        time: TimeSource, perClient: Int = 10, ceiling: Int = 1_000, maxClients: Int = 4_096, window: TimeInterval = 60
+    ) {
+        self.time = time; self.perClient = perClient; self.ceiling = ceiling; self.maxClients = maxClients;
+        self.window = window
     }
 
-    func isBlocked(_ client: String, now: Date = Date()) -> Bool {
-        failures.withLock { state in
+    func isBlocked(_ client: String) -> Bool {
+        let now = time.now
+        return failures.withLock { state in
             let mine = state.forget(before: now - window, of: client)
             return mine.count >= perClient || state.all.count >= ceiling
         }
     }
 
-    func recordFailure(_ client: String, now: Date = Date()) {
+    func recordFailure(_ client: String) {
+        let now = time.now
         failures.withLock { state in
             var mine = state.forget(before: now - window, of: client)
             if state.all.count < ceiling { state.all.append(now) }

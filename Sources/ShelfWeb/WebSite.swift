@@ -12,6 +12,8 @@ package struct WebSite: Sendable {
     package let desks: Desks
     package let templates: Templates
     package let logger: Logger
+    /// Wrong tokens counted per client, for this server's door and login.
+    let throttle: TokenThrottle
 
     package init(config: Configuration, secrets: Secrets, desks: Desks, logger: Logger) throws {
         self.config = config
@@ -19,6 +21,7 @@ package struct WebSite: Sendable {
         self.desks = desks
         self.templates = try Templates()
         self.logger = logger
+        self.throttle = TokenThrottle(time: desks.time)
     }
 
     /// What `shelfd status --json` says, built at most once per change of the database and second.

@@ -12,9 +12,9 @@ struct CachedSourceTests {
     func hitsAreCached() async throws {
         try await withOpenLibraryEmulator { emulator in
             try await withStore { store, path in
-                let clock = TestClock()
+                let clock = ManualClock()
                 let cached = CachedSource(
-                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, now: clock.reading)
+                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, time: clock.time)
                 let first = try await cached.candidates(for: dune, limit: 5)
                 #expect(
                     try await cached.candidates(for: SpineQuery(title: "DUNE", author: "Herbert, Frank"), limit: 5)
@@ -27,7 +27,7 @@ struct CachedSourceTests {
                 )
 
                 let reopened = CachedSource(
-                    wrapping: openLibrary(emulator), cache: try Store.open(path: path).lookupCache, now: clock.reading)
+                    wrapping: openLibrary(emulator), cache: try Store.open(path: path).lookupCache, time: clock.time)
                 #expect(try await reopened.candidates(for: dune, limit: 5) == first)
                 #expect(try await reopened.record(isbn: isbn) == record)
                 #expect(emulator.requests.count == 4)
@@ -39,10 +39,10 @@ struct CachedSourceTests {
     func missesAreCachedShorter() async throws {
         try await withOpenLibraryEmulator { emulator in
             try await withStore { store, _ in
-                let clock = TestClock()
+                let clock = ManualClock()
                 let cached = CachedSource(
-                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache,
-                    maxAge: CacheAge(days: 90), now: clock.reading)
+                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, time: clock.time,
+                    maxAge: CacheAge(days: 90))
                 let nowhere = SpineQuery(title: "A Book Nobody Wrote", author: "Nobody")
                 let unknown = try #require(ISBN("9780306406157"))
                 #expect(try await cached.candidates(for: nowhere, limit: 5).isEmpty)
@@ -52,7 +52,7 @@ struct CachedSourceTests {
                 #expect(try await cached.record(isbn: unknown) == nil)
                 #expect(emulator.requests.count == 3)
 
-                clock.advance(8 * 86_400) // past a miss's week, well within a hit's 90 days
+                clock.advance(by: .seconds(8 * 86_400)) // past a miss's week, well within a hit's 90 days
                 _ = try await cached.candidates(for: nowhere, limit: 5)
                 _ = try await cached.record(isbn: unknown)
                 _ = try await cached.candidates(for: dune, limit: 5)
@@ -65,21 +65,29 @@ struct CachedSourceTests {
     func refreshOverwrites() async throws {
         try await withOpenLibraryEmulator(.init(books: [])) { emulator in
             try await withStore { store, _ in
-                let source = openLibrary(emulator)
+                let clock = ManualClock()
+                let source = openLibrary(emulator, clock: clock)
                 #expect(
-                    try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5)
-                        .isEmpty)
+                    try await CachedSource(wrapping: source, cache: store.lookupCache, time: clock.time).candidates(
+                        for: dune, limit: 5
+                    )
+                    .isEmpty)
 
                 emulator.setScript(.init()) // OpenLibrary now has the book
                 #expect(
-                    try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5)
-                        .isEmpty,
+                    try await CachedSource(wrapping: source, cache: store.lookupCache, time: clock.time).candidates(
+                        for: dune, limit: 5
+                    )
+                    .isEmpty,
                     "the cached miss still answers")
-                let refreshed = try await CachedSource(wrapping: source, cache: store.lookupCache, refresh: true)
-                    .candidates(for: dune, limit: 5)
+                let refreshed = try await CachedSource(
+                    wrapping: source, cache: store.lookupCache, time: clock.time, refresh: true
+                )
+                .candidates(for: dune, limit: 5)
                 #expect(refreshed.map(\.key) == ["/works/OL893415W"])
                 #expect(
-                    try await CachedSource(wrapping: source, cache: store.lookupCache).candidates(for: dune, limit: 5)
+                    try await CachedSource(wrapping: source, cache: store.lookupCache, time: clock.time).candidates(
+                        for: dune, limit: 5)
                         == refreshed)
                 #expect(emulator.requests.count == 2)
             }
@@ -90,15 +98,15 @@ struct CachedSourceTests {
     func errorsAreNotCached() async throws {
         try await withOpenLibraryEmulator(.init(replies: [.serverError(503)])) { emulator in
             try await withStore { store, _ in
-                let clock = TestClock()
+                let clock = ManualClock()
                 let cached = CachedSource(
-                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, now: clock.reading)
+                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, time: clock.time)
                 let error = await lookupFailure { () async throws(LookupError) in
                     try await cached.candidates(for: dune, limit: 5)
                 }
                 guard case .unavailable = error else { Issue.record("expected unavailable"); return }
                 #expect(cached.health.state == .unavailable)
-                clock.advance(31)
+                clock.advance(by: .seconds(31))
                 let records = try await cached.candidates(for: dune, limit: 5)
                 #expect(records.count == 1)
                 #expect(emulator.requests.count == 2 && cached.health.state == .ok)
@@ -110,7 +118,9 @@ struct CachedSourceTests {
     func limits() async throws {
         try await withOpenLibraryEmulator { emulator in
             try await withStore { store, _ in
-                let cached = CachedSource(wrapping: openLibrary(emulator), cache: store.lookupCache)
+                let clock = ManualClock()
+                let cached = CachedSource(
+                    wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, time: clock.time)
                 let tolkien = SpineQuery(text: "tolkien")
                 var counts: [Int] = []
                 for limit in [1, 5, 3, 1] {

@@ -70,15 +70,15 @@ struct GoogleBooksSourceTests {
         arguments: [GoogleBooksEmulator.Reply.dailyQuotaExceeded, .dailyLimitExceeded403])
     func dailyQuota(reply: GoogleBooksEmulator.Reply) async throws {
         try await withGoogleBooksEmulator(.init(replies: [reply])) { emulator in
-            let clock = TestClock()
+            let clock = ManualClock()
             let source = googleBooks(emulator, clock: clock)
-            let midnight = QuotaTimes.nextPacificMidnight(after: clock.now)
+            let midnight = QuotaTimes.nextPacificMidnight(after: clock.time.now)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
             #expect(await lookupFailure(search) == .rateLimited(until: midnight))
-            clock.advance(midnight.timeIntervalSince(clock.now) - 60)
+            clock.advance(by: .seconds(midnight.timeIntervalSince(clock.time.now) - 60))
             #expect(await lookupFailure(search) == .rateLimited(until: midnight))
             #expect(emulator.requests.count == 1 && source.health.message?.contains("midnight Pacific") == true)
-            clock.advance(61)
+            clock.advance(by: .seconds(61))
             let records = try await search()
             #expect(records.count == 1)
         }
@@ -87,25 +87,25 @@ struct GoogleBooksSourceTests {
     @Test("A per-minute 429 honours Retry-After")
     func perMinuteLimit() async throws {
         try await withGoogleBooksEmulator(.init(replies: [.rateLimited(retryAfter: 30)])) { emulator in
-            let clock = TestClock()
+            let clock = ManualClock()
             let source = googleBooks(emulator, clock: clock)
             #expect(
                 await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-                    == .rateLimited(until: clock.now.addingTimeInterval(30)))
+                    == .rateLimited(until: clock.time.now.addingTimeInterval(30)))
         }
     }
 
     @Test("A bad key is refused, said so without the key, and never asked again")
     func badKey() async throws {
         try await withGoogleBooksEmulator { emulator in
-            let clock = TestClock()
+            let clock = ManualClock()
             let source = googleBooks(emulator, key: "AIzaSy-wrong-SECRET", clock: clock)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
             guard case .refused(let message) = await lookupFailure(search) else {
                 Issue.record("expected refused"); return
             }
             #expect(message.contains("GOOGLE_BOOKS_API_KEY") && !message.contains("SECRET"))
-            clock.advance(7 * 86_400)
+            clock.advance(by: .seconds(7 * 86_400))
             guard case .refused = await lookupFailure(search) else { Issue.record("expected refused"); return }
             #expect(emulator.requests.count == 1 && source.health.state == .refused)
         }

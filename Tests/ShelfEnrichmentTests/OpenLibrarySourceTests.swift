@@ -104,9 +104,9 @@ struct OpenLibrarySourceTests {
     @Test("A 429 pauses the source for its Retry-After; meanwhile nothing is sent")
     func rateLimitHonoursRetryAfter() async throws {
         try await withOpenLibraryEmulator(.init(replies: [.rateLimited(retryAfter: 120)])) { emulator in
-            let clock = TestClock()
+            let clock = ManualClock()
             let source = openLibrary(emulator, clock: clock)
-            let until = clock.now.addingTimeInterval(120)
+            let until = clock.time.now.addingTimeInterval(120)
             #expect(
                 await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
                     == .rateLimited(until: until))
@@ -117,7 +117,7 @@ struct OpenLibrarySourceTests {
             #expect(emulator.requests.count == 1, "a rate-limited source is not asked again before its time")
             #expect(source.health.state == .rateLimited && source.health.until == until)
 
-            clock.advance(121)
+            clock.advance(by: .seconds(121))
             let records = try await source.candidates(for: dune, limit: 5)
             #expect(records.count == 1)
             #expect(emulator.requests.count == 2 && source.health.state == .ok)
@@ -129,12 +129,12 @@ struct OpenLibrarySourceTests {
         try await withOpenLibraryEmulator(
             .init(replies: [.rateLimited(retryAfter: nil), .rateLimited(retryAfter: nil)])
         ) { emulator in
-            let clock = TestClock()
+            let clock = ManualClock()
             let source = openLibrary(emulator, clock: clock)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            #expect(await lookupFailure(search) == .rateLimited(until: clock.now.addingTimeInterval(60)))
-            clock.advance(61)
-            #expect(await lookupFailure(search) == .rateLimited(until: clock.now.addingTimeInterval(120)))
+            #expect(await lookupFailure(search) == .rateLimited(until: clock.time.now.addingTimeInterval(60)))
+            clock.advance(by: .seconds(61))
+            #expect(await lookupFailure(search) == .rateLimited(until: clock.time.now.addingTimeInterval(120)))
             #expect(emulator.requests.count == 2)
         }
     }
@@ -144,13 +144,13 @@ struct OpenLibrarySourceTests {
         arguments: [OpenLibraryEmulator.Reply.serverError(503), .serverError(500), .garbage])
     func serverFailure(reply: OpenLibraryEmulator.Reply) async throws {
         try await withOpenLibraryEmulator(.init(replies: [reply])) { emulator in
-            let clock = TestClock()
+            let clock = ManualClock()
             let source = openLibrary(emulator, clock: clock)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
             guard case .unavailable = await lookupFailure(search) else { Issue.record("expected unavailable"); return }
             guard case .unavailable = await lookupFailure(search) else { Issue.record("expected unavailable"); return }
             #expect(emulator.requests.count == 1 && source.health.state == .unavailable)
-            clock.advance(31)
+            clock.advance(by: .seconds(31))
             let records = try await search()
             #expect(records.count == 1)
         }
@@ -171,7 +171,7 @@ struct OpenLibrarySourceTests {
     @Test("Refused for having no contact: says to set one, and is not asked again however long it waits")
     func refusedWithoutContact() async throws {
         try await withOpenLibraryEmulator(.init(refuseAnonymous: true)) { emulator in
-            let clock = TestClock()
+            let clock = ManualClock()
             let source = openLibrary(emulator, contact: "", clock: clock)
             let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
             guard case .refused(let message) = await lookupFailure(search) else {
@@ -179,28 +179,36 @@ struct OpenLibrarySourceTests {
             }
             #expect(message.contains("[enrich] contact"))
             #expect(emulator.requests.first?.header("user-agent") == "shelfd/\(ShelfdVersion.current)")
-            clock.advance(30 * 86_400)
+            clock.advance(by: .seconds(30 * 86_400))
             guard case .refused = await lookupFailure(search) else { Issue.record("expected refused"); return }
             #expect(emulator.requests.count == 1 && source.health.state == .refused && source.health.until == nil)
         }
     }
 
-    @Test("The whole process stays under 3 requests a second, however many sources ask at once")
-    func processWideSpacing() async throws {
+    @Test("A source starts at most 3 requests a second, however many lookups ask at once")
+    func spacing() async throws {
         try await withOpenLibraryEmulator { emulator in
-            // Two sources with the default (process-wide) limiter, seven lookups at once.
-            let first = openLibrary(emulator, limiter: nil), second = openLibrary(emulator, limiter: nil)
-            let started = ContinuousClock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<7 {
-                    let source = index.isMultiple(of: 2) ? first : second
-                    group.addTask { _ = try await source.candidates(for: SpineQuery(text: "dune \(index)"), limit: 1) }
+            // Its own limiter (a process makes its sources once), on a manual clock; seven lookups at once.
+            let clock = ManualClock()
+            let source = openLibrary(emulator, clock: clock, limiter: nil)
+            let lookups = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<7 {
+                        group.addTask {
+                            _ = try await source.candidates(for: SpineQuery(text: "dune \(index)"), limit: 1)
+                        }
+                    }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
-            // Seven starts at ≤ 3 a second: the seventh no sooner than two seconds after the first.
-            #expect(emulator.requests.count == 7)
-            #expect(ContinuousClock.now - started >= .milliseconds(1_950))
+            let took = try await clock.run(
+                until: "seven requests are made", limit: .seconds(10), step: .milliseconds(100)
+            ) {
+                emulator.requests.count == 7
+            }
+            try await lookups.value
+            // Seven starts at ≤ 3 a second: the seventh two seconds after the first, and no later.
+            #expect(took >= .milliseconds(1_999) && took <= .milliseconds(2_100), "\(took)")
         }
     }
 }

@@ -10,38 +10,30 @@ import ShelfTesting
 import Synchronization
 import Testing
 
-/// A clock a test moves by hand: it decides when a paused source is asked again and how old a cached answer is.
-final class TestClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_750_000_000))
-    var now: Date { date.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { date.withLock { $0 += seconds } }
-    var reading: @Sendable () -> Date { { self.now } }
-}
-
 let testContact = "shelf-owner@example.org"
 
 /// Tests that do not read the log keep it off the console.
 let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
 /// Spacing no test notices, so only the test about spacing waits for it.
-func unthrottled() -> RateLimiter { RateLimiter(requestsPerMinute: 600_000, burst: 1_000) }
+func unthrottled() -> RateLimiter { RateLimiter(requestsPerMinute: 600_000, burst: 1_000, clock: ContinuousClock()) }
 
 func openLibrary(
-    _ emulator: OpenLibraryEmulator, contact: String = testContact, clock: TestClock = TestClock(),
+    _ emulator: OpenLibraryEmulator, contact: String = testContact, clock: ManualClock = ManualClock(),
     logger: Logger = quiet, limiter: RateLimiter? = unthrottled()
 ) -> OpenLibrarySource {
     OpenLibrarySource(
         baseURL: emulator.baseURL, contact: contact, http: HTTPClient(maxConcurrent: 4), logger: logger,
-        limiter: limiter, now: clock.reading)
+        time: clock.time, limiter: limiter)
 }
 
 func googleBooks(
     _ emulator: GoogleBooksEmulator, key: String? = GoogleBooksEmulator.defaultKey,
-    clock: TestClock = TestClock(), logger: Logger = quiet
+    clock: ManualClock = ManualClock(), logger: Logger = quiet
 ) -> GoogleBooksSource {
     GoogleBooksSource(
         baseURL: emulator.baseURL, apiKey: key.map(Secret.init), http: HTTPClient(maxConcurrent: 2),
-        logger: logger, limiter: unthrottled(), now: clock.reading)
+        logger: logger, time: clock.time, limiter: unthrottled())
 }
 
 /// The LookupError a lookup threw; nil (and a recorded issue) if it answered.

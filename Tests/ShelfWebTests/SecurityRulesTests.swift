@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 import ShelfApp
+import ShelfTesting
 @testable import ShelfWeb
 
 @Suite("The web page's door: its rules without a socket")
@@ -107,41 +108,49 @@ struct SecurityRulesTests {
         "After ten wrong tokens in a minute a client's tokens are refused, until the minute has passed; other clients' are not"
     )
     func wrongTokensAreThrottled() {
-        let throttle = TokenThrottle(perClient: 10, window: 60)
-        let start = Date(timeIntervalSince1970: 1_000_000)
-        for second in 0..<9 { throttle.recordFailure("192.168.1.9", now: start.addingTimeInterval(Double(second))) }
-        #expect(!throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(10)))
-        throttle.recordFailure("192.168.1.9", now: start.addingTimeInterval(10))
-        #expect(throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(11)))
-        #expect(throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(59)))
-        #expect(
-            !throttle.isBlocked("192.168.1.7", now: start.addingTimeInterval(59)), "another client is not locked out")
-        #expect(
-            !throttle.isBlocked("192.168.1.9", now: start.addingTimeInterval(61)), "the first failures have aged out")
+        let clock = ManualClock()
+        let throttle = TokenThrottle(time: clock.time, perClient: 10, window: 60)
+        for _ in 0..<9 {
+            throttle.recordFailure("192.168.1.9")
+            clock.advance(by: .seconds(1))
+        }
+        clock.advance(by: .seconds(1))
+        #expect(!throttle.isBlocked("192.168.1.9"))
+        throttle.recordFailure("192.168.1.9")
+        clock.advance(by: .seconds(1))
+        #expect(throttle.isBlocked("192.168.1.9"))
+        clock.advance(by: .seconds(48))
+        #expect(throttle.isBlocked("192.168.1.9"))
+        #expect(!throttle.isBlocked("192.168.1.7"), "another client is not locked out")
+        clock.advance(by: .seconds(2))
+        #expect(!throttle.isBlocked("192.168.1.9"), "the first failures have aged out")
     }
 
     @Test("Past the ceiling of wrong tokens from every client together, every client is refused")
     func manyClientsReachTheCeiling() {
-        let throttle = TokenThrottle(perClient: 10, ceiling: 100, window: 60)
-        let start = Date(timeIntervalSince1970: 1_000_000)
+        let clock = ManualClock()
+        let throttle = TokenThrottle(time: clock.time, perClient: 10, ceiling: 100, window: 60)
         for client in 0..<20 {
-            for _ in 0..<5 { throttle.recordFailure("10.0.0.\(client)", now: start) }
+            for _ in 0..<5 { throttle.recordFailure("10.0.0.\(client)") }
         }
-        #expect(throttle.isBlocked("10.0.1.1", now: start.addingTimeInterval(1)), "100 wrong tokens from 20 clients")
-        #expect(!throttle.isBlocked("10.0.1.1", now: start.addingTimeInterval(61)))
+        clock.advance(by: .seconds(1))
+        #expect(throttle.isBlocked("10.0.1.1"), "100 wrong tokens from 20 clients")
+        clock.advance(by: .seconds(60))
+        #expect(!throttle.isBlocked("10.0.1.1"))
     }
 
     @Test("The table of clients stays within its bound however many addresses guess")
     func tableIsBounded() {
-        let throttle = TokenThrottle(perClient: 10, ceiling: 1_000_000, maxClients: 100, window: 60)
-        let start = Date(timeIntervalSince1970: 1_000_000)
+        let clock = ManualClock()
+        let throttle = TokenThrottle(time: clock.time, perClient: 10, ceiling: 1_000_000, maxClients: 100, window: 60)
         for client in 0..<5_000 {
-            throttle.recordFailure("client-\(client)", now: start.addingTimeInterval(Double(client) / 1000))
+            throttle.recordFailure("client-\(client)")
+            clock.advance(by: .milliseconds(1))
         }
         #expect(throttle.clientCount <= 100, "\(throttle.clientCount) clients kept")
-        for _ in 0..<10 { throttle.recordFailure("client-4999", now: start.addingTimeInterval(5)) }
-        #expect(
-            throttle.isBlocked("client-4999", now: start.addingTimeInterval(6)), "the newest guesser is still counted")
+        for _ in 0..<10 { throttle.recordFailure("client-4999") }
+        clock.advance(by: .seconds(1))
+        #expect(throttle.isBlocked("client-4999"), "the newest guesser is still counted")
     }
 
     @Test("An IPv6 client counts by its /64; an IPv4 one, mapped or not, by its address")
