@@ -1,5 +1,5 @@
 import Foundation
-package import ShelfCore
+internal import ShelfCore
 import TOMLKit
 
 extension Configuration {

@@ -329,6 +329,7 @@ package final class Browser: Sendable {
     }
 
     /// Waits until an element matches the CSS selector, and returns it.
+    @discardableResult
     package func waitForElement(_ css: String, timeout: Duration = .seconds(10)) async throws -> Element {
         try await waitFor("an element matching \(css)", timeout: timeout) { try await find(css) }
     }

@@ -188,7 +188,7 @@ package final class PostgresServer: @unchecked Sendable { // unchecked: `process
 
     private static func launch(_ tool: URL, _ arguments: [String], log: URL) throws -> Process {
         let (executable, arguments) = try commandLine(tool, arguments, asServerUser: true)
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        try Data().write(to: log)
         let output = try FileHandle(forWritingTo: log)
         defer { try? output.close() }
         let process = Process()

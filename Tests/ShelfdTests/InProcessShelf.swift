@@ -64,6 +64,7 @@ final class InProcessShelf: Sendable {
     }
 
     /// `watch`'s scheduler runs while `body` does, and is stopped (gracefully) after it.
+    @discardableResult
     func watching<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         let scheduler = Task { await pipeline.processQueue(untilIdle: false) }
         do {

@@ -114,7 +114,7 @@ struct OverviewPageTests {
 
             // curl stands in for the browser's EventSource; --max-time is the deadline if the stream never ends.
             let output = shelf.base.appendingPathComponent("events.txt")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            try Data().write(to: output)
             let curl = Process()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             curl.arguments = ["--silent", "--no-buffer", "--max-time", "90", url + "/events"]

@@ -135,7 +135,7 @@ struct SharedStoreTests {
                     let document = try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: file))
                     #expect(document.photo.sha256 == SHA256.hex(of: bytes), "\(path)")
                 }
-                let twins = try [
+                let twins = [
                     "twin.json", "twin-\(SHA256.hex(of: twinA).prefix(8)).json",
                     "twin-\(SHA256.hex(of: twinB).prefix(8)).json",
                 ]

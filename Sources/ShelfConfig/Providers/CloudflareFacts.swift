@@ -1,4 +1,4 @@
-package import ShelfCore
+internal import ShelfCore
 
 // Cloudflare Workers AI (`[cloudflare]`, wire format in ShelfProviders/CloudflareProvider.swift).
 

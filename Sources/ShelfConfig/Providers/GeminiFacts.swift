@@ -1,4 +1,4 @@
-package import ShelfCore
+internal import ShelfCore
 
 // Google's Gemini (`[gemini]`, wire format in ShelfProviders/GeminiProvider.swift).
 

@@ -1,4 +1,4 @@
-package import ShelfCore
+internal import ShelfCore
 
 // The offline provider (`[ocr]`, in ShelfOCR): PP-OCR through ONNX Runtime, or Tesseract; no key, no network,
 // `auto`'s last resort.

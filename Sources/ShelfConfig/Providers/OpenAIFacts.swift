@@ -1,4 +1,4 @@
-package import ShelfCore
+internal import ShelfCore
 
 // Any OpenAI-compatible server: Ollama, llama.cpp, vLLM (`[openai]`, wire format in
 // ShelfProviders/OpenAICompatibleProvider.swift).
