@@ -240,7 +240,8 @@ extension LibraryRecords {
     /// Takes decisions back in one transaction (the review page's undo): each decision is forgotten, the reading
     /// leaves the work it was put in (which keeps a `review_undone` step, or goes when that was its only sighting), and
     /// its item opens again as it was, in its old place in the queue. An item open again already (the photo was read
-    /// since) is left as it is. Returns what changed of the files, with the items opened.
+    /// since) is left as it is. Returns what changed of the files, with the items opened. Throws `ReviewError`, and
+    /// takes nothing back, when the work a decision made was edited, merged or removed in the library since.
     package func reopen(_ decisions: [ReviewUndo], now: Date = Date()) throws -> FilesChange {
         try write { db in
             var change = FilesChange()
@@ -248,6 +249,14 @@ extension LibraryRecords {
                 let item = undo.item, sha256 = item.photo.sha256
                 guard try db.queryOne("SELECT 1 AS one FROM review_item WHERE id = ?", [item.id]) == nil else {
                     continue
+                }
+                // A later edit, merge or removal in the library retired the work the decision made: taking the
+                // decision back would undo that too, so nothing is taken back.
+                if let work = undo.work, try db.queryOne("SELECT 1 AS one FROM book WHERE id = ?", [work]) == nil {
+                    throw ReviewError(
+                        code: .notFound,
+                        message: "«\(item.book.title)» cannot be taken back: its work was edited, merged or removed "
+                            + "in the library since. Find the book in the library to change it.")
                 }
                 try db.execute(
                     "DELETE FROM review_decision WHERE sha256 = ? AND reading_key = ?", [sha256, item.book.titleKey])

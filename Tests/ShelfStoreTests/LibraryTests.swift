@@ -361,6 +361,28 @@ private let hobbitCandidates = [
     }
 
     @Test(
+        "A decision whose work was since edited or removed in the library is not taken back, with an error that says why",
+        arguments: StoreKind.allCases)
+    func decisionsOvertakenByAnEdit(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try commit(
+                store, photo: "p1", shelf: "den",
+                [reading("Qzv Ploth", nil, confidence: 0.2), reading("Wixen Darr", nil, confidence: 0.2)])
+            let items = try store.library.openReviewItems().sorted { $0.book.title < $1.book.title }
+            let resolutions = try store.library.decide(items.map { ($0.id, .accept) }, now: Date())
+            let works = try store.library.entries().sorted { $0.title < $1.title }
+            _ = try store.library.editWork(works[0].work, title: nil, author: "Ann Author", isbn: nil)
+            _ = try store.library.removeWork(works[1].work)
+            for resolution in resolutions {
+                let undo = try #require(resolution.undo)
+                #expect(throws: ReviewError.self) { try store.library.reopen([undo], now: Date()) }
+            }
+            #expect(try store.library.openReviewItems().isEmpty, "nothing taken back")
+            #expect(try store.library.entries().map(\.author) == ["Ann Author"], "the edit stands, the removal too")
+        }
+    }
+
+    @Test(
         "A shelf's photos with open items, by path; a shelf's sub-folder and the top of incoming/ are other shelves",
         arguments: StoreKind.allCases)
     func openPhotosOfAShelf(kind: StoreKind) throws {
