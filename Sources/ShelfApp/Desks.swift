@@ -32,20 +32,21 @@ package struct Desks: Sendable {
     private let statusCache = StatusCache()
 
     /// `files`: the daemon's writer of the files for people; without one (`shelfd web` alone) this process has its own.
-    /// `time`: the date the web page's sessions are made and checked at, and its wrong tokens counted (the daemon's).
+    /// `time`: the daemon's, the date the desks act at: decisions, edits, answers and status, the web page's sessions
+    /// and login codes, and its count of wrong tokens.
     package init(
         config: Configuration, secrets: Secrets, store: Store, logger: Logger, files: FilesWriter? = nil,
         time: TimeSource = .system
     ) {
         let files = files ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger))
-        review = ReviewDesk(config: config, store: store, logger: logger, writer: files)
-        library = LibraryDesk(config: config, store: store, logger: logger, writer: files)
-        shelves = ShelfDesk(config: config, store: store, logger: logger, writer: files)
+        review = ReviewDesk(config: config, store: store, logger: logger, writer: files, time: time)
+        library = LibraryDesk(config: config, store: store, logger: logger, writer: files, time: time)
+        shelves = ShelfDesk(config: config, store: store, logger: logger, writer: files, time: time)
         exports = ExportDesk(config: config, store: store)
         results = PhotoResults(store: store)
         photos = PhotoDesk(store: store)
         images = PhotoImages(config: config, store: store, logger: logger)
-        queue = QueueDesk(store: store)
+        queue = QueueDesk(store: store, time: time)
         sessions = SessionDesk(store: store, secrets: secrets, time: time)
         self.time = time
         metrics = MetricsDesk(store: store)
@@ -58,7 +59,7 @@ package struct Desks: Sendable {
 
     /// What `shelfd status --json` says, built at most once per change of the database and second.
     package func status() throws -> StatusDocument {
-        try statusCache.document(config: config, secrets: secrets, store: store)
+        try statusCache.document(config: config, secrets: secrets, store: store, now: time.now)
     }
 
     /// Writes what the last decisions and edits changed of library.json, review/ and the exports.

@@ -14,16 +14,21 @@ package struct LibraryDesk: Sendable {
     /// False on a node that leaves the files to another (`FilesRole`): that node follows the edit itself.
     private let writesFiles: Bool
     private let libraryFile: String
+    /// The date an edit is recorded at.
+    private let time: TimeSource
 
-    /// Edits on a database already open (the web page shares the daemon's, and its `writer`); without a writer
-    /// the files are written before an edit returns.
-    package init(config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil) {
+    /// Edits on a database already open (the web page shares the daemon's, and its `writer` and `time`); without a
+    /// writer the files are written before an edit returns.
+    package init(
+        config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system
+    ) {
         self.writer =
             writer
             ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
         library = store.library
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
         libraryFile = config.paths.libraryFile
+        self.time = time
     }
 
     /// One page of the library page's list: the works matching `search` (title, author or ISBN) in `sort` order.
@@ -42,7 +47,7 @@ package struct LibraryDesk: Sendable {
         if let data = FileManager.default.contents(atPath: libraryFile) { return Array(data) }
         var data = Data()
         try LibraryDocument.stream(
-            generatedAt: Date(),
+            generatedAt: time.now,
             pages: { page in
                 if library.isShared { try library.libraryPages(size: 250, page) }
             }, to: { data += $0 })
@@ -53,15 +58,15 @@ package struct LibraryDesk: Sendable {
     package func work(_ key: String) throws -> LibraryDocument.Entry { try library.work(key) }
 
     package func edit(_ work: String, title: String?, author: String?, isbn: ISBN?) throws -> LibraryChange {
-        try done(library.editWork(work, title: title, author: author, isbn: isbn))
+        try done(library.editWork(work, title: title, author: author, isbn: isbn, now: time.now))
     }
 
     package func remove(_ work: String) throws -> LibraryChange {
-        try done(library.removeWork(work))
+        try done(library.removeWork(work, now: time.now))
     }
 
     package func merge(_ from: String, into: String) throws -> LibraryChange {
-        try done(library.mergeWorks(from, into: into))
+        try done(library.mergeWorks(from, into: into, now: time.now))
     }
 
     private func done(_ change: LibraryChange) -> LibraryChange {

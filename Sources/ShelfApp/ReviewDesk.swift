@@ -21,16 +21,21 @@ package struct ReviewDesk: Sendable {
     private let writesFiles: Bool
     /// The decisions of the last minute, which the review page may take back.
     private let undoable = UndoableDecisions()
+    /// The date decisions are taken at, and their minute of undo counted on.
+    private let time: TimeSource
 
-    /// Decisions on a database already open (the web page shares the daemon's, and its `writer`); without a
-    /// writer the files are written before `decide` returns.
-    package init(config: Configuration, store: Store?, logger: Logger, writer: FilesWriter? = nil) {
+    /// Decisions on a database already open (the web page shares the daemon's, and its `writer` and `time`); without
+    /// a writer the files are written before `decide` returns.
+    package init(
+        config: Configuration, store: Store?, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system
+    ) {
         let files = store.map { LibraryFiles(config: config, store: $0.library, logger: logger) }
         self.files = files
         self.writer = writer ?? files.map { FilesWriter(files: $0, immediately: true) }
         self.store = store?.library
         incoming = URL(fileURLWithPath: config.paths.incoming)
         writesFiles = FilesRole.writesFiles(config: config, shared: store?.isShared ?? false)
+        self.time = time
     }
 
     /// Every open item, oldest first.
@@ -96,7 +101,7 @@ package struct ReviewDesk: Sendable {
     /// Carries out a decision, then hands library.json and the item's files to the writer.
     package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
         guard let store else { throw Self.nothingOpen(id) }
-        let resolution = try store.decide(id, verdict, now: Date())
+        let resolution = try store.decide(id, verdict, now: time.now)
         if writesFiles { writer?.changed(resolution.files) }
         return resolution
     }
@@ -138,7 +143,7 @@ package struct ReviewDesk: Sendable {
     /// remembered when the photo is read again); then the files follow once for all of them.
     package func apply(_ plan: [Planned]) throws -> [ReviewResolution] {
         guard let store, !plan.isEmpty else { return [] }
-        let resolutions = try store.decide(plan.map { ($0.item.id, $0.verdict) }, now: Date())
+        let resolutions = try store.decide(plan.map { ($0.item.id, $0.verdict) }, now: time.now)
         if writesFiles { writer?.changed(resolutions.reduce(into: FilesChange()) { $0.formUnion($1.files) }) }
         return resolutions
     }
@@ -170,19 +175,19 @@ package struct ReviewDesk: Sendable {
 
     /// Keeps decisions for `UndoableDecisions.window` and returns the token that takes them back.
     package func keepForUndo(_ resolutions: [ReviewResolution]) -> String {
-        undoable.keep(resolutions.compactMap(\.undo), now: Date())
+        undoable.keep(resolutions.compactMap(\.undo), now: time.now)
     }
 
     /// Takes back the decisions `token` names: their items open again as they were, and the files follow.
     /// Returns the ids of the items open again.
     package func undo(_ token: String) throws -> [String] {
-        guard let store, let decisions = undoable.take(token, now: Date()) else {
+        guard let store, let decisions = undoable.take(token, now: time.now) else {
             throw ReviewError(
                 code: .notFound,
                 message: "Too late to undo: decisions can be taken back for a minute. "
                     + "Find the book in the library to change it.")
         }
-        let change = try store.reopen(decisions, now: Date())
+        let change = try store.reopen(decisions, now: time.now)
         if writesFiles { writer?.changed(change) }
         return decisions.map(\.item.id).filter(change.openedItems.contains)
     }
