@@ -23,7 +23,7 @@ package struct Desks: Sendable {
     package let sessions: SessionDesk
     package let metrics: MetricsDesk
     package let presence: WebPresence
-    /// The daemon's time, which the web door counts wrong tokens on.
+    /// The daemon's time: the date the desks act at, and the web door's count of wrong tokens.
     package let time: TimeSource
     private let config: Configuration
     private let secrets: Secrets

@@ -29,7 +29,7 @@ package struct ShelfDocument: Codable, Sendable, Equatable {
             work: String, title: String, author: String?, position: Int, lastSeen: Date, photo: String,
             photoSHA256: String, box: Box?, missingSince: Date? = nil, lentTo: String? = nil, lentSince: Date? = nil
         ) {
-            self.work = work; self.title = title; self.author = author; self.position = position;
+            self.work = work; self.title = title; self.author = author; self.position = position
             self.lastSeen = lastSeen
             self.photo = photo; self.photoSHA256 = photoSHA256; self.box = box; self.missingSince = missingSince
             self.lentTo = lentTo; self.lentSince = lentSince
@@ -49,7 +49,7 @@ package struct ShelfDocument: Codable, Sendable, Equatable {
             work: String, title: String, author: String?, isArrival: Bool = false, from: String? = nil,
             to: String? = nil
         ) {
-            self.work = work; self.title = title; self.author = author; self.isArrival = isArrival; self.from = from;
+            self.work = work; self.title = title; self.author = author; self.isArrival = isArrival; self.from = from
             self.to = to
         }
         enum CodingKeys: String, CodingKey { case work, title, author, from, to }
@@ -113,7 +113,7 @@ package struct ShelfDocument: Codable, Sendable, Equatable {
         case schema, shelf, books, changes, lastRound = "last_round", openRound = "open_round"
     }
     package init(shelf: String, books: [Entry], lastRound: Round?, openRound: Round?, changes: Changes) {
-        self.shelf = shelf; self.books = books; self.lastRound = lastRound; self.openRound = openRound;
+        self.shelf = shelf; self.books = books; self.lastRound = lastRound; self.openRound = openRound
         self.changes = changes
     }
 }

@@ -200,7 +200,7 @@ package struct PhotoReader: Sendable {
         lineup: Lineup, enricher: Enricher, reviewThreshold: Double, maxPixels: Int, health: any ProviderHealthRecorder,
         time: TimeSource, slots: RequestSlots? = nil, shouldStop: @escaping @Sendable () -> Bool = { Task.isCancelled }
     ) {
-        self.lineup = lineup; self.enricher = enricher; self.reviewThreshold = reviewThreshold;
+        self.lineup = lineup; self.enricher = enricher; self.reviewThreshold = reviewThreshold
         self.maxPixels = maxPixels
         self.health = health; self.time = time; self.slots = slots; self.shouldStop = shouldStop
     }

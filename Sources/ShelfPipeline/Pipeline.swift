@@ -66,7 +66,7 @@ package final class Pipeline: Sendable {
         logger: Logger, owner: String = ProcessIdentity.current, time: TimeSource,
         onIdle: @escaping @Sendable () -> Void = {}
     ) {
-        self.settings = settings; self.store = store; self.library = library; self.providers = providers;
+        self.settings = settings; self.store = store; self.library = library; self.providers = providers
         self.sharedResults = sharedResults
         self.rounds = rounds
         self.lineup = lineup; self.choice = choice

@@ -32,7 +32,7 @@ extension LibraryRecords {
             guard !ids.isEmpty else { return LibraryPage(rows: [], total: total) }
 
             struct Seen {
-                var shelves: Set<String> = []; var photos: [String] = [];
+                var shelves: Set<String> = []; var photos: [String] = []
                 var isbns: [String: (count: Int, last: Double)] = [:]
             }
             var seen: [Int64: Seen] = [:]

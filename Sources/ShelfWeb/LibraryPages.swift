@@ -287,7 +287,7 @@ enum LibraryPages {
         struct EditForm { let title: String; let author: String; let isbn: String }
         struct Edition { let isbn13: String; let isbn10: String?; let source: String }
         struct Sighting {
-            let href: String; let src: String; let path: String; let shelf: String?; let seen: String;
+            let href: String; let src: String; let path: String; let shelf: String?; let seen: String
             let confidence: String
         }
         struct Step { let action: String; let by: String; let at: String; let detail: String? }

@@ -398,8 +398,8 @@ final class TokenThrottle: Sendable {
     init(
         time: TimeSource, perClient: Int = 10, ceiling: Int = 1_000, maxClients: Int = 4_096, window: TimeInterval = 60
     ) {
-        self.time = time; self.perClient = perClient; self.ceiling = ceiling; self.maxClients = maxClients;
-        self.window = window
+        self.time = time; self.window = window
+        self.perClient = perClient; self.ceiling = ceiling; self.maxClients = maxClients
     }
 
     func isBlocked(_ client: String) -> Bool {

@@ -121,11 +121,11 @@ enum ShelfPages {
 
     struct ListView {
         struct Line {
-            let name: String; let href: String; let books: String; let last: String?; let open: String?;
+            let name: String; let href: String; let books: String; let last: String?; let open: String?
             let missing: Int; let lent: Int
         }
         struct Loan {
-            let title: String; let author: String?; let work: String; let workHref: String; let shelf: String;
+            let title: String; let author: String?; let work: String; let workHref: String; let shelf: String
             let shelfHref: String
             let to: String; let since: String
         }
@@ -164,12 +164,12 @@ enum ShelfPages {
 
     struct ShelfView {
         struct Book {
-            let position: Int; let title: String; let author: String?; let work: String; let href: String;
+            let position: Int; let title: String; let author: String?; let work: String; let href: String
             let seen: String
             let missing: String?; let lent: String?
         }
         struct Change {
-            let title: String; let author: String?; let work: String; let href: String; let cropURL: String;
+            let title: String; let author: String?; let work: String; let href: String; let cropURL: String
             let other: String?
         }
         struct Photo {
