@@ -32,7 +32,9 @@ extension ShelfDesk {
     /// Opens the database for rounds and answers (the daemon may be running: each change is one write transaction).
     package init(config: Configuration, logger: Logger) throws {
         guard StoreAccess.exists(config: config) else {
-            throw LibraryError(.notFound, "No shelf yet: shelfd has not catalogued any photo.")
+            throw LibraryError(
+                .notFound, "Nothing yet: shelfd has not catalogued any photo, so there is no shelf and no book to find."
+            )
         }
         self.init(config: config, store: try StoreAccess.open(config: config), logger: logger)
     }

@@ -23,14 +23,25 @@ struct Shelfd: AsyncParsableCommand {
             // The store's calls wait on their thread: not on Swift's cooperative pool (DaemonThreads.swift).
             try await withTaskExecutorPreference(DaemonThreads.shared) {
                 var command = try parseAsRoot()
-                if var asyncCommand = command as? any AsyncParsableCommand {
-                    try await asyncCommand.run()
-                } else {
-                    try command.run()
+                do {
+                    if var asyncCommand = command as? any AsyncParsableCommand {
+                        try await asyncCommand.run()
+                    } else {
+                        try command.run()
+                    }
+                } catch let error as ValidationError {
+                    throw RunRefusal(message: error.message, usage: usageString(for: type(of: command)))
                 }
             }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
+        } catch let refusal as RunRefusal {
+            // Worded as ArgumentParser words a usage error found while parsing.
+            let path = refusal.usage.split(separator: " ").prefix { !$0.hasPrefix("[") && !$0.hasPrefix("<") }
+            let help = "See '\(path.joined(separator: " ")) --help' for more information."
+            FileHandle.standardError.write(
+                Data("Error: \(refusal.message)\nUsage: \(refusal.usage)\n  \(help)\n".utf8))
+            Foundation.exit(2)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
@@ -44,4 +55,11 @@ struct Shelfd: AsyncParsableCommand {
             Foundation.exit(1)
         }
     }
+}
+
+/// A usage error a command found while running (a missing token, two options that cannot go together): said with
+/// that command's usage, not the root's, which ArgumentParser would print once parsing is over.
+private struct RunRefusal: Error {
+    let message: String
+    let usage: String
 }

@@ -15,6 +15,15 @@ struct CommandLineTests {
         #expect(!result.stderr.isEmpty)
     }
 
+    @Test("A usage error found while a command runs shows that command's usage, not the list of commands")
+    func runningUsageErrorNamesTheCommand() async throws {
+        let result = try await ShelfRoot().shelfd(["hardcover", "push", "--dry-run"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("Error: No Hardcover token"), "\(result.stderr)")
+        #expect(result.stderr.contains("Usage: shelfd hardcover push ["), "\(result.stderr)")
+        #expect(result.stderr.contains("See 'shelfd hardcover push --help'"), "\(result.stderr)")
+    }
+
     @Test(
         "An edit that changes nothing, an empty title or an ISBN whose checksum fails is refused with what to type",
         arguments: [
