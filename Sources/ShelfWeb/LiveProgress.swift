@@ -53,18 +53,19 @@ enum LiveProgress {
         ResponseBody { writer in
             defer { withExtendedLifetime(slot) {} }
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+            let clock = feed.time.clock
             var seen = 0
-            var lastWrite = ContinuousClock.now
+            var lastWrite = clock.now
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                if let latest = feed.latest, latest.number != seen, ContinuousClock.now - latest.readAt < interval * 2 {
+                if let latest = feed.latest, latest.number != seen, clock.now - latest.readAt < interval * 2 {
                     try await writer.write(ByteBuffer(string: "event: progress\ndata: \(latest.json)\n\n"))
                     seen = latest.number
-                    lastWrite = .now
-                } else if ContinuousClock.now - lastWrite >= keepAlive {
+                    lastWrite = clock.now
+                } else if clock.now - lastWrite >= keepAlive {
                     try await writer.write(ByteBuffer(string: ": nothing new\n\n"))
-                    lastWrite = .now
+                    lastWrite = clock.now
                 }
-                try? await Task.sleep(for: interval)
+                try? await clock.sleep(for: interval)
             }
             try await writer.finish(nil)
         }
@@ -86,7 +87,7 @@ final class ProgressFeed: Service, Sendable {
         var number: Int
         var json: String
         var event: ProgressEvent
-        var readAt: ContinuousClock.Instant
+        var readAt: SomeClock.Instant
     }
 
     enum Admission {
@@ -110,15 +111,18 @@ final class ProgressFeed: Service, Sendable {
 
     private let state = Mutex(State())
     private let queue: QueueDesk
+    /// The clock of the ticks (the daemon's).
+    let time: TimeSource
     private let interval: Duration
     let perClient: Int
     let total: Int
 
     init(
-        queue: QueueDesk, interval: Duration = LiveProgress.interval, perClient: Int = ProgressFeed.perClient,
-        total: Int = ProgressFeed.total
+        queue: QueueDesk, time: TimeSource, interval: Duration = LiveProgress.interval,
+        perClient: Int = ProgressFeed.perClient, total: Int = ProgressFeed.total
     ) {
         self.queue = queue
+        self.time = time
         self.interval = interval
         self.perClient = perClient
         self.total = total
@@ -157,7 +161,7 @@ final class ProgressFeed: Service, Sendable {
     /// next requests of the tick.
     func current() throws -> String {
         let fresh = state.withLock { state in
-            state.latest.flatMap { ContinuousClock.now - $0.readAt < interval ? $0.json : nil }
+            state.latest.flatMap { time.clock.now - $0.readAt < interval ? $0.json : nil }
         }
         return try fresh ?? refresh().json
     }
@@ -169,7 +173,7 @@ final class ProgressFeed: Service, Sendable {
         let json = String(decoding: try JSONStyle.encoder(pretty: false).encode(event), as: UTF8.self)
         return state.withLock { state in
             let number = state.latest.map { $0.event == event ? $0.number : $0.number + 1 } ?? 1
-            let snapshot = Snapshot(number: number, json: json, event: event, readAt: .now)
+            let snapshot = Snapshot(number: number, json: json, event: event, readAt: time.clock.now)
             state.latest = snapshot
             return snapshot
         }
@@ -180,7 +184,7 @@ final class ProgressFeed: Service, Sendable {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 if self.openStreams > 0 { _ = try? self.refresh() }
-                try? await Task.sleep(for: self.interval)
+                try? await self.time.sleep(for: self.interval)
             }
         }
     }

@@ -30,7 +30,7 @@ package struct WebServer: Service {
         let address = address
         let port = BoundPort(address.port)
         let hosts = HostRule(listenHost: address.host, port: port)
-        let feed = ProgressFeed(queue: site.desks.queue)
+        let feed = ProgressFeed(queue: site.desks.queue, time: site.desks.time)
         let connections = ConnectionLimit(Self.raiseFileLimit())
         var app = Application(
             router: Self.router(site: site, hosts: hosts, feed: feed),

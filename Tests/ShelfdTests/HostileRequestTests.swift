@@ -386,7 +386,7 @@ struct HostileRequestTests {
             let site = try WebSite(config: config, secrets: Secrets(), desks: desks, logger: Logger(label: "routes"))
             let router = WebServer.router(
                 site: site, hosts: HostRule(listenHost: "127.0.0.1", port: BoundPort(0)),
-                feed: ProgressFeed(queue: desks.queue))
+                feed: ProgressFeed(queue: desks.queue, time: desks.time))
             let served = Set(router.routes.map { "\($0.method) \($0.path)" })
             let listed = Set(Self.routes.map(\.description))
             #expect(
