@@ -201,14 +201,16 @@ struct OpenLibrarySourceTests {
                     try await group.waitForAll()
                 }
             }
-            let took = try await clock.run(
-                until: "seven requests are made", limit: .seconds(10), step: .milliseconds(100)
-            ) {
-                emulator.requests.count == 7
+            // Seven starts at ≤ 3 a second, one every 333 ms: the first at once, the seventh two seconds later.
+            try await waitUntil("one request made, six waiting their turn") {
+                emulator.requests.count == 1 && clock.sleepers == 6
             }
+            clock.advance(by: .milliseconds(1_990))
+            try await waitUntil("five more made") { emulator.requests.count == 6 && clock.sleepers == 1 }
+            #expect(emulator.requests.count == 6, "the seventh still waits, 10 ms short of two seconds")
+            clock.advance(by: .milliseconds(10))
+            try await waitUntil("the seventh made") { emulator.requests.count == 7 }
             try await lookups.value
-            // Seven starts at ≤ 3 a second: the seventh two seconds after the first, and no later.
-            #expect(took >= .milliseconds(1_999) && took <= .milliseconds(2_100), "\(took)")
         }
     }
 }
