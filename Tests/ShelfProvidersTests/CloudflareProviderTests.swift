@@ -90,10 +90,7 @@ struct CloudflareProviderTests {
     func largeByteArray() async throws {
         try await withCloudflareEmulator(cfScript(reply: .books([Self.dune]))) { cloudflare in
             let photo = fakePhoto("large", size: 300_000)
-            let started = ContinuousClock.now
             let body = try cfProvider(cloudflare).requestBody(for: photo)
-            let built = started.duration(to: .now)
-            #expect(built < .seconds(1), "building the body took \(built)")
             _ = try await scan(cfProvider(cloudflare), photo)
             #expect(cloudflare.requests.first?.photoSHA256 == SHA256.hex(of: photo.bytes))
             #expect(cloudflare.requests.first?.body.count == body.count)
