@@ -61,7 +61,7 @@ struct OutageOnTheClockTests {
     }
 
     @Test(
-        "A two-minute outage under watch loses no photo: none failed, all done within seconds of the provider's return, few requests meanwhile",
+        "A two-minute outage under watch loses no photo: none failed, reading again within seconds of the provider's return, few requests meanwhile",
         .timeLimit(.minutes(1)))
     func twoMinuteOutageUnderWatch() async throws {
         let clock = ManualClock()
@@ -99,15 +99,22 @@ struct OutageOnTheClockTests {
                 let tried = gemini.droppedConnections
                 gemini.setDown(false)
 
-                // Probes every 4–6 s at most: back within seconds.
+                // Probes every 4–6 s at most: back within seconds. Measured to the first photo done, not the eighth:
+                // the clock moves on while a busy machine prepares and commits the others.
+                let doneBefore = try shelf.queue().done
                 let back = try await shelf.runClock(
-                    until: "all eight photos are done after the provider returns", within: .seconds(20)
+                    until: "a photo is done after the provider returns", within: .seconds(20)
                 ) {
-                    try shelf.queue().done == 8
+                    try shelf.queue().done > doneBefore
                 } otherwise: {
                     "queue \(try shelf.queue()), provider \(try shelf.status().provider)"
                 }
                 #expect(back <= .seconds(10), "the next probe (at most 5 s away) finds it back: \(back)")
+                try await shelf.runClock(until: "all eight photos are done", within: .seconds(120)) {
+                    try shelf.queue().done == 8
+                } otherwise: {
+                    "queue \(try shelf.queue()), provider \(try shelf.status().provider)"
+                }
                 let after = try shelf.status()
                 #expect(after.queue.dead == 0 && after.queue.failed == 0 && after.provider.state == "ok")
                 // The requests in flight when it closed (concurrency 2, three quick tries each), then one probe per
