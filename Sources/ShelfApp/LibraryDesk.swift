@@ -9,10 +9,8 @@ import ShelfStore
 /// which library.json, review/ and the exports follow the database (through the process's `FilesWriter`). The edits themselves are the
 /// library's (`LibraryRecords.editWork`, `removeWork`, `mergeWorks`): one code path for the command and the page.
 package struct LibraryDesk: Sendable {
-    private let writer: FilesWriter
+    private let files: DeskFiles
     private let library: LibraryRecords
-    /// False on a node that leaves the files to another (`FilesRole`): that node follows the edit itself.
-    private let writesFiles: Bool
     private let libraryFile: String
     /// The date an edit is recorded at.
     private let time: TimeSource
@@ -22,11 +20,8 @@ package struct LibraryDesk: Sendable {
     package init(
         config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system
     ) {
-        self.writer =
-            writer
-            ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
+        files = DeskFiles(config: config, store: store, logger: logger, writer: writer)
         library = store.library
-        writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
         libraryFile = config.paths.libraryFile
         self.time = time
     }
@@ -70,7 +65,7 @@ package struct LibraryDesk: Sendable {
     }
 
     private func done(_ change: LibraryChange) -> LibraryChange {
-        if writesFiles { writer.changed(change.files) }
+        files.changed(change.files)
         return change
     }
 }

@@ -10,24 +10,20 @@ import ShelfStore
 /// comparison are the store's (`ShelfRounds`): one code path for the command and the page. After an answer or a round
 /// closed, library.json and the exports follow the database (through the process's `FilesWriter`).
 package struct ShelfDesk: Sendable {
-    private let writer: FilesWriter
+    private let files: DeskFiles
     private let rounds: ShelfRounds
     private let library: LibraryRecords
-    private let writesFiles: Bool
     private let quiet: TimeInterval
     private let time: TimeSource
 
-    /// On a database already open (the web page shares the daemon's, and its `writer`); without a writer the files
-    /// are written before a change returns.
+    /// On a database already open (the web page shares the daemon's, and its `writer` and `time`); without a writer
+    /// the files are written before a change returns.
     package init(
         config: Configuration, store: Store, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system
     ) {
-        self.writer =
-            writer
-            ?? FilesWriter(files: LibraryFiles(config: config, store: store.library, logger: logger), immediately: true)
+        files = DeskFiles(config: config, store: store, logger: logger, writer: writer)
         rounds = store.shelves
         library = store.library
-        writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
         quiet = config.shelves.roundQuiet
         self.time = time
     }
@@ -77,7 +73,7 @@ package struct ShelfDesk: Sendable {
     private func closeDue() throws { done(try rounds.closeDue(quiet: quiet, now: time.now)) }
 
     private func done(_ change: FilesChange) {
-        if writesFiles && change.changesLibrary { writer.changed(change) }
+        if change.changesLibrary { files.changed(change) }
     }
 
     /// A shelf as a person types it: `den/top`, `den/top/`, `./den`.

@@ -284,13 +284,17 @@ enum LibraryPages {
         /// The edit form's fields: the work as it is, or what was typed when it was refused.
         var form: EditForm
 
-        struct EditForm { let title: String; let author: String; let isbn: String }
+        struct EditForm { let title, author, isbn: String }
         struct Edition { let isbn13: String; let isbn10: String?; let source: String }
         struct Sighting {
-            let href: String; let src: String; let path: String; let shelf: String?; let seen: String
-            let confidence: String
+            let href, src, path: String
+            let shelf: String?
+            let seen, confidence: String
         }
-        struct Step { let action: String; let by: String; let at: String; let detail: String? }
+        struct Step {
+            let action, by, at: String
+            let detail: String?
+        }
 
         init(_ entry: LibraryDocument.Entry, merge: MergeView?, notice: String?, error: String?) {
             found = true

@@ -121,13 +121,14 @@ enum ShelfPages {
 
     struct ListView {
         struct Line {
-            let name: String; let href: String; let books: String; let last: String?; let open: String?
-            let missing: Int; let lent: Int
+            let name, href, books: String
+            let last, open: String?
+            let missing, lent: Int
         }
         struct Loan {
-            let title: String; let author: String?; let work: String; let workHref: String; let shelf: String
-            let shelfHref: String
-            let to: String; let since: String
+            let title: String
+            let author: String?
+            let work, workHref, shelf, shelfHref, to, since: String
         }
         let found: Bool
         let shelves: [Line]
@@ -164,17 +165,22 @@ enum ShelfPages {
 
     struct ShelfView {
         struct Book {
-            let position: Int; let title: String; let author: String?; let work: String; let href: String
-            let seen: String
-            let missing: String?; let lent: String?
+            let position: Int
+            let title: String
+            let author: String?
+            let work, href, seen: String
+            let missing, lent: String?
         }
         struct Change {
-            let title: String; let author: String?; let work: String; let href: String; let cropURL: String
+            let title: String
+            let author: String?
+            let work, href, cropURL: String
             let other: String?
         }
         struct Photo {
-            struct Box { let title: String; let x: String; let y: String; let w: String; let h: String }
-            let sha: String; let path: String; let boxes: [Box]
+            struct Box { let title, x, y, w, h: String }
+            let sha, path: String
+            let boxes: [Box]
         }
         let name, closeURL, answerURL, count: String
         let round, open: String?
