@@ -56,7 +56,7 @@ package struct ShelfDesk: Sendable {
     }
 
     /// The books lent now, on every shelf.
-    package func lent() throws -> [(shelf: String, entry: ShelfDocument.Entry)] { try rounds.lent() }
+    package func lent() throws -> [ShelfLoan] { try rounds.lent() }
 
     /// Where the books matching `text` (title, author or ISBN) are: at most `limit`, by title.
     package func find(_ text: String, limit: Int = 20) throws -> [BookWhereabouts] {

@@ -148,6 +148,18 @@ package enum RoundClosing: Sendable, Equatable {
     case nothingOpen
 }
 
+/// A book lent from a shelf, as the shelves page lists it: to whom, since when.
+package struct ShelfLoan: Sendable, Equatable {
+    package var work, title: String
+    package var author: String?
+    package var shelf, to: String
+    package var since: Date
+    package init(work: String, title: String, author: String?, shelf: String, to: String, since: Date) {
+        self.work = work; self.title = title; self.author = author; self.shelf = shelf; self.to = to
+        self.since = since
+    }
+}
+
 /// A person's answer about a book a round did not see (`shelfd shelf answer`, the shelf page).
 package enum ShelfAnswer: Sendable, Equatable {
     /// Lent to someone: listed as lent until a photo sees it again.

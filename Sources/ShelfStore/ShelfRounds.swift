@@ -558,20 +558,16 @@ package struct ShelfRounds: StoreConcern {
     }
 
     /// The books lent now, on every shelf, by shelf then title.
-    package func lent() throws -> [(shelf: String, entry: ShelfDocument.Entry)] {
+    package func lent() throws -> [ShelfLoan] {
         try database.read { db in
             let standing = try Self.marks(db, of: nil).filter { $0.value.kind == "lent" }
             let works = try Self.works(db, Array(standing.keys))
-            return standing.compactMap { id, mark -> (String, ShelfDocument.Entry)? in
+            return standing.compactMap { id, mark -> ShelfLoan? in
                 guard let work = works[id] else { return nil }
-                return (
-                    mark.shelf,
-                    ShelfDocument.Entry(
-                        work: work.key, title: work.title, author: work.author, position: 0,
-                        lastSeen: Date(timeIntervalSince1970: mark.since), photo: "", photoSHA256: "",
-                        box: nil, lentTo: mark.name, lentSince: Date(timeIntervalSince1970: mark.since))
-                )
-            }.sorted { ($0.0, $0.1.title) < ($1.0, $1.1.title) }
+                return ShelfLoan(
+                    work: work.key, title: work.title, author: work.author, shelf: mark.shelf, to: mark.name ?? "",
+                    since: Date(timeIntervalSince1970: mark.since))
+            }.sorted { ($0.shelf, $0.title) < ($1.shelf, $1.title) }
         }
     }
 

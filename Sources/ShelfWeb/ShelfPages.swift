@@ -137,7 +137,7 @@ enum ShelfPages {
         let hasLent: Bool
         let notice: String?
 
-        init(shelves: [ShelfSummary], lent: [(shelf: String, entry: ShelfDocument.Entry)], notice: String?) {
+        init(shelves: [ShelfSummary], lent: [ShelfLoan], notice: String?) {
             found = true
             self.shelves = shelves.map { shelf in
                 Line(
@@ -150,10 +150,9 @@ enum ShelfPages {
             none = shelves.isEmpty
             self.lent = lent.map { loan in
                 Loan(
-                    title: loan.entry.title, author: loan.entry.author, work: loan.entry.work,
-                    workHref: LibraryPages.href(loan.entry.work),
-                    shelf: loan.shelf, shelfHref: ShelfPages.href(loan.shelf), to: loan.entry.lentTo ?? "",
-                    since: loan.entry.lentSince.map(ShelfPages.day) ?? "")
+                    title: loan.title, author: loan.author, work: loan.work, workHref: LibraryPages.href(loan.work),
+                    shelf: loan.shelf, shelfHref: ShelfPages.href(loan.shelf), to: loan.to,
+                    since: ShelfPages.day(loan.since))
             }
             hasLent = !self.lent.isEmpty
             self.notice = notice

@@ -173,7 +173,7 @@ struct ShelfRoundsTests {
             let b = try #require(den.books.first { $0.title == "B" })
             #expect(b.lentTo == "Sam" && b.lentSince == answered && b.missingSince == nil)
             #expect(
-                try store.shelves.lent().map { "\($0.shelf) \($0.entry.title) \($0.entry.lentTo ?? "")" } == [
+                try store.shelves.lent().map { "\($0.shelf) \($0.title) \($0.to)" } == [
                     "den B Sam"
                 ])
 

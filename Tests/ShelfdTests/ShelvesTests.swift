@@ -186,6 +186,12 @@ struct ShelvesTests {
                 }
                 #expect(try await browser.findAll("[data-missing]").isEmpty)
 
+                // The shelves page lists the loan: whose book, to whom, from which shelf.
+                try await browser.navigate(to: url + "/shelves")
+                let loans = try await browser.waitForElement("[data-lent]").text()
+                #expect(
+                    loans.contains("Bravo") && loans.contains("lent to Sam") && loans.contains("from den"), "\(loans)")
+
                 // Where is Echo? The library's search says, with where it stood.
                 try await browser.navigate(to: url + "/library?q=echo")
                 let place = try await browser.waitForElement("[data-where]")
