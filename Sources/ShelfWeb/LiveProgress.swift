@@ -65,7 +65,7 @@ enum LiveProgress {
                     try await writer.write(ByteBuffer(string: ": nothing new\n\n"))
                     lastWrite = clock.now
                 }
-                try? await clock.sleep(for: interval)
+                try? await feed.time.sleep(for: interval)
             }
             try await writer.finish(nil)
         }
