@@ -30,9 +30,9 @@ package struct CatalogueDesk: Sendable {
 
         package func match(_ text: String) throws -> SpineMatchLine {
             let query = SpineQuery(text: text)
-            return SpineMatchLine(
-                text: text,
-                result: matcher.decide(query, among: try source.search(query, limit: CatalogueSource.searchLimit)))
+            let records = try source.search(query, limit: CatalogueSource.searchLimit)
+            let rarity = try source.countWords(WordRarity.words(of: records))
+            return SpineMatchLine(text: text, result: matcher.decide(query, among: records, rarity: rarity))
         }
     }
 }

@@ -32,8 +32,12 @@ package protocol BookSource: Sendable {
     /// False when asking cannot help (a catalogue nothing was imported into): the source is then skipped
     /// as if it were not configured, so an empty catalogue never sends every book to review.
     var isUsable: Bool { get async }
+    /// How many of the source's records hold each of these folded words, when it can count them (the local
+    /// catalogue can; a remote source cannot, and says nil).
+    func rarity(of words: Set<String>) async -> WordRarity?
 }
 
 extension BookSource {
     package var isUsable: Bool { get async { true } }
+    package func rarity(of words: Set<String>) async -> WordRarity? { nil }
 }

@@ -34,9 +34,21 @@ package struct CandidateSearch: Sendable {
         var isbnRecords = [CatalogueRecord?](repeating: nil, count: queries.count)
         var consulted = [Bool](repeating: false, count: queries.count)
         var notes: [String] = []
+        var rarity = WordRarity.unknown, counted = Set<String>()
+        /// How rare the words of these records' titles are, in the sources that can count them.
+        func count(_ records: [CatalogueRecord]) async {
+            let words = WordRarity.words(of: records).subtracting(counted)
+            guard !words.isEmpty else { return }
+            counted.formUnion(words)
+            for source in usable {
+                if let found = await source.rarity(of: words) { rarity = rarity.merging(found) }
+            }
+        }
 
         for source in usable {
-            for index in queries.indices where !isSettled(queries[index], pools[index]) {
+            for index in queries.indices {
+                await count(pools[index])
+                guard !isSettled(queries[index], pools[index], rarity: rarity) else { continue }
                 do {
                     if let isbn = queries[index].isbn, isbnRecords[index] == nil,
                         let record = try await source.record(isbn: isbn)
@@ -58,8 +70,9 @@ package struct CandidateSearch: Sendable {
                 }
             }
         }
+        for pool in pools { await count(pool) }
         return Found(
-            results: matcher.assign(queries, candidates: pools), isbnRecords: isbnRecords,
+            results: matcher.assign(queries, candidates: pools, rarity: rarity), isbnRecords: isbnRecords,
             consulted: consulted, notes: notes, anyUsable: !usable.isEmpty)
     }
 
@@ -75,8 +88,8 @@ package struct CandidateSearch: Sendable {
     }
 
     /// A spine already has an accepted match: later sources are not asked about it.
-    private func isSettled(_ query: SpineQuery, _ pool: [CatalogueRecord]) -> Bool {
+    private func isSettled(_ query: SpineQuery, _ pool: [CatalogueRecord], rarity: WordRarity) -> Bool {
         if query.text.isEmpty { return query.isbn != nil && !pool.isEmpty }
-        return !pool.isEmpty && matcher.decide(query, among: pool).decision == .accepted
+        return !pool.isEmpty && matcher.decide(query, among: pool, rarity: rarity).decision == .accepted
     }
 }

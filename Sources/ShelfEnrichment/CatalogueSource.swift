@@ -12,6 +12,10 @@ package final class CatalogueSource: BookSource {
     private let commonWords: Mutex<Set<String>>
     /// The entry count the common words were read at.
     private let countAtRefresh = Mutex(0)
+    /// Words already counted (`countWords`), until the catalogue changes: a photo's spines share most of their
+    /// candidates' words, and a daemon's photos many.
+    private let counted = Mutex<[String: Int]>([:])
+    static let countedCapacity = 100_000
     /// A word in more than this share of the entries (and more than `commonMinimum`) is not searched
     /// for: it would rank hundreds of entries for nothing (on the library data set, searching every word
     /// takes ten times as long).
@@ -33,6 +37,7 @@ package final class CatalogueSource: BookSource {
         let common = try lookup { try catalogue.commonWords(share: Self.commonShare, minimum: Self.commonMinimum) }
         commonWords.withLock { $0 = common.words }
         countAtRefresh.withLock { $0 = common.entries }
+        counted.withLock { $0 = [:] }
     }
 
     /// An empty catalogue cannot help: books are then decided as if it were not configured. A catalogue that
@@ -51,6 +56,26 @@ package final class CatalogueSource: BookSource {
 
     package func record(isbn: ISBN) async throws(LookupError) -> CatalogueRecord? {
         try lookup { try catalogue.record(isbn13: isbn.isbn13) }
+    }
+
+    package func rarity(of words: Set<String>) async -> WordRarity? { try? countWords(words) }
+
+    /// The same as `rarity(of:)`, for callers that are not async; a catalogue that cannot be read throws.
+    package func countWords(_ words: Set<String>) throws(LookupError) -> WordRarity {
+        var known = counted.withLock { counted in words.compactMap { word in counted[word].map { (word, $0) } } }
+        let missing = words.subtracting(known.map(\.0))
+        if !missing.isEmpty {
+            let found = try lookup { try catalogue.documentCounts(of: missing) }
+            // A word the index does not hold is in no entry.
+            let new = missing.map { ($0, found[$0] ?? 0) }
+            counted.withLock { counted in
+                if counted.count + new.count > Self.countedCapacity { counted.removeAll(keepingCapacity: true) }
+                for (word, count) in new { counted[word] = count }
+            }
+            known += new
+        }
+        return WordRarity(
+            entries: countAtRefresh.withLock { $0 }, holding: Dictionary(known) { a, _ in a })
     }
 
     /// The same as `candidates(for:limit:)`, for callers that are not async (`shelfd catalogue match`,

@@ -152,6 +152,13 @@ package struct Enricher: Sendable {
             }
         } else if let record = accepted?.record, let isbn = record.isbn13 {
             book.isbn13 = isbn; book.isbn10 = record.isbn10
+            // The spine names the work; which of its editions only an ISBN on the book would tell. Not a question.
+            let others = result.decision == .accepted ? result.otherEditions.compactMap(\.record.isbn13) : []
+            if !others.isEmpty {
+                notes.append(
+                    "edition_uncertain: \(isbn), the edition whose words the spine shows; also \(others.joined(separator: ", "))"
+                )
+            }
         }
 
         if let accepted {

@@ -57,6 +57,14 @@ struct Word {
         weight = WordWeight.of(hash: hash, length: bytes.count)
     }
 
+    /// Another spelling of the same word, as a translation of a title may spell it: words of six letters or more
+    /// sharing three quarters of their trigrams (Dice), "superintelligence" and "superinteligencia".
+    func isSpelledLike(_ other: Word) -> Bool {
+        guard bytes.count >= 6, other.bytes.count >= 6 else { return false }
+        let ours = Set(trigrams), theirs = Set(other.trigrams)
+        return 2 * Double(ours.intersection(theirs).count) / Double(ours.count + theirs.count) >= 0.75
+    }
+
     static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -307,6 +315,48 @@ struct PreparedRecord: Sendable {
         isbn13 = record.isbn13
         work = CatalogueRecord.workKey(foldedTitle: foldedTitle, surname: surname)
     }
+
+    /// Whether the two are editions of one work, so not rivals for a spine: the same work key, or the same main
+    /// title word for word, each word the same or spelt nearly alike as a translation often spells it
+    /// ("Sàpiens", "Superinteligencia" for "Superintelligence"), with the same author's surname or one author
+    /// not known (a list of titles). "Superhuman" and "Future Superhuman" are two works; so are two "Emma"s by
+    /// two authors.
+    func isEdition(of other: PreparedRecord) -> Bool {
+        if work == other.work { return true }
+        guard mainTitle.count == other.mainTitle.count, !mainTitle.isEmpty, !isVolume, !other.isVolume else {
+            return false
+        }
+        let authors =
+            surnames.isEmpty || other.surnames.isEmpty
+            || !Set(surnames.map(\.hash)).isDisjoint(with: other.surnames.map(\.hash))
+        return authors && zip(mainTitle, other.mainTitle).allSatisfy { $0.hash == $1.hash || $0.isSpelledLike($1) }
+            && !sharesSubtitle(with: other)
+    }
+
+    /// Levels and parts of one course share their subtitle but for a word ("self-study and classroom use.
+    /// Intermediate", "… Advanced"); a translation's subtitle is other words ("breve historia del mañana", "a brief
+    /// history of tomorrow").
+    private func sharesSubtitle(with other: PreparedRecord) -> Bool {
+        let theirs = Set(other.subtitle.map(\.hash))
+        return subtitle.contains { theirs.contains($0.hash) && !WordWeight.function.contains($0.hash) }
+    }
+
+    /// One volume or part of several ("Historia de España. Vol. II", "Cambridge English : Proficiency 2"):
+    /// its title holds a number or a volume's word. Volumes share their main title and author, and are not
+    /// editions of one another.
+    var isVolume: Bool {
+        titleWords.contains { word in
+            word.bytes.contains { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                || Self.volumeWords.contains(word.hash)
+        }
+    }
+
+    private static let volumeWords = IntegerSet(
+        [
+            "vol", "volume", "volumen", "tomo", "tom", "part", "parte", "book", "libro", "llibre", "ii", "iii", "iv",
+            "vi",
+        ]
+        .map { Word.hash(Array($0.utf8)) })
 
     private static let alternativeWords = IntegerSet(["or", "o", "ou"].map { Word.hash(Array($0.utf8)) })
 

@@ -10,6 +10,9 @@ package struct MatchResult: Sendable, Equatable {
     package var decision: MatchDecision
     /// What the best candidate's score rests on; nil when there is no best candidate.
     package var evidence: MatchEvidence?
+    /// Other editions of the best candidate's work among the candidates, with another ISBN: the spine
+    /// names the work, and which of these it is only its ISBN would tell.
+    package var otherEditions: [MatchCandidate] = []
 
     package init(
         best: MatchCandidate?, candidates: [MatchCandidate], decision: MatchDecision,
@@ -46,41 +49,41 @@ package struct SpineMatcher: Sendable {
     static let yearBonus = 0.03, isbnBonus = 0.15
     /// A subtitle read to at least this weight (three ordinary words) shows the title with it.
     static let subtitleReadMass = 3.0
-    /// A title matched on less weight than two ordinary words, unconfirmed, keeps this share of its score.
-    static let thinTitleMass = 2.0, thinTitleFactor = 0.75
+    /// A title matched on less weight than a title alone needs (`AcceptanceRule.titleAloneMass`), unconfirmed,
+    /// keeps this share of its score: many books could show it.
+    static let thinTitleFactor = 0.75
     /// A record that accounts for less than this share of the text keeps this share of its score.
     static let explainedFloor = 0.3, unexplainedFactor = 0.85
+    /// Against a record without an author, this much of the text it does not account for is what any spine
+    /// carries beside its title: a name and a publisher (three ordinary words).
+    static let authorlessAllowance = 3.0
 
     package func score(_ query: SpineQuery, _ record: CatalogueRecord) -> Double {
         score(PreparedQuery(query), prepared[record])
     }
 
-    package func decide(_ query: SpineQuery, among records: [CatalogueRecord]) -> MatchResult {
+    /// `rarity`: how many catalogue entries hold the records' title words (`WordRarity`), when known.
+    package func decide(_ query: SpineQuery, among records: [CatalogueRecord], rarity: WordRarity = .unknown)
+        -> MatchResult
+    {
         let spine = PreparedQuery(query)
-        return result(
-            ranked(
-                unique(records).map { record in
-                    let ready = prepared[record]
-                    return Scored(evidence(spine, ready), record: record, prepared: ready)
-                }), for: spine)
+        return result(scored(spine, among: unique(records), rarity: rarity), for: spine)
     }
 
     /// One photo: each record used at most once (a one-to-one assignment, not independent searches).
     /// The assignment maximises the summed score of the photo's matches; each spine then decides among
     /// its own records that no other spine took.
-    package func assign(_ queries: [SpineQuery], candidates: [[CatalogueRecord]]) -> [MatchResult] {
+    package func assign(
+        _ queries: [SpineQuery], candidates: [[CatalogueRecord]], rarity: WordRarity = .unknown
+    ) -> [MatchResult] {
         var columns: [String: Int] = [:]
         let spines = queries.map(PreparedQuery.init)
         let scored: [[Scored]] = queries.indices.map { i in
-            let query = spines[i]
             let records = i < candidates.count ? unique(candidates[i]) : []
-            return ranked(
-                records.map { record in
-                    let id = Self.identity(record)
-                    if columns[id] == nil { columns[id] = columns.count }
-                    let ready = prepared[record]
-                    return Scored(evidence(query, ready), record: record, prepared: ready)
-                })
+            for record in records where columns[Self.identity(record)] == nil {
+                columns[Self.identity(record)] = columns.count
+            }
+            return self.scored(spines[i], among: records, rarity: rarity)
         }
         var benefit = [[Double]](repeating: [Double](repeating: 0, count: columns.count), count: queries.count)
         for (i, list) in scored.enumerated() {
@@ -100,44 +103,67 @@ package struct SpineMatcher: Sendable {
 
     // MARK: Scoring
 
+    /// Each record's evidence, best first. The words some record's title holds are title words, not the name
+    /// or publisher a record without an author is forgiven ("India" is not forgiven the "Norte" of "India norte").
+    private func scored(_ query: PreparedQuery, among records: [CatalogueRecord], rarity: WordRarity) -> [Scored] {
+        let ready = records.map { prepared[$0] }
+        let titled = Set(ready.flatMap { $0.titleWords.map(\.hash) })
+        return ranked(
+            zip(records, ready).map { record, ready in
+                Scored(evidence(query, ready, rarity: rarity, titled: titled), record: record, prepared: ready)
+            })
+    }
+
     func score(_ query: PreparedQuery, _ record: PreparedRecord) -> Double { evidence(query, record).score }
 
-    /// The record's score and what it rests on.
-    func evidence(_ query: PreparedQuery, _ record: PreparedRecord) -> MatchEvidence {
-        var (title, titleMass) = coverage(record.mainTitle, in: query)
+    /// The record's score and what it rests on. A record without an author (a list of titles) is neither
+    /// confirmed nor doubted by a name the spine shows: the words of a name and a publisher beside its title are
+    /// what any spine carries. Against a record with an author, a name that is not theirs counts against it.
+    func evidence(
+        _ query: PreparedQuery, _ record: PreparedRecord, rarity: WordRarity = .unknown, titled: Set<UInt64> = []
+    ) -> MatchEvidence {
+        // The title's words as read: which of its forms the text shows best, how much of it, and the weight read,
+        // plainly and with each word weighed by its rarity in the catalogue too.
+        func covered(_ words: [Word]) -> (share: Double, mass: Double, information: Double) {
+            let plain = coverage(words, in: query)
+            return (plain.share, plain.mass, coverage(words, in: query, rarity: rarity).mass)
+        }
+        var (title, titleMass, information) = covered(record.mainTitle)
         if !record.firstAlternative.isEmpty {
-            let alternative = coverage(record.firstAlternative, in: query)
-            if alternative.share > title { (title, titleMass) = alternative }
+            let alternative = covered(record.firstAlternative)
+            if alternative.share > title { (title, titleMass, information) = alternative }
         }
         // A spine that prints the subtitle at length shows the title whole, even when a short word of it is misread
         // ("mōlk The truth, the lies and the unbelievable story…" for "Milk: The Truth, the Lies and…"). A word or two
         // of a subtitle is not enough: the author's other books share those ("El Origen de la cultura" is not
         // "Caníbales y reyes : los orígenes de la cultura").
         if !record.subtitle.isEmpty, coverage(record.subtitle, in: query).mass >= Self.subtitleReadMass {
-            let whole = coverage(record.titleWords, in: query)
-            if whole.share > title { (title, titleMass) = whole }
+            let whole = covered(record.titleWords)
+            if whole.share >= title { (title, titleMass, information) = whole }
         }
         let subtitle = record.subtitle.isEmpty ? 0 : coverage(record.subtitle, in: query).share
+        let hasAuthor = !record.surnames.isEmpty
         let author = record.surnames.map(query.presence(of:)).max() ?? 0
         let tag = query.isStructured ? 0 : tagAgreement(record, query)
-        let explained = explainedShare(of: query, by: record)
+        let explained = explainedShare(
+            of: query, by: record, forgiving: hasAuthor ? 0 : Self.authorlessAllowance, except: titled)
 
         var total = Self.titleWeight * title + Self.subtitleWeight * subtitle + Self.explainedWeight * explained
         var weights = Self.titleWeight + Self.subtitleWeight + Self.explainedWeight
-        if query.hasAuthor { total += Self.authorWeight * author; weights += Self.authorWeight }
+        if query.hasAuthor && hasAuthor { total += Self.authorWeight * author; weights += Self.authorWeight }
         if !query.isStructured { total += Self.tagWeight * tag; weights += Self.tagWeight }
         var score = total / weights
         if let year = record.year, query.years.contains(year) { score += Self.yearBonus }
         if let isbn = query.isbn, isbn == record.isbn13 { score += Self.isbnBonus }
-        if titleMass < Self.thinTitleMass && author < 0.8 && tag < 0.8 {
+        if information < acceptance.titleAloneMass && author < 0.8 && tag < 0.8 {
             // Less than one ordinary word ("Poems", "Collected Stories"): down more.
-            score *= Self.thinTitleFactor - 0.15 * max(0, 1 - titleMass)
+            score *= Self.thinTitleFactor - 0.15 * max(0, 1 - information)
         }
         // A text mostly about something else (a longer title that merely contains this one) is not this book.
         if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
         return MatchEvidence(
-            score: min(score, 1), lead: 0, title: title, titleMass: titleMass, author: author,
-            tag: tag, explained: explained,
+            score: min(score, 1), lead: 0, title: title, titleMass: titleMass, titleInformation: information,
+            author: author, tag: tag, explained: explained,
             callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query),
             numberDisagrees: numberDisagrees(record, query))
     }
@@ -214,12 +240,16 @@ package struct SpineMatcher: Sendable {
         differences(read, number) <= 1 || differences(read.reversed(), number.reversed()) <= 1
     }
 
-    /// The weighted share of `words` found in the text, and the weight found.
-    private func coverage(_ words: [Word], in query: PreparedQuery) -> (share: Double, mass: Double) {
+    /// The weighted share of `words` found in the text, and the weight found; with `rarity`, a word weighs by
+    /// its rarity too.
+    private func coverage(_ words: [Word], in query: PreparedQuery, rarity: WordRarity? = nil)
+        -> (share: Double, mass: Double)
+    {
         var found = 0.0, total = 0.0
         for word in words {
-            total += word.weight
-            found += word.weight * query.presence(of: word)
+            let weight = word.weight * (rarity?.factor(of: word) ?? 1)
+            total += weight
+            found += weight * query.presence(of: word)
         }
         return total > 0 ? (found / total, found) : (0, 0)
     }
@@ -237,17 +267,24 @@ package struct SpineMatcher: Sendable {
     }
 
     /// How much of the text the record accounts for: spines also show publishers and editors, so this
-    /// ranks more than it decides.
-    private func explainedShare(of query: PreparedQuery, by record: PreparedRecord) -> Double {
-        var found = 0.0, total = 0.0
+    /// ranks more than it decides. Up to `forgiving` of the weight of the words it does not account for is left
+    /// out, but for words in `except`.
+    private func explainedShare(
+        of query: PreparedQuery, by record: PreparedRecord, forgiving: Double, except: Set<UInt64>
+    ) -> Double {
+        var found = 0.0, total = 0.0, forgivable = 0.0
         for word in query.words {
             total += word.weight
             if record.vocabulary.contains(word.hash) { found += word.weight; continue }
-            guard word.bytes.count >= 4 else { continue }
-            let shared = word.trigrams.reduce(0) { $0 + (record.vocabularyTrigrams.contains($1) ? 1 : 0) }
-            let coverage = Double(shared) / Double(word.trigrams.count)
-            if coverage >= 0.5 { found += word.weight * coverage }
+            var coverage = 0.0
+            if word.bytes.count >= 4 {
+                let shared = word.trigrams.reduce(0) { $0 + (record.vocabularyTrigrams.contains($1) ? 1 : 0) }
+                coverage = Double(shared) / Double(word.trigrams.count)
+                if coverage >= 0.5 { found += word.weight * coverage } else { coverage = 0 }
+            }
+            if !except.contains(word.hash) { forgivable += word.weight * (1 - coverage) }
         }
+        total -= min(forgiving, forgivable)
         return total > 0 ? found / total : 0
     }
 
@@ -279,17 +316,33 @@ package struct SpineMatcher: Sendable {
         guard let top = ranked.first, top.candidate.score >= plausible else {
             return MatchResult(best: nil, candidates: shown, decision: .none)
         }
-        // Two editions of one work are not rivals: the margin is to the best record of another work.
-        var evidence = top.evidence
-        let rivals = ranked.dropFirst().filter { $0.work != top.work }
-        evidence.lead = top.candidate.score - (rivals.first?.candidate.score ?? 0)
+        // Two editions of one work are not rivals: the margin is to the best record of another work. Of the
+        // editions, the one whose title the spine shows most is the book (the English "Homo Deus: A Brief History
+        // of Tomorrow" for a spine that reads so, beside the Spanish "Homo deus : breve historia del mañana").
+        let editions = ranked.filter { $0.prepared.isEdition(of: top.prepared) && $0.candidate.score >= plausible }
+        let rivals = ranked.filter { !$0.prepared.isEdition(of: top.prepared) }
+        let chosen =
+            editions.max { a, b in
+                a.evidence.title != b.evidence.title
+                    ? a.evidence.title < b.evidence.title : a.candidate.score < b.candidate.score
+            } ?? top
+        var evidence = chosen.evidence
+        evidence.lead = chosen.candidate.score - (rivals.first?.candidate.score ?? 0)
         // A rival the text tells apart (another volume, another level of one course) is no rival.
-        let untold = rivals.first { !tellsApart(query, top.prepared, from: $0.prepared) }
-        evidence.distinctLead = top.candidate.score - (untold?.candidate.score ?? 0)
+        let untold = rivals.first { !tellsApart(query, chosen.prepared, from: $0.prepared) }
+        evidence.distinctLead = chosen.candidate.score - (untold?.candidate.score ?? 0)
         let accepted = acceptance.accepts(evidence)
-        return MatchResult(
-            best: top.candidate, candidates: shown, decision: accepted ? .accepted : .review,
-            evidence: evidence)
+        var result = MatchResult(
+            best: chosen.candidate,
+            candidates: Array(
+                ([chosen.candidate]
+                    + shown.filter { Self.identity($0.record) != Self.identity(chosen.candidate.record) })
+                    .prefix(5)),
+            decision: accepted ? .accepted : .review, evidence: evidence)
+        result.otherEditions = editions.map(\.candidate).filter {
+            $0.record.isbn13 != nil && $0.record.isbn13 != chosen.candidate.record.isbn13
+        }
+        return result
     }
 
     private func unique(_ records: [CatalogueRecord]) -> [CatalogueRecord] {
@@ -298,6 +351,11 @@ package struct SpineMatcher: Sendable {
     }
 
     static func identity(_ record: CatalogueRecord) -> String { "\(record.source):\(record.key)" }
+
+    /// Whether two records are editions of one work, and so no rivals for a spine (`PreparedRecord.isEdition`).
+    package func areEditions(_ a: CatalogueRecord, _ b: CatalogueRecord) -> Bool {
+        prepared[a].isEdition(of: prepared[b])
+    }
 }
 
 /// A bounded memory of prepared records, by key (a hit is checked against the whole record, so a changed

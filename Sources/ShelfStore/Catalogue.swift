@@ -162,6 +162,24 @@ package struct Catalogue: StoreConcern {
         }
     }
 
+    /// How many entries hold each of `words` (folded; a word in none is left out): one look-up per word in the
+    /// full-text index's vocabulary, so the cost is the words asked, not the catalogue's size.
+    package func documentCounts(of words: Set<String>) throws -> [String: Int] {
+        try database.read { db in
+            var counts: [String: Int] = [:]
+            let list = Array(words)
+            for start in stride(from: 0, to: list.count, by: 500) {
+                let chunk = Array(list[start..<min(start + 500, list.count)])
+                for row in try db.query(
+                    "SELECT term, doc FROM catalogue_vocabulary WHERE term IN (\(SQL.placeholders(chunk.count)))", chunk
+                ) {
+                    if let term = row.string("term"), let doc = row.int("doc") { counts[term] = Int(doc) }
+                }
+            }
+            return counts
+        }
+    }
+
     /// Entries in the catalogue: cheap enough to ask before each photo, so an import made while the daemon
     /// runs is used at once.
     package func count() throws -> Int {

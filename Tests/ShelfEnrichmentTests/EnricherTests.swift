@@ -192,6 +192,22 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
         #expect(book.confidence < 0.6)
     }
 
+    @Test("Two editions of the work a spine shows: the one it reads is taken, the other's ISBN named, nothing asked")
+    func editionsOfOneWorkAreOneAnswer() async throws {
+        let spanish = CatalogueRecord(
+            source: "catalogue", key: "catalogue:31", title: "Homo deus : breve historia del mañana",
+            author: "Harari, Yuval N.", isbn13: "9788499926711")
+        let english = CatalogueRecord(
+            source: "catalogue", key: "catalogue:32", title: "Homo Deus: A Brief History of Tomorrow", author: nil,
+            isbn13: "9781784703936")
+        let enricher = Enricher(sources: [ListSource("catalogue", [spanish, english])], reviewThreshold: 0.6)
+        let text = "Yuval Noah Harari Homo Deus A Brief History of Tomorrow VINTAGE"
+        let book = try #require(await enricher.enrich([spine(text, confidence: 0.9)]).books.first)
+        #expect(book.status == .verified)
+        #expect(book.match?.key == "catalogue:32" && book.isbn13 == "9781784703936")
+        #expect(book.notes?.contains { $0.hasPrefix("edition_uncertain:") && $0.contains("9788499926711") } == true)
+    }
+
     @Test func withNothingToConsultASpinesTextStaysForReview() async throws {
         let enricher = Enricher(sources: [], reviewThreshold: 0.6)
         let book = try #require(await enricher.enrich([spine("DUNE HERBERT", confidence: 0.9)]).books.first)

@@ -170,8 +170,11 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
             score: 0.6, lead: 0.35, title: 1, titleMass: 3, author: 0, tag: 0,
             explained: 0.9)
         #expect(rule.accepts(titleAlone))
+        // A title alone weighs at least one ordinary word: a rare word does, a short or common one does not.
         var shortTitle = titleAlone
-        shortTitle.titleMass = 1
+        shortTitle.titleMass = 1; shortTitle.titleInformation = 0.65
+        #expect(rule.accepts(shortTitle))
+        shortTitle.titleInformation = 0.45
         #expect(!rule.accepts(shortTitle))
         var narrowLead = titleAlone
         narrowLead.lead = 0.15; narrowLead.distinctLead = 0.15
@@ -192,7 +195,7 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
         let labelled = MatchEvidence(score: 0.7, lead: 0.3, title: 1, titleMass: 1, author: 0, tag: 1, explained: 1)
         #expect(rule.accepts(labelled))
         var scrap = labelled
-        scrap.titleMass = 0.6
+        scrap.titleMass = 0.6; scrap.titleInformation = 0.3
         #expect(!rule.accepts(scrap))
         scrap.author = 1
         #expect(rule.accepts(scrap))
