@@ -181,9 +181,11 @@ package enum EvalScoring {
 
     /// The same book: titles equal after normalisation (brackets, subtitles, case, accents, punctuation,
     /// leading article), and the same author surname ("J. R. R. Tolkien", "J.R.R. Tolkien" and "Tolkien, J.R.R."
-    /// all give "tolkien"). A truth book without an author is judged on its title alone.
+    /// all give "tolkien"). A truth book without an author is judged on its title alone. A book with the truth
+    /// book's ISBN-13 is that book, however its record spells the author ("MacCarthy, Cormac").
     package static func isSameBook(_ book: Book, _ truth: TruthDocument.Book) -> Bool {
-        isSameBook(title: book.title, author: book.author, truth)
+        if let isbn = book.isbn13.flatMap(ISBN.init), isbn == truth.isbn13.flatMap(ISBN.init) { return true }
+        return isSameBook(title: book.title, author: book.author, truth)
     }
 
     static func isSameBook(title: String, author: String?, _ truth: TruthDocument.Book) -> Bool {

@@ -16,8 +16,9 @@ struct Eval: AsyncParsableCommand {
             right, with boxes), or your own list of the books on a photo: IMG_1.truth.json beside IMG_1.jpg (or \
             .jpeg, .png, .heic …) holding [{"title": "…", "authors": ["…"]}, …], in any order, no boxes. \
             A reported book is right when its title (before a colon) and first author's surname match a truth book \
-            after normalisation, each truth book once. Beside recall and precision it counts what shelfd would file: \
-            accepted right (accepted books that are a truth book), found (truth books accepted, or offered first to \
+            after normalisation, or it has the truth book's ISBN, each truth book once. Beside recall and \
+            precision it counts what shelfd would file: accepted right (accepted books that are a truth book), \
+            found (truth books accepted, or offered first to \
             a person reviewing), wrong among accepted. \
             A truth file that lists no books makes its photo unlabelled: its books are shown accepted or for review, \
             for a person to judge from their spines on the --html page. \

@@ -52,6 +52,9 @@ import Testing
         #expect(
             EvalScoring.isSameBook(
                 Self.book("Beowulf", "Seamus Heaney"), TruthDocument.Book(title: "Beowulf", author: nil)))
+        // The truth book's ISBN is that book, however a record spells its author.
+        #expect(EvalScoring.isSameBook(Self.book("The Hobbit", "Tolkein", isbn: "9780261102217"), Self.truth[0]))
+        #expect(!EvalScoring.isSameBook(Self.book("The Hobbit", "Tolkein"), Self.truth[0]))
     }
 
     @Test("The pairing is a maximum matching: reading order does not change the counts")
