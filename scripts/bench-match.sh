@@ -13,12 +13,28 @@
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ ! -f "$1/catalogue.csv" ] || [ ! -f "$1/annotations-dev.csv" ]; then
-    echo "usage: scripts/bench-match.sh DATASET_DIR [--limit N]   (the folder with catalogue.csv and annotations-dev.csv)" >&2
+    echo "usage: scripts/bench-match.sh DATASET_DIR [--limit N] [--photos FOLDER]   (DATASET_DIR: the folder with catalogue.csv and annotations-dev.csv)" >&2
     exit 2
 fi
 dataset="$(cd "$1" && pwd)"
 shift
+arguments=() photos=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --photos) photos="$(cd "$2" && pwd)"; shift 2 ;;
+        *) arguments+=("$1"); shift ;;
+    esac
+done
 cd "$(dirname "$0")/.."
 # Release, with the static Swift runtime, as the README builds shelfd: the per-spine time is the deployed one.
 swift build -c release --static-swift-stdlib --product shelfd-bench-match
-exec "$(swift build -c release --static-swift-stdlib --show-bin-path)/shelfd-bench-match" "$dataset" "$@"
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
+if [ -n "$photos" ]; then
+    swift build -c release --static-swift-stdlib --product shelfd
+    readings=$(mktemp)
+    trap 'rm -f "$readings"' EXIT
+    "$bin/shelfd" eval --truth "$photos" --provider ocr --catalogue "$dataset/catalogue.csv" --add-listed-books --json \
+        > "$readings" 2>/dev/null
+    arguments+=(--photos "$photos" --readings "$readings")
+fi
+"$bin/shelfd-bench-match" "$dataset" ${arguments[@]+"${arguments[@]}"}

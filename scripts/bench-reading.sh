@@ -2,25 +2,28 @@
 # Offline reading benchmark on shelves whose books are listed: `shelfd eval --provider ocr --add-listed-books` on each
 # folder given (photos beside their `.truth.json` lists, as docs/reading.md, "Measuring a provider", describes), each folder's
 # books added to the catalogue among CATALOGUE's, for this build and, with --baseline, another shelfd binary (an
-# earlier build) in the same run on the same machine, then each figure's ratio to the baseline's. No network.
+# earlier build) in the same run on the same machine, then each figure's ratio to the baseline's. With --titles-only,
+# each folder is also measured as a list of titles only, as many people keep theirs: the same photos, their truth files
+# without authors (so the books are added to the catalogue without them). No network.
 # Builds the release binary first (the README's build). Needs jq (scripts/install-deps.sh installs it).
 #
-#   scripts/bench-reading.sh --catalogue CSV [--baseline PATH] FOLDER…
+#   scripts/bench-reading.sh --catalogue CSV [--baseline PATH] [--titles-only] FOLDER…
 #
 # e.g. scripts/bench-reading.sh --catalogue ../shared/data/library-dataset/catalogue.csv \
 #          --baseline /tmp/shelfd-before ../shared/data/home-shelf samples
 set -euo pipefail
 
-catalogue="" baseline="" folders=()
+catalogue="" baseline="" titles_only=0 folders=()
 while [ $# -gt 0 ]; do
     case "$1" in
+        --titles-only) titles_only=1; shift ;;
         --catalogue) catalogue="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
         --baseline) baseline="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
         *) folders+=("$(cd "$1" && pwd)"); shift ;;
     esac
 done
 if [ -z "$catalogue" ] || [ ${#folders[@]} -eq 0 ]; then
-    echo "usage: scripts/bench-reading.sh --catalogue CSV [--baseline PATH] FOLDER…" >&2
+    echo "usage: scripts/bench-reading.sh --catalogue CSV [--baseline PATH] [--titles-only] FOLDER…" >&2
     exit 2
 fi
 cd "$(dirname "$0")/.."
@@ -33,6 +36,25 @@ measure() {
         | jq -r '.overall | "\(.accepted_right) \(.found) \(.expected) \(.accepted_wrong) \(.seconds_per_photo)"'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "–"; else printf "%.2f", a / b }'; }
+
+# A folder's photos with their truth files' authors taken away: a list's `authors` emptied, a document's `author`s
+# removed. Named "<folder>, titles only" in the table.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+if [ $titles_only -eq 1 ]; then
+    for folder in "${folders[@]}"; do
+        derived="$scratch/$(basename "$folder"), titles only"
+        mkdir -p "$derived"
+        for file in "$folder"/*; do
+            case "$file" in
+                *.truth.json) jq 'if type == "array" then map(.authors = []) else .books |= map(del(.author)) end' \
+                    "$file" > "$derived/$(basename "$file")" ;;
+                *) ln -s "$file" "$derived/" ;;
+            esac
+        done
+        folders+=("$derived")
+    done
+fi
 
 printf '%-28s %-10s %16s %10s %18s %12s\n' folder binary "accepted right" found "wrong/accepted" "s a photo"
 for folder in "${folders[@]}"; do

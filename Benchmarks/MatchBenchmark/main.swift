@@ -70,12 +70,17 @@ struct Annotation {
     var ocr: String
     var isbn13: String?
     var work: String
+    /// The folded title: the work of a record whose author was taken away (a list of titles).
+    var title: String
     var inCatalogue: Bool
     var merged: Bool
+    /// A spine of a real photo (`--photos`), not of the library data set.
+    var isPhoto: Bool { image.hasPrefix("photo:") }
 
     func isRight(_ record: CatalogueRecord?) -> Bool {
         guard let record else { return false }
         if let isbn13, isbn13 == record.isbn13 { return true }
+        if (record.author ?? "").allSatisfy(\.isWhitespace) { return TextNormalization.fold(record.title) == title }
         return CatalogueRecord.workKey(title: record.title, author: record.author) == work
     }
 }
@@ -89,7 +94,21 @@ if let flag = arguments.firstIndex(of: "--limit") {
     limit = value
     arguments.removeSubrange(flag...(flag + 1))
 }
-guard arguments.count == 1 else { fail("usage: shelfd-bench-match DATASET_DIR [--limit N]") }
+/// `--photos DIR --readings FILE`: real photos' spines as `shelfd eval --json` read them (FILE), judged by the
+/// photos' lists of books in DIR (`<photo>.truth.json`), matched beside the library's spines.
+var photosFolder: URL?, readingsFile: URL?
+for (flag, apply) in [
+    ("--photos", { (value: String) in photosFolder = URL(fileURLWithPath: value) }),
+    ("--readings", { (value: String) in readingsFile = URL(fileURLWithPath: value) }),
+] {
+    guard let index = arguments.firstIndex(of: flag) else { continue }
+    guard index + 1 < arguments.count else { fail("\(flag) needs a path") }
+    apply(arguments[index + 1])
+    arguments.removeSubrange(index...(index + 1))
+}
+guard arguments.count == 1, (photosFolder == nil) == (readingsFile == nil) else {
+    fail("usage: shelfd-bench-match DATASET_DIR [--limit N] [--photos DIR --readings EVAL_JSON]")
+}
 let dataset = URL(fileURLWithPath: arguments[0])
 let cataloguePath = dataset.appendingPathComponent("catalogue.csv").path
 let annotationsPath = dataset.appendingPathComponent("annotations-dev.csv").path
@@ -107,16 +126,51 @@ let clock = ContinuousClock()
 let importStart = clock.now
 let report = try CatalogueImporter(catalogue: store.catalogue).importFile(cataloguePath)
 let importMs = milliseconds(clock.now - importStart)
-let source = try CatalogueSource(catalogue: store.catalogue)
 let matcher = SpineMatcher()
 
-let annotations: [Annotation] = try readCSV(annotationsPath).compactMap { row in
+let libraryAnnotations: [Annotation] = try readCSV(annotationsPath).compactMap { row in
     guard row["not_book"] == "False" else { return nil }
     return Annotation(
         image: row["image_name"] ?? "", ocr: row["ocr"] ?? "", isbn13: row["isbn"].flatMap(ISBN.init)?.isbn13,
         work: CatalogueRecord.workKey(title: row["title"] ?? "", author: row["author"]),
-        inCatalogue: row["not_in_db"] != "True", merged: row["segmentation_merged_books"] == "True")
+        title: TextNormalization.fold(row["title"] ?? ""), inCatalogue: row["not_in_db"] != "True",
+        merged: row["segmentation_merged_books"] == "True")
 }
+
+// The photos' spines, each the listed book the evaluation counted it as; one it counted as none is a book the
+// list lacks. Their listed books join both catalogues, with their authors and without.
+var photoAnnotations: [Annotation] = [], listedBooks: [TruthDocument.Book] = []
+if let photosFolder, let readingsFile {
+    let readings = try JSONStyle.decoder().decode(EvalDocument.self, from: Data(contentsOf: readingsFile))
+    for photo in readings.providers.first?.photos ?? [] {
+        let stem = (photo.photo as NSString).deletingPathExtension
+        let list = try JSONDecoder().decode(
+            [TruthDocument.ListedBook].self,
+            from: Data(contentsOf: photosFolder.appendingPathComponent("\(stem).truth.json")))
+        let truth = TruthDocument(photo: photo.photo, listed: list)
+        listedBooks += truth.books
+        for book in photo.books {
+            let listed = (book.truth ?? book.countedAs).map { truth.books[$0] }
+            photoAnnotations.append(
+                Annotation(
+                    image: "photo:\(photo.photo)", ocr: book.spineText ?? book.title, isbn13: nil,
+                    work: listed.map { CatalogueRecord.workKey(title: $0.title, author: $0.author) } ?? "",
+                    title: TextNormalization.fold(listed?.title ?? ""), inCatalogue: listed != nil, merged: false))
+        }
+    }
+}
+let annotations = libraryAnnotations + photoAnnotations
+
+/// Adds the photos' listed books to a catalogue, as `shelfd eval --add-listed-books` does.
+@MainActor func addListedBooks(to catalogue: Catalogue, withAuthors: Bool) throws {
+    guard !listedBooks.isEmpty else { return }
+    let id = try catalogue.beginImport(path: "photo lists", format: "truth")
+    let added = try catalogue.addRows(
+        listedBooks.map { CatalogueRow(title: $0.title, author: withAuthors ? $0.author : nil) }, importID: id)
+    try catalogue.finishImport(id, imported: added.added, duplicates: added.duplicates, skipped: 0)
+}
+try addListedBooks(to: store.catalogue, withAuthors: true)
+let source = try CatalogueSource(catalogue: store.catalogue)
 
 // MARK: Matching
 
@@ -126,25 +180,39 @@ struct Outcome {
     var found: Bool
     var ms: Double
     /// For a spine whose book is in the catalogue: the evidence of the best record once that book (every
-    /// edition of it) is taken out, i.e. what the matcher would see if the library did not hold it.
+    /// edition of it, translations too) is taken out, i.e. what the matcher would see if the library did not hold it.
     var leftOut: MatchEvidence?
+    /// The record that best matched once the book was taken out.
+    var leftOutBest: CatalogueRecord?
+    /// Matched against the catalogue with every other entry's author taken away.
+    var titlesOnly = false
 }
 
-var outcomes: [Outcome] = []
-for annotation in annotations {
-    let query = SpineQuery(text: annotation.ocr)
-    let start = clock.now
-    let records = try source.search(query, limit: limit)
-    let result = matcher.decide(query, among: records)
-    let ms = milliseconds(clock.now - start)
-    let leftOut =
-        annotation.inCatalogue && !annotation.merged
-        ? matcher.decide(query, among: records.filter { !annotation.isRight($0) }).evidence : nil
-    outcomes.append(
-        Outcome(
+/// Every usable spine matched through `source`, as the pipeline matches it (the words of its candidates' titles
+/// counted in the catalogue).
+@MainActor func match(through source: CatalogueSource) throws -> [Outcome] {
+    try annotations.map { annotation in
+        let query = SpineQuery(text: annotation.ocr)
+        let start = clock.now
+        let records = try source.search(query, limit: limit)
+        let rarity = try source.countWords(WordRarity.words(of: records))
+        let result = matcher.decide(query, among: records, rarity: rarity)
+        let ms = milliseconds(clock.now - start)
+        let leftOut =
+            annotation.inCatalogue && !annotation.merged
+            ? matcher.decide(
+                query,
+                among: records.filter { record in
+                    !annotation.isRight(record)
+                        && !records.contains { annotation.isRight($0) && matcher.areEditions($0, record) }
+                }, rarity: rarity) : nil
+        return Outcome(
             annotation: annotation, result: result, found: records.contains(where: annotation.isRight),
-            ms: ms, leftOut: leftOut))
+            ms: ms, leftOut: leftOut?.evidence, leftOutBest: leftOut?.best?.record)
+    }
 }
+
+var outcomes = try match(through: source)
 // A second pass, as in a running daemon that has seen these records before: search and decide timed apart.
 var searchMs: [Double] = [], decideMs: [Double] = []
 for annotation in annotations {
@@ -152,9 +220,31 @@ for annotation in annotations {
     let start = clock.now
     let records = try source.search(query, limit: limit)
     let searched = clock.now
-    _ = matcher.decide(query, among: records)
+    _ = matcher.decide(query, among: records, rarity: try source.countWords(WordRarity.words(of: records)))
     decideMs.append(milliseconds(clock.now - searched))
     searchMs.append(milliseconds(searched - start))
+}
+
+// The same catalogue with every other entry's author taken away, as a person's list of titles keeps them: the
+// rule must hold when the author cannot confirm a book.
+let titlesOnlyPath = folder.appendingPathComponent("titles-only.csv").path
+do {
+    func quoted(_ field: String) -> String { "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    let columns = ["title", "author", "tag", "series", "isbn"]
+    let lines = try readCSV(cataloguePath).enumerated().map { index, row in
+        columns.map { column in quoted(column == "author" && index % 2 == 1 ? "" : row[column] ?? "") }
+            .joined(separator: ",")
+    }
+    try ([columns.joined(separator: ",")] + lines).joined(separator: "\n").write(
+        toFile: titlesOnlyPath, atomically: true, encoding: .utf8)
+}
+let titlesOnlyStore = try Store.open(path: folder.appendingPathComponent("titles-only.db").path)
+_ = try CatalogueImporter(catalogue: titlesOnlyStore.catalogue).importFile(titlesOnlyPath)
+try addListedBooks(to: titlesOnlyStore.catalogue, withAuthors: false)
+let titlesOnly = try match(through: try CatalogueSource(catalogue: titlesOnlyStore.catalogue)).map {
+    var outcome = $0
+    outcome.titlesOnly = true
+    return outcome
 }
 
 // MARK: Baseline: character-trigram TF-IDF cosine over title + author
@@ -216,7 +306,7 @@ let baselineRecords = catalogueRows.enumerated().map { index, row in
 let baseline = TrigramTFIDF(baselineRecords.map { "\($0.title) \($0.author ?? "")" })
 var baselineRight = 0, baselineTotal = 0, baselineAccepted = 0, baselineAcceptedWrong = 0
 var baselineOutsideAccepted = 0, baselineOutside = 0
-for annotation in annotations where !annotation.merged {
+for annotation in libraryAnnotations where !annotation.merged {
     let found = baseline.best(annotation.ocr)
     let best = found?.index, bestScore = found?.score ?? 0
     if annotation.inCatalogue {
@@ -232,9 +322,10 @@ for annotation in annotations where !annotation.merged {
 
 // MARK: Report
 
-let inCatalogue = outcomes.filter { $0.annotation.inCatalogue && !$0.annotation.merged }
-let outside = outcomes.filter { !$0.annotation.inCatalogue && !$0.annotation.merged }
-let merged = outcomes.filter(\.annotation.merged)
+let libraryOutcomes = outcomes.filter { !$0.annotation.isPhoto }
+let inCatalogue = libraryOutcomes.filter { $0.annotation.inCatalogue && !$0.annotation.merged }
+let outside = libraryOutcomes.filter { !$0.annotation.inCatalogue && !$0.annotation.merged }
+let merged = libraryOutcomes.filter(\.annotation.merged)
 let right = inCatalogue.filter { $0.annotation.isRight($0.result.candidates.first?.record) }
 let accepted = inCatalogue.filter { $0.result.decision == .accepted }
 let acceptedWrong = accepted.filter { !$0.annotation.isRight($0.result.best?.record) }
@@ -250,7 +341,7 @@ print(
     "catalogue:   \(report.imported) entries imported, \(report.duplicates) duplicates, \(report.skipped) skipped "
         + String(format: "in %.0f ms", importMs))
 print(
-    "spines:      \(annotations.count) usable: \(inCatalogue.count) in the catalogue, \(outside.count) not, "
+    "spines:      \(libraryAnnotations.count) usable: \(inCatalogue.count) in the catalogue, \(outside.count) not, "
         + "\(merged.count) merged segmentations (left out of top-1)")
 print("")
 print(
@@ -284,7 +375,7 @@ print(
     "merged segmentations, auto-accepted: \(percent(merged.filter { $0.result.decision == .accepted }.count, merged.count))"
         + "  (\(merged.filter { $0.result.decision == .accepted }.count)/\(merged.count))")
 func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(values.count, 1)) }
-let allMs = outcomes.map(\.ms)
+let allMs = libraryOutcomes.map(\.ms)
 print(
     String(
         format: "ms per spine, search + decide, first pass: median %.3f, mean %.3f    target ≤ 1", median(allMs),
@@ -314,6 +405,11 @@ if ProcessInfo.processInfo.environment["BENCH_MATCH_ERRORS"] != nil {
     for outcome in outsideAccepted {
         print(
             "OUTSIDE \(String(format: "%.3f", outcome.result.best?.score ?? 0)) | \(outcome.annotation.ocr.prefix(70)) | \(outcome.result.best?.record.title.prefix(50) ?? "-")"
+        )
+    }
+    for outcome in outcomes + titlesOnly where outcome.leftOut.map(AcceptanceRule.standard.accepts) ?? false {
+        print(
+            "LEFT OUT\(outcome.titlesOnly ? " (titles only)" : "") | \(outcome.annotation.ocr.prefix(70)) | \(outcome.leftOutBest?.title.prefix(50) ?? "-") — \(outcome.leftOutBest?.author ?? "")"
         )
     }
 }
@@ -359,6 +455,18 @@ func tally(_ accepts: (MatchEvidence) -> Bool, on spines: [Outcome]) -> Tally {
     return tally
 }
 
+/// The sets of spines, each judged and weighed on its own.
+var kinds: [(String, (Outcome) -> Bool)] = [
+    ("with authors", { !$0.titlesOnly && !$0.annotation.isPhoto }),
+    ("half without authors", { $0.titlesOnly && !$0.annotation.isPhoto }),
+]
+if !photoAnnotations.isEmpty {
+    kinds += [
+        ("photos, with authors", { !$0.titlesOnly && $0.annotation.isPhoto }),
+        ("photos, titles only", { $0.titlesOnly && $0.annotation.isPhoto }),
+    ]
+}
+
 /// A family of rules: its constants, as a grid, and what each set of them accepts.
 struct RuleFamily {
     var name: String
@@ -366,17 +474,23 @@ struct RuleFamily {
     var rule: ([Double]) -> (MatchEvidence) -> Bool
     var describe: ([Double]) -> String
 
-    /// The constants that accept the most spines within the limits (the first in grid order on a tie).
-    func fitted(on spines: [Outcome]) -> [Double] {
-        var best: (constants: [Double], accepted: Int)?
-        for constants in grid {
-            let result = tally(rule(constants), on: spines)
-            if result.withinLimits && result.accepted > best?.accepted ?? -1 { best = (constants, result.accepted) }
+    /// The constants that accept the most within the limits (the first in grid order on a tie): the share accepted
+    /// of each set of spines (`kinds`: the library's with its authors and without, the photos' with their lists'
+    /// authors and without), added up, so that a list of titles counts as much as the library's 1,252 spines.
+    @MainActor func fitted(on spines: [Outcome]) -> [Double] {
+        func accepted(_ constants: [Double]) -> Double {
+            kinds.map { _, isIn in
+                let part = tally(rule(constants), on: spines.filter(isIn))
+                return part.inCatalogue == 0 ? 0 : Double(part.accepted) / Double(part.inCatalogue)
+            }.reduce(0, +)
+        }
+        var best: (constants: [Double], accepted: Double)?
+        for constants in grid where tally(rule(constants), on: spines).withinLimits {
+            let share = accepted(constants)
+            if share > best?.accepted ?? -1 { best = (constants, share) }
         }
         // Nothing within the limits: the strictest rule of the grid.
-        return best?.constants ?? grid.min {
-            tally(rule($0), on: spines).accepted < tally(rule($1), on: spines).accepted
-        }!
+        return best?.constants ?? grid.min { accepted($0) < accepted($1) }!
     }
 }
 
@@ -401,23 +515,33 @@ let families = [
         describe: { c in String(format: "score ≥ %.2f, lead ≥ %.2f", c[0], c[1]) }),
     RuleFamily(
         name: "after: confirmed by surname or call number, or a whole title; siblings told apart",
-        grid: product([[0.45, 0.5, 0.55, 0.6, 0.65], [0.05, 0.1, 0.15, 0.2], [0.2, 0.3, 0.4, never]]),
+        grid: product([
+            [0.45, 0.5, 0.55, 0.6, 0.65], [0.05, 0.1, 0.15, 0.2], [0.2, 0.3, 0.4, never],
+            // Above 0.5: a word whose rarity nothing tells (`WordRarity.unknown`) never stands alone.
+            [0.55, 0.6, 0.7, 0.8, 1.0],
+        ]),
         rule: { c in
             var rule = AcceptanceRule.standard
-            (rule.score, rule.lead, rule.titleAloneLead) = (c[0], c[1], c[2])
+            (rule.score, rule.lead, rule.titleAloneLead, rule.titleAloneMass) = (c[0], c[1], c[2], c[3])
             return rule.accepts
         },
-        describe: { c in String(format: "score ≥ %.2f, lead ≥ %.2f, title alone: lead ≥ %.2f", c[0], c[1], c[2]) }),
+        describe: { c in
+            String(
+                format: "score ≥ %.2f, lead ≥ %.2f, title alone: lead ≥ %.2f and information ≥ %.2f", c[0], c[1], c[2],
+                c[3])
+        }),
 ]
 let shipped: [(String, (MatchEvidence) -> Bool)] = [
     ("before, shipped (0.60, 0.10)", { $0.score >= 0.6 && $0.lead >= 0.1 }),
     ("after, shipped (.standard)", AcceptanceRule.standard.accepts),
 ]
 let foldCount = 10
-let heldOut = folds(outcomes, count: foldCount)
+// Both catalogues' spines: the rule is fitted on both at once, and an image's spines are held out together.
+let bothCatalogues = outcomes + titlesOnly
+let heldOut = folds(bothCatalogues, count: foldCount)
 
 func row(_ label: String, _ t: Tally) -> String {
-    label.padding(toLength: 34, withPad: " ", startingAt: 0)
+    label.padding(toLength: 46, withPad: " ", startingAt: 0)
         + [
             percent(t.top1, t.inCatalogue), percent(t.accepted, t.inCatalogue), percent(t.acceptedWrong, t.accepted),
             percent(t.outsideAccepted, t.outside), percent(t.leftOutAccepted, t.leftOut),
@@ -435,23 +559,31 @@ print("  left out: spines in the catalogue matched with their book taken out of 
 print("  ms: median per spine, search + decide, first pass (one measurement: the rule itself costs nothing)")
 print("  shipped: the constants in the code, on all images; before = score ≥ 0.60 and lead ≥ 0.10")
 print(
-    "".padding(toLength: 34, withPad: " ", startingAt: 0)
+    "".padding(toLength: 46, withPad: " ", startingAt: 0)
         + "  top-1  accepted   wrong/acc  not-in-cat  left out       ms")
-for (label, accepts) in shipped { print(row(label, tally(accepts, on: outcomes))) }
+for (label, accepts) in shipped {
+    for (variant, isIn) in kinds {
+        print(row("\(label), \(variant)", tally(accepts, on: bothCatalogues.filter(isIn))))
+    }
+}
 for family in families {
-    let constants = family.fitted(on: outcomes)
+    let constants = family.fitted(on: bothCatalogues)
     print(family.name)
-    print("  fitted on all: \(family.describe(constants))")
-    print(row("  fitted (train = test)", tally(family.rule(constants), on: outcomes)))
-    var pooled = Tally()
+    print("  fitted on both catalogues: \(family.describe(constants))")
+    var pooled = [Tally](repeating: Tally(), count: kinds.count)
     var chosen: [String] = []
     for (k, fold) in heldOut.enumerated() {
         let training = heldOut.enumerated().filter { $0.offset != k }.flatMap(\.element)
         let constants = family.fitted(on: training)
         chosen.append(family.describe(constants))
-        pooled = pooled + tally(family.rule(constants), on: fold)
+        for (v, (_, isIn)) in kinds.enumerated() {
+            pooled[v] = pooled[v] + tally(family.rule(constants), on: fold.filter(isIn))
+        }
     }
-    print(row("  cross-validated (held out)", pooled))
+    for (v, (variant, isIn)) in kinds.enumerated() {
+        print(row("  fitted, \(variant)", tally(family.rule(constants), on: bothCatalogues.filter(isIn))))
+        print(row("  held out, \(variant)", pooled[v]))
+    }
     let distinct = Dictionary(grouping: chosen, by: { $0 }).mapValues(\.count).sorted { $0.value > $1.value }
     for (constants, count) in distinct { print("    \(count) of \(foldCount) folds chose: \(constants)") }
 }
