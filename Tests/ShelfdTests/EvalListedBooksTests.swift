@@ -76,10 +76,17 @@ extension EvalCommandTests {
         .enabled(if: homeShelf != nil, "shared/data/home-shelf not found beside the repository"),
         .timeLimit(.minutes(5)))
     func homeShelfOffline() async throws {
-        let shelf = try #require(Self.homeShelf)
+        let home = try #require(Self.homeShelf)
         let root = try ShelfRoot(apiKey: nil)
+        // The first photo alone, with its list: the folder holds the shelf's next photos too.
+        let shelf = root.base.appendingPathComponent("IMG_9797")
+        try FileManager.default.createDirectory(at: shelf, withIntermediateDirectories: true)
+        for name in ["IMG_9797.jpg", "IMG_9797.truth.json"] {
+            try FileManager.default.copyItem(
+                at: home.appendingPathComponent(name), to: shelf.appendingPathComponent(name))
+        }
         // Other books for the listed ones to hide among: the first 300 of the library data set's catalogue.
-        let dataset = shelf.deletingLastPathComponent().appendingPathComponent("library-dataset/catalogue.csv")
+        let dataset = home.deletingLastPathComponent().appendingPathComponent("library-dataset/catalogue.csv")
         let lines = try String(contentsOf: dataset, encoding: .utf8).split(
             separator: "\n", omittingEmptySubsequences: false)
         let catalogue = root.base.appendingPathComponent("catalogue.csv")
