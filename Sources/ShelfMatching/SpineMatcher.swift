@@ -49,9 +49,10 @@ package struct SpineMatcher: Sendable {
     static let yearBonus = 0.03, isbnBonus = 0.15
     /// A subtitle read to at least this weight (three ordinary words) shows the title with it.
     static let subtitleReadMass = 3.0
-    /// A title matched on less weight than a title alone needs (`AcceptanceRule.titleAloneMass`), unconfirmed,
-    /// keeps this share of its score: many books could show it.
-    static let thinTitleFactor = 0.75
+    /// A title read to no more information than one ordinary word whose rarity nothing tells (`WordRarity`), unconfirmed,
+    /// keeps this share of its score: many books could show it. Fixed, not fitted: the acceptance rule is fitted on
+    /// the scores.
+    static let thinTitleInformation = 0.5, thinTitleFactor = 0.75
     /// A record that accounts for less than this share of the text keeps this share of its score.
     static let explainedFloor = 0.3, unexplainedFactor = 0.85
     /// Against a record without an author, this much of the text it does not account for is what any spine
@@ -155,9 +156,9 @@ package struct SpineMatcher: Sendable {
         var score = total / weights
         if let year = record.year, query.years.contains(year) { score += Self.yearBonus }
         if let isbn = query.isbn, isbn == record.isbn13 { score += Self.isbnBonus }
-        if information < acceptance.titleAloneMass && author < 0.8 && tag < 0.8 {
+        if information <= Self.thinTitleInformation && author < 0.8 && tag < 0.8 {
             // Less than one ordinary word ("Poems", "Collected Stories"): down more.
-            score *= Self.thinTitleFactor - 0.15 * max(0, 1 - information)
+            score *= Self.thinTitleFactor - 0.15 * max(0, 1 - information / Self.thinTitleInformation)
         }
         // A text mostly about something else (a longer title that merely contains this one) is not this book.
         if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
@@ -194,7 +195,15 @@ package struct SpineMatcher: Sendable {
         }
         let ours = own(record.titleWords, against: rival.titleWords)
         guard ours.contains(where: { query.presence(of: $0) >= Self.distinctRead }) else { return false }
-        return !own(rival.titleWords, against: record.titleWords).contains { query.presence(of: $0) >= Self.rivalRead }
+        // A rival's word that holds a word both titles share ("Prehistoria" beside "Historia") is half read by
+        // that shared word alone: it says nothing.
+        let shared = record.titleWords.filter { word in
+            word.bytes.count >= 4 && rival.titleWords.contains { $0.hash == word.hash }
+        }
+        return !own(rival.titleWords, against: record.titleWords).contains { word in
+            query.presence(of: word) >= Self.rivalRead
+                && !shared.contains { word.bytes.count > $0.bytes.count && word.bytes.contains(bytes: $0.bytes) }
+        }
     }
 
     /// A word read this well shows the record; a rival's word read this well (half its trigrams) blocks.
