@@ -3,7 +3,7 @@ import ShelfCore
 
 /// How many of the local catalogue's entries hold each word: what tells a rare title ("Hallucinations",
 /// "Prisoners of Geography") from a common one ("Linear Algebra" among the maths shelf, "Poems"). A title's
-/// words weigh by their rarity (ARCHITECTURE.md, "One entry per work"), so a title of one rare word can stand
+/// words weigh by their rarity (ARCHITECTURE.md, "Acceptance is evidence"), so a title of one rare word can stand
 /// without its author, and one of common words cannot.
 ///
 /// A word's factor is its self-information in the catalogue, log₂((entries + K) / (holding + 1)), in units of a
@@ -16,7 +16,7 @@ package struct WordRarity: Sendable {
     /// Entries holding each word, by the word's hash.
     private var holding: [UInt64: Int]
 
-    /// Nothing known: every word an ordinary one.
+    /// Nothing known: an empty catalogue, every word one in a thousand.
     package static let unknown = WordRarity(entries: 0, hashed: [:])
 
     static let pseudoEntries = 1_000.0, referenceBits = log2(1_000_000.0)

@@ -1,6 +1,6 @@
 import Foundation
 import ShelfCore
-import ShelfMatching
+@testable import ShelfMatching
 import ShelfStore
 import ShelfTesting
 import Testing
@@ -63,6 +63,23 @@ import Testing
             #expect(source.ftsQuery("HISTORIA") == "\"historia\"")
             let found = try await source.candidates(for: SpineQuery(text: "HISTORIA"), limit: 3)
             #expect(found.count == 3)
+        }
+    }
+
+    @Test("Rarity: a word in many entries weighs less than one in one entry, and a word in none is counted as such")
+    func wordRarity() async throws {
+        let rows =
+            (1...120).map { CatalogueRow(title: "Historia \($0)", author: "Autor\($0)") }
+            + [CatalogueRow(title: "Historia de Roma", author: "Beard, Mary")]
+        try await withCatalogue(rows) { source in
+            let records = try await source.candidates(for: SpineQuery(text: "HISTORIA ROMA"), limit: 5)
+            let rarity = try #require(await source.rarity(of: WordRarity.words(of: records).union(["zzyzx"])))
+            #expect(rarity.entries == 121)
+            #expect(rarity.factor(of: Word("historia")) < rarity.factor(of: Word("roma")))
+            #expect(rarity.factor(of: Word("zzyzx")) >= rarity.factor(of: Word("roma")))
+            // Asked again, the counts come from memory and are the same.
+            let again = try source.countWords(["historia", "roma"])
+            #expect(again.factor(of: Word("historia")) == rarity.factor(of: Word("historia")))
         }
     }
 }
