@@ -517,7 +517,7 @@ let families = [
         name: "after: confirmed by surname or call number, or a whole title; siblings told apart",
         grid: product([
             [0.45, 0.5, 0.55, 0.6, 0.65], [0.05, 0.1, 0.15, 0.2], [0.2, 0.3, 0.4, never],
-            // Above 0.5: a word whose rarity nothing tells (`WordRarity.unknown`) never stands alone.
+            // Above `WordRarity.unknownWord` (0.5): a word whose rarity nothing tells never stands alone.
             [0.55, 0.6, 0.7, 0.8, 1.0],
         ]),
         rule: { c in

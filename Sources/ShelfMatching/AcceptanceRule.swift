@@ -30,7 +30,7 @@ package struct MatchEvidence: Sendable, Equatable {
         numberDisagrees: Bool = false, distinctLead: Double? = nil
     ) {
         self.score = score; self.lead = lead; self.title = title; self.titleMass = titleMass
-        self.titleInformation = titleInformation ?? titleMass * 0.5 // every word one in a thousand: nothing known
+        self.titleInformation = titleInformation ?? titleMass * WordRarity.unknownWord
         self.author = author; self.tag = tag; self.explained = explained; self.callNumberDisagrees = callNumberDisagrees
         self.numberDisagrees = numberDisagrees; self.distinctLead = distinctLead ?? lead
     }

@@ -49,10 +49,9 @@ package struct SpineMatcher: Sendable {
     static let yearBonus = 0.03, isbnBonus = 0.15
     /// A subtitle read to at least this weight (three ordinary words) shows the title with it.
     static let subtitleReadMass = 3.0
-    /// A title read to no more information than one ordinary word whose rarity nothing tells (`WordRarity`), unconfirmed,
-    /// keeps this share of its score: many books could show it. Fixed, not fitted: the acceptance rule is fitted on
-    /// the scores.
-    static let thinTitleInformation = 0.5, thinTitleFactor = 0.75
+    /// A title read to no more information than one ordinary word whose rarity nothing tells, unconfirmed, keeps this
+    /// share of its score: many books could show it. Fixed, not fitted: the acceptance rule is fitted on the scores.
+    static let thinTitleInformation = WordRarity.unknownWord, thinTitleFactor = 0.75
     /// A record that accounts for less than this share of the text keeps this share of its score.
     static let explainedFloor = 0.3, unexplainedFactor = 0.85
     /// Against a record without an author, this much of the text it does not account for is what any spine
@@ -123,47 +122,45 @@ package struct SpineMatcher: Sendable {
     func evidence(
         _ query: PreparedQuery, _ record: PreparedRecord, rarity: WordRarity = .unknown, titled: Set<UInt64> = []
     ) -> MatchEvidence {
-        // The title's words as read: which of its forms the text shows best, how much of it, and the weight read,
-        // plainly and with each word weighed by its rarity in the catalogue too.
-        func covered(_ words: [Word]) -> (share: Double, mass: Double, information: Double) {
-            let plain = coverage(words, in: query)
-            return (plain.share, plain.mass, coverage(words, in: query, rarity: rarity).mass)
-        }
-        var (title, titleMass, information) = covered(record.mainTitle)
+        // The title as read: whichever of its forms the text shows best.
+        func covered(_ words: [Word]) -> Coverage { coverage(words, in: query, rarity: rarity) }
+        var title = covered(record.mainTitle)
         if !record.firstAlternative.isEmpty {
             let alternative = covered(record.firstAlternative)
-            if alternative.share > title { (title, titleMass, information) = alternative }
+            if alternative.share > title.share { title = alternative }
         }
         // A spine that prints the subtitle at length shows the title whole, even when a short word of it is misread
         // ("mōlk The truth, the lies and the unbelievable story…" for "Milk: The Truth, the Lies and…"). A word or two
         // of a subtitle is not enough: the author's other books share those ("El Origen de la cultura" is not
         // "Caníbales y reyes : los orígenes de la cultura").
-        if !record.subtitle.isEmpty, coverage(record.subtitle, in: query).mass >= Self.subtitleReadMass {
+        let subtitle = record.subtitle.isEmpty ? Coverage() : covered(record.subtitle)
+        if subtitle.mass >= Self.subtitleReadMass {
             let whole = covered(record.titleWords)
-            if whole.share >= title { (title, titleMass, information) = whole }
+            if whole.share >= title.share { title = whole }
         }
-        let subtitle = record.subtitle.isEmpty ? 0 : coverage(record.subtitle, in: query).share
         let hasAuthor = !record.surnames.isEmpty
         let author = record.surnames.map(query.presence(of:)).max() ?? 0
         let tag = query.isStructured ? 0 : tagAgreement(record, query)
         let explained = explainedShare(
             of: query, by: record, forgiving: hasAuthor ? 0 : Self.authorlessAllowance, except: titled)
 
-        var total = Self.titleWeight * title + Self.subtitleWeight * subtitle + Self.explainedWeight * explained
+        var total =
+            Self.titleWeight * title.share + Self.subtitleWeight * subtitle.share + Self.explainedWeight * explained
         var weights = Self.titleWeight + Self.subtitleWeight + Self.explainedWeight
         if query.hasAuthor && hasAuthor { total += Self.authorWeight * author; weights += Self.authorWeight }
         if !query.isStructured { total += Self.tagWeight * tag; weights += Self.tagWeight }
         var score = total / weights
         if let year = record.year, query.years.contains(year) { score += Self.yearBonus }
         if let isbn = query.isbn, isbn == record.isbn13 { score += Self.isbnBonus }
-        if information <= Self.thinTitleInformation && author < 0.8 && tag < 0.8 {
+        if title.information <= Self.thinTitleInformation && author < 0.8 && tag < 0.8 {
             // Less than one ordinary word ("Poems", "Collected Stories"): down more.
-            score *= Self.thinTitleFactor - 0.15 * max(0, 1 - information / Self.thinTitleInformation)
+            score *= Self.thinTitleFactor - 0.15 * max(0, 1 - title.information / Self.thinTitleInformation)
         }
         // A text mostly about something else (a longer title that merely contains this one) is not this book.
         if explained < Self.explainedFloor { score *= Self.unexplainedFactor }
         return MatchEvidence(
-            score: min(score, 1), lead: 0, title: title, titleMass: titleMass, titleInformation: information,
+            score: min(score, 1), lead: 0, title: title.share, titleMass: title.mass,
+            titleInformation: title.information,
             author: author, tag: tag, explained: explained,
             callNumberDisagrees: tag < 1 && !query.isStructured && callNumberDisagrees(record, query),
             numberDisagrees: numberDisagrees(record, query))
@@ -249,18 +246,22 @@ package struct SpineMatcher: Sendable {
         differences(read, number) <= 1 || differences(read.reversed(), number.reversed()) <= 1
     }
 
-    /// The weighted share of `words` found in the text, and the weight found; with `rarity`, a word weighs by
-    /// its rarity too.
-    private func coverage(_ words: [Word], in query: PreparedQuery, rarity: WordRarity? = nil)
-        -> (share: Double, mass: Double)
-    {
-        var found = 0.0, total = 0.0
+    /// How much of some words a text shows: the weighted share found, the weight found, and the weight found with
+    /// each word weighed by its rarity too (`WordRarity`).
+    struct Coverage {
+        var share = 0.0, mass = 0.0, information = 0.0
+    }
+
+    /// The coverage of `words` in the text, each word's presence found once.
+    private func coverage(_ words: [Word], in query: PreparedQuery, rarity: WordRarity = .unknown) -> Coverage {
+        var found = 0.0, total = 0.0, informed = 0.0
         for word in words {
-            let weight = word.weight * (rarity?.factor(of: word) ?? 1)
-            total += weight
-            found += weight * query.presence(of: word)
+            let presence = query.presence(of: word)
+            total += word.weight
+            found += word.weight * presence
+            informed += word.weight * rarity.factor(of: word) * presence
         }
-        return total > 0 ? (found / total, found) : (0, 0)
+        return total > 0 ? Coverage(share: found / total, mass: found, information: informed) : Coverage()
     }
 
     /// A call number read whole is sure; otherwise its letters (usually the surname's first three) and
@@ -328,8 +329,14 @@ package struct SpineMatcher: Sendable {
         // Two editions of one work are not rivals: the margin is to the best record of another work. Of the
         // editions, the one whose title the spine shows most is the book (the English "Homo Deus: A Brief History
         // of Tomorrow" for a spine that reads so, beside the Spanish "Homo deus : breve historia del mañana").
-        let editions = ranked.filter { $0.prepared.isEdition(of: top.prepared) && $0.candidate.score >= plausible }
-        let rivals = ranked.filter { !$0.prepared.isEdition(of: top.prepared) }
+        var editions: [Scored] = [], rivals: [Scored] = []
+        for scored in ranked {
+            if !scored.prepared.isEdition(of: top.prepared) {
+                rivals.append(scored)
+            } else if scored.candidate.score >= plausible {
+                editions.append(scored)
+            }
+        }
         let chosen =
             editions.max { a, b in
                 a.evidence.title != b.evidence.title

@@ -12,14 +12,16 @@ import ShelfCore
 /// empty, and every word as one in a thousand: 0.5, so that a title alone then needs two ordinary words.
 package struct WordRarity: Sendable {
     /// Entries counted.
-    package private(set) var entries: Int
+    package let entries: Int
     /// Entries holding each word, by the word's hash.
-    private var holding: [UInt64: Int]
+    private let holding: [UInt64: Int]
 
     /// Nothing known: an empty catalogue, every word one in a thousand.
     package static let unknown = WordRarity(entries: 0, hashed: [:])
 
     static let pseudoEntries = 1_000.0, referenceBits = log2(1_000_000.0)
+    /// The factor of every word when nothing is known: one in a thousand, 0.5.
+    package static let unknownWord = log2(pseudoEntries) / referenceBits
     /// A factor is kept within these: a word in most entries still says a little.
     static let factors = 0.05...1.0
 

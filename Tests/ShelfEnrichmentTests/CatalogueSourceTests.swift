@@ -7,6 +7,11 @@ import Testing
 @testable import ShelfEnrichment
 
 @Suite struct CatalogueSourceTests {
+    /// 121 entries holding "historia", one of them "roma".
+    static let histories =
+        (1...120).map { CatalogueRow(title: "Historia \($0)", author: "Autor\($0)") }
+        + [CatalogueRow(title: "Historia de Roma", author: "Beard, Mary")]
+
     /// A store holding `rows`, and the catalogue source on it.
     private func withCatalogue(_ rows: [CatalogueRow], _ body: (CatalogueSource) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
@@ -55,10 +60,7 @@ import Testing
 
     @Test("A word in most entries is not searched for, unless the spine shows nothing else")
     func commonWordsLeftOut() async throws {
-        let rows =
-            (1...120).map { CatalogueRow(title: "Historia \($0)", author: "Autor\($0)") }
-            + [CatalogueRow(title: "Historia de Roma", author: "Beard, Mary")]
-        try await withCatalogue(rows) { source in
+        try await withCatalogue(Self.histories) { source in
             #expect(source.ftsQuery("HISTORIA ROMA") == "\"roma\"")
             #expect(source.ftsQuery("HISTORIA") == "\"historia\"")
             let found = try await source.candidates(for: SpineQuery(text: "HISTORIA"), limit: 3)
@@ -68,10 +70,7 @@ import Testing
 
     @Test("Rarity: a word in many entries weighs less than one in one entry, and a word in none is counted as such")
     func wordRarity() async throws {
-        let rows =
-            (1...120).map { CatalogueRow(title: "Historia \($0)", author: "Autor\($0)") }
-            + [CatalogueRow(title: "Historia de Roma", author: "Beard, Mary")]
-        try await withCatalogue(rows) { source in
+        try await withCatalogue(Self.histories) { source in
             let records = try await source.candidates(for: SpineQuery(text: "HISTORIA ROMA"), limit: 5)
             let rarity = try #require(await source.rarity(of: WordRarity.words(of: records).union(["zzyzx"])))
             #expect(rarity.entries == 121)
