@@ -164,10 +164,9 @@ let annotations = libraryAnnotations + photoAnnotations
 /// Adds the photos' listed books to a catalogue, as `shelfd eval --add-listed-books` does.
 @MainActor func addListedBooks(to catalogue: Catalogue, withAuthors: Bool) throws {
     guard !listedBooks.isEmpty else { return }
-    let id = try catalogue.beginImport(path: "photo lists", format: "truth")
-    let added = try catalogue.addRows(
-        listedBooks.map { CatalogueRow(title: $0.title, author: withAuthors ? $0.author : nil) }, importID: id)
-    try catalogue.finishImport(id, imported: added.added, duplicates: added.duplicates, skipped: 0)
+    try catalogue.importRows(
+        listedBooks.map { CatalogueRow(title: $0.title, author: withAuthors ? $0.author : nil) },
+        path: "photo lists", format: "truth")
 }
 try addListedBooks(to: store.catalogue, withAuthors: true)
 let source = try CatalogueSource(catalogue: store.catalogue)
@@ -212,7 +211,7 @@ struct Outcome {
     }
 }
 
-var outcomes = try match(through: source)
+let outcomes = try match(through: source)
 // A second pass, as in a running daemon that has seen these records before: search and decide timed apart.
 var searchMs: [Double] = [], decideMs: [Double] = []
 for annotation in annotations {
@@ -227,11 +226,12 @@ for annotation in annotations {
 
 // The same catalogue with every other entry's author taken away, as a person's list of titles keeps them: the
 // rule must hold when the author cannot confirm a book.
+let catalogueRows = try readCSV(cataloguePath)
 let titlesOnlyPath = folder.appendingPathComponent("titles-only.csv").path
 do {
     func quoted(_ field: String) -> String { "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     let columns = ["title", "author", "tag", "series", "isbn"]
-    let lines = try readCSV(cataloguePath).enumerated().map { index, row in
+    let lines = catalogueRows.enumerated().map { index, row in
         columns.map { column in quoted(column == "author" && index % 2 == 1 ? "" : row[column] ?? "") }
             .joined(separator: ",")
     }
@@ -297,7 +297,6 @@ struct TrigramTFIDF {
     }
 }
 
-let catalogueRows = try readCSV(cataloguePath)
 let baselineRecords = catalogueRows.enumerated().map { index, row in
     CatalogueRecord(
         source: "baseline", key: "\(index)", title: row["title"] ?? "", author: row["author"],

@@ -51,6 +51,18 @@ package struct Catalogue: StoreConcern {
         }
     }
 
+    /// Rows that come from no file (a truth file's books, a benchmark's lists) as one import of their own, counted
+    /// as a file's import is.
+    @discardableResult
+    package func importRows(_ rows: [CatalogueRow], path: String, format: String) throws -> (
+        added: Int, duplicates: Int
+    ) {
+        let id = try beginImport(path: path, format: format)
+        let added = try addRows(rows, importID: id)
+        try finishImport(id, imported: added.added, duplicates: added.duplicates, skipped: 0)
+        return added
+    }
+
     /// Adds rows in one transaction. A row is already there when an entry has its ISBN, or, for a row
     /// without one, when an entry has its folded title and surname; a row with an ISBN gives it to an entry
     /// of the same work that had none. Other editions (another ISBN) are entries of their own: a library
