@@ -87,7 +87,10 @@ package struct Runtime: Sendable {
             try store.settings.set("provider", current)
         }
 
-        let enricher = Enricher(sources: sources, reviewThreshold: config.pipeline.reviewThreshold)
+        var enricher = Enricher(sources: sources, reviewThreshold: config.pipeline.reviewThreshold)
+        let library = store.library
+        // A library that cannot be read holds nothing: the edition the spine shows is taken.
+        enricher.libraryHolds = { isbns in (try? library.heldISBNs(among: isbns)) ?? [] }
         var settings = PipelineSettings(
             batchSize: config.pipeline.batchSize, concurrency: config.pipeline.concurrency,
             reviewThreshold: config.pipeline.reviewThreshold, maxAttempts: config.pipeline.maxAttempts,

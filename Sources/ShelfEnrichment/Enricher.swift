@@ -17,6 +17,9 @@ package struct Enricher: Sendable {
     /// that author's books.
     static let offerFloor = 0.1
     package var candidatesPerSource = 10
+    /// Which of the given ISBNs the library already holds (`LibraryRecords.heldISBNs(among:)`); nil: no library
+    /// (`shelfd eval`). Of the editions of a work a spine names, the one a person has is the one on their shelf.
+    package var libraryHolds: (@Sendable (Set<String>) -> Set<String>)? = nil
 
     package init(sources: [any BookSource], matcher: SpineMatcher = SpineMatcher(), reviewThreshold: Double) {
         self.sources = sources; self.matcher = matcher; self.reviewThreshold = reviewThreshold
@@ -52,6 +55,7 @@ package struct Enricher: Sendable {
         // Nothing to consult (no source configured, an empty catalogue): the model's confidence decides alone.
         guard found.anyUsable else { return Outcome(books: books.map(unmatched), notes: []) }
 
+        let held = heldEditions(found.results)
         var enriched = books
         for index in books.indices {
             guard found.consulted[index] else {
@@ -60,8 +64,8 @@ package struct Enricher: Sendable {
                 continue
             }
             enriched[index] = decide(
-                books[index], query: queries[index], result: found.results[index],
-                isbnRecord: found.isbnRecords[index])
+                books[index], query: queries[index], result: Self.preferring(held, found.results[index]),
+                isbnRecord: found.isbnRecords[index], held: held)
         }
         var notes = found.notes
         let fragments = Set(
@@ -122,7 +126,30 @@ package struct Enricher: Sendable {
             .contains { $0.count >= 3 && words.contains($0) }
     }
 
-    func decide(_ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?) -> Book {
+    /// The ISBNs of the accepted works' editions that the library holds, asked once for the photo.
+    func heldEditions(_ results: [MatchResult]) -> Set<String> {
+        guard let libraryHolds else { return [] }
+        let isbns = results.filter { $0.decision == .accepted && !$0.otherEditions.isEmpty }
+            .flatMap { result in ([result.best].compactMap { $0 } + result.otherEditions).compactMap(\.record.isbn13) }
+        return isbns.isEmpty ? [] : libraryHolds(Set(isbns))
+    }
+
+    /// An accepted work's edition the library holds (`held`) in place of the one the spine shows most, when the
+    /// library holds that one not: the book a person photographs again is the copy they have.
+    static func preferring(_ held: Set<String>, _ result: MatchResult) -> MatchResult {
+        guard result.decision == .accepted, let best = result.best, !held.contains(best.record.isbn13 ?? ""),
+            let owned = result.otherEditions.first(where: { held.contains($0.record.isbn13 ?? "") })
+        else { return result }
+        var result = result
+        result.best = owned
+        result.candidates = [owned] + result.candidates.filter { $0 != owned }
+        result.otherEditions = [best] + result.otherEditions.filter { $0 != owned }
+        return result
+    }
+
+    func decide(
+        _ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?, held: Set<String> = []
+    ) -> Book {
         if book.form == .barcode { return Self.resolved(book, as: isbnRecord) }
         var book = book
         var notes = book.notes ?? []
@@ -155,9 +182,10 @@ package struct Enricher: Sendable {
             // The spine names the work; which of its editions only an ISBN on the book would tell. Not a question.
             let others = result.decision == .accepted ? result.otherEditions.compactMap(\.record.isbn13) : []
             if !others.isEmpty {
-                notes.append(
-                    "edition_uncertain: \(isbn), the edition whose words the spine shows; also \(others.joined(separator: ", "))"
-                )
+                let which =
+                    held.contains(isbn)
+                    ? "the edition already in the library" : "the edition whose words the spine shows"
+                notes.append("edition_uncertain: \(isbn), \(which); also \(others.joined(separator: ", "))")
             }
         }
 

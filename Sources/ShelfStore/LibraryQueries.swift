@@ -140,4 +140,22 @@ extension LibraryRecords {
         }
         return found
     }
+
+    /// Which of `isbns` the library's verified works were seen as: of a work's editions, the one a person already has
+    /// (`Enricher`, "prefer the edition already in the library"). One probe of the index `book_sighting_isbn` per
+    /// ISBN, so it costs the editions asked about, not the library.
+    package func heldISBNs(among isbns: Set<String>) throws -> Set<String> {
+        guard !isbns.isEmpty else { return [] }
+        let asked = isbns.sorted()
+        let placeholders = Array(repeating: "?", count: asked.count).joined(separator: ",")
+        return try read { db in
+            Set(
+                try db.query(
+                    """
+                    SELECT DISTINCT s.isbn13 FROM book_sighting s JOIN book b ON b.id = s.book_id
+                    WHERE s.isbn13 IN (\(placeholders)) AND b.status = 'verified'
+                    """, asked
+                ).compactMap { $0.string("isbn13") })
+        }
+    }
 }

@@ -192,20 +192,47 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
         #expect(book.confidence < 0.6)
     }
 
+    /// The Spanish and the English edition of one work, and a spine that shows the English one's words.
+    let homoDeusEditions = [
+        CatalogueRecord(
+            source: "catalogue", key: "catalogue:31", title: "Homo deus : breve historia del mañana",
+            author: "Harari, Yuval N.", isbn13: "9788499926711"),
+        CatalogueRecord(
+            source: "catalogue", key: "catalogue:32", title: "Homo Deus: A Brief History of Tomorrow", author: nil,
+            isbn13: "9781784703936"),
+    ]
+    let homoDeusSpine = "Yuval Noah Harari Homo Deus A Brief History of Tomorrow VINTAGE"
+
     @Test("Two editions of the work a spine shows: the one it reads is taken, the other's ISBN named, nothing asked")
     func editionsOfOneWorkAreOneAnswer() async throws {
-        let spanish = CatalogueRecord(
-            source: "catalogue", key: "catalogue:31", title: "Homo deus : breve historia del mañana",
-            author: "Harari, Yuval N.", isbn13: "9788499926711")
-        let english = CatalogueRecord(
-            source: "catalogue", key: "catalogue:32", title: "Homo Deus: A Brief History of Tomorrow", author: nil,
-            isbn13: "9781784703936")
-        let enricher = Enricher(sources: [ListSource("catalogue", [spanish, english])], reviewThreshold: 0.6)
-        let text = "Yuval Noah Harari Homo Deus A Brief History of Tomorrow VINTAGE"
-        let book = try #require(await enricher.enrich([spine(text, confidence: 0.9)]).books.first)
+        let enricher = Enricher(sources: [ListSource("catalogue", homoDeusEditions)], reviewThreshold: 0.6)
+        let book = try #require(await enricher.enrich([spine(homoDeusSpine, confidence: 0.9)]).books.first)
         #expect(book.status == .verified)
         #expect(book.match?.key == "catalogue:32" && book.isbn13 == "9781784703936")
         #expect(book.notes?.contains { $0.hasPrefix("edition_uncertain:") && $0.contains("9788499926711") } == true)
+    }
+
+    @Test("Of two editions of the work a spine shows, the one already in the library is taken")
+    func theEditionInTheLibraryIsPreferred() async throws {
+        let asked = Mutex<[Set<String>]>([])
+        var enricher = Enricher(sources: [ListSource("catalogue", homoDeusEditions)], reviewThreshold: 0.6)
+        enricher.libraryHolds = { isbns in
+            asked.withLock { $0.append(isbns) }
+            return isbns.intersection(["9788499926711"])
+        }
+        let books = await enricher.enrich([spine(homoDeusSpine, confidence: 0.9), spine("XQZT WRRBL", confidence: 0.9)])
+            .books
+        let book = try #require(books.first)
+        #expect(book.status == .verified)
+        #expect(book.match?.key == "catalogue:31" && book.isbn13 == "9788499926711")
+        #expect(book.title == "Homo deus : breve historia del mañana" && book.author == "Harari, Yuval N.")
+        #expect(
+            book.notes?.contains {
+                $0.hasPrefix("edition_uncertain: 9788499926711, the edition already in the library")
+                    && $0.contains("9781784703936")
+            } == true)
+        // One question for the photo, about the accepted work's editions only.
+        #expect(asked.withLock { $0 } == [["9788499926711", "9781784703936"]])
     }
 
     @Test func withNothingToConsultASpinesTextStaysForReview() async throws {

@@ -140,6 +140,17 @@ private let hobbitCandidates = [
         }
     }
 
+    @Test("The editions the library holds: ISBNs its verified works were seen as", arguments: StoreKind.allCases)
+    func heldEditions(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try commit(store, photo: "p1", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
+            try commit(store, photo: "p2", [reading("Emma", nil, confidence: 0.3, isbn: "9780141439587")]) // to review
+            let held = try store.library.heldISBNs(among: ["9780441172719", "9780141439587", "9780593099322"])
+            #expect(held == ["9780441172719"])
+            #expect(try store.library.heldISBNs(among: []).isEmpty)
+        }
+    }
+
     @Test(
         "An unmatched work is folded into the matched one once a reading shows they are the same",
         arguments: StoreKind.allCases)
