@@ -90,17 +90,52 @@ package final class CatalogueSource: BookSource {
     }
 
     private func textSearch(_ text: String, limit: Int) throws(LookupError) -> [CatalogueRecord] {
-        guard let match = ftsQuery(text) else { return [] }
+        let words = TextNormalization.fold(text).split(separator: " ").map(String.init)
+        let pieces = try lookup { try gluedPieces(of: words) }
+        guard let match = ftsQuery(pieces + words) else { return [] }
         return try lookup { try catalogue.search(match, limit: limit) }
     }
 
-    /// Any of the text's distinct words, each quoted (FTS5 syntax never sees the text itself). Common
-    /// words are left out unless there is nothing else.
-    func ftsQuery(_ text: String) -> String? {
-        var seen = Set<String>()
-        let words = TextNormalization.fold(text).split(separator: " ").map(String.init).filter {
-            seen.insert($0).inserted
+    /// A word at least this long that the index does not hold may be words read without the spaces between
+    /// them, or a title with the spine's decoration read as letters around it ("IROCKONOMICSIALAN": yellow bars
+    /// read as I); the index's words inside it at least `pieceLength` long are searched for too.
+    static let gluedLength = 8, pieceLength = 5
+    /// Letters of a glued word looked into at most: its pieces grow with the square of its length.
+    static let gluedLongest = 48
+
+    /// The longest words of the index inside each long word of `words` the index does not hold (none inside
+    /// another): one look-up of the long words, and one of their pieces when some is not held, so a spine's
+    /// search costs its own words, not the catalogue.
+    func gluedPieces(of words: [String]) throws -> [String] {
+        let long = Set(words.filter { $0.count >= Self.gluedLength })
+        guard !long.isEmpty else { return [] }
+        let unknown = long.subtracting(try catalogue.documentCounts(of: long).keys)
+        guard !unknown.isEmpty else { return [] }
+        var inside: [String: Set<String>] = [:]
+        for word in unknown {
+            let letters = Array(word.prefix(Self.gluedLongest))
+            for length in Self.pieceLength..<letters.count {
+                for start in 0...(letters.count - length) {
+                    inside[word, default: []].insert(String(letters[start..<(start + length)]))
+                }
+            }
         }
+        let held = try catalogue.documentCounts(of: inside.values.reduce(into: Set()) { $0.formUnion($1) })
+        return unknown.sorted().flatMap { word in
+            let found = (inside[word] ?? []).filter { held[$0] != nil }
+            return found.filter { piece in !found.contains { $0 != piece && $0.contains(piece) } }.sorted()
+        }
+    }
+
+    /// Any of the words' distinct words (the text's, folded), each quoted (FTS5 syntax never sees the text
+    /// itself). Common words are left out unless there is nothing else.
+    func ftsQuery(_ text: String) -> String? {
+        ftsQuery(TextNormalization.fold(text).split(separator: " ").map(String.init))
+    }
+
+    func ftsQuery(_ folded: [String]) -> String? {
+        var seen = Set<String>()
+        let words = folded.filter { seen.insert($0).inserted }
         let common = commonWords.withLock { $0 }
         let rare = words.filter { !common.contains($0) }
         let chosen = (rare.isEmpty ? words : rare).prefix(Self.maximumWords)

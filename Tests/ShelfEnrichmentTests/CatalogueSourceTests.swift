@@ -68,6 +68,29 @@ import Testing
         }
     }
 
+    @Test("A run read without spaces, with a spine's bars read as letters around it, finds the book inside it")
+    func gluedWordsAreSearchedForInside() async throws {
+        let rows = [
+            CatalogueRow(title: "Rockonomics", author: "Krueger, Alan B."),
+            CatalogueRow(title: "Economics", author: "Samuelson, Paul"),
+            CatalogueRow(title: "Superintelligence", author: "Bostrom, Nick"),
+        ]
+        try await withCatalogue(rows) { source in
+            #expect(
+                try source.gluedPieces(of: ["irockonomicsialan", "b", "kruegerisi"]) == ["rockonomics", "krueger"])
+            // A long word the index holds is searched for as it is.
+            #expect(try source.gluedPieces(of: ["superintelligence"]).isEmpty)
+            let found = try await source.candidates(
+                for: SpineQuery(text: "IROCKONOMICSIALAN B.KRUEGERISI"), limit: 5)
+            #expect(found.first?.title == "Rockonomics")
+
+            let enricher = Enricher(sources: [source], reviewThreshold: 0.6)
+            let book = try #require(
+                await enricher.enrich([spine("IROCKONOMICSIALAN B.KRUEGERISI", confidence: 0.99)]).books.first)
+            #expect(book.title == "Rockonomics" && book.match != nil, "\(book)")
+        }
+    }
+
     @Test("Rarity: a word in many entries weighs less than one in one entry, and a word in none is counted as such")
     func wordRarity() async throws {
         try await withCatalogue(Self.histories) { source in
