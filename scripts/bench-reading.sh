@@ -2,7 +2,9 @@
 # Offline reading benchmark on shelves whose books are listed: `shelfd eval --provider ocr --add-listed-books` on each
 # folder given (photos beside their `.truth.json` lists, as docs/reading.md, "Measuring a provider", describes), each folder's
 # books added to the catalogue among CATALOGUE's, for this build and, with --baseline, another shelfd binary (an
-# earlier build) in the same run on the same machine, then each figure's ratio to the baseline's. With --titles-only,
+# earlier build) in the same run on the same machine, then each figure's ratio to the baseline's: books accepted right,
+# found, accepted wrong, seconds a photo, items in the results per listed book (what a person sees) and scraps per
+# listed book (items left for review that are no listed book: questions without a right answer). With --titles-only,
 # each folder is also measured as a list of titles only, as many people keep theirs: the same photos, their truth files
 # without authors (so the books are added to the catalogue without them). No network.
 # Builds the release binary first (the README's build). Needs jq (scripts/install-deps.sh installs it).
@@ -30,11 +32,14 @@ cd "$(dirname "$0")/.."
 swift build -c release --static-swift-stdlib --product shelfd
 current="$(swift build -c release --static-swift-stdlib --show-bin-path)/shelfd"
 
-# The overall figures of one binary on one folder: accepted right, found, expected, wrong among accepted, s a photo.
+# The overall figures of one binary on one folder: accepted right, found, expected, wrong among accepted, s a photo,
+# items in the results (books a person sees), and scraps (items left for review that are no listed book).
 measure() {
     "$1" eval --truth "$2" --provider ocr --catalogue "$catalogue" --add-listed-books --json 2>/dev/null \
-        | jq -r '.overall | "\(.accepted_right) \(.found) \(.expected) \(.accepted_wrong) \(.seconds_per_photo)"'
+        | jq -r '([.providers[].photos[].books[] | select(.status == "needs_review" and .truth == null)] | length) as $scraps
+            | .overall | "\(.accepted_right) \(.found) \(.expected) \(.accepted_wrong) \(.seconds_per_photo) \(.reported) \($scraps)"'
 }
+per_book() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "–"; else printf "%.2f", a / b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "–"; else printf "%.2f", a / b }'; }
 
 # A folder's photos with their truth files' authors taken away: a list's `authors` emptied, a document's `author`s
@@ -56,17 +61,20 @@ if [ $titles_only -eq 1 ]; then
     done
 fi
 
-printf '%-28s %-10s %16s %10s %18s %12s\n' folder binary "accepted right" found "wrong/accepted" "s a photo"
+printf '%-28s %-10s %16s %10s %18s %12s %12s %12s\n' folder binary "accepted right" found "wrong/accepted" "s a photo" \
+    "items/book" "scraps/book"
 for folder in "${folders[@]}"; do
-    read -r right found expected wrong seconds <<< "$(measure "$current" "$folder")"
+    read -r right found expected wrong seconds items scraps <<< "$(measure "$current" "$folder")"
     name=$(basename "$folder")
-    printf '%-28s %-10s %10s of %-3s %10s %12s of %-3s %12.2f\n' "$name" this "$right" "$expected" "$found" "$wrong" \
-        "$((right + wrong))" "$seconds"
+    printf '%-28s %-10s %10s of %-3s %10s %12s of %-3s %12.2f %12s %12s\n' "$name" this "$right" "$expected" "$found" \
+        "$wrong" "$((right + wrong))" "$seconds" "$(per_book "$items" "$expected")" "$(per_book "$scraps" "$expected")"
     if [ -n "$baseline" ]; then
-        read -r b_right b_found _ b_wrong b_seconds <<< "$(measure "$baseline" "$folder")"
-        printf '%-28s %-10s %10s of %-3s %10s %12s of %-3s %12.2f\n' "" baseline "$b_right" "$expected" "$b_found" \
-            "$b_wrong" "$((b_right + b_wrong))" "$b_seconds"
-        printf '%-28s %-10s %16s %10s %18s %12s\n' "" "ratio" "$(ratio "$right" "$b_right")" "$(ratio "$found" "$b_found")" \
-            "$(ratio "$wrong" "$b_wrong")" "$(ratio "$seconds" "$b_seconds")"
+        read -r b_right b_found _ b_wrong b_seconds b_items b_scraps <<< "$(measure "$baseline" "$folder")"
+        printf '%-28s %-10s %10s of %-3s %10s %12s of %-3s %12.2f %12s %12s\n' "" baseline "$b_right" "$expected" \
+            "$b_found" "$b_wrong" "$((b_right + b_wrong))" "$b_seconds" "$(per_book "$b_items" "$expected")" \
+            "$(per_book "$b_scraps" "$expected")"
+        printf '%-28s %-10s %16s %10s %18s %12s %12s %12s\n' "" "ratio" "$(ratio "$right" "$b_right")" \
+            "$(ratio "$found" "$b_found")" "$(ratio "$wrong" "$b_wrong")" "$(ratio "$seconds" "$b_seconds")" \
+            "$(ratio "$items" "$b_items")" "$(ratio "$scraps" "$b_scraps")"
     fi
 done

@@ -11,6 +11,10 @@
 #     title across its own spine.
 #   - small-print.jpg: twenty-four thin books standing on one shelf, titles and authors in small print along their
 #     spines, as a library's shelf shows them from across the room.
+#   - bookcase.jpg (with bookcase.csv, its books): a whole bookcase of three rows, its boards thin and the brown of
+#     some of its books, each row's books in the columns of the rows above and below; a wide spine with its authors
+#     across its head above its title and its subtitle beside the title; two thin neighbours of one colour; a
+#     publisher's mark and a lone letter at the foot of every spine of the bottom row.
 # Run by developers, not CI: the picture is committed. Pillow is installed into a temporary folder for the
 # drawing only; shelfd itself runs no Python.
 set -euo pipefail
@@ -199,4 +203,93 @@ for n, (title, author) in enumerate(books):
     x += width + 4
 image.save(out, quality=90)
 PY
-echo "make-ocr-fixtures: wrote Tests/ShelfOCRTests/Fixtures/flat-spines.jpg, tall-spines.jpg, across-words.jpg and small-print.jpg"
+PYTHONPATH="$work" python3 - "$fonts" Tests/ShelfOCRTests/Fixtures/bookcase.jpg <<'PY'
+import sys
+from PIL import Image, ImageDraw, ImageFont
+fonts, out = sys.argv[1], sys.argv[2]
+# A whole bookcase, three rows, photographed from the front: its boards thin and the brown of some of its books,
+# the books of each row standing in the same columns as those of the rows above and below, each title at the
+# spine's head and its author at the foot.
+W, H = 1000, 2000
+back, board = (92, 66, 44), (128, 88, 56)                          # the case's back panel and its boards
+image = Image.new("RGB", (W, H), back)
+draw = ImageDraw.Draw(image)
+boards = [660, 1310, 1960]                                         # each row's board, 16 px thick
+for y in boards:
+    draw.rectangle((0, y, W, y + 15), fill=board)
+draw.rectangle((0, 0, 24, H), fill=board); draw.rectangle((W - 25, 0, W, H), fill=board)
+def font(name, size): return ImageFont.truetype(f"{fonts}/{name}", size)
+def along(text, f, x, width, py, ink, reading="down", offset=0):
+    # Drawn flat, then turned to run along the spine, centred across it (moved `offset` across).
+    box = f.getbbox(text)
+    flat = Image.new("RGBA", (box[2] + 8, box[3] + 8), (0, 0, 0, 0))
+    ImageDraw.Draw(flat).text((4, 4), text, font=f, fill=ink)
+    turned = flat.rotate(-90 if reading == "down" else 90, expand=True)
+    image.paste(turned, (x + (width - turned.width) // 2 + offset, py), turned)
+    return turned.height
+def across(text, f, centre, y, ink):
+    draw.text((centre, y), text, font=f, fill=ink, anchor="mt")
+brown = (126, 86, 54)                                              # the boards' own colour, on some spines
+rows = [
+    [  # title, author, font, width, height, colour, ink, reading
+        ("Middlemarch", "George Eliot", "DejaVuSerif-Bold.ttf", 104, 560, brown, (240, 226, 190), "down"),
+        ("The Trial", "Franz Kafka", "DejaVuSans-Bold.ttf", 92, 540, (232, 222, 200), (30, 30, 40), "down"),
+        None,  # the wide spine, its authors across its head
+        ("Persuasion", "Jane Austen", "DejaVuSerif.ttf", 98, 550, (28, 60, 96), (250, 250, 245), "up"),
+        ("Siddhartha", "Hermann Hesse", "DejaVuSans.ttf", 110, 575, brown, (245, 235, 200), "down"),
+        ("Rebecca", "Daphne du Maurier", "DejaVuSerif-Bold.ttf", 100, 555, (90, 40, 90), (240, 230, 250), "up"),
+        ("Cannery Row", "John Steinbeck", "DejaVuSans.ttf", 98, 545, (150, 170, 60), (20, 30, 20), "up"),
+    ],
+    [
+        ("The Bell Jar", "Sylvia Plath", "DejaVuSans-Bold.ttf", 104, 560, (30, 30, 30), (235, 235, 235), "down"),
+        ("Ulysses", "James Joyce", "DejaVuSerif.ttf", 92, 545, brown, (250, 240, 210), "down"),
+        ("Emma", "Jane Austen", "DejaVuSansCondensed-Bold.ttf", 50, 530, (70, 110, 60), (245, 240, 220), "down"),
+        ("Lolita", "Vladimir Nabokov", "DejaVuSansCondensed-Bold.ttf", 50, 535, (70, 110, 60), (245, 240, 220), "down"),
+        ("Dune Messiah", "Frank Herbert", "DejaVuSans-Bold.ttf", 106, 570, (196, 110, 40), (20, 20, 30), "down"),
+        ("Catch-22", "Joseph Heller", "DejaVuSansCondensed-Bold.ttf", 102, 565, brown, (255, 250, 235), "down"),
+        ("Beloved", "Toni Morrison", "DejaVuSerif-Bold.ttf", 98, 550, (120, 30, 34), (240, 226, 190), "up"),
+        ("Walden", "Henry David Thoreau", "DejaVuSerif.ttf", 98, 540, (40, 90, 110), (250, 250, 250), "down"),
+    ],
+    [  # each spine with a publisher's mark across its foot and a lone letter above it
+        ("Dracula", "Bram Stoker", "DejaVuSerif-Bold.ttf", 104, 560, brown, (240, 226, 190), "down"),
+        ("Frankenstein", "Mary Shelley", "DejaVuSans-Bold.ttf", 96, 555, (232, 222, 200), (30, 30, 40), "down"),
+        ("Candide", "Voltaire", "DejaVuSerif.ttf", 150, 540, (28, 60, 96), (250, 250, 245), "up"),
+        ("Moby-Dick", "Herman Melville", "DejaVuSans.ttf", 98, 575, brown, (245, 235, 200), "down"),
+        ("Solaris", "Stanislaw Lem", "DejaVuSans-Bold.ttf", 110, 560, (40, 40, 44), (240, 240, 240), "down"),
+        ("Kindred", "Octavia E. Butler", "DejaVuSerif-Bold.ttf", 100, 550, (90, 40, 90), (240, 230, 250), "up"),
+        ("The Stranger", "Albert Camus", "DejaVuSans.ttf", 98, 545, (150, 170, 60), (20, 30, 20), "up"),
+    ],
+]
+for row, floor in enumerate(boards):
+    x = 40
+    for book in rows[row]:
+        if book is None:
+            # Authors set across the head of a wide spine, above its title, its subtitle beside the title.
+            width, height, colour, ink = 160, 580, (238, 234, 226), (40, 40, 40)
+            top = floor - height
+            draw.rectangle((x, top, x + width - 1, floor - 1), fill=colour)
+            across("RICHARD", font("DejaVuSerif.ttf", 28), x + width // 2, top + 24, (180, 40, 40))
+            across("DAWKINS", font("DejaVuSerif.ttf", 28), x + width // 2, top + 60, (180, 40, 40))
+            along("The Ancestor's Tale", font("DejaVuSerif.ttf", 40), x, width, top + 130, ink, offset=18)
+            along("A Pilgrimage to the Dawn of Life", font("DejaVuSerif.ttf", 22), x, width, top + 140,
+                  (180, 40, 40), offset=-30)
+            x += width + 4
+            continue
+        title, author, name, width, height, colour, ink, reading = book
+        if row == 2:
+            height += 60                                           # room for the marks at the foot
+        top = floor - height
+        draw.rectangle((x, top, x + width - 1, floor - 1), fill=colour)
+        thin = width < 60
+        along(title, font(name, 28 if thin else 32 if row == 2 else 36), x, width, top + 36, ink, reading)
+        f = font(name, 20 if thin else 24)
+        foot = 110 if row == 2 else 36
+        along(author, f, x, width, floor - foot - (f.getbbox(author)[2] + 8), ink, reading)
+        if row == 2:
+            across("N", font("DejaVuSans-Bold.ttf", 22), x + width // 2, floor - 96, ink)
+            draw.ellipse((x + width // 2 - 16, floor - 66, x + width // 2 + 16, floor - 36), fill=ink)
+            across("PENGUIN", font("DejaVuSans-Bold.ttf", 11), x + width // 2, floor - 28, ink)
+        x += width + 4
+image.save(out, quality=90)
+PY
+echo "make-ocr-fixtures: wrote Tests/ShelfOCRTests/Fixtures/flat-spines.jpg, tall-spines.jpg, across-words.jpg, small-print.jpg and bookcase.jpg"

@@ -18,6 +18,11 @@ package struct Box: Hashable, Sendable, Codable {
 
     package var area: Double { (x2 - x1) * (y2 - y1) }
 
+    /// The smallest box holding both.
+    package func union(_ other: Box) -> Box {
+        Box(x1: min(x1, other.x1), y1: min(y1, other.y1), x2: max(x2, other.x2), y2: max(y2, other.y2))
+    }
+
     /// Rounded to four decimals so results stay readable and stable across runs.
     package var rounded: Box {
         func r(_ v: Double) -> Double { (v * 10_000).rounded() / 10_000 }

@@ -73,12 +73,27 @@ package struct ResultDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// A piece of text read on the photo that names no book a person could decide on: too short to identify
+    /// anything ("HH", "99"), one word that is no title ("VINTAGE", "RICHARD"), or a few words nothing matched. It
+    /// is kept with its place, shown on the photo's page, and never asked about (docs/reading.md, "What is left
+    /// unread").
+    package struct UnreadSpine: Codable, Sendable, Equatable {
+        package var text: String
+        package var box: Box?
+        package var confidence: Double
+        package init(text: String, box: Box?, confidence: Double) {
+            self.text = text; self.box = box; self.confidence = confidence
+        }
+    }
+
     package var schema = "shelfd.result/1"
     package var photo: Photo
     package var provider: String
     package var model: String
     package var timings: Timings
     package var books: [Book]
+    /// What was read besides the books and could not be read as one; nil when there is none.
+    package var unreadSpines: [UnreadSpine]?
     package var suggestions: [Suggestion]
     package var notes: [String]
     /// The deciding provider's saved answer.
@@ -91,16 +106,17 @@ package struct ResultDocument: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case schema, photo, provider, model, timings, books, suggestions, notes, response, runs, signals,
-            decidedBy = "decided_by"
+            decidedBy = "decided_by", unreadSpines = "unread_spines"
     }
 
     package init(
         photo: Photo, provider: String, model: String, timings: Timings, books: [Book],
         suggestions: [Suggestion], notes: [String], response: Response, runs: [Run], decidedBy: String,
-        signals: QualitySignals?
+        signals: QualitySignals?, unreadSpines: [UnreadSpine]? = nil
     ) {
         self.photo = photo; self.provider = provider; self.model = model; self.timings = timings
-        self.books = books; self.suggestions = suggestions; self.notes = notes; self.response = response
+        self.books = books; self.unreadSpines = unreadSpines; self.suggestions = suggestions; self.notes = notes;
+        self.response = response
         self.runs = runs; self.decidedBy = decidedBy; self.signals = signals
     }
 }

@@ -28,17 +28,19 @@ package struct EvalDocument: Codable, Sendable, Equatable {
         package var notFound: [Int]?
         /// Why the provider gave no answer, when it did not.
         package var error: String?
+        /// What was read and left unread, as naming no book (`ResultDocument.unreadSpines`).
+        package var unreadSpines: [ResultDocument.UnreadSpine]?
 
         enum CodingKeys: String, CodingKey {
-            case photo, score, books, missed, error, notFound = "not_found"
+            case photo, score, books, missed, error, notFound = "not_found", unreadSpines = "unread_spines"
         }
 
         package init(
             photo: String, score: EvalScore, books: [JudgedBook], missed: [Int], notFound: [Int]? = nil,
-            error: String? = nil
+            error: String? = nil, unreadSpines: [ResultDocument.UnreadSpine]? = nil
         ) {
             self.photo = photo; self.score = score; self.books = books; self.missed = missed; self.notFound = notFound
-            self.error = error
+            self.error = error; self.unreadSpines = unreadSpines
         }
     }
 
@@ -96,12 +98,13 @@ extension EvalDocument.Photo {
     /// One photo's books judged against its truth (`seconds`: the time the provider and enrichment took).
     package static func judged(
         _ photo: String, books: [Book], truth: [TruthDocument.Book], seconds: Double,
-        error: String? = nil
+        error: String? = nil, unread: [ResultDocument.UnreadSpine] = []
     ) -> EvalDocument.Photo {
         let judgement = EvalScoring.judge(books, against: truth)
         let tally = EvalScoring.tally(books, against: truth)
         var score = judgement.score
         score.seconds = seconds
+        score.unreadSpines = unread.count
         score.acceptedRight = tally.acceptedRight; score.found = tally.found; score.acceptedWrong = tally.acceptedWrong
         let judged = books.indices.map { index in
             EvalDocument.JudgedBook(
@@ -110,6 +113,6 @@ extension EvalDocument.Photo {
         }
         return EvalDocument.Photo(
             photo: photo, score: score, books: judged, missed: judgement.missed,
-            notFound: tally.notFound, error: error)
+            notFound: tally.notFound, error: error, unreadSpines: unread.isEmpty ? nil : unread)
     }
 }

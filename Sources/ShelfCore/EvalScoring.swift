@@ -21,14 +21,20 @@ package struct EvalScore: Sendable, Equatable {
     package var found = 0
     /// Accepted books that are no truth book.
     package var acceptedWrong = 0
+    /// Books left for review that are no truth book: questions without a right answer (a scrap, a stray word).
+    package var reviewWrong = 0
+    /// Texts read that were left unread, as naming no book (`ResultDocument.unreadSpines`).
+    package var unreadSpines = 0
 
     package init(
         photos: Int = 0, expected: Int = 0, reported: Int = 0, right: Int = 0, wrongISBNs: Int = 0,
-        needsReview: Int = 0, seconds: Double = 0, acceptedRight: Int = 0, found: Int = 0, acceptedWrong: Int = 0
+        needsReview: Int = 0, seconds: Double = 0, acceptedRight: Int = 0, found: Int = 0, acceptedWrong: Int = 0,
+        reviewWrong: Int = 0, unreadSpines: Int = 0
     ) {
         self.photos = photos; self.expected = expected; self.reported = reported; self.right = right
         self.wrongISBNs = wrongISBNs; self.needsReview = needsReview; self.seconds = seconds
         self.acceptedRight = acceptedRight; self.found = found; self.acceptedWrong = acceptedWrong
+        self.reviewWrong = reviewWrong; self.unreadSpines = unreadSpines
     }
 
     package var wrong: Int { reported - right }
@@ -46,7 +52,8 @@ package struct EvalScore: Sendable, Equatable {
             right: a.right + b.right, wrongISBNs: a.wrongISBNs + b.wrongISBNs,
             needsReview: a.needsReview + b.needsReview, seconds: a.seconds + b.seconds,
             acceptedRight: a.acceptedRight + b.acceptedRight, found: a.found + b.found,
-            acceptedWrong: a.acceptedWrong + b.acceptedWrong)
+            acceptedWrong: a.acceptedWrong + b.acceptedWrong, reviewWrong: a.reviewWrong + b.reviewWrong,
+            unreadSpines: a.unreadSpines + b.unreadSpines)
     }
 }
 
@@ -56,6 +63,7 @@ extension EvalScore: Codable {
         case wrongISBNs = "wrong_isbns", needsReview = "needs_review", needsReviewShare = "needs_review_share"
         case secondsPerPhoto = "seconds_per_photo"
         case acceptedRight = "accepted_right", found, acceptedWrong = "accepted_wrong"
+        case reviewWrong = "review_wrong", unreadSpines = "unread_spines"
     }
 
     /// The counts, and the ratios worked out from them so a script need not.
@@ -71,6 +79,7 @@ extension EvalScore: Codable {
         try c.encode(secondsPerPhoto, forKey: .secondsPerPhoto)
         try c.encode(acceptedRight, forKey: .acceptedRight); try c.encode(found, forKey: .found)
         try c.encode(acceptedWrong, forKey: .acceptedWrong)
+        try c.encode(reviewWrong, forKey: .reviewWrong); try c.encode(unreadSpines, forKey: .unreadSpines)
     }
 
     package init(from decoder: any Decoder) throws {
@@ -84,7 +93,9 @@ extension EvalScore: Codable {
             // Documents written before these counts had none.
             acceptedRight: try c.decodeIfPresent(Int.self, forKey: .acceptedRight) ?? 0,
             found: try c.decodeIfPresent(Int.self, forKey: .found) ?? 0,
-            acceptedWrong: try c.decodeIfPresent(Int.self, forKey: .acceptedWrong) ?? 0)
+            acceptedWrong: try c.decodeIfPresent(Int.self, forKey: .acceptedWrong) ?? 0,
+            reviewWrong: try c.decodeIfPresent(Int.self, forKey: .reviewWrong) ?? 0,
+            unreadSpines: try c.decodeIfPresent(Int.self, forKey: .unreadSpines) ?? 0)
     }
 }
 
@@ -116,7 +127,8 @@ package enum EvalScoring {
         let score = EvalScore(
             photos: 1, expected: truth.count, reported: reported.count,
             right: matches.compactMap { $0 }.count, wrongISBNs: wrongISBN.count,
-            needsReview: reported.filter { $0.status == .needsReview }.count)
+            needsReview: reported.filter { $0.status == .needsReview }.count,
+            reviewWrong: reported.indices.filter { reported[$0].status == .needsReview && matches[$0] == nil }.count)
         return Judgement(
             matches: matches, missed: truth.indices.filter { !matches.contains($0) }, wrongISBN: wrongISBN,
             score: score)

@@ -208,8 +208,9 @@ package struct Evaluator: Sendable {
             let replayed = books.runs.filter { $0.response?.replayed == true }.compactMap(\.latencyMs).reduce(0, +)
             let seconds = (ContinuousClock.now - started).seconds + Double(replayed) / 1000
             switch books.result {
-            case .success(let books):
-                judged.append(.judged(photo.name, books: books, truth: photo.truth.books, seconds: seconds))
+            case .success(let (books, unread)):
+                judged.append(
+                    .judged(photo.name, books: books, truth: photo.truth.books, seconds: seconds, unread: unread))
                 logger.info("Photo evaluated", metadata: ["books": "\(books.count)", "seconds": "\(seconds)"])
             case .failure(let error):
                 judged.append(
@@ -227,12 +228,12 @@ package struct Evaluator: Sendable {
     /// The books eval judges: the reading's, or the error of the provider that gave none. A hybrid reading
     /// whose accurate provider failed counts as that failure (eval measures the pair, not the fallback).
     private static func books(of reading: PhotoReading) -> (
-        result: Result<[Book], PhotoError>, runs: [ResultDocument.Run]
+        result: Result<([Book], [ResultDocument.UnreadSpine]), PhotoError>, runs: [ResultDocument.Run]
     ) {
         switch reading {
         case .read(let read):
             if let error = read.notAsked?.error { return (.failure(error), read.runs) }
-            return (.success(read.books), read.runs)
+            return (.success((read.books, read.unread)), read.runs)
         case .unread(let step, let channel, let runs):
             let error: PhotoError =
                 switch step {

@@ -30,6 +30,8 @@ package struct Enricher: Sendable {
         package var books: [Book]
         /// Photo-level notes: a source that did not answer, books decided without any source.
         package var notes: [String]
+        /// Spine texts that show too little to decide on (`isUnreadable`): kept with their place, never asked about.
+        package var unread: [ResultDocument.UnreadSpine] = []
     }
 
     /// Why enrichment leaves a book for a person: doubts about which book it is, which the library can answer.
@@ -68,15 +70,50 @@ package struct Enricher: Sendable {
                 isbnRecord: found.isbnRecords[index], held: held)
         }
         var notes = found.notes
-        let fragments = Set(
-            books.indices.filter { index in
-                books[index].form == .spineText && Self.isFragment(at: index, texts: books, results: found.results)
-            })
-        if !fragments.isEmpty {
-            notes.append("spine_fragments_dropped: \(fragments.count)")
-            enriched = enriched.indices.filter { !fragments.contains($0) }.map { enriched[$0] }
+        // A piece of a spine read apart joins the book it belongs to: its text is part of the spine's, its box too.
+        var owners: [Int: Int] = [:]
+        for index in books.indices where books[index].form == .spineText {
+            owners[index] = Self.fragmentOwner(at: index, texts: books, results: found.results)
         }
-        return Outcome(books: enriched, notes: notes)
+        let fragments = Set(owners.keys)
+        for (piece, owner) in owners.sorted(by: { $0.key < $1.key }) where !fragments.contains(owner) {
+            enriched[owner].spineText = [enriched[owner].spineText, books[piece].title].compactMap { $0 }
+                .joined(separator: " ")
+            if let box = enriched[owner].box, let other = books[piece].box { enriched[owner].box = box.union(other) }
+        }
+        if !fragments.isEmpty { notes.append("spine_fragments_joined: \(fragments.count)") }
+        let unread = books.indices.filter { index in
+            !fragments.contains(index) && found.consulted[index] && books[index].form == .spineText
+                && enriched[index].status == .needsReview
+                && Self.isUnreadable(books[index].title, result: found.results[index])
+        }
+        let kept = enriched.indices.filter { !fragments.contains($0) && !unread.contains($0) }.map { enriched[$0] }
+        return Outcome(
+            books: kept, notes: notes,
+            unread: unread.map { index in
+                ResultDocument.UnreadSpine(
+                    text: books[index].title, box: books[index].box, confidence: books[index].confidence)
+            })
+    }
+
+    /// A spine's text shorter than this (letters and digits) identifies nothing: "HH", "99", "IS", a stray "N".
+    static let minimumCharacters = 4
+    /// A one-word text is a title only when its best record's title is nearly that word (the share of the title
+    /// it covers, OCR damage forgiven): "Superintelligence" is one, "RADICAL" of "Radical Abundance" or a
+    /// publisher's "VINTAGE" is not.
+    static let wholeTitle = 0.8
+
+    /// Whether a spine's text that no record was accepted for shows too little for a person to decide on: fewer than
+    /// `minimumCharacters` letters and digits, one word that is no record's whole title, or under three words that
+    /// match nothing. A person decides a readable title or a candidate with a real chance; the rest (a publisher's
+    /// mark, a name read apart from its title, one word of a title split by the reader) would be a question per
+    /// scrap. An ISBN read as text is exact, never a scrap.
+    static func isUnreadable(_ text: String, result: MatchResult) -> Bool {
+        guard ISBN(text.filter { !$0.isWhitespace && $0 != "-" }) == nil else { return false }
+        let words = TextNormalization.fold(text).split(separator: " ")
+        if words.reduce(0, { $0 + $1.count }) < minimumCharacters { return true }
+        if words.count == 1 { return (result.evidence?.title ?? 0) < wholeTitle }
+        return result.decision == .none && words.count < 3
     }
 
     /// What the sources are asked about a book: a structured reading by its title and author, a spine's text
@@ -99,23 +136,37 @@ package struct Enricher: Sendable {
         return book
     }
 
-    /// A piece of a spine read apart from its title (the author's name alone, a publisher's line) is offered
-    /// that author's other books by the matcher. Beside a spine that shows its title, by the same author, and
-    /// with none of the offered title's words in its own text, it is part of that spine, not another book.
+    /// A piece of a spine read apart from its title is not another book; it is part of the spine beside it (or
+    /// across it) that shows its title. Two kinds:
+    /// - the author's name alone, or a publisher's line, offered that author's other books by the matcher: by the
+    ///   same author, with none of the offered title's words in its own text, beside (or over) a spine that shows
+    ///   its title;
+    /// - any piece whose own candidates hold the record of a spine beside or over it, which shows that record's
+    ///   title while the piece does not: a subtitle printed beside the title, the authors set across the spine above.
     /// `texts` are the books as read (their titles the spines' texts); `results` what each matched.
-    static func isFragment(at index: Int, texts: [Book], results: [MatchResult]) -> Bool {
-        guard results[index].decision == .review, let record = results[index].best?.record,
-            !showsTitle(texts[index].title, of: record), let a = texts[index].box
-        else { return false }
-        let surname = TextNormalization.surname(record.author)
-        guard !surname.isEmpty else { return false }
-        return texts.indices.contains { other in
+    /// The spine that a piece at `index` belongs to, when it is one.
+    static func fragmentOwner(at index: Int, texts: [Book], results: [MatchResult]) -> Int? {
+        guard results[index].decision != .accepted, let a = texts[index].box else { return nil }
+        let surname =
+            results[index].decision == .review ? TextNormalization.surname(results[index].best?.record.author) : ""
+        let authorsOtherBook =
+            results[index].best.map { !surname.isEmpty && !showsTitle(texts[index].title, of: $0.record) } ?? false
+        let offered = Set(
+            (results[index].candidates.filter { $0.score >= offerFloor } + results[index].takenElsewhere).map {
+                SpineMatcher.identity($0.record)
+            })
+        return texts.indices.first { other in
             guard other != index, texts[other].form == .spineText, results[other].decision != .none,
                 let book = results[other].best?.record, showsTitle(texts[other].title, of: book),
-                TextNormalization.surname(book.author) == surname, let b = texts[other].box
+                let b = texts[other].box
             else { return false }
-            let overlap = min(a.x2, b.x2) - max(a.x1, b.x1)
-            return overlap > 0 || abs((a.x1 + a.x2) - (b.x1 + b.x2)) / 2 < 1.5 * max(a.x2 - a.x1, b.x2 - b.x1)
+            // Over it, or beside it: its middle within one and a half spines' width of the other's.
+            let near =
+                min(a.x2, b.x2) > max(a.x1, b.x1)
+                || abs((a.x1 + a.x2) - (b.x1 + b.x2)) / 2 < 1.5 * max(a.x2 - a.x1, b.x2 - b.x1)
+            guard near else { return false }
+            if offered.contains(SpineMatcher.identity(book)), !showsTitle(texts[index].title, of: book) { return true }
+            return authorsOtherBook && TextNormalization.surname(book.author) == surname
         }
     }
 

@@ -13,6 +13,9 @@ package struct MatchResult: Sendable, Equatable {
     /// Other editions of the best candidate's work among the candidates, with another ISBN: the spine
     /// names the work, and which of these it is only its ISBN would tell.
     package var otherEditions: [MatchCandidate] = []
+    /// Plausible records another spine of the photo took (`assign`): what a piece of that spine read apart from it
+    /// (a subtitle, the authors set across it) would be.
+    package var takenElsewhere: [MatchCandidate] = []
 
     package init(
         best: MatchCandidate?, candidates: [MatchCandidate], decision: MatchDecision,
@@ -97,7 +100,10 @@ package struct SpineMatcher: Sendable {
             if let column { owner[column] = i }
         }
         return scored.enumerated().map { i, list in
-            result(list.filter { owner[columns[Self.identity($0.candidate.record)]!, default: i] == i }, for: spines[i])
+            let mine = { (scored: Scored) in owner[columns[Self.identity(scored.candidate.record)]!, default: i] == i }
+            var result = result(list.filter(mine), for: spines[i])
+            result.takenElsewhere = list.filter { !mine($0) && $0.candidate.score >= plausible }.map(\.candidate)
+            return result
         }
     }
 
@@ -366,7 +372,7 @@ package struct SpineMatcher: Sendable {
         return records.filter { seen.insert(Self.identity($0)).inserted }
     }
 
-    static func identity(_ record: CatalogueRecord) -> String { "\(record.source):\(record.key)" }
+    package static func identity(_ record: CatalogueRecord) -> String { "\(record.source):\(record.key)" }
 
     /// Whether two records are editions of one work, and so no rivals for a spine (`PreparedRecord.isEdition`).
     package func areEditions(_ a: CatalogueRecord, _ b: CatalogueRecord) -> Bool {

@@ -111,7 +111,7 @@ package final class OCRProvider: VisionProvider {
 
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
         let started = time.clock.now
-        let (spines, width, height) = try await read(photo.bytes)
+        let (spines, width, height, _) = try await read(photo.bytes)
         let languages = ppocr == nil ? settings.languages : []
         let response = OCRResponse(
             languages: languages, width: width, height: height,
@@ -135,7 +135,7 @@ package final class OCRProvider: VisionProvider {
     }
 
     /// A spine as a book: its text as the title, to be matched by the enrichment.
-    static func book(_ spine: Spine) -> Detection {
+    package static func book(_ spine: Spine) -> Detection {
         Detection(
             title: spine.text, confidence: spine.confidence, box: spine.box, form: .spineText, textRun: spine.reading)
     }
@@ -175,23 +175,41 @@ package final class OCRProvider: VisionProvider {
             disposition: .providerBroken)
     }
 
-    /// The spines on the photo, read on the OCR lane (CPU-bound C work, never on the cooperative pool).
-    func read(_ bytes: [UInt8]) async throws(PhotoError) -> (spines: [Spine], width: Int, height: Int) {
+    /// How long each stage of reading a photo with PP-OCR took (`shelfd-bench-ocr` prints them).
+    package struct StageTimes: Sendable {
+        /// Decoding the photo and scaling it to `maxSide`.
+        package var decoding: Duration = .zero
+        package var models = PPOCRReader.StageTimes()
+        /// Grouping the lines into spines (`LineSpines`).
+        package var grouping: Duration = .zero
+    }
+
+    /// The spines on the photo, read on the OCR lane (CPU-bound C work, never on the cooperative pool), and with
+    /// PP-OCR how long each stage took.
+    package func read(_ bytes: [UInt8]) async throws(PhotoError) -> (
+        spines: [Spine], width: Int, height: Int, times: StageTimes?
+    ) {
         if let ppocr {
+            let clock = time.clock
+            var times = StageTimes()
+            var start = clock.now
             let image = try Preprocessor.rgb(bytes, maxSide: settings.maxSide)
+            times.decoding = start.duration(to: clock.now)
             do throws(OCRError) {
-                let (lines, times) = try await ppocr.read(image)
+                let (lines, models) = try await ppocr.read(image)
+                times.models = models
                 logger.debug(
                     "Models ran",
                     metadata: [
-                        "ocr.lines": "\(lines.count)", "ocr.detector_ms": "\(times.detector.milliseconds)",
-                        "ocr.classifier_ms": "\(times.classifier.milliseconds)",
-                        "ocr.recogniser_ms": "\(times.recogniser.milliseconds)",
+                        "ocr.lines": "\(lines.count)", "ocr.detector_ms": "\(models.detector.milliseconds)",
+                        "ocr.closer_look_ms": "\(models.closerLook.milliseconds)",
+                        "ocr.classifier_ms": "\(models.classifier.milliseconds)",
+                        "ocr.recogniser_ms": "\(models.recogniser.milliseconds)",
                     ])
-                return (
-                    LineSpines.spines(lines, width: image.width, height: image.height, picture: image), image.width,
-                    image.height
-                )
+                start = clock.now
+                let spines = LineSpines.spines(lines, width: image.width, height: image.height, picture: image)
+                times.grouping = start.duration(to: clock.now)
+                return (spines, image.width, image.height, times)
             } catch {
                 throw error.photoError
             }
@@ -204,7 +222,7 @@ package final class OCRProvider: VisionProvider {
                 let spines = try SpineFinder.spines(in: image) { picture throws(OCRError) in
                     try engine().words(in: picture)
                 }
-                return (spines, image.width, image.height)
+                return (spines, image.width, image.height, StageTimes?.none)
             } catch {
                 throw error.photoError
             }

@@ -69,7 +69,10 @@ package enum PPOCRReader {
 
     /// How long each model took on one picture.
     package struct StageTimes: Sendable, Equatable {
+        /// The detector, both looks.
         package var detector: Duration = .zero
+        /// Of `detector`, the second look at small print (`smallPrintRegion`); zero when it did not look again.
+        package var closerLook: Duration = .zero
         package var classifier: Duration = .zero
         package var recogniser: Duration = .zero
     }
@@ -94,7 +97,8 @@ package enum PPOCRReader {
         defer { malloc_trim(0) }
         let clock = ContinuousClock()
         var times = StageTimes(), start = clock.now
-        let frames = try detect(image, model: models.detector, side: detectorSide, lookCloser: lookCloser)
+        let frames = try detect(
+            image, model: models.detector, side: detectorSide, lookCloser: lookCloser, closerLook: &times.closerLook)
         times.detector = clock.now - start
         guard !frames.isEmpty else { return ([], times) }
         start = clock.now
@@ -126,9 +130,9 @@ package enum PPOCRReader {
     /// second look costs about as much again as the whole first reading.
     static let smallPrintShare = 1.0 / 3, smallPrintLines = 3
 
-    static func detect(_ image: RGBImage, model: OnnxSession, side: Int, lookCloser: Bool) throws(OCRError)
-        -> [LineFrame]
-    {
+    static func detect(
+        _ image: RGBImage, model: OnnxSession, side: Int, lookCloser: Bool, closerLook: inout Duration
+    ) throws(OCRError) -> [LineFrame] {
         let scale = min(1, Double(side) / Double(max(image.width, image.height)))
         let small =
             scale < 1
@@ -143,6 +147,8 @@ package enum PPOCRReader {
         // The second look keeps only lines the first did not find: large lettering is found best at the first
         // look's size, and a line found at both is read once.
         let offset = SIMD2(Double(region.x), Double(region.y))
+        let clock = ContinuousClock(), start = clock.now
+        defer { closerLook = clock.now - start }
         let closer = try lines(
             image.cut(x: region.x, y: region.y, width: region.width, height: region.height), model: model
         )

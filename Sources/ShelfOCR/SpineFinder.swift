@@ -72,9 +72,7 @@ package enum SpineFinder {
             let a = spines[index], b = piece
             let letters = { (c: Candidate) in max(1e-9, c.evidence / max(1e-9, c.spine.confidence)) }
             let confidence = (a.evidence + b.evidence) / (letters(a) + letters(b))
-            let box = Box(
-                x1: min(a.spine.box.x1, b.spine.box.x1), y1: min(a.spine.box.y1, b.spine.box.y1),
-                x2: max(a.spine.box.x2, b.spine.box.x2), y2: max(a.spine.box.y2, b.spine.box.y2))
+            let box = a.spine.box.union(b.spine.box)
             let reading = a.evidence >= b.evidence ? a.spine.reading : b.spine.reading
             spines[index] = Candidate(
                 spine: Spine(

@@ -118,6 +118,8 @@ package struct ReadPhoto: Sendable {
     package var decided: ResultDocument.Run
     package var runs: [ResultDocument.Run]
     package var books: [Book]
+    /// What was read besides the books and names none (`Enricher.Outcome.unread`).
+    package var unread: [ResultDocument.UnreadSpine] = []
     /// The model's notes and the enrichment's (why the accurate provider was not asked is `notAsked.note`).
     package var notes: [String]
     package var notAsked: AccurateNotAsked?
@@ -242,8 +244,8 @@ package struct PhotoReader: Sendable {
         }
         return .read(
             ReadPhoto(
-                answer: decided.answer, decided: decided.run, runs: decided.runs, books: books, notes: notes,
-                notAsked: decided.notAsked, signals: signals()))
+                answer: decided.answer, decided: decided.run, runs: decided.runs, books: books,
+                unread: enrichment.unread, notes: notes, notAsked: decided.notAsked, signals: signals()))
     }
 
     /// The answer that decides a photo's books, the run it came from, every run made, the books checked, and why

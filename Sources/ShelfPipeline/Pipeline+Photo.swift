@@ -184,7 +184,8 @@ extension Pipeline {
                 answer: read.answer),
             notes: notes + books.flatMap { $0.notes ?? [] },
             response: read.decided.response ?? .init(file: "", replayed: false),
-            runs: read.runs, decidedBy: read.decided.provider, signals: read.signals)
+            runs: read.runs, decidedBy: read.decided.provider, signals: read.signals,
+            unreadSpines: read.unread.isEmpty ? nil : read.unread)
         let location = resultLocation(for: job)
         let review = books.contains { $0.status == .needsReview }
         // A recheck that still could not ask the accurate provider wrote the same fast reading as the result it

@@ -216,6 +216,15 @@ extension PhotoPages {
             // The box in percent of the upright photo (the SVG's 100 × 100 view box).
             let x: String, y: String, w: String, h: String
         }
+        /// A text read that names no book (`ResultDocument.UnreadSpine`): its box on the photo, and its crop drawn from
+        /// the photo itself (an SVG whose view box is the box, in the photo's pixels).
+        struct Unread {
+            let text: String
+            let hasBox: Bool
+            let x: String, y: String, w: String, h: String
+            let cropBox: String
+            let cropWidth: Int, cropHeight: Int
+        }
         struct Tip {
             let severity, message: String
         }
@@ -237,6 +246,9 @@ extension PhotoPages {
         let finished, readBy: String?
         let spines: [Spine]
         let hasSpines: Bool
+        let unread: [Unread]
+        /// "3 spines could not be read", when some could not.
+        let unreadSummary: String?
         /// The photo's review page, while some of its spines wait for a person.
         let reviewURL: String?
         let tips: [Tip]
@@ -263,6 +275,7 @@ extension PhotoPages {
             guard let document = site.desks.results.document(sha256: photo.sha256, resultPath: photo.resultPath) else {
                 hasResult = false; width = 0; height = 0; finished = nil; readBy = nil
                 spines = []; hasSpines = false; reviewURL = nil; tips = []; hasTips = false; runs = []
+                unread = []; unreadSummary = nil
                 return
             }
             hasResult = true
@@ -285,6 +298,12 @@ extension PhotoPages {
                     w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)))
             }
             hasSpines = !spines.isEmpty
+            unread = (document.unreadSpines ?? []).map {
+                Self.unread($0, width: document.photo.width, height: document.photo.height)
+            }
+            unreadSummary =
+                unread.isEmpty
+                ? nil : unread.count == 1 ? "1 spine could not be read" : "\(unread.count) spines could not be read"
             reviewURL =
                 spines.contains { $0.stateName == SpineState.review.rawValue } ? "/photos/\(photo.sha256)/review" : nil
             tips = document.suggestions.map { Tip(severity: $0.severity.rawValue, message: $0.message) }
@@ -297,6 +316,21 @@ extension PhotoPages {
                     booksRead: run.books.map(String.init) ?? "—", failure: run.error,
                     decided: run.provider == document.decidedBy)
             }
+        }
+
+        /// The longer side of an unread spine's crop on the page, in CSS pixels.
+        static let cropSide = 160.0
+
+        static func unread(_ spine: ResultDocument.UnreadSpine, width: Int, height: Int) -> Unread {
+            let box = spine.box ?? Box(x1: 0, y1: 0, x2: 0, y2: 0)
+            func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
+            let (w, h) = ((box.x2 - box.x1) * Double(width), (box.y2 - box.y1) * Double(height))
+            let scale = cropSide / max(1, max(w, h))
+            return Unread(
+                text: spine.text, hasBox: spine.box != nil, x: percent(box.x1), y: percent(box.y1),
+                w: percent(box.x2 - box.x1), h: percent(box.y2 - box.y1),
+                cropBox: String(format: "%.0f %.0f %.0f %.0f", box.x1 * Double(width), box.y1 * Double(height), w, h),
+                cropWidth: max(8, Int((w * scale).rounded())), cropHeight: max(8, Int((h * scale).rounded())))
         }
 
         /// Verified, to review, rejected or edited, and where the book's page is: its review item while one is

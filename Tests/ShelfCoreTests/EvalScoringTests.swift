@@ -25,7 +25,10 @@ import Testing
         #expect(judgement.matches == [0, nil, 1])
         #expect(judgement.missed == [2])
         #expect(
-            judgement.score == EvalScore(photos: 1, expected: 3, reported: 3, right: 2, wrongISBNs: 0, needsReview: 1))
+            judgement.score
+                == EvalScore(
+                    photos: 1, expected: 3, reported: 3, right: 2, wrongISBNs: 0, needsReview: 1, reviewWrong: 1),
+            "the wrong book left for review is a question without a right answer")
         #expect(judgement.score.recall == 2.0 / 3 && judgement.score.precision == 2.0 / 3)
         #expect(judgement.score.needsReviewShare == 1.0 / 3)
     }

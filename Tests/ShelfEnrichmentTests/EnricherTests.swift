@@ -137,7 +137,8 @@ private func read(_ title: String, _ author: String?, isbn: String? = nil, confi
 }
 
 /// A spine's text as the offline OCR gives it: everything read, in reading order, as the title.
-private func spine(_ text: String, confidence: Double = 0.8) -> Book {
+/// A spine's text as the OCR provider reads it.
+func spine(_ text: String, confidence: Double = 0.8) -> Book {
     var book = Book(
         title: text, author: nil, isbn13: nil, isbn10: nil, confidence: confidence, box: nil,
         status: confidence >= 0.6 ? .verified : .needsReview, source: "ocr")
@@ -186,8 +187,9 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
 
     @Test func aSpinesTextNoSourceKnowsKeepsTheTextUnsure() async throws {
         let enricher = Enricher(sources: [ListSource("catalogue", [duneRecord, emmaRecord])], reviewThreshold: 0.6)
-        let book = try #require(await enricher.enrich([spine("XQZT WRRBL", confidence: 0.9)]).books.first)
-        #expect(book.title == "XQZT WRRBL" && book.match == nil)
+        // A title of three words or more is readable: a person may know it, or add it by hand.
+        let book = try #require(await enricher.enrich([spine("XQZT WRRBL PLONK", confidence: 0.9)]).books.first)
+        #expect(book.title == "XQZT WRRBL PLONK" && book.match == nil)
         #expect(book.status == .needsReview)
         #expect(book.confidence < 0.6)
     }
@@ -233,6 +235,58 @@ private func spine(_ text: String, confidence: Double = 0.8) -> Book {
             } == true)
         // One question for the photo, about the accepted work's editions only.
         #expect(asked.withLock { $0 } == [["9788499926711", "9781784703936"]])
+    }
+
+    @Test("Scraps are not questions: texts that name no book are kept unread, with their place, not for review")
+    func scrapsAreLeftUnread() async throws {
+        let vintage = CatalogueRecord(
+            source: "catalogue", key: "catalogue:41",
+            title: "Diseño vintage moderno : industrial, gráfico y de interiores",
+            author: nil)
+        let bostrom = CatalogueRecord(
+            source: "catalogue", key: "catalogue:42", title: "Superintelligence: Paths, Dangers, Strategies",
+            author: "Bostrom, Nick")
+        let enricher = Enricher(
+            sources: [ListSource("catalogue", [vintage, bostrom, duneRecord, emmaRecord])], reviewThreshold: 0.6)
+        var scrap = spine("HH", confidence: 0.9)
+        scrap.box = Box(x1: 0.1, y1: 0.2, x2: 0.15, y2: 0.3)
+        let texts = [
+            scrap, spine("VINTAGE", confidence: 0.95), spine("ANCHOR BOOKS", confidence: 0.9),
+            spine("SUPERINTELLIGENCE", confidence: 0.9), spine("THE POSSIBILITY OF LIFE JAIME GREEN", confidence: 0.9),
+            spine("9780441172719", confidence: 0.9),
+        ]
+        let outcome = await enricher.enrich(texts)
+        #expect(outcome.unread.map(\.text) == ["HH", "VINTAGE", "ANCHOR BOOKS"])
+        #expect(outcome.unread.first?.box == scrap.box && outcome.unread.first?.confidence == 0.9)
+        // A one-word title, a readable title nothing matched, and an ISBN read as text stay books.
+        #expect(outcome.books.count == 3)
+        #expect(outcome.books[0].match?.key == "catalogue:42")
+        #expect(
+            outcome.books[1].title == "THE POSSIBILITY OF LIFE JAIME GREEN" && outcome.books[1].status == .needsReview)
+        #expect(outcome.books[2].title == "9780441172719")
+    }
+
+    @Test("A subtitle read apart beside its title joins that book: one item, its text and box the spine's")
+    func aSubtitleReadApartJoinsItsSpine() async throws {
+        let tale = CatalogueRecord(
+            source: "catalogue", key: "catalogue:51", title: "The Ancestor’s Tale: A Pilgrimage to the Dawn of Life",
+            author: "Richard Dawkins; Yan Wong")
+        let possibility = CatalogueRecord(
+            source: "catalogue", key: "catalogue:52",
+            title: "The Possibility of Life: Science, Imagination, and Our Quest for Kinship in the Cosmos", author: nil
+        )
+        let enricher = Enricher(sources: [ListSource("catalogue", [tale, possibility])], reviewThreshold: 0.6)
+        var title = spine("Guardian The Ancestor's Tale WEN", confidence: 0.98)
+        title.box = Box(x1: 0.378, y1: 0.45, x2: 0.442, y2: 0.89)
+        var subtitle = spine("A Pilgrimage to the Dawn of Life", confidence: 0.98)
+        subtitle.box = Box(x1: 0.375, y1: 0.49, x2: 0.41, y2: 0.86)
+        let outcome = await enricher.enrich([title, subtitle])
+        let book = try #require(outcome.books.first)
+        #expect(outcome.books.count == 1 && outcome.unread.isEmpty)
+        #expect(book.match?.key == "catalogue:51")
+        #expect(book.spineText == "Guardian The Ancestor's Tale WEN A Pilgrimage to the Dawn of Life")
+        #expect(book.box == Box(x1: 0.375, y1: 0.45, x2: 0.442, y2: 0.89))
+        #expect(outcome.notes.contains("spine_fragments_joined: 1"))
     }
 
     @Test func withNothingToConsultASpinesTextStaysForReview() async throws {

@@ -26,7 +26,7 @@ struct SpineFragmentTests {
 
     func isFragment(_ reading: Reading, among readings: [Reading]) -> Bool {
         let index = readings.firstIndex { $0.book == reading.book }!
-        return Enricher.isFragment(at: index, texts: readings.map(\.book), results: readings.map(\.result))
+        return Enricher.fragmentOwner(at: index, texts: readings.map(\.book), results: readings.map(\.result)) != nil
     }
 
     @Test("The author's name beside the spine showing their title is part of it, not another of their books")
@@ -35,6 +35,34 @@ struct SpineFragmentTests {
         let author = reading("Charlotte Bronte", x: 0.28...0.30, title: "Shirley", author: "Brontë, Charlotte", .review)
         #expect(isFragment(author, among: [title, author]))
         #expect(!isFragment(title, among: [title, author]))
+    }
+
+    @Test("A subtitle beside its title and the authors set across the spine above it are the spine's, not books")
+    func piecesOfOneSpine() {
+        let tale = reading(
+            "Guardian The Ancestor's Tale WEN", x: 0.378...0.442,
+            title: "The Ancestor's Tale: A Pilgrimage to the Dawn of Life",
+            author: "Dawkins, Richard", .review)
+        let taleRecord = tale.result.best!
+        var subtitle = reading(
+            "A Pilgrimage to the Dawn of Life", x: 0.375...0.41, title: "The Possibility of Life",
+            author: "Green, Jaime",
+            .review)
+        subtitle.result.candidates.append(MatchCandidate(record: taleRecord.record, score: 0.4))
+        var authors = reading(
+            "DAWKINS WONG 'Extraordinary'", x: 0.3425...0.4645, title: "El Contracte", author: "Wong, Anna", .review)
+        authors.result.candidates.append(MatchCandidate(record: taleRecord.record, score: 0.3))
+        #expect(isFragment(subtitle, among: [tale, subtitle, authors]))
+        #expect(isFragment(authors, among: [tale, subtitle, authors]))
+        #expect(!isFragment(tale, among: [tale, subtitle, authors]))
+        // Not beside it: another spine, whatever its candidates.
+        var elsewhere = subtitle
+        elsewhere.book.box = Box(x1: 0.6, y1: 0.3, x2: 0.64, y2: 0.8)
+        #expect(!isFragment(elsewhere, among: [tale, elsewhere]))
+        // A spine that shows the title too is another copy or volume, not a piece.
+        var volume = reading("The Ancestor's Tale II", x: 0.40...0.45, title: "Other", author: "Someone", .review)
+        volume.result.candidates.append(MatchCandidate(record: taleRecord.record, score: 0.6))
+        #expect(!isFragment(volume, among: [tale, volume]))
     }
 
     @Test("An author's name on a spine of its own, or one showing its own title, stays a book")

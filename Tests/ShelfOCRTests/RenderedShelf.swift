@@ -7,8 +7,16 @@ import ShelfProviders
 import ShelfStore
 
 /// A rendered shelf of Fixtures/ (scripts/make-ocr-fixtures.sh) read by the real PP-OCR models and matched against
-/// samples/catalogue.csv, as `--provider ocr` reads a photo.
+/// a catalogue (samples/catalogue.csv unless told), as `--provider ocr` reads a photo.
 enum RenderedShelf {
+    /// What the reader and the enrichment made of a fixture.
+    struct Reading {
+        var spines: [Spine]
+        var books: [Book]
+        /// The texts left unread, as naming no book.
+        var unread: [ResultDocument.UnreadSpine]
+    }
+
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let provider = OCRProvider(
@@ -17,6 +25,12 @@ enum RenderedShelf {
 
     /// The spines the offline provider reads on the fixture, and its books once checked and matched.
     static func read(_ fixture: String) async throws -> (spines: [Spine], books: [Book]) {
+        let reading = try await reading(fixture)
+        return (reading.spines, reading.books)
+    }
+
+    /// The fixture read and matched against `catalogue` (a path in the repository).
+    static func reading(_ fixture: String, catalogue: String = "samples/catalogue.csv") async throws -> Reading {
         let bytes = try [UInt8](
             Data(contentsOf: repository.appendingPathComponent("Tests/ShelfOCRTests/Fixtures/\(fixture)")))
         let raw = try await provider.send(PhotoUpload(bytes: bytes))
@@ -27,10 +41,11 @@ enum RenderedShelf {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Store.open(path: folder.appendingPathComponent("shelfd.db").path)
         _ = try CatalogueImporter(catalogue: store.catalogue).importFile(
-            repository.appendingPathComponent("samples/catalogue.csv").path)
+            repository.appendingPathComponent(catalogue).path)
         let enricher = Enricher(sources: [try CatalogueSource(catalogue: store.catalogue)], reviewThreshold: 0.6)
         let checked = BookChecker(reviewThreshold: 0.6).check(try provider.parse(raw).books, source: provider.name)
-        return (spines, await enricher.enrich(checked).books)
+        let outcome = await enricher.enrich(checked)
+        return Reading(spines: spines, books: outcome.books, unread: outcome.unread)
     }
 
     /// Letters and digits only, lower case: how a test finds a title in a spine's text.

@@ -33,12 +33,17 @@ struct SmallPrintTests {
             read.count >= 2 * missed.count && read.count >= Self.titles.count * 3 / 4, "read \(read) of \(Self.titles)")
         // What the first look found is kept as it was, and nothing is found twice.
         let found = try await PPOCRReaderTests.engine.run { models throws(OCRError) in
-            (
-                first: try PPOCRReader.detect(image, model: models.detector, side: side, lookCloser: false),
-                both: try PPOCRReader.detect(image, model: models.detector, side: side, lookCloser: true)
+            var closerLook = Duration.zero
+            return (
+                first: try PPOCRReader.detect(
+                    image, model: models.detector, side: side, lookCloser: false, closerLook: &closerLook),
+                both: try PPOCRReader.detect(
+                    image, model: models.detector, side: side, lookCloser: true, closerLook: &closerLook),
+                closerLook: closerLook
             )
         }.get()
         #expect(found.both.count > found.first.count)
+        #expect(found.closerLook > .zero, "the second look's time is told apart")
         #expect(found.first.allSatisfy(found.both.contains))
         for (i, frame) in found.both.enumerated() {
             #expect(
