@@ -20,6 +20,19 @@ package struct ISBN: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// An ISBN a text holds and nothing else, as printed under a barcode or on a copyright page ("9 782296 033313",
+    /// "ISBN 978-0-441-17271-9"): the word ISBN, digits, an X and separators only. Nil for any other text, even one
+    /// with an ISBN among its words.
+    package static func printed(_ text: String) -> ISBN? {
+        let upper = text.uppercased()
+        // The label may come first ("ISBN 978…", "ISBN: 0-441…"); nothing else but the number may.
+        let rest = upper.hasPrefix("ISBN") ? upper.dropFirst(4) : upper[...]
+        guard rest.contains(where: \.isNumber),
+            rest.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "X" || " -:.".contains($0)) })
+        else { return nil }
+        return ISBN(String(rest))
+    }
+
     package var isbn10: String? {
         guard isbn13.hasPrefix("978") else { return nil }
         let body = String(isbn13.dropFirst(3).prefix(9))

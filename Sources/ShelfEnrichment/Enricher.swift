@@ -70,9 +70,18 @@ package struct Enricher: Sendable {
                 isbnRecord: found.isbnRecords[index], held: held)
         }
         var notes = found.notes
+        // One book per ISBN on a photo: a reading of a book the photo already shows exactly is that book's evidence.
+        var twins: [Int: Int] = [:]
+        for index in books.indices {
+            twins[index] = Self.twinOwner(at: index, books: enriched, texts: books, results: found.results)
+        }
+        for (twin, owner) in twins.sorted(by: { $0.key < $1.key }) {
+            enriched[owner].notes =
+                (enriched[owner].notes ?? []) + ["\(Self.alsoRead): «\(books[twin].title)» (\(books[twin].source))"]
+        }
         // A piece of a spine read apart joins the book it belongs to: its text is part of the spine's, its box too.
         var owners: [Int: Int] = [:]
-        for index in books.indices where books[index].form == .spineText {
+        for index in books.indices where books[index].form == .spineText && twins[index] == nil {
             owners[index] = Self.fragmentOwner(at: index, texts: books, results: found.results)
         }
         let fragments = Set(owners.keys)
@@ -83,17 +92,54 @@ package struct Enricher: Sendable {
         }
         if !fragments.isEmpty { notes.append("spine_fragments_joined: \(fragments.count)") }
         let unread = books.indices.filter { index in
-            !fragments.contains(index) && found.consulted[index] && books[index].form == .spineText
-                && enriched[index].status == .needsReview
+            twins[index] == nil && !fragments.contains(index) && found.consulted[index]
+                && books[index].form == .spineText && enriched[index].status == .needsReview
                 && Self.isUnreadable(books[index].title, result: found.results[index])
         }
-        let kept = enriched.indices.filter { !fragments.contains($0) && !unread.contains($0) }.map { enriched[$0] }
+        let kept = enriched.indices.filter { twins[$0] == nil && !fragments.contains($0) && !unread.contains($0) }
+            .map { enriched[$0] }
         return Outcome(
             books: kept, notes: notes,
             unread: unread.map { index in
                 ResultDocument.UnreadSpine(
                     text: books[index].title, box: books[index].box, confidence: books[index].confidence)
             })
+    }
+
+    /// The note an exact book carries for each other reading of it on the photo (`twinOwner`).
+    package static let alsoRead = "also_read"
+
+    /// The book on the photo that the reading at `index` is another reading of, when it is one: a book read exactly
+    /// (a barcode's, an ISBN printed as digits) or verified, with an ISBN that the reading carries or that its text
+    /// is; or a book read exactly whose ISBN the record the reading scores best carries (even when another reading
+    /// took that record), or whose title it has (unless it was itself accepted as another edition). A barcode's
+    /// book comes before a verified reading, and an earlier book before a later one, so a photo showing a book
+    /// twice (its back and its spine, a title far from its barcode) keeps one item, the barcode's box.
+    /// `books` are the photo's books as decided, `texts` as read.
+    static func twinOwner(at index: Int, books: [Book], texts: [Book], results: [MatchResult]) -> Int? {
+        func rank(_ i: Int) -> Int? {
+            guard books[i].checkedISBN != nil else { return nil }
+            if books[i].form == .barcode { return i }
+            return books[i].status == .verified ? books.count + i : nil
+        }
+        let book = books[index], own = rank(index) ?? Int.max
+        // The record the reading scores best, whether or not another reading of the photo took it.
+        let best = ([results[index].best].compactMap { $0 } + results[index].takenElsewhere).max { $0.score < $1.score }
+        let offered = best?.record.isbn13
+        let owners = books.indices.compactMap { i in rank(i).map { (index: i, rank: $0) } }.filter { $0.rank < own }
+            .sorted { $0.rank < $1.rank }.map(\.index)
+        let title = TextNormalization.title(book.title)
+        return owners.first { owner in
+            let isbn = books[owner].checkedISBN!
+            if book.checkedISBN == isbn || ISBN.printed(texts[index].title) == isbn { return true }
+            // Only a book read exactly stands for its record and title: beside a verified spine, a reading of the
+            // author's name alone scores that spine's record as well as the author's other books.
+            guard books[owner].form == .barcode else { return false }
+            let sameTitle =
+                books[owner].match != nil && !title.isEmpty && title == TextNormalization.title(books[owner].title)
+                && !(book.status == .verified && book.checkedISBN != nil)
+            return offered == isbn.isbn13 || sameTitle
+        }
     }
 
     /// A spine's text shorter than this (letters and digits) identifies nothing: "HH", "99", "IS", a stray "N".
@@ -109,7 +155,7 @@ package struct Enricher: Sendable {
     /// mark, a name read apart from its title, one word of a title split by the reader) would be a question per
     /// scrap. An ISBN read as text is exact, never a scrap.
     static func isUnreadable(_ text: String, result: MatchResult) -> Bool {
-        guard ISBN(text.filter { !$0.isWhitespace && $0 != "-" }) == nil else { return false }
+        guard ISBN.printed(text) == nil else { return false }
         let words = TextNormalization.fold(text).split(separator: " ")
         if words.reduce(0, { $0 + $1.count }) < minimumCharacters { return true }
         if words.count == 1 { return (result.evidence?.title ?? 0) < wholeTitle }

@@ -25,6 +25,22 @@ package enum BarcodeBooks {
         return found + books
     }
 
+    /// `read` with each reading that is an ISBN and nothing else (the digits printed under a barcode, read as text:
+    /// `ISBN.printed()`) as an exact book, as a barcode's: a check digit that passes is no guess. It is verified when
+    /// a source knows the ISBN, and kept with `isbn_unresolved` otherwise.
+    package static func printed(_ read: [Book]) -> [Book] {
+        read.map { reading in
+            guard reading.form == .spineText, let isbn = ISBN.printed(reading.title) else { return reading }
+            var book = Book(
+                title: "ISBN \(isbn.isbn13)", author: nil, isbn13: isbn.isbn13, isbn10: isbn.isbn10, confidence: 1,
+                box: reading.box, status: .needsReview, source: reading.source, notes: reading.notes)
+            book.form = .barcode
+            book.textRun = reading.textRun
+            book.reviewReasons = [Enricher.Reason.isbnUnresolved]
+            return book
+        }
+    }
+
     /// The book of a barcode: its ISBN exact, its box the symbol's, for review until a source names the ISBN
     /// (`Enricher.Reason.isbnUnresolved`). Meanwhile the reading of the same book, if any, gives it a title and an
     /// author; otherwise it is titled by its ISBN.

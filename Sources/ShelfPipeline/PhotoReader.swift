@@ -232,7 +232,7 @@ package struct PhotoReader: Sendable {
         }
 
         onStage(.matching)
-        let enrichment = await enricher.enrich(BarcodeBooks.merged(symbols, into: decided.books))
+        let enrichment = await enricher.enrich(BarcodeBooks.merged(symbols, into: BarcodeBooks.printed(decided.books)))
         var books = enrichment.books
         let notes = decided.answer.notes + enrichment.notes
         if decided.notAsked != nil {

@@ -57,4 +57,18 @@ import Testing
     func titleNormalisation(title: String, expected: String) {
         #expect(TextNormalization.title(title) == expected)
     }
+
+    @Test(
+        "An ISBN printed alone is one, as the digits under a barcode read it",
+        arguments: ["9 780441 172719", "ISBN 978-0-441-17271-9", "isbn: 0-441-17271-7", "9780441172719"])
+    func printedAlone(_ text: String) {
+        #expect(ISBN.printed(text)?.isbn13 == "9780441172719")
+    }
+
+    @Test(
+        "A text with words besides an ISBN, or digits that fail the check, is no printed ISBN",
+        arguments: ["Dune 9780441172719", "9780441172718", "ISBN", "978 0441", "Catch-22"])
+    func notPrintedAlone(_ text: String) {
+        #expect(ISBN.printed(text) == nil)
+    }
 }

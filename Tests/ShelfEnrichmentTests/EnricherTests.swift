@@ -289,6 +289,31 @@ func spine(_ text: String, confidence: Double = 0.8) -> Book {
         #expect(outcome.notes.contains("spine_fragments_joined: 1"))
     }
 
+    @Test(
+        "One book per ISBN on a photo: its title, its digits read as text, a second copy are the exact book's evidence")
+    func readingsOfABookShownExactlyAreItsEvidence() async throws {
+        let messiah = CatalogueRecord(
+            source: "catalogue", key: "catalogue:61", title: "Dune Messiah", author: "Frank Herbert",
+            isbn13: "9780593098233")
+        let enricher = Enricher(
+            sources: [ListSource("catalogue", [duneRecord, emmaRecord, messiah])], reviewThreshold: 0.6)
+        let isbn = try #require(duneRecord.isbn13.flatMap(ISBN.init))
+        var barcode = Book(
+            title: "ISBN \(isbn.isbn13)", author: nil, isbn13: isbn.isbn13, isbn10: isbn.isbn10, confidence: 1,
+            box: Box(x1: 0.1, y1: 0.7, x2: 0.2, y2: 0.8), status: .needsReview, source: "barcode")
+        barcode.form = .barcode
+        let outcome = await enricher.enrich([
+            barcode, spine("DUNE", confidence: 0.5), spine(isbn.isbn13, confidence: 0.9),
+            spine("Dune Messiah Frank Herbert", confidence: 0.9),
+        ])
+        #expect(outcome.books.count == 2, "\(outcome.books.map(\.title))")
+        let dune = try #require(outcome.books.first)
+        #expect(dune.isbn13 == isbn.isbn13 && dune.status == .verified && dune.box == barcode.box)
+        #expect(dune.notes?.filter { $0.hasPrefix("also_read:") }.count == 2, "\(dune.notes ?? [])")
+        // A neighbour whose candidates hold the barcode's record is a book of its own.
+        #expect(outcome.books.last?.match?.key == "catalogue:61")
+    }
+
     @Test func withNothingToConsultASpinesTextStaysForReview() async throws {
         let enricher = Enricher(sources: [], reviewThreshold: 0.6)
         let book = try #require(await enricher.enrich([spine("DUNE HERBERT", confidence: 0.9)]).books.first)

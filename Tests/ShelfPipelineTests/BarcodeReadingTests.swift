@@ -84,6 +84,39 @@ import Testing
         #expect(!read.books.contains { $0.isbn13 == "9780141439501" }, "the model's misread ISBN is not a second book")
     }
 
+    @Test("The offline reader's title above each symbol and the digits under it are that barcode's book, not items")
+    func titlesAndDigitsReadAsTextAreTheBarcodesBooks() async throws {
+        // As the offline reader reads the backs: each title above its symbol, the digits printed under it, and on a
+        // back without bars (Dune's copyright page) its ISBN printed alone.
+        func text(_ words: String, _ box: Box) -> Detection {
+            Detection(title: words, confidence: 0.95, box: box, form: .spineText, textRun: .across)
+        }
+        let reader = ScriptedProvider(
+            "ocr",
+            [
+                .success(
+                    ModelAnswer(books: [
+                        text("Pride and Prejudice Jane Austen", Box(x1: 0.12, y1: 0.22, x2: 0.28, y2: 0.28)),
+                        text("9 780141 439518", Box(x1: 0.13, y1: 0.72, x2: 0.27, y2: 0.76)),
+                        text("THE GREAT GATSBY", Box(x1: 0.42, y1: 0.72, x2: 0.58, y2: 0.78)),
+                        text("9791032305690", Box(x1: 0.73, y1: 0.72, x2: 0.87, y2: 0.76)),
+                        text("ISBN 0-441-17271-7", Box(x1: 0.0, y1: 0.0, x2: 0.06, y2: 0.05)),
+                    ]))
+            ])
+        let read = try await Self.reading(Self.backs, barcodes: .also, provider: reader)
+        let isbns = read.books.compactMap(\.isbn13)
+        #expect(
+            isbns.sorted() == ["9780141439518", "9780441172719", "9780743273565", "9791032305690"],
+            "one book per ISBN: \(read.books.map { "\($0.title) \($0.isbn13 ?? "-") \($0.status)" })")
+        #expect(read.books.filter { $0.status == .needsReview }.map(\.isbn13) == ["9791032305690"])
+        let pride = try #require(read.books.first { $0.isbn13 == "9780141439518" })
+        #expect(pride.title == "Pride and Prejudice" && pride.source == BarcodeBooks.source)
+        #expect(pride.box.map { $0.y1 > 0.3 } == true, "the symbol's box, not the title's")
+        #expect(pride.notes?.contains { $0.hasPrefix("also_read: «Pride and Prejudice Jane Austen»") } == true)
+        let dune = try #require(read.books.first { $0.isbn13 == "9780441172719" })
+        #expect(dune.title == "Dune" && dune.status == .verified, "an ISBN printed alone is exact: \(dune)")
+    }
+
     @Test("With barcodes = only a photo of backs costs no request; a photo without barcodes is sent as usual")
     func onlySparesTheProvider() async throws {
         let unused = ScriptedProvider("gemini", [])
