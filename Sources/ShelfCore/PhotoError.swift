@@ -19,6 +19,8 @@ package struct PhotoError: Error, Sendable, CustomStringConvertible, Equatable {
         case providerTruncated = "provider_truncated" // MAX_TOKENS
         case providerNonsense = "provider_nonsense" // an answer that is not the JSON asked for
         case network = "network"
+        /// The process died while the photo was being read, too many times in a row (`Queue.recoverLeases`).
+        case processDied = "process_died"
         case `internal` = "internal"
     }
 

@@ -130,6 +130,7 @@ extension Pipeline {
     /// The outcome for a photo that failed or was set aside, or the answer to write for one that worked.
     func process(photo job: ClaimedJob) async -> PhotoEnd {
         let started = time.clock.now
+        Failpoint.hit("reading_photo", photo: job.relativePath)
         let bytes: [UInt8]
         switch readPhoto(job) {
         case .success(let data): bytes = data

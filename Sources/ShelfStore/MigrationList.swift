@@ -946,5 +946,15 @@ extension Migration {
                 );
                 CREATE INDEX book_updated ON book(updated_at, id);
                 """),
+        // How many times the process died while a job was leased (`Queue.recoverLeases`): such a job goes behind the
+        // photos waiting, is held back after `Queue.crashesHeldBack`, and is dead after one more.
+        // The claim takes open jobs in this order, from an index of the open ones only, so its cost is the queue's,
+        // not the history's.
+        Migration(
+            "job-crashes",
+            typed: """
+                ALTER TABLE job ADD COLUMN crashes INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX job_claim_order ON job(crashes, id) WHERE state IN ('pending','leased','failed_retryable');
+                """),
     ]
 }

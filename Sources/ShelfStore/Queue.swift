@@ -268,9 +268,15 @@ package struct PhotoQueue: StoreConcern {
         }
     }
 
+    /// A job that was leased when the process died this many times in a row is held back: claimed alone, once no
+    /// other job is due or in flight. One more death and it is dead (`recoverLeases`).
+    package static let crashesHeldBack = 2
+
     /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch. A job whose lease ran
     /// out (its holder stopped heartbeating: gone, or stuck) is due again. `choice` nil takes the
-    /// jobs for the configured provider; a name takes only the jobs that asked for that provider.
+    /// jobs for the configured provider; a name takes only the jobs that asked for that provider. Jobs the process
+    /// died holding come after the jobs that were waiting, so a crash costs one request, not one per restart; one
+    /// that was held at `crashesHeldBack` deaths waits until nothing else is due or in flight, and goes alone.
     package func claim(
         limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
         now: Date = Date()
@@ -279,7 +285,8 @@ package struct PhotoQueue: StoreConcern {
         defer { database.recordClaim(seconds: (ContinuousClock.now - started) / .seconds(1)) }
         let due = """
             FROM job j JOIN photo p ON p.sha256 = j.sha256
-            WHERE (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
+            WHERE j.state IN ('pending','leased','failed_retryable')
+              AND (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
                    OR (j.state = 'leased' AND j.lease_expiry < ?))
               AND j.provider_choice IS NOT DISTINCT FROM ? AND j.provider_batch_id IS NULL
             """
@@ -287,13 +294,21 @@ package struct PhotoQueue: StoreConcern {
         guard try readStatement({ db in try db.queryOne("SELECT j.id \(due) LIMIT 1", [now, now, choice]) }) != nil
         else { return [] }
         return try write { db in
-            let rows = try db.query(
+            var rows = try db.query(
                 """
-                SELECT j.id, j.sha256, j.attempts, p.relative_path, p.result_node,
+                SELECT j.id, j.sha256, j.attempts, j.crashes, p.relative_path, p.result_node,
                        CASE WHEN EXISTS (SELECT 1 FROM response r WHERE r.job_id = j.id AND r.usable = 1) THEN 1 ELSE 0 END AS answered,
                        CASE WHEN EXISTS (SELECT 1 FROM review_decision d WHERE d.sha256 = j.sha256) THEN 1 ELSE 0 END AS decided
-                \(due) ORDER BY j.id LIMIT ?
+                \(due) ORDER BY j.crashes, j.id LIMIT ?
                 """, [now, now, choice, limit])
+            let heldBack = { (row: Row) in (row.int("crashes") ?? 0) >= Self.crashesHeldBack }
+            if rows.contains(where: { !heldBack($0) }) {
+                rows.removeAll(where: heldBack)
+            } else if !rows.isEmpty {
+                let busy = try db.queryOne(
+                    "SELECT id FROM job WHERE state = 'leased' AND lease_expiry >= ? LIMIT 1", [now])
+                rows = busy == nil ? Array(rows.prefix(1)) : []
+            }
             let ids = rows.compactMap { $0.int("id") }
             guard !ids.isEmpty else { return [] }
             let batchID = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
@@ -389,25 +404,43 @@ package struct PhotoQueue: StoreConcern {
         }
     }
 
-    /// On start: jobs leased by an owner that is gone (or whose lease ran out) return to pending,
-    /// with their attempt count.
+    /// On start: jobs leased by an owner that is gone (or whose lease ran out) return to pending, with their attempt
+    /// count, behind the jobs that were waiting (`claim`). A job whose owner died holding it for the third time in a
+    /// row is dead, with a reason that names the crash: a photo that kills the process cannot stop the queue.
     @discardableResult
     package func recoverLeases(isAlive: (String) -> Bool, now: Date = Date()) throws -> Int {
         try write { db in
-            let leased = try db.query("SELECT id, sha256, lease_owner, lease_expiry FROM job WHERE state = 'leased'")
+            let leased = try db.query(
+                "SELECT id, sha256, lease_owner, lease_expiry, crashes FROM job WHERE state = 'leased'")
             var recovered = 0
             for row in leased {
                 guard let id = row.int("id") else { continue }
                 let owner = row.string("lease_owner") ?? ""
                 let expired = (row.double("lease_expiry") ?? 0) < now.timeIntervalSince1970
                 guard expired || !isAlive(owner) else { continue }
-                try db.execute(
-                    """
-                    UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, updated_at = ? WHERE id = ?
-                    """, [now, id])
-                try Self.addEvent(
-                    db, "lease_recovered", sha256: row.string("sha256"), jobID: id,
-                    message: "owner \(owner) is gone", now: now)
+                let crashes = (row.int("crashes") ?? 0) + 1
+                if crashes > Self.crashesHeldBack {
+                    let message =
+                        "the process died while this photo was being read, \(crashes) times in a row (a crash or a kill): it is not read again; 'shelfd retry' reads it once more"
+                    try db.execute(
+                        """
+                        UPDATE job SET state = 'dead', error_code = ?, error_message = ?, lease_owner = NULL,
+                            lease_expiry = NULL, crashes = ?, updated_at = ?, finished_at = ? WHERE id = ?
+                        """, [PhotoError.Code.processDied.rawValue, message, crashes, now, now, id])
+                    try Self.addEvent(
+                        db, "photo_crashed", sha256: row.string("sha256"), jobID: id, message: message, now: now)
+                } else {
+                    try db.execute(
+                        """
+                        UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, crashes = ?,
+                            updated_at = ? WHERE id = ?
+                        """, [crashes, now, id])
+                    try Self.addEvent(
+                        db, "lease_recovered", sha256: row.string("sha256"), jobID: id,
+                        message:
+                            "owner \(owner) is gone (the process died holding this photo \(crashes) times in a row)",
+                        now: now)
+                }
                 recovered += 1
             }
             return recovered
@@ -572,7 +605,7 @@ package struct PhotoQueue: StoreConcern {
             for id in ids {
                 try db.execute(
                     """
-                    UPDATE job SET state = 'pending', attempts = 0, not_before = NULL, error_code = NULL,
+                    UPDATE job SET state = 'pending', attempts = 0, crashes = 0, not_before = NULL, error_code = NULL,
                         error_message = NULL, updated_at = ?, queued_at = ? WHERE id = ?
                     """, [now, now, id])
                 try Self.addEvent(db, "requeued", jobID: id, message: nil, now: now)

@@ -17,6 +17,9 @@ struct MigrationTests {
 
     static func engine(_ kind: StoreKind) -> DatabaseEngine { kind == .sqlite ? .sqlite : .postgres }
 
+    /// The migrations written since the count-only version, by name: the dumps have not had them.
+    static let addedSinceCounts = ["job-crashes"]
+
     /// The migrations a database records, in the order they were applied, with whether each has a time.
     static func ledger(_ store: Store) throws -> [(name: String, timed: Bool)] {
         try store.read { db in
@@ -68,7 +71,9 @@ struct MigrationTests {
             let steps = Migration.steps(on: Self.engine(kind)).map(\.name)
             let ledger = try Self.ledger(store)
             #expect(ledger.map(\.name) == steps.sorted())
-            #expect(ledger.allSatisfy { !$0.timed }, "recorded from the count, not applied again")
+            #expect(
+                ledger.filter(\.timed).map(\.name) == Self.addedSinceCounts,
+                "those it had recorded from the count, not applied again; the newer ones applied")
             #expect(try SchemaMirrorTests.shape(store) == fresh, "the upgraded schema is a fresh one's")
 
             // What the person had is still there and still works.

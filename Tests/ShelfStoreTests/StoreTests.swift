@@ -92,6 +92,54 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     }
 
     @Test(
+        "A photo the process died holding goes behind the waiting ones; after two deaths it goes alone, after three it is dead",
+        arguments: StoreKind.allCases)
+    func crashesCostOneRequestEach(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            for name in ["a", "b", "c"] {
+                _ = try store.queue.recordSighting(
+                    path: "/in/\(name).jpg", relativePath: "\(name).jpg", sha256: name, size: 1, mtime: 1,
+                    syncConflict: false, provider: "gemini", now: start)
+            }
+            var now = start
+            /// One claim of `limit` jobs by a process that then dies (`kill -9`), and the restart that recovers them.
+            func claimedByAProcessThatDies(_ limit: Int) throws -> [String] {
+                now += 10
+                let jobs = try store.queue.claim(limit: limit, provider: "gemini", owner: "dies", lease: 600, now: now)
+                #expect(try store.queue.recoverLeases(isAlive: { $0 != "dies" }, now: now + 1) == jobs.count)
+                return jobs.map(\.sha256)
+            }
+            #expect(try claimedByAProcessThatDies(1) == ["a"])
+            // The photo in flight at the crash is not first at the restart: the ones that waited are.
+            #expect(try claimedByAProcessThatDies(1) == ["b"])
+            #expect(try claimedByAProcessThatDies(1) == ["c"])
+            // All three died once: "a" is asked again, and dies again: now it is held back.
+            #expect(try claimedByAProcessThatDies(1) == ["a"])
+            now += 10
+            let others = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600, now: now)
+            #expect(others.map(\.sha256) == ["b", "c"], "held back while others wait")
+            #expect(
+                try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600, now: now).isEmpty,
+                "held back while others are in flight")
+            try store.queue.finish(
+                others.map { JobOutcome(job: $0, result: .finished(books: [], resultPath: nil, review: false)) },
+                shelfOf: { _ in nil }, now: now)
+            // Alone, once more; the process dies again: it is dead, and says why.
+            #expect(try claimedByAProcessThatDies(5) == ["a"])
+            let dead = try #require(try store.queue.finishedJob(sha256: "a"))
+            #expect(dead.state == .dead && dead.code == PhotoError.Code.processDied.rawValue)
+            #expect(dead.message?.contains("the process died while this photo was being read, 3 times") == true)
+            #expect(try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600, now: now + 20).isEmpty)
+            // A person's retry reads it again, as new.
+            #expect(try store.queue.requeue(jobIDs: nil, now: now + 30).count == 1)
+            #expect(
+                try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600, now: now + 40)
+                    .map(\.sha256) == ["a"])
+        }
+    }
+
+    @Test(
         "A lease that ran out without a heartbeat makes the job claimable again, even while its holder lives",
         arguments: StoreKind.allCases)
     func expiredLeaseIsClaimable(kind: StoreKind) throws {

@@ -155,6 +155,38 @@ struct DaemonTests {
     }
 
     @Test(
+        "A photo that kills the process each time it is read stops nothing: the others are read, it is dead after three",
+        .timeLimit(.minutes(3)))
+    func photoThatKillsTheProcess() async throws {
+        try await withGeminiEmulator(.always(.books([dune, hobbit]))) { gemini in
+            let root = try ShelfRoot(
+                geminiURL: gemini.baseURL, overrides: ["pipeline": ["batch_size": "1", "concurrency": "1"]])
+            let photos = (320..<323).map { JPEGFactory.shelf(seed: $0) }
+            for (index, photo) in photos.enumerated() { try root.drop(photo, as: "shelf-\(index).jpg") }
+            let deadly = ["SHELFD_FAILPOINT": "reading_photo@shelf-1.jpg"]
+
+            // Each start that reads it dies, with whatever else it had in hand. Those photos go behind the ones that
+            // waited; once held at two deaths, each goes alone, so the photos it took down with it are read, and it is
+            // read a third time, alone, and dies. The next start finds it dead and reads nothing more (exit 3: a
+            // problem to see).
+            var starts: [Int32] = []
+            while starts.last != 3 && starts.count < 6 {
+                starts.append(try await root.shelfd("run", environment: deadly).status)
+            }
+            #expect(starts.filter { $0 == SIGKILL }.count == 3 && starts.last == 3, "\(starts)")
+            #expect(try root.resultDocuments().map(\.photo.path).sorted() == ["shelf-0.jpg", "shelf-2.jpg"])
+            let status = try await root.status()
+            #expect(status.queue.done == 2 && status.queue.dead == 1 && status.queue.pending == 0)
+            let problem = try #require(status.problems.first { $0.path == "shelf-1.jpg" })
+            #expect(problem.code == "process_died")
+            #expect(problem.message.contains("the process died while this photo was being read, 3 times"))
+            let asked = photos.map { photo in gemini.requests.filter { $0.photoSHA256 == sentSHA256(photo) }.count }
+            // Never once per restart: at most once for each start that died holding it, and once more.
+            #expect(asked[1] == 0 && (1...3).contains(asked[0]) && (1...2).contains(asked[2]), "asked: \(asked)")
+        }
+    }
+
+    @Test(
         "kill -9 while a request is in flight: the photo is asked again after the restart, and has one result",
         .timeLimit(.minutes(2)))
     func killDuringRequestResendsOnce() async throws {
