@@ -62,6 +62,11 @@ package final class CatalogueSource: BookSource {
 
     /// The same as `rarity(of:)`, for callers that are not async; a catalogue that cannot be read throws.
     package func countWords(_ words: Set<String>) throws(LookupError) -> WordRarity {
+        WordRarity(entries: countAtRefresh.withLock { $0 }, holding: try entriesHolding(words))
+    }
+
+    /// How many entries hold each of `words` (0: none), from memory where counted before.
+    private func entriesHolding(_ words: Set<String>) throws(LookupError) -> [String: Int] {
         var known = counted.withLock { counted in words.compactMap { word in counted[word].map { (word, $0) } } }
         let missing = words.subtracting(known.map(\.0))
         if !missing.isEmpty {
@@ -74,8 +79,7 @@ package final class CatalogueSource: BookSource {
             }
             known += new
         }
-        return WordRarity(
-            entries: countAtRefresh.withLock { $0 }, holding: Dictionary(known) { a, _ in a })
+        return Dictionary(known) { a, _ in a }
     }
 
     /// The same as `candidates(for:limit:)`, for callers that are not async (`shelfd catalogue match`,
@@ -104,12 +108,12 @@ package final class CatalogueSource: BookSource {
     static let gluedLongest = 48
 
     /// The longest words of the index inside each long word of `words` the index does not hold (none inside
-    /// another): one look-up of the long words, and one of their pieces when some is not held, so a spine's
-    /// search costs its own words, not the catalogue.
+    /// another): the long words' counts (from memory once counted), and one look-up of their pieces when some is not
+    /// held, so a spine's search costs its own words, not the catalogue.
     func gluedPieces(of words: [String]) throws -> [String] {
         let long = Set(words.filter { $0.count >= Self.gluedLength })
         guard !long.isEmpty else { return [] }
-        let unknown = long.subtracting(try catalogue.documentCounts(of: long).keys)
+        let unknown = Set(try entriesHolding(long).filter { $0.value == 0 }.keys)
         guard !unknown.isEmpty else { return [] }
         var inside: [String: Set<String>] = [:]
         for word in unknown {
