@@ -71,9 +71,11 @@ package struct Enricher: Sendable {
         }
         var notes = found.notes
         // One book per ISBN on a photo: a reading of a book the photo already shows exactly is that book's evidence.
+        let exact = Self.exactBooks(enriched)
         var twins: [Int: Int] = [:]
         for index in books.indices {
-            twins[index] = Self.twinOwner(at: index, books: enriched, texts: books, results: found.results)
+            twins[index] = Self.twinOwner(
+                at: index, among: exact, books: enriched, texts: books, results: found.results)
         }
         for (twin, owner) in twins.sorted(by: { $0.key < $1.key }) {
             enriched[owner].notes =
@@ -109,28 +111,30 @@ package struct Enricher: Sendable {
     /// The note an exact book carries for each other reading of it on the photo (`twinOwner`).
     package static let alsoRead = "also_read"
 
-    /// The book on the photo that the reading at `index` is another reading of, when it is one: a book read exactly
-    /// (a barcode's, an ISBN printed as digits) or verified, with an ISBN that the reading carries or that its text
-    /// is; or a book read exactly whose ISBN the record the reading scores best carries (even when another reading
-    /// took that record), or whose title it has (unless it was itself accepted as another edition). A barcode's
-    /// book comes before a verified reading, and an earlier book before a later one, so a photo showing a book
-    /// twice (its back and its spine, a title far from its barcode) keeps one item, the barcode's box.
-    /// `books` are the photo's books as decided, `texts` as read.
-    static func twinOwner(at index: Int, books: [Book], texts: [Book], results: [MatchResult]) -> Int? {
-        func rank(_ i: Int) -> Int? {
-            guard books[i].checkedISBN != nil else { return nil }
-            if books[i].form == .barcode { return i }
-            return books[i].status == .verified ? books.count + i : nil
-        }
-        let book = books[index], own = rank(index) ?? Int.max
+    /// The books of a photo that other readings may be readings of, in the order they are preferred: those read
+    /// exactly (a barcode's, an ISBN printed as digits) before the verified ones with an ISBN, each kind in the photo's
+    /// order.
+    static func exactBooks(_ books: [Book]) -> [Int] {
+        let withISBN = books.indices.filter { books[$0].checkedISBN != nil }
+        return withISBN.filter { books[$0].form == .barcode }
+            + withISBN.filter { books[$0].form != .barcode && books[$0].status == .verified }
+    }
+
+    /// The book on the photo that the reading at `index` is another reading of, when it is one, among `exact` (as
+    /// `exactBooks` orders them, before the reading's own place there): one with an ISBN that the reading carries or
+    /// that its text is; or one read exactly whose ISBN the record the reading scores best carries (even when another
+    /// reading took that record), or whose title it has (unless it was itself accepted as another edition). So a
+    /// photo showing a book twice (its back and its spine, a title far from its barcode) keeps one item, the
+    /// barcode's box. `books` are the photo's books as decided, `texts` as read.
+    static func twinOwner(at index: Int, among exact: [Int], books: [Book], texts: [Book], results: [MatchResult])
+        -> Int?
+    {
+        let book = books[index]
         // The record the reading scores best, whether or not another reading of the photo took it.
         let best = ([results[index].best].compactMap { $0 } + results[index].takenElsewhere).max { $0.score < $1.score }
-        let offered = best?.record.isbn13
-        let owners = books.indices.compactMap { i in rank(i).map { (index: i, rank: $0) } }.filter { $0.rank < own }
-            .sorted { $0.rank < $1.rank }.map(\.index)
         let title = TextNormalization.title(book.title)
-        return owners.first { owner in
-            let isbn = books[owner].checkedISBN!
+        return exact.prefix { $0 != index }.first { owner in
+            guard let isbn = books[owner].checkedISBN else { return false }
             if book.checkedISBN == isbn || ISBN.printed(texts[index].title) == isbn { return true }
             // Only a book read exactly stands for its record and title: beside a verified spine, a reading of the
             // author's name alone scores that spine's record as well as the author's other books.
@@ -138,7 +142,7 @@ package struct Enricher: Sendable {
             let sameTitle =
                 books[owner].match != nil && !title.isEmpty && title == TextNormalization.title(books[owner].title)
                 && !(book.status == .verified && book.checkedISBN != nil)
-            return offered == isbn.isbn13 || sameTitle
+            return best?.record.isbn13 == isbn.isbn13 || sameTitle
         }
     }
 

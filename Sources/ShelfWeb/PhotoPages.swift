@@ -286,16 +286,14 @@ extension PhotoPages {
             let readings = try site.desks.photos.readings(sha256: photo.sha256)
             spines = document.books.enumerated().map { index, book in
                 let (state, link) = Self.state(of: book, readings: readings)
-                func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
-                let box = book.box
+                let box = ReviewPages.BoxView(book.box)
                 let edited = state == .edited ? readings.decided[book.titleKey] : nil
                 return Spine(
                     number: index + 1, title: book.title, author: book.author, isbn: book.isbn13 ?? book.isbn10,
                     editedTo: edited.map { [$0.title, $0.author].compactMap { $0 }.joined(separator: " — ") },
                     confidence: String(format: "%.2f", book.confidence), stateName: state.rawValue,
-                    stateWords: state.words, link: link, hasBox: box != nil,
-                    x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
-                    w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)))
+                    stateWords: state.words, link: link, hasBox: book.box != nil, x: box.x, y: box.y, w: box.width,
+                    h: box.height)
             }
             hasSpines = !spines.isEmpty
             unread = (document.unreadSpines ?? []).map {
@@ -322,13 +320,11 @@ extension PhotoPages {
         static let cropSide = 160.0
 
         static func unread(_ spine: ResultDocument.UnreadSpine, width: Int, height: Int) -> Unread {
-            let box = spine.box ?? Box(x1: 0, y1: 0, x2: 0, y2: 0)
-            func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
+            let box = spine.box ?? Box(x1: 0, y1: 0, x2: 0, y2: 0), view = ReviewPages.BoxView(spine.box)
             let (w, h) = ((box.x2 - box.x1) * Double(width), (box.y2 - box.y1) * Double(height))
             let scale = cropSide / max(1, max(w, h))
             return Unread(
-                text: spine.text, hasBox: spine.box != nil, x: percent(box.x1), y: percent(box.y1),
-                w: percent(box.x2 - box.x1), h: percent(box.y2 - box.y1),
+                text: spine.text, hasBox: spine.box != nil, x: view.x, y: view.y, w: view.width, h: view.height,
                 cropBox: String(format: "%.0f %.0f %.0f %.0f", box.x1 * Double(width), box.y1 * Double(height), w, h),
                 cropWidth: max(8, Int((w * scale).rounded())), cropHeight: max(8, Int((h * scale).rounded())))
         }

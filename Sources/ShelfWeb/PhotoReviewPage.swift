@@ -68,9 +68,8 @@ enum PhotoReviewPage {
             of = max(left, carried)
             count = review.items.count
             threshold = String(format: "%.2f", ReviewDesk.Bulk.scrapThreshold)
-            func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
             items = review.items.enumerated().map { index, item in
-                let box = item.book.box
+                let box = item.book.box, view = ReviewPages.BoxView(box)
                 let candidates = item.candidates.prefix(9).enumerated().map {
                     ReviewPages.CandidateView(number: $0.offset + 1, $0.element)
                 }
@@ -80,10 +79,9 @@ enum PhotoReviewPage {
                     confidence: String(format: "%.2f", item.book.confidence),
                     reasons: item.reasons.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", "),
                     candidates: Array(candidates), candidateCount: item.candidates.count,
-                    hasBox: box != nil, x: percent(box?.x1 ?? 0), y: percent(box?.y1 ?? 0),
-                    w: percent((box?.x2 ?? 0) - (box?.x1 ?? 0)), h: percent((box?.y2 ?? 0) - (box?.y1 ?? 0)),
-                    labelX: percent(((box?.x1 ?? 0) + (box?.x2 ?? 0)) / 2),
-                    labelY: percent(min(0.97, (box?.y1 ?? 0) + 0.04)))
+                    hasBox: box != nil, x: view.x, y: view.y, w: view.width, h: view.height,
+                    labelX: ReviewPages.BoxView.percent(((box?.x1 ?? 0) + (box?.x2 ?? 0)) / 2),
+                    labelY: ReviewPages.BoxView.percent(min(0.97, (box?.y1 ?? 0) + 0.04)))
             }
             hasItems = !items.isEmpty
             let of = self.of

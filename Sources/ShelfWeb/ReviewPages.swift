@@ -258,17 +258,22 @@ enum ReviewPages {
     }
 
     /// The spine's box over the whole photo, in percent of its width and height (an SVG drawn over the image
-    /// in a 100×100 view box: no inline style, which the Content-Security-Policy may forbid).
+    /// in a 100×100 view box: no inline style, which the Content-Security-Policy may forbid). Every page that draws a
+    /// box over a photo takes its numbers from here.
     struct BoxView {
         let x: String, y: String, width: String, height: String
         /// The photo dimmed outside the box: the whole frame, then the box cut out of it (even-odd).
         let dim: String
 
-        init(_ box: Box) {
-            func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
-            x = percent(box.x1); y = percent(box.y1)
-            width = percent(box.x2 - box.x1); height = percent(box.y2 - box.y1)
-            dim = "M0 0H100V100H0Z M\(x) \(y)V\(percent(box.y2))H\(percent(box.x2))V\(y)Z"
+        /// `box`, or an empty box at the corner when there is none.
+        init(_ box: Box?) {
+            let box = box ?? Box(x1: 0, y1: 0, x2: 0, y2: 0)
+            x = Self.percent(box.x1); y = Self.percent(box.y1)
+            width = Self.percent(box.x2 - box.x1); height = Self.percent(box.y2 - box.y1)
+            dim = "M0 0H100V100H0Z M\(x) \(y)V\(Self.percent(box.y2))H\(Self.percent(box.x2))V\(y)Z"
         }
+
+        /// A fraction of the photo in percent, two decimals.
+        static func percent(_ value: Double) -> String { String(format: "%.2f", value * 100) }
     }
 }
