@@ -74,6 +74,15 @@ package struct LibraryWork: Sendable, Equatable {
     /// The note of a reading taken as a sighting of a library work (`library_sighting: «Dune» (…), seen on …`): in
     /// its result, and as the "matched by library" step of the work's history.
     package static let sightingNote = "library_sighting"
+
+    /// The key the library's works are looked up under by an edition's ISBN-13, beside their normalised titles
+    /// (`LibraryRecords.works(under:besides:)`); a normalised title holds no colon, so the two never meet.
+    package static func isbnKey(_ isbn13: String) -> String { "isbn:\(isbn13)" }
+
+    /// The ISBN-13 an `isbnKey` names, nil for a title.
+    package static func isbn(ofKey key: String) -> String? {
+        key.hasPrefix("isbn:") ? String(key.dropFirst("isbn:".count)) : nil
+    }
 }
 
 /// A book's accepted match, as written in results and the library (docs/photos.md).

@@ -22,7 +22,6 @@ struct PhotoAnswer: Sendable {
     var resultURL: URL
     /// What `resultURL` held for this same photo before: an earlier run, kept in results/.history.
     var previous: ResultDocument?
-    var review: Bool
     /// Hybrid: the accurate provider this fast reading waits for.
     var awaiting: String? = nil
     /// The photo's bytes when a book waits for review: its crops are cut from them after the commit.
@@ -57,11 +56,12 @@ extension Pipeline {
             return answer.document.books.filter { $0.status == .verified }.map { (job.sha256, shelf, $0) }
         }
         var outcomes: [JobOutcome] = []
-        // The answered photos with readings in doubt: where their outcome is, their answer, the titles in doubt, the
-        // library's works of those titles they were settled on, and the readings a person decided.
+        // The answered photos with readings in doubt: where their outcome is, their answer, the titles and ISBNs in
+        // doubt (`LibraryEvidence.keys`), the library's works under them they were settled on, and the readings a
+        // person decided.
         var inDoubt:
             [(
-                index: Int, answer: PhotoAnswer, titles: Set<String>, works: [String: [LibraryWork]],
+                index: Int, answer: PhotoAnswer, keys: Set<String>, works: [String: [LibraryWork]],
                 decided: Set<String>
             )] = []
         var written = 0
@@ -75,9 +75,9 @@ extension Pipeline {
             if let previous = answer.previous, !store.isShared || writesResultHere(job) {
                 keep(previous, from: answer.resultURL, newJobID: job.id)
             }
-            let titles = LibraryEvidence.titles(of: answer.document.books)
-            let works = titles.isEmpty ? [:] : (try? library.works(titled: titles, besides: job.sha256)) ?? [:]
-            if !titles.isEmpty { inDoubt.append((outcomes.count, answer, titles, works, decided)) }
+            let keys = LibraryEvidence.keys(of: answer.document.books)
+            let works = keys.isEmpty ? [:] : (try? library.works(under: keys, besides: job.sha256)) ?? [:]
+            if !keys.isEmpty { inDoubt.append((outcomes.count, answer, keys, works, decided)) }
             outcomes.append(
                 settle(job, answer, on: works, verifiedHere: verifiedHere, decided: decided, written: &written))
         }
@@ -92,7 +92,7 @@ extension Pipeline {
                 settling: { lookup in
                     for photo in inDoubt {
                         let job = outcomes[photo.index].job
-                        guard let works = try? lookup.works(photo.titles, job.sha256), works != photo.works else {
+                        guard let works = try? lookup.works(photo.keys, job.sha256), works != photo.works else {
                             continue
                         }
                         outcomes[photo.index] = settle(
@@ -139,6 +139,8 @@ extension Pipeline {
             var document = answer.document
             document.books = withLibraryEvidence(document.books, of: job, works: works, verifiedHere: verifiedHere)
             markOpenReviews(in: &document, decided: decided)
+            // What the library settled waits for no one: a photo whose readings it all took is done, not `review`.
+            let review = document.books.contains { $0.status == .needsReview }
             let data = try JSONStyle.encoder().encode(document)
             if store.isShared {
                 // The result is written where the photo arrived: it goes to the database with the batch, and the node
@@ -159,7 +161,7 @@ extension Pipeline {
                     }
                 }
                 return JobOutcome(
-                    job: job, result: .finished(books: document.books, resultPath: resultPath, review: answer.review),
+                    job: job, result: .finished(books: document.books, resultPath: resultPath, review: review),
                     awaiting: answer.awaiting, document: data)
             }
             try AtomicFile.write(
@@ -167,7 +169,7 @@ extension Pipeline {
             written += 1
             return JobOutcome(
                 job: job,
-                result: .finished(books: document.books, resultPath: answer.resultURL.path, review: answer.review),
+                result: .finished(books: document.books, resultPath: answer.resultURL.path, review: review),
                 awaiting: answer.awaiting)
         } catch {
             // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
@@ -178,17 +180,18 @@ extension Pipeline {
     }
 
     /// The library's works as evidence for the readings left for review (`LibraryEvidence`): offered first among
-    /// their candidates, or taken as a sighting of the one work of that title seen on this shelf before. The works are
-    /// the library's (`works`, by title) and those the batch's other photos verified. A library that cannot be read
+    /// their candidates, or taken as a sighting of the one work of that title seen on this shelf before, or of the work
+    /// whose ISBN they carry. The works are the library's (`works`, by title and ISBN) and those the batch's other
+    /// photos verified. A library that cannot be read
     /// lends nothing: the readings wait for a person as they are.
     private func withLibraryEvidence(
         _ books: [Book], of job: ClaimedJob, works stored: [String: [LibraryWork]],
         verifiedHere: [VerifiedHere]
     ) -> [Book] {
-        let titles = LibraryEvidence.titles(of: books)
-        guard !titles.isEmpty else { return books }
+        let keys = LibraryEvidence.keys(of: books)
+        guard !keys.isEmpty else { return books }
         let others = verifiedHere.filter {
-            $0.sha256 != job.sha256 && titles.contains(TextNormalization.title($0.book.title))
+            $0.sha256 != job.sha256 && LibraryEvidence.keys(naming: $0.book).contains(where: keys.contains)
         }
         let works = LibraryEvidence.works(stored, adding: others.map { ($0.book, $0.shelf) })
         guard !works.isEmpty else { return books }

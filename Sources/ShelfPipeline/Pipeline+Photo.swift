@@ -195,7 +195,7 @@ extension Pipeline {
         return .answered(
             PhotoAnswer(
                 document: document, resultURL: location.url, previous: stillWaiting ? nil : location.previous,
-                review: review, awaiting: read.notAsked?.awaiting == true ? read.notAsked?.provider : nil,
+                awaiting: read.notAsked?.awaiting == true ? read.notAsked?.provider : nil,
                 photo: review ? bytes : nil))
     }
 

@@ -91,28 +91,31 @@ extension LibraryRecords {
 }
 
 extension LibraryRecords {
-    /// The verified works read under these normalised titles in photos other than `photo`, by title: what a reading
-    /// of one of those titles may be (`LibraryEvidence`). One probe of the index `book_sighting_title_part` per title,
-    /// so a photo's lookup costs its readings, not the library.
-    package func works(titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] {
-        guard !titles.isEmpty else { return [:] }
-        return try read { db in try Self.works(db, titled: titles, besides: photo) }
+    /// The verified works read in photos other than `photo` under these keys (normalised titles, and ISBNs as
+    /// `LibraryWork.isbnKey` writes them), by key: what a reading of one of those titles or editions may be
+    /// (`LibraryEvidence`). One probe of the index `book_sighting_title_part` per title and of `book_sighting_isbn`
+    /// per ISBN, so a photo's lookup costs its readings, not the library.
+    package func works(under keys: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] {
+        guard !keys.isEmpty else { return [:] }
+        return try read { db in try Self.works(db, under: keys, besides: photo) }
     }
 
-    /// `works(titled:besides:)` on `db`, inside the caller's transaction (a batch's commit).
-    static func works(_ db: any DatabaseConnection, titled titles: Set<String>, besides photo: String) throws
+    /// `works(under:besides:)` on `db`, inside the caller's transaction (a batch's commit).
+    static func works(_ db: any DatabaseConnection, under keys: Set<String>, besides photo: String) throws
         -> [String: [LibraryWork]]
     {
         var found: [String: [LibraryWork]] = [:]
-        for title in titles {
+        for key in keys {
+            let isbn = LibraryWork.isbn(ofKey: key)
             let rows = try db.query(
                 """
                 SELECT b.id, b.work_key, b.title, b.author, b.match_source, b.match_key, b.match_score, b.match_year,
                        s.shelf, s.isbn13, s.isbn10
                 FROM book_sighting s JOIN book b ON b.id = s.book_id
-                WHERE \(db.titlePart("s.title_key")) = ? AND s.sha256 <> ? AND b.status = 'verified'
+                WHERE \(isbn == nil ? db.titlePart("s.title_key") : "s.isbn13") = ? AND s.sha256 <> ?
+                  AND b.status = 'verified'
                 ORDER BY s.seen_at, s.book_id
-                """, ["title:\(title)|", photo])
+                """, [isbn ?? "title:\(key)|", photo])
             var works: [Int64: LibraryWork] = [:]
             var order: [Int64] = []
             for row in rows {
@@ -136,7 +139,7 @@ extension LibraryRecords {
                     works[id]?.isbn13 = isbn; works[id]?.isbn10 = row.string("isbn10")
                 }
             }
-            if !order.isEmpty { found[title] = order.compactMap { works[$0] } }
+            if !order.isEmpty { found[key] = order.compactMap { works[$0] } }
         }
         return found
     }

@@ -459,7 +459,7 @@ package struct PhotoQueue: StoreConcern {
     ) throws -> FilesChange {
         try write { db in
             let outcomes = try settle(
-                CommitLookup { titles, photo in try LibraryRecords.works(db, titled: titles, besides: photo) })
+                CommitLookup { keys, photo in try LibraryRecords.works(db, under: keys, besides: photo) })
             guard !outcomes.isEmpty else { return FilesChange() }
             var change = FilesChange()
             var events: [Event] = []

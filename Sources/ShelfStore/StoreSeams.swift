@@ -20,9 +20,9 @@ extension JobLeases {
 
 /// What a batch's commit reads of the library inside its own transaction; used only while `settle` runs.
 package struct CommitLookup {
-    /// The verified works read under these normalised titles in photos other than the one given, by title
-    /// (`LibraryRecords.works(titled:besides:)`).
-    package var works: (_ titles: Set<String>, _ besides: String) throws -> [String: [LibraryWork]]
+    /// The verified works read under these keys (normalised titles, `LibraryWork.isbnKey`s) in photos other than the
+    /// one given, by key (`LibraryRecords.works(under:besides:)`).
+    package var works: (_ keys: Set<String>, _ besides: String) throws -> [String: [LibraryWork]]
 
     package init(works: @escaping (Set<String>, String) throws -> [String: [LibraryWork]]) { self.works = works }
 
@@ -248,8 +248,9 @@ package protocol LibraryStore: ReviewStore {
     func photoImage(sha256: String) throws -> [UInt8]?
     /// Whether `photoImage` has an image to give.
     func hasPhotoImage(sha256: String) throws -> Bool
-    /// The verified works read under these normalised titles in photos other than `photo`, by title.
-    func works(titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]]
+    /// The verified works read under these keys (normalised titles, `LibraryWork.isbnKey`s) in photos other than
+    /// `photo`, by key.
+    func works(under keys: Set<String>, besides photo: String) throws -> [String: [LibraryWork]]
 }
 
 /// A shared store's results and the change counter, for the node that keeps the files for people.
@@ -261,7 +262,7 @@ package protocol SharedFilesStore: Sendable {
 
 extension LibraryStore {
     /// A fake's library lends no evidence.
-    package func works(titled titles: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] { [:] }
+    package func works(under keys: Set<String>, besides photo: String) throws -> [String: [LibraryWork]] { [:] }
 
     // A store that holds little (a test's fake): the whole library as one page, the open items read whole.
     package func libraryPages(size: Int, _ body: ([LibraryDocument.Entry]) throws -> Void) throws {

@@ -137,10 +137,60 @@ import Testing
         #expect(try #require(evidence.apply(to: [another], shelf: "study", works: works).first).status == .needsReview)
     }
 
-    @Test("Only the readings waiting for review are looked up, by their normalised titles")
-    func titlesLookedUp() {
+    @Test("Only the readings waiting for review are looked up: by their normalised titles, and by their ISBNs")
+    func keysLookedUp() {
         var verified = reading("Emma", "Jane Austen")
         verified.status = .verified
-        #expect(LibraryEvidence.titles(of: [verified, reading("The Hobbit (Illustrated)", nil)]) == ["hobbit"])
+        verified.isbn13 = "9780141439587"
+        #expect(LibraryEvidence.keys(of: [verified, reading("The Hobbit (Illustrated)", nil)]) == ["hobbit"])
+        #expect(LibraryEvidence.keys(of: [barcode("9780441172719")]) == ["isbn:9780441172719"])
+        #expect(LibraryEvidence.keys(naming: verified) == ["emma", "isbn:9780141439587"])
+    }
+
+    /// A barcode's book no source knew: its ISBN exact, titled by it, waiting for its name.
+    func barcode(_ isbn: String) -> Book {
+        var book = Book(
+            title: "ISBN \(isbn)", author: nil, isbn13: isbn, isbn10: nil, confidence: 1, box: nil,
+            status: .needsReview, source: "barcode")
+        book.form = .barcode
+        book.reviewReasons = [Enricher.Reason.isbnUnresolved]
+        return book
+    }
+
+    @Test("A barcode no source knew is the library's work of that ISBN, on any shelf: named once, never asked again")
+    func barcodeOfAKnownEdition() throws {
+        let works = [LibraryWork.isbnKey("9780441172719"): [Self.herbert]]
+        let book = try #require(evidence.apply(to: [barcode("9780441172719")], shelf: "attic", works: works).first)
+        #expect(book.status == .verified && book.title == "Dune" && book.author == "Frank Herbert")
+        #expect(book.isbn13 == "9780441172719" && book.reviewReasons == nil)
+        #expect(book.notes == ["library_sighting: «Dune» (title:dune|herbert), its ISBN 9780441172719"])
+        let unknown = try #require(evidence.apply(to: [barcode("9780593099322")], shelf: "attic", works: works).first)
+        #expect(unknown == barcode("9780593099322"), "another ISBN waits for its name")
+    }
+
+    @Test(
+        "A spine's weak match to an edition the library holds is that work when the spine shows its title; a name alone is not"
+    )
+    func spineOfAKnownEdition() throws {
+        let record = CatalogueRecord(
+            source: "catalogue", key: "catalogue:1", title: "Dune", author: "Frank Herbert", isbn13: "9780441172719")
+        func spine(_ text: String) -> Book {
+            var book = reading(
+                "Dune", "Frank Herbert", form: .spineText, candidates: [MatchCandidate(record: record, score: 0.5)])
+            book.spineText = text
+            book.isbn13 = "9780441172719"
+            book.match = BookMatch(source: "catalogue", key: "catalogue:1", score: 0.5, year: nil)
+            book.reviewReasons = ["weak_match"]
+            return book
+        }
+        let works = [LibraryWork.isbnKey("9780441172719"): [Self.herbert]]
+        let shown = try #require(evidence.apply(to: [spine("DUNE HERB")], shelf: nil, works: works).first)
+        #expect(shown.status == .verified && shown.notes?.first?.hasSuffix("its ISBN 9780441172719") == true)
+        let name = try #require(evidence.apply(to: [spine("FRANK HERBERT ACE")], shelf: nil, works: works).first)
+        #expect(name.status == .needsReview && name.reviewReasons == ["weak_match"])
+        var twoWorks = works
+        twoWorks[LibraryWork.isbnKey("9780441172719")]?.append(Self.anderson)
+        let doubtful = try #require(evidence.apply(to: [spine("DUNE HERB")], shelf: nil, works: twoWorks).first)
+        #expect(doubtful.status == .needsReview, "two works with one ISBN: the library does not say which")
     }
 }

@@ -320,6 +320,53 @@ struct NoSharedResults: SharedFilesStore {
             result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true, "\(result.books)")
     }
 
+    @Test(
+        "An ISBN another photo of the batch verified, or the library holds, is that work: no twin waits for review, the photo is done"
+    )
+    func editionVerifiedElsewhere() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let incoming = root.appendingPathComponent("incoming/den")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        var jobs: [ClaimedJob] = []
+        for (id, seed) in [(Int64(1), 5), (2, 6), (3, 7)] {
+            let photo = JPEGFactory.shelf(width: 640, height: 480, seed: seed)
+            try Data(photo).write(to: incoming.appendingPathComponent("\(id).jpg"))
+            jobs.append(job(id, "den/\(id).jpg", sha256: SHA256.hex(of: photo)))
+        }
+        // Emma is in the library, seen on another shelf; Dune is verified by whichever photo reads it surely.
+        let emma = LibraryWork(
+            key: "title:emma|austen", title: "Emma", author: "Jane Austen", isbn13: "9780141439587", isbn10: nil,
+            match: nil, shelves: ["attic"], lastShelf: "attic")
+        let queue = FakeQueue(folder: root, batches: [jobs], meanwhile: [LibraryWork.isbnKey("9780141439587"): [emma]])
+        let sure = ModelAnswer(books: [
+            Detection(title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.95)
+        ])
+        let unsure = ModelAnswer(books: [Detection(title: "Dune", isbn: "9780441172719", confidence: 0.3)])
+        let emmaUnsure = ModelAnswer(books: [Detection(title: "Emma?", isbn: "9780141439587", confidence: 0.3)])
+        _ = await pipeline(queue, replies: [.success(sure), .success(unsure), .success(emmaUnsure)])
+            .processQueue(untilIdle: true, keepsLeases: false)
+
+        let outcomes = try #require(queue.commits.first)
+        #expect(outcomes.count == 3)
+        for outcome in outcomes {
+            guard case .finished(let books, _, let review) = outcome.result else {
+                Issue.record("not finished: \(outcome.result)"); continue
+            }
+            #expect(!review, "nothing waits for a person: \(books)")
+            #expect(books.map(\.status) == [.verified], "\(books)")
+        }
+        let all = outcomes.flatMap { outcome -> [Book] in
+            if case .finished(let books, _, _) = outcome.result { books } else { [] }
+        }
+        #expect(Set(all.map(\.title)) == ["Dune", "Emma"])
+        #expect(all.filter { $0.notes?.contains { $0.hasSuffix("its ISBN 9780441172719") } == true }.count == 1)
+        #expect(
+            all.contains {
+                $0.title == "Emma" && $0.author == "Jane Austen"
+                    && $0.notes?.first?.hasPrefix("library_sighting") == true
+            })
+    }
+
     @Test("A photo's steps are recorded in the queue in order, each once: asking the provider, matching, writing")
     func stagesInOrder() async throws {
         defer { try? FileManager.default.removeItem(at: root) }

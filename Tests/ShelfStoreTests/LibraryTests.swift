@@ -128,14 +128,32 @@ private let hobbitCandidates = [
             try commit(store, photo: "p4", shelf: "study", [reading("Dune", nil, confidence: 0.3)])
             try commit(store, photo: "p5", shelf: "study", [reading("Dunes", "Someone")])
 
-            let works = try store.library.works(titled: ["dune", "emma"], besides: "p4")
+            let works = try store.library.works(under: ["dune", "emma"], besides: "p4")
             #expect(works.keys.sorted() == ["dune"])
             let dune = try #require(works["dune"])
             #expect(dune.map(\.author) == ["Frank Herbert", "Poul Anderson"])
             #expect(dune[0].match == duneWork && dune[0].shelves == ["living", ""] && dune[0].lastShelf == "")
             #expect(dune[1].match == nil && dune[1].isbn13 == "9780441172719" && dune[1].shelves == ["study"])
             #expect(
-                try store.library.works(titled: ["dune"], besides: "p3")["dune"]?.count == 1,
+                try store.library.works(under: ["dune"], besides: "p3")["dune"]?.count == 1,
+                "this photo's own reading is not evidence")
+        }
+    }
+
+    @Test(
+        "A verified work is looked up by an edition's ISBN too; a reading to review lends nothing",
+        arguments: StoreKind.allCases)
+    func worksByISBN(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", isbn: "9780441172719")])
+            try commit(store, photo: "p2", [reading("Emma", nil, confidence: 0.3, isbn: "9780141439587")]) // to review
+            let dune = LibraryWork.isbnKey("9780441172719"), emma = LibraryWork.isbnKey("9780141439587")
+            let works = try store.library.works(under: [dune, emma, "dune"], besides: "p9")
+            #expect(works.keys.sorted() == ["dune", dune])
+            #expect(works[dune]?.map(\.title) == ["Dune"] && works[dune]?.first?.shelves == ["den"])
+            #expect(works[dune]?.first?.isbn13 == "9780441172719")
+            #expect(
+                try store.library.works(under: [dune], besides: "p1").isEmpty,
                 "this photo's own reading is not evidence")
         }
     }
