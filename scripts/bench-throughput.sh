@@ -13,6 +13,13 @@
 # interval the limit allows is used), the most requests in any 60 s (never above R) and the longest gap, for
 # `run`, `watch`, and `run` started beside a running `watch` (both take from the one limit). For example
 #   scripts/bench-throughput.sh --photos 30 --requests-per-minute 20 --latency-ms 200
+#
+# With --kills D1,D2,… it measures what crashes cost instead: photos wait in incoming/, `shelfd watch` is killed with
+# SIGKILL D1, D2, … seconds after each start and started again, then runs until every photo is done; it prints the
+# requests each photo cost (a photo is asked again only when a kill cut its request off: at most 2), photos lost, and
+# the library's works and sightings per work (nothing counted twice). --baseline BINARY measures another build the
+# same way in the same run. The case of issue "a crash costs one request":
+#   scripts/bench-throughput.sh --kills 1.2,2.6,1.7,2.9 --photos 10 --latency-ms 1500 [--baseline OLD/shelfd]
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

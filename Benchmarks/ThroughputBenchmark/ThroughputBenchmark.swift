@@ -38,6 +38,14 @@ struct ThroughputBenchmark: ParsableCommand {
         help: "The emulator refuses (HTTP 429) requests beyond --requests-per-minute in a minute, as Gemini does.")
     var providerQuota = false
     @Option(help: "The shelfd binary (default: the one beside shelfd-bench).") var shelfd: String?
+    @Option(
+        help: """
+            Measure what crashes cost instead: kill -9 'shelfd watch' after each of these seconds from its start \
+            (comma-separated, e.g. 1.2,2.6,1.7,2.9), starting it again each time, and count the requests per photo.
+            """)
+    var kills: String?
+    @Option(help: "With --kills: another shelfd binary measured the same way in the same run, first.")
+    var baseline: String?
     @Flag(name: .customLong("keep"), help: "Keep the temporary root (logs, database, results) and print its path.")
     var keep = false
 
@@ -55,10 +63,21 @@ struct ThroughputBenchmark: ParsableCommand {
         if providerQuota && requestsPerMinute == nil {
             throw ValidationError("--provider-quota needs --requests-per-minute.")
         }
+        if let kills, killDelays.isEmpty || killDelays.count != kills.split(separator: ",").count {
+            throw ValidationError("--kills takes seconds greater than 0, comma-separated: 1.2,2.6,1.7,2.9.")
+        }
+        if baseline != nil && kills == nil { throw ValidationError("--baseline goes with --kills.") }
+    }
+
+    /// `--kills` as seconds.
+    var killDelays: [Double] {
+        (kills ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            .filter { $0 > 0 }
     }
 
     func run() throws {
         let binary = try shelfdBinary()
+        if kills != nil { return try runCrashes(binary) }
         let books = [
             GeminiEmulator.Book(
                 title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
@@ -103,11 +122,38 @@ struct ThroughputBenchmark: ParsableCommand {
             requestsPerMinute: requestsPerMinute, providerQuota: providerQuota, idealPhotosPerS: ideal, run: oneShot,
             watch: daemon,
             runBesideWatch: together, idle: idle, freshIdle: fresh)
+        try printJSON(report)
+        if idle.exitStatus != 0 { throw ExitCode(1) }
+    }
+
+    /// `--kills`: the baseline (when given), then this build, each on photos of its own, against one emulator.
+    func runCrashes(_ binary: URL) throws {
+        let emulator = try GeminiEmulator.start(
+            script: .init(
+                latency: .milliseconds(latencyMs),
+                reply: .books([
+                    GeminiEmulator.Book(
+                        title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+                        box2D: [120, 410, 880, 450])
+                ])))
+        defer { emulator.stop() }
+        var binaries = [("shelfd", binary)]
+        if let baseline { binaries.insert(("baseline", URL(fileURLWithPath: baseline)), at: 0) }
+        var runs: [Crashes] = []
+        for (index, (label, url)) in binaries.enumerated() {
+            print("measuring \(label) (\(url.path))…")
+            runs.append(try measureCrashes(url, named: label, emulator: emulator, seed: 9000 + 1000 * index))
+        }
+        printCrashes(runs)
+        try printJSON(runs)
+    }
+
+    /// The report as the last line: JSON, snake_case keys.
+    func printJSON(_ report: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        if idle.exitStatus != 0 { throw ExitCode(1) }
     }
 
     /// Photos per second with every request slot always busy, or at the rate limit when that is lower.

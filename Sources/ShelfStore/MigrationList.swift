@@ -946,7 +946,7 @@ extension Migration {
                 );
                 CREATE INDEX book_updated ON book(updated_at, id);
                 """),
-        // How many times the process died while a job was leased (`Queue.recoverLeases`): such a job goes behind the
+        // How many times the process died reading a job (`Queue.recoverLeases`): such a job goes behind the
         // photos waiting, is held back after `Queue.crashesHeldBack`, and is dead after one more.
         // The claim takes open jobs in this order, from an index of the open ones only, so its cost is the queue's,
         // not the history's.

@@ -268,15 +268,16 @@ package struct PhotoQueue: StoreConcern {
         }
     }
 
-    /// A job that was leased when the process died this many times in a row is held back: claimed alone, once no
-    /// other job is due or in flight. One more death and it is dead (`recoverLeases`).
+    /// A job the process died reading this many times in a row (`recoverLeases`) is held back: claimed alone, once no
+    /// other job is due or in flight. One more death and it is dead.
     package static let crashesHeldBack = 2
 
     /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch. A job whose lease ran
     /// out (its holder stopped heartbeating: gone, or stuck) is due again. `choice` nil takes the
     /// jobs for the configured provider; a name takes only the jobs that asked for that provider. Jobs the process
-    /// died holding come after the jobs that were waiting, so a crash costs one request, not one per restart; one
-    /// that was held at `crashesHeldBack` deaths waits until nothing else is due or in flight, and goes alone.
+    /// died reading come after the jobs that were waiting, in claims of their own once none of those is in flight, so
+    /// a crash costs one request, not one per restart; one it died reading `crashesHeldBack` times waits until nothing
+    /// else is due or in flight, and goes alone.
     package func claim(
         limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
         now: Date = Date()
@@ -301,14 +302,20 @@ package struct PhotoQueue: StoreConcern {
                        CASE WHEN EXISTS (SELECT 1 FROM review_decision d WHERE d.sha256 = j.sha256) THEN 1 ELSE 0 END AS decided
                 \(due) ORDER BY j.crashes, j.id LIMIT ?
                 """, [now, now, choice, limit])
-            let heldBack = { (row: Row) in (row.int("crashes") ?? 0) >= Self.crashesHeldBack }
-            if rows.contains(where: { !heldBack($0) }) {
-                rows.removeAll(where: heldBack)
-            } else if !rows.isEmpty {
-                let busy = try db.queryOne(
-                    "SELECT id FROM job WHERE state = 'leased' AND lease_expiry >= ? LIMIT 1", [now])
-                rows = busy == nil ? Array(rows.prefix(1)) : []
+            // A claim holds photos of one standing, the least cut off first, and photos a crash cut off wait until none that
+            // stood before them is in flight: photos reach their request slots in no set order, so one cut off is never
+            // asked while one that waited is still to be asked. A photo held back waits for every other and goes alone.
+            let lowest = rows.first?.int("crashes") ?? 0
+            if lowest > 0 {
+                let before = lowest >= Self.crashesHeldBack ? Int64.max : lowest
+                let ahead = try db.queryOne(
+                    "SELECT id FROM job WHERE state = 'leased' AND lease_expiry >= ? AND crashes < ? LIMIT 1",
+                    [now, before])
+                if ahead != nil { rows = [] }
             }
+            rows =
+                lowest >= Self.crashesHeldBack
+                ? Array(rows.prefix(1)) : rows.filter { ($0.int("crashes") ?? 0) == lowest }
             let ids = rows.compactMap { $0.int("id") }
             guard !ids.isEmpty else { return [] }
             let batchID = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
@@ -405,21 +412,31 @@ package struct PhotoQueue: StoreConcern {
     }
 
     /// On start: jobs leased by an owner that is gone (or whose lease ran out) return to pending, with their attempt
-    /// count, behind the jobs that were waiting (`claim`). A job whose owner died holding it for the third time in a
-    /// row is dead, with a reason that names the crash: a photo that kills the process cannot stop the queue.
+    /// count; those the death cut off (`crashes`) go behind the jobs that were waiting (`claim`). A job held back
+    /// (`crashesHeldBack`) that the process dies reading once more, not while its request is out, is dead, with a
+    /// reason that names the crash: a photo that kills the process cannot stop the queue.
     @discardableResult
     package func recoverLeases(isAlive: (String) -> Bool, now: Date = Date()) throws -> Int {
         try write { db in
             let leased = try db.query(
-                "SELECT id, sha256, lease_owner, lease_expiry, crashes FROM job WHERE state = 'leased'")
-            var recovered = 0
-            for row in leased {
+                "SELECT id, sha256, lease_owner, lease_expiry, crashes, stage FROM job WHERE state = 'leased'")
+            let lost = leased.filter { row in
+                (row.double("lease_expiry") ?? 0) < now.timeIntervalSince1970
+                    || !isAlive(row.string("lease_owner") ?? "")
+            }
+            // A death is charged to the photos it cut off: those whose request was out. Those waiting their turn, and those
+            // answered (the answer is saved, and read again for free) waiting for the rest of their batch, are not. When no
+            // request of a holder's was out, it died decoding, matching or writing, and any photo it held may be the
+            // cause: each is charged.
+            let cutOff = Set(lost.filter { Self.wasAsking($0.string("stage")) }.compactMap { $0.string("lease_owner") })
+            for row in lost {
                 guard let id = row.int("id") else { continue }
                 let owner = row.string("lease_owner") ?? ""
-                let expired = (row.double("lease_expiry") ?? 0) < now.timeIntervalSince1970
-                guard expired || !isAlive(owner) else { continue }
-                let crashes = (row.int("crashes") ?? 0) + 1
-                if crashes > Self.crashesHeldBack {
+                let charged = !cutOff.contains(owner) || Self.wasAsking(row.string("stage"))
+                let crashes = (row.int("crashes") ?? 0) + (charged ? 1 : 0)
+                // Only a death in the photo's own work (decoding it, matching or writing its answer) can be its doing:
+                // one that cut its request off was no more its fault than a kill, and it is asked again, alone.
+                if crashes > Self.crashesHeldBack && !Self.wasAsking(row.string("stage")) {
                     let message =
                         "the process died while this photo was being read, \(crashes) times in a row (a crash or a kill): it is not read again; 'shelfd retry' reads it once more"
                     try db.execute(
@@ -435,17 +452,21 @@ package struct PhotoQueue: StoreConcern {
                         UPDATE job SET state = 'pending', lease_owner = NULL, lease_expiry = NULL, crashes = ?,
                             updated_at = ? WHERE id = ?
                         """, [crashes, now, id])
+                    let why =
+                        charged
+                        ? "the process died reading this photo \(crashes) times in a row"
+                        : "this photo was waiting its turn"
                     try Self.addEvent(
                         db, "lease_recovered", sha256: row.string("sha256"), jobID: id,
-                        message:
-                            "owner \(owner) is gone (the process died holding this photo \(crashes) times in a row)",
-                        now: now)
+                        message: "owner \(owner) is gone (\(why))", now: now)
                 }
-                recovered += 1
             }
-            return recovered
+            return lost.count
         }
     }
+
+    /// Whether a leased job at `stage` had its request out.
+    static func wasAsking(_ stage: String?) -> Bool { stage == JobStage.asking.rawValue }
 
     /// Commits a batch as one unit: job states, the library (works, sightings, history), the review queue, events
     /// (one statement for all the photos' events).

@@ -125,17 +125,64 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             try store.queue.finish(
                 others.map { JobOutcome(job: $0, result: .finished(books: [], resultPath: nil, review: false)) },
                 shelfOf: { _ in nil }, now: now)
-            // Alone, once more; the process dies again: it is dead, and says why.
+            // Alone, once more; the process dies while its request is out: no fault of the photo's, it is asked again.
+            now += 10
+            let alone = try store.queue.claim(limit: 5, provider: "gemini", owner: "dies", lease: 600, now: now)
+            #expect(alone.map(\.sha256) == ["a"])
+            _ = try store.queue.chargeAttempt(jobID: alone[0].id, now: now)
+            #expect(try store.queue.recoverLeases(isAlive: { $0 != "dies" }, now: now + 1) == 1)
+            #expect(
+                try store.queue.finishedJob(sha256: "a")?.state == .pending,
+                "not failed: a kill during a request is no fault")
+            // Alone again; the process dies reading it (decoding, matching): it is dead, and says why.
             #expect(try claimedByAProcessThatDies(5) == ["a"])
             let dead = try #require(try store.queue.finishedJob(sha256: "a"))
             #expect(dead.state == .dead && dead.code == PhotoError.Code.processDied.rawValue)
-            #expect(dead.message?.contains("the process died while this photo was being read, 3 times") == true)
+            #expect(dead.message?.contains("the process died while this photo was being read, 4 times") == true)
             #expect(try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600, now: now + 20).isEmpty)
             // A person's retry reads it again, as new.
             #expect(try store.queue.requeue(jobIDs: nil, now: now + 30).count == 1)
             #expect(
                 try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600, now: now + 40)
                     .map(\.sha256) == ["a"])
+        }
+    }
+
+    @Test(
+        "A crash is charged to the photos it cut off: one asked goes behind the waiting, those only waiting keep their place",
+        arguments: StoreKind.allCases)
+    func crashChargesThePhotosItCutOff(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            for name in ["a", "b", "c", "d"] {
+                _ = try store.queue.recordSighting(
+                    path: "/in/\(name).jpg", relativePath: "\(name).jpg", sha256: name, size: 1, mtime: 1,
+                    syncConflict: false, provider: "gemini", now: start)
+            }
+            // Photos in hand, one slot: the first is asked, the others wait their turn, and the process dies.
+            for round in 1...3 {
+                let now = start.addingTimeInterval(Double(10 * round))
+                let jobs = try store.queue.claim(limit: 3, provider: "gemini", owner: "dies", lease: 600, now: now)
+                #expect(jobs.count == (round < 3 ? 3 : 2), "only photos that waited: \(jobs.map(\.sha256))")
+                _ = try store.queue.chargeAttempt(jobID: jobs[0].id, now: now)
+                #expect(try store.queue.recoverLeases(isAlive: { $0 != "dies" }, now: now + 1) == jobs.count)
+                // The photos that waited are claimed together; those cut off wait while any of them is in flight.
+                let next = try store.queue.claim(limit: 5, provider: "gemini", owner: "next", lease: 600, now: now + 2)
+                #expect(next.map(\.sha256) == Array(["b", "c", "d"].dropFirst(round - 1)))
+                #expect(
+                    try store.queue.claim(limit: 5, provider: "gemini", owner: "next", lease: 600, now: now + 2).isEmpty
+                )
+                if round == 3 {
+                    try store.queue.finish(
+                        next.map { JobOutcome(job: $0, result: .finished(books: [], resultPath: nil, review: false)) },
+                        shelfOf: { _ in nil }, now: now + 3)
+                    let last = try store.queue.claim(
+                        limit: 5, provider: "gemini", owner: "next", lease: 600, now: now + 4)
+                    #expect(last.map(\.sha256) == ["a", "b", "c"], "each asked once more, none held back")
+                } else {
+                    _ = try store.queue.releaseLeases(owner: "next", now: now + 3)
+                }
+            }
         }
     }
 
