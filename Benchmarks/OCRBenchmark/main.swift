@@ -4,7 +4,8 @@
 // eye. With --catalogue the catalogue (a CSV the importer reads) is imported into a temporary database first and
 // matched against. With --lines, PP-OCR's lines are printed as read, before they are grouped into spines (their centre,
 // size and direction in the picture read), to see why lines join or stay apart, with how many the detector's first look
-// alone finds. Numbers are printed, never asserted.
+// alone finds. Each photo's ISBN barcodes are read too, as `[pipeline] barcodes` reads them before the provider is
+// asked, and their cost is printed against the reading's. Numbers are printed, never asserted.
 //
 //   shelfd-bench-ocr PHOTO… [--catalogue CSV] [--engine ppocr|tesseract] [--languages eng+spa] [--max-side 2400] [--lines]
 import Foundation
@@ -76,7 +77,7 @@ let lineReader: PPOCREngine? =
     if showLines, case .ppocr(let files) = engine {
         PPOCREngine(files: files, threads: ProcessInfo.processInfo.activeProcessorCount)
     } else { nil }
-var total = 0.0
+var total = 0.0, barcodeTotal = 0.0
 for path in photos {
     guard let bytes = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
     let clock = ContinuousClock(), started = clock.now
@@ -91,6 +92,15 @@ for path in photos {
     print(
         "\(path): \(reading.width)×\(reading.height), \(reading.spines.count) spines, \(String(format: "%.1f", elapsed.seconds)) s"
     )
+    // The barcodes are read on the whole photo at its full size, before the provider (`[pipeline] barcodes`).
+    let barcodesStarted = clock.now
+    let symbols = (try? BarcodeReader.isbns(inPhoto: Array(bytes), maxPixels: 64_000_000)) ?? []
+    let barcodes = (clock.now - barcodesStarted).seconds
+    barcodeTotal += barcodes
+    print(
+        String(
+            format: "  barcodes: %d read in %.2f s: with them the photo costs %.2f× its reading without",
+            symbols.count, barcodes, (elapsed.seconds + barcodes) / elapsed.seconds))
     // Where the photo's time goes, stage by stage (PP-OCR): what is worth making faster.
     if let times = reading.times {
         let stages: [(String, Duration)] = [
@@ -134,4 +144,7 @@ for path in photos {
         print("  unread: " + enriched.unread.map { "«\($0.text)»" }.joined(separator: " "))
     }
 }
-print(String(format: "seconds per photo: %.1f", total / Double(photos.count)))
+print(
+    String(
+        format: "seconds per photo: %.1f; with the barcodes read first: %.2f× that", total / Double(photos.count),
+        (total + barcodeTotal) / total))
