@@ -8,8 +8,9 @@ build=(libcurl4-openssl-dev libssl-dev libturbojpeg0-dev libexif-dev libsqlite3-
 # printing, notification and power daemons are of no use to a headless browser. The PostgreSQL store's tests
 # start a server of their own from postgresql's binaries (Tests/ShelfTesting/PostgresServer.swift, as `nobody`
 # when run as root); no system service is used. strace shows an upload's fsyncs to the test that a photo
-# survives a power cut (UploadTests). jq and GNU time read scripts/bench-ocr.sh's figures.
-testing=(chromium chromium-driver fonts-dejavu-core wrk postgresql strace jq time)
+# survives a power cut (UploadTests). jq and GNU time read scripts/bench-ocr.sh's figures; lintian checks the Debian
+# package (scripts/check-deb.sh).
+testing=(chromium chromium-driver fonts-dejavu-core wrk postgresql strace jq time lintian)
 missing() { for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done; }
 mapfile -t missing_build < <(missing "${build[@]}")
 mapfile -t missing_testing < <(missing "${testing[@]}")
