@@ -2,7 +2,7 @@
 # Checks a package scripts/make-deb.sh built the way a person installs, upgrades and removes it, on this machine (as
 # root; CI runs it): lintian reports no error; `apt-get install` pulls its dependencies; the installed units pass
 # `systemd-analyze verify`; the installed binary, as the service's user, passes `shelfd doctor` and reads samples/
-# offline; installing the same package again, then a newer build, keeps a changed /etc/shelfd/shelfd.toml and the
+# offline, and its service's command reads a photo dropped into incoming/; installing the same package again, then a newer build, keeps a changed /etc/shelfd/shelfd.toml and the
 # database; `apt-get purge` leaves the data under /var/lib/shelfd and no unit, user or configuration behind.
 #
 #   scripts/check-deb.sh shelfd_<version>_amd64.deb
@@ -32,7 +32,6 @@ getent passwd shelfd >/dev/null || fail "no shelfd user"
 say "shelfd doctor, as the service's user"
 as_shelfd /usr/bin/shelfd doctor >/dev/null || as_shelfd /usr/bin/shelfd doctor
 
-say "shelfd scan samples/ offline, as the service's user"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
@@ -42,6 +41,24 @@ chmod -R a+rX "$work"
 printf '[paths]\nroot = "/var/lib/shelfd/shelves"\nstate = "/var/lib/shelfd/state"\n\n[enrich]\nsources = ["catalogue"]\n' \
     >"$work/offline.toml"
 as_shelfd /usr/bin/shelfd catalogue import --config "$work/offline.toml" "$work/samples/catalogue.csv" >/dev/null
+say "the service's command, as its user: a photo dropped into incoming/ is read"
+# Without systemd here (a container), the unit's ExecStart= is run as the unit runs it, with the folders of the
+# installed configuration and no source on the network.
+setpriv --reuid=shelfd --regid=shelfd --init-groups env HOME=/var/lib/shelfd /usr/bin/shelfd watch --config "$work/offline.toml" \
+    >"$work/watch.log" 2>&1 &
+watcher=$!
+cp samples/classics.jpg "$work/dropped.jpg" && chown shelfd:shelfd "$work/dropped.jpg"
+for _ in $(seq 1 600); do
+    [ "$(as_shelfd /usr/bin/shelfd status --json | jq .daemon.running)" = true ] && break
+    sleep 0.1
+done
+mv "$work/dropped.jpg" /var/lib/shelfd/shelves/incoming/dropped.jpg
+for _ in $(seq 1 600); do [ -f /var/lib/shelfd/shelves/results/dropped.json ] && break; sleep 0.1; done
+kill -TERM "$watcher" && wait "$watcher" || fail "shelfd watch did not stop cleanly on SIGTERM: $(tail -5 "$work/watch.log")"
+[ -f /var/lib/shelfd/shelves/results/dropped.json ] || fail "the service did not read a dropped photo: $(tail -5 "$work/watch.log")"
+say "installed to a dropped photo read in $((SECONDS - started)) s"
+
+say "shelfd scan samples/ offline, as the service's user"
 as_shelfd /usr/bin/shelfd scan --config "$work/offline.toml" --json "$work/samples" >"$work/scan.json"
 photos=$(jq length "$work/scan.json")
 fewest=$(jq '[.[] | [.books[] | select(.status == "verified")] | length] | min' "$work/scan.json")
