@@ -47,8 +47,8 @@ let package = Package(
         .target(name: "ShelfCore", swiftSettings: settings),
         // SHA-256 (libcrypto): a photo's identity, a review item's id.
         .target(name: "ShelfDigest", dependencies: ["CCrypto"], swiftSettings: settings),
-        // shelfd.toml: lookup, parsing, validation, secrets; each provider kind described once (Providers/), down to
-        // how its wire format is built, so a new provider is one file there beside its wire format.
+        // shelfd.toml: lookup, parsing, validation, secrets; what the configuration says of each provider kind, once
+        // (Providers/<Name>Facts.swift). A new provider touches six files: ARCHITECTURE.md, "Where to look", lists them.
         .target(
             name: "ShelfConfig",
             dependencies: [
@@ -98,7 +98,8 @@ let package = Package(
             dependencies: [
                 "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: settings),
-        // The offline provider: Tesseract reads the spines; the enrichment matches their text like any reading.
+        // The offline provider: PP-OCR's models through ONNX Runtime (opened with dlopen) read the spines, or Tesseract
+        // with `[ocr] engine = "tesseract"`; the enrichment matches their text like any reading.
         .target(
             name: "ShelfOCR",
             dependencies: [
