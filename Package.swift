@@ -176,6 +176,8 @@ let package = Package(
             path: "Tests/ShelfTesting",
             swiftSettings: settings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: settings),
+        // The repository as a whole: ARCHITECTURE.md's code map against every target's imports.
+        .testTarget(name: "RepositoryTests", swiftSettings: settings),
         .testTarget(name: "ShelfDigestTests", dependencies: ["ShelfDigest"], swiftSettings: settings),
         .testTarget(
             name: "ShelfConfigTests", dependencies: ["ShelfConfig", "ShelfApp", "ShelfOCR"], swiftSettings: settings),
@@ -223,22 +225,54 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "ShelfExportTests", dependencies: ["ShelfExport"], exclude: ["Golden"], swiftSettings: settings),
+        // Support for the tests that run shelfd's machinery in their own process: a temporary root and its configuration,
+        // the daemon's runtime on a manual clock (InProcessShelf), the web site's router answering without a socket
+        // (InProcessSite, through HummingbirdTesting).
+        .target(
+            name: "ShelfRuntimeTesting",
+            dependencies: [
+                "ShelfTesting", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfApp", "ShelfDaemon", "ShelfPipeline",
+                "ShelfWeb",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/ShelfRuntimeTesting",
+            swiftSettings: settings),
+        // The pages and the API, through the site's router in the test's process.
         .testTarget(
-            name: "ShelfWebTests", dependencies: ["ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting"],
+            name: "ShelfWebTests",
+            dependencies: [
+                "ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting", "ShelfRuntimeTesting", "ShelfCore",
+                "ShelfDigest", "ShelfStore",
+            ],
+            swiftSettings: settings),
+        .testTarget(
+            name: "ShelfAppTests",
+            dependencies: ["ShelfApp", "ShelfConfig", "ShelfCore", "ShelfStore", "ShelfTesting"],
+            swiftSettings: settings),
+        // The daemon's runtime in the test's process, most of it on a manual clock.
+        .testTarget(
+            name: "ShelfDaemonTests",
+            dependencies: [
+                "ShelfDaemon", "ShelfPipeline", "ShelfCore", "ShelfStore", "ShelfTesting", "ShelfRuntimeTesting",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "ShelfPipelineTests", dependencies: ["ShelfPipeline", "ShelfConfig", "ShelfTesting"],
             swiftSettings: settings),
         // openpty for the tests that drive `shelfd review` through a pseudo-terminal.
         .systemLibrary(name: "CPty", path: "Tests/CPty"),
-        // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one); and the daemon's
-        // runtime in the tests' own process on a manual clock (InProcessShelf), where time is what a test is about.
+        // `shelfd` itself: `swift test` builds the binary these tests run (Harness refuses a stale one): signals, inotify,
+        // real files and sockets, a browser, a real PostgreSQL server (the outage and rate-limit tests set the runtime on a
+        // manual clock beside the binary).
         .testTarget(
             name: "ShelfdTests",
             dependencies: [
                 "shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
                 "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "ShelfApp", "ShelfDaemon",
-                "ShelfPipeline", "CPty",
+                "ShelfPipeline", "ShelfRuntimeTesting", "CPty",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

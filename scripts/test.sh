@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-alone='(ShelfdTests|ShelfHardcoverTests)\.([A-Za-z]*OnTheClockTests|LoadTests|OutageTests|RateLimitTests|SharedStoreTests|BatchModeTests|FailureTests|HybridTests|StoreMigrationTests)/'
+alone='(ShelfdTests|ShelfDaemonTests|ShelfHardcoverTests)\.([A-Za-z]*OnTheClockTests|LoadTests|OutageTests|RateLimitTests|SharedStoreTests|BatchModeTests|FailureTests|HybridTests|StoreMigrationTests)/'
 
 building=$SECONDS
 swift build --build-tests || exit 1

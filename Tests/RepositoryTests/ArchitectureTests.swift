@@ -5,7 +5,7 @@ import Testing
 /// table and every `import` line under Sources/, so the page stays true and a layer cannot reach past its rule
 /// unnoticed: a new import either fits the table or changes it, on purpose.
 struct ArchitectureTests {
-    /// The repository: this file is Tests/ShelfCoreTests/ArchitectureTests.swift.
+    /// The repository: this file is Tests/RepositoryTests/ArchitectureTests.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

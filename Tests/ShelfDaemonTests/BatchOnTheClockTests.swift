@@ -3,6 +3,7 @@ import ShelfCore
 import ShelfDaemon
 import ShelfPipeline
 import ShelfStore
+import ShelfRuntimeTesting
 import ShelfTesting
 import Synchronization
 import Testing

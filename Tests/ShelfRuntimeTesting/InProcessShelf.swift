@@ -6,27 +6,25 @@ import ShelfConfig
 import ShelfCore
 import ShelfDaemon
 import ShelfStore
-import ShelfDaemon
 import ShelfPipeline
 import ShelfTesting
-import Testing
 
 /// shelfd's machinery in the test's own process, set up from a `ShelfRoot`'s configuration as `watch` sets it up
 /// (`Runtime.start`), on a manual clock: the real store, the real providers' clients against the emulators, the real
 /// scheduler. Only the clock is the test's, so an outage of minutes, a 60 s window or a lease running out passes in
 /// milliseconds. The watcher and the process around it are the binary's: the tests that run it show those.
-final class InProcessShelf: Sendable {
-    let root: ShelfRoot
-    let clock: ManualClock
-    let runtime: Runtime
-    let config: Configuration
-    let secrets: Secrets
+package final class InProcessShelf: Sendable {
+    package let root: ShelfRoot
+    package let clock: ManualClock
+    package let runtime: Runtime
+    package let config: Configuration
+    package let secrets: Secrets
     private let logs: InMemoryLogHandler
 
-    var pipeline: Pipeline { runtime.pipeline }
+    package var pipeline: Pipeline { runtime.pipeline }
 
     /// `owner`: a worker's name of its own, for several in one test (the default is this process's).
-    init(_ root: ShelfRoot, clock: ManualClock, owner: String = ProcessIdentity.current) throws {
+    package init(_ root: ShelfRoot, clock: ManualClock, owner: String = ProcessIdentity.current) throws {
         self.root = root
         self.clock = clock
         (config, _) = try Configuration.load(explicitPath: root.configFile.path, environment: root.environment)
@@ -40,7 +38,7 @@ final class InProcessShelf: Sendable {
     }
 
     /// What the pipeline logged, a line per entry ("level message key=value …").
-    var logText: String {
+    package var logText: String {
         logs.entries.map { entry in
             "\(entry.level) \(entry.message) "
                 + entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
@@ -48,24 +46,24 @@ final class InProcessShelf: Sendable {
     }
 
     /// Records every photo in incoming/, as the watcher hands the pipeline the files that have settled.
-    func recordIncoming() throws {
+    package func recordIncoming() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: root.incoming.path).sorted()
         pipeline.ingest(names.map { Pipeline.IncomingFile(path: root.incoming.appendingPathComponent($0).path) })
     }
 
     /// The jobs per state, read on the pipeline's open store (cheap enough to ask at every step of the clock).
-    func queue() throws -> QueueCounts {
+    package func queue() throws -> QueueCounts {
         try runtime.store.status.queueCounts(now: clock.time.now)
     }
 
     /// What `shelfd status --json` says at this moment of the manual clock.
-    func status() throws -> StatusDocument {
+    package func status() throws -> StatusDocument {
         try StatusReport.build(config: config, secrets: secrets, now: clock.time.now)
     }
 
     /// `watch`'s scheduler runs while `body` does, and is stopped (gracefully) after it.
     @discardableResult
-    func watching<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func watching<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         let scheduler = Task { await pipeline.processQueue(untilIdle: false) }
         do {
             let result = try await body()
@@ -83,7 +81,7 @@ final class InProcessShelf: Sendable {
     /// Runs the manual clock until `condition` holds (see `ManualClock.run`). When it does not, the error says what
     /// `otherwise` tells of the state it was left in.
     @discardableResult
-    func runClock(
+    package func runClock(
         until what: String, within limit: Duration, step: Duration = .seconds(60),
         _ condition: @Sendable () async throws -> Bool, otherwise: () throws -> String = { "" }
     ) async throws -> Duration {

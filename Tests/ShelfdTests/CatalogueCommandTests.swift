@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfEnrichment
+import ShelfRuntimeTesting
 import Testing
 
 private func matchLines(_ output: String) throws -> [SpineMatchLine] {

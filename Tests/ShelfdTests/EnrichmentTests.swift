@@ -1,18 +1,12 @@
 import Foundation
 import ShelfCore
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 
 @Suite("Books matched against the catalogue and OpenLibrary", .serialized)
 struct EnrichmentTests {
-    static let catalogue = """
-        Title,Author,ISBN,Year
-        Dune,"Herbert, Frank",0441172717,1965
-        Dune Messiah,"Herbert, Frank",,1969
-        The Hobbit,"Tolkien, J. R. R.",,1937
-        Emma,Jane Austen,9780141439587,1815
-
-        """
+    static let catalogue = sampleCatalogue
     static let leGuin = GeminiEmulator.Book(
         title: "The Left Hand of Darkness", author: "Ursula K. Le Guin", confidence: 0.9,
         box2D: [100, 700, 900, 740])

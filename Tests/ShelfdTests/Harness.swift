@@ -2,6 +2,7 @@ import Foundation
 import ShelfCore
 import ShelfDigest
 import ShelfImaging
+import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
 import Testing
@@ -13,94 +14,7 @@ struct CommandResult {
     var stderr: String
 }
 
-/// A temporary home for one test: ~/Shelves-like root, a state folder, a configuration file,
-/// and the built `shelfd` binary run against them as a person would.
-final class ShelfRoot: @unchecked Sendable {
-    let base: URL
-    var root: URL { base.appendingPathComponent("Shelves") }
-    var incoming: URL { root.appendingPathComponent("incoming") }
-    var results: URL { root.appendingPathComponent("results") }
-    var state: URL { base.appendingPathComponent("state") }
-    var configFile: URL { base.appendingPathComponent("shelfd.toml") }
-    var environment: [String: String]
-
-    /// `overrides` replace or add keys per section, as raw TOML values: `["pipeline": ["batch_size": "2"]]`.
-    /// A root whose Cloudflare section points at `cloudflareURL`, with the emulator's token and account.
-    convenience init(geminiURL: String? = nil, cloudflareURL: String, overrides: [String: [String: String]] = [:])
-        throws
-    {
-        var overrides = overrides
-        overrides["cloudflare", default: [:]]["base_url"] = "\"\(cloudflareURL)\""
-        try self.init(geminiURL: geminiURL, overrides: overrides)
-        environment["CLOUDFLARE_API_TOKEN"] = CloudflareEmulator.defaultToken
-        environment["CLOUDFLARE_ACCOUNT_ID"] = CloudflareEmulator.defaultAccount
-    }
-
-    init(
-        geminiURL: String? = nil, apiKey: String? = GeminiEmulator.defaultKey,
-        overrides: [String: [String: String]] = [:]
-    ) throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-it-\(UUID().uuidString.prefix(8))")
-        environment = ["HOME": base.path, "PATH": "/usr/bin:/bin"]
-        if let apiKey { environment["GEMINI_API_KEY"] = apiKey }
-        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-        try writeConfig(geminiURL: geminiURL, overrides: overrides)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: base) }
-
-    func writeConfig(geminiURL: String?, overrides: [String: [String: String]] = [:]) throws {
-        var sections: [String: [String: String]] = [
-            "paths": ["root": "\"\(root.path)\"", "state": "\"\(state.path)\""],
-            "pipeline": ["concurrency": "2", "max_attempts": "3"],
-            "watch": ["settle_ms": "300", "mode": "\"inotify\""],
-            "gemini": ["requests_per_minute": "6000", "timeout_s": "20"],
-            // The local catalogue only: no test reaches OpenLibrary or Google Books (their emulators are opted into).
-            "enrich": ["sources": "[\"catalogue\"]"],
-            // A port of its own for every daemon: tests never meet on 8787 (the address is read with `webURL`).
-            "web": ["listen": "\"127.0.0.1:0\""],
-        ]
-        if let geminiURL { sections["gemini"]?["base_url"] = "\"\(geminiURL)\"" }
-        for (section, keys) in overrides { sections[section, default: [:]].merge(keys) { $1 } }
-        let text =
-            sections.keys.sorted().map { section in
-                "[\(section)]\n"
-                    + sections[section]!.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(
-                        separator: "\n")
-            }.joined(separator: "\n\n") + "\n"
-        try text.write(to: configFile, atomically: true, encoding: .utf8)
-    }
-
-    // MARK: Photos
-
-    @discardableResult
-    func drop(_ bytes: [UInt8], as name: String) throws -> URL {
-        let url = incoming.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(bytes).write(to: url)
-        return url
-    }
-
-    /// Writes the photo in `chunks` pieces with pauses between them, as a slow network copy does.
-    func dropSlowly(_ bytes: [UInt8], as name: String, chunks: Int, pause: Duration) async throws {
-        let url = incoming.appendingPathComponent(name)
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: url)
-        let size = (bytes.count + chunks - 1) / chunks
-        for start in stride(from: 0, to: bytes.count, by: size) {
-            try handle.write(contentsOf: Data(bytes[start..<min(bytes.count, start + size)]))
-            try await Task.sleep(for: pause)
-        }
-        try handle.close()
-    }
-
-    /// Writes under a sync tool's temporary name, then renames into place.
-    func dropViaRename(_ bytes: [UInt8], as name: String) throws {
-        let temp = incoming.appendingPathComponent(".syncthing.\(name).tmp")
-        try Data(bytes).write(to: temp)
-        try FileManager.default.moveItem(at: temp, to: incoming.appendingPathComponent(name))
-    }
-
+extension ShelfRoot {
     // MARK: Running shelfd
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -140,9 +54,6 @@ final class ShelfRoot: @unchecked Sendable {
         }
         return nil
     }
-
-    /// Run commands as `nobody` (root reads any file, so a permissions test needs someone else).
-    var asUnprivilegedUser = false
 
     func process(_ arguments: [String], environment extra: [String: String] = [:], logName: String) throws -> (
         Process, URL, URL
@@ -211,20 +122,6 @@ final class ShelfRoot: @unchecked Sendable {
         }
     }
 
-    func resultDocuments() throws -> [ResultDocument] {
-        // The current results only: earlier runs kept under results/.history/ are hidden.
-        guard
-            let walker = FileManager.default.enumerator(
-                at: results, includingPropertiesForKeys: nil,
-                options: .skipsHiddenFiles)
-        else { return [] }
-        var documents: [ResultDocument] = []
-        for case let url as URL in walker where url.pathExtension == "json" && !url.lastPathComponent.hasPrefix(".") {
-            documents.append(try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: url)))
-        }
-        return documents.sorted { $0.photo.path < $1.photo.path }
-    }
-
     /// The web page's address, once the server of `watch` or `shelfd web` listens.
     func webURL(timeout: Duration = .seconds(30)) async throws -> String {
         var url: String?
@@ -244,10 +141,6 @@ final class ShelfRoot: @unchecked Sendable {
         return Daemon(process: process, log: err)
     }
 
-    func library() throws -> LibraryDocument {
-        try JSONStyle.decoder().decode(
-            LibraryDocument.self, from: Data(contentsOf: root.appendingPathComponent("library.json")))
-    }
 }
 
 /// A running `shelfd watch`.

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfRuntimeTesting
 import Testing
 
 @Suite("The binary the tests run")

@@ -4,6 +4,7 @@ import Logging
 import ShelfApp
 import ShelfConfig
 import ShelfCore
+import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfImaging
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 

@@ -2,17 +2,10 @@ import Foundation
 import ShelfCore
 import ShelfDigest
 import ShelfHTTP
+import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
 import Testing
-
-/// Many works in one photo: 130 spines read with confidence, plus Dune with its ISBN.
-private let manyBooks =
-    (1...130).map { n in
-        GeminiEmulator.Book(
-            title: String(format: "Volume %03d", n), author: "Writer \(n)", confidence: 0.9,
-            box2D: [100, (n * 7) % 990, 900, (n * 7) % 990 + 5])
-    } + [dune]
 
 extension ShelfRoot {
     /// A page of the running web server, as text.
@@ -46,90 +39,8 @@ extension ShelfRoot {
     }
 }
 
-func formEncoded(_ text: String) -> String {
-    text.addingPercentEncoding(
-        withAllowedCharacters: CharacterSet(
-            charactersIn:
-                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
-}
-
-/// `/library/<key>` as the pages link it.
-func workPath(_ key: String) -> String { "/library/" + formEncoded(key) }
-
-extension String {
-    var csrfToken: String {
-        guard let start = range(of: "<meta name=\"csrf-token\" content=\"") else { return "" }
-        return String(self[start.upperBound...].prefix { $0 != "\"" })
-    }
-
-    /// How many library rows the page shows.
-    var libraryRows: Int { components(separatedBy: "<tr data-work=").count - 1 }
-}
-
 @Suite("The library page", .serialized)
 struct LibraryPagesTests {
-    @Test(
-        "Lists every work a page at a time, finds one by title, author or ISBN, sorts, and downloads exports",
-        .timeLimit(.minutes(3)))
-    func listsSearchesAndPages() async throws {
-        try await withGeminiEmulator(.always(.books(manyBooks))) { gemini in
-            let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
-            let photo = JPEGFactory.shelf(seed: 70)
-            try shelf.drop(photo, as: "den/IMG_70.jpg")
-            #expect(try await shelf.shelfd("run").status == 0)
-            let web = try shelf.startWeb()
-            let url = try await shelf.webURL()
-
-            let first = try await shelf.page(url, "/library?sort=title")
-            #expect(first.status == 200)
-            #expect(first.text.libraryRows == 100)
-            #expect(first.text.contains("1–100 of 131"))
-            #expect(first.text.contains("Volume 001") && !first.text.contains("Volume 100")) // Dune sorts among them
-            #expect(first.text.contains("/photos/\(SHA256.hex(of: photo))/thumb"))
-            let second = try await shelf.page(url, "/library?sort=title&page=2")
-            #expect(second.text.libraryRows == 31)
-            #expect(second.text.contains("101–131 of 131") && second.text.contains("Volume 130"))
-
-            for search in ["dune", "HERBERT", "9780441172719", "0441172717", "978-0-441"] {
-                let found = try await shelf.page(url, "/library?q=\(formEncoded(search))")
-                #expect(found.text.libraryRows == 1, "\(search)")
-                #expect(found.text.contains(">Dune</a>"), "\(search)")
-            }
-            #expect(try await shelf.page(url, "/library?q=nothing+like+this").text.contains("No book matches"))
-
-            // The newest first by default; by author, "Frank Herbert" comes before "Writer 1".
-            let byAuthor = try await shelf.page(url, "/library?sort=author")
-            let firstRow = try #require(byAuthor.text.range(of: "<tr data-work="))
-            #expect(byAuthor.text[firstRow.upperBound...].prefix(400).contains("Dune"))
-
-            let work = try #require(try shelf.library().books.first { $0.title == "Dune" })
-            let page = try await shelf.page(url, workPath(work.work))
-            #expect(page.status == 200)
-            #expect(page.text.contains("9780441172719") && page.text.contains("den/IMG_70.jpg"))
-            #expect(try await shelf.page(url, "/library/no-such-work").status == 404)
-
-            let export = try await shelf.page(url, "/exports/goodreads")
-            #expect(export.status == 200)
-            #expect(export.headers["content-disposition"] == "attachment; filename=\"goodreads.csv\"")
-            #expect(export.text.contains("Dune") && export.text.contains("Volume 042"))
-            #expect(try await shelf.page(url, "/exports/../../etc/passwd").status == 404)
-            #expect(try await shelf.page(url, "/exports/pdf").status == 404)
-
-            // A title that reads as markup is shown as its characters, in the list and on its page.
-            let volume = try #require(try shelf.library().books.first { $0.title == "Volume 001" }?.work)
-            let markup = "<img src=x onerror=alert(1)>"
-            #expect(try await shelf.shelfd("library", "edit", volume, "--title", markup).status == 0)
-            for path in [
-                "/library?q=onerror",
-                workPath(try #require(try shelf.library().books.first { $0.title == markup }?.work)),
-            ] {
-                let shown = try await shelf.page(url, path).text
-                #expect(shown.contains("&lt;img src=x onerror=alert(1)&gt;") && !shown.contains(markup), "\(path)")
-            }
-            #expect(try await web.stop() == 0)
-        }
-    }
-
     @Test(
         "Edit, remove and merge through the page and through the command line change library.json and the exports alike, and a rescan keeps them",
         .timeLimit(.minutes(4)))

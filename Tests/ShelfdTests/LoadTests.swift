@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ShelfCore
 import ShelfHTTP
+import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
 import Testing

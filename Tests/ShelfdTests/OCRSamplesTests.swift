@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfRuntimeTesting
 import Testing
 
 /// The offline provider's accuracy on the shipped samples, measured by `shelfd eval` as a person would run it.

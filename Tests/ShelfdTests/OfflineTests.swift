@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfOCR
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 

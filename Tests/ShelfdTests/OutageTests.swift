@@ -1,6 +1,7 @@
 import Foundation
 import ShelfApp
 import ShelfCore
+import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfHTTP
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 

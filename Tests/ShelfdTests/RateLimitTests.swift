@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfPipeline
+import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
 import Testing

@@ -1,18 +1,10 @@
 import Foundation
+import ShelfRuntimeTesting
 
 /// One HTTP/1.1 exchange over a plain socket, written byte for byte as given: any `Host`, any path (`..` and
 /// `%2e%2e` are not tidied away as a client library would), no cookie jar. For the web page's door.
 struct RawHTTP {
-    struct Answer {
-        var status: Int
-        /// Lower-cased names; repeated headers joined with ", " (Set-Cookie kept apart in `cookies`).
-        var headers: [String: String]
-        var cookies: [String]
-        var body: String
-        func header(_ name: String) -> String? { headers[name.lowercased()] }
-        /// `name=value` of the first Set-Cookie, for a Cookie header.
-        var cookiePair: String? { cookies.first.flatMap { $0.split(separator: ";").first.map(String.init) } }
-    }
+    typealias Answer = WebAnswer
 
     var host: String
     var port: Int

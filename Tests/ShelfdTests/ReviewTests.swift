@@ -2,6 +2,7 @@ import Foundation
 import CPty
 import ShelfCore
 import ShelfDigest
+import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
 import Testing

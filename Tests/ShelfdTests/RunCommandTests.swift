@@ -1,15 +1,9 @@
 import Foundation
 import ShelfCore
 import ShelfImaging
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
-
-let dune = GeminiEmulator.Book(
-    title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
-    box2D: [120, 410, 880, 450])
-let hobbit = GeminiEmulator.Book(
-    title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540])
-let blurry = GeminiEmulator.Book(title: "Smudged Spine", author: nil, confidence: 0.31, box2D: [150, 600, 850, 630])
 
 @Suite("shelfd run, as cron runs it", .serialized)
 struct RunCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfConfig
 import ShelfCore
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 

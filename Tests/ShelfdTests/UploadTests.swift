@@ -3,6 +3,7 @@ import Glibc
 import ShelfCore
 import ShelfDigest
 import ShelfHTTP
+import ShelfRuntimeTesting
 import ShelfTesting
 import Synchronization
 import Testing
@@ -28,27 +29,10 @@ extension ShelfRoot {
     }
 }
 
+/// Uploads as only the binary shows them: a body without its length, durability, memory, a start after a cut, a full
+/// disk, a browser (the page's answers are tested in-process, in ShelfWebTests).
 @Suite("Uploading photos from the page", .serialized)
 struct UploadTests {
-    @Test(
-        "A 100 MB photo is refused with the limit named, and nothing is written in incoming/", .timeLimit(.minutes(2)))
-    func tooLargeIsRefused() async throws {
-        let shelf = try ShelfRoot()
-        let web = try shelf.startWeb()
-        let url = try await shelf.webURL()
-        var big = JPEGFactory.shelf(seed: 80)
-        big += [UInt8](repeating: 0, count: 100 * 1_048_576 - big.count)
-        let refused = try await shelf.upload(url, big, shelf: "den", name: "huge.jpg")
-        #expect(refused.status == 413)
-        #expect(
-            refused.text.contains("This photo is 100 MB; the limit is 40 MB ([web] max_upload_mb)"), "\(refused.text)")
-        #expect(shelf.incomingContents() == [])
-        // The server is still there for the next one.
-        #expect(
-            try await shelf.upload(url, JPEGFactory.shelf(seed: 81), shelf: "den", name: "IMG_81.jpg").status == 201)
-        #expect(try await web.stop() == 0)
-    }
-
     @Test(
         "A photo sent without its length is stopped as soon as it passes the limit, and nothing is left",
         .timeLimit(.minutes(2)))
@@ -67,88 +51,6 @@ struct UploadTests {
         #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
         #expect(answer.contains("This photo is more than 1 MB; the limit is 1 MB ([web] max_upload_mb)."))
         #expect(shelf.incomingContents() == [])
-        #expect(try await web.stop() == 0)
-    }
-
-    @Test(
-        "Without the script the page's form sends its photos: each placed or refused, and the page says which",
-        .timeLimit(.minutes(2)))
-    func formWithoutScript() async throws {
-        let shelf = try ShelfRoot()
-        let web = try shelf.startWeb()
-        let url = try await shelf.webURL()
-        let (cookie, token) = try await shelf.session(url, "/upload")
-        // The page's form sends its token first: the door reads it before any photo.
-        let form =
-            try RawHTTP(url: url).send("GET", "/upload", headers: [("Cookie", cookie)]).body
-            .components(separatedBy: "<form class=\"upload\"").last ?? ""
-        #expect(
-            form.range(of: #"name="[a-z]+""#, options: .regularExpression).map { String(form[$0]) } == "name=\"csrf\"")
-        let boundary = "----shelfd\(UInt32.random(in: 0...UInt32.max))"
-        var body: [UInt8] = []
-        func field(_ name: String, _ value: String) {
-            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
-        }
-        func file(_ filename: String, _ bytes: [UInt8]) {
-            body += Array(
-                "--\(boundary)\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"\(filename)\"\r\nContent-Type: image/jpeg\r\n\r\n"
-                    .utf8)
-            body += bytes + Array("\r\n".utf8)
-        }
-        let photo = JPEGFactory.shelf(seed: 86)
-        field("csrf", token) // first, as the page's form puts it
-        field("shelf", "Study")
-        file("IMG_86.jpg", photo)
-        file("notes.jpg", Array("not a photo at all".utf8))
-        body += Array("--\(boundary)--\r\n".utf8)
-        let response = try await HTTPClient(maxConcurrent: 1).send(
-            HTTPRequest(
-                method: "POST", url: url + "/upload",
-                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body
-            ))
-        let page = String(decoding: response.body, as: UTF8.self)
-        #expect(response.status == 422, "one of the two was refused")
-        #expect(page.contains("Added as Study/IMG_86.jpg") && page.contains("not a photo"), "\(page)")
-        #expect(shelf.incomingContents() == ["Study", "Study/IMG_86.jpg"])
-        let landed = try Data(contentsOf: shelf.incoming.appendingPathComponent("Study/IMG_86.jpg"))
-        #expect(Array(landed) == photo)
-
-        // The token after a photo is refused before the photo is read: nothing more lands.
-        body = []
-        field("shelf", "Study")
-        file("IMG_87.jpg", JPEGFactory.shelf(seed: 87))
-        field("csrf", token)
-        body += Array("--\(boundary)--\r\n".utf8)
-        let late = try await HTTPClient(maxConcurrent: 1).send(
-            HTTPRequest(
-                method: "POST", url: url + "/upload",
-                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"), ("Cookie", cookie)], body: body
-            ))
-        #expect(late.status == 403, "\(String(decoding: late.body, as: UTF8.self))")
-        #expect(shelf.incomingContents() == ["Study", "Study/IMG_86.jpg"])
-        #expect(try await web.stop() == 0)
-    }
-
-    @Test(
-        "A script may send the CSRF token in the query instead of the header; a wrong one is refused and nothing is written",
-        .timeLimit(.minutes(2)))
-    func tokenInTheQuery() async throws {
-        let shelf = try ShelfRoot()
-        let web = try shelf.startWeb()
-        let url = try await shelf.webURL()
-        let (cookie, token) = try await shelf.session(url, "/upload")
-        func send(_ csrf: String) async throws -> Int {
-            try await HTTPClient(maxConcurrent: 1).send(
-                HTTPRequest(
-                    method: "POST", url: url + "/upload?shelf=den&name=IMG_92.jpg&csrf=\(csrf)",
-                    headers: [("Content-Type", "application/octet-stream"), ("Cookie", cookie)],
-                    body: JPEGFactory.shelf(seed: 92))
-            ).status
-        }
-        #expect(try await send(String(repeating: "0", count: token.count)) == 403)
-        #expect(shelf.incomingContents() == [])
-        #expect(try await send(token) == 201)
-        #expect(shelf.incomingContents() == ["den", "den/IMG_92.jpg"])
         #expect(try await web.stop() == 0)
     }
 

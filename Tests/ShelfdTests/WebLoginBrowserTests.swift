@@ -1,4 +1,5 @@
 import Foundation
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfRuntimeTesting
 import Testing
 
 /// The page's door (issue 12, "Security"): tokens and sessions beyond loopback, `Host` and `Origin`, CSRF,

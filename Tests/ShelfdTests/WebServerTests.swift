@@ -1,5 +1,7 @@
 import Foundation
+import ShelfCore
 import ShelfHTTP
+import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 
@@ -37,5 +39,30 @@ struct WebServerTests {
         let result = try await shelf.shelfd("web")
         #expect(result.status == 1)
         #expect(result.stderr.contains("web_token"))
+    }
+
+    @Test(
+        "status and doctor give the page's address while it is served, and status drops it when it stops",
+        .timeLimit(.minutes(2)))
+    func statusAndDoctorGiveTheAddress() async throws {
+        let shelf = try ShelfRoot(overrides: ["pipeline": ["provider": "\"ocr\""]])
+        #expect(try await shelf.shelfd("doctor").stdout.contains("not served now"))
+        let server = try shelf.startWeb()
+        let url = try await shelf.webURL()
+        let text = try await shelf.shelfd("status")
+        #expect(text.stdout.contains("web:      \(url)/"), "\(text.stdout)")
+        #expect(try await shelf.status().web?.url == url + "/")
+        #expect(try await shelf.shelfd("doctor").stdout.contains("served at \(url)/"))
+        #expect(try await server.stop() == 0)
+        #expect(try await shelf.status().web == nil)
+        #expect(!(try await shelf.shelfd("status").stdout.contains("web:")))
+
+        let open = try ShelfRoot(overrides: [
+            "pipeline": ["provider": "\"ocr\""], "web": ["listen": "\"0.0.0.0:8787\""],
+        ])
+        let doctor = try await open.shelfd("doctor")
+        #expect(doctor.stdout.contains("web_token") && doctor.status == 1, "\(doctor.stdout)")
+        let off = try ShelfRoot(overrides: ["pipeline": ["provider": "\"ocr\""], "web": ["listen": "\"\""]])
+        #expect(try await off.shelfd("doctor").stdout.contains("the web page is off"))
     }
 }

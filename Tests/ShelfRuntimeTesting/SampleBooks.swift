@@ -1,0 +1,22 @@
+import ShelfTesting
+
+/// Books the Gemini emulator answers in the tests of the runtime, the web site and the binary: one with its ISBN,
+/// one without, and one read too poorly to be taken.
+package let dune = GeminiEmulator.Book(
+    title: "Dune", author: "Frank Herbert", isbn: "978-0-441-17271-9", confidence: 0.93,
+    box2D: [120, 410, 880, 450])
+package let hobbit = GeminiEmulator.Book(
+    title: "The Hobbit", author: "J. R. R. Tolkien", confidence: 0.88, box2D: [100, 500, 900, 540])
+package let blurry = GeminiEmulator.Book(
+    title: "Smudged Spine", author: nil, confidence: 0.31, box2D: [150, 600, 850, 630])
+
+/// A person's list as `shelfd catalogue import` takes it: Dune by its ISBN-10, Dune Messiah and The Hobbit without
+/// one, Emma by its ISBN-13.
+package let sampleCatalogue = """
+    Title,Author,ISBN,Year
+    Dune,"Herbert, Frank",0441172717,1965
+    Dune Messiah,"Herbert, Frank",,1969
+    The Hobbit,"Tolkien, J. R. R.",,1937
+    Emma,Jane Austen,9780141439587,1815
+
+    """
