@@ -46,9 +46,11 @@ package final class InProcessSite: Sendable {
     }
 
     /// The router answers the requests `body` sends, from a browser logged in with the token (its session cookie
-    /// goes with every request). Requests name the host `localhost` on port 80, which the site takes as its own
-    /// address.
-    package func web<T: Sendable>(_ body: @Sendable (WebClient) async throws -> T) async throws -> T {
+    /// goes with every request) unless `loggedIn` is false. Requests name the host `localhost` on port 80, which the
+    /// site takes as its own address.
+    package func web<T: Sendable>(loggedIn: Bool = true, _ body: @Sendable (WebClient) async throws -> T)
+        async throws -> T
+    {
         let hosts = HostRule(listenHost: "127.0.0.1", port: BoundPort(80))
         let feed = ProgressFeed(queue: desks.queue, time: desks.time)
         let app = Application(router: WebServer.router(site: site, hosts: hosts, feed: feed))
@@ -56,6 +58,7 @@ package final class InProcessSite: Sendable {
         guard let token = secrets.webToken?.value else { throw WebClientError("the site has no web_token") }
         return try await app.test(.router) { client in
             let browser = WebClient(client: client)
+            guard loggedIn else { return try await body(browser) }
             let login = try await browser.send(
                 "POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
                 body: "token=\(formEncoded(token))")
