@@ -18,6 +18,9 @@ package struct Box: Hashable, Sendable, Codable {
 
     package var area: Double { (x2 - x1) * (y2 - y1) }
 
+    /// The horizontal middle: where a spine stands, left to right.
+    package var midX: Double { (x1 + x2) / 2 }
+
     /// The smallest box holding both.
     package func union(_ other: Box) -> Box {
         Box(x1: min(x1, other.x1), y1: min(y1, other.y1), x2: max(x2, other.x2), y2: max(y2, other.y2))

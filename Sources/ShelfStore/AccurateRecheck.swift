@@ -35,7 +35,7 @@ extension PhotoQueue {
             }
             var created: [Int64] = []
             for row in due {
-                guard let old = row.int("id"), let sha = row.string("sha256") else { continue }
+                let old: Int64 = try row.required("id", of: "job"), sha: String = try row.required("sha256", of: "job")
                 try db.execute("UPDATE job SET awaiting = NULL WHERE id = ?", [old])
                 guard
                     try db.queryOne(

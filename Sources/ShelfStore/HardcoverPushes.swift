@@ -69,7 +69,7 @@ package struct HardcoverPushes: StoreConcern {
                 """, keyset + [Int64(limit)])
             guard let last = rows.last, let lastID = last.int("id") else { return ([], nil, false) }
             let next = HardcoverCursor(changed: last.double("updated_at") ?? 0, bookID: lastID)
-            let ids = rows.compactMap { $0.int("id") }
+            let ids = try rows.map { try $0.required("id", of: "book", as: Int64.self) }
             let list = ids.map(String.init).joined(separator: ",")
             let entries = try LibraryRecords.entries(db, among: ids, bounded: true).filter { $0.status == .verified }
             var done: Set<String> = []
@@ -79,10 +79,11 @@ package struct HardcoverPushes: StoreConcern {
             }
             var rowOf: [String: Int64] = [:]
             for row in try db.query("SELECT id, work_key FROM book WHERE id IN (\(list))") {
-                if let key = row.string("work_key"), let id = row.int("id") { rowOf[key] = id }
+                rowOf[try row.required("work_key", of: "book")] = try row.required("id", of: "book")
             }
             var works: [HardcoverWork] = []
             for entry in entries {
+                // Never taken: the entries were read from these rows, in this transaction.
                 guard let bookID = rowOf[entry.work] else { continue }
                 if let isbn = entry.isbn13, done.contains("\(bookID)|\(isbn)") { continue }
                 works.append(

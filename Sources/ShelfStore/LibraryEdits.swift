@@ -57,10 +57,8 @@ extension LibraryRecords {
                 action: .rejected, book: nil, isbnSource: nil, detail: "removed from the library")
             var rejected = readings.flatMap { reading in reading.keys.map { (reading.sha256, $0) } }
             for row in try db.query("SELECT sha256, reading FROM review_item WHERE book_id = ?", [work.id]) {
-                guard let sha = row.string("sha256"), let json = row.string("reading"),
-                    let book = try? JSONDecoder().decode(Book.self, from: Data(json.utf8))
-                else { continue }
-                rejected.append((sha, book.titleKey))
+                let book: Book = try row.requiredJSON("reading", of: "review_item")
+                rejected.append((try row.required("sha256", of: "review_item"), book.titleKey))
             }
             for (sha, readingKey) in rejected {
                 try Self.remember(decision, sha256: sha, readingKey: readingKey, db, now: now)
@@ -236,9 +234,8 @@ extension LibraryRecords {
             for decision in try db.query(
                 "SELECT reading_key, book FROM review_decision WHERE sha256 = ? AND book IS NOT NULL", [sha])
             {
-                guard let key = decision.string("reading_key"), let json = decision.string("book"),
-                    let decided = try? JSONDecoder().decode(Book.self, from: Data(json.utf8))
-                else { continue }
+                let key: String = try decision.required("reading_key", of: "review_decision")
+                let decided: Book = try decision.requiredJSON("book", of: "review_decision")
                 let linked =
                     decided.checkedISBN.map { identity.isbns.contains($0.isbn13) } == true
                     || decided.matchKey.map(identity.records.contains) == true

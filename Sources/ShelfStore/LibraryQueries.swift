@@ -43,7 +43,8 @@ extension LibraryRecords {
                 ORDER BY seen_at DESC, sha256
                 """, ids)
             {
-                guard let id = row.int("book_id"), let sha = row.string("sha256") else { continue }
+                let id: Int64 = try row.required("book_id", of: "book_sighting")
+                let sha: String = try row.required("sha256", of: "book_sighting")
                 if let shelf = row.string("shelf") { seen[id, default: Seen()].shelves.insert(shelf) }
                 seen[id, default: Seen()].photos.append(sha)
                 if let isbn = row.string("isbn13") {
@@ -53,8 +54,8 @@ extension LibraryRecords {
                     )
                 }
             }
-            let rows = books.compactMap { row -> LibraryRow? in
-                guard let id = row.int("id") else { return nil }
+            let rows = try books.map { row -> LibraryRow in
+                let id: Int64 = try row.required("id", of: "book")
                 let facts = seen[id] ?? Seen()
                 let isbn = facts.isbns.max { a, b in (a.value.count, a.value.last) < (b.value.count, b.value.last) }?
                     .key
@@ -119,7 +120,7 @@ extension LibraryRecords {
             var works: [Int64: LibraryWork] = [:]
             var order: [Int64] = []
             for row in rows {
-                guard let id = row.int("id") else { continue }
+                let id: Int64 = try row.required("id", of: "book")
                 let shelf = row.string("shelf") ?? ""
                 if works[id] == nil {
                     order.append(id)

@@ -7,10 +7,7 @@ extension PhotoQueue {
         try read { db in
             let jobs = try Self.newestJobs(db, where: "1 = 1", [])
             return try db.query("SELECT sha256, relative_path, first_seen FROM photo ORDER BY first_seen DESC, sha256")
-                .compactMap { row in
-                    guard let sha = row.string("sha256") else { return nil }
-                    return Self.summary(row, job: jobs[sha])
-                }
+                .map { row in try Self.summary(row, job: jobs[row.required("sha256", of: "photo")]) }
         }
     }
 
@@ -32,8 +29,8 @@ extension PhotoQueue {
             var decided: [String: Book] = [:]
             for row in try db.query("SELECT reading_key, action, book FROM review_decision WHERE sha256 = ?", [sha256])
             {
-                guard let key = row.string("reading_key"), let action = row.string("action") else { continue }
-                decisions[key] = action
+                let key: String = try row.required("reading_key", of: "review_decision")
+                decisions[key] = try row.required("action", of: "review_decision")
                 decided[key] = row.string("book").flatMap { try? JSONDecoder().decode(Book.self, from: Data($0.utf8)) }
             }
             let open = Set(
@@ -43,8 +40,8 @@ extension PhotoQueue {
                 SELECT b.work_key, s.title_key, s.box FROM book_sighting s JOIN book b ON b.id = s.book_id
                 WHERE s.sha256 = ? ORDER BY s.seen_at, b.id
                 """, [sha256]
-            ).compactMap { row -> PhotoReadings.Sighting? in
-                guard let work = row.string("work_key") else { return nil }
+            ).map { row -> PhotoReadings.Sighting in
+                let work: String = try row.required("work_key", of: "book")
                 let box = row.string("box").flatMap { try? JSONDecoder().decode(Box.self, from: Data($0.utf8)) }
                 return PhotoReadings.Sighting(work: work, titleKey: row.string("title_key"), box: box)
             }
@@ -71,7 +68,7 @@ extension PhotoQueue {
             WHERE \(condition) ORDER BY id
             """, arguments)
         {
-            guard let sha = row.string("sha256") else { continue }
+            let sha: String = try row.required("sha256", of: "job")
             var job = jobs[sha] ?? NewestJob()
             job.state = JobState(rawValue: row.string("state") ?? "")
             let provider = row.string("provider_choice") ?? row.string("provider")

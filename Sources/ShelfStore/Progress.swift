@@ -44,9 +44,8 @@ extension PhotoQueue {
                 """, [recentLimit])
             var photos: [QueueProgress.Photo] = []
             for row in open + recent {
-                guard let id = row.int("id"), let sha = row.string("sha256"),
-                    let state = JobState(rawValue: row.string("state") ?? "")
-                else { continue }
+                let id: Int64 = try row.required("id", of: "job"), sha: String = try row.required("sha256", of: "job")
+                let state: JobState = try row.required("state", of: "job")
                 var stage = JobStage(state: state, recorded: row.string("stage"))
                 var since =
                     switch stage {

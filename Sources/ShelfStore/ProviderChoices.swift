@@ -16,7 +16,8 @@ extension PhotoQueue {
             var held: Set<String> = []
             for row in try db.query("SELECT key, value FROM setting WHERE key LIKE ?", [Self.choiceHolderPrefix + "%"])
             {
-                guard let key = row.string("key"), let choice = row.string("value") else { continue }
+                let key: String = try row.required("key", of: "setting")
+                let choice: String = try row.required("value", of: "setting")
                 if isAlive(String(key.dropFirst(Self.choiceHolderPrefix.count))) {
                     held.insert(choice)
                 } else {

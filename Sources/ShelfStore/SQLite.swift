@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import ShelfCore
 
 /// A failed SQLite call: the result code, SQLite's message and the statement (never its bound values).
 package struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -9,6 +10,8 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
 
     /// The code of a PostgreSQL server's failure: its message already says what to do.
     package static let serverCode: Int32 = -1
+    /// The code of a row with no value of the type the store reads a column as (`Row.required`).
+    package static let undecodableRowCode: Int32 = -2
 
     package init(code: Int32, message: String, sql: String? = nil) {
         self.code = code; self.message = message; self.sql = sql
@@ -44,30 +47,108 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
     package var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }
 
+/// A type a column's value is read as.
+package protocol SQLReadable {
+    /// Nil for NULL, or a value of another type.
+    init?(sqlValue: SQLValue)
+}
+
+extension Int64: SQLReadable {
+    package init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .integer(let v): self = v
+        case .real(let v): self.init(v)
+        default: return nil
+        }
+    }
+}
+
+extension Double: SQLReadable {
+    package init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .integer(let v): self.init(v)
+        case .real(let v): self = v
+        default: return nil
+        }
+    }
+}
+
+extension String: SQLReadable {
+    package init?(sqlValue: SQLValue) {
+        guard case .text(let v) = sqlValue else { return nil }
+        self = v
+    }
+}
+
+extension Date: SQLReadable {
+    package init?(sqlValue: SQLValue) {
+        guard let seconds = Double(sqlValue: sqlValue) else { return nil }
+        self.init(timeIntervalSince1970: seconds)
+    }
+}
+
+/// An enum stored as its raw value: it is read back by it, and a text no case has is no value of it.
+extension SQLReadable where Self: RawRepresentable, RawValue == String {
+    package init?(sqlValue: SQLValue) {
+        guard let raw = String(sqlValue: sqlValue) else { return nil }
+        self.init(rawValue: raw)
+    }
+}
+
+extension SQLBindable where Self: RawRepresentable, RawValue == String {
+    package var sqlValue: SQLValue { .text(rawValue) }
+}
+
+extension JobState: SQLReadable, SQLBindable {}
+extension ShelfMark.Kind: SQLReadable, SQLBindable {}
+extension ShelfChange.Kind: SQLReadable, SQLBindable {}
+
 /// One result row, read by column name.
 package struct Row: Sendable {
     let values: [String: SQLValue]
     package init(values: [String: SQLValue]) { self.values = values }
     package subscript(_ column: String) -> SQLValue { values[column] ?? .null }
-    package func int(_ column: String) -> Int64? {
-        switch self[column] {
-        case .integer(let v): v
-        case .real(let v): Int64(v)
-        default: nil
+    package func int(_ column: String) -> Int64? { Int64(sqlValue: self[column]) }
+    package func double(_ column: String) -> Double? { Double(sqlValue: self[column]) }
+    package func string(_ column: String) -> String? { String(sqlValue: self[column]) }
+    package func date(_ column: String) -> Date? { Date(sqlValue: self[column]) }
+
+    /// The value of a column the schema or the query never leaves NULL, as a `Value`. A row without one was written
+    /// outside shelfd or is damaged: reading it throws, naming `table` and the column, rather than leave it out.
+    package func required<Value: SQLReadable>(_ column: String, of table: String, as _: Value.Type = Value.self)
+        throws(StoreError) -> Value
+    {
+        guard let value = Value(sqlValue: self[column]) else {
+            throw undecodable(column, of: table, as: "\(Value.self)")
         }
+        return value
     }
-    package func double(_ column: String) -> Double? {
-        switch self[column] {
-        case .integer(let v): Double(v)
-        case .real(let v): v
-        default: nil
-        }
+
+    /// A JSON document a column that is never NULL holds, decoded; a row without one throws as `required` does.
+    package func requiredJSON<Value: Decodable>(_ column: String, of table: String, as _: Value.Type = Value.self)
+        throws(StoreError) -> Value
+    {
+        guard let json = string(column), let value = try? JSONDecoder().decode(Value.self, from: Data(json.utf8))
+        else { throw undecodable(column, of: table, as: "\(Value.self) as JSON") }
+        return value
     }
-    package func string(_ column: String) -> String? {
-        if case .text(let v) = self[column] { return v }
-        return nil
+
+    private func undecodable(_ column: String, of table: String, as type: String) -> StoreError {
+        let found =
+            switch self[column] {
+            case .null: "NULL"
+            case .integer: "an integer"
+            case .real: "a real"
+            case .text: "a text"
+            case .blob: "a blob"
+            }
+        return StoreError(
+            code: StoreError.undecodableRowCode,
+            message: """
+                \(table).\(column) holds \(found) where shelfd reads \(type): the row was written outside shelfd or \
+                the database is damaged. Restore the state folder from a backup, or correct that row.
+                """)
     }
-    package func date(_ column: String) -> Date? { double(column).map(Date.init(timeIntervalSince1970:)) }
 }
 
 /// One SQLite connection. Not thread-safe by itself: `Store` serialises every use behind a lock.

@@ -81,12 +81,10 @@ package struct StatusQueries: StoreConcern {
                 FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE j.state IN ('dead', 'failed_retryable') ORDER BY j.updated_at DESC LIMIT ?
                 """, [limit]
-            ).compactMap { row in
-                guard let id = row.int("id"), let state = JobState(rawValue: row.string("state") ?? "") else {
-                    return nil
-                }
-                return JobProblem(
-                    jobID: id, state: state, code: row.string("error_code") ?? "unknown",
+            ).map { row in
+                JobProblem(
+                    jobID: try row.required("id", of: "job"), state: try row.required("state", of: "job"),
+                    code: row.string("error_code") ?? "unknown",
                     message: row.string("error_message") ?? "", path: row.string("relative_path") ?? "",
                     attempts: Int(row.int("attempts") ?? 0), retryAt: row.date("not_before"))
             }

@@ -146,9 +146,9 @@ package enum StoreCopy {
                 ORDER BY c.table_name, c.ordinal_position
                 """)
             {
-                guard let table = row.string("table_name"), !skipping.contains(table),
-                    let column = row.string("column_name")
-                else { continue }
+                let table: String = try row.required("table_name", of: "information_schema.columns")
+                let column: String = try row.required("column_name", of: "information_schema.columns")
+                if skipping.contains(table) { continue } // `worker` and the server's own tables are not state
                 columns[table, default: []].append(column)
                 if row.string("is_identity") == "YES" { identities[table, default: []].append(column) }
             }
@@ -163,10 +163,10 @@ package enum StoreCopy {
                 WHERE c.contype = 'f' AND n.nspname = current_schema()
                 """)
             {
-                guard let child = row.string("child"), let parent = row.string("parent"), child != parent else {
-                    continue
-                }
-                parents[child, default: []].insert(parent)
+                let child: String = try row.required("child", of: "pg_constraint")
+                let parent: String = try row.required("parent", of: "pg_constraint")
+                // A table that refers to itself copies in one pass.
+                if child != parent { parents[child, default: []].insert(parent) }
             }
 
             let localTables = Set(
