@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStore {
     /// The channel on which PostgreSQL announces a job made due (the triggers of the migration
-    /// "job-due-notifications", MigrationList.swift).
+    /// "job-due-notifications", Migration+PostgreSQL.swift).
     package static let jobsChannel = "shelfd_jobs"
 
     /// Listens on `jobsChannel` and calls `wake` for each notification, so that an idle `watch` takes a job queued by

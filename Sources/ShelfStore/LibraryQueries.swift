@@ -28,7 +28,7 @@ extension LibraryRecords {
                 SELECT b.id, b.work_key, b.title, b.author, b.status, b.first_seen
                 FROM book b \(shelves) WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?
                 """, arguments + [max(0, limit), max(0, offset)] as [any SQLBindable])
-            let ids = books.compactMap { $0.int("id") }
+            let ids = try books.required("id", of: "book", as: Int64.self)
             guard !ids.isEmpty else { return LibraryPage(rows: [], total: total) }
 
             struct Seen {

@@ -27,7 +27,7 @@ extension LibraryRecords {
                     """, keyset + [Int64(size)])
                 guard let row = rows.last, let id = row.int("id") else { return ([], nil) }
                 return (
-                    try Self.entries(db, among: rows.compactMap { $0.int("id") }, bounded: true),
+                    try Self.entries(db, among: rows.required("id", of: "book"), bounded: true),
                     (row.double("first_seen") ?? 0, id)
                 )
             }
@@ -176,7 +176,8 @@ extension LibraryRecords {
             SELECT id, book_id FROM review_item \(only("book_id")) ORDER BY created_at DESC, id DESC
             """, arguments)
         {
-            if let bookID = row.int("book_id"), let id = row.string("id") { reviewIDs[bookID] = id } // the oldest wins
+            // Newest first: the oldest wins.
+            reviewIDs[try row.required("book_id", of: "review_item")] = try row.required("id", of: "review_item")
         }
         let marks = try ShelfRounds.marks(db, of: bookIDs)
         let standsOn = try ShelfRounds.currentShelves(db, among: bookIDs)

@@ -162,6 +162,8 @@ enum SQLiteMigrator {
                 try db.execute("INSERT INTO \(Migration.ledger) (name) VALUES (?)", [name])
             }
         }
-        return Set(try db.query("SELECT name FROM \(Migration.ledger)").compactMap { $0.string("name") })
+        return Set(
+            try db.query("SELECT name FROM \(Migration.ledger)").required("name", of: Migration.ledger, as: String.self)
+        )
     }
 }

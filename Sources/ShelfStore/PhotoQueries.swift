@@ -34,7 +34,8 @@ extension PhotoQueue {
                 decided[key] = row.string("book").flatMap { try? JSONDecoder().decode(Book.self, from: Data($0.utf8)) }
             }
             let open = Set(
-                try db.query("SELECT id FROM review_item WHERE sha256 = ?", [sha256]).compactMap { $0.string("id") })
+                try db.query("SELECT id FROM review_item WHERE sha256 = ?", [sha256]).required(
+                    "id", of: "review_item", as: String.self))
             let sightings = try db.query(
                 """
                 SELECT b.work_key, s.title_key, s.box FROM book_sighting s JOIN book b ON b.id = s.book_id

@@ -52,7 +52,7 @@ extension PhotoQueue {
             rows =
                 lowest >= Self.crashesHeldBack
                 ? Array(rows.prefix(1)) : rows.filter { ($0.int("crashes") ?? 0) == lowest }
-            let ids = rows.compactMap { $0.int("id") }
+            let ids = try rows.required("id", of: "job", as: Int64.self)
             guard !ids.isEmpty else { return [] }
             let batchID = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
             try db.execute(
@@ -67,7 +67,7 @@ extension PhotoQueue {
     /// Job rows (`id`, `sha256`, `attempts`, `relative_path`, and `answered`, `decided` and `result_node` when known) as
     /// claimed jobs, each with every path its photo was seen at (one query for them all).
     static func claimedJobs(_ db: any DatabaseConnection, _ rows: [Row], batchID: Int64) throws -> [ClaimedJob] {
-        let photos = Array(Set(rows.compactMap { $0.string("sha256") }))
+        let photos = Array(Set(try rows.required("sha256", of: "job", as: String.self)))
         guard !photos.isEmpty else { return [] }
         var paths: [String: [PhotoPath]] = [:]
         for row in try db.query(

@@ -171,7 +171,7 @@ package struct PhotoQueue: StoreConcern {
                     recorded.flatMap { i -> [any SQLBindable] in
                         [files[i].sha256, files[i].size, files[i].relativePath, now, resultNode]
                     }
-                ).compactMap { $0.string("sha256") })
+                ).required("sha256", of: "photo", as: String.self))
             // A new photo in a shelf's folder joins the shelf's round (ShelfRounds.swift).
             var joining = Set<String>()
             try ShelfRounds.join(
@@ -195,7 +195,7 @@ package struct PhotoQueue: StoreConcern {
                         let f = files[i]
                         return [f.path, f.sha256, f.relativePath, f.size, f.mtime, now, f.syncConflict]
                     }
-                ).compactMap { $0.string("path") })
+                ).required("path", of: "sighting", as: String.self))
             // Each new photo becomes one job, at the first of its paths that changed.
             var outcomes = [SightingOutcome](repeating: .unchanged, count: files.count)
             var jobFor: [String: Int] = [:]
@@ -216,7 +216,7 @@ package struct PhotoQueue: StoreConcern {
                     """,
                     jobs.flatMap { i -> [any SQLBindable] in [files[i].sha256, provider, providerChoice, now, now] })
                 var jobIDs: [String: Int64] = [:]
-                for row in ids { if let sha = row.string("sha256"), let id = row.int("id") { jobIDs[sha] = id } }
+                for row in ids { jobIDs[try row.required("sha256", of: "job")] = try row.required("id", of: "job") }
                 for i in jobs { if let id = jobIDs[files[i].sha256] { outcomes[i] = .queued(jobID: id) } }
                 let images = jobs.compactMap { i in files[i].image.map { (files[i].sha256, $0) } }
                 if !images.isEmpty {
@@ -422,7 +422,7 @@ package struct PhotoQueue: StoreConcern {
             } else {
                 rows = try db.query("SELECT id FROM job WHERE state IN ('dead','failed_retryable')")
             }
-            let ids = rows.compactMap { $0.int("id") }
+            let ids = try rows.required("id", of: "job", as: Int64.self)
             for id in ids {
                 try db.execute(
                     """

@@ -90,7 +90,7 @@ extension LibraryRecords {
                     ORDER BY created_at, id LIMIT ?
                     """, keyset + [Int64(size)])
                 guard let row = keys.last, let id = row.string("id") else { return ([], 0, nil) }
-                let ids = keys.compactMap { $0.string("id") }
+                let ids = try keys.required("id", of: "review_item", as: String.self)
                 let items = try Self.reviewItems(
                     db, where: "r.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids)
                 return (items, keys.count, (row.double("created_at") ?? 0, id))
@@ -345,7 +345,7 @@ extension LibraryRecords {
         let closed = try db.query(
             "DELETE FROM review_item WHERE sha256 = ?" + (open.isEmpty ? "" : " AND id NOT IN (\(placeholders))")
                 + " RETURNING id", [sha256] + open
-        ).compactMap { $0.string("id") }
+        ).required("id", of: "review_item", as: String.self)
         // With an item kept open the job stays `review`; with none, a job in review has nothing left to wait for.
         if open.isEmpty {
             try db.execute(

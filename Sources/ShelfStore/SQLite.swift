@@ -2,6 +2,18 @@ import CSQLite
 import Foundation
 import ShelfCore
 
+extension [Row] {
+    /// One column of every row, each read as `Row.required` reads it.
+    package func required<Value: SQLReadable>(_ column: String, of table: String, as _: Value.Type = Value.self)
+        throws(StoreError) -> [Value]
+    {
+        var values: [Value] = []
+        values.reserveCapacity(count)
+        for row in self { values.append(try row.required(column, of: table)) }
+        return values
+    }
+}
+
 /// A failed SQLite call: the result code, SQLite's message and the statement (never its bound values).
 package struct StoreError: Error, Sendable, CustomStringConvertible {
     package var code: Int32
@@ -133,7 +145,7 @@ package struct Row: Sendable {
         return value
     }
 
-    private func undecodable(_ column: String, of table: String, as type: String) -> StoreError {
+    fileprivate func undecodable(_ column: String, of table: String, as type: String) -> StoreError {
         let found =
             switch self[column] {
             case .null: "NULL"

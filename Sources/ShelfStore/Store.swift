@@ -42,7 +42,7 @@ package final class Store: @unchecked Sendable {
 
     // Each concern of the store is a type of its own, with its own statements, over this database.
 
-    /// The photos' queue: sightings, jobs, leases, saved answers, each batch's commit (Queue.swift).
+    /// The photos' queue: sightings, jobs, leases, saved answers, each batch's commit (PhotoQueue.swift).
     package var queue: PhotoQueue { PhotoQueue(database: self) }
     /// The library and its review queue (LibraryRecords.swift).
     package var library: LibraryRecords { LibraryRecords(database: self) }

@@ -174,7 +174,7 @@ package enum StoreCopy {
                     """
                     SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'
                     """
-                ).compactMap { $0.string("name") })
+                ).required("name", of: "sqlite_master", as: String.self))
             var tables: [Table] = []
             for name in foreignKeyOrder(Set(columns.keys), parents: parents)
             where name != StoreCopy.processes && name != Self.counted && name != Migration.ledger {
@@ -183,7 +183,9 @@ package enum StoreCopy {
                         "The SQLite database has no table \(name): run any shelfd command on it once, to bring it up to date."
                     )
                 }
-                let here = Set(try local.query("PRAGMA table_info(\"\(name)\")").compactMap { $0.string("name") })
+                let here = Set(
+                    try local.query("PRAGMA table_info(\"\(name)\")").required(
+                        "name", of: "table_info", as: String.self))
                 tables.append(
                     Table(
                         name: name, columns: columns[name, default: []].filter(here.contains),

@@ -35,7 +35,7 @@ package struct StoreMaintenance: StoreConcern {
                 """
             var report = PruneReport()
             report.responseFiles = try db.query("SELECT file FROM response WHERE job_id IN (\(old))", [cutoff])
-                .compactMap { $0.string("file") }
+                .required("file", of: "response")
             try db.execute("DELETE FROM response WHERE job_id IN (\(old))", [cutoff])
             report.responses = db.changes
             // Events of those jobs, and of photos whose every job finished before the cutoff; events about
