@@ -1,0 +1,44 @@
+import Foundation
+import ShelfCore
+import ShelfTesting
+import Testing
+@testable import ShelfStore
+
+@Suite struct RowDecodingTests {
+    @Test func aColumnWithoutAValueOfItsTypeThrowsNamingTheTableAndColumn() throws {
+        let row = Row(values: ["id": .null, "sha256": .integer(7), "kind": .text("stolen")])
+        for (column, found) in [("id", "NULL"), ("sha256", "an integer")] {
+            let error = try #require(throws: StoreError.self) {
+                _ = try row.required(column, of: "job", as: String.self)
+            }
+            #expect(error.code == StoreError.undecodableRowCode)
+            #expect(error.message.hasPrefix("job.\(column) holds \(found) where shelfd reads String"))
+        }
+        #expect(throws: StoreError.self) { try row.required("kind", of: "shelf_mark", as: ShelfMark.Kind.self) }
+        #expect(throws: StoreError.self) { try [row].required("id", of: "job", as: Int64.self) }
+    }
+
+    @Test func marksAndChangesReadBackByTheirStoredText() throws {
+        let row = Row(values: ["mark": .text("lent"), "change": .text("moved_out"), "at": .integer(60)])
+        #expect(try row.required("mark", of: "shelf_mark", as: ShelfMark.Kind.self) == .lent)
+        #expect(try row.required("change", of: "shelf_change", as: ShelfChange.Kind.self) == .movedOut)
+        #expect(ShelfChange.Kind.movedOut.sqlValue == .text("moved_out"))
+        #expect(try row.required("at", of: "photo", as: Date.self) == Date(timeIntervalSince1970: 60))
+    }
+
+    // SQLite only: its columns take a value of any type; PostgreSQL refuses text in a number's column.
+    @Test("A row that does not decode is an error, not a row left out")
+    func undecodableRowIsAnError() throws {
+        try withStore(.sqlite) { store, _ in
+            _ = try store.queue.recordSighting(
+                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "a", size: 1, mtime: 1, provider: "gemini",
+                now: Date(timeIntervalSince1970: 1))
+            #expect(try store.queue.knownSightings(paths: ["/in/a.jpg"]).count == 1)
+            try store.write { db in try db.execute("UPDATE sighting SET mtime = 'soon'", []) }
+            let error = try #require(throws: StoreError.self) {
+                try store.queue.knownSightings(paths: ["/in/a.jpg"])
+            }
+            #expect(error.message.hasPrefix("sighting.mtime holds a text"))
+        }
+    }
+}
