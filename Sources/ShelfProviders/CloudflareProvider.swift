@@ -312,30 +312,37 @@ package struct CloudflareProvider: VisionProvider {
 
     // MARK: Errors
 
-    private func networkError(_ error: HTTPError) -> PhotoError {
+    private func networkError(_ error: HTTPError) -> PhotoError { failure().network(error) }
+
+    /// Cloudflare's words for the failures every provider has; `requestBytes` tells a photo refused as too large.
+    private func failure(requestBytes: Int? = nil) -> ProviderHTTPFailure {
         let host = URL(string: settings.baseURL)?.host ?? "the configured base_url"
-        switch error.kind {
-        case .timeout:
-            return PhotoError(
-                .network,
-                "Cloudflare did not answer within \(settings.timeout.components.seconds) s "
-                    + "([cloudflare] timeout_s). It will be retried.", disposition: .retry(after: nil))
-        case .cancelled:
-            return PhotoError(
-                .network, "The request to Cloudflare was cancelled (shelfd is stopping). It will be sent again.",
-                disposition: .retry(after: nil))
-        case .connect:
-            return PhotoError(
-                .network,
-                "Could not connect to Cloudflare at \(host) (\(redacting(secrets, in: error.message))). Check the "
-                    + "network and [cloudflare] base_url; it will be retried.", disposition: .retry(after: nil))
-        case .send, .receive, .other:
-            return PhotoError(
-                .network,
-                "The connection to Cloudflare at \(host) failed (\(redacting(secrets, in: error.message))). "
-                    + "It will be retried.", disposition: .retry(after: nil))
-        }
+        let size = requestBytes.map { " (the request was \(($0 + 1023) / 1024) KB)" } ?? ""
+        return ProviderHTTPFailure(
+            wording: .init(
+                name: "Cloudflare", section: "cloudflare", secrets: secrets, target: "Cloudflare",
+                address: "Cloudflare at \(host)", timeoutSubject: "Cloudflare", timeout: settings.timeout,
+                unauthorized: .init(
+                    lead: "Cloudflare rejected the API token",
+                    tail: ". Set CLOUDFLARE_API_TOKEN to a token with the Workers AI Read and Edit permissions, and "
+                        + "CLOUDFLARE_ACCOUNT_ID to the account it belongs to, \(Self.fixThen)"),
+                forbidden: .init(
+                    lead: "Cloudflare refused the request",
+                    tail: ". Check that the token in CLOUDFLARE_API_TOKEN has the Workers AI permissions for the "
+                        + "account in CLOUDFLARE_ACCOUNT_ID and that the account's plan includes \(settings.model), "
+                        + Self.fixThen),
+                missingModel: .init(
+                    lead: "Cloudflare found nothing at the model's address",
+                    tail: ". Check [cloudflare] model ('\(settings.model)'), CLOUDFLARE_ACCOUNT_ID and [cloudflare] "
+                        + "base_url, \(Self.fixThen)"),
+                tooLarge: .init(
+                    lead: "Cloudflare refused the photo as too large\(size)",
+                    tail: ". Export a smaller JPEG (about 1500 px on the long side) and drop it in again."),
+                rateLimitAdvice: "lower [cloudflare] requests_per_minute", rateLimitQuotesServer: true,
+                waitSeconds: { String(Int($0.rounded(.up))) }, unavailable: "Cloudflare Workers AI is unavailable"))
     }
+
+    private static let fixThen = "then run 'shelfd doctor'."
 
     /// Turns a failed answer (any status, or 200 with `success: false`) into what the queue should do.
     package func classify(_ response: HTTPResponse, now: Date, requestBytes: Int? = nil) -> PhotoError {
@@ -343,9 +350,10 @@ package struct CloudflareProvider: VisionProvider {
         let envelope = CloudflareEnvelope(response.body)
         let codes = envelope.codes
         let said = serverMessage(envelope)
-        let retryAfter = response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
+        let retryAfter = ProviderHTTPFailure.retryAfter(response, now: now)
         let model = settings.model
-        let fixThen = "then run 'shelfd doctor'."
+        let fixThen = Self.fixThen
+        let common = failure(requestBytes: requestBytes)
 
         if envelope.messages.contains(where: { $0.localizedCaseInsensitiveContains("JSON Mode couldn't be met") }) {
             return PhotoError(
@@ -383,11 +391,7 @@ package struct CloudflareProvider: VisionProvider {
                 disposition: .providerBroken)
         }
         if codes.contains(10000) || status == 401 {
-            return PhotoError(
-                .providerAuth,
-                "Cloudflare rejected the API token (HTTP \(status)\(said)). Set "
-                    + "CLOUDFLARE_API_TOKEN to a token with the Workers AI Read and Edit permissions, and CLOUDFLARE_ACCOUNT_ID "
-                    + "to the account it belongs to, \(fixThen)", disposition: .providerBroken)
+            return common.refused(common.wording.unauthorized, response, said: said)
         }
         if codes.contains(7003) || codes.contains(7000) {
             return PhotoError(
@@ -407,12 +411,7 @@ package struct CloudflareProvider: VisionProvider {
             return unknownModel(said: " (HTTP \(status)\(said))")
         }
         if codes.contains(3006) || status == 413 {
-            let size = requestBytes.map { " (the request was \(($0 + 1023) / 1024) KB)" } ?? ""
-            return PhotoError(
-                .photoTooLarge,
-                "Cloudflare refused the photo as too large\(size) (HTTP \(status)\(said)). "
-                    + "Export a smaller JPEG (about 1500 px on the long side) and drop it in again.", disposition: .dead
-            )
+            return common.tooLarge(response, said: said)
         }
         if codes.contains(3007) || codes.contains(3008) {
             return PhotoError(
@@ -420,43 +419,10 @@ package struct CloudflareProvider: VisionProvider {
                 "Cloudflare timed out on the request (HTTP \(status)\(said)). "
                     + "It will be retried.", disposition: .retry(after: retryAfter))
         }
-        switch status {
-        case 403:
-            return PhotoError(
-                .providerAuth,
-                "Cloudflare refused the request (HTTP 403\(said)). Check that the token in "
-                    + "CLOUDFLARE_API_TOKEN has the Workers AI permissions for the account in CLOUDFLARE_ACCOUNT_ID and that the "
-                    + "account's plan includes \(model), \(fixThen)", disposition: .providerBroken)
-        case 404:
-            return PhotoError(
-                .providerModel,
-                "Cloudflare found nothing at the model's address (HTTP 404\(said)). Check "
-                    + "[cloudflare] model ('\(model)'), CLOUDFLARE_ACCOUNT_ID and [cloudflare] base_url, \(fixThen)",
-                disposition: .providerBroken)
-        case 429:
-            // The API-wide limit blocks every call for five minutes unless `retry-after` says otherwise.
-            let delay = retryAfter ?? 300
-            return PhotoError(
-                .providerRateLimited,
-                "Cloudflare is rate-limiting requests (HTTP 429\(said)). Sending "
-                    + "resumes in \(Int(delay.rounded(.up))) s; lower [cloudflare] requests_per_minute if this keeps happening.",
-                disposition: .providerWait(until: now.addingTimeInterval(delay)))
-        case 408, 500...599:
-            return PhotoError(
-                .providerUnavailable,
-                "Cloudflare Workers AI is unavailable (HTTP \(status)\(said)). "
-                    + "It will be retried.", disposition: .retry(after: retryAfter))
-        case 200, 400...499:
-            return PhotoError(
-                .providerRejected,
-                "Cloudflare rejected the request for this photo (HTTP \(status)\(said)). "
-                    + "It will not be retried.", disposition: .dead)
-        default:
-            return PhotoError(
-                .providerNonsense,
-                "Cloudflare answered with HTTP \(status), which shelfd does not expect. "
-                    + "It will be retried; check [cloudflare] base_url.", disposition: .retry(after: nil))
-        }
+        // Workers AI says `success: false` with a 200 for a request it will not run.
+        if status == 200 { return common.rejected(response, said: said) }
+        // The API-wide limit blocks every call for five minutes unless `retry-after` says otherwise.
+        return common.status(response, said: said, wait: retryAfter ?? 300, now: now)
     }
 
     private func unknownModel(said: String) -> PhotoError {

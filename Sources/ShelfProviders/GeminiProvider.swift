@@ -230,28 +230,28 @@ package struct GeminiProvider: VisionProvider {
 
     // MARK: Errors
 
-    func networkError(_ error: HTTPError) -> PhotoError {
+    func networkError(_ error: HTTPError) -> PhotoError { failure.network(error) }
+
+    /// Gemini's words for the failures every provider has.
+    private var failure: ProviderHTTPFailure {
         let host = URL(string: settings.baseURL)?.host ?? "the configured base_url"
-        switch error.kind {
-        case .timeout:
-            return PhotoError(
-                .network,
-                "Gemini did not answer within \(settings.timeout.components.seconds) s "
-                    + "([gemini] timeout_s). It will be retried.", disposition: .retry(after: nil))
-        case .cancelled:
-            return PhotoError(
-                .network, "The request to Gemini was cancelled (shelfd is stopping). It will be sent again.",
-                disposition: .retry(after: nil))
-        case .connect:
-            return PhotoError(
-                .network,
-                "Could not connect to Gemini at \(host) (\(error.message)). Check the network "
-                    + "and [gemini] base_url; it will be retried.", disposition: .retry(after: nil))
-        case .send, .receive, .other:
-            return PhotoError(
-                .network, "The connection to Gemini at \(host) failed (\(error.message)). It will be retried.",
-                disposition: .retry(after: nil))
-        }
+        return ProviderHTTPFailure(
+            wording: .init(
+                name: "Gemini", section: "gemini", secrets: [settings.apiKey.value], target: "Gemini",
+                address: "Gemini at \(host)", timeoutSubject: "Gemini", timeout: settings.timeout,
+                unauthorized: .init(
+                    lead: "Gemini refused the credential",
+                    tail: ". Check that GEMINI_API_KEY is a Gemini API key allowed to use the Generative Language "
+                        + "API, then run 'shelfd doctor'."),
+                missingModel: .init(
+                    lead: "Gemini has no model '\(settings.model)' for generateContent",
+                    tail: "; it may be misspelt or retired. Set [gemini] model in shelfd.toml to a current model "
+                        + "(for example gemini-2.5-flash), then run 'shelfd doctor'.", quotesServer: false),
+                tooLarge: .init(
+                    lead: "Gemini refused the photo as too large",
+                    tail: ". Export a smaller JPEG and drop it in again.", quotesServer: false),
+                rateLimitAdvice: "lower [gemini] requests_per_minute", unavailable: "Gemini is unavailable",
+                failing: "Gemini failed"))
     }
 
     /// Turns a non-200 answer into what the queue should do.
@@ -268,73 +268,28 @@ package struct GeminiProvider: VisionProvider {
                 "Gemini rejected the API key (HTTP 400, API_KEY_INVALID). Set GEMINI_API_KEY "
                     + "(or the gemini_api_key credential) to a valid key from Google AI Studio, then run 'shelfd doctor'.",
                 disposition: .providerBroken)
-        case 400:
-            return PhotoError(
-                .providerRejected,
-                "Gemini rejected the request for this photo (HTTP 400\(said)). "
-                    + "It will not be retried.", disposition: .dead)
-        case 401, 403:
-            return PhotoError(
-                .providerAuth,
-                "Gemini refused the credential (HTTP \(status)\(said)). Check that "
-                    + "GEMINI_API_KEY is a Gemini API key allowed to use the Generative Language API, then run 'shelfd doctor'.",
-                disposition: .providerBroken)
-        case 404:
-            return PhotoError(
-                .providerModel,
-                "Gemini has no model '\(settings.model)' for generateContent (HTTP 404); it "
-                    + "may be misspelt or retired. Set [gemini] model in shelfd.toml to a current model (for example "
-                    + "gemini-2.5-flash), then run 'shelfd doctor'.", disposition: .providerBroken)
         case 429:
             let quotaIDs = details.flatMap { $0.violations ?? [] }.compactMap(\.quotaId)
-            if quotaIDs.contains(where: { $0.contains("PerDay") || $0.contains("Daily") }) {
-                let reset = QuotaTimes.nextPacificMidnight(after: now)
+            if let daily = quotaIDs.first(where: { $0.contains("PerDay") || $0.contains("Daily") }) {
                 return PhotoError(
                     .providerQuota,
-                    "Gemini's daily quota is used up (HTTP 429, \(quotaIDs.first { $0.contains("PerDay") || $0.contains("Daily") } ?? "per-day quota")). "
-                        + "Photos wait until it resets at midnight Pacific time; raise the quota or add billing to go on sooner.",
-                    disposition: .providerWait(until: reset))
+                    "Gemini's daily quota is used up (HTTP 429, \(daily)). Photos wait until it resets at midnight "
+                        + "Pacific time; raise the quota or add billing to go on sooner.",
+                    disposition: .providerWait(until: QuotaTimes.nextPacificMidnight(after: now)))
             }
-            let delay =
+            let wait =
                 details.compactMap(\.retryDelay).compactMap(Self.seconds).first
                 ?? envelope?.message.flatMap(Self.retryInMessage)
-                ?? response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
+                ?? ProviderHTTPFailure.retryAfter(response, now: now)
                 ?? 60
-            return PhotoError(
-                .providerRateLimited,
-                "Gemini is rate-limiting requests (HTTP 429). Sending resumes in "
-                    + "\(formatSeconds(delay)) s; lower [gemini] requests_per_minute if this keeps happening.",
-                disposition: .providerWait(until: now.addingTimeInterval(delay)))
-        case 408, 500, 502, 503, 504:
-            return PhotoError(
-                .providerUnavailable, "Gemini is unavailable (HTTP \(status)\(said)). It will be retried.",
-                disposition: .retry(
-                    after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
+            return failure.status(response, said: said, wait: wait, now: now)
         case 402:
             return PhotoError(
                 .providerQuota,
                 "Gemini refused for billing reasons (HTTP 402\(said)). Check the project's "
                     + "billing, then run 'shelfd doctor'.", disposition: .providerBroken)
-        case 413:
-            return PhotoError(
-                .photoTooLarge,
-                "Gemini refused the photo as too large (HTTP 413). Export a smaller JPEG "
-                    + "and drop it in again.", disposition: .dead)
-        case 500...599:
-            return PhotoError(
-                .providerUnavailable, "Gemini failed (HTTP \(status)\(said)). It will be retried.",
-                disposition: .retry(
-                    after: response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }))
-        case 400...499:
-            return PhotoError(
-                .providerRejected,
-                "Gemini rejected the request for this photo (HTTP \(status)\(said)). "
-                    + "It will not be retried.", disposition: .dead)
         default:
-            return PhotoError(
-                .providerNonsense,
-                "Gemini answered with HTTP \(status), which shelfd does not expect. "
-                    + "It will be retried; check [gemini] base_url.", disposition: .retry(after: nil))
+            return failure.status(response, said: said, wait: 60, now: now)
         }
     }
 

@@ -247,29 +247,33 @@ package struct OpenAICompatibleProvider: VisionProvider {
 
     // MARK: Errors
 
-    private func networkError(_ error: HTTPError) -> PhotoError {
-        switch error.kind {
-        case .timeout:
-            return PhotoError(
-                .network,
-                "The model at \(base) did not answer within \(settings.timeout.components.seconds) s "
-                    + "([openai] timeout_s; a local model on a CPU can need several minutes). It will be retried.",
-                disposition: .retry(after: nil))
-        case .cancelled:
-            return PhotoError(
-                .network, "The request to \(base) was cancelled (shelfd is stopping). It will be sent again.",
-                disposition: .retry(after: nil))
-        case .connect:
-            return PhotoError(
-                .network,
-                "The local server at \(base) isn't answering (\(error.message)). Is Ollama (or "
-                    + "llama-server, vLLM) running? Start it, or fix [openai] base_url; it will be retried.",
-                disposition: .retry(after: nil))
-        case .send, .receive, .other:
-            return PhotoError(
-                .network, "The connection to \(base) failed (\(error.message)). It will be retried.",
-                disposition: .retry(after: nil))
-        }
+    private func networkError(_ error: HTTPError) -> PhotoError { failure().network(error) }
+
+    /// The local server's words for the failures every provider has; `rejectedHint` follows a refused request.
+    private func failure(rejectedHint: String = "") -> ProviderHTTPFailure {
+        let model = settings.model
+        return ProviderHTTPFailure(
+            wording: .init(
+                name: "The server at \(base)", section: "openai", secrets: [settings.apiKey?.value ?? ""],
+                target: base, address: base, timeoutSubject: "The model at \(base)", timeout: settings.timeout,
+                timeoutNote: "; a local model on a CPU can need several minutes",
+                unreachable: .init(
+                    lead: "The local server at \(base) isn't answering",
+                    tail: ". Is Ollama (or llama-server, vLLM) running? Start it, or fix [openai] base_url; "
+                        + "it will be retried."),
+                unauthorized: .init(
+                    lead: "The server at \(base) refused the credential",
+                    tail: ". Set OPENAI_API_KEY (or the openai_api_key credential) to the key the server was started "
+                        + "with (--api-key), then run 'shelfd doctor'."),
+                missingModel: .init(
+                    lead: "The server at \(base) has no model '\(model)'",
+                    tail: ". Pull it ('ollama pull \(model)') or set [openai] model to a model the server has; check "
+                        + "too that [openai] base_url ends in /v1. Then run 'shelfd doctor'."),
+                tooLarge: .init(
+                    lead: "The server at \(base) refused the photo as too large",
+                    tail: ". Lower [openai] max_side, or raise the server's request size limit.", quotesServer: false),
+                rateLimitAdvice: "lower [pipeline] concurrency", unavailable: "The server at \(base) failed",
+                rejectedHint: rejectedHint))
     }
 
     /// Turns a non-200 answer into what the queue should do.
@@ -278,7 +282,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
         let error = OpenAIErrorBody.decode(response.body)
         let said = serverMessage(error?.message)
         let message = error?.message?.lowercased() ?? ""
-        let retryAfter = response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
+        let retryAfter = ProviderHTTPFailure.retryAfter(response, now: now)
 
         // A text-only model, or llama-server started without the model's multimodal projector (HTTP 500).
         if message.contains("image input is not supported") || message.contains("does not support vision")
@@ -291,58 +295,18 @@ package struct OpenAICompatibleProvider: VisionProvider {
                     + "projector (--mmproj FILE, or -hf with a vision GGUF), then run 'shelfd doctor'.",
                 disposition: .providerBroken)
         }
-        switch status {
-        case 401, 403:
-            return PhotoError(
-                .providerAuth,
-                "The server at \(base) refused the credential (HTTP \(status)\(said)). Set "
-                    + "OPENAI_API_KEY (or the openai_api_key credential) to the key the server was started with "
-                    + "(--api-key), then run 'shelfd doctor'.", disposition: .providerBroken)
-        case 404:
-            return PhotoError(
-                .providerModel,
-                "The server at \(base) has no model '\(settings.model)' (HTTP 404\(said)). "
-                    + "Pull it ('ollama pull \(settings.model)') or set [openai] model to a model the server has; check too "
-                    + "that [openai] base_url ends in /v1. Then run 'shelfd doctor'.", disposition: .providerBroken)
-        case 413:
-            return PhotoError(
-                .photoTooLarge,
-                "The server at \(base) refused the photo as too large (HTTP 413). Lower "
-                    + "[openai] max_side, or raise the server's request size limit.", disposition: .dead)
-        case 429:
-            let delay =
-                response.header("retry-after-ms").flatMap(Double.init).map { max(0, $0 / 1000) }
-                ?? retryAfter ?? 60
-            return PhotoError(
-                .providerRateLimited,
-                "The server at \(base) is rate-limiting requests (HTTP 429). Sending "
-                    + "resumes in \(formatSeconds(delay)) s; lower [pipeline] concurrency if this keeps happening.",
-                disposition: .providerWait(until: now.addingTimeInterval(delay)))
-        case 503 where message.contains("loading model"):
+        if status == 503 && message.contains("loading model") {
             return PhotoError(
                 .providerUnavailable,
                 "The server at \(base) is still loading the model (HTTP 503). It "
                     + "will be retried.", disposition: .retry(after: retryAfter ?? 5))
-        case 408, 500...599:
-            return PhotoError(
-                .providerUnavailable,
-                "The server at \(base) failed (HTTP \(status)\(said)). It will be "
-                    + "retried.", disposition: .retry(after: retryAfter))
-        case 400...499:
-            let hint =
-                error?.type == "exceed_context_size_error"
-                ? " The image does not fit the model's context: lower [openai] max_side or start the server with a larger context."
-                : ""
-            return PhotoError(
-                .providerRejected,
-                "The server at \(base) rejected the request for this photo (HTTP "
-                    + "\(status)\(said)). It will not be retried.\(hint)", disposition: .dead)
-        default:
-            return PhotoError(
-                .providerNonsense,
-                "The server at \(base) answered with HTTP \(status), which shelfd does "
-                    + "not expect. It will be retried; check [openai] base_url.", disposition: .retry(after: nil))
         }
+        let hint =
+            error?.type == "exceed_context_size_error"
+            ? " The image does not fit the model's context: lower [openai] max_side or start the server with a larger context."
+            : ""
+        let wait = response.header("retry-after-ms").flatMap(Double.init).map { max(0, $0 / 1000) } ?? retryAfter ?? 60
+        return failure(rejectedHint: hint).status(response, said: said, wait: wait, now: now)
     }
 
     /// ", message" from the server, shortened, with the key scrubbed should it ever appear.
