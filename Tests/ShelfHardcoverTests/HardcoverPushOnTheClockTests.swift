@@ -87,15 +87,21 @@ func verified(_ title: String, by author: String, isbn: String?) -> Book {
 let thirty = (1...30).map { n in (title: "Book Number \(n)", author: "Author \(n)", isbn: isbn13(n)) }
 let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, bookID: 500 + n, isbn13: isbn13(n)) }
 
+/// A shelf Hardcover knows all thirty works of, with the first `count` of them photographed, one a photo.
+func shelfOfThirty(photographed count: Int = 30) throws -> HardcoverShelf {
+    let shelf = try HardcoverShelf(editions: thirtyEditions)
+    for (index, book) in thirty.prefix(count).enumerated() {
+        try shelf.commit(photo: "p\(index)", [verified(book.title, by: book.author, isbn: book.isbn)])
+    }
+    return shelf
+}
+
 @Suite struct HardcoverPushOnTheClockTests {
     @Test(
         "A push of 30 works adds each as owned with the export's status, keeps a book the person had, lists what Hardcover does not know, within 60 requests a minute"
     )
     func pushOfThirtyWorks() async throws {
-        let shelf = try HardcoverShelf(editions: thirtyEditions)
-        for (index, book) in thirty.enumerated() {
-            try shelf.commit(photo: "p\(index)", [verified(book.title, by: book.author, isbn: book.isbn)])
-        }
+        let shelf = try shelfOfThirty()
         try shelf.commit(
             photo: "q1",
             [
@@ -150,10 +156,7 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         "A push cut in the middle, then a restart, adds nothing twice: not even a work Hardcover added whose record was lost"
     )
     func restartAddsNothingTwice() async throws {
-        let shelf = try HardcoverShelf(editions: thirtyEditions)
-        for (index, book) in thirty.enumerated() {
-            try shelf.commit(photo: "p\(index)", [verified(book.title, by: book.author, isbn: book.isbn)])
-        }
+        let shelf = try shelfOfThirty()
         let first = try shelf.desk()
         let push = Task { try await first.pushAll(dryRun: false) }
         try await shelf.clock.run(until: "ten works added", limit: .seconds(600), step: .seconds(1)) {
@@ -182,10 +185,7 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
 
     @Test("--dry-run asks Hardcover what is there and changes nothing, there or here")
     func dryRunChangesNothing() async throws {
-        let shelf = try HardcoverShelf(editions: thirtyEditions)
-        for (index, book) in thirty.prefix(5).enumerated() {
-            try shelf.commit(photo: "p\(index)", [verified(book.title, by: book.author, isbn: book.isbn)])
-        }
+        let shelf = try shelfOfThirty(photographed: 5)
         let report = try await shelf.onTheClock { try await shelf.desk().pushAll(dryRun: true) }
         #expect(report.dryRun)
         #expect(report.added.map(\.title).sorted() == thirty.prefix(5).map(\.title).sorted())
@@ -264,10 +264,7 @@ let thirtyEditions = (1...30).map { n in HardcoverEmulator.Edition(id: 100 + n, 
         "The background push asks only about the works changed since its last look, and nothing at all when none changed"
     )
     func backgroundPushReadsWhatChanged() async throws {
-        let shelf = try HardcoverShelf(editions: thirtyEditions)
-        for (index, book) in thirty.prefix(20).enumerated() {
-            try shelf.commit(photo: "p\(index)", [verified(book.title, by: book.author, isbn: book.isbn)])
-        }
+        let shelf = try shelfOfThirty(photographed: 20)
         let desk = try shelf.desk()
         let (cursor, first) = try await shelf.onTheClock { try await desk.pushChanged(after: nil) }
         #expect(first.added.count == 20)

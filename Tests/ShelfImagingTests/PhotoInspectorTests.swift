@@ -145,13 +145,13 @@ import Testing
 
 /// Runs `body`, expecting a `PhotoError` with `code` and disposition `.dead`; returns it for further checks.
 @discardableResult
-func expectPhotoError(
+func expectPhotoError<T>(
     _ code: PhotoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> PhotoInfo
+    _ body: () throws -> T
 ) -> PhotoError? {
     do {
-        let info = try body()
-        Issue.record("expected \(code.rawValue), got \(info)", sourceLocation: sourceLocation)
+        let result = try body()
+        Issue.record("expected \(code.rawValue), got \(result)", sourceLocation: sourceLocation)
         return nil
     } catch let error as PhotoError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)

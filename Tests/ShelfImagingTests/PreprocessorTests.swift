@@ -122,19 +122,19 @@ import Testing
     @Test("Truncated and corrupt inputs fail as unreadable, naming what was wrong", arguments: [0.3, 0.9, 0.999])
     func truncated(_ fraction: Double) {
         let jpeg = JPEGFactory.truncated(JPEGFactory.textured(width: 640, height: 480), keeping: fraction)
-        let error = expectPreprocessError(.unreadableImage) { try Preprocessor.prepare(jpeg, preset: .gemini) }
+        let error = expectPhotoError(.unreadableImage) { try Preprocessor.prepare(jpeg, preset: .gemini) }
         #expect(error?.message.contains("truncated or corrupt JPEG") == true)
-        expectPreprocessError(.unreadableImage) { try Preprocessor.crop(jpeg, box: Box(x1: 0, y1: 0, x2: 1, y2: 1)) }
+        expectPhotoError(.unreadableImage) { try Preprocessor.crop(jpeg, box: Box(x1: 0, y1: 0, x2: 1, y2: 1)) }
     }
 
     @Test("Not an image, an empty file and PNG fail with their reasons")
     func notImages() {
         let text = Array("shelf notes\n".utf8)
-        let error = expectPreprocessError(.unreadableImage) { try Preprocessor.prepare(text, preset: .gemini) }
+        let error = expectPhotoError(.unreadableImage) { try Preprocessor.prepare(text, preset: .gemini) }
         #expect(error?.message.hasPrefix("not an image: starts with text") == true)
-        expectPreprocessError(.unreadableImage) { try Preprocessor.prepare([], preset: .gemini) }
+        expectPhotoError(.unreadableImage) { try Preprocessor.prepare([], preset: .gemini) }
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 64)
-        expectPreprocessError(.unsupportedFormat) { try Preprocessor.prepare(png, preset: .gemini) }
+        expectPhotoError(.unsupportedFormat) { try Preprocessor.prepare(png, preset: .gemini) }
     }
 
     @Test("Never crashes on a JPEG with random bytes overwritten")
@@ -158,10 +158,10 @@ import Testing
     @Test("A decompression bomb is refused from its header")
     func bomb() {
         let bomb = JPEGFactory.huge(width: 20_000, height: 20_000)
-        expectPreprocessError(.photoTooLarge) { try Preprocessor.prepare(bomb, preset: .gemini) }
-        expectPreprocessError(.photoTooLarge) { try Preprocessor.crop(bomb, box: Box(x1: 0, y1: 0, x2: 1, y2: 1)) }
+        expectPhotoError(.photoTooLarge) { try Preprocessor.prepare(bomb, preset: .gemini) }
+        expectPhotoError(.photoTooLarge) { try Preprocessor.crop(bomb, box: Box(x1: 0, y1: 0, x2: 1, y2: 1)) }
         let jpeg = JPEGFactory.textured(width: 640, height: 480)
-        expectPreprocessError(.photoTooLarge) {
+        expectPhotoError(.photoTooLarge) {
             try Preprocessor.prepare(jpeg, preset: .gemini, maxPixels: 640 * 480 - 1)
         }
     }
@@ -309,7 +309,7 @@ import Testing
         let prepared = try Preprocessor.prepare(heic, preset: .cloudflare)
         #expect(prepared.width == 1536 && prepared.height == 1152)
         #expect(prepared.jpeg.count <= ImagePreset.cloudflare.targetBytes.upperBound)
-        let error = expectPreprocessError(.unreadableImage) {
+        let error = expectPhotoError(.unreadableImage) {
             try Preprocessor.prepare(JPEGFactory.truncated(heic, keeping: 0.6), preset: .cloudflare)
         }
         #expect(error?.message.contains("HEIC/HEIF") == true)
@@ -390,25 +390,5 @@ func boxBlur(_ pixels: inout [UInt8], width: Int, height: Int, radius: Int) {
         for x in 0..<width {
             for c in 0..<3 { blurLine(p, start: x * 3 + c, count: height, step: width * 3, line: &line) }
         }
-    }
-}
-
-/// Runs `body`, expecting a `PhotoError` with `code` and disposition `.dead`; returns it for further checks.
-@discardableResult
-func expectPreprocessError<T>(
-    _ code: PhotoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> T
-) -> PhotoError? {
-    do {
-        _ = try body()
-        Issue.record("expected \(code.rawValue), got a result", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as PhotoError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        #expect(error.disposition == .dead, sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected a PhotoError, got \(error)", sourceLocation: sourceLocation)
-        return nil
     }
 }

@@ -152,52 +152,66 @@ private func accepted(_ text: String, among records: [CatalogueRecord] = library
             score: 0.7, lead: 0.3, title: 0.6, titleMass: 1.2, author: 1, tag: 0,
             explained: 0.8)
         #expect(rule.accepts(confirmed))
-        var unconfirmed = confirmed
-        unconfirmed.author = 0.5
-        #expect(!rule.accepts(unconfirmed))
-        var close = confirmed
-        close.lead = 0.03; close.distinctLead = 0.03
-        #expect(!rule.accepts(close))
-        var noTitle = confirmed
-        noTitle.title = 0; noTitle.titleMass = 0
+        #expect(!rule.accepts(confirmed.with { $0.author = 0.5 }))
+        #expect(
+            !rule.accepts(
+                confirmed.with {
+                    $0.lead = 0.03; $0.distinctLead = 0.03
+                }))
+        var noTitle = confirmed.with {
+            $0.title = 0; $0.titleMass = 0
+        }
         #expect(!rule.accepts(noTitle))
         noTitle.tag = 1; noTitle.explained = 0.95
         #expect(rule.accepts(noTitle))
         // With no title read, surname and label need a clear lead over the author's other books.
-        noTitle.lead = 0.07; noTitle.distinctLead = 0.07
-        #expect(!rule.accepts(noTitle))
+        #expect(
+            !rule.accepts(
+                noTitle.with {
+                    $0.lead = 0.07; $0.distinctLead = 0.07
+                }))
         let titleAlone = MatchEvidence(
             score: 0.6, lead: 0.35, title: 1, titleMass: 3, author: 0, tag: 0,
             explained: 0.9)
         #expect(rule.accepts(titleAlone))
         // A title alone weighs at least one ordinary word: a rare word does, a short or common one does not.
-        var shortTitle = titleAlone
-        shortTitle.titleMass = 1; shortTitle.titleInformation = 0.65
+        var shortTitle = titleAlone.with {
+            $0.titleMass = 1; $0.titleInformation = 0.65
+        }
         #expect(rule.accepts(shortTitle))
         shortTitle.titleInformation = 0.45
         #expect(!rule.accepts(shortTitle))
-        var narrowLead = titleAlone
-        narrowLead.lead = 0.15; narrowLead.distinctLead = 0.15
-        #expect(!rule.accepts(narrowLead))
-        var anotherLabel = confirmed
-        anotherLabel.callNumberDisagrees = true
-        #expect(!rule.accepts(anotherLabel))
-        var anotherVolume = confirmed
-        anotherVolume.numberDisagrees = true
-        #expect(!rule.accepts(anotherVolume))
+        #expect(
+            !rule.accepts(
+                titleAlone.with {
+                    $0.lead = 0.15; $0.distinctLead = 0.15
+                }))
+        #expect(!rule.accepts(confirmed.with { $0.callNumberDisagrees = true }))
+        #expect(!rule.accepts(confirmed.with { $0.numberDisagrees = true }))
         // A sibling close behind that the text tells apart is no rival; one it does not tell apart is.
-        var sibling = confirmed
-        sibling.lead = 0.02; sibling.distinctLead = 0.4
+        var sibling = confirmed.with {
+            $0.lead = 0.02; $0.distinctLead = 0.4
+        }
         #expect(rule.accepts(sibling))
         sibling.distinctLead = 0.02
         #expect(!rule.accepts(sibling))
         // The call number alone confirms a title read of one ordinary word, not a scrap of one.
         let labelled = MatchEvidence(score: 0.7, lead: 0.3, title: 1, titleMass: 1, author: 0, tag: 1, explained: 1)
         #expect(rule.accepts(labelled))
-        var scrap = labelled
-        scrap.titleMass = 0.6; scrap.titleInformation = 0.3
+        var scrap = labelled.with {
+            $0.titleMass = 0.6; $0.titleInformation = 0.3
+        }
         #expect(!rule.accepts(scrap))
         scrap.author = 1
         #expect(rule.accepts(scrap))
+    }
+}
+
+extension MatchEvidence {
+    /// This evidence with one thing changed.
+    fileprivate func with(_ change: (inout MatchEvidence) -> Void) -> MatchEvidence {
+        var changed = self
+        change(&changed)
+        return changed
     }
 }

@@ -110,10 +110,22 @@ final class RecordingHealth: ProviderHealthRecorder {
         ModelAnswer(books: books.map { Detection(title: $0.0, author: "Someone", confidence: $0.1) })
     }
 
-    static func reader(_ lineup: Lineup) -> PhotoReader {
+    static func reader(
+        _ lineup: Lineup, health: any ProviderHealthRecorder = UntrackedProviderHealth()
+    ) -> PhotoReader {
         PhotoReader(
             lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-            maxPixels: 64_000_000, health: UntrackedProviderHealth(), time: .system)
+            maxPixels: 64_000_000, health: health, time: .system)
+    }
+
+    /// What `reader` makes of the photo, with a journal and a meter no test looks at.
+    static func reading(_ reader: PhotoReader) async -> PhotoReading {
+        await reader.read(photo, journal: MemoryJournal(), meter: CountingMeter(), logger: logger)
+    }
+
+    /// The fast provider first, the accurate one below 0.7.
+    static func hybrid(_ fast: ScriptedProvider, _ accurate: ScriptedProvider) -> Lineup {
+        .hybrid(fast: channel(fast), accurate: channel(accurate), escalateBelow: 0.7)
     }
 
     static func books(_ reading: PhotoReading) throws -> ReadPhoto {
@@ -141,9 +153,7 @@ final class RecordingHealth: ProviderHealthRecorder {
     func shrinksAndRetries() async throws {
         let tooLarge = PhotoError(.photoTooLarge, "request entity too large", disposition: .dead)
         let gemini = ScriptedProvider("gemini", [.failure(tooLarge), .success(Self.answer([("Dune", 0.9)]))])
-        let read = try Self.books(
-            await Self.reader(.single(channel(gemini)))
-                .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let read = try Self.books(await Self.reading(Self.reader(.single(channel(gemini)))))
         #expect(read.books.map(\.title) == ["Dune"])
         let uploads = gemini.uploads
         #expect(uploads.count == 2)
@@ -156,12 +166,7 @@ final class RecordingHealth: ProviderHealthRecorder {
     func hybridEscalatesAndMerges() async throws {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5), ("Emma", 0.9)]))])
         let accurate = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.95), ("Ulysses", 0.8)]))])
-        let lineup = Lineup.hybrid(
-            fast: channel(fast), accurate: channel(accurate),
-            escalateBelow: 0.7)
-        let read = try Self.books(
-            await Self.reader(lineup)
-                .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let read = try Self.books(await Self.reading(Self.reader(Self.hybrid(fast, accurate))))
         #expect(read.books.map(\.title) == ["Dune", "Ulysses", "Emma"])
         #expect(read.books.map(\.source) == ["gemini", "gemini", "cloudflare"])
         #expect(read.runs.map(\.provider) == ["cloudflare", "gemini"] && read.decided.provider == "gemini")
@@ -169,14 +174,7 @@ final class RecordingHealth: ProviderHealthRecorder {
 
         let sure = ScriptedProvider("cloudflare", [.success(Self.answer([("Emma", 0.9)]))])
         let untouched = ScriptedProvider("gemini", [])
-        let confident = try Self.books(
-            await Self.reader(
-                .hybrid(
-                    fast: channel(sure),
-                    accurate: channel(untouched),
-                    escalateBelow: 0.7)
-            )
-            .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let confident = try Self.books(await Self.reading(Self.reader(Self.hybrid(sure, untouched))))
         #expect(
             confident.books.map(\.title) == ["Emma"] && untouched.uploads.isEmpty,
             "a sure fast reading is not escalated")
@@ -187,12 +185,7 @@ final class RecordingHealth: ProviderHealthRecorder {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5)]))])
         let blocked = PhotoError(.providerBlocked, "The answer was blocked. Try another photo.", disposition: .dead)
         let accurate = ScriptedProvider("gemini", [.failure(blocked)])
-        let lineup = Lineup.hybrid(
-            fast: channel(fast), accurate: channel(accurate),
-            escalateBelow: 0.7)
-        let read = try Self.books(
-            await Self.reader(lineup)
-                .read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let read = try Self.books(await Self.reading(Self.reader(Self.hybrid(fast, accurate))))
         #expect(read.books.map(\.title) == ["Dune"] && read.decided.provider == "cloudflare")
         #expect(
             read.books.allSatisfy {
@@ -227,14 +220,7 @@ final class RecordingHealth: ProviderHealthRecorder {
         let fast = ScriptedProvider("cloudflare", [.success(Self.answer([("Dune", 0.5)]))])
         let accurate = ScriptedProvider("gemini", [.success(Self.answer([("Dune", 0.9)]))])
         let health = RecordingHealth(down: ["gemini"])
-        let lineup = Lineup.hybrid(
-            fast: channel(fast), accurate: channel(accurate),
-            escalateBelow: 0.7)
-        let reader = PhotoReader(
-            lineup: lineup, enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-            maxPixels: 64_000_000, health: health, time: .system)
-        let read = try Self.books(
-            await reader.read(Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger))
+        let read = try Self.books(await Self.reading(Self.reader(Self.hybrid(fast, accurate), health: health)))
         #expect(accurate.uploads.isEmpty)
         #expect(read.notAsked?.provider == "gemini" && read.notAsked?.error == nil)
         #expect(read.notAsked?.reason.contains("could not connect") == true)
@@ -243,12 +229,7 @@ final class RecordingHealth: ProviderHealthRecorder {
         let reported = RecordingHealth()
         let failing = ScriptedProvider(
             "gemini", [.failure(PhotoError(.providerAuth, "The key was refused.", disposition: .providerBroken))])
-        let single = PhotoReader(
-            lineup: .single(channel(failing)),
-            enricher: Enricher(sources: [], reviewThreshold: 0.6), reviewThreshold: 0.6,
-            maxPixels: 64_000_000, health: reported, time: .system)
-        let unread = await single.read(
-            Self.photo, journal: MemoryJournal(), meter: CountingMeter(), logger: Self.logger)
+        let unread = await Self.reading(Self.reader(.single(channel(failing)), health: reported))
         guard case .unread(.failed(let error, _), let channel, let runs) = unread else {
             Issue.record("expected a failure: \(unread)"); return
         }

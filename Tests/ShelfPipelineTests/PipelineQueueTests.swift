@@ -172,6 +172,16 @@ struct NoSharedResults: SharedFilesStore {
 @Suite struct PipelineQueueTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-pipeline-\(UUID().uuidString)")
 
+    /// A 640×480 shelf photo dropped at `incoming/path`; its bytes.
+    func incomingPhoto(_ path: String, seed: Int) throws -> [UInt8] {
+        let photo = JPEGFactory.shelf(width: 640, height: 480, seed: seed)
+        let file = root.appendingPathComponent("incoming/" + path)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(photo).write(to: file)
+        return photo
+    }
+
     func settings() -> PipelineSettings {
         PipelineSettings(
             batchSize: 4, concurrency: 2, reviewThreshold: 0.6, maxAttempts: 3, moveAfter: false,
@@ -258,10 +268,7 @@ struct NoSharedResults: SharedFilesStore {
     @Test("A claimed batch is read, its result written, and committed once with every photo's outcome")
     func batchCommit() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let photo = JPEGFactory.shelf(width: 640, height: 480, seed: 3)
-        let incoming = root.appendingPathComponent("incoming/living-room")
-        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-        try Data(photo).write(to: incoming.appendingPathComponent("shelf.jpg"))
+        let photo = try incomingPhoto("living-room/shelf.jpg", seed: 3)
         let found = job(1, "living-room/shelf.jpg", sha256: SHA256.hex(of: photo))
         let gone = job(2, "living-room/gone.jpg", sha256: String(repeating: "ab", count: 32))
         let queue = FakeQueue(folder: root, batches: [[found, gone]])
@@ -295,10 +302,7 @@ struct NoSharedResults: SharedFilesStore {
     )
     func worksCommittedMeanwhile() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let photo = JPEGFactory.shelf(width: 640, height: 480, seed: 4)
-        let incoming = root.appendingPathComponent("incoming/living-room")
-        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-        try Data(photo).write(to: incoming.appendingPathComponent("again.jpg"))
+        let photo = try incomingPhoto("living-room/again.jpg", seed: 4)
         // Not in the library when the photo was read: committed by another batch while it was being read.
         let dune = LibraryWork(
             key: "title:dune|herbert", title: "Dune", author: "Frank Herbert", isbn13: nil, isbn10: nil,
@@ -325,12 +329,9 @@ struct NoSharedResults: SharedFilesStore {
     )
     func editionVerifiedElsewhere() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let incoming = root.appendingPathComponent("incoming/den")
-        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         var jobs: [ClaimedJob] = []
         for (id, seed) in [(Int64(1), 5), (2, 6), (3, 7)] {
-            let photo = JPEGFactory.shelf(width: 640, height: 480, seed: seed)
-            try Data(photo).write(to: incoming.appendingPathComponent("\(id).jpg"))
+            let photo = try incomingPhoto("den/\(id).jpg", seed: seed)
             jobs.append(job(id, "den/\(id).jpg", sha256: SHA256.hex(of: photo)))
         }
         // Emma is in the library, seen on another shelf; Dune is verified by whichever photo reads it surely.
@@ -370,10 +371,7 @@ struct NoSharedResults: SharedFilesStore {
     @Test("A photo's steps are recorded in the queue in order, each once: asking the provider, matching, writing")
     func stagesInOrder() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let photo = JPEGFactory.shelf(width: 640, height: 480, seed: 4)
-        let incoming = root.appendingPathComponent("incoming")
-        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-        try Data(photo).write(to: incoming.appendingPathComponent("hall.jpg"))
+        let photo = try incomingPhoto("hall.jpg", seed: 4)
         let found = job(7, "hall.jpg", sha256: SHA256.hex(of: photo))
         let gone = job(8, "gone.jpg", sha256: String(repeating: "cd", count: 32))
         let queue = FakeQueue(folder: root, batches: [[found, gone]])

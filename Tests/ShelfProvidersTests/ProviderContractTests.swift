@@ -322,14 +322,12 @@ enum ContractAnswer: Sendable, CustomTestStringConvertible {
     static let glare = EmulatedSuggestion(type: "glare_detected", severity: "warning", message: "Glare on the left.")
     static let blurry = EmulatedSuggestion(type: "blurry_image", severity: "warning", message: "Hold the phone still.")
     static let suggestions = [glare, blurry]
+    /// Each with its box both ways: Gemini and Workers AI answer `box2D`, OpenAI-compatible servers `box`.
     static let duneBook = EmulatedBook(
         title: "Dune", author: "Frank Herbert", isbn: "9780441172719", confidence: 0.93,
-        box2D: [120, 410, 880, 450])
-    static let hobbitBook = EmulatedBook(title: "The Hobbit", confidence: 0.55, box2D: [100, 500, 900, 540])
-    static let openAIDune = OpenAIEmulator.Book(
-        title: "Dune", author: "Frank Herbert", isbn: "9780441172719",
-        confidence: 0.93, box: [0.41, 0.12, 0.45, 0.88])
-    static let openAIHobbit = OpenAIEmulator.Book(title: "The Hobbit", confidence: 0.55, box: [0.5, 0.1, 0.54, 0.9])
+        box2D: [120, 410, 880, 450], box: [0.41, 0.12, 0.45, 0.88])
+    static let hobbitBook = EmulatedBook(
+        title: "The Hobbit", confidence: 0.55, box2D: [100, 500, 900, 540], box: [0.5, 0.1, 0.54, 0.9])
     static let notTheAPIPage = "<html>proxy</html>"
     static let jsonWithoutBooksText = #"{"shelf": 1}"#
 
@@ -371,11 +369,11 @@ enum ContractAnswer: Sendable, CustomTestStringConvertible {
 
     var openAI: OpenAIEmulator.Reply {
         switch self {
-        case .shelf: .books([Self.openAIDune, Self.openAIHobbit], suggestions: Self.suggestions)
-        case .dune: .books([Self.openAIDune])
-        case .fenced: .fenced([Self.openAIDune])
-        case .prose: .proseWrapped([Self.openAIDune])
-        case .cut: .cut([Self.openAIDune, Self.openAIHobbit])
+        case .shelf: .books([Self.duneBook, Self.hobbitBook], suggestions: Self.suggestions)
+        case .dune: .books([Self.duneBook])
+        case .fenced: .fenced([Self.duneBook])
+        case .prose: .proseWrapped([Self.duneBook])
+        case .cut: .cut([Self.duneBook, Self.hobbitBook])
         case .garbage: .garbage
         case .emptyText: .text("")
         case .jsonWithoutBooks: .text(Self.jsonWithoutBooksText)

@@ -58,7 +58,10 @@ package final class CloudflareEmulator: ModelEmulator {
         case forbiddenThankYou
     }
 
-    package struct Script: Sendable {
+    package typealias Script = EmulatorScript<Reply, Setup>
+
+    /// What a script says of this account beyond its replies.
+    package struct Setup: Sendable {
         package var token: String
         package var accountID: String
         /// Models that exist; nil: every model name exists.
@@ -66,63 +69,36 @@ package final class CloudflareEmulator: ModelEmulator {
         /// Llama 3.2 Vision's license already agreed to on this account.
         package var licenseAgreed: Bool
         package var agreementAnswer: AgreementAnswer
-        /// Before every answer unless a rule says otherwise.
-        package var latency: Duration
-        /// The first matching rule answers; with none, `reply`.
-        package var rules: [Rule]
-        package var reply: Reply
-
-        package init(
-            token: String = CloudflareEmulator.defaultToken, accountID: String = CloudflareEmulator.defaultAccount,
-            models: Set<String>? = nil, licenseAgreed: Bool = false, agreementAnswer: AgreementAnswer = .ok,
-            latency: Duration = .zero, rules: [Rule] = [], reply: Reply = .books([])
-        ) {
-            self.token = token; self.accountID = accountID; self.models = models; self.licenseAgreed = licenseAgreed
-            self.agreementAnswer = agreementAnswer; self.latency = latency; self.rules = rules; self.reply = reply
-        }
     }
 
     package enum ImageForm: String, Sendable { case byteArray, dataURI, string }
 
-    package struct LoggedRequest: Sendable {
-        package var method: String
-        package var path: String
-        /// The `{model}` of `ai/run`, or the `search` of `ai/models/search`.
-        package var model: String?
+    package typealias LoggedRequest = EmulatedRequest<RequestDetails>
+
+    /// What a logged request says of Workers AI's own wire format; its `model` is the `{model}` of `ai/run`,
+    /// or the `search` of `ai/models/search`.
+    package struct RequestDetails: Sendable {
         /// An `Authorization: Bearer …` header was present.
         package var hasBearer: Bool
-        package var headers: [String: String]
-        package var body: [UInt8]
         /// How the image came, when the request carried one.
         package var imageForm: ImageForm?
-        /// Of the decoded image, when the request carried one.
-        package var photoSHA256: String?
         /// `{"prompt": "agree"}`.
-        package var isAgreement: Bool
-        package var status: Int
+        package var isAgreement = false
         /// The first `errors[].code` answered, if any.
         package var errorCode: Int?
-
-        /// The request body as JSON.
-        package var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
     }
 
     package static let defaultToken = "emulator-test-token"
     package static let defaultAccount = "0123456789abcdef0123456789abcdef"
 
-    /// The script, how far its rules have got, the log, and whether the license has been agreed to.
-    package struct State: EmulatorState {
-        package var script: Script
-        var progress = RuleProgress()
-        package var log: [LoggedRequest] = []
+    package typealias State = ModelEmulatorState<Reply, Setup, RequestDetails, World>
+
+    /// Whether the license has been agreed to: a new script carries it over unless it says it is agreed.
+    package struct World: EmulatorWorld {
         var agreed: Bool
 
-        package init(script: Script) { self.script = script; agreed = script.licenseAgreed }
-
-        /// The license state carries over unless the new script says it is agreed.
-        package mutating func replace(script: Script) {
-            self.script = script; progress = RuleProgress(); agreed = agreed || script.licenseAgreed
-        }
+        package init(setup: Setup) { agreed = setup.licenseAgreed }
+        package mutating func replace(setup: Setup) { agreed = agreed || setup.licenseAgreed }
     }
 
     package let host: ScriptedServer<State>
@@ -147,9 +123,7 @@ package final class CloudflareEmulator: ModelEmulator {
         let authorization = request.header("authorization")
         let route = route(request.method, request.path)
         var entry = LoggedRequest(
-            method: request.method, path: request.path, model: nil,
-            hasBearer: authorization?.hasPrefix("Bearer ") ?? false, headers: request.headers,
-            body: request.body, imageForm: nil, photoSHA256: nil, isAgreement: false, status: 0)
+            request, details: RequestDetails(hasBearer: authorization?.hasPrefix("Bearer ") ?? false))
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             let root = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
@@ -218,9 +192,7 @@ package final class CloudflareEmulator: ModelEmulator {
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.update { s in
-            s.progress.reply(
-                rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
-                image: checked.image, sha256: sha256)
+            s.reply(image: checked.image, sha256: sha256)
         }
         var response = render(reply, style: style, model: model, maxTokens: checked.maxTokens)
         response.delay = latency
@@ -524,6 +496,20 @@ package final class CloudflareEmulator: ModelEmulator {
     }
 
     private static func json(_ object: Any) -> String { emulatorJSON(object) }
+}
+
+extension EmulatorScript where Reply == CloudflareEmulator.Reply, Setup == CloudflareEmulator.Setup {
+    package init(
+        token: String = CloudflareEmulator.defaultToken, accountID: String = CloudflareEmulator.defaultAccount,
+        models: Set<String>? = nil, licenseAgreed: Bool = false,
+        agreementAnswer: CloudflareEmulator.AgreementAnswer = .ok, latency: Duration = .zero,
+        rules: [CloudflareEmulator.Rule] = [], reply: Reply = .books([])
+    ) {
+        self.init(
+            setup: .init(
+                token: token, accountID: accountID, models: models, licenseAgreed: licenseAgreed,
+                agreementAnswer: agreementAnswer), latency: latency, rules: rules, reply: reply)
+    }
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.

@@ -45,15 +45,13 @@ package final class GeminiEmulator: ModelEmulator {
         case raw(status: Int, headers: [(name: String, value: String)] = [], body: String)
     }
 
-    package struct Script: Sendable {
+    package typealias Script = EmulatorScript<Reply, Setup>
+
+    /// What a script says of this Gemini beyond its replies.
+    package struct Setup: Sendable {
         package var apiKey: String
         /// Models that exist; nil: every model name exists.
         package var models: Set<String>?
-        /// Before every answer unless a rule says otherwise.
-        package var latency: Duration
-        /// The first matching rule answers; with none, `reply`.
-        package var rules: [Rule]
-        package var reply: Reply
         /// Google's per-minute quota: a photo request beyond this many arrived in the last 60 s (any 60 s, by
         /// this server's clock) gets 429 RESOURCE_EXHAUSTED (no retry delay). Nil: no quota.
         package var requestsPerMinute: Int?
@@ -67,61 +65,34 @@ package final class GeminiEmulator: ModelEmulator {
         var now: Date { clock?.now ?? Date() }
         /// The Batch API's behaviour (GeminiBatchEmulator.swift).
         package var batch = BatchScript()
-
-        package init(
-            apiKey: String = GeminiEmulator.defaultKey, models: Set<String>? = nil, latency: Duration = .zero,
-            rules: [Rule] = [], reply: Reply = .books([]), requestsPerMinute: Int? = nil
-        ) {
-            self.apiKey = apiKey; self.models = models; self.latency = latency; self.rules = rules; self.reply = reply
-            self.requestsPerMinute = requestsPerMinute
-        }
-
-        /// Every request gets `reply`.
-        package static func always(_ reply: Reply) -> Script { Script(reply: reply) }
-
-        /// The first `times` requests get `failure`, later ones `then`.
-        package static func failing(times: Int, with failure: Reply, then: Reply) -> Script {
-            Script(rules: [Rule(photo: .any, replies: Array(repeating: failure, count: times) + [then])])
-        }
     }
 
     package enum KeySource: String, Sendable { case header, query, missing }
 
-    package struct LoggedRequest: Sendable {
-        package var method: String
-        package var path: String
-        /// The `{model}` path segment.
-        package var model: String?
+    package typealias LoggedRequest = EmulatedRequest<RequestDetails>
+
+    /// What a logged request says of Gemini's own wire format.
+    package struct RequestDetails: Sendable {
         package var keySource: KeySource
-        package var headers: [String: String]
-        package var body: [UInt8]
-        /// Of the decoded image, when the request carried one.
-        package var photoSHA256: String?
-        package var status: Int
-        /// When the request arrived (read, after its `Script.travel`), before any latency: what a provider's rate
+        /// When the request arrived (read, after its `Setup.travel`), before any latency: what a provider's rate
         /// limit counts.
         package var arrivedAt: Date
-
-        /// The request body as JSON.
-        package var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
     }
 
     package static let defaultKey = "emulator-test-key"
 
-    /// The script, how far its rules have got, the log, and the per-minute quota's window.
-    package struct State: EmulatorState {
-        package var script: Script
-        var progress = RuleProgress()
-        package var log: [LoggedRequest] = []
-        /// Arrivals of the photo requests let through in the last minute (`Script.requestsPerMinute`).
+    package typealias State = ModelEmulatorState<Reply, Setup, RequestDetails, World>
+
+    /// The per-minute quota's window and the Batch API's jobs.
+    package struct World: EmulatorWorld {
+        /// Arrivals of the photo requests let through in the last minute (`Setup.requestsPerMinute`).
         var admitted: [Date] = []
-        /// Photo requests that have travelled so far (`Script.travel`).
+        /// Photo requests that have travelled so far (`Setup.travel`).
         var travelled = 0
         /// Batch jobs, uploaded files and uploads under way (GeminiBatchEmulator.swift).
         var batches = BatchWorld()
 
-        package init(script: Script) { self.script = script }
-        package mutating func replace(script: Script) { self.script = script; progress = RuleProgress() }
+        package init(setup: Setup) {}
     }
 
     package let host: ScriptedServer<State>
@@ -148,8 +119,7 @@ package final class GeminiEmulator: ModelEmulator {
             keySource = .query; key = query
         }
         var entry = LoggedRequest(
-            method: request.method, path: path, model: model, keySource: keySource,
-            headers: request.headers, body: request.body, photoSHA256: nil, status: 0, arrivedAt: script.now)
+            request, model: model, details: RequestDetails(keySource: keySource, arrivedAt: script.now))
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             shared.log(entry)
@@ -218,9 +188,7 @@ package final class GeminiEmulator: ModelEmulator {
                 if s.admitted.count >= limit { return (.rateLimited(retryDelay: nil), .zero) }
                 s.admitted.append(entry.arrivedAt)
             }
-            return s.progress.reply(
-                rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
-                image: image, sha256: sha256)
+            return s.reply(image: image, sha256: sha256)
         }
         var response = render(reply, model: model)
         response.delay = latency
@@ -541,6 +509,25 @@ package final class GeminiEmulator: ModelEmulator {
     }
 
     static func json(_ object: Any) -> String { emulatorJSON(object) }
+}
+
+extension EmulatorScript where Reply == GeminiEmulator.Reply, Setup == GeminiEmulator.Setup {
+    package init(
+        apiKey: String = GeminiEmulator.defaultKey, models: Set<String>? = nil, latency: Duration = .zero,
+        rules: [GeminiEmulator.Rule] = [], reply: Reply = .books([]), requestsPerMinute: Int? = nil
+    ) {
+        self.init(
+            setup: .init(apiKey: apiKey, models: models, requestsPerMinute: requestsPerMinute), latency: latency,
+            rules: rules, reply: reply)
+    }
+
+    /// Every request gets `reply`.
+    package static func always(_ reply: Reply) -> Self { Self(reply: reply) }
+
+    /// The first `times` requests get `failure`, later ones `then`.
+    package static func failing(times: Int, with failure: Reply, then: Reply) -> Self {
+        Self(rules: [.init(photo: .any, replies: Array(repeating: failure, count: times) + [then])])
+    }
 }
 
 /// Starts an emulator on 127.0.0.1, runs `body` with it, and always stops it.

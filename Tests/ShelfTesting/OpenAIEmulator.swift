@@ -6,7 +6,7 @@ import ShelfDigest
 /// `llama-server`, vLLM): `POST /v1/chat/completions` and `GET /v1/models`, each flavour with its own
 /// error bodies and quirks (as each server documents its API). It checks each request the way shelfd must send it and
 /// answers from a script that can key on the photo.
-package final class OpenAIEmulator: ScriptedEmulator {
+package final class OpenAIEmulator: ModelEmulator {
     package enum Flavour: String, Sendable, CaseIterable {
         /// Takes `image_url` as an object or a plain string; errors have `code: null`; ignores the API key;
         /// an unknown model is 404 "model 'x' not found, try pulling it first".
@@ -17,39 +17,21 @@ package final class OpenAIEmulator: ScriptedEmulator {
         case vllm
     }
 
-    /// A book the emulated model "reads", in the shape shelfd asks for.
-    package struct Book: Sendable {
-        package var title: String
-        package var author: String?
-        package var isbn: String?
-        package var confidence: Double
-        /// `[x1, y1, x2, y2]`, fractions 0–1, x first.
-        package var box: [Double]?
-
-        package init(
-            title: String, author: String? = nil, isbn: String? = nil, confidence: Double = 0.9,
-            box: [Double]? = nil
-        ) {
-            self.title = title; self.author = author; self.isbn = isbn; self.confidence = confidence; self.box = box
-        }
-    }
-
+    // Declared here: ShelfCore's `Book` would win over a protocol's name in the nested types.
+    package typealias Book = EmulatedBook
     package typealias Suggestion = EmulatedSuggestion
 
     /// What one request is answered with.
-    package enum Reply: Sendable {
-        /// 200, `finish_reason: "stop"`, the JSON answer as `message.content`.
-        case books([Book], suggestions: [Suggestion] = [])
-        /// The answer wrapped in a ```json fence.
-        case fenced([Book])
+    package enum Reply: WrittenReply {
+        /// 200, `finish_reason: "stop"`, the model's answer as `message.content` (`.books`, `.fenced`, `.garbage`),
+        /// each book's box as `box`.
+        case written(EmulatedText)
         /// The answer with a sentence of prose before and after it.
         case proseWrapped([Book])
         /// `finish_reason: "length"` with the answer cut off mid-JSON.
         case cut([Book])
         /// Any content with any finish reason.
         case text(String, finishReason: String = "stop")
-        /// Prose instead of JSON.
-        case garbage
         /// The flavour's 404 for an unknown model.
         case modelNotFound
         /// llama-server without the model's projector: 500 "image input is not supported - hint: … mmproj".
@@ -68,70 +50,34 @@ package final class OpenAIEmulator: ScriptedEmulator {
         case raw(status: Int, headers: [(name: String, value: String)] = [], body: String)
     }
 
-    package typealias PhotoMatch = EmulatedPhotoMatch
+    package typealias Script = EmulatorScript<Reply, Setup>
 
-    package typealias Rule = EmulatorRule<Reply>
-
-    package struct Script: Sendable {
+    /// What a script says of this server beyond its replies.
+    package struct Setup: Sendable {
         package var flavour: Flavour
         /// The Bearer token the server requires; nil: no key (Ollama never checks one).
         package var apiKey: String?
         /// What `GET /v1/models` lists; chat requests for other models get the flavour's 404 (not llama-server's).
         package var models: [String]
-        /// Before every answer unless a rule says otherwise.
-        package var latency: Duration
-        /// The first matching rule answers a chat request; with none, `reply`.
-        package var rules: [Rule]
-        package var reply: Reply
         /// When set, `GET /v1/models` is answered with it instead of the list.
         package var modelsReply: Reply?
-
-        package init(
-            flavour: Flavour = .ollama, apiKey: String? = nil, models: [String] = [OpenAIEmulator.defaultModel],
-            latency: Duration = .zero, rules: [Rule] = [], reply: Reply = .books([]), modelsReply: Reply? = nil
-        ) {
-            self.flavour = flavour; self.apiKey = apiKey; self.models = models; self.latency = latency
-            self.rules = rules; self.reply = reply; self.modelsReply = modelsReply
-        }
-
-        /// Every chat request gets `reply`.
-        package static func always(_ reply: Reply, flavour: Flavour = .ollama) -> Script {
-            Script(flavour: flavour, reply: reply)
-        }
     }
 
     /// How the request carried the image.
     package enum ImageURLForm: String, Sendable { case object, string }
 
-    package struct LoggedRequest: Sendable {
-        package var method: String
-        package var path: String
-        /// The request's `model`, for chat requests.
-        package var model: String?
+    package typealias LoggedRequest = EmulatedRequest<RequestDetails>
+
+    /// What a logged request says of the OpenAI wire format; its `model` is the request's, for chat requests.
+    package struct RequestDetails: Sendable {
         /// The token of `Authorization: Bearer …`, if any.
         package var bearer: String?
-        package var headers: [String: String]
-        package var body: [UInt8]
         package var imageURLForm: ImageURLForm?
-        /// Of the decoded image, when the request carried one.
-        package var photoSHA256: String?
-        package var status: Int
-
-        /// The request body as JSON.
-        package var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
     }
 
     package static let defaultModel = "qwen2.5vl:7b"
 
-    /// The script, how far its rules have got, and the log.
-    package struct State: EmulatorState {
-        package var script: Script
-        var progress = RuleProgress()
-        package var log: [LoggedRequest] = []
-
-        package init(script: Script) { self.script = script }
-        package mutating func replace(script: Script) { self.script = script; progress = RuleProgress() }
-    }
+    package typealias State = ModelEmulatorState<Reply, Setup, RequestDetails, NoWorld<Setup>>
 
     package let host: ScriptedServer<State>
 
@@ -153,9 +99,7 @@ package final class OpenAIEmulator: ScriptedEmulator {
         let flavour = script.flavour
         let authorization = request.header("authorization")
         let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        var entry = LoggedRequest(
-            method: request.method, path: request.path, model: nil, bearer: bearer,
-            headers: request.headers, body: request.body, imageURLForm: nil, photoSHA256: nil, status: 0)
+        var entry = LoggedRequest(request, details: RequestDetails(bearer: bearer))
         func answer(_ response: HTTPServer.Response) -> HTTPServer.Response {
             entry.status = response.status
             shared.log(entry)
@@ -193,9 +137,7 @@ package final class OpenAIEmulator: ScriptedEmulator {
         entry.photoSHA256 = sha256
 
         let (reply, latency): (Reply, Duration) = shared.update { s in
-            s.progress.reply(
-                rules: s.script.rules, fallback: s.script.reply, latency: s.script.latency,
-                image: chat.image, sha256: sha256)
+            s.reply(image: chat.image, sha256: sha256)
         }
         var response = render(reply, flavour: flavour, model: chat.model)
         response.delay = latency
@@ -287,11 +229,8 @@ package final class OpenAIEmulator: ScriptedEmulator {
 
     private static func render(_ reply: Reply, flavour: Flavour, model: String) -> HTTPServer.Response {
         switch reply {
-        case .books(let books, let suggestions):
-            return completion(answerJSON(books, suggestions), finishReason: "stop", flavour: flavour, model: model)
-        case .fenced(let books):
-            return completion(
-                "```json\n" + answerJSON(books, []) + "\n```", finishReason: "stop", flavour: flavour, model: model)
+        case .written(let answer):
+            return completion(answer.text(corners: true), finishReason: "stop", flavour: flavour, model: model)
         case .proseWrapped(let books):
             return completion(
                 "Here are the books I can read on the shelf:\n\n" + answerJSON(books, [])
@@ -304,10 +243,6 @@ package final class OpenAIEmulator: ScriptedEmulator {
                 model: model)
         case .text(let text, let finishReason):
             return completion(text, finishReason: finishReason, flavour: flavour, model: model)
-        case .garbage:
-            return completion(
-                "The image shows a wooden bookshelf with many colourful books. Some spines are hard to read.",
-                finishReason: "stop", flavour: flavour, model: model)
         case .modelNotFound:
             switch flavour {
             case .ollama: return errorResponse(flavour, 404, "model '\(model)' not found, try pulling it first")
@@ -350,14 +285,7 @@ package final class OpenAIEmulator: ScriptedEmulator {
 
     /// The answer shelfd asks for, as the model would write it.
     private static func answerJSON(_ books: [Book], _ suggestions: [Suggestion]) -> String {
-        let bookObjects: [[String: Any]] = books.map { book in
-            [
-                "title": book.title, "author": book.author ?? NSNull(), "isbn": book.isbn ?? NSNull(),
-                "confidence": book.confidence, "box": book.box ?? NSNull(),
-            ]
-        }
-        let suggestionObjects = suggestions.map { ["type": $0.type, "severity": $0.severity, "message": $0.message] }
-        return json(["books": bookObjects, "suggestions": suggestionObjects])
+        EmulatedText.answerJSON(books, suggestions, corners: true)
     }
 
     /// A `chat.completion` with the flavour's extra fields.
@@ -465,11 +393,23 @@ package final class OpenAIEmulator: ScriptedEmulator {
         return String((0..<count).map { _ in alphabet.randomElement()! })
     }
 
-    private static func json(_ object: Any) -> String {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data()
-        return String(decoding: data, as: UTF8.self)
+    private static func json(_ object: Any) -> String { emulatorJSON(object) }
+}
+
+extension EmulatorScript where Reply == OpenAIEmulator.Reply, Setup == OpenAIEmulator.Setup {
+    package init(
+        flavour: OpenAIEmulator.Flavour = .ollama, apiKey: String? = nil,
+        models: [String] = [OpenAIEmulator.defaultModel], latency: Duration = .zero,
+        rules: [OpenAIEmulator.Rule] = [], reply: Reply = .books([]), modelsReply: Reply? = nil
+    ) {
+        self.init(
+            setup: .init(flavour: flavour, apiKey: apiKey, models: models, modelsReply: modelsReply),
+            latency: latency, rules: rules, reply: reply)
+    }
+
+    /// Every chat request gets `reply`.
+    package static func always(_ reply: Reply, flavour: OpenAIEmulator.Flavour = .ollama) -> Self {
+        Self(flavour: flavour, reply: reply)
     }
 }
 
