@@ -104,13 +104,7 @@ import Testing
     @Test("Never crashes on a JPEG with random bytes overwritten")
     func mutatedJPEGs() {
         let original = JPEGFactory.withOrientation(JPEGFactory.shelf(width: 64, height: 48), 6)
-        var random = SeededGenerator(seed: 42)
-        for _ in 0..<300 {
-            var jpeg = original
-            for _ in 0..<Int.random(in: 1...8, using: &random) {
-                jpeg[Int.random(in: 0..<jpeg.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
-            }
-            if Bool.random(using: &random) { jpeg = Array(jpeg.prefix(Int.random(in: 0...jpeg.count, using: &random))) }
+        for jpeg in mutations(of: original, count: 300, seed: 42, truncating: true) {
             do {
                 let info = try PhotoInspector.inspect(jpeg)
                 #expect((1...8).contains(info.orientation))
@@ -140,6 +134,22 @@ import Testing
         #expect(info.format == .jpeg)
         #expect(info.width == 4624 && info.height == 3468)
         #expect(info.orientation == 1) // its EXIF says 1 (top-left)
+    }
+}
+
+/// `count` copies of `jpeg`, each with one to eight bytes overwritten at random and, when `truncating`, about
+/// half of them cut short; the generator is seeded, so a failure comes back on the next run.
+func mutations(of jpeg: [UInt8], count: Int, seed: UInt64, truncating: Bool = false) -> [[UInt8]] {
+    var random = SeededGenerator(seed: seed)
+    return (0..<count).map { _ in
+        var mutated = jpeg
+        for _ in 0..<Int.random(in: 1...8, using: &random) {
+            mutated[Int.random(in: 0..<mutated.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+        }
+        if truncating && Bool.random(using: &random) {
+            mutated = Array(mutated.prefix(Int.random(in: 0...mutated.count, using: &random)))
+        }
+        return mutated
     }
 }
 

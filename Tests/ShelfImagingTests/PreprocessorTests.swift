@@ -140,12 +140,7 @@ import Testing
     @Test("Never crashes on a JPEG with random bytes overwritten")
     func mutatedJPEGs() {
         let original = JPEGFactory.withOrientation(JPEGFactory.textured(width: 96, height: 64), 6)
-        var random = SeededGenerator(seed: 7)
-        for _ in 0..<200 {
-            var jpeg = original
-            for _ in 0..<Int.random(in: 1...8, using: &random) {
-                jpeg[Int.random(in: 0..<jpeg.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
-            }
+        for jpeg in mutations(of: original, count: 200, seed: 7) {
             do {
                 let prepared = try Preprocessor.prepare(jpeg, preset: .cloudflare)
                 #expect(JPEGFactory.decode(prepared.jpeg) != nil)

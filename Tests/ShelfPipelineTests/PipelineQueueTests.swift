@@ -182,6 +182,19 @@ struct NoSharedResults: SharedFilesStore {
         return photo
     }
 
+    /// One batch: the photo written to `incoming/path` (job `id`) and one beside it that is no longer there
+    /// (job `id + 1`).
+    func batchWithVanishedPhoto(_ path: String, id: Int64, seed: Int) throws -> FakeQueue {
+        let photo = try incomingPhoto(path, seed: seed)
+        let folder = (path as NSString).deletingLastPathComponent
+        let gone = job(
+            id + 1, folder.isEmpty ? "gone.jpg" : folder + "/gone.jpg", sha256: String(repeating: "ab", count: 32))
+        return FakeQueue(folder: root, batches: [[job(id, path, sha256: SHA256.hex(of: photo)), gone]])
+    }
+
+    /// Dune, read surely.
+    static let dune = ModelAnswer(books: [Detection(title: "Dune", author: "Frank Herbert", confidence: 0.95)])
+
     func settings() -> PipelineSettings {
         PipelineSettings(
             batchSize: 4, concurrency: 2, reviewThreshold: 0.6, maxAttempts: 3, moveAfter: false,
@@ -268,13 +281,9 @@ struct NoSharedResults: SharedFilesStore {
     @Test("A claimed batch is read, its result written, and committed once with every photo's outcome")
     func batchCommit() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let photo = try incomingPhoto("living-room/shelf.jpg", seed: 3)
-        let found = job(1, "living-room/shelf.jpg", sha256: SHA256.hex(of: photo))
-        let gone = job(2, "living-room/gone.jpg", sha256: String(repeating: "ab", count: 32))
-        let queue = FakeQueue(folder: root, batches: [[found, gone]])
-        let answer = ModelAnswer(books: [Detection(title: "Dune", author: "Frank Herbert", confidence: 0.95)])
+        let queue = try batchWithVanishedPhoto("living-room/shelf.jpg", id: 1, seed: 3)
 
-        let pipeline = pipeline(queue, replies: [.success(answer)])
+        let pipeline = pipeline(queue, replies: [.success(Self.dune)])
         let summary = await pipeline.processQueue(untilIdle: true, keepsLeases: false)
 
         #expect(summary.stop == .idle)
@@ -371,13 +380,9 @@ struct NoSharedResults: SharedFilesStore {
     @Test("A photo's steps are recorded in the queue in order, each once: asking the provider, matching, writing")
     func stagesInOrder() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let photo = try incomingPhoto("hall.jpg", seed: 4)
-        let found = job(7, "hall.jpg", sha256: SHA256.hex(of: photo))
-        let gone = job(8, "gone.jpg", sha256: String(repeating: "cd", count: 32))
-        let queue = FakeQueue(folder: root, batches: [[found, gone]])
-        let answer = ModelAnswer(books: [Detection(title: "Dune", author: "Frank Herbert", confidence: 0.95)])
+        let queue = try batchWithVanishedPhoto("hall.jpg", id: 7, seed: 4)
 
-        _ = await pipeline(queue, replies: [.success(answer)]).processQueue(untilIdle: true, keepsLeases: false)
+        _ = await pipeline(queue, replies: [.success(Self.dune)]).processQueue(untilIdle: true, keepsLeases: false)
 
         // `preparing` is the claim's own (the store sets it as it leases the job).
         #expect(queue.stages(of: 7) == [.asking, .matching, .writing])

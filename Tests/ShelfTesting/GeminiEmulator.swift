@@ -207,7 +207,14 @@ package final class GeminiEmulator: ModelEmulator {
 
     // MARK: - Request validation
 
-    struct Violation: Error { var field: String, description: String }
+    struct Violation: Error {
+        var field: String, description: String
+
+        /// "thinking_config is not specified", as Google says of a field left out.
+        static func missing(_ field: String) -> Violation {
+            Violation(field: field, description: "\(field.split(separator: ".").last ?? "") is not specified")
+        }
+    }
 
     /// Checks the request the way shelfd must build it; returns the decoded image.
     static func validate(_ body: [UInt8], model: String) -> Result<[UInt8], Violation> {
@@ -218,7 +225,7 @@ package final class GeminiEmulator: ModelEmulator {
             let parts = contents.first?["parts"] as? [[String: Any]],
             !parts.isEmpty
         else {
-            return .failure(Violation(field: "contents", description: "contents is not specified"))
+            return .failure(.missing("contents"))
         }
         guard let imageIndex = parts.firstIndex(where: { field($0, "inlineData", "inline_data") != nil }),
             let inline = field(parts[imageIndex], "inlineData", "inline_data") as? [String: Any]
@@ -251,7 +258,7 @@ package final class GeminiEmulator: ModelEmulator {
                 ))
         }
         guard let config = field(root, "generationConfig", "generation_config") as? [String: Any] else {
-            return .failure(Violation(field: "generation_config", description: "generation_config is not specified"))
+            return .failure(.missing("generation_config"))
         }
         guard field(config, "responseMimeType", "response_mime_type") as? String == "application/json" else {
             return .failure(
@@ -261,7 +268,7 @@ package final class GeminiEmulator: ModelEmulator {
         }
         guard let schema = field(config, "responseSchema", "response_schema") as? [String: Any] else {
             return .failure(
-                Violation(field: "generation_config.response_schema", description: "response_schema is not specified"))
+                .missing("generation_config.response_schema"))
         }
         if let problem = schemaProblem(schema, at: "generation_config.response_schema") { return .failure(problem) }
         guard let maxTokens = field(config, "maxOutputTokens", "max_output_tokens") as? Int, maxTokens >= 8192 else {
@@ -272,7 +279,7 @@ package final class GeminiEmulator: ModelEmulator {
         }
         guard let thinking = field(config, "thinkingConfig", "thinking_config") as? [String: Any] else {
             return .failure(
-                Violation(field: "generation_config.thinking_config", description: "thinking_config is not specified"))
+                .missing("generation_config.thinking_config"))
         }
         if model.hasPrefix("gemini-3") {
             let level = (field(thinking, "thinkingLevel", "thinking_level") as? String)?.lowercased()
@@ -285,9 +292,7 @@ package final class GeminiEmulator: ModelEmulator {
         } else {
             guard let budget = field(thinking, "thinkingBudget", "thinking_budget") as? Int else {
                 return .failure(
-                    Violation(
-                        field: "generation_config.thinking_config.thinking_budget",
-                        description: "thinking_budget is not specified"))
+                    .missing("generation_config.thinking_config.thinking_budget"))
             }
             if budget == 0 && model.contains("pro") {
                 return .failure(
