@@ -19,6 +19,11 @@ private struct Fixture {
         return url.path
     }
 
+    /// The file written, then imported.
+    func importing(_ name: String, _ text: String) throws -> CatalogueImportReport {
+        try importer.importFile(try file(name, text))
+    }
+
     /// Written through zlib, as OpenLibrary publishes its dumps.
     func gzip(_ name: String, _ text: String) -> String {
         let path = folder.appendingPathComponent(name).path
@@ -47,7 +52,7 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     )
     func plainCSV() async throws {
         try await withFixture { fixture in
-            let path = try fixture.file(
+            let report = try fixture.importing(
                 "books.csv",
                 "\u{FEFF}TITLE,Author,isbn,Year\r\n"
                     + "Dune,\"Herbert, Frank\",0441172717,1965\r\n"
@@ -55,7 +60,6 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
                     + "\"A Title\r\nOn Two Lines\",\"Someone \"\"Quoted\"\"\",,\r\n"
                     + ",Nobody,,\r\n"
                     + "\r\n")
-            let report = try fixture.importer.importFile(path)
             #expect(report.format == "csv")
             #expect(report.imported == 3 && report.duplicates == 0 && report.skipped == 1)
             #expect(report.skipReasons == ["line 6: no title"])
@@ -76,7 +80,7 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
                 "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
                 + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
                 + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies"
-            let path = try fixture.file(
+            let report = try fixture.importing(
                 "goodreads_library_export.csv",
                 header + "\n"
                     + "2767052,\"The Hunger Games (The Hunger Games, #1)\",Suzanne Collins,\"Collins, Suzanne\",,\"=\"\"0439023483\"\"\","
@@ -84,7 +88,6 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
                     + "234225,Dune,Frank Herbert,\"Herbert, Frank\",,=\"0441172717\",=\"9780441172719\",0,4.25,Ace,Paperback,604,"
                     + "1990,1965,,2020/01/05,to-read,to-read (#1),to-read,,,,0,0\n"
                     + "1,Untitled Draft,Anon,\"Anon, \",,=\"\",=\"\",0,0,,,,,,,2020/01/05,,,to-read,,,,0,0\n")
-            let report = try fixture.importer.importFile(path)
             #expect(report.format == "goodreads")
             #expect(report.imported == 3 && report.skipped == 0)
             let hunger = try #require(try fixture.record(isbn: "9780439023481"))
@@ -99,13 +102,12 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("A StoryGraph export: several authors in one field, ISBN/UID")
     func storyGraphExport() async throws {
         try await withFixture { fixture in
-            let path = try fixture.file(
+            let report = try fixture.importing(
                 "storygraph.csv",
                 "Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,"
                     + "Last Date Read,Dates Read,Read Count,Moods,Pace,Character- or Plot-Driven?,Star Rating,Review,Tags,Owned?\n"
                     + "Good Omens,\"Terry Pratchett, Neil Gaiman\",,9780060853983,paperback,read,2021/04/01,,,1,funny,fast,,4.5,,,Yes\n"
             )
-            let report = try fixture.importer.importFile(path)
             #expect(report.format == "storygraph" && report.imported == 1)
             let omens = try #require(try fixture.record(isbn: "9780060853983"))
             #expect(omens.author == "Terry Pratchett; Neil Gaiman")
@@ -133,7 +135,7 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
                 ],
             ]
             let text = ([columns] + rows).map { $0.joined(separator: "\t") }.joined(separator: "\n") + "\n"
-            let report = try fixture.importer.importFile(try fixture.file("LibraryThing_export.tsv", text))
+            let report = try fixture.importing("LibraryThing_export.tsv", text)
             #expect(report.format == "librarything" && report.imported == 2)
             let dune = try #require(try fixture.record(isbn: "0441172717"))
             #expect(dune.author == "Herbert, Frank" && dune.year == 1965 && dune.tag == "SF Her")
@@ -144,13 +146,13 @@ private func withFixture(_ body: (Fixture) throws -> Void) async throws {
     @Test("A library inventory with call numbers and series; an ISBN with a note after it still counts")
     func inventoryWithCallNumbers() async throws {
         try await withFixture { fixture in
-            let path = try fixture.file(
-                "catalogue.csv",
-                "title,author,tag,series,isbn\n"
-                    + "Mecanoscrit del segon origen ,\"Pedrolo, Manuel de\",N Ped,,9788497662406 (Eumo)\n"
-                    + "\"Las Pseudociencias : ¡vaya timo! \",\"Bunge, Mario, 1919-2020\",001 Bun,¡Vaya timo!   14,9788492422241\n"
-            )
-            #expect(try fixture.importer.importFile(path).imported == 2)
+            #expect(
+                try fixture.importing(
+                    "catalogue.csv",
+                    "title,author,tag,series,isbn\n"
+                        + "Mecanoscrit del segon origen ,\"Pedrolo, Manuel de\",N Ped,,9788497662406 (Eumo)\n"
+                        + "\"Las Pseudociencias : ¡vaya timo! \",\"Bunge, Mario, 1919-2020\",001 Bun,¡Vaya timo!   14,9788492422241\n"
+                ).imported == 2)
             let novel = try #require(try fixture.record(isbn: "9788497662406"))
             #expect(novel.tag == "N Ped" && novel.series == nil)
             let bunge = try #require(try fixture.search("001 Bun pseudociencias").first)

@@ -267,8 +267,7 @@ package final class GeminiEmulator: ModelEmulator {
                     description: "response_mime_type must be application/json"))
         }
         guard let schema = field(config, "responseSchema", "response_schema") as? [String: Any] else {
-            return .failure(
-                .missing("generation_config.response_schema"))
+            return .failure(.missing("generation_config.response_schema"))
         }
         if let problem = schemaProblem(schema, at: "generation_config.response_schema") { return .failure(problem) }
         guard let maxTokens = field(config, "maxOutputTokens", "max_output_tokens") as? Int, maxTokens >= 8192 else {
@@ -278,8 +277,7 @@ package final class GeminiEmulator: ModelEmulator {
                     description: "max_output_tokens must be at least 8192: thinking tokens count against it"))
         }
         guard let thinking = field(config, "thinkingConfig", "thinking_config") as? [String: Any] else {
-            return .failure(
-                .missing("generation_config.thinking_config"))
+            return .failure(.missing("generation_config.thinking_config"))
         }
         if model.hasPrefix("gemini-3") {
             let level = (field(thinking, "thinkingLevel", "thinking_level") as? String)?.lowercased()
@@ -291,8 +289,7 @@ package final class GeminiEmulator: ModelEmulator {
             }
         } else {
             guard let budget = field(thinking, "thinkingBudget", "thinking_budget") as? Int else {
-                return .failure(
-                    .missing("generation_config.thinking_config.thinking_budget"))
+                return .failure(.missing("generation_config.thinking_config.thinking_budget"))
             }
             if budget == 0 && model.contains("pro") {
                 return .failure(
