@@ -11,7 +11,7 @@ import ShelfCore
 enum LibraryPages {
     static let pageSize = 100
 
-    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, fetched: RouterGroup<WebContext>, site: WebSite) {
         router.get("library") { request, context in
             let query = LibraryPages.Fields(request.uri.query ?? "")
             let sort = LibrarySort(rawValue: query["sort"] ?? "") ?? .added
@@ -72,7 +72,7 @@ enum LibraryPages {
             guard let from = form["from"], let into = form["into"] else { return notFound(site, context) }
             return try change(site, context, work: from) { try site.desks.library.merge(from, into: into) }
         }
-        router.get("exports/:format") { _, context in
+        fetched.get("exports/:format") { _, context in
             guard let format = context.parameters.get("format").flatMap(ExportFormat.init(rawValue:)) else {
                 return notFound(site, context)
             }
@@ -356,7 +356,19 @@ extension LibraryPages {
     struct Fields {
         private var fields: [String: String] = [:]
 
-        init(_ encoded: String) { fields = FormFields.urlEncoded(encoded) }
+        /// Read by hand, not by Hummingbird's decoder, which refuses a repeated field or a stray `%` outright:
+        /// a search keeps its first value and its text as typed.
+        init(_ encoded: String) {
+            for pair in encoded.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                func decode(_ text: Substring) -> String {
+                    String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+                }
+                guard let name = parts.first else { continue }
+                let key = decode(name)
+                if fields[key] == nil { fields[key] = parts.count > 1 ? decode(parts[1]) : "" }
+            }
+        }
 
         /// A posted `application/x-www-form-urlencoded` body, up to the context's limit for small bodies.
         init(_ request: Request, context: WebContext) async throws {

@@ -28,7 +28,7 @@ enum LiveProgress {
                 return Response(
                     status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try feed.current())))
             }
-            let client = TokenThrottle.client(context.remoteAddress) // as the access middleware counts a client
+            let client = TokenThrottle.client(context.remoteAddress) // as the throttle counts a client
             let slot: ProgressFeed.Slot
             switch feed.join(client: client) {
             case .joined(let joined): slot = joined

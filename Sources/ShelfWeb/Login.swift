@@ -14,20 +14,23 @@ import ShelfApp
 /// `shelfd web --print-login-url` prints on the machine (`/login/<code>`). Either way a session cookie follows,
 /// until `POST /logout` (with the session's CSRF token, as every POST) or a new `web_token` ends it.
 enum LoginPages {
-    /// The login on `open` (anyone may reach it), the logout on `pages` (a session and its CSRF token).
-    static func register(open router: RouterGroup<WebContext>, pages: RouterGroup<WebContext>, site: WebSite) {
-        router.get("login") { _, context -> Response in
+    /// The login on `login` and its links on `open` (anyone may reach them), the logout on `pages` (a session and
+    /// its CSRF token).
+    static func register(
+        login: RouterGroup<WebContext>, open: RouterGroup<WebContext>, pages: RouterGroup<WebContext>, site: WebSite
+    ) {
+        login.get("login") { _, context -> Response in
             page(site: site, context: context, status: .ok)
         }
 
-        router.post("login") { request, context -> Response in
+        login.post("login") { request, context -> Response in
             var request = request
             let sent = try await request.form(LoginForm.self, context: context)?.token ?? ""
             let client = TokenThrottle.client(context.remoteAddress)
             if site.throttle.isBlocked(client) {
                 return page(site: site, context: context, status: .tooManyRequests, error: TokenThrottle.message)
             }
-            guard SecurityMiddleware.tokenMatches(sent, site.secrets.webToken?.value) else {
+            guard BearerTokenMiddleware.matches(sent, site.secrets.webToken?.value) else {
                 site.throttle.recordFailure(client)
                 site.logger.warning(
                     "Web login refused",
@@ -37,7 +40,7 @@ enum LoginPages {
             return try loggedIn(site: site, context: context, by: "token")
         }
 
-        router.get("login/{code}") { _, context -> Response in
+        open.get("login/{code}") { _, context -> Response in
             let code = try context.parameters.require("code")
             guard code.count == 64, code.allSatisfy(\.isHexDigit),
                 try site.desks.sessions.redeem(code: code)
@@ -49,7 +52,7 @@ enum LoginPages {
             return try loggedIn(site: site, context: context, by: "link")
         }
 
-        // The pages' access has checked the session's CSRF token: another site cannot log a browser out.
+        // The pages' `CSRFMiddleware` has checked the session's CSRF token: another site cannot log a browser out.
         pages.post("logout") { request, context -> Response in
             if let cookie = request.cookies[Session.cookieName]?.value {
                 try site.desks.sessions.end(id: cookie)

@@ -28,6 +28,17 @@ struct MultipartStream {
 
     init(boundary: String) { delimiter = Array("\r\n--\(boundary)".utf8) }
 
+    /// The `boundary` parameter of a `multipart/form-data` Content-Type.
+    static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0].lowercased() == "boundary" {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return nil
+    }
+
     /// True once the closing delimiter has been read: the form arrived whole.
     var isComplete: Bool { phase == .done }
 
@@ -120,7 +131,7 @@ struct MultipartStream {
     }
 }
 
-/// A request body the access middleware has read the start of, given back whole to the route: the bytes read ahead, then
+/// A request body the CSRF middleware has read the start of, given back whole to the route: the bytes read ahead, then
 /// the rest as it arrives. The body is still read once, by one reader at a time.
 struct ResumedBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
@@ -128,7 +139,7 @@ struct ResumedBody: AsyncSequence, Sendable {
     let head: ByteBuffer
     let rest: Rest
 
-    /// The original body's iterator, handed from the access middleware to the route (never read by both).
+    /// The original body's iterator, handed from the CSRF middleware to the route (never read by both).
     final class Rest: @unchecked Sendable {
         var iterator: RequestBody.AsyncIterator
         init(_ iterator: RequestBody.AsyncIterator) { self.iterator = iterator }

@@ -13,7 +13,7 @@ import ShelfCore
 enum PhotoPages {
     static let perPage = 60
 
-    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, fetched: RouterGroup<WebContext>, site: WebSite) {
         let images = site.desks.images
         router.get("/photos") { request, context in
             let page = PageNumber.parse(request.uri.queryParameters.get("page"))
@@ -26,10 +26,10 @@ enum PhotoPages {
             let view = try PhotoView(photo, site: site, note: note)
             return site.templates.page("photo", title: view.name, view, context: context)
         }
-        router.get("/photos/{sha}/image") { request, context in
+        fetched.get("/photos/{sha}/image") { request, context in
             try await picture(request, context, site: site, images: images, size: .image)
         }
-        router.get("/photos/{sha}/thumb") { request, context in
+        fetched.get("/photos/{sha}/thumb") { request, context in
             try await picture(request, context, site: site, images: images, size: .thumb)
         }
         router.post("/photos/{sha}/rescan") { request, context in

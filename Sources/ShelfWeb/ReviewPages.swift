@@ -9,7 +9,7 @@ import ShelfCore
 /// the whole photo with its box, the reading and its candidates, and a button (and a key) for each decision.
 /// Every decision goes through `ReviewDesk.decide`, the code the command line uses.
 enum ReviewPages {
-    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, fetched: RouterGroup<WebContext>, site: WebSite) {
         router.get("review") { _, context in
             guard let first = try site.desks.review.firstID() else {
                 return site.templates.page("review", title: "Review", ReviewView(), context: context)
@@ -21,7 +21,7 @@ enum ReviewPages {
             guard let item = try open(id, site) else { return notFound(site, context) }
             return try page(item, site: site, context: context)
         }
-        router.get("review/:id/crop") { _, context in
+        fetched.get("review/:id/crop") { _, context in
             guard let id = validID(context), let item = try open(id, site), let bytes = site.desks.review.cropJPEG(item)
             else {
                 return Response(status: .notFound)
@@ -42,7 +42,7 @@ enum ReviewPages {
     // MARK: Decisions
 
     /// What a decision's form sends: `action` is accept | candidate (with `number`) | edit (with `title`,
-    /// `author`, `isbn`) | reject | skip. `csrf` is checked by the security middleware, not here.
+    /// `author`, `isbn`) | reject | skip. `csrf` is checked by `CSRFMiddleware`, not here.
     struct DecisionForm: Decodable {
         var action: String?
         var number: String?

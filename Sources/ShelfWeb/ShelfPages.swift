@@ -9,7 +9,7 @@ import ShelfCore
 /// where it last stood and an answer (a key each: lent, gone, still there), the books moved out, and the shelf's books
 /// left to right. Answers and closing a round go through `ShelfDesk`, as `shelfd shelf` does.
 enum ShelfPages {
-    static func register(on router: RouterGroup<WebContext>, site: WebSite) {
+    static func register(on router: RouterGroup<WebContext>, fetched: RouterGroup<WebContext>, site: WebSite) {
         router.get("shelves") { request, context in
             let notice = LibraryPages.Fields(request.uri.query ?? "")["done"]
             let view = ListView(
@@ -69,7 +69,7 @@ enum ShelfPages {
             return LibraryPages.redirect(to: href(name) + "?done=" + LibraryPages.encoded(said))
         }
         // Where a book last stood: the shelf page's missing books, the library's search.
-        router.get("library/:work/crop") { request, context in
+        fetched.get("library/:work/crop") { request, context in
             guard let work = context.parameters.get("work")?.removingPercentEncoding,
                 let found = try site.desks.shelves.whereabouts(work), let box = found.box
             else {

@@ -82,7 +82,7 @@ enum UploadPage {
         context: WebContext
     ) async throws -> Response {
         let limitMB = site.config.web.maxUploadMB
-        guard let boundary = FormFields.boundary(of: type) else {
+        guard let boundary = MultipartStream.boundary(of: type) else {
             return json(.badRequest, ["error": "The form has no boundary: send it again from the page."])
         }
         var reader = MultipartStream(boundary: boundary)

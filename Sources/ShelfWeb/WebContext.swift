@@ -1,16 +1,22 @@
 import Hummingbird
 import NIOCore
+import ShelfApp
 
 /// What a handler knows of the request beyond the request itself: who sent it (loopback or not).
 package struct WebContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     /// The peer; nil when the channel no longer knows it.
     package let remoteAddress: SocketAddress?
-    /// The session's CSRF token, set by the security middleware: every form carries it (hidden field `csrf`)
-    /// and every script's POST sends it (header `X-CSRF-Token`, read from `<meta name="csrf-token">`).
-    package var csrfToken = ""
+    /// True when the request carries the right `Authorization: Bearer` token (`BearerTokenMiddleware`).
+    package var hasBearerToken = false
+    /// The session the request's cookie names, or the one just made for it (`SessionMiddleware`).
+    package var session: WebSession?
+
+    /// The session's CSRF token: every form carries it (hidden field `csrf`) and every script's POST sends it
+    /// (header `X-CSRF-Token`, read from `<meta name="csrf-token">`).
+    package var csrfToken: String { session?.csrf ?? "" }
     /// True for a session logged in with the token or a login link: the pages then offer "Log out".
-    package var loggedIn = false
+    package var loggedIn: Bool { session?.loggedIn == true }
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -25,6 +31,11 @@ package struct WebContext: RequestContext {
         guard let ip = remoteAddress?.ipAddress else { return false }
         return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
     }
+}
+
+extension WebContext {
+    /// What a middleware calls to pass the request on, to the next middleware or the route.
+    typealias Next = (Request, WebContext) async throws -> Response
 }
 
 /// A page number from a query (`?page=`): 1 when absent or not a number, and never past `maxPage`, so that
@@ -53,7 +64,7 @@ enum NULCharacter {
 
 extension Request {
     /// A posted `application/x-www-form-urlencoded` form decoded into `Form`, nil when it does not decode
-    /// (fields it does not name are ignored: the `csrf` field is the security middleware's). A body past the
+    /// (fields it does not name are ignored: the `csrf` field is `CSRFMiddleware`'s). A body past the
     /// context's small limit is refused (413), one with a NUL character 400.
     mutating func form<Form: Decodable>(_ type: Form.Type, context: WebContext) async throws -> Form? {
         let text = String(buffer: try await collectBody(upTo: context.maxUploadSize))

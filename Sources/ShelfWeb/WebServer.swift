@@ -94,27 +94,52 @@ package struct WebServer: Service {
         return "http://\(bound)/"
     }
 
-    /// Every request behind the door (`SecurityMiddleware`, the router's own middleware: matched to a route or not),
-    /// then each route in one of three groups, each with its access (`AccessMiddleware`): open to anyone (the login,
-    /// the static files, `/healthz`), the API (`/api/v1`, `/metrics`) and the pages.
+    /// Every answer carries the security headers (`SecurityHeadersMiddleware`, on the router). Each route is in a
+    /// group, and each group has a middleware a job, in this order: the door (Host, NUL, answers in the group's
+    /// shape), the throttle, the bearer token, the session, who may go past (`AuthenticatedMiddleware`, not in the
+    /// open groups), the same origin, and CSRF (not at the login, whose token is its proof).
     static func router(site: WebSite, hosts: HostRule, feed: ProgressFeed) -> Router<WebContext> {
         let router = Router(context: WebContext.self)
-        router.add(middleware: SecurityMiddleware(hosts: hosts))
-        let open = router.group().add(middleware: AccessMiddleware(site: site, hosts: hosts, group: .open))
-        let api = router.group().add(middleware: AccessMiddleware(site: site, hosts: hosts, group: .api))
-        let pages = router.group().add(middleware: AccessMiddleware(site: site, hosts: hosts, group: .pages))
+        router.add(middleware: SecurityHeadersMiddleware())
+        func group(
+            _ shape: AnswerShape, otherwise: AuthenticatedMiddleware.Otherwise?, makesSessions: Bool = false,
+            checksCSRF: Bool = true
+        ) -> RouterGroup<WebContext> {
+            let group = router.group()
+                .add(middleware: DoorMiddleware(hosts: hosts, shape: shape))
+                .add(middleware: ThrottleMiddleware(throttle: site.throttle))
+                .add(middleware: BearerTokenMiddleware(site: site))
+                .add(middleware: SessionMiddleware(sessions: site.desks.sessions, makesSessions: makesSessions))
+            if let otherwise { group.add(middleware: AuthenticatedMiddleware(otherwise: otherwise)) }
+            group.add(middleware: SameOriginMiddleware(hosts: hosts))
+            if checksCSRF { group.add(middleware: CSRFMiddleware()) }
+            return group
+        }
+        // Anyone: the stylesheet and script, the supervisor's check, a login link.
+        let open = group(.text, otherwise: nil)
+        // Anyone: the login page, where a browser on this machine gets its session too.
+        let login = group(.text, otherwise: nil, makesSessions: true, checksCSRF: false)
+        // `/api/v1` and `/metrics`, for scripts.
+        let api = group(.json, otherwise: .unauthorized)
+        let pages = group(.text, otherwise: .loginPage(site), makesSessions: true)
+        // What a page fetches: pictures, downloads, the live feed. Another site's page can have a browser fetch
+        // them, so they make no session.
+        let fetched = group(.text, otherwise: .loginPage(site))
         StaticFiles.register(on: open)
         Metrics.register(open: open, api: api, site: site)
-        LoginPages.register(open: open, pages: pages, site: site)
+        LoginPages.register(login: login, open: open, pages: pages, site: site)
         API.register(on: api, site: site)
         OverviewPage.register(on: pages, site: site)
-        LiveProgress.register(on: pages, feed: feed)
+        LiveProgress.register(on: fetched, feed: feed)
         PhotoReviewPage.register(on: pages, site: site)
-        ReviewPages.register(on: pages, site: site)
-        PhotoPages.register(on: pages, site: site)
-        LibraryPages.register(on: pages, site: site)
+        ReviewPages.register(on: pages, fetched: fetched, site: site)
+        PhotoPages.register(on: pages, fetched: fetched, site: site)
+        LibraryPages.register(on: pages, fetched: fetched, site: site)
         UploadPage.register(on: pages, site: site)
-        ShelfPages.register(on: pages, site: site)
+        ShelfPages.register(on: pages, fetched: fetched, site: site)
+        // Router middleware reaches only the routes added after it, and the answer when no route matches: this
+        // door is that answer's alone.
+        router.add(middleware: DoorMiddleware(hosts: hosts, shape: nil))
         return router
     }
 }

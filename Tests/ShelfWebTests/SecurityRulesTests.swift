@@ -62,13 +62,13 @@ struct SecurityRulesTests {
     }
 
     @Test(
-        "The CSRF field is found in a urlencoded form; a multipart form reads the same in any chunks, a file's bytes never taken for a field"
+        "A urlencoded form's field keeps its first value; a multipart form reads the same in any chunks, a file's bytes never taken for a field"
     )
     func formFields() throws {
-        #expect(FormFields.urlEncoded("a=1&csrf=ab%2Bc&b=x+y")["csrf"] == "ab+c")
-        #expect(FormFields.urlEncoded("a=1&csrf=ab%2Bc&b=x+y")["b"] == "x y")
+        #expect(LibraryPages.Fields("a=1&csrf=ab%2Bc&b=x+y&b=z")["csrf"] == "ab+c")
+        #expect(LibraryPages.Fields("a=1&csrf=ab%2Bc&b=x+y&b=z")["b"] == "x y")
         let boundary = "XyZ"
-        #expect(FormFields.boundary(of: "multipart/form-data; boundary=\"XyZ\"") == boundary)
+        #expect(MultipartStream.boundary(of: "multipart/form-data; boundary=\"XyZ\"") == boundary)
         let body = Array(
             ("--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n0123abcd\r\n"
                 + "--XyZ\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"
@@ -96,11 +96,27 @@ struct SecurityRulesTests {
         for chunk in [1, 2, 7, body.count] { #expect(try parsed(chunk: chunk) == expected, "chunks of \(chunk)") }
     }
 
+    @Test("Every answer's Content-Security-Policy allows this page's own script, styles and pictures only")
+    func contentSecurityPolicy() {
+        #expect(
+            SecurityHeadersMiddleware.policy.description
+                == "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
+                + "object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+    }
+
+    @Test("A request no route takes is answered in JSON where the API serves, as text elsewhere")
+    func unroutedShapes() {
+        #expect(DoorMiddleware.shape(unrouted: "/api/v1/nothing-here") == .json)
+        #expect(DoorMiddleware.shape(unrouted: "/metrics") == .json)
+        #expect(DoorMiddleware.shape(unrouted: "/nothing-here") == .text)
+        #expect(DoorMiddleware.shape(unrouted: "/apis") == .text)
+    }
+
     @Test("Tokens compare equal only when every byte is")
     func constantTimeEquality() {
-        #expect(SecurityMiddleware.constantTimeEquals("abc", "abc"))
-        #expect(!SecurityMiddleware.constantTimeEquals("abc", "abd"))
-        #expect(!SecurityMiddleware.constantTimeEquals("abc", "abcd"))
+        #expect(BearerTokenMiddleware.constantTimeEquals("abc", "abc"))
+        #expect(!BearerTokenMiddleware.constantTimeEquals("abc", "abd"))
+        #expect(!BearerTokenMiddleware.constantTimeEquals("abc", "abcd"))
         #expect(SessionDesk.randomToken().count == 64 && SessionDesk.randomToken() != SessionDesk.randomToken())
     }
 
