@@ -99,7 +99,7 @@ struct SecurityRulesTests {
     @Test("Every answer's Content-Security-Policy allows this page's own script, styles and pictures only")
     func contentSecurityPolicy() {
         #expect(
-            SecurityHeadersMiddleware.policy.description
+            String(describing: SecurityHeadersMiddleware.policy)
                 == "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
                 + "object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
     }
