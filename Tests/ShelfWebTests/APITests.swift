@@ -159,6 +159,30 @@ struct APITests {
         }
     }
 
+    @Test("Recent results come newest first, as many as asked within 1 to 200")
+    func recentResultsAreBounded() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            let root = try ShelfRoot(geminiURL: gemini.baseURL)
+            root.environment["WEB_TOKEN"] = Self.token
+            for seed in 82...84 { try root.drop(JPEGFactory.shelf(seed: seed), as: "den/IMG_\(seed).jpg") }
+            let site = try InProcessSite(root)
+            try await site.run()
+            try await site.web { http in
+                func recent(_ query: String) async throws -> [ResultDocument] {
+                    try Self.decode([ResultDocument].self, try await Self.get(http, "/api/v1/results\(query)").body)
+                }
+                let all = try await recent("")
+                #expect(all.count == 3)
+                #expect(
+                    zip(all, all.dropFirst()).allSatisfy { $0.timings.finishedAt >= $1.timings.finishedAt },
+                    "newest first")
+                #expect(try await recent("?limit=1").map(\.photo.path) == [all[0].photo.path])
+                #expect(try await recent("?limit=0").count == 1, "at least one")
+                #expect(try await recent("?limit=500").count == 3)
+            }
+        }
+    }
+
     /// `name{labels} value` lines of the Prometheus text format, checked line by line: a line that is not a
     /// comment, a sample or blank fails the parse.
     static func prometheusSamples(_ text: String) throws -> [String: Double] {

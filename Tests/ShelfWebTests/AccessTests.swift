@@ -126,4 +126,17 @@ struct AccessTests {
             }
         }
     }
+
+    @Test("The stylesheet and script are served to anyone with their types; nothing else under /static is")
+    func staticFiles() async throws {
+        let site = try InProcessSite(try ShelfRoot())
+        try await site.web(loggedIn: false) { http in
+            let script = try await http.send("GET", "/static/shelfd.js")
+            #expect(script.status == 200 && script.header("content-type") == "text/javascript; charset=utf-8")
+            #expect(!script.body.isEmpty && script.cookies.isEmpty)
+            let style = try await http.send("GET", "/static/shelfd.css")
+            #expect(style.header("content-type")?.hasPrefix("text/css") == true)
+            #expect(try await http.send("GET", "/static/shelfd.db").status == 404)
+        }
+    }
 }

@@ -118,4 +118,51 @@ struct UploadPageTests {
             #expect(root.incomingContents() == ["den", "den/IMG_92.jpg"])
         }
     }
+
+    @Test(
+        "Anything but a JPEG or HEIC is refused whatever its name; a bad shelf is refused; names are made safe and never reused"
+    )
+    func contentAndNamesAreChecked() async throws {
+        let root = try ShelfRoot()
+        let site = try InProcessSite(root)
+        try await site.web { http in
+            let text = try await http.upload(
+                Array("just some words, not a photo\n".utf8), shelf: "den", name: "notes.jpg")
+            #expect(text.status == 415)
+            #expect(text.body.contains("not a photo") && text.body.contains("JPEG or HEIC"), "\(text.body)")
+            #expect(root.incomingContents() == [])
+
+            for bad in ["../etc", "a/b", ".hidden", "..", "den\u{0}x"] {
+                let refused = try await http.upload(JPEGFactory.shelf(seed: 82), shelf: bad, name: "IMG.jpg")
+                #expect(refused.status == 400, "\(bad)")
+            }
+            #expect(root.incomingContents() == [])
+
+            let photo = JPEGFactory.shelf(seed: 83)
+            let first = try await http.upload(photo, shelf: "Living room", name: "../../etc/passwd.JPG")
+            #expect(first.status == 201, "\(first.body)")
+            let second = try await http.upload(photo, shelf: "Living room", name: "passwd.jpg")
+            #expect(second.status == 201, "\(second.body)")
+            let odd = try await http.upload(photo, shelf: "", name: "<script>.exe")
+            #expect(odd.status == 201, "\(odd.body)")
+            #expect(
+                root.incomingContents() == [
+                    "Living room", "Living room/passwd-2.jpg", "Living room/passwd.jpg", "script.jpg",
+                ])
+            let landed = try Data(contentsOf: root.incoming.appendingPathComponent("Living room/passwd.jpg"))
+            #expect(Array(landed) == photo)
+
+            // A HEIC keeps its extension; one named .jpg is named for what it is.
+            if JPEGFactory.canEncodeHEIC,
+                let heic = JPEGFactory.heic(rgb: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64)
+            {
+                #expect(try await http.upload(heic, shelf: "phone", name: "IMG_9.HEIC").status == 201)
+                #expect(try await http.upload(heic, shelf: "phone", name: "IMG_10.jpg").status == 201)
+                #expect(
+                    root.incomingContents().filter { $0.hasPrefix("phone/") } == [
+                        "phone/IMG_10.heic", "phone/IMG_9.heic",
+                    ])
+            }
+        }
+    }
 }
