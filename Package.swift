@@ -252,11 +252,12 @@ let package = Package(
             name: "ShelfAppTests",
             dependencies: ["ShelfApp", "ShelfConfig", "ShelfCore", "ShelfStore", "ShelfTesting"],
             swiftSettings: settings),
-        // The daemon's runtime in the test's process, most of it on a manual clock.
+        // The daemon's runtime in the test's process: a run's reading of a photo, and its pace on a manual clock.
         .testTarget(
             name: "ShelfDaemonTests",
             dependencies: [
                 "ShelfDaemon", "ShelfPipeline", "ShelfCore", "ShelfStore", "ShelfTesting", "ShelfRuntimeTesting",
+                "ShelfApp", "ShelfImaging",
             ],
             swiftSettings: settings),
         .testTarget(

@@ -35,29 +35,4 @@ struct CloudflareTests {
             }
         }
     }
-
-    @Test("A photo Cloudflare finds too large is sent once more, smaller, and then read", .timeLimit(.minutes(1)))
-    func tooLargeIsShrunkOnce() async throws {
-        let emma = CloudflareEmulator.Book(title: "Emma", author: "Jane Austen", confidence: 0.8)
-        let script = CloudflareEmulator.Script(
-            licenseAgreed: true,
-            rules: [.init(photo: .any, replies: [.tooLarge, .books([emma])])])
-        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
-            try await withCloudflareEmulator(script) { cloudflare in
-                let root = try ShelfRoot(
-                    geminiURL: gemini.baseURL, cloudflareURL: cloudflare.baseURL,
-                    overrides: ["pipeline": ["provider": "\"cloudflare\""]])
-                try root.drop(JPEGFactory.shelf(width: 3000, height: 2000, seed: 810), as: "big.jpg")
-                let run = try await root.shelfd("run")
-                #expect(run.status == 0, "\(run.stderr)")
-                let sizes = cloudflare.requests.filter { !$0.isAgreement }.map(\.body.count)
-                #expect(sizes.count == 2)
-                #expect(sizes[1] < sizes[0], "the second request carries a smaller photo")
-                let result = try #require(try root.resultDocuments().first)
-                #expect(result.books.map(\.title) == ["Emma"])
-                #expect(
-                    (result.runs.first?.sent?.width ?? 0) < 1536, "the result records the smaller copy that was read")
-            }
-        }
-    }
 }

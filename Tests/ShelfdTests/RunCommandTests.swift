@@ -42,36 +42,6 @@ struct RunCommandTests {
     }
 }
 
-@Suite("What leaves the machine", .serialized)
-struct PreprocessingTests {
-    @Test("A sideways phone photo is sent upright, resized for Gemini, and without its EXIF", .timeLimit(.minutes(1)))
-    func sentImageIsUprightAndClean() async throws {
-        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
-            let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            // Stored 4000×3000 with EXIF orientation 6: a person sees it 3000 wide, 4000 tall.
-            let photo = JPEGFactory.withOrientation(JPEGFactory.shelf(width: 4000, height: 3000, seed: 900), 6)
-            try root.drop(photo, as: "sideways.jpg")
-            #expect(try await root.shelfd("run").status == 0)
-
-            let request = try #require(gemini.requests.first)
-            let parts = try #require(
-                ((request.json?["contents"] as? [[String: Any]])?.first?["parts"]) as? [[String: Any]])
-            let inline = try #require(parts.first?["inline_data"] as? [String: Any])
-            let sent = try #require(Data(base64Encoded: inline["data"] as? String ?? "")).map { $0 }
-            let info = try PhotoInspector.inspect(sent)
-            #expect(info.width == 2304 && info.height == 3072, "upright, long side at Gemini's 3072 px")
-            #expect(info.orientation == 1)
-            #expect(sent.firstRange(of: Array("Exif".utf8)) == nil, "no EXIF (no GPS, no device) leaves the machine")
-
-            let result = try #require(try root.resultDocuments().first)
-            #expect(result.photo.width == 3000 && result.photo.height == 4000 && result.photo.orientation == 6)
-            let run = try #require(result.runs.first?.sent)
-            #expect(run.width == 2304 && run.height == 3072 && run.bytes == sent.count && run.quality != nil)
-            #expect(result.signals?.longSide == 4000)
-        }
-    }
-}
-
 @Suite("Advice for the next photo", .serialized)
 struct SuggestionTests {
     @Test(
