@@ -244,13 +244,16 @@ let package = Package(
         .testTarget(
             name: "ShelfWebTests",
             dependencies: [
-                "ShelfWeb", "ShelfApp", "ShelfConfig", "ShelfWatch", "ShelfTesting", "ShelfRuntimeTesting", "ShelfCore",
-                "ShelfDigest", "ShelfStore",
+                "ShelfWeb", "ShelfApp", "ShelfWatch", "ShelfTesting", "ShelfRuntimeTesting", "ShelfCore", "ShelfDigest",
+                "ShelfStore",
             ],
             swiftSettings: settings),
         .testTarget(
             name: "ShelfAppTests",
-            dependencies: ["ShelfApp", "ShelfConfig", "ShelfCore", "ShelfStore", "ShelfTesting"],
+            dependencies: [
+                "ShelfApp", "ShelfConfig", "ShelfCore", "ShelfStore", "ShelfTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: settings),
         // The daemon's runtime in the test's process: a run's reading of a photo, and its pace on a manual clock.
         .testTarget(

@@ -27,8 +27,7 @@ package final class InProcessShelf: Sendable {
     package init(_ root: ShelfRoot, clock: ManualClock, owner: String = ProcessIdentity.current) throws {
         self.root = root
         self.clock = clock
-        (config, _) = try Configuration.load(explicitPath: root.configFile.path, environment: root.environment)
-        secrets = Secrets.load(environment: root.environment)
+        (config, secrets) = try root.configuration()
         var handler = InMemoryLogHandler()
         handler.logLevel = .info
         logs = handler

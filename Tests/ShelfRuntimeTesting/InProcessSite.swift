@@ -29,8 +29,7 @@ package final class InProcessSite: Sendable {
         self.root = root
         // The router's requests come from no address, so never from loopback: the client logs in with the token.
         if root.environment["WEB_TOKEN"] == nil { root.environment["WEB_TOKEN"] = "in-process-\(UUID().uuidString)" }
-        (config, _) = try Configuration.load(explicitPath: root.configFile.path, environment: root.environment)
-        secrets = Secrets.load(environment: root.environment)
+        (config, secrets) = try root.configuration()
         let logger = Logger(label: "shelfd") { _ in SwiftLogNoOpLogHandler() }
         runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, time: time)
         desks = Desks(
@@ -71,12 +70,18 @@ package final class InProcessSite: Sendable {
 }
 
 extension ShelfRoot {
+    /// The configuration and secrets shelfd reads in this root, as a command started here would.
+    package func configuration() throws -> (Configuration, Secrets) {
+        let (config, _) = try Configuration.load(explicitPath: configFile.path, environment: environment)
+        return (config, Secrets.load(environment: environment))
+    }
+
     /// `shelfd catalogue import` of a CSV list, in this process: before the site starts, as a person imports a list
     /// before the daemon reads photos against it.
     package func importCatalogue(_ csv: String) throws {
         let file = base.appendingPathComponent("list-\(UUID().uuidString.prefix(6)).csv")
         try csv.write(to: file, atomically: true, encoding: .utf8)
-        let (config, _) = try Configuration.load(explicitPath: configFile.path, environment: environment)
+        let (config, _) = try configuration()
         _ = try CatalogueDesk(store: try StoreAccess.catalogue(config: config, shared: nil)).importFile(file.path)
     }
 }
@@ -119,11 +124,7 @@ package struct WebClient: Sendable {
         var answer = WebAnswer(
             status: response.status.code, headers: [:], cookies: [], body: String(buffer: response.body))
         answer.bytes = Array(buffer: response.body)
-        for field in response.headers {
-            let name = field.name.canonicalName
-            if field.name == .setCookie { answer.cookies.append(field.value); continue }
-            answer.headers[name] = answer.headers[name].map { "\($0), \(field.value)" } ?? field.value
-        }
+        for field in response.headers { answer.add(header: field.name.canonicalName, field.value) }
         return answer
     }
 }
@@ -168,6 +169,13 @@ package struct WebAnswer: Sendable {
     }
 
     package func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// A header of the answer: Set-Cookie kept apart, a repeated one joined with ", ".
+    package mutating func add(header name: String, _ value: String) {
+        let name = name.lowercased()
+        if name == "set-cookie" { return cookies.append(value) }
+        headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+    }
     /// `name=value` of the first Set-Cookie, for a Cookie header.
     package var cookiePair: String? { cookies.first.flatMap { $0.split(separator: ";").first.map(String.init) } }
 }

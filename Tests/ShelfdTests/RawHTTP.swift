@@ -80,17 +80,16 @@ struct RawHTTP {
         else {
             throw Failure("no status line: \(text)")
         }
-        var headers: [String: String] = [:], cookies: [String] = []
+        var answer = Answer(status: status, headers: [:], cookies: [], body: "")
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased(),
-                value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if name == "set-cookie" { cookies.append(value); continue }
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+            answer.add(
+                header: String(line[..<colon]),
+                line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var body = String(text[split.upperBound...])
-        if headers["transfer-encoding"]?.contains("chunked") == true { body = dechunk(body) }
-        return Answer(status: status, headers: headers, cookies: cookies, body: body)
+        if answer.header("transfer-encoding")?.contains("chunked") == true { body = dechunk(body) }
+        return Answer(status: status, headers: answer.headers, cookies: answer.cookies, body: body)
     }
 
     static func dechunk(_ text: String) -> String {
