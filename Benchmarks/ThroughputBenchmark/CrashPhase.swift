@@ -3,8 +3,9 @@ import ShelfTesting
 
 /// `--kills`: what a crash costs. Photos wait in incoming/, `shelfd watch` starts, and is killed with SIGKILL after
 /// each of the given delays from its start, then started again; after the last kill it runs until every photo has its
-/// result. Every request is paid for: the report is how many times each photo was asked (one, plus at most one for
-/// each kill that cut its request off; the target is at most two), and whether any photo was lost or counted twice.
+/// result. Every request is paid for: the report is how many times each photo was asked (the target is at most two: a
+/// photo whose request a kill cut off waits out a pause that restarts seconds apart do not reach), and whether any
+/// photo was lost or counted twice.
 extension ThroughputBenchmark {
     func measureCrashes(_ binary: URL, named label: String, emulator: GeminiEmulator, seed: Int) throws -> Crashes {
         let root = try BenchRoot(

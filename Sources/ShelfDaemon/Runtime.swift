@@ -52,7 +52,8 @@ package struct Runtime: Sendable {
         if writesFiles { AtomicFile.removeLeftovers(in: URL(fileURLWithPath: paths.results), recursive: true) }
         let store = try StoreAccess.open(config: config, secrets: secrets)
         // A shared store's leases of other machines are theirs until they run out.
-        let recovered = try store.queue.recoverLeases(isAlive: ProcessIdentity.aliveCheck(sharedStore: store.isShared))
+        let recovered = try store.queue.recoverLeases(
+            isAlive: ProcessIdentity.aliveCheck(sharedStore: store.isShared), now: time.now)
         if recovered > 0 {
             logger.notice("Jobs of a stopped process returned to the queue", metadata: ["jobs": "\(recovered)"])
         }

@@ -8,6 +8,13 @@ extension PhotoQueue {
     /// other job is due or in flight. One more death and it is dead.
     package static let crashesHeldBack = 2
 
+    /// How long a photo whose request a death cut off waits before it is asked again: 30 s, doubling with each death in a
+    /// row, at most 8 minutes. A process that keeps dying (a crash loop, a person's repeated `kill -9`) is restarted
+    /// within seconds; were the photo asked at once, every restart would pay for its request again.
+    package static func crashPause(crashes: Int) -> TimeInterval {
+        min(480, 30 * pow(2, Double(max(0, crashes - 1))))
+    }
+
     /// Leases up to `limit` due jobs in one BEGIN IMMEDIATE transaction, as one batch. A job whose lease ran
     /// out (its holder stopped heartbeating: gone, or stuck) is due again. `choice` nil takes the
     /// jobs for the configured provider; a name takes only the jobs that asked for that provider. Jobs the process
@@ -147,8 +154,9 @@ extension PhotoQueue {
         }
     }
 
-    /// On start: jobs leased by an owner that is gone (or whose lease ran out) return to pending, with their attempt
-    /// count; those the death cut off (`crashes`) go behind the jobs that were waiting (`claim`). A job held back
+    /// On start: jobs leased by an owner that is gone (or whose lease ran out) return to the queue, with their attempt
+    /// count; those the death cut off (`crashes`) go behind the jobs that were waiting (`claim`), and those whose request
+    /// it cut off wait `crashPause` before they are asked again, so a restart does not pay for them again. A job held back
     /// (`crashesHeldBack`) that the process dies reading once more, not while its request is out, is dead, with a
     /// reason that names the crash: a photo that kills the process cannot stop the queue.
     @discardableResult
@@ -182,6 +190,21 @@ extension PhotoQueue {
                         """, [PhotoError.Code.processDied.rawValue, message, crashes, now, now, id])
                     try Self.addEvent(
                         db, "photo_crashed", sha256: row.string("sha256"), jobID: id, message: message, now: now)
+                } else if Self.wasAsking(row.string("stage")) {
+                    let message =
+                        "the process stopped while this photo's request was out (a crash or a kill, \(crashes) in a row): it is asked again after a pause"
+                    try db.execute(
+                        """
+                        UPDATE job SET state = 'failed_retryable', not_before = ?, error_code = ?, error_message = ?,
+                            lease_owner = NULL, lease_expiry = NULL, crashes = ?, updated_at = ? WHERE id = ?
+                        """,
+                        [
+                            now.addingTimeInterval(Self.crashPause(crashes: Int(crashes))),
+                            PhotoError.Code.processDied.rawValue, message, crashes, now, id,
+                        ])
+                    try Self.addEvent(
+                        db, "lease_recovered", sha256: row.string("sha256"), jobID: id,
+                        message: "owner \(owner) is gone (\(message))", now: now)
                 } else {
                     try db.execute(
                         """

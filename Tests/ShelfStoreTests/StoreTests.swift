@@ -76,16 +76,23 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         }
     }
 
-    @Test("Jobs leased by a dead owner return to pending with their attempt count", arguments: StoreKind.allCases)
+    @Test(
+        "Jobs leased by a dead owner return with their attempt count, after a pause if their request was out",
+        arguments: StoreKind.allCases)
     func deadOwnersLeasesAreRecovered(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
             _ = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
-                syncConflict: false, provider: "gemini")
-            let job = try #require(try store.queue.claim(limit: 5, provider: "gemini", owner: "gone", lease: 600).first)
-            try store.queue.chargeAttempt(jobID: job.id)
-            #expect(try store.queue.recoverLeases(isAlive: { $0 != "gone" }) == 1)
-            let again = try #require(try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600).first)
+                syncConflict: false, provider: "gemini", now: now)
+            func claim(_ owner: String, at time: Date) throws -> [ClaimedJob] {
+                try store.queue.claim(limit: 5, provider: "gemini", owner: owner, lease: 600, now: time)
+            }
+            let job = try #require(try claim("gone", at: now).first)
+            try store.queue.chargeAttempt(jobID: job.id, now: now)
+            #expect(try store.queue.recoverLeases(isAlive: { $0 != "gone" }, now: now + 1) == 1)
+            #expect(try claim("me", at: now + 2).isEmpty, "a restart seconds later does not pay for it again")
+            let again = try #require(try claim("me", at: now + 1 + PhotoQueue.crashPause(crashes: 1)).first)
             #expect(again.id == job.id)
             #expect(again.attempts == 1)
         }
@@ -131,9 +138,14 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             #expect(alone.map(\.sha256) == ["a"])
             _ = try store.queue.chargeAttempt(jobID: alone[0].id, now: now)
             #expect(try store.queue.recoverLeases(isAlive: { $0 != "dies" }, now: now + 1) == 1)
+            let paused = try #require(try store.queue.finishedJob(sha256: "a"))
             #expect(
-                try store.queue.finishedJob(sha256: "a")?.state == .pending,
-                "not failed: a kill during a request is no fault")
+                paused.state == .failedRetryable && paused.code == PhotoError.Code.processDied.rawValue,
+                "not dead: a kill during a request is no fault")
+            // Asked again after a pause, so that a process killed again within seconds does not pay for it again.
+            #expect(
+                try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 600, now: now + 20).isEmpty)
+            now += PhotoQueue.crashPause(crashes: 3)
             // Alone again; the process dies reading it (decoding, matching): it is dead, and says why.
             #expect(try claimedByAProcessThatDies(5) == ["a"])
             let dead = try #require(try store.queue.finishedJob(sha256: "a"))
@@ -176,8 +188,13 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
                     try store.queue.finish(
                         next.map { JobOutcome(job: $0, result: .finished(books: [], resultPath: nil, review: false)) },
                         shelfOf: { _ in nil }, now: now + 3)
+                    // Each whose request was cut off is asked once more, after its pause, and none is held back.
+                    #expect(
+                        try store.queue.claim(limit: 5, provider: "gemini", owner: "next", lease: 600, now: now + 4)
+                            .isEmpty)
                     let last = try store.queue.claim(
-                        limit: 5, provider: "gemini", owner: "next", lease: 600, now: now + 4)
+                        limit: 5, provider: "gemini", owner: "next", lease: 600,
+                        now: now + 1 + PhotoQueue.crashPause(crashes: 1))
                     #expect(last.map(\.sha256) == ["a", "b", "c"], "each asked once more, none held back")
                 } else {
                     _ = try store.queue.releaseLeases(owner: "next", now: now + 3)

@@ -188,7 +188,7 @@ struct DaemonTests {
     }
 
     @Test(
-        "kill -9 while a request is in flight: the photo is asked again after the restart, and has one result",
+        "kill -9 while a request is in flight: the photo is asked again after a pause, and has one result",
         .timeLimit(.minutes(2)))
     func killDuringRequestResendsOnce() async throws {
         try await withGeminiEmulator(GeminiEmulator.Script(latency: .seconds(3), reply: .books([dune]))) { gemini in
