@@ -20,7 +20,8 @@ struct JobNotificationTests {
         let listener = Task { await PostgresStore.listenForJobs(endpoint) { wakes.add() } }
         defer { listener.cancel() }
 
-        try await wakes.wait(beyond: 0, "the listener is connected") // one wake-up once it listens
+        // One wake-up once it listens; a machine busy with other tests' builds may take a while to connect.
+        try await wakes.wait(beyond: 0, "the listener is connected", timeout: .seconds(60))
         var seen = wakes.count
         try queue(store, photo: 1)
         try await wakes.wait(beyond: seen, "a queued photo is announced")
