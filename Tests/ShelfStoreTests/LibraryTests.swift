@@ -17,16 +17,7 @@ private func commit(_ store: Store, photo sha: String, shelf: String? = nil, _ b
             relativePath: "\(shelf.map { "\($0)/" } ?? "")\(sha).jpg", sha256: sha, size: 1,
             mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
     }
-    let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-    try store.queue.finish(
-        [
-            JobOutcome(
-                job: job,
-                result: .finished(
-                    books: books, resultPath: "/r/\(sha).json",
-                    review: books.contains { $0.status == .needsReview }))
-        ],
-        shelfOf: { _ in shelf }, now: now)
+    try store.queue.finishReading(try store.queue.claimOne(now: now), books, shelf: shelf, now: now)
 }
 
 private func reading(
@@ -95,8 +86,7 @@ private let hobbitCandidates = [
             _ = try store.queue.recordSighting(
                 path: "/in/den/p2.jpg", relativePath: "den/p2.jpg", sha256: "p2", size: 1,
                 mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
-            let job = try #require(
-                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            let job = try store.queue.claimOne(now: now)
             var seen: [String: [LibraryWork]] = [:]
             try store.queue.finish(
                 settling: { lookup in
@@ -905,15 +895,7 @@ private let hobbitCandidates = [
             _ = try store.queue.recordSighting(
                 path: "/in/p.jpg", relativePath: "p.jpg", sha256: sha, size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini")
-            let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
-            try store.queue.finish(
-                [
-                    JobOutcome(
-                        job: job,
-                        result: .finished(
-                            books: [reading("Smudged", nil, confidence: 0.3)],
-                            resultPath: "/r/p.json", review: true))
-                ], shelfOf: { _ in nil })
+            try store.queue.finishReading(try store.queue.claimOne(), [reading("Smudged", nil, confidence: 0.3)])
             let item = try #require(try store.library.openReviewItems().first)
             #expect(try store.library.reviewItem(String(item.id.prefix(6)).uppercased()).id == item.id)
             #expect(try store.library.reviewItem(item.id).id == item.id)
@@ -933,15 +915,12 @@ private let hobbitCandidates = [
             _ = try store.queue.recordSighting(
                 path: "/in/p1.jpg", relativePath: "p1.jpg", sha256: "p1", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini", now: now)
-            let job = try #require(
-                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
+            let job = try store.queue.claimOne(now: now)
             let books = [
                 reading("Dune", "Frank Herbert"), reading("Smudged", nil, confidence: 0.3),
                 reading("Faded", nil, confidence: 0.2),
             ]
-            let batch = try store.queue.finish(
-                [JobOutcome(job: job, result: .finished(books: books, resultPath: "/r/p1.json", review: true))],
-                shelfOf: { _ in nil }, now: now)
+            let batch = try store.queue.finishReading(job, books, now: now)
             let open = try store.library.openReviewItems()
             #expect(batch.works.count == 3 && batch.photos == ["p1"] && batch.closedItems.isEmpty)
             #expect(batch.openedItems == Set(open.map(\.id)) && open.count == 2)
@@ -953,16 +932,8 @@ private let hobbitCandidates = [
 
             // Read again without "Faded": its item closes.
             _ = try store.queue.rescan(sha256: "p1", providerChoice: nil, now: now)
-            let again = try #require(
-                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: now).first)
-            let rescan = try store.queue.finish(
-                [
-                    JobOutcome(
-                        job: again,
-                        result: .finished(
-                            books: Array(books.prefix(2)), resultPath: "/r/p1.json",
-                            review: true))
-                ], shelfOf: { _ in nil }, now: now)
+            let rescan = try store.queue.finishReading(
+                try store.queue.claimOne(now: now), Array(books.prefix(2)), now: now)
             let faded = try #require(open.first { $0.book.title == "Faded" })
             #expect(rescan.closedItems == [faded.id] && rescan.openedItems.isEmpty)
             // A shared store's files version moves once per commit, so the node that writes files knows a change was

@@ -24,15 +24,13 @@ import Testing
             let other = try #require(try site.openForReading()) // `shelfd web` beside `shelfd watch`
             try queue(store, "a.jpg", at: 100)
             #expect(try stage(other, "a.jpg") == .queued)
-            let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            let job = try store.queue.claimOne()
             #expect(try stage(other, "a.jpg") == .preparing)
             for step in [JobStage.asking, .matching, .writing] {
                 try store.queue.recordStage(step, jobIDs: [job.id], now: Date())
                 #expect(try stage(other, "a.jpg") == step)
             }
-            try store.queue.finish(
-                [JobOutcome(job: job, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
-                shelfOf: { _ in nil })
+            try store.queue.finishReading(job, [])
             #expect(try stage(other, "a.jpg") == .done)
             try store.queue.recordStage(.asking, jobIDs: [job.id], now: Date())
             #expect(try stage(other, "a.jpg") == .done, "only a leased job's step is recorded")
@@ -46,10 +44,7 @@ import Testing
         try withStore(kind) { store, _ in
             #expect(try store.queue.progress().pass == nil)
             try queue(store, "old.jpg", at: 10)
-            let old = try #require(
-                try store.queue.claim(
-                    limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 11)
-                ).first)
+            let old = try store.queue.claimOne(now: Date(timeIntervalSince1970: 11))
             try store.queue.finish(
                 [JobOutcome(job: old, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
                 now: Date(timeIntervalSince1970: 12))
@@ -57,13 +52,9 @@ import Testing
 
             try queue(store, "a.jpg", at: 100)
             try queue(store, "b.jpg", at: 101)
-            let a = try #require(
-                try store.queue.claim(
-                    limit: 1, provider: "gemini", owner: "me", lease: 60, now: Date(timeIntervalSince1970: 102)
-                ).first)
-            try store.queue.finish(
-                [JobOutcome(job: a, result: .finished(books: [], resultPath: "/r/a.json", review: false))],
-                shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 103))
+            try store.queue.finishReading(
+                try store.queue.claimOne(now: Date(timeIntervalSince1970: 102)), [],
+                now: Date(timeIntervalSince1970: 103))
             var pass = try #require(try store.queue.progress().pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 100), "a's finish overlaps b's wait: one pass")
             #expect(pass.total == 2 && pass.finished == 1)

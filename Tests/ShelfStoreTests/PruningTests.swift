@@ -13,8 +13,7 @@ import Testing
         _ = try store.queue.recordSighting(
             path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
             syncConflict: false, provider: "gemini", now: at)
-        let job = try #require(
-            try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
+        let job = try store.queue.claimOne(now: at)
         try store.queue.recordResponse(
             jobID: job.id, sha256: sha, provider: "gemini", model: "m", file: "/state/responses/\(sha).json",
             bytes: 10, latencyMs: 5, now: at)

@@ -48,8 +48,7 @@ import Testing
             _ = try store.queue.recordSighting(
                 path: "/in/p.jpg", relativePath: "p.jpg", sha256: "p", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini", now: Self.start)
-            let job = try #require(
-                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: Self.start).first)
+            let job = try store.queue.claimOne(now: Self.start)
             let budget = Self.budget(), t0 = Self.start
             let first = try store.providers.takeRequestTurn(
                 provider: "gemini", budget: budget, charging: job.id, now: t0)

@@ -45,17 +45,15 @@ private func photo(_ store: Store, _ name: String, _ spines: [Spine], at: Date) 
     _ = try store.queue.recordSighting(
         path: "/in/\(name)", relativePath: name, sha256: sha, size: 1, mtime: at.timeIntervalSince1970,
         provider: "gemini", now: at)
-    let job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: at).first)
-    let books = spines.map { $0.book() }
-    try store.queue.finish(
-        [
-            JobOutcome(
-                job: job,
-                result: .finished(
-                    books: books, resultPath: "/r/\(sha).json",
-                    review: books.contains { $0.status == .needsReview }))
-        ],
-        shelfOf: { _ in ReviewDocument.Photo.shelf(of: name) }, now: at)
+    try store.queue.finishReading(
+        try store.queue.claimOne(now: at), spines.map { $0.book() }, shelf: ReviewDocument.Photo.shelf(of: name),
+        now: at)
+}
+
+/// A round of one photo: `name` dropped at `at`, and the round closed once it has been quiet for 31 minutes.
+private func round(_ store: Store, _ name: String, _ spines: [Spine], at: Date) throws {
+    try photo(store, name, spines, at: at)
+    _ = try store.shelves.closeDue(now: at.addingTimeInterval(31 * minute))
 }
 
 private func titles(_ changes: [ShelfDocument.Change]) -> [String] { changes.map(\.title).sorted() }
@@ -107,11 +105,9 @@ struct ShelfRoundsTests {
         arguments: StoreKind.allCases)
     func halfAShelf(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            try photo(store, "den/1.jpg", spread(["A", "B", "C", "D", "E"]), at: day1)
-            _ = try store.shelves.closeDue(now: day1.addingTimeInterval(31 * minute))
+            try round(store, "den/1.jpg", spread(["A", "B", "C", "D", "E"]), at: day1)
             // The left half, books up to the photo's right edge: what stands beyond was not photographed.
-            try photo(store, "den/2.jpg", [Spine(title: "A", x: 0.5), Spine(title: "B", x: 0.97)], at: day2)
-            _ = try store.shelves.closeDue(now: day2.addingTimeInterval(31 * minute))
+            try round(store, "den/2.jpg", [Spine(title: "A", x: 0.5), Spine(title: "B", x: 0.97)], at: day2)
             let half = try #require(try store.shelves.shelf("den"))
             #expect(half.changes.isEmpty)
             #expect(half.books.map(\.title) == ["A", "B", "C", "D", "E"])
@@ -119,8 +115,7 @@ struct ShelfRoundsTests {
 
             // Next day the photo shows the shelf's end right of B: C, D and E are gone from their places.
             let day3 = day2.addingTimeInterval(86_400)
-            try photo(store, "den/3.jpg", spread(["A", "B"], from: 0.2, to: 0.4), at: day3)
-            _ = try store.shelves.closeDue(now: day3.addingTimeInterval(31 * minute))
+            try round(store, "den/3.jpg", spread(["A", "B"], from: 0.2, to: 0.4), at: day3)
             #expect(titles(try #require(try store.shelves.shelf("den")).changes.missing) == ["C", "D", "E"])
         }
     }
@@ -160,10 +155,8 @@ struct ShelfRoundsTests {
         arguments: StoreKind.allCases)
     func lentThenSeenAgain(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            try photo(store, "den/1.jpg", spread(["A", "B", "C"]), at: day1)
-            _ = try store.shelves.closeDue(now: day1.addingTimeInterval(31 * minute))
-            try photo(store, "den/2.jpg", spread(["A", "C"]), at: day2)
-            _ = try store.shelves.closeDue(now: day2.addingTimeInterval(31 * minute))
+            try round(store, "den/1.jpg", spread(["A", "B", "C"]), at: day1)
+            try round(store, "den/2.jpg", spread(["A", "C"]), at: day2)
             #expect(titles(try #require(try store.shelves.shelf("den")).changes.missing) == ["B"])
 
             let answered = day2.addingTimeInterval(40 * minute)
@@ -193,10 +186,8 @@ struct ShelfRoundsTests {
         arguments: StoreKind.allCases)
     func goneAndHere(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            try photo(store, "den/1.jpg", spread(["A", "B", "C", "D"]), at: day1)
-            _ = try store.shelves.closeDue(now: day1.addingTimeInterval(31 * minute))
-            try photo(store, "den/2.jpg", spread(["A", "D"]), at: day2)
-            _ = try store.shelves.closeDue(now: day2.addingTimeInterval(31 * minute))
+            try round(store, "den/1.jpg", spread(["A", "B", "C", "D"]), at: day1)
+            try round(store, "den/2.jpg", spread(["A", "D"]), at: day2)
             #expect(titles(try #require(try store.shelves.shelf("den")).changes.missing) == ["B", "C"])
             let now = day2.addingTimeInterval(50 * minute)
             _ = try store.shelves.answer(work: "catalogue:b", .gone, now: now)
@@ -216,8 +207,7 @@ struct ShelfRoundsTests {
         arguments: StoreKind.allCases)
     func reviewAndRescan(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            try photo(store, "den/1.jpg", spread(["A", "B", "C"]), at: day1)
-            _ = try store.shelves.closeDue(now: day1.addingTimeInterval(31 * minute))
+            try round(store, "den/1.jpg", spread(["A", "B", "C"]), at: day1)
             // B's spine is hard to read today: its reading waits for a person, first candidate B.
             try photo(
                 store, "den/2.jpg",
@@ -228,25 +218,13 @@ struct ShelfRoundsTests {
 
             let day3 = day2.addingTimeInterval(86_400)
             // C's spine is missed by the first reading of today's photo; read again, the photo shows it.
-            try photo(store, "den/4.jpg", spread(["A", "B"], from: 0.2, to: 0.4), at: day3)
-            _ = try store.shelves.closeDue(now: day3.addingTimeInterval(31 * minute))
+            try round(store, "den/4.jpg", spread(["A", "B"], from: 0.2, to: 0.4), at: day3)
             #expect(titles(try #require(try store.shelves.shelf("den")).changes.missing) == ["C"])
-            _ = try #require(
-                try store.queue.rescan(sha256: "den-4.jpg", providerChoice: nil, now: day3.addingTimeInterval(2 * 3600))
-            )
-            let job = try #require(
-                try store.queue.claim(
-                    limit: 1, provider: "gemini", owner: "me", lease: 60, now: day3.addingTimeInterval(2 * 3600)
-                ).first)
-            try store.queue.finish(
-                [
-                    JobOutcome(
-                        job: job,
-                        result: .finished(
-                            books: spread(["A", "B", "C"], from: 0.2, to: 0.5).map { $0.book() },
-                            resultPath: "/r/den-4.json", review: false))
-                ],
-                shelfOf: { _ in "den" }, now: day3.addingTimeInterval(2 * 3600))
+            let later = day3.addingTimeInterval(2 * 3600)
+            _ = try #require(try store.queue.rescan(sha256: "den-4.jpg", providerChoice: nil, now: later))
+            try store.queue.finishReading(
+                try store.queue.claimOne(now: later), spread(["A", "B", "C"], from: 0.2, to: 0.5).map { $0.book() },
+                shelf: "den", now: later)
             let den = try #require(try store.shelves.shelf("den"))
             #expect(den.changes.missing.isEmpty)
             #expect(den.books.allSatisfy { $0.missingSince == nil })
@@ -266,17 +244,9 @@ struct ShelfRoundsTests {
             #expect(
                 try store.shelves.close(shelf: "den", now: day1.addingTimeInterval(2 * minute)).0 == .waiting(photos: 1)
             )
-            let job = try #require(
-                try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60, now: day1).first)
-            try store.queue.finish(
-                [
-                    JobOutcome(
-                        job: job,
-                        result: .finished(
-                            books: spread(["C"]).map { $0.book() }, resultPath: "/r/2.json",
-                            review: false))
-                ],
-                shelfOf: { _ in "den" }, now: day1.addingTimeInterval(3 * minute))
+            try store.queue.finishReading(
+                try store.queue.claimOne(now: day1), spread(["C"]).map { $0.book() }, shelf: "den",
+                now: day1.addingTimeInterval(3 * minute))
             _ = try store.shelves.closeDue(now: day1.addingTimeInterval(3 * minute))
             let den = try #require(try store.shelves.shelf("den"))
             #expect(den.lastRound?.photos == 2)

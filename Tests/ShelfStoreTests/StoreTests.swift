@@ -272,12 +272,12 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             _ = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
                 syncConflict: false, provider: "gemini")
-            var job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            var job = try store.queue.claimOne()
             try store.queue.chargeAttempt(jobID: job.id)
             try store.queue.finish(
                 [JobOutcome(job: job, result: .released(.providerAuth, message: "bad key", refundAttempt: true))],
                 shelfOf: { _ in nil })
-            job = try #require(try store.queue.claim(limit: 1, provider: "gemini", owner: "me", lease: 60).first)
+            job = try store.queue.claimOne()
             #expect(job.attempts == 0)
             try store.queue.finish(
                 [JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
