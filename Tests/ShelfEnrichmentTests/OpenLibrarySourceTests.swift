@@ -158,7 +158,7 @@ struct OpenLibrarySourceTests {
 
     @Test("A source that cannot be reached is unavailable")
     func unreachable() async throws {
-        let emulator = try OpenLibraryEmulator.start()
+        let emulator = try OpenLibraryEmulator.start(script: .init())
         emulator.stop() // the port is closed: connection refused
         let error = await lookupFailure { () async throws(LookupError) in
             try await openLibrary(emulator).candidates(for: dune, limit: 5)

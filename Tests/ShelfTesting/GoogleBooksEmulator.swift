@@ -5,7 +5,7 @@ import ShelfCore
 /// `inauthor:` and `isbn:`, `maxResults` (0…40), an optional `key`, volume resources in their real
 /// shape, and errors in Google's envelope (`{"error": {"code", "message", "errors": [{"reason"}],
 /// "status", "details"}}`): a bad key, the per-minute and per-day quotas, a disabled API, 5xx.
-package final class GoogleBooksEmulator: ScriptedEmulator {
+package final class GoogleBooksEmulator: BookServiceEmulator {
     package struct Volume: Sendable {
         /// `zyTCAlFPjgYC`.
         package var id: String
@@ -76,14 +76,11 @@ package final class GoogleBooksEmulator: ScriptedEmulator {
 
     package init(host: ScriptedServer<State>) { self.host = host }
 
-    /// Starts on 127.0.0.1 with a free port; `baseURL` is what `[enrich] googlebooks_base_url` should be.
-    package static func start(script: Script = Script()) throws -> GoogleBooksEmulator {
-        try started(ScriptedServer(script: script, respond: handle))
-    }
-
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String)
+    /// Answers a request with the reply it is due; `baseURL` (the emulator's) is what
+    /// `[enrich] googlebooks_base_url` should be.
+    package static func respond(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String)
         -> HTTPServer.Response
     {
         guard request.method == "GET", request.path == "/books/v1/volumes" else {
@@ -226,7 +223,5 @@ package func withGoogleBooksEmulator<T>(
     _ script: GoogleBooksEmulator.Script = .init(),
     _ body: (GoogleBooksEmulator) async throws -> T
 ) async throws -> T {
-    let emulator = try GoogleBooksEmulator.start(script: script)
-    defer { emulator.stop() }
-    return try await body(emulator)
+    try await GoogleBooksEmulator.with(script, body)
 }

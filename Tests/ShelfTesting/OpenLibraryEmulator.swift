@@ -5,7 +5,7 @@ import ShelfCore
 /// `/isbn/{isbn}.json` (a 302 to the edition, as the real one answers), `/books/…`, `/works/…` and
 /// `/authors/….json`, with their real shapes. It can rate-limit (429 with Retry-After), fail (5xx),
 /// refuse clients without a contact in their User-Agent (403), and logs every request.
-package final class OpenLibraryEmulator: ScriptedEmulator {
+package final class OpenLibraryEmulator: BookServiceEmulator {
     package struct Author: Sendable {
         /// `OL26320A`.
         package var id: String
@@ -97,14 +97,11 @@ package final class OpenLibraryEmulator: ScriptedEmulator {
 
     package init(host: ScriptedServer<State>) { self.host = host }
 
-    /// Starts on 127.0.0.1 with a free port; `baseURL` is what `[enrich] openlibrary_base_url` should be.
-    package static func start(script: Script = Script()) throws -> OpenLibraryEmulator {
-        try started(ScriptedServer(script: script, respond: handle))
-    }
-
     // MARK: - Handling
 
-    private static func handle(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String)
+    /// Answers a request with the reply it is due; `baseURL` (the emulator's) is what
+    /// `[enrich] openlibrary_base_url` should be.
+    package static func respond(_ request: RecordedRequest, script: Script, reply: Reply, baseURL: String)
         -> HTTPServer.Response
     {
         switch reply {
@@ -241,7 +238,5 @@ package func withOpenLibraryEmulator<T>(
     _ script: OpenLibraryEmulator.Script = .init(),
     _ body: (OpenLibraryEmulator) async throws -> T
 ) async throws -> T {
-    let emulator = try OpenLibraryEmulator.start(script: script)
-    defer { emulator.stop() }
-    return try await body(emulator)
+    try await OpenLibraryEmulator.with(script, body)
 }

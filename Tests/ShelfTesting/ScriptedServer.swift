@@ -116,6 +116,28 @@ extension ScriptedServer {
     }
 }
 
+/// A book service's emulator (OpenLibrary, Google Books): its script's replies in order, each request answered by
+/// `respond` with the reply it is due.
+package protocol BookServiceEmulator: ScriptedEmulator where State == RepliesInOrder<Script> {
+    associatedtype Script: ScriptedReplies
+    static func respond(_ request: RecordedRequest, script: Script, reply: Script.Reply, baseURL: String)
+        -> HTTPServer.Response
+}
+
+extension BookServiceEmulator {
+    /// Starts on 127.0.0.1 with a free port.
+    package static func start(script: Script) throws -> Self {
+        try started(ScriptedServer(script: script, respond: respond))
+    }
+
+    /// Starts one on 127.0.0.1, runs `body` with it, and always stops it.
+    package static func with<T>(_ script: Script, _ body: (Self) async throws -> T) async throws -> T {
+        let emulator = try start(script: script)
+        defer { emulator.stop() }
+        return try await body(emulator)
+    }
+}
+
 /// An emulator built on a `ScriptedServer`: stopping it, its address, its request log, a new script,
 /// an outage on the same port.
 package protocol ScriptedEmulator: Sendable {
