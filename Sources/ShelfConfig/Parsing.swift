@@ -449,14 +449,13 @@ struct SectionReader {
 
     /// An http(s) URL without a trailing slash, so request paths can be appended to it.
     func url(_ key: String, _ current: String) throws(ConfigError) -> String {
-        var string = try self.string(key, current)
+        let string = try self.string(key, current)
         guard let url = URL(string: string), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             let host = url.host, !host.isEmpty
         else {
             throw invalid(key, "= \"\(string)\" is not an http(s) URL. For example \(key) = \"\(current)\".")
         }
-        while string.hasSuffix("/") { string.removeLast() }
-        return string
+        return string.withoutTrailingSlashes
     }
 
     func strings(_ key: String, _ current: [String]) throws(ConfigError) -> [String] {

@@ -23,9 +23,7 @@ package struct GoogleBooksSource: RemoteBookSource {
         baseURL: String, apiKey: Secret?, http: HTTPClient, logger: Logger, time: TimeSource,
         limiter: RateLimiter? = nil, timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30
     ) {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        self.baseURL = base
+        self.baseURL = baseURL.withoutTrailingSlashes
         self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }
         service = RemoteService(
             source: "googlebooks", http: http,

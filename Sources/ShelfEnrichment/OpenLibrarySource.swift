@@ -27,9 +27,7 @@ package struct OpenLibrarySource: RemoteBookSource {
         baseURL: String, contact: String, http: HTTPClient, logger: Logger, time: TimeSource,
         limiter: RateLimiter? = nil, timeout: Duration = .seconds(15), unavailablePause: TimeInterval = 30
     ) {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        self.baseURL = base
+        self.baseURL = baseURL.withoutTrailingSlashes
         identified = !contact.trimmingCharacters(in: .whitespaces).isEmpty
         service = RemoteService(
             source: "openlibrary", http: http,

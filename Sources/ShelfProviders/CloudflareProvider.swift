@@ -84,9 +84,7 @@ package struct CloudflareProvider: VisionProvider {
 
     /// `{base}/client/v4/accounts/{account}`.
     private var accountURL: String {
-        var base = settings.baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        return "\(base)/client/v4/accounts/\(settings.accountID.value)"
+        "\(settings.baseURL.withoutTrailingSlashes)/client/v4/accounts/\(settings.accountID.value)"
     }
 
     /// `…/ai/run/{model}`, the model's `@` and `/` sent literally as in Cloudflare's examples.

@@ -49,10 +49,8 @@ package struct GeminiProvider: VisionProvider {
 
     /// `{base}/v1beta/models/{model}:generateContent`.
     package var endpoint: String {
-        var base = settings.baseURL
-        while base.hasSuffix("/") { base.removeLast() }
         let model = settings.model.hasPrefix("models/") ? String(settings.model.dropFirst(7)) : settings.model
-        return "\(base)/v1beta/models/\(model):generateContent"
+        return "\(settings.baseURL.withoutTrailingSlashes)/v1beta/models/\(model):generateContent"
     }
 
     // MARK: Sending

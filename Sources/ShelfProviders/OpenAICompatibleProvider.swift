@@ -58,11 +58,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
     }
 
     /// The base URL without trailing slashes.
-    private var base: String {
-        var base = settings.baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        return base
-    }
+    private var base: String { settings.baseURL.withoutTrailingSlashes }
 
     /// `{base}/chat/completions`.
     package var endpoint: String { base + "/chat/completions" }
