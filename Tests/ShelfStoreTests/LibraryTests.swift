@@ -12,10 +12,8 @@ private func commit(_ store: Store, photo sha: String, shelf: String? = nil, _ b
     if known {
         _ = try store.queue.rescan(sha256: sha, providerChoice: nil, now: now)
     } else {
-        _ = try store.queue.recordSighting(
-            path: "/in/\(shelf.map { "\($0)/" } ?? "")\(sha).jpg",
-            relativePath: "\(shelf.map { "\($0)/" } ?? "")\(sha).jpg", sha256: sha, size: 1,
-            mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+        try store.queue.queuePhoto(
+            sha, at: "\(shelf.map { "\($0)/" } ?? "")\(sha).jpg", mtime: now.timeIntervalSince1970, now: now)
     }
     try store.queue.finishReading(try store.queue.claimOne(now: now), books, shelf: shelf, now: now)
 }
@@ -83,9 +81,7 @@ private let hobbitCandidates = [
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", shelf: "den", [reading("Dune", "Frank Herbert", match: duneWork)])
             let now = Date()
-            _ = try store.queue.recordSighting(
-                path: "/in/den/p2.jpg", relativePath: "den/p2.jpg", sha256: "p2", size: 1,
-                mtime: now.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: now)
+            try store.queue.queuePhoto("p2", at: "den/p2.jpg", mtime: now.timeIntervalSince1970, now: now)
             let job = try store.queue.claimOne(now: now)
             var seen: [String: [LibraryWork]] = [:]
             try store.queue.finish(
@@ -863,9 +859,7 @@ private let hobbitCandidates = [
                 if together {
                     try commit(store, photo: "p2", photo, at: at)
                 } else {
-                    _ = try store.queue.recordSighting(
-                        path: "/in/p2.jpg", relativePath: "p2.jpg", sha256: "p2", size: 1,
-                        mtime: at.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: at)
+                    try store.queue.queuePhoto("p2", mtime: at.timeIntervalSince1970, now: at)
                     try store.write { db in
                         var books = Set<Int64>()
                         for book in photo {
@@ -892,9 +886,7 @@ private let hobbitCandidates = [
     func foundByPrefix(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let sha = "ab12" + String(repeating: "0", count: 60)
-            _ = try store.queue.recordSighting(
-                path: "/in/p.jpg", relativePath: "p.jpg", sha256: sha, size: 1, mtime: 1,
-                syncConflict: false, provider: "gemini")
+            try store.queue.queuePhoto(sha, at: "p.jpg")
             try store.queue.finishReading(try store.queue.claimOne(), [reading("Smudged", nil, confidence: 0.3)])
             let item = try #require(try store.library.openReviewItems().first)
             #expect(try store.library.reviewItem(String(item.id.prefix(6)).uppercased()).id == item.id)
@@ -912,9 +904,7 @@ private let hobbitCandidates = [
     func commitsReportTheirChange(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let now = Date()
-            _ = try store.queue.recordSighting(
-                path: "/in/p1.jpg", relativePath: "p1.jpg", sha256: "p1", size: 1, mtime: 1,
-                syncConflict: false, provider: "gemini", now: now)
+            try store.queue.queuePhoto("p1", now: now)
             let job = try store.queue.claimOne(now: now)
             let books = [
                 reading("Dune", "Frank Herbert"), reading("Smudged", nil, confidence: 0.3),

@@ -7,9 +7,7 @@ import Testing
 /// What the overview reads: each photo's stage and the current pass, as other processes see them.
 @Suite(.postgresServer, .serialized) struct ProgressTests {
     func queue(_ store: Store, _ name: String, at time: Double) throws {
-        _ = try store.queue.recordSighting(
-            path: "/in/\(name)", relativePath: name, sha256: "sha-\(name)", size: 1, mtime: 1,
-            syncConflict: false, provider: "gemini", now: Date(timeIntervalSince1970: time))
+        try store.queue.queuePhoto("sha-\(name)", at: name, now: Date(timeIntervalSince1970: time))
     }
 
     func stage(_ store: Store, _ name: String) throws -> JobStage? {

@@ -10,9 +10,7 @@ import Testing
     /// A photo queued, asked (its answer saved) and finished at `at`.
     @discardableResult
     static func finishedPhoto(_ store: Store, _ sha: String, at: Date, state review: Bool = false) throws -> Int64 {
-        _ = try store.queue.recordSighting(
-            path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1, mtime: 1,
-            syncConflict: false, provider: "gemini", now: at)
+        try store.queue.queuePhoto(sha, now: at)
         let job = try store.queue.claimOne(now: at)
         try store.queue.recordResponse(
             jobID: job.id, sha256: sha, provider: "gemini", model: "m", file: "/state/responses/\(sha).json",
@@ -43,9 +41,7 @@ import Testing
             try Self.finishedPhoto(store, "rescanned", at: old)
             #expect(try store.queue.rescan(sha256: "rescanned", providerChoice: nil, now: now) != nil)
             // Queued long ago and never finished (a crash after its answer was saved): its answer is replayed later.
-            _ = try store.queue.recordSighting(
-                path: "/in/waiting.jpg", relativePath: "waiting.jpg", sha256: "waiting", size: 1,
-                mtime: 1, syncConflict: false, provider: "gemini", now: old)
+            try store.queue.queuePhoto("waiting", now: old)
             let waiting = try #require(
                 try store.queue.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60, now: old).first)
             try store.queue.recordResponse(

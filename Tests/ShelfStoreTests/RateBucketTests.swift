@@ -45,9 +45,7 @@ import Testing
         arguments: StoreKind.allCases)
     func turnChargesTheAttempt(kind: StoreKind) throws {
         try withStore(kind) { store, _ throws in
-            _ = try store.queue.recordSighting(
-                path: "/in/p.jpg", relativePath: "p.jpg", sha256: "p", size: 1, mtime: 1,
-                syncConflict: false, provider: "gemini", now: Self.start)
+            try store.queue.queuePhoto("p", now: Self.start)
             let job = try store.queue.claimOne(now: Self.start)
             let budget = Self.budget(), t0 = Self.start
             let first = try store.providers.takeRequestTurn(

@@ -30,9 +30,7 @@ import Testing
     @Test("A row that does not decode is an error, not a row left out")
     func undecodableRowIsAnError() throws {
         try withStore(.sqlite) { store, _ in
-            _ = try store.queue.recordSighting(
-                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "a", size: 1, mtime: 1, provider: "gemini",
-                now: Date(timeIntervalSince1970: 1))
+            try store.queue.queuePhoto("a", now: Date(timeIntervalSince1970: 1))
             #expect(try store.queue.knownSightings(paths: ["/in/a.jpg"]).count == 1)
             try store.write { db in try db.execute("UPDATE sighting SET mtime = 'soon'", []) }
             let error = try #require(throws: StoreError.self) {

@@ -42,9 +42,7 @@ private let minute: TimeInterval = 60
 /// Drops the photo `name` (under its shelf's folder) at `at` and commits its reading.
 private func photo(_ store: Store, _ name: String, _ spines: [Spine], at: Date) throws {
     let sha = name.replacingOccurrences(of: "/", with: "-")
-    _ = try store.queue.recordSighting(
-        path: "/in/\(name)", relativePath: name, sha256: sha, size: 1, mtime: at.timeIntervalSince1970,
-        provider: "gemini", now: at)
+    try store.queue.queuePhoto(sha, at: name, mtime: at.timeIntervalSince1970, now: at)
     try store.queue.finishReading(
         try store.queue.claimOne(now: at), spines.map { $0.book() }, shelf: ReviewDocument.Photo.shelf(of: name),
         now: at)
@@ -238,9 +236,8 @@ struct ShelfRoundsTests {
         try withStore(kind) { store, _ in
             #expect(try store.shelves.close(shelf: "den", now: day1).0 == .nothingOpen)
             try photo(store, "den/1.jpg", spread(["A", "B"]), at: day1)
-            _ = try store.queue.recordSighting(
-                path: "/in/den/2.jpg", relativePath: "den/2.jpg", sha256: "den-2", size: 1,
-                mtime: day1.timeIntervalSince1970, provider: "gemini", now: day1.addingTimeInterval(minute))
+            try store.queue.queuePhoto(
+                "den-2", at: "den/2.jpg", mtime: day1.timeIntervalSince1970, now: day1.addingTimeInterval(minute))
             #expect(
                 try store.shelves.close(shelf: "den", now: day1.addingTimeInterval(2 * minute)).0 == .waiting(photos: 1)
             )

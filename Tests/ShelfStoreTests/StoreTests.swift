@@ -63,9 +63,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     func claimIsExclusive(kind: StoreKind) throws {
         try withStore(kind) { store, site in
             for i in 0..<7 {
-                _ = try store.queue.recordSighting(
-                    path: "/in/\(i).jpg", relativePath: "\(i).jpg", sha256: "sha\(i)", size: 1,
-                    mtime: 1, syncConflict: false, provider: "gemini")
+                try store.queue.queuePhoto("sha\(i)", at: "\(i).jpg")
             }
             let other = try site.open() // a second process
             let a = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
@@ -82,9 +80,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     func deadOwnersLeasesAreRecovered(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
-            _ = try store.queue.recordSighting(
-                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
-                syncConflict: false, provider: "gemini", now: now)
+            try store.queue.queuePhoto("aa", at: "a.jpg", now: now)
             func claim(_ owner: String, at time: Date) throws -> [ClaimedJob] {
                 try store.queue.claim(limit: 5, provider: "gemini", owner: owner, lease: 600, now: time)
             }
@@ -105,9 +101,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             for name in ["a", "b", "c"] {
-                _ = try store.queue.recordSighting(
-                    path: "/in/\(name).jpg", relativePath: "\(name).jpg", sha256: name, size: 1, mtime: 1,
-                    syncConflict: false, provider: "gemini", now: start)
+                try store.queue.queuePhoto(name, now: start)
             }
             var now = start
             /// One claim of `limit` jobs by a process that then dies (`kill -9`), and the restart that recovers them.
@@ -167,9 +161,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         try withStore(kind) { store, _ in
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             for name in ["a", "b", "c", "d"] {
-                _ = try store.queue.recordSighting(
-                    path: "/in/\(name).jpg", relativePath: "\(name).jpg", sha256: name, size: 1, mtime: 1,
-                    syncConflict: false, provider: "gemini", now: start)
+                try store.queue.queuePhoto(name, now: start)
             }
             // Photos in hand, one slot: the first is asked, the others wait their turn, and the process dies.
             for round in 1...3 {
@@ -208,9 +200,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         arguments: StoreKind.allCases)
     func expiredLeaseIsClaimable(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.queue.recordSighting(
-                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
-                syncConflict: false, provider: "gemini")
+            try store.queue.queuePhoto("aa", at: "a.jpg")
             let start = Date()
             let job = try #require(
                 try store.queue.claim(limit: 5, provider: "gemini", owner: "stuck", lease: 60, now: start).first)
@@ -237,9 +227,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     func libraryDedupesAcrossPhotos(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
             for (i, sha) in ["p1", "p2"].enumerated() {
-                _ = try store.queue.recordSighting(
-                    path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
-                    mtime: Double(i), syncConflict: false, provider: "gemini")
+                try store.queue.queuePhoto(sha, mtime: Double(i))
             }
             let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
             let dune = { (confidence: Double, isbn: String?) in
@@ -269,9 +257,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         arguments: StoreKind.allCases)
     func releaseRefundsAndRetryRequeues(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            _ = try store.queue.recordSighting(
-                path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 1, mtime: 1,
-                syncConflict: false, provider: "gemini")
+            try store.queue.queuePhoto("aa", at: "a.jpg")
             var job = try store.queue.claimOne()
             try store.queue.chargeAttempt(jobID: job.id)
             try store.queue.finish(

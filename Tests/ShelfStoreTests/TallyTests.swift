@@ -38,9 +38,7 @@ import Testing
     }
 
     static func queue(_ store: Store, _ sha: String, at time: Date = Date()) throws {
-        _ = try store.queue.recordSighting(
-            path: "/in/\(sha).jpg", relativePath: "\(sha).jpg", sha256: sha, size: 1,
-            mtime: time.timeIntervalSince1970, syncConflict: false, provider: "gemini", now: time)
+        try store.queue.queuePhoto(sha, mtime: time.timeIntervalSince1970, now: time)
     }
 
     static func book(_ title: String, confidence: Double = 0.9) -> Book {
@@ -59,9 +57,7 @@ import Testing
             try Self.expectCounted(store, "opening an empty store")
             for sha in ["a", "b", "c", "d", "e"] { try Self.queue(store, sha) }
             try Self.queue(store, "x") // another content
-            _ = try store.queue.recordSighting(
-                path: "/in/copy-of-a.jpg", relativePath: "copy-of-a.jpg", sha256: "a", size: 1,
-                mtime: 1, syncConflict: false, provider: "gemini") // a copy: no job
+            try store.queue.queuePhoto("a", at: "copy-of-a.jpg") // a copy: no job
             try Self.expectCounted(store, "ingest")
 
             let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
