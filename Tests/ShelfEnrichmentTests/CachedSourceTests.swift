@@ -101,9 +101,7 @@ struct CachedSourceTests {
                 let clock = ManualClock()
                 let cached = CachedSource(
                     wrapping: openLibrary(emulator, clock: clock), cache: store.lookupCache, time: clock.time)
-                let error = await lookupFailure { () async throws(LookupError) in
-                    try await cached.candidates(for: dune, limit: 5)
-                }
+                let error = await searchFailure(cached)
                 guard case .unavailable = error else { Issue.record("expected unavailable"); return }
                 #expect(cached.health.state == .unavailable)
                 clock.advance(by: .seconds(31))

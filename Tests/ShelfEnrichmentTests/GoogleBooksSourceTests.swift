@@ -73,13 +73,12 @@ struct GoogleBooksSourceTests {
             let clock = ManualClock()
             let source = googleBooks(emulator, clock: clock)
             let midnight = QuotaTimes.nextPacificMidnight(after: clock.time.now)
-            let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            #expect(await lookupFailure(search) == .rateLimited(until: midnight))
+            #expect(await searchFailure(source) == .rateLimited(until: midnight))
             clock.advance(by: .seconds(midnight.timeIntervalSince(clock.time.now) - 60))
-            #expect(await lookupFailure(search) == .rateLimited(until: midnight))
+            #expect(await searchFailure(source) == .rateLimited(until: midnight))
             #expect(emulator.requests.count == 1 && source.health.message?.contains("midnight Pacific") == true)
             clock.advance(by: .seconds(61))
-            let records = try await search()
+            let records = try await source.candidates(for: dune, limit: 5)
             #expect(records.count == 1)
         }
     }
@@ -89,9 +88,7 @@ struct GoogleBooksSourceTests {
         try await withGoogleBooksEmulator(.init(replies: [.rateLimited(retryAfter: 30)])) { emulator in
             let clock = ManualClock()
             let source = googleBooks(emulator, clock: clock)
-            #expect(
-                await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-                    == .rateLimited(until: clock.time.now.addingTimeInterval(30)))
+            #expect(await searchFailure(source) == .rateLimited(until: clock.time.now.addingTimeInterval(30)))
         }
     }
 
@@ -100,13 +97,12 @@ struct GoogleBooksSourceTests {
         try await withGoogleBooksEmulator { emulator in
             let clock = ManualClock()
             let source = googleBooks(emulator, key: "AIzaSy-wrong-SECRET", clock: clock)
-            let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            guard case .refused(let message) = await lookupFailure(search) else {
+            guard case .refused(let message) = await searchFailure(source) else {
                 Issue.record("expected refused"); return
             }
             #expect(message.contains("GOOGLE_BOOKS_API_KEY") && !message.contains("SECRET"))
             clock.advance(by: .seconds(7 * 86_400))
-            guard case .refused = await lookupFailure(search) else { Issue.record("expected refused"); return }
+            guard case .refused = await searchFailure(source) else { Issue.record("expected refused"); return }
             #expect(emulator.requests.count == 1 && source.health.state == .refused)
         }
     }
@@ -115,11 +111,9 @@ struct GoogleBooksSourceTests {
     func accessNotConfigured() async throws {
         try await withGoogleBooksEmulator(.init(then: .accessNotConfigured)) { emulator in
             let source = googleBooks(emulator)
-            guard
-                case .refused(let message) = await lookupFailure({ () async throws(LookupError) in
-                    try await source.candidates(for: dune, limit: 5)
-                })
-            else { Issue.record("expected refused"); return }
+            guard case .refused(let message) = await searchFailure(source) else {
+                Issue.record("expected refused"); return
+            }
             #expect(message.contains("Enable the Books API"))
         }
     }
@@ -128,11 +122,7 @@ struct GoogleBooksSourceTests {
     func serverFailure() async throws {
         try await withGoogleBooksEmulator(.init(replies: [.serverError(503)])) { emulator in
             let source = googleBooks(emulator)
-            guard
-                case .unavailable = await lookupFailure({ () async throws(LookupError) in
-                    try await source.candidates(for: dune, limit: 5)
-                })
-            else { Issue.record("expected unavailable"); return }
+            guard case .unavailable = await searchFailure(source) else { Issue.record("expected unavailable"); return }
             #expect(source.health.state == .unavailable)
         }
     }
@@ -147,9 +137,7 @@ struct GoogleBooksSourceTests {
             let isbn = try #require(ISBN("0441172717"))
             let error = await lookupFailure { () async throws(LookupError) in try await source.record(isbn: isbn) }
             let bad = googleBooks(emulator, key: "AIzaSy-bad-SECRET", logger: logger)
-            let refused = await lookupFailure { () async throws(LookupError) in
-                try await bad.candidates(for: dune, limit: 5)
-            }
+            let refused = await searchFailure(bad)
             #expect(emulator.requests.count == 3 && logs.entries.count >= 3)
             let written =
                 logs.entries.map { "\($0.message) \($0.metadata)" }

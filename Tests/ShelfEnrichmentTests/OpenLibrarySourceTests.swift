@@ -107,9 +107,7 @@ struct OpenLibrarySourceTests {
             let clock = ManualClock()
             let source = openLibrary(emulator, clock: clock)
             let until = clock.time.now.addingTimeInterval(120)
-            #expect(
-                await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-                    == .rateLimited(until: until))
+            #expect(await searchFailure(source) == .rateLimited(until: until))
             let isbn = try #require(ISBN("0441172717"))
             #expect(
                 await lookupFailure { () async throws(LookupError) in try await source.record(isbn: isbn) }
@@ -131,10 +129,9 @@ struct OpenLibrarySourceTests {
         ) { emulator in
             let clock = ManualClock()
             let source = openLibrary(emulator, clock: clock)
-            let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            #expect(await lookupFailure(search) == .rateLimited(until: clock.time.now.addingTimeInterval(60)))
+            #expect(await searchFailure(source) == .rateLimited(until: clock.time.now.addingTimeInterval(60)))
             clock.advance(by: .seconds(61))
-            #expect(await lookupFailure(search) == .rateLimited(until: clock.time.now.addingTimeInterval(120)))
+            #expect(await searchFailure(source) == .rateLimited(until: clock.time.now.addingTimeInterval(120)))
             #expect(emulator.requests.count == 2)
         }
     }
@@ -146,12 +143,11 @@ struct OpenLibrarySourceTests {
         try await withOpenLibraryEmulator(.init(replies: [reply])) { emulator in
             let clock = ManualClock()
             let source = openLibrary(emulator, clock: clock)
-            let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            guard case .unavailable = await lookupFailure(search) else { Issue.record("expected unavailable"); return }
-            guard case .unavailable = await lookupFailure(search) else { Issue.record("expected unavailable"); return }
+            guard case .unavailable = await searchFailure(source) else { Issue.record("expected unavailable"); return }
+            guard case .unavailable = await searchFailure(source) else { Issue.record("expected unavailable"); return }
             #expect(emulator.requests.count == 1 && source.health.state == .unavailable)
             clock.advance(by: .seconds(31))
-            let records = try await search()
+            let records = try await source.candidates(for: dune, limit: 5)
             #expect(records.count == 1)
         }
     }
@@ -160,9 +156,7 @@ struct OpenLibrarySourceTests {
     func unreachable() async throws {
         let emulator = try OpenLibraryEmulator.start(script: .init())
         emulator.stop() // the port is closed: connection refused
-        let error = await lookupFailure { () async throws(LookupError) in
-            try await openLibrary(emulator).candidates(for: dune, limit: 5)
-        }
+        let error = await searchFailure(openLibrary(emulator))
         guard case .unavailable = error else {
             Issue.record("expected unavailable, got \(String(describing: error))"); return
         }
@@ -173,14 +167,13 @@ struct OpenLibrarySourceTests {
         try await withOpenLibraryEmulator(.init(refuseAnonymous: true)) { emulator in
             let clock = ManualClock()
             let source = openLibrary(emulator, contact: "", clock: clock)
-            let search = { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
-            guard case .refused(let message) = await lookupFailure(search) else {
+            guard case .refused(let message) = await searchFailure(source) else {
                 Issue.record("expected refused"); return
             }
             #expect(message.contains("[enrich] contact"))
             #expect(emulator.requests.first?.header("user-agent") == "shelfd/\(ShelfdVersion.current)")
             clock.advance(by: .seconds(30 * 86_400))
-            guard case .refused = await lookupFailure(search) else { Issue.record("expected refused"); return }
+            guard case .refused = await searchFailure(source) else { Issue.record("expected refused"); return }
             #expect(emulator.requests.count == 1 && source.health.state == .refused && source.health.until == nil)
         }
     }

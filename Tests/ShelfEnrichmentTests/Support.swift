@@ -64,3 +64,8 @@ func capturingLogger() -> (Logger, InMemoryLogHandler) {
 }
 
 let dune = SpineQuery(title: "Dune", author: "Frank Herbert")
+
+/// The LookupError a search of `source` for Dune threw; nil (and a recorded issue) if it answered.
+func searchFailure(_ source: some BookSource) async -> LookupError? {
+    await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
+}
