@@ -245,7 +245,7 @@ let package = Package(
             name: "ShelfWebTests",
             dependencies: [
                 "ShelfWeb", "ShelfApp", "ShelfWatch", "ShelfTesting", "ShelfRuntimeTesting", "ShelfCore", "ShelfDigest",
-                "ShelfStore",
+                "ShelfStore", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: settings),
         .testTarget(

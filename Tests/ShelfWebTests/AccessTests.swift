@@ -4,14 +4,13 @@ import ShelfCore
 import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
+@testable import ShelfWeb
 
 /// Who may reach what, through the site's router: requests from no address are never from this machine, so every
 /// page but the login waits for the token, a session or a login link. (The `Host` header, raw bytes on the socket
 /// and a browser on loopback are tested on the binary, in ShelfdTests.)
 @Suite("The web page's access, in-process")
 struct AccessTests {
-    static let headers = ["content-security-policy", "x-content-type-options", "referrer-policy"]
-
     @Test(
         "Without the token the API is 401 with WWW-Authenticate, a page shows the login; /healthz and styles are open")
     func closedWithoutToken() async throws {
@@ -28,11 +27,15 @@ struct AccessTests {
             }
             let health = try await http.send("GET", "/healthz")
             #expect(health.status == 200 && health.body == "ok\n")
-            #expect(try await http.send("GET", "/static/shelfd.css").status == 200)
-            for answer in [api, health] {
-                for name in Self.headers { #expect(answer.header(name) != nil, "\(name)") }
+            let style = try await http.send("GET", "/static/shelfd.css")
+            #expect(style.status == 200)
+            let login = try await http.send("GET", "/login"), missing = try await http.send("GET", "/no-such-page")
+            #expect(missing.status == 404)
+            for answer in [api, health, style, login, missing] {
+                #expect(answer.header("content-security-policy") == "\(SecurityHeadersMiddleware.policy)")
+                #expect(answer.header("x-content-type-options") == "nosniff")
+                #expect(answer.header("referrer-policy") == "no-referrer")
             }
-            #expect(api.header("x-content-type-options") == "nosniff" && api.header("referrer-policy") == "no-referrer")
         }
     }
 
@@ -50,16 +53,23 @@ struct AccessTests {
             let right = try await http.send("POST", "/login", headers: form, body: "token=\(formEncoded(token))")
             #expect(right.status == 303)
             let cookie = try #require(right.cookiePair)
-            #expect(right.cookies.first?.contains("HttpOnly") == true)
+            let set = try #require(right.cookies.first)
+            #expect(set.contains("HttpOnly") && set.contains("SameSite=Strict") && set.contains("Path=/"), "\(set)")
+            #expect(!set.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
             let overview = try await http.send("GET", "/", headers: [("Cookie", cookie)])
             #expect(overview.status == 200 && overview.body.contains("<h1>Overview</h1>"))
             #expect(overview.body.contains("Log out"))
 
-            let noCSRF = try await http.send("POST", "/logout", headers: form + [("Cookie", cookie)], body: "")
+            let noCSRF = try await http.send("POST", "/logout", headers: form + [("Cookie", cookie)], body: "csrf=")
             #expect(noCSRF.status == 403, "a logout without the session's token is another site's")
+            #expect(
+                try await http.send("GET", "/", headers: [("Cookie", cookie)]).status == 200,
+                "a refused logout leaves the session")
             let out = try await http.send(
                 "POST", "/logout", headers: form + [("Cookie", cookie)], body: "csrf=\(overview.body.csrfToken)")
             #expect(out.status == 303 && out.header("location") == "/login")
+            let cleared = try #require(out.cookies.first)
+            #expect(cleared.hasPrefix("shelfd_session=;") && cleared.contains("Max-Age=0"), "\(cleared)")
             #expect(try await http.send("GET", "/", headers: [("Cookie", cookie)]).status == 401, "the session ended")
         }
     }
@@ -124,6 +134,82 @@ struct AccessTests {
                 #expect(header.status == 303, "the token in a header, as the page's script sends it")
                 #expect(try site.desks.review.items().isEmpty)
             }
+        }
+    }
+
+    @Test("A POST without the session's CSRF token is refused; with it, in a header or a form field, it goes through")
+    func postsNeedTheCSRFToken() async throws {
+        let site = try InProcessSite(try ShelfRoot())
+        let (id, session) = try site.desks.sessions.open(loggedIn: true)
+        let cookie = "shelfd_session=\(id)", csrf = session.csrf
+        #expect(csrf.count == 64)
+        let other = "shelfd_session=\(try site.desks.sessions.open(loggedIn: true).id)"
+        let json = ("Content-Type", "application/json"), body = #"{"decision":"reject"}"#
+        try await site.web(loggedIn: false) { http in
+            func post(_ headers: [(String, String)], _ sent: String? = nil) async throws -> WebAnswer {
+                try await http.send("POST", "/api/v1/review/abcd", headers: headers, body: sent ?? body)
+            }
+            #expect(try await post([json]).status == 401, "no session: not past the login")
+            #expect(try await post([("Cookie", cookie), json]).status == 403)
+            #expect(
+                try await post([("Cookie", cookie), ("X-CSRF-Token", String(repeating: "0", count: 64)), json]).status
+                    == 403)
+            #expect(
+                try await post([("Cookie", other), ("X-CSRF-Token", csrf), json]).status == 403, "another session's")
+            // Through the door (the item does not exist: 404 from the API, not 403 from the door).
+            let passed = try await post([("Cookie", cookie), ("X-CSRF-Token", csrf), json])
+            #expect(passed.status == 404 && passed.body.contains("\"not_found\""), "\(passed.status) \(passed.body)")
+            // Past the door, the API finds no JSON in a form: 400 from the route, not 403 from the door.
+            let form = try await post(
+                [("Cookie", cookie), ("Content-Type", "application/x-www-form-urlencoded")],
+                "csrf=\(csrf)&verdict=reject")
+            #expect(
+                form.status == 400 && form.body.contains("\"bad_request\""),
+                "the form field counts as the header does: \(form.status)")
+            let boundary = "----shelfd\(UUID().uuidString.prefix(8))"
+            let parts = try await post(
+                [("Cookie", cookie), ("Content-Type", "multipart/form-data; boundary=\(boundary)")],
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n--\(boundary)--\r\n")
+            #expect(
+                parts.status == 400 && parts.body.contains("\"bad_request\""),
+                "a multipart form's csrf field counts too: \(parts.status)")
+            // A page of another site cannot post here even with a stolen token.
+            let passing = [("Cookie", cookie), ("X-CSRF-Token", csrf), json]
+            #expect(try await post(passing + [("Origin", "http://evil.example")]).status == 403)
+            #expect(try await post(passing + [("Origin", "http://localhost")]).status == 404)
+            for headers in [
+                [("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "same-site")],
+                [("Origin", "null"), ("Sec-Fetch-Site", "cross-site")],
+            ] {
+                #expect(try await post(passing + headers).status == 403, "\(headers)")
+            }
+            // A form of this page, under no-referrer: the browser says `Origin: null` (and over plain HTTP to a LAN
+            // address, no Sec-Fetch-Site); the CSRF token decides.
+            #expect(try await post(passing + [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")]).status == 404)
+            #expect(try await post(passing + [("Origin", "null")]).status == 404)
+            #expect(try await post([("Cookie", cookie), json, ("Origin", "null")]).status == 403)
+        }
+    }
+
+    @Test("A session and a login link outlive a restart under the same token, and end under a new one")
+    func newTokenEndsSessions() async throws {
+        let root = try ShelfRoot()
+        let before = try InProcessSite(root)
+        let cookie = try await before.web { http in try await http.session(from: "/").cookie }
+        let links = try (0..<2).map { _ in "/login/" + (try before.desks.sessions.newLoginCode(lifetime: 600)) }
+
+        try await InProcessSite(root).web(loggedIn: false) { http in
+            let page = try await http.send("GET", "/", headers: [("Cookie", cookie)])
+            #expect(page.status == 200, "the same token: the session goes on")
+            #expect(try await http.send("GET", links[0]).status == 303, "the same token: the link works")
+        }
+        root.environment["WEB_TOKEN"] = "new-\(UUID().uuidString)-token"
+        try await InProcessSite(root).web(loggedIn: false) { http in
+            let after = try await http.send("GET", "/", headers: [("Cookie", cookie)])
+            #expect(
+                after.status == 401 && after.body.contains("name=\"token\""),
+                "a new token: the old session is over (\(after.status))")
+            #expect(try await http.send("GET", links[1]).status == 401, "a new token: the old link is no good")
         }
     }
 
