@@ -6,6 +6,18 @@ import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 
+/// The text of an HTML element as the page escaped it, back to the characters.
+private func unescaped(_ html: Substring) -> String {
+    var text = String(html)
+    for (entity, character) in [
+        ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&#x2F;", "/"),
+        ("&amp;", "&"),
+    ] {
+        text = text.replacingOccurrences(of: entity, with: character)
+    }
+    return text
+}
+
 /// The overview, the shelves, a photo's decisions at once and the progress feed, through the site's router over a
 /// run of the daemon's machinery. (How the page follows the queue in a browser is tested in ShelfdTests.)
 @Suite("The overview and the API's other documents, in-process")
@@ -33,16 +45,33 @@ struct OverviewAndAPITests {
             try await site.web { http in
                 let overview = try await http.send("GET", "/")
                 #expect(overview.status == 200)
+                #expect(
+                    overview.body.contains(#"data-count="done">1<"#) && overview.body.contains(#"data-count="dead">1<"#)
+                )
                 #expect(overview.body.contains("den/IMG_75.jpg"), "the failed photo is named")
+                let reasons = overview.body.components(separatedBy: #"<p class="reason">"#).dropFirst().map {
+                    unescaped($0.prefix { $0 != "<" })
+                }
+                #expect(reasons.contains(failed.message), "the reason in words: \(reasons)")
                 #expect(overview.body.contains("name=\"job\" value=\"\(job)\""), "with its own Retry")
 
                 let retried = try await http.post("/retry", form: ["job": "\(job)"])
                 #expect(retried.status == 303 && retried.header("location") == "/?requeued=1", "\(retried.body)")
                 let notice = try await http.send("GET", "/?requeued=1")
-                #expect(notice.body.contains("class=\"notice\" role=\"status\""))
+                #expect(
+                    notice.body.contains("class=\"notice\" role=\"status\"")
+                        && notice.body.contains("Requeued 1 photo."))
+                #expect(notice.body.contains(#"data-count="pending">1<"#))
+                let status = try site.desks.status()
+                #expect(status.queue.dead == 0 && status.queue.pending == 1, "queued again, as 'shelfd retry' does")
+                #expect(!status.problems.contains { $0.job == job })
+
+                // A photo that is no longer failed is not requeued again, and the page says why.
+                let again = try await http.post("/retry", form: ["job": "\(job)"])
+                let refused = try await http.send("GET", again.header("location") ?? "/")
+                #expect(refused.body.contains("Requeued 0 photos. job \(job) not requeued: it is pending, not failed."))
                 #expect(try await http.post("/retry", form: ["job": "nonsense"]).status == 400)
             }
-            #expect(try site.desks.status().queue.pending == 1, "queued again, as 'shelfd retry' does")
         }
     }
 

@@ -80,7 +80,9 @@ struct ShelfAndPhotoReviewPageTests {
         }
     }
 
-    @Test("Edit, merge and remove through the library page's forms: library.json and the review queue follow")
+    @Test(
+        "Edit, merge and remove through the library page's forms: library.json, the exports and the review queue follow"
+    )
     func libraryForms() async throws {
         let deluxe = GeminiEmulator.Book(
             title: "Dune Deluxe", author: "F. Herbert", confidence: 0.9, box2D: [150, 600, 850, 630])
@@ -89,11 +91,25 @@ struct ShelfAndPhotoReviewPageTests {
             try root.drop(JPEGFactory.shelf(seed: 81), as: "den/IMG_81.jpg")
             let site = try InProcessSite(root)
             try await site.run()
+            let goodreads = site.desks.exports.defaultFile(for: .goodreads)
+            _ = try site.desks.exports.write(
+                .goodreads, exclusiveShelf: nil, includeUnverified: false, to: .file(goodreads))
             @Sendable func key(_ title: String) throws -> String {
                 site.desks.flushFiles()
                 return try #require(try root.library().books.first { $0.title == title }?.work)
             }
             try await site.web { http in
+                // Without the session's token a removal is refused and nothing changes.
+                let forged = try await http.send(
+                    "POST", workPath(try key("Dune")) + "/remove",
+                    headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "csrf=guess")
+                #expect(forged.status == 403)
+                #expect(try root.library().books.count == 4)
+                let badISBN = try await http.post(
+                    workPath(try key("The Hobbit")) + "/edit",
+                    form: ["title": "The Hobbit", "author": "J. R. R. Tolkien", "isbn": "9780261102218"])
+                #expect(badISBN.status == 422 && badISBN.body.contains("checksum"))
+                #expect(badISBN.body.contains("value=\"9780261102218\""), "what was typed is kept to be corrected")
                 let unchanged = try await http.post(
                     workPath(try key("Dune")) + "/edit",
                     form: ["title": "Dune", "author": "Frank Herbert", "isbn": "9780441172719"])
@@ -119,6 +135,8 @@ struct ShelfAndPhotoReviewPageTests {
                 books.first { $0.title == "Dune" }?.history.contains { $0.action == "merged" && $0.by == "user" }
                     == true)
             #expect(try site.desks.review.items().isEmpty, "the book that waited was removed")
+            let exported = try String(contentsOf: goodreads, encoding: .utf8)
+            #expect(exported.contains("There and Back Again") && !exported.contains("Smudged"), "\(exported)")
         }
     }
 }

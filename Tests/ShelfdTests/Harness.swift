@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfDigest
+import ShelfHTTP
 import ShelfImaging
 import ShelfRuntimeTesting
 import ShelfStore
@@ -131,6 +132,14 @@ extension ShelfRoot {
             return url?.isEmpty == false
         }
         return url!.hasSuffix("/") ? String(url!.dropLast()) : url!
+    }
+
+    /// The session a browser gets from a page: its cookie and the CSRF token its forms carry.
+    func session(_ url: String, _ path: String = "/library") async throws -> (cookie: String, token: String) {
+        let response = try await HTTPClient(maxConcurrent: 1).send(HTTPRequest(url: url + path))
+        let cookie = try #require(
+            response.header("Set-Cookie")?.split(separator: ";").first.map(String.init), "a session cookie")
+        return (cookie, String(decoding: response.body, as: UTF8.self).csrfToken)
     }
 
     /// Starts `shelfd web` in the background.

@@ -27,83 +27,8 @@ private func progressEvents(in stream: String) -> [ProgressEvent] {
     }
 }
 
-/// The text of an HTML element as the page escaped it, back to the characters.
-private func unescaped(_ html: Substring) -> String {
-    var text = String(html)
-    for (entity, character) in [
-        ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&#x2F;", "/"),
-        ("&amp;", "&"),
-    ] {
-        text = text.replacingOccurrences(of: entity, with: character)
-    }
-    return text
-}
-
 @Suite("The overview page", .serialized)
 struct OverviewPageTests {
-    @Test(
-        "The overview shows the counts and a failed photo's reason with a Retry button, which requeues it as 'shelfd retry' does",
-        .timeLimit(.minutes(2)))
-    func failedPhotoRetry() async throws {
-        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
-            let shelf = try ShelfRoot(geminiURL: gemini.baseURL)
-            try shelf.drop(JPEGFactory.shelf(seed: 61), as: "hall/good.jpg")
-            try shelf.drop(notAPhoto, as: "hall/bad.jpg")
-            #expect(try await shelf.shelfd("run").status == 3, "one photo failed")
-            let status = try await shelf.status()
-            let problem = try #require(status.problems.first { $0.job != nil })
-            let job = try #require(problem.job)
-
-            let web = try shelf.startWeb()
-            let url = try await shelf.webURL()
-            let http = HTTPClient(maxConcurrent: 2)
-            let first = try await http.send(HTTPRequest(url: url + "/"))
-            let page = String(decoding: first.body, as: UTF8.self)
-            // The session the page belongs to: its CSRF token is good with this cookie only.
-            let cookie = try #require(first.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
-            #expect(page.contains(#"data-count="done">1<"#))
-            #expect(page.contains(#"data-count="dead">1<"#))
-            #expect(page.contains("hall/bad.jpg"))
-            let reasons = page.components(separatedBy: #"<p class="reason">"#).dropFirst().map {
-                unescaped($0.prefix { $0 != "<" })
-            }
-            #expect(reasons.contains(problem.message), "the reason in words: \(reasons)")
-            #expect(page.contains(#"name="job" value="\#(job)""#), "a Retry form for the failed photo")
-
-            // The button, as the browser sends it: the hidden csrf field taken from the page, and the job.
-            let token = try #require(page.firstMatch(of: /name="csrf" value="([^"]*)"/)?.1)
-            let answer = try await http.send(
-                HTTPRequest(
-                    method: "POST", url: url + "/retry",
-                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
-                    body: Array("csrf=\(token)&job=\(job)".utf8)))
-            #expect(answer.status == 303)
-            let location = try #require(answer.header("Location"))
-            #expect(location == "/?requeued=1")
-
-            let after = try await shelf.status()
-            #expect(
-                after.queue.dead == 0 && after.queue.pending == 1,
-                "requeued with a fresh attempt count, like 'shelfd retry'")
-            #expect(!after.problems.contains { $0.job == job })
-            let shown = String(decoding: try await http.send(HTTPRequest(url: url + location)).body, as: UTF8.self)
-            #expect(shown.contains("Requeued 1 photo."))
-            #expect(shown.contains(#"data-count="pending">1<"#))
-
-            // A photo that is no longer failed is not requeued again, and the page says why.
-            let again = try await http.send(
-                HTTPRequest(
-                    method: "POST", url: url + "/retry",
-                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
-                    body: Array("csrf=\(token)&job=\(job)".utf8)))
-            let refused = String(
-                decoding: try await http.send(HTTPRequest(url: url + (again.header("Location") ?? "/"))).body,
-                as: UTF8.self)
-            #expect(refused.contains("Requeued 0 photos. job \(job) not requeued: it is pending, not failed."))
-            #expect(try await web.stop() == 0)
-        }
-    }
-
     @Test(
         "/events sends the counts and stages as 'shelfd run' processes a photo beside 'shelfd web', and ends when the server stops",
         .timeLimit(.minutes(2)))
