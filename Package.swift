@@ -232,7 +232,7 @@ let package = Package(
             name: "ShelfRuntimeTesting",
             dependencies: [
                 "ShelfTesting", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfApp", "ShelfDaemon", "ShelfPipeline",
-                "ShelfWeb",
+                "ShelfWeb", "ShelfDigest", "ShelfImaging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -260,7 +260,7 @@ let package = Package(
             name: "ShelfDaemonTests",
             dependencies: [
                 "ShelfDaemon", "ShelfPipeline", "ShelfCore", "ShelfStore", "ShelfTesting", "ShelfRuntimeTesting",
-                "ShelfApp", "ShelfImaging",
+                "ShelfApp", "ShelfImaging", "ShelfDigest",
             ],
             swiftSettings: settings),
         .testTarget(

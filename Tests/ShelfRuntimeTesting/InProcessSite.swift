@@ -25,13 +25,15 @@ package final class InProcessSite: Sendable {
     package let site: WebSite
 
     /// `time`: the clock the daemon's machinery and the pages read (the system's unless a test moves one).
-    package init(_ root: ShelfRoot, time: TimeSource = .system) throws {
+    /// `refreshLookups`: the book sources are asked again, not their cached answers (`--refresh`).
+    package init(_ root: ShelfRoot, time: TimeSource = .system, refreshLookups: Bool = false) throws {
         self.root = root
         // The router's requests come from no address, so never from loopback: the client logs in with the token.
         if root.environment["WEB_TOKEN"] == nil { root.environment["WEB_TOKEN"] = "in-process-\(UUID().uuidString)" }
         (config, secrets) = try root.configuration()
         let logger = Logger(label: "shelfd") { _ in SwiftLogNoOpLogHandler() }
-        runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, time: time)
+        runtime = try Runtime.start(
+            config: config, secrets: secrets, logger: logger, refreshLookups: refreshLookups, time: time)
         desks = Desks(
             config: config, secrets: secrets, store: runtime.store, logger: logger, files: runtime.files,
             time: runtime.time)
@@ -42,6 +44,12 @@ package final class InProcessSite: Sendable {
     @discardableResult
     package func run() async throws -> OneShot.Report {
         try await OneShot(runtime: runtime, logger: site.logger).run()
+    }
+
+    /// `shelfd rescan PHOTO…`: reads these photos again (paths, or the start of a hash), in this process.
+    @discardableResult
+    package func rescan(_ photos: [String]) async throws -> OneShot.Report {
+        try await OneShot(runtime: runtime, logger: site.logger).rescan(photos: photos).0
     }
 
     /// The router answers the requests `body` sends, from a browser logged in with the token (its session cookie

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfStore
 import ShelfTesting
 
 /// A temporary home for one test: ~/Shelves-like root, a state folder, a configuration file,
@@ -108,6 +109,39 @@ package final class ShelfRoot: @unchecked Sendable {
             documents.append(try JSONStyle.decoder().decode(ResultDocument.self, from: Data(contentsOf: url)))
         }
         return documents.sorted { $0.photo.path < $1.photo.path }
+    }
+
+    /// The attempts charged to each job, read from the database as shelfd left it.
+    package func chargedAttempts() throws -> [Int] {
+        guard let store = try Store.openForReading(path: state.appendingPathComponent("shelfd.db").path) else {
+            return []
+        }
+        return try store.read { db in
+            try db.query("SELECT attempts FROM job ORDER BY id").map { Int($0.int("attempts") ?? -1) }
+        }
+    }
+
+    package var review: URL { root.appendingPathComponent("review") }
+
+    /// The files of review/ (the photos' copies as photos/<name>), as a person finds them.
+    package func reviewFiles() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? []
+        let photos =
+            (try? FileManager.default.contentsOfDirectory(atPath: review.appendingPathComponent("photos").path)) ?? []
+        return Set(names.filter { $0 != "photos" } + photos.map { "photos/\($0)" })
+    }
+
+    /// Stands in for the matcher: gives the open review item of the book read as `title` these candidates.
+    package func seedCandidates(_ title: String, _ candidates: [MatchCandidate]) throws {
+        let db = try SQLiteConnection(path: state.appendingPathComponent("shelfd.db").path)
+        for row in try db.query("SELECT id, reading FROM review_item") {
+            var book = try JSONDecoder().decode(Book.self, from: Data((row.string("reading") ?? "").utf8))
+            guard book.title == title else { continue }
+            book.candidates = candidates
+            try db.execute(
+                "UPDATE review_item SET reading = ? WHERE id = ?",
+                [String(decoding: try JSONEncoder().encode(book), as: UTF8.self), row.string("id")])
+        }
     }
 
     package func library() throws -> LibraryDocument {

@@ -1,8 +1,6 @@
 import Foundation
 import ShelfCore
-import ShelfDigest
 import ShelfHTTP
-import ShelfImaging
 import ShelfRuntimeTesting
 import ShelfStore
 import ShelfTesting
@@ -186,9 +184,3 @@ final class Daemon: @unchecked Sendable {
 
 /// The binary the tests would run is not the one built from the current sources.
 struct StaleBinary: Error, CustomStringConvertible { var description: String }
-
-/// The sha256 of what shelfd sends a provider for this photo (upright, resized to the preset, re-encoded):
-/// how an emulator's request log names it.
-func sentSHA256(_ photo: [UInt8], preset: ImagePreset = .gemini) -> String {
-    (try? Preprocessor.prepare(photo, preset: preset)).map { SHA256.hex(of: $0.jpeg) } ?? "unpreparable"
-}

@@ -6,8 +6,6 @@ import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 
-private let shadow = GeminiEmulator.Book(title: "Shadow", author: nil, confidence: 0.2, box2D: [100, 700, 900, 720])
-private let typo = GeminiEmulator.Book(title: "Dnue", author: "Herbrt", confidence: 0.4, box2D: [120, 300, 880, 340])
 private let markup = "<img src=x onerror=alert(1)>"
 
 extension ShelfRoot {

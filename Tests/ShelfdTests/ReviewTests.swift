@@ -7,15 +7,7 @@ import ShelfStore
 import ShelfTesting
 import Testing
 
-private let shadow = GeminiEmulator.Book(title: "Shadow", author: nil, confidence: 0.2, box2D: [100, 700, 900, 720])
-private let typo = GeminiEmulator.Book(title: "Dnue", author: "Herbrt", confidence: 0.4, box2D: [120, 300, 880, 340])
-private let hobbitRecord = CatalogueRecord(
-    source: "openlibrary", key: "/works/OL27482W", title: "The Hobbit",
-    author: "J. R. R. Tolkien", isbn13: "9780261102217", isbn10: "0261102214", year: 1937)
-
 extension ShelfRoot {
-    var review: URL { root.appendingPathComponent("review") }
-
     func reviewList() async throws -> [ReviewDocument] {
         let result = try await shelfd("review", "list", "--json")
         #expect(result.status == 0, "\(result.stderr)")
@@ -26,67 +18,19 @@ extension ShelfRoot {
     func reviewID(_ title: String) async throws -> String {
         try #require(try await reviewList().first { $0.book.title == title }?.id)
     }
-
-    func reviewFiles() -> Set<String> {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: review.path)) ?? []
-        let photos =
-            (try? FileManager.default.contentsOfDirectory(atPath: review.appendingPathComponent("photos").path)) ?? []
-        return Set(names.filter { $0 != "photos" } + photos.map { "photos/\($0)" })
-    }
-
-    /// Stands in for the matcher: gives the open review item of the book read as `title` these candidates.
-    func seedCandidates(_ title: String, _ candidates: [MatchCandidate]) throws {
-        let db = try SQLiteConnection(path: state.appendingPathComponent("shelfd.db").path)
-        for row in try db.query("SELECT id, reading FROM review_item") {
-            var book = try JSONDecoder().decode(Book.self, from: Data((row.string("reading") ?? "").utf8))
-            guard book.title == title else { continue }
-            book.candidates = candidates
-            try db.execute(
-                "UPDATE review_item SET reading = ? WHERE id = ?",
-                [String(decoding: try JSONEncoder().encode(book), as: UTF8.self), row.string("id")])
-        }
-    }
 }
 
 @Suite("The review queue, through the command line", .serialized)
 struct ReviewTests {
-    @Test(
-        "A book below the threshold waits in review/ with its spine cut out; list and show describe it",
-        .timeLimit(.minutes(2)))
-    func uncertainBooksWaitInReview() async throws {
+    @Test("list and show describe a book waiting for review; review with no verb lists", .timeLimit(.minutes(2)))
+    func listAndShow() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            let photo = JPEGFactory.shelf(seed: 40)
-            try root.drop(photo, as: "den/IMG_1.jpg")
-            #expect(try await root.shelfd("run").status == 0)
-
-            let sha = SHA256.hex(of: photo)
+            try root.drop(JPEGFactory.shelf(seed: 40), as: "den/IMG_1.jpg")
+            #expect(try await root.shelfd("run").status == 0, "a book to review is not a failure")
             let items = try await root.reviewList()
             let item = try #require(items.first)
-            #expect(items.count == 1)
-            #expect(item.book.title == "Smudged Spine" && item.reasons == ["low_confidence"])
-            #expect(item.photo == ReviewDocument.Photo(path: "den/IMG_1.jpg", sha256: sha))
-            #expect(item.crop == "\(item.id).jpg")
-            #expect(root.reviewFiles() == ["\(item.id).json", "\(item.id).jpg", "photos/\(sha).jpg"])
-
-            // The file on disk is the same document, and the result names it.
-            let file = try JSONStyle.decoder().decode(
-                ReviewDocument.self,
-                from: Data(contentsOf: root.review.appendingPathComponent("\(item.id).json")))
-            #expect(file.id == item.id && file.book == item.book)
-            let result = try #require(try root.resultDocuments().first)
-            #expect(result.books.map(\.reviewID) == [nil, item.id])
-
-            // The crop is the boxed spine (x 0.60–0.63, y 0.15–0.85 of 640×480) with a small margin, turned to read across.
-            let crop = try #require(
-                JPEGFactory.decode(Array(try Data(contentsOf: root.review.appendingPathComponent("\(item.id).jpg")))))
-            #expect((330...380).contains(crop.width) && (30...60).contains(crop.height), "\(crop.width)×\(crop.height)")
-
-            let library = try root.library()
-            let smudged = try #require(library.books.first { $0.title == "Smudged Spine" })
-            #expect(smudged.status == .needsReview && smudged.reviewID == item.id)
-            #expect(smudged.history.map(\.action) == ["detected", "needs_review"])
-            #expect(library.books.first { $0.title == "Dune" }?.shelves == ["den"])
+            #expect(items.count == 1 && item.book.title == "Smudged Spine" && item.crop == "\(item.id).jpg")
 
             let list = try await root.shelfd("review", "list")
             #expect(
@@ -98,19 +42,6 @@ struct ReviewTests {
             #expect(show.stdout.contains("candidates:  none"))
             // Not on a terminal, `review` with no verb lists.
             #expect(try await root.shelfd("review").stdout == list.stdout)
-
-            // Files lost after the commit (a crash before they were written, a person tidying up) come back.
-            try FileManager.default.removeItem(at: root.review)
-            #expect(try await root.shelfd("run").status == 0)
-            #expect(root.reviewFiles() == ["\(item.id).json", "\(item.id).jpg", "photos/\(sha).jpg"])
-            #expect(gemini.requests.count == 1)
-
-            // With the original gone as well there is nothing to cut from: the item stays, without a crop.
-            try FileManager.default.removeItem(at: root.review)
-            try FileManager.default.removeItem(at: root.incoming.appendingPathComponent("den/IMG_1.jpg"))
-            #expect(try await root.shelfd("run").status == 0)
-            #expect(root.reviewFiles() == ["\(item.id).json"])
-            #expect(try await root.reviewList().first?.crop == nil)
         }
     }
 
@@ -142,19 +73,17 @@ struct ReviewTests {
     }
 
     @Test(
-        "accept, accept --candidate, edit and reject each change library.json and clear their files; a rescan reopens nothing",
+        "accept --candidate, edit and reject say what they did, refuse what cannot be done, and exit 1 for an unknown item",
         .timeLimit(.minutes(3)))
-    func decisionsUpdateTheLibrary() async throws {
+    func decisionsAtTheCommandLine() async throws {
         try await withGeminiEmulator(.always(.books([dune, blurry, shadow, typo]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            let photo = JPEGFactory.shelf(seed: 41)
-            let path = try root.drop(photo, as: "IMG_2.jpg")
+            try root.drop(JPEGFactory.shelf(seed: 41), as: "IMG_2.jpg")
             #expect(try await root.shelfd("run").status == 0)
             try root.seedCandidates("Smudged Spine", [MatchCandidate(record: hobbitRecord, score: 0.71)])
             let smudged = try await root.reviewID("Smudged Spine")
             let ghost = try await root.reviewID("Shadow")
             let misread = try await root.reviewID("Dnue")
-            let sha = SHA256.hex(of: photo)
 
             let noCandidate = try await root.shelfd("review", "accept", ghost, "--candidate", "1")
             #expect(noCandidate.status == 2 && noCandidate.stderr.contains("no candidates"))
@@ -165,47 +94,13 @@ struct ReviewTests {
             let picked = try await root.shelfd("review", "accept", smudged, "--candidate", "1")
             #expect(picked.status == 0, "\(picked.stderr)")
             #expect(picked.stdout.contains("The Hobbit"))
-            var library = try root.library()
-            let hobbit = try #require(library.books.first { $0.title == "The Hobbit" })
-            #expect(
-                hobbit.status == .verified && hobbit.work == "openlibrary:/works/OL27482W"
-                    && hobbit.isbn13 == "9780261102217")
-            #expect(hobbit.history.last.map { [$0.action, $0.by] } == ["reviewed_by_user", "user"])
-            #expect(!library.books.contains { $0.title == "Smudged Spine" })
-            #expect(!root.reviewFiles().contains("\(smudged).json") && !root.reviewFiles().contains("\(smudged).jpg"))
-            #expect(root.reviewFiles().contains("photos/\(sha).jpg"), "kept while other books of the photo are open")
-
             let edited = try await root.shelfd(
                 "review", "edit", misread, "--title", "Dune", "--author", "Frank Herbert")
             #expect(edited.status == 0, "\(edited.stderr)")
-            library = try root.library()
-            #expect(
-                library.books.filter { $0.title == "Dune" }.count == 1, "the edit names a book already read: one work")
-            #expect(!library.books.contains { $0.title == "Dnue" })
-            #expect(
-                library.books.first { $0.title == "Dune" }?.history.last?.detail == "edited title, author in IMG_2.jpg")
-
             #expect(try await root.shelfd("review", "reject", ghost).status == 0)
-            library = try root.library()
-            #expect(library.books.map(\.title).sorted() == ["Dune", "The Hobbit"])
-            #expect(library.books.allSatisfy { $0.status == .verified && $0.reviewID == nil })
-            #expect(root.reviewFiles().isEmpty, "the photo's copy goes with its last open book")
-            #expect(try await root.status().queue.review == 0)
+            #expect(try root.library().books.map(\.title).sorted() == ["Dune", "The Hobbit"])
             let gone = try await root.shelfd("review", "show", ghost)
             #expect(gone.status == 1 && gone.stderr.contains("No open review item"))
-
-            // Reading the photo again applies every decision again instead of asking.
-            let rescan = try await root.shelfd("rescan", path.path)
-            #expect(rescan.status == 0, "\(rescan.stderr)")
-            #expect(gemini.requests.count == 2)
-            #expect(try await root.reviewList().isEmpty)
-            #expect(root.reviewFiles().isEmpty)
-            library = try root.library()
-            #expect(library.books.map(\.title).sorted() == ["Dune", "The Hobbit"])
-            #expect(
-                library.books.first { $0.title == "The Hobbit" }?.history.filter { $0.action == "reviewed_by_user" }
-                    .count == 1)
-            #expect(try await root.status().queue.review == 0)
         }
     }
 

@@ -1,14 +1,17 @@
 import Foundation
+import ShelfApp
 import ShelfCore
+import ShelfDaemon
 import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 
-/// One library entry per book, whatever matched it (ARCHITECTURE.md, "One entry per work"), through the built binary: photos run one after
-/// another with `shelfd run`, the provider's answer and the enrichment sources changed in between.
-@Suite("One library entry per book, whatever matched it", .serialized)
+/// One library entry per book, whatever matched it (ARCHITECTURE.md, "One entry per work"), in the test's own
+/// process: photos read one after another by runs of the daemon's machinery (`InProcessSite.run`, which is `shelfd
+/// run`), the provider's answer and the enrichment sources changed in between.
+@Suite("One library entry per book, whatever matched it")
 struct LibraryIdentityTests {
-    static let appFormats = ["goodreads", "storygraph", "librarything", "libib"]
+    static let appFormats: [ExportFormat] = [.goodreads, .storygraph, .librarything, .libib]
 
     /// Enrichment by these sources, OpenLibrary being the emulator.
     func sources(_ names: [String], _ openLibrary: OpenLibraryEmulator?) -> [String: [String: String]] {
@@ -20,36 +23,40 @@ struct LibraryIdentityTests {
         return ["enrich": enrich]
     }
 
-    /// Drops a new photo the provider reads as `books` and runs shelfd over it.
+    /// Drops a new photo the provider reads as `books` and reads it as `shelfd run` does, a run that ends well; the
+    /// files follow. The run, for what a person decides next.
+    @discardableResult
     func photo(
         _ root: ShelfRoot, _ gemini: GeminiEmulator, seed: Int, shelf: String = "study",
         _ books: [GeminiEmulator.Book]
-    ) async throws {
+    ) async throws -> InProcessSite {
         gemini.setScript(.always(.books(books)))
         try root.drop(JPEGFactory.shelf(seed: seed), as: "\(shelf)/shelf-\(seed).jpg")
-        let run = try await root.shelfd("run")
-        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        let site = try InProcessSite(root)
+        let report = try await site.run()
+        #expect(report.warning == nil && !report.status.isDegraded, "\(report.warning ?? "") \(report.status)")
+        site.desks.flushFiles()
+        return site
     }
 
-    /// Writes every export to exports/ under its default name: from then on shelfd keeps each current.
-    func exportAll(_ root: ShelfRoot) async throws {
-        for format in Self.appFormats + ["json"] {
-            let result = try await root.shelfd(["export", "--format", format], environment: ["TZ": "UTC"])
-            #expect(result.status == 0, "\(format): \(result.stderr)")
+    /// Writes every export to exports/ under its default name, as `shelfd export --format` does: from then on
+    /// shelfd keeps each current.
+    func exportAll(_ root: ShelfRoot) throws {
+        let site = try InProcessSite(root)
+        let exports = site.desks.exports
+        for format in Self.appFormats + [.json] {
+            _ = try exports.write(
+                format, exclusiveShelf: nil, includeUnverified: false, to: .file(exports.defaultFile(for: format)))
         }
     }
 
     /// The rows of exports/<format> (the header left out), or the books of exports/json.json.
-    func exported(_ root: ShelfRoot, _ format: String) throws -> [String] {
-        let folder = root.root.appendingPathComponent("exports")
-        if format == "json" {
-            let document = try JSONStyle.decoder().decode(
-                LibraryDocument.self,
-                from: Data(contentsOf: folder.appendingPathComponent("json.json")))
-            return document.books.map(\.title)
+    func exported(_ root: ShelfRoot, _ format: ExportFormat) throws -> [String] {
+        let file = root.root.appendingPathComponent("exports").appendingPathComponent(format.defaultFileName)
+        if format == .json {
+            return try JSONStyle.decoder().decode(LibraryDocument.self, from: Data(contentsOf: file)).books.map(\.title)
         }
-        let name = format == "librarything" ? "\(format).tsv" : "\(format).csv"
-        let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+        let text = try String(contentsOf: file, encoding: .utf8)
         return Array(text.split(separator: "\n").dropFirst().map(String.init))
     }
 
@@ -70,13 +77,9 @@ struct LibraryIdentityTests {
                             box2D: [120, 410, 880, 450])
                     ])
                 #expect(try root.resultDocuments().first?.books.first?.match?.source == "openlibrary")
-                try await exportAll(root)
+                try exportAll(root)
 
-                let csv = root.base.appendingPathComponent("mine.csv")
-                try "Title,Author,ISBN,Year\nDune,\"Herbert, Frank\",0441172717,1965\n".write(
-                    to: csv, atomically: true, encoding: .utf8)
-                let imported = try await root.shelfd("catalogue", "import", csv.path)
-                #expect(imported.status == 0, "\(imported.stderr)")
+                try root.importCatalogue("Title,Author,ISBN,Year\nDune,\"Herbert, Frank\",0441172717,1965\n")
                 try await photo(
                     root, gemini, seed: 62,
                     [
@@ -113,11 +116,11 @@ struct LibraryIdentityTests {
                 #expect(dune.history.contains { $0.action == "matched" && $0.by == "openlibrary" })
                 #expect(dune.history.contains { $0.action == "matched" && $0.by == "catalogue" })
 
-                for format in Self.appFormats + ["json"] {
+                for format in Self.appFormats + [.json] {
                     let rows = try exported(root, format)
                     #expect(rows.count == 1, "\(format): \(rows)")
                     #expect(rows.first?.contains("Dune") == true, "\(format)")
-                    if format != "json" { #expect(rows.first?.contains("9780441172719") == true, "\(format)") }
+                    if format != .json { #expect(rows.first?.contains("9780441172719") == true, "\(format)") }
                 }
             }
         }
@@ -138,18 +141,18 @@ struct LibraryIdentityTests {
                 ])
             // The model could not make out the author nor the ISBN, on another shelf: nothing says it is the same
             // book yet (the library's Dune is offered, not taken).
-            try await photo(
+            let site = try await photo(
                 root, gemini, seed: 72, shelf: "hall",
                 [
                     GeminiEmulator.Book(
                         title: "DUNE", author: nil, confidence: 0.4, box2D: [100, 300, 900, 340])
                 ])
             #expect(try root.library().books.map(\.work) == ["title:dune|herbert", "title:dune|"])
-            let review = try await root.reviewList()
+            let review = try site.desks.review.items()
             let item = try #require(review.first)
             #expect(review.count == 1)
-            try await exportAll(root)
-            #expect(try exported(root, "json").count == 2)
+            try exportAll(root)
+            #expect(try exported(root, .json).count == 2)
 
             try await photo(
                 root, gemini, seed: 73,
@@ -168,12 +171,13 @@ struct LibraryIdentityTests {
                         && $0.detail?.contains("(title:dune|herbert)") == true
                 })
             #expect(dune.reviewID == item.id, "the open review item follows its book")
-            #expect(try exported(root, "json") == ["Dune"])
-            #expect(try exported(root, "goodreads").count == 1)
+            #expect(try exported(root, .json) == ["Dune"])
+            #expect(try exported(root, .goodreads).count == 1)
             #expect(root.reviewFiles().contains("\(item.id).json"))
 
-            let accepted = try await root.shelfd("review", "accept", item.id)
-            #expect(accepted.status == 0, "\(accepted.stderr)")
+            let accepted = try InProcessSite(root)
+            _ = try accepted.desks.review.decide(item.id, .accept)
+            accepted.desks.flushFiles()
             #expect(try root.library().books.count == 1)
             #expect(try root.library().books.first?.reviewID == nil)
             #expect(!root.reviewFiles().contains("\(item.id).json"))
@@ -194,7 +198,7 @@ struct LibraryIdentityTests {
                     title: "Dune", author: "Frank Herbert", isbn: "9780340960196", confidence: 0.9,
                     box2D: [100, 300, 900, 340])
                 try await photo(root, gemini, seed: 81, [ace])
-                try await exportAll(root)
+                try exportAll(root)
                 try await photo(root, gemini, seed: 82, [hodder])
                 try await photo(root, gemini, seed: 83, [hodder])
 
@@ -217,14 +221,13 @@ struct LibraryIdentityTests {
     func sameTitleTwoWorks() async throws {
         try await withGeminiEmulator { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            let csv = root.base.appendingPathComponent("mine.csv")
-            try """
-            Title,Author,ISBN,Year
-            Emma,Jane Austen,9780141439587,1815
-            Emma,Charlotte Brontë,9780441172719,1860
+            try root.importCatalogue(
+                """
+                Title,Author,ISBN,Year
+                Emma,Jane Austen,9780141439587,1815
+                Emma,Charlotte Brontë,9780441172719,1860
 
-            """.write(to: csv, atomically: true, encoding: .utf8)
-            #expect(try await root.shelfd("catalogue", "import", csv.path).status == 0)
+                """)
             try await photo(
                 root, gemini, seed: 91,
                 [
@@ -267,27 +270,24 @@ struct LibraryIdentityTests {
                     $0.action == "matched" && $0.by == "library" && $0.detail?.contains("shelf living") == true
                 },
                 "\(work.history)")
-            #expect(try await root.reviewList().isEmpty)
+            #expect(try InProcessSite(root).desks.review.items().isEmpty)
             let result = try #require(try root.resultDocuments().first { $0.photo.path == "living/shelf-96.jpg" })
             #expect(result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true)
 
             // Another shelf: the same title is asked about, the library's Dune first among the candidates.
-            try await photo(root, gemini, seed: 97, shelf: "study", [titleAlone])
-            let items = try await root.reviewList()
+            let site = try await photo(root, gemini, seed: 97, shelf: "study", [titleAlone])
+            let items = try site.desks.review.items()
             let item = try #require(items.first)
             #expect(items.count == 1)
             let first = try #require(item.book.candidates?.first)
             #expect(
                 first.record.title == "Dune" && first.record.author == "Frank Herbert" && first.libraryShelf == "living"
             )
-            let shown = try await root.shelfd("review", "show", item.id)
-            #expect(
-                shown.stdout.contains("1. Dune — Frank Herbert")
-                    && shown.stdout.contains("(in your library, on shelf living)"),
-                "\(shown.stdout)")
+            #expect(first.libraryLabel == "in your library, on shelf living", "as the review shows it")
 
             // Taking it makes the reading a sighting of that work, not a second one.
-            #expect(try await root.shelfd("review", "accept", item.id, "--candidate", "1").status == 0)
+            _ = try site.desks.review.decide(item.id, .pick(1))
+            site.desks.flushFiles()
             library = try root.library()
             #expect(library.books.count == 1, "\(library.books.map(\.work))")
             #expect(library.books.first?.sightingsCount == 3 && library.books.first?.status == .verified)
@@ -321,12 +321,14 @@ struct LibraryIdentityTests {
             // One run, one batch: the title alone is read with, and queued before, the photo that names its author.
             try root.drop(alone, as: "den/a-alone.jpg")
             try root.drop(whole, as: "den/b-whole.jpg")
-            let run = try await root.shelfd("run")
-            #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+            let site = try InProcessSite(root)
+            let report = try await site.run()
+            #expect(report.warning == nil && !report.status.isDegraded, "\(report.status)")
+            site.desks.flushFiles()
             let library = try root.library()
             #expect(library.books.count == 1, "no twin: \(library.books.map(\.work))")
             #expect(library.books.first?.status == .verified && library.books.first?.sightingsCount == 2)
-            #expect(try await root.reviewList().isEmpty)
+            #expect(try site.desks.review.items().isEmpty)
             let result = try #require(try root.resultDocuments().first { $0.photo.path == "den/a-alone.jpg" })
             #expect(
                 result.books.first?.notes?.contains { $0.hasPrefix("library_sighting: «Dune»") } == true,
