@@ -67,6 +67,46 @@ struct ReadingTests {
         }
     }
 
+    @Test("OpenLibrary is asked once per book: a rescan uses the cache, one with --refresh asks again")
+    func openLibraryCached() async throws {
+        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
+            try await withOpenLibraryEmulator { openLibrary in
+                // An empty catalogue cannot help: OpenLibrary decides.
+                let root = try ShelfRoot(
+                    geminiURL: gemini.baseURL,
+                    overrides: [
+                        "enrich": [
+                            "sources": "[\"catalogue\", \"openlibrary\"]",
+                            "openlibrary_base_url": "\"\(openLibrary.baseURL)\"",
+                            "contact": "\"reader@example.org\"",
+                        ]
+                    ])
+                let photo = try root.drop(JPEGFactory.shelf(seed: 43), as: "shelf.jpg").path
+                try await InProcessSite(root).run()
+                let book = try #require(try root.resultDocuments().first?.books.first)
+                #expect(book.status == .verified)
+                #expect(
+                    book.match
+                        == BookMatch(
+                            source: "openlibrary", key: "/works/OL893415W", score: book.match?.score ?? 0, year: 1965))
+                let asked = openLibrary.requests.count
+                #expect(asked > 0)
+                #expect(
+                    openLibrary.requests.allSatisfy {
+                        $0.headers["user-agent"]?.contains("(reader@example.org)") == true
+                    })
+
+                try await InProcessSite(root).rescan([photo])
+                #expect(openLibrary.requests.count == asked)
+                let refreshed = try InProcessSite(root, refreshLookups: true)
+                try await refreshed.rescan([photo])
+                #expect(openLibrary.requests.count > asked)
+                refreshed.desks.flushFiles()
+                #expect(try root.library().books.map(\.work) == ["openlibrary:/works/OL893415W"])
+            }
+        }
+    }
+
     @Test("A model's ISBN that names another book is replaced by the matched record's, and the result says so")
     func wrongISBNReplaced() async throws {
         let duneWithEmmasISBN = GeminiEmulator.Book(

@@ -4,54 +4,10 @@ import ShelfRuntimeTesting
 import ShelfTesting
 import Testing
 
+/// A book source's trouble as `status` prints it. How the sources decide, and their cache, are tested in-process, in
+/// ShelfDaemonTests' ReadingTests.
 @Suite("Books matched against the catalogue and OpenLibrary", .serialized)
 struct EnrichmentTests {
-    func importCatalogue(_ root: ShelfRoot) async throws {
-        let file = root.base.appendingPathComponent("mine.csv")
-        try sampleCatalogue.write(to: file, atomically: true, encoding: .utf8)
-        let imported = try await root.shelfd("catalogue", "import", file.path)
-        #expect(imported.status == 0, "\(imported.stderr)")
-    }
-
-    @Test("OpenLibrary is asked once per book: a rescan uses the cache, --refresh asks again", .timeLimit(.minutes(2)))
-    func openLibraryCached() async throws {
-        try await withGeminiEmulator(.always(.books([dune]))) { gemini in
-            try await withOpenLibraryEmulator { openLibrary in
-                // An empty catalogue cannot help: OpenLibrary decides.
-                let root = try ShelfRoot(
-                    geminiURL: gemini.baseURL,
-                    overrides: [
-                        "enrich": [
-                            "sources": "[\"catalogue\", \"openlibrary\"]",
-                            "openlibrary_base_url": "\"\(openLibrary.baseURL)\"",
-                            "contact": "\"reader@example.org\"",
-                        ]
-                    ])
-                let photo = try root.drop(JPEGFactory.shelf(seed: 43), as: "shelf.jpg").path
-                #expect(try await root.shelfd("run").status == 0)
-                let book = try #require(try root.resultDocuments().first?.books.first)
-                #expect(book.status == .verified)
-                #expect(
-                    book.match
-                        == BookMatch(
-                            source: "openlibrary", key: "/works/OL893415W", score: book.match?.score ?? 0, year: 1965))
-                let asked = openLibrary.requests.count
-                #expect(asked > 0)
-                #expect(
-                    openLibrary.requests.allSatisfy {
-                        $0.headers["user-agent"]?.contains("(reader@example.org)") == true
-                    })
-
-                let rescan = try await root.shelfd("rescan", photo)
-                #expect(rescan.status == 0, "\(rescan.stdout) \(rescan.stderr)")
-                #expect(openLibrary.requests.count == asked)
-                #expect(try await root.shelfd("rescan", "--refresh", photo).status == 0)
-                #expect(openLibrary.requests.count > asked)
-                #expect(try root.library().books.map(\.work) == ["openlibrary:/works/OL893415W"])
-            }
-        }
-    }
-
     @Test(
         "A rate-limited OpenLibrary shows in status until its wait ends; the photo is done without it",
         .timeLimit(.minutes(2)))

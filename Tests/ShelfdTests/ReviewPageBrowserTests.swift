@@ -17,7 +17,7 @@ struct ReviewPageBrowserTests {
     func withReviewPage(_ body: (ShelfRoot, String) async throws -> Void) async throws {
         try await withGeminiEmulator(.always(.books([dune, misread, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
-            try await EnrichmentTests().importCatalogue(root)
+            try root.importCatalogue(sampleCatalogue)
             try root.drop(JPEGFactory.shelf(seed: 60), as: "den/IMG_9.jpg")
             #expect(try await root.shelfd("run").status == 0)
             #expect(try await root.reviewList().map(\.book.title).sorted() == ["Dune Mesiah", "Smudged Spine"])
