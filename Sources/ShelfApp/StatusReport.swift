@@ -116,13 +116,13 @@ package enum StatusReport {
                 failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
             provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store),
             web: try webAddress(store).map(StatusDocument.Web.init))
-        // A database a newer binary is still migrating has no batch table yet: no batches.
-        let batches = ((try? store.batches.batchesInFlight()) ?? []).map { batch in
-            StatusDocument.Batch(
-                name: batch.name, displayName: batch.displayName, state: batch.state, photos: batch.photos,
-                ageS: max(0, Int(now.timeIntervalSince(batch.createdAt))))
+        // A database a newer binary is still migrating has no Batch API job table yet: no Batch API jobs.
+        let apiJobs = ((try? store.batchAPIJobs.batchAPIJobsInFlight()) ?? []).map { job in
+            StatusDocument.BatchAPIJob(
+                name: job.name, displayName: job.displayName, state: job.state, photos: job.photos,
+                ageS: max(0, Int(now.timeIntervalSince(job.createdAt))))
         }
-        document.batches = batches.isEmpty ? nil : batches
+        document.batchAPIJobs = apiJobs.isEmpty ? nil : apiJobs
         document.workers =
             workers.isEmpty
             ? nil

@@ -423,7 +423,7 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     /// The last few finished photos, newest first, with their suggestions.
     package var recent: [RecentPhoto]
     /// A Gemini Batch API job in flight (`[gemini] mode = "batch"`).
-    package struct Batch: Codable, Sendable, Equatable {
+    package struct BatchAPIJob: Codable, Sendable, Equatable {
         /// `batches/{id}`; nil while its submission has no answer.
         package var name: String?
         package var displayName: String
@@ -436,8 +436,9 @@ package struct StatusDocument: Codable, Sendable, Equatable {
             self.name = name; self.displayName = displayName; self.state = state; self.photos = photos; self.ageS = ageS
         }
     }
-    /// Batches in flight, oldest first; absent when there are none.
-    package var batches: [Batch]?
+    /// Batch API jobs in flight, oldest first; absent when there are none. Its key is `batches`, as shelfd.status/1
+    /// has always named it.
+    package var batchAPIJobs: [BatchAPIJob]?
 
     /// A `shelfd watch` process on the database: one on a machine of its own, several sharing a PostgreSQL store.
     package struct Worker: Codable, Sendable, Equatable {
@@ -484,6 +485,11 @@ package struct StatusDocument: Codable, Sendable, Equatable {
 
     /// Added after the schema's first version: older documents lack it, and it is absent while no server listens.
     package var web: Web?
+
+    enum CodingKeys: String, CodingKey {
+        case schema, daemon, queue, provider, providers, problems, recent, workers, limits, web
+        case batchAPIJobs = "batches"
+    }
     package init(
         daemon: Daemon, queue: Queue, provider: Provider, providers: [Provider], problems: [Problem],
         recent: [RecentPhoto] = [], web: Web? = nil

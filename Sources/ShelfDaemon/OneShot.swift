@@ -14,11 +14,11 @@ import ShelfWatch
 package struct OneShot {
     package var runtime: Runtime
     package var logger: Logger
-    /// `run --batch`: due photos go to Gemini's Batch API and the pass waits for the batches' answers.
-    package var batch = false
+    /// `run --batch`: due photos go to Gemini's Batch API and the pass waits for the Batch API jobs' answers.
+    package var batchMode = false
 
-    package init(runtime: Runtime, logger: Logger, batch: Bool = false) {
-        self.runtime = runtime; self.logger = logger; self.batch = batch
+    package init(runtime: Runtime, logger: Logger, batchMode: Bool = false) {
+        self.runtime = runtime; self.logger = logger; self.batchMode = batchMode
     }
 
     /// What a pass did, for the command to print and to pick its exit code.
@@ -101,9 +101,10 @@ package struct OneShot {
     private func process(queued: Int) async throws -> Report {
         let pipeline = runtime.pipeline
         let stranded = StrandedJobs(runtime: runtime)
-        let runner = try runtime.batchRunner(force: batch)
+        let runner = try runtime.batchAPIJobRunner(force: batchMode)
         // SIGTERM/SIGINT: the same graceful stop as the daemon's (nothing more claimed, requests in flight
-        // get the grace to finish). Batches in flight go on at the provider; the next pass or the daemon polls them.
+        // get the grace to finish). Batch API jobs in flight go on at the provider; the next pass or the daemon polls
+        // them.
         let summary =
             try await Shutdown.runPass(
                 logger: logger,
@@ -112,7 +113,7 @@ package struct OneShot {
                 }
             ) {
                 if let runner, runner.submits { return await runner.pass(untilDone: true) }
-                _ = await runner?.pollInFlight() // sync mode: batches left from batch mode are collected
+                _ = await runner?.pollInFlight() // sync mode: Batch API jobs left from batch mode are collected
                 let summary = await pipeline.processQueue(untilIdle: true)
                 if pipeline.choice == nil && summary.stop != .shutdown {
                     await stranded.finish() // what a stopped `--provider` process left

@@ -133,36 +133,38 @@ package struct Runtime: Sendable {
     }
 
     /// Batch mode's runner when `[gemini] mode = "batch"` or `force` (`run --batch`) with Gemini as the provider; in
-    /// sync mode, one that only collects the batches still in flight (`submits` false); nil for the usual request
-    /// per photo (a `--provider` process, no batch in flight, another provider without `force`).
-    package func batchRunner(force: Bool = false) throws -> BatchRunner? {
+    /// sync mode, one that only collects the Batch API jobs still in flight (`submits` false); nil for the usual
+    /// request per photo (a `--provider` process, no Batch API job in flight, another provider without `force`).
+    package func batchAPIJobRunner(force: Bool = false) throws -> BatchAPIJobRunner? {
         guard pipeline.choice == nil else { return nil }
         let sends = force || config.gemini.mode == .batch
-        guard sends || !((try? store.batches.batchesInFlight()) ?? []).isEmpty else { return nil }
+        guard sends || !((try? store.batchAPIJobs.batchAPIJobsInFlight()) ?? []).isEmpty else { return nil }
         guard case .single(let channel) = pipeline.lineup, channel.kind == .gemini else {
             guard sends else { return nil } // collected when Gemini is the provider again
             throw StartupError(
                 "Batch mode is Gemini's Batch API, but the provider is \(pipeline.lineup.name). Set "
                     + "pipeline.provider = \"gemini\", or [gemini] mode = \"sync\" and drop --batch.")
         }
-        var runner = BatchRunner(
-            pipeline: pipeline, queue: store.batches,
-            client: Self.batchClient(config: config, secrets: secrets, time: pipeline.time),
+        var runner = BatchAPIJobRunner(
+            pipeline: pipeline, queue: store.batchAPIJobs,
+            client: Self.batchAPIClient(config: config, secrets: secrets, time: pipeline.time),
             maxPhotos: config.gemini.batchMaxPhotos, pollInterval: .seconds(config.gemini.batchPollS))
         runner.submits = sends
         return runner
     }
 
-    /// `shelfd batch cancel`: asks Gemini to cancel; the next poll gives the photos back.
-    package static func cancelBatch(_ name: String, config: Configuration, secrets: Secrets) async throws(PhotoError) {
-        try await batchClient(config: config, secrets: secrets).cancel(name)
+    /// `shelfd batch cancel`: asks Gemini to cancel a Batch API job; the next poll gives the photos back.
+    package static func cancelBatchAPIJob(_ name: String, config: Configuration, secrets: Secrets)
+        async throws(PhotoError)
+    {
+        try await batchAPIClient(config: config, secrets: secrets).cancel(name)
     }
 
     /// Gemini's Batch and Files APIs as configured (`shelfd batch cancel` needs no more).
-    package static func batchClient(config: Configuration, secrets: Secrets, time: TimeSource = .system)
-        -> GeminiBatchClient
+    package static func batchAPIClient(config: Configuration, secrets: Secrets, time: TimeSource = .system)
+        -> GeminiBatchAPIClient
     {
-        GeminiBatchClient(
+        GeminiBatchAPIClient(
             settings: ProviderFactory.gemini(config, secrets), http: HTTPClient(maxConcurrent: 2),
             logger: Logger(label: "shelfd.gemini.batch"), time: time)
     }

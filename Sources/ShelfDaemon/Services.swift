@@ -86,22 +86,24 @@ package final class SchedulerService: Service {
     private let finished = Atomic<Bool>(false)
 
     /// Batch mode: photos go to Gemini's Batch API instead of a request each.
-    let batches: BatchRunner?
+    let batchAPIJobs: BatchAPIJobRunner?
 
-    package init(pipeline: Pipeline, stranded: StrandedJobs, batches: BatchRunner? = nil) {
-        self.pipeline = pipeline; self.stranded = stranded; self.batches = batches
+    package init(pipeline: Pipeline, stranded: StrandedJobs, batchAPIJobs: BatchAPIJobRunner? = nil) {
+        self.pipeline = pipeline; self.stranded = stranded; self.batchAPIJobs = batchAPIJobs
     }
 
     package func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask {
-                    if let batches = self.batches, batches.submits { _ = await batches.pass(untilDone: false); return }
+                    if let runner = self.batchAPIJobs, runner.submits {
+                        _ = await runner.pass(untilDone: false); return
+                    }
                     _ = await self.pipeline.processQueue(untilIdle: false, keepsLeases: false)
                 }
-                // Sync mode with batches left in flight from batch mode: they are still collected.
-                if let batches = self.batches, !batches.submits {
-                    group.addTask { _ = await batches.pass(untilDone: false) }
+                // Sync mode with Batch API jobs left in flight from batch mode: they are still collected.
+                if let runner = self.batchAPIJobs, !runner.submits {
+                    group.addTask { _ = await runner.pass(untilDone: false) }
                 }
                 group.addTask { await self.stranded.keepFinishing() }
                 group.addTask { await cancelWhenGracefulShutdown { await self.pipeline.keepClosingRounds() } }

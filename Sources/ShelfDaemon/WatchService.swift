@@ -71,7 +71,7 @@ package struct WatchService {
         // prune, the lease heartbeat and the systemd notifier, which go on while batches drain.
         let scheduler = SchedulerService(
             pipeline: pipeline, stranded: StrandedJobs(runtime: runtime),
-            batches: try runtime.batchRunner())
+            batchAPIJobs: try runtime.batchAPIJobRunner())
         let jobNotifications: [any Service] =
             config.store.postgres.map { url in
                 [

@@ -5,27 +5,28 @@ import ShelfImaging
 import ShelfProviders
 import ShelfStore
 
-/// `[gemini] mode = "batch"`: due photos go to Gemini's Batch API in jobs of up to `batch_max_photos`; finished jobs'
-/// answers are saved in the queue's journal exactly as a synchronous answer is, then the photos are processed the
-/// usual way (`process(batch:)`), which replays the saved answer: parsed, checked, enriched, written.
+/// `[gemini] mode = "batch"`: due photos go to Gemini's Batch API, up to `batch_max_photos` in each Batch API job;
+/// finished jobs' answers are saved in the queue's journal exactly as a synchronous answer is, then the photos are
+/// processed the usual way (`process(batch:)`), which replays the saved answer: parsed, checked, enriched, written.
 ///
-/// Never paid twice: a batch and its photos are recorded before it is submitted, and its name saved as soon as the
-/// provider gives it. A batch with no saved name (a crash between the two) is looked for by its display name in
-/// the provider's list before its photos may go again.
-package struct BatchRunner: Sendable {
+/// Never paid twice: a Batch API job and its photos are recorded before it is submitted, and its name saved as soon as
+/// the provider gives it. A Batch API job with no saved name (a crash between the two) is looked for by its display
+/// name in the provider's list before its photos may go again.
+package struct BatchAPIJobRunner: Sendable {
     package let pipeline: Pipeline
-    package let queue: any BatchQueue
-    package let client: GeminiBatchClient
+    package let queue: any BatchAPIJobQueue
+    package let client: GeminiBatchAPIClient
     package let maxPhotos: Int
     package let pollInterval: Duration
-    /// A batch whose submission has no answer yet is looked for this long before its photos are taken back.
+    /// A Batch API job whose submission has no answer yet is looked for this long before its photos are taken back.
     package var unsentAfter: TimeInterval = 600
-    /// False in sync mode with batches still in flight (the mode was switched back): they are collected, no new
-    /// batch is sent.
+    /// False in sync mode with Batch API jobs still in flight (the mode was switched back): they are collected, no
+    /// new one is sent.
     package var submits = true
 
     package init(
-        pipeline: Pipeline, queue: any BatchQueue, client: GeminiBatchClient, maxPhotos: Int, pollInterval: Duration
+        pipeline: Pipeline, queue: any BatchAPIJobQueue, client: GeminiBatchAPIClient, maxPhotos: Int,
+        pollInterval: Duration
     ) {
         self.pipeline = pipeline; self.queue = queue; self.client = client; self.maxPhotos = maxPhotos
         self.pollInterval = pollInterval
@@ -33,10 +34,10 @@ package struct BatchRunner: Sendable {
 
     private var logger: Logger { pipeline.logger }
     private var time: TimeSource { pipeline.time }
-    /// The provider whose saved answers the usual path replays (same name and model as the batch's requests).
+    /// The provider whose saved answers the usual path replays (same name and model as the Batch API job's requests).
     private var provider: any VisionProvider { pipeline.lineup.channels.first?.provider ?? client.provider }
 
-    /// Rounds of polling and submitting. `untilDone` (`run --batch`): returns once no batch is in flight and no photo
+    /// Rounds of polling and submitting. `untilDone` (`run --batch`): returns once no Batch API job is in flight and no photo
     /// is due; otherwise (watch) until shutdown, a round every `pollInterval` or when a photo arrives.
     package func pass(untilDone: Bool) async -> PassSummary {
         async let _ = untilDone ? pipeline.heartbeatLoop() : ()
@@ -51,7 +52,7 @@ package struct BatchRunner: Sendable {
                 if untilDone && health.state == .paused {
                     return PassSummary(stop: .providerPaused(health.message ?? "provider paused"))
                 }
-                if untilDone && ((try? queue.batchesInFlight()) ?? []).isEmpty {
+                if untilDone && ((try? queue.batchAPIJobsInFlight()) ?? []).isEmpty {
                     return health.isOutage
                         ? PassSummary(stop: .providerDown(health))
                         : PassSummary(
@@ -63,7 +64,7 @@ package struct BatchRunner: Sendable {
             let (submitted, submitFailed) =
                 submits && open && (untilDone || gathered(now: time.now))
                 ? await beating { await submitDue() } : (0, false)
-            // Gemini out of reach: a pass gives up after a while, leaving batches and photos for the next one.
+            // Gemini out of reach: a pass gives up after a while, leaving Batch API jobs and photos for the next one.
             if pollFailed || submitFailed {
                 let since = unreachableSince ?? time.now
                 unreachableSince = since
@@ -71,13 +72,13 @@ package struct BatchRunner: Sendable {
                     return PassSummary(
                         stop: .providerWaiting(
                             until: time.now.addingTimeInterval(Double(pollInterval.components.seconds)),
-                            "Gemini's Batch API cannot be reached; batches in flight and queued photos wait for the next run or the daemon"
+                            "Gemini's Batch API cannot be reached; Batch API jobs in flight and queued photos wait for the next run or the daemon"
                         ))
                 }
             } else {
                 unreachableSince = nil
             }
-            let inFlight = (try? queue.batchesInFlight()) ?? []
+            let inFlight = (try? queue.batchAPIJobsInFlight()) ?? []
             if untilDone && inFlight.isEmpty && submitted == 0 {
                 guard let retry = try? pipeline.store.nextRetryDate() else { return PassSummary(stop: .idle) }
                 if retry.timeIntervalSince(time.now) > pipeline.settings.maxWaitInPass {
@@ -124,15 +125,15 @@ package struct BatchRunner: Sendable {
 
     // MARK: Submitting
 
-    /// The daemon sends a batch once photos stop arriving for a poll interval (a backlog being copied in goes as one
-    /// batch), or as soon as a full batch is waiting.
+    /// The daemon sends a Batch API job once photos stop arriving for a poll interval (a backlog being copied in goes
+    /// as one job), or as soon as a full job's photos are waiting.
     func gathered(now: Date) -> Bool {
         guard let due = try? queue.duePhotos(now: now), due.count > 0 else { return false }
         guard due.count < maxPhotos, let newest = due.newest else { return true }
         return now.timeIntervalSince(newest) >= Double(pollInterval.components.seconds)
     }
 
-    /// Claims due photos and submits them as batches of up to `maxPhotos`; returns how many photos went, and whether
+    /// Claims due photos and submits them as Batch API jobs of up to `maxPhotos`; returns how many photos went, and whether
     /// Gemini failed to answer (or refused) a submission.
     func submitDue() async -> (sent: Int, failed: Bool) {
         var sent = 0
@@ -149,14 +150,14 @@ package struct BatchRunner: Sendable {
             guard !jobs.isEmpty else { return (sent, false) }
             pipeline.holdLeases(on: jobs.map(\.id))
             defer { pipeline.dropLeases(on: jobs.map(\.id)) }
-            // A photo whose answer is already saved (a batch applied before a crash) is replayed, not sent again.
+            // A photo whose answer is already saved (a Batch API job applied before a crash) is replayed, not sent again.
             let replay = jobs.filter { job in
                 (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model))
                     != nil
             }
             if !replay.isEmpty { await process(replay) }
 
-            var requests: [GeminiBatchClient.Request] = []
+            var requests: [GeminiBatchAPIClient.Request] = []
             var ready: [ClaimedJob] = []
             var unprepared: [ClaimedJob] = []
             for job in jobs where !replay.contains(job) {
@@ -182,31 +183,33 @@ package struct BatchRunner: Sendable {
         return (sent, false)
     }
 
-    /// Records the batch, submits it, saves its name. False when it could not be submitted (its photos are back).
-    private func submit(_ jobs: [ClaimedJob], requests: [GeminiBatchClient.Request]) async -> Bool {
-        let batch: ProviderBatch
+    /// Records the Batch API job, submits it, saves its name. False when it could not be submitted (its photos are back).
+    private func submit(_ jobs: [ClaimedJob], requests: [GeminiBatchAPIClient.Request]) async -> Bool {
+        let apiJob: BatchAPIJob
         do {
-            batch = try queue.openBatch(provider: provider.name, jobs: jobs, owner: pipeline.owner, now: time.now)
+            apiJob = try queue.openBatchAPIJob(
+                provider: provider.name, jobs: jobs, owner: pipeline.owner, now: time.now)
         } catch {
-            logger.error("Cannot record a batch; its photos stay queued", metadata: ["error": "\(error)"])
+            logger.error("Cannot record a Batch API job; its photos stay queued", metadata: ["error": "\(error)"])
             _ = try? pipeline.store.finish(
                 jobs.map {
-                    JobOutcome(job: $0, result: .released(nil, message: "batch not recorded", refundAttempt: false))
+                    JobOutcome(
+                        job: $0, result: .released(nil, message: "Batch API job not recorded", refundAttempt: false))
                 },
                 shelfOf: { _ in nil }, now: time.now)
             return false
         }
-        Failpoint.hit("batch_before_submit")
+        Failpoint.hit("batch_api_job_before_submit")
         do {
-            let status = try await client.create(displayName: batch.displayName, requests: requests)
-            Failpoint.hit("batch_after_submit")
-            try queue.recordBatchName(id: batch.id, name: status.name, state: status.state.word, now: time.now)
+            let status = try await client.create(displayName: apiJob.displayName, requests: requests)
+            Failpoint.hit("batch_api_job_after_submit")
+            try queue.recordBatchAPIJobName(id: apiJob.id, name: status.name, state: status.state.word, now: time.now)
             pipeline.health.answered(provider.name)
             logger.info(
-                "Batch submitted",
+                "Batch API job submitted",
                 metadata: [
-                    "event": "batch_submitted", "batch": "\(status.name)",
-                    "photos": "\(jobs.count)", "display_name": "\(batch.displayName)",
+                    "event": "batch_api_job_submitted", "batch_api_job": "\(status.name)",
+                    "photos": "\(jobs.count)", "display_name": "\(apiJob.displayName)",
                 ])
             return true
         } catch let error as PhotoError {
@@ -214,20 +217,20 @@ package struct BatchRunner: Sendable {
             if FailurePolicy.isOutage(error) {
                 // It may have arrived: the next round looks for it by its display name before taking the photos back.
                 logger.warning(
-                    "Batch submission unanswered; it is looked for again",
+                    "Batch API job submission unanswered; it is looked for again",
                     metadata: [
-                        "display_name": "\(batch.displayName)", "error": "\(error.message)",
+                        "display_name": "\(apiJob.displayName)", "error": "\(error.message)",
                     ])
             } else {
                 logger.error(
-                    "Gemini refused the batch; its photos stay queued", metadata: ["error": "\(error.message)"])
-                _ = try? queue.closeBatch(
-                    id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
+                    "Gemini refused the Batch API job; its photos stay queued", metadata: ["error": "\(error.message)"])
+                _ = try? queue.closeBatchAPIJob(
+                    id: apiJob.id, state: "unsent", answered: false, owner: pipeline.owner,
                     lease: pipeline.settings.lease, now: time.now)
             }
             return false
         } catch {
-            logger.error("Cannot save the batch's name", metadata: ["error": "\(error)"])
+            logger.error("Cannot save the Batch API job's name", metadata: ["error": "\(error)"])
             return false
         }
     }
@@ -236,88 +239,90 @@ package struct BatchRunner: Sendable {
 
     // MARK: Polling
 
-    /// Asks about every batch in flight; finished ones are applied or give their photos back. True when Gemini could
+    /// Asks about every Batch API job in flight; finished ones are applied or give their photos back. True when Gemini could
     /// not be asked.
     package func pollInFlight() async -> Bool {
-        guard let batches = try? queue.batchesInFlight(), !batches.isEmpty else { return false }
-        var listed: [GeminiBatchStatus]?
+        guard let inFlight = try? queue.batchAPIJobsInFlight(), !inFlight.isEmpty else { return false }
+        var listed: [GeminiBatchAPIJobStatus]?
         var failed = false
-        for batch in batches {
+        for apiJob in inFlight {
             if pipeline.shutdown.isSet { return failed }
-            guard let name = batch.name else {
+            guard let name = apiJob.name else {
                 // Submitted, but its name was never saved: find it by display name, else give its photos back.
                 if listed == nil { listed = try? await client.list() }
                 guard let listed else { failed = true; continue }
-                if let found = listed.first(where: { $0.displayName == batch.displayName }) {
-                    try? queue.recordBatchName(id: batch.id, name: found.name, state: found.state.word, now: time.now)
-                    logger.info("Found a batch whose name was not saved", metadata: ["batch": "\(found.name)"])
-                } else if time.now.timeIntervalSince(batch.createdAt) > unsentAfter {
-                    _ = try? queue.closeBatch(
-                        id: batch.id, state: "unsent", answered: false, owner: pipeline.owner,
+                if let found = listed.first(where: { $0.displayName == apiJob.displayName }) {
+                    try? queue.recordBatchAPIJobName(
+                        id: apiJob.id, name: found.name, state: found.state.word, now: time.now)
+                    logger.info(
+                        "Found a Batch API job whose name was not saved", metadata: ["batch_api_job": "\(found.name)"])
+                } else if time.now.timeIntervalSince(apiJob.createdAt) > unsentAfter {
+                    _ = try? queue.closeBatchAPIJob(
+                        id: apiJob.id, state: "unsent", answered: false, owner: pipeline.owner,
                         lease: pipeline.settings.lease, now: time.now)
                     logger.warning(
-                        "A batch never reached Gemini; its photos are queued again",
-                        metadata: ["display_name": "\(batch.displayName)"])
+                        "A Batch API job never reached Gemini; its photos are queued again",
+                        metadata: ["display_name": "\(apiJob.displayName)"])
                 }
                 continue
             }
-            let status: GeminiBatchStatus
+            let status: GeminiBatchAPIJobStatus
             do { status = try await client.get(name) } catch {
                 if error.code == .providerRejected || error.code == .providerModel { // 404: Gemini forgot it
-                    close(batch, state: "expired")
+                    close(apiJob, state: "expired")
                 } else {
                     logger.warning(
-                        "Cannot ask about a batch; asking again later",
-                        metadata: ["batch": "\(name)", "error": "\(error.message)"])
+                        "Cannot ask about a Batch API job; asking again later",
+                        metadata: ["batch_api_job": "\(name)", "error": "\(error.message)"])
                     failed = true
                 }
                 continue
             }
             switch status.state {
             case .succeeded:
-                await apply(batch, status)
+                await apply(apiJob, status)
             case .failed, .cancelled, .expired:
                 logger.warning(
-                    "Batch ended without answers; its photos are queued again",
+                    "Batch API job ended without answers; its photos are queued again",
                     metadata: [
-                        "batch": "\(name)", "state": "\(status.state.word)",
+                        "batch_api_job": "\(name)", "state": "\(status.state.word)",
                     ])
-                close(batch, state: status.state.word)
+                close(apiJob, state: status.state.word)
             case .pending, .running, .unspecified:
-                if status.state.word != batch.state {
-                    try? queue.recordBatchState(id: batch.id, state: status.state.word, now: time.now)
+                if status.state.word != apiJob.state {
+                    try? queue.recordBatchAPIJobState(id: apiJob.id, state: status.state.word, now: time.now)
                 }
             }
         }
         return failed
     }
 
-    /// Photos back to the queue, their attempts refunded (the batch's trouble, not theirs).
-    private func close(_ batch: ProviderBatch, state: String) {
+    /// Photos back to the queue, their attempts refunded (the Batch API job's trouble, not theirs).
+    private func close(_ apiJob: BatchAPIJob, state: String) {
         do {
-            _ = try queue.closeBatch(
-                id: batch.id, state: state, answered: false, owner: pipeline.owner,
+            _ = try queue.closeBatchAPIJob(
+                id: apiJob.id, state: state, answered: false, owner: pipeline.owner,
                 lease: pipeline.settings.lease, now: time.now)
         } catch {
-            logger.error("Cannot close a batch", metadata: ["error": "\(error)"])
+            logger.error("Cannot close a Batch API job", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Saves every answer in the journal first, then closes the batch and processes its photos: answered ones the
+    /// Saves every answer in the journal first, then closes the Batch API job and processes its photos: answered ones the
     /// usual way (replaying the saved answer), the others back to the queue.
-    private func apply(_ batch: ProviderBatch, _ status: GeminiBatchStatus) async {
-        let lines: [GeminiBatchLine]
+    private func apply(_ apiJob: BatchAPIJob, _ status: GeminiBatchAPIJobStatus) async {
+        let lines: [GeminiBatchAPIJobLine]
         let members: [ClaimedJob]
         do {
             lines = try await client.results(of: status)
-            members = try queue.batchJobs(id: batch.id)
+            members = try queue.batchAPIJobPhotos(id: apiJob.id)
         } catch {
             logger.warning(
-                "Cannot fetch a batch's results; asking again later",
-                metadata: ["batch": "\(status.name)", "error": "\(error)"])
+                "Cannot fetch a Batch API job's results; asking again later",
+                metadata: ["batch_api_job": "\(status.name)", "error": "\(error)"])
             return
         }
-        var byKey: [String: GeminiBatchLine] = [:]
+        var byKey: [String: GeminiBatchAPIJobLine] = [:]
         for line in lines { if let key = line.key { byKey[key] = line } }
         for job in members {
             guard case .response(_, let body) = byKey[Self.key(job)],
@@ -331,14 +336,14 @@ package struct BatchRunner: Sendable {
                 responses: pipeline.settings.responses, logger: logger, time: time)
             _ = answers.save(RawResponse(body: body, receivedAt: time.now), from: provider, latencyMs: 0)
         }
-        Failpoint.hit("batch_answers_saved")
+        Failpoint.hit("batch_api_job_answers_saved")
         let jobs: [ClaimedJob]
         do {
-            jobs = try queue.closeBatch(
-                id: batch.id, state: "succeeded", answered: true, owner: pipeline.owner,
+            jobs = try queue.closeBatchAPIJob(
+                id: apiJob.id, state: "succeeded", answered: true, owner: pipeline.owner,
                 lease: pipeline.settings.lease, now: time.now)
         } catch {
-            logger.error("Cannot close a batch", metadata: ["error": "\(error)"])
+            logger.error("Cannot close a Batch API job", metadata: ["error": "\(error)"])
             return
         }
         pipeline.holdLeases(on: jobs.map(\.id))
@@ -355,15 +360,15 @@ package struct BatchRunner: Sendable {
                         job: job, result: ending(client.error(code: code, status: state, message: message), job: job)))
             case .broken?, nil:
                 logger.warning(
-                    "A photo has no answer in the batch's results; it is sent again",
+                    "A photo has no answer in the Batch API job's results; it is sent again",
                     metadata: [
-                        "photo.path": "\(job.relativePath)", "batch": "\(status.name)",
+                        "photo.path": "\(job.relativePath)", "batch_api_job": "\(status.name)",
                     ])
                 others.append(
                     JobOutcome(
                         job: job,
                         result: .released(
-                            nil, message: "no answer in the batch's results",
+                            nil, message: "no answer in the Batch API job's results",
                             refundAttempt: true)))
             }
         }
@@ -376,9 +381,9 @@ package struct BatchRunner: Sendable {
             }
         }
         logger.info(
-            "Batch answered",
+            "Batch API job answered",
             metadata: [
-                "event": "batch_answered", "batch": "\(status.name)",
+                "event": "batch_api_job_answered", "batch_api_job": "\(status.name)",
                 "answers": "\(answered.count)", "photos": "\(jobs.count)",
             ])
         if !answered.isEmpty { await process(answered) }
@@ -388,7 +393,7 @@ package struct BatchRunner: Sendable {
     /// up to `max_attempts`); the provider's trouble gives it back.
     private func ending(_ error: PhotoError, job: ClaimedJob) -> JobOutcome.Result {
         pipeline.settings.failures.outcome(
-            for: error, jobID: job.id, attempts: job.attempts, charged: true, inBatch: true, now: time.now)
+            for: error, jobID: job.id, attempts: job.attempts, charged: true, inBatchAPIJob: true, now: time.now)
     }
 
     // MARK: Commands

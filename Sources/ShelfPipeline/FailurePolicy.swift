@@ -47,17 +47,17 @@ package struct FailurePolicy: Sendable {
 
     /// What the queue does with a photo whose reading failed with `error` at its `attempts`-th attempt. The provider's
     /// trouble gives the photo back, with the attempt if it was `charged`; the photo's own costs the attempt, up to
-    /// `maxAttempts`. `inBatch`: an answer line of a batch; the photo goes again alone even when the provider
-    /// called its trouble final, since a batch is not how the photo is usually asked.
+    /// `maxAttempts`. `inBatchAPIJob`: an answer line of a Batch API job; the photo goes again alone even when the
+    /// provider called its trouble final, since a Batch API job is not how the photo is usually asked.
     package func outcome(
         for error: PhotoError, jobID: Int64, attempts: Int, charged: Bool,
-        inBatch: Bool = false, now: Date
+        inBatchAPIJob: Bool = false, now: Date
     ) -> JobOutcome.Result {
         guard Self.isPhotosOwn(error) else {
             // The reader told the provider's health when the request failed: the photo only goes back, uncharged.
             return .released(error.code, message: error.message, refundAttempt: charged)
         }
-        if case .dead = error.disposition, !inBatch { return .dead(error.code, message: error.message) }
+        if case .dead = error.disposition, !inBatchAPIJob { return .dead(error.code, message: error.message) }
         if attempts >= maxAttempts {
             return .dead(
                 error.code,

@@ -101,7 +101,7 @@ struct QueueAnswers: AnswerJournal {
                 jobID: job.id, sha256: job.sha256, provider: provider.name,
                 model: provider.model, file: file.path, bytes: raw.body.count,
                 body: store.isShared ? raw.body : nil, latencyMs: latencyMs,
-                request: raw.latency != nil, now: time.now) // a batch's answer came by no request of its own
+                request: raw.latency != nil, now: time.now) // a Batch API job's answer came by no request of its own
             stages.recorded(.matching)
             try AtomicFile.write(Data(raw.body), to: file)
         } catch {

@@ -33,7 +33,7 @@ package final class Pipeline: Sendable {
     package let enricher: Enricher
     package let logger: Logger
     package let owner: String
-    /// The date for records and the clock for every wait: leases, backoff, probes, rate turns, batch polls.
+    /// The date for records and the clock for every wait: leases, backoff, probes, rate turns, Batch API job polls.
     package let time: TimeSource
     /// Called once when the queue has been idle a while: the daemon gives memory back to the system.
     package let onIdle: @Sendable () -> Void

@@ -86,7 +86,8 @@ package struct GeminiProvider: VisionProvider {
         try Self.serialize(requestObject(for: photo))
     }
 
-    /// The `GenerateContentRequest` of a photo as a JSON object: the body of a request, or one request of a batch.
+    /// The `GenerateContentRequest` of a photo as a JSON object: the body of a request, or one request of a Batch API
+    /// job.
     package func requestObject(for photo: PhotoUpload) throws(PhotoError) -> [String: Any] {
         let encodedSize = (photo.bytes.count + 2) / 3 * 4
         guard encodedSize + 64 * 1024 <= Self.inlineLimit else {

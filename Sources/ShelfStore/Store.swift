@@ -50,8 +50,8 @@ package final class Store: @unchecked Sendable {
     package var shelves: ShelfRounds { ShelfRounds(database: self) }
     /// The providers' shared state: health, probes, request budgets, latencies (ProviderHealth.swift).
     package var providers: ProviderState { ProviderState(database: self) }
-    /// The provider batch jobs (Gemini's Batch API) and their photos (ProviderBatches.swift).
-    package var batches: ProviderBatches { ProviderBatches(database: self) }
+    /// Gemini's Batch API jobs and their photos (BatchAPIJobs.swift).
+    package var batchAPIJobs: BatchAPIJobs { BatchAPIJobs(database: self) }
     /// The local catalogue's tables (Catalogue.swift).
     package var catalogue: Catalogue { Catalogue(database: self) }
     /// The remote book sources' cached answers (LookupCache.swift).

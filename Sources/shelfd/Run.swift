@@ -18,13 +18,14 @@ struct Run: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Send due photos to Gemini's Batch API (half the price, answers within hours) and wait for the answers.",
-            discussion: "Interrupted, the batches go on; the next run or the daemon collects them.")) var batch = false
+            discussion: "Interrupted, the Batch API jobs go on; the next run or the daemon collects them.")) var batch =
+        false
 
     func run() async throws {
         Shutdown.rememberEarlySignals()
         let (config, secrets, logger) = try global.load()
         let runtime = try Runtime.start(config: config, secrets: secrets, logger: logger, refreshLookups: refresh)
-        let report = try await OneShot(runtime: runtime, logger: logger, batch: batch).run()
+        let report = try await OneShot(runtime: runtime, logger: logger, batchMode: batch).run()
         if json {
             try printJSON(report.status)
         } else {

@@ -54,10 +54,10 @@ struct Status: AsyncParsableCommand {
                 limit.requestsPerDay.map { " · \(limit.usedToday) of \($0) today" } ?? " · \(limit.usedToday) today"
             lines.append("limit:    \(limit.provider) \(limit.requestsPerMinute)/min\(day), shared by every worker")
         }
-        for batch in status.batches ?? [] {
+        for job in status.batchAPIJobs ?? [] {
             lines.append(
-                "batch:    \(batch.name ?? batch.displayName) — \(batch.state), \(batch.photos) photo\(batch.photos == 1 ? "" : "s"), "
-                    + "submitted \(batch.ageS) s ago")
+                "gemini:   Batch API job \(job.name ?? job.displayName) — \(job.state), \(job.photos) photo\(job.photos == 1 ? "" : "s"), "
+                    + "submitted \(job.ageS) s ago")
         }
         for p in status.providers {
             if let down = StatusReport.outageSentence(p) { lines.append(down); continue }

@@ -8,18 +8,18 @@ import ShelfTesting
 import Synchronization
 import Testing
 
-/// Gemini's Batch API as it is: batches that take many minutes, polled at the configured interval, in the test's process
-/// on a manual clock. What only the binary shows (a kill between submitting and saving, `batch list`, `batch cancel`) is
-/// in BatchModeTests.
+/// Gemini's Batch API as it is: Batch API jobs that take many minutes, polled at the configured interval, in the test's
+/// process on a manual clock. What only the binary shows (a kill between submitting and saving, `batch list`, `batch
+/// cancel`) is in BatchModeTests.
 @Suite("Batch mode on the clock: polling and expiry")
 struct BatchOnTheClockTests {
     @Test(
-        "A batch that runs 25 minutes is polled once a minute; an expired one gives its photos back, no attempt used, and they are done in the next",
+        "A Batch API job that runs 25 minutes is polled once a minute; an expired one gives its photos back, no attempt used, and they are done in the next",
         .timeLimit(.minutes(1)))
     func expiredBatchOnTheClock() async throws {
         let clock = ManualClock()
         var script = GeminiEmulator.Script.always(.books([dune]))
-        script.batch = BatchScript(
+        script.batchAPI = BatchAPIScript(
             pendingFor: .seconds(5 * 60), runningFor: .seconds(20 * 60), outcomes: ["BATCH_STATE_EXPIRED"])
         script.clock = clock.time
         try await withGeminiEmulator(script) { gemini in
@@ -30,7 +30,7 @@ struct BatchOnTheClockTests {
             }
             let shelf = try InProcessShelf(root, clock: clock)
             try shelf.recordIncoming()
-            let runner = try #require(try shelf.runtime.batchRunner())
+            let runner = try #require(try shelf.runtime.batchAPIJobRunner())
             let ended = Mutex<PassSummary.Stop?>(nil)
             let pass = Task {
                 let stop = await runner.pass(untilDone: true).stop
@@ -43,9 +43,10 @@ struct BatchOnTheClockTests {
             #expect(ended.withLock { $0 } == .idle)
 
             #expect(
-                gemini.batchesCreated.map(\.photos.count) == [2, 2], "the expired batch's photos went again, together")
-            #expect(took >= .seconds(50 * 60), "two batches of 25 minutes each: \(took)")
-            for batch in gemini.batchesCreated {
+                gemini.batchAPIJobsCreated.map(\.photos.count) == [2, 2],
+                "the expired Batch API job's photos went again, together")
+            #expect(took >= .seconds(50 * 60), "two Batch API jobs of 25 minutes each: \(took)")
+            for batch in gemini.batchAPIJobsCreated {
                 let polls = gemini.requests.filter { $0.method == "GET" && $0.path.hasSuffix(batch.name) }.count
                 #expect(
                     (20...27).contains(polls), "\(batch.name) polled \(polls) times in 25 minutes at one poll a minute")
@@ -58,7 +59,7 @@ struct BatchOnTheClockTests {
                 try store.read { db in try db.query("SELECT attempts FROM job").compactMap { $0.int("attempts") } } == [
                     1, 1,
                 ],
-                "the expired batch used no attempt")
+                "the expired Batch API job used no attempt")
             #expect(try root.resultDocuments().count == 2)
         }
     }

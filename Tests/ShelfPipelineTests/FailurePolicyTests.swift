@@ -43,16 +43,16 @@ struct FailurePolicyTests {
                 == "dead: 400 on this photo (gave up after 3 attempts; 'shelfd retry 7' tries again)")
     }
 
-    @Test("A final answer about the photo is final, except from a batch, where the photo goes again alone")
-    func finalUnlessFromABatch() {
+    @Test("A final answer about the photo is final, except from a Batch API job, where the photo goes again alone")
+    func finalUnlessFromABatchAPIJob() {
         let blocked = PhotoError(.providerBlocked, "blocked", disposition: .dead)
         #expect(
             describe(policy.outcome(for: blocked, jobID: 7, attempts: 1, charged: true, now: now)) == "dead: blocked")
         #expect(
-            describe(policy.outcome(for: blocked, jobID: 7, attempts: 1, charged: true, inBatch: true, now: now))
+            describe(policy.outcome(for: blocked, jobID: 7, attempts: 1, charged: true, inBatchAPIJob: true, now: now))
                 .hasPrefix("failed: blocked"))
         #expect(
-            describe(policy.outcome(for: blocked, jobID: 7, attempts: 3, charged: true, inBatch: true, now: now))
+            describe(policy.outcome(for: blocked, jobID: 7, attempts: 3, charged: true, inBatchAPIJob: true, now: now))
                 .hasPrefix("dead: blocked (gave up"))
     }
 

@@ -63,8 +63,8 @@ package final class GeminiEmulator: ModelEmulator {
         package var clock: TimeSource?
         /// The provider's time now.
         var now: Date { clock?.now ?? Date() }
-        /// The Batch API's behaviour (GeminiBatchEmulator.swift).
-        package var batch = BatchScript()
+        /// The Batch API's behaviour (GeminiBatchAPIEmulator.swift).
+        package var batchAPI = BatchAPIScript()
     }
 
     package enum KeySource: String, Sendable { case header, query, missing }
@@ -89,8 +89,8 @@ package final class GeminiEmulator: ModelEmulator {
         var admitted: [Date] = []
         /// Photo requests that have travelled so far (`Setup.travel`).
         var travelled = 0
-        /// Batch jobs, uploaded files and uploads under way (GeminiBatchEmulator.swift).
-        var batches = BatchWorld()
+        /// Batch API jobs, uploaded files and uploads under way (GeminiBatchAPIEmulator.swift).
+        var batchAPI = BatchAPIWorld()
 
         package init(setup: Setup) {}
     }
@@ -125,12 +125,12 @@ package final class GeminiEmulator: ModelEmulator {
             shared.log(entry)
             return response
         }
-        if isBatchPath(path) {
+        if isBatchAPIPath(path) {
             guard let key else {
                 return answer(errorResponse(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers."))
             }
             guard key == script.apiKey else { return answer(invalidKey()) }
-            return answer(handleBatch(request, shared: shared))
+            return answer(handleBatchAPI(request, shared: shared))
         }
 
         // models.get: GET /v1beta/models/{model}, what `shelfd doctor` uses to check key and model for free.

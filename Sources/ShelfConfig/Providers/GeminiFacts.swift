@@ -12,9 +12,9 @@ extension Configuration {
         package var timeoutS = 120
         /// `sync`: one request per photo; `batch`: photos go in Gemini Batch API jobs (half the price, hours).
         package var mode = Mode.sync
-        /// Photos in one batch job (the API's size limits decide inline or a JSONL file).
+        /// Photos in one Batch API job (the API's size limits decide inline or a JSONL file).
         package var batchMaxPhotos = 500
-        /// How often batch jobs in flight are asked about.
+        /// How often Batch API jobs in flight are asked about.
         package var batchPollS = 60
         package init() {}
 
@@ -23,7 +23,7 @@ extension Configuration {
         /// The keys of every hosted section, then batch mode's.
         static var allKeys: [String] { keys + ["mode", "batch_max_photos", "batch_poll_s"] }
 
-        func readingBatch(_ section: SectionReader) throws(ConfigError) -> Self {
+        func readingBatchMode(_ section: SectionReader) throws(ConfigError) -> Self {
             var s = self
             s.mode = try section.choice("mode", s.mode)
             s.batchMaxPhotos = try section.int("batch_max_photos", s.batchMaxPhotos, 1...10_000)
@@ -50,5 +50,5 @@ extension ProviderFacts {
         missingAdvice:
             "No Gemini API key: put it in $CREDENTIALS_DIRECTORY/gemini_api_key (systemd LoadCredential=) or the GEMINI_API_KEY environment variable, then restart shelfd.",
         limits: { $0.gemini.limits(day: .pacific) },
-        parse: { s, config throws(ConfigError) in config.gemini = try config.gemini.reading(s).readingBatch(s) })
+        parse: { s, config throws(ConfigError) in config.gemini = try config.gemini.reading(s).readingBatchMode(s) })
 }

@@ -7,9 +7,9 @@ import ShelfTesting
 import Testing
 
 @Suite("Gemini Batch API wire format", .timeLimit(.minutes(1)))
-struct GeminiBatchTests {
-    func client(_ baseURL: String = "http://127.0.0.1:9") -> GeminiBatchClient {
-        GeminiBatchClient(
+struct GeminiBatchAPITests {
+    func client(_ baseURL: String = "http://127.0.0.1:9") -> GeminiBatchAPIClient {
+        GeminiBatchAPIClient(
             settings: GeminiSettings(baseURL: baseURL, apiKey: Secret(testKey), timeout: .seconds(10)),
             http: HTTPClient(maxConcurrent: 2), logger: Logger(label: "test"))
     }
@@ -33,10 +33,12 @@ struct GeminiBatchTests {
         #expect((items[0]["metadata"] as? [String: Any])?["key"] as? String == "job-7")
         let single = try json(client.provider.requestBody(for: photo))
         let request = try #require(items[0]["request"] as? [String: Any])
-        #expect(NSDictionary(dictionary: request).isEqual(to: single)) // one request shape, batch or not
+        #expect(NSDictionary(dictionary: request).isEqual(to: single)) // one request shape, Batch API job or not
     }
 
-    @Test("The JSONL input file: one {key, request} per line; a file batch names it in inputConfig.fileName")
+    @Test(
+        "The JSONL input file: one {key, request} per line; a Batch API job from a file names it in inputConfig.fileName"
+    )
     func jsonlAndFileBody() throws {
         let client = client()
         let text = String(
@@ -67,7 +69,7 @@ struct GeminiBatchTests {
                               "metadata": {"key": "job-1"}},
                              {"error": {"code": 400, "message": "bad image", "status": "INVALID_ARGUMENT"}, "metadata": {"key": "job-2"}}]}}}}
             """
-        let status = try GeminiBatchClient.status(from: Array(inline.utf8))
+        let status = try GeminiBatchAPIClient.status(from: Array(inline.utf8))
         #expect(status.name == "batches/abc" && status.displayName == "shelfd-3-q" && status.state == .succeeded)
         let lines = try #require(status.inlined)
         #expect(lines.count == 2)
@@ -82,13 +84,13 @@ struct GeminiBatchTests {
         let file = """
             {"name": "batches/def", "metadata": {"state": "BATCH_STATE_SUCCEEDED"}, "response": {"responsesFile": "files/batch-def"}}
             """
-        let fileStatus = try GeminiBatchClient.status(from: Array(file.utf8))
+        let fileStatus = try GeminiBatchAPIClient.status(from: Array(file.utf8))
         #expect(fileStatus.responsesFile == "files/batch-def" && fileStatus.inlined == nil)
-        let pending = try GeminiBatchClient.status(
+        let pending = try GeminiBatchAPIClient.status(
             from: Array(#"{"name": "batches/p", "metadata": {"state": "BATCH_STATE_PENDING"}}"#.utf8))
         #expect(pending.state == .pending && !pending.state.isFinal && pending.state.word == "pending")
         for state in ["BATCH_STATE_FAILED", "BATCH_STATE_CANCELLED", "BATCH_STATE_EXPIRED"] {
-            #expect(GeminiBatchState(rawValue: state)?.isFinal == true)
+            #expect(GeminiBatchAPIJobState(rawValue: state)?.isFinal == true)
         }
     }
 
@@ -100,7 +102,7 @@ struct GeminiBatchTests {
             {"key": "job-3", "resp
 
             """
-        let lines = GeminiBatchClient.lines(Array(text.utf8))
+        let lines = GeminiBatchAPIClient.lines(Array(text.utf8))
         #expect(lines.count == 3)
         #expect(lines[0].key == "job-1")
         #expect(lines[1] == .error(key: "job-2", code: 500, status: "INTERNAL", message: "Internal"))
@@ -113,7 +115,7 @@ struct GeminiBatchTests {
     @Test("Against the emulator: resumable upload, create, states over time, results inline, list, cancel")
     func roundTrip() async throws {
         var script = GeminiEmulator.Script(apiKey: testKey, reply: .books([GeminiProviderTests.dune]))
-        script.batch = BatchScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(200))
+        script.batchAPI = BatchAPIScript(pendingFor: .milliseconds(200), runningFor: .milliseconds(200))
         try await withGeminiEmulator(script) { gemini in
             let client = client(gemini.baseURL)
             let file = try await client.upload(

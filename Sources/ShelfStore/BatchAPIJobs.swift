@@ -1,38 +1,38 @@
 import Foundation
 import ShelfCore
 
-/// What batch mode asks of the queue. Photos in a batch stay `pending` with the batch's id, so that nothing
-/// claims them (`claim` skips them) while the provider has them; a finished batch gives them back.
-package protocol BatchQueue: Sendable {
-    /// Records a batch and its photos (each charged an attempt, as a request would be) in one transaction,
-    /// before anything is sent: the claimed jobs leave this owner's lease for the batch.
-    func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date) throws -> ProviderBatch
-    /// The provider's name for the batch, saved the moment it is known.
-    func recordBatchName(id: Int64, name: String, state: String, now: Date) throws
-    func recordBatchState(id: Int64, state: String, now: Date) throws
-    /// Batches not finished, oldest first.
-    func batchesInFlight() throws -> [ProviderBatch]
-    /// The latest batches, newest first.
-    func recentBatches(limit: Int) throws -> [ProviderBatch]
-    /// Photos due for a request and not in a batch: how many, and when the newest of them was queued.
+/// What batch mode asks of the queue. Photos in a Batch API job stay `pending` with the job's id, so that nothing
+/// claims them (`claim` skips them) while the provider has them; a finished Batch API job gives them back.
+package protocol BatchAPIJobQueue: Sendable {
+    /// Records a Batch API job and its photos (each charged an attempt, as a request would be) in one transaction,
+    /// before anything is sent: the claimed jobs leave this owner's lease for the Batch API job.
+    func openBatchAPIJob(provider: String, jobs: [ClaimedJob], owner: String, now: Date) throws -> BatchAPIJob
+    /// The provider's name for the Batch API job, saved the moment it is known.
+    func recordBatchAPIJobName(id: Int64, name: String, state: String, now: Date) throws
+    func recordBatchAPIJobState(id: Int64, state: String, now: Date) throws
+    /// Batch API jobs not finished, oldest first.
+    func batchAPIJobsInFlight() throws -> [BatchAPIJob]
+    /// The latest Batch API jobs, newest first.
+    func recentBatchAPIJobs(limit: Int) throws -> [BatchAPIJob]
+    /// Photos due for a request and not in a Batch API job: how many, and when the newest of them was queued.
     func duePhotos(now: Date) throws -> (count: Int, newest: Date?)
-    /// The photos of a batch, as claimed jobs (their answers are saved under their ids before the batch is closed).
-    func batchJobs(id: Int64) throws -> [ClaimedJob]
-    /// Ends a batch. `answered`: its photos are leased to `owner` (their answers are saved, they are processed
+    /// The photos of a Batch API job, as claimed jobs (their answers are saved under their ids before it is closed).
+    func batchAPIJobPhotos(id: Int64) throws -> [ClaimedJob]
+    /// Ends a Batch API job. `answered`: its photos are leased to `owner` (their answers are saved, they are processed
     /// next) and returned; otherwise they go back to pending with their attempt refunded.
-    func closeBatch(
+    func closeBatchAPIJob(
         id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
         now: Date
     ) throws -> [ClaimedJob]
 }
 
-/// The provider batch jobs and their photos: batch mode's queue (`BatchQueue`). A concern of the store with a type of
-/// its own over the shared database (`Store.batches`).
-package struct ProviderBatches: BatchQueue, StoreConcern {
+/// Gemini's Batch API jobs and their photos: batch mode's queue (`BatchAPIJobQueue`). A concern of the store with a
+/// type of its own over the shared database (`Store.batchAPIJobs`).
+package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
     let database: Store
 
-    package func openBatch(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws
-        -> ProviderBatch
+    package func openBatchAPIJob(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws
+        -> BatchAPIJob
     {
         try database.write { db in
             let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
@@ -53,20 +53,21 @@ package struct ProviderBatches: BatchQueue, StoreConcern {
             try db.execute(
                 "UPDATE provider_batch SET photos = (SELECT COUNT(*) FROM job WHERE provider_batch_id = ?) WHERE id = ?",
                 [id, id])
-            try PhotoQueue.addEvent(db, "batch_opened", message: "\(displayName): \(jobs.count) photos", now: now)
-            return try Self.batch(db, id: id)!
+            try PhotoQueue.addEvent(
+                db, "batch_api_job_opened", message: "\(displayName): \(jobs.count) photos", now: now)
+            return try Self.batchAPIJob(db, id: id)!
         }
     }
 
-    package func recordBatchName(id: Int64, name: String, state: String, now: Date = Date()) throws {
+    package func recordBatchAPIJobName(id: Int64, name: String, state: String, now: Date = Date()) throws {
         try database.write { db in
             try db.execute(
                 "UPDATE provider_batch SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
-            try PhotoQueue.addEvent(db, "batch_submitted", message: name, now: now)
+            try PhotoQueue.addEvent(db, "batch_api_job_submitted", message: name, now: now)
         }
     }
 
-    package func recordBatchState(id: Int64, state: String, now: Date = Date()) throws {
+    package func recordBatchAPIJobState(id: Int64, state: String, now: Date = Date()) throws {
         try database.write { db in
             try db.execute(
                 "UPDATE provider_batch SET state = ?, updated_at = ? WHERE id = ? AND state != ?",
@@ -74,19 +75,20 @@ package struct ProviderBatches: BatchQueue, StoreConcern {
         }
     }
 
-    package func batchesInFlight() throws -> [ProviderBatch] {
+    package func batchAPIJobsInFlight() throws -> [BatchAPIJob] {
         try database.readStatement { db in
-            try db.query("SELECT * FROM provider_batch WHERE finished_at IS NULL ORDER BY id").compactMap(Self.batch)
+            try db.query("SELECT * FROM provider_batch WHERE finished_at IS NULL ORDER BY id").compactMap(
+                Self.batchAPIJob)
         }
     }
 
-    package func recentBatches(limit: Int) throws -> [ProviderBatch] {
+    package func recentBatchAPIJobs(limit: Int) throws -> [BatchAPIJob] {
         try database.read { db in
-            try db.query("SELECT * FROM provider_batch ORDER BY id DESC LIMIT ?", [limit]).compactMap(Self.batch)
+            try db.query("SELECT * FROM provider_batch ORDER BY id DESC LIMIT ?", [limit]).compactMap(Self.batchAPIJob)
         }
     }
 
-    package func closeBatch(
+    package func closeBatchAPIJob(
         id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
         now: Date = Date()
     ) throws -> [ClaimedJob] {
@@ -94,7 +96,7 @@ package struct ProviderBatches: BatchQueue, StoreConcern {
             try db.execute(
                 "UPDATE provider_batch SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?",
                 [state, now, now, id])
-            try PhotoQueue.addEvent(db, "batch_closed", message: "batch \(id): \(state)", now: now)
+            try PhotoQueue.addEvent(db, "batch_api_job_closed", message: "Batch API job \(id): \(state)", now: now)
             guard answered else {
                 try db.execute(
                     """
@@ -130,7 +132,7 @@ package struct ProviderBatches: BatchQueue, StoreConcern {
         }
     }
 
-    package func batchJobs(id: Int64) throws -> [ClaimedJob] {
+    package func batchAPIJobPhotos(id: Int64) throws -> [ClaimedJob] {
         try database.read { db in
             try PhotoQueue.claimedJobs(
                 db,
@@ -142,24 +144,24 @@ package struct ProviderBatches: BatchQueue, StoreConcern {
         }
     }
 
-    /// The batch the provider calls `name` (`batches/…`), or whose display name it is (`shelfd-…`); the newest when
-    /// several.
-    package func batch(named name: String) throws -> ProviderBatch? {
+    /// The Batch API job the provider calls `name` (`batches/…`), or whose display name it is (`shelfd-…`); the
+    /// newest when several.
+    package func batchAPIJob(named name: String) throws -> BatchAPIJob? {
         try database.read { db in
             try db.queryOne(
                 "SELECT * FROM provider_batch WHERE name = ? OR display_name = ? ORDER BY id DESC LIMIT 1",
                 [name, name]
-            ).flatMap(Self.batch)
+            ).flatMap(Self.batchAPIJob)
         }
     }
 
-    static func batch(_ db: any DatabaseConnection, id: Int64) throws -> ProviderBatch? {
-        try db.queryOne("SELECT * FROM provider_batch WHERE id = ?", [id]).flatMap(batch)
+    static func batchAPIJob(_ db: any DatabaseConnection, id: Int64) throws -> BatchAPIJob? {
+        try db.queryOne("SELECT * FROM provider_batch WHERE id = ?", [id]).flatMap(batchAPIJob)
     }
 
-    static func batch(_ row: Row) -> ProviderBatch? {
+    static func batchAPIJob(_ row: Row) -> BatchAPIJob? {
         guard let id = row.int("id"), let created = row.date("created_at") else { return nil }
-        return ProviderBatch(
+        return BatchAPIJob(
             id: id, provider: row.string("provider") ?? "", displayName: row.string("display_name") ?? "",
             name: row.string("name"), state: row.string("state") ?? "", photos: Int(row.int("photos") ?? 0),
             createdAt: created, updatedAt: row.date("updated_at") ?? created, finishedAt: row.date("finished_at"))

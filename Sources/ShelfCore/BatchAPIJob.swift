@@ -1,7 +1,7 @@
 import Foundation
 
-/// A provider batch job as the queue tracks it (`provider_batch`).
-package struct ProviderBatch: Sendable, Equatable, Codable {
+/// A Gemini Batch API job as the queue tracks it (`provider_batch`).
+package struct BatchAPIJob: Sendable, Equatable, Codable {
     package var id: Int64
     package var provider: String
     /// Given to the provider with the job: `shelfd-<id>-<token>`. Finds the job again if its name was never saved.

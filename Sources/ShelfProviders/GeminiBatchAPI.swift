@@ -4,7 +4,7 @@ package import ShelfCore
 package import ShelfHTTP
 
 /// A Gemini Batch API job's state, as the REST API spells it (`BATCH_STATE_*`).
-package enum GeminiBatchState: String, Sendable, Codable, CaseIterable {
+package enum GeminiBatchAPIJobState: String, Sendable, Codable, CaseIterable {
     case unspecified = "BATCH_STATE_UNSPECIFIED"
     case pending = "BATCH_STATE_PENDING"
     case running = "BATCH_STATE_RUNNING"
@@ -15,24 +15,24 @@ package enum GeminiBatchState: String, Sendable, Codable, CaseIterable {
 
     /// Nothing will change any more.
     package var isFinal: Bool { [.succeeded, .failed, .cancelled, .expired].contains(self) }
-    /// "pending", "succeeded": for a person and the queue's `batch` table.
+    /// "pending", "succeeded": for a person and the queue's `provider_batch` table.
     package var word: String { String(rawValue.dropFirst("BATCH_STATE_".count)).lowercased() }
 }
 
-/// What `GET v1beta/batches/{id}` (or the create or list answers) say of a batch job.
-package struct GeminiBatchStatus: Sendable, Equatable {
+/// What `GET v1beta/batches/{id}` (or the create or list answers) say of a Batch API job.
+package struct GeminiBatchAPIJobStatus: Sendable, Equatable {
     /// `batches/{id}`.
     package var name: String
     package var displayName: String?
-    package var state: GeminiBatchState
+    package var state: GeminiBatchAPIJobState
     /// The answers inline (`output.inlinedResponses`), when the job was small enough.
-    package var inlined: [GeminiBatchLine]?
+    package var inlined: [GeminiBatchAPIJobLine]?
     /// `files/…` holding the answers as JSONL (`output.responsesFile`).
     package var responsesFile: String?
 }
 
-/// One photo's line of a batch's results.
-package enum GeminiBatchLine: Sendable, Equatable {
+/// One photo's line of a Batch API job's results.
+package enum GeminiBatchAPIJobLine: Sendable, Equatable {
     /// A `GenerateContentResponse`, exactly as a synchronous request would have answered.
     case response(key: String, body: [UInt8])
     /// The request failed: `google.rpc.Status`.
@@ -50,13 +50,13 @@ package enum GeminiBatchLine: Sendable, Equatable {
 
 /// The Gemini Batch API (`batchGenerateContent`, `batches/*`) and the Files API's resumable upload and download:
 /// the same request per photo as `GeminiProvider`, half the price, answered within hours.
-package struct GeminiBatchClient: Sendable {
+package struct GeminiBatchAPIClient: Sendable {
     package let provider: GeminiProvider
     private let http: HTTPClient
     private let logger: Logger
 
-    /// A batch's requests inline must stay under 20 MB in all; above, they go as a JSONL file.
-    package static let inlineBatchLimit = 20 * 1024 * 1024
+    /// A Batch API job's requests inline must stay under 20 MB in all; above, they go as a JSONL file.
+    package static let inlineRequestsLimit = 20 * 1024 * 1024
 
     package init(settings: GeminiSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
         provider = GeminiProvider(settings: settings, http: http, logger: logger, time: time)
@@ -117,12 +117,14 @@ package struct GeminiBatchClient: Sendable {
 
     // MARK: Calls
 
-    /// Submits the requests as one batch job: inline under 20 MB, else through an uploaded JSONL file.
-    package func create(displayName: String, requests: [Request]) async throws(PhotoError) -> GeminiBatchStatus {
-        // Each photo's base64 and a few kilobytes of prompt and schema: a batch clearly over the limit is never built inline.
+    /// Submits the requests as one Batch API job: inline under 20 MB, else through an uploaded JSONL file.
+    package func create(displayName: String, requests: [Request]) async throws(PhotoError) -> GeminiBatchAPIJobStatus {
+        // Each photo's base64 and a few kilobytes of prompt and schema: a Batch API job clearly over the limit is never
+        // built inline.
         let estimate = requests.reduce(0) { $0 + ($1.photo.bytes.count + 2) / 3 * 4 + 8_192 }
-        var body = estimate < Self.inlineBatchLimit ? try inlineBody(displayName: displayName, requests: requests) : []
-        if body.isEmpty || body.count >= Self.inlineBatchLimit {
+        var body =
+            estimate < Self.inlineRequestsLimit ? try inlineBody(displayName: displayName, requests: requests) : []
+        if body.isEmpty || body.count >= Self.inlineRequestsLimit {
             let file = try await upload(try jsonl(requests), displayName: displayName, mimeType: "application/jsonl")
             body = try fileBody(displayName: displayName, file: file)
         }
@@ -131,13 +133,13 @@ package struct GeminiBatchClient: Sendable {
     }
 
     /// `GET v1beta/batches/{id}`.
-    package func get(_ name: String) async throws(PhotoError) -> GeminiBatchStatus {
+    package func get(_ name: String) async throws(PhotoError) -> GeminiBatchAPIJobStatus {
         try Self.status(from: try await call("GET", "\(base)/v1beta/\(name)").body)
     }
 
-    /// Every batch job of the project, following the pages.
-    package func list() async throws(PhotoError) -> [GeminiBatchStatus] {
-        var all: [GeminiBatchStatus] = []
+    /// Every Batch API job of the project, following the pages.
+    package func list() async throws(PhotoError) -> [GeminiBatchAPIJobStatus] {
+        var all: [GeminiBatchAPIJobStatus] = []
         var token: String?
         repeat {
             let page =
@@ -158,8 +160,8 @@ package struct GeminiBatchClient: Sendable {
         _ = try await call("POST", "\(base)/v1beta/\(name):cancel", body: Array("{}".utf8))
     }
 
-    /// The answers of a finished batch: inline, or the responses file downloaded.
-    package func results(of status: GeminiBatchStatus) async throws(PhotoError) -> [GeminiBatchLine] {
+    /// The answers of a finished Batch API job: inline, or the responses file downloaded.
+    package func results(of status: GeminiBatchAPIJobStatus) async throws(PhotoError) -> [GeminiBatchAPIJobLine] {
         if let inlined = status.inlined { return inlined }
         guard let file = status.responsesFile else { return [] }
         let response = try await call("GET", "\(base)/download/v1beta/\(file):download?alt=media")
@@ -179,7 +181,8 @@ package struct GeminiBatchClient: Sendable {
             ])
         guard let url = start.header("x-goog-upload-url") else {
             throw PhotoError(
-                .providerNonsense, "Gemini's Files API gave no upload URL. The batch will be submitted again later.",
+                .providerNonsense,
+                "Gemini's Files API gave no upload URL. The Batch API job will be submitted again later.",
                 disposition: .retry(after: nil))
         }
         let done = try await call(
@@ -190,7 +193,7 @@ package struct GeminiBatchClient: Sendable {
         guard let file = (Self.object(done.body)?["file"] as? [String: Any])?["name"] as? String else {
             throw PhotoError(
                 .providerNonsense,
-                "Gemini's Files API did not name the uploaded file. The batch will be submitted again later.",
+                "Gemini's Files API did not name the uploaded file. The Batch API job will be submitted again later.",
                 disposition: .retry(after: nil))
         }
         return file
@@ -218,23 +221,24 @@ package struct GeminiBatchClient: Sendable {
 
     // MARK: Parsing
 
-    /// A batch from an `Operation` (`name`, `metadata.state`, `metadata.output` or `response`) or a bare `GenerateContentBatch`.
-    package static func status(from bytes: [UInt8]) throws(PhotoError) -> GeminiBatchStatus {
+    /// A Batch API job from an `Operation` (`name`, `metadata.state`, `metadata.output` or `response`) or a bare
+    /// `GenerateContentBatch`.
+    package static func status(from bytes: [UInt8]) throws(PhotoError) -> GeminiBatchAPIJobStatus {
         guard let object = object(bytes), let status = status(from: object) else {
             throw PhotoError(
                 .providerNonsense,
-                "Gemini's answer about a batch job (\(bytes.count) bytes) was not a batch. "
+                "Gemini's answer about a Batch API job (\(bytes.count) bytes) was not a Batch API job. "
                     + "It is asked again later; check [gemini] base_url.", disposition: .retry(after: nil))
         }
         return status
     }
 
-    static func status(from operation: [String: Any]) -> GeminiBatchStatus? {
+    static func status(from operation: [String: Any]) -> GeminiBatchAPIJobStatus? {
         guard let name = operation["name"] as? String else { return nil }
         let batch = operation["metadata"] as? [String: Any] ?? operation
-        let state = (batch["state"] as? String).flatMap(GeminiBatchState.init(rawValue:)) ?? .unspecified
+        let state = (batch["state"] as? String).flatMap(GeminiBatchAPIJobState.init(rawValue:)) ?? .unspecified
         let output = batch["output"] as? [String: Any] ?? operation["response"] as? [String: Any] ?? [:]
-        var inlined: [GeminiBatchLine]?
+        var inlined: [GeminiBatchAPIJobLine]?
         if let wrapper = output["inlinedResponses"] as? [String: Any],
             let items = wrapper["inlinedResponses"] as? [[String: Any]]
         {
@@ -245,14 +249,14 @@ package struct GeminiBatchClient: Sendable {
                 return line(item, key: key, number: index + 1)
             }
         }
-        return GeminiBatchStatus(
+        return GeminiBatchAPIJobStatus(
             name: name, displayName: batch["displayName"] as? String, state: state, inlined: inlined,
             responsesFile: output["responsesFile"] as? String)
     }
 
     /// The results file: one `{"key": …, "response": {…}}` or `{"key": …, "error": {…}}` a line.
-    package static func lines(_ bytes: [UInt8]) -> [GeminiBatchLine] {
-        var lines: [GeminiBatchLine] = []
+    package static func lines(_ bytes: [UInt8]) -> [GeminiBatchAPIJobLine] {
+        var lines: [GeminiBatchAPIJobLine] = []
         var number = 0
         for text in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
@@ -266,7 +270,7 @@ package struct GeminiBatchClient: Sendable {
         return lines
     }
 
-    private static func line(_ item: [String: Any], key: String, number: Int) -> GeminiBatchLine {
+    private static func line(_ item: [String: Any], key: String, number: Int) -> GeminiBatchAPIJobLine {
         if let response = item["response"] as? [String: Any],
             let body = try? JSONSerialization.data(withJSONObject: response, options: [.withoutEscapingSlashes])
         {

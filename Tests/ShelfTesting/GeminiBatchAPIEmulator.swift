@@ -7,21 +7,21 @@ import Synchronization
 // inline requests or an uploaded JSONL file, `GET batches/{id}` whose state moves PENDING → RUNNING → a final
 // state after the script's delays, results inline (`output.inlinedResponses`) or as a file
 // (`output.responsesFile`, `GET /download/v1beta/files/…:download?alt=media`), error lines, cancel and list.
-// Each request of a batch is answered by the same script and checks as a `generateContent` request.
+// Each request of a Batch API job is answered by the same script and checks as a `generateContent` request.
 
 /// How the emulated Batch API behaves.
-package struct BatchScript: Sendable {
-    /// Time a new batch spends in BATCH_STATE_PENDING, then in BATCH_STATE_RUNNING.
+package struct BatchAPIScript: Sendable {
+    /// Time a new Batch API job spends in BATCH_STATE_PENDING, then in BATCH_STATE_RUNNING.
     package var pendingFor: Duration = .milliseconds(300)
     package var runningFor: Duration = .milliseconds(700)
-    /// The final state of the first, second … batch created (`BATCH_STATE_EXPIRED`, `BATCH_STATE_FAILED`); later
-    /// ones succeed.
+    /// The final state of the first, second … Batch API job created (`BATCH_STATE_EXPIRED`, `BATCH_STATE_FAILED`);
+    /// later ones succeed.
     package var outcomes: [String] = []
     /// Results as a JSONL file even for inline requests (the real API answers a file input with a file).
     package var resultsAsFile = false
-    /// Batches (1 = the first created) whose first result line is cut in half: not JSON.
+    /// Batch API jobs (1 = the first created) whose first result line is cut in half: not JSON.
     package var brokenFirstLine: Set<Int> = []
-    /// Batches whose first result line is an error (`{"key": …, "error": {500 INTERNAL}}`).
+    /// Batch API jobs whose first result line is an error (`{"key": …, "error": {500 INTERNAL}}`).
     package var errorFirstLine: Set<Int> = []
 
     package init(
@@ -33,8 +33,8 @@ package struct BatchScript: Sendable {
     }
 }
 
-/// One batch job as the emulator keeps it.
-package struct EmulatedBatch: Sendable {
+/// One Batch API job as the emulator keeps it.
+package struct EmulatedBatchAPIJob: Sendable {
     package var id: String
     package var ordinal: Int
     package var displayName: String
@@ -53,8 +53,8 @@ package struct EmulatedBatch: Sendable {
 }
 
 /// The Batch and Files APIs' state.
-package struct BatchWorld: Sendable {
-    package var batches: [EmulatedBatch] = []
+package struct BatchAPIWorld: Sendable {
+    package var jobs: [EmulatedBatchAPIJob] = []
     /// `files/…` → bytes.
     var files: [String: [UInt8]] = [:]
     /// Uploads started: id → display name.
@@ -69,25 +69,26 @@ package struct BatchWorld: Sendable {
 }
 
 extension GeminiEmulator {
-    /// Batches created so far (each `batchGenerateContent` that was accepted).
-    package var batchesCreated: [EmulatedBatch] { host.read { $0.batches.batches } }
+    /// Batch API jobs created so far (each `batchGenerateContent` that was accepted).
+    package var batchAPIJobsCreated: [EmulatedBatchAPIJob] { host.read { $0.batchAPI.jobs } }
 
-    /// The batch state a client sees now.
-    package func batchState(_ name: String) -> String? {
+    /// The Batch API job's state a client sees now.
+    package func batchAPIJobState(_ name: String) -> String? {
         host.read { state in
-            state.batches.batches.first { $0.name == name }.map {
-                Self.state(of: $0, script: state.script.batch, now: state.script.now)
+            state.batchAPI.jobs.first { $0.name == name }.map {
+                Self.state(of: $0, script: state.script.batchAPI, now: state.script.now)
             }
         }
     }
 
-    static func isBatchPath(_ path: String) -> Bool {
+    static func isBatchAPIPath(_ path: String) -> Bool {
         path.hasPrefix("/upload/v1beta/files") || path.hasPrefix("/download/v1beta/files/")
             || path.hasPrefix("/v1beta/batches")
             || (path.hasPrefix("/v1beta/models/") && path.hasSuffix(":batchGenerateContent"))
     }
 
-    static func handleBatch(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response {
+    static func handleBatchAPI(_ request: RecordedRequest, shared: ScriptedServer<State>.Shared) -> HTTPServer.Response
+    {
         let path = request.path
         switch (request.method, path) {
         case ("POST", "/upload/v1beta/files"):
@@ -97,32 +98,32 @@ extension GeminiEmulator {
             return create(request, model: model, shared: shared)
         case ("GET", "/v1beta/batches"):
             return shared.update { s in
-                let operations = s.batches.batches.reversed().map {
-                    operation($0, script: s.script.batch, withOutput: false, now: s.script.now)
+                let operations = s.batchAPI.jobs.reversed().map {
+                    operation($0, script: s.script.batchAPI, withOutput: false, now: s.script.now)
                 }
                 return .json(json(["operations": Array(operations)]))
             }
         case ("GET", let p) where p.hasPrefix("/v1beta/batches/"):
             let name = String(p.dropFirst("/v1beta/".count))
             return shared.update { s in
-                guard let batch = s.batches.batches.first(where: { $0.name == name }) else { return notFound(name) }
-                if state(of: batch, script: s.script.batch, now: s.script.now) == "BATCH_STATE_SUCCEEDED",
-                    resultsInFile(batch, s.script.batch)
+                guard let batch = s.batchAPI.jobs.first(where: { $0.name == name }) else { return notFound(name) }
+                if state(of: batch, script: s.script.batchAPI, now: s.script.now) == "BATCH_STATE_SUCCEEDED",
+                    resultsInFile(batch, s.script.batchAPI)
                 {
-                    s.batches.files["files/batch-\(batch.id)"] = resultLines(batch, script: s.script.batch)
+                    s.batchAPI.files["files/batch-\(batch.id)"] = resultLines(batch, script: s.script.batchAPI)
                 }
-                return .json(json(operation(batch, script: s.script.batch, withOutput: true, now: s.script.now)))
+                return .json(json(operation(batch, script: s.script.batchAPI, withOutput: true, now: s.script.now)))
             }
         case ("POST", let p) where p.hasPrefix("/v1beta/batches/") && p.hasSuffix(":cancel"):
             let name = String(p.dropFirst("/v1beta/".count).dropLast(":cancel".count))
             return shared.update { s in
-                guard let index = s.batches.batches.firstIndex(where: { $0.name == name }) else {
+                guard let index = s.batchAPI.jobs.firstIndex(where: { $0.name == name }) else {
                     return notFound(name)
                 }
-                if !state(of: s.batches.batches[index], script: s.script.batch, now: s.script.now).hasSuffix(
+                if !state(of: s.batchAPI.jobs[index], script: s.script.batchAPI, now: s.script.now).hasSuffix(
                     "SUCCEEDED")
                 {
-                    s.batches.batches[index].cancelled = s.batches.batches[index].cancelled ?? s.script.now
+                    s.batchAPI.jobs[index].cancelled = s.batchAPI.jobs[index].cancelled ?? s.script.now
                 }
                 return .json("{}")
             }
@@ -132,7 +133,7 @@ extension GeminiEmulator {
                 return errorResponse(400, "INVALID_ARGUMENT", "Downloads need alt=media.")
             }
             return shared.update { s in
-                guard let bytes = s.batches.files[file] else { return notFound(file) }
+                guard let bytes = s.batchAPI.files[file] else { return notFound(file) }
                 return HTTPServer.Response(
                     status: 200, headers: [("Content-Type", "application/octet-stream")], body: bytes)
             }
@@ -153,11 +154,11 @@ extension GeminiEmulator {
                     400, "INVALID_ARGUMENT", "Expected X-Goog-Upload-Command: upload, finalize at offset 0.")
             }
             return shared.update { s in
-                guard let displayName = s.batches.uploads.removeValue(forKey: uploadID) else {
+                guard let displayName = s.batchAPI.uploads.removeValue(forKey: uploadID) else {
                     return notFound("upload \(uploadID)")
                 }
-                let name = "files/\(s.batches.nextID())"
-                s.batches.files[name] = request.body
+                let name = "files/\(s.batchAPI.nextID())"
+                s.batchAPI.files[name] = request.body
                 return .json(
                     json([
                         "file": [
@@ -183,8 +184,8 @@ extension GeminiEmulator {
         let file = body?["file"] as? [String: Any]
         let displayName = (file?["display_name"] ?? file?["displayName"]) as? String ?? ""
         let id = shared.update { s in
-            let id = s.batches.nextID()
-            s.batches.uploads[id] = displayName
+            let id = s.batchAPI.nextID()
+            s.batchAPI.uploads[id] = displayName
             return id
         }
         let url = "\(shared.baseURL.withLock { $0 })/upload/v1beta/files?upload_id=\(id)&upload_protocol=resumable"
@@ -217,7 +218,7 @@ extension GeminiEmulator {
         var fromFile = false
         if let file = input["fileName"] as? String {
             fromFile = true
-            guard let bytes = shared.update({ $0.batches.files[file] }) else { return notFound(file) }
+            guard let bytes = shared.update({ $0.batchAPI.files[file] }) else { return notFound(file) }
             for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() {
                 guard let item = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
                     let key = item["key"] as? String, let inner = item["request"],
@@ -249,8 +250,8 @@ extension GeminiEmulator {
             }
         }
         return shared.update { s in
-            var made = EmulatedBatch(
-                id: s.batches.nextID(), ordinal: s.batches.batches.count + 1, displayName: displayName,
+            var made = EmulatedBatchAPIJob(
+                id: s.batchAPI.nextID(), ordinal: s.batchAPI.jobs.count + 1, displayName: displayName,
                 model: model, created: s.script.now, keys: images.map(\.0), photos: images.map(\.2),
                 fromFile: fromFile)
             for (_, image, sha) in images {
@@ -265,12 +266,12 @@ extension GeminiEmulator {
                         json(["error": object["error"] ?? ["code": rendered.status, "message": "failed"]]))
                 }
             }
-            s.batches.batches.append(made)
-            return .json(json(operation(made, script: s.script.batch, withOutput: false, now: s.script.now)))
+            s.batchAPI.jobs.append(made)
+            return .json(json(operation(made, script: s.script.batchAPI, withOutput: false, now: s.script.now)))
         }
     }
 
-    static func state(of batch: EmulatedBatch, script: BatchScript, now: Date) -> String {
+    static func state(of batch: EmulatedBatchAPIJob, script: BatchAPIScript, now: Date) -> String {
         if batch.cancelled != nil { return "BATCH_STATE_CANCELLED" }
         let age = now.timeIntervalSince(batch.created)
         if age < seconds(script.pendingFor) { return "BATCH_STATE_PENDING" }
@@ -282,13 +283,14 @@ extension GeminiEmulator {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    private static func resultsInFile(_ batch: EmulatedBatch, _ script: BatchScript) -> Bool {
+    private static func resultsInFile(_ batch: EmulatedBatchAPIJob, _ script: BatchAPIScript) -> Bool {
         batch.fromFile || script.resultsAsFile
     }
 
     /// An `Operation` whose metadata is the `GenerateContentBatch`; a succeeded one carries its output (as the real API
     /// does, in `metadata.output` and in `response`).
-    private static func operation(_ batch: EmulatedBatch, script: BatchScript, withOutput: Bool, now: Date) -> [String:
+    private static func operation(_ batch: EmulatedBatchAPIJob, script: BatchAPIScript, withOutput: Bool, now: Date)
+        -> [String:
         Any]
     {
         let state = state(of: batch, script: script, now: now)
@@ -325,7 +327,7 @@ extension GeminiEmulator {
     }
 
     /// The answers, with the script's error line applied (inline answers cannot be broken: they are JSON).
-    private static func lines(_ batch: EmulatedBatch, script: BatchScript) -> [[String: Any]] {
+    private static func lines(_ batch: EmulatedBatchAPIJob, script: BatchAPIScript) -> [[String: Any]] {
         var answers = batch.answers.map {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:]
         }
@@ -335,7 +337,7 @@ extension GeminiEmulator {
         return answers
     }
 
-    private static func resultLines(_ batch: EmulatedBatch, script: BatchScript) -> [UInt8] {
+    private static func resultLines(_ batch: EmulatedBatchAPIJob, script: BatchAPIScript) -> [UInt8] {
         var text = ""
         for (index, (key, answer)) in zip(batch.keys, lines(batch, script: script)).enumerated() {
             var line = answer
