@@ -1,6 +1,6 @@
 import Foundation
 
-/// A Gemini Batch API job as the queue tracks it (`provider_batch`).
+/// A Gemini Batch API job as the queue tracks it (`batch_api_job`).
 package struct BatchAPIJob: Sendable, Equatable, Codable {
     package var id: Int64
     package var provider: String

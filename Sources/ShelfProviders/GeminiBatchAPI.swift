@@ -15,7 +15,7 @@ package enum GeminiBatchAPIJobState: String, Sendable, Codable, CaseIterable {
 
     /// Nothing will change any more.
     package var isFinal: Bool { [.succeeded, .failed, .cancelled, .expired].contains(self) }
-    /// "pending", "succeeded": for a person and the queue's `provider_batch` table.
+    /// "pending", "succeeded": for a person and the queue's `batch_api_job` table.
     package var word: String { String(rawValue.dropFirst("BATCH_STATE_".count)).lowercased() }
 }
 

@@ -38,20 +38,20 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
             let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
             let id = try db.insert(
                 """
-                INSERT INTO provider_batch (provider, display_name, state, photos, created_at, updated_at)
+                INSERT INTO batch_api_job (provider, display_name, state, photos, created_at, updated_at)
                 VALUES (?, ?, 'submitting', ?, ?, ?)
                 """, [provider, "pending-\(token)", jobs.count, now, now])
             let displayName = "shelfd-\(id)-\(token)"
-            try db.execute("UPDATE provider_batch SET display_name = ? WHERE id = ?", [displayName, id])
+            try db.execute("UPDATE batch_api_job SET display_name = ? WHERE id = ?", [displayName, id])
             for job in jobs {
                 try db.execute(
                     """
-                    UPDATE job SET state = 'pending', provider_batch_id = ?, attempts = attempts + 1, lease_owner = NULL,
+                    UPDATE job SET state = 'pending', batch_api_job_id = ?, attempts = attempts + 1, lease_owner = NULL,
                         lease_expiry = NULL, stage = NULL, updated_at = ? WHERE id = ? AND state = 'leased' AND lease_owner = ?
                     """, [id, now, job.id, owner])
             }
             try db.execute(
-                "UPDATE provider_batch SET photos = (SELECT COUNT(*) FROM job WHERE provider_batch_id = ?) WHERE id = ?",
+                "UPDATE batch_api_job SET photos = (SELECT COUNT(*) FROM job WHERE batch_api_job_id = ?) WHERE id = ?",
                 [id, id])
             try PhotoQueue.addEvent(
                 db, "batch_api_job_opened", message: "\(displayName): \(jobs.count) photos", now: now)
@@ -62,7 +62,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
     package func recordBatchAPIJobName(id: Int64, name: String, state: String, now: Date = Date()) throws {
         try database.write { db in
             try db.execute(
-                "UPDATE provider_batch SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
+                "UPDATE batch_api_job SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
             try PhotoQueue.addEvent(db, "batch_api_job_submitted", message: name, now: now)
         }
     }
@@ -70,21 +70,21 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
     package func recordBatchAPIJobState(id: Int64, state: String, now: Date = Date()) throws {
         try database.write { db in
             try db.execute(
-                "UPDATE provider_batch SET state = ?, updated_at = ? WHERE id = ? AND state != ?",
+                "UPDATE batch_api_job SET state = ?, updated_at = ? WHERE id = ? AND state != ?",
                 [state, now, id, state])
         }
     }
 
     package func batchAPIJobsInFlight() throws -> [BatchAPIJob] {
         try database.readStatement { db in
-            try db.query("SELECT * FROM provider_batch WHERE finished_at IS NULL ORDER BY id").compactMap(
+            try db.query("SELECT * FROM batch_api_job WHERE finished_at IS NULL ORDER BY id").compactMap(
                 Self.batchAPIJob)
         }
     }
 
     package func recentBatchAPIJobs(limit: Int) throws -> [BatchAPIJob] {
         try database.read { db in
-            try db.query("SELECT * FROM provider_batch ORDER BY id DESC LIMIT ?", [limit]).compactMap(Self.batchAPIJob)
+            try db.query("SELECT * FROM batch_api_job ORDER BY id DESC LIMIT ?", [limit]).compactMap(Self.batchAPIJob)
         }
     }
 
@@ -94,14 +94,14 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
     ) throws -> [ClaimedJob] {
         try database.write { db in
             try db.execute(
-                "UPDATE provider_batch SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?",
+                "UPDATE batch_api_job SET state = ?, updated_at = ?, finished_at = ? WHERE id = ?",
                 [state, now, now, id])
             try PhotoQueue.addEvent(db, "batch_api_job_closed", message: "Batch API job \(id): \(state)", now: now)
             guard answered else {
                 try db.execute(
                     """
-                    UPDATE job SET provider_batch_id = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ?
-                    WHERE provider_batch_id = ? AND state = 'pending'
+                    UPDATE job SET batch_api_job_id = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ?
+                    WHERE batch_api_job_id = ? AND state = 'pending'
                     """, [now, id])
                 return []
             }
@@ -109,12 +109,12 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
             let rows = try db.query(
                 """
                 SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
+                WHERE j.batch_api_job_id = ? AND j.state = 'pending' ORDER BY j.id
                 """, [id])
             try db.execute(
                 """
-                UPDATE job SET state = 'leased', provider_batch_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
-                    updated_at = ?, stage = 'matching', stage_at = ? WHERE provider_batch_id = ? AND state = 'pending'
+                UPDATE job SET state = 'leased', batch_api_job_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
+                    updated_at = ?, stage = 'matching', stage_at = ? WHERE batch_api_job_id = ? AND state = 'pending'
                 """, [owner, now.addingTimeInterval(lease), claim, now, now, id])
             return try PhotoQueue.claimedJobs(db, rows, batchID: claim)
         }
@@ -125,7 +125,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
             let row = try db.queryOne(
                 """
                 SELECT COUNT(*) AS n, MAX(COALESCE(queued_at, created_at)) AS newest FROM job
-                WHERE (state = 'pending' OR (state = 'failed_retryable' AND not_before <= ?)) AND provider_batch_id IS NULL
+                WHERE (state = 'pending' OR (state = 'failed_retryable' AND not_before <= ?)) AND batch_api_job_id IS NULL
                   AND provider_choice IS NULL
                 """, [now])
             return (Int(row?.int("n") ?? 0), row?.date("newest"))
@@ -139,7 +139,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
                 try db.query(
                     """
                     SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
-                    WHERE j.provider_batch_id = ? AND j.state = 'pending' ORDER BY j.id
+                    WHERE j.batch_api_job_id = ? AND j.state = 'pending' ORDER BY j.id
                     """, [id]), batchID: 0)
         }
     }
@@ -149,14 +149,14 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
     package func batchAPIJob(named name: String) throws -> BatchAPIJob? {
         try database.read { db in
             try db.queryOne(
-                "SELECT * FROM provider_batch WHERE name = ? OR display_name = ? ORDER BY id DESC LIMIT 1",
+                "SELECT * FROM batch_api_job WHERE name = ? OR display_name = ? ORDER BY id DESC LIMIT 1",
                 [name, name]
             ).flatMap(Self.batchAPIJob)
         }
     }
 
     static func batchAPIJob(_ db: any DatabaseConnection, id: Int64) throws -> BatchAPIJob? {
-        try db.queryOne("SELECT * FROM provider_batch WHERE id = ?", [id]).flatMap(batchAPIJob)
+        try db.queryOne("SELECT * FROM batch_api_job WHERE id = ?", [id]).flatMap(batchAPIJob)
     }
 
     static func batchAPIJob(_ row: Row) -> BatchAPIJob? {

@@ -573,5 +573,24 @@ extension Migration {
                 ALTER TABLE job ADD COLUMN crashes INTEGER NOT NULL DEFAULT 0;
                 CREATE INDEX job_claim_order ON job(crashes, id) WHERE state IN ('pending','leased','failed_retryable');
                 """),
+        // One word for each thing: "gemini-batches" called Gemini's Batch API jobs batches, the word for a claim of up
+        // to `batch_size` photos (`batch`). Its table, a job's column and their index are named after the Batch API
+        // job; the rows and the jobs' references to them stay. PostgreSQL also named the table's constraints and its
+        // ids' sequence after it, and keeps those names through the rename unless told.
+        Migration(
+            "batch-api-jobs",
+            sql: """
+                ALTER TABLE provider_batch RENAME TO batch_api_job;
+                ALTER TABLE job RENAME COLUMN provider_batch_id TO batch_api_job_id;
+                DROP INDEX job_provider_batch;
+                CREATE INDEX job_batch_api_job ON job(batch_api_job_id) WHERE batch_api_job_id IS NOT NULL;
+                """,
+            postgresThen: """
+                ALTER TABLE batch_api_job RENAME CONSTRAINT provider_batch_pkey TO batch_api_job_pkey;
+                ALTER TABLE batch_api_job RENAME CONSTRAINT provider_batch_display_name_key
+                    TO batch_api_job_display_name_key;
+                ALTER TABLE job RENAME CONSTRAINT job_provider_batch_id_fkey TO job_batch_api_job_id_fkey;
+                ALTER SEQUENCE provider_batch_id_seq RENAME TO batch_api_job_id_seq;
+                """),
     ]
 }

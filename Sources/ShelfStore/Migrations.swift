@@ -19,6 +19,11 @@ package struct Migration: Sendable {
     /// A migration both engines apply as written.
     init(_ name: String, sql: String) { self.init(name, sqlite: sql, postgres: sql) }
 
+    /// A migration both engines apply as written, PostgreSQL then with statements of its own.
+    init(_ name: String, sql: String, postgresThen: String) {
+        self.init(name, sqlite: sql, postgres: sql + "\n" + postgresThen)
+    }
+
     /// A migration both engines begin as written, each ending with statements of its own.
     init(_ name: String, sql: String, sqliteThen: String, postgresThen: String) {
         self.init(name, sqlite: sql + "\n" + sqliteThen, postgres: sql + "\n" + postgresThen)

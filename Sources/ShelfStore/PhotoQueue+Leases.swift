@@ -32,7 +32,7 @@ extension PhotoQueue {
             WHERE j.state IN ('pending','leased','failed_retryable')
               AND (j.state = 'pending' OR (j.state = 'failed_retryable' AND j.not_before <= ?)
                    OR (j.state = 'leased' AND j.lease_expiry < ?))
-              AND j.provider_choice IS NOT DISTINCT FROM ? AND j.provider_batch_id IS NULL
+              AND j.provider_choice IS NOT DISTINCT FROM ? AND j.batch_api_job_id IS NULL
             """
         // A look without the write lock first: most claims of a worker waiting for photos find none.
         guard try readStatement({ db in try db.queryOne("SELECT j.id \(due) LIMIT 1", [now, now, choice]) }) != nil

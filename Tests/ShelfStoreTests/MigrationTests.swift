@@ -18,7 +18,7 @@ struct MigrationTests {
     static func engine(_ kind: StoreKind) -> DatabaseEngine { kind == .sqlite ? .sqlite : .postgres }
 
     /// The migrations written since the count-only version, by name: the dumps have not had them.
-    static let addedSinceCounts = ["job-crashes"]
+    static let addedSinceCounts = ["batch-api-jobs", "job-crashes"]
 
     /// The migrations a database records, in the order they were applied, with whether each has a time.
     static func ledger(_ store: Store) throws -> [(name: String, timed: Bool)] {
@@ -74,7 +74,11 @@ struct MigrationTests {
             #expect(
                 ledger.filter(\.timed).map(\.name) == Self.addedSinceCounts,
                 "those it had recorded from the count, not applied again; the newer ones applied")
-            #expect(try SchemaMirrorTests.shape(store) == fresh, "the upgraded schema is a fresh one's")
+            let shape = try SchemaMirrorTests.shape(store)
+            #expect(shape == fresh, "the upgraded schema is a fresh one's")
+            #expect(shape.columns["batch_api_job"] != nil && shape.columns["job"]?["batch_api_job_id"] != nil)
+            #expect(shape.columns["provider_batch"] == nil && shape.columns["job"]?["provider_batch_id"] == nil)
+            #expect(shape.indexes.filter { $0.contains("provider_batch") }.isEmpty)
 
             // What the person had is still there and still works.
             #expect(try Self.count("photo", store) == 2)
@@ -90,6 +94,34 @@ struct MigrationTests {
             // Opened again, nothing changes.
             let again = try site.open()
             #expect(try Self.ledger(again).map(\.name) == steps.sorted())
+        }
+    }
+
+    @Test(
+        "A Batch API job recorded before its table was renamed is still there, its photo still in it",
+        arguments: StoreKind.allCases)
+    func batchAPIJobKeptThroughRename(kind: StoreKind) throws {
+        let dump = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-dump-\(UUID().uuidString).sql")
+        defer { try? FileManager.default.removeItem(at: dump) }
+        let schema = kind == .sqlite ? "" : "public."
+        try
+            (String(contentsOf: Self.dump(kind), encoding: .utf8) + """
+
+                INSERT INTO \(schema)provider_batch (id, provider, display_name, name, state, photos, created_at, updated_at)
+                VALUES (7, 'gemini', 'shelfd-7-abc', 'batches/xyz', 'running', 1, 1700000000, 1700000100);
+                UPDATE \(schema)job SET provider_batch_id = 7 WHERE id = (SELECT MIN(id) FROM \(schema)job);
+
+                """).write(to: dump, atomically: true, encoding: .utf8)
+        try StoreSite.with(kind, restoring: dump) { site in
+            let store = try site.open()
+            let job = try #require(try store.batchAPIJobs.batchAPIJob(named: "batches/xyz"))
+            #expect(job.id == 7 && job.displayName == "shelfd-7-abc" && job.state == "running" && job.photos == 1)
+            #expect(job.finishedAt == nil)
+            #expect(try store.batchAPIJobs.batchAPIJobsInFlight().map(\.id) == [7])
+            let member = try store.read {
+                try $0.queryOne("SELECT COUNT(*) AS n FROM job WHERE batch_api_job_id = 7")?.int("n")
+            }
+            #expect(member == 1)
         }
     }
 
