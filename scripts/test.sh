@@ -4,7 +4,7 @@
 # - one after another, the suites that must have the process to themselves: those on a manual clock (ManualClock moves
 #   time when the process is quiet, so another test's work would look like theirs), the web page under a crowd
 #   (LoadTests: a thousand connections would push other tests' descriptors past select()'s limit), and the binary's
-#   tests of outages, rate limits, workers, batches, retries and hybrid, which measure the daemon's pace;
+#   tests of outages, rate limits, workers, batch mode, retries and hybrid, which measure the daemon's pace;
 # - everything else in parallel, three tests at a time (more start browsers and daemons faster than two processors
 #   serve them, and their deadlines pass); suites that share a resource are `.serialized`.
 # Both outputs are kept; the run fails if either fails. At the end it prints how long each took and the ten slowest
