@@ -63,11 +63,7 @@ package struct GeminiBatchAPIClient: Sendable {
         self.http = http; self.logger = logger
     }
 
-    private var base: String {
-        var base = provider.settings.baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        return base
-    }
+    private var base: String { provider.settings.baseURL.withoutTrailingSlashes }
 
     private var modelPath: String {
         let model = provider.settings.model
