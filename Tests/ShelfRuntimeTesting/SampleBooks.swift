@@ -13,6 +13,10 @@ package let hobbit = GeminiEmulator.Book(
 package let blurry = GeminiEmulator.Book(
     title: "Smudged Spine", author: nil, confidence: 0.31, box2D: [150, 600, 850, 630])
 
+/// Dune read as a second work, for the library's edit, merge and remove tests to merge into Dune.
+package let duneDeluxe = GeminiEmulator.Book(
+    title: "Dune Deluxe", author: "F. Herbert", confidence: 0.9, box2D: [150, 600, 850, 630])
+
 /// Spines of the review queue's tests: a scrap read with little confidence, a misreading of Dune.
 package let shadow = GeminiEmulator.Book(title: "Shadow", author: nil, confidence: 0.2, box2D: [100, 700, 900, 720])
 package let typo = GeminiEmulator.Book(

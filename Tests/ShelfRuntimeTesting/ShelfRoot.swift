@@ -144,6 +144,14 @@ package final class ShelfRoot: @unchecked Sendable {
         }
     }
 
+    /// exports/<format>.csv, where `shelfd export --format <format>` writes by default.
+    package func exportFile(_ format: String) -> URL { root.appendingPathComponent("exports/\(format).csv") }
+
+    /// The text of that export.
+    package func exported(_ format: String) throws -> String {
+        try String(contentsOf: exportFile(format), encoding: .utf8)
+    }
+
     package func library() throws -> LibraryDocument {
         try JSONStyle.decoder().decode(
             LibraryDocument.self, from: Data(contentsOf: root.appendingPathComponent("library.json")))

@@ -87,7 +87,7 @@ struct APITests {
     @Test("A decision POSTed to the API goes through the review desk: library.json and the exports change")
     func decisionsChangeTheLibrary() async throws {
         try await Self.catalogued { site, _ in
-            let export = site.root.root.appendingPathComponent("exports/goodreads.csv")
+            let export = site.root.exportFile("goodreads")
             _ = try site.desks.exports.write(
                 .goodreads, exclusiveShelf: nil, includeUnverified: false, to: .file(export))
             #expect(try !String(contentsOf: export, encoding: .utf8).contains("Smudged Spine"))

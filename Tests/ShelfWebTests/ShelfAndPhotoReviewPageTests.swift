@@ -84,9 +84,7 @@ struct ShelfAndPhotoReviewPageTests {
         "Edit, merge and remove through the library page's forms: library.json, the exports and the review queue follow"
     )
     func libraryForms() async throws {
-        let deluxe = GeminiEmulator.Book(
-            title: "Dune Deluxe", author: "F. Herbert", confidence: 0.9, box2D: [150, 600, 850, 630])
-        try await withGeminiEmulator(.always(.books([dune, hobbit, deluxe, blurry]))) { gemini in
+        try await withGeminiEmulator(.always(.books([dune, hobbit, duneDeluxe, blurry]))) { gemini in
             let root = try ShelfRoot(geminiURL: gemini.baseURL)
             try root.drop(JPEGFactory.shelf(seed: 81), as: "den/IMG_81.jpg")
             let site = try InProcessSite(root)

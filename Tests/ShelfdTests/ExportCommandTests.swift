@@ -61,7 +61,7 @@ struct ExportCommandTests {
         try await catalogued { root, _ in
             let stdout = try await export(root, "--format", "storygraph", "--output", "-").stdout
             let result = try await export(root, "--format", "storygraph")
-            let file = root.root.appendingPathComponent("exports/storygraph.csv")
+            let file = root.exportFile("storygraph")
             #expect(result.status == 0 && result.stdout.isEmpty)
             #expect(result.stderr.contains("wrote 2 books to \(file.path)"))
             #expect(try String(contentsOf: file, encoding: .utf8) == stdout)
@@ -137,14 +137,13 @@ struct ExportCommandTests {
     func exportsFollowDecisions() async throws {
         try await catalogued { root, _ in
             #expect(try await export(root, "--format", "goodreads").status == 0)
-            let file = root.root.appendingPathComponent("exports/goodreads.csv")
-            #expect(try !String(contentsOf: file, encoding: .utf8).contains("Smudged Spine"))
+            #expect(try !root.exported("goodreads").contains("Smudged Spine"))
 
             let accepted = try await root.shelfd("review", "accept", try await root.reviewID("Smudged Spine"))
             #expect(accepted.status == 0, "\(accepted.stderr)")
-            #expect(try String(contentsOf: file, encoding: .utf8).contains("Smudged Spine"))
+            #expect(try root.exported("goodreads").contains("Smudged Spine"))
             // Formats never exported are not created behind the person's back.
-            #expect(!FileManager.default.fileExists(atPath: root.root.appendingPathComponent("exports/libib.csv").path))
+            #expect(!FileManager.default.fileExists(atPath: root.exportFile("libib").path))
         }
     }
 

@@ -129,11 +129,7 @@ struct FilesFollowTests {
                 let goodreads = try await shelf.shelfd("export", "--format", "goodreads", "--output", "-").stdout
                 let review = try await shelf.shelfd("export", "--format", "review", "--output", "-").stdout
                 return try Self.library(shelf) == (try await Self.rewritten(shelf))
-                    && (try String(
-                        contentsOf: shelf.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8))
-                        == goodreads
-                    && (try String(contentsOf: shelf.root.appendingPathComponent("exports/review.csv"), encoding: .utf8))
-                        == review
+                    && (try shelf.exported("goodreads")) == goodreads && (try shelf.exported("review")) == review
                     && Self.reviewFiles(shelf).isEmpty
             }
             #expect(try shelf.library().books.allSatisfy { $0.status == .verified })

@@ -10,9 +10,7 @@ struct LibraryPagesTests {
         "Edit, remove and merge through the command line change library.json and the exports, and a rescan keeps them",
         .timeLimit(.minutes(4)))
     func editsThroughTheCommandLine() async throws {
-        let smudged = GeminiEmulator.Book(
-            title: "Dune Deluxe", author: "F. Herbert", confidence: 0.9, box2D: [150, 600, 850, 630])
-        try await withGeminiEmulator(.always(.books([dune, hobbit, smudged, blurry]))) { gemini in
+        try await withGeminiEmulator(.always(.books([dune, hobbit, duneDeluxe, blurry]))) { gemini in
             let cli = try ShelfRoot(geminiURL: gemini.baseURL)
             try cli.drop(JPEGFactory.shelf(seed: 71), as: "den/IMG_71.jpg")
             #expect(try await cli.shelfd("run").status == 0)
@@ -47,8 +45,7 @@ struct LibraryPagesTests {
                 ], "\(expected)")
             let duneEntry = try #require(try cli.library().books.first { $0.title == "Dune" })
             #expect(duneEntry.history.contains { $0.action == "merged" && $0.by == "user" })
-            let goodreads = try String(
-                contentsOf: cli.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
+            let goodreads = try cli.exported("goodreads")
             #expect(goodreads.contains("There and Back Again") && !goodreads.contains("Smudged"))
             // Nothing is left to review once the book that waited is removed.
             #expect(try await cli.status().queue.review == 0)

@@ -66,8 +66,7 @@ struct OfflineSamplesTests {
 
         let export = try await root.shelfd("export", "--format", "goodreads")
         #expect(export.status == 0, "\(export.stderr)")
-        let rows = try String(contentsOf: root.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
-            .split(separator: "\n")
+        let rows = try root.exported("goodreads").split(separator: "\n")
         #expect(rows.count == verified.count + 1)
     }
 }

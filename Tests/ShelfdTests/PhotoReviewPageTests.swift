@@ -61,10 +61,6 @@ struct PhotoReviewPageTests {
         }
     }
 
-    func exported(_ root: ShelfRoot) throws -> String {
-        try String(contentsOf: root.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
-    }
-
     @Test(
         "Forty spines cleared with keys alone, at most 60 presses; the library, exports and review/ follow",
         .timeLimit(.minutes(4)))
@@ -106,7 +102,7 @@ struct PhotoReviewPageTests {
                     let files = try FileManager.default.contentsOfDirectory(atPath: root.review.path).filter {
                         $0.hasSuffix(".json")
                     }
-                    let export = try exported(root)
+                    let export = try root.exported("goodreads")
                     return FortySpines.words.allSatisfy { word in
                         library.books.contains { $0.title == "The \(word) Road" && $0.status == .verified }
                     } && files.count == 40 && export.contains("The Falcon Road")

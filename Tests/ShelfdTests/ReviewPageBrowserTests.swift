@@ -29,10 +29,6 @@ struct ReviewPageBrowserTests {
         }
     }
 
-    func exported(_ root: ShelfRoot) throws -> String {
-        try String(contentsOf: root.root.appendingPathComponent("exports/goodreads.csv"), encoding: .utf8)
-    }
-
     @Test(
         "In a browser the crop loads, 1 takes the first candidate into library.json and the exports, the page goes on",
         .timeLimit(.minutes(3)))
@@ -61,12 +57,12 @@ struct ReviewPageBrowserTests {
                 }
                 try await waitUntil("library.json and the export follow the decision", timeout: .seconds(10)) {
                     try root.library().books.contains { $0.title == candidate.title && $0.status == .verified }
-                        && exported(root).contains(candidate.title)
+                        && root.exported("goodreads").contains(candidate.title)
                 }
                 let library = try root.library()
                 #expect(library.books.contains { $0.title == candidate.title && $0.status == .verified })
                 #expect(!library.books.contains { $0.title == "Dune Mesiah" })
-                #expect(try exported(root).contains(candidate.title))
+                #expect(try root.exported("goodreads").contains(candidate.title))
                 #expect(try await browser.find(".review-title").text() == "Smudged Spine")
 
                 // Keys typed into the edit form are the form's: "r" there rejects nothing.

@@ -166,8 +166,7 @@ struct SharedStoreTests {
 
                 // An export made once at the writer follows a decision taken at the other node.
                 #expect(try await writer.shelfd("export", "--format", "goodreads").status == 0)
-                let export = writer.root.appendingPathComponent("exports/goodreads.csv")
-                #expect(try !String(contentsOf: export, encoding: .utf8).contains("Dune Messiah"))
+                #expect(try !writer.exported("goodreads").contains("Dune Messiah"))
                 // The photos dropped at the other node go from there (a phone-sync folder), and the writer's review/ with
                 // them: when the library next changes, the crops are cut again from the images the other node stored.
                 for path in photos.keys where path.hasPrefix("hall/") {
@@ -182,7 +181,7 @@ struct SharedStoreTests {
                 try await waitUntil("the decision reaches the writer's library.json and export", timeout: .seconds(30))
                 {
                     try writer.library().books.contains { $0.title == "Dune Messiah" }
-                        && String(contentsOf: export, encoding: .utf8).contains("Dune Messiah")
+                        && writer.exported("goodreads").contains("Dune Messiah")
                         && !FileManager.default.fileExists(
                             atPath: writer.review.appendingPathComponent("\(decided.id).json").path)
                 }
