@@ -260,7 +260,7 @@ let package = Package(
             name: "ShelfDaemonTests",
             dependencies: [
                 "ShelfDaemon", "ShelfPipeline", "ShelfCore", "ShelfStore", "ShelfTesting", "ShelfRuntimeTesting",
-                "ShelfApp", "ShelfImaging", "ShelfDigest",
+                "ShelfApp", "ShelfImaging", "ShelfDigest", "ShelfOCR",
             ],
             swiftSettings: settings),
         .testTarget(

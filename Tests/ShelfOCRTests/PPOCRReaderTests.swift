@@ -108,15 +108,9 @@ struct PPOCRReaderTests {
     func truncatedModel() throws {
         let installed = PPOCRFiles.locate()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelfd-ppocr-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        for name in PPOCRFiles.models {
-            try FileManager.default.copyItem(
-                atPath: "\(installed.modelsFolder)/\(name)", toPath: folder.appendingPathComponent(name).path)
-        }
-        let detector = folder.appendingPathComponent(PPOCRFiles.detector)
-        let bytes = try Data(contentsOf: detector)
-        try bytes.prefix(bytes.count / 2).write(to: detector)
+        _ = try copyFiles(
+            PPOCRFiles.models, from: installed.modelsFolder, to: folder, truncating: PPOCRFiles.detector)
         let error = #expect(throws: OCRError.self) {
             try PPOCRModels(files: PPOCRFiles(library: installed.library, modelsFolder: folder.path), threads: 1)
         }

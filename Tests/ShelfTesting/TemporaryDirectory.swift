@@ -23,3 +23,19 @@ package func writeFakePhoto(_ relativePath: String, in directory: URL, bytes: In
     try data.write(to: url)
     return url
 }
+
+/// Copies `names` from `folder` into `destination` (made if missing), the one named `truncated` cut to half its bytes,
+/// as a download that broke off leaves it; returns that file and its whole bytes, to mend it with.
+package func copyFiles(
+    _ names: [String], from folder: String, to destination: URL, truncating truncated: String
+) throws -> (file: URL, whole: Data) {
+    try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+    for name in names {
+        try FileManager.default.copyItem(
+            atPath: "\(folder)/\(name)", toPath: destination.appendingPathComponent(name).path)
+    }
+    let file = destination.appendingPathComponent(truncated)
+    let whole = try Data(contentsOf: file)
+    try whole.prefix(whole.count / 2).write(to: file)
+    return (file, whole)
+}
