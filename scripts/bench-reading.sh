@@ -7,25 +7,28 @@
 # listed book (items left for review that are no listed book: questions without a right answer). With --titles-only,
 # each folder is also measured as a list of titles only, as many people keep theirs: the same photos, their truth files
 # without authors (so the books are added to the catalogue without them). No network.
+# With --photos DIR, a FOLDER may hold truth files alone, for photos kept elsewhere: each truth file's photo is taken
+# from DIR (Benchmarks/Labels/library-dataset labels the library data set's two photos, which stay in ../shared).
 # Builds the release binary first (the README's build). Needs jq (scripts/install-deps.sh installs it).
 #
-#   scripts/bench-reading.sh --catalogue CSV [--baseline PATH] [--titles-only] FOLDER…
+#   scripts/bench-reading.sh --catalogue CSV [--baseline PATH] [--titles-only] [--photos DIR] FOLDER…
 #
 # e.g. scripts/bench-reading.sh --catalogue ../shared/data/library-dataset/catalogue.csv \
 #          --baseline /tmp/shelfd-before ../shared/data/home-shelf samples
 set -euo pipefail
 
-catalogue="" baseline="" titles_only=0 folders=()
+catalogue="" baseline="" titles_only=0 photos="" folders=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --titles-only) titles_only=1; shift ;;
         --catalogue) catalogue="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
         --baseline) baseline="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+        --photos) photos="$(cd "$2" && pwd)"; shift 2 ;;
         *) folders+=("$(cd "$1" && pwd)"); shift ;;
     esac
 done
 if [ -z "$catalogue" ] || [ ${#folders[@]} -eq 0 ]; then
-    echo "usage: scripts/bench-reading.sh --catalogue CSV [--baseline PATH] [--titles-only] FOLDER…" >&2
+    echo "usage: scripts/bench-reading.sh --catalogue CSV [--baseline PATH] [--titles-only] [--photos DIR] FOLDER…" >&2
     exit 2
 fi
 cd "$(dirname "$0")/.."
@@ -46,6 +49,21 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "–"; else printf 
 # removed. Named "<folder>, titles only" in the table.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+# Truth files whose photos are in --photos: a folder of both, by the truth folder's name.
+if [ -n "$photos" ]; then
+    for i in "${!folders[@]}"; do
+        folder="${folders[$i]}" joined="$scratch/$(basename "${folders[$i]}")"
+        mkdir -p "$joined"
+        for truth in "$folder"/*.truth.json; do
+            name=$(basename "$truth" .truth.json)
+            ln -s "$truth" "$joined/"
+            for photo in "$folder/$name".* "$photos/$name".*; do
+                case "$photo" in *.truth.json) ;; *) [ -e "$photo" ] && ln -sf "$photo" "$joined/" ;; esac
+            done
+        done
+        folders[$i]="$joined"
+    done
+fi
 if [ $titles_only -eq 1 ]; then
     for folder in "${folders[@]}"; do
         derived="$scratch/$(basename "$folder"), titles only"
