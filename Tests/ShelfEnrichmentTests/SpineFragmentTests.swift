@@ -12,10 +12,11 @@ struct SpineFragmentTests {
     }
 
     func reading(
-        _ text: String, x: ClosedRange<Double>, title: String, author: String,
+        _ text: String, x: ClosedRange<Double>, title: String, author: String, tag: String? = nil,
         _ decision: MatchDecision
     ) -> Reading {
-        let record = CatalogueRecord(source: "catalogue", key: "catalogue:\(title)", title: title, author: author)
+        let record = CatalogueRecord(
+            source: "catalogue", key: "catalogue:\(title)", title: title, author: author, tag: tag)
         let best = MatchCandidate(record: record, score: decision == .accepted ? 0.8 : 0.5)
         var book = Book(
             title: text, author: nil, isbn13: nil, isbn10: nil, confidence: 0.9,
@@ -74,5 +75,25 @@ struct SpineFragmentTests {
         #expect(!isFragment(farAway, among: [pride, farAway]))
         let ownTitle = reading("Emma Austen", x: 0.085...0.10, title: "Emma", author: "Austen, Jane", .review)
         #expect(!isFragment(ownTitle, among: [pride, ownTitle]))
+    }
+
+    @Test("A piece with a call-number label of its own, beside a spine showing the same class, is the next book")
+    func ownLabelIsAnotherBook() {
+        // A library shelves one author's books side by side, each with its label: 796.422 Ali three times.
+        let feliç = reading(
+            "796.422 Ali Arcadi Alibés Córrer per ser feliç", x: 0.77...0.79, title: "Córrer per ser feliç",
+            author: "Alibés, Arcadi", tag: "796.422 Ali", .accepted)
+        let next = reading(
+            "796.422 Al1 OERR 3 ARCADH ALIBES", x: 0.79...0.80, title: "Córrer per ser feliç",
+            author: "Alibés, Arcadi", tag: "796.422 Ali", .review)
+        #expect(!isFragment(next, among: [feliç, next]))
+        // The label read apart from its own spine's title is still that spine's.
+        let label = reading(
+            "796.422 Ali", x: 0.79...0.80, title: "Córrer per ser feliç", author: "Alibés, Arcadi",
+            tag: "796.422 Ali", .review)
+        let titleOnly = reading(
+            "Arcadi Alibés Córrer per ser feliç", x: 0.77...0.79, title: "Córrer per ser feliç",
+            author: "Alibés, Arcadi", tag: "796.422 Ali", .accepted)
+        #expect(isFragment(label, among: [titleOnly, label]))
     }
 }
