@@ -19,8 +19,7 @@ import Testing
         "Two processes take their turns from one bucket: requests start (60 s + a margin) ÷ the limit apart, whoever asks",
         arguments: StoreKind.allCases)
     func processesShareOneBucket(kind: StoreKind) throws {
-        try withStore(kind) { store, site throws in
-            let other = try site.open() // a second process: its own connection
+        try withTwoProcesses(kind) { store, other throws in
             let t0 = Self.start, budget = Self.budget(), step = budget.interval
             #expect(try store.providers.takeRequestTurn(provider: "gemini", budget: budget, now: t0) == .granted)
             #expect(
@@ -64,8 +63,7 @@ import Testing
         "No 60 s holds more than the limit, with a margin for each request's travel to the provider",
         arguments: StoreKind.allCases)
     func anySixtySecondsHoldsTheLimit(kind: StoreKind) throws {
-        try withStore(kind) { store, site throws in
-            let other = try site.open()
+        try withTwoProcesses(kind) { store, other throws in
             let limit = 12, budget = Self.budget(perMinute: limit)
             // Two processes, each asking again the moment it is told to (or 0.3 s after a turn, its next photo ready).
             var granted: [Date] = []
@@ -112,8 +110,7 @@ import Testing
         "The daily limit counts every process's requests and starts again when the provider's day ends",
         arguments: StoreKind.allCases)
     func dailyLimitAcrossProcesses(kind: StoreKind) throws {
-        try withStore(kind) { store, site throws in
-            let other = try site.open()
+        try withTwoProcesses(kind) { store, other throws in
             let budget = Self.budget(perDay: 3)
             var now = Self.start
             for process in [store, other, store] {

@@ -10,6 +10,12 @@ func withStore<T>(_ kind: StoreKind, _ body: (Store, StoreSite) throws -> T) thr
     try StoreSite.with(kind) { site in try body(try site.open(), site) }
 }
 
+/// A new, empty store on `kind`, and the same database opened again as a second process opens it: its own
+/// connection.
+func withTwoProcesses<T>(_ kind: StoreKind, _ body: (Store, Store) throws -> T) throws -> T {
+    try withStore(kind) { store, site in try body(store, try site.open()) }
+}
+
 /// A SQLite file an older shelfd made (its schema's first `steps` steps, then `rows`), opened by this one, which
 /// migrates the rest.
 func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T) throws -> T {
@@ -61,11 +67,10 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         "A claim takes at most the batch size, and a second claim never takes the same job",
         arguments: StoreKind.allCases)
     func claimIsExclusive(kind: StoreKind) throws {
-        try withStore(kind) { store, site in
+        try withTwoProcesses(kind) { store, other in
             for i in 0..<7 {
                 try store.queue.queuePhoto("sha\(i)", at: "\(i).jpg")
             }
-            let other = try site.open() // a second process
             let a = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
             let b = try other.queue.claim(limit: 5, provider: "gemini", owner: "b", lease: 60)
             #expect(a.count == 5)
