@@ -65,6 +65,13 @@ func capturingLogger() -> (Logger, InMemoryLogHandler) {
 
 let dune = SpineQuery(title: "Dune", author: "Frank Herbert")
 
+/// Dune in the Ace paperback (ISBN 9780441172719) as `source` records it: under its key, with the year it gives.
+func aceDune(_ source: String, key: String, year: Int) -> CatalogueRecord {
+    CatalogueRecord(
+        source: source, key: key, title: "Dune", author: "Frank Herbert", isbn13: "9780441172719",
+        isbn10: "0441172717", year: year)
+}
+
 /// The LookupError a search of `source` for Dune threw; nil (and a recorded issue) if it answered.
 func searchFailure(_ source: some BookSource) async -> LookupError? {
     await lookupFailure { () async throws(LookupError) in try await source.candidates(for: dune, limit: 5) }
