@@ -1,6 +1,6 @@
 // The offline OCR provider on real photos: seconds per photo and, with PP-OCR, where they go stage by stage (decoding,
-// the detector's first and second look, the classifier, the recogniser, grouping lines into spines, matching), the
-// spines it read, the books the enrichment made of them and the texts it left unread, so a person can judge them by
+// the detector's first and second look, the classifier, the recogniser, finding the spines' sides, grouping lines into
+// spines, matching), the spines it read, the books the enrichment made of them and the texts it left unread, so a person can judge them by
 // eye. With --catalogue the catalogue (a CSV the importer reads) is imported into a temporary database first and
 // matched against. With --lines, PP-OCR's lines are printed as read, before they are grouped into spines (their centre,
 // size and direction in the picture read), to see why lines join or stay apart, with how many the detector's first look
@@ -106,7 +106,8 @@ for path in photos {
         let stages: [(String, Duration)] = [
             ("decoding", times.decoding), ("detector", times.models.detector - times.models.closerLook),
             ("second look", times.models.closerLook), ("classifier", times.models.classifier),
-            ("recogniser", times.models.recogniser), ("grouping", times.grouping), ("matching", matching),
+            ("recogniser", times.models.recogniser), ("spine edges", times.edges), ("grouping", times.grouping),
+            ("matching", matching),
         ]
         print(
             "  stages: "

@@ -180,6 +180,8 @@ package final class OCRProvider: VisionProvider {
         /// Decoding the photo and scaling it to `maxSide`.
         package var decoding: Duration = .zero
         package var models = PPOCRReader.StageTimes()
+        /// Finding the spines' sides on the picture (`SpineEdges`).
+        package var edges: Duration = .zero
         /// Grouping the lines into spines (`LineSpines`).
         package var grouping: Duration = .zero
     }
@@ -207,7 +209,12 @@ package final class OCRProvider: VisionProvider {
                         "ocr.recogniser_ms": "\(models.recogniser.milliseconds)",
                     ])
                 start = clock.now
-                let spines = LineSpines.spines(lines, width: image.width, height: image.height, picture: image)
+                let edges = SpineEdges.find(
+                    in: image, lines: lines, boards: LineSpines.boards(lines, picture: image))
+                times.edges = start.duration(to: clock.now)
+                start = clock.now
+                let spines = LineSpines.spines(
+                    lines, width: image.width, height: image.height, picture: image, edges: edges)
                 times.grouping = start.duration(to: clock.now)
                 return (spines, image.width, image.height, times)
             } catch {
