@@ -3,36 +3,26 @@ import Foundation
 /// `shelfd shelf show --json` and `/api/v1/shelves/<name>` (docs/library.md, "Shelves"): a shelf's inventory in order, left to
 /// right, and what its last closed round changed.
 package struct ShelfDocument: Codable, Sendable, Equatable {
-    /// One work on the shelf.
+    /// One work on the shelf, at its place.
+    @dynamicMemberLookup
     package struct Entry: Codable, Sendable, Equatable {
-        package var work: String
-        package var title: String
-        package var author: String?
+        package var book: SeenBook
         /// 1 for the leftmost.
         package var position: Int
-        /// The arrival of the latest photo that saw it here.
-        package var lastSeen: Date
-        /// That photo, relative to incoming/, and the book's box in it (for the crop of where it stands).
-        package var photo: String
-        package var photoSHA256: String
-        package var box: Box?
-        /// Set while the book is missing (not seen where it stood), from the round that found it so.
-        package var missingSince: Date?
-        /// Set while the book is lent (until a photo sees it again), with the date of the loan.
-        package var lentTo: String?
-        package var lentSince: Date?
-        enum CodingKeys: String, CodingKey {
-            case work, title, author, position, photo, box, lastSeen = "last_seen", photoSHA256 = "photo_sha256",
-                missingSince = "missing_since", lentTo = "lent_to", lentSince = "lent_since"
+        package init(_ book: SeenBook, position: Int) { self.book = book; self.position = position }
+        /// The book's facts, read as the entry's own (`entry.title`), as its JSON writes them.
+        package subscript<Fact>(dynamicMember fact: KeyPath<SeenBook, Fact>) -> Fact { book[keyPath: fact] }
+
+        // The book's keys and `position` side by side, as `shelfd.shelf/1` has them.
+        enum CodingKeys: String, CodingKey { case position }
+        package init(from decoder: any Decoder) throws {
+            book = try SeenBook(from: decoder)
+            position = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .position)
         }
-        package init(
-            work: String, title: String, author: String?, position: Int, lastSeen: Date, photo: String,
-            photoSHA256: String, box: Box?, missingSince: Date? = nil, lentTo: String? = nil, lentSince: Date? = nil
-        ) {
-            self.work = work; self.title = title; self.author = author; self.position = position
-            self.lastSeen = lastSeen
-            self.photo = photo; self.photoSHA256 = photoSHA256; self.box = box; self.missingSince = missingSince
-            self.lentTo = lentTo; self.lentSince = lentSince
+        package func encode(to encoder: any Encoder) throws {
+            try book.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(position, forKey: .position)
         }
     }
 
@@ -179,32 +169,65 @@ package enum ShelfAnswer: Sendable, Equatable {
     }
 }
 
-/// Where a book is: `shelfd library find` and the library page's search.
-package struct BookWhereabouts: Codable, Sendable, Equatable {
+/// A work, the photo that saw it last, and whether it is missing or lent: what `shelf show` says of each book of a
+/// shelf and `library find` of each work it finds, under the same keys (docs/library.md, "Shelves").
+package struct SeenBook: Codable, Sendable, Equatable {
     package var work: String
     package var title: String
     package var author: String?
+    /// The arrival of the photo that saw it last.
+    package var lastSeen: Date
+    /// That photo, relative to incoming/, and the book's box in it (for the crop of where it stands).
+    package var photo: String
+    package var photoSHA256: String
+    package var box: Box?
+    /// Set while the book is missing (not seen where it stood), from the round that found it so.
+    package var missingSince: Date?
+    /// Set while the book is lent (until a photo sees it again), with the date of the loan.
+    package var lentTo: String?
+    package var lentSince: Date?
+    enum CodingKeys: String, CodingKey {
+        case work, title, author, photo, box, lastSeen = "last_seen", photoSHA256 = "photo_sha256",
+            missingSince = "missing_since", lentTo = "lent_to", lentSince = "lent_since"
+    }
+    /// `mark`: the work's standing mark, which says whether it is missing or lent.
+    package init(
+        work: String, title: String, author: String?, lastSeen: Date, photo: String, photoSHA256: String, box: Box?,
+        mark: ShelfMark? = nil
+    ) {
+        self.work = work; self.title = title; self.author = author; self.lastSeen = lastSeen; self.photo = photo
+        self.photoSHA256 = photoSHA256; self.box = box
+        missingSince = mark?.missingSince; lentTo = mark?.lentTo; lentSince = mark?.lentSince
+    }
+}
+
+/// Where a book is: `shelfd library find` and the library page's search.
+@dynamicMemberLookup
+package struct BookWhereabouts: Codable, Sendable, Equatable {
+    package var book: SeenBook
     /// The shelf of its latest sighting ("" at the top of incoming/), and its place there (1 = leftmost) when the
     /// shelf's rounds have placed it.
     package var shelf: String
     package var position: Int?
-    package var lastSeen: Date
-    package var photo: String
-    package var photoSHA256: String
-    package var box: Box?
-    package var missingSince: Date?
-    package var lentTo: String?
-    enum CodingKeys: String, CodingKey {
-        case work, title, author, shelf, position, photo, box, lastSeen = "last_seen", photoSHA256 = "photo_sha256",
-            missingSince = "missing_since", lentTo = "lent_to"
+    package init(_ book: SeenBook, shelf: String, position: Int?) {
+        self.book = book; self.shelf = shelf; self.position = position
     }
-    package init(
-        work: String, title: String, author: String?, shelf: String, position: Int?, lastSeen: Date,
-        photo: String, photoSHA256: String, box: Box?, missingSince: Date? = nil, lentTo: String? = nil
-    ) {
-        self.work = work; self.title = title; self.author = author; self.shelf = shelf; self.position = position
-        self.lastSeen = lastSeen; self.photo = photo; self.photoSHA256 = photoSHA256; self.box = box
-        self.missingSince = missingSince; self.lentTo = lentTo
+    /// The book's facts, read as its own (`found.lentTo`), as its JSON writes them.
+    package subscript<Fact>(dynamicMember fact: KeyPath<SeenBook, Fact>) -> Fact { book[keyPath: fact] }
+
+    // The book's keys beside `shelf` and `position`, in one object.
+    enum CodingKeys: String, CodingKey { case shelf, position }
+    package init(from decoder: any Decoder) throws {
+        book = try SeenBook(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        shelf = try container.decode(String.self, forKey: .shelf)
+        position = try container.decodeIfPresent(Int.self, forKey: .position)
+    }
+    package func encode(to encoder: any Encoder) throws {
+        try book.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(shelf, forKey: .shelf)
+        try container.encodeIfPresent(position, forKey: .position)
     }
 
     /// "7th from the left on den/top".

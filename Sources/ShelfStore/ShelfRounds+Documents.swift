@@ -20,12 +20,11 @@ extension ShelfRounds {
             let works = try Self.works(db, order)
             let books = order.enumerated().compactMap { index, id -> ShelfDocument.Entry? in
                 guard let work = works[id], let at = placed[id] else { return nil }
-                let mark = marks[id]
-                return ShelfDocument.Entry(
-                    work: work.key, title: work.title, author: work.author, position: index + 1,
+                let book = SeenBook(
+                    work: work.key, title: work.title, author: work.author,
                     lastSeen: Date(timeIntervalSince1970: at.lastSeen), photo: at.photo, photoSHA256: at.sha256,
-                    box: at.box,
-                    missingSince: mark?.missingSince, lentTo: mark?.lentTo, lentSince: mark?.lentSince)
+                    box: at.box, mark: marks[id])
+                return ShelfDocument.Entry(book, position: index + 1)
             }
             let changes =
                 try lastRow.flatMap { $0.int("id") }.map { try Self.changes(db, round: $0) } ?? ShelfDocument.Changes()
@@ -132,15 +131,12 @@ extension ShelfRounds {
                     }
                     position = orders[shelf]?.firstIndex(of: id).map { $0 + 1 }
                 }
-                let mark = try Self.marks(db, of: [id])[id]
-                found.append(
-                    BookWhereabouts(
-                        work: key, title: work.string("title") ?? "", author: work.string("author"), shelf: shelf,
-                        position: position,
-                        lastSeen: latest.date("first_seen") ?? .distantPast,
-                        photo: latest.string("relative_path") ?? "",
-                        photoSHA256: latest.string("sha256") ?? "", box: Self.box(latest.string("box")),
-                        missingSince: mark?.missingSince, lentTo: mark?.lentTo))
+                let book = SeenBook(
+                    work: key, title: work.string("title") ?? "", author: work.string("author"),
+                    lastSeen: latest.date("first_seen") ?? .distantPast, photo: latest.string("relative_path") ?? "",
+                    photoSHA256: latest.string("sha256") ?? "", box: Self.box(latest.string("box")),
+                    mark: try Self.marks(db, of: [id])[id])
+                found.append(BookWhereabouts(book, shelf: shelf, position: position))
             }
             return found
         }

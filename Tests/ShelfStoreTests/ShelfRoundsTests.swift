@@ -163,6 +163,7 @@ struct ShelfRoundsTests {
             #expect(den.changes.missing.isEmpty, "answered: no longer an open change")
             let b = try #require(den.books.first { $0.title == "B" })
             #expect(b.lentTo == "Sam" && b.lentSince == answered && b.missingSince == nil)
+            #expect(try store.shelves.whereabouts(of: ["catalogue:b"]).first?.book == b.book, "find says the same")
             #expect(
                 try store.shelves.lent().map { "\($0.shelf) \($0.title) \($0.to)" } == [
                     "den B Sam"
