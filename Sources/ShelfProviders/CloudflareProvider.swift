@@ -65,17 +65,15 @@ package enum CloudflareRequestStyle: Sendable, Equatable {
 package struct CloudflareProvider: VisionProvider {
     package let name = "cloudflare"
     package let settings: CloudflareSettings
-    private let http: HTTPClient
-    private let logger: Logger
+    private let link: ProviderLink
     private let licenses: any CloudflareLicenseMemory
-    /// The date a Retry-After is counted from, and the clock a request's latency is measured on.
-    private let time: TimeSource
 
     package init(
         settings: CloudflareSettings, http: HTTPClient, logger: Logger,
         licenseStore: any CloudflareLicenseMemory, time: TimeSource = .system
     ) {
-        self.settings = settings; self.http = http; self.logger = logger; self.licenses = licenseStore; self.time = time
+        self.settings = settings; licenses = licenseStore
+        link = ProviderLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
     }
 
     package var model: String { settings.model }
@@ -98,7 +96,7 @@ package struct CloudflareProvider: VisionProvider {
 
     package func send(_ photo: PhotoUpload) async throws(PhotoError) -> RawResponse {
         let body = try requestBody(for: photo)
-        let started = time.clock.now
+        let started = link.time.clock.now
         var response = try await post(body)
         if CloudflareEnvelope(response.body).codes.contains(5016) {
             // The model's license has not been agreed to on this account: agree once, then ask again.
@@ -109,20 +107,18 @@ package struct CloudflareProvider: VisionProvider {
             }
             response = try await post(body)
         }
-        let latency = started.duration(to: time.clock.now)
+        let latency = started.duration(to: link.time.clock.now)
         guard response.status == 200, CloudflareEnvelope(response.body).success != false else {
-            throw classify(response, now: time.now, requestBytes: body.count)
+            throw classify(response, now: link.time.now, requestBytes: body.count)
         }
-        return RawResponse(body: response.body, receivedAt: time.now, latency: latency)
+        return RawResponse(body: response.body, receivedAt: link.time.now, latency: latency)
     }
 
     /// One `ai/run` request; logs status, sizes and duration only.
     private func post(_ body: [UInt8]) async throws(PhotoError) -> HTTPResponse {
         let request = HTTPRequest(method: "POST", url: runURL, headers: headers, body: body, timeout: settings.timeout)
         do {
-            return try await http.exchange(
-                request, provider: name, model: settings.model, logger: logger, clock: time.clock
-            ).0
+            return try await link.exchange(request).0
         } catch {
             throw networkError(error)
         }
@@ -134,9 +130,9 @@ package struct CloudflareProvider: VisionProvider {
         let response = try await post(Array(#"{"prompt":"agree"}"#.utf8))
         let text = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200 || text.localizedCaseInsensitiveContains("thank you for agreeing") else {
-            throw classify(response, now: time.now)
+            throw classify(response, now: link.time.now)
         }
-        logger.notice(
+        link.logger.notice(
             "Agreed to the model's license on Cloudflare",
             metadata: [
                 "provider": "cloudflare",
@@ -155,12 +151,12 @@ package struct CloudflareProvider: VisionProvider {
             headers: [("Authorization", "Bearer \(settings.apiToken.value)")], timeout: .seconds(15))
         let response: HTTPResponse
         do {
-            response = try await http.send(request)
+            response = try await link.http.send(request)
         } catch {
             return .failure(networkError(error))
         }
         guard response.status == 200, CloudflareEnvelope(response.body).success != false else {
-            return .failure(classify(response, now: time.now))
+            return .failure(classify(response, now: link.time.now))
         }
         let root = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         let names = (root?["result"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }

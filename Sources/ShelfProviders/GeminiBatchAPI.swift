@@ -52,15 +52,15 @@ package enum GeminiBatchAPIJobLine: Sendable, Equatable {
 /// the same request per photo as `GeminiProvider`, half the price, answered within hours.
 package struct GeminiBatchAPIClient: Sendable {
     package let provider: GeminiProvider
-    private let http: HTTPClient
-    private let logger: Logger
+    /// The Batch API's own, logged as `gemini-batch`.
+    private let link: ProviderLink
 
     /// A Batch API job's requests inline must stay under 20 MB in all; above, they go as a JSONL file.
     package static let inlineRequestsLimit = 20 * 1024 * 1024
 
     package init(settings: GeminiSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
         provider = GeminiProvider(settings: settings, http: http, logger: logger, time: time)
-        self.http = http; self.logger = logger
+        link = ProviderLink(provider: "gemini-batch", model: settings.model, http: http, logger: logger, time: time)
     }
 
     private var base: String { provider.settings.baseURL.withoutTrailingSlashes }
@@ -205,13 +205,11 @@ package struct GeminiBatchAPIClient: Sendable {
             method: method, url: url, headers: all, body: body, timeout: provider.settings.timeout)
         let response: HTTPResponse
         do {
-            (response, _) = try await http.exchange(
-                request, provider: "gemini-batch", model: provider.settings.model, logger: logger,
-                clock: provider.time.clock)
+            (response, _) = try await link.exchange(request)
         } catch {
             throw provider.networkError(error)
         }
-        guard response.status == 200 else { throw provider.classify(response, now: provider.time.now) }
+        guard response.status == 200 else { throw provider.classify(response, now: link.time.now) }
         return response
     }
 
@@ -288,6 +286,6 @@ package struct GeminiBatchAPIClient: Sendable {
     package func error(code: Int, status: String?, message: String) -> PhotoError {
         let body =
             (try? GeminiProvider.serialize(["error": ["code": code, "status": status ?? "", "message": message]])) ?? []
-        return provider.classify(HTTPResponse(status: code == 0 ? 500 : code, body: body), now: provider.time.now)
+        return provider.classify(HTTPResponse(status: code == 0 ? 500 : code, body: body), now: link.time.now)
     }
 }

@@ -32,16 +32,14 @@ package struct GeminiSettings: Sendable {
 package struct GeminiProvider: VisionProvider {
     package let name = "gemini"
     package let settings: GeminiSettings
-    private let http: HTTPClient
-    private let logger: Logger
-    /// The date a quota's reset or a Retry-After is counted from, and the clock a request's latency is measured on.
-    let time: TimeSource
+    private let link: ProviderLink
 
     /// Inline data limit for the whole request (base64 included); checked before sending.
     package static let inlineLimit = 20 * 1024 * 1024
 
     package init(settings: GeminiSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
-        self.settings = settings; self.http = http; self.logger = logger; self.time = time
+        self.settings = settings
+        link = ProviderLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
     }
 
     package var model: String { settings.model }
@@ -61,9 +59,7 @@ package struct GeminiProvider: VisionProvider {
             method: "POST", url: endpoint,
             headers: [("Content-Type", "application/json"), ("x-goog-api-key", settings.apiKey.value)],
             body: body, timeout: settings.timeout)
-        return try await http.answer(
-            request, provider: name, model: settings.model, logger: logger, time: time,
-            networkError: networkError, classify: { classify($0, now: time.now) })
+        return try await link.answer(request, networkError: networkError, classify: classify)
     }
 
     /// `GET {base}/v1beta/models/{model}`: checks the key and the model without generating anything.
@@ -73,8 +69,8 @@ package struct GeminiProvider: VisionProvider {
             method: "GET", url: url, headers: [("x-goog-api-key", settings.apiKey.value)],
             timeout: .seconds(15))
         do {
-            let response = try await http.send(request)
-            guard response.status == 200 else { return .failure(classify(response, now: time.now)) }
+            let response = try await link.http.send(request)
+            guard response.status == 200 else { return .failure(classify(response, now: link.time.now)) }
             return .success("Gemini answers; model \(settings.model) is available")
         } catch {
             return .failure(networkError(error))

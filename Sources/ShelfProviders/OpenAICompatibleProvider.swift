@@ -37,14 +37,11 @@ package struct OpenAICompatibleSettings: Sendable {
 package struct OpenAICompatibleProvider: VisionProvider {
     package let name = "openai"
     package let settings: OpenAICompatibleSettings
-    private let http: HTTPClient
-    private let logger: Logger
-    /// The date a Retry-After is counted from, and the clock a request's latency is measured on.
-    private let time: TimeSource
+    private let link: ProviderLink
 
     package init(settings: OpenAICompatibleSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
-        self.time = time
-        self.settings = settings; self.http = http; self.logger = logger
+        self.settings = settings
+        link = ProviderLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
     }
 
     package var model: String { settings.model }
@@ -76,9 +73,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
         let request = HTTPRequest(
             method: "POST", url: endpoint, headers: headers(json: true), body: body,
             timeout: settings.timeout)
-        return try await http.answer(
-            request, provider: name, model: settings.model, logger: logger,
-            time: time, networkError: networkError, classify: { classify($0, now: time.now) })
+        return try await link.answer(request, networkError: networkError, classify: classify)
     }
 
     /// `GET {base}/models`: the server is up and lists the configured model. Generates nothing.
@@ -87,11 +82,11 @@ package struct OpenAICompatibleProvider: VisionProvider {
             method: "GET", url: base + "/models", headers: headers(json: false), timeout: .seconds(15))
         let response: HTTPResponse
         do {
-            response = try await http.send(request)
+            response = try await link.http.send(request)
         } catch {
             return .failure(networkError(error))
         }
-        guard response.status == 200 else { return .failure(classify(response, now: time.now)) }
+        guard response.status == 200 else { return .failure(classify(response, now: link.time.now)) }
         guard let ids = Self.modelIDs(in: response.body) else {
             return .failure(
                 PhotoError(

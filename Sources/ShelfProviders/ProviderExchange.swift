@@ -1,19 +1,26 @@
 import Foundation
-package import Logging
-package import ShelfCore
-package import ShelfHTTP
+internal import Logging
+internal import ShelfCore
+internal import ShelfHTTP
 
-extension HTTPClient {
-    /// One request to a provider, logged (at debug) with status, sizes and duration only: never headers,
-    /// bodies or keys. Returns the answer and how long it took; transport failures are thrown as they are.
-    package func exchange(
-        _ request: HTTPRequest, provider: String, model: String,
-        logger: Logger, clock: SomeClock
-    ) async throws(HTTPError) -> (HTTPResponse, Duration) {
-        let started = clock.now
+/// How a provider reaches its server: the client, the log its requests go to, and the time its answers are dated
+/// and timed by. One value a provider holds, instead of three it passes along with every request.
+struct ProviderLink: Sendable {
+    /// The provider and model each request is logged under.
+    let provider: String
+    let model: String
+    let http: HTTPClient
+    let logger: Logger
+    /// The date a quota's reset or a Retry-After is counted from, and the clock a request's latency is measured on.
+    let time: TimeSource
+
+    /// One request, logged (at debug) with status, sizes and duration only: never headers, bodies or keys. Returns
+    /// the answer and how long it took; transport failures are thrown as they are.
+    func exchange(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, Duration) {
+        let started = time.clock.now
         do {
-            let response = try await send(request)
-            let latency = started.duration(to: clock.now)
+            let response = try await http.send(request)
+            let latency = started.duration(to: time.clock.now)
             logger.debug(
                 "Provider answered",
                 metadata: [
@@ -32,23 +39,20 @@ extension HTTPClient {
             throw error
         }
     }
-}
 
-extension HTTPClient {
-    /// A provider request whose only good answer is 200: the answer as received, else the provider's own
-    /// reading of the failure (`networkError` for no answer, `classify` for any other status).
+    /// A request whose only good answer is 200: the answer as received, else the provider's own reading of the
+    /// failure (`networkError` for no answer, `classify` for any other status, at the time it came).
     func answer(
-        _ request: HTTPRequest, provider: String, model: String, logger: Logger, time: TimeSource,
-        networkError: (HTTPError) -> PhotoError, classify: (HTTPResponse) -> PhotoError
+        _ request: HTTPRequest, networkError: (HTTPError) -> PhotoError,
+        classify: (HTTPResponse, _ now: Date) -> PhotoError
     ) async throws(PhotoError) -> RawResponse {
         let response: HTTPResponse, latency: Duration
         do {
-            (response, latency) = try await exchange(
-                request, provider: provider, model: model, logger: logger, clock: time.clock)
+            (response, latency) = try await exchange(request)
         } catch {
             throw networkError(error)
         }
-        guard response.status == 200 else { throw classify(response) }
+        guard response.status == 200 else { throw classify(response, time.now) }
         return RawResponse(body: response.body, receivedAt: time.now, latency: latency)
     }
 }
