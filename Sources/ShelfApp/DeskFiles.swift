@@ -10,7 +10,8 @@ import ShelfStore
 /// change itself.
 struct DeskFiles: Sendable {
     private let writer: FilesWriter
-    private let writesFiles: Bool
+    /// False on a node that leaves the files to another: it has no review/ of its own.
+    let writesFiles: Bool
 
     init(config: Configuration, store: Store, logger: Logger, writer: FilesWriter?) {
         self.writer =

@@ -14,11 +14,10 @@ import ShelfStore
 package struct ReviewDesk: Sendable {
     /// Nil before anything was ever queued: nothing to review.
     private let files: LibraryFiles?
-    private let writer: FilesWriter?
+    /// Where a decision's changes go, as every desk's do.
+    private let deskFiles: DeskFiles?
     private let store: (any ReviewStore)?
     private let incoming: URL
-    /// False on a node that leaves the files to another (`FilesRole`): that node follows the decision itself.
-    private let writesFiles: Bool
     /// The decisions of the last minute, which the review page may take back.
     private let undoable = UndoableDecisions()
     /// The date decisions are taken at, and their minute of undo counted on.
@@ -29,12 +28,10 @@ package struct ReviewDesk: Sendable {
     package init(
         config: Configuration, store: Store?, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system
     ) {
-        let files = store.map { LibraryFiles(config: config, store: $0.library, logger: logger) }
-        self.files = files
-        self.writer = writer ?? files.map { FilesWriter(files: $0, immediately: true) }
+        files = store.map { LibraryFiles(config: config, store: $0.library, logger: logger) }
+        deskFiles = store.map { DeskFiles(config: config, store: $0, logger: logger, writer: writer) }
         self.store = store?.library
         incoming = URL(fileURLWithPath: config.paths.incoming)
-        writesFiles = FilesRole.writesFiles(config: config, shared: store?.isShared ?? false)
         self.time = time
     }
 
@@ -78,7 +75,7 @@ package struct ReviewDesk: Sendable {
     /// another (so has no review/), cut now from the image the shared store keeps of the photo.
     package func cropJPEG(_ item: ReviewItem) -> [UInt8]? {
         if let path = cropPath(item), let data = FileManager.default.contents(atPath: path) { return Array(data) }
-        guard !writesFiles, let files, let box = item.book.box,
+        guard deskFiles?.writesFiles == false, let files, let box = item.book.box,
             let image = try? files.store.photoImage(sha256: item.photo.sha256)
         else { return nil }
         return try? Preprocessor.crop(image, box: box, readAcross: true, textRun: item.book.textRun)
@@ -87,7 +84,7 @@ package struct ReviewDesk: Sendable {
     /// Whether `cropJPEG` has a crop to give.
     package func hasCrop(_ item: ReviewItem) -> Bool {
         if cropPath(item) != nil { return true }
-        guard !writesFiles, item.book.box != nil, let files else { return false }
+        guard deskFiles?.writesFiles == false, item.book.box != nil, let files else { return false }
         return (try? files.store.hasPhotoImage(sha256: item.photo.sha256)) == true
     }
 
@@ -102,7 +99,7 @@ package struct ReviewDesk: Sendable {
     package func decide(_ id: String, _ verdict: ReviewVerdict) throws -> ReviewResolution {
         guard let store else { throw Self.nothingOpen(id) }
         let resolution = try store.decide(id, verdict, now: time.now)
-        if writesFiles { writer?.changed(resolution.files) }
+        deskFiles?.changed(resolution.files)
         return resolution
     }
 
@@ -144,7 +141,7 @@ package struct ReviewDesk: Sendable {
     package func apply(_ plan: [Planned]) throws -> [ReviewResolution] {
         guard let store, !plan.isEmpty else { return [] }
         let resolutions = try store.decide(plan.map { ($0.item.id, $0.verdict) }, now: time.now)
-        if writesFiles { writer?.changed(resolutions.reduce(into: FilesChange()) { $0.formUnion($1.files) }) }
+        deskFiles?.changed(resolutions.reduce(into: FilesChange()) { $0.formUnion($1.files) })
         return resolutions
     }
 
@@ -188,7 +185,7 @@ package struct ReviewDesk: Sendable {
                     + "Find the book in the library to change it.")
         }
         let change = try store.reopen(decisions, now: time.now)
-        if writesFiles { writer?.changed(change) }
+        deskFiles?.changed(change)
         return decisions.map(\.item.id).filter(change.openedItems.contains)
     }
 
