@@ -162,7 +162,7 @@ extension Pipeline {
                 }
                 return JobOutcome(
                     job: job, result: .finished(books: document.books, resultPath: resultPath, review: review),
-                    awaiting: answer.awaiting, document: data)
+                    awaiting: answer.awaiting, document: data, finishedAt: document.timings.finishedAt)
             }
             try AtomicFile.write(
                 data, to: answer.resultURL, afterTemp: written == 0 ? { Failpoint.hit("mid_write") } : nil)
@@ -170,7 +170,7 @@ extension Pipeline {
             return JobOutcome(
                 job: job,
                 result: .finished(books: document.books, resultPath: answer.resultURL.path, review: review),
-                awaiting: answer.awaiting)
+                awaiting: answer.awaiting, finishedAt: document.timings.finishedAt)
         } catch {
             // The disk is full or the folder unwritable: keep the job (its answer is saved) and say so.
             logger.error("Cannot write a result", metadata: ["photo.path": "\(job.relativePath)", "error": "\(error)"])

@@ -98,8 +98,15 @@ package struct JobOutcome: Sendable {
     package var awaiting: String?
     /// Shared store: the result document's JSON, kept in the database until the node that writes files writes it.
     package var document: Data?
-    package init(job: ClaimedJob, result: Result, awaiting: String? = nil, document: Data? = nil) {
+    /// When the photo was done, as its result document says (`timings.finished_at`); nil: the commit's time. The
+    /// photos of one batch finish one after another, and the newest results are listed in the order their
+    /// documents give.
+    package var finishedAt: Date?
+    package init(
+        job: ClaimedJob, result: Result, awaiting: String? = nil, document: Data? = nil, finishedAt: Date? = nil
+    ) {
         self.job = job; self.result = result; self.awaiting = awaiting; self.document = document
+        self.finishedAt = finishedAt
     }
 }
 
@@ -308,7 +315,11 @@ package struct PhotoQueue: StoreConcern {
                             lease_owner = NULL, lease_expiry = NULL, not_before = NULL, updated_at = ?, finished_at = ?,
                             awaiting = COALESCE(?, awaiting)
                         WHERE id = ?
-                        """, [review ? "review" : "done", resultPath, now, now, outcome.awaiting, job.id])
+                        """,
+                        [
+                            review ? "review" : "done", resultPath, now, outcome.finishedAt ?? now, outcome.awaiting,
+                            job.id,
+                        ])
                     if let document = outcome.document {
                         // Finished twice (a lease lost while the photo was still being read): the newer one is written.
                         // With a result path, the node the photo arrived at wrote it already (this one, before the commit).
@@ -320,8 +331,8 @@ package struct PhotoQueue: StoreConcern {
                                 written_at = excluded.written_at
                             """,
                             [
-                                job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)), now,
-                                resultPath == nil ? nil : now,
+                                job.id, job.sha256, job.relativePath, SQLValue.blob(Array(document)),
+                                outcome.finishedAt ?? now, resultPath == nil ? nil : now,
                             ])
                         if resultPath == nil { change.storedResults.insert(job.id) }
                     }

@@ -80,6 +80,29 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
     }
 
     @Test(
+        "The newest results come in the order their photos finished, not the order one batch claimed them",
+        arguments: StoreKind.allCases)
+    func recentResultsInFinishingOrder(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            for name in ["a", "b", "c"] { try store.queue.queuePhoto(name, now: start) }
+            let batch = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: start)
+            #expect(batch.map(\.sha256) == ["a", "b", "c"])
+            // Read two at a time: "b" and "c" are done before "a", and the batch is committed after all three.
+            let done = ["a": start + 3, "b": start + 1, "c": start + 2]
+            try store.queue.finish(
+                batch.map { job in
+                    JobOutcome(
+                        job: job, result: .finished(books: [], resultPath: "/r/\(job.sha256).json", review: false),
+                        finishedAt: done[job.sha256])
+                }, shelfOf: { _ in nil }, now: start + 4)
+            let recent = try store.queue.recentResults(limit: 3)
+            #expect(recent.map(\.relativePath) == ["a.jpg", "c.jpg", "b.jpg"])
+            #expect(recent.map(\.finishedAt) == [start + 3, start + 2, start + 1])
+        }
+    }
+
+    @Test(
         "Jobs leased by a dead owner return with their attempt count, after a pause if their request was out",
         arguments: StoreKind.allCases)
     func deadOwnersLeasesAreRecovered(kind: StoreKind) throws {
