@@ -85,11 +85,11 @@ package enum LineSpines {
 
     /// The spines of `lines` read on a `width`×`height` picture, left to right (top to bottom among books
     /// lying flat); `picture`, the one read, shows where the boards are, and `edges`, found on it, the sides of the
-    /// standing spines.
+    /// standing spines (and the boards, when it was found between them).
     package static func spines(
         _ lines: [TextLine], width: Int, height: Int, picture: RGBImage? = nil, edges: SpineEdges? = nil
     ) -> [Spine] {
-        let boards = boards(lines, picture: picture)
+        let boards = edges?.boards ?? boards(lines, picture: picture)
         let boardsJudged = lines.filter { isUpright($0.frame) }.count >= 2 * boardLines
         var parent = Array(lines.indices)
         func root(_ i: Int) -> Int {

@@ -37,6 +37,8 @@ package struct SpineEdges: Sendable, Equatable {
 
     /// Left to right within each row, rows from the top.
     package var boundaries: [Boundary]
+    /// The boards whose rows were looked in (`find`), which `LineSpines` then need not look for again.
+    var boards: [LineSpines.Board]?
 
     /// The longer side of the copy the edges are found on: half the 2400 pixels the reader reads photos at, where a
     /// thin spine's lettering is still a few pixels wide, and the cost (a pass over the copy, then the votes of its
@@ -57,7 +59,9 @@ package struct SpineEdges: Sendable, Equatable {
     /// `boards`.
     static func find(in picture: RGBImage, lines: [TextLine], boards: [LineSpines.Board]) -> SpineEdges {
         let upright = lines.map(\.frame).filter(LineSpines.isUpright)
-        guard !upright.isEmpty, picture.width >= 8, picture.height >= 8 else { return SpineEdges(boundaries: []) }
+        guard !upright.isEmpty, picture.width >= 8, picture.height >= 8 else {
+            return SpineEdges(boundaries: [], boards: boards)
+        }
         let scale = min(1, Double(workSide) / Double(max(picture.width, picture.height)))
         let small =
             scale < 1
@@ -84,7 +88,7 @@ package struct SpineEdges: Sendable, Equatable {
                 )
             }
         }
-        return SpineEdges(boundaries: boundaries)
+        return SpineEdges(boundaries: boundaries, boards: boards)
     }
 
     /// The width across a line of its lettering, the tops of its tallest letters to the feet of its lowest: on the
