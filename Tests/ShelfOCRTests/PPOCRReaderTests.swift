@@ -66,6 +66,31 @@ struct PPOCRReaderTests {
         #expect(spines.allSatisfy { $0.confidence > 0.9 })
     }
 
+    @Test("A line the classifier left upside down is read again turned, and kept the right way round")
+    func upsideDownLineReadAgain() async throws {
+        let image = try Self.photo("Tests/ShelfOCRTests/Fixtures/flat-spines.jpg")
+        let lines = try await Self.engine.lines(in: image)
+        let expected = ["Cien años de soledad", "Les Misérables", "Le città invisibili"]
+        let titles = lines.filter { line in expected.contains { line.text.contains($0) } }
+        try #require(titles.count == expected.count, "\(lines.map(\.text))")
+        // Every title as a classifier that turned it wrongly would leave it.
+        let upsideDown = titles.map(\.frame.turned)
+        let (once, eitherWay) = try await Self.engine.run { models throws(OCRError) in
+            (
+                try PPOCRReader.recognise(image, frames: upsideDown, models: models),
+                try PPOCRReader.recogniseEitherWay(image, frames: upsideDown, models: models)
+            )
+        }.get()
+        for (title, reading) in zip(titles, once) {
+            #expect(!reading.text.contains(title.text) && reading.confidence < PPOCRReader.doubtfulReading)
+        }
+        for (title, (frame, reading)) in zip(titles, zip(eitherWay.frames, eitherWay.readings)) {
+            #expect(reading.text == title.text && reading.confidence > 0.9)
+            let offset = frame.centre - title.frame.centre
+            #expect(max(abs(offset.x), abs(offset.y)) < 1e-6 && frame.along == title.frame.along)
+        }
+    }
+
     @Test("The recogniser writes European accents but no letter of the scripts Tesseract is kept for")
     func scriptsRead() async throws {
         // docs/reading.md ("Choosing a provider") keeps Tesseract for shelves in scripts PP-OCR cannot write at all.
