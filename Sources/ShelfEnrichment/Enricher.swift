@@ -193,8 +193,9 @@ package struct Enricher: Sendable {
     ///   its title;
     /// - any piece whose own candidates hold the record of a spine beside or over it, which shows that record's
     ///   title while the piece does not: a subtitle printed beside the title, the authors set across the spine above.
-    /// A spine carries one call-number label: a piece that shows the class of that spine's call number while the spine
-    /// shows it too is the next book of that section (a library shelves one author's books side by side), not a piece.
+    /// A spine carries one call-number label: a piece that shows the label of that spine's call number (its class, or
+    /// its author's code) while the spine shows it too is the next book of that section (a library shelves one
+    /// author's books side by side), not a piece.
     /// `texts` are the books as read (their titles the spines' texts); `results` what each matched.
     /// The spine that a piece at `index` belongs to, when it is one.
     static func fragmentOwner(at index: Int, texts: [Book], results: [MatchResult]) -> Int? {
@@ -217,8 +218,8 @@ package struct Enricher: Sendable {
                 min(a.x2, b.x2) > max(a.x1, b.x1)
                 || abs((a.x1 + a.x2) - (b.x1 + b.x2)) / 2 < 1.5 * max(a.x2 - a.x1, b.x2 - b.x1)
             guard near else { return false }
-            if let label = callNumberClass(of: book), showsLabel(texts[index].title, ofClass: label),
-                showsLabel(texts[other].title, ofClass: label)
+            if let label = callNumberLabel(of: book), showsLabel(texts[index].title, label),
+                showsLabel(texts[other].title, label)
             {
                 return false
             }
@@ -227,17 +228,23 @@ package struct Enricher: Sendable {
         }
     }
 
-    /// The class part of a record's call number, folded as texts are ("796 422" of "796.422 Ali"): every word but the
-    /// last (the author's code), when one of them has a digit. Nil for a call number of letters only ("N Pal"), which
-    /// a word of a title could show by chance.
-    static func callNumberClass(of record: CatalogueRecord) -> String? {
+    /// What a spine's label shows of a record's call number, folded as texts are: its class ("796 422" of "796.422
+    /// Ali"), every word but the last when one of them has a digit; for a call number of letters only ("N Pal"), its
+    /// last word, the author's code ("pal"), unless the record's title or author holds that word, as a title's word
+    /// could show it by chance.
+    static func callNumberLabel(of record: CatalogueRecord) -> String? {
         let words = TextNormalization.fold(record.tag ?? "").split(separator: " ")
-        guard words.count >= 2, words.dropLast().contains(where: { $0.contains(where: \.isNumber) }) else { return nil }
-        return words.dropLast().joined(separator: " ")
+        guard words.count >= 2 else { return nil }
+        if words.dropLast().contains(where: { $0.contains(where: \.isNumber) }) {
+            return words.dropLast().joined(separator: " ")
+        }
+        let code = String(words.last!)
+        let named = TextNormalization.fold("\(record.title) \(record.author ?? "")").split(separator: " ")
+        return code.count >= 3 && !named.contains(Substring(code)) ? code : nil
     }
 
-    /// Whether a spine's text shows a call number's class, as its label does.
-    static func showsLabel(_ text: String, ofClass label: String) -> Bool {
+    /// Whether a spine's text shows a call number's label (`callNumberLabel`), as whole words.
+    static func showsLabel(_ text: String, _ label: String) -> Bool {
         " \(TextNormalization.fold(text)) ".contains(" \(label) ")
     }
 

@@ -95,5 +95,19 @@ struct SpineFragmentTests {
             "Arcadi Alibés Córrer per ser feliç", x: 0.77...0.79, title: "Córrer per ser feliç",
             author: "Alibés, Arcadi", tag: "796.422 Ali", .accepted)
         #expect(isFragment(label, among: [titleOnly, label]))
+        // A call number of letters only ("N Pal") shows its author's code: a spine with the author's name and its
+        // own label beside one showing its title and label is the author's next book.
+        let amor = reading(
+            "N Pal Alejandro Palomas Un amor", x: 0.82...0.85, title: "Un amor", author: "Palomas, Alejandro",
+            tag: "N Pal", .accepted)
+        let agua = reading(
+            "199 ALEJANDRO PALOMAS Pal", x: 0.85...0.89, title: "Agua cerrada", author: "Palomas, Alejandro",
+            tag: "N Pal", .review)
+        #expect(!isFragment(agua, among: [amor, agua]))
+        // Without its label it is the name beside the title: part of that spine.
+        let name = reading(
+            "199 ALEJANDRO PALOMAS", x: 0.85...0.89, title: "Agua cerrada", author: "Palomas, Alejandro",
+            tag: "N Pal", .review)
+        #expect(isFragment(name, among: [amor, name]))
     }
 }
