@@ -6,6 +6,10 @@ let settings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// swift-log's products, named once: most targets log, and their tests read the lines back.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let inMemoryLogging: Target.Dependency = .product(name: "InMemoryLogging", package: "swift-log")
+
 let package = Package(
     name: "shelfd",
     platforms: [.macOS(.v15)],
@@ -62,7 +66,7 @@ let package = Package(
             name: "ShelfPostgres",
             dependencies: [
                 "ShelfCore", "ShelfStore", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], swiftSettings: settings),
         // Photo inspection and preprocessing: JPEG (TurboJPEG) and HEIC (libheif) in, upright resized JPEG out; the ISBN
         // barcodes on a photo (ZBar).
@@ -70,18 +74,21 @@ let package = Package(
             name: "ShelfImaging", dependencies: ["ShelfCore", "CTurboJPEG", "CHeif", "CExif", "CZBar"],
             swiftSettings: settings),
         // One libcurl-based async HTTP client.
-        .target(name: "ShelfHTTP", dependencies: ["CCurl", "ShelfCore"], swiftSettings: settings),
+        .target(
+            name: "ShelfHTTP",
+            dependencies: ["CCurl", "ShelfCore", logging],
+            swiftSettings: settings),
         // Vision providers: request, parse, classify errors.
         .target(
             name: "ShelfProviders",
             dependencies: [
-                "ShelfCore", "ShelfHTTP", "ShelfImaging", .product(name: "Logging", package: "swift-log"),
+                "ShelfCore", "ShelfHTTP", "ShelfImaging", logging,
             ], swiftSettings: settings),
         // inotify + polling, stability tracking, ignore rules.
         .target(
             name: "ShelfWatch",
             dependencies: [
-                "ShelfCore", "CInotifyTools", .product(name: "Logging", package: "swift-log"),
+                "ShelfCore", "CInotifyTools", logging,
             ], swiftSettings: settings),
         // Spine text against records: the matcher, its scoring and the acceptance rule. Pure: no store, no I/O.
         .target(name: "ShelfMatching", dependencies: ["ShelfCore"], swiftSettings: settings),
@@ -90,13 +97,13 @@ let package = Package(
             name: "ShelfEnrichment",
             dependencies: [
                 "ShelfCore", "ShelfMatching", "ShelfStore", "ShelfHTTP", "CZlib",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], swiftSettings: settings),
         // Hardcover's GraphQL API, and the push of verified works to a person's library there.
         .target(
             name: "ShelfHardcover",
             dependencies: [
-                "ShelfCore", "ShelfStore", "ShelfHTTP", .product(name: "Logging", package: "swift-log"),
+                "ShelfCore", "ShelfStore", "ShelfHTTP", logging,
             ], swiftSettings: settings),
         // The offline provider: PP-OCR's models through ONNX Runtime (opened with dlopen) read the spines, or Tesseract
         // with `[ocr] engine = "tesseract"`; the enrichment matches their text like any reading.
@@ -104,7 +111,7 @@ let package = Package(
             name: "ShelfOCR",
             dependencies: [
                 "ShelfCore", "ShelfImaging", "ShelfProviders", "CTesseract", "CMalloc",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], swiftSettings: settings),
         // The library in the files other apps import (Goodreads, StoryGraph, LibraryThing, Libib), and the review queue as CSV.
         .target(name: "ShelfExport", dependencies: ["ShelfCore"], swiftSettings: settings),
@@ -113,7 +120,7 @@ let package = Package(
             name: "ShelfOutputs",
             dependencies: [
                 "ShelfCore", "ShelfDigest", "ShelfExport", "ShelfImaging", "ShelfStore",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], swiftSettings: settings),
         // The queue pipeline: ingest, schedule, read a photo (the one PhotoReader), write its result, commit a batch.
         .target(
@@ -121,7 +128,7 @@ let package = Package(
             dependencies: [
                 "ShelfCore", "ShelfDigest", "ShelfStore", "ShelfImaging", "ShelfProviders", "ShelfEnrichment",
                 "ShelfOutputs",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ], swiftSettings: settings),
         // The application layer the doors (command line, web) meet: the review and library desks, status, requeue,
@@ -132,7 +139,7 @@ let package = Package(
                 "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfStore", "ShelfEnrichment", "ShelfImaging",
                 "ShelfOutputs", "ShelfPipeline",
                 "ShelfOCR", "ShelfHardcover", "ShelfHTTP", "CMalloc",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], swiftSettings: settings),
         // The wiring: configuration → runtime (providers, sources, either store), `watch` as services in one ServiceGroup, doctor, eval, sd_notify.
         .target(
@@ -142,7 +149,7 @@ let package = Package(
                 "ShelfHTTP", "ShelfProviders", "ShelfWatch",
                 "ShelfEnrichment", "ShelfOCR", "ShelfPipeline", "ShelfOutputs", "ShelfPostgres", "ShelfHardcover",
                 "CMalloc",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
@@ -156,7 +163,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], resources: [.embedInCode("Resources")], swiftSettings: settings),
         // The command line.
@@ -165,7 +172,7 @@ let package = Package(
             dependencies: [
                 "ShelfDaemon", "ShelfApp", "ShelfWeb", "ShelfCore", "ShelfConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], swiftSettings: settings),
 
         // Test support: a loopback HTTP server, provider emulators, temporary roots, the built binary, a WebDriver browser,
@@ -193,19 +200,24 @@ let package = Package(
             name: "ShelfImagingTests", dependencies: ["ShelfImaging", "ShelfCore", "ShelfTesting"],
             swiftSettings: settings),
         .testTarget(name: "ShelfWatchTests", dependencies: ["ShelfWatch", "ShelfTesting"], swiftSettings: settings),
-        .testTarget(name: "ShelfHTTPTests", dependencies: ["ShelfHTTP", "ShelfTesting"], swiftSettings: settings),
+        .testTarget(
+            name: "ShelfHTTPTests",
+            dependencies: [
+                "ShelfHTTP", "ShelfTesting", logging,
+                inMemoryLogging,
+            ], swiftSettings: settings),
         .testTarget(
             name: "ShelfProvidersTests",
             dependencies: [
                 "ShelfProviders", "ShelfDigest", "ShelfTesting",
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                inMemoryLogging,
             ], swiftSettings: settings),
         .testTarget(name: "ShelfMatchingTests", dependencies: ["ShelfMatching", "ShelfCore"], swiftSettings: settings),
         .testTarget(
             name: "ShelfEnrichmentTests",
             dependencies: [
                 "ShelfEnrichment", "ShelfMatching", "ShelfStore", "ShelfTesting",
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                inMemoryLogging,
             ], swiftSettings: settings),
         // The PP-OCR reader's tests use the real ONNX Runtime and models (scripts/install-deps.sh) and rendered pictures
         // (Fixtures/, made by scripts/make-ocr-fixtures.sh), some matched against samples/catalogue.csv.
@@ -213,14 +225,14 @@ let package = Package(
             name: "ShelfOCRTests",
             dependencies: [
                 "ShelfOCR", "ShelfImaging", "ShelfProviders", "ShelfEnrichment", "ShelfStore", "ShelfTesting",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             exclude: ["Fixtures"], swiftSettings: settings),
         .testTarget(
             name: "ShelfHardcoverTests",
             dependencies: [
                 "ShelfHardcover", "ShelfStore", "ShelfApp", "ShelfConfig", "ShelfTesting",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: settings),
         .testTarget(
@@ -233,8 +245,8 @@ let package = Package(
             dependencies: [
                 "ShelfTesting", "ShelfCore", "ShelfConfig", "ShelfStore", "ShelfApp", "ShelfDaemon", "ShelfPipeline",
                 "ShelfWeb", "ShelfDigest", "ShelfImaging",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                logging,
+                inMemoryLogging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -252,7 +264,7 @@ let package = Package(
             name: "ShelfAppTests",
             dependencies: [
                 "ShelfApp", "ShelfConfig", "ShelfCore", "ShelfStore", "ShelfTesting",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: settings),
         // The daemon's runtime in the test's process: a run's reading of a photo, and its pace on a manual clock.
@@ -277,8 +289,8 @@ let package = Package(
                 "shelfd", "ShelfTesting", "ShelfCore", "ShelfDigest", "ShelfConfig", "ShelfImaging", "ShelfStore",
                 "ShelfEnrichment", "ShelfHTTP", "ShelfOCR", "ShelfWeb", "ShelfApp", "ShelfDaemon",
                 "ShelfPipeline", "ShelfRuntimeTesting", "CPty",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                logging,
+                inMemoryLogging,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: settings),
@@ -303,14 +315,14 @@ let package = Package(
             name: "shelfd-bench-store",
             dependencies: [
                 "ShelfDaemon", "ShelfStore", "ShelfCore", "ShelfDigest", "ShelfTesting",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], path: "Benchmarks/StoreBenchmark", swiftSettings: settings),
         // The web page at scale: the library page at 10,000 works, a review decision's round trip, wrk on the API.
         .executableTarget(
             name: "shelfd-bench-web",
             dependencies: [
                 "ShelfTesting", "ShelfStore", "ShelfHTTP", "ShelfOutputs",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             path: "Benchmarks/WebBenchmark", swiftSettings: settings),
         // A shelf's round, its page and "where is my book" at 1,000 and 30,000 works, on SQLite and PostgreSQL.
@@ -333,7 +345,7 @@ let package = Package(
             name: "shelfd-bench-ocr",
             dependencies: [
                 "ShelfOCR", "ShelfEnrichment", "ShelfImaging", "ShelfStore", "ShelfCore", "ShelfProviders",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ], path: "Benchmarks/OCRBenchmark", swiftSettings: settings),
     ]
 )

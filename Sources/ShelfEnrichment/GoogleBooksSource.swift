@@ -69,7 +69,7 @@ package struct GoogleBooksSource: RemoteBookSource {
 
     /// Google's error envelope, `{"error": {"code", "message", "errors": [{"reason"}], "status", "details"}}`.
     private func classify(_ response: HTTPResponse) -> LookupError {
-        let now = service.time.now
+        let now = service.link.time.now
         let error = (try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body)))?.error
         let reasons = Set((error?.errors ?? []).compactMap(\.reason) + (error?.details ?? []).compactMap(\.reason))
         let quotaLimits = (error?.details ?? []).compactMap { $0.metadata?["quota_limit"] }

@@ -9,48 +9,40 @@ import ShelfHTTP
 /// (Google's key travels in it).
 struct RemoteService: Sendable {
     let source: String
-    let http: HTTPClient
+    /// The client, the log and the time (the date a pause is counted from).
+    let link: HTTPLink
     let limiter: RateLimiter
     let gate: SourceGate
-    let logger: Logger
     let userAgent: String
     let timeout: Duration
     /// How long a source that is down (5xx, no connection, garbage) is left alone.
     let unavailablePause: TimeInterval
-    /// The date a pause is counted from, and the clock a request's duration is measured on.
-    let time: TimeSource
+
+    init(
+        source: String, http: HTTPClient, limiter: RateLimiter, gate: SourceGate, logger: Logger, userAgent: String,
+        timeout: Duration, unavailablePause: TimeInterval, time: TimeSource
+    ) {
+        self.source = source; self.limiter = limiter; self.gate = gate; self.userAgent = userAgent
+        self.timeout = timeout; self.unavailablePause = unavailablePause
+        link = HTTPLink(http: http, logger: logger, time: time, service: "Book source", about: ["source": "\(source)"])
+    }
 
     /// Sends one GET once the gate is open and the limiter allows; any status is returned. A transfer
     /// that fails closes the gate for `unavailablePause`.
     func get(_ url: String) async throws(LookupError) -> HTTPResponse {
-        try gate.admit(now: time.now)
+        try gate.admit(now: link.time.now)
         do {
             try await limiter.waitForTurn()
         } catch {
             throw LookupError.unavailable("cancelled")
         }
-        try gate.admit(now: time.now) // another lookup may have closed it while this one waited
+        try gate.admit(now: link.time.now) // another lookup may have closed it while this one waited
         let request = HTTPRequest(
             url: url, headers: [("User-Agent", userAgent), ("Accept", "application/json")],
             timeout: timeout, connectTimeout: .seconds(5))
-        let path = Self.pathOf(url)
-        let started = time.clock.now
         do {
-            let response = try await http.send(request)
-            logger.debug(
-                "Book source answered",
-                metadata: [
-                    "source": "\(source)", "http.path": "\(path)", "http.status": "\(response.status)",
-                    "http.response.bytes": "\(response.body.count)",
-                    "duration_ms": "\(started.duration(to: time.clock.now).milliseconds)",
-                ])
-            return response
+            return try await link.exchange(request, detail: ["http.path": "\(Self.pathOf(url))"]).0
         } catch {
-            logger.debug(
-                "Book source request failed",
-                metadata: [
-                    "source": "\(source)", "http.path": "\(path)", "http.error": "\(error.kind.rawValue)",
-                ])
             if error.kind == .cancelled { throw LookupError.unavailable("cancelled") }
             throw unavailable("\(displayName) could not be reached (\(error.kind.rawValue): \(error.message)).")
         }
@@ -58,7 +50,7 @@ struct RemoteService: Sendable {
 
     /// Closes the gate briefly and returns the error: the service is down or answered nonsense.
     func unavailable(_ message: String) -> LookupError {
-        close(.unavailable(message), .unavailable, until: time.now.addingTimeInterval(unavailablePause), message)
+        close(.unavailable(message), .unavailable, until: link.time.now.addingTimeInterval(unavailablePause), message)
     }
 
     /// Closes the gate until `until` (nil: until the configuration changes), says so once in the log,
@@ -67,7 +59,7 @@ struct RemoteService: Sendable {
         let wasOpen = gate.health.state == .ok
         gate.close(error, state: state, until: until, message: message)
         if wasOpen {
-            logger.warning(
+            link.logger.warning(
                 "Book source paused",
                 metadata: [
                     "source": "\(source)", "state": "\(state.rawValue)",
@@ -81,7 +73,7 @@ struct RemoteService: Sendable {
     /// A 429 (or the like) that is not a daily quota: paused for the answer's Retry-After, else for a
     /// minute that doubles with each one in a row.
     func rateLimited(_ response: HTTPResponse, said: String = "") -> LookupError {
-        let now = time.now
+        let now = link.time.now
         let delay =
             response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: now) }
             ?? gate.nextRateLimitBackoff()

@@ -10,11 +10,10 @@ import ShelfHTTP
 package struct HardcoverClient: Sendable {
     package let url: String
     private let token: Secret
-    private let http: HTTPClient
-    private let time: TimeSource
+    /// The client, the log and the time a 429 is waited out on.
+    private let link: HTTPLink
     /// Waits for the request's turn in the budget every shelfd process shares (60 a minute, the site's limit).
     private let turn: @Sendable () async throws(HardcoverError) -> Void
-    private let logger: Logger
 
     /// A 429 is waited out (its Retry-After, else a minute) and the request sent again, this many times.
     static let throttleRetries = 2
@@ -23,7 +22,8 @@ package struct HardcoverClient: Sendable {
         url: String, token: Secret, http: HTTPClient, time: TimeSource, logger: Logger,
         turn: @escaping @Sendable () async throws(HardcoverError) -> Void
     ) {
-        self.url = url; self.http = http; self.time = time; self.logger = logger; self.turn = turn
+        self.url = url; self.turn = turn
+        link = HTTPLink(http: http, logger: logger, time: time, service: "Hardcover", about: [:])
         // Hardcover's settings page shows the token with its "Bearer " in front; people paste either.
         let value = token.value.trimmingCharacters(in: .whitespacesAndNewlines)
         self.token = Secret(
@@ -195,26 +195,26 @@ package struct HardcoverClient: Sendable {
             try await turn()
             let response: HTTPResponse
             do {
-                response = try await http.send(request)
+                response = try await link.exchange(request, detail: ["operation": "\(operation)"]).0
             } catch {
                 if error.kind == .cancelled { throw .cancelled }
                 throw .unavailable("Hardcover could not be reached (\(error.kind.rawValue): \(error.message))")
             }
-            logger.debug(
-                "Hardcover answered", metadata: ["operation": "\(operation)", "http.status": "\(response.status)"])
             switch response.status {
             case 200..<300:
                 break
             case 401, 403:
                 throw .tokenRefused("Hardcover refused the token (HTTP \(response.status)\(Self.said(response)))")
             case 429:
-                let wait = response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: time.now) } ?? 60
+                let wait =
+                    response.header("retry-after").flatMap { QuotaTimes.retryAfter($0, now: link.time.now) } ?? 60
                 guard throttled < Self.throttleRetries else {
-                    throw .throttled(until: time.now.addingTimeInterval(wait))
+                    throw .throttled(until: link.time.now.addingTimeInterval(wait))
                 }
                 throttled += 1
-                logger.notice("Hardcover asked shelfd to slow down", metadata: ["wait_s": "\(Int(wait.rounded(.up)))"])
-                do { try await time.sleep(for: .seconds(wait)) } catch { throw .cancelled }
+                link.logger.notice(
+                    "Hardcover asked shelfd to slow down", metadata: ["wait_s": "\(Int(wait.rounded(.up)))"])
+                do { try await link.time.sleep(for: .seconds(wait)) } catch { throw .cancelled }
                 continue
             case 500...599, 408:
                 throw .unavailable("Hardcover is unavailable (HTTP \(response.status))")

@@ -65,7 +65,7 @@ package enum CloudflareRequestStyle: Sendable, Equatable {
 package struct CloudflareProvider: VisionProvider {
     package let name = "cloudflare"
     package let settings: CloudflareSettings
-    private let link: ProviderLink
+    private let link: HTTPLink
     private let licenses: any CloudflareLicenseMemory
 
     package init(
@@ -73,7 +73,7 @@ package struct CloudflareProvider: VisionProvider {
         licenseStore: any CloudflareLicenseMemory, time: TimeSource = .system
     ) {
         self.settings = settings; licenses = licenseStore
-        link = ProviderLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
+        link = HTTPLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
     }
 
     package var model: String { settings.model }

@@ -53,14 +53,14 @@ package enum GeminiBatchAPIJobLine: Sendable, Equatable {
 package struct GeminiBatchAPIClient: Sendable {
     package let provider: GeminiProvider
     /// The Batch API's own, logged as `gemini-batch`.
-    private let link: ProviderLink
+    private let link: HTTPLink
 
     /// A Batch API job's requests inline must stay under 20 MB in all; above, they go as a JSONL file.
     package static let inlineRequestsLimit = 20 * 1024 * 1024
 
     package init(settings: GeminiSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
         provider = GeminiProvider(settings: settings, http: http, logger: logger, time: time)
-        link = ProviderLink(provider: "gemini-batch", model: settings.model, http: http, logger: logger, time: time)
+        link = HTTPLink(provider: "gemini-batch", model: settings.model, http: http, logger: logger, time: time)
     }
 
     private var base: String { provider.settings.baseURL.withoutTrailingSlashes }

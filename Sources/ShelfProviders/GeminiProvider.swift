@@ -32,14 +32,14 @@ package struct GeminiSettings: Sendable {
 package struct GeminiProvider: VisionProvider {
     package let name = "gemini"
     package let settings: GeminiSettings
-    private let link: ProviderLink
+    private let link: HTTPLink
 
     /// Inline data limit for the whole request (base64 included); checked before sending.
     package static let inlineLimit = 20 * 1024 * 1024
 
     package init(settings: GeminiSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
         self.settings = settings
-        link = ProviderLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
+        link = HTTPLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
     }
 
     package var model: String { settings.model }

@@ -37,11 +37,11 @@ package struct OpenAICompatibleSettings: Sendable {
 package struct OpenAICompatibleProvider: VisionProvider {
     package let name = "openai"
     package let settings: OpenAICompatibleSettings
-    private let link: ProviderLink
+    private let link: HTTPLink
 
     package init(settings: OpenAICompatibleSettings, http: HTTPClient, logger: Logger, time: TimeSource = .system) {
         self.settings = settings
-        link = ProviderLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
+        link = HTTPLink(provider: name, model: settings.model, http: http, logger: logger, time: time)
     }
 
     package var model: String { settings.model }

@@ -3,41 +3,12 @@ internal import Logging
 internal import ShelfCore
 internal import ShelfHTTP
 
-/// How a provider reaches its server: the client, the log its requests go to, and the time its answers are dated
-/// and timed by. One value a provider holds, instead of three it passes along with every request.
-struct ProviderLink: Sendable {
-    /// The provider and model each request is logged under.
-    let provider: String
-    let model: String
-    let http: HTTPClient
-    let logger: Logger
-    /// The date a quota's reset or a Retry-After is counted from, and the clock a request's latency is measured on.
-    let time: TimeSource
-
-    /// One request, logged (at debug) with status, sizes and duration only: never headers, bodies or keys. Returns
-    /// the answer and how long it took; transport failures are thrown as they are.
-    func exchange(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, Duration) {
-        let started = time.clock.now
-        do {
-            let response = try await http.send(request)
-            let latency = started.duration(to: time.clock.now)
-            logger.debug(
-                "Provider answered",
-                metadata: [
-                    "provider": "\(provider)", "model": "\(model)", "http.status": "\(response.status)",
-                    "http.request.bytes": "\(request.body.count)", "http.response.bytes": "\(response.body.count)",
-                    "duration_ms": "\(latency.milliseconds)",
-                ])
-            return (response, latency)
-        } catch {
-            logger.debug(
-                "Provider request failed",
-                metadata: [
-                    "provider": "\(provider)", "http.error": "\(error.kind.rawValue)",
-                    "http.request.bytes": "\(request.body.count)",
-                ])
-            throw error
-        }
+extension HTTPLink {
+    /// A provider's link: each request logged under the provider and its model.
+    init(provider: String, model: String, http: HTTPClient, logger: Logger, time: TimeSource) {
+        self.init(
+            http: http, logger: logger, time: time, service: "Provider",
+            about: ["provider": "\(provider)", "model": "\(model)"])
     }
 
     /// A request whose only good answer is 200: the answer as received, else the provider's own reading of the
