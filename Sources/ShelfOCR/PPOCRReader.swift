@@ -105,9 +105,9 @@ package enum PPOCRReader {
         let upright = try classify(image, frames: frames, model: models.classifier)
         times.classifier = clock.now - start
         start = clock.now
-        let (read, readings) = try recogniseEitherWay(image, frames: upright, models: models)
+        let (asRead, readings) = try recogniseEitherWay(image, frames: upright, models: models)
         times.recogniser = clock.now - start
-        let lines = zip(read, readings).compactMap { frame, reading -> TextLine? in
+        let lines = zip(asRead, readings).compactMap { frame, reading -> TextLine? in
             guard reading.confidence >= minimumConfidence,
                 reading.text.unicodeScalars.contains(where: Character.isLetterOrDigit)
             else { return nil }
@@ -261,7 +261,7 @@ package enum PPOCRReader {
     /// photo, "Le es" for a rendered "Les Misérables"); lines read the right way round mostly come out above 0.95.
     /// The second reading is kept when it is surer and not itself doubtful: a small-print line read upside down may
     /// come out a little surer than its poor reading the right way round ("olo. oad lapp jafnu e7" for "La muer del
-    /// elo rojo"). On the library data set's shelf photo 40 of 156 lines are read twice.
+    /// elo rojo"). On the library data set's two-shelf photo 40 of 156 lines are read twice.
     static let doubtfulReading = 0.9
 
     /// The lines read as the classifier turned them, and those read doubtfully read again the other way round: the
