@@ -26,17 +26,6 @@ package struct EvalScore: Sendable, Equatable {
     /// Texts read that were left unread, as naming no book (`ResultDocument.unreadSpines`).
     package var unreadSpines = 0
 
-    package init(
-        photos: Int = 0, expected: Int = 0, reported: Int = 0, right: Int = 0, wrongISBNs: Int = 0,
-        needsReview: Int = 0, seconds: Double = 0, acceptedRight: Int = 0, found: Int = 0, acceptedWrong: Int = 0,
-        reviewWrong: Int = 0, unreadSpines: Int = 0
-    ) {
-        self.photos = photos; self.expected = expected; self.reported = reported; self.right = right
-        self.wrongISBNs = wrongISBNs; self.needsReview = needsReview; self.seconds = seconds
-        self.acceptedRight = acceptedRight; self.found = found; self.acceptedWrong = acceptedWrong
-        self.reviewWrong = reviewWrong; self.unreadSpines = unreadSpines
-    }
-
     package var wrong: Int { reported - right }
     package var missed: Int { expected - right }
     /// Found / expected; nil with nothing expected.
