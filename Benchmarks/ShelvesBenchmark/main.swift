@@ -5,7 +5,8 @@
 // at its left end away and bringing one new (`YearOfPhotos.shelfRound`), and
 //  - the round's comparison with the shelf when it closes (`ShelfRounds.closeDue`),
 //  - the shelf read as `shelfd shelf show` and its page read it (`ShelfRounds.shelf`),
-//  - where a book is (`ShelfRounds.whereabouts`, `shelfd library find`),
+//  - where a book is (`ShelfRounds.whereabouts`, `shelfd library find`), and where the shelf's books all are at once
+//    (the library page's search shows where each of its works is),
 //  - the background push to Hardcover's look at the works the round changed, and its look when nothing changed (what
 //    `watch` does every 30 s: `HardcoverPushes.changedWorks` from its cursor), after a first walk through the
 //    whole library (what a start does, timed once),
@@ -50,7 +51,7 @@ struct Size: CustomStringConvertible {
     var description: String { "\(works.formatted()) works × \(sightings)" }
 }
 
-struct Figures { var close = 0.0, show = 0.0, find = 0.0, changed = 0.0, idle = 0.0 }
+struct Figures { var close = 0.0, show = 0.0, find = 0.0, page = 0.0, changed = 0.0, idle = 0.0 }
 
 /// The works changed after `cursor`, walked to the end a page at a time: where the walk ended and the works to push.
 func walk(_ store: Store, from cursor: HardcoverCursor?) throws -> (cursor: HardcoverCursor?, works: Int) {
@@ -114,7 +115,10 @@ for engine in engines {
         cursors.append(walked.cursor)
     }
     var samples = Array(
-        repeating: (close: [Double](), show: [Double](), find: [Double](), changed: [Double](), idle: [Double]()),
+        repeating: (
+            close: [Double](), show: [Double](), find: [Double](), page: [Double](), changed: [Double](),
+            idle: [Double]()
+        ),
         count: stores.count)
     for round in 0...9 {
         for (index, site) in stores.enumerated() {
@@ -125,15 +129,22 @@ for engine in engines {
             }
             let close = timed { _ = try site.store.shelves.closeDue(now: at.addingTimeInterval(40 * 60)) }
             var middle = ""
+            var works: [String] = []
             let show = timed {
                 guard let shelf = try site.store.shelves.shelf("bench-round"), shelf.books.count == 60 + round else {
                     fail("the shelf does not hold its \(60 + round) books")
                 }
                 middle = shelf.books[shelf.books.count / 2].work
+                works = shelf.books.map(\.work)
             }
             let find = timed {
                 guard try site.store.shelves.whereabouts(of: [middle]).first?.position != nil else {
                     fail("no place for \(middle)")
+                }
+            }
+            let page = timed {
+                guard try site.store.shelves.whereabouts(of: works).count == works.count else {
+                    fail("not every book of the shelf has a place")
                 }
             }
             var walked: (cursor: HardcoverCursor?, works: Int) = (nil, 0)
@@ -147,6 +158,7 @@ for engine in engines {
             }
             if round > 0 {
                 samples[index].close.append(close); samples[index].show.append(show); samples[index].find.append(find)
+                samples[index].page.append(page)
                 samples[index].changed.append(changed); samples[index].idle.append(idle)
             }
         }
@@ -154,12 +166,15 @@ for engine in engines {
     for (site, sample) in zip(stores, samples) {
         let figures = Figures(
             close: median(sample.close), show: median(sample.show), find: median(sample.find),
+            page: median(sample.page),
             changed: median(sample.changed), idle: median(sample.idle))
         print(
             String(
-                format: "%@, %@: round closed %.1f ms · shelf read %.1f ms · where is a book %.1f ms · "
+                format:
+                    "%@, %@: round closed %.1f ms · shelf read %.1f ms · where is a book %.1f ms · where are all its books %.1f ms · "
                     + "Hardcover's look at the round %.1f ms, with nothing changed %.2f ms",
-                engine, site.size.description, figures.close, figures.show, figures.find, figures.changed,
+                engine, site.size.description, figures.close, figures.show, figures.find, figures.page,
+                figures.changed,
                 figures.idle))
         table.append((engine, site.size, figures))
     }
@@ -169,13 +184,15 @@ func cell(_ value: Double, _ reference: Double) -> String {
     String(format: "%.1f", value) + (reference > 0 ? String(format: " (%.2f×)", value / reference) : "")
 }
 print(
-    "\n| engine | size | round closed ms | shelf read ms | where is a book ms | Hardcover's look at the round ms "
+    "\n| engine | size | round closed ms | shelf read ms | where is a book ms | where are the shelf's books ms "
+        + "| Hardcover's look at the round ms "
         + "| Hardcover's idle look ms |")
-print("|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|")
 for row in table {
     guard let first = table.first(where: { $0.engine == row.engine })?.figures else { continue }
     print(
         "| \(row.engine) | \(row.size) | \(cell(row.figures.close, first.close)) | \(cell(row.figures.show, first.show)) "
-            + "| \(cell(row.figures.find, first.find)) | \(cell(row.figures.changed, first.changed)) "
+            + "| \(cell(row.figures.find, first.find)) | \(cell(row.figures.page, first.page)) "
+            + "| \(cell(row.figures.changed, first.changed)) "
             + "| \(cell(row.figures.idle, first.idle)) |")
 }

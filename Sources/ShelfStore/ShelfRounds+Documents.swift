@@ -104,43 +104,70 @@ extension ShelfRounds {
     }
 
     /// Where each of these works is: the shelf of its latest sighting (a verified one if it has any), its place
-    /// there as the shelf's rounds order it, and that sighting's photo and box. Costs what those shelves hold.
+    /// there as the shelf's rounds order it, and that sighting's photo and box, in the order of `keys`. A key no work
+    /// has, or a work never seen in a photo, is nowhere. A few statements for any number of works (a search's whole
+    /// page), then what those shelves hold.
     package func whereabouts(of keys: [String]) throws -> [BookWhereabouts] {
         try database.read { db in
+            var works: [String: (id: Int64, title: String, author: String?)] = [:]
+            for part in SQL.parts(of: keys) {
+                for row in try db.query(
+                    "SELECT id, work_key, title, author FROM book WHERE work_key IN (\(SQL.placeholders(part.count)))",
+                    part)
+                {
+                    works[try row.required("work_key", of: "book")] = (
+                        try row.required("id", of: "book"), row.string("title") ?? "", row.string("author")
+                    )
+                }
+            }
+            let ids = works.values.map(\.id)
+            let latest = try Self.sightingsShown(db, of: ids)
+            let marks = try Self.marks(db, of: ids)
             var orders: [String: [Int64]] = [:]
             var found: [BookWhereabouts] = []
             for key in keys {
-                // A key no work has, or a work never seen in a photo, is nowhere.
-                guard let work = try db.queryOne("SELECT id, title, author FROM book WHERE work_key = ?", [key]) else {
-                    continue
-                }
-                let id: Int64 = try work.required("id", of: "book")
-                guard
-                    let latest = try db.queryOne(
-                        """
-                        SELECT s.sha256, s.box, s.shelf, p.first_seen, p.relative_path FROM book_sighting s
-                        JOIN photo p ON p.sha256 = s.sha256 WHERE s.book_id = ?
-                        ORDER BY CASE WHEN s.status = 'verified' THEN 0 ELSE 1 END, p.first_seen DESC, p.relative_path DESC LIMIT 1
-                        """, [id])
-                else { continue }
-                let shelf = latest.string("shelf") ?? ""
+                guard let work = works[key], let seen = latest[work.id] else { continue }
+                let shelf = seen.string("shelf") ?? ""
                 var position: Int?
                 if !shelf.isEmpty {
                     if orders[shelf] == nil {
                         orders[shelf] = try Self.order(db, shelf: shelf, Self.inventory(db, shelf: shelf))
                     }
-                    position = orders[shelf]?.firstIndex(of: id).map { $0 + 1 }
+                    position = orders[shelf]?.firstIndex(of: work.id).map { $0 + 1 }
                 }
                 let book = SeenBook(
-                    work: key, title: work.string("title") ?? "", author: work.string("author"),
-                    lastSeen: latest.date("first_seen") ?? .distantPast, photo: latest.string("relative_path") ?? "",
-                    photoSHA256: latest.string("sha256") ?? "", box: Self.box(latest.string("box")),
-                    mark: try Self.marks(db, of: [id])[id])
+                    work: key, title: work.title, author: work.author,
+                    lastSeen: seen.date("first_seen") ?? .distantPast, photo: seen.string("relative_path") ?? "",
+                    photoSHA256: seen.string("sha256") ?? "", box: Self.box(seen.string("box")), mark: marks[work.id])
                 found.append(BookWhereabouts(book, shelf: shelf, position: position))
             }
             return found
         }
     }
+
+    /// The sighting each work is shown at: its latest, a verified one if it has any, with its photo's arrival and path.
+    static func sightingsShown(_ db: any DatabaseConnection, of works: [Int64]) throws -> [Int64: Row] {
+        var latest: [Int64: Row] = [:]
+        for part in SQL.parts(of: works) {
+            for row in try db.query(
+                """
+                SELECT * FROM (
+                    SELECT s.book_id, s.sha256, s.box, s.shelf, p.first_seen, p.relative_path,
+                           ROW_NUMBER() OVER (
+                               PARTITION BY s.book_id
+                               ORDER BY CASE WHEN s.status = 'verified' THEN 0 ELSE 1 END, p.first_seen DESC,
+                                        p.relative_path DESC) AS recent
+                    FROM book_sighting s JOIN photo p ON p.sha256 = s.sha256
+                    WHERE s.book_id IN (\(SQL.placeholders(part.count)))
+                ) ranked WHERE recent = 1
+                """, part)
+            {
+                latest[try row.required("book_id", of: "book_sighting")] = row
+            }
+        }
+        return latest
+    }
+
     struct WorkName { var key: String; var title: String; var author: String? }
 
     static func works(_ db: any DatabaseConnection, _ ids: [Int64]) throws -> [Int64: WorkName] {

@@ -181,6 +181,35 @@ struct ShelfRoundsTests {
     }
 
     @Test(
+        "Where a page of books is: each as it is alone, in the order asked, in the statements of two books on its shelves",
+        arguments: StoreKind.allCases)
+    func whereaboutsOfAPage(kind: StoreKind) throws {
+        try withStore(kind) { store, _ in
+            try round(store, "den/1.jpg", spread(["A", "B", "C", "D", "E", "F"]), at: day1)
+            try round(store, "den/2.jpg", spread(["A", "C", "D", "E", "F"]), at: day2)
+            try round(store, "office/1.jpg", spread(["G", "H"]), at: day2.addingTimeInterval(3600))
+            let asked = ["catalogue:h", "catalogue:b", "catalogue:none", "catalogue:e", "catalogue:a", "catalogue:g"]
+            let alone = try asked.compactMap { try store.shelves.whereabouts(of: [$0]).first }
+
+            let before = store.activity
+            _ = try store.shelves.whereabouts(of: ["catalogue:b", "catalogue:h"])
+            let afterTwo = store.activity
+            let page = try store.shelves.whereabouts(of: asked)
+            let afterPage = store.activity
+
+            #expect(page == alone)
+            #expect(
+                page.map { "\($0.title) \($0.shelf) \($0.position.map(String.init) ?? "-")" } == [
+                    "H office 2", "B den 2", "E den 5", "A den 1", "G office 1",
+                ])
+            #expect(page[1].missingSince != nil, "B, not seen by the second round, keeps its place, missing")
+            #expect(
+                afterPage.statements - afterTwo.statements == afterTwo.statements - before.statements,
+                "six works cost what two on the same shelves cost")
+        }
+    }
+
+    @Test(
         "Answers: gone takes the book out of the shelf's inventory but not the library; still there keeps it, not missing",
         arguments: StoreKind.allCases)
     func goneAndHere(kind: StoreKind) throws {
