@@ -329,10 +329,8 @@ package struct BatchAPIJobRunner: Sendable {
                 (try? pipeline.store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model))
                     == nil
             else { continue }
-            let stages = StageRecorder(store: pipeline.store, job: job, time: time)
             let answers = QueueAnswers(
-                store: pipeline.store, job: job,
-                attempt: AttemptCounter(store: pipeline.store, job: job, stages: stages, time: time), stages: stages,
+                store: pipeline.store, progress: JobProgress(store: pipeline.store, job: job, time: time),
                 responses: pipeline.settings.responses, logger: logger, time: time)
             _ = answers.save(RawResponse(body: body, receivedAt: time.now), from: provider, latencyMs: 0)
         }

@@ -7,114 +7,6 @@ import ShelfImaging
 import ShelfOutputs
 import ShelfProviders
 import ShelfStore
-import Synchronization
-
-/// The attempt a photo is on: charged once, just before the first request that costs anything.
-final class AttemptCounter: AttemptMeter, @unchecked Sendable { // unchecked: used by one photo's task only
-    private let store: any JobSteps
-    private let jobID: Int64
-    private let stages: StageRecorder
-    private(set) var attempts: Int
-    private(set) var charged = false
-    private let time: TimeSource
-
-    init(store: any JobSteps, job: ClaimedJob, stages: StageRecorder, time: TimeSource) {
-        self.store = store; jobID = job.id; attempts = job.attempts; self.stages = stages; self.time = time
-    }
-
-    func charge() throws -> Int {
-        guard !charged else { return attempts }
-        charged(attempts: try store.chargeAttempt(jobID: jobID, now: time.now))
-        return attempts
-    }
-
-    var unchargedJob: Int64? { charged ? nil : jobID }
-
-    func charged(attempts: Int) {
-        self.attempts = attempts
-        charged = true
-        stages.recorded(.asking) // by the charge's own statement
-    }
-}
-
-/// The steps of one photo, recorded in the queue as it reaches them (each once: hybrid asks twice).
-final class StageRecorder: Sendable {
-    private let store: any JobSteps
-    private let jobID: Int64
-    private let last = Mutex<JobStage?>(nil)
-    private let time: TimeSource
-
-    init(store: any JobSteps, job: ClaimedJob, time: TimeSource) {
-        self.store = store; jobID = job.id; self.time = time
-    }
-
-    func reached(_ stage: JobStage) {
-        guard
-            last.withLock({ last in
-                defer { last = stage }; return last != stage
-            })
-        else { return }
-        try? store.recordStage(stage, jobIDs: [jobID], now: time.now) // the overview's, not worth failing a photo for
-    }
-
-    /// The stage was written with another change of the job (an attempt charged, an answer saved): reaching it
-    /// writes nothing more.
-    func recorded(_ stage: JobStage) {
-        last.withLock { $0 = stage }
-    }
-}
-
-/// A job's answers, saved in responses/ and the queue before they are acted on: a crash replays them.
-struct QueueAnswers: AnswerJournal {
-    let store: any AnswerLedger
-    let job: ClaimedJob
-    let attempt: AttemptCounter
-    let stages: StageRecorder
-    let responses: URL
-    let logger: Logger
-    let time: TimeSource
-
-    var logsAnsweredRequests: Bool { true }
-
-    func saved(from provider: any VisionProvider) -> SavedAnswer? {
-        // An answer saved from here on is this run's own: one before it is one the claim saw.
-        guard job.mayHaveAnswer,
-            let saved = try? store.usableResponse(jobID: job.id, provider: provider.name, model: provider.model)
-        else { return nil }
-        // The file here, else (another machine's worker saved it) the copy in the database.
-        guard let body = FileManager.default.contents(atPath: saved.file).map(Array.init) ?? saved.body else {
-            try? store.markResponseUnusable(id: saved.id) // killed before its file was written
-            return nil
-        }
-        return SavedAnswer(
-            id: saved.id, raw: RawResponse(body: body, receivedAt: time.now, latency: nil),
-            file: saved.file, latencyMs: saved.latencyMs)
-    }
-
-    /// The row goes in first, so a file on disk is always findable; a row whose file never appeared is
-    /// skipped on replay.
-    func save(_ raw: RawResponse, from provider: any VisionProvider, latencyMs: Int) -> SavedAnswer {
-        let file = responses.appendingPathComponent("\(job.sha256)-\(job.id)-\(attempt.attempts)-\(provider.name).json")
-        var id: Int64?
-        do {
-            id = try store.recordResponse(
-                jobID: job.id, sha256: job.sha256, provider: provider.name,
-                model: provider.model, file: file.path, bytes: raw.body.count,
-                body: store.isShared ? raw.body : nil, latencyMs: latencyMs,
-                request: raw.latency != nil, now: time.now) // a Batch API job's answer came by no request of its own
-            stages.recorded(.matching)
-            try AtomicFile.write(Data(raw.body), to: file)
-        } catch {
-            logger.error("Cannot save the provider's answer", metadata: ["error": "\(error)"])
-        }
-        Failpoint.hit("after_response_saved")
-        return SavedAnswer(id: id, raw: raw, file: file.path, latencyMs: latencyMs)
-    }
-
-    func discard(_ saved: SavedAnswer) {
-        if let id = saved.id { try? store.markResponseUnusable(id: id) }
-    }
-}
 
 extension Pipeline {
     /// How this pipeline reads photos: its lineup, its request slots, its providers' health in the database.
@@ -143,18 +35,16 @@ extension Pipeline {
         var logger = self.logger
         logger[metadataKey: "photo.path"] = "\(job.relativePath)"
         logger[metadataKey: "job.id"] = "\(job.id)"
-        let stages = StageRecorder(store: store, job: job, time: time)
-        let attempt = AttemptCounter(store: store, job: job, stages: stages, time: time)
+        let progress = JobProgress(store: store, job: job, time: time)
         let answers = QueueAnswers(
-            store: store, job: job, attempt: attempt, stages: stages, responses: settings.responses,
-            logger: logger, time: time)
+            store: store, progress: progress, responses: settings.responses, logger: logger, time: time)
         var reader = self.reader
-        reader.onStage = { stages.reached($0) }
+        reader.onStage = { progress.reached($0) }
         var read: ReadPhoto
-        switch await reader.read(bytes, journal: answers, meter: attempt, logger: logger) {
+        switch await reader.read(bytes, journal: answers, meter: progress, logger: logger) {
         case .read(let done): read = done
         case .unread(let step, let channel, _):
-            return .ended(ending(step, channel: channel, job: job, attempt: attempt))
+            return .ended(ending(step, channel: channel, progress: progress))
         }
         SourceHealthRecord.save(enricher.sources, to: providers, now: time.now)
         // Hybrid keeps a fast reading: the photo is asked again when the accurate provider answers, once: a recheck
@@ -200,14 +90,15 @@ extension Pipeline {
     }
 
     /// How a photo ends when a provider gave no answer.
-    func ending(_ step: Step, channel: ProviderChannel, job: ClaimedJob, attempt: AttemptCounter) -> JobOutcome.Result {
+    func ending(_ step: Step, channel: ProviderChannel, progress: JobProgress) -> JobOutcome.Result {
         switch step {
         case .answered: preconditionFailure("an answer is not an ending")
         case .failed(let error, _):
             settings.failures.outcome(
-                for: error, jobID: job.id, attempts: attempt.attempts, charged: attempt.charged, now: time.now)
-        case .unavailable: .released(nil, message: "provider unavailable", refundAttempt: attempt.charged)
-        case .stopped: .released(nil, message: "shutting down", refundAttempt: attempt.charged)
+                for: error, jobID: progress.job.id, attempts: progress.attempts, charged: progress.charged,
+                now: time.now)
+        case .unavailable: .released(nil, message: "provider unavailable", refundAttempt: progress.charged)
+        case .stopped: .released(nil, message: "shutting down", refundAttempt: progress.charged)
         }
     }
 
