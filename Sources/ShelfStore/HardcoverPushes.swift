@@ -130,7 +130,7 @@ package struct HardcoverPushes: StoreConcern {
             try db.query("SELECT * FROM hardcover_push ORDER BY at, book_id").map { row in
                 HardcoverPushRecord(
                     bookID: row.int("book_id") ?? 0, isbn13: row.string("isbn13") ?? "",
-                    outcome: HardcoverPushRecord.Outcome(rawValue: row.string("outcome") ?? "") ?? .unknown,
+                    outcome: try row.required("outcome", of: "hardcover_push"),
                     hardcoverBook: row.int("hardcover_book").map(Int.init),
                     edition: row.int("edition").map(Int.init), userBook: row.int("user_book").map(Int.init),
                     list: row.string("list"))

@@ -225,7 +225,7 @@ extension LibraryRecords {
             let book = Book(
                 title: row.string("title") ?? work.title, author: row.string("author"), isbn13: row.string("isbn13"),
                 isbn10: row.string("isbn10"), confidence: row.double("confidence") ?? 0, box: box,
-                status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview, source: work.source,
+                status: try row.required("status", of: "book_sighting"), source: work.source,
                 match: match)
             // A person's decisions on this photo whose book belongs here (the identity rule: an ISBN or record of
             // the work, or its title when unmatched): two readings of one photo share one sighting, and each

@@ -61,7 +61,7 @@ extension LibraryRecords {
                     .key
                 return LibraryRow(
                     work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
-                    isbn13: isbn, status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
+                    isbn13: isbn, status: try row.required("status", of: "book"),
                     shelves: facts.shelves.sorted(), photos: Array(facts.photos.prefix(photoLimit)),
                     photoCount: facts.photos.count, firstSeen: row.date("first_seen") ?? Date(timeIntervalSince1970: 0))
             }

@@ -202,7 +202,7 @@ extension LibraryRecords {
                 work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
                 isbn13: shown?.isbn13, isbn10: shown?.isbn10,
                 confidence: row.double("confidence") ?? 0,
-                status: Book.Status(rawValue: row.string("status") ?? "") ?? .needsReview,
+                status: try row.required("status", of: "book"),
                 source: row.string("source") ?? "", match: match, firstSeen: firstSeen,
                 lastSeen: bounded ? sightingCounts[id]?.last ?? firstSeen : nil,
                 editions: editions[id] ?? [], shelves: Set(seenIn.compactMap(\.shelf)).sorted(),

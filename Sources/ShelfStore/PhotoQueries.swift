@@ -71,7 +71,7 @@ extension PhotoQueue {
         {
             let sha: String = try row.required("sha256", of: "job")
             var job = jobs[sha] ?? NewestJob()
-            job.state = JobState(rawValue: row.string("state") ?? "")
+            job.state = try row.required("state", of: "job")
             let provider = row.string("provider_choice") ?? row.string("provider")
             job.provider = provider?.isEmpty == false ? provider : nil
             if let result = row.string("result_path") {

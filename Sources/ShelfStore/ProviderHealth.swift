@@ -181,11 +181,10 @@ extension ProviderState {
     }
 
     private func providerHealthIn(_ db: any DatabaseConnection, _ name: String) throws -> ProviderHealth? {
-        guard let row = try db.queryOne("SELECT * FROM provider_state WHERE name = ?", [name]),
-            let state = ProviderHealth.State(rawValue: row.string("state") ?? "")
-        else { return nil }
+        guard let row = try db.queryOne("SELECT * FROM provider_state WHERE name = ?", [name]) else { return nil }
         return ProviderHealth(
-            name: name, state: state, until: row.date("until"), code: row.string("code"),
+            name: name, state: try row.required("state", of: "provider_state"), until: row.date("until"),
+            code: row.string("code"),
             message: row.string("message"), since: row.date("since"), probes: Int(row.int("probes") ?? 0))
     }
 

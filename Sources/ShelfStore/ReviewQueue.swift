@@ -364,7 +364,7 @@ extension LibraryRecords {
 
     /// A decision as remembered: what the book became (nil when rejected) and how to say it.
     struct StoredDecision {
-        enum Action: String { case accepted, edited, rejected }
+        enum Action: String, SQLReadable { case accepted, edited, rejected }
         var action: Action
         var book: Book?
         var isbnSource: String?
@@ -375,7 +375,7 @@ extension LibraryRecords {
         }
 
         init(_ row: Row) throws {
-            action = Action(rawValue: row.string("action") ?? "") ?? .rejected
+            action = try row.required("action", of: "review_decision")
             book = try row.string("book").map { try JSONDecoder().decode(Book.self, from: Data($0.utf8)) }
             isbnSource = row.string("isbn_source")
             detail = row.string("detail") ?? ""

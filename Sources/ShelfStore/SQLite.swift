@@ -112,6 +112,9 @@ extension SQLBindable where Self: RawRepresentable, RawValue == String {
 }
 
 extension JobState: SQLReadable, SQLBindable {}
+extension Book.Status: SQLReadable {}
+extension ProviderHealth.State: SQLReadable {}
+extension HardcoverPushRecord.Outcome: SQLReadable {}
 extension ShelfMark.Kind: SQLReadable, SQLBindable {}
 extension ShelfChange.Kind: SQLReadable, SQLBindable {}
 
@@ -151,7 +154,7 @@ package struct Row: Sendable {
             case .null: "NULL"
             case .integer: "an integer"
             case .real: "a real"
-            case .text: "a text"
+            case .text(let text): "the text \"\(text.prefix(40))\""
             case .blob: "a blob"
             }
         return StoreError(

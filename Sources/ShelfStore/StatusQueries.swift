@@ -152,10 +152,11 @@ extension PhotoQueue {
                 let row = try db.queryOne(
                     """
                     SELECT state, result_path, error_code, error_message, provider FROM job WHERE sha256 = ? ORDER BY id DESC LIMIT 1
-                    """, [sha256]), let state = JobState(rawValue: row.string("state") ?? "")
+                    """, [sha256])
             else { return nil }
             return (
-                state, row.string("result_path"), row.string("error_code"), row.string("error_message"),
+                try row.required("state", of: "job"), row.string("result_path"), row.string("error_code"),
+                row.string("error_message"),
                 row.string("provider") ?? ""
             )
         }

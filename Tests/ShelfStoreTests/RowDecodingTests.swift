@@ -26,6 +26,33 @@ import Testing
         #expect(try row.required("at", of: "photo", as: Date.self) == Date(timeIntervalSince1970: 60))
     }
 
+    // SQLite only: PostgreSQL's columns would take these texts too, but the test needs one engine.
+    @Test("A stored state or status no case has is an error naming it, not a guess")
+    func unknownStoredTextIsAnError() throws {
+        try withStore(.sqlite) { store, _ in
+            try store.providers.setProviderHealth(
+                ProviderHealth(name: "gemini", state: .backoff, until: nil, code: nil, message: nil),
+                now: Date(timeIntervalSince1970: 1))
+            try store.write { db in try db.execute("UPDATE provider_state SET state = 'sideways'", []) }
+            // It was read as no trouble at all, so the provider would have been asked.
+            let health = try #require(throws: StoreError.self) { try store.providers.providerHealth("gemini") }
+            #expect(
+                health.message.hasPrefix("provider_state.state holds the text \"sideways\" where shelfd reads State"))
+
+            let at = Date(timeIntervalSince1970: 1)
+            try store.queue.queuePhoto("a", now: at)
+            try store.queue.finishReading(
+                try store.queue.claimOne(now: at), [TallyTests.book("Dune")], shelf: nil, now: at)
+            #expect(try store.library.libraryPage(search: "", sort: .title, offset: 0, limit: 10).rows.count == 1)
+            try store.write { db in try db.execute("UPDATE book SET status = 'lost'", []) }
+            // It was shown as waiting for review.
+            let status = try #require(throws: StoreError.self) {
+                try store.library.libraryPage(search: "", sort: .title, offset: 0, limit: 10)
+            }
+            #expect(status.message.hasPrefix("book.status holds the text \"lost\""))
+        }
+    }
+
     // SQLite only: its columns take a value of any type; PostgreSQL refuses text in a number's column.
     @Test("A row that does not decode is an error, not a row left out")
     func undecodableRowIsAnError() throws {
@@ -36,7 +63,7 @@ import Testing
             let error = try #require(throws: StoreError.self) {
                 try store.queue.knownSightings(paths: ["/in/a.jpg"])
             }
-            #expect(error.message.hasPrefix("sighting.mtime holds a text"))
+            #expect(error.message.hasPrefix("sighting.mtime holds the text \"soon\""))
         }
     }
 }
