@@ -28,6 +28,7 @@ final class JobProgress: AttemptMeter, Sendable {
     /// Whether this reading charged the attempt: a provider's trouble gives it back.
     var charged: Bool { state.withLock { $0.charged } }
 
+    /// The charge is made under the lock: however many ask, the attempt is charged once.
     func charge() throws -> Int {
         try state.withLock { state in
             if !state.charged {

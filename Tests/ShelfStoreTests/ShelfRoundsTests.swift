@@ -202,10 +202,10 @@ struct ShelfRoundsTests {
                 page.map { "\($0.title) \($0.shelf) \($0.position.map(String.init) ?? "-")" } == [
                     "H office 2", "B den 2", "E den 5", "A den 1", "G office 1",
                 ])
-            #expect(page[1].missingSince != nil, "B, not seen by the second round, keeps its place, missing")
             #expect(
                 afterPage.statements - afterTwo.statements == afterTwo.statements - before.statements,
                 "six works cost what two on the same shelves cost")
+            #expect(page[1].missingSince != nil, "B, not seen by the second round, keeps its place, missing")
         }
     }
 
