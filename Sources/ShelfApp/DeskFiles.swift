@@ -20,6 +20,9 @@ struct DeskFiles: Sendable {
         writesFiles = FilesRole.writesFiles(config: config, shared: store.isShared)
     }
 
+    /// The files for people as its writer writes them: where library.json and review/ are, a review item's document.
+    var library: LibraryFiles { writer.files }
+
     func changed(_ change: FilesChange) {
         if writesFiles { writer.changed(change) }
     }

@@ -11,7 +11,6 @@ import ShelfStore
 package struct LibraryDesk: Sendable {
     private let files: DeskFiles
     private let library: LibraryRecords
-    private let libraryFile: String
     /// The date an edit is recorded at.
     private let time: TimeSource
 
@@ -22,7 +21,6 @@ package struct LibraryDesk: Sendable {
     ) {
         files = DeskFiles(config: config, store: store, logger: logger, writer: writer)
         library = store.library
-        libraryFile = config.paths.libraryFile
         self.time = time
     }
 
@@ -39,7 +37,7 @@ package struct LibraryDesk: Sendable {
     /// library.json (`shelfd.library/2`) as `/api/v1/library` serves it: the file; before it is written, or on a
     /// node of a shared store that leaves the files to another, made from the database a page of works at a time.
     package func document() throws -> [UInt8] {
-        if let data = FileManager.default.contents(atPath: libraryFile) { return Array(data) }
+        if let data = FileManager.default.contents(atPath: files.library.libraryFile.path) { return Array(data) }
         var data = Data()
         try LibraryDocument.stream(
             generatedAt: time.now,

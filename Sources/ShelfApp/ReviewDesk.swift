@@ -28,8 +28,8 @@ package struct ReviewDesk: Sendable {
     package init(
         config: Configuration, store: Store?, logger: Logger, writer: FilesWriter? = nil, time: TimeSource = .system
     ) {
-        files = store.map { LibraryFiles(config: config, store: $0.library, logger: logger) }
         deskFiles = store.map { DeskFiles(config: config, store: $0, logger: logger, writer: writer) }
+        files = deskFiles?.library
         self.store = store?.library
         incoming = URL(fileURLWithPath: config.paths.incoming)
         self.time = time
