@@ -273,6 +273,8 @@ struct PreparedRecord: Sendable {
     var titleWords: [Word] { mainTitle + subtitle }
     /// Every word of the first author's surname ("Belmonte Nieto, Manuel": both).
     let surnames: [Word]
+    /// Every word of the authors as given, first names too ("belmonte", "nieto", "manuel").
+    let authorWords: [UInt64]
     /// The call number's words (`796.41 Lib` → `796`, `41`, `lib`) and the whole, padded.
     let tag: [Word]
     let paddedTag: [UInt8]
@@ -303,12 +305,15 @@ struct PreparedRecord: Sendable {
         // filtered straight from their bytes.
         var hashes = (full + tag).map(\.hash)
         var trigrams = TrigramFilter(full + tag)
+        var authorWords: [UInt64] = []
         for text in [record.author, record.series] {
             Word.forEachWord(of: Array(TextNormalization.fold(text ?? "").utf8)) { word in
                 hashes.append(Word.hash(word))
+                if text == record.author { authorWords.append(Word.hash(word)) }
                 Word.forEachTrigram(of: word) { trigrams.insert($0) }
             }
         }
+        self.authorWords = authorWords
         vocabulary = IntegerSet(hashes)
         vocabularyTrigrams = trigrams
         year = record.year

@@ -110,10 +110,13 @@ package struct SpineMatcher: Sendable {
     // MARK: Scoring
 
     /// Each record's evidence, best first. The words some record's title holds are title words, not the name
-    /// or publisher a record without an author is forgiven ("India" is not forgiven the "Norte" of "India norte").
+    /// or publisher a record without an author is forgiven ("India" is not forgiven the "Norte" of "India norte"),
+    /// unless some record's author holds them too: "George" of "1984 George Orwell" is Orwell's name, though a
+    /// book is called *George*.
     private func scored(_ query: PreparedQuery, among records: [CatalogueRecord], rarity: WordRarity) -> [Scored] {
         let ready = records.map { prepared[$0] }
         let titled = Set(ready.flatMap { $0.titleWords.map(\.hash) })
+            .subtracting(ready.flatMap(\.authorWords))
         return ranked(
             zip(records, ready).map { record, ready in
                 Scored(evidence(query, ready, rarity: rarity, titled: titled), record: record, prepared: ready)

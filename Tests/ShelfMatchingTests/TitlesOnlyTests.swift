@@ -21,7 +21,7 @@ private let rarity = WordRarity(
     entries: 15_000,
     holding: [
         "linear": 300, "algebra": 450, "poems": 900, "prisoners": 1, "geography": 2, "transformer": 1, "sapiens": 2,
-        "introduction": 700, "to": 3_000, "of": 6_000, "the": 8_000, "de": 9_000,
+        "introduction": 700, "to": 3_000, "of": 6_000, "the": 8_000, "de": 9_000, "neuromancer": 2, "william": 40,
     ])
 
 private func book(_ id: Int, _ title: String, _ author: String?, isbn: String? = nil) -> CatalogueRecord {
@@ -58,6 +58,18 @@ private func decide(_ text: String, among records: [CatalogueRecord] = list) -> 
         let alone = decide("Prisoners of Geography").best?.score ?? 0
         let withName = decide("PRISONERS of GEOGRAPHY Tim Marshall SCRIBNER").best?.score ?? 0
         #expect(withName >= alone)
+    }
+
+    @Test("A first name on the spine is the author's, though another book is called by it: it lowers nothing")
+    func firstNameThatIsAlsoATitle() {
+        let records = [
+            book(10, "Neuromancer", nil), book(11, "William", "Crompton, Richmal"),
+            book(12, "Pattern Recognition", "Gibson, William"),
+        ]
+        let named = decide("Neuromancer William Gibson", among: records).best
+        let surname = decide("Neuromancer Gibson", among: records).best
+        #expect(named?.record.key == "catalogue:10")
+        #expect(named?.score == surname?.score)
     }
 
     @Test("A title of one rare word read whole, nothing near it, is accepted without its author")
