@@ -26,9 +26,9 @@ package struct GoogleBooksSource: RemoteBookSource {
         self.baseURL = baseURL.withoutTrailingSlashes
         self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }
         service = RemoteService(
-            source: "googlebooks", http: http,
+            source: name, http: http,
             limiter: limiter ?? RateLimiter(requestsPerMinute: 60, burst: 2, clock: time.clock),
-            gate: SourceGate(source: "googlebooks"), logger: logger,
+            logger: logger,
             userAgent: RemoteService.userAgent(contact: ""), timeout: timeout,
             unavailablePause: unavailablePause, time: time)
     }

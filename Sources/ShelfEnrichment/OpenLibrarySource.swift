@@ -30,9 +30,9 @@ package struct OpenLibrarySource: RemoteBookSource {
         self.baseURL = baseURL.withoutTrailingSlashes
         identified = !contact.trimmingCharacters(in: .whitespaces).isEmpty
         service = RemoteService(
-            source: "openlibrary", http: http,
+            source: name, http: http,
             limiter: limiter ?? RateLimiter(requestsPerMinute: identified ? 180 : 60, burst: 1, clock: time.clock),
-            gate: SourceGate(source: "openlibrary"), logger: logger,
+            logger: logger,
             userAgent: RemoteService.userAgent(contact: contact), timeout: timeout,
             unavailablePause: unavailablePause, time: time)
     }

@@ -19,10 +19,10 @@ struct RemoteService: Sendable {
     let unavailablePause: TimeInterval
 
     init(
-        source: String, http: HTTPClient, limiter: RateLimiter, gate: SourceGate, logger: Logger, userAgent: String,
+        source: String, http: HTTPClient, limiter: RateLimiter, logger: Logger, userAgent: String,
         timeout: Duration, unavailablePause: TimeInterval, time: TimeSource
     ) {
-        self.source = source; self.limiter = limiter; self.gate = gate; self.userAgent = userAgent
+        self.source = source; self.limiter = limiter; gate = SourceGate(source: source); self.userAgent = userAgent
         self.timeout = timeout; self.unavailablePause = unavailablePause
         link = HTTPLink(http: http, logger: logger, time: time, service: "Book source", about: ["source": "\(source)"])
     }
