@@ -304,7 +304,8 @@ let package = Package(
             ], path: "Benchmarks/ThroughputBenchmark", swiftSettings: settings),
         // Preprocessing: milliseconds and peak RSS per preset, beside djpeg | cjpeg.
         .executableTarget(
-            name: "shelfd-bench-preprocess", dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore"],
+            name: "shelfd-bench-preprocess",
+            dependencies: ["ShelfImaging", "ShelfTesting", "ShelfCore", "ShelfConfig"],
             path: "Benchmarks/PreprocessBenchmark", swiftSettings: settings),
         // Spine matching on the shared library data set: top-1, auto-accept rate and wrong matches, ms per spine.
         .executableTarget(

@@ -9,11 +9,15 @@
 // (VmHWM) is that preset's alone; the pipeline's is GNU time's %M: the largest of sh, djpeg and cjpeg.
 import Foundation
 import Glibc
+import ShelfConfig
 import ShelfImaging
 import ShelfTesting
 
+/// `[openai]` as shipped: its side and quality are configuration, not a preset.
+let openai = Configuration.OpenAI()
 let presets: [(name: String, preset: ImagePreset)] = [
-    ("gemini", .gemini), ("cloudflare", .cloudflare), ("openai", .openAICompatible),
+    ("gemini", .gemini), ("cloudflare", .cloudflare),
+    ("openai", .openAICompatible(maxSide: openai.maxSide, quality: openai.jpegQuality)),
 ]
 
 func median(_ values: [Double]) -> Double {

@@ -16,7 +16,8 @@ package struct ImagePreset: Sendable, Hashable, Codable {
     /// Cloudflare Workers AI: 1536 px, quality 0.85, 150–300 KB.
     package static let cloudflare = ImagePreset(
         maxSide: 1536, quality: 85, targetBytes: 150_000...300_000, minQuality: 65)
-    /// A local OpenAI-compatible model: 1536 px by default (configurable), quality 0.85.
-    package static let openAICompatible = ImagePreset(
-        maxSide: 1536, quality: 85, targetBytes: 150_000...400_000, minQuality: 65)
+    /// A local OpenAI-compatible model: the side and quality `[openai]` sets, 150–400 KB.
+    package static func openAICompatible(maxSide: Int, quality: Int) -> ImagePreset {
+        ImagePreset(maxSide: maxSide, quality: quality, targetBytes: 150_000...400_000, minQuality: min(65, quality))
+    }
 }

@@ -15,9 +15,9 @@ package struct CloudflareSettings: Sendable {
     /// Sent explicitly: Llama 3.2 Vision's default of 256 tokens cuts a full shelf off mid-answer.
     package var maxTokens: Int
 
+    /// Model, base URL and timeout have no defaults here: `[cloudflare]`'s are the ones (ShelfConfig).
     package init(
-        model: String = "@cf/meta/llama-3.2-11b-vision-instruct", baseURL: String = "https://api.cloudflare.com",
-        accountID: Secret, apiToken: Secret, timeout: Duration = .seconds(60), maxTokens: Int = 4096
+        model: String, baseURL: String, accountID: Secret, apiToken: Secret, timeout: Duration, maxTokens: Int = 4096
     ) {
         self.model = model; self.baseURL = baseURL; self.accountID = accountID; self.apiToken = apiToken
         self.timeout = timeout; self.maxTokens = maxTokens

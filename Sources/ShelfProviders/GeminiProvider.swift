@@ -18,9 +18,9 @@ package struct GeminiSettings: Sendable {
     /// For 3.x models (`thinkingConfig.thinkingLevel`).
     package var thinkingLevel: String
 
+    /// Model, base URL and timeout have no defaults here: `[gemini]`'s are the ones (ShelfConfig).
     package init(
-        model: String = "gemini-2.5-flash", baseURL: String = "https://generativelanguage.googleapis.com",
-        apiKey: Secret, timeout: Duration = .seconds(120), maxOutputTokens: Int = 16_384,
+        model: String, baseURL: String, apiKey: Secret, timeout: Duration, maxOutputTokens: Int = 16_384,
         thinkingBudget: Int = 1024, thinkingLevel: String = "low"
     ) {
         self.model = model; self.baseURL = baseURL; self.apiKey = apiKey; self.timeout = timeout

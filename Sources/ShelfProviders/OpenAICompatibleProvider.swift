@@ -21,9 +21,10 @@ package struct OpenAICompatibleSettings: Sendable {
     /// `max_tokens`: room for a full shelf (a server default can be as low as 256).
     package var maxTokens: Int
 
+    /// Model, base URL, timeout, size and quality have no defaults here: `[openai]`'s are the ones (ShelfConfig).
     package init(
-        model: String = "qwen2.5vl:7b", baseURL: String = "http://127.0.0.1:11434/v1", apiKey: Secret? = nil,
-        timeout: Duration = .seconds(300), maxSide: Int = 1536, quality: Int = 85, maxTokens: Int = 4096
+        model: String, baseURL: String, apiKey: Secret? = nil, timeout: Duration, maxSide: Int, quality: Int,
+        maxTokens: Int = 4096
     ) {
         self.model = model; self.baseURL = baseURL; self.apiKey = apiKey; self.timeout = timeout
         self.maxSide = maxSide; self.quality = quality; self.maxTokens = maxTokens
@@ -46,13 +47,7 @@ package struct OpenAICompatibleProvider: VisionProvider {
 
     package var model: String { settings.model }
 
-    /// The configured size and quality; byte target as `.openAICompatible`.
-    package var preset: ImagePreset {
-        let base = ImagePreset.openAICompatible
-        return ImagePreset(
-            maxSide: settings.maxSide, quality: settings.quality, targetBytes: base.targetBytes,
-            minQuality: min(base.minQuality, settings.quality))
-    }
+    package var preset: ImagePreset { .openAICompatible(maxSide: settings.maxSide, quality: settings.quality) }
 
     /// The base URL without trailing slashes.
     private var base: String { settings.baseURL.withoutTrailingSlashes }

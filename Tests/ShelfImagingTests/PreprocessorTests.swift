@@ -23,7 +23,7 @@ import Testing
         arguments: [
             ("gemini", ImagePreset.gemini, 3600, 2700),
             ("cloudflare", ImagePreset.cloudflare, 2400, 1800),
-            ("openai", ImagePreset.openAICompatible, 2400, 1800),
+            ("openai", ImagePreset.openAICompatible(maxSide: 1536, quality: 85), 2400, 1800),
         ])
     func presetSizes(_ name: String, _ preset: ImagePreset, _ width: Int, _ height: Int) throws {
         let jpeg = JPEGFactory.textured(width: width, height: height, seed: 3)
@@ -74,7 +74,7 @@ import Testing
     @Test("A photo under the preset's side is not enlarged and keeps the preset's quality")
     func neverUpscales() throws {
         let jpeg = JPEGFactory.textured(width: 800, height: 600, seed: 1)
-        for preset in [ImagePreset.gemini, .cloudflare, .openAICompatible] {
+        for preset in [ImagePreset.gemini, .cloudflare, .openAICompatible(maxSide: 1536, quality: 85)] {
             let prepared = try Preprocessor.prepare(jpeg, preset: preset)
             #expect(prepared.width == 800 && prepared.height == 600)
             #expect(prepared.quality == preset.quality)

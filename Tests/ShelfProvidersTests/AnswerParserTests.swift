@@ -84,7 +84,7 @@ struct AnswerParserTests {
 
     func provider() -> GeminiProvider {
         GeminiProvider(
-            settings: GeminiSettings(apiKey: Secret(testKey)), http: HTTPClient(maxConcurrent: 1),
+            settings: .unsent, http: HTTPClient(maxConcurrent: 1),
             logger: CapturedLogs().logger)
     }
 

@@ -10,7 +10,8 @@ import Testing
 struct GeminiBatchAPITests {
     func client(_ baseURL: String = "http://127.0.0.1:9") -> GeminiBatchAPIClient {
         GeminiBatchAPIClient(
-            settings: GeminiSettings(baseURL: baseURL, apiKey: Secret(testKey), timeout: .seconds(10)),
+            settings: GeminiSettings(
+                model: "gemini-2.5-flash", baseURL: baseURL, apiKey: Secret(testKey), timeout: .seconds(10)),
             http: HTTPClient(maxConcurrent: 2), logger: Logger(label: "test"))
     }
 

@@ -336,19 +336,17 @@ struct OpenAICompatibleProviderTests {
         }
     }
 
-    @Test("The preset takes max_side and jpeg_quality from the settings, the byte target from .openAICompatible")
+    @Test("The preset takes max_side and jpeg_quality from the settings, the byte target its own")
     func presetFromSettings() {
+        var settings = OpenAICompatibleSettings.unsent
+        settings.maxSide = 2048
+        settings.quality = 60
         let provider = OpenAICompatibleProvider(
-            settings: OpenAICompatibleSettings(maxSide: 2048, quality: 60),
-            http: HTTPClient(maxConcurrent: 1), logger: CapturedLogs().logger)
+            settings: settings, http: HTTPClient(maxConcurrent: 1), logger: CapturedLogs().logger)
         #expect(provider.name == "openai")
         #expect(provider.preset.maxSide == 2048 && provider.preset.quality == 60)
-        #expect(provider.preset.targetBytes == ImagePreset.openAICompatible.targetBytes)
+        #expect(provider.preset.targetBytes == 150_000...400_000)
         #expect(provider.preset.minQuality <= 60)
-        let defaults = OpenAICompatibleProvider(
-            settings: OpenAICompatibleSettings(), http: HTTPClient(maxConcurrent: 1),
-            logger: CapturedLogs().logger)
-        #expect(defaults.preset == ImagePreset.openAICompatible)
     }
 
     @Test("Corner boxes out of range are clamped and noted; a box_2d given instead is read as Gemini's")
@@ -373,7 +371,8 @@ func openAIProvider(
 ) -> OpenAICompatibleProvider {
     OpenAICompatibleProvider(
         settings: OpenAICompatibleSettings(
-            model: model, baseURL: server.baseURL, apiKey: key.map(Secret.init), timeout: timeout),
+            model: model, baseURL: server.baseURL, apiKey: key.map(Secret.init), timeout: timeout, maxSide: 1536,
+            quality: 85),
         http: HTTPClient(maxConcurrent: 2), logger: logs.logger)
 }
 

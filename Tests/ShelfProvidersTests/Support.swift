@@ -10,6 +10,25 @@ import Testing
 /// A key no message, description or log line may ever contain.
 let testKey = "AIzaSy-test-SECRET-4242"
 
+/// Settings of a provider that sends nothing here (it parses, or is printed): every secret set, a port nobody
+/// listens on.
+extension GeminiSettings {
+    static let unsent = GeminiSettings(
+        model: "gemini-2.5-flash", baseURL: "http://127.0.0.1:9", apiKey: Secret(testKey), timeout: .seconds(10))
+}
+
+extension CloudflareSettings {
+    static let unsent = CloudflareSettings(
+        model: CFModel.llama32, baseURL: "http://127.0.0.1:9", accountID: Secret(cfAccount),
+        apiToken: Secret(cfToken), timeout: .seconds(10))
+}
+
+extension OpenAICompatibleSettings {
+    static let unsent = OpenAICompatibleSettings(
+        model: "llava", baseURL: "http://127.0.0.1:9/v1", apiKey: Secret(testKey), timeout: .seconds(10),
+        maxSide: 1536, quality: 85)
+}
+
 /// A JPEG-looking photo (the emulator checks encoding and MIME type, not pixels), unique per `seed`.
 func fakePhoto(_ seed: String = "shelf", size: Int = 2_000) -> PhotoUpload {
     var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("marker:\(seed);".utf8)

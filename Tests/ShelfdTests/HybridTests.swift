@@ -1,4 +1,5 @@
 import Foundation
+import ShelfConfig
 import ShelfCore
 import ShelfImaging
 import ShelfRuntimeTesting
@@ -22,12 +23,14 @@ struct HybridTests {
         .timeLimit(.minutes(1)))
     func escalatesOnlyWhenNeeded() async throws {
         let sure = JPEGFactory.shelf(seed: 700), doubtful = JPEGFactory.shelf(seed: 701)
+        let openai = Configuration.OpenAI() // the daemon's [openai] size and quality, none set
+        let sent = ImagePreset.openAICompatible(maxSide: openai.maxSide, quality: openai.jpegQuality)
         let fastScript = OpenAIEmulator.Script(rules: [
             .init(
-                photo: .sha256(sentSHA256(sure, preset: .openAICompatible)),
+                photo: .sha256(sentSHA256(sure, preset: sent)),
                 replies: [.books([.init(title: "Emma", author: "Jane Austen", confidence: 0.9)])]),
             .init(
-                photo: .sha256(sentSHA256(doubtful, preset: .openAICompatible)),
+                photo: .sha256(sentSHA256(doubtful, preset: sent)),
                 replies: [
                     .books([
                         .init(title: "Dune", author: "Frank Herbert", confidence: 0.5),
