@@ -472,6 +472,8 @@ struct RuleFamily {
     var grid: [[Double]]
     var rule: ([Double]) -> (MatchEvidence) -> Bool
     var describe: ([Double]) -> String
+    /// The constants shelfd ships for this family, when it ships one: the choice on all images should be them.
+    var shipped: [Double]? = nil
 
     /// The constants that accept the most within the limits (the first in grid order on a tie): the share accepted
     /// of each set of spines (`kinds`: the library's with its authors and without, the photos' with their lists'
@@ -528,7 +530,11 @@ let families = [
             String(
                 format: "score ≥ %.2f, lead ≥ %.2f, title alone: lead ≥ %.2f and information ≥ %.2f", c[0], c[1], c[2],
                 c[3])
-        }),
+        },
+        shipped: [
+            AcceptanceRule.standard.score, AcceptanceRule.standard.lead, AcceptanceRule.standard.titleAloneLead,
+            AcceptanceRule.standard.titleAloneMass,
+        ]),
 ]
 let shipped: [(String, (MatchEvidence) -> Bool)] = [
     ("before, shipped (0.60, 0.10)", { $0.score >= 0.6 && $0.lead >= 0.1 }),
@@ -569,6 +575,13 @@ for family in families {
     let constants = family.fitted(on: bothCatalogues)
     print(family.name)
     print("  fitted on both catalogues: \(family.describe(constants))")
+    if let shipped = family.shipped {
+        print(
+            shipped == constants
+                ? "  = AcceptanceRule.standard"
+                : "  ≠ AcceptanceRule.standard (\(family.describe(shipped))): the shipped rule is no longer this choice"
+        )
+    }
     var pooled = [Tally](repeating: Tally(), count: kinds.count)
     var chosen: [String] = []
     for (k, fold) in heldOut.enumerated() {

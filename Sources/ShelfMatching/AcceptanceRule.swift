@@ -90,7 +90,7 @@ package struct AcceptanceRule: Sendable, Equatable {
     package var titleAloneMass: Double
 
     /// The rule shelfd uses, constants from the cross-validation described above.
-    package static let standard = AcceptanceRule(score: 0.55, lead: 0.15, titleAloneLead: 0.2, titleAloneMass: 0.6)
+    package static let standard = AcceptanceRule(score: 0.6, lead: 0.1, titleAloneLead: 0.2, titleAloneMass: 0.6)
 
     /// A surname read this well is the author's (a damaged or cut-off reading still counts).
     static let authorRead = 0.8
