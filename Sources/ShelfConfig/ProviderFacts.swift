@@ -108,15 +108,31 @@ package struct RequestLimits: Sendable, Equatable {
     package var day: QuotaDay
 }
 
-/// The section of a hosted model service (Gemini, Workers AI): the same keys, read and limited the same way.
-package protocol HostedModelSection: ProviderSection {
+/// The section of a model asked over HTTP (Gemini, Workers AI, an OpenAI-compatible server): which model, where,
+/// and how long an answer may take, read the same way.
+package protocol ModelServerSection: ProviderSection {
     var model: String { get set }
     /// Without a trailing slash.
     var baseURL: String { get set }
+    var timeoutS: Int { get set }
+}
+
+extension ModelServerSection {
+    /// This section with the model, base URL and timeout `[section]` sets, each checked.
+    func readingServer(_ section: SectionReader) throws(ConfigError) -> Self {
+        var s = self
+        s.model = try section.model(s.model)
+        s.baseURL = try section.url("base_url", s.baseURL)
+        s.timeoutS = try section.int("timeout_s", s.timeoutS, 1...Int.max)
+        return s
+    }
+}
+
+/// The section of a hosted model service (Gemini, Workers AI): the same keys, read and limited the same way.
+package protocol HostedModelSection: ModelServerSection {
     var requestsPerMinute: Int { get set }
     /// 0: no daily limit of shelfd's own.
     var requestsPerDay: Int { get set }
-    var timeoutS: Int { get set }
 }
 
 extension HostedModelSection {
@@ -125,12 +141,9 @@ extension HostedModelSection {
 
     /// This section with the values `[section]` sets, each checked.
     func reading(_ section: SectionReader) throws(ConfigError) -> Self {
-        var s = self
-        s.model = try section.model(s.model)
-        s.baseURL = try section.url("base_url", s.baseURL)
+        var s = try readingServer(section)
         s.requestsPerMinute = try section.int("requests_per_minute", s.requestsPerMinute, 1...Int.max)
         s.requestsPerDay = try section.int("requests_per_day", s.requestsPerDay, 0...Int.max)
-        s.timeoutS = try section.int("timeout_s", s.timeoutS, 1...Int.max)
         return s
     }
 

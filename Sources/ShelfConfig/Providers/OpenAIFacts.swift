@@ -4,7 +4,7 @@ internal import ShelfCore
 // ShelfProviders/OpenAICompatibleProvider.swift).
 
 extension Configuration {
-    package struct OpenAI: ProviderSection {
+    package struct OpenAI: ModelServerSection {
         package var model = "qwen2.5vl:7b"
         package var baseURL = "http://127.0.0.1:11434/v1"
         package var timeoutS = 300
@@ -30,10 +30,7 @@ extension ProviderFacts {
         kind: .openai, keys: ["model", "base_url", "timeout_s", "max_side", "jpeg_quality"],
         label: "an OpenAI-compatible server", optional: [.openAIAPIKey], secretsLabel: "OpenAI-compatible key",
         parse: { s, config throws(ConfigError) in
-            var o = config.openai
-            o.model = try s.model(o.model)
-            o.baseURL = try s.url("base_url", o.baseURL)
-            o.timeoutS = try s.int("timeout_s", o.timeoutS, 1...Int.max)
+            var o = try config.openai.readingServer(s)
             o.maxSide = try s.int("max_side", o.maxSide, 256...8192)
             o.jpegQuality = try s.int("jpeg_quality", o.jpegQuality, 50...100)
             config.openai = o
