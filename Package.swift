@@ -257,7 +257,7 @@ let package = Package(
             name: "ShelfWebTests",
             dependencies: [
                 "ShelfWeb", "ShelfApp", "ShelfWatch", "ShelfTesting", "ShelfRuntimeTesting", "ShelfCore", "ShelfDigest",
-                "ShelfStore", .product(name: "Hummingbird", package: "hummingbird"),
+                "ShelfStore", "ShelfDaemon", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: settings),
         .testTarget(

@@ -42,14 +42,14 @@ package struct Desks: Sendable {
         review = ReviewDesk(config: config, store: store, logger: logger, writer: files, time: time)
         library = LibraryDesk(config: config, store: store, logger: logger, writer: files, time: time)
         shelves = ShelfDesk(config: config, store: store, logger: logger, writer: files, time: time)
-        exports = ExportDesk(config: config, store: store)
+        exports = ExportDesk(config: config, store: store, time: time)
         results = PhotoResults(store: store)
         photos = PhotoDesk(store: store)
         images = PhotoImages(config: config, store: store, logger: logger)
         queue = QueueDesk(store: store, time: time)
         sessions = SessionDesk(store: store, secrets: secrets, time: time)
         self.time = time
-        metrics = MetricsDesk(store: store)
+        metrics = MetricsDesk(store: store, time: time)
         presence = WebPresence(store: store)
         self.config = config
         self.secrets = secrets

@@ -10,8 +10,12 @@ package struct ExportDesk: Sendable {
     let config: Configuration
     /// Nil before the first photo: the export is then empty.
     let store: Store?
+    /// The date an export says it was generated at.
+    let time: TimeSource
 
-    package init(config: Configuration, store: Store?) { self.config = config; self.store = store }
+    package init(config: Configuration, store: Store?, time: TimeSource = .system) {
+        self.config = config; self.store = store; self.time = time
+    }
 
     package enum Destination: Sendable {
         case standardOutput
@@ -50,6 +54,6 @@ package struct ExportDesk: Sendable {
         try LibraryFiles.export(
             format, from: store?.library, review: URL(fileURLWithPath: config.paths.review),
             exclusiveShelf: exclusiveShelf ?? config.export.exclusiveShelf,
-            includeUnverified: includeUnverified, to: append)
+            includeUnverified: includeUnverified, generatedAt: time.now, to: append)
     }
 }

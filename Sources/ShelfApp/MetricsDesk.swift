@@ -7,8 +7,10 @@ import ShelfStore
 /// and a restart loses nothing. Only `activity` is this process's own, counted since it started.
 package struct MetricsDesk: Sendable {
     private let store: Store
+    /// The date the oldest waiting photo's age is counted to.
+    private let time: TimeSource
 
-    package init(store: Store) { self.store = store }
+    package init(store: Store, time: TimeSource) { self.store = store; self.time = time }
 
     package struct Reading: Sendable {
         /// This process's traffic with its database, read before the reading's own queries add to it.
@@ -25,7 +27,7 @@ package struct MetricsDesk: Sendable {
     package func read() throws -> Reading {
         let activity = store.activity
         return Reading(
-            activity: activity, queue: try store.status.queueCounts(),
+            activity: activity, queue: try store.status.queueCounts(now: time.now),
             requests: try store.metrics.requestCounts(), latencies: try store.metrics.answeredLatencies())
     }
 }

@@ -24,7 +24,7 @@ package enum Requeue {
 
     /// Requeues these jobs, or with `jobIDs` nil every failed one (dead, or waiting to retry).
     /// A running daemon picks them up within seconds; otherwise the next `shelfd run` does.
-    package static func failed(_ jobIDs: [Int64]?, in store: Store, now: Date = Date()) throws -> Outcome {
+    package static func failed(_ jobIDs: [Int64]?, in store: Store, now: Date) throws -> Outcome {
         let requeued = try store.queue.requeue(jobIDs: jobIDs, now: now)
         let missing = (jobIDs ?? []).filter { !requeued.contains($0) }
         return Outcome(requeued: requeued, refused: missing.isEmpty ? [:] : try refusals(of: missing, in: store))

@@ -12,7 +12,7 @@ package final class StatusCache: Sendable {
 
     package init() {}
 
-    package func document(config: Configuration, secrets: Secrets?, store: Store, now: Date = Date()) throws
+    package func document(config: Configuration, secrets: Secrets?, store: Store, now: Date) throws
         -> StatusDocument
     {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))

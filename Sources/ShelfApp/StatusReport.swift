@@ -15,7 +15,7 @@ package enum StatusReport {
     /// database, open (the web server's, or opened for this report); nil when there is none yet.
     package static func build(
         config: Configuration, secrets: Secrets? = nil, store: Store?,
-        now: Date = Date()
+        now: Date
     ) throws -> StatusDocument {
         let chosen = ProviderChoice.resolve(
             config: config,
@@ -189,7 +189,7 @@ package enum StatusReport {
 
     /// A provider that is down, in one sentence for `status` and `run`:
     /// "provider: gemini — unreachable since 10:02:11 (Could not connect …), next try 10:04:40; 23 photos waiting".
-    package static func outageSentence(_ provider: StatusDocument.Provider, now: Date = Date()) -> String? {
+    package static func outageSentence(_ provider: StatusDocument.Provider, now: Date) -> String? {
         guard provider.isDown else { return nil }
         let clock = DateFormatter()
         clock.dateFormat = "HH:mm:ss"
@@ -214,7 +214,7 @@ package enum StatusReport {
     /// result files): what `STATUS=` shows every few seconds.
     package static func summary(
         config: Configuration, chosen: Configuration.Provider, store: Store,
-        now: Date = Date()
+        now: Date
     ) throws -> String {
         // `chosen` is resolved (never `auto`); hybrid is decided by its accurate provider.
         guard let kind = chosen == .hybrid ? config.hybrid.accurate : chosen.kind else { return "" }

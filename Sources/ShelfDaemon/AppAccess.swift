@@ -42,7 +42,7 @@ extension ShelfDesk {
 
 extension StatusReport {
     /// The status of the database this configuration names, opened for this report (nil: none yet).
-    package static func build(config: Configuration, secrets: Secrets? = nil, now: Date = Date()) throws
+    package static func build(config: Configuration, secrets: Secrets? = nil, now: Date) throws
         -> StatusDocument
     {
         try build(

@@ -24,7 +24,7 @@ struct HardcoverService: Service {
 
     func run() async {
         // A new start may bring a new token: a pause for a refused one is lifted, as a provider's is.
-        try? desk.pusher.health.liftPause(HardcoverPusher.name)
+        try? desk.pusher.health.liftPause(HardcoverPusher.name, now: desk.pusher.time.now)
         await cancelWhenGracefulShutdown {
             var cursor: HardcoverCursor?
             while !Task.isCancelled {

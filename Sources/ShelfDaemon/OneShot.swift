@@ -123,7 +123,8 @@ package struct OneShot {
         _ = try runtime.store.queue.releaseLeases(owner: ProcessIdentity.current)
         pipeline.closeDueRounds()
         pipeline.writeLibrary(full: true)
-        let status = try StatusReport.build(config: runtime.config)
+        let now = runtime.time.now
+        let status = try StatusReport.build(config: runtime.config, now: now)
         let formatter = ISO8601DateFormatter()
         let unrecorded = pipeline.unrecorded
         if unrecorded.count > 0 {
@@ -143,13 +144,13 @@ package struct OneShot {
             case .retriesLater(let date):
                 "Some photos failed and are retried at \(formatter.string(from: date)) or later; see 'shelfd status'."
             case .providerDown:
-                (status.providers.compactMap { StatusReport.outageSentence($0) }.first
+                (status.providers.compactMap { StatusReport.outageSentence($0, now: now) }.first
                     ?? "\(pipeline.lineup.name) is down")
                     + ". Nothing is lost: the photos stay queued, no attempt used, for the next run or the daemon."
             }
         // Hybrid finished every photo with the fast provider while the accurate one is down: say so.
         if warning == nil, status.providers.count > 1, let accurate = status.providers.last,
-            let down = StatusReport.outageSentence(accurate)
+            let down = StatusReport.outageSentence(accurate, now: now)
         {
             return Report(
                 queued: queued, stop: summary.stop, status: status,

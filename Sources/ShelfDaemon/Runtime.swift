@@ -71,11 +71,11 @@ package struct Runtime: Sendable {
             config: config, secrets: secrets, cache: store.lookupCache,
             catalogue: StoreAccess.catalogue(config: config, shared: store).catalogue,
             refresh: refreshLookups, logger: logger, time: time)
-        SourceHealthRecord.liftPauses(sources, in: store.providers)
+        SourceHealthRecord.liftPauses(sources, in: store.providers, now: time.now)
         let lineup = try makeLineup(
             config: config, secrets: secrets, chosen: chosen,
             memory: StoredProviderMemory(store: store), limits: store, time: time)
-        try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger)
+        try checkKeys(of: lineup, store: store, secrets: secrets, logger: logger, now: time.now)
         if let choice { try store.queue.holdProviderChoice(choice.rawValue, owner: ProcessIdentity.current) }
         let current = "\(lineup.name)/\(lineup.model)"
         if choice == nil {
@@ -219,9 +219,9 @@ package struct Runtime: Sendable {
 
     /// A fresh lineup is asked again even if a configuration problem paused it; one whose key is missing is
     /// paused at once with what to do.
-    static func checkKeys(of lineup: Lineup, store: Store, secrets: Secrets, logger: Logger) throws {
+    static func checkKeys(of lineup: Lineup, store: Store, secrets: Secrets, logger: Logger, now: Date) throws {
         for channel in lineup.channels {
-            try store.providers.liftPause(channel.name)
+            try store.providers.liftPause(channel.name, now: now)
             if let limits = channel.limits {
                 try store.providers.liftDailyLimitPause(provider: channel.name, budget: limits.budget)
             }
@@ -229,7 +229,7 @@ package struct Runtime: Sendable {
                 try store.providers.setProviderHealth(
                     ProviderHealth(
                         name: channel.name, state: .paused,
-                        code: PhotoError.Code.providerAuth.rawValue, message: problem))
+                        code: PhotoError.Code.providerAuth.rawValue, message: problem), now: now)
                 logger.error("Provider paused", metadata: ["provider": "\(channel.name)", "reason": "\(problem)"])
             }
         }

@@ -171,7 +171,7 @@ struct WatcherService: Service {
                     if !ready {
                         ready = true // the startup scan is queued: systemd may call us started
                         // The status line goes first, so whoever hears READY=1 already has it.
-                        if let status = try? StatusReport.build(config: config) {
+                        if let status = try? StatusReport.build(config: config, now: pipeline.time.now) {
                             SystemdNotify.send("STATUS=\(StatusReport.summary(status))")
                         }
                         SystemdNotify.send("READY=1")
@@ -202,7 +202,7 @@ struct SystemdNotifierService: Service {
                 // Fed only while the scheduler's loop turns (or rests) and the database answers: a hung
                 // loop stops the pings, and systemd restarts the daemon after WatchdogSec.
                 let alive = pipeline.pulse.isAlive(resting: pipeline.wake, within: watchdog * 2)
-                if alive, (try? store.status.queueCounts()) != nil {
+                if alive, (try? store.status.queueCounts(now: pipeline.time.now)) != nil {
                     SystemdNotify.send("WATCHDOG=1")
                     stuck = false
                 } else if !alive && !stuck {
@@ -212,7 +212,8 @@ struct SystemdNotifierService: Service {
                         metadata: ["event": "scheduler_stuck"])
                 }
             }
-            if let line = try? StatusReport.summary(config: config, chosen: runtime.chosen.provider, store: store),
+            if let line = try? StatusReport.summary(
+                config: config, chosen: runtime.chosen.provider, store: store, now: pipeline.time.now),
                 line != last
             {
                 SystemdNotify.send("STATUS=\(line)"); last = line

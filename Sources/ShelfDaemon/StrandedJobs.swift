@@ -93,7 +93,8 @@ package final class StrandedJobs: Sendable {
                 config: runtime.config, secrets: runtime.secrets, logger: main.logger,
                 choice: kind, memory: StoredProviderMemory(store: runtime.store),
                 limits: runtime.store, time: main.time)
-            try Runtime.checkKeys(of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger)
+            try Runtime.checkKeys(
+                of: lineup, store: runtime.store, secrets: runtime.secrets, logger: main.logger, now: main.time.now)
             pipeline = Pipeline(
                 settings: main.settings, store: runtime.store.queue, library: runtime.store.library,
                 providers: runtime.store.providers,

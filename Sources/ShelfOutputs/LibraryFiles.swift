@@ -87,13 +87,13 @@ package struct LibraryFiles: Sendable {
     ) throws -> ExportResult {
         try Self.export(
             format, from: store, review: review, exclusiveShelf: exclusiveShelf ?? self.exclusiveShelf,
-            includeUnverified: includeUnverified, to: append)
+            includeUnverified: includeUnverified, generatedAt: time.now, to: append)
     }
 
     /// `export`, from a store that may not exist yet (`shelfd export` before the first photo): an empty export.
     package static func export(
         _ format: ExportFormat, from store: (any LibraryStore)?, review: URL, exclusiveShelf: ReadingShelf,
-        includeUnverified: Bool, to append: (Data) throws -> Void
+        includeUnverified: Bool, generatedAt: Date, to append: (Data) throws -> Void
     ) throws -> ExportResult {
         let options = ExportOptions(
             exclusiveShelf: exclusiveShelf, includeUnverified: includeUnverified, reviewFolder: review.path)
@@ -102,7 +102,7 @@ package struct LibraryFiles: Sendable {
             reviews: { page in
                 try store?.openReviewPages(size: pageSize) { try page($0.map { document($0, review: review) }) }
             },
-            options: options, generatedAt: Date(), to: append)
+            options: options, generatedAt: generatedAt, to: append)
     }
 
     /// The review document of an open item, naming its crop when one was cut.

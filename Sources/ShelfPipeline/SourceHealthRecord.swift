@@ -27,7 +27,7 @@ package enum SourceHealthRecord {
     }
 
     /// As for providers: a refusal is lifted by a fresh process; a rate limit's wait stands until it ends.
-    package static func liftPauses(_ sources: [any BookSource], in store: any ProviderHealthStore) {
-        for case let source as any RemoteBookSource in sources { try? store.liftPause(source.name) }
+    package static func liftPauses(_ sources: [any BookSource], in store: any ProviderHealthStore, now: Date) {
+        for case let source as any RemoteBookSource in sources { try? store.liftPause(source.name, now: now) }
     }
 }

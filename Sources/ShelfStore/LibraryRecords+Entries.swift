@@ -197,7 +197,7 @@ extension LibraryRecords {
                 let x = counts[a.isbn13] ?? (0, 0), y = counts[b.isbn13] ?? (0, 0)
                 return (x.count, x.last) < (y.count, y.last)
             }
-            let firstSeen = row.date("first_seen") ?? Date()
+            let firstSeen: Date = try row.required("first_seen", of: "book")
             return LibraryDocument.Entry(
                 work: row.string("work_key") ?? "", title: row.string("title") ?? "", author: row.string("author"),
                 isbn13: shown?.isbn13, isbn10: shown?.isbn10,

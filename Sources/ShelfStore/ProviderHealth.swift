@@ -111,9 +111,9 @@ extension ProviderState {
 
     /// A fresh process re-reads keys and configuration: a pause for a configuration problem is lifted (it
     /// comes back at the first request if the problem is still there). Backoffs and quota waits stand.
-    package func liftPause(_ name: String) throws {
+    package func liftPause(_ name: String, now: Date) throws {
         if let health = try providerHealth(name), health.state == .paused {
-            try setProviderHealth(ProviderHealth(name: name, state: .ok))
+            try setProviderHealth(ProviderHealth(name: name, state: .ok), now: now)
         }
     }
 

@@ -151,7 +151,7 @@ package protocol ProviderHealthStore: Sendable {
         ceiling: TimeInterval, notBefore: Date?, now: Date
     ) throws -> ProviderHealth
     func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws
-    func liftPause(_ name: String) throws
+    func liftPause(_ name: String, now: Date) throws
 }
 
 /// The request budgets every shelfd process that asks a provider takes its turns from. `now`: nil for the

@@ -67,10 +67,11 @@ package struct WorkerRegistry: StoreConcern {
                 """
             ).map { row in
                 WorkerRecord(
-                    owner: row.string("owner") ?? "", host: row.string("host") ?? "", pid: Int32(row.int("pid") ?? 0),
-                    version: row.string("version") ?? "", since: row.date("since") ?? Date(),
+                    owner: try row.required("owner", of: "worker"), host: try row.required("host", of: "worker"),
+                    pid: Int32(try row.required("pid", of: "worker", as: Int64.self)),
+                    version: try row.required("version", of: "worker"), since: try row.required("since", of: "worker"),
                     watchMode: row.string("watch_mode"), writesFiles: row.int("writes_files") == 1,
-                    heartbeat: row.date("heartbeat") ?? Date(), inFlight: Int(row.int("in_flight") ?? 0))
+                    heartbeat: try row.required("heartbeat", of: "worker"), inFlight: Int(row.int("in_flight") ?? 0))
             }
         }
     }

@@ -214,7 +214,7 @@ final class IncomingPhoto {
     /// server that stopped in the middle of an upload (a crash, a power cut). One that was synced whole is
     /// finished (put in place, as its upload would have); one that was still being written is removed.
     /// Each is named in the log.
-    static func tidyLeftovers(incoming: URL, logger: Logger, now: Date = Date()) {
+    static func tidyLeftovers(incoming: URL, logger: Logger, now: Date) {
         let files = FileManager.default
         let folders =
             [incoming]

@@ -15,7 +15,7 @@ enum OverviewPage {
             let progress = try site.desks.queue.progress()
             let notice = Notice(query: request.uri.queryParameters, queue: site.desks.queue)
             return site.templates.page(
-                "overview", title: "Overview", Overview(status, progress, notice: notice),
+                "overview", title: "Overview", Overview(status, progress, notice: notice, now: site.desks.time.now),
                 context: context)
         }
         router.post("/retry") { request, context in
@@ -78,7 +78,8 @@ enum OverviewPage {
         /// The failed counts this page was rendered with: the script offers a refresh when they change.
         let failedSeen: String
 
-        init(_ status: StatusDocument, _ progress: QueueProgress, notice: Notice?) {
+        /// `now`: the desks' date, which a provider's next try is before or after.
+        init(_ status: StatusDocument, _ progress: QueueProgress, notice: Notice?, now: Date) {
             self.notice = notice
             let daemon = status.daemon
             if daemon.running {
@@ -99,7 +100,7 @@ enum OverviewPage {
                 Count(key: "dead", label: "failed", value: q.dead),
             ]
             pass = progress.pass.map(Pass.init)
-            providers = status.providers.map(Provider.init)
+            providers = status.providers.map { Provider($0, now: now) }
             problems = status.problems.map { Problem($0, providers: status.providers) }
             retryAll = status.problems.filter { $0.job != nil }.count > 1 // one photo has its own button
             photos = progress.photos.map(Photo.init)
@@ -143,14 +144,14 @@ enum OverviewPage {
         /// Why it is not ok, in one sentence (`shelfd status`'s own for an outage).
         let sentence: String?
 
-        init(_ provider: StatusDocument.Provider) {
+        init(_ provider: StatusDocument.Provider, now: Date) {
             name = provider.name
             model = provider.model
             state = provider.state
             latency =
                 provider.latencyMs.map { "p50 \(Clock.seconds($0.p50)) · p95 \(Clock.seconds($0.p95))" }
                 ?? "no requests yet"
-            if let outage = StatusReport.outageSentence(provider) {
+            if let outage = StatusReport.outageSentence(provider, now: now) {
                 sentence = outage
             } else if provider.state == "backoff" {
                 sentence =

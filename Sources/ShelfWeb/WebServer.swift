@@ -6,6 +6,7 @@ import NIOPosix
 import ServiceLifecycle
 import ShelfApp
 import ShelfConfig
+import ShelfCore
 import Synchronization
 
 /// The web server: the pages, the API for scripts and /metrics on `[web] listen`. A `Service`, so `watch`
@@ -154,7 +155,8 @@ extension WebServer {
         config: Configuration, secrets: Secrets, desks: Desks, logger: Logger,
         isCompanion: Bool = true
     ) throws -> WebServer? {
-        IncomingPhoto.tidyLeftovers(incoming: URL(fileURLWithPath: config.paths.incoming), logger: logger)
+        IncomingPhoto.tidyLeftovers(
+            incoming: URL(fileURLWithPath: config.paths.incoming), logger: logger, now: desks.time.now)
         guard config.web.enabled, !config.web.listen.isEmpty else { return nil }
         guard let address = config.web.address else {
             throw WebError.badAddress(config.web.listen)

@@ -28,7 +28,7 @@ struct Retry: AsyncParsableCommand {
             return
         }
         let store = try StoreAccess.open(config: config, secrets: secrets)
-        let outcome = try Requeue.failed(failed ? nil : ids, in: store)
+        let outcome = try Requeue.failed(failed ? nil : ids, in: store, now: Date())
         print(outcome.summary)
         guard !outcome.refused.isEmpty else { return }
         for line in outcome.refusals { FileHandle.standardError.write(Data("shelfd: \(line)\n".utf8)) }

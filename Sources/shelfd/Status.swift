@@ -18,13 +18,14 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let (config, secrets, _) = try global.load(quiet: true)
-        let status = try StatusReport.build(config: config, secrets: secrets)
-        if json { try printJSON(status) } else { print(Self.text(status)) }
+        let now = Date() // the command's one reading of the wall: the report is of this moment
+        let status = try StatusReport.build(config: config, secrets: secrets, now: now)
+        if json { try printJSON(status) } else { print(Self.text(status, now: now)) }
         if requireDaemon && !status.daemon.running { throw ExitCode(4) }
         if status.isDegraded { throw ExitCode(3) }
     }
 
-    static func text(_ status: StatusDocument) -> String {
+    static func text(_ status: StatusDocument, now: Date) -> String {
         let formatter = ISO8601DateFormatter()
         var lines: [String] = []
         if status.daemon.running {
@@ -60,7 +61,7 @@ struct Status: AsyncParsableCommand {
                     + "submitted \(job.ageS) s ago")
         }
         for p in status.providers {
-            if let down = StatusReport.outageSentence(p) { lines.append(down); continue }
+            if let down = StatusReport.outageSentence(p, now: now) { lines.append(down); continue }
             var provider = "provider: \(p.name) \(p.model) — \(p.state)"
             if let until = p.backoffUntil { provider += " until \(formatter.string(from: until))" }
             if let reason = p.reason { provider += ": \(reason)" }

@@ -158,7 +158,7 @@ final class FakeProviders: ProviderHealthStore {
         ProviderHealth(name: name, state: state, code: code, message: message)
     }
     func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws {}
-    func liftPause(_ name: String) throws {}
+    func liftPause(_ name: String, now: Date) throws {}
 }
 
 /// One machine's results: nothing kept in the store for another node to write.

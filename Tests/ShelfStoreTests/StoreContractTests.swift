@@ -308,7 +308,7 @@ struct StoreContractTests {
 
             try first.providers.setProviderHealth(
                 ProviderHealth(name: "openai", state: .paused, code: "bad_key", message: "401"), now: start)
-            try second.providers.liftPause("openai")
+            try second.providers.liftPause("openai", now: start)
             #expect(try first.providers.providerHealth("openai")?.state == .ok)
         }
     }

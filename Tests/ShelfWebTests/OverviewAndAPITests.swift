@@ -1,8 +1,10 @@
 import Foundation
 import ShelfApp
 import ShelfCore
+import ShelfDaemon
 import ShelfDigest
 import ShelfRuntimeTesting
+import ShelfStore
 import ShelfTesting
 import Testing
 
@@ -74,6 +76,37 @@ struct OverviewAndAPITests {
             }
         }
     }
+
+    @Test("A provider that is down gives its next try by the daemon's clock, then leaves it to the next photo")
+    func outageOnTheDaemonsClock() async throws {
+        let clock = ManualClock() // months from the wall's date: a page that read the wall would say otherwise
+        let site = try InProcessSite(try ShelfRoot(geminiURL: "http://127.0.0.1:9"), time: clock.time)
+        let down = try site.runtime.store.providers.recordOutage(
+            "gemini", state: .unreachable, code: "network", message: "no route", probe: false, ceiling: 300,
+            notBefore: nil, now: clock.time.now)
+        let (since, next) = (try #require(down.since), try #require(down.until))
+        let sentence = "provider: gemini — unreachable since \(Self.clockFormat.string(from: since)) (no route)"
+        try await site.web { http in
+            let waiting = try await http.send("GET", "/").body
+            #expect(
+                waiting.contains(#"<span class="why">\#(sentence), next try \#(Self.clockFormat.string(from: next))"#),
+                "the provider's line counts to its next try on the daemon's clock: \(waiting)")
+            #expect(!waiting.contains("next try with the next photo"))
+
+            clock.advance(by: .seconds(next.timeIntervalSince(clock.time.now) + 1))
+            let due = try await http.send("GET", "/").body
+            #expect(
+                due.contains(#"<span class="why">\#(sentence), next try with the next photo"#),
+                "its time has come on the daemon's clock: \(due)")
+        }
+    }
+
+    /// How `status` and the overview write a time of day.
+    static let clockFormat = {
+        let format = DateFormatter()
+        format.dateFormat = "HH:mm:ss"
+        return format
+    }()
 
     @Test("The progress feed's snapshot is the queue's counts as JSON")
     func progressSnapshot() async throws {
