@@ -166,7 +166,7 @@ let annotations = libraryAnnotations + photoAnnotations
     guard !listedBooks.isEmpty else { return }
     try catalogue.importRows(
         listedBooks.map { CatalogueRow(title: $0.title, author: withAuthors ? $0.author : nil) },
-        path: "photo lists", format: "truth")
+        path: "photo lists", format: "truth", now: Date())
 }
 try addListedBooks(to: store.catalogue, withAuthors: true)
 let source = try CatalogueSource(catalogue: store.catalogue)

@@ -357,7 +357,7 @@ func runBenchmark() async throws {
             if let stopped = workers.first(where: { !$0.process.isRunning }) {
                 throw BenchError("a worker stopped:\n\(stopped.tail())")
             }
-            let counts = try queue.status.queueCounts()
+            let counts = try queue.status.queueCounts(now: Date())
             let busy = try queue.workers.all().filter { $0.inFlight > 0 }.count
             samples.append(
                 Sample(

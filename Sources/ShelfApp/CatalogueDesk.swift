@@ -8,15 +8,16 @@ import ShelfStore
 /// as the pipeline matches them (the same search and the same `SpineMatcher`).
 package struct CatalogueDesk: Sendable {
     let catalogue: Catalogue
+    private let time: TimeSource
 
-    package init(store: Store) { catalogue = store.catalogue }
+    package init(store: Store, time: TimeSource = .system) { catalogue = store.catalogue; self.time = time }
 
     /// The files in the order they import best: OpenLibrary's authors dump before its editions and works, so
     /// those get their authors' names.
     package static func importOrder(_ files: [String]) -> [String] { CatalogueImporter.importOrder(files) }
 
     package func importFile(_ path: String) throws -> CatalogueImportReport {
-        try CatalogueImporter(catalogue: catalogue).importFile(path)
+        try CatalogueImporter(catalogue: catalogue, time: time).importFile(path)
     }
 
     package func stats() throws -> CatalogueStats { try catalogue.stats() }

@@ -15,8 +15,8 @@ package enum PhotoRescan {
         case alreadyQueued(sha256: String)
     }
 
-    /// `photo`: a path, or the start of the photo's sha256 (at least 6 hex digits).
-    package static func queue(_ photo: String, providerChoice: String?, store: Store) throws -> Outcome {
+    /// `photo`: a path, or the start of the photo's sha256 (at least 6 hex digits). `now`: the date the job is queued at.
+    package static func queue(_ photo: String, providerChoice: String?, store: Store, now: Date) throws -> Outcome {
         var sha = photo
         if FileManager.default.fileExists(atPath: photo) {
             switch PhotoFile.read(photo) {
@@ -28,15 +28,15 @@ package enum PhotoRescan {
                 "\(photo): no such file, and not a photo hash (give a path, or at least 6 characters of the sha256 that 'shelfd status' or a result file shows)."
             )
         }
-        return try queue(sha256: sha, providerChoice: providerChoice, store: store, naming: photo)
+        return try queue(sha256: sha, providerChoice: providerChoice, store: store, naming: photo, now: now)
     }
 
     /// A photo by its hash, or the start of it; `naming` is how the person gave it, for the error.
     package static func queue(
         sha256 sha: String, providerChoice: String?, store: Store,
-        naming: String? = nil
+        naming: String? = nil, now: Date
     ) throws -> Outcome {
-        if let job = try store.queue.rescan(sha256: sha, providerChoice: providerChoice) {
+        if let job = try store.queue.rescan(sha256: sha, providerChoice: providerChoice, now: now) {
             return .queued(jobID: job.jobID, sha256: job.sha256)
         }
         // No new job: either one is open already, or the photo is unknown (a prefix is looked up whole here).

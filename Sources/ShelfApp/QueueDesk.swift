@@ -22,7 +22,7 @@ package struct QueueDesk: Sendable {
     package func refusals(of jobIDs: [Int64]) throws -> [Int64: String] { try Requeue.refusals(of: jobIDs, in: store) }
 
     package func rescan(sha256: String, providerChoice: String?) throws -> PhotoRescan.Outcome {
-        try PhotoRescan.queue(sha256: sha256, providerChoice: providerChoice, store: store)
+        try PhotoRescan.queue(sha256: sha256, providerChoice: providerChoice, store: store, now: time.now)
     }
 
     /// True while a `watch` process is registered on this database: it takes a queued photo within a minute.

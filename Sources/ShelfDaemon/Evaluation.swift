@@ -174,7 +174,7 @@ package struct Evaluator: Sendable {
     /// The truth files' books as one import of the catalogue, as a CSV of title, author and ISBN would add them.
     static func addListed(_ books: [TruthDocument.Book], to catalogue: Catalogue) throws {
         let rows = books.map { CatalogueRow(title: $0.title, author: $0.author, isbn: $0.isbn13.flatMap(ISBN.init)) }
-        try catalogue.importRows(rows, path: "truth files", format: "truth")
+        try catalogue.importRows(rows, path: "truth files", format: "truth", now: TimeSource.system.now)
     }
 
     /// One provider (or hybrid pair) over every photo, one photo at a time so each photo's seconds are its own.

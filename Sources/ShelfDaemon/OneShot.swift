@@ -70,7 +70,8 @@ package struct OneShot {
                 if let choice = runtime.pipeline.choice, let sha,
                     let job = try runtime.store.queue.finishedJob(sha256: sha),
                     job.state == .done || job.state == .review, job.provider != choice.rawValue,
-                    try runtime.store.queue.rescan(sha256: sha, providerChoice: choice.rawValue) != nil
+                    try runtime.store.queue.rescan(sha256: sha, providerChoice: choice.rawValue, now: runtime.time.now)
+                        != nil
                 {
                     queued += 1
                 }
@@ -86,7 +87,8 @@ package struct OneShot {
         var found: [(String, String?)] = []
         var queued = 0
         for photo in photos {
-            switch try PhotoRescan.queue(photo, providerChoice: runtime.pipeline.choice?.rawValue, store: runtime.store)
+            switch try PhotoRescan.queue(
+                photo, providerChoice: runtime.pipeline.choice?.rawValue, store: runtime.store, now: runtime.time.now)
             {
             case .queued(_, let sha):
                 queued += 1
@@ -120,7 +122,7 @@ package struct OneShot {
                 }
                 return summary
             } ?? PassSummary(stop: .shutdown)
-        _ = try runtime.store.queue.releaseLeases(owner: ProcessIdentity.current)
+        _ = try runtime.store.queue.releaseLeases(owner: ProcessIdentity.current, now: runtime.time.now)
         pipeline.closeDueRounds()
         pipeline.writeLibrary(full: true)
         let now = runtime.time.now

@@ -83,7 +83,7 @@ package struct Runtime: Sendable {
                 logger.notice(
                     "Provider switched",
                     metadata: ["event": "provider_switched", "from": "\(previous)", "to": "\(current)"])
-                try store.queue.addEvent("provider_switched", message: "\(previous) → \(current)")
+                try store.queue.addEvent("provider_switched", message: "\(previous) → \(current)", now: time.now)
             }
             try store.settings.set("provider", current)
         }
@@ -223,7 +223,7 @@ package struct Runtime: Sendable {
         for channel in lineup.channels {
             try store.providers.liftPause(channel.name, now: now)
             if let limits = channel.limits {
-                try store.providers.liftDailyLimitPause(provider: channel.name, budget: limits.budget)
+                try store.providers.liftDailyLimitPause(provider: channel.name, budget: limits.budget, now: now)
             }
             if let problem = missingKeyProblem(for: channel.kind, secrets: secrets) {
                 try store.providers.setProviderHealth(

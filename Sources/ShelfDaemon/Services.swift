@@ -164,7 +164,8 @@ struct WatcherService: Service {
                     pipeline.ingest(files.map { Pipeline.IncomingFile(path: $0.path, syncConflict: $0.isSyncConflict) })
                 case .modeChanged(let mode, let reason):
                     logger.notice("Watch mode", metadata: ["watch.mode": "\(mode.rawValue)", "reason": "\(reason)"])
-                    try? store.workers.heartbeat(owner: ProcessIdentity.current, watchMode: mode.rawValue)
+                    try? store.workers.heartbeat(
+                        owner: ProcessIdentity.current, watchMode: mode.rawValue, now: pipeline.time.now)
                 case .rescanned(let count):
                     logger.debug("Full scan done", metadata: ["files": "\(count)"])
                     pipeline.forgetVanishedProblems()
@@ -218,7 +219,7 @@ struct SystemdNotifierService: Service {
             {
                 SystemdNotify.send("STATUS=\(line)"); last = line
             }
-            try? store.workers.heartbeat(owner: ProcessIdentity.current, watchMode: nil)
+            try? store.workers.heartbeat(owner: ProcessIdentity.current, watchMode: nil, now: pipeline.time.now)
         }
     }
 }

@@ -105,7 +105,7 @@ package struct WatchService {
             ]
         var failure: (any Error)?
         do { try await Shutdown.run(services, grace: grace, logger: logger) } catch { failure = error }
-        let released = try store.queue.releaseLeases(owner: owner)
+        let released = try store.queue.releaseLeases(owner: owner, now: pipeline.time.now)
         pipeline.writeLibrary()
         pipeline.files.flush()
         logger.notice("Stopped", metadata: ["released": "\(released)", "drained": "\(scheduler.drained)"])

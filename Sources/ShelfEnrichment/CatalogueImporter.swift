@@ -7,11 +7,13 @@ import ShelfStore
 /// (`ol_dump_editions|works|authors_*.txt`, gzip or not). Files are streamed; rows are written in batches.
 package struct CatalogueImporter: Sendable {
     let catalogue: Catalogue
+    /// When each import started and finished, as `catalogue stats` shows them.
+    let time: TimeSource
     /// Rows written per transaction.
     var batchSize = 5_000
     static let keptReasons = 5
 
-    package init(catalogue: Catalogue) { self.catalogue = catalogue }
+    package init(catalogue: Catalogue, time: TimeSource = .system) { self.catalogue = catalogue; self.time = time }
 
     /// The order to import files in so that authors get names: OpenLibrary author dumps first.
     package static func importOrder(_ paths: [String]) -> [String] {
@@ -23,7 +25,7 @@ package struct CatalogueImporter: Sendable {
         var tally = Tally(path: path, format: "csv")
         let dump = OpenLibraryDump(path: path)
         if let dump { tally.format = dump.format }
-        let importID = try database { try catalogue.beginImport(path: path, format: tally.format) }
+        let importID = try database { try catalogue.beginImport(path: path, format: tally.format, now: time.now) }
         if let dump {
             try importDump(dump, lines, into: &tally, importID: importID)
         } else {
@@ -31,7 +33,7 @@ package struct CatalogueImporter: Sendable {
         }
         try database {
             try catalogue.finishImport(
-                importID, imported: tally.imported, duplicates: tally.duplicates, skipped: tally.skipped)
+                importID, imported: tally.imported, duplicates: tally.duplicates, skipped: tally.skipped, now: time.now)
         }
         return tally.report
     }

@@ -9,7 +9,7 @@ extension PhotoQueue {
     /// one when no recheck is queued yet, so a provider that is back is found even when no new photo comes.
     /// Returns the new jobs' IDs.
     @discardableResult
-    package func requeueAwaiting(provider: String, oneMore: Bool, now: Date = Date()) throws -> [Int64] {
+    package func requeueAwaiting(provider: String, oneMore: Bool, now: Date) throws -> [Int64] {
         try write { db in
             guard try db.queryOne("SELECT 1 AS one FROM job WHERE awaiting = ? LIMIT 1", [provider]) != nil else {
                 return []

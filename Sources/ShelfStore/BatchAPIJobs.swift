@@ -31,7 +31,7 @@ package protocol BatchAPIJobQueue: Sendable {
 package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
     let database: Store
 
-    package func openBatchAPIJob(provider: String, jobs: [ClaimedJob], owner: String, now: Date = Date()) throws
+    package func openBatchAPIJob(provider: String, jobs: [ClaimedJob], owner: String, now: Date) throws
         -> BatchAPIJob
     {
         try database.write { db in
@@ -59,7 +59,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
         }
     }
 
-    package func recordBatchAPIJobName(id: Int64, name: String, state: String, now: Date = Date()) throws {
+    package func recordBatchAPIJobName(id: Int64, name: String, state: String, now: Date) throws {
         try database.write { db in
             try db.execute(
                 "UPDATE batch_api_job SET name = ?, state = ?, updated_at = ? WHERE id = ?", [name, state, now, id])
@@ -67,7 +67,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
         }
     }
 
-    package func recordBatchAPIJobState(id: Int64, state: String, now: Date = Date()) throws {
+    package func recordBatchAPIJobState(id: Int64, state: String, now: Date) throws {
         try database.write { db in
             try db.execute(
                 "UPDATE batch_api_job SET state = ?, updated_at = ? WHERE id = ? AND state != ?",
@@ -90,7 +90,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
 
     package func closeBatchAPIJob(
         id: Int64, state: String, answered: Bool, owner: String, lease: TimeInterval,
-        now: Date = Date()
+        now: Date
     ) throws -> [ClaimedJob] {
         try database.write { db in
             try db.execute(
@@ -120,7 +120,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
         }
     }
 
-    package func duePhotos(now: Date = Date()) throws -> (count: Int, newest: Date?) {
+    package func duePhotos(now: Date) throws -> (count: Int, newest: Date?) {
         try database.read { db in
             let row = try db.queryOne(
                 """

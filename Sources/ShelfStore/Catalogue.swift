@@ -32,7 +32,7 @@ package struct Catalogue: StoreConcern {
     /// The name of the local catalogue as a source (`enrich.sources`, `match.source`).
     package static let source = "catalogue"
 
-    package func beginImport(path: String, format: String, now: Date = Date()) throws -> Int64 {
+    package func beginImport(path: String, format: String, now: Date) throws -> Int64 {
         try database.write { db in
             return try db.insert(
                 "INSERT INTO catalogue_import (path, format, started_at) VALUES (?, ?, ?)", [path, format, now])
@@ -41,7 +41,7 @@ package struct Catalogue: StoreConcern {
 
     /// Records the counts and merges the full-text index: rows added one by one leave it in many small
     /// segments, and a search reads every segment (merged, a search on the library data set takes half the time).
-    package func finishImport(_ id: Int64, imported: Int, duplicates: Int, skipped: Int, now: Date = Date()) throws {
+    package func finishImport(_ id: Int64, imported: Int, duplicates: Int, skipped: Int, now: Date) throws {
         try database.write { db in
             try db.execute(
                 """
@@ -54,12 +54,12 @@ package struct Catalogue: StoreConcern {
     /// Rows that come from no file (a truth file's books, a benchmark's lists) as one import of their own, counted
     /// as a file's import is.
     @discardableResult
-    package func importRows(_ rows: [CatalogueRow], path: String, format: String) throws -> (
+    package func importRows(_ rows: [CatalogueRow], path: String, format: String, now: Date) throws -> (
         added: Int, duplicates: Int
     ) {
-        let id = try beginImport(path: path, format: format)
+        let id = try beginImport(path: path, format: format, now: now)
         let added = try addRows(rows, importID: id)
-        try finishImport(id, imported: added.added, duplicates: added.duplicates, skipped: 0)
+        try finishImport(id, imported: added.added, duplicates: added.duplicates, skipped: 0, now: now)
         return added
     }
 

@@ -8,7 +8,7 @@ import ShelfCore
 extension LibraryRecords {
     /// The work's title, author or ISBN in a person's words (nil keeps what is there; an empty author is none).
     /// The work keeps its record, so it stays the entry it was.
-    package func editWork(_ key: String, title: String?, author: String?, isbn: ISBN?, now: Date = Date()) throws
+    package func editWork(_ key: String, title: String?, author: String?, isbn: ISBN?, now: Date) throws
         -> LibraryChange
     {
         try write { db in
@@ -49,7 +49,7 @@ extension LibraryRecords {
     /// Takes the work out of the library: every reading that put it there is rejected for its photo, so reading
     /// the same photo again does not bring it back; a photo that shows it anew (another photo, another reading)
     /// does.
-    package func removeWork(_ key: String, now: Date = Date()) throws -> LibraryChange {
+    package func removeWork(_ key: String, now: Date) throws -> LibraryChange {
         try write { db in
             let work = try Self.workRow(db, key)
             let readings = try Self.placedReadings(db, of: work)
@@ -80,7 +80,7 @@ extension LibraryRecords {
     /// Makes `from` part of `into`, which keeps its key, title and record: the merge a new reading does when it
     /// links two works (sightings, history and open items move; a `merged` step), then each reading of `from` is
     /// decided as `into`, so reading its photo again finds `into`.
-    package func mergeWorks(_ fromKey: String, into intoKey: String, now: Date = Date()) throws -> LibraryChange {
+    package func mergeWorks(_ fromKey: String, into intoKey: String, now: Date) throws -> LibraryChange {
         try write { db in
             let from = try Self.workRow(db, fromKey), into = try Self.workRow(db, intoKey)
             guard from.id != into.id else {

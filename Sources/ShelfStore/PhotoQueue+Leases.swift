@@ -23,7 +23,7 @@ extension PhotoQueue {
     /// else is due or in flight, and goes alone.
     package func claim(
         limit: Int, provider: String, choice: String? = nil, owner: String, lease: TimeInterval,
-        now: Date = Date()
+        now: Date
     ) throws -> [ClaimedJob] {
         let started = ContinuousClock.now
         defer { database.recordClaim(seconds: (ContinuousClock.now - started) / .seconds(1)) }
@@ -100,7 +100,7 @@ extension PhotoQueue {
     }
 
     /// Extends the leases of jobs still in hand (a slow provider must not look like a dead owner).
-    package func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date = Date()) throws {
+    package func heartbeat(jobIDs: [Int64], owner: String, lease: TimeInterval, now: Date) throws {
         guard !jobIDs.isEmpty else { return }
         try write { db in
             for id in jobIDs {
@@ -114,7 +114,7 @@ extension PhotoQueue {
     /// Counts an attempt just before a request is sent; returns the new count. The photo is then `asking`, recorded
     /// in the same statement (the overview's stage costs no transaction of its own).
     @discardableResult
-    package func chargeAttempt(jobID: Int64, now: Date = Date()) throws -> Int {
+    package func chargeAttempt(jobID: Int64, now: Date) throws -> Int {
         try write { db in try Self.chargeAttempt(db, jobID: jobID, now: now) }
     }
 
@@ -131,7 +131,7 @@ extension PhotoQueue {
 
     /// Puts this owner's leased jobs back to pending, attempts kept (graceful stop).
     @discardableResult
-    package func releaseLeases(owner: String, jobIDs: [Int64]? = nil, now: Date = Date()) throws -> Int {
+    package func releaseLeases(owner: String, jobIDs: [Int64]? = nil, now: Date) throws -> Int {
         try write { db in
             if let jobIDs {
                 var count = 0
@@ -160,7 +160,7 @@ extension PhotoQueue {
     /// (`crashesHeldBack`) that the process dies reading once more, not while its request is out, is dead, with a
     /// reason that names the crash: a photo that kills the process cannot stop the queue.
     @discardableResult
-    package func recoverLeases(isAlive: (String) -> Bool, now: Date = Date()) throws -> Int {
+    package func recoverLeases(isAlive: (String) -> Bool, now: Date) throws -> Int {
         try write { db in
             let leased = try db.query(
                 "SELECT id, sha256, lease_owner, lease_expiry, crashes, stage FROM job WHERE state = 'leased'")

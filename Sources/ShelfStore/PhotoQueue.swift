@@ -158,7 +158,7 @@ package struct PhotoQueue: StoreConcern {
     package func recordSightings(
         _ files: [HashedFile], provider: String, providerChoice: String? = nil,
         resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
-        now: Date = Date()
+        now: Date
     ) throws -> [SightingOutcome] {
         guard !files.isEmpty else { return [] }
         // A path given twice is recorded as its last content.
@@ -253,7 +253,7 @@ package struct PhotoQueue: StoreConcern {
     /// A file that could not be read to hash it (unreadable, vanished): shown in status until it can.
     package func recordPathProblem(
         path: String, code: PhotoError.Code, message: String, size: Int64?, mtime: Double?,
-        now: Date = Date()
+        now: Date
     ) throws {
         try write { db in
             try db.execute(
@@ -283,7 +283,7 @@ package struct PhotoQueue: StoreConcern {
     @discardableResult
     package func finish(
         settling settle: (CommitLookup) throws -> [JobOutcome], shelfOf: (ClaimedJob) -> String?,
-        now: Date = Date()
+        now: Date
     ) throws -> FilesChange {
         try write { db in
             let outcomes = try settle(
@@ -397,7 +397,7 @@ package struct PhotoQueue: StoreConcern {
 
     /// A new job for a photo already seen (`shelfd rescan`): by content hash, or the first photo whose hash
     /// starts with `prefix`. Returns the job, or nil when the photo is unknown or already queued.
-    package func rescan(sha256 prefix: String, providerChoice: String?, now: Date = Date()) throws -> (
+    package func rescan(sha256 prefix: String, providerChoice: String?, now: Date) throws -> (
         jobID: Int64, sha256: String
     )? {
         try write { db in
@@ -423,7 +423,7 @@ package struct PhotoQueue: StoreConcern {
 
     /// Human override: failed and dead jobs go back to pending with a fresh attempt count.
     /// With no IDs, every failed or dead job. Returns the IDs requeued.
-    package func requeue(jobIDs: [Int64]?, now: Date = Date()) throws -> [Int64] {
+    package func requeue(jobIDs: [Int64]?, now: Date) throws -> [Int64] {
         try write { db in
             let rows: [Row]
             if let jobIDs {
@@ -470,7 +470,7 @@ package struct PhotoQueue: StoreConcern {
 
     package func addEvent(
         _ kind: String, sha256: String? = nil, jobID: Int64? = nil, message: String?,
-        now: Date = Date()
+        now: Date
     ) throws {
         try write { db in try Self.addEvent(db, kind, sha256: sha256, jobID: jobID, message: message, now: now) }
     }

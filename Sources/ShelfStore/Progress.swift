@@ -16,7 +16,7 @@ extension PhotoQueue {
 
     /// The counts, the current pass and the photos on their way, read for the overview (every half second
     /// while a page follows it): the kept counts and a few queries bounded by their LIMIT on an index.
-    package func progress(openLimit: Int = 20, recentLimit: Int = 8, now: Date = Date()) throws -> QueueProgress {
+    package func progress(openLimit: Int = 20, recentLimit: Int = 8, now: Date) throws -> QueueProgress {
         try read { db in
             let (counts, pass) = try StatusQueries.tally(db, now: now)
             let queued = "COALESCE(j.queued_at, j.created_at)"

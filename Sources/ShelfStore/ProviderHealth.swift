@@ -85,7 +85,7 @@ extension ProviderState {
 }
 
 extension ProviderState {
-    package func setProviderHealth(_ health: ProviderHealth, now: Date = Date()) throws {
+    package func setProviderHealth(_ health: ProviderHealth, now: Date) throws {
         defer { forgetFine(health.name) }
         try database.write { db in
             let previous = try db.queryOne("SELECT state FROM provider_state WHERE name = ?", [health.name])?.string(
@@ -140,7 +140,7 @@ extension ProviderState {
     /// Whether a request may go to the provider now. While it is down, the first request after the probe time
     /// is the probe, and the probe time moves on by the next interval at once, in the same transaction: however many
     /// photos or processes are waiting, one request goes out per interval.
-    package func takeTurn(_ name: String, ceiling: TimeInterval, now: Date = Date()) throws -> ProviderTurn {
+    package func takeTurn(_ name: String, ceiling: TimeInterval, now: Date) throws -> ProviderTurn {
         // Most of the time the provider is fine: a read says so without taking the write lock.
         let seen = try providerHealth(name)
         guard let seen, seen.isOutage || seen.isInForce(at: now) else { return .open }
@@ -162,7 +162,7 @@ extension ProviderState {
     /// already in flight when the outage began changes nothing.
     package func recordOutage(
         _ name: String, state: ProviderHealth.State, code: String, message: String, probe: Bool,
-        ceiling: TimeInterval, notBefore: Date? = nil, now: Date = Date()
+        ceiling: TimeInterval, notBefore: Date? = nil, now: Date
     ) throws -> ProviderHealth {
         defer { forgetFine(name) }
         return try database.write { db in
@@ -189,7 +189,7 @@ extension ProviderState {
     }
 
     /// One provider request, for the latency figures of `status`. Keeps the newest 1,000 (and up to 99 more).
-    package func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date = Date()) throws {
+    package func recordRequest(provider: String, latencyMs: Int, outcome: String, now: Date) throws {
         try database.write { db in
             try ProviderState.logRequest(db, provider: provider, latencyMs: latencyMs, outcome: outcome, now: now)
         }

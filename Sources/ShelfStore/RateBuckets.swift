@@ -122,7 +122,7 @@ extension ProviderState {
 
     /// A fresh process reads shelfd.toml again: when the provider waits for the daily limit and the limit now
     /// allows more today (raised, or turned off), the wait is lifted. A quota the provider itself reported stands.
-    package func liftDailyLimitPause(provider: String, budget: RequestBudget, now: Date = Date()) throws {
+    package func liftDailyLimitPause(provider: String, budget: RequestBudget, now: Date) throws {
         guard let health = try providerHealth(provider), health.state == .backoff, let until = health.until,
             until > now,
             let row = try database.read({
@@ -136,7 +136,7 @@ extension ProviderState {
     }
 
     /// Requests sent to the provider this provider day, and when that day ends; nil before the first.
-    package func requestsToday(provider: String, now: Date = Date()) throws -> (used: Int, dayEnds: Date)? {
+    package func requestsToday(provider: String, now: Date) throws -> (used: Int, dayEnds: Date)? {
         try database.readStatement { db in
             guard
                 let row = try db.queryOne(

@@ -21,7 +21,7 @@ extension PhotoQueue {
     @discardableResult
     package func recordResponse(
         jobID: Int64, sha256: String, provider: String, model: String, file: String, bytes: Int,
-        body: [UInt8]? = nil, latencyMs: Int?, request: Bool = false, now: Date = Date()
+        body: [UInt8]? = nil, latencyMs: Int?, request: Bool = false, now: Date
     ) throws -> Int64 {
         try write { db in
             let id = try db.insert(

@@ -130,13 +130,13 @@ extension LibraryRecords {
     /// library takes the decided book (verified, `reviewed_by_user` in its history) or loses the rejected
     /// reading; the decision is remembered for this photo and reading; the item closes, and the photo's job
     /// leaves `review` when it was its last open item.
-    package func decide(_ id: String, _ verdict: ReviewVerdict, now: Date = Date()) throws -> ReviewResolution {
+    package func decide(_ id: String, _ verdict: ReviewVerdict, now: Date) throws -> ReviewResolution {
         try write { db in try Self.decide(db, id, verdict, now: now) }
     }
 
     /// Several decisions (one photo's, taken at once) in one transaction, each carried out and recorded as `decide`
     /// does it alone.
-    package func decide(_ decisions: [(id: String, verdict: ReviewVerdict)], now: Date = Date()) throws
+    package func decide(_ decisions: [(id: String, verdict: ReviewVerdict)], now: Date) throws
         -> [ReviewResolution]
     {
         try write { db in try decisions.map { try Self.decide(db, $0.id, $0.verdict, now: now) } }
@@ -242,7 +242,7 @@ extension LibraryRecords {
     /// its item opens again as it was, in its old place in the queue. An item open again already (the photo was read
     /// since) is left as it is. Returns what changed of the files, with the items opened. Throws `ReviewError`, and
     /// takes nothing back, when the work a decision made was edited, merged or removed in the library since.
-    package func reopen(_ decisions: [ReviewUndo], now: Date = Date()) throws -> FilesChange {
+    package func reopen(_ decisions: [ReviewUndo], now: Date) throws -> FilesChange {
         try write { db in
             var change = FilesChange()
             for undo in decisions {

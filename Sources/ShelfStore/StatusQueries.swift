@@ -35,7 +35,7 @@ package struct StatusQueries: StoreConcern {
     }
 
     /// The jobs per state, read from the counts the triggers keep (`tally`): the same cost at any library size.
-    package func queueCounts(now: Date = Date()) throws -> QueueCounts {
+    package func queueCounts(now: Date) throws -> QueueCounts {
         try database.readStatement { db in try Self.tally(db, now: now).counts }
     }
 

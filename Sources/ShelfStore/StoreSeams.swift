@@ -10,7 +10,7 @@ import ShelfCore
 extension JobLeases {
     /// Commits outcomes made before the commit.
     @discardableResult
-    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date = Date()) throws
+    package func finish(_ outcomes: [JobOutcome], shelfOf: (ClaimedJob) -> String?, now: Date) throws
         -> FilesChange
     {
         guard !outcomes.isEmpty else { return FilesChange() }
@@ -121,7 +121,7 @@ extension SightingLedger {
         path: String, relativePath: String, sha256: String, size: Int64, mtime: Double,
         syncConflict: Bool = false, provider: String, providerChoice: String? = nil, image: [UInt8]? = nil,
         resultNode: String? = nil, roundQuiet: TimeInterval = ShelfRounds.defaultQuiet,
-        now: Date = Date()
+        now: Date
     ) throws -> SightingOutcome {
         let file = HashedFile(
             path: path, relativePath: relativePath, sha256: sha256, size: size, mtime: mtime,

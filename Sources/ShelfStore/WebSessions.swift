@@ -14,7 +14,7 @@ package struct WebSessionStore: StoreConcern {
     /// fills the database. A logged-in session is never dropped for them.
     package static let anonymousLimit = 1_000
 
-    package func create(id: String, csrf: String, loggedIn: Bool, expiresAt: Date, now: Date = Date()) throws {
+    package func create(id: String, csrf: String, loggedIn: Bool, expiresAt: Date, now: Date) throws {
         try database.write { db in
             try db.execute("DELETE FROM web_session WHERE expires_at <= ?", [now])
             try db.execute(
@@ -34,7 +34,7 @@ package struct WebSessionStore: StoreConcern {
     }
 
     /// The session whose cookie holds `id`, unless it has expired.
-    package func session(id: String, now: Date = Date()) throws -> (csrf: String, loggedIn: Bool, expiresAt: Date)? {
+    package func session(id: String, now: Date) throws -> (csrf: String, loggedIn: Bool, expiresAt: Date)? {
         try database.readStatement { db in
             guard
                 let row = try db.queryOne(
@@ -51,7 +51,7 @@ package struct WebSessionStore: StoreConcern {
         try database.write { db in try db.execute("DELETE FROM web_session WHERE id_hash = ?", [Self.hash(id)]) }
     }
 
-    package func addLoginCode(_ code: String, expiresAt: Date, now: Date = Date()) throws {
+    package func addLoginCode(_ code: String, expiresAt: Date, now: Date) throws {
         try database.write { db in
             try db.execute("DELETE FROM web_login_code WHERE expires_at <= ?", [now])
             try db.execute(
@@ -60,7 +60,7 @@ package struct WebSessionStore: StoreConcern {
     }
 
     /// True once for a code that was given and has not expired: it is deleted as it is used.
-    package func redeemLoginCode(_ code: String, now: Date = Date()) throws -> Bool {
+    package func redeemLoginCode(_ code: String, now: Date) throws -> Bool {
         try database.write { db in
             try db.execute("DELETE FROM web_login_code WHERE code_hash = ? AND expires_at > ?", [Self.hash(code), now])
             return db.changes == 1

@@ -44,7 +44,7 @@ package struct WorkerRegistry: StoreConcern {
     }
 
     /// The worker is alive (every few seconds), and its watch mode when that changed.
-    package func heartbeat(owner: String, watchMode: String?, now: Date = Date()) throws {
+    package func heartbeat(owner: String, watchMode: String?, now: Date) throws {
         try database.write { db in
             try db.execute(
                 "UPDATE worker SET watch_mode = COALESCE(?, watch_mode), heartbeat = ? WHERE owner = ?",

@@ -22,7 +22,8 @@ struct PhotoLocatorTests {
             let sha = SHA256.hex(of: Array(original))
             _ = try store.queue.recordSighting(
                 path: incoming.appendingPathComponent("den/IMG_1.jpg").path, relativePath: "den/IMG_1.jpg",
-                sha256: sha, size: Int64(original.count), mtime: 0, syncConflict: false, provider: "gemini")
+                sha256: sha, size: Int64(original.count), mtime: 0, syncConflict: false, provider: "gemini", now: Date()
+            )
             let locator = PhotoLocator(
                 store: store.library, incoming: incoming, processed: processed, reviewCopies: copies)
             #expect(locator.bytes(sha256: sha, relativePath: "den/IMG_1.jpg") == Array(original))
@@ -55,7 +56,7 @@ struct PhotoLocatorTests {
             let store = try Store.open(path: root.appendingPathComponent("shelfd.db").path)
             _ = try store.queue.recordSighting(
                 path: elsewhere.path, relativePath: "IMG_2.jpg", sha256: sha, size: Int64(bytes.count),
-                mtime: 0, syncConflict: false, provider: "gemini")
+                mtime: 0, syncConflict: false, provider: "gemini", now: Date())
             let locator = PhotoLocator(
                 store: store.library, incoming: incoming, processed: processed,
                 reviewCopies: root.appendingPathComponent("review/photos"))

@@ -45,7 +45,7 @@ struct JobNotificationTests {
         _ = try store.queue.recordSighting(
             path: "/shelves/\(photo).jpg", relativePath: "\(photo).jpg",
             sha256: String(repeating: "\(photo)", count: 64), size: 1_000, mtime: 1,
-            syncConflict: false, provider: "gemini")
+            syncConflict: false, provider: "gemini", now: Date())
     }
 }
 

@@ -227,7 +227,7 @@ private let hobbitCandidates = [
             #expect(items.first?.candidates == hobbitCandidates)
             #expect(items.first?.reasons == ["low_confidence"])
             #expect(items.first?.book.box == smudged.box)
-            #expect(try store.status.queueCounts().review == 1)
+            #expect(try store.status.queueCounts(now: Date()).review == 1)
             let entry = try #require(try store.library.entries().first { $0.title == "Smudged Spine" })
             #expect(entry.status == .needsReview && entry.reviewID == items.first?.id)
         }
@@ -252,7 +252,7 @@ private let hobbitCandidates = [
                     == ReviewPlace(position: 1, total: 3, previous: nil, next: items[1].id))
             #expect(try store.library.openReviewID(after: items[0]) == items[1].id)
             #expect(try store.library.openReviewID(after: items[2]) == items[0].id, "past the last, round to the first")
-            _ = try store.library.decide(items[1].id, .reject)
+            _ = try store.library.decide(items[1].id, .reject, now: Date())
             #expect(
                 try store.library.openReviewID(after: items[1]) == items[2].id,
                 "a decided item's next is the one after it")
@@ -267,7 +267,7 @@ private let hobbitCandidates = [
             #expect(
                 try store.library.reviewPlace(of: items[0])
                     == ReviewPlace(position: 1, total: 1, previous: nil, next: nil))
-            _ = try store.library.decide(items[0].id, .reject)
+            _ = try store.library.decide(items[0].id, .reject, now: Date())
             #expect(try store.library.openReviewID(after: items[2]) == nil, "no other item open")
         }
     }
@@ -280,7 +280,7 @@ private let hobbitCandidates = [
             try commit(
                 store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31, candidates: hobbitCandidates)])
             let id = try #require(try store.library.openReviewItems().first?.id)
-            let resolution = try store.library.decide(String(id.prefix(6)), .pick(1))
+            let resolution = try store.library.decide(String(id.prefix(6)), .pick(1), now: Date())
             #expect(resolution.detail == "accepted candidate 1")
             let entry = try #require(try store.library.entries().first)
             #expect(try store.library.entries().count == 1)
@@ -293,8 +293,10 @@ private let hobbitCandidates = [
             #expect(entry.history.map(\.action) == ["detected", "needs_review", "reviewed_by_user"])
             #expect(entry.history.last?.by == "user" && entry.reviewID == nil)
             #expect(try store.library.openReviewItems().isEmpty)
-            #expect(try store.status.queueCounts().review == 0 && store.status.queueCounts().done == 1)
-            #expect(throws: ReviewError.self) { try store.library.decide(id, .accept) }
+            #expect(
+                try store.status.queueCounts(now: Date()).review == 0 && store.status.queueCounts(now: Date()).done == 1
+            )
+            #expect(throws: ReviewError.self) { try store.library.decide(id, .accept, now: Date()) }
         }
     }
 
@@ -303,7 +305,7 @@ private let hobbitCandidates = [
         try withStore(kind) { store, _ in
             try commit(store, photo: "p1", [reading("Smudged Spine", nil, confidence: 0.31)])
             let id = try #require(try store.library.openReviewItems().first?.id)
-            let error = try #require(throws: ReviewError.self) { try store.library.decide(id, .pick(1)) }
+            let error = try #require(throws: ReviewError.self) { try store.library.decide(id, .pick(1), now: Date()) }
             #expect(error.code == .noSuchCandidate)
             #expect(try store.library.openReviewItems().count == 1)
         }
@@ -320,19 +322,19 @@ private let hobbitCandidates = [
             try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")])
             let ids = Dictionary(
                 uniqueKeysWithValues: try store.library.openReviewItems().map { ($0.book.title, $0.id) })
-            _ = try store.library.decide(try #require(ids["Smudged Spine"]), .pick(1))
-            _ = try store.library.decide(try #require(ids["Shadow"]), .reject)
-            #expect(try store.status.queueCounts().review == 1, "one book of the photo is still open")
+            _ = try store.library.decide(try #require(ids["Smudged Spine"]), .pick(1), now: Date())
+            _ = try store.library.decide(try #require(ids["Shadow"]), .reject, now: Date())
+            #expect(try store.status.queueCounts(now: Date()).review == 1, "one book of the photo is still open")
             _ = try store.library.decide(
                 try #require(ids["Dnue"]),
-                .edit(title: "Dune", author: "Frank Herbert", isbn: ISBN("9780441172719")))
+                .edit(title: "Dune", author: "Frank Herbert", isbn: ISBN("9780441172719")), now: Date())
             let before = try store.library.entries()
             #expect(before.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
-            #expect(try store.status.queueCounts().review == 0)
+            #expect(try store.status.queueCounts(now: Date()).review == 0)
 
             try commit(store, photo: "p1", [smudged, ghost, typo, reading("Emma", "Jane Austen")]) // `shelfd rescan`
             #expect(try store.library.openReviewItems().isEmpty)
-            #expect(try store.status.queueCounts().review == 0)
+            #expect(try store.status.queueCounts(now: Date()).review == 0)
             let after = try store.library.entries()
             #expect(after.map(\.title).sorted() == ["Dune", "Emma", "The Hobbit"])
             let dune = try #require(after.first { $0.title == "Dune" })
@@ -359,13 +361,13 @@ private let hobbitCandidates = [
             let resolutions = try store.library.decide(
                 before.map { ($0.id, $0.book.title == "Shadow" ? .reject : .pick(1)) }, now: Date())
             #expect(try store.library.entries().map(\.title).sorted() == ["Emma", "The Hobbit"])
-            #expect(try store.status.queueCounts().review == 0)
+            #expect(try store.status.queueCounts(now: Date()).review == 0)
 
             let change = try store.library.reopen(resolutions.compactMap(\.undo), now: Date())
             #expect(change.openedItems == Set(before.map(\.id)) && change.photos == ["p1"])
             #expect(try store.library.openReviewItems() == before, "the same items, readings and order")
             #expect(try store.library.entries().map(\.title).sorted() == entriesBefore)
-            #expect(try store.status.queueCounts().review == 1)
+            #expect(try store.status.queueCounts(now: Date()).review == 1)
             #expect(try store.library.decidedReadings(sha256: "p1").isEmpty, "nothing is applied again on a rescan")
             #expect(try store.library.openReviewPhotos(shelf: "den").map(\.open) == [2])
             #expect(try store.library.openReviewPhotos(shelf: nil).isEmpty)
@@ -386,8 +388,8 @@ private let hobbitCandidates = [
             let items = try store.library.openReviewItems().sorted { $0.book.title < $1.book.title }
             let resolutions = try store.library.decide(items.map { ($0.id, .accept) }, now: Date())
             let works = try store.library.entries().sorted { $0.title < $1.title }
-            _ = try store.library.editWork(works[0].work, title: nil, author: "Ann Author", isbn: nil)
-            _ = try store.library.removeWork(works[1].work)
+            _ = try store.library.editWork(works[0].work, title: nil, author: "Ann Author", isbn: nil, now: Date())
+            _ = try store.library.removeWork(works[1].work, now: Date())
             for resolution in resolutions {
                 let undo = try #require(resolution.undo)
                 #expect(throws: ReviewError.self) { try store.library.reopen([undo], now: Date()) }
@@ -423,7 +425,7 @@ private let hobbitCandidates = [
             try commit(store, photo: "p1", [reading("Emma", "Jane Austen")])
             try commit(store, photo: "p2", [reading("Emma", "Jane Austen", confidence: 0.3)])
             let id = try #require(try store.library.openReviewItems().first?.id)
-            _ = try store.library.decide(id, .reject)
+            _ = try store.library.decide(id, .reject, now: Date())
             let entry = try #require(try store.library.entries().first)
             #expect(entry.sightings.map(\.photoSHA256) == ["p1"])
             #expect(entry.history.last?.detail == "rejected in p2.jpg")
@@ -438,7 +440,7 @@ private let hobbitCandidates = [
             try commit(store, photo: "p1", [reading("The Hobbit", "J. R. R. Tolkien")])
             #expect(try store.library.openReviewItems().isEmpty)
             #expect(try store.library.entries().map(\.title) == ["The Hobbit"])
-            #expect(try store.status.queueCounts().review == 0)
+            #expect(try store.status.queueCounts(now: Date()).review == 0)
         }
     }
 
@@ -535,7 +537,7 @@ private let hobbitCandidates = [
             #expect(dune.history.filter { $0.action == "detected" }.count == 3, "both histories are kept")
             #expect(dune.reviewID == item.id, "the open review item follows its book")
             #expect(try store.library.openReviewItems().map(\.id) == [item.id])
-            _ = try store.library.decide(item.id, .accept)
+            _ = try store.library.decide(item.id, .accept, now: Date())
             #expect(try store.library.entries().count == 1)
         }
     }
@@ -555,7 +557,7 @@ private let hobbitCandidates = [
             let typo = reading("Dnue", "Herbrt", confidence: 0.4)
             try commit(store, photo: "p2", [typo])
             let id = try #require(try store.library.openReviewItems().first?.id)
-            _ = try store.library.decide(id, .edit(title: "Dune", author: "Frank Herbert", isbn: nil))
+            _ = try store.library.decide(id, .edit(title: "Dune", author: "Frank Herbert", isbn: nil), now: Date())
             #expect(try store.library.entries().count == 2, "nothing links the person's Dune to the matched one yet")
 
             try commit(store, photo: "p3", [reading("Dune", "Herbert", confidence: 0.7, isbn: "9780441172719")])
@@ -589,7 +591,8 @@ private let hobbitCandidates = [
             try commit(store, photo: "p2", [reading("Dune Deluxe", "F. Herbert", confidence: 0.4)])
             #expect(try store.library.entries().count == 2)
             let id = try #require(try store.library.openReviewItems().first?.id)
-            _ = try store.library.decide(id, .edit(title: nil, author: "Frank Herbert", isbn: ISBN("0441172717")))
+            _ = try store.library.decide(
+                id, .edit(title: nil, author: "Frank Herbert", isbn: ISBN("0441172717")), now: Date())
             let library = try store.library.entries()
             #expect(library.count == 1)
             let dune = try #require(library.first)
@@ -893,8 +896,8 @@ private let hobbitCandidates = [
             #expect(try store.library.reviewItem(item.id).id == item.id)
             let other = item.id.first == "f" ? "0000" : "ffff"
             #expect(throws: ReviewError.self) { try store.library.reviewItem(other) }
-            #expect(try store.queue.rescan(sha256: "AB12", providerChoice: nil)?.sha256 == sha)
-            #expect(try store.queue.rescan(sha256: "ab13", providerChoice: nil) == nil)
+            #expect(try store.queue.rescan(sha256: "AB12", providerChoice: nil, now: Date())?.sha256 == sha)
+            #expect(try store.queue.rescan(sha256: "ab13", providerChoice: nil, now: Date()) == nil)
         }
     }
 
@@ -917,7 +920,7 @@ private let hobbitCandidates = [
             #expect(batch.changesReview && batch.changesLibrary && !batch.reconcile)
 
             let smudged = try #require(open.first { $0.book.title == "Smudged" })
-            let decision = try store.library.decide(smudged.id, .reject).files
+            let decision = try store.library.decide(smudged.id, .reject, now: Date()).files
             #expect(decision.closedItems == [smudged.id] && decision.photos == ["p1"] && !decision.works.isEmpty)
 
             // Read again without "Faded": its item closes.
@@ -937,8 +940,10 @@ private let hobbitCandidates = [
                 #expect(batch.filesVersionAfter == nil && rescan.filesVersionBefore == nil)
             }
 
-            let edit = try store.library.editWork("title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil)
-                .files
+            let edit = try store.library.editWork(
+                "title:dune|herbert", title: "Dune Messiah", author: nil, isbn: nil, now: Date()
+            )
+            .files
             #expect(edit.photos == ["p1"] && !edit.works.isEmpty && edit.closedItems.isEmpty)
         }
     }

@@ -83,7 +83,7 @@ struct MigrationTests {
             // What the person had is still there and still works.
             #expect(try Self.count("photo", store) == 2)
             #expect(try Self.count("book", store) == 22)
-            #expect(try store.status.queueCounts().review == 2)
+            #expect(try store.status.queueCounts(now: Date()).review == 2)
             let open = try store.library.openReviewItems()
             #expect(open.count == 20)
             #expect(try store.library.entries().filter { $0.status == .verified }.count == 2)

@@ -11,7 +11,7 @@ import Testing
     }
 
     func stage(_ store: Store, _ name: String) throws -> JobStage? {
-        try store.queue.progress().photos.first { $0.path == name }?.stage
+        try store.queue.progress(now: Date()).photos.first { $0.path == name }?.stage
     }
 
     @Test(
@@ -40,27 +40,27 @@ import Testing
         arguments: StoreKind.allCases)
     func passSinceLastEmpty(kind: StoreKind) throws {
         try withStore(kind) { store, _ in
-            #expect(try store.queue.progress().pass == nil)
+            #expect(try store.queue.progress(now: Date()).pass == nil)
             try queue(store, "old.jpg", at: 10)
             let old = try store.queue.claimOne(now: Date(timeIntervalSince1970: 11))
             try store.queue.finish(
                 [JobOutcome(job: old, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
                 now: Date(timeIntervalSince1970: 12))
-            #expect(try store.queue.progress().pass == nil, "the queue is empty again")
+            #expect(try store.queue.progress(now: Date()).pass == nil, "the queue is empty again")
 
             try queue(store, "a.jpg", at: 100)
             try queue(store, "b.jpg", at: 101)
             try store.queue.finishReading(
                 try store.queue.claimOne(now: Date(timeIntervalSince1970: 102)), [],
                 now: Date(timeIntervalSince1970: 103))
-            var pass = try #require(try store.queue.progress().pass)
+            var pass = try #require(try store.queue.progress(now: Date()).pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 100), "a's finish overlaps b's wait: one pass")
             #expect(pass.total == 2 && pass.finished == 1)
 
             _ = try store.queue.requeue(jobIDs: [old.id], now: Date(timeIntervalSince1970: 104))
-            pass = try #require(try store.queue.progress().pass)
+            pass = try #require(try store.queue.progress(now: Date()).pass)
             #expect(pass.total == 3 && pass.finished == 1)
-            let photos = try store.queue.progress().photos
+            let photos = try store.queue.progress(now: Date()).photos
             #expect(
                 photos.map(\.path) == ["old.jpg", "b.jpg", "a.jpg"],
                 "waiting first (in claim order), then the newest finished")

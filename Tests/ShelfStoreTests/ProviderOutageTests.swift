@@ -42,7 +42,7 @@ import Testing
             let wait = try #require(failed.until).timeIntervalSince(due)
             #expect(wait >= 8 && wait <= 12, "5 s doubled, ±20 %")
 
-            try store.providers.setProviderHealth(ProviderHealth(name: "gemini", state: .ok))
+            try store.providers.setProviderHealth(ProviderHealth(name: "gemini", state: .ok), now: Date())
             #expect(try store.providers.takeTurn("gemini", ceiling: 300, now: due) == .open)
         }
     }

@@ -50,7 +50,7 @@ import Testing
             let first = try store.providers.takeRequestTurn(
                 provider: "gemini", budget: budget, charging: job.id, now: t0)
             #expect(first.turn == .granted && first.attempts == 1)
-            #expect(try store.queue.progress().photos.first?.stage == .asking)
+            #expect(try store.queue.progress(now: Date()).photos.first?.stage == .asking)
             let early = try store.providers.takeRequestTurn(
                 provider: "gemini", budget: budget, charging: job.id, now: t0.addingTimeInterval(1))
             #expect(early.turn == .notBefore(t0.addingTimeInterval(budget.interval)) && early.attempts == nil)
@@ -156,7 +156,7 @@ import Testing
             try store.providers.setProviderHealth(
                 ProviderHealth(
                     name: "gemini", state: .backoff, until: until, code: "provider_quota",
-                    message: "daily limit"))
+                    message: "daily limit"), now: Date())
             try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 2), now: now)
             #expect(try store.providers.providerHealth("gemini")?.state == .backoff, "the same limit: the pause stands")
             try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(perDay: 5), now: now)
@@ -166,7 +166,7 @@ import Testing
             try store.providers.setProviderHealth(
                 ProviderHealth(
                     name: "gemini", state: .backoff, until: later.addingTimeInterval(3_600),
-                    code: "provider_quota", message: "Gemini's daily quota is used up"))
+                    code: "provider_quota", message: "Gemini's daily quota is used up"), now: Date())
             try store.providers.liftDailyLimitPause(provider: "gemini", budget: Self.budget(), now: later)
             #expect(try store.providers.providerHealth("gemini")?.state == .backoff)
         }

@@ -39,8 +39,8 @@ struct StoreActivityTests {
             _ = try store.queue.recordSighting(
                 path: "/in/p.jpg", relativePath: "p.jpg", sha256: "sha", size: 1, mtime: 0, syncConflict: false,
                 provider: "gemini", providerChoice: nil, now: Date())
-            let claimed = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
-            let empty = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
+            let claimed = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60, now: Date())
+            let empty = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60, now: Date())
             #expect(claimed.count == 1 && empty.isEmpty)
             let after = store.activity
             #expect(after.claims - alone.claims == 2, "a claim that finds nothing counts too")

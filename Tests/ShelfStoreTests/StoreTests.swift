@@ -49,17 +49,17 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         try withStore(kind) { store, _ in
             let first = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
-                syncConflict: false, provider: "gemini")
+                syncConflict: false, provider: "gemini", now: Date())
             guard case .queued = first else { Issue.record("expected a job, got \(first)"); return }
             let copy = try store.queue.recordSighting(
                 path: "/in/sub/copy.jpg", relativePath: "sub/copy.jpg", sha256: "aa",
-                size: 10, mtime: 2, syncConflict: false, provider: "gemini")
+                size: 10, mtime: 2, syncConflict: false, provider: "gemini", now: Date())
             #expect(copy == .knownPhoto(sha256: "aa"))
             let again = try store.queue.recordSighting(
                 path: "/in/a.jpg", relativePath: "a.jpg", sha256: "aa", size: 10, mtime: 1,
-                syncConflict: false, provider: "gemini")
+                syncConflict: false, provider: "gemini", now: Date())
             #expect(again == .unchanged)
-            #expect(try store.status.queueCounts().pending == 1)
+            #expect(try store.status.queueCounts(now: Date()).pending == 1)
         }
     }
 
@@ -71,8 +71,8 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             for i in 0..<7 {
                 try store.queue.queuePhoto("sha\(i)", at: "\(i).jpg")
             }
-            let a = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60)
-            let b = try other.queue.claim(limit: 5, provider: "gemini", owner: "b", lease: 60)
+            let a = try store.queue.claim(limit: 5, provider: "gemini", owner: "a", lease: 60, now: Date())
+            let b = try other.queue.claim(limit: 5, provider: "gemini", owner: "b", lease: 60, now: Date())
             #expect(a.count == 5)
             #expect(b.count == 2)
             #expect(Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
@@ -257,7 +257,7 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
             for (i, sha) in ["p1", "p2"].enumerated() {
                 try store.queue.queuePhoto(sha, mtime: Double(i))
             }
-            let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: Date())
             let dune = { (confidence: Double, isbn: String?) in
                 Book(
                     title: "Dune", author: "Frank Herbert", isbn13: isbn, isbn10: nil, confidence: confidence,
@@ -270,13 +270,13 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
                     JobOutcome(
                         job: jobs[1],
                         result: .finished(books: [dune(0.9, "9780441172719")], resultPath: "r2", review: false)),
-                ], shelfOf: { _ in nil })
+                ], shelfOf: { _ in nil }, now: Date())
             let library = try store.library.entries()
             #expect(library.count == 1)
             #expect(library.first?.sightings.count == 2)
             #expect(library.first?.confidence == 0.9)
             #expect(library.first?.isbn13 == "9780441172719")
-            #expect(try store.status.queueCounts().done == 2)
+            #expect(try store.status.queueCounts(now: Date()).done == 2)
         }
     }
 
@@ -287,19 +287,19 @@ func withOlderDatabase<T>(steps: Int, rows: String, _ body: (Store) throws -> T)
         try withStore(kind) { store, _ in
             try store.queue.queuePhoto("aa", at: "a.jpg")
             var job = try store.queue.claimOne()
-            try store.queue.chargeAttempt(jobID: job.id)
+            try store.queue.chargeAttempt(jobID: job.id, now: Date())
             try store.queue.finish(
                 [JobOutcome(job: job, result: .released(.providerAuth, message: "bad key", refundAttempt: true))],
-                shelfOf: { _ in nil })
+                shelfOf: { _ in nil }, now: Date())
             job = try store.queue.claimOne()
             #expect(job.attempts == 0)
             try store.queue.finish(
                 [JobOutcome(job: job, result: .dead(.unreadableImage, message: "truncated"))],
-                shelfOf: { _ in nil })
-            #expect(try store.status.queueCounts().dead == 1)
+                shelfOf: { _ in nil }, now: Date())
+            #expect(try store.status.queueCounts(now: Date()).dead == 1)
             #expect(try store.status.jobProblems().first?.code == "unreadable_image")
-            #expect(try store.queue.requeue(jobIDs: nil) == [job.id])
-            #expect(try store.status.queueCounts().pending == 1)
+            #expect(try store.queue.requeue(jobIDs: nil, now: Date()) == [job.id])
+            #expect(try store.status.queueCounts(now: Date()).pending == 1)
         }
     }
 }

@@ -60,7 +60,7 @@ import Testing
             try store.queue.queuePhoto("a", at: "copy-of-a.jpg") // a copy: no job
             try Self.expectCounted(store, "ingest")
 
-            let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
+            let jobs = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: Date())
             #expect(jobs.count == 5)
             try Self.expectCounted(store, "a claim")
             let job = Dictionary(uniqueKeysWithValues: jobs.map { ($0.sha256, $0) })
@@ -77,37 +77,39 @@ import Testing
                         result: .failed(.network, message: "no route", retryAt: Date().addingTimeInterval(600))),
                     JobOutcome(job: job["d"]!, result: .dead(.unreadableImage, message: "not a photo")),
                     JobOutcome(job: job["e"]!, result: .released(nil, message: "shutting down", refundAttempt: false)),
-                ], shelfOf: { _ in nil })
+                ], shelfOf: { _ in nil }, now: Date())
             try Self.expectCounted(store, "a batch ending done, review, failed, dead and released")
-            #expect(try store.status.queueCounts().review == 1 && store.status.queueCounts().dead == 1)
+            #expect(
+                try store.status.queueCounts(now: Date()).review == 1 && store.status.queueCounts(now: Date()).dead == 1
+            )
 
-            let again = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60)
-            #expect(try store.queue.releaseLeases(owner: "me", jobIDs: again.map(\.id)) == again.count)
+            let again = try store.queue.claim(limit: 5, provider: "gemini", owner: "me", lease: 60, now: Date())
+            #expect(try store.queue.releaseLeases(owner: "me", jobIDs: again.map(\.id), now: Date()) == again.count)
             try Self.expectCounted(store, "leases given back")
-            #expect(try store.queue.recoverLeases(isAlive: { _ in false }) == 0)
-            _ = try store.queue.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60)
-            #expect(try store.queue.recoverLeases(isAlive: { _ in false }) == 1)
+            #expect(try store.queue.recoverLeases(isAlive: { _ in false }, now: Date()) == 0)
+            _ = try store.queue.claim(limit: 1, provider: "gemini", owner: "gone", lease: 60, now: Date())
+            #expect(try store.queue.recoverLeases(isAlive: { _ in false }, now: Date()) == 1)
             try Self.expectCounted(store, "a dead owner's lease recovered")
 
-            #expect(try store.queue.requeue(jobIDs: nil).count == 2)
+            #expect(try store.queue.requeue(jobIDs: nil, now: Date()).count == 2)
             try Self.expectCounted(store, "retry of the failed and the dead")
-            #expect(try store.queue.rescan(sha256: "a", providerChoice: nil) != nil)
+            #expect(try store.queue.rescan(sha256: "a", providerChoice: nil, now: Date()) != nil)
             try Self.expectCounted(store, "a rescan")
 
             let item = try #require(try store.library.openReviewItems().first)
-            _ = try store.library.decide(item.id, .accept)
+            _ = try store.library.decide(item.id, .accept, now: Date())
             try Self.expectCounted(store, "a review decision")
-            #expect(try store.status.queueCounts().review == 0)
+            #expect(try store.status.queueCounts(now: Date()).review == 0)
 
             // A second photo waiting for review, whose work is then removed from the library.
             let f = try { () throws -> ClaimedJob in
                 try Self.queue(store, "f")
-                let claimed = try store.queue.claim(limit: 10, provider: "gemini", owner: "me", lease: 60)
+                let claimed = try store.queue.claim(limit: 10, provider: "gemini", owner: "me", lease: 60, now: Date())
                 try store.queue.finish(
                     claimed.filter { $0.sha256 != "f" }.map {
                         JobOutcome(
                             job: $0, result: .finished(books: [], resultPath: "/r/\($0.sha256).json", review: false))
-                    }, shelfOf: { _ in nil })
+                    }, shelfOf: { _ in nil }, now: Date())
                 return try #require(claimed.first { $0.sha256 == "f" })
             }()
             try store.queue.finish(
@@ -116,10 +118,10 @@ import Testing
                         job: f,
                         result: .finished(books: [Self.doubtful("Blurred")], resultPath: "/r/f.json", review: true))
                 ],
-                shelfOf: { _ in nil })
+                shelfOf: { _ in nil }, now: Date())
             try Self.expectCounted(store, "a second review")
             let blurred = try #require(try store.library.entries().first { $0.title == "Blurred" })
-            _ = try store.library.removeWork(blurred.work)
+            _ = try store.library.removeWork(blurred.work, now: Date())
             try Self.expectCounted(store, "a work removed from the library")
 
             _ = try store.maintenance.prune(finishedBefore: Date().addingTimeInterval(60))
@@ -140,11 +142,11 @@ import Testing
             try store.queue.finish(
                 [JobOutcome(job: a, result: .dead(.unreadableImage, message: "not a photo"))], shelfOf: { _ in nil },
                 now: Date(timeIntervalSince1970: 103))
-            var pass = try #require(try store.queue.progress().pass)
+            var pass = try #require(try store.queue.progress(now: Date()).pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 100) && pass.total == 2 && pass.finished == 1)
 
             _ = try store.queue.requeue(jobIDs: [a.id], now: Date(timeIntervalSince1970: 104))
-            pass = try #require(try store.queue.progress().pass)
+            pass = try #require(try store.queue.progress(now: Date()).pass)
             #expect(
                 pass.total == 2 && pass.finished == 0, "a photo of this pass tried again is still one of its photos")
 
@@ -159,15 +161,15 @@ import Testing
                     JobOutcome(job: b, result: .finished(books: [], resultPath: "/r/b.json", review: false)),
                 ],
                 shelfOf: { _ in nil }, now: Date(timeIntervalSince1970: 106))
-            #expect(try store.queue.progress().pass == nil, "the queue is empty: no pass")
+            #expect(try store.queue.progress(now: Date()).pass == nil, "the queue is empty: no pass")
 
             try Self.queue(store, "c", at: Date(timeIntervalSince1970: 200))
-            pass = try #require(try store.queue.progress().pass)
+            pass = try #require(try store.queue.progress(now: Date()).pass)
             #expect(
                 pass.startedAt == Date(timeIntervalSince1970: 200) && pass.total == 1 && pass.finished == 0,
                 "a new pass")
             _ = try store.queue.rescan(sha256: "a", providerChoice: nil, now: Date(timeIntervalSince1970: 201))
-            pass = try #require(try store.queue.progress().pass)
+            pass = try #require(try store.queue.progress(now: Date()).pass)
             #expect(pass.total == 2, "a photo finished in an earlier pass joins this one")
         }
     }
@@ -186,7 +188,7 @@ import Testing
                 """
         ) { store in
             try Self.expectCounted(store, "the upgrade")
-            let pass = try #require(try store.queue.progress().pass)
+            let pass = try #require(try store.queue.progress(now: Date()).pass)
             #expect(pass.startedAt == Date(timeIntervalSince1970: 12) && pass.total == 1 && pass.finished == 0)
         }
     }
@@ -201,7 +203,7 @@ import Testing
                 return
             }
             let first = try #require(try store.status.changeStamp())
-            _ = try store.status.queueCounts(); _ = try store.queue.progress()
+            _ = try store.status.queueCounts(now: Date()); _ = try store.queue.progress(now: Date())
             #expect(try store.status.changeStamp() == first, "reads change nothing")
             try Self.queue(store, "a")
             let afterOwn = try #require(try store.status.changeStamp())

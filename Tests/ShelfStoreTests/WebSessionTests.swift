@@ -12,7 +12,7 @@ import Testing
         try withStore(kind) { store, _ in
             let start = Date()
             try store.webSessions.create(
-                id: "logged-in", csrf: "c", loggedIn: true, expiresAt: start.addingTimeInterval(60))
+                id: "logged-in", csrf: "c", loggedIn: true, expiresAt: start.addingTimeInterval(60), now: Date())
             let limit = WebSessionStore.anonymousLimit
             for n in 0...limit { // one more than the limit, each a little newer
                 try store.webSessions.create(

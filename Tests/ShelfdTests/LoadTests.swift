@@ -30,7 +30,7 @@ struct LoadTests {
     /// Photos done (done, to review or failed) in the daemon's database.
     static func finished(_ shelf: ShelfRoot) -> Int {
         guard let store = try? Store.openForReading(path: shelf.state.appendingPathComponent("shelfd.db").path),
-            let counts = try? store.status.queueCounts()
+            let counts = try? store.status.queueCounts(now: Date())
         else { return 0 }
         return counts.done + counts.review + counts.failed + counts.dead
     }
