@@ -68,7 +68,8 @@ extension Pipeline {
                 path: job.relativePath, sha256: job.sha256, bytes: bytes.count, format: info.format.rawValue,
                 width: info.displayWidth, height: info.displayHeight, orientation: info.orientation),
             provider: read.decided.provider, model: read.decided.model,
-            timings: .init(queuedAt: nil, finishedAt: time.now, providerMs: read.decided.latencyMs, totalMs: elapsed),
+            timings: .init(
+                queuedAt: job.queuedAt, finishedAt: time.now, providerMs: read.decided.latencyMs, totalMs: elapsed),
             books: books,
             suggestions: SuggestionRules.combine(
                 model: read.answer.suggestions, measured: read.signals?.suggestions ?? [],

@@ -108,7 +108,8 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
             let claim = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
             let rows = try db.query(
                 """
-                SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
+                SELECT j.id, j.sha256, j.attempts, p.relative_path, COALESCE(j.queued_at, j.created_at) AS queued
+                FROM job j JOIN photo p ON p.sha256 = j.sha256
                 WHERE j.batch_api_job_id = ? AND j.state = 'pending' ORDER BY j.id
                 """, [id])
             try db.execute(
@@ -138,7 +139,8 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
                 db,
                 try db.query(
                     """
-                    SELECT j.id, j.sha256, j.attempts, p.relative_path FROM job j JOIN photo p ON p.sha256 = j.sha256
+                    SELECT j.id, j.sha256, j.attempts, p.relative_path, COALESCE(j.queued_at, j.created_at) AS queued
+                    FROM job j JOIN photo p ON p.sha256 = j.sha256
                     WHERE j.batch_api_job_id = ? AND j.state = 'pending' ORDER BY j.id
                     """, [id]), batchID: 0)
         }

@@ -41,6 +41,7 @@ extension PhotoQueue {
             var rows = try db.query(
                 """
                 SELECT j.id, j.sha256, j.attempts, j.crashes, p.relative_path, p.result_node,
+                       COALESCE(j.queued_at, j.created_at) AS queued,
                        CASE WHEN EXISTS (SELECT 1 FROM response r WHERE r.job_id = j.id AND r.usable = 1) THEN 1 ELSE 0 END AS answered,
                        CASE WHEN EXISTS (SELECT 1 FROM review_decision d WHERE d.sha256 = j.sha256) THEN 1 ELSE 0 END AS decided
                 \(due) ORDER BY j.crashes, j.id LIMIT ?
@@ -71,7 +72,7 @@ extension PhotoQueue {
         }
     }
 
-    /// Job rows (`id`, `sha256`, `attempts`, `relative_path`, and `answered`, `decided` and `result_node` when known) as
+    /// Job rows (`id`, `sha256`, `attempts`, `relative_path`, `queued`, and `answered`, `decided` and `result_node` when known) as
     /// claimed jobs, each with every path its photo was seen at (one query for them all).
     static func claimedJobs(_ db: any DatabaseConnection, _ rows: [Row], batchID: Int64) throws -> [ClaimedJob] {
         let photos = Array(Set(try rows.required("sha256", of: "job", as: String.self)))
@@ -95,7 +96,7 @@ extension PhotoQueue {
                 id: id, sha256: sha, attempts: Int(row.int("attempts") ?? 0), batchID: batchID,
                 relativePath: row.string("relative_path") ?? "", paths: paths[sha] ?? [],
                 mayHaveAnswer: row.int("answered") != 0, mayHaveDecisions: row.int("decided") != 0,
-                resultNode: row.string("result_node"))
+                resultNode: row.string("result_node"), queuedAt: row.date("queued"))
         }
     }
 

@@ -33,14 +33,16 @@ package struct ClaimedJob: Sendable, Equatable {
     package var mayHaveDecisions: Bool
     /// Shared store: the node whose results/ gets the photo's result (`ResultDocuments.swift`), when the claim read it.
     package var resultNode: String?
+    /// When the job was queued (again, for a rescan or a retry): the result's `timings.queued_at`.
+    package var queuedAt: Date?
 
     package init(
         id: Int64, sha256: String, attempts: Int, batchID: Int64, relativePath: String, paths: [PhotoPath],
-        mayHaveAnswer: Bool = true, mayHaveDecisions: Bool = true, resultNode: String? = nil
+        mayHaveAnswer: Bool = true, mayHaveDecisions: Bool = true, resultNode: String? = nil, queuedAt: Date? = nil
     ) {
         self.id = id; self.sha256 = sha256; self.attempts = attempts; self.batchID = batchID
         self.relativePath = relativePath; self.paths = paths; self.mayHaveAnswer = mayHaveAnswer
-        self.mayHaveDecisions = mayHaveDecisions; self.resultNode = resultNode
+        self.mayHaveDecisions = mayHaveDecisions; self.resultNode = resultNode; self.queuedAt = queuedAt
     }
 }
 
