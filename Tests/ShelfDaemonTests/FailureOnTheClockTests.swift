@@ -4,7 +4,6 @@ import ShelfCore
 import ShelfDaemon
 import ShelfRuntimeTesting
 import ShelfTesting
-import Synchronization
 import Testing
 
 /// Bad photos and a provider's trouble through a run (`InProcessSite.run`, which is `shelfd run`) in the test's own
@@ -18,18 +17,7 @@ struct FailureOnTheClockTests {
         warning: String?, status: StatusDocument, took: Duration
     ) {
         let site = try InProcessSite(root, time: clock.time)
-        let ended = Mutex<Result<OneShot.Report, any Error>?>(nil)
-        let pass = Task {
-            do {
-                let report = try await site.run()
-                ended.withLock { $0 = .success(report) }
-            } catch {
-                ended.withLock { $0 = .failure(error) }
-            }
-        }
-        let took = try await clock.run(until: "the run ends", limit: .seconds(3600)) { ended.withLock { $0 != nil } }
-        await pass.value
-        let report = try ended.withLock { $0! }.get()
+        let (report, took) = try await InProcessSite.onTheClock(clock) { try await site.run() }
         let status = try StatusReport.build(config: site.config, secrets: site.secrets, now: clock.time.now)
         return (report.warning, status, took)
     }

@@ -9,6 +9,7 @@ import ShelfConfig
 import ShelfCore
 import ShelfDaemon
 import ShelfTesting
+import Synchronization
 @testable import ShelfWeb
 
 /// shelfd's web page and API in the test's own process, over a `ShelfRoot`'s configuration as `watch` sets them up:
@@ -50,6 +51,27 @@ package final class InProcessSite: Sendable {
     @discardableResult
     package func rescan(_ photos: [String]) async throws -> OneShot.Report {
         try await OneShot(runtime: runtime, logger: site.logger).rescan(photos: photos).0
+    }
+
+    /// `pass` (`run` or `rescan` of a site on `clock`) while the clock turns until it ends, as its waits need: what it
+    /// reported, and how long it took on the clock.
+    @discardableResult
+    package static func onTheClock(
+        _ clock: ManualClock, limit: Duration = .seconds(3600),
+        _ pass: @escaping @Sendable () async throws -> OneShot.Report
+    ) async throws -> (report: OneShot.Report, took: Duration) {
+        let ended = Mutex<Result<OneShot.Report, any Error>?>(nil)
+        let task = Task {
+            do {
+                let report = try await pass()
+                ended.withLock { $0 = .success(report) }
+            } catch {
+                ended.withLock { $0 = .failure(error) }
+            }
+        }
+        let took = try await clock.run(until: "the pass ends", limit: limit) { ended.withLock { $0 != nil } }
+        await task.value
+        return (try ended.withLock { $0! }.get(), took)
     }
 
     /// The router answers the requests `body` sends, from a browser logged in with the token (its session cookie
