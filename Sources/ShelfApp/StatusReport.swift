@@ -191,13 +191,11 @@ package enum StatusReport {
     /// "provider: gemini — unreachable since 10:02:11 (Could not connect …), next try 10:04:40; 23 photos waiting".
     package static func outageSentence(_ provider: StatusDocument.Provider, now: Date) -> String? {
         guard provider.isDown else { return nil }
-        let clock = DateFormatter()
-        clock.dateFormat = "HH:mm:ss"
         var sentence = "provider: \(provider.name) — \(provider.state)"
-        if let since = provider.since { sentence += " since \(clock.string(from: since))" }
+        if let since = provider.since { sentence += " since \(since.timeOfDay)" }
         if let reason = provider.reason { sentence += " (\(reason))" }
         if let next = provider.nextTry {
-            sentence += next > now ? ", next try \(clock.string(from: next))" : ", next try with the next photo"
+            sentence += next > now ? ", next try \(next.timeOfDay)" : ", next try with the next photo"
         }
         if let waiting = provider.photosWaiting {
             sentence += "; \(waiting) photo\(waiting == 1 ? "" : "s") waiting"

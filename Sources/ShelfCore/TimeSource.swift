@@ -59,3 +59,12 @@ package struct SomeClock: Clock {
         try await sleeper(deadline.offset)
     }
 }
+
+extension Date {
+    /// The time of day as `status`, the overview and a provider's state say it: "10:02:11", on this machine's zone.
+    package var timeOfDay: String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: self)
+    }
+}

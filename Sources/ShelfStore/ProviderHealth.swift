@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import Synchronization
 
 /// Whether a provider is being asked, and if not, until when and why.
@@ -30,10 +31,8 @@ package struct ProviderHealth: Sendable, Equatable, Codable {
 
     /// Why the provider is not being asked, in words: "unreachable since 10:02:11 (could not connect …)".
     package var summary: String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
-        let since = self.since.map { " since \(formatter.string(from: $0))" } ?? ""
-        let until = self.until.map { " until \(formatter.string(from: $0))" } ?? ""
+        let since = self.since.map { " since \($0.timeOfDay)" } ?? ""
+        let until = self.until.map { " until \($0.timeOfDay)" } ?? ""
         let why = message.map { " (\($0))" } ?? ""
         return isOutage ? "\(state.rawValue)\(since)\(why)" : "\(state.rawValue)\(until)\(why)"
     }

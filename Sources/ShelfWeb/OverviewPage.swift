@@ -83,7 +83,7 @@ enum OverviewPage {
             self.notice = notice
             let daemon = status.daemon
             if daemon.running {
-                let since = daemon.since.map { " since \(Clock.time($0))" } ?? ""
+                let since = daemon.since.map { " since \($0.timeOfDay)" } ?? ""
                 let mode = daemon.watchMode.map { ", watching incoming/ (\($0))" } ?? ""
                 self.daemon = "The daemon is running\(since)\(mode)."
             } else {
@@ -135,7 +135,7 @@ enum OverviewPage {
         /// "3 of 7 photos finished — those queued since 10:02:11, when the queue was last empty." (The script
         /// writes the same sentence.)
         static func sentence(finished: Int, total: Int, since: Date) -> String {
-            "\(finished) of \(total) photo\(total == 1 ? "" : "s") finished — those queued since \(Clock.time(since)), when the queue was last empty."
+            "\(finished) of \(total) photo\(total == 1 ? "" : "s") finished — those queued since \(since.timeOfDay), when the queue was last empty."
         }
     }
 
@@ -155,7 +155,7 @@ enum OverviewPage {
                 sentence = outage
             } else if provider.state == "backoff" {
                 sentence =
-                    "backing off\(provider.backoffUntil.map { " until \(Clock.time($0))" } ?? "")\(provider.reason.map { ": \($0)" } ?? "")"
+                    "backing off\(provider.backoffUntil.map { " until \($0.timeOfDay)" } ?? "")\(provider.reason.map { ": \($0)" } ?? "")"
             } else {
                 sentence = provider.reason
             }
@@ -221,24 +221,18 @@ enum OverviewPage {
 
         /// "since 10:02:11" for a step, "queued at", "retry at", "at" for a finished photo (the script says the same).
         static func when(_ stage: JobStage, since: Date?, retryAt: Date?) -> String {
-            if let retryAt { return "retry at \(Clock.time(retryAt))" }
+            if let retryAt { return "retry at \(retryAt.timeOfDay)" }
             guard let since else { return "" }
             return switch stage {
-            case .queued: "queued at \(Clock.time(since))"
-            case .done, .review, .failed: "at \(Clock.time(since))"
-            default: "since \(Clock.time(since))"
+            case .queued: "queued at \(since.timeOfDay)"
+            case .done, .review, .failed: "at \(since.timeOfDay)"
+            default: "since \(since.timeOfDay)"
             }
         }
     }
 
     /// Times as the page shows them.
     enum Clock {
-        static func time(_ date: Date) -> String {
-            let formatter = DateFormatter()
-            formatter.dateFormat = "HH:mm:ss"
-            return formatter.string(from: date)
-        }
-
         /// 28100 ms → "28.1 s"; 850 → "850 ms".
         static func seconds(_ ms: Int) -> String {
             ms < 1000 ? "\(ms) ms" : String(format: "%.1f s", Double(ms) / 1000)

@@ -85,11 +85,11 @@ struct OverviewAndAPITests {
             "gemini", state: .unreachable, code: "network", message: "no route", probe: false, ceiling: 300,
             notBefore: nil, now: clock.time.now)
         let (since, next) = (try #require(down.since), try #require(down.until))
-        let sentence = "provider: gemini — unreachable since \(Self.clockFormat.string(from: since)) (no route)"
+        let sentence = "provider: gemini — unreachable since \(since.timeOfDay) (no route)"
         try await site.web { http in
             let waiting = try await http.send("GET", "/").body
             #expect(
-                waiting.contains(#"<span class="why">\#(sentence), next try \#(Self.clockFormat.string(from: next))"#),
+                waiting.contains(#"<span class="why">\#(sentence), next try \#(next.timeOfDay)"#),
                 "the provider's line counts to its next try on the daemon's clock: \(waiting)")
             #expect(!waiting.contains("next try with the next photo"))
 
@@ -100,13 +100,6 @@ struct OverviewAndAPITests {
                 "its time has come on the daemon's clock: \(due)")
         }
     }
-
-    /// How `status` and the overview write a time of day.
-    static let clockFormat = {
-        let format = DateFormatter()
-        format.dateFormat = "HH:mm:ss"
-        return format
-    }()
 
     @Test("The progress feed's snapshot is the queue's counts as JSON")
     func progressSnapshot() async throws {
