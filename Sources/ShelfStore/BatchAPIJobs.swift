@@ -31,6 +31,13 @@ package protocol BatchAPIJobQueue: Sendable {
 package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
     let database: Store
 
+    /// A Batch API job's photos still waiting, with the columns `PhotoQueue.claimedJobs` reads.
+    static let waitingPhotos = """
+        SELECT j.id, j.sha256, j.attempts, p.relative_path, \(PhotoQueue.queuedAt) AS queued
+        FROM job j JOIN photo p ON p.sha256 = j.sha256
+        WHERE j.batch_api_job_id = ? AND j.state = 'pending' ORDER BY j.id
+        """
+
     package func openBatchAPIJob(provider: String, jobs: [ClaimedJob], owner: String, now: Date) throws
         -> BatchAPIJob
     {
@@ -106,12 +113,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
                 return []
             }
             let claim = try db.insert("INSERT INTO batch (owner, claimed_at) VALUES (?, ?)", [owner, now])
-            let rows = try db.query(
-                """
-                SELECT j.id, j.sha256, j.attempts, p.relative_path, COALESCE(j.queued_at, j.created_at) AS queued
-                FROM job j JOIN photo p ON p.sha256 = j.sha256
-                WHERE j.batch_api_job_id = ? AND j.state = 'pending' ORDER BY j.id
-                """, [id])
+            let rows = try db.query(Self.waitingPhotos, [id])
             try db.execute(
                 """
                 UPDATE job SET state = 'leased', batch_api_job_id = NULL, lease_owner = ?, lease_expiry = ?, batch_id = ?,
@@ -137,12 +139,7 @@ package struct BatchAPIJobs: BatchAPIJobQueue, StoreConcern {
         try database.read { db in
             try PhotoQueue.claimedJobs(
                 db,
-                try db.query(
-                    """
-                    SELECT j.id, j.sha256, j.attempts, p.relative_path, COALESCE(j.queued_at, j.created_at) AS queued
-                    FROM job j JOIN photo p ON p.sha256 = j.sha256
-                    WHERE j.batch_api_job_id = ? AND j.state = 'pending' ORDER BY j.id
-                    """, [id]), batchID: 0)
+                try db.query(Self.waitingPhotos, [id]), batchID: 0)
         }
     }
 

@@ -8,6 +8,9 @@ extension PhotoQueue {
     /// other job is due or in flight. One more death and it is dead.
     package static let crashesHeldBack = 2
 
+    /// When a job (`j`) was queued, or queued again by a rescan or a retry: the index `job_queued` is on it.
+    static let queuedAt = "COALESCE(j.queued_at, j.created_at)"
+
     /// How long a photo whose request a death cut off waits before it is asked again: 30 s, doubling with each death in a
     /// row, at most 8 minutes. A process that keeps dying (a crash loop, a person's repeated `kill -9`) is restarted
     /// within seconds; were the photo asked at once, every restart would pay for its request again.
@@ -41,7 +44,7 @@ extension PhotoQueue {
             var rows = try db.query(
                 """
                 SELECT j.id, j.sha256, j.attempts, j.crashes, p.relative_path, p.result_node,
-                       COALESCE(j.queued_at, j.created_at) AS queued,
+                       \(Self.queuedAt) AS queued,
                        CASE WHEN EXISTS (SELECT 1 FROM response r WHERE r.job_id = j.id AND r.usable = 1) THEN 1 ELSE 0 END AS answered,
                        CASE WHEN EXISTS (SELECT 1 FROM review_decision d WHERE d.sha256 = j.sha256) THEN 1 ELSE 0 END AS decided
                 \(due) ORDER BY j.crashes, j.id LIMIT ?

@@ -19,11 +19,10 @@ extension PhotoQueue {
     package func progress(openLimit: Int = 20, recentLimit: Int = 8, now: Date) throws -> QueueProgress {
         try read { db in
             let (counts, pass) = try StatusQueries.tally(db, now: now)
-            let queued = "COALESCE(j.queued_at, j.created_at)"
             // The first jobs of each open state in claim order, each by job_state_order: a queue of thousands reads no more.
             func first(_ state: JobState) -> String {
                 """
-                SELECT * FROM (SELECT j.id, j.sha256, j.state, j.stage, j.stage_at, j.not_before, \(queued) AS queued, p.relative_path,
+                SELECT * FROM (SELECT j.id, j.sha256, j.state, j.stage, j.stage_at, j.not_before, \(PhotoQueue.queuedAt) AS queued, p.relative_path,
                                       (SELECT MAX(r.received_at) FROM response r WHERE r.job_id = j.id) AS answered_at
                                FROM job j JOIN photo p ON p.sha256 = j.sha256 WHERE j.state = '\(state.rawValue)' ORDER BY j.id LIMIT \(openLimit)) o
                 """
