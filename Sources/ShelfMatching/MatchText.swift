@@ -306,10 +306,10 @@ struct PreparedRecord: Sendable {
         var hashes = (full + tag).map(\.hash)
         var trigrams = TrigramFilter(full + tag)
         var authorWords: [UInt64] = []
-        for text in [record.author, record.series] {
+        for (text, isAuthor) in [(record.author, true), (record.series, false)] {
             Word.forEachWord(of: Array(TextNormalization.fold(text ?? "").utf8)) { word in
                 hashes.append(Word.hash(word))
-                if text == record.author { authorWords.append(Word.hash(word)) }
+                if isAuthor { authorWords.append(Word.hash(word)) }
                 Word.forEachTrigram(of: word) { trigrams.insert($0) }
             }
         }
