@@ -21,7 +21,8 @@ package final class OnnxRuntime: @unchecked Sendable { // unchecked: the table i
 
     /// Positions in `OrtApi`.
     enum Entry: Int {
-        case getErrorCode = 1, getErrorMessage = 2, createEnv = 3, createSession = 7, run = 9, createSessionOptions = 10
+        case getErrorCode = 1, getErrorMessage = 2, createEnv = 3, disableTelemetryEvents = 6, createSession = 7
+        case run = 9, createSessionOptions = 10
         case disableCpuMemArena = 19, setSessionGraphOptimizationLevel = 23, setIntraOpNumThreads = 24
         case setInterOpNumThreads = 25, sessionGetInputName = 36, sessionGetOutputName = 37
         case createTensorWithDataAsOrtValue = 49, getTensorMutableData = 51, getDimensionsCount = 61, getDimensions = 62
@@ -45,7 +46,8 @@ package final class OnnxRuntime: @unchecked Sendable { // unchecked: the table i
             UnsafePointer<OpaquePointer?>, Int, UnsafePointer<UnsafePointer<CChar>?>, Int, Out
         ) -> Status
     typealias CreateOptions = @convention(c) (Out) -> Status
-    typealias OnOptions = @convention(c) (OpaquePointer) -> Status
+    /// A call on one handle: an environment, session options.
+    typealias OnHandle = @convention(c) (OpaquePointer) -> Status
     typealias SetOption = @convention(c) (OpaquePointer, Int32) -> Status
     typealias GetName =
         @convention(c) (OpaquePointer, Int, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Status
@@ -84,6 +86,8 @@ package final class OnnxRuntime: @unchecked Sendable { // unchecked: the table i
         var env: OpaquePointer?, info: OpaquePointer?, allocator: OpaquePointer?
         let createEnv: CreateEnv = Self.entry(table, .createEnv)
         try Self.check(table, createEnv(Self.loggingLevelFatal, "shelfd", &env), doing: "start ONNX Runtime")
+        let disableTelemetry: OnHandle = Self.entry(table, .disableTelemetryEvents)
+        try Self.check(table, disableTelemetry(env!), doing: "turn its telemetry off")
         let createInfo: CreateMemoryInfo = Self.entry(table, .createCpuMemoryInfo)
         try Self.check(table, createInfo(Self.arenaAllocator, Self.memTypeDefault, &info), doing: "describe CPU memory")
         let getAllocator: GetAllocator = Self.entry(table, .getAllocatorWithDefaultOptions)
@@ -136,6 +140,10 @@ package final class OnnxRuntime: @unchecked Sendable { // unchecked: the table i
                 "ONNX Runtime is not installed: \(path) is missing. Install it with scripts/install-deps.sh, "
                     + "or set [ocr] library to the file, then run 'shelfd doctor'.")
         }
+        // Since 1.29 the library for Linux records usage events and a device id under ~/.cache/Microsoft and sends
+        // them to Microsoft; the offline reader sends nothing anywhere. This variable, read as the library starts,
+        // is its one full opt-out (`DisableTelemetryEvents` alone leaves the device id and a first event).
+        setenv("ORT_DISABLE_TELEMETRY", "1", 1)
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
             throw OCRError(
@@ -197,7 +205,7 @@ final class OnnxSession: @unchecked Sendable { // unchecked: the session is immu
         let setIntra: OnnxRuntime.SetOption = runtime.entry(.setIntraOpNumThreads)
         let setInter: OnnxRuntime.SetOption = runtime.entry(.setInterOpNumThreads)
         let setLevel: OnnxRuntime.SetOption = runtime.entry(.setSessionGraphOptimizationLevel)
-        let disableArena: OnnxRuntime.OnOptions = runtime.entry(.disableCpuMemArena)
+        let disableArena: OnnxRuntime.OnHandle = runtime.entry(.disableCpuMemArena)
         try runtime.check(setIntra(options!, Int32(max(1, threads))), doing: "set its threads")
         try runtime.check(setInter(options!, 1), doing: "set its threads")
         try runtime.check(setLevel(options!, OnnxRuntime.graphOptimizationAll), doing: "set its optimisation level")

@@ -15,7 +15,7 @@ struct OfflineTests {
         """
 
     @Test(
-        "With no key, auto picks the OCR, and a drawn shelf is catalogued: books, library and export written",
+        "With no key, auto picks the OCR, and a drawn shelf is catalogued: books, library and export written, nothing kept to send",
         .timeLimit(.minutes(3)))
     func offlineShelfIsCatalogued() async throws {
         // No Gemini key, and Gemini pointed at a closed port: nothing may be sent anywhere.
@@ -42,5 +42,8 @@ struct OfflineTests {
         let status = try await root.status()
         #expect(status.provider.name == "ocr")
         #expect(status.provider.chosenBecause?.contains("auto") == true)
+        // ONNX Runtime for Linux keeps a device id and usage events under ~/.cache/Microsoft to send them to Microsoft.
+        let telemetry = root.base.appendingPathComponent(".cache/Microsoft")
+        #expect(!FileManager.default.fileExists(atPath: telemetry.path), "ONNX Runtime's telemetry is on")
     }
 }
