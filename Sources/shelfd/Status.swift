@@ -76,7 +76,8 @@ struct Status: AsyncParsableCommand {
             lines.append("problems:")
             for problem in status.problems {
                 let job = problem.job.map { " [job \($0)]" } ?? ""
-                lines.append("  \(problem.severity) \(problem.code)\(job) \(problem.path ?? ""): \(problem.message)")
+                let path = problem.path.map { " \($0)" } ?? ""
+                lines.append("  \(problem.severity) \(problem.code)\(job)\(path): \(problem.message)")
             }
         }
         let advised = status.recent.filter { !$0.suggestions.isEmpty }

@@ -30,7 +30,9 @@ struct EnrichmentTests {
                 let status = try await root.status()
                 let problem = try #require(status.problems.first { $0.code == "source_rate_limited" })
                 #expect(problem.severity == "warning" && problem.message.hasPrefix("openlibrary until "))
-                #expect(try await root.shelfd("status").stdout.contains("warning source_rate_limited"))
+                #expect(
+                    try await root.shelfd("status").stdout.contains("  warning source_rate_limited: openlibrary until ")
+                )
             }
         }
     }
