@@ -3,7 +3,9 @@ import ShelfMatching
 
 /// Candidates for one photo's spines, from the sources in order: a source is asked only about the spines no
 /// earlier one matched, a source that fails is not asked about the next spine, and the records are then
-/// assigned one-to-one across the photo. Shared by the enrichment of a model's books and the `ocr` provider.
+/// assigned one-to-one across the photo. A spine matched to a record without an author (an entry of a list of
+/// titles) is then looked up in the sources not yet asked, for that author. Shared by the enrichment of a model's
+/// books and the `ocr` provider.
 package struct CandidateSearch: Sendable {
     package var sources: [any BookSource]
     package var matcher: SpineMatcher
@@ -25,6 +27,9 @@ package struct CandidateSearch: Sendable {
         package var notes: [String]
         /// Whether any source could help at all (an empty catalogue cannot).
         package var anyUsable: Bool
+        /// Per spine: when its best record has no author (an entry of a list of titles), another source's record of
+        /// the same work whose author the spine shows (`authorRecord`).
+        package var authorRecords: [CatalogueRecord?]
     }
 
     package func run(_ queries: [SpineQuery]) async -> Found {
@@ -33,8 +38,10 @@ package struct CandidateSearch: Sendable {
         var pools = [[CatalogueRecord]](repeating: [], count: queries.count)
         var isbnRecords = [CatalogueRecord?](repeating: nil, count: queries.count)
         var consulted = [Bool](repeating: false, count: queries.count)
+        var asked = [Set<String>](repeating: [], count: queries.count)
         var notes: [String] = []
         var rarity = WordRarity.unknown, counted = Set<String>()
+        var down = Set<String>()
         /// How rare the words of these records' titles are, in the sources that can count them.
         func count(_ records: [CatalogueRecord]) async {
             let words = WordRarity.words(of: records).subtracting(counted)
@@ -63,17 +70,49 @@ package struct CandidateSearch: Sendable {
                         }
                     }
                     consulted[index] = true
+                    asked[index].insert(source.name)
                 } catch {
                     notes.append("enrichment_unavailable: \(source.name): \(error)")
                     // A source that is down or refusing answers no better for the next spine.
+                    down.insert(source.name)
                     break
                 }
             }
         }
         for pool in pools { await count(pool) }
+        let results = matcher.assign(queries, candidates: pools, rarity: rarity)
+        var authorRecords = [CatalogueRecord?](repeating: nil, count: queries.count)
+        for index in queries.indices {
+            guard let best = results[index].best?.record, best.author == nil, queries[index].author == nil,
+                !queries[index].text.isEmpty
+            else { continue }
+            authorRecords[index] = authorRecord(of: best, for: queries[index], among: pools[index])
+            for source in usable where authorRecords[index] == nil && !asked[index].contains(source.name) {
+                guard !down.contains(source.name), source.name != best.source else { continue }
+                do {
+                    let records = try await source.candidates(for: queries[index], limit: perSource)
+                    authorRecords[index] = authorRecord(of: best, for: queries[index], among: records)
+                } catch {
+                    notes.append("enrichment_unavailable: \(source.name): \(error)")
+                    down.insert(source.name)
+                }
+            }
+        }
         return Found(
-            results: matcher.assign(queries, candidates: pools, rarity: rarity), isbnRecords: isbnRecords,
-            consulted: consulted, notes: notes, anyUsable: !usable.isEmpty)
+            results: results, isbnRecords: isbnRecords, consulted: consulted, notes: notes,
+            anyUsable: !usable.isEmpty, authorRecords: authorRecords)
+    }
+
+    /// A record of the same work as `record`, which has no author (an entry of a list of titles), from another
+    /// source, whose author the spine shows: the author the list left out. The spine must show it, since a source
+    /// also knows other books of the same title.
+    private func authorRecord(of record: CatalogueRecord, for query: SpineQuery, among records: [CatalogueRecord])
+        -> CatalogueRecord?
+    {
+        records.first { other in
+            other.source != record.source && other.author?.isEmpty == false && matcher.areEditions(other, record)
+                && matcher.showsAuthor(of: other, in: query)
+        }
     }
 
     /// One record per work and source: an edition found by its ISBN and the same work found by a search are

@@ -67,7 +67,7 @@ package struct Enricher: Sendable {
             }
             enriched[index] = decide(
                 books[index], query: queries[index], result: Self.preferring(held, found.results[index]),
-                isbnRecord: found.isbnRecords[index], held: held)
+                isbnRecord: found.isbnRecords[index], authorRecord: found.authorRecords[index], held: held)
         }
         var notes = found.notes
         // One book per ISBN on a photo: a reading of a book the photo already shows exactly is that book's evidence.
@@ -277,7 +277,8 @@ package struct Enricher: Sendable {
     }
 
     func decide(
-        _ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?, held: Set<String> = []
+        _ book: Book, query: SpineQuery, result: MatchResult, isbnRecord: CatalogueRecord?,
+        authorRecord: CatalogueRecord?, held: Set<String> = []
     ) -> Book {
         if book.form == .barcode { return Self.resolved(book, as: isbnRecord) }
         var book = book
@@ -323,6 +324,11 @@ package struct Enricher: Sendable {
                 source: accepted.record.source, key: accepted.record.key,
                 score: (accepted.score * 1000).rounded() / 1000, year: accepted.record.year)
             if book.author == nil { book.author = accepted.record.author }
+            // An entry of a list of titles: the author another source knows for the work, shown on the spine.
+            if book.author == nil, let other = authorRecord, matcher.areEditions(other, accepted.record) {
+                book.author = other.author
+                notes.append("author_from: \(other.source)")
+            }
         }
 
         var reasons: [String] = []

@@ -65,6 +65,13 @@ package struct SpineMatcher: Sendable {
         score(PreparedQuery(query), prepared[record])
     }
 
+    /// Whether the text shows the record's author: a word of the surname read as well as a title's word must be
+    /// to tell records apart (`distinctRead`). A record without an author shows none.
+    package func showsAuthor(of record: CatalogueRecord, in query: SpineQuery) -> Bool {
+        let query = PreparedQuery(query)
+        return prepared[record].surnames.contains { query.presence(of: $0) >= Self.distinctRead }
+    }
+
     /// `rarity`: how many catalogue entries hold the records' title words (`WordRarity`), when known.
     package func decide(_ query: SpineQuery, among records: [CatalogueRecord], rarity: WordRarity = .unknown)
         -> MatchResult

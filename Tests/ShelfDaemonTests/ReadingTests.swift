@@ -107,6 +107,35 @@ struct ReadingTests {
         }
     }
 
+    @Test(
+        "A list of titles: a spine matched to an entry takes its author from OpenLibrary, into the result and the library",
+        .timeLimit(.minutes(2)))
+    func listOfTitlesTakesItsAuthors() async throws {
+        let drums = OpenLibraryEmulator.Book(
+            work: "OL1001W", edition: "OL1001M", title: "Desert Drums",
+            authors: [OpenLibraryEmulator.Author(id: "OL1001A", name: "Anna Hunter")], firstPublishYear: 1988)
+        try await withOpenLibraryEmulator(.init(books: OpenLibraryEmulator.sampleBooks + [drums])) { openLibrary in
+            let root = try ShelfRoot(
+                geminiURL: "http://127.0.0.1:9", apiKey: nil,
+                overrides: [
+                    "pipeline": ["provider": "\"ocr\""],
+                    "enrich": [
+                        "sources": "[\"catalogue\", \"openlibrary\"]",
+                        "openlibrary_base_url": "\"\(openLibrary.baseURL)\"", "contact": "\"reader@example.org\"",
+                    ],
+                ])
+            try root.importCatalogue("Title\nDune\nDesert Drums\nEmma\n")
+            try root.drop(DrawnShelf.jpeg(["DESERT DRUMS HUNTER"]), as: "shelf.jpg")
+            let site = try InProcessSite(root)
+            try await site.run()
+            let book = try #require(try root.resultDocuments().first?.books.first)
+            #expect(book.status == .verified && book.match?.source == "catalogue", "the list's entry is the match")
+            #expect(book.author == "Anna Hunter" && book.notes?.contains("author_from: openlibrary") == true)
+            site.desks.flushFiles()
+            #expect(try root.library().books.map(\.author) == ["Anna Hunter"])
+        }
+    }
+
     @Test("A model's ISBN that names another book is replaced by the matched record's, and the result says so")
     func wrongISBNReplaced() async throws {
         let duneWithEmmasISBN = GeminiEmulator.Book(

@@ -175,13 +175,15 @@ func spine(_ text: String, confidence: Double = 0.8) -> Book {
         let ranked = [MatchCandidate(record: duneRecord, score: 0.22), MatchCandidate(record: emmaRecord, score: 0.03)]
         let book = enricher.decide(
             spine("HERBERT PENGUIN", confidence: 0.9), query: SpineQuery(text: "HERBERT PENGUIN"),
-            result: MatchResult(best: nil, candidates: ranked, decision: .none), isbnRecord: nil)
+            result: MatchResult(best: nil, candidates: ranked, decision: .none), isbnRecord: nil,
+            authorRecord: nil)
         #expect(book.status == .needsReview)
         #expect(book.candidates?.map(\.record.key) == [duneRecord.key])
         // Nothing worth offering: no candidates at all, so the item says it matched nothing.
         let stray = enricher.decide(
             spine("PENGUIN", confidence: 0.9), query: SpineQuery(text: "PENGUIN"),
-            result: MatchResult(best: nil, candidates: Array(ranked.suffix(1)), decision: .none), isbnRecord: nil)
+            result: MatchResult(best: nil, candidates: Array(ranked.suffix(1)), decision: .none), isbnRecord: nil,
+            authorRecord: nil)
         #expect(stray.candidates == nil && stray.reviewReasons?.contains("no_match") == true)
     }
 
