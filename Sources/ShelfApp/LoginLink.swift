@@ -1,8 +1,6 @@
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#endif
 import ShelfConfig
+import ShelfHTTP
 import ShelfStore
 
 /// `shelfd web --print-login-url`: a link that logs one browser in, once, within ten minutes, under the token
@@ -25,29 +23,7 @@ package enum LoginLink {
             address = parsed
         }
         guard var address else { return "http://127.0.0.1:8787/" }
-        if ["0.0.0.0", "::", ""].contains(address.host) { address.host = firstNetworkAddress() ?? "127.0.0.1" }
+        if ["0.0.0.0", "::", ""].contains(address.host) { address.host = HostAddresses.beyondLoopback ?? "127.0.0.1" }
         return "http://\(address)/"
-    }
-
-    static func firstNetworkAddress() -> String? {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return nil }
-        defer { freeifaddrs(list) }
-        var entry: UnsafeMutablePointer<ifaddrs>? = first
-        while let current = entry {
-            defer { entry = current.pointee.ifa_next }
-            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else {
-                continue
-            }
-            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            guard
-                getnameinfo(
-                    address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0,
-                    NI_NUMERICHOST) == 0
-            else { continue }
-            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !text.hasPrefix("127.") { return text }
-        }
-        return nil
     }
 }

@@ -142,7 +142,10 @@ package final class Browser: Sendable {
         self.profile = profile
         self.driverProcessID = driverProcessID
         currentViewport = Mutex(viewport)
-        // No test touches the network: nothing in the background (updates, safe browsing, sync, metrics).
+        // No test touches the network: nothing in the background (updates, safe browsing, sync, metrics), and no
+        // host but this machine's resolves, since with all of that off Chromium still looked up accounts.google.com
+        // and clients2.google.com.
+        let ownHosts = (["localhost", "127.0.0.1"] + HostAddresses.ipv4).map { "EXCLUDE \($0)" }
         let arguments: [JSONValue] = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
             .string("--user-data-dir=\(profile.path)"),
@@ -150,6 +153,7 @@ package final class Browser: Sendable {
             "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
             "--disable-background-networking", "--disable-component-update", "--disable-domain-reliability",
             "--disable-client-side-phishing-detection", "--no-pings", "--lang=en-US",
+            .string("--host-resolver-rules=" + (["MAP * ~NOTFOUND"] + ownHosts).joined(separator: ", ")),
         ]
         let capabilities: JSONValue = [
             "capabilities": [

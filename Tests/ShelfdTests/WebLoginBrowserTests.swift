@@ -16,7 +16,7 @@ struct WebLoginBrowserTests {
         shelf.environment["WEB_TOKEN"] = token
         let server = try shelf.startWeb()
         let port = RawHTTP(url: try await shelf.webURL()).port
-        let address = try #require(try WebSecurityTests.networkAddress(), "this machine has no address beyond loopback")
+        let address = try #require(WebSecurityTests.networkAddress(), "this machine has no address beyond loopback")
         let site = "http://\(address):\(port)"
 
         try await withBrowser(viewport: .phone) { browser in

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfHTTP
 import ShelfRuntimeTesting
 import Testing
 
@@ -13,19 +14,8 @@ struct WebSecurityTests {
         "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; object-src 'none'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-    /// This machine's first address that is not loopback (`hostname -I`), so a request really comes from beyond it.
-    static func networkAddress() throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/hostname")
-        process.arguments = ["-I"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return text.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .first { !$0.isEmpty && !$0.contains(":") && !$0.hasPrefix("127.") }
-    }
+    /// This machine's first address that is not loopback, so a request really comes from beyond it.
+    static func networkAddress() -> String? { HostAddresses.beyondLoopback }
 
     @Test(
         "Beyond loopback: 401 without the token, 200 with it, a login link that works once, and the token nowhere",
@@ -37,7 +27,7 @@ struct WebSecurityTests {
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGKILL) : 0 }
         let port = RawHTTP(url: try await shelf.webURL()).port
         let address = try #require(
-            try Self.networkAddress(), "this machine has no address beyond loopback (hostname -I)")
+            Self.networkAddress(), "this machine has no address beyond loopback")
         let remote = RawHTTP(host: address, port: port)
         var answers: [RawHTTP.Answer] = []
 
@@ -92,7 +82,7 @@ struct WebSecurityTests {
         let server = try shelf.startWeb()
         let port = RawHTTP(url: try await shelf.webURL()).port
         let address = try #require(
-            try Self.networkAddress(), "this machine has no address beyond loopback (hostname -I)")
+            Self.networkAddress(), "this machine has no address beyond loopback")
         return (server, RawHTTP(host: "127.0.0.1", port: port), RawHTTP(host: address, port: port))
     }
 
