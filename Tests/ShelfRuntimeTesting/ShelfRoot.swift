@@ -53,7 +53,8 @@ package final class ShelfRoot: @unchecked Sendable {
             // A port of its own for every daemon: tests never meet on 8787 (the address is read with `webURL`).
             "web": ["listen": "\"127.0.0.1:0\""],
         ]
-        if let geminiURL { sections["gemini"]?["base_url"] = "\"\(geminiURL)\"" }
+        // Without an emulator, Gemini is a closed port of this machine: a test that sends a photo reaches no one.
+        sections["gemini"]?["base_url"] = "\"\(geminiURL ?? "http://127.0.0.1:9")\""
         for (section, keys) in overrides { sections[section, default: [:]].merge(keys) { $1 } }
         let text =
             sections.keys.sorted().map { section in
