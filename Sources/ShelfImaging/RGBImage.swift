@@ -16,6 +16,35 @@ package struct RGBImage: Sendable {
         withView { Resampler.render($0, width: width, height: height, orientation: Orientation(1)) }
     }
 
+    /// Enlarged to `width`×`height` (each at least this one's), each pixel interpolated between its four nearest.
+    /// `resized` only shrinks: a JPEG could be decoded at up to twice its size, but a HEIC photo could not, and both
+    /// are pixels here.
+    package func enlarged(width: Int, height: Int) -> RGBImage {
+        /// Where each new column or row falls between two old ones, and how near the second it is.
+        func spans(_ new: Int, _ old: Int) -> [(Int, Int, Double)] {
+            (0..<new).map { index in
+                let at = max(0, (Double(index) + 0.5) * Double(old) / Double(new) - 0.5)
+                let first = min(Int(at), old - 1)
+                return (first, min(first + 1, old - 1), at - Double(first))
+            }
+        }
+        let columns = spans(width, self.width), rows = spans(height, self.height)
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        for (y, (top, bottom, down)) in rows.enumerated() {
+            for (x, (left, right, across)) in columns.enumerated() {
+                for channel in 0..<3 {
+                    func at(_ row: Int, _ column: Int) -> Double {
+                        Double(pixels[(row * self.width + column) * 3 + channel])
+                    }
+                    let upper = at(top, left) + (at(top, right) - at(top, left)) * across
+                    let lower = at(bottom, left) + (at(bottom, right) - at(bottom, left)) * across
+                    out[(y * width + x) * 3 + channel] = UInt8((upper + (lower - upper) * down).rounded())
+                }
+            }
+        }
+        return RGBImage(width: width, height: height, pixels: out)
+    }
+
     /// The rectangle `x..<x+width`, `y..<y+height`, which must lie inside, as a picture of its own.
     package func cut(x: Int, y: Int, width: Int, height: Int) -> RGBImage {
         precondition(

@@ -195,7 +195,8 @@ package final class OCRProvider: VisionProvider {
             let clock = time.clock
             var times = StageTimes()
             var start = clock.now
-            let image = try Preprocessor.rgb(bytes, maxSide: settings.maxSide)
+            let image = PPOCRReader.readingPicture(
+                try Preprocessor.rgb(bytes, maxSide: settings.maxSide), side: settings.maxSide)
             times.decoding = start.duration(to: clock.now)
             do throws(OCRError) {
                 let (lines, models) = try await ppocr.read(image)

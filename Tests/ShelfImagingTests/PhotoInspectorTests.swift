@@ -114,18 +114,8 @@ import Testing
         }
     }
 
-    /// The photo from the shared data set, found in a `shared/data/library-dataset` folder beside the repository
-    /// (or beside one of its parents, for a git worktree). Nil when absent; the test is then skipped.
-    static let realPhotoURL: URL? = {
-        var directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() // repository root
-        for _ in 0..<3 {
-            directory = directory.deletingLastPathComponent()
-            let photo = directory.appendingPathComponent("shared/data/library-dataset/one_shelf_example.jpg")
-            if FileManager.default.fileExists(atPath: photo.path) { return photo }
-        }
-        return nil
-    }()
+    /// The photo from the shared data set (`SharedData`); nil when absent, and the test is then skipped.
+    static let realPhotoURL = SharedData.file("data/library-dataset/one_shelf_example.jpg")
 
     @Test("Inspects the real phone photo of a shelf", .enabled(if: realPhotoURL != nil, "shared data set not found"))
     func realPhoto() throws {

@@ -7,19 +7,8 @@ import Testing
 /// `shelfd eval` on a person's own photos: a photo beside `<photo>.truth.json` holding a bare list of its books
 /// (`[{"title", "authors"}]`, no boxes), as `../shared/data/home-shelf` has.
 extension EvalCommandTests {
-    /// `shared/data/home-shelf` beside the repository (or beside one of its parents, for a git worktree); nil when
-    /// absent, and the test that reads it is skipped.
-    static let homeShelf: URL? = {
-        var directory = ShelfRoot.repository
-        for _ in 0..<3 {
-            directory = directory.deletingLastPathComponent()
-            let folder = directory.appendingPathComponent("shared/data/home-shelf")
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("IMG_9797.jpg").path) {
-                return folder
-            }
-        }
-        return nil
-    }()
+    /// `shared/data/home-shelf` (`SharedData`); nil when absent, and the test that reads it is skipped.
+    static let homeShelf = SharedData.file("data/home-shelf/IMG_9797.jpg")?.deletingLastPathComponent()
 
     /// The list format of `truthBooks`, the last with two authors (the first is the one scored).
     static let listedBooks = """
