@@ -125,7 +125,7 @@ package enum PPOCRReader {
     /// are; the home shelf's photos read alike at every size.
     package static func readingPicture(_ image: RGBImage, side: Int) -> RGBImage {
         let long = max(image.width, image.height)
-        guard long < detectorSide, long > 0 else { return image }
+        guard long > 0, long < detectorSide, long < side else { return image }
         let factor = Double(side) / Double(long)
         return image.enlarged(
             width: Int((Double(image.width) * factor).rounded()), height: Int((Double(image.height) * factor).rounded())
