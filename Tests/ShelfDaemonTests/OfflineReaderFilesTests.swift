@@ -15,13 +15,13 @@ struct OfflineReaderFilesTests {
         .timeLimit(.minutes(3)))
     func brokenFilesLeaveThePhotoWaiting() async throws {
         let installed = PPOCRFiles.locate()
-        let root = try ShelfRoot(geminiURL: "http://127.0.0.1:9", apiKey: nil)
+        let root = try ShelfRoot(apiKey: nil)
         let models = root.base.appendingPathComponent("models")
         let (detector, whole) = try copyFiles(
             PPOCRFiles.models, from: installed.modelsFolder, to: models, truncating: PPOCRFiles.detector)
         func configure(library: String) throws {
             try root.writeConfig(
-                geminiURL: "http://127.0.0.1:9",
+                geminiURL: nil,
                 overrides: [
                     "pipeline": ["provider": "\"ocr\""],
                     "ocr": ["engine": "\"ppocr\"", "models_dir": "\"\(models.path)\"", "library": "\"\(library)\""],

@@ -116,7 +116,7 @@ struct ReadingTests {
             authors: [OpenLibraryEmulator.Author(id: "OL1001A", name: "Anna Hunter")], firstPublishYear: 1988)
         try await withOpenLibraryEmulator(.init(books: OpenLibraryEmulator.sampleBooks + [drums])) { openLibrary in
             let root = try ShelfRoot(
-                geminiURL: "http://127.0.0.1:9", apiKey: nil,
+                apiKey: nil,
                 overrides: [
                     "pipeline": ["provider": "\"ocr\""],
                     "enrich": [

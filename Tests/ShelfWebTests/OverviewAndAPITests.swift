@@ -80,7 +80,7 @@ struct OverviewAndAPITests {
     @Test("A provider that is down gives its next try by the daemon's clock, then leaves it to the next photo")
     func outageOnTheDaemonsClock() async throws {
         let clock = ManualClock() // months from the wall's date: a page that read the wall would say otherwise
-        let site = try InProcessSite(try ShelfRoot(geminiURL: "http://127.0.0.1:9"), time: clock.time)
+        let site = try InProcessSite(try ShelfRoot(), time: clock.time)
         let down = try site.runtime.store.providers.recordOutage(
             "gemini", state: .unreachable, code: "network", message: "no route", probe: false, ceiling: 300,
             notBefore: nil, now: clock.time.now)

@@ -40,7 +40,7 @@ struct OfflineSamplesTests {
         // Every remote service points at a closed port: the machine has no network as far as shelfd can tell.
         let closed = "\"http://127.0.0.1:9\""
         let root = try ShelfRoot(
-            geminiURL: "http://127.0.0.1:9", apiKey: nil,
+            apiKey: nil,
             overrides: [
                 "enrich": [
                     "sources": "[\"catalogue\", \"openlibrary\", \"googlebooks\"]",

@@ -18,8 +18,8 @@ struct OfflineTests {
         "With no key, auto picks the OCR, and a drawn shelf is catalogued: books, library and export written, nothing kept to send",
         .timeLimit(.minutes(3)))
     func offlineShelfIsCatalogued() async throws {
-        // No Gemini key, and Gemini pointed at a closed port: nothing may be sent anywhere.
-        let root = try ShelfRoot(geminiURL: "http://127.0.0.1:9", apiKey: nil)
+        // No Gemini key, and the root's Gemini a closed port: nothing may be sent anywhere.
+        let root = try ShelfRoot(apiKey: nil)
         let file = root.base.appendingPathComponent("mine.csv")
         try Self.catalogue.write(to: file, atomically: true, encoding: .utf8)
         #expect(try await root.shelfd("catalogue", "import", file.path).status == 0)
