@@ -55,6 +55,12 @@ package struct Book: Sendable, Equatable, Codable {
         return match.key.hasPrefix("\(match.source):") ? match.key : "\(match.source):\(match.key)"
     }
 
+    /// The matched record among the candidates a book for review keeps; nil when unmatched or not kept.
+    package var matchedRecord: CatalogueRecord? {
+        guard let match else { return nil }
+        return candidates?.first { $0.record.source == match.source && $0.record.key == match.key }?.record
+    }
+
     /// Normalised title + author surname, whether or not the book was matched.
     package var titleKey: String { Self.titleKey(title: title, author: author) }
 

@@ -437,10 +437,22 @@ extension LibraryRecords {
             if let isbn, isbn.isbn13 != reading.isbn13 {
                 book.isbn13 = isbn.isbn13; book.isbn10 = isbn.isbn10; changed.append("ISBN")
             }
+            var detail = changed.isEmpty ? "accepted as read" : "edited \(changed.joined(separator: ", "))"
+            var isbnSource = isbn == nil ? nil : "user"
+            // An ISBN that came with the matched record is the record's: it stays only while the words name that work.
+            if !changed.contains("ISBN"), let record = reading.matchedRecord, let kept = book.isbn13,
+                kept == record.isbn13
+            {
+                let named = book.titleKey
+                if named == reading.titleKey || named == Book.titleKey(title: record.title, author: record.author) {
+                    isbnSource = record.source
+                } else {
+                    book.isbn13 = nil; book.isbn10 = nil; isbnSource = nil
+                    detail += "; ISBN \(kept) left with «\(record.title)»"
+                }
+            }
             book.match = nil // a person's own words name no record
-            return StoredDecision(
-                action: .edited, book: book, isbnSource: isbn == nil ? nil : "user",
-                detail: changed.isEmpty ? "accepted as read" : "edited \(changed.joined(separator: ", "))")
+            return StoredDecision(action: .edited, book: book, isbnSource: isbnSource, detail: detail)
         case .reject:
             return StoredDecision(action: .rejected, book: nil, isbnSource: nil, detail: "rejected")
         }

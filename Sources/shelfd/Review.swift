@@ -94,7 +94,10 @@ struct ReviewAccept: AsyncParsableCommand {
 struct ReviewEdit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit", abstract: "The book is this one: give its title, author or ISBN in your own words.",
-        discussion: "What you leave out stays as read. The book is then no longer matched to a catalogue record.")
+        discussion: """
+            What you leave out stays as read. The book is then no longer matched to a catalogue record, and an ISBN \
+            that came with that record goes too when your title or author names another book.
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var book: BookWords
     @Argument(help: ArgumentHelp("The review id.", valueName: "id")) var id: String

@@ -610,6 +610,44 @@ private let hobbitCandidates = [
     }
 
     @Test(
+        "An edit that names another work than the matched record leaves the record's ISBN behind; one that names it keeps it",
+        arguments: StoreKind.allCases)
+    func editLeavesTheRecordsISBN(kind: StoreKind) throws {
+        let crocodile = CatalogueRecord(
+            source: "catalogue", key: "catalogue:9773", title: "The Selfish crocodile", author: "Charles, Faustin",
+            isbn13: "9789992142219")
+        func weakMatch() -> Book { // a spine's text that took a plausible record's identity, for review
+            var book = reading(
+                crocodile.title, crocodile.author, confidence: 0.55, isbn: crocodile.isbn13,
+                match: BookMatch(source: "catalogue", key: crocodile.key, score: 0.31, year: nil),
+                candidates: [MatchCandidate(record: crocodile, score: 0.31)], status: .needsReview)
+            book.spineText = "RICHARD DAWKINS THE SELFISH GENE OXFORD"
+            return book
+        }
+        try withStore(kind) { store, _ in
+            try commit(store, photo: "p1", [weakMatch()])
+            try commit(store, photo: "p2", [weakMatch()])
+            let items = try store.library.openReviewItems().sorted { $0.photo.sha256 < $1.photo.sha256 }
+            #expect(items.count == 2)
+            // The web form sends the ISBN it was filled with: the same as not giving it.
+            _ = try store.library.decide(
+                items[0].id, .edit(title: "The Selfish Gene", author: "Richard Dawkins", isbn: ISBN("9789992142219")),
+                now: Date())
+            _ = try store.library.decide(
+                items[1].id, .edit(title: nil, author: "Faustin Charles", isbn: nil), now: Date())
+            let library = try store.library.entries()
+            let gene = try #require(library.first { $0.title == "The Selfish Gene" })
+            #expect(gene.isbn13 == nil && gene.editions.isEmpty, "the crocodile's ISBN is not the gene's")
+            #expect(
+                gene.history.last?.detail
+                    == "edited title, author; ISBN 9789992142219 left with «The Selfish crocodile» in p1.jpg")
+            let crocodileEntry = try #require(library.first { $0.title == "The Selfish crocodile" })
+            #expect(crocodileEntry.author == "Faustin Charles" && crocodileEntry.isbn13 == "9789992142219")
+            #expect(crocodileEntry.editions.map(\.source) == ["catalogue"], "the ISBN is the catalogue's, not read")
+        }
+    }
+
+    @Test(
         "Two works that share a title and surname but not a record or an ISBN stay two entries",
         arguments: StoreKind.allCases)
     func sameTitleDifferentWorks(kind: StoreKind) throws {
