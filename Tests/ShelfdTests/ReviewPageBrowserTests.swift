@@ -42,6 +42,13 @@ struct ReviewPageBrowserTests {
                 let crop = try await browser.find(".review-crop img")
                 try await browser.waitUntil("the crop to load") { try await crop.property("complete") == true }
                 #expect(try await crop.property("naturalWidth").int ?? 0 > 0)
+                // The crop reads across, drawn as wide as the photo below it (it was once a narrow column's width).
+                let drawn = try await browser.execute(
+                    """
+                    const img = document.querySelector('.review-crop img'), box = img.getBoundingClientRect();
+                    return Math.round(img.naturalWidth * Math.min(box.width / img.naturalWidth, box.height / img.naturalHeight));
+                    """)
+                #expect(drawn.int ?? 0 >= 500, "the crop is drawn \(drawn) px wide")
                 #expect(try await browser.find(".review-title").text() == "Dune Mesiah")
                 try await browser.screenshot("review")
 
