@@ -116,6 +116,11 @@ package enum StatusReport {
                 failed: counts.failed, dead: counts.dead, oldestPendingS: counts.oldestPendingSeconds),
             provider: overall, providers: providers, problems: problems, recent: try recentPhotos(store),
             web: try webAddress(store).map(StatusDocument.Web.init))
+        if counts.leased > 0 {
+            let isAlive = ProcessIdentity.aliveCheck(sharedStore: store.isShared)
+            let stopped = try store.status.leaseHolders().filter { !isAlive($0.key) }.values.reduce(0, +)
+            document.queue.leasedByStopped = stopped > 0 ? stopped : nil
+        }
         // A database a newer binary is still migrating has no Batch API job table yet: no Batch API jobs.
         let apiJobs = ((try? store.batchAPIJobs.batchAPIJobsInFlight()) ?? []).map { job in
             StatusDocument.BatchAPIJob(

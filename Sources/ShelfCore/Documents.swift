@@ -341,8 +341,12 @@ package struct StatusDocument: Codable, Sendable, Equatable {
     package struct Queue: Codable, Sendable, Equatable {
         package var pending: Int, leased: Int, done: Int, review: Int, failed: Int, dead: Int
         package var oldestPendingS: Int?
+        /// Of `leased`, those held by a process that has stopped (killed, or out of disk): the next start of shelfd
+        /// on this store takes them again. Absent when none.
+        package var leasedByStopped: Int?
         enum CodingKeys: String, CodingKey {
             case pending, leased, done, review, failed, dead, oldestPendingS = "oldest_pending_s"
+            case leasedByStopped = "leased_by_stopped"
         }
         package init(pending: Int, leased: Int, done: Int, review: Int, failed: Int, dead: Int, oldestPendingS: Int?) {
             self.pending = pending; self.leased = leased; self.done = done; self.review = review

@@ -34,6 +34,19 @@ package struct StatusQueries: StoreConcern {
         }.map { "\($0.int("version") ?? 0):\($0.int("changes") ?? 0)" }
     }
 
+    /// The processes holding jobs in progress, each with how many it holds: as many rows as there are leases.
+    package func leaseHolders() throws -> [String: Int] {
+        try database.readStatement { db in
+            var holders: [String: Int] = [:]
+            for row in try db.query(
+                "SELECT lease_owner, COUNT(*) AS n FROM job WHERE state = 'leased' GROUP BY lease_owner", [])
+            {
+                holders[row.string("lease_owner") ?? "", default: 0] += Int(row.int("n") ?? 0)
+            }
+            return holders
+        }
+    }
+
     /// The jobs per state, read from the counts the triggers keep (`tally`): the same cost at any library size.
     package func queueCounts(now: Date) throws -> QueueCounts {
         try database.readStatement { db in try Self.tally(db, now: now).counts }

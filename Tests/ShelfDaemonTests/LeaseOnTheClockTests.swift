@@ -42,6 +42,7 @@ struct LeaseOnTheClockTests {
                     }
                     #expect(gemini.requests.isEmpty, "a lease that has not run out is the other worker's")
                     #expect(try shelf.status().queue.leased == 3)
+                    #expect(try shelf.status().queue.leasedByStopped == nil, "another machine's worker may be alive")
                     let took = try await shelf.runClock(until: "the photos are done", within: .seconds(120)) {
                         try shelf.queue().done == 3
                     }
@@ -54,5 +55,32 @@ struct LeaseOnTheClockTests {
                 #expect(try root.resultDocuments().count == 3)
             }
         }
+    }
+
+    @Test("On one machine, status says which photos in progress a stopped process holds, and a start takes them again")
+    func stoppedHolderSaidByStatus() async throws {
+        let root = try ShelfRoot()
+        for seed in 0..<3 {
+            try root.drop(JPEGFactory.shelf(width: 320, height: 240, seed: 9_200 + seed), as: "shelf-\(seed).jpg")
+        }
+        let clock = ManualClock()
+        let shelf = try InProcessShelf(root, clock: clock)
+        try shelf.recordIncoming()
+        // A process that claimed two photos and stopped (as `kill -9` or a full disk leaves them), and this one.
+        let stopped = Process()
+        stopped.executableURL = URL(fileURLWithPath: "/bin/true")
+        try stopped.run()
+        stopped.waitUntilExit()
+        let queue = shelf.runtime.store.queue, lease = shelf.pipeline.settings.lease
+        let owner = ProcessIdentity.owner(pid: stopped.processIdentifier)
+        _ = try queue.claim(limit: 2, provider: "gemini", owner: owner, lease: lease, now: clock.time.now)
+        _ = try queue.claim(
+            limit: 1, provider: "gemini", owner: ProcessIdentity.current, lease: lease, now: clock.time.now)
+        let status = try shelf.status()
+        #expect(status.queue.leased == 3 && status.queue.leasedByStopped == 2)
+
+        let restarted = try InProcessShelf(root, clock: clock)
+        #expect(try restarted.status().queue.leasedByStopped == nil, "the start took the stopped process's photos back")
+        #expect(try restarted.queue().pending == 2)
     }
 }
