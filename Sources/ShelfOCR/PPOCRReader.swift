@@ -142,7 +142,7 @@ package enum PPOCRReader {
     /// few pixels high in it: the library data set's two photos had 78 of their 90 books accepted sharpened, 76 as
     /// they were, and more in every copy of them tried (blurred, darker, smaller, tilted: 1 to 4 more); the home
     /// shelf and samples/ the same books (its blurred copy one fewer, its half-size copy one more). None wrong. It
-    /// takes about 0.13 s of a 2,400-pixel picture (release, 2 cores), which is read in 2 to 5 s.
+    /// takes about 0.13 s of a 2,400-pixel picture (release, one core), which is read in 2 to 5 s.
     static let sharpening = (sigma: 1.0, amount: 1.5)
 
     // MARK: detection

@@ -34,7 +34,7 @@ package struct StatusQueries: StoreConcern {
         }.map { "\($0.int("version") ?? 0):\($0.int("changes") ?? 0)" }
     }
 
-    /// The processes holding jobs in progress, each with how many it holds: as many rows as there are leases.
+    /// The processes holding jobs in progress, each with how many it holds: a row per holder, read over the leased jobs.
     package func leaseHolders() throws -> [String: Int] {
         try database.readStatement { db in
             var holders: [String: Int] = [:]

@@ -129,6 +129,10 @@ struct DaemonTests {
                 try FileManager.default.contentsOfDirectory(atPath: responses.path).map { String($0.prefix(64)) })
             // Every failpoint past after_claim is reached after an answer was saved.
             if failpoint != "after_claim" { #expect(!saved.isEmpty, "an answer was saved before the kill") }
+            // Until the next start, status says who holds the photos still in progress.
+            let held = try await root.shelfd("status").stdout
+            #expect(
+                held.contains("\n          3 in progress held by a process that stopped: the next start"), "\(held)")
 
             let restarted = try await root.shelfd("run")
             #expect(restarted.status == 0, "\(restarted.stderr)")
