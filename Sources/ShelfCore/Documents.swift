@@ -348,6 +348,13 @@ package struct StatusDocument: Codable, Sendable, Equatable {
             case pending, leased, done, review, failed, dead, oldestPendingS = "oldest_pending_s"
             case leasedByStopped = "leased_by_stopped"
         }
+        /// `leasedByStopped` in words, for `status` and the overview page.
+        package var leasedByStoppedSentence: String? {
+            leasedByStopped.map { held in
+                "\(held == 1 ? "1 photo in progress is" : "\(held) photos in progress are") held by a process that "
+                    + "stopped: the next start of shelfd takes \(held == 1 ? "it" : "them") again."
+            }
+        }
         package init(pending: Int, leased: Int, done: Int, review: Int, failed: Int, dead: Int, oldestPendingS: Int?) {
             self.pending = pending; self.leased = leased; self.done = done; self.review = review
             self.failed = failed; self.dead = dead; self.oldestPendingS = oldestPendingS

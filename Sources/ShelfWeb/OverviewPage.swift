@@ -82,13 +82,16 @@ enum OverviewPage {
         init(_ status: StatusDocument, _ progress: QueueProgress, notice: Notice?, now: Date) {
             self.notice = notice
             let daemon = status.daemon
+            var sentence: String
             if daemon.running {
                 let since = daemon.since.map { " since \($0.timeOfDay)" } ?? ""
                 let mode = daemon.watchMode.map { ", watching incoming/ (\($0))" } ?? ""
-                self.daemon = "The daemon is running\(since)\(mode)."
+                sentence = "The daemon is running\(since)\(mode)."
             } else {
-                self.daemon = "No daemon is running: photos wait for 'shelfd run' (or its timer), or 'shelfd watch'."
+                sentence = "No daemon is running: photos wait for 'shelfd run' (or its timer), or 'shelfd watch'."
             }
+            if let stopped = status.queue.leasedByStoppedSentence { sentence += " " + stopped }
+            self.daemon = sentence
             // The live counts of the progress read, beside the providers and problems of the status document.
             let q = progress.counts
             counts = [

@@ -41,11 +41,7 @@ struct Status: AsyncParsableCommand {
             "queue:    \(q.pending) pending · \(q.leased) in progress · \(q.done) done · \(q.review) to review · \(q.failed) retrying · \(q.dead) failed"
         if let oldest = q.oldestPendingS, q.pending > 0 { queue += " (oldest waiting \(oldest) s)" }
         lines.append(queue)
-        if let stopped = q.leasedByStopped {
-            lines.append(
-                "          \(stopped) in progress held by a process that stopped: the next start of shelfd takes them again"
-            )
-        }
+        if let stopped = q.leasedByStoppedSentence { lines.append("          " + stopped) }
         // Several workers share a PostgreSQL store; one on its own needs no list.
         if let workers = status.workers, workers.count > 1 || workers.first?.host != StatusReport.thisHost {
             for worker in workers {

@@ -77,6 +77,27 @@ struct OverviewAndAPITests {
         }
     }
 
+    @Test("The overview says which photos in progress a stopped process holds, as status does")
+    func photosHeldByAStoppedProcess() async throws {
+        let site = try InProcessSite(try ShelfRoot())
+        let queue = site.runtime.store.queue
+        for photo in ["p1", "p2"] {
+            _ = try queue.recordSighting(
+                path: "/in/\(photo).jpg", relativePath: "\(photo).jpg", sha256: photo, size: 1, mtime: 1,
+                provider: "gemini", now: Date())
+        }
+        // Claimed by a process this machine does not have (killed before it finished).
+        _ = try queue.claim(limit: 2, provider: "gemini", owner: "a-stopped-process:4242:1", lease: 600, now: Date())
+        #expect(try site.desks.status().queue.leasedByStopped == 2)
+        try await site.web { http in
+            let overview = unescaped(try await http.send("GET", "/").body[...])
+            #expect(
+                overview.contains(
+                    "2 photos in progress are held by a process that stopped: the next start of shelfd takes them again."
+                ))
+        }
+    }
+
     @Test("A provider that is down gives its next try by the daemon's clock, then leaves it to the next photo")
     func outageOnTheDaemonsClock() async throws {
         let clock = ManualClock() // months from the wall's date: a page that read the wall would say otherwise

@@ -132,7 +132,8 @@ struct DaemonTests {
             // Until the next start, status says who holds the photos still in progress.
             let held = try await root.shelfd("status").stdout
             #expect(
-                held.contains("\n          3 in progress held by a process that stopped: the next start"), "\(held)")
+                held.contains("\n          3 photos in progress are held by a process that stopped: the next start"),
+                "\(held)")
 
             let restarted = try await root.shelfd("run")
             #expect(restarted.status == 0, "\(restarted.stderr)")
